@@ -1,0 +1,377 @@
+package boltstore
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+
+	"github.com/tambalapay/tambala/internal/txbuf"
+	"github.com/tambalapay/tambala/store"
+)
+
+// CommitMode selects how concurrent updates share a commit.
+type CommitMode int
+
+const (
+	// CommitPipelined batches every waiting update into the next commit,
+	// which starts as soon as the previous one ends.
+	CommitPipelined CommitMode = iota
+	// CommitBoltBatch uses bbolt's DB.Batch (MaxBatchDelay, MaxBatchSize).
+	CommitBoltBatch
+)
+
+// Options configure a Store. The zero value (or nil) is the safe default:
+// fsync on, pipelined group commit, batches of up to 1000 updates.
+type Options struct {
+	// NoSync skips fsync on commit: faster, and a crash can lose the last
+	// commits. Only for tests and throwaway data.
+	NoSync bool
+	// Mode selects the group-commit strategy.
+	Mode CommitMode
+	// MaxBatch caps how many updates share one commit (default 1000).
+	MaxBatch int
+	// MaxBatchDelay is bbolt's batch delay in CommitBoltBatch mode (default
+	// bbolt's 10ms).
+	MaxBatchDelay time.Duration
+	// OpenTimeout bounds the wait for the file lock held by another process
+	// (default 1s).
+	OpenTimeout time.Duration
+}
+
+// Store is a store.Store over one bbolt file.
+type Store struct {
+	db       *bolt.DB
+	mode     CommitMode
+	maxBatch int
+
+	mu      sync.RWMutex // guards closed and sends on reqs
+	closed  bool
+	reqs    chan *request
+	stopped chan struct{}
+}
+
+var _ store.Store = (*Store)(nil)
+
+type request struct {
+	ctx   context.Context
+	fn    func(store.Tx) error
+	err   error
+	panic any
+	done  chan struct{}
+}
+
+var donePool = sync.Pool{New: func() any { return &request{done: make(chan struct{}, 1)} }}
+
+// Open opens (creating when needed) the bbolt file at path.
+func Open(path string, opts *Options) (*Store, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.MaxBatch <= 0 {
+		o.MaxBatch = 1000
+	}
+	if o.OpenTimeout <= 0 {
+		o.OpenTimeout = time.Second
+	}
+	db, err := bolt.Open(path, 0o600, &bolt.Options{
+		Timeout:      o.OpenTimeout,
+		NoSync:       o.NoSync,
+		FreelistType: bolt.FreelistMapType,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("boltstore: open %s: %w", path, err)
+	}
+	if o.MaxBatchDelay > 0 {
+		db.MaxBatchDelay = o.MaxBatchDelay
+	}
+	db.MaxBatchSize = o.MaxBatch
+	s := &Store{db: db, mode: o.Mode, maxBatch: o.MaxBatch}
+	if s.mode == CommitPipelined {
+		s.reqs = make(chan *request, o.MaxBatch)
+		s.stopped = make(chan struct{})
+		go s.commitLoop()
+	}
+	return s, nil
+}
+
+// View runs fn in a bbolt read transaction.
+func (s *Store) View(ctx context.Context, fn func(store.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.RLock()
+	closed := s.closed
+	s.mu.RUnlock()
+	if closed {
+		return store.ErrClosed
+	}
+	return translate(s.db.View(func(btx *bolt.Tx) error { return fn(readTx{btx}) }))
+}
+
+// Update runs fn as part of the next group commit.
+func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if s.mode == CommitBoltBatch {
+		return s.updateBoltBatch(ctx, fn)
+	}
+	r := donePool.Get().(*request)
+	r.ctx, r.fn, r.err, r.panic = ctx, fn, nil, nil
+	s.mu.RLock()
+	if s.closed {
+		s.mu.RUnlock()
+		donePool.Put(r)
+		return store.ErrClosed
+	}
+	s.reqs <- r
+	s.mu.RUnlock()
+	<-r.done // once queued, wait for the outcome: the update may commit
+	err, p := r.err, r.panic
+	r.ctx, r.fn = nil, nil
+	donePool.Put(r)
+	if p != nil {
+		panic(p)
+	}
+	return err
+}
+
+func (s *Store) updateBoltBatch(ctx context.Context, fn func(store.Tx) error) error {
+	s.mu.RLock()
+	closed := s.closed
+	s.mu.RUnlock()
+	if closed {
+		return store.ErrClosed
+	}
+	// fn's own error is carried out of band: its writes were never applied,
+	// so the rest of bbolt's batch need not be rolled back and re-run.
+	var fnErr error
+	err := s.db.Batch(func(btx *bolt.Tx) error {
+		buf := txbuf.New(readTx{btx})
+		fnErr = fn(buf)
+		if fnErr != nil {
+			return nil
+		}
+		return buf.Apply(writeTx{btx})
+	})
+	if err != nil {
+		return translate(err)
+	}
+	return fnErr
+}
+
+// errApply aborts a batch whose bbolt transaction holds part of one
+// caller's writes; the batch is run again without that caller.
+type errApply struct {
+	i   int // the offender's index in the batch
+	err error
+}
+
+func (e *errApply) Error() string { return e.err.Error() }
+
+func (s *Store) commitLoop() {
+	defer close(s.stopped)
+	batch := make([]*request, 0, s.maxBatch)
+	var buf txbuf.Tx
+	for {
+		r, ok := <-s.reqs
+		if !ok {
+			return
+		}
+		batch = append(batch[:0], r)
+	drain:
+		for len(batch) < s.maxBatch {
+			select {
+			case r, ok := <-s.reqs:
+				if !ok {
+					break drain
+				}
+				batch = append(batch, r)
+			default:
+				break drain
+			}
+		}
+		s.commit(batch, &buf)
+	}
+}
+
+// commit runs the batch in one bbolt transaction and answers every request.
+// A request is never touched after its done is signalled: its caller may
+// already be reusing it.
+func (s *Store) commit(batch []*request, buf *txbuf.Tx) {
+	answered := make([]bool, len(batch))
+	for {
+		err := s.db.Update(func(btx *bolt.Tx) error {
+			for i, r := range batch {
+				if answered[i] {
+					continue
+				}
+				if err := r.ctx.Err(); err != nil {
+					r.err = err
+					continue
+				}
+				buf.Reset(readTx{btx})
+				r.err, r.panic = runFn(r.fn, buf)
+				if r.err != nil || r.panic != nil {
+					continue
+				}
+				if err := buf.Apply(writeTx{btx}); err != nil {
+					return &errApply{i: i, err: err}
+				}
+			}
+			return nil
+		})
+		buf.Reset(nil)
+		var ea *errApply
+		if errors.As(err, &ea) {
+			// Answer the offender and run the batch again without it.
+			r := batch[ea.i]
+			r.err, r.panic = translate(ea.err), nil
+			answered[ea.i] = true
+			r.done <- struct{}{}
+			continue
+		}
+		err = translate(err)
+		for i, r := range batch {
+			if answered[i] {
+				continue
+			}
+			if err != nil && r.err == nil && r.panic == nil {
+				r.err = err
+			}
+			r.done <- struct{}{}
+		}
+		return
+	}
+}
+
+func runFn(fn func(store.Tx) error, tx store.Tx) (err error, p any) {
+	defer func() {
+		if v := recover(); v != nil {
+			p = v
+		}
+	}()
+	return fn(tx), nil
+}
+
+// Close stops the committer after the queued updates and closes the file.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return store.ErrClosed
+	}
+	s.closed = true
+	if s.reqs != nil {
+		close(s.reqs)
+	}
+	s.mu.Unlock()
+	if s.stopped != nil {
+		<-s.stopped
+	}
+	return s.db.Close()
+}
+
+// Path returns the file the store uses.
+func (s *Store) Path() string { return s.db.Path() }
+
+func translate(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, berrors.ErrDatabaseNotOpen):
+		return store.ErrClosed
+	case errors.Is(err, berrors.ErrKeyRequired), errors.Is(err, berrors.ErrKeyTooLarge),
+		errors.Is(err, berrors.ErrBucketNameRequired), errors.Is(err, berrors.ErrIncompatibleValue):
+		return fmt.Errorf("%w: %v", store.ErrInvalidKey, err)
+	case errors.Is(err, berrors.ErrValueTooLarge):
+		return fmt.Errorf("%w: %v", store.ErrValueTooLarge, err)
+	}
+	return err
+}
+
+type readTx struct{ tx *bolt.Tx }
+
+func (r readTx) Get(bucket, key []byte) ([]byte, error) {
+	if err := store.CheckKey(bucket, key); err != nil {
+		return nil, err
+	}
+	b := r.tx.Bucket(bucket)
+	if b == nil {
+		return nil, store.ErrNotFound
+	}
+	v := b.Get(key)
+	if v == nil {
+		return nil, store.ErrNotFound
+	}
+	return bytes.Clone(v), nil
+}
+
+func (readTx) Put(_, _, _ []byte) error { return store.ErrReadOnly }
+func (readTx) Delete(_, _ []byte) error { return store.ErrReadOnly }
+
+func (r readTx) Scan(bucket []byte, opt store.ScanOptions, fn func(key, value []byte) (bool, error)) error {
+	b := r.tx.Bucket(bucket)
+	if b == nil {
+		return nil
+	}
+	lower, upper := opt.Lower(), opt.Upper()
+	c := b.Cursor()
+	var k, v []byte
+	step := c.Next
+	if opt.Reverse {
+		step = c.Prev
+		if upper == nil {
+			k, v = c.Last()
+		} else if k, v = c.Seek(upper); k == nil {
+			k, v = c.Last()
+		} else if bytes.Compare(k, upper) >= 0 {
+			k, v = c.Prev()
+		}
+	} else if lower == nil {
+		k, v = c.First()
+	} else {
+		k, v = c.Seek(lower)
+	}
+	for ; k != nil; k, v = step() {
+		if opt.Reverse && lower != nil && bytes.Compare(k, lower) < 0 {
+			return nil
+		}
+		if !opt.Reverse && upper != nil && bytes.Compare(k, upper) >= 0 {
+			return nil
+		}
+		if v == nil || !opt.InRange(k) {
+			continue // nested bucket (never created by this adapter)
+		}
+		more, err := fn(bytes.Clone(k), bytes.Clone(v))
+		if err != nil || !more {
+			return err
+		}
+	}
+	return nil
+}
+
+type writeTx struct{ tx *bolt.Tx }
+
+func (w writeTx) Put(bucket, key, value []byte) error {
+	b, err := w.tx.CreateBucketIfNotExists(bucket)
+	if err != nil {
+		return err
+	}
+	return b.Put(key, value)
+}
+
+func (w writeTx) Delete(bucket, key []byte) error {
+	b := w.tx.Bucket(bucket)
+	if b == nil {
+		return nil
+	}
+	return b.Delete(key)
+}

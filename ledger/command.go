@@ -1,0 +1,131 @@
+package ledger
+
+import (
+	"strings"
+	"time"
+
+	"github.com/tambalapay/tambala/money"
+)
+
+// Command is an operation on the ledger. The implementations are Credit,
+// PlaceHold, ReleaseHold, CaptureHold, Reverse and Convert.
+type Command interface {
+	// entryID is the id of the entry the command posts.
+	entryID() string
+	// digest is a canonical rendering of the command, excluding At.
+	digest() string
+	plan(st State) (Effect, error)
+}
+
+// Credit adds money to an organization's available balance from a system
+// account (External for a collection, Float for an OTC trade, Desk for a
+// filled order). With a Fee, the organization receives Amount less Fee and
+// the fee goes to Fees.
+type Credit struct {
+	EntryID string
+	Org     string
+	Amount  money.Amount // gross, > 0
+	Fee     money.Amount // optional, >= 0 and <= Amount
+	From    Bucket       // a system bucket; default External
+	Ref     string
+	At      time.Time
+}
+
+// PlaceHold moves Amount from the organization's available to its held
+// account and opens hold HoldID. It fails with ErrInsufficientFunds when
+// available is below Amount.
+type PlaceHold struct {
+	EntryID string
+	HoldID  string
+	Org     string
+	Amount  money.Amount // > 0
+	Ref     string
+	At      time.Time
+}
+
+// ReleaseHold closes an open hold and returns its amount to available.
+type ReleaseHold struct {
+	EntryID string
+	HoldID  string
+	Ref     string
+	At      time.Time
+}
+
+// CaptureHold closes an open hold by paying Amount to a system account (To:
+// Provider by default, or Desk) and Fee to Fees; the rest of the hold
+// returns to available. Amount plus Fee may not exceed the hold.
+type CaptureHold struct {
+	EntryID string
+	HoldID  string
+	Amount  money.Amount // >= 0
+	Fee     money.Amount // >= 0; zero value means no fee
+	To      Bucket
+	Ref     string
+	At      time.Time
+}
+
+// Reverse undoes an earlier entry once:
+//   - a credit or a convert is negated whole (the organization must still
+//     have the money available);
+//   - a capture's payout leg comes back from its system account to the
+//     organization's available balance (a clawback); the fee stays charged.
+//
+// Holds, releases and reversals cannot be reversed.
+type Reverse struct {
+	EntryID string
+	Of      string
+	Ref     string
+	At      time.Time
+}
+
+// Convert moves From out of the organization's available balance to the
+// desk, and To from the desk into its available balance in another asset,
+// in one entry.
+type Convert struct {
+	EntryID string
+	Org     string
+	From    money.Amount // > 0, debited
+	To      money.Amount // > 0, credited, another asset
+	Ref     string
+	At      time.Time
+}
+
+func (c Credit) entryID() string      { return c.EntryID }
+func (c PlaceHold) entryID() string   { return c.EntryID }
+func (c ReleaseHold) entryID() string { return c.EntryID }
+func (c CaptureHold) entryID() string { return c.EntryID }
+func (c Reverse) entryID() string     { return c.EntryID }
+func (c Convert) entryID() string     { return c.EntryID }
+
+func join(parts ...string) string { return strings.Join(parts, "\x1f") }
+
+func amt(a money.Amount) string { return a.Asset().Code + ":" + a.String() }
+
+func (c Credit) digest() string {
+	return join(string(KindCredit), c.Org, amt(c.Amount), amt(c.Fee), string(c.from()), c.Ref)
+}
+func (c PlaceHold) digest() string {
+	return join(string(KindHold), c.HoldID, c.Org, amt(c.Amount), c.Ref)
+}
+func (c ReleaseHold) digest() string { return join(string(KindRelease), c.HoldID, c.Ref) }
+func (c CaptureHold) digest() string {
+	return join(string(KindCapture), c.HoldID, amt(c.Amount), amt(c.Fee), string(c.to()), c.Ref)
+}
+func (c Reverse) digest() string { return join(string(KindReverse), c.Of, c.Ref) }
+func (c Convert) digest() string {
+	return join(string(KindConvert), c.Org, amt(c.From), amt(c.To), c.Ref)
+}
+
+func (c Credit) from() Bucket {
+	if c.From == "" {
+		return External
+	}
+	return c.From
+}
+
+func (c CaptureHold) to() Bucket {
+	if c.To == "" {
+		return Provider
+	}
+	return c.To
+}

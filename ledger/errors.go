@@ -1,0 +1,55 @@
+package ledger
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/money"
+)
+
+// Errors of the ledger; match them with errors.Is.
+var (
+	// ErrInsufficientFunds: the available balance does not cover the amount.
+	// Returned as an *InsufficientFundsError.
+	ErrInsufficientFunds = errors.New("ledger: insufficient funds")
+	// ErrEntryIDReused: an entry id was posted again with a different command.
+	ErrEntryIDReused = errors.New("ledger: entry id used by a different command")
+	ErrHoldExists    = errors.New("ledger: hold id already used")
+	ErrHoldNotFound  = errors.New("ledger: no such hold")
+	ErrHoldClosed    = errors.New("ledger: hold already released or captured")
+	// ErrCaptureExceedsHold: a capture's amount plus fee is above the hold.
+	ErrCaptureExceedsHold = errors.New("ledger: capture exceeds hold")
+	ErrEntryNotFound      = errors.New("ledger: no such entry")
+	ErrAlreadyReversed    = errors.New("ledger: entry already reversed")
+	ErrNotReversible      = errors.New("ledger: entry kind cannot be reversed")
+	// ErrInvalidCommand: a command is malformed (empty id, non-positive
+	// amount, mixed assets, wrong bucket).
+	ErrInvalidCommand = errors.New("ledger: invalid command")
+)
+
+// InsufficientFundsError says which account fell short.
+type InsufficientFundsError struct {
+	Account   Account
+	Available money.Amount
+	Needed    money.Amount
+}
+
+func (e *InsufficientFundsError) Error() string {
+	return fmt.Sprintf("ledger: insufficient funds in %s: available %s, needed %s", e.Account, e.Available, e.Needed)
+}
+
+// Is matches ErrInsufficientFunds.
+func (e *InsufficientFundsError) Is(target error) bool { return target == ErrInsufficientFunds }
+
+// ErrorCode is insufficient_funds.
+func (e *InsufficientFundsError) ErrorCode() errcode.Code { return errcode.InsufficientFunds }
+
+// PublicMessage names the asset, never the organization.
+func (e *InsufficientFundsError) PublicMessage() string {
+	return fmt.Sprintf("The available %s balance does not cover this amount.", e.Account.Asset.Code)
+}
+
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrInvalidCommand, fmt.Sprintf(format, args...))
+}

@@ -1,0 +1,361 @@
+package ledger
+
+import (
+	"fmt"
+
+	"github.com/tambalapay/tambala/money"
+)
+
+// State is what planning a command reads: current balances, holds and
+// entries. Storage-backed and in-memory implementations exist; Plan never
+// writes through it.
+type State interface {
+	// Balance returns the account's balance, zero when it has none.
+	Balance(a Account) (money.Amount, error)
+	// Hold returns the hold with id, ok=false when there is none.
+	Hold(id string) (h Hold, ok bool, err error)
+	// Entry returns the entry with id, ok=false when there is none.
+	Entry(id string) (e Entry, ok bool, err error)
+	// ReversedBy returns the id of the entry that reversed id, or "".
+	ReversedBy(id string) (string, error)
+}
+
+// BalanceChange is an account's balance after an entry.
+type BalanceChange struct {
+	Account Account
+	Balance money.Amount
+}
+
+// Effect is what a command does: the entry to record, the resulting
+// balances of the accounts it touches, and the holds it opens or closes.
+// An Effect with Replayed set changes nothing: the same command was
+// already posted as Entry.
+type Effect struct {
+	Entry    Entry
+	Balances []BalanceChange
+	Holds    []Hold
+	Replayed bool
+}
+
+// Plan computes the effect of cmd on st without changing anything. It is a
+// pure function of its arguments.
+func Plan(st State, cmd Command) (Effect, error) {
+	id := cmd.entryID()
+	if err := checkID("entry id", id); err != nil {
+		return Effect{}, err
+	}
+	prev, ok, err := st.Entry(id)
+	if err != nil {
+		return Effect{}, err
+	}
+	if ok {
+		if prev.Digest != cmd.digest() {
+			return Effect{}, fmt.Errorf("%w: %s", ErrEntryIDReused, id)
+		}
+		return Effect{Entry: prev, Replayed: true}, nil
+	}
+	eff, err := cmd.plan(st)
+	if err != nil {
+		return Effect{}, err
+	}
+	eff.Entry.ID = id
+	eff.Entry.Digest = cmd.digest()
+	if err := applyPostings(st, &eff); err != nil {
+		return Effect{}, err
+	}
+	return eff, nil
+}
+
+func checkID(what, id string) error {
+	if id == "" || len(id) > 200 {
+		return invalid("%s must be 1 to 200 bytes", what)
+	}
+	for i := 0; i < len(id); i++ {
+		if id[i] == 0 {
+			return invalid("%s contains NUL", what)
+		}
+	}
+	return nil
+}
+
+func positive(what string, a money.Amount) error {
+	if a.Asset().Code == "" || a.Sign() <= 0 {
+		return invalid("%s must be a positive amount", what)
+	}
+	return nil
+}
+
+// optional returns a's value, or zero of asset when a is the zero Amount.
+func optional(what string, a money.Amount, asset money.Asset) (money.Amount, error) {
+	if a.Asset().Code == "" {
+		if a.Sign() != 0 {
+			return money.Amount{}, invalid("%s has no asset", what)
+		}
+		return money.Zero(asset), nil
+	}
+	if a.Asset() != asset {
+		return money.Amount{}, invalid("%s is in %s, not %s", what, a.Asset().Code, asset.Code)
+	}
+	if a.Sign() < 0 {
+		return money.Amount{}, invalid("%s must not be negative", what)
+	}
+	return a, nil
+}
+
+// applyPostings checks the entry balances per asset, computes each touched
+// account's new balance, and refuses a customer account below zero.
+func applyPostings(st State, eff *Effect) error {
+	sums := map[money.Asset]money.Amount{}
+	idx := map[Account]int{}
+	for _, p := range eff.Entry.Postings {
+		if err := p.Account.valid(); err != nil {
+			return err
+		}
+		if p.Amount.Asset() != p.Account.Asset {
+			return invalid("posting of %s to a %s account", p.Amount.Asset().Code, p.Account.Asset.Code)
+		}
+		s, ok := sums[p.Account.Asset]
+		if !ok {
+			s = money.Zero(p.Account.Asset)
+		}
+		var err error
+		if sums[p.Account.Asset], err = s.Add(p.Amount); err != nil {
+			return err
+		}
+		i, seen := idx[p.Account]
+		if !seen {
+			bal, err := st.Balance(p.Account)
+			if err != nil {
+				return err
+			}
+			i = len(eff.Balances)
+			idx[p.Account] = i
+			eff.Balances = append(eff.Balances, BalanceChange{Account: p.Account, Balance: bal})
+		}
+		nb, err := eff.Balances[i].Balance.Add(p.Amount)
+		if err != nil {
+			return err
+		}
+		eff.Balances[i].Balance = nb
+	}
+	for asset, s := range sums {
+		if !s.IsZero() {
+			return fmt.Errorf("ledger: entry %s does not balance in %s: %s", eff.Entry.ID, asset.Code, s)
+		}
+	}
+	for _, bc := range eff.Balances {
+		if bc.Account.Bucket.IsCustomer() && bc.Balance.Sign() < 0 {
+			before, err := st.Balance(bc.Account)
+			if err != nil {
+				return err
+			}
+			needed, _ := before.Sub(bc.Balance) // the amount the entry takes out
+			return &InsufficientFundsError{Account: bc.Account, Available: before, Needed: needed}
+		}
+	}
+	return nil
+}
+
+func (c Credit) plan(st State) (Effect, error) {
+	if err := checkID("org", c.Org); err != nil {
+		return Effect{}, err
+	}
+	if err := positive("credit amount", c.Amount); err != nil {
+		return Effect{}, err
+	}
+	asset := c.Amount.Asset()
+	fee, err := optional("credit fee", c.Fee, asset)
+	if err != nil {
+		return Effect{}, err
+	}
+	if !c.from().IsSystem() {
+		return Effect{}, invalid("credit from %q: not a system bucket", c.From)
+	}
+	net, err := c.Amount.Sub(fee)
+	if err != nil {
+		return Effect{}, err
+	}
+	if net.Sign() < 0 {
+		return Effect{}, invalid("credit fee %s above amount %s", fee, c.Amount)
+	}
+	ps := []Posting{{SystemAccount(c.from(), asset), c.Amount.Neg()}}
+	if !net.IsZero() {
+		ps = append(ps, Posting{OrgAccount(c.Org, Available, asset), net})
+	}
+	if !fee.IsZero() {
+		ps = append(ps, Posting{SystemAccount(Fees, asset), fee})
+	}
+	return Effect{Entry: Entry{Kind: KindCredit, Ref: c.Ref, At: c.At, Postings: ps}}, nil
+}
+
+func (c PlaceHold) plan(st State) (Effect, error) {
+	if err := checkID("org", c.Org); err != nil {
+		return Effect{}, err
+	}
+	if err := checkID("hold id", c.HoldID); err != nil {
+		return Effect{}, err
+	}
+	if err := positive("hold amount", c.Amount); err != nil {
+		return Effect{}, err
+	}
+	if _, ok, err := st.Hold(c.HoldID); err != nil {
+		return Effect{}, err
+	} else if ok {
+		return Effect{}, fmt.Errorf("%w: %s", ErrHoldExists, c.HoldID)
+	}
+	asset := c.Amount.Asset()
+	return Effect{
+		Entry: Entry{Kind: KindHold, Ref: c.Ref, HoldID: c.HoldID, At: c.At, Postings: []Posting{
+			{OrgAccount(c.Org, Available, asset), c.Amount.Neg()},
+			{OrgAccount(c.Org, Held, asset), c.Amount},
+		}},
+		Holds: []Hold{{ID: c.HoldID, Org: c.Org, Amount: c.Amount, Ref: c.Ref, Open: true, OpenedBy: c.EntryID}},
+	}, nil
+}
+
+func openHold(st State, id string) (Hold, error) {
+	if err := checkID("hold id", id); err != nil {
+		return Hold{}, err
+	}
+	h, ok, err := st.Hold(id)
+	if err != nil {
+		return Hold{}, err
+	}
+	if !ok {
+		return Hold{}, fmt.Errorf("%w: %s", ErrHoldNotFound, id)
+	}
+	if !h.Open {
+		return Hold{}, fmt.Errorf("%w: %s", ErrHoldClosed, id)
+	}
+	return h, nil
+}
+
+func (c ReleaseHold) plan(st State) (Effect, error) {
+	h, err := openHold(st, c.HoldID)
+	if err != nil {
+		return Effect{}, err
+	}
+	asset := h.Amount.Asset()
+	h.Open, h.ClosedBy = false, c.EntryID
+	return Effect{
+		Entry: Entry{Kind: KindRelease, Ref: c.Ref, HoldID: c.HoldID, At: c.At, Postings: []Posting{
+			{OrgAccount(h.Org, Held, asset), h.Amount.Neg()},
+			{OrgAccount(h.Org, Available, asset), h.Amount},
+		}},
+		Holds: []Hold{h},
+	}, nil
+}
+
+func (c CaptureHold) plan(st State) (Effect, error) {
+	h, err := openHold(st, c.HoldID)
+	if err != nil {
+		return Effect{}, err
+	}
+	asset := h.Amount.Asset()
+	if c.to() != Provider && c.to() != Desk {
+		return Effect{}, invalid("capture to %q: must be provider or desk", c.To)
+	}
+	out, err := optional("capture amount", c.Amount, asset)
+	if err != nil {
+		return Effect{}, err
+	}
+	fee, err := optional("capture fee", c.Fee, asset)
+	if err != nil {
+		return Effect{}, err
+	}
+	spent, err := out.Add(fee)
+	if err != nil {
+		return Effect{}, err
+	}
+	rest, err := h.Amount.Sub(spent)
+	if err != nil {
+		return Effect{}, err
+	}
+	if rest.Sign() < 0 {
+		return Effect{}, fmt.Errorf("%w: %s plus fee %s above hold %s", ErrCaptureExceedsHold, out, fee, h.Amount)
+	}
+	ps := []Posting{{OrgAccount(h.Org, Held, asset), h.Amount.Neg()}}
+	if !out.IsZero() {
+		ps = append(ps, Posting{SystemAccount(c.to(), asset), out})
+	}
+	if !fee.IsZero() {
+		ps = append(ps, Posting{SystemAccount(Fees, asset), fee})
+	}
+	if !rest.IsZero() {
+		ps = append(ps, Posting{OrgAccount(h.Org, Available, asset), rest})
+	}
+	h.Open, h.ClosedBy = false, c.EntryID
+	return Effect{
+		Entry: Entry{Kind: KindCapture, Ref: c.Ref, HoldID: c.HoldID, At: c.At, Postings: ps},
+		Holds: []Hold{h},
+	}, nil
+}
+
+func (c Reverse) plan(st State) (Effect, error) {
+	if err := checkID("reversed entry id", c.Of); err != nil {
+		return Effect{}, err
+	}
+	orig, ok, err := st.Entry(c.Of)
+	if err != nil {
+		return Effect{}, err
+	}
+	if !ok {
+		return Effect{}, fmt.Errorf("%w: %s", ErrEntryNotFound, c.Of)
+	}
+	if by, err := st.ReversedBy(c.Of); err != nil {
+		return Effect{}, err
+	} else if by != "" {
+		return Effect{}, fmt.Errorf("%w: %s by %s", ErrAlreadyReversed, c.Of, by)
+	}
+	var ps []Posting
+	switch orig.Kind {
+	case KindCredit, KindConvert:
+		for _, p := range orig.Postings {
+			ps = append(ps, Posting{p.Account, p.Amount.Neg()})
+		}
+	case KindCapture:
+		// The payout leg (to provider or desk) comes back; the fee stays.
+		for _, p := range orig.Postings {
+			if p.Account.Bucket == Provider || p.Account.Bucket == Desk {
+				h, ok, err := st.Hold(orig.HoldID)
+				if err != nil {
+					return Effect{}, err
+				}
+				if !ok {
+					return Effect{}, fmt.Errorf("%w: %s", ErrHoldNotFound, orig.HoldID)
+				}
+				ps = append(ps,
+					Posting{p.Account, p.Amount.Neg()},
+					Posting{OrgAccount(h.Org, Available, p.Account.Asset), p.Amount})
+			}
+		}
+		if len(ps) == 0 {
+			return Effect{}, fmt.Errorf("%w: capture %s paid nothing out", ErrNotReversible, c.Of)
+		}
+	default:
+		return Effect{}, fmt.Errorf("%w: %s entry %s", ErrNotReversible, orig.Kind, c.Of)
+	}
+	return Effect{Entry: Entry{Kind: KindReverse, Ref: c.Ref, Reverses: c.Of, At: c.At, Postings: ps}}, nil
+}
+
+func (c Convert) plan(st State) (Effect, error) {
+	if err := checkID("org", c.Org); err != nil {
+		return Effect{}, err
+	}
+	if err := positive("convert from", c.From); err != nil {
+		return Effect{}, err
+	}
+	if err := positive("convert to", c.To); err != nil {
+		return Effect{}, err
+	}
+	fa, ta := c.From.Asset(), c.To.Asset()
+	if fa == ta {
+		return Effect{}, invalid("convert within one asset %s", fa.Code)
+	}
+	return Effect{Entry: Entry{Kind: KindConvert, Ref: c.Ref, At: c.At, Postings: []Posting{
+		{OrgAccount(c.Org, Available, fa), c.From.Neg()},
+		{SystemAccount(Desk, fa), c.From},
+		{SystemAccount(Desk, ta), c.To.Neg()},
+		{OrgAccount(c.Org, Available, ta), c.To},
+	}}}, nil
+}

@@ -1,0 +1,63 @@
+package money
+
+import (
+	"fmt"
+	"sort"
+)
+
+// MaxDecimals is the most decimals an asset may carry.
+const MaxDecimals = 18
+
+// Asset is an asset code and the decimals its amounts carry on the wire.
+type Asset struct {
+	Code     string
+	Decimals int32
+}
+
+// The assets every deployment knows by default.
+var (
+	MWK  = Asset{Code: "MWK", Decimals: 2}
+	USDT = Asset{Code: "USDT", Decimals: 6}
+)
+
+// NewAsset validates an asset code (1 to 12 uppercase letters or digits,
+// never compound) and its decimals (0 to MaxDecimals).
+func NewAsset(code string, decimals int) (Asset, error) {
+	if len(code) == 0 || len(code) > 12 {
+		return Asset{}, fmt.Errorf("money: asset code %q must be 1 to 12 characters", code)
+	}
+	for i := 0; i < len(code); i++ {
+		c := code[i]
+		if (c < 'A' || c > 'Z') && (c < '0' || c > '9') {
+			return Asset{}, fmt.Errorf("money: asset code %q must be uppercase letters and digits", code)
+		}
+	}
+	if decimals < 0 || decimals > MaxDecimals {
+		return Asset{}, fmt.Errorf("money: asset %s: decimals %d out of 0..%d", code, decimals, MaxDecimals)
+	}
+	return Asset{Code: code, Decimals: int32(decimals)}, nil
+}
+
+func (a Asset) String() string { return a.Code }
+
+// Assets is the configured set of assets, by code.
+type Assets map[string]Asset
+
+// DefaultAssets returns MWK and USDT.
+func DefaultAssets() Assets { return Assets{MWK.Code: MWK, USDT.Code: USDT} }
+
+// Lookup returns the asset with code.
+func (as Assets) Lookup(code string) (Asset, bool) {
+	a, ok := as[code]
+	return a, ok
+}
+
+// Codes returns the codes in ascending order.
+func (as Assets) Codes() []string {
+	out := make([]string, 0, len(as))
+	for c := range as {
+		out = append(out, c)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,12 @@
+// Package store is the storage port of the engine: a transactional, ordered
+// key-value store with closure transactions, modelled on bbolt's API.
+//
+// Everything the engine keeps (payouts, orders, quotes, keys, idempotency
+// records, outbox rows, ledger balances and journal) is encoded by the engine
+// and written through this port, so that one storage transaction holds a state
+// change together with its ledger postings, its idempotency record and its
+// outbox event. Adapters (adapters/memstore, adapters/boltstore, ...) only
+// store bytes; they never interpret them.
+//
+// Every adapter must pass the conformance suite in store/storetest.
+package store
