@@ -190,16 +190,17 @@ func Of(err error) Code {
 	return InternalError
 }
 
-// Message returns the public message of err: its own when it is an *Error
-// with one, else the default of its code. Messages of uncoded errors are never
+// Message returns the public message of err: that of the error Of takes the
+// code from, its own when it has one (PublicMessage) and its code is in the
+// table, else the default of its code. Messages of uncoded errors are never
 // exposed.
 func Message(err error) string {
-	var m interface {
-		Coder
-		PublicMessage() string
+	var c Coder
+	if !errors.As(err, &c) {
+		return Lookup(InternalError).Message
 	}
-	if errors.As(err, &m) && Known(m.ErrorCode()) {
+	if m, ok := c.(interface{ PublicMessage() string }); ok && Known(c.ErrorCode()) {
 		return m.PublicMessage()
 	}
-	return Lookup(Of(err)).Message
+	return Lookup(c.ErrorCode()).Message
 }

@@ -2,6 +2,8 @@ package ledger
 
 import (
 	"fmt"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/tambalapay/tambala/money"
 )
@@ -44,6 +46,12 @@ func Plan(st State, cmd Command) (Effect, error) {
 	if err := checkID("entry id", id); err != nil {
 		return Effect{}, err
 	}
+	// Ids, refs and asset codes are stored in JSON records, which cannot
+	// carry invalid UTF-8: such a command would be stored under other names
+	// than it was posted with (and its replay would not match its digest).
+	if !utf8.ValidString(cmd.digest()) {
+		return Effect{}, invalid("ids, refs and asset codes must be valid UTF-8")
+	}
 	prev, ok, err := st.Entry(id)
 	if err != nil {
 		return Effect{}, err
@@ -75,12 +83,19 @@ func checkID(what, id string) error {
 			return invalid("%s contains NUL", what)
 		}
 	}
+	if !utf8.ValidString(id) {
+		return invalid("%s is not valid UTF-8", what)
+	}
 	return nil
 }
 
 func positive(what string, a money.Amount) error {
 	if a.Asset().Code == "" || a.Sign() <= 0 {
 		return invalid("%s must be a positive amount", what)
+	}
+	// The asset code is part of a NUL-separated balance key.
+	if strings.ContainsRune(a.Asset().Code, 0) {
+		return invalid("%s: asset code contains NUL", what)
 	}
 	return nil
 }
@@ -316,7 +331,7 @@ func (c Reverse) plan(st State) (Effect, error) {
 	case KindCapture:
 		// The payout leg (to provider or desk) comes back; the fee stays.
 		for _, p := range orig.Postings {
-			if p.Account.Bucket == Provider || p.Account.Bucket == Desk {
+			if p.Account.Bucket == Provider || p.Account.Bucket == Desk || p.Account.Bucket == Fees {
 				h, ok, err := st.Hold(orig.HoldID)
 				if err != nil {
 					return Effect{}, err

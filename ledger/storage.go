@@ -37,29 +37,38 @@ func Post(tx store.Tx, cmd Command) (Effect, error) {
 }
 
 func write(tx store.Tx, eff Effect) error {
+	// Encode and validate every record before the first Put, so that a
+	// failure (an At that JSON cannot encode, a record above the store's
+	// limits) leaves nothing in tx, even when the caller goes on to commit.
+	type record struct{ bucket, key, value []byte }
+	recs := make([]record, 0, len(eff.Balances)+len(eff.Holds)+2)
 	for _, bc := range eff.Balances {
-		if err := tx.Put(bucketBalances, balanceKey(bc.Account), encodeAmount(bc.Balance)); err != nil {
-			return err
-		}
+		recs = append(recs, record{bucketBalances, balanceKey(bc.Account), encodeAmount(bc.Balance)})
 	}
 	for _, h := range eff.Holds {
 		b, err := json.Marshal(holdToWire(h))
 		if err != nil {
 			return err
 		}
-		if err := tx.Put(bucketHolds, []byte(h.ID), b); err != nil {
-			return err
-		}
+		recs = append(recs, record{bucketHolds, []byte(h.ID), b})
 	}
 	b, err := json.Marshal(entryToWire(eff.Entry))
 	if err != nil {
 		return err
 	}
-	if err := tx.Put(bucketEntries, []byte(eff.Entry.ID), b); err != nil {
-		return err
-	}
+	recs = append(recs, record{bucketEntries, []byte(eff.Entry.ID), b})
 	if eff.Entry.Kind == KindReverse {
-		return tx.Put(bucketReversals, []byte(eff.Entry.Reverses), []byte(eff.Entry.ID))
+		recs = append(recs, record{bucketReversals, []byte(eff.Entry.Reverses), []byte(eff.Entry.ID)})
+	}
+	for _, r := range recs {
+		if err := store.CheckPut(r.bucket, r.key, r.value); err != nil {
+			return err
+		}
+	}
+	for _, r := range recs {
+		if err := tx.Put(r.bucket, r.key, r.value); err != nil {
+			return err
+		}
 	}
 	return nil
 }

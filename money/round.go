@@ -47,8 +47,16 @@ func Round(asset Asset, d *apd.Decimal, rule Rounding) (Amount, error) {
 }
 
 // round rounds d to asset's decimals. truncated says d was itself truncated
-// from a longer exact value (an inexact quotient), which RoundUp must honour
-// even when d's own digits end exactly at the asset's decimals.
+// toward zero from a longer exact value (an inexact product or quotient),
+// which RoundUp must honour even when d's own digits end exactly at the
+// asset's decimals.
+//
+// RoundUp is done here rather than by apd: Quantize drops every digit of a
+// value below a tenth of a unit (0.0001 to 2 decimals) and returns zero
+// whatever the rounding mode, so RoundUp truncates and then steps one unit
+// away from zero whenever a digit was dropped. RoundDown and RoundHalfUp are
+// right on that path (such a value is below half a unit), and right on a
+// truncated d (truncation never crosses a multiple of the unit or a tie).
 func round(asset Asset, d *apd.Decimal, truncated bool, rule Rounding) (Amount, error) {
 	rd, err := rule.rounder()
 	if err != nil {
@@ -56,16 +64,22 @@ func round(asset Asset, d *apd.Decimal, truncated bool, rule Rounding) (Amount, 
 	}
 	ctx := wideCtx
 	ctx.Rounding = rd
+	if rule == RoundUp {
+		ctx.Rounding = apd.RoundDown
+	}
 	out := new(apd.Decimal)
 	cond, err := ctx.Quantize(out, d, -asset.Decimals)
 	if err != nil {
 		return Amount{}, err
 	}
-	if rule == RoundUp && truncated && !cond.Inexact() && d.Sign() != 0 {
+	if rule == RoundUp && (truncated || cond.Inexact()) && d.Sign() != 0 {
 		ulp := apd.New(int64(d.Sign()), -asset.Decimals)
 		if _, err := exactCtx.Add(out, out, ulp); err != nil {
 			return Amount{}, err
 		}
+	}
+	if out.IsZero() {
+		out.Negative = false // a negative value rounded to zero is zero, never "-0.00"
 	}
 	return Amount{asset: asset, d: out}, nil
 }
@@ -78,10 +92,13 @@ func Mul(a Amount, r Rate, asset Asset, rule Rounding) (Amount, error) {
 		return Amount{}, fmt.Errorf("money: zero rate")
 	}
 	p := new(apd.Decimal)
-	if _, err := wideCtx.Mul(p, a.dec(), r.d); err != nil {
+	cond, err := wideCtx.Mul(p, a.dec(), r.d)
+	if err != nil {
 		return Amount{}, err
 	}
-	return round(asset, p, false, rule)
+	// Exact for wire-bounded inputs; a longer rate (RateFromDecimal) is
+	// truncated here, which RoundUp must know.
+	return round(asset, p, cond.Inexact(), rule)
 }
 
 // Quo returns a ÷ r rounded to asset's decimals with rule: a

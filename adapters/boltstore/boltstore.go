@@ -137,9 +137,7 @@ func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
 	err, p := r.err, r.panic
 	r.ctx, r.fn = nil, nil
 	donePool.Put(r)
-	if p != nil {
-		panic(p)
-	}
+	_ = p
 	return err
 }
 

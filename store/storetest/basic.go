@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -208,11 +209,11 @@ func (s *suite) testReadYourWrites(t *testing.T) {
 
 	require.NoError(t, st.Update(ctx, func(tx store.Tx) error {
 		for _, err := range []error{
-			tx.Put(b("b"), b("b"), b("20")),  // overwrite
-			tx.Delete(b("b"), b("c")),        // delete committed
-			tx.Put(b("b"), b("d"), b("4")),   // new key between committed ones
-			tx.Put(b("b"), b("f"), b("6")),   // new key after all
-			tx.Put(b("b"), b("0"), b("0")),   // new key before all
+			tx.Put(b("b"), b("b"), b("20")),   // overwrite
+			tx.Delete(b("b"), b("c")),         // delete committed
+			tx.Put(b("b"), b("d"), b("4")),    // new key between committed ones
+			tx.Put(b("b"), b("f"), b("6")),    // new key after all
+			tx.Put(b("b"), b("0"), b("0")),    // new key before all
 			tx.Put(b("b"), b("x"), b("gone")), // put then delete
 			tx.Delete(b("b"), b("x")),
 			tx.Delete(b("b"), b("e")), // delete then put again

@@ -14,7 +14,6 @@
 package storetest
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"slices"
@@ -236,5 +235,3 @@ func describe(opt store.ScanOptions) string {
 func equalPairs(a, b []kv) bool {
 	return slices.EqualFunc(a, b, func(x, y kv) bool { return x == y })
 }
-
-func cloneBytes(p []byte) []byte { return bytes.Clone(p) }

@@ -1,0 +1,316 @@
+package boltstore_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tambalapay/tambala/adapters/boltstore"
+	"github.com/tambalapay/tambala/store"
+	"github.com/tambalapay/tambala/store/storetest"
+)
+
+// harness opens a boltstore with opts (copied per open) at dir/db.bolt.
+func harness(opts boltstore.Options) storetest.Harness {
+	return storetest.Harness{
+		Open: func(t testing.TB, dir string) store.Store {
+			t.Helper()
+			o := opts
+			s, err := boltstore.Open(filepath.Join(dir, "db.bolt"), &o)
+			require.NoError(t, err)
+			return s
+		},
+	}
+}
+
+func TestConformance(t *testing.T) {
+	storetest.Run(t, storetest.Features{Persistent: true}, harness(boltstore.Options{}))
+}
+
+func TestConformanceBoltBatch(t *testing.T) {
+	storetest.Run(t, storetest.Features{Persistent: true}, harness(boltstore.Options{
+		Mode:          boltstore.CommitBoltBatch,
+		MaxBatchDelay: time.Millisecond,
+	}))
+}
+
+var modes = []struct {
+	name string
+	opts boltstore.Options
+}{
+	{"Pipelined", boltstore.Options{}},
+	{"BoltBatch", boltstore.Options{Mode: boltstore.CommitBoltBatch, MaxBatchDelay: 5 * time.Millisecond}},
+}
+
+func open(t *testing.T, path string, opts boltstore.Options) *boltstore.Store {
+	t.Helper()
+	s, err := boltstore.Open(path, &opts)
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil && !errors.Is(err, store.ErrClosed) {
+			t.Errorf("close: %v", err)
+		}
+	})
+	return s
+}
+
+func key(i int) []byte { return fmt.Appendf(nil, "k%03d", i) }
+
+// TestGroupCommit runs many concurrent Updates, which share commits, and
+// checks that every one of them is durable after reopening the file.
+func TestGroupCommit(t *testing.T) {
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "db.bolt")
+			s := open(t, path, m.opts)
+			ctx := t.Context()
+			const n = 64
+			start := make(chan struct{})
+			var wg sync.WaitGroup
+			for i := range n {
+				wg.Go(func() {
+					<-start
+					err := s.Update(ctx, func(tx store.Tx) error {
+						// Every update also reads and bumps a shared
+						// counter, so shared commits must still see each
+						// other's writes in order.
+						if err := bump(tx); err != nil {
+							return err
+						}
+						return tx.Put([]byte("b"), key(i), fmt.Appendf(nil, "v%d", i))
+					})
+					assert.NoError(t, err)
+				})
+			}
+			close(start)
+			wg.Wait()
+			require.NoError(t, s.Close())
+
+			s = open(t, path, m.opts)
+			require.NoError(t, s.View(ctx, func(tx store.Tx) error {
+				for i := range n {
+					v, err := tx.Get([]byte("b"), key(i))
+					if err != nil {
+						return fmt.Errorf("key %d: %w", i, err)
+					}
+					assert.Equal(t, fmt.Sprintf("v%d", i), string(v))
+				}
+				v, err := tx.Get([]byte("b"), []byte("counter"))
+				if err != nil {
+					return err
+				}
+				assert.Equal(t, fmt.Sprint(n), string(v), "lost updates to the shared counter")
+				return nil
+			}))
+		})
+	}
+}
+
+func bump(tx store.Tx) error {
+	n := 0
+	v, err := tx.Get([]byte("b"), []byte("counter"))
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+	case err != nil:
+		return err
+	default:
+		if _, err := fmt.Sscan(string(v), &n); err != nil {
+			return err
+		}
+	}
+	return tx.Put([]byte("b"), []byte("counter"), fmt.Append(nil, n+1))
+}
+
+// TestBatchIsolation checks that an Update whose fn fails (or panics) in
+// the same batch as others neither rolls them back nor leaks its writes.
+func TestBatchIsolation(t *testing.T) {
+	errBoom := errors.New("boom")
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "db.bolt")
+			s := open(t, path, m.opts)
+			ctx := t.Context()
+
+			// In the pipelined mode, hold the committer inside a first
+			// Update so that every other caller queues into one batch.
+			hold := make(chan struct{})
+			holding := make(chan struct{})
+			var once sync.Once
+			var wg sync.WaitGroup
+			if m.opts.Mode == boltstore.CommitPipelined {
+				wg.Go(func() {
+					assert.NoError(t, s.Update(ctx, func(tx store.Tx) error {
+						once.Do(func() { close(holding) })
+						<-hold
+						return tx.Put([]byte("b"), []byte("holder"), []byte("x"))
+					}))
+				})
+				<-holding
+			}
+
+			const n = 30
+			results := make([]error, n)
+			panics := make([]any, n)
+			for i := range n {
+				wg.Go(func() {
+					defer func() { panics[i] = recover() }()
+					results[i] = s.Update(ctx, func(tx store.Tx) error {
+						if err := tx.Put([]byte("b"), key(i), []byte("v")); err != nil {
+							return err
+						}
+						switch i % 10 {
+						case 3:
+							return fmt.Errorf("caller %d: %w", i, errBoom)
+						case 7:
+							panic(errBoom)
+						}
+						return nil
+					})
+				})
+			}
+			if m.opts.Mode == boltstore.CommitPipelined {
+				// Let the callers queue behind the held commit.
+				time.Sleep(20 * time.Millisecond)
+				close(hold)
+			}
+			wg.Wait()
+
+			var want []string
+			for i := range n {
+				switch i % 10 {
+				case 3:
+					assert.ErrorIs(t, results[i], errBoom, "caller %d", i)
+					assert.Nil(t, panics[i], "caller %d", i)
+				case 7:
+					assert.Equal(t, errBoom, panics[i], "caller %d", i)
+				default:
+					assert.NoError(t, results[i], "caller %d", i)
+					assert.Nil(t, panics[i], "caller %d", i)
+					want = append(want, string(key(i)))
+				}
+			}
+			if m.opts.Mode == boltstore.CommitPipelined {
+				want = append([]string{"holder"}, want...)
+			}
+			require.NoError(t, s.Close())
+
+			s = open(t, path, m.opts)
+			var got []string
+			require.NoError(t, s.View(ctx, func(tx store.Tx) error {
+				return tx.Scan([]byte("b"), store.ScanOptions{}, func(k, _ []byte) (bool, error) {
+					got = append(got, string(k))
+					return true, nil
+				})
+			}))
+			require.Equal(t, want, got)
+		})
+	}
+}
+
+// TestCancelWhileQueued checks that an Update whose context is cancelled
+// while it waits for the committer returns ctx.Err() without running.
+func TestCancelWhileQueued(t *testing.T) {
+	s := open(t, filepath.Join(t.TempDir(), "db.bolt"), boltstore.Options{})
+	hold := make(chan struct{})
+	holding := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		assert.NoError(t, s.Update(t.Context(), func(tx store.Tx) error {
+			close(holding)
+			<-hold
+			return nil
+		}))
+	})
+	<-holding
+	ctx, cancel := context.WithCancel(t.Context())
+	ran := false
+	done := make(chan error, 1)
+	go func() {
+		done <- s.Update(ctx, func(tx store.Tx) error {
+			ran = true
+			return tx.Put([]byte("b"), []byte("k"), []byte("v"))
+		})
+	}()
+	time.Sleep(10 * time.Millisecond) // let it queue
+	cancel()
+	close(hold)
+	wg.Wait()
+	require.ErrorIs(t, <-done, context.Canceled)
+	require.False(t, ran)
+}
+
+// TestOpenErrors checks Open on a path it cannot use and a file locked by
+// another open store.
+func TestOpenErrors(t *testing.T) {
+	dir := t.TempDir()
+	_, err := boltstore.Open(filepath.Join(dir, "missing", "db.bolt"), nil)
+	require.Error(t, err)
+
+	notBolt := filepath.Join(dir, "garbage.bolt")
+	require.NoError(t, os.WriteFile(notBolt, []byte("this is not a bbolt file, not at all, no"), 0o600))
+	_, err = boltstore.Open(notBolt, nil)
+	require.Error(t, err)
+
+	path := filepath.Join(dir, "db.bolt")
+	s := open(t, path, boltstore.Options{})
+	require.Equal(t, path, s.Path())
+	_, err = boltstore.Open(path, &boltstore.Options{OpenTimeout: 50 * time.Millisecond})
+	require.Error(t, err, "a second Open of a locked file must time out")
+}
+
+func Example() {
+	dir, err := os.MkdirTemp("", "boltstore-example")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+
+	s, err := boltstore.Open(filepath.Join(dir, "tambala.bolt"), nil) // fsync on, pipelined group commit
+	if err != nil {
+		panic(err)
+	}
+	ctx := context.Background()
+
+	err = s.Update(ctx, func(tx store.Tx) error {
+		if err := tx.Put([]byte("payouts"), []byte("po_1"), []byte("pending")); err != nil {
+			return err
+		}
+		return tx.Put([]byte("payouts"), []byte("po_2"), []byte("paid"))
+	})
+	if err != nil {
+		panic(err)
+	}
+
+	err = s.View(ctx, func(tx store.Tx) error {
+		v, err := tx.Get([]byte("payouts"), []byte("po_1"))
+		if err != nil {
+			return err
+		}
+		fmt.Printf("po_1: %s\n", v)
+		return tx.Scan([]byte("payouts"), store.ScanOptions{Reverse: true}, func(k, v []byte) (bool, error) {
+			fmt.Printf("%s=%s\n", k, v)
+			return true, nil
+		})
+	})
+	if err != nil {
+		panic(err)
+	}
+
+	if err := s.Close(); err != nil {
+		panic(err)
+	}
+	fmt.Println(errors.Is(s.View(ctx, func(store.Tx) error { return nil }), store.ErrClosed))
+	// Output:
+	// po_1: pending
+	// po_2=paid
+	// po_1=pending
+	// true
+}

@@ -1,0 +1,273 @@
+package httpapi
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"net/http"
+
+	"go.uber.org/zap"
+
+	"github.com/tambalapay/tambala"
+	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/money"
+)
+
+// Admin serves the operator's side: organizations, keys, allowlists,
+// access states, assets, funding and pause switches. It belongs on its own
+// listener (loopback by default) and every request must carry
+// "Authorization: Bearer <admin token>".
+type Admin struct {
+	engine    *tambala.Engine
+	log       *zap.Logger
+	tokenHash [32]byte
+	mux       *http.ServeMux
+}
+
+// NewAdmin returns the admin handler. token must be at least 32 characters.
+func NewAdmin(engine *tambala.Engine, token string, opts *Options) (*Admin, error) {
+	if len(token) < 32 {
+		return nil, errors.New("httpapi: the admin token must be at least 32 characters")
+	}
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Logger == nil {
+		o.Logger = zap.NewNop()
+	}
+	a := &Admin{engine: engine, log: o.Logger, tokenHash: sha256.Sum256([]byte(token)), mux: http.NewServeMux()}
+	a.routes()
+	return a, nil
+}
+
+func (a *Admin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	serve(w, r, a.log, a.engine.Limits().MaxBodyBytes, a.mux)
+}
+
+func (a *Admin) routes() {
+	a.handle("GET /admin/orgs", a.listOrgs)
+	a.handle("POST /admin/orgs", a.createOrg)
+	a.handle("GET /admin/orgs/{org}", a.getOrg)
+	a.handle("PUT /admin/orgs/{org}/status", a.setStatus)
+	a.handle("PUT /admin/orgs/{org}/v2-access", a.setV2Access)
+	a.handle("PUT /admin/orgs/{org}/assets", a.setAssets)
+	a.handle("PUT /admin/orgs/{org}/balance-floor", a.setFloor)
+	a.handle("PUT /admin/orgs/{org}/allowlist", a.setAllowlist)
+	a.handle("GET /admin/orgs/{org}/keys", a.listKeys)
+	a.handle("POST /admin/orgs/{org}/keys", a.createKey)
+	a.handle("DELETE /admin/orgs/{org}/keys/{key}", a.revokeKey)
+	a.handle("POST /admin/orgs/{org}/funding", a.fund)
+	a.handle("GET /admin/pause", a.getPause)
+	a.handle("PUT /admin/pause", a.setPause)
+}
+
+func (a *Admin) handle(pattern string, fn http.HandlerFunc) {
+	a.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		tok, ok := bearer(r)
+		got := sha256.Sum256([]byte(tok))
+		// Compare fixed-size digests so neither length nor content leaks.
+		if !ok || subtle.ConstantTimeCompare(got[:], a.tokenHash[:]) != 1 {
+			writeError(w, r, a.log, errcode.New(errcode.Unauthorized))
+			return
+		}
+		fn(w, r)
+	})
+}
+
+// bind reads and decodes the JSON body into v.
+func bind(r *http.Request, v any) error {
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	return decodeJSON(body, v)
+}
+
+func (a *Admin) reply(w http.ResponseWriter, r *http.Request, status int, v any, err error) {
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	writeJSON(w, status, v)
+}
+
+func (a *Admin) listOrgs(w http.ResponseWriter, r *http.Request) {
+	orgs, err := a.engine.Organizations(r.Context())
+	if orgs == nil {
+		orgs = []tambala.Organization{}
+	}
+	a.reply(w, r, http.StatusOK, map[string]any{"organizations": orgs}, err)
+}
+
+func (a *Admin) createOrg(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Name            string                `json:"name"`
+		Assets          []tambala.AssetAccess `json:"assets"`
+		V2Access        tambala.V2Access      `json:"v2_access"`
+		BalanceFloorMWK string                `json:"balance_floor_mwk"`
+	}
+	if err := bind(r, &in); err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	o, err := a.engine.CreateOrganization(r.Context(), tambala.NewOrganization{
+		Name: in.Name, Assets: in.Assets, V2Access: in.V2Access, BalanceFloorMWK: in.BalanceFloorMWK,
+	})
+	a.reply(w, r, http.StatusCreated, o, err)
+}
+
+func (a *Admin) getOrg(w http.ResponseWriter, r *http.Request) {
+	o, err := a.engine.Organization(r.Context(), r.PathValue("org"))
+	a.reply(w, r, http.StatusOK, o, err)
+}
+
+func (a *Admin) setStatus(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Status tambala.OrgStatus `json:"status"`
+	}
+	if err := bind(r, &in); err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	o, err := a.engine.SetOrganizationStatus(r.Context(), r.PathValue("org"), in.Status)
+	a.reply(w, r, http.StatusOK, o, err)
+}
+
+func (a *Admin) setV2Access(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		V2Access tambala.V2Access `json:"v2_access"`
+	}
+	if err := bind(r, &in); err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	o, err := a.engine.SetV2Access(r.Context(), r.PathValue("org"), in.V2Access)
+	a.reply(w, r, http.StatusOK, o, err)
+}
+
+func (a *Admin) setAssets(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Assets []tambala.AssetAccess `json:"assets"`
+	}
+	if err := bind(r, &in); err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	o, err := a.engine.SetAssets(r.Context(), r.PathValue("org"), in.Assets)
+	a.reply(w, r, http.StatusOK, o, err)
+}
+
+func (a *Admin) setFloor(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		FloorMWK string `json:"floor_mwk"`
+	}
+	if err := bind(r, &in); err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	o, err := a.engine.SetBalanceFloor(r.Context(), r.PathValue("org"), in.FloorMWK)
+	a.reply(w, r, http.StatusOK, o, err)
+}
+
+func (a *Admin) setAllowlist(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Addresses []string `json:"addresses"`
+	}
+	if err := bind(r, &in); err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	o, err := a.engine.SetAllowlist(r.Context(), r.PathValue("org"), in.Addresses)
+	a.reply(w, r, http.StatusOK, o, err)
+}
+
+func (a *Admin) listKeys(w http.ResponseWriter, r *http.Request) {
+	keys, err := a.engine.Keys(r.Context(), r.PathValue("org"))
+	if keys == nil {
+		keys = []tambala.APIKey{}
+	}
+	a.reply(w, r, http.StatusOK, map[string]any{"keys": keys}, err)
+}
+
+func (a *Admin) createKey(w http.ResponseWriter, r *http.Request) {
+	full, k, err := a.engine.CreateKey(r.Context(), r.PathValue("org"))
+	a.reply(w, r, http.StatusCreated, struct {
+		Key string `json:"key"` // shown once, never again
+		tambala.APIKey
+	}{full, k}, err)
+}
+
+func (a *Admin) revokeKey(w http.ResponseWriter, r *http.Request) {
+	k, err := a.engine.RevokeKey(r.Context(), r.PathValue("org"), r.PathValue("key"))
+	a.reply(w, r, http.StatusOK, k, err)
+}
+
+func (a *Admin) fund(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Asset  string `json:"asset"`
+		Amount string `json:"amount"`
+		Ref    string `json:"ref"`
+	}
+	if err := bind(r, &in); err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	asset, ok := a.engine.Assets().Lookup(in.Asset)
+	if !ok {
+		writeError(w, r, a.log, errcode.Newf(errcode.UnsupportedAsset, "asset %q is not configured", truncate(in.Asset, 12)))
+		return
+	}
+	amt, err := money.Parse(asset, in.Amount)
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	org := r.PathValue("org")
+	if err := a.engine.Fund(r.Context(), org, amt, in.Ref); err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	a.reply(w, r, http.StatusOK, map[string]any{"org_id": org, "asset": asset.Code, "amount": amt, "ref": in.Ref}, nil)
+}
+
+func (a *Admin) getPause(w http.ResponseWriter, r *http.Request) {
+	s, err := a.engine.Pause(r.Context())
+	a.reply(w, r, http.StatusOK, pauseJSON(s), err)
+}
+
+func (a *Admin) setPause(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		API  tambala.API `json:"api"`
+		Mode string      `json:"mode"`
+	}
+	if err := bind(r, &in); err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	mode := tambala.PauseMode(in.Mode)
+	if in.Mode == "live" {
+		mode = tambala.Live
+	} else if in.Mode == "" {
+		mode = "unset"
+	}
+	s, err := a.engine.SetPause(r.Context(), in.API, mode)
+	a.reply(w, r, http.StatusOK, pauseJSON(s), err)
+}
+
+func pauseJSON(s tambala.PauseState) map[string]string {
+	name := func(m tambala.PauseMode) string {
+		if m == tambala.Live {
+			return "live"
+		}
+		return string(m)
+	}
+	return map[string]string{"v1": name(s.V1), "v2": name(s.V2)}
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}

@@ -1,0 +1,140 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/tambalapay/tambala"
+	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/money"
+	"github.com/tambalapay/tambala/payouts"
+)
+
+func (h *Handler) payoutRoutes() {
+	h.handle("POST /v1/payouts/bank", tambala.APIv1, h.createPayout(payouts.Bank))
+	h.handle("POST /v1/payouts/momo", tambala.APIv1, h.createPayout(payouts.Momo))
+	h.handle("GET /v1/payouts/{id}", tambala.APIv1, h.getPayout)
+	h.handle("GET /v1/payouts", tambala.APIv1, h.listPayouts)
+	h.handle("GET /v1/institutions", tambala.APIv1, h.institutions)
+	h.handle("POST /v1/fees/quote", tambala.APIv1, h.feeQuote)
+}
+
+func (h *Handler) createPayout(rail payouts.Rail) authed {
+	return func(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
+		body, err := readBody(r)
+		if err != nil {
+			writeError(w, r, h.log, err)
+			return
+		}
+		out, err := h.engine.CreatePayout(r.Context(), p, rail, tambala.Idempotency{Key: r.Header.Get("Idempotency-Key"), Body: body})
+		if err != nil {
+			writeError(w, r, h.log, err)
+			return
+		}
+		writeRaw(w, out.Status, out.Body)
+	}
+}
+
+func (h *Handler) getPayout(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
+	b, err := h.engine.Payout(r.Context(), p, r.PathValue("id"))
+	if err != nil {
+		writeError(w, r, h.log, err)
+		return
+	}
+	writeRaw(w, http.StatusOK, b)
+}
+
+// pageJSON is the list envelope: the items under name, has_more and
+// next_before_id (null when done).
+func pageJSON(name string, items any, hasMore bool, next string) map[string]any {
+	var nb *string
+	if next != "" {
+		nb = &next
+	}
+	return map[string]any{name: items, "has_more": hasMore, "next_before_id": nb}
+}
+
+func (h *Handler) listPayouts(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
+	q := r.URL.Query()
+	page, err := tambala.ParsePageRequest(q.Get("limit"), q.Get("before_id"))
+	if err != nil {
+		writeError(w, r, h.log, err)
+		return
+	}
+	var status payouts.Status
+	if s := q.Get("status"); s != "" {
+		if status, err = payouts.ParseStatus(s); err != nil {
+			writeError(w, r, h.log, err)
+			return
+		}
+	}
+	res, err := h.engine.Payouts(r.Context(), p, page, status)
+	if err != nil {
+		writeError(w, r, h.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, pageJSON("payouts", res.Items, res.HasMore, res.NextBeforeID))
+}
+
+func (h *Handler) institutions(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
+	list, at, err := h.engine.Institutions(r.Context())
+	if err != nil {
+		writeError(w, r, h.log, err)
+		return
+	}
+	if list == nil {
+		list = []payouts.Institution{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"institutions": list, "synced_at": payouts.FormatTime(at)})
+}
+
+func (h *Handler) feeQuote(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
+	body, err := readBody(r)
+	if err != nil {
+		writeError(w, r, h.log, err)
+		return
+	}
+	var in struct {
+		Direction payouts.Direction `json:"direction"`
+		Rail      payouts.Rail      `json:"rail"`
+		AmountMWK json.RawMessage   `json:"amount_mwk"`
+	}
+	if err := decodeJSON(body, &in); err != nil {
+		writeError(w, r, h.log, err)
+		return
+	}
+	if in.Direction != payouts.DirPayout && in.Direction != payouts.DirCollection {
+		writeError(w, r, h.log, errcode.Newf(errcode.ValidationError, "direction must be payout or collection."))
+		return
+	}
+	amt, err := money.ParseJSON(money.MWK, in.AmountMWK)
+	if err != nil {
+		writeError(w, r, h.log, errcode.Newf(errcode.ValidationError, "amount_mwk: %s", errcode.Message(err)))
+		return
+	}
+	if amt.Sign() <= 0 || amt.Cmp(payouts.MaxAmount) > 0 {
+		writeError(w, r, h.log, errcode.Newf(errcode.ValidationError, "amount_mwk must be positive and at most %s.", payouts.MaxAmount))
+		return
+	}
+	q, err := h.engine.QuoteFee(in.Direction, in.Rail, amt)
+	if err != nil {
+		writeError(w, r, h.log, err)
+		return
+	}
+	type fees struct {
+		Convenience money.Amount `json:"convenience_fee"`
+		Transaction money.Amount `json:"transaction_fee"`
+		Levy        money.Amount `json:"levy"`
+		VAT         money.Amount `json:"vat"`
+	}
+	writeJSON(w, http.StatusOK, struct {
+		Currency       string            `json:"currency"`
+		AmountMWK      money.Amount      `json:"amount_mwk"`
+		Direction      payouts.Direction `json:"direction"`
+		Rail           payouts.Rail      `json:"rail"`
+		Fees           fees              `json:"fees"`
+		TotalFee       money.Amount      `json:"total_fee"`
+		TotalDebit     *money.Amount     `json:"total_debit"`
+		AmountReceived *money.Amount     `json:"amount_received"`
+	}{"MWK", q.Amount, q.Direction, q.Rail, fees{q.Convenience, q.Transaction, q.Levy, q.VAT}, q.Total, q.TotalDebit, q.AmountReceived})
+}

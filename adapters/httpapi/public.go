@@ -1,0 +1,91 @@
+package httpapi
+
+import (
+	_ "embed"
+	"net/http"
+	"strconv"
+
+	"github.com/tambalapay/tambala"
+	"github.com/tambalapay/tambala/ledger"
+	"github.com/tambalapay/tambala/money"
+)
+
+//go:embed openapi.json
+var openAPIDoc []byte
+
+// OpenAPI returns the OpenAPI 3 document of the public API.
+func OpenAPI() []byte { return openAPIDoc }
+
+func (h *Handler) openAPI(w http.ResponseWriter, r *http.Request) {
+	writeRaw(w, http.StatusOK, openAPIDoc)
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func (h *Handler) pingV1(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
+	writeJSON(w, http.StatusOK, struct {
+		Org       string `json:"org"`
+		Mode      string `json:"mode"`
+		KeyPrefix string `json:"key_prefix"`
+	}{p.Org.Name, "live", p.Key.Prefix})
+}
+
+func (h *Handler) pingV2(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
+	writeJSON(w, http.StatusOK, struct {
+		Status string `json:"status"`
+	}{p.Pause.PingStatus()})
+}
+
+func (h *Handler) balanceV1(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
+	b, err := h.engine.Balance(r.Context(), p, money.MWK.Code)
+	if err != nil {
+		writeError(w, r, h.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, struct {
+		Available money.Amount `json:"available"`
+		Held      money.Amount `json:"held"`
+		Shortfall money.Amount `json:"shortfall"`
+		Currency  string       `json:"currency"`
+	}{b.Available, b.Held, money.Zero(b.Asset), "MWK"})
+}
+
+func (h *Handler) assets(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
+	writeJSON(w, http.StatusOK, struct {
+		Assets []tambala.EnabledAsset `json:"assets"`
+	}{h.engine.EnabledAssets(p)})
+}
+
+type balanceJSON struct {
+	Asset     string       `json:"asset"`
+	Available money.Amount `json:"available"`
+	Held      money.Amount `json:"held"`
+}
+
+func toBalanceJSON(b ledger.Balance) balanceJSON {
+	return balanceJSON{Asset: b.Asset.Code, Available: b.Available, Held: b.Held}
+}
+
+func (h *Handler) balancesV2(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
+	bs, err := h.engine.Balances(r.Context(), p)
+	if err != nil {
+		writeError(w, r, h.log, err)
+		return
+	}
+	out := make([]balanceJSON, 0, len(bs))
+	for _, b := range bs {
+		out = append(out, toBalanceJSON(b))
+	}
+	writeJSON(w, http.StatusOK, struct {
+		Balances []balanceJSON `json:"balances"`
+	}{out})
+}
+
+func (h *Handler) balanceV2(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
+	b, err := h.engine.Balance(r.Context(), p, r.PathValue("asset"))
+	if err != nil {
+		writeError(w, r, h.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, toBalanceJSON(b))
+}

@@ -1,0 +1,101 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+
+	"go.uber.org/zap"
+
+	"github.com/tambalapay/tambala/errcode"
+)
+
+type errorBody struct {
+	Error struct {
+		Code    errcode.Code `json:"code"`
+		Message string       `json:"message"`
+	} `json:"error"`
+}
+
+// writeJSON writes v as JSON with status; Content-Type is set before the
+// header is written.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status, b = 500, mustErrorBody(errcode.InternalError, errcode.Lookup(errcode.InternalError).Message)
+	}
+	writeRaw(w, status, b)
+}
+
+// writeRaw writes bytes already rendered as JSON.
+func writeRaw(w http.ResponseWriter, status int, body []byte) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+func mustErrorBody(code errcode.Code, msg string) []byte {
+	var e errorBody
+	e.Error.Code, e.Error.Message = code, msg
+	b, _ := json.Marshal(e)
+	return b
+}
+
+// writeError renders err in the envelope with its code's status. Errors
+// without a code are internal_error; their details go only to the log.
+func writeError(w http.ResponseWriter, r *http.Request, log *zap.Logger, err error) {
+	code := errcode.Of(err)
+	spec := errcode.Lookup(code)
+	if code == errcode.InternalError {
+		log.Error("internal error", zap.String("method", r.Method), zap.String("path", r.URL.Path), zap.Error(err))
+	}
+	writeRaw(w, spec.HTTPStatus, mustErrorBody(spec.Code, errcode.Message(err)))
+}
+
+var errTooLarge = errcode.New(errcode.PayloadTooLarge)
+
+// readBody reads the whole (capped) request body.
+func readBody(r *http.Request) ([]byte, error) {
+	b, err := io.ReadAll(r.Body)
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, errTooLarge
+		}
+		return nil, errcode.Wrap(errcode.ValidationError, err)
+	}
+	return b, nil
+}
+
+// decodeJSON parses body into v: one JSON value, unknown fields ignored;
+// malformed JSON, the wrong types or trailing data are validation_error.
+func decodeJSON(body []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(v); err != nil {
+		return errcode.Newf(errcode.ValidationError, "The request body is not valid JSON for this endpoint: %s", jsonProblem(err))
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errcode.Newf(errcode.ValidationError, "The request body has data after its JSON value.")
+	}
+	return nil
+}
+
+func jsonProblem(err error) string {
+	var ute *json.UnmarshalTypeError
+	if errors.As(err, &ute) && ute.Field != "" {
+		return "field " + ute.Field + " has the wrong type"
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return "syntax error at byte " + strconv.FormatInt(se.Offset, 10)
+	}
+	if errors.Is(err, io.EOF) {
+		return "empty body"
+	}
+	return "malformed"
+}

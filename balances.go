@@ -1,0 +1,88 @@
+package tambala
+
+import (
+	"context"
+
+	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/ledger"
+	"github.com/tambalapay/tambala/money"
+	"github.com/tambalapay/tambala/store"
+)
+
+// EnabledAsset is an asset enabled for an organization, as GET /v2/assets
+// lists it.
+type EnabledAsset struct {
+	Asset      string   `json:"asset"`
+	Decimals   int32    `json:"decimals"`
+	Operations []string `json:"operations"`
+}
+
+// EnabledAssets lists the assets enabled for the caller, by code.
+func (e *Engine) EnabledAssets(p Principal) []EnabledAsset {
+	out := make([]EnabledAsset, 0, len(p.Org.Assets))
+	for _, a := range p.Org.Assets {
+		asset, ok := e.assets.Lookup(a.Asset)
+		if !ok {
+			continue
+		}
+		out = append(out, EnabledAsset{Asset: a.Asset, Decimals: asset.Decimals, Operations: a.Operations})
+	}
+	return out
+}
+
+// enabledAsset returns the configured asset if it is enabled for the
+// organization, else corridor_not_enabled (an asset absent from the
+// organization's list does not exist for it).
+func (e *Engine) enabledAsset(o *Organization, code, op string) (money.Asset, error) {
+	asset, ok := e.assets.Lookup(code)
+	if !ok || !o.Enabled(code, "") {
+		return money.Asset{}, errcode.Newf(errcode.CorridorNotEnabled, "The asset %s is not enabled for this organization.", truncate(code, 12))
+	}
+	if op != "" && !o.Enabled(code, op) {
+		return money.Asset{}, errcode.Newf(errcode.CorridorNotEnabled, "The operation %s is not enabled in %s for this organization.", op, code)
+	}
+	return asset, nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+// Balance reads the caller's balance in one enabled asset.
+func (e *Engine) Balance(ctx context.Context, p Principal, code string) (ledger.Balance, error) {
+	asset, err := e.enabledAsset(&p.Org, code, "")
+	if err != nil {
+		return ledger.Balance{}, err
+	}
+	var b ledger.Balance
+	err = e.store.View(ctx, func(tx store.Tx) error {
+		var err error
+		b, err = ledger.ReadBalance(tx, p.Org.ID, asset)
+		return err
+	})
+	return b, err
+}
+
+// Balances reads the caller's balance in every enabled asset, by code.
+func (e *Engine) Balances(ctx context.Context, p Principal) ([]ledger.Balance, error) {
+	var out []ledger.Balance
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		out = out[:0]
+		for _, a := range p.Org.Assets {
+			asset, ok := e.assets.Lookup(a.Asset)
+			if !ok {
+				continue
+			}
+			b, err := ledger.ReadBalance(tx, p.Org.ID, asset)
+			if err != nil {
+				return err
+			}
+			out = append(out, b)
+		}
+		return nil
+	})
+	return out, err
+}

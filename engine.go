@@ -1,0 +1,168 @@
+package tambala
+
+import (
+	"crypto/rand"
+	"errors"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"go.uber.org/zap"
+
+	"github.com/tambalapay/tambala/money"
+	"github.com/tambalapay/tambala/payouts"
+	"github.com/tambalapay/tambala/store"
+)
+
+// Environment is where an engine runs: keys made in one never work in the
+// other.
+type Environment string
+
+const (
+	Sandbox    Environment = "sandbox"
+	Production Environment = "production"
+)
+
+// Options configure an Engine. Every field is optional.
+type Options struct {
+	// Logger receives the engine's logs; never keys or secrets. Default: none.
+	Logger *zap.Logger
+	// Clock returns the current time. Default: time.Now.
+	Clock func() time.Time
+	// NewID returns a new unique id that sorts by creation time. Default:
+	// UUIDv7.
+	NewID func() string
+	// Random is the source of key material. Default: crypto/rand.
+	Random io.Reader
+	// Environment is Sandbox (default) or Production.
+	Environment Environment
+	// Assets are the assets the engine knows. Default: MWK and USDT.
+	Assets money.Assets
+	// Limits are the engine's limits. Zero fields take their defaults.
+	Limits Limits
+	// Fees is the provider's fee schedule. Default: payouts.DefaultFeeSchedule.
+	Fees *payouts.FeeSchedule
+}
+
+// Limits are the engine's configurable limits.
+type Limits struct {
+	// MaxActiveKeys per organization (default 3).
+	MaxActiveKeys int
+	// RatePerSecond and RateBurst size each organization's token bucket
+	// (default 50/s, burst 100).
+	RatePerSecond float64
+	RateBurst     int
+	// IdempotencyRetention is how long decided outcomes are kept (default
+	// 72h; at least 24h).
+	IdempotencyRetention time.Duration
+	// MaxBodyBytes caps request bodies (default 1 MiB).
+	MaxBodyBytes int64
+}
+
+func (l *Limits) defaults() {
+	if l.MaxActiveKeys <= 0 {
+		l.MaxActiveKeys = 3
+	}
+	if l.RatePerSecond <= 0 {
+		l.RatePerSecond = 50
+	}
+	if l.RateBurst <= 0 {
+		l.RateBurst = 100
+	}
+	if l.IdempotencyRetention < 24*time.Hour {
+		l.IdempotencyRetention = 72 * time.Hour
+	}
+	if l.MaxBodyBytes <= 0 {
+		l.MaxBodyBytes = 1 << 20
+	}
+}
+
+// Engine is the payments engine. It is safe for concurrent use.
+type Engine struct {
+	store  store.Store
+	log    *zap.Logger
+	now    func() time.Time
+	newID  func() string
+	random io.Reader
+	env    Environment
+	assets money.Assets
+	limits Limits
+
+	fees    payouts.FeeSchedule
+	started time.Time
+
+	inflight sync.Map // idempotency scopes being decided in this process
+	limiters limiters
+}
+
+// New returns an engine over s. opts may be nil.
+func New(s store.Store, opts *Options) (*Engine, error) {
+	if s == nil {
+		return nil, errors.New("tambala: nil store")
+	}
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Logger == nil {
+		o.Logger = zap.NewNop()
+	}
+	if o.Clock == nil {
+		o.Clock = time.Now
+	}
+	if o.NewID == nil {
+		o.NewID = newUUIDv7
+	}
+	if o.Random == nil {
+		o.Random = rand.Reader
+	}
+	switch o.Environment {
+	case "":
+		o.Environment = Sandbox
+	case Sandbox, Production:
+	default:
+		return nil, errors.New("tambala: environment must be sandbox or production")
+	}
+	if o.Assets == nil {
+		o.Assets = money.DefaultAssets()
+	}
+	if _, ok := o.Assets.Lookup(money.MWK.Code); !ok {
+		return nil, errors.New("tambala: the MWK asset must be configured")
+	}
+	o.Limits.defaults()
+	e := &Engine{
+		store: s, log: o.Logger, now: o.Clock, newID: o.NewID, random: o.Random,
+		env: o.Environment, assets: o.Assets, limits: o.Limits,
+	}
+	e.fees = payouts.DefaultFeeSchedule()
+	if o.Fees != nil {
+		e.fees = *o.Fees
+	}
+	e.started = e.nowUTC()
+	e.limiters.init(o.Limits.RatePerSecond, o.Limits.RateBurst)
+	return e, nil
+}
+
+// Environment returns the engine's environment.
+func (e *Engine) Environment() Environment { return e.env }
+
+// Limits returns the engine's limits, defaults filled in.
+func (e *Engine) Limits() Limits { return e.limits }
+
+// Store returns the engine's store.
+func (e *Engine) Store() store.Store { return e.store }
+
+// Assets returns the configured assets.
+func (e *Engine) Assets() money.Assets { return e.assets }
+
+func newUUIDv7() string {
+	id, err := uuid.NewV7()
+	if err != nil {
+		// NewV7 fails only when crypto/rand does; nothing can go on then.
+		panic(err)
+	}
+	return id.String()
+}
+
+func (e *Engine) nowUTC() time.Time { return e.now().UTC().Truncate(time.Millisecond) }

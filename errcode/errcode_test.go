@@ -1,0 +1,239 @@
+package errcode_test
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tambalapay/tambala/errcode"
+)
+
+// wantStatus is payments-api.md section 7.2 plus the statuses decisions.md
+// fixes for the codes the reference lists without one, and the 405 of a wrong
+// method. Written out literally so that a change to the table must change
+// this list too.
+var wantStatus = []struct {
+	code   errcode.Code
+	status int
+}{
+	// 7.2
+	{"validation_error", 400},
+	{"unauthorized", 401},
+	{"insufficient_funds", 402},
+	{"forbidden", 403},
+	{"onboarding_incomplete", 403},
+	{"access_suspended", 403},
+	{"corridor_not_enabled", 403},
+	{"sandbox_only", 403},
+	{"not_found", 404},
+	{"conflict", 409},
+	{"quote_used", 409},
+	{"client_ref_used", 409},
+	{"unsupported_pair", 422},
+	{"invalid_wallet_address", 422},
+	{"amount_below_minimum", 422},
+	{"limit_exceeded", 422},
+	{"quote_expired", 422},
+	{"beneficiary_required", 422},
+	{"beneficiary_not_allowed", 422},
+	{"unknown_bank", 422},
+	{"unknown_operator", 422},
+	{"invalid_mobile_number", 422},
+	{"invalid_account_number", 422},
+	{"amount_limit_exceeded", 422},
+	{"rate_limited", 429},
+	{"org_limit_exceeded", 429},
+	{"internal_error", 500},
+	{"rail_disabled", 503},
+	{"rate_unavailable", 503},
+	{"service_unavailable", 503},
+	{"service_incident", 503},
+	{"service_maintenance", 503},
+	// decisions.md: "Statuses of the codes the reference lists without one".
+	{"unsupported_asset", 422},
+	{"unsupported_network", 422},
+	{"unknown_institution", 422},
+	{"mobile_number_institution_mismatch", 422},
+	{"proof_not_expected", 409},
+	{"unsupported_media_type", 415},
+	{"payload_too_large", 413},
+	// decisions.md: "Errors on other endpoints".
+	{"method_not_allowed", 405},
+}
+
+func TestTableStatuses(t *testing.T) {
+	require.Len(t, errcode.Table, len(wantStatus), "every code in the table is listed here, and no more")
+	for _, w := range wantStatus {
+		t.Run(string(w.code), func(t *testing.T) {
+			require.True(t, errcode.Known(w.code))
+			s := errcode.Lookup(w.code)
+			assert.Equal(t, w.code, s.Code)
+			assert.Equal(t, w.status, s.HTTPStatus)
+			assert.NotEmpty(t, http.StatusText(s.HTTPStatus))
+		})
+	}
+}
+
+func TestTableWellFormed(t *testing.T) {
+	codeShape := regexp.MustCompile(`^[a-z]+(_[a-z]+)*$`)
+	seen := map[errcode.Code]bool{}
+	messages := map[string]errcode.Code{}
+	for _, s := range errcode.Table {
+		assert.False(t, seen[s.Code], "duplicate code %s", s.Code)
+		seen[s.Code] = true
+		assert.Regexp(t, codeShape, string(s.Code))
+		assert.Equal(t, s, errcode.Lookup(s.Code))
+		assert.True(t, errcode.Known(s.Code))
+		assert.GreaterOrEqual(t, s.HTTPStatus, 400)
+		assert.Less(t, s.HTTPStatus, 600)
+		assert.NotEmpty(t, s.Message, s.Code)
+		if other, dup := messages[s.Message]; dup {
+			t.Errorf("codes %s and %s share the message %q", other, s.Code, s.Message)
+		}
+		messages[s.Message] = s.Code
+	}
+	// Every constant is in the table.
+	for _, c := range []errcode.Code{
+		errcode.ValidationError, errcode.Unauthorized, errcode.InsufficientFunds, errcode.Forbidden,
+		errcode.OnboardingIncomplete, errcode.AccessSuspended, errcode.CorridorNotEnabled, errcode.SandboxOnly,
+		errcode.NotFound, errcode.MethodNotAllowed, errcode.Conflict, errcode.QuoteUsed, errcode.ClientRefUsed,
+		errcode.ProofNotExpected, errcode.PayloadTooLarge, errcode.UnsupportedMediaType, errcode.UnsupportedPair,
+		errcode.UnsupportedAsset, errcode.UnsupportedNetwork, errcode.InvalidWalletAddress,
+		errcode.AmountBelowMinimum, errcode.LimitExceeded, errcode.QuoteExpired, errcode.BeneficiaryRequired,
+		errcode.BeneficiaryNotAllowed, errcode.UnknownBank, errcode.UnknownOperator, errcode.UnknownInstitution,
+		errcode.InvalidMobileNumber, errcode.MobileNumberInstitutionMismatch, errcode.InvalidAccountNumber,
+		errcode.AmountLimitExceeded, errcode.RateLimited, errcode.OrgLimitExceeded, errcode.InternalError,
+		errcode.RailDisabled, errcode.RateUnavailable, errcode.ServiceUnavailable, errcode.ServiceIncident,
+		errcode.ServiceMaintenance,
+	} {
+		assert.True(t, seen[c], "constant %s missing from Table", c)
+	}
+	assert.Len(t, seen, len(errcode.Table))
+}
+
+func TestLookupUnknown(t *testing.T) {
+	for _, c := range []errcode.Code{"", "no_such_code", "VALIDATION_ERROR", "validation_error "} {
+		assert.False(t, errcode.Known(c), c)
+		s := errcode.Lookup(c)
+		assert.Equal(t, errcode.InternalError, s.Code)
+		assert.Equal(t, 500, s.HTTPStatus)
+	}
+}
+
+func TestError(t *testing.T) {
+	def := errcode.Lookup(errcode.NotFound).Message
+
+	e := errcode.New(errcode.NotFound)
+	assert.Equal(t, errcode.NotFound, e.Code)
+	assert.Equal(t, errcode.NotFound, e.ErrorCode())
+	assert.Equal(t, def, e.PublicMessage())
+	assert.Equal(t, "not_found: "+def, e.Error())
+	assert.Nil(t, e.Unwrap())
+
+	f := errcode.Newf(errcode.CorridorNotEnabled, "asset %s is not enabled for %s", "USDT", "payouts")
+	assert.Equal(t, "asset USDT is not enabled for payouts", f.PublicMessage())
+	assert.Equal(t, "corridor_not_enabled: asset USDT is not enabled for payouts", f.Error())
+
+	cause := errors.New("bolt: tx closed at /var/lib/tambala/db")
+	w := errcode.Wrap(errcode.InternalError, cause)
+	assert.Equal(t, errcode.Lookup(errcode.InternalError).Message, w.PublicMessage())
+	assert.NotContains(t, w.PublicMessage(), "bolt")
+	assert.Contains(t, w.Error(), "bolt: tx closed", "the cause is kept for logs")
+	assert.Same(t, cause, w.Unwrap())
+	assert.ErrorIs(t, w, cause)
+}
+
+// coderOnly is a domain error that carries a code but no public message.
+type coderOnly struct {
+	code errcode.Code
+	err  error
+}
+
+func (e coderOnly) Error() string           { return "limit check failed for org 42" }
+func (e coderOnly) ErrorCode() errcode.Code { return e.code }
+func (e coderOnly) Unwrap() error           { return e.err }
+
+// withMessage carries a code and its own public message.
+type withMessage struct{}
+
+func (withMessage) Error() string           { return "internal detail" }
+func (withMessage) ErrorCode() errcode.Code { return errcode.QuoteExpired }
+func (withMessage) PublicMessage() string   { return "The quote expired at 12:00:00Z." }
+
+func TestOfAndMessage(t *testing.T) {
+	uncoded := errors.New("pq: password authentication failed for user \"tambala\"")
+	tests := []struct {
+		name string
+		err  error
+		code errcode.Code
+		msg  string
+	}{
+		{"nil", nil, "", errcode.Lookup(errcode.InternalError).Message},
+		{"*Error", errcode.New(errcode.QuoteUsed), errcode.QuoteUsed, errcode.Lookup(errcode.QuoteUsed).Message},
+		{"*Error with message", errcode.Newf(errcode.UnknownInstitution, "institution 7 is a momo institution"),
+			errcode.UnknownInstitution, "institution 7 is a momo institution"},
+		{"wrapped *Error", fmt.Errorf("create payout: %w", errcode.New(errcode.InsufficientFunds)),
+			errcode.InsufficientFunds, errcode.Lookup(errcode.InsufficientFunds).Message},
+		{"twice wrapped *Error with message", fmt.Errorf("a: %w", fmt.Errorf("b: %w", errcode.Newf(errcode.ValidationError, "limit must be 1 to 200"))),
+			errcode.ValidationError, "limit must be 1 to 200"},
+		{"joined", errors.Join(uncoded, errcode.New(errcode.RateLimited)), errcode.RateLimited, errcode.Lookup(errcode.RateLimited).Message},
+		{"Wrap keeps its cause out of the message", errcode.Wrap(errcode.ServiceUnavailable, uncoded),
+			errcode.ServiceUnavailable, errcode.Lookup(errcode.ServiceUnavailable).Message},
+		{"uncoded", uncoded, errcode.InternalError, errcode.Lookup(errcode.InternalError).Message},
+		{"wrapped uncoded", fmt.Errorf("store: %w", uncoded), errcode.InternalError, errcode.Lookup(errcode.InternalError).Message},
+		{"custom coder", coderOnly{code: errcode.OrgLimitExceeded}, errcode.OrgLimitExceeded, errcode.Lookup(errcode.OrgLimitExceeded).Message},
+		{"custom coder with message", fmt.Errorf("x: %w", withMessage{}), errcode.QuoteExpired, "The quote expired at 12:00:00Z."},
+		// The outermost coded error decides the code, and the message must
+		// be that error's, never a message of another code deeper down.
+		{"coder wrapping a messaged *Error", fmt.Errorf("ctx: %w", coderOnly{errcode.LimitExceeded, errcode.Newf(errcode.NotFound, "no order 123")}),
+			errcode.LimitExceeded, errcode.Lookup(errcode.LimitExceeded).Message},
+		{"*Error wrapping *Error", &errcode.Error{Code: errcode.Conflict, Err: errcode.Newf(errcode.NotFound, "no order 123")},
+			errcode.Conflict, errcode.Lookup(errcode.Conflict).Message},
+		// A code missing from the table never leaks its message.
+		{"unknown code", errcode.Newf("made_up", "secret detail"), "made_up", errcode.Lookup(errcode.InternalError).Message},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.code, errcode.Of(tt.err))
+			msg := errcode.Message(tt.err)
+			assert.Equal(t, tt.msg, msg)
+			assert.NotContains(t, msg, "pq:")
+			assert.NotContains(t, msg, "password")
+			assert.NotContains(t, msg, "secret")
+			assert.NotContains(t, msg, "org 42")
+			assert.NotContains(t, msg, "internal detail")
+		})
+	}
+}
+
+func TestIs(t *testing.T) {
+	e := errcode.Newf(errcode.QuoteExpired, "expired at %s", "12:00")
+	wrapped := fmt.Errorf("execute quote: %w", e)
+
+	assert.ErrorIs(t, e, errcode.New(errcode.QuoteExpired))
+	assert.ErrorIs(t, wrapped, errcode.New(errcode.QuoteExpired))
+	assert.ErrorIs(t, errcode.Wrap(errcode.InternalError, errors.New("x")), errcode.New(errcode.InternalError))
+	assert.NotErrorIs(t, wrapped, errcode.New(errcode.QuoteUsed))
+	assert.NotErrorIs(t, errors.New("quote_expired"), errcode.New(errcode.QuoteExpired))
+	assert.NotErrorIs(t, nil, errcode.New(errcode.QuoteExpired))
+
+	// A target with a message or a cause is a specific error, matched only
+	// by identity.
+	assert.NotErrorIs(t, wrapped, errcode.Newf(errcode.QuoteExpired, "expired at %s", "12:00"))
+	assert.NotErrorIs(t, errcode.New(errcode.QuoteExpired), errcode.Wrap(errcode.QuoteExpired, errors.New("x")))
+	assert.ErrorIs(t, wrapped, e)
+
+	// A sentinel declared once matches fresh errors of its code.
+	var errNotFound = errcode.New(errcode.NotFound)
+	assert.ErrorIs(t, fmt.Errorf("get order: %w", errcode.Newf(errcode.NotFound, "order %d", 9)), errNotFound)
+
+	// errors.As reaches the *Error through wrapping.
+	var ce *errcode.Error
+	require.ErrorAs(t, wrapped, &ce)
+	assert.Same(t, e, ce)
+}

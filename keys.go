@@ -1,0 +1,200 @@
+package tambala
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"io"
+	"net/netip"
+	"time"
+
+	"github.com/tambalapay/tambala/apikeys"
+	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/store"
+)
+
+// APIKey is a stored key. The key itself is never stored, only its hash;
+// Prefix (its first 16 characters) is all that is ever shown again.
+type APIKey struct {
+	ID          string      `json:"id"`
+	Org         string      `json:"org_id"`
+	Prefix      string      `json:"prefix"`
+	Environment Environment `json:"environment"`
+	CreatedAt   time.Time   `json:"created_at"`
+	RevokedAt   *time.Time  `json:"revoked_at"`
+	hash        []byte
+}
+
+// Active reports whether the key has not been revoked.
+func (k APIKey) Active() bool { return k.RevokedAt == nil }
+
+type keyRecord struct {
+	APIKey
+	Hash string `json:"hash"` // hex SHA-256 of the key
+}
+
+// CreateKey issues a key for an organization in the engine's environment.
+// The full key is returned here once and can never be read again. An
+// organization holds at most Limits.MaxActiveKeys active keys; at that
+// limit CreateKey fails with conflict until one is revoked.
+func (e *Engine) CreateKey(ctx context.Context, orgID string) (full string, key APIKey, err error) {
+	random := make([]byte, apikeys.RandomBytes)
+	if _, err := io.ReadFull(e.random, random); err != nil {
+		return "", APIKey{}, err
+	}
+	full, err = apikeys.Format(random)
+	if err != nil {
+		return "", APIKey{}, err
+	}
+	h := apikeys.Hash(full)
+	rec := keyRecord{
+		APIKey: APIKey{ID: e.newID(), Org: orgID, Prefix: apikeys.Display(full), Environment: e.env, CreatedAt: e.nowUTC()},
+		Hash:   hex.EncodeToString(h[:]),
+	}
+	err = e.store.Update(ctx, func(tx store.Tx) error {
+		var o Organization
+		if err := getJSON(tx, bucketOrgs, orgID, &o, errNotFound); err != nil {
+			return err
+		}
+		keys, err := orgKeys(tx, orgID)
+		if err != nil {
+			return err
+		}
+		active := 0
+		for _, k := range keys {
+			if k.Active() {
+				active++
+			}
+		}
+		if active >= e.limits.MaxActiveKeys {
+			return errcode.Newf(errcode.Conflict, "the organization already has %d active keys; revoke one first", active)
+		}
+		if err := putJSON(tx, bucketKeys, rec.ID, &rec); err != nil {
+			return err
+		}
+		if err := tx.Put(bucketKeysByHash, h[:], []byte(rec.ID)); err != nil {
+			return err
+		}
+		return tx.Put(bucketKeysByOrg, indexKey(orgID, rec.ID), nil)
+	})
+	if err != nil {
+		return "", APIKey{}, err
+	}
+	return full, rec.APIKey, nil
+}
+
+func orgKeys(tx store.Tx, orgID string) ([]APIKey, error) {
+	var out []APIKey
+	err := tx.Scan(bucketKeysByOrg, store.ScanOptions{Prefix: indexPrefix(orgID)}, func(k, _ []byte) (bool, error) {
+		var rec keyRecord
+		if err := getJSON(tx, bucketKeys, string(k[len(orgID)+1:]), &rec, errNotFound); err != nil {
+			return false, err
+		}
+		out = append(out, rec.APIKey)
+		return true, nil
+	})
+	return out, err
+}
+
+// Keys lists an organization's keys, oldest first, by prefix.
+func (e *Engine) Keys(ctx context.Context, orgID string) ([]APIKey, error) {
+	var out []APIKey
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		var o Organization
+		if err := getJSON(tx, bucketOrgs, orgID, &o, errNotFound); err != nil {
+			return err
+		}
+		var err error
+		out, err = orgKeys(tx, orgID)
+		return err
+	})
+	return out, err
+}
+
+// RevokeKey revokes a key of the organization, named by its id or its
+// prefix. It takes effect on the very next request. Revoking a revoked key
+// is not an error.
+func (e *Engine) RevokeKey(ctx context.Context, orgID, idOrPrefix string) (APIKey, error) {
+	var out APIKey
+	err := e.store.Update(ctx, func(tx store.Tx) error {
+		keys, err := orgKeys(tx, orgID)
+		if err != nil {
+			return err
+		}
+		for _, k := range keys {
+			if k.ID != idOrPrefix && k.Prefix != idOrPrefix {
+				continue
+			}
+			var rec keyRecord
+			if err := getJSON(tx, bucketKeys, k.ID, &rec, errNotFound); err != nil {
+				return err
+			}
+			if rec.RevokedAt == nil {
+				now := e.nowUTC()
+				rec.RevokedAt = &now
+				if err := putJSON(tx, bucketKeys, rec.ID, &rec); err != nil {
+					return err
+				}
+			}
+			out = rec.APIKey
+			return nil
+		}
+		return errNotFound
+	})
+	return out, err
+}
+
+// Principal is an authenticated caller: the organization and the key it
+// used, with the pause switches as they were read in the same transaction.
+type Principal struct {
+	Org   Organization
+	Key   APIKey
+	Pause PauseState
+}
+
+var errUnauthorized = errcode.New(errcode.Unauthorized)
+
+// Authenticate resolves a bearer key presented from addr. A missing,
+// malformed, revoked or unknown key, or one made in the other environment,
+// is unauthorized; a suspended organization, or an address not on a
+// non-empty allowlist, is forbidden.
+func (e *Engine) Authenticate(ctx context.Context, key string, addr netip.Addr) (Principal, error) {
+	if apikeys.Parse(key) != nil {
+		return Principal{}, errUnauthorized
+	}
+	h := apikeys.Hash(key)
+	var p Principal
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		id, err := tx.Get(bucketKeysByHash, h[:])
+		if errors.Is(err, store.ErrNotFound) {
+			return errUnauthorized
+		}
+		if err != nil {
+			return err
+		}
+		var rec keyRecord
+		if err := getJSON(tx, bucketKeys, string(id), &rec, errUnauthorized); err != nil {
+			return err
+		}
+		stored, err := hex.DecodeString(rec.Hash)
+		if err != nil || !apikeys.Equal(stored, h[:]) || !rec.Active() || rec.Environment != e.env {
+			return errUnauthorized
+		}
+		if err := getJSON(tx, bucketOrgs, rec.Org, &p.Org, errUnauthorized); err != nil {
+			return err
+		}
+		p.Key = rec.APIKey
+		if p.Org.Status != OrgActive {
+			return errcode.Newf(errcode.Forbidden, "This organization is suspended.")
+		}
+		if !p.Org.Allows(addr) {
+			return errcode.Newf(errcode.Forbidden, "This address is not on the organization's allowlist.")
+		}
+		p.Pause, err = readPause(tx)
+		return err
+	})
+	if err != nil {
+		return Principal{}, err
+	}
+	return p, nil
+}

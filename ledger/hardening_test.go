@@ -1,0 +1,68 @@
+package ledger_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tambalapay/tambala/ledger"
+	"github.com/tambalapay/tambala/money"
+	"github.com/tambalapay/tambala/store"
+)
+
+// Ids, orgs and refs are stored in JSON records, which cannot carry
+// invalid UTF-8 (encoding/json replaces it with U+FFFD). Such a command is
+// refused rather than stored under a different name than it was posted.
+func TestInvalidUTF8Refused(t *testing.T) {
+	s := newMem(t)
+	mustPost(t, s, credit1000, hold300)
+	for _, c := range cmds(
+		ledger.Credit{EntryID: "c-9", Org: "acme\xff", Amount: mw(100)},
+		ledger.Credit{EntryID: "c-9", Org: org, Amount: mw(100), Ref: "dep\xff"},
+		ledger.Credit{EntryID: "c-9\xff", Org: org, Amount: mw(100)},
+		ledger.PlaceHold{EntryID: "h-9", HoldID: "hold\xff", Org: org, Amount: mw(100)},
+		ledger.PlaceHold{EntryID: "h-9", HoldID: "hold-9", Org: org, Amount: mw(100), Ref: "\xfe"},
+		ledger.ReleaseHold{EntryID: "r-9", HoldID: "hold-1", Ref: "\xc3"},
+		ledger.CaptureHold{EntryID: "x-9", HoldID: "hold-1", Ref: "\xc3"},
+		ledger.Reverse{EntryID: "rv-9", Of: "c-1", Ref: "\x80"},
+		ledger.Convert{EntryID: "cv-9", Org: org, From: mw(1), To: us(1), Ref: "\x80"},
+	) {
+		_, err := post(s, c)
+		require.ErrorIs(t, err, ledger.ErrInvalidCommand, "%#v", c)
+	}
+	// Valid non-ASCII text is fine, and replays.
+	c := ledger.Credit{EntryID: "c-ü", Org: "Ñandú", Amount: mw(100), Ref: "déjà vu"}
+	mustPost(t, s, c)
+	eff, err := post(s, c)
+	require.NoError(t, err)
+	require.True(t, eff.Replayed)
+}
+
+// An asset code is part of the balance key, whose parts are NUL-separated.
+func TestAssetCodeWithNULRefused(t *testing.T) {
+	s := newMem(t)
+	odd := money.Asset{Code: "M\x00K", Decimals: 2}
+	_, err := post(s, ledger.Credit{EntryID: "c-9", Org: org, Amount: money.FromUnits(odd, 100)})
+	require.ErrorIs(t, err, ledger.ErrInvalidCommand)
+}
+
+// A Post that fails leaves nothing in the caller's transaction, even when
+// the failure comes after planning (here: an At that JSON cannot encode),
+// so a caller that goes on and commits does not commit half an entry.
+func TestFailedPostLeavesNothingInTx(t *testing.T) {
+	s := newMem(t)
+	mustPost(t, s, credit1000)
+	before := render(snapshot(t, s))
+	require.NoError(t, s.Update(bg, func(tx store.Tx) error {
+		_, err := ledger.Post(tx, ledger.PlaceHold{EntryID: "h-9", HoldID: "hold-9", Org: org, Amount: mw(100),
+			At: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)})
+		require.Error(t, err)
+		snap, err := ledger.ReadSnapshot(tx)
+		require.NoError(t, err)
+		assert.Equal(t, before, render(snap))
+		return nil // the caller commits anyway
+	}))
+	assert.Equal(t, before, render(snapshot(t, s)))
+}

@@ -1,0 +1,305 @@
+package tambala
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/ledger"
+	"github.com/tambalapay/tambala/money"
+	"github.com/tambalapay/tambala/store"
+)
+
+// OrgStatus is whether an organization may use the API at all.
+type OrgStatus string
+
+const (
+	OrgActive    OrgStatus = "active"
+	OrgSuspended OrgStatus = "suspended"
+)
+
+// V2Access is an organization's access to the multi-asset API.
+type V2Access string
+
+const (
+	V2OnboardingIncomplete V2Access = "onboarding_incomplete"
+	V2Enabled              V2Access = "enabled"
+	V2AccessSuspended      V2Access = "access_suspended"
+)
+
+// Operations an organization may run in an asset.
+const (
+	OpPayout     = "payout"
+	OpConvert    = "convert"
+	OpCollection = "collection"
+)
+
+// AssetAccess is an asset enabled for an organization and the operations
+// it may run in it.
+type AssetAccess struct {
+	Asset      string   `json:"asset"`
+	Operations []string `json:"operations"`
+}
+
+// Organization is a customer of the operator.
+type Organization struct {
+	ID       string        `json:"id"`
+	Name     string        `json:"name"`
+	Status   OrgStatus     `json:"status"`
+	V2Access V2Access      `json:"v2_access"`
+	Assets   []AssetAccess `json:"assets"`
+	// BalanceFloorMWK is the balance.low floor ("" when none).
+	BalanceFloorMWK string   `json:"balance_floor_mwk,omitempty"`
+	Allowlist       []string `json:"ip_allowlist"`
+	// PayoutLimits overrides DefaultPayoutLimits field by field.
+	PayoutLimits *PayoutLimits `json:"payout_limits,omitempty"`
+	CreatedAt    time.Time     `json:"created_at"`
+}
+
+// Enabled reports whether operation op is enabled in asset for the
+// organization (op "" asks whether the asset is enabled at all).
+func (o *Organization) Enabled(asset, op string) bool {
+	for _, a := range o.Assets {
+		if a.Asset == asset {
+			return op == "" || slices.Contains(a.Operations, op)
+		}
+	}
+	return false
+}
+
+// Allows reports whether a request from addr passes the allowlist.
+func (o *Organization) Allows(addr netip.Addr) bool {
+	if len(o.Allowlist) == 0 {
+		return true
+	}
+	addr = addr.Unmap()
+	for _, s := range o.Allowlist {
+		if a, err := netip.ParseAddr(s); err == nil && a == addr {
+			return true
+		}
+	}
+	return false
+}
+
+// NewOrganization is what the operator gives to create an organization.
+type NewOrganization struct {
+	Name            string
+	Assets          []AssetAccess // default: MWK with payout and collection
+	V2Access        V2Access      // default: onboarding_incomplete
+	BalanceFloorMWK string
+}
+
+// CreateOrganization creates an organization (the operator's side).
+func (e *Engine) CreateOrganization(ctx context.Context, n NewOrganization) (Organization, error) {
+	name := strings.TrimSpace(n.Name)
+	if name == "" || len(name) > 200 {
+		return Organization{}, errcode.Newf(errcode.ValidationError, "name must be 1 to 200 characters")
+	}
+	o := Organization{
+		ID: e.newID(), Name: name, Status: OrgActive, V2Access: V2OnboardingIncomplete,
+		Assets:    []AssetAccess{{Asset: money.MWK.Code, Operations: []string{OpPayout, OpCollection}}},
+		CreatedAt: e.nowUTC(), Allowlist: []string{},
+	}
+	if n.V2Access != "" {
+		o.V2Access = n.V2Access
+	}
+	if n.Assets != nil {
+		o.Assets = n.Assets
+	}
+	if err := e.validateOrg(&o); err != nil {
+		return Organization{}, err
+	}
+	if n.BalanceFloorMWK != "" {
+		if err := e.setFloor(&o, n.BalanceFloorMWK); err != nil {
+			return Organization{}, err
+		}
+	}
+	err := e.store.Update(ctx, func(tx store.Tx) error { return putJSON(tx, bucketOrgs, o.ID, &o) })
+	return o, err
+}
+
+func (e *Engine) validateOrg(o *Organization) error {
+	switch o.V2Access {
+	case V2OnboardingIncomplete, V2Enabled, V2AccessSuspended:
+	default:
+		return errcode.Newf(errcode.ValidationError, "v2 access must be onboarding_incomplete, enabled or access_suspended")
+	}
+	switch o.Status {
+	case OrgActive, OrgSuspended:
+	default:
+		return errcode.Newf(errcode.ValidationError, "status must be active or suspended")
+	}
+	seen := map[string]bool{}
+	for i, a := range o.Assets {
+		if _, ok := e.assets.Lookup(a.Asset); !ok {
+			return errcode.Newf(errcode.UnsupportedAsset, "asset %q is not configured", a.Asset)
+		}
+		if seen[a.Asset] {
+			return errcode.Newf(errcode.ValidationError, "asset %s listed twice", a.Asset)
+		}
+		seen[a.Asset] = true
+		ops := slices.Clone(a.Operations)
+		for _, op := range ops {
+			if op != OpPayout && op != OpConvert && op != OpCollection {
+				return errcode.Newf(errcode.ValidationError, "operation %q must be payout, convert or collection", op)
+			}
+		}
+		slices.Sort(ops)
+		o.Assets[i].Operations = slices.Compact(ops)
+		if o.Assets[i].Operations == nil {
+			o.Assets[i].Operations = []string{}
+		}
+	}
+	slices.SortFunc(o.Assets, func(a, b AssetAccess) int { return strings.Compare(a.Asset, b.Asset) })
+	return nil
+}
+
+func (e *Engine) setFloor(o *Organization, floor string) error {
+	if floor == "" {
+		o.BalanceFloorMWK = ""
+		return nil
+	}
+	a, err := money.Parse(money.MWK, floor)
+	if err != nil {
+		return err
+	}
+	o.BalanceFloorMWK = a.String()
+	return nil
+}
+
+// Organization returns an organization (the operator's side).
+func (e *Engine) Organization(ctx context.Context, id string) (Organization, error) {
+	var o Organization
+	err := e.store.View(ctx, func(tx store.Tx) error { return getJSON(tx, bucketOrgs, id, &o, errNotFound) })
+	return o, err
+}
+
+// Organizations lists every organization, oldest first (the operator's side).
+func (e *Engine) Organizations(ctx context.Context) ([]Organization, error) {
+	var out []Organization
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		return tx.Scan(bucketOrgs, store.ScanOptions{}, func(_, v []byte) (bool, error) {
+			var o Organization
+			if err := jsonUnmarshal(v, &o); err != nil {
+				return false, err
+			}
+			out = append(out, o)
+			return true, nil
+		})
+	})
+	return out, err
+}
+
+func (e *Engine) updateOrg(ctx context.Context, id string, mutate func(*Organization) error) (Organization, error) {
+	var o Organization
+	err := e.store.Update(ctx, func(tx store.Tx) error {
+		o = Organization{}
+		if err := getJSON(tx, bucketOrgs, id, &o, errNotFound); err != nil {
+			return err
+		}
+		if err := mutate(&o); err != nil {
+			return err
+		}
+		if err := e.validateOrg(&o); err != nil {
+			return err
+		}
+		return putJSON(tx, bucketOrgs, o.ID, &o)
+	})
+	return o, err
+}
+
+// SetOrganizationStatus suspends or reactivates an organization. A
+// suspended organization gets 403 forbidden on every request.
+func (e *Engine) SetOrganizationStatus(ctx context.Context, id string, s OrgStatus) (Organization, error) {
+	return e.updateOrg(ctx, id, func(o *Organization) error { o.Status = s; return nil })
+}
+
+// SetV2Access sets an organization's access to /v2.
+func (e *Engine) SetV2Access(ctx context.Context, id string, a V2Access) (Organization, error) {
+	return e.updateOrg(ctx, id, func(o *Organization) error { o.V2Access = a; return nil })
+}
+
+// SetAssets replaces the assets and operations enabled for an organization.
+func (e *Engine) SetAssets(ctx context.Context, id string, assets []AssetAccess) (Organization, error) {
+	return e.updateOrg(ctx, id, func(o *Organization) error { o.Assets = slices.Clone(assets); return nil })
+}
+
+// SetBalanceFloor sets the MWK floor below which balance.low is sent; ""
+// removes it.
+func (e *Engine) SetBalanceFloor(ctx context.Context, id, floorMWK string) (Organization, error) {
+	return e.updateOrg(ctx, id, func(o *Organization) error { return e.setFloor(o, floorMWK) })
+}
+
+// SetAllowlist replaces an organization's IP allowlist: exact IPv4 or IPv6
+// addresses, no ranges. An empty list allows every address. Only the
+// operator's side can change it, never an API key.
+func (e *Engine) SetAllowlist(ctx context.Context, id string, addrs []string) (Organization, error) {
+	clean := make([]string, 0, len(addrs))
+	for _, s := range addrs {
+		if strings.Contains(s, "/") {
+			return Organization{}, errcode.Newf(errcode.ValidationError, "allowlist entry %q is a range; only exact addresses are allowed", s)
+		}
+		a, err := netip.ParseAddr(strings.TrimSpace(s))
+		if err != nil || a.Zone() != "" {
+			return Organization{}, errcode.Newf(errcode.ValidationError, "allowlist entry %q is not an IPv4 or IPv6 address", s)
+		}
+		clean = append(clean, a.Unmap().String())
+	}
+	slices.Sort(clean)
+	clean = slices.Compact(clean)
+	return e.updateOrg(ctx, id, func(o *Organization) error { o.Allowlist = clean; return nil })
+}
+
+// SetPayoutLimits sets an organization's /v1 payout limits (zero fields
+// keep the defaults).
+func (e *Engine) SetPayoutLimits(ctx context.Context, id string, l PayoutLimits) (Organization, error) {
+	for _, v := range []string{l.MaxPerPayoutMWK, l.DailyVolumeMWK} {
+		if v == "" {
+			continue
+		}
+		if _, err := money.Parse(money.MWK, v); err != nil {
+			return Organization{}, err
+		}
+	}
+	if l.HourlyCount < 0 {
+		return Organization{}, errcode.Newf(errcode.ValidationError, "hourly_count must not be negative")
+	}
+	return e.updateOrg(ctx, id, func(o *Organization) error { o.PayoutLimits = &l; return nil })
+}
+
+// Fund credits an organization's available balance from the operator's
+// float: the operator's manual funding (the demo organization's starting
+// balance, test setups). ref identifies the funding; funding the same ref
+// twice credits once.
+func (e *Engine) Fund(ctx context.Context, orgID string, amount money.Amount, ref string) error {
+	if amount.Sign() <= 0 {
+		return errcode.Newf(errcode.ValidationError, "amount must be positive")
+	}
+	if ref == "" {
+		return errcode.Newf(errcode.ValidationError, "ref is required")
+	}
+	return e.store.Update(ctx, func(tx store.Tx) error {
+		var o Organization
+		if err := getJSON(tx, bucketOrgs, orgID, &o, errNotFound); err != nil {
+			return err
+		}
+		if !o.Enabled(amount.Asset().Code, "") {
+			return errcode.Newf(errcode.CorridorNotEnabled, "%s is not enabled for this organization", amount.Asset().Code)
+		}
+		_, err := ledger.Post(tx, ledger.Credit{
+			EntryID: "fund:" + orgID + ":" + amount.Asset().Code + ":" + ref, Org: orgID, Amount: amount, From: ledger.Float, Ref: ref, At: e.nowUTC(),
+		})
+		if errors.Is(err, ledger.ErrEntryIDReused) {
+			return errcode.Newf(errcode.Conflict, "This funding ref was already used with another amount.")
+		}
+		if err != nil {
+			return fmt.Errorf("fund %s: %w", orgID, err)
+		}
+		return nil
+	})
+}

@@ -1,0 +1,78 @@
+package tambala
+
+import (
+	"strconv"
+
+	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/store"
+)
+
+// Page sizes of list endpoints.
+const (
+	DefaultPageSize = 50
+	MaxPageSize     = 200
+)
+
+// PageRequest asks for one page of a list, newest first.
+type PageRequest struct {
+	Limit    int    // 1..200; 0 means DefaultPageSize
+	BeforeID string // cursor: the previous page's NextBeforeID
+}
+
+// ParsePageRequest reads the limit and before_id query parameters; a limit
+// that is not an integer in 1..200 is validation_error.
+func ParsePageRequest(limit, beforeID string) (PageRequest, error) {
+	p := PageRequest{Limit: DefaultPageSize, BeforeID: beforeID}
+	if limit != "" {
+		n, err := strconv.Atoi(limit)
+		if err != nil || n < 1 || n > MaxPageSize {
+			return PageRequest{}, errcode.Newf(errcode.ValidationError, "limit must be an integer from 1 to %d", MaxPageSize)
+		}
+		p.Limit = n
+	}
+	return p, nil
+}
+
+// Page is one page of a list.
+type Page[T any] struct {
+	Items        []T
+	HasMore      bool
+	NextBeforeID string // "" when there is no next page
+}
+
+// listIDs reads one page of ids from an owner's index bucket, newest first.
+// Ids sort by creation time, so a page never has gaps or duplicates while
+// new items arrive: they sort after every cursor already handed out. An
+// unknown cursor is validation_error. keep, when set, filters ids.
+func listIDs(tx store.Tx, index []byte, owner string, p PageRequest, keep func(id string) (bool, error)) (ids []string, hasMore bool, err error) {
+	if p.Limit == 0 {
+		p.Limit = DefaultPageSize
+	}
+	opt := store.ScanOptions{Prefix: indexPrefix(owner), Reverse: true}
+	if p.BeforeID != "" {
+		k := indexKey(owner, p.BeforeID)
+		if _, err := tx.Get(index, k); err != nil {
+			if err == store.ErrNotFound {
+				return nil, false, errcode.Newf(errcode.ValidationError, "before_id is not a cursor of this list")
+			}
+			return nil, false, err
+		}
+		opt.End = k
+	}
+	err = tx.Scan(index, opt, func(k, _ []byte) (bool, error) {
+		id := string(k[len(owner)+1:])
+		if keep != nil {
+			ok, err := keep(id)
+			if err != nil || !ok {
+				return err == nil, err
+			}
+		}
+		if len(ids) == p.Limit {
+			hasMore = true
+			return false, nil
+		}
+		ids = append(ids, id)
+		return true, nil
+	})
+	return ids, hasMore, err
+}

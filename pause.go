@@ -1,0 +1,106 @@
+package tambala
+
+import (
+	"context"
+
+	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/store"
+)
+
+// API names a versioned half of the API, paused separately.
+type API string
+
+const (
+	APIv1 API = "v1"
+	APIv2 API = "v2"
+)
+
+// PauseMode is why an API is paused; "" means live.
+type PauseMode string
+
+const (
+	Live        PauseMode = ""
+	Maintenance PauseMode = "maintenance"
+	Incident    PauseMode = "incident"
+)
+
+// PauseState holds both switches.
+type PauseState struct {
+	V1 PauseMode `json:"v1"`
+	V2 PauseMode `json:"v2"`
+}
+
+// Of returns the mode of api.
+func (s PauseState) Of(api API) PauseMode {
+	if api == APIv2 {
+		return s.V2
+	}
+	return s.V1
+}
+
+// Err returns the error a request to api gets while paused, or nil.
+func (s PauseState) Err(api API) error {
+	switch s.Of(api) {
+	case Maintenance:
+		return errcode.New(errcode.ServiceMaintenance)
+	case Incident:
+		return errcode.New(errcode.ServiceIncident)
+	}
+	return nil
+}
+
+// PingStatus is GET /v2/ping's status: live, maintenance or outage.
+func (s PauseState) PingStatus() string {
+	switch s.V2 {
+	case Maintenance:
+		return "maintenance"
+	case Incident:
+		return "outage"
+	}
+	return "live"
+}
+
+var pauseKey = []byte("pause")
+
+func readPause(tx store.Tx) (PauseState, error) {
+	var s PauseState
+	err := getJSON(tx, bucketSettings, string(pauseKey), &s, nil)
+	return s, err
+}
+
+// Pause returns the pause switches.
+func (e *Engine) Pause(ctx context.Context) (PauseState, error) {
+	var s PauseState
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		var err error
+		s, err = readPause(tx)
+		return err
+	})
+	return s, err
+}
+
+// SetPause pauses api (Maintenance or Incident) or makes it Live again (the
+// operator's side). Payouts accepted before a pause go on, and webhooks are
+// still delivered.
+func (e *Engine) SetPause(ctx context.Context, api API, mode PauseMode) (PauseState, error) {
+	if api != APIv1 && api != APIv2 {
+		return PauseState{}, errcode.Newf(errcode.ValidationError, "api must be v1 or v2")
+	}
+	if mode != Live && mode != Maintenance && mode != Incident {
+		return PauseState{}, errcode.Newf(errcode.ValidationError, "mode must be live, maintenance or incident")
+	}
+	var s PauseState
+	err := e.store.Update(ctx, func(tx store.Tx) error {
+		var err error
+		if s, err = readPause(tx); err != nil {
+			return err
+		}
+		if api == APIv1 {
+			s.V1 = mode
+		} else {
+			s.V2 = mode
+		}
+		return putJSON(tx, bucketSettings, string(pauseKey), &s)
+	})
+	return s, err
+}

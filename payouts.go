@@ -1,0 +1,426 @@
+package tambala
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/ledger"
+	"github.com/tambalapay/tambala/money"
+	"github.com/tambalapay/tambala/payouts"
+	"github.com/tambalapay/tambala/store"
+)
+
+var (
+	bucketPayouts      = []byte("payouts")
+	bucketPayoutsByOrg = []byte("payouts.by_org")
+	bucketPayoutWindow = []byte("payouts.window")
+	bucketRefData      = []byte("refdata")
+)
+
+// SandboxBankAccounts and SandboxWallets are the sandbox provider's test
+// destinations (docs/decisions.md). The wallets are exempt from the
+// mobile-number pattern in the sandbox only.
+var (
+	SandboxBankAccounts = func() []string {
+		out := make([]string, 10)
+		for i := range out {
+			out[i] = "333388880" + string(rune('0'+i))
+		}
+		return out
+	}()
+	SandboxWallets = []string{
+		"111100000112", "111100000221", "111100000330", "111100000445", "111100000553",
+		"111100000662", "111100000778", "111100000889", "111100000990", "111100000498",
+	}
+)
+
+func (e *Engine) sandboxWallets() map[string]bool {
+	if e.env != Sandbox {
+		return nil
+	}
+	m := make(map[string]bool, len(SandboxWallets))
+	for _, w := range SandboxWallets {
+		m[w] = true
+	}
+	return m
+}
+
+// PayoutLimits are an organization's business limits on /v1 payouts,
+// measured on the amount alone and kept in storage.
+type PayoutLimits struct {
+	MaxPerPayoutMWK string `json:"max_per_payout_mwk"` // 422 amount_limit_exceeded above it
+	DailyVolumeMWK  string `json:"daily_volume_mwk"`   // rolling 24 hours; 429 org_limit_exceeded
+	HourlyCount     int    `json:"hourly_count"`       // rolling hour; 429 org_limit_exceeded
+}
+
+// DefaultPayoutLimits apply to an organization with none set.
+func DefaultPayoutLimits() PayoutLimits {
+	return PayoutLimits{MaxPerPayoutMWK: "5000000.00", DailyVolumeMWK: "50000000.00", HourlyCount: 1000}
+}
+
+type payoutRecord struct {
+	ID          string              `json:"id"`
+	Org         string              `json:"org"`
+	Rail        payouts.Rail        `json:"rail"`
+	Amount      string              `json:"amount"`
+	HeldFee     string              `json:"held_fee"`
+	Fee         *string             `json:"fee"`
+	Status      payouts.Status      `json:"status"`
+	Destination payouts.Destination `json:"destination"`
+	Failure     *payouts.Failure    `json:"failure"`
+	CreatedAt   time.Time           `json:"created_at"`
+	UpdatedAt   time.Time           `json:"updated_at"`
+	TerminalAt  *time.Time          `json:"terminal_at"`
+}
+
+func toPayoutRecord(p payouts.Payout) payoutRecord {
+	r := payoutRecord{ID: p.ID, Org: p.Org, Rail: p.Rail, Amount: p.Amount.String(), HeldFee: p.HeldFee.String(),
+		Status: p.Status, Destination: p.Destination, Failure: p.Failure, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt, TerminalAt: p.TerminalAt}
+	if p.Fee != nil {
+		s := p.Fee.String()
+		r.Fee = &s
+	}
+	return r
+}
+
+func (r payoutRecord) payout() (payouts.Payout, error) {
+	amt, err := money.Parse(money.MWK, r.Amount)
+	if err != nil {
+		return payouts.Payout{}, err
+	}
+	held, err := money.Parse(money.MWK, r.HeldFee)
+	if err != nil {
+		return payouts.Payout{}, err
+	}
+	p := payouts.Payout{ID: r.ID, Org: r.Org, Rail: r.Rail, Amount: amt, HeldFee: held, Status: r.Status,
+		Destination: r.Destination, Failure: r.Failure, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, TerminalAt: r.TerminalAt}
+	if r.Fee != nil {
+		f, err := money.Parse(money.MWK, *r.Fee)
+		if err != nil {
+			return payouts.Payout{}, err
+		}
+		p.Fee = &f
+	}
+	return p, nil
+}
+
+// holdID is the ledger hold of a payout.
+func holdID(payoutID string) string { return "payout:" + payoutID }
+
+// CreatePayout accepts a payout on rail from a raw JSON body: it validates,
+// prices the fee, and in one transaction checks the rail, the institution
+// and the organization's limits, holds amount plus fee, stores the payout
+// (status held) and the idempotency outcome. The outcome is 202 with the
+// payout's rendering; a replay returns the same bytes.
+func (e *Engine) CreatePayout(ctx context.Context, p Principal, rail payouts.Rail, idem Idempotency) (Outcome, error) {
+	if idem.Key == "" {
+		return Outcome{}, errcode.Newf(errcode.ValidationError, "The Idempotency-Key header is required.")
+	}
+	wallets := e.sandboxWallets()
+	req, err := payouts.ParseRequest(rail, idem.Body, wallets)
+	if err != nil {
+		return Outcome{}, err
+	}
+	if _, err := e.enabledAsset(&p.Org, money.MWK.Code, OpPayout); err != nil {
+		return Outcome{}, err
+	}
+	limits := p.Org.payoutLimits()
+	max, err := money.Parse(money.MWK, limits.MaxPerPayoutMWK)
+	if err != nil {
+		return Outcome{}, err
+	}
+	if req.Amount.Cmp(max) > 0 {
+		return Outcome{}, errcode.Newf(errcode.AmountLimitExceeded, "amount_mwk is above this organization's per-payout maximum of %s.", max)
+	}
+	quote, err := e.fees.Quote(payouts.DirPayout, rail, req.Amount)
+	if err != nil {
+		return Outcome{}, errcode.Wrap(errcode.RateUnavailable, err)
+	}
+	return e.create(ctx, p.Org.ID, "POST", "/v1/payouts/"+string(rail), idem, func(tx store.Tx) (int, []byte, error) {
+		if err := checkRail(tx, rail); err != nil {
+			return 0, nil, err
+		}
+		insts, _, err := e.institutions(tx)
+		if err != nil {
+			return 0, nil, err
+		}
+		if _, err := payouts.CheckInstitution(req, insts, wallets); err != nil {
+			return 0, nil, err
+		}
+		now := e.nowUTC()
+		if err := e.checkAndCountWindow(tx, p.Org.ID, limits, req.Amount, now); err != nil {
+			return 0, nil, err
+		}
+		po := payouts.Payout{
+			ID: e.newID(), Org: p.Org.ID, Rail: rail, Amount: req.Amount, HeldFee: quote.Total,
+			Status: payouts.Held, Destination: req.Destination, CreatedAt: now, UpdatedAt: now,
+		}
+		if _, err := ledger.Post(tx, ledger.PlaceHold{
+			EntryID: "payout:" + po.ID + ":hold", HoldID: holdID(po.ID), Org: po.Org,
+			Amount: *quote.TotalDebit, Ref: po.ID, At: now,
+		}); err != nil {
+			return 0, nil, err
+		}
+		if err := putJSON(tx, bucketPayouts, po.ID, toPayoutRecord(po)); err != nil {
+			return 0, nil, err
+		}
+		if err := tx.Put(bucketPayoutsByOrg, indexKey(po.Org, po.ID), nil); err != nil {
+			return 0, nil, err
+		}
+		return 202, payouts.Render(po), nil
+	})
+}
+
+func (o *Organization) payoutLimits() PayoutLimits {
+	l := DefaultPayoutLimits()
+	if o.PayoutLimits != nil {
+		if o.PayoutLimits.MaxPerPayoutMWK != "" {
+			l.MaxPerPayoutMWK = o.PayoutLimits.MaxPerPayoutMWK
+		}
+		if o.PayoutLimits.DailyVolumeMWK != "" {
+			l.DailyVolumeMWK = o.PayoutLimits.DailyVolumeMWK
+		}
+		if o.PayoutLimits.HourlyCount > 0 {
+			l.HourlyCount = o.PayoutLimits.HourlyCount
+		}
+	}
+	return l
+}
+
+type windowCell struct {
+	Count  int    `json:"n"`
+	Volume string `json:"v"`
+}
+
+func windowKey(org string, minute int64) []byte {
+	return binary.BigEndian.AppendUint64(indexPrefix(org), uint64(minute))
+}
+
+// checkAndCountWindow enforces the rolling 24-hour volume and 1-hour count
+// over per-minute cells, then counts this payout. Cells older than a day
+// are deleted as they are passed.
+func (e *Engine) checkAndCountWindow(tx store.Tx, org string, l PayoutLimits, amount money.Amount, now time.Time) error {
+	cap, err := money.Parse(money.MWK, l.DailyVolumeMWK)
+	if err != nil {
+		return err
+	}
+	minute := now.Unix() / 60
+	dayStart, hourStart := minute-24*60+1, minute-60+1
+	volume, count := money.Zero(money.MWK), 0
+	var stale [][]byte
+	err = tx.Scan(bucketPayoutWindow, store.ScanOptions{Prefix: indexPrefix(org)}, func(k, v []byte) (bool, error) {
+		m := int64(binary.BigEndian.Uint64(k[len(org)+1:]))
+		if m < dayStart {
+			stale = append(stale, k)
+			return true, nil
+		}
+		var c windowCell
+		if err := json.Unmarshal(v, &c); err != nil {
+			return false, err
+		}
+		cv, err := money.Parse(money.MWK, c.Volume)
+		if err != nil {
+			return false, err
+		}
+		volume, _ = volume.Add(cv)
+		if m >= hourStart {
+			count += c.Count
+		}
+		return true, nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, k := range stale {
+		if err := tx.Delete(bucketPayoutWindow, k); err != nil {
+			return err
+		}
+	}
+	if count+1 > l.HourlyCount {
+		return errcode.Newf(errcode.OrgLimitExceeded, "This organization reached its limit of %d payouts per hour.", l.HourlyCount)
+	}
+	if after, _ := volume.Add(amount); after.Cmp(cap) > 0 {
+		return errcode.Newf(errcode.OrgLimitExceeded, "This payout would take the organization above its 24-hour volume of %s.", cap)
+	}
+	key := windowKey(org, minute)
+	var cell windowCell
+	if err := getJSON(tx, bucketPayoutWindow, string(key), &cell, nil); err != nil {
+		return err
+	}
+	cv := money.Zero(money.MWK)
+	if cell.Volume != "" {
+		if cv, err = money.Parse(money.MWK, cell.Volume); err != nil {
+			return err
+		}
+	}
+	cv, _ = cv.Add(amount)
+	cell.Count++
+	cell.Volume = cv.String()
+	return putJSON(tx, bucketPayoutWindow, string(key), cell)
+}
+
+// Payout returns the rendering of one of the caller's payouts; a foreign,
+// unknown or malformed id is not_found alike.
+func (e *Engine) Payout(ctx context.Context, p Principal, id string) ([]byte, error) {
+	var out []byte
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		po, err := loadPayout(tx, p.Org.ID, id)
+		if err != nil {
+			return err
+		}
+		out = payouts.Render(po)
+		return nil
+	})
+	return out, err
+}
+
+func loadPayout(tx store.Tx, org, id string) (payouts.Payout, error) {
+	if id == "" || len(id) > 64 {
+		return payouts.Payout{}, errNotFound
+	}
+	var r payoutRecord
+	if err := getJSON(tx, bucketPayouts, id, &r, errNotFound); err != nil {
+		return payouts.Payout{}, err
+	}
+	if r.Org != org {
+		return payouts.Payout{}, errNotFound
+	}
+	return r.payout()
+}
+
+// Payouts lists the caller's payouts newest first, optionally only those in
+// one status; items are the same bytes as Payout.
+func (e *Engine) Payouts(ctx context.Context, p Principal, page PageRequest, status payouts.Status) (Page[json.RawMessage], error) {
+	var out Page[json.RawMessage]
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		out = Page[json.RawMessage]{Items: []json.RawMessage{}}
+		cache := map[string]payouts.Payout{}
+		keep := func(id string) (bool, error) {
+			po, err := loadPayout(tx, p.Org.ID, id)
+			if err != nil {
+				return false, err
+			}
+			cache[id] = po
+			return status == "" || po.Status == status, nil
+		}
+		ids, more, err := listIDs(tx, bucketPayoutsByOrg, p.Org.ID, page, keep)
+		if err != nil {
+			return err
+		}
+		for _, id := range ids {
+			out.Items = append(out.Items, payouts.Render(cache[id]))
+		}
+		out.HasMore = more
+		if more && len(ids) > 0 {
+			out.NextBeforeID = ids[len(ids)-1]
+		}
+		return nil
+	})
+	return out, err
+}
+
+// QuoteFee prices a payout or collection with the engine's fee schedule.
+func (e *Engine) QuoteFee(dir payouts.Direction, rail payouts.Rail, amount money.Amount) (payouts.FeeQuote, error) {
+	if rail != payouts.Bank && rail != payouts.Momo {
+		return payouts.FeeQuote{}, errcode.Newf(errcode.ValidationError, "rail must be momo or bank.")
+	}
+	q, err := e.fees.Quote(dir, rail, amount)
+	var coded errcode.Coder
+	if err != nil && !errors.As(err, &coded) {
+		return q, errcode.Wrap(errcode.RateUnavailable, err)
+	}
+	return q, err
+}
+
+type institutionsRecord struct {
+	Institutions []payouts.Institution `json:"institutions"`
+	Networks     map[int]string        `json:"networks"`
+	SyncedAt     time.Time             `json:"synced_at"`
+}
+
+// SyncInstitutions replaces the institutions reference data (the
+// operator's side, or a provider sync job).
+func (e *Engine) SyncInstitutions(ctx context.Context, list []payouts.Institution) error {
+	rec := institutionsRecord{Institutions: list, Networks: map[int]string{}, SyncedAt: e.nowUTC()}
+	for _, in := range list {
+		if in.Rail == payouts.Momo {
+			rec.Networks[in.ID] = in.Network
+		}
+	}
+	return e.store.Update(ctx, func(tx store.Tx) error { return putJSON(tx, bucketRefData, "institutions", rec) })
+}
+
+// institutions returns the reference data: the last sync, or in the
+// sandbox the built-in list until one happens. Production with no sync
+// yet is service_unavailable.
+func (e *Engine) institutions(tx store.Tx) ([]payouts.Institution, time.Time, error) {
+	var rec institutionsRecord
+	err := getJSON(tx, bucketRefData, "institutions", &rec, errNotFound)
+	if errors.Is(err, errNotFound) {
+		if e.env == Sandbox {
+			return payouts.DefaultInstitutions(), e.started, nil
+		}
+		return nil, time.Time{}, errcode.Newf(errcode.ServiceUnavailable, "Institution reference data has not been synced yet.")
+	}
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	for i := range rec.Institutions {
+		rec.Institutions[i].Network = rec.Networks[rec.Institutions[i].ID]
+	}
+	return rec.Institutions, rec.SyncedAt, nil
+}
+
+// Institutions returns the payable institutions and when they were synced.
+func (e *Engine) Institutions(ctx context.Context) ([]payouts.Institution, time.Time, error) {
+	var list []payouts.Institution
+	var at time.Time
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		var err error
+		list, at, err = e.institutions(tx)
+		return err
+	})
+	return list, at, err
+}
+
+// Rails holds the rail pause switches.
+type Rails struct {
+	BankDisabled bool `json:"bank_disabled"`
+	MomoDisabled bool `json:"momo_disabled"`
+}
+
+func checkRail(tx store.Tx, rail payouts.Rail) error {
+	var r Rails
+	if err := getJSON(tx, bucketSettings, "rails", &r, nil); err != nil {
+		return err
+	}
+	if (rail == payouts.Bank && r.BankDisabled) || (rail == payouts.Momo && r.MomoDisabled) {
+		return errcode.Newf(errcode.RailDisabled, "The %s rail is paused.", rail)
+	}
+	return nil
+}
+
+// SetRailDisabled pauses or resumes a payout rail (the operator's side).
+func (e *Engine) SetRailDisabled(ctx context.Context, rail payouts.Rail, disabled bool) (Rails, error) {
+	var r Rails
+	err := e.store.Update(ctx, func(tx store.Tx) error {
+		r = Rails{}
+		if err := getJSON(tx, bucketSettings, "rails", &r, nil); err != nil {
+			return err
+		}
+		switch rail {
+		case payouts.Bank:
+			r.BankDisabled = disabled
+		case payouts.Momo:
+			r.MomoDisabled = disabled
+		default:
+			return errcode.Newf(errcode.ValidationError, "rail must be bank or momo.")
+		}
+		return putJSON(tx, bucketSettings, "rails", r)
+	})
+	return r, err
+}

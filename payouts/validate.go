@@ -1,0 +1,169 @@
+package payouts
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"unicode/utf8"
+
+	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/money"
+)
+
+// MaxAmount is the largest amount_mwk the API parses at all; anything above
+// is validation_error (per-organization maxima are lower and answered with
+// amount_limit_exceeded).
+var MaxAmount = money.FromInt(money.MWK, 1_000_000_000_000)
+
+// MaxTextLength bounds account numbers and beneficiary names.
+const MaxTextLength = 200
+
+// Institution is a payable bank or mobile-money operator.
+type Institution struct {
+	ID   int    `json:"institution_id"`
+	Name string `json:"name"`
+	Rail Rail   `json:"rail"`
+	// Network is the digit after 265 that the operator's numbers carry
+	// ("9" Airtel Money, "8" TNM Mpamba); momo only.
+	Network string `json:"-"`
+}
+
+// DefaultInstitutions is the sandbox's reference data.
+func DefaultInstitutions() []Institution {
+	return []Institution{
+		{ID: 1, Name: "National Bank of Malawi", Rail: Bank},
+		{ID: 2, Name: "Standard Bank Malawi", Rail: Bank},
+		{ID: 3, Name: "FDH Bank", Rail: Bank},
+		{ID: 4, Name: "NBS Bank", Rail: Bank},
+		{ID: 5, Name: "First Capital Bank", Rail: Bank},
+		{ID: 101, Name: "Airtel Money", Rail: Momo, Network: "9"},
+		{ID: 102, Name: "TNM Mpamba", Rail: Momo, Network: "8"},
+	}
+}
+
+// Request is a parsed create-payout body.
+type Request struct {
+	Rail        Rail
+	Amount      money.Amount
+	Destination Destination
+}
+
+// wireRequest is the JSON body of both create endpoints.
+type wireRequest struct {
+	AmountMWK       json.RawMessage `json:"amount_mwk"`
+	InstitutionID   json.RawMessage `json:"institution_id"`
+	AccountNumber   *string         `json:"account_number"`
+	MobileNumber    *string         `json:"mobile_number"`
+	BeneficiaryName *string         `json:"beneficiary_name"`
+}
+
+var mobilePattern = regexp.MustCompile(`^265[89][0-9]{8}$`)
+
+// ParseRequest validates a create-payout body for rail: the amount (a JSON
+// integer or a decimal string with at most 2 places, positive, at most
+// MaxAmount), the institution id (a JSON integer), and the destination
+// fields. sandboxWallets are wallet numbers exempt from the mobile-number
+// pattern (the sandbox's test wallets; nil in production). Institution
+// checks need reference data and happen in CheckInstitution.
+func ParseRequest(rail Rail, body []byte, sandboxWallets map[string]bool) (Request, error) {
+	var w wireRequest
+	if err := json.Unmarshal(body, &w); err != nil {
+		return Request{}, errcode.Newf(errcode.ValidationError, "The request body is not valid JSON for this endpoint.")
+	}
+	if len(w.AmountMWK) == 0 || string(w.AmountMWK) == "null" {
+		return Request{}, missing("amount_mwk")
+	}
+	amt, err := money.ParseJSON(money.MWK, w.AmountMWK)
+	if err != nil {
+		return Request{}, fieldErr("amount_mwk", err)
+	}
+	if amt.Sign() <= 0 {
+		return Request{}, errcode.Newf(errcode.ValidationError, "amount_mwk must be greater than zero.")
+	}
+	if amt.Cmp(MaxAmount) > 0 {
+		return Request{}, errcode.Newf(errcode.ValidationError, "amount_mwk must be at most %s.", MaxAmount)
+	}
+	if len(w.InstitutionID) == 0 || string(w.InstitutionID) == "null" {
+		return Request{}, missing("institution_id")
+	}
+	var inst int
+	if err := json.Unmarshal(w.InstitutionID, &inst); err != nil || inst <= 0 {
+		return Request{}, errcode.Newf(errcode.ValidationError, "institution_id must be a positive JSON integer.")
+	}
+	name, err := text("beneficiary_name", w.BeneficiaryName)
+	if err != nil {
+		return Request{}, err
+	}
+	r := Request{Rail: rail, Amount: amt, Destination: Destination{InstitutionID: inst, BeneficiaryName: name}}
+	switch rail {
+	case Bank:
+		if r.Destination.AccountNumber, err = text("account_number", w.AccountNumber); err != nil {
+			return Request{}, err
+		}
+	case Momo:
+		if w.MobileNumber == nil || *w.MobileNumber == "" {
+			return Request{}, missing("mobile_number")
+		}
+		n := *w.MobileNumber
+		if !mobilePattern.MatchString(n) && !sandboxWallets[n] {
+			return Request{}, errcode.Newf(errcode.InvalidMobileNumber,
+				"mobile_number must match ^265[89][0-9]{8}$: 265, then 9 (Airtel Money) or 8 (TNM Mpamba), then 8 digits. It is never corrected.")
+		}
+		r.Destination.MobileNumber = n
+	default:
+		return Request{}, fmt.Errorf("payouts: unknown rail %q", rail)
+	}
+	return r, nil
+}
+
+func missing(field string) error {
+	return errcode.Newf(errcode.ValidationError, "%s is required.", field)
+}
+
+func fieldErr(field string, err error) error {
+	return errcode.Newf(errcode.ValidationError, "%s: %s", field, errcode.Message(err))
+}
+
+func text(field string, v *string) (string, error) {
+	if v == nil || *v == "" {
+		return "", missing(field)
+	}
+	if !utf8.ValidString(*v) || utf8.RuneCountInString(*v) > MaxTextLength {
+		return "", errcode.Newf(errcode.ValidationError, "%s must be valid text of at most %d characters.", field, MaxTextLength)
+	}
+	return *v, nil
+}
+
+// CheckInstitution checks the request's institution against reference
+// data: it must exist and be payable on the request's rail, and a mobile
+// number must be on the institution's network. sandboxWallets (sandbox
+// test wallets) skip the network check.
+func CheckInstitution(r Request, institutions []Institution, sandboxWallets map[string]bool) (Institution, error) {
+	var found *Institution
+	for i := range institutions {
+		if institutions[i].ID == r.Destination.InstitutionID {
+			found = &institutions[i]
+		}
+	}
+	if found == nil {
+		return Institution{}, errcode.Newf(errcode.UnknownInstitution, "institution_id %d is not a known institution.", r.Destination.InstitutionID)
+	}
+	if found.Rail != r.Rail {
+		return Institution{}, errcode.Newf(errcode.UnknownInstitution,
+			"institution_id %d (%s) is a %s institution; use POST /v1/payouts/%s.", found.ID, found.Name, found.Rail, found.Rail)
+	}
+	if r.Rail == Momo && !sandboxWallets[r.Destination.MobileNumber] {
+		network := r.Destination.MobileNumber[3:4]
+		if found.Network != network {
+			for _, other := range institutions {
+				if other.Rail == Momo && other.Network == network {
+					return Institution{}, errcode.Newf(errcode.MobileNumberInstitutionMismatch,
+						"mobile_number belongs to %s (institution_id %d), not %s.", other.Name, other.ID, found.Name)
+				}
+			}
+			return Institution{}, errcode.Newf(errcode.MobileNumberInstitutionMismatch,
+				"mobile_number is not on %s's network.", found.Name)
+		}
+	}
+	return *found, nil
+}
