@@ -331,7 +331,7 @@ func (c Reverse) plan(st State) (Effect, error) {
 	case KindCapture:
 		// The payout leg (to provider or desk) comes back; the fee stays.
 		for _, p := range orig.Postings {
-			if p.Account.Bucket == Provider || p.Account.Bucket == Desk || p.Account.Bucket == Fees {
+			if p.Account.Bucket == Provider || p.Account.Bucket == Desk {
 				h, ok, err := st.Hold(orig.HoldID)
 				if err != nil {
 					return Effect{}, err

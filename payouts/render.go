@@ -35,7 +35,7 @@ type rendered struct {
 func view(p Payout) rendered {
 	r := rendered{
 		ID: p.ID, AmountMWK: p.Amount, Fee: p.Fee, Rail: p.Rail, Status: p.Status, Failure: p.Failure,
-		CreatedAt: FormatTime(p.CreatedAt),
+		CreatedAt:   FormatTime(p.CreatedAt),
 		Destination: renderedDestination{InstitutionID: p.Destination.InstitutionID, BeneficiaryName: p.Destination.BeneficiaryName},
 	}
 	if p.Rail == Bank {

@@ -137,7 +137,9 @@ func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
 	err, p := r.err, r.panic
 	r.ctx, r.fn = nil, nil
 	donePool.Put(r)
-	_ = p
+	if p != nil {
+		panic(p)
+	}
 	return err
 }
 
@@ -348,7 +350,7 @@ func (r readTx) Scan(bucket []byte, opt store.ScanOptions, fn func(key, value []
 		if v == nil || !opt.InRange(k) {
 			continue // nested bucket (never created by this adapter)
 		}
-		more, err := fn(bytes.Clone(k), bytes.Clone(v))
+		more, err := fn(k, v)
 		if err != nil || !more {
 			return err
 		}

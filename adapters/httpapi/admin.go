@@ -11,6 +11,7 @@ import (
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/money"
+	"github.com/tambalapay/tambala/payouts"
 )
 
 // Admin serves the operator's side: organizations, keys, allowlists,
@@ -58,6 +59,9 @@ func (a *Admin) routes() {
 	a.handle("POST /admin/orgs/{org}/keys", a.createKey)
 	a.handle("DELETE /admin/orgs/{org}/keys/{key}", a.revokeKey)
 	a.handle("POST /admin/orgs/{org}/funding", a.fund)
+	a.handle("PUT /admin/orgs/{org}/payout-limits", a.setPayoutLimits)
+	a.handle("PUT /admin/rails/{rail}", a.setRail)
+	a.handle("PUT /admin/institutions", a.syncInstitutions)
 	a.handle("GET /admin/pause", a.getPause)
 	a.handle("PUT /admin/pause", a.setPause)
 }
@@ -229,6 +233,53 @@ func (a *Admin) fund(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a.reply(w, r, http.StatusOK, map[string]any{"org_id": org, "asset": asset.Code, "amount": amt, "ref": in.Ref}, nil)
+}
+
+func (a *Admin) setPayoutLimits(w http.ResponseWriter, r *http.Request) {
+	var in tambala.PayoutLimits
+	if err := bind(r, &in); err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	o, err := a.engine.SetPayoutLimits(r.Context(), r.PathValue("org"), in)
+	a.reply(w, r, http.StatusOK, o, err)
+}
+
+func (a *Admin) setRail(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Disabled bool `json:"disabled"`
+	}
+	if err := bind(r, &in); err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	rails, err := a.engine.SetRailDisabled(r.Context(), payouts.Rail(r.PathValue("rail")), in.Disabled)
+	a.reply(w, r, http.StatusOK, rails, err)
+}
+
+func (a *Admin) syncInstitutions(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Institutions []struct {
+			ID      int          `json:"institution_id"`
+			Name    string       `json:"name"`
+			Rail    payouts.Rail `json:"rail"`
+			Network string       `json:"network"`
+		} `json:"institutions"`
+	}
+	if err := bind(r, &in); err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	list := make([]payouts.Institution, 0, len(in.Institutions))
+	for _, i := range in.Institutions {
+		if i.ID <= 0 || i.Name == "" || (i.Rail != payouts.Bank && i.Rail != payouts.Momo) || (i.Rail == payouts.Momo && i.Network != "8" && i.Network != "9") {
+			writeError(w, r, a.log, errcode.Newf(errcode.ValidationError, "each institution needs a positive institution_id, a name, rail bank or momo, and for momo network 8 or 9"))
+			return
+		}
+		list = append(list, payouts.Institution{ID: i.ID, Name: i.Name, Rail: i.Rail, Network: i.Network})
+	}
+	err := a.engine.SyncInstitutions(r.Context(), list)
+	a.reply(w, r, http.StatusOK, map[string]any{"institutions": len(list)}, err)
 }
 
 func (a *Admin) getPause(w http.ResponseWriter, r *http.Request) {

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/zap"
+
+	"github.com/tambalapay/tambala/ledger"
+)
+
+// TestFirstSession walks what the README shows a newcomer: start on an
+// empty folder, read the printed key, call the API.
+func TestFirstSession(t *testing.T) {
+	dir := t.TempDir()
+	var out bytes.Buffer
+	a, err := setup(context.Background(), config{data: dir, env: "sandbox"}, zap.NewNop(), &out)
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		require.NoError(t, ledger.CheckStore(context.Background(), a.store))
+		a.store.Close()
+	})
+	key := regexp.MustCompile(`API key[^:]*:\s+(\S+)`).FindStringSubmatch(out.String())
+	require.Len(t, key, 2, out.String())
+	token := regexp.MustCompile(`Admin token[^:]*:\s+(\S+)`).FindStringSubmatch(out.String())
+	require.Len(t, token, 2, out.String())
+
+	pub := httptest.NewServer(a.public)
+	defer pub.Close()
+	adm := httptest.NewServer(a.admin)
+	defer adm.Close()
+
+	call := func(srv *httptest.Server, method, path, auth, idem, body string) (int, map[string]any) {
+		t.Helper()
+		req, err := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+		require.NoError(t, err)
+		if auth != "" {
+			req.Header.Set("Authorization", "Bearer "+auth)
+		}
+		if idem != "" {
+			req.Header.Set("Idempotency-Key", idem)
+		}
+		res, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer res.Body.Close()
+		b, err := io.ReadAll(res.Body)
+		require.NoError(t, err)
+		assert.Equal(t, "application/json", res.Header.Get("Content-Type"))
+		var m map[string]any
+		require.NoError(t, json.Unmarshal(b, &m), string(b))
+		return res.StatusCode, m
+	}
+
+	status, ping := call(pub, "GET", "/v1/ping", key[1], "", "")
+	require.Equal(t, 200, status)
+	assert.Equal(t, "Demo Organization", ping["org"])
+	assert.Equal(t, key[1][:16], ping["key_prefix"])
+
+	status, bal := call(pub, "GET", "/v1/balance", key[1], "", "")
+	require.Equal(t, 200, status)
+	assert.Equal(t, "1000000.00", bal["available"])
+
+	status, v2 := call(pub, "GET", "/v2/balances/USDT", key[1], "", "")
+	require.Equal(t, 200, status)
+	assert.Equal(t, "10000.000000", v2["available"])
+
+	body := `{"amount_mwk":"5000.00","institution_id":101,"mobile_number":"265991234567","beneficiary_name":"Chikondi Banda"}`
+	status, po := call(pub, "POST", "/v1/payouts/momo", key[1], "first-payout", body)
+	require.Equal(t, 202, status, po)
+	assert.Equal(t, "held", po["status"])
+
+	status, bal = call(pub, "GET", "/v1/balance", key[1], "", "")
+	require.Equal(t, 200, status)
+	assert.Equal(t, "5282.00", bal["held"]) // 5000 plus the default momo fee of 282.00
+
+	status, _ = call(pub, "GET", "/v1/ping", "", "", "")
+	assert.Equal(t, 401, status)
+
+	status, orgs := call(adm, "GET", "/admin/orgs", token[1], "", "")
+	require.Equal(t, 200, status)
+	assert.Len(t, orgs["organizations"], 1)
+	status, _ = call(adm, "GET", "/admin/orgs", key[1], "", "")
+	assert.Equal(t, 401, status, "an API key is not the admin token")
+
+	// A second start on the same folder neither re-creates nor re-prints.
+	require.NoError(t, a.store.Close())
+	out.Reset()
+	a2, err := setup(context.Background(), config{data: dir, env: "sandbox"}, zap.NewNop(), &out)
+	require.NoError(t, err)
+	a.store = a2.store
+	assert.NotContains(t, out.String(), "API key")
+	assert.NotContains(t, out.String(), "Admin token")
+	orgList, err := a2.engine.Organizations(context.Background())
+	require.NoError(t, err)
+	assert.Len(t, orgList, 1)
+}
