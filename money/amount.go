@@ -12,14 +12,15 @@ import (
 // keeps arithmetic within exactCtx's precision.
 const MaxIntegerDigits = 30
 
-// exactCtx does the arithmetic that must never round: Inexact and Rounded
-// are traps, so any lost digit is an error instead of a silent rounding.
+// exactCtx does the arithmetic that must never round: Inexact is a trap, so
+// any lost non-zero digit is an error instead of a silent rounding (dropping
+// trailing zeros, as in 7.100 -> 7.10, is exact and allowed).
 var exactCtx = apd.Context{
 	Precision:   MaxIntegerDigits + MaxDecimals + 20,
 	MaxExponent: apd.MaxExponent,
 	MinExponent: apd.MinExponent,
 	Rounding:    apd.RoundHalfEven,
-	Traps:       apd.DefaultTraps | apd.Inexact | apd.Rounded,
+	Traps:       apd.DefaultTraps | apd.Inexact,
 }
 
 // Amount is an exact, immutable amount of one asset, always at the asset's

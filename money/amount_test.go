@@ -598,3 +598,14 @@ func TestParseErrorIsMatchable(t *testing.T) {
 	assert.False(t, errors.Is(err, money.ErrSign))
 	assert.False(t, errors.Is(err, money.ErrMalformed))
 }
+
+func TestFromDecimalTrailingZeros(t *testing.T) {
+	d, _, err := apd.NewFromString("7.100")
+	require.NoError(t, err)
+	a, err := money.FromDecimal(money.MWK, d)
+	require.NoError(t, err)
+	assert.Equal(t, "7.10", a.String())
+	d, _, _ = apd.NewFromString("7.105")
+	_, err = money.FromDecimal(money.MWK, d)
+	assert.ErrorIs(t, err, money.ErrInexact)
+}

@@ -73,8 +73,14 @@ func round(asset Asset, d *apd.Decimal, truncated bool, rule Rounding) (Amount, 
 		return Amount{}, err
 	}
 	if rule == RoundUp && (truncated || cond.Inexact()) && d.Sign() != 0 {
+		// One digit wider than wideCtx, so the step is exact on whatever
+		// Quantize returned (a product of wire values has up to 78 digits
+		// at 18 decimals, beyond exactCtx).
+		step := wideCtx
+		step.Precision++
+		step.Traps |= apd.Inexact | apd.Rounded
 		ulp := apd.New(int64(d.Sign()), -asset.Decimals)
-		if _, err := exactCtx.Add(out, out, ulp); err != nil {
+		if _, err := step.Add(out, out, ulp); err != nil {
 			return Amount{}, err
 		}
 	}

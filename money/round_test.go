@@ -75,11 +75,18 @@ func TestMul(t *testing.T) {
 		{"above tie 0.125001", p(money.USDT, "12.500100"), "0.01", money.MWK, "0.12", "0.13", "0.13"},
 		{"tie -0.125", p(money.MWK, "-12.50"), "0.01", money.MWK, "-0.12", "-0.13", "-0.13"},
 		{"negative -98.76536", p(money.MWK, "-12345.67"), "0.008", money.MWK, "-98.76", "-98.77", "-98.77"},
+		{"negative rounded to zero is never -0.00", p(money.MWK, "-0.01"), "0.0005", money.MWK, "0.00", "-0.01", "0.00"},
 
 		// Zero, whole-unit and 18-decimal assets.
 		{"zero", money.Zero(money.USDT), "1750.5", money.MWK, "0.00", "0.00", "0.00"},
 		{"to a 0-decimal asset", p(money.MWK, "2.50"), "1", jpy, "2", "3", "3"},
 		{"to an 18-decimal asset", p(money.USDT, "1.000001"), "0.000000000000000001", eth, "0.000000000000000001", "0.000000000000000002", "0.000000000000000001"},
+		// 78 digits at 18 decimals: wider than any amount arithmetic, but
+		// every rule must still round it.
+		{"widest product at 18 decimals", p(eth, nines30+".123456789012345678"), nines30 + ".123456789012345671", eth,
+			"999999999999999999999999999998246913578024691349000000000000.768328000728547486",
+			"999999999999999999999999999998246913578024691349000000000000.768328000728547487",
+			"999999999999999999999999999998246913578024691349000000000000.768328000728547487"},
 		// (10^30-0.01) × (10^30-10^-18) = 10^60 - 10^28 - 10^12 + 10^-20.
 		{"widest wire inputs", p(money.MWK, nines30+".99"), nines30 + ".999999999999999999", money.MWK,
 			"999999999999999999999999999999989999999999999999000000000000.00",
@@ -121,6 +128,7 @@ func TestQuo(t *testing.T) {
 		// Signs, zero and the extreme asset shapes.
 		{"negative", p(money.MWK, "-100000.00"), "3", money.USDT, "-33333.333333", "-33333.333334", "-33333.333333"},
 		{"zero", money.Zero(money.MWK), "3", money.USDT, "0.000000", "0.000000", "0.000000"},
+		{"negative rounded to zero is never -0.000000", p(money.MWK, "-0.01"), "200000", money.USDT, "0.000000", "-0.000001", "0.000000"},
 		{"to a 0-decimal asset", p(money.MWK, "10.00"), "3", jpy, "3", "4", "3"},
 		{"to an 18-decimal asset", p(money.MWK, "1.00"), "3", eth, "0.333333333333333333", "0.333333333333333334", "0.333333333333333333"},
 		{"largest quotient of wire inputs", p(eth, nines30+"."+strings.Repeat("9", 18)), "0.000000000000000001", eth,
@@ -278,6 +286,9 @@ var refCtx = func() *apd.Context {
 // uint64 draws (integers only, never floats).
 func genCoeff(t *rapid.T, label string, minDigits, maxDigits int) *big.Int {
 	n := rapid.IntRange(minDigits, maxDigits).Draw(t, label+"_digits")
+	if rapid.IntRange(0, 3).Draw(t, label+"_widest") == 0 {
+		n = maxDigits // the widest values are where precision runs out
+	}
 	var sb strings.Builder
 	for sb.Len() < n {
 		chunk := rapid.Uint64Range(0, 999_999_999_999_999_999).Draw(t, label)
@@ -474,6 +485,27 @@ func TestQuoBracketsExact(t *testing.T) {
 		a := genWireAmount(t, "a")
 		r := genWireRate(t, "r")
 		to := rapid.SampledFrom(propAssets).Draw(t, "to")
+		checkQuo(t, a, r, to)
+	})
+}
+
+// The same properties on the widest wire values only: 30 integer digits and
+// all of the decimals, where products reach 78 digits.
+func TestMulQuoBracketsExactWidest(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		asset := rapid.SampledFrom(propAssets).Draw(t, "a_asset")
+		n := money.MaxIntegerDigits + int(asset.Decimals)
+		a, err := money.FromDecimal(asset, decimalOf(genCoeff(t, "a", n, n), -asset.Decimals, rapid.Bool().Draw(t, "a_neg")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := rapid.IntRange(1, money.MaxRateDecimals).Draw(t, "r_decimals")
+		r, err := money.RateFromDecimal(decimalOf(genCoeff(t, "r", money.MaxIntegerDigits+q, money.MaxIntegerDigits+q), int32(-q), false))
+		if err != nil {
+			t.Fatal(err)
+		}
+		to := rapid.SampledFrom(propAssets).Draw(t, "to")
+		checkMul(t, a, r, to)
 		checkQuo(t, a, r, to)
 	})
 }
