@@ -1,0 +1,250 @@
+package payouts_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+
+	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/money"
+	"github.com/tambalapay/tambala/payouts"
+)
+
+func mwk(s string) money.Amount {
+	a, err := money.Parse(money.MWK, s)
+	if err != nil {
+		panic(err)
+	}
+	return a
+}
+
+func TestParseRequest(t *testing.T) {
+	wallets := map[string]bool{"111100000112": true}
+	cases := []struct {
+		name string
+		rail payouts.Rail
+		body string
+		code errcode.Code // "" means accepted
+		amt  string
+	}{
+		{"bank integer", payouts.Bank, `{"amount_mwk":5000,"institution_id":1,"account_number":"3333888800","beneficiary_name":"A"}`, "", "5000.00"},
+		{"bank string", payouts.Bank, `{"amount_mwk":"5000.5","institution_id":1,"account_number":"1","beneficiary_name":"A"}`, "", "5000.50"},
+		{"momo", payouts.Momo, `{"amount_mwk":"1.00","institution_id":101,"mobile_number":"265991234567","beneficiary_name":"A"}`, "", "1.00"},
+		{"sandbox wallet", payouts.Momo, `{"amount_mwk":"1.00","institution_id":101,"mobile_number":"111100000112","beneficiary_name":"A"}`, "", "1.00"},
+		{"fractional number", payouts.Bank, `{"amount_mwk":5000.5,"institution_id":1,"account_number":"1","beneficiary_name":"A"}`, errcode.ValidationError, ""},
+		{"three places", payouts.Bank, `{"amount_mwk":"5000.555","institution_id":1,"account_number":"1","beneficiary_name":"A"}`, errcode.ValidationError, ""},
+		{"zero", payouts.Bank, `{"amount_mwk":0,"institution_id":1,"account_number":"1","beneficiary_name":"A"}`, errcode.ValidationError, ""},
+		{"negative", payouts.Bank, `{"amount_mwk":-5,"institution_id":1,"account_number":"1","beneficiary_name":"A"}`, errcode.ValidationError, ""},
+		{"negative string", payouts.Bank, `{"amount_mwk":"-5","institution_id":1,"account_number":"1","beneficiary_name":"A"}`, errcode.ValidationError, ""},
+		{"exponent", payouts.Bank, `{"amount_mwk":1e3,"institution_id":1,"account_number":"1","beneficiary_name":"A"}`, errcode.ValidationError, ""},
+		{"beyond max", payouts.Bank, `{"amount_mwk":"1000000000000.01","institution_id":1,"account_number":"1","beneficiary_name":"A"}`, errcode.ValidationError, ""},
+		{"at max", payouts.Bank, `{"amount_mwk":1000000000000,"institution_id":1,"account_number":"1","beneficiary_name":"A"}`, "", "1000000000000.00"},
+		{"missing amount", payouts.Bank, `{"institution_id":1,"account_number":"1","beneficiary_name":"A"}`, errcode.ValidationError, ""},
+		{"null amount", payouts.Bank, `{"amount_mwk":null,"institution_id":1,"account_number":"1","beneficiary_name":"A"}`, errcode.ValidationError, ""},
+		{"institution string", payouts.Bank, `{"amount_mwk":1,"institution_id":"1","account_number":"1","beneficiary_name":"A"}`, errcode.ValidationError, ""},
+		{"institution fraction", payouts.Bank, `{"amount_mwk":1,"institution_id":1.5,"account_number":"1","beneficiary_name":"A"}`, errcode.ValidationError, ""},
+		{"missing institution", payouts.Bank, `{"amount_mwk":1,"account_number":"1","beneficiary_name":"A"}`, errcode.ValidationError, ""},
+		{"empty account", payouts.Bank, `{"amount_mwk":1,"institution_id":1,"account_number":"","beneficiary_name":"A"}`, errcode.ValidationError, ""},
+		{"missing name", payouts.Bank, `{"amount_mwk":1,"institution_id":1,"account_number":"1"}`, errcode.ValidationError, ""},
+		{"long name", payouts.Bank, fmt.Sprintf(`{"amount_mwk":1,"institution_id":1,"account_number":"1","beneficiary_name":"%0201d"}`, 0), errcode.ValidationError, ""},
+		{"no country code", payouts.Momo, `{"amount_mwk":1,"institution_id":101,"mobile_number":"0991234567","beneficiary_name":"A"}`, errcode.InvalidMobileNumber, ""},
+		{"plus sign", payouts.Momo, `{"amount_mwk":1,"institution_id":101,"mobile_number":"+265991234567","beneficiary_name":"A"}`, errcode.InvalidMobileNumber, ""},
+		{"wrong network digit", payouts.Momo, `{"amount_mwk":1,"institution_id":101,"mobile_number":"265771234567","beneficiary_name":"A"}`, errcode.InvalidMobileNumber, ""},
+		{"too short", payouts.Momo, `{"amount_mwk":1,"institution_id":101,"mobile_number":"26599123456","beneficiary_name":"A"}`, errcode.InvalidMobileNumber, ""},
+		{"spaces", payouts.Momo, `{"amount_mwk":1,"institution_id":101,"mobile_number":"265 991234567","beneficiary_name":"A"}`, errcode.InvalidMobileNumber, ""},
+		{"missing number", payouts.Momo, `{"amount_mwk":1,"institution_id":101,"beneficiary_name":"A"}`, errcode.ValidationError, ""},
+		{"not json", payouts.Bank, `{"amount_mwk":`, errcode.ValidationError, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r, err := payouts.ParseRequest(c.rail, []byte(c.body), wallets)
+			if c.code != "" {
+				require.Error(t, err)
+				assert.Equal(t, c.code, errcode.Of(err), err.Error())
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, c.amt, r.Amount.String())
+		})
+	}
+	// A sandbox wallet is only exempt where the caller says so.
+	_, err := payouts.ParseRequest(payouts.Momo, []byte(`{"amount_mwk":1,"institution_id":101,"mobile_number":"111100000112","beneficiary_name":"A"}`), nil)
+	assert.Equal(t, errcode.InvalidMobileNumber, errcode.Of(err))
+}
+
+func TestCheckInstitution(t *testing.T) {
+	insts := payouts.DefaultInstitutions()
+	req := func(rail payouts.Rail, id int, number string) payouts.Request {
+		return payouts.Request{Rail: rail, Amount: mwk("1"), Destination: payouts.Destination{InstitutionID: id, MobileNumber: number, AccountNumber: "1"}}
+	}
+	_, err := payouts.CheckInstitution(req(payouts.Bank, 1, ""), insts, nil)
+	assert.NoError(t, err)
+	_, err = payouts.CheckInstitution(req(payouts.Bank, 999, ""), insts, nil)
+	assert.Equal(t, errcode.UnknownInstitution, errcode.Of(err))
+	assert.Contains(t, errcode.Message(err), "not a known institution")
+	_, err = payouts.CheckInstitution(req(payouts.Bank, 101, ""), insts, nil)
+	assert.Equal(t, errcode.UnknownInstitution, errcode.Of(err))
+	assert.Contains(t, errcode.Message(err), "momo institution")
+	_, err = payouts.CheckInstitution(req(payouts.Momo, 1, "265991234567"), insts, nil)
+	assert.Contains(t, errcode.Message(err), "bank institution")
+	_, err = payouts.CheckInstitution(req(payouts.Momo, 101, "265991234567"), insts, nil)
+	assert.NoError(t, err)
+	_, err = payouts.CheckInstitution(req(payouts.Momo, 102, "265881234567"), insts, nil)
+	assert.NoError(t, err)
+	_, err = payouts.CheckInstitution(req(payouts.Momo, 102, "265991234567"), insts, nil)
+	assert.Equal(t, errcode.MobileNumberInstitutionMismatch, errcode.Of(err))
+	assert.Contains(t, errcode.Message(err), "Airtel Money (institution_id 101)")
+	_, err = payouts.CheckInstitution(req(payouts.Momo, 101, "265881234567"), insts, nil)
+	assert.Contains(t, errcode.Message(err), "TNM Mpamba (institution_id 102)")
+	_, err = payouts.CheckInstitution(req(payouts.Momo, 102, "111100000112"), insts, map[string]bool{"111100000112": true})
+	assert.NoError(t, err)
+}
+
+func TestFeeQuote(t *testing.T) {
+	s := payouts.DefaultFeeSchedule()
+	cases := []struct {
+		dir                               payouts.Direction
+		rail                              payouts.Rail
+		amount                            string
+		conv, tx, levy, vat, total, final string
+	}{
+		// 5000 momo: 0.8% = 40.00, conv 200, VAT 17.5% of 240 = 42.00.
+		{payouts.DirPayout, payouts.Momo, "5000", "200.00", "40.00", "0.00", "42.00", "282.00", "5282.00"},
+		// bank: conv 500, 0.8% of 12345.67 = 98.76536 -> 98.77, VAT of 598.77 = 104.78475 -> 104.78.
+		{payouts.DirPayout, payouts.Bank, "12345.67", "500.00", "98.77", "0.00", "104.78", "703.55", "13049.22"},
+		// Levy 0.05% above 100,000: 150,000 -> 50,000 * 0.0005 = 25.00.
+		{payouts.DirPayout, payouts.Momo, "150000", "200.00", "1200.00", "25.00", "245.00", "1670.00", "151670.00"},
+		// Exactly at the threshold: no levy.
+		{payouts.DirPayout, payouts.Momo, "100000", "200.00", "800.00", "0.00", "175.00", "1175.00", "101175.00"},
+		// Half-up on a tie: 0.8% of 0.63 = 0.00504 -> 0.01; VAT 17.5% of 200.01 = 35.00175 -> 35.00.
+		{payouts.DirPayout, payouts.Momo, "0.63", "200.00", "0.01", "0.00", "35.00", "235.01", "235.64"},
+		// Collections: 1.5% all-in; 1000 -> 15.00 received 985.00.
+		{payouts.DirCollection, payouts.Momo, "1000", "0.00", "15.00", "0.00", "0.00", "15.00", "985.00"},
+		// 1.5% of 33.33 = 0.49995 -> 0.50 half-up.
+		{payouts.DirCollection, payouts.Bank, "33.33", "0.00", "0.50", "0.00", "0.00", "0.50", "32.83"},
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprintf("%s/%s/%s", c.dir, c.rail, c.amount), func(t *testing.T) {
+			q, err := s.Quote(c.dir, c.rail, mwk(c.amount))
+			require.NoError(t, err)
+			assert.Equal(t, c.conv, q.Convenience.String())
+			assert.Equal(t, c.tx, q.Transaction.String())
+			assert.Equal(t, c.levy, q.Levy.String())
+			assert.Equal(t, c.vat, q.VAT.String())
+			assert.Equal(t, c.total, q.Total.String())
+			if c.dir == payouts.DirPayout {
+				require.NotNil(t, q.TotalDebit)
+				assert.Nil(t, q.AmountReceived)
+				assert.Equal(t, c.final, q.TotalDebit.String())
+			} else {
+				require.NotNil(t, q.AmountReceived)
+				assert.Nil(t, q.TotalDebit)
+				assert.Equal(t, c.final, q.AmountReceived.String())
+			}
+		})
+	}
+	_, err := s.Quote("sideways", payouts.Bank, mwk("1"))
+	assert.Equal(t, errcode.ValidationError, errcode.Of(err))
+}
+
+func TestFailureFor(t *testing.T) {
+	for _, c := range []payouts.FailureCode{payouts.RecipientAccountInvalid, payouts.Declined, payouts.ProviderUnavailable, payouts.TemporarilyUnavailable} {
+		f := payouts.FailureFor(string(c))
+		assert.Equal(t, c, f.Code)
+		assert.NotEmpty(t, f.Message)
+	}
+	assert.Equal(t, payouts.Declined, payouts.FailureFor("insufficient_float_at_bank").Code)
+	assert.Equal(t, payouts.FailureFor("declined").Message, payouts.FailureFor("").Message)
+}
+
+// TestStateMachine drives random moves and checks section 3.3: only the
+// table's transitions happen, terminal_at is set once and never moves, a
+// failed payout reads fee 0.00 with a failure, a reversed one keeps its fee
+// and has no failure.
+func TestStateMachine(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		p := payouts.Payout{ID: "p", Rail: payouts.Bank, Amount: mwk("100"), HeldFee: mwk("5"), Status: payouts.Held, CreatedAt: now}
+		allowed := map[payouts.Status][]payouts.Status{
+			payouts.Held:      {payouts.Submitted},
+			payouts.Submitted: {payouts.Pending},
+			payouts.Pending:   {payouts.Succeeded, payouts.Failed},
+			payouts.Succeeded: {payouts.Reversed},
+		}
+		var terminalAt *time.Time
+		for i := 0; i < 12; i++ {
+			now = now.Add(time.Minute)
+			before := p
+			var next payouts.Payout
+			var err error
+			switch rapid.IntRange(0, 4).Draw(t, "move") {
+			case 0:
+				next, err = p.Submit(now)
+			case 1:
+				next, err = p.MarkPending(now)
+			case 2:
+				var fee *money.Amount
+				if rapid.Bool().Draw(t, "fee reported") {
+					f := money.FromUnits(money.MWK, rapid.Int64Range(0, 1000).Draw(t, "fee"))
+					fee = &f
+				}
+				next, err = p.Succeed(fee, now)
+			case 3:
+				next, err = p.Fail(payouts.FailureFor(rapid.SampledFrom([]string{"declined", "recipient_account_invalid", "weird"}).Draw(t, "code")), now)
+			case 4:
+				next, err = p.Reverse(now)
+			}
+			if err != nil {
+				assert.ErrorIs(t, err, payouts.ErrTransition)
+				continue // the payout value is unchanged
+			}
+			assert.Contains(t, allowed[before.Status], next.Status, "%s -> %s", before.Status, next.Status)
+			p = next
+			if p.Status.Terminal() && terminalAt == nil {
+				require.NotNil(t, p.TerminalAt)
+				tt := *p.TerminalAt
+				terminalAt = &tt
+			}
+			if terminalAt != nil {
+				require.NotNil(t, p.TerminalAt)
+				assert.True(t, p.TerminalAt.Equal(*terminalAt), "terminal_at moved")
+			} else {
+				assert.Nil(t, p.TerminalAt)
+			}
+			switch p.Status {
+			case payouts.Failed:
+				require.NotNil(t, p.Fee)
+				assert.Equal(t, "0.00", p.Fee.String())
+				require.NotNil(t, p.Failure)
+			case payouts.Reversed:
+				assert.Nil(t, p.Failure)
+				assert.Equal(t, before.Fee, p.Fee)
+			default:
+				assert.Nil(t, p.Failure)
+			}
+		}
+	})
+}
+
+func TestRender(t *testing.T) {
+	at := time.Date(2026, 11, 21, 17, 52, 40, 925_000_000, time.UTC)
+	p := payouts.Payout{ID: "01a1", Rail: payouts.Momo, Amount: mwk("5000"), Status: payouts.Held, CreatedAt: at,
+		Destination: payouts.Destination{InstitutionID: 101, MobileNumber: "265991234567", BeneficiaryName: "Chikondi Banda"}}
+	assert.Equal(t, `{"id":"01a1","amount_mwk":"5000.00","fee":null,"rail":"momo","status":"held","destination":{"institution_id":101,"mobile_number":"265991234567","beneficiary_name":"Chikondi Banda"},"failure":null,"created_at":"2026-11-21T17:52:40.925Z","terminal_at":null}`,
+		string(payouts.Render(p)))
+	p.Rail, p.Destination.MobileNumber, p.Destination.AccountNumber = payouts.Bank, "", "3333888800"
+	p.Status = payouts.Pending
+	p, _ = p.Fail(payouts.FailureFor("declined"), at)
+	assert.Equal(t, `{"id":"01a1","amount_mwk":"5000.00","fee":"0.00","rail":"bank","status":"failed","destination":{"institution_id":101,"account_number":"3333888800","beneficiary_name":"Chikondi Banda"},"failure":{"code":"declined","message":"The provider declined the payout."},"created_at":"2026-11-21T17:52:40.925Z","terminal_at":"2026-11-21T17:52:40.925Z"}`,
+		string(payouts.Render(p)))
+}
+
+func ExampleFeeSchedule_Quote() {
+	q, _ := payouts.DefaultFeeSchedule().Quote(payouts.DirPayout, payouts.Momo, money.FromInt(money.MWK, 5000))
+	fmt.Println(q.Transaction, q.Convenience, q.VAT, q.Total, *q.TotalDebit)
+	// Output: 40.00 200.00 42.00 282.00 5282.00
+}

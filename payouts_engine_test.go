@@ -1,0 +1,145 @@
+package tambala_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tambalapay/tambala"
+	"github.com/tambalapay/tambala/adapters/boltstore"
+	"github.com/tambalapay/tambala/adapters/memstore"
+	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/ledger"
+	"github.com/tambalapay/tambala/money"
+	"github.com/tambalapay/tambala/payouts"
+	"github.com/tambalapay/tambala/store"
+)
+
+// fundedPrincipal creates an organization funded with balance MWK and
+// returns its principal.
+func fundedPrincipal(t *testing.T, e *tambala.Engine, balance string) tambala.Principal {
+	t.Helper()
+	ctx := context.Background()
+	org, err := e.CreateOrganization(ctx, tambala.NewOrganization{Name: "Racer"})
+	require.NoError(t, err)
+	amt, err := money.Parse(money.MWK, balance)
+	require.NoError(t, err)
+	require.NoError(t, e.Fund(ctx, org.ID, amt, "start"))
+	return tambala.Principal{Org: org}
+}
+
+// TestPayoutsRaceForOneBalance: many payouts race for one balance; exactly
+// as many as fit are accepted, the rest are insufficient_funds, and the
+// holds never exceed the balance.
+func TestPayoutsRaceForOneBalance(t *testing.T) {
+	stores := map[string]func(t *testing.T) store.Store{
+		"memstore": func(t *testing.T) store.Store { return memstore.New() },
+		"boltstore": func(t *testing.T) store.Store {
+			s, err := boltstore.Open(filepath.Join(t.TempDir(), "db"), nil)
+			require.NoError(t, err)
+			return s
+		},
+	}
+	for name, open := range stores {
+		t.Run(name, func(t *testing.T) {
+			s := open(t)
+			defer s.Close()
+			e, err := tambala.New(s, nil)
+			require.NoError(t, err)
+			p := fundedPrincipal(t, e, "10000.00")
+			// Each payout of 500.00 momo debits 500 + 200 + 4.00 + 35.70 = 739.70.
+			q, err := e.QuoteFee(payouts.DirPayout, payouts.Momo, money.FromInt(money.MWK, 500))
+			require.NoError(t, err)
+			require.Equal(t, "739.70", q.TotalDebit.String())
+			const racers = 60
+			want := 13 // floor(10000 / 739.70)
+			var wg sync.WaitGroup
+			results := make([]error, racers)
+			for i := range racers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					body := fmt.Sprintf(`{"amount_mwk":500,"institution_id":101,"mobile_number":"2659%08d","beneficiary_name":"R"}`, i)
+					_, results[i] = e.CreatePayout(context.Background(), p, payouts.Momo, tambala.Idempotency{Key: fmt.Sprint("k", i), Body: []byte(body)})
+				}()
+			}
+			wg.Wait()
+			accepted := 0
+			for _, err := range results {
+				if err == nil {
+					accepted++
+					continue
+				}
+				assert.Equal(t, errcode.InsufficientFunds, errcode.Of(err), err.Error())
+			}
+			assert.Equal(t, want, accepted)
+			b, err := e.Balance(context.Background(), p, "MWK")
+			require.NoError(t, err)
+			assert.Equal(t, money.FromUnits(money.MWK, int64(want)*73970).String(), b.Held.String())
+			total, _ := b.Available.Add(b.Held)
+			assert.Equal(t, "10000.00", total.String())
+			assert.GreaterOrEqual(t, b.Available.Sign(), 0)
+			require.NoError(t, ledger.CheckStore(context.Background(), s))
+			page, err := e.Payouts(context.Background(), p, tambala.PageRequest{Limit: 200}, "")
+			require.NoError(t, err)
+			assert.Len(t, page.Items, want)
+		})
+	}
+}
+
+// TestPayoutRejectionHoldsNothing: a rejected payout creates nothing and
+// holds nothing, and its key can be used again after the fix.
+func TestPayoutRejectionHoldsNothing(t *testing.T) {
+	s := memstore.New()
+	e, err := tambala.New(s, nil)
+	require.NoError(t, err)
+	p := fundedPrincipal(t, e, "1000.00")
+	ctx := context.Background()
+	bad := []byte(`{"amount_mwk":5000,"institution_id":101,"mobile_number":"265991234567","beneficiary_name":"R"}`)
+	_, err = e.CreatePayout(ctx, p, payouts.Momo, tambala.Idempotency{Key: "k", Body: bad})
+	assert.Equal(t, errcode.InsufficientFunds, errcode.Of(err))
+	good := []byte(`{"amount_mwk":500,"institution_id":101,"mobile_number":"265991234567","beneficiary_name":"R"}`)
+	out, err := e.CreatePayout(ctx, p, payouts.Momo, tambala.Idempotency{Key: "k", Body: good})
+	require.NoError(t, err)
+	assert.Equal(t, 202, out.Status)
+	assert.False(t, out.Replayed)
+	again, err := e.CreatePayout(ctx, p, payouts.Momo, tambala.Idempotency{Key: "k", Body: good})
+	require.NoError(t, err)
+	assert.True(t, again.Replayed)
+	assert.Equal(t, out.Body, again.Body)
+	b, err := e.Balance(ctx, p, "MWK")
+	require.NoError(t, err)
+	assert.Equal(t, "739.70", b.Held.String())
+	require.NoError(t, ledger.CheckStore(ctx, s))
+}
+
+// TestPayoutLimits: per-payout maximum, hourly count and daily volume.
+func TestPayoutLimits(t *testing.T) {
+	e, err := tambala.New(memstore.New(), nil)
+	require.NoError(t, err)
+	ctx := context.Background()
+	p := fundedPrincipal(t, e, "100000.00")
+	org, err := e.SetPayoutLimits(ctx, p.Org.ID, tambala.PayoutLimits{MaxPerPayoutMWK: "5000.00", DailyVolumeMWK: "12000.00", HourlyCount: 3})
+	require.NoError(t, err)
+	p.Org = org
+	body := func(amount int) []byte {
+		return []byte(fmt.Sprintf(`{"amount_mwk":%d,"institution_id":1,"account_number":"3333888800","beneficiary_name":"R"}`, amount))
+	}
+	_, err = e.CreatePayout(ctx, p, payouts.Bank, tambala.Idempotency{Key: "a", Body: body(5001)})
+	assert.Equal(t, errcode.AmountLimitExceeded, errcode.Of(err))
+	for i, amt := range []int{5000, 5000} {
+		_, err = e.CreatePayout(ctx, p, payouts.Bank, tambala.Idempotency{Key: fmt.Sprint("ok", i), Body: body(amt)})
+		require.NoError(t, err)
+	}
+	_, err = e.CreatePayout(ctx, p, payouts.Bank, tambala.Idempotency{Key: "vol", Body: body(2001)})
+	assert.Equal(t, errcode.OrgLimitExceeded, errcode.Of(err), "24h volume 10000 + 2001 > 12000")
+	_, err = e.CreatePayout(ctx, p, payouts.Bank, tambala.Idempotency{Key: "third", Body: body(2000)})
+	require.NoError(t, err)
+	_, err = e.CreatePayout(ctx, p, payouts.Bank, tambala.Idempotency{Key: "fourth", Body: body(1)})
+	assert.Equal(t, errcode.OrgLimitExceeded, errcode.Of(err), "hourly count 3")
+}

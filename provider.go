@@ -1,0 +1,53 @@
+package tambala
+
+import (
+	"context"
+	"errors"
+
+	"github.com/tambalapay/tambala/money"
+	"github.com/tambalapay/tambala/payouts"
+)
+
+// PayoutSubmission is what the engine hands a payout rail. Reference is the
+// payout id: a provider must treat a second submission with the same
+// reference as the same payout, never as a second one.
+type PayoutSubmission struct {
+	Reference   string
+	Rail        payouts.Rail
+	Amount      money.Amount
+	Destination payouts.Destination
+}
+
+// ProviderState is where a provider says a payout is.
+type ProviderState string
+
+const (
+	ProviderPending   ProviderState = "pending"
+	ProviderSucceeded ProviderState = "succeeded"
+	ProviderFailed    ProviderState = "failed"
+	ProviderReversed  ProviderState = "reversed" // clawed back after success
+)
+
+// ProviderStatus is a provider's report on one payout.
+type ProviderStatus struct {
+	State ProviderState
+	// Fee is the provider's observed charge; nil when it reported none.
+	Fee *money.Amount
+	// FailureCode is the provider's reason when failed; codes outside the
+	// payout failure vocabulary become declined.
+	FailureCode string
+}
+
+// ErrUnknownReference is returned by a provider's Status for a reference it
+// never accepted.
+var ErrUnknownReference = errors.New("provider: unknown reference")
+
+// PayoutProvider is the port of a payout rail.
+type PayoutProvider interface {
+	// Submit hands a payout to the provider. It is idempotent per
+	// Reference. An error means the outcome is unknown: the engine submits
+	// again later with the same reference.
+	Submit(ctx context.Context, s PayoutSubmission) error
+	// Status reports on a submitted payout.
+	Status(ctx context.Context, reference string) (ProviderStatus, error)
+}
