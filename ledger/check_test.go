@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tambalapay/tambala/adapters/memstore"
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/store"
 )
@@ -273,4 +274,49 @@ func TestCheckStoreReadsTheStore(t *testing.T) {
 	require.ErrorAs(t, err, &ce)
 	assert.Contains(t, err.Error(), "account org/acme/available/MWK holds 700.01, its journal sums to 700.00")
 	require.NoError(t, s.Update(bg, func(tx store.Tx) error { return tx.Put(bucket, key, old) }))
+}
+
+// TestCorruptRecords: records the ledger cannot decode are errors for
+// ReadSnapshot, CheckStore and any Post that reads them, never panics or
+// silent zeros.
+func TestCorruptRecords(t *testing.T) {
+	hold9 := ledger.PlaceHold{EntryID: "h-9", HoldID: "hold-9", Org: org, Amount: mw(1)}
+	cases := []struct {
+		name        string
+		bucket, key string
+		value       string
+		post        ledger.Command // a command that reads the record
+	}{
+		{"balance value", "ledger.balances", org + "\x00MWK\x00available", "\x02not a number", hold9},
+		{"short balance value", "ledger.balances", org + "\x00MWK\x00available", "\x02", hold9},
+		{"balance key", "ledger.balances", "no separators", "\x021.00", nil},
+		{"entry", "ledger.entries", "c-1", "{not json", credit1000},
+		{"entry amount", "ledger.entries", "c-1", `{"id":"c-1","k":"credit","p":[{"b":"external","m":{"a":"MWK","d":2,"v":"x"}}]}`, reverseC1},
+		{"hold", "ledger.holds", "hold-1", "[]", release1},
+		{"hold amount", "ledger.holds", "hold-1", `{"id":"hold-1","m":{"a":"MWK","d":2,"v":"-"}}`, release1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newMemUnchecked(t)
+			mustPost(t, s, credit1000, hold300)
+			require.NoError(t, s.Update(bg, func(tx store.Tx) error {
+				return tx.Put([]byte(tc.bucket), []byte(tc.key), []byte(tc.value))
+			}))
+			require.Error(t, s.View(bg, func(tx store.Tx) error { _, err := ledger.ReadSnapshot(tx); return err }))
+			err := ledger.CheckStore(bg, s)
+			require.Error(t, err)
+			var ce *ledger.CheckError
+			assert.False(t, errors.As(err, &ce), "a decoding failure is not a CheckError: %v", err)
+			if tc.post != nil {
+				_, err := post(s, tc.post)
+				require.Error(t, err)
+			}
+		})
+	}
+}
+
+func newMemUnchecked(t *testing.T) store.Store {
+	s := memstore.New()
+	t.Cleanup(func() { s.Close() })
+	return s
 }

@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"strconv"
 	"strings"
 	"time"
 
@@ -97,9 +98,26 @@ func (c CaptureHold) entryID() string { return c.EntryID }
 func (c Reverse) entryID() string     { return c.EntryID }
 func (c Convert) entryID() string     { return c.EntryID }
 
-func join(parts ...string) string { return strings.Join(parts, "\x1f") }
+// join renders a digest: each part length-prefixed, so no choice of ids or
+// refs can make two different commands render alike.
+func join(parts ...string) string {
+	var b strings.Builder
+	for _, p := range parts {
+		b.WriteString(strconv.Itoa(len(p)))
+		b.WriteByte(':')
+		b.WriteString(p)
+	}
+	return b.String()
+}
 
-func amt(a money.Amount) string { return a.Asset().Code + ":" + a.String() }
+// amt renders an amount for a digest; every zero reads alike, so an unset
+// optional fee and an explicit zero fee are the same command.
+func amt(a money.Amount) string {
+	if a.IsZero() {
+		return "0"
+	}
+	return a.Asset().Code + ":" + a.String()
+}
 
 func (c Credit) digest() string {
 	return join(string(KindCredit), c.Org, amt(c.Amount), amt(c.Fee), string(c.from()), c.Ref)

@@ -1,6 +1,9 @@
 package ledger_test
 
 import (
+	"context"
+
+	"github.com/tambalapay/tambala/adapters/memstore"
 	"testing"
 	"time"
 
@@ -65,4 +68,26 @@ func TestFailedPostLeavesNothingInTx(t *testing.T) {
 		return nil // the caller commits anyway
 	}))
 	assert.Equal(t, before, render(snapshot(t, s)))
+}
+
+func TestDigestSpellingsOfZero(t *testing.T) {
+	s := memstore.New()
+	ctx := context.Background()
+	credit := ledger.Credit{EntryID: "c", Org: "o", Amount: money.FromInt(money.MWK, 10)}
+	require.NoError(t, s.Update(ctx, func(tx store.Tx) error { _, err := ledger.Post(tx, credit); return err }))
+	credit.Fee = money.Zero(money.MWK)
+	require.NoError(t, s.Update(ctx, func(tx store.Tx) error {
+		eff, err := ledger.Post(tx, credit)
+		if err == nil && !eff.Replayed {
+			t.Error("an explicit zero fee must replay the unset fee")
+		}
+		return err
+	}))
+	// Length-prefixed fields: moving a separator between ref and org is a
+	// different command.
+	a := ledger.Credit{EntryID: "x", Org: "o\x1fp", Amount: money.FromInt(money.MWK, 1), Ref: "r"}
+	b := ledger.Credit{EntryID: "x", Org: "o", Amount: money.FromInt(money.MWK, 1), Ref: "p\x1fr"}
+	require.NoError(t, s.Update(ctx, func(tx store.Tx) error { _, err := ledger.Post(tx, a); return err }))
+	err := s.Update(ctx, func(tx store.Tx) error { _, err := ledger.Post(tx, b); return err })
+	assert.ErrorIs(t, err, ledger.ErrEntryIDReused)
 }

@@ -214,7 +214,7 @@ func (s *Store) commit(batch []*request, buf *txbuf.Tx) {
 					continue
 				}
 				if err := r.ctx.Err(); err != nil {
-					r.err = err
+					r.err, r.panic = err, nil
 					continue
 				}
 				buf.Reset(readTx{btx})
@@ -350,7 +350,7 @@ func (r readTx) Scan(bucket []byte, opt store.ScanOptions, fn func(key, value []
 		if v == nil || !opt.InRange(k) {
 			continue // nested bucket (never created by this adapter)
 		}
-		more, err := fn(k, v)
+		more, err := fn(bytes.Clone(k), bytes.Clone(v))
 		if err != nil || !more {
 			return err
 		}

@@ -140,6 +140,14 @@ func (s *suite) testValuesAreCopies(t *testing.T) {
 	st := s.open(t)
 	ctx := t.Context()
 
+	// Enough data that a backend keeps the bucket in pages of its own
+	// (bbolt inlines small buckets, and copies them when it reads them).
+	want := model{}
+	for i := range 16 {
+		want[fmt.Sprintf("z-filler-%02d", i)] = strings.Repeat(string(rune('a'+i)), 512)
+	}
+	putAll(t, st, "b", want.pairs())
+
 	key, val := b("key"), b("value")
 	require.NoError(t, st.Update(ctx, func(tx store.Tx) error {
 		if err := tx.Put(b("b"), key, val); err != nil {
@@ -163,43 +171,68 @@ func (s *suite) testValuesAreCopies(t *testing.T) {
 		assert.Equal(t, "value", string(got2), "Get inside Update returned the store's own slice")
 		return nil
 	}))
+	want["key"] = "value"
 	requireValue(t, st, "b", "key", "value")
 	requireMissing(t, st, "b", "Key")
 
-	require.NoError(t, st.View(ctx, func(tx store.Tx) error {
-		got, err := tx.Get(b("b"), b("key"))
-		if err != nil {
-			return err
+	// Mutating what Get returns, in View and Update, changes nothing.
+	mutateGet := func(tx store.Tx) error {
+		for _, k := range []string{"key", "z-filler-03"} {
+			got, err := tx.Get(b("b"), b(k))
+			if err != nil {
+				return err
+			}
+			got[0] = 'X'
 		}
-		got[0] = 'X'
 		return nil
-	}))
-	requireValue(t, st, "b", "key", "value")
+	}
+	require.NoError(t, st.View(ctx, mutateGet))
+	require.NoError(t, st.Update(ctx, mutateGet))
+	require.Equal(t, want.pairs(), dump(t, st, "b"))
 
 	// Scan hands out copies too, in View and Update.
-	mutate := func(tx store.Tx) error {
+	mutateScan := func(tx store.Tx) error {
 		return tx.Scan(b("b"), store.ScanOptions{}, func(k, v []byte) (bool, error) {
 			k[0], v[0] = 'Z', 'Z'
 			return true, nil
 		})
 	}
-	require.NoError(t, st.View(ctx, mutate))
-	require.NoError(t, st.Update(ctx, mutate))
-	require.Equal(t, []kv{{"key", "value"}}, dump(t, st, "b"))
+	require.NoError(t, st.View(ctx, mutateScan))
+	require.NoError(t, st.Update(ctx, mutateScan))
+	require.Equal(t, want.pairs(), dump(t, st, "b"))
 
-	// Values returned by a finished transaction stay valid after later
-	// writes (bbolt's own slices would not).
+	// What a finished transaction returned stays valid after later writes
+	// reuse the space it came from (bbolt's own slices would not).
 	var held []byte
+	var heldScan []kv
+	var heldKeys, heldValues [][]byte
 	require.NoError(t, st.View(ctx, func(tx store.Tx) error {
 		var err error
-		held, err = tx.Get(b("b"), b("key"))
-		return err
+		if held, err = tx.Get(b("b"), b("key")); err != nil {
+			return err
+		}
+		return tx.Scan(b("b"), store.ScanOptions{}, func(k, v []byte) (bool, error) {
+			heldKeys, heldValues = append(heldKeys, k), append(heldValues, v)
+			heldScan = append(heldScan, kv{string(k), string(v)})
+			return true, nil
+		})
 	}))
-	for i := range 20 {
-		put(t, st, "b", fmt.Sprintf("filler-%02d", i), strings.Repeat("f", 512))
+	for round := range 6 {
+		require.NoError(t, st.Update(ctx, func(tx store.Tx) error {
+			for _, p := range want.pairs() {
+				if err := tx.Put(b("b"), b(p.K), b(fmt.Sprintf("round %d %s", round, p.V))); err != nil {
+					return err
+				}
+			}
+			return nil
+		}))
 	}
-	put(t, st, "b", "key", "changed")
 	require.Equal(t, "value", string(held))
+	require.Equal(t, want.pairs(), heldScan)
+	for i, p := range heldScan {
+		require.Equal(t, p.K, string(heldKeys[i]))
+		require.Equal(t, p.V, string(heldValues[i]))
+	}
 }
 
 func (s *suite) testReadYourWrites(t *testing.T) {

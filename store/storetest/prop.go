@@ -104,7 +104,7 @@ func (s *suite) testProperty(t *testing.T) {
 			return nil
 		}
 
-		steps := rapid.IntRange(1, 10).Draw(rt, "steps")
+		steps := rapid.IntRange(1, 6).Draw(rt, "steps")
 		for range steps {
 			switch action := rapid.SampledFrom([]string{"put", "delete", "update", "scan"}).Draw(rt, "action"); action {
 			case "put":

@@ -11,6 +11,12 @@
 //
 // Like testing/fstest, this is a test-support package: it is imported only by
 // tests, and it imports no adapter.
+//
+// A note for every test that uses a store: the fn passed to Update may run on
+// another goroutine (boltstore's committer, bbolt's batch), so it must report
+// failures with assert (t.Errorf) or by returning an error, never with
+// require or t.FailNow, whose runtime.Goexit would end that goroutine and
+// leave the store waiting forever.
 package storetest
 
 import (
@@ -232,6 +238,6 @@ func describe(opt store.ScanOptions) string {
 	return strings.Join(parts, ",")
 }
 
-func equalPairs(a, b []kv) bool {
-	return slices.EqualFunc(a, b, func(x, y kv) bool { return x == y })
+func equalPairs(x, y []kv) bool {
+	return slices.Equal(x, y)
 }
