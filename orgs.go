@@ -77,7 +77,7 @@ func (o *Organization) Allows(addr netip.Addr) bool {
 	if len(o.Allowlist) == 0 {
 		return true
 	}
-	addr = addr.Unmap()
+	addr = addr.WithZone("").Unmap()
 	for _, s := range o.Allowlist {
 		if a, err := netip.ParseAddr(s); err == nil && a == addr {
 			return true
@@ -109,7 +109,7 @@ func (e *Engine) CreateOrganization(ctx context.Context, n NewOrganization) (Org
 		o.V2Access = n.V2Access
 	}
 	if n.Assets != nil {
-		o.Assets = n.Assets
+		o.Assets = slices.Clone(n.Assets)
 	}
 	if err := e.validateOrg(&o); err != nil {
 		return Organization{}, err

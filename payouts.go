@@ -117,30 +117,31 @@ func holdID(payoutID string) string { return "payout:" + payoutID }
 // (status held) and the idempotency outcome. The outcome is 202 with the
 // payout's rendering; a replay returns the same bytes.
 func (e *Engine) CreatePayout(ctx context.Context, p Principal, rail payouts.Rail, idem Idempotency) (Outcome, error) {
-	if idem.Key == "" {
-		return Outcome{}, errcode.Newf(errcode.ValidationError, "The Idempotency-Key header is required.")
-	}
 	wallets := e.sandboxWallets()
-	req, err := payouts.ParseRequest(rail, idem.Body, wallets)
-	if err != nil {
-		return Outcome{}, err
-	}
-	if _, err := e.enabledAsset(&p.Org, money.MWK.Code, OpPayout); err != nil {
-		return Outcome{}, err
-	}
-	limits := p.Org.payoutLimits()
-	max, err := money.Parse(money.MWK, limits.MaxPerPayoutMWK)
-	if err != nil {
-		return Outcome{}, err
-	}
-	if req.Amount.Cmp(max) > 0 {
-		return Outcome{}, errcode.Newf(errcode.AmountLimitExceeded, "amount_mwk is above this organization's per-payout maximum of %s.", max)
-	}
-	quote, err := e.fees.Quote(payouts.DirPayout, rail, req.Amount)
-	if err != nil {
-		return Outcome{}, errcode.Wrap(errcode.RateUnavailable, err)
-	}
+	// Every check runs inside the idempotent transaction, after the stored
+	// outcome is looked up: a replay returns the original 202 even if the
+	// operator has since changed a limit, and a key reused with a different
+	// body is conflict even when that body is invalid.
 	return e.create(ctx, p.Org.ID, "POST", "/v1/payouts/"+string(rail), idem, func(tx store.Tx) (int, []byte, error) {
+		req, err := payouts.ParseRequest(rail, idem.Body, wallets)
+		if err != nil {
+			return 0, nil, err
+		}
+		if _, err := e.enabledAsset(&p.Org, money.MWK.Code, OpPayout); err != nil {
+			return 0, nil, err
+		}
+		limits := p.Org.payoutLimits()
+		max, err := money.Parse(money.MWK, limits.MaxPerPayoutMWK)
+		if err != nil {
+			return 0, nil, err
+		}
+		if req.Amount.Cmp(max) > 0 {
+			return 0, nil, errcode.Newf(errcode.AmountLimitExceeded, "amount_mwk is above this organization's per-payout maximum of %s.", max)
+		}
+		quote, err := e.fees.Quote(payouts.DirPayout, rail, req.Amount)
+		if err != nil {
+			return 0, nil, errcode.Wrap(errcode.RateUnavailable, err)
+		}
 		if err := checkRail(tx, rail); err != nil {
 			return 0, nil, err
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/netip"
+	"path"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -203,7 +204,7 @@ func serve(w http.ResponseWriter, r *http.Request, log *zap.Logger, maxBody int6
 		return
 	}
 	r.Body = http.MaxBytesReader(sw, r.Body, maxBody)
-	if _, pattern := mux.Handler(r); pattern == "" {
+	if _, pattern := mux.Handler(r); pattern == "" || path.Clean(r.URL.Path) != r.URL.Path { // no mux redirects (HTML) for unclean paths
 		notRouted(sw, r, log, mux)
 		return
 	}
@@ -217,7 +218,7 @@ var methods = []string{http.MethodGet, http.MethodPost, http.MethodPut, http.Met
 func notRouted(w http.ResponseWriter, r *http.Request, log *zap.Logger, mux *http.ServeMux) {
 	var allow []string
 	for _, m := range methods {
-		if m == r.Method {
+		if m == r.Method || path.Clean(r.URL.Path) != r.URL.Path { // an unclean path is 404 under every method
 			continue
 		}
 		probe := r.Clone(r.Context())

@@ -232,7 +232,6 @@ func TestOpenAPI_OperationConventions(t *testing.T) {
 // TestOpenAPI_ResponseObjectsAreClosed: every object schema in a response
 // forbids unknown properties, so a field added without the document fails.
 func TestOpenAPI_ResponseObjectsAreClosed(t *testing.T) {
-	s := loadSpec(t)
 	seen := map[*openapi3.Schema]bool{}
 	var walk func(where string, sc *openapi3.SchemaRef)
 	walk = func(where string, sc *openapi3.SchemaRef) {
@@ -266,7 +265,7 @@ func TestOpenAPI_ResponseObjectsAreClosed(t *testing.T) {
 	}
 }
 
-// TestOpenAPI_ExamplesOfRenderedBodies validates a few bodies written by
+// TestOpenAPI_SchemasRejectDrift validates a few bodies written by
 // hand, so the schemas are known to reject drift.
 func TestOpenAPI_SchemasRejectDrift(t *testing.T) {
 	s := loadSpec(t)
@@ -316,4 +315,35 @@ func TestOpenAPI_SchemasRejectDrift(t *testing.T) {
 	}), false)
 	check("bad id", payout(func(m map[string]any) { m["id"] = "not-a-uuid" }), false)
 	check("bad time", payout(func(m map[string]any) { m["created_at"] = "yesterday" }), false)
+}
+
+// TestOpenAPI_RequestSchemas: the bodies the tests send as valid match the
+// documented request schemas, and documented refusals do not.
+func TestOpenAPI_RequestSchemas(t *testing.T) {
+	s := loadSpec(t)
+	cases := []struct {
+		schema, body string
+		ok           bool
+	}{
+		{"BankPayoutRequest", bankBody("100"), true},
+		{"BankPayoutRequest", bankBody("100.5"), true},
+		{"BankPayoutRequest", `{"amount_mwk":100,"institution_id":1,"account_number":"1","beneficiary_name":"A","extra":1}`, true},
+		{"BankPayoutRequest", `{"amount_mwk":10.5,"institution_id":1,"account_number":"1","beneficiary_name":"A"}`, false},
+		{"BankPayoutRequest", `{"amount_mwk":"1.001","institution_id":1,"account_number":"1","beneficiary_name":"A"}`, false},
+		{"BankPayoutRequest", `{"amount_mwk":"1","institution_id":1,"beneficiary_name":"A"}`, false},
+		{"MomoPayoutRequest", momoBody("100"), true},
+		{"MomoPayoutRequest", `{"amount_mwk":"1","institution_id":101,"mobile_number":"0991234567","beneficiary_name":"A"}`, false},
+		{"FeeQuoteRequest", feeBody("payout", "bank", "100"), true},
+		{"FeeQuoteRequest", feeBody("refund", "bank", "100"), false},
+	}
+	for _, c := range cases {
+		var v any
+		if err := json.Unmarshal([]byte(c.body), &v); err != nil {
+			t.Fatal(err)
+		}
+		err := s.doc.Components.Schemas[c.schema].Value.VisitJSON(v)
+		if (err == nil) != c.ok {
+			t.Errorf("%s %s: err=%v, want ok=%v", c.schema, c.body, err, c.ok)
+		}
+	}
 }

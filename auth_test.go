@@ -1,0 +1,154 @@
+package tambala_test
+
+import (
+	"bytes"
+	"context"
+	"net/netip"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tambalapay/tambala"
+	"github.com/tambalapay/tambala/adapters/memstore"
+	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/store"
+)
+
+var anyAddr = netip.MustParseAddr("192.0.2.1")
+
+func TestAuthenticate_Keys(t *testing.T) {
+	ctx := context.Background()
+	e, _ := testEngine(t, nil)
+	p, key := orgWithKey(t, e, "A", 0)
+	assert.Equal(t, key[:16], p.Key.Prefix)
+	assert.Equal(t, "A", p.Org.Name)
+	assert.True(t, strings.HasPrefix(key, "tmb_live_"))
+	assert.Len(t, key, 52)
+
+	for _, bad := range []string{"", "tmb_live_short", key + "x", key[:51], "tmb_test_" + key[9:], strings.ToUpper(key), " " + key} {
+		_, err := e.Authenticate(ctx, bad, anyAddr)
+		assert.Equal(t, errcode.Unauthorized, errcode.Of(err), "key %q", bad)
+	}
+	// A well-formed key that was never issued.
+	other, _ := testEngine(t, nil)
+	_, foreign := orgWithKey(t, other, "elsewhere", 0)
+	_, err := e.Authenticate(ctx, foreign, anyAddr)
+	assert.Equal(t, errcode.Unauthorized, errcode.Of(err))
+
+	// Revocation is immediate, by prefix or id, and idempotent.
+	k, err := e.RevokeKey(ctx, p.Org.ID, key[:16])
+	require.NoError(t, err)
+	assert.NotNil(t, k.RevokedAt)
+	_, err = e.Authenticate(ctx, key, anyAddr)
+	assert.Equal(t, errcode.Unauthorized, errcode.Of(err))
+	_, err = e.RevokeKey(ctx, p.Org.ID, k.ID)
+	assert.NoError(t, err)
+	_, err = e.RevokeKey(ctx, p.Org.ID, "nope")
+	assert.Equal(t, errcode.NotFound, errcode.Of(err))
+	// Another organization cannot revoke it.
+	q, _ := orgWithKey(t, e, "B", 0)
+	_, err = e.RevokeKey(ctx, q.Org.ID, k.ID)
+	assert.Equal(t, errcode.NotFound, errcode.Of(err))
+}
+
+func TestAuthenticate_KeysNeverStored(t *testing.T) {
+	ctx := context.Background()
+	st := memstore.New()
+	e, err := tambala.New(st, nil)
+	require.NoError(t, err)
+	p, key := orgWithKey(t, e, "A", 0)
+	keys, err := e.Keys(ctx, p.Org.ID)
+	require.NoError(t, err)
+	require.Len(t, keys, 1)
+	assert.Equal(t, key[:16], keys[0].Prefix)
+	// Nothing in the store holds the key or its secret part.
+	found, sawPrefix := false, false
+	require.NoError(t, st.View(ctx, func(tx store.Tx) error {
+		for _, b := range []string{"orgs", "keys", "keys.by_hash", "keys.by_org", "settings", "idempotency"} {
+			err := tx.Scan([]byte(b), store.ScanOptions{}, func(k, v []byte) (bool, error) {
+				if bytes.Contains(k, []byte(key[16:])) || bytes.Contains(v, []byte(key[16:])) {
+					found = true
+				}
+				sawPrefix = sawPrefix || bytes.Contains(v, []byte(key[:16]))
+				return true, nil
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+	assert.False(t, found, "the key's secret part is in the store")
+	assert.True(t, sawPrefix, "the scan saw no key record: are the bucket names right?")
+}
+
+func TestAuthenticate_Environment(t *testing.T) {
+	ctx := context.Background()
+	st := memstore.New()
+	prod, err := tambala.New(st, &tambala.Options{Environment: tambala.Production})
+	require.NoError(t, err)
+	sandbox, err := tambala.New(st, &tambala.Options{Environment: tambala.Sandbox})
+	require.NoError(t, err)
+	_, key := orgWithKey(t, prod, "P", 0)
+	_, err = sandbox.Authenticate(ctx, key, anyAddr)
+	assert.Equal(t, errcode.Unauthorized, errcode.Of(err))
+	_, skey := orgWithKey(t, sandbox, "S", 0)
+	_, err = prod.Authenticate(ctx, skey, anyAddr)
+	assert.Equal(t, errcode.Unauthorized, errcode.Of(err))
+}
+
+func TestAuthenticate_SuspendedAndAllowlist(t *testing.T) {
+	ctx := context.Background()
+	e, _ := testEngine(t, nil)
+	p, key := orgWithKey(t, e, "A", 0)
+
+	_, err := e.SetOrganizationStatus(ctx, p.Org.ID, tambala.OrgSuspended)
+	require.NoError(t, err)
+	_, err = e.Authenticate(ctx, key, anyAddr)
+	assert.Equal(t, errcode.Forbidden, errcode.Of(err))
+	_, err = e.SetOrganizationStatus(ctx, p.Org.ID, tambala.OrgActive)
+	require.NoError(t, err)
+
+	_, err = e.SetAllowlist(ctx, p.Org.ID, []string{"203.0.113.7", "2001:db8::1"})
+	require.NoError(t, err)
+	for addr, ok := range map[string]bool{
+		"203.0.113.7": true, "::ffff:203.0.113.7": true, "2001:db8::1": true, "2001:0db8::0001": true,
+		"203.0.113.8": false, "2001:db8::2": false, "::ffff:2001:db8::1": false, "::1": false, "0.0.0.0": false,
+	} {
+		a, perr := netip.ParseAddr(addr)
+		if perr != nil {
+			continue
+		}
+		_, err := e.Authenticate(ctx, key, a)
+		if ok {
+			assert.NoError(t, err, addr)
+		} else {
+			assert.Equal(t, errcode.Forbidden, errcode.Of(err), addr)
+		}
+	}
+	_, err = e.Authenticate(ctx, key, netip.Addr{})
+	assert.Equal(t, errcode.Forbidden, errcode.Of(err), "an unknown address never passes a non-empty list")
+	// A bad key is 401 before the allowlist is looked at.
+	_, err = e.Authenticate(ctx, "tmb_live_short", netip.MustParseAddr("198.51.100.1"))
+	assert.Equal(t, errcode.Unauthorized, errcode.Of(err))
+}
+
+func TestKeys_ActiveLimit(t *testing.T) {
+	ctx := context.Background()
+	e, _ := testEngine(t, &tambala.Options{Limits: tambala.Limits{MaxActiveKeys: 2}})
+	p, first := orgWithKey(t, e, "A", 0)
+	_, _, err := e.CreateKey(ctx, p.Org.ID)
+	require.NoError(t, err)
+	_, _, err = e.CreateKey(ctx, p.Org.ID)
+	assert.Equal(t, errcode.Conflict, errcode.Of(err))
+	_, err = e.RevokeKey(ctx, p.Org.ID, first[:16])
+	require.NoError(t, err)
+	_, _, err = e.CreateKey(ctx, p.Org.ID)
+	assert.NoError(t, err)
+	_, _, err = e.CreateKey(ctx, "no-such-org")
+	assert.Equal(t, errcode.NotFound, errcode.Of(err))
+	_, err = e.Keys(ctx, "no-such-org")
+	assert.Equal(t, errcode.NotFound, errcode.Of(err))
+}

@@ -1,0 +1,133 @@
+package tambala_test
+
+import (
+	"context"
+	"net/netip"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tambalapay/tambala"
+	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/money"
+)
+
+func TestOrganizations_CreateAndValidate(t *testing.T) {
+	ctx := context.Background()
+	e, _ := testEngine(t, nil)
+	o, err := e.CreateOrganization(ctx, tambala.NewOrganization{Name: " Acme "})
+	require.NoError(t, err)
+	assert.Equal(t, "Acme", o.Name)
+	assert.Equal(t, tambala.OrgActive, o.Status)
+	assert.Equal(t, tambala.V2OnboardingIncomplete, o.V2Access)
+	assert.Equal(t, []tambala.AssetAccess{{Asset: "MWK", Operations: []string{"collection", "payout"}}}, o.Assets)
+	assert.Equal(t, []string{}, o.Allowlist)
+	assert.True(t, o.Enabled("MWK", "payout"))
+	assert.True(t, o.Enabled("MWK", ""))
+	assert.False(t, o.Enabled("MWK", "convert"))
+	assert.False(t, o.Enabled("USDT", ""))
+
+	got, err := e.Organization(ctx, o.ID)
+	require.NoError(t, err)
+	assert.Equal(t, o.ID, got.ID)
+	_, err = e.Organization(ctx, "nope")
+	assert.Equal(t, errcode.NotFound, errcode.Of(err))
+
+	for name, n := range map[string]tambala.NewOrganization{
+		"empty name":    {Name: " "},
+		"long name":     {Name: strings.Repeat("x", 201)},
+		"bad access":    {Name: "x", V2Access: "maybe"},
+		"bad operation": {Name: "x", Assets: []tambala.AssetAccess{{Asset: "MWK", Operations: []string{"mint"}}}},
+		"dup asset":     {Name: "x", Assets: []tambala.AssetAccess{{Asset: "MWK"}, {Asset: "MWK"}}},
+		"bad floor":     {Name: "x", BalanceFloorMWK: "1.234"},
+	} {
+		_, err := e.CreateOrganization(ctx, n)
+		assert.Equal(t, errcode.ValidationError, errcode.Of(err), name)
+	}
+	_, err = e.CreateOrganization(ctx, tambala.NewOrganization{Name: "x", Assets: []tambala.AssetAccess{{Asset: "EUR"}}})
+	assert.Equal(t, errcode.UnsupportedAsset, errcode.Of(err))
+	list, err := e.Organizations(ctx)
+	require.NoError(t, err)
+	assert.Len(t, list, 1, "refused creations store nothing")
+}
+
+func TestOrganizations_Updates(t *testing.T) {
+	ctx := context.Background()
+	e, _ := testEngine(t, nil)
+	o, err := e.CreateOrganization(ctx, tambala.NewOrganization{Name: "A"})
+	require.NoError(t, err)
+
+	o, err = e.SetAssets(ctx, o.ID, []tambala.AssetAccess{{Asset: "USDT", Operations: []string{"payout", "convert", "payout"}}, {Asset: "MWK"}})
+	require.NoError(t, err)
+	assert.Equal(t, []tambala.AssetAccess{{Asset: "MWK", Operations: []string{}}, {Asset: "USDT", Operations: []string{"convert", "payout"}}}, o.Assets)
+	o, err = e.SetV2Access(ctx, o.ID, tambala.V2Enabled)
+	require.NoError(t, err)
+	assert.Equal(t, tambala.V2Enabled, o.V2Access)
+	_, err = e.SetV2Access(ctx, o.ID, "on")
+	assert.Equal(t, errcode.ValidationError, errcode.Of(err))
+	got, _ := e.Organization(ctx, o.ID)
+	assert.Equal(t, tambala.V2Enabled, got.V2Access, "a refused update changes nothing")
+
+	o, err = e.SetBalanceFloor(ctx, o.ID, "10")
+	require.NoError(t, err)
+	assert.Equal(t, "10.00", o.BalanceFloorMWK)
+	o, err = e.SetBalanceFloor(ctx, o.ID, "")
+	require.NoError(t, err)
+	assert.Equal(t, "", o.BalanceFloorMWK)
+
+	_, err = e.SetOrganizationStatus(ctx, o.ID, "closed")
+	assert.Equal(t, errcode.ValidationError, errcode.Of(err))
+	_, err = e.SetOrganizationStatus(ctx, "nope", tambala.OrgSuspended)
+	assert.Equal(t, errcode.NotFound, errcode.Of(err))
+}
+
+func TestOrganizations_Allowlist(t *testing.T) {
+	ctx := context.Background()
+	e, _ := testEngine(t, nil)
+	o, err := e.CreateOrganization(ctx, tambala.NewOrganization{Name: "A"})
+	require.NoError(t, err)
+	o, err = e.SetAllowlist(ctx, o.ID, []string{"203.0.113.7", " 2001:DB8::1 ", "::ffff:203.0.113.7", "198.51.100.1"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"198.51.100.1", "2001:db8::1", "203.0.113.7"}, o.Allowlist, "normalised, unmapped, sorted, deduplicated")
+	assert.True(t, o.Allows(netip.MustParseAddr("::ffff:198.51.100.1")))
+	assert.False(t, o.Allows(netip.MustParseAddr("198.51.100.2")))
+	for _, bad := range []string{"10.0.0.0/8", "2001:db8::/32", "fe80::1%eth0", "host", "", "1.2.3.4:5"} {
+		_, err := e.SetAllowlist(ctx, o.ID, []string{bad})
+		assert.Equal(t, errcode.ValidationError, errcode.Of(err), bad)
+	}
+	got, _ := e.Organization(ctx, o.ID)
+	assert.Len(t, got.Allowlist, 3)
+	o, err = e.SetAllowlist(ctx, o.ID, nil)
+	require.NoError(t, err)
+	assert.Empty(t, o.Allowlist)
+	assert.True(t, o.Allows(netip.Addr{}), "an empty list allows everyone")
+}
+
+func TestOrganizations_Fund(t *testing.T) {
+	ctx := context.Background()
+	e, _ := testEngine(t, nil)
+	p, _ := orgWithKey(t, e, "A", 0)
+	id := p.Org.ID
+	hundred := money.FromInt(money.MWK, 100)
+	require.NoError(t, e.Fund(ctx, id, hundred, "r1"))
+	require.NoError(t, e.Fund(ctx, id, hundred, "r1"), "the same funding again credits once")
+	assert.Equal(t, errcode.Conflict, errcode.Of(e.Fund(ctx, id, money.FromInt(money.MWK, 5), "r1")))
+	require.NoError(t, e.Fund(ctx, id, hundred, "r2"))
+	b, err := e.Balance(ctx, p, "MWK")
+	require.NoError(t, err)
+	assert.Equal(t, "200.00", b.Available.String())
+
+	assert.Equal(t, errcode.ValidationError, errcode.Of(e.Fund(ctx, id, money.Zero(money.MWK), "z")))
+	assert.Equal(t, errcode.ValidationError, errcode.Of(e.Fund(ctx, id, hundred, "")))
+	assert.Equal(t, errcode.CorridorNotEnabled, errcode.Of(e.Fund(ctx, id, money.FromInt(money.USDT, 1), "u")))
+	assert.Equal(t, errcode.NotFound, errcode.Of(e.Fund(ctx, "nope", hundred, "n")))
+
+	_, err = e.Balance(ctx, p, "USDT")
+	assert.Equal(t, errcode.CorridorNotEnabled, errcode.Of(err))
+	bs, err := e.Balances(ctx, p)
+	require.NoError(t, err)
+	require.Len(t, bs, 1)
+	assert.Equal(t, []tambala.EnabledAsset{{Asset: "MWK", Decimals: 2, Operations: []string{"collection", "payout"}}}, e.EnabledAssets(p))
+}

@@ -1,0 +1,127 @@
+package tambala_test
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tambalapay/tambala"
+	"github.com/tambalapay/tambala/errcode"
+)
+
+func TestParsePageRequest(t *testing.T) {
+	cases := []struct {
+		limit, before string
+		want          tambala.PageRequest
+		ok            bool
+	}{
+		{"", "", tambala.PageRequest{Limit: 50}, true},
+		{"", "abc", tambala.PageRequest{Limit: 50, BeforeID: "abc"}, true},
+		{"1", "", tambala.PageRequest{Limit: 1}, true},
+		{"50", "", tambala.PageRequest{Limit: 50}, true},
+		{"200", "x", tambala.PageRequest{Limit: 200, BeforeID: "x"}, true},
+		{"007", "", tambala.PageRequest{Limit: 7}, true},
+		{"+5", "", tambala.PageRequest{Limit: 5}, true}, // strconv reads a sign; still an integer in range
+		{"0", "", tambala.PageRequest{}, false},
+		{"201", "", tambala.PageRequest{}, false},
+		{"-1", "", tambala.PageRequest{}, false},
+		{"x", "", tambala.PageRequest{}, false},
+		{"1.5", "", tambala.PageRequest{}, false},
+		{"1e2", "", tambala.PageRequest{}, false},
+		{" 5", "", tambala.PageRequest{}, false},
+		{"5 ", "", tambala.PageRequest{}, false},
+		{"0x10", "", tambala.PageRequest{}, false},
+		{"99999999999999999999999", "", tambala.PageRequest{}, false},
+		{"١", "", tambala.PageRequest{}, false},
+	}
+	for _, c := range cases {
+		got, err := tambala.ParsePageRequest(c.limit, c.before)
+		if c.ok {
+			if assert.NoError(t, err, "limit %q", c.limit) {
+				assert.Equal(t, c.want, got, "limit %q", c.limit)
+			}
+			continue
+		}
+		assert.Equal(t, errcode.ValidationError, errcode.Of(err), "limit %q", c.limit)
+	}
+}
+
+func ids(t *testing.T, items []json.RawMessage) []string {
+	var out []string
+	for _, raw := range items {
+		var p struct {
+			ID string `json:"id"`
+		}
+		require.NoError(t, json.Unmarshal(raw, &p))
+		out = append(out, p.ID)
+	}
+	return out
+}
+
+func TestPayouts_KeysetPages(t *testing.T) {
+	ctx := context.Background()
+	e, _ := testEngine(t, nil)
+	p, _ := orgWithKey(t, e, "A", 10_000_000)
+	q, _ := orgWithKey(t, e, "B", 10_000_000)
+	var made []string
+	seq := 0
+	add := func(who tambala.Principal, n int) {
+		for range n {
+			seq++
+			out := create(t, e, who, "k"+strconv.Itoa(seq), bankPayout("10"))
+			var po struct{ ID string }
+			require.NoError(t, json.Unmarshal(out.Body, &po))
+			if who.Org.ID == p.Org.ID {
+				made = append(made, po.ID)
+			}
+		}
+	}
+	add(p, 5)
+	add(q, 3) // interleaved organization
+
+	var walked []string
+	req := tambala.PageRequest{Limit: 2}
+	for pages := 0; ; pages++ {
+		require.Less(t, pages, 10)
+		page, err := e.Payouts(ctx, p, req, "")
+		require.NoError(t, err)
+		walked = append(walked, ids(t, page.Items)...)
+		if !page.HasMore {
+			assert.Empty(t, page.NextBeforeID)
+			break
+		}
+		assert.Equal(t, walked[len(walked)-1], page.NextBeforeID)
+		add(p, 1) // inserts between pages never show up in this walk
+		req.BeforeID = page.NextBeforeID
+	}
+	want := slices.Clone(made[:5])
+	slices.Reverse(want)
+	assert.Equal(t, want, walked)
+
+	// A cursor from another organization's list, or an unknown one, is
+	// validation_error.
+	other, err := e.Payouts(ctx, q, tambala.PageRequest{Limit: 1}, "")
+	require.NoError(t, err)
+	require.NotEmpty(t, other.NextBeforeID)
+	_, err = e.Payouts(ctx, p, tambala.PageRequest{Limit: 2, BeforeID: other.NextBeforeID}, "")
+	assert.Equal(t, errcode.ValidationError, errcode.Of(err))
+	_, err = e.Payouts(ctx, p, tambala.PageRequest{BeforeID: "nope"}, "")
+	assert.Equal(t, errcode.ValidationError, errcode.Of(err))
+
+	// Limit 0 means the default.
+	all, err := e.Payouts(ctx, p, tambala.PageRequest{}, "")
+	require.NoError(t, err)
+	assert.Len(t, all.Items, len(made))
+	assert.False(t, all.HasMore)
+
+	// A status filter with nothing matching says has_more false.
+	none, err := e.Payouts(ctx, p, tambala.PageRequest{Limit: 1}, "succeeded")
+	require.NoError(t, err)
+	assert.Empty(t, none.Items)
+	assert.False(t, none.HasMore)
+}
