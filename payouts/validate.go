@@ -70,18 +70,9 @@ func ParseRequest(rail Rail, body []byte, sandboxWallets map[string]bool) (Reque
 	if err := json.Unmarshal(body, &w); err != nil {
 		return Request{}, errcode.Newf(errcode.ValidationError, "The request body is not valid JSON for this endpoint.")
 	}
-	if len(w.AmountMWK) == 0 || string(w.AmountMWK) == "null" {
-		return Request{}, missing("amount_mwk")
-	}
-	amt, err := money.ParseJSON(money.MWK, w.AmountMWK)
+	amt, err := ParseAmount(w.AmountMWK)
 	if err != nil {
-		return Request{}, fieldErr("amount_mwk", err)
-	}
-	if amt.Sign() <= 0 {
-		return Request{}, errcode.Newf(errcode.ValidationError, "amount_mwk must be greater than zero.")
-	}
-	if amt.Cmp(MaxAmount) > 0 {
-		return Request{}, errcode.Newf(errcode.ValidationError, "amount_mwk must be at most %s.", MaxAmount)
+		return Request{}, err
 	}
 	if len(w.InstitutionID) == 0 || string(w.InstitutionID) == "null" {
 		return Request{}, missing("institution_id")
@@ -114,6 +105,26 @@ func ParseRequest(rail Rail, body []byte, sandboxWallets map[string]bool) (Reque
 		return Request{}, fmt.Errorf("payouts: unknown rail %q", rail)
 	}
 	return r, nil
+}
+
+// ParseAmount is the one rule for amount_mwk in a request body: a JSON
+// integer or a decimal string with at most 2 places, greater than zero and
+// at most MaxAmount; anything else is validation_error.
+func ParseAmount(raw json.RawMessage) (money.Amount, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return money.Amount{}, missing("amount_mwk")
+	}
+	amt, err := money.ParseJSON(money.MWK, raw)
+	if err != nil {
+		return money.Amount{}, fieldErr("amount_mwk", err)
+	}
+	if amt.Sign() <= 0 {
+		return money.Amount{}, errcode.Newf(errcode.ValidationError, "amount_mwk must be greater than zero.")
+	}
+	if amt.Cmp(MaxAmount) > 0 {
+		return money.Amount{}, errcode.Newf(errcode.ValidationError, "amount_mwk must be at most %s.", MaxAmount)
+	}
+	return amt, nil
 }
 
 func missing(field string) error {

@@ -107,13 +107,9 @@ func (h *Handler) feeQuote(w http.ResponseWriter, r *http.Request, p tambala.Pri
 		writeError(w, r, h.log, errcode.Newf(errcode.ValidationError, "direction must be payout or collection."))
 		return
 	}
-	amt, err := money.ParseJSON(money.MWK, in.AmountMWK)
+	amt, err := payouts.ParseAmount(in.AmountMWK)
 	if err != nil {
-		writeError(w, r, h.log, errcode.Newf(errcode.ValidationError, "amount_mwk: %s", errcode.Message(err)))
-		return
-	}
-	if amt.Sign() <= 0 || amt.Cmp(payouts.MaxAmount) > 0 {
-		writeError(w, r, h.log, errcode.Newf(errcode.ValidationError, "amount_mwk must be positive and at most %s.", payouts.MaxAmount))
+		writeError(w, r, h.log, err)
 		return
 	}
 	q, err := h.engine.QuoteFee(in.Direction, in.Rail, amt)
