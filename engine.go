@@ -43,6 +43,11 @@ type Options struct {
 	Limits Limits
 	// Fees is the provider's fee schedule. Default: payouts.DefaultFeeSchedule.
 	Fees *payouts.FeeSchedule
+	// Payouts is the payout rail provider the worker submits to. Without
+	// one, payouts are accepted and held but ProcessPayouts refuses to run.
+	Payouts PayoutProvider
+	// Worker tunes the payout worker.
+	Worker WorkerOptions
 }
 
 // Limits are the engine's configurable limits.
@@ -89,8 +94,10 @@ type Engine struct {
 	assets money.Assets
 	limits Limits
 
-	fees    payouts.FeeSchedule
-	started time.Time
+	fees     payouts.FeeSchedule
+	provider PayoutProvider
+	worker   WorkerOptions
+	started  time.Time
 
 	inflight sync.Map // idempotency scopes being decided in this process
 	limiters limiters
@@ -140,6 +147,9 @@ func New(s store.Store, opts *Options) (*Engine, error) {
 		e.fees = *o.Fees
 	}
 	e.started = e.nowUTC()
+	e.provider = o.Payouts
+	e.worker = o.Worker
+	e.worker.defaults()
 	e.limiters.init(o.Limits.RatePerSecond, o.Limits.RateBurst)
 	return e, nil
 }

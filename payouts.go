@@ -75,6 +75,10 @@ type payoutRecord struct {
 	CreatedAt   time.Time           `json:"created_at"`
 	UpdatedAt   time.Time           `json:"updated_at"`
 	TerminalAt  *time.Time          `json:"terminal_at"`
+	// The worker's bookkeeping: when the payout is next due, and how many
+	// provider calls in a row failed.
+	DueAt    *time.Time `json:"due_at,omitempty"`
+	Attempts int        `json:"attempts,omitempty"`
 }
 
 func toPayoutRecord(p payouts.Payout) payoutRecord {
@@ -166,7 +170,11 @@ func (e *Engine) CreatePayout(ctx context.Context, p Principal, rail payouts.Rai
 		}); err != nil {
 			return 0, nil, err
 		}
-		if err := putJSON(tx, bucketPayouts, po.ID, toPayoutRecord(po)); err != nil {
+		rec := toPayoutRecord(po)
+		if err := schedule(tx, &rec, at(now)); err != nil {
+			return 0, nil, err
+		}
+		if err := putJSON(tx, bucketPayouts, po.ID, rec); err != nil {
 			return 0, nil, err
 		}
 		if err := tx.Put(bucketPayoutsByOrg, indexKey(po.Org, po.ID), nil); err != nil {

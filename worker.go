@@ -1,0 +1,338 @@
+package tambala
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/ledger"
+	"github.com/tambalapay/tambala/money"
+	"github.com/tambalapay/tambala/payouts"
+	"github.com/tambalapay/tambala/store"
+)
+
+var bucketPayoutsDue = []byte("payouts.due")
+
+// WorkerOptions tune the payout worker. Zero fields take the defaults.
+type WorkerOptions struct {
+	// Poll is how long to wait between status checks of a pending payout
+	// (default 1s).
+	Poll time.Duration
+	// Lease is how long a claimed payout is hidden from other workers while
+	// one talks to the provider (default 30s). A worker that dies mid-call
+	// leaves the payout due again after the lease: it is submitted again
+	// with the same reference, which the provider treats as the same payout.
+	Lease time.Duration
+	// MaxBackoff caps the wait after a provider error (default 5m); the
+	// wait doubles from 1s with each consecutive error.
+	MaxBackoff time.Duration
+	// Batch is how many due payouts one pass takes (default 100).
+	Batch int
+}
+
+func (w *WorkerOptions) defaults() {
+	if w.Poll <= 0 {
+		w.Poll = time.Second
+	}
+	if w.Lease <= 0 {
+		w.Lease = 30 * time.Second
+	}
+	if w.MaxBackoff <= 0 {
+		w.MaxBackoff = 5 * time.Minute
+	}
+	if w.Batch <= 0 {
+		w.Batch = 100
+	}
+}
+
+func (w WorkerOptions) backoff(attempts int) time.Duration {
+	d := time.Second
+	for i := 1; i < attempts && d < w.MaxBackoff; i++ {
+		d *= 2
+	}
+	return min(d, w.MaxBackoff)
+}
+
+func dueKey(t time.Time, id string) []byte {
+	return append(binary.BigEndian.AppendUint64(nil, uint64(t.UnixNano())), id...)
+}
+
+// schedule moves rec's due time to at (nil: not due any more).
+func schedule(tx store.Tx, rec *payoutRecord, at *time.Time) error {
+	if rec.DueAt != nil {
+		if err := tx.Delete(bucketPayoutsDue, dueKey(*rec.DueAt, rec.ID)); err != nil {
+			return err
+		}
+	}
+	rec.DueAt = at
+	if at == nil {
+		return nil
+	}
+	return tx.Put(bucketPayoutsDue, dueKey(*at, rec.ID), nil)
+}
+
+func at(t time.Time) *time.Time { return &t }
+
+var errNoProvider = errors.New("tambala: no payout provider configured")
+
+// ProcessPayouts runs one pass of the payout worker: every payout due now is
+// submitted, polled, or finished. It returns how many it advanced. Several
+// workers may run over one store: a payout is claimed in a transaction
+// before its provider call, so no two calls for it overlap within a lease.
+func (e *Engine) ProcessPayouts(ctx context.Context) (int, error) {
+	if e.provider == nil {
+		return 0, errNoProvider
+	}
+	now := e.now()
+	var ids []string
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		end := dueKey(now.Add(time.Nanosecond), "")
+		return tx.Scan(bucketPayoutsDue, store.ScanOptions{End: end}, func(k, _ []byte) (bool, error) {
+			ids = append(ids, string(k[8:]))
+			return len(ids) < e.worker.Batch, nil
+		})
+	})
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, id := range ids {
+		if err := ctx.Err(); err != nil {
+			return n, err
+		}
+		advanced, err := e.advancePayout(ctx, id)
+		if err != nil {
+			e.log.Error("payout worker", zap.String("payout", id), zap.Error(err))
+			continue
+		}
+		if advanced {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// RunPayoutWorker runs ProcessPayouts every interval until ctx ends.
+func (e *Engine) RunPayoutWorker(ctx context.Context, interval time.Duration) error {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		if _, err := e.ProcessPayouts(ctx); err != nil && ctx.Err() == nil {
+			e.log.Error("payout worker pass", zap.Error(err))
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
+// claim takes a due payout under a lease; a held payout becomes submitted
+// in the same transaction. ok is false when another worker has it.
+func (e *Engine) claim(ctx context.Context, id string) (rec payoutRecord, ok bool, err error) {
+	err = e.store.Update(ctx, func(tx store.Tx) error {
+		ok = false
+		rec = payoutRecord{}
+		if err := getJSON(tx, bucketPayouts, id, &rec, errNotFound); err != nil {
+			return err
+		}
+		now := e.nowUTC()
+		if rec.DueAt == nil || rec.DueAt.After(now) {
+			return nil // finished or claimed meanwhile
+		}
+		if rec.Status == payouts.Held {
+			p, err := rec.payout()
+			if err != nil {
+				return err
+			}
+			if p, err = p.Submit(now); err != nil {
+				return err
+			}
+			rec = withState(rec, p)
+		}
+		if err := schedule(tx, &rec, at(now.Add(e.worker.Lease))); err != nil {
+			return err
+		}
+		ok = true
+		return putJSON(tx, bucketPayouts, rec.ID, rec)
+	})
+	return rec, ok, err
+}
+
+// withState copies the domain state of p onto rec, keeping the worker's
+// bookkeeping.
+func withState(rec payoutRecord, p payouts.Payout) payoutRecord {
+	n := toPayoutRecord(p)
+	n.DueAt, n.Attempts = rec.DueAt, rec.Attempts
+	return n
+}
+
+func (e *Engine) advancePayout(ctx context.Context, id string) (bool, error) {
+	rec, ok, err := e.claim(ctx, id)
+	if err != nil || !ok {
+		return false, err
+	}
+	switch rec.Status {
+	case payouts.Submitted:
+		p, err := rec.payout()
+		if err != nil {
+			return false, err
+		}
+		callErr := e.provider.Submit(ctx, PayoutSubmission{Reference: p.ID, Rail: p.Rail, Amount: p.Amount, Destination: p.Destination})
+		return true, e.settle(ctx, id, payouts.Submitted, func(tx store.Tx, rec *payoutRecord, p payouts.Payout, now time.Time) error {
+			if callErr != nil {
+				return e.retryLater(tx, rec, now, callErr)
+			}
+			p, err := p.MarkPending(now)
+			if err != nil {
+				return err
+			}
+			*rec = withState(*rec, p)
+			rec.Attempts = 0
+			return schedule(tx, rec, at(now.Add(e.worker.Poll)))
+		})
+	case payouts.Pending:
+		st, callErr := e.provider.Status(ctx, id)
+		return true, e.settle(ctx, id, payouts.Pending, func(tx store.Tx, rec *payoutRecord, p payouts.Payout, now time.Time) error {
+			if callErr != nil {
+				return e.retryLater(tx, rec, now, callErr)
+			}
+			switch st.State {
+			case ProviderSucceeded, ProviderReversed:
+				if err := e.finishSuccess(tx, rec, p, st.Fee, now); err != nil {
+					return err
+				}
+				if st.State == ProviderReversed {
+					return e.clawback(tx, rec, now)
+				}
+				return nil
+			case ProviderFailed:
+				return e.finishFailure(tx, rec, p, st.FailureCode, now)
+			default:
+				rec.Attempts = 0
+				return schedule(tx, rec, at(now.Add(e.worker.Poll)))
+			}
+		})
+	default:
+		// A terminal payout left due (should not happen): unschedule it.
+		return false, e.settle(ctx, id, rec.Status, func(tx store.Tx, rec *payoutRecord, _ payouts.Payout, _ time.Time) error {
+			return schedule(tx, rec, nil)
+		})
+	}
+}
+
+// settle reloads the payout in a transaction and, if it is still in status
+// want, applies fn and stores the result.
+func (e *Engine) settle(ctx context.Context, id string, want payouts.Status,
+	fn func(tx store.Tx, rec *payoutRecord, p payouts.Payout, now time.Time) error) error {
+	return e.store.Update(ctx, func(tx store.Tx) error {
+		var rec payoutRecord
+		if err := getJSON(tx, bucketPayouts, id, &rec, errNotFound); err != nil {
+			return err
+		}
+		if rec.Status != want {
+			return nil
+		}
+		p, err := rec.payout()
+		if err != nil {
+			return err
+		}
+		if err := fn(tx, &rec, p, e.nowUTC()); err != nil {
+			return err
+		}
+		return putJSON(tx, bucketPayouts, rec.ID, rec)
+	})
+}
+
+func (e *Engine) retryLater(tx store.Tx, rec *payoutRecord, now time.Time, cause error) error {
+	rec.Attempts++
+	wait := e.worker.backoff(rec.Attempts)
+	e.log.Warn("payout provider call failed; retrying", zap.String("payout", rec.ID),
+		zap.Int("attempts", rec.Attempts), zap.Duration("wait", wait), zap.Error(cause))
+	return schedule(tx, rec, at(now.Add(wait)))
+}
+
+func captureEntry(id string) string { return "payout:" + id + ":capture" }
+
+// finishSuccess captures the hold: the amount goes to the provider, the fee
+// charged is the observed fee (the quoted fee when the provider reported
+// none), and the rest of the hold returns to available.
+func (e *Engine) finishSuccess(tx store.Tx, rec *payoutRecord, p payouts.Payout, fee *money.Amount, now time.Time) error {
+	charged := p.HeldFee
+	if fee != nil {
+		if fee.Asset() != money.MWK || fee.Sign() < 0 {
+			return fmt.Errorf("payout %s: provider reported fee %s", p.ID, fee)
+		}
+		if fee.Cmp(p.HeldFee) > 0 {
+			// Charging beyond the hold needs the shortfall account, which
+			// is not built yet: leave the payout pending and alert.
+			return fmt.Errorf("payout %s: observed fee %s above the held fee %s", p.ID, fee, p.HeldFee)
+		}
+		charged = *fee
+	}
+	p, err := p.Succeed(fee, now)
+	if err != nil {
+		return err
+	}
+	if _, err := ledger.Post(tx, ledger.CaptureHold{
+		EntryID: captureEntry(p.ID), HoldID: holdID(p.ID), Amount: p.Amount, Fee: charged, To: ledger.Provider, Ref: p.ID, At: now,
+	}); err != nil {
+		return err
+	}
+	*rec = withState(*rec, p)
+	return schedule(tx, rec, nil)
+}
+
+// finishFailure releases the whole hold and fails the payout.
+func (e *Engine) finishFailure(tx store.Tx, rec *payoutRecord, p payouts.Payout, code string, now time.Time) error {
+	p, err := p.Fail(payouts.FailureFor(code), now)
+	if err != nil {
+		return err
+	}
+	if _, err := ledger.Post(tx, ledger.ReleaseHold{EntryID: "payout:" + p.ID + ":release", HoldID: holdID(p.ID), Ref: p.ID, At: now}); err != nil {
+		return err
+	}
+	*rec = withState(*rec, p)
+	return schedule(tx, rec, nil)
+}
+
+// clawback reverses a succeeded payout: the amount returns to available,
+// the fee stays charged, terminal_at does not move.
+func (e *Engine) clawback(tx store.Tx, rec *payoutRecord, now time.Time) error {
+	p, err := rec.payout()
+	if err != nil {
+		return err
+	}
+	if p, err = p.Reverse(now); err != nil {
+		return err
+	}
+	if _, err := ledger.Post(tx, ledger.Reverse{EntryID: "payout:" + p.ID + ":clawback", Of: captureEntry(p.ID), Ref: p.ID, At: now}); err != nil {
+		return err
+	}
+	*rec = withState(*rec, p)
+	return nil
+}
+
+// ClawbackPayout records a provider clawback of a succeeded payout (the
+// operator's side, or a provider callback).
+func (e *Engine) ClawbackPayout(ctx context.Context, id string) error {
+	return e.store.Update(ctx, func(tx store.Tx) error {
+		var rec payoutRecord
+		if err := getJSON(tx, bucketPayouts, id, &rec, errNotFound); err != nil {
+			return err
+		}
+		if rec.Status != payouts.Succeeded {
+			return errcode.Newf(errcode.Conflict, "Only a succeeded payout can be clawed back; this one is %s.", rec.Status)
+		}
+		if err := e.clawback(tx, &rec, e.nowUTC()); err != nil {
+			return err
+		}
+		return putJSON(tx, bucketPayouts, rec.ID, rec)
+	})
+}
