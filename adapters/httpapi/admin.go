@@ -62,6 +62,7 @@ func (a *Admin) routes() {
 	a.handle("PUT /admin/orgs/{org}/payout-limits", a.setPayoutLimits)
 	a.handle("PUT /admin/rails/{rail}", a.setRail)
 	a.handle("PUT /admin/institutions", a.syncInstitutions)
+	a.handle("POST /admin/payouts/{id}/clawback", a.clawback)
 	a.handle("GET /admin/pause", a.getPause)
 	a.handle("PUT /admin/pause", a.setPause)
 }
@@ -280,6 +281,12 @@ func (a *Admin) syncInstitutions(w http.ResponseWriter, r *http.Request) {
 	}
 	err := a.engine.SyncInstitutions(r.Context(), list)
 	a.reply(w, r, http.StatusOK, map[string]any{"institutions": len(list)}, err)
+}
+
+func (a *Admin) clawback(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	err := a.engine.ClawbackPayout(r.Context(), id)
+	a.reply(w, r, http.StatusOK, map[string]any{"payout_id": id, "status": "reversed"}, err)
 }
 
 func (a *Admin) getPause(w http.ResponseWriter, r *http.Request) {

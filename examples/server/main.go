@@ -22,6 +22,7 @@ import (
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/adapters/boltstore"
 	"github.com/tambalapay/tambala/adapters/httpapi"
+	"github.com/tambalapay/tambala/adapters/sandbox"
 	"github.com/tambalapay/tambala/money"
 )
 
@@ -31,6 +32,8 @@ type config struct {
 	adminAddr string
 	env       string
 	quiet     bool
+	// payoutDelay is how long the sandbox provider takes to pay.
+	payoutDelay time.Duration
 }
 
 func main() {
@@ -40,6 +43,7 @@ func main() {
 	flag.StringVar(&c.adminAddr, "admin-addr", "127.0.0.1:8081", "admin API listen address")
 	flag.StringVar(&c.env, "env", "sandbox", "environment: sandbox or production")
 	flag.BoolVar(&c.quiet, "quiet", false, "log warnings and errors only")
+	flag.DurationVar(&c.payoutDelay, "payout-delay", 2*time.Second, "sandbox: how long the simulated provider takes to pay")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -77,7 +81,12 @@ func setup(ctx context.Context, c config, log *zap.Logger, out io.Writer) (*app,
 	if err != nil {
 		return nil, err
 	}
-	eng, err := tambala.New(st, &tambala.Options{Logger: log, Environment: tambala.Environment(c.env)})
+	opts := &tambala.Options{Logger: log, Environment: tambala.Environment(c.env)}
+	if c.env == string(tambala.Sandbox) {
+		// The sandbox provider pays the test destinations after a short delay.
+		opts.Payouts = sandbox.New(&sandbox.Options{Delay: c.payoutDelay})
+	}
+	eng, err := tambala.New(st, opts)
 	if err != nil {
 		st.Close()
 		return nil, err
@@ -188,6 +197,9 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	go func() { errc <- servers[0].Serve(pub) }()
 	go func() { errc <- servers[1].Serve(adm) }()
 	go a.housekeeping(ctx)
+	if c.env == string(tambala.Sandbox) {
+		go a.engine.RunPayoutWorker(ctx, 250*time.Millisecond) //nolint:errcheck
+	}
 	select {
 	case <-ctx.Done():
 	case err := <-errc:

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -23,7 +24,7 @@ import (
 func TestFirstSession(t *testing.T) {
 	dir := t.TempDir()
 	var out bytes.Buffer
-	a, err := setup(context.Background(), config{data: dir, env: "sandbox"}, zap.NewNop(), &out)
+	a, err := setup(context.Background(), config{data: dir, env: "sandbox", payoutDelay: 50 * time.Millisecond}, zap.NewNop(), &out)
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		require.NoError(t, ledger.CheckStore(context.Background(), a.store))
@@ -81,6 +82,21 @@ func TestFirstSession(t *testing.T) {
 	status, bal = call(pub, "GET", "/v1/balance", key[1], "", "")
 	require.Equal(t, 200, status)
 	assert.Equal(t, "5282.00", bal["held"]) // 5000 plus the default momo fee of 282.00
+
+	// The sandbox worker pays a test wallet on its own.
+	body = `{"amount_mwk":"1000.00","institution_id":101,"mobile_number":"111100000112","beneficiary_name":"Test Wallet"}`
+	status, paid := call(pub, "POST", "/v1/payouts/momo", key[1], "second-payout", body)
+	require.Equal(t, 202, status, paid)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go a.engine.RunPayoutWorker(ctx, 20*time.Millisecond) //nolint:errcheck
+	require.Eventually(t, func() bool {
+		_, got := call(pub, "GET", "/v1/payouts/"+paid["id"].(string), key[1], "", "")
+		return got["status"] == "succeeded"
+	}, 10*time.Second, 20*time.Millisecond)
+	_, first := call(pub, "GET", "/v1/payouts/"+po["id"].(string), key[1], "", "")
+	assert.Equal(t, "failed", first["status"], "265991234567 is not a sandbox test wallet")
+	cancel()
 
 	status, _ = call(pub, "GET", "/v1/ping", "", "", "")
 	assert.Equal(t, 401, status)
