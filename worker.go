@@ -262,19 +262,20 @@ func captureEntry(id string) string { return "payout:" + id + ":capture" }
 
 // finishSuccess captures the hold: the amount goes to the provider, the fee
 // charged is the observed fee (the quoted fee when the provider reported
-// none), and the rest of the hold returns to available.
+// none), and the rest of the hold returns to available. An observed fee
+// above the held fee is charged too: the excess comes from available, and
+// what available cannot cover becomes the organization's shortfall.
 func (e *Engine) finishSuccess(tx store.Tx, rec *payoutRecord, p payouts.Payout, fee *money.Amount, now time.Time) error {
-	charged := p.HeldFee
+	charged, excess := p.HeldFee, money.Zero(money.MWK)
 	if fee != nil {
 		if fee.Asset() != money.MWK || fee.Sign() < 0 {
 			return fmt.Errorf("payout %s: provider reported fee %s", p.ID, fee)
 		}
-		if fee.Cmp(p.HeldFee) > 0 {
-			// Charging beyond the hold needs the shortfall account, which
-			// is not built yet: leave the payout pending and alert.
-			return fmt.Errorf("payout %s: observed fee %s above the held fee %s", p.ID, fee, p.HeldFee)
-		}
 		charged = *fee
+		if fee.Cmp(p.HeldFee) > 0 {
+			charged = p.HeldFee
+			excess, _ = fee.Sub(p.HeldFee)
+		}
 	}
 	p, err := p.Succeed(fee, now)
 	if err != nil {
@@ -284,6 +285,13 @@ func (e *Engine) finishSuccess(tx store.Tx, rec *payoutRecord, p payouts.Payout,
 		EntryID: captureEntry(p.ID), HoldID: holdID(p.ID), Amount: p.Amount, Fee: charged, To: ledger.Provider, Ref: p.ID, At: now,
 	}); err != nil {
 		return err
+	}
+	if excess.Sign() > 0 {
+		if _, err := ledger.Post(tx, ledger.Charge{
+			EntryID: "payout:" + p.ID + ":fee-excess", Org: p.Org, Amount: excess, Ref: p.ID, At: now,
+		}); err != nil {
+			return err
+		}
 	}
 	*rec = withState(*rec, p)
 	return schedule(tx, rec, nil)

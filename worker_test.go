@@ -17,6 +17,7 @@ import (
 	"github.com/tambalapay/tambala/adapters/memstore"
 	"github.com/tambalapay/tambala/adapters/sandbox"
 	"github.com/tambalapay/tambala/ledger"
+	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/payouts"
 	"github.com/tambalapay/tambala/store"
 )
@@ -220,4 +221,43 @@ func TestWorkersRace(t *testing.T) {
 		assert.Equal(t, 1, w.provider.SubmitCalls(id), "claimed by one worker at a time")
 	}
 	assert.Equal(t, "0.00", w.balance(t).Held.String())
+}
+
+// TestWorkerFeeAboveHold: a provider charging more than the quoted fee is
+// charged in full; what available cannot cover becomes the shortfall,
+// which the next collection covers first.
+func TestWorkerFeeAboveHold(t *testing.T) {
+	w := newWorkerEnv(t, memstore.New())
+	ctx := context.Background()
+	fee, err := money.Parse(money.MWK, "300.00") // a 500.00 momo payout is quoted 239.70
+	require.NoError(t, err)
+
+	// With money available, the excess 60.30 comes out of available.
+	id := w.payout(t, payouts.Momo, momo("111100000445", 500))
+	w.provider.ScriptPayout(id, sandbox.Outcome{Fee: &fee})
+	w.run(t, 5, time.Second)
+	po := w.read(t, id)
+	assert.Equal(t, "succeeded", po["status"])
+	assert.Equal(t, "300.00", po["fee"])
+	b := w.balance(t)
+	assert.Equal(t, "99200.00", b.Available.String()) // 100000 - 500 - 300
+	assert.Equal(t, "0.00", b.Shortfall.String())
+
+	// With exactly one debit funded, the excess becomes the shortfall.
+	w.p = fundedPrincipal(t, w.engine, "739.70")
+	id = w.payout(t, payouts.Momo, momo("111100000553", 500))
+	w.provider.ScriptPayout(id, sandbox.Outcome{Fee: &fee})
+	w.run(t, 5, time.Second)
+	assert.Equal(t, "succeeded", w.read(t, id)["status"])
+	b = w.balance(t)
+	assert.Equal(t, "0.00", b.Available.String())
+	assert.Equal(t, "0.00", b.Held.String())
+	assert.Equal(t, "60.30", b.Shortfall.String())
+
+	// The next collection covers the shortfall first: 100 less 1.50 is 98.50.
+	_, err = w.engine.SimulateCollection(ctx, w.p, []byte(`{"amount_mwk":100}`))
+	require.NoError(t, err)
+	b = w.balance(t)
+	assert.Equal(t, "38.20", b.Available.String())
+	assert.Equal(t, "0.00", b.Shortfall.String())
 }

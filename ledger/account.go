@@ -14,6 +14,10 @@ type Bucket string
 const (
 	Available Bucket = "available"
 	Held      Bucket = "held"
+	// Shortfall is what the organization owes: fees charged beyond its
+	// available balance. It is never positive (its negation is the amount
+	// owed), and the next credit covers it first.
+	Shortfall Bucket = "shortfall"
 )
 
 // System buckets, one each per asset. They may go negative: a negative
@@ -27,7 +31,20 @@ const (
 )
 
 // IsCustomer reports whether b is an organization's bucket.
-func (b Bucket) IsCustomer() bool { return b == Available || b == Held }
+func (b Bucket) IsCustomer() bool { return b == Available || b == Held || b == Shortfall }
+
+// violates reports whether a balance with the given sign breaks the
+// ledger's rule for b: customer available and held never go below zero,
+// shortfall never above it; system accounts have no bound.
+func violates(b Bucket, balance int) bool {
+	switch b {
+	case Available, Held:
+		return balance < 0
+	case Shortfall:
+		return balance > 0
+	}
+	return false
+}
 
 // IsSystem reports whether b is a system bucket.
 func (b Bucket) IsSystem() bool {
@@ -84,4 +101,7 @@ type Balance struct {
 	Asset     money.Asset
 	Available money.Amount
 	Held      money.Amount
+	// Shortfall is what the organization owes (zero or positive): fees
+	// charged beyond its available balance, covered first by the next credit.
+	Shortfall money.Amount
 }

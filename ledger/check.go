@@ -23,7 +23,8 @@ func (e *CheckError) Error() string {
 //   - every entry's postings sum to zero per asset;
 //   - every stored balance equals the sum of the journal's postings to its
 //     account, and every account the journal touches has its balance stored;
-//   - no customer account is negative;
+//   - no customer available or held account is negative, and no
+//     shortfall account is positive;
 //   - each held account equals the sum of its organization's open holds in
 //     that asset, and every hold names entries that exist;
 //   - every reversal mark names an existing reverse entry of that original,
@@ -77,8 +78,12 @@ func Check(snap Snapshot) error {
 	stored := make(map[Account]money.Amount, len(snap.Balances))
 	for _, bc := range snap.Balances {
 		stored[bc.Account] = bc.Balance
-		if bc.Account.Bucket.IsCustomer() && bc.Balance.Sign() < 0 {
-			bad("customer account %s is negative: %s", bc.Account, bc.Balance)
+		if violates(bc.Account.Bucket, bc.Balance.Sign()) {
+			way := "negative"
+			if bc.Account.Bucket == Shortfall {
+				way = "positive"
+			}
+			bad("customer account %s is %s: %s", bc.Account, way, bc.Balance)
 		}
 		want, ok := journal[bc.Account]
 		if !ok {

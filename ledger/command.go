@@ -79,6 +79,18 @@ type Reverse struct {
 	At      time.Time
 }
 
+// Charge takes a fee from the organization's available balance; what
+// available does not cover becomes a shortfall, which the next credit
+// covers first. It never fails for lack of funds: it records a fee already
+// incurred (a provider charging more than was held).
+type Charge struct {
+	EntryID string
+	Org     string
+	Amount  money.Amount // > 0
+	Ref     string
+	At      time.Time
+}
+
 // Convert moves From out of the organization's available balance to the
 // desk, and To from the desk into its available balance in another asset,
 // in one entry.
@@ -97,6 +109,7 @@ func (c ReleaseHold) entryID() string { return c.EntryID }
 func (c CaptureHold) entryID() string { return c.EntryID }
 func (c Reverse) entryID() string     { return c.EntryID }
 func (c Convert) entryID() string     { return c.EntryID }
+func (c Charge) entryID() string      { return c.EntryID }
 
 // join renders a digest: each part length-prefixed, so no choice of ids or
 // refs can make two different commands render alike.
@@ -130,6 +143,7 @@ func (c CaptureHold) digest() string {
 	return join(string(KindCapture), c.HoldID, amt(c.Amount), amt(c.Fee), string(c.to()), c.Ref)
 }
 func (c Reverse) digest() string { return join(string(KindReverse), c.Of, c.Ref) }
+func (c Charge) digest() string  { return join(string(KindCharge), c.Org, amt(c.Amount), c.Ref) }
 func (c Convert) digest() string {
 	return join(string(KindConvert), c.Org, amt(c.From), amt(c.To), c.Ref)
 }

@@ -16,6 +16,7 @@ const (
 	KindCapture Kind = "capture"
 	KindReverse Kind = "reverse"
 	KindConvert Kind = "convert"
+	KindCharge  Kind = "charge"
 )
 
 // Posting is one signed change to one account.

@@ -159,7 +159,7 @@ func applyPostings(st State, eff *Effect) error {
 		}
 	}
 	for _, bc := range eff.Balances {
-		if bc.Account.Bucket.IsCustomer() && bc.Balance.Sign() < 0 {
+		if violates(bc.Account.Bucket, bc.Balance.Sign()) {
 			before, err := st.Balance(bc.Account)
 			if err != nil {
 				return err
@@ -194,6 +194,19 @@ func (c Credit) plan(st State) (Effect, error) {
 		return Effect{}, invalid("credit fee %s above amount %s", fee, c.Amount)
 	}
 	ps := []Posting{{SystemAccount(c.from(), asset), c.Amount.Neg()}}
+	// A shortfall is covered first.
+	short, err := st.Balance(OrgAccount(c.Org, Shortfall, asset))
+	if err != nil {
+		return Effect{}, err
+	}
+	if owed := short.Neg(); owed.Sign() > 0 && net.Sign() > 0 {
+		cover := owed
+		if net.Cmp(owed) < 0 {
+			cover = net
+		}
+		ps = append(ps, Posting{OrgAccount(c.Org, Shortfall, asset), cover})
+		net, _ = net.Sub(cover)
+	}
 	if !net.IsZero() {
 		ps = append(ps, Posting{OrgAccount(c.Org, Available, asset), net})
 	}
@@ -351,6 +364,36 @@ func (c Reverse) plan(st State) (Effect, error) {
 		return Effect{}, fmt.Errorf("%w: %s entry %s", ErrNotReversible, orig.Kind, c.Of)
 	}
 	return Effect{Entry: Entry{Kind: KindReverse, Ref: c.Ref, Reverses: c.Of, At: c.At, Postings: ps}}, nil
+}
+
+func (c Charge) plan(st State) (Effect, error) {
+	if err := checkID("org", c.Org); err != nil {
+		return Effect{}, err
+	}
+	if err := positive("charge amount", c.Amount); err != nil {
+		return Effect{}, err
+	}
+	asset := c.Amount.Asset()
+	avail, err := st.Balance(OrgAccount(c.Org, Available, asset))
+	if err != nil {
+		return Effect{}, err
+	}
+	covered := c.Amount
+	if avail.Cmp(c.Amount) < 0 {
+		covered = avail
+	}
+	rest, err := c.Amount.Sub(covered)
+	if err != nil {
+		return Effect{}, err
+	}
+	ps := []Posting{{SystemAccount(Fees, asset), c.Amount}}
+	if covered.Sign() > 0 {
+		ps = append(ps, Posting{OrgAccount(c.Org, Available, asset), covered.Neg()})
+	}
+	if rest.Sign() > 0 {
+		ps = append(ps, Posting{OrgAccount(c.Org, Shortfall, asset), rest.Neg()})
+	}
+	return Effect{Entry: Entry{Kind: KindCharge, Ref: c.Ref, At: c.At, Postings: ps}}, nil
 }
 
 func (c Convert) plan(st State) (Effect, error) {

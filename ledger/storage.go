@@ -133,7 +133,11 @@ func ReadBalance(tx store.Tx, org string, asset money.Asset) (Balance, error) {
 	if err != nil {
 		return Balance{}, err
 	}
-	return Balance{Asset: asset, Available: av, Held: hd}, nil
+	sf, err := st.Balance(OrgAccount(org, Shortfall, asset))
+	if err != nil {
+		return Balance{}, err
+	}
+	return Balance{Asset: asset, Available: av, Held: hd, Shortfall: sf.Neg().Abs()}, nil
 }
 
 // ReadAccount returns any account's balance.

@@ -63,6 +63,8 @@ func (a *Admin) routes() {
 	a.handle("PUT /admin/rails/{rail}", a.setRail)
 	a.handle("PUT /admin/institutions", a.syncInstitutions)
 	a.handle("POST /admin/payouts/{id}/clawback", a.clawback)
+	a.handle("POST /admin/orgs/{org}/trades", a.recordTrade)
+	a.handle("POST /admin/orgs/{org}/collections/{id}/reverse", a.reverseCollection)
 	a.handle("GET /admin/pause", a.getPause)
 	a.handle("PUT /admin/pause", a.setPause)
 }
@@ -287,6 +289,25 @@ func (a *Admin) clawback(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	err := a.engine.ClawbackPayout(r.Context(), id)
 	a.reply(w, r, http.StatusOK, map[string]any{"payout_id": id, "status": "reversed"}, err)
+}
+
+func (a *Admin) recordTrade(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Ref        string `json:"ref"`
+		USDTAmount string `json:"usdt_amount"`
+		ClientRate string `json:"client_rate"`
+	}
+	if err := bind(r, &in); err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	t, err := a.engine.RecordTrade(r.Context(), r.PathValue("org"), in.Ref, in.USDTAmount, in.ClientRate)
+	a.reply(w, r, http.StatusCreated, t, err)
+}
+
+func (a *Admin) reverseCollection(w http.ResponseWriter, r *http.Request) {
+	c, err := a.engine.ReverseCollection(r.Context(), r.PathValue("org"), r.PathValue("id"))
+	a.reply(w, r, http.StatusOK, c, err)
 }
 
 func (a *Admin) getPause(w http.ResponseWriter, r *http.Request) {

@@ -47,7 +47,7 @@ func (h *Handler) balanceV1(w http.ResponseWriter, r *http.Request, p tambala.Pr
 		Held      money.Amount `json:"held"`
 		Shortfall money.Amount `json:"shortfall"`
 		Currency  string       `json:"currency"`
-	}{b.Available, b.Held, money.Zero(b.Asset), "MWK"})
+	}{b.Available, b.Held, b.Shortfall, "MWK"})
 }
 
 func (h *Handler) assets(w http.ResponseWriter, r *http.Request, p tambala.Principal) {

@@ -1,0 +1,240 @@
+package tambala
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/ledger"
+	"github.com/tambalapay/tambala/money"
+	"github.com/tambalapay/tambala/payouts"
+	"github.com/tambalapay/tambala/store"
+)
+
+var (
+	bucketCollections      = []byte("collections")
+	bucketCollectionsByOrg = []byte("collections.by_org")
+)
+
+// Collection statuses.
+const (
+	CollectionSettled  = "settled"
+	CollectionReversed = "reversed"
+)
+
+// Collection is money received for an organization, credited net of the
+// collection fee: AmountMWK - Fee = AmountCredited, always.
+type Collection struct {
+	ID                  string       `json:"id"`
+	Status              string       `json:"status"`
+	AmountMWK           money.Amount `json:"amount_mwk"`
+	Fee                 money.Amount `json:"fee"`
+	AmountCredited      money.Amount `json:"amount_credited"`
+	Rail                payouts.Rail `json:"rail"`
+	SourceCustomerName  string       `json:"source_customer_name"`
+	SourceAccountNumber string       `json:"source_account_number"`
+	SourceInstitution   string       `json:"source_institution"`
+	RTPReferenceNumber  string       `json:"rtp_reference_number"`
+	CreatedAt           string       `json:"created_at"`
+}
+
+// collectionRecord is the stored form: amounts as decimal strings.
+type collectionRecord struct {
+	Org                 string       `json:"org"`
+	ID                  string       `json:"id"`
+	Status              string       `json:"status"`
+	Amount              string       `json:"amount_mwk"`
+	Fee                 string       `json:"fee"`
+	Credited            string       `json:"amount_credited"`
+	Rail                payouts.Rail `json:"rail"`
+	SourceCustomerName  string       `json:"source_customer_name"`
+	SourceAccountNumber string       `json:"source_account_number"`
+	SourceInstitution   string       `json:"source_institution"`
+	RTPReferenceNumber  string       `json:"rtp_reference_number"`
+	CreatedAt           string       `json:"created_at"`
+}
+
+func (r collectionRecord) collection() (Collection, error) {
+	c := Collection{ID: r.ID, Status: r.Status, Rail: r.Rail, SourceCustomerName: r.SourceCustomerName,
+		SourceAccountNumber: r.SourceAccountNumber, SourceInstitution: r.SourceInstitution,
+		RTPReferenceNumber: r.RTPReferenceNumber, CreatedAt: r.CreatedAt}
+	var err error
+	if c.AmountMWK, err = money.Parse(money.MWK, r.Amount); err != nil {
+		return Collection{}, err
+	}
+	if c.Fee, err = money.Parse(money.MWK, r.Fee); err != nil {
+		return Collection{}, err
+	}
+	if c.AmountCredited, err = money.Parse(money.MWK, r.Credited); err != nil {
+		return Collection{}, err
+	}
+	return c, nil
+}
+
+func collectionEntry(id string) string { return "collection:" + id }
+
+// NewCollection describes money received for an organization.
+type NewCollection struct {
+	Amount              money.Amount
+	Rail                payouts.Rail // default momo
+	SourceCustomerName  string
+	SourceAccountNumber string
+	SourceInstitution   string
+	RTPReferenceNumber  string
+}
+
+// RecordCollection credits a collection net of the collection fee, in one
+// transaction with the collection record.
+func (e *Engine) RecordCollection(ctx context.Context, orgID string, n NewCollection) (Collection, error) {
+	if n.Rail == "" {
+		n.Rail = payouts.Momo
+	}
+	if n.Rail != payouts.Momo && n.Rail != payouts.Bank {
+		return Collection{}, errcode.Newf(errcode.ValidationError, "rail must be momo or bank.")
+	}
+	if n.Amount.Asset() != money.MWK || n.Amount.Sign() <= 0 || n.Amount.Cmp(payouts.MaxAmount) > 0 {
+		return Collection{}, errcode.Newf(errcode.ValidationError, "amount_mwk must be positive and at most %s.", payouts.MaxAmount)
+	}
+	q, err := e.fees.Quote(payouts.DirCollection, n.Rail, n.Amount)
+	if err != nil {
+		return Collection{}, errcode.Wrap(errcode.RateUnavailable, err)
+	}
+	var c Collection
+	err = e.store.Update(ctx, func(tx store.Tx) error {
+		var o Organization
+		if err := getJSON(tx, bucketOrgs, orgID, &o, errNotFound); err != nil {
+			return err
+		}
+		if _, err := e.enabledAsset(&o, money.MWK.Code, OpCollection); err != nil {
+			return err
+		}
+		now := e.nowUTC()
+		c = Collection{
+			ID: e.newID(), Status: CollectionSettled, AmountMWK: n.Amount, Fee: q.Total, AmountCredited: *q.AmountReceived,
+			Rail: n.Rail, SourceCustomerName: n.SourceCustomerName, SourceAccountNumber: n.SourceAccountNumber,
+			SourceInstitution: n.SourceInstitution, RTPReferenceNumber: n.RTPReferenceNumber, CreatedAt: payouts.FormatTime(now),
+		}
+		if _, err := ledger.Post(tx, ledger.Credit{
+			EntryID: collectionEntry(c.ID), Org: orgID, Amount: c.AmountMWK, Fee: c.Fee, From: ledger.External, Ref: c.ID, At: now,
+		}); err != nil {
+			return err
+		}
+		if err := putCollection(tx, orgID, c); err != nil {
+			return err
+		}
+		return tx.Put(bucketCollectionsByOrg, indexKey(orgID, c.ID), nil)
+	})
+	return c, err
+}
+
+func putCollection(tx store.Tx, org string, c Collection) error {
+	return putJSON(tx, bucketCollections, c.ID, collectionRecord{Org: org, ID: c.ID, Status: c.Status,
+		Amount: c.AmountMWK.String(), Fee: c.Fee.String(), Credited: c.AmountCredited.String(), Rail: c.Rail,
+		SourceCustomerName: c.SourceCustomerName, SourceAccountNumber: c.SourceAccountNumber,
+		SourceInstitution: c.SourceInstitution, RTPReferenceNumber: c.RTPReferenceNumber, CreatedAt: c.CreatedAt})
+}
+
+// SimulateCollection is POST /v1/collections/simulate: sandbox only, not
+// idempotent. The body is {"amount_mwk", "rail"?}.
+func (e *Engine) SimulateCollection(ctx context.Context, p Principal, body []byte) (Collection, error) {
+	if e.env != Sandbox {
+		return Collection{}, errcode.New(errcode.SandboxOnly)
+	}
+	var in struct {
+		AmountMWK json.RawMessage `json:"amount_mwk"`
+		Rail      payouts.Rail    `json:"rail"`
+	}
+	if err := json.Unmarshal(body, &in); err != nil {
+		return Collection{}, errcode.Newf(errcode.ValidationError, "The request body is not valid JSON for this endpoint.")
+	}
+	amt, err := payouts.ParseAmount(in.AmountMWK)
+	if err != nil {
+		return Collection{}, err
+	}
+	return e.RecordCollection(ctx, p.Org.ID, NewCollection{
+		Amount: amt, Rail: in.Rail, SourceCustomerName: "Sandbox Customer", SourceAccountNumber: "265880000000",
+		SourceInstitution: "Sandbox", RTPReferenceNumber: "SIM-" + e.newID()[:8],
+	})
+}
+
+func loadCollection(tx store.Tx, org, id string) (collectionRecord, error) {
+	var r collectionRecord
+	if id == "" || len(id) > 64 {
+		return r, errNotFound
+	}
+	if err := getJSON(tx, bucketCollections, id, &r, errNotFound); err != nil {
+		return r, err
+	}
+	if r.Org != org {
+		return r, errNotFound
+	}
+	return r, nil
+}
+
+// CollectionByID returns one of the caller's collections.
+func (e *Engine) CollectionByID(ctx context.Context, p Principal, id string) (Collection, error) {
+	var c Collection
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		r, err := loadCollection(tx, p.Org.ID, id)
+		if err != nil {
+			return err
+		}
+		c, err = r.collection()
+		return err
+	})
+	return c, err
+}
+
+// Collections lists the caller's collections, newest first.
+func (e *Engine) Collections(ctx context.Context, p Principal, page PageRequest) (Page[Collection], error) {
+	var out Page[Collection]
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		out = Page[Collection]{Items: []Collection{}}
+		ids, more, err := listIDs(tx, bucketCollectionsByOrg, p.Org.ID, page, nil)
+		if err != nil {
+			return err
+		}
+		for _, id := range ids {
+			r, err := loadCollection(tx, p.Org.ID, id)
+			if err != nil {
+				return err
+			}
+			c, err := r.collection()
+			if err != nil {
+				return err
+			}
+			out.Items = append(out.Items, c)
+		}
+		out.HasMore = more
+		if more && len(ids) > 0 {
+			out.NextBeforeID = ids[len(ids)-1]
+		}
+		return nil
+	})
+	return out, err
+}
+
+// ReverseCollection reverses a settled collection (the operator's side):
+// the credit and its fee are undone, so the organization must still have
+// the credited amount available (else insufficient_funds).
+func (e *Engine) ReverseCollection(ctx context.Context, orgID, id string) (Collection, error) {
+	var c Collection
+	err := e.store.Update(ctx, func(tx store.Tx) error {
+		r, err := loadCollection(tx, orgID, id)
+		if err != nil {
+			return err
+		}
+		if r.Status != CollectionSettled {
+			return errcode.Newf(errcode.Conflict, "This collection is already %s.", r.Status)
+		}
+		if _, err := ledger.Post(tx, ledger.Reverse{EntryID: collectionEntry(id) + ":reverse", Of: collectionEntry(id), Ref: id, At: e.nowUTC()}); err != nil {
+			return err
+		}
+		if c, err = r.collection(); err != nil {
+			return err
+		}
+		c.Status = CollectionReversed
+		return putCollection(tx, orgID, c)
+	})
+	return c, err
+}

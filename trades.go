@@ -1,0 +1,179 @@
+package tambala
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/google/uuid"
+
+	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/ledger"
+	"github.com/tambalapay/tambala/money"
+	"github.com/tambalapay/tambala/payouts"
+	"github.com/tambalapay/tambala/store"
+)
+
+var (
+	bucketTrades      = []byte("trades")
+	bucketTradesByOrg = []byte("trades.by_org")
+	bucketTradesByRef = []byte("trades.by_ref")
+)
+
+// Trade is an OTC funding trade: the organization bought MWK with a
+// stablecoin at its client rate, and its MWK balance was credited once.
+type Trade struct {
+	ID         string     `json:"id"`
+	USDTAmount string     `json:"usdt_amount"`
+	ClientRate money.Rate `json:"client_rate"`
+	MWKAmount  int64      `json:"mwk_amount"`
+	Status     string     `json:"status"`
+	CreatedAt  string     `json:"created_at"`
+	SettledAt  string     `json:"settled_at"`
+}
+
+type tradeRecord struct {
+	Org        string `json:"org"`
+	Ref        string `json:"ref"`
+	ID         string `json:"id"`
+	USDTAmount string `json:"usdt_amount"`
+	ClientRate string `json:"client_rate"`
+	MWKAmount  int64  `json:"mwk_amount"`
+	Status     string `json:"status"`
+	CreatedAt  string `json:"created_at"`
+	SettledAt  string `json:"settled_at"`
+}
+
+func (r tradeRecord) trade() Trade {
+	rate, _ := money.ParseRate(r.ClientRate)
+	return Trade{ID: r.ID, USDTAmount: r.USDTAmount, ClientRate: rate, MWKAmount: r.MWKAmount, Status: r.Status, CreatedAt: r.CreatedAt, SettledAt: r.SettledAt}
+}
+
+// RecordTrade records an OTC trade (the operator's side): usdtAmount of the
+// stablecoin at clientRate gives whole kwacha, rounded down, credited to the
+// organization's MWK balance from the operator's float. ref makes it
+// happen once: recording the same ref again returns the first trade; the
+// same ref with other figures is conflict.
+func (e *Engine) RecordTrade(ctx context.Context, orgID, ref, usdtAmount, clientRate string) (Trade, error) {
+	if ref == "" || len(ref) > 128 {
+		return Trade{}, errcode.Newf(errcode.ValidationError, "ref must be 1 to 128 characters.")
+	}
+	usdt, ok := e.assets.Lookup(money.USDT.Code)
+	if !ok {
+		usdt = money.USDT
+	}
+	amt, err := money.Parse(usdt, usdtAmount)
+	if err != nil {
+		return Trade{}, err
+	}
+	rate, err := money.ParseRate(clientRate)
+	if err != nil {
+		return Trade{}, err
+	}
+	mwk, err := money.Mul(amt, rate, money.Asset{Code: "MWK", Decimals: 0}, money.RoundDown)
+	if err != nil {
+		return Trade{}, err
+	}
+	whole, err := strconv.ParseInt(mwk.String(), 10, 64)
+	if err != nil || whole <= 0 {
+		return Trade{}, errcode.Newf(errcode.ValidationError, "The trade must be worth at least 1 whole kwacha.")
+	}
+	var t Trade
+	err = e.store.Update(ctx, func(tx store.Tx) error {
+		var o Organization
+		if err := getJSON(tx, bucketOrgs, orgID, &o, errNotFound); err != nil {
+			return err
+		}
+		if id, err := tx.Get(bucketTradesByRef, indexKey(orgID, ref)); err == nil {
+			var r tradeRecord
+			if err := getJSON(tx, bucketTrades, string(id), &r, errNotFound); err != nil {
+				return err
+			}
+			if r.USDTAmount != amt.String() || r.ClientRate != rate.String() {
+				return errcode.Newf(errcode.Conflict, "This trade ref was already recorded with other figures.")
+			}
+			t = r.trade()
+			return nil
+		}
+		now := payouts.FormatTime(e.nowUTC())
+		r := tradeRecord{Org: orgID, Ref: ref, ID: e.newID(), USDTAmount: amt.String(), ClientRate: rate.String(),
+			MWKAmount: whole, Status: "settled", CreatedAt: now, SettledAt: now}
+		if _, err := ledger.Post(tx, ledger.Credit{
+			EntryID: "trade:" + r.ID, Org: orgID, Amount: money.FromInt(money.MWK, whole), From: ledger.Float, Ref: r.ID, At: e.nowUTC(),
+		}); err != nil {
+			return err
+		}
+		if err := putJSON(tx, bucketTrades, r.ID, r); err != nil {
+			return err
+		}
+		if err := tx.Put(bucketTradesByRef, indexKey(orgID, ref), []byte(r.ID)); err != nil {
+			return err
+		}
+		t = r.trade()
+		return tx.Put(bucketTradesByOrg, indexKey(orgID, r.ID), nil)
+	})
+	return t, err
+}
+
+// Trades lists the caller's trades, newest first.
+func (e *Engine) Trades(ctx context.Context, p Principal, page PageRequest) (Page[Trade], error) {
+	var out Page[Trade]
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		out = Page[Trade]{Items: []Trade{}}
+		ids, more, err := listIDs(tx, bucketTradesByOrg, p.Org.ID, page, nil)
+		if err != nil {
+			return err
+		}
+		for _, id := range ids {
+			var r tradeRecord
+			if err := getJSON(tx, bucketTrades, id, &r, errNotFound); err != nil {
+				return err
+			}
+			out.Items = append(out.Items, r.trade())
+		}
+		out.HasMore = more
+		if more && len(ids) > 0 {
+			out.NextBeforeID = ids[len(ids)-1]
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Bank is an item of GET /v1/banks (the earlier API's bank list).
+type Bank struct {
+	BankUUID string `json:"bank_uuid"`
+	Name     string `json:"name"`
+}
+
+// Operator is an item of GET /v1/operators.
+type Operator struct {
+	RefID string `json:"ref_id"`
+	Name  string `json:"name"`
+}
+
+// bankNamespace derives stable bank UUIDs from institution ids.
+var bankNamespace = uuid.MustParse("6f1d7a52-2c59-4c39-9a4e-8c2b2a1d0b11")
+
+// Banks lists the bank institutions under stable UUIDs.
+func (e *Engine) Banks(ctx context.Context) ([]Bank, error) {
+	list, _, err := e.Institutions(ctx)
+	out := []Bank{}
+	for _, in := range list {
+		if in.Rail == payouts.Bank {
+			out = append(out, Bank{BankUUID: uuid.NewSHA1(bankNamespace, []byte(strconv.Itoa(in.ID))).String(), Name: in.Name})
+		}
+	}
+	return out, err
+}
+
+// Operators lists the mobile-money operators and when they were synced.
+func (e *Engine) Operators(ctx context.Context) ([]Operator, string, error) {
+	list, at, err := e.Institutions(ctx)
+	out := []Operator{}
+	for _, in := range list {
+		if in.Rail == payouts.Momo {
+			out = append(out, Operator{RefID: strconv.Itoa(in.ID), Name: in.Name})
+		}
+	}
+	return out, payouts.FormatTime(at), err
+}
