@@ -153,7 +153,7 @@ func (e *Engine) SimulateCollection(ctx context.Context, p Principal, body []byt
 	}
 	return e.RecordCollection(ctx, p.Org.ID, NewCollection{
 		Amount: amt, Rail: in.Rail, SourceCustomerName: "Sandbox Customer", SourceAccountNumber: "265880000000",
-		SourceInstitution: "Sandbox", RTPReferenceNumber: "SIM-" + e.newID()[:8],
+		SourceInstitution: "Sandbox", RTPReferenceNumber: "SIM-" + e.newID(),
 	})
 }
 

@@ -143,3 +143,28 @@ func TestPayoutLimits(t *testing.T) {
 	_, err = e.CreatePayout(ctx, p, payouts.Bank, tambala.Idempotency{Key: "fourth", Body: body(1)})
 	assert.Equal(t, errcode.OrgLimitExceeded, errcode.Of(err), "hourly count 3")
 }
+
+// TestPayoutRateUnavailable: a payout whose fee cannot be priced is 503
+// rate_unavailable and holds nothing.
+func TestPayoutRateUnavailable(t *testing.T) {
+	fees := payouts.DefaultFeeSchedule()
+	delete(fees.Convenience, payouts.Bank) // the provider publishes no bank price
+	s := memstore.New()
+	e, err := tambala.New(s, &tambala.Options{Fees: &fees})
+	require.NoError(t, err)
+	p := fundedPrincipal(t, e, "10000.00")
+	ctx := context.Background()
+	_, err = e.CreatePayout(ctx, p, payouts.Bank, tambala.Idempotency{Key: "k", Body: []byte(`{"amount_mwk":100,"institution_id":1,"account_number":"3333888800","beneficiary_name":"B"}`)})
+	assert.Equal(t, errcode.RateUnavailable, errcode.Of(err))
+	assert.Equal(t, 503, errcode.Lookup(errcode.Of(err)).HTTPStatus)
+	b, err := e.Balance(ctx, p, "MWK")
+	require.NoError(t, err)
+	assert.Equal(t, "0.00", b.Held.String())
+	page, err := e.Payouts(ctx, p, tambala.PageRequest{}, "")
+	require.NoError(t, err)
+	assert.Empty(t, page.Items)
+	// The momo rail still prices.
+	_, err = e.CreatePayout(ctx, p, payouts.Momo, tambala.Idempotency{Key: "k2", Body: []byte(`{"amount_mwk":100,"institution_id":101,"mobile_number":"265991234567","beneficiary_name":"B"}`)})
+	assert.NoError(t, err)
+	require.NoError(t, ledger.CheckStore(ctx, s))
+}

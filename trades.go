@@ -2,6 +2,7 @@ package tambala
 
 import (
 	"context"
+	"errors"
 	"strconv"
 
 	"github.com/google/uuid"
@@ -83,7 +84,11 @@ func (e *Engine) RecordTrade(ctx context.Context, orgID, ref, usdtAmount, client
 		if err := getJSON(tx, bucketOrgs, orgID, &o, errNotFound); err != nil {
 			return err
 		}
-		if id, err := tx.Get(bucketTradesByRef, indexKey(orgID, ref)); err == nil {
+		id, err := tx.Get(bucketTradesByRef, indexKey(orgID, ref))
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		if err == nil {
 			var r tradeRecord
 			if err := getJSON(tx, bucketTrades, string(id), &r, errNotFound); err != nil {
 				return err

@@ -72,6 +72,7 @@ func (h *Handler) routes() {
 	h.handle("GET /v2/balances", tambala.APIv2, h.balancesV2)
 	h.handle("GET /v2/balances/{asset}", tambala.APIv2, h.balanceV2)
 	h.payoutRoutes()
+	h.collectionRoutes()
 }
 
 // handle registers an authenticated route of api.

@@ -29,6 +29,7 @@ import (
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/adapters/httpapi"
 	"github.com/tambalapay/tambala/adapters/memstore"
+	"github.com/tambalapay/tambala/adapters/sandbox"
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/store"
@@ -245,6 +246,9 @@ type envConfig struct {
 	logger      *zap.Logger
 	defaultAddr bool // use the handler's own ClientAddr
 	realClock   bool
+	provider    bool          // wire a sandbox payout provider on the env's clock
+	delay       time.Duration // the sandbox provider's time to an outcome
+	worker      tambala.WorkerOptions
 }
 
 type option func(*envConfig)
@@ -256,15 +260,25 @@ func withLogger(l *zap.Logger) option              { return func(c *envConfig) {
 func withDefaultClientAddr() option                { return func(c *envConfig) { c.defaultAddr = true } }
 func withRealClock() option                        { return func(c *envConfig) { c.realClock = true } }
 
+// withSandboxProvider wires a sandbox payout provider, on the env's clock,
+// that reports an outcome delay after a payout is submitted.
+func withSandboxProvider(delay time.Duration) option {
+	return func(c *envConfig) { c.provider, c.delay = true, delay }
+}
+
+// withWorker tunes the engine's payout worker.
+func withWorker(w tambala.WorkerOptions) option { return func(c *envConfig) { c.worker = w } }
+
 type testEnv struct {
-	Engine *tambala.Engine
-	Store  store.Store
-	Clock  *fakeClock
-	Public http.Handler
-	Admin  http.Handler
-	srv    *httptest.Server
-	admSrv *httptest.Server
-	addr   atomic.Pointer[netip.Addr]
+	Engine   *tambala.Engine
+	Provider *sandbox.Provider // nil unless withSandboxProvider
+	Store    store.Store
+	Clock    *fakeClock
+	Public   http.Handler
+	Admin    http.Handler
+	srv      *httptest.Server
+	admSrv   *httptest.Server
+	addr     atomic.Pointer[netip.Addr]
 }
 
 var epoch = time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
@@ -288,9 +302,14 @@ func newEnv(t testing.TB, opts ...option) *testEnv {
 	if c.realClock {
 		clock = time.Now
 	}
-	eng, err := tambala.New(c.store, &tambala.Options{
-		Logger: c.logger, Clock: clock, Environment: c.environment, Limits: c.limits,
-	})
+	eopts := &tambala.Options{
+		Logger: c.logger, Clock: clock, Environment: c.environment, Limits: c.limits, Worker: c.worker,
+	}
+	if c.provider {
+		e.Provider = sandbox.New(&sandbox.Options{Clock: clock, Delay: c.delay})
+		eopts.Payouts = e.Provider
+	}
+	eng, err := tambala.New(c.store, eopts)
 	if err != nil {
 		t.Fatal(err)
 	}

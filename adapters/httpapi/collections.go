@@ -1,0 +1,94 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/tambalapay/tambala"
+)
+
+func (h *Handler) collectionRoutes() {
+	h.handle("GET /v1/collections", tambala.APIv1, h.listCollections)
+	h.handle("GET /v1/collections/{id}", tambala.APIv1, h.getCollection)
+	h.handle("POST /v1/collections/simulate", tambala.APIv1, h.simulateCollection)
+	h.handle("GET /v1/trades", tambala.APIv1, h.listTrades)
+	h.handle("GET /v1/banks", tambala.APIv1, h.banks)
+	h.handle("GET /v1/operators", tambala.APIv1, h.operators)
+}
+
+// page reads limit and before_id, answering the error itself.
+func (h *Handler) page(w http.ResponseWriter, r *http.Request) (tambala.PageRequest, bool) {
+	q := r.URL.Query()
+	p, err := tambala.ParsePageRequest(q.Get("limit"), q.Get("before_id"))
+	if err != nil {
+		writeError(w, r, h.log, err)
+		return p, false
+	}
+	return p, true
+}
+
+func (h *Handler) listCollections(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
+	page, ok := h.page(w, r)
+	if !ok {
+		return
+	}
+	res, err := h.engine.Collections(r.Context(), p, page)
+	if err != nil {
+		writeError(w, r, h.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, pageJSON("collections", res.Items, res.HasMore, res.NextBeforeID))
+}
+
+func (h *Handler) getCollection(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
+	c, err := h.engine.CollectionByID(r.Context(), p, r.PathValue("id"))
+	if err != nil {
+		writeError(w, r, h.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, c)
+}
+
+func (h *Handler) simulateCollection(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
+	body, err := readBody(r)
+	if err != nil {
+		writeError(w, r, h.log, err)
+		return
+	}
+	c, err := h.engine.SimulateCollection(r.Context(), p, body)
+	if err != nil {
+		writeError(w, r, h.log, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, c)
+}
+
+func (h *Handler) listTrades(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
+	page, ok := h.page(w, r)
+	if !ok {
+		return
+	}
+	res, err := h.engine.Trades(r.Context(), p, page)
+	if err != nil {
+		writeError(w, r, h.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, pageJSON("trades", res.Items, res.HasMore, res.NextBeforeID))
+}
+
+func (h *Handler) banks(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
+	banks, err := h.engine.Banks(r.Context())
+	if err != nil {
+		writeError(w, r, h.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"banks": banks})
+}
+
+func (h *Handler) operators(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
+	ops, at, err := h.engine.Operators(r.Context())
+	if err != nil {
+		writeError(w, r, h.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"operators": ops, "fetched_at": at})
+}
