@@ -189,27 +189,15 @@ func (e *Engine) CollectionByID(ctx context.Context, p Principal, id string) (Co
 func (e *Engine) Collections(ctx context.Context, p Principal, page PageRequest) (Page[Collection], error) {
 	var out Page[Collection]
 	err := e.store.View(ctx, func(tx store.Tx) error {
-		out = Page[Collection]{Items: []Collection{}}
-		ids, more, err := listIDs(tx, bucketCollectionsByOrg, p.Org.ID, page, nil)
-		if err != nil {
-			return err
-		}
-		for _, id := range ids {
+		var err error
+		out, err = listPage(tx, bucketCollectionsByOrg, p.Org.ID, page, nil, func(id string) (Collection, error) {
 			r, err := loadCollection(tx, p.Org.ID, id)
 			if err != nil {
-				return err
+				return Collection{}, err
 			}
-			c, err := r.collection()
-			if err != nil {
-				return err
-			}
-			out.Items = append(out.Items, c)
-		}
-		out.HasMore = more
-		if more && len(ids) > 0 {
-			out.NextBeforeID = ids[len(ids)-1]
-		}
-		return nil
+			return r.collection()
+		})
+		return err
 	})
 	return out, err
 }

@@ -40,6 +40,28 @@ type Page[T any] struct {
 	NextBeforeID string // "" when there is no next page
 }
 
+// listPage reads one page of an owner's index and loads each item; keep,
+// when set, filters ids before they count towards the page.
+func listPage[T any](tx store.Tx, index []byte, owner string, p PageRequest,
+	keep func(id string) (bool, error), load func(id string) (T, error)) (Page[T], error) {
+	out := Page[T]{Items: []T{}}
+	ids, more, err := listIDs(tx, index, owner, p, keep)
+	if err != nil {
+		return out, err
+	}
+	for _, id := range ids {
+		item, err := load(id)
+		if err != nil {
+			return out, err
+		}
+		out.Items = append(out.Items, item)
+	}
+	if more && len(ids) > 0 {
+		out.HasMore, out.NextBeforeID = true, ids[len(ids)-1]
+	}
+	return out, nil
+}
+
 // listIDs reads one page of ids from an owner's index bucket, newest first.
 // Ids sort by creation time, so a page never has gaps or duplicates while
 // new items arrive: they sort after every cursor already handed out. An

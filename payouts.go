@@ -306,7 +306,6 @@ func loadPayout(tx store.Tx, org, id string) (payouts.Payout, error) {
 func (e *Engine) Payouts(ctx context.Context, p Principal, page PageRequest, status payouts.Status) (Page[json.RawMessage], error) {
 	var out Page[json.RawMessage]
 	err := e.store.View(ctx, func(tx store.Tx) error {
-		out = Page[json.RawMessage]{Items: []json.RawMessage{}}
 		cache := map[string]payouts.Payout{}
 		keep := func(id string) (bool, error) {
 			po, err := loadPayout(tx, p.Org.ID, id)
@@ -316,18 +315,11 @@ func (e *Engine) Payouts(ctx context.Context, p Principal, page PageRequest, sta
 			cache[id] = po
 			return status == "" || po.Status == status, nil
 		}
-		ids, more, err := listIDs(tx, bucketPayoutsByOrg, p.Org.ID, page, keep)
-		if err != nil {
-			return err
-		}
-		for _, id := range ids {
-			out.Items = append(out.Items, payouts.Render(cache[id]))
-		}
-		out.HasMore = more
-		if more && len(ids) > 0 {
-			out.NextBeforeID = ids[len(ids)-1]
-		}
-		return nil
+		var err error
+		out, err = listPage(tx, bucketPayoutsByOrg, p.Org.ID, page, keep, func(id string) (json.RawMessage, error) {
+			return payouts.Render(cache[id]), nil
+		})
+		return err
 	})
 	return out, err
 }

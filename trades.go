@@ -123,23 +123,13 @@ func (e *Engine) RecordTrade(ctx context.Context, orgID, ref, usdtAmount, client
 func (e *Engine) Trades(ctx context.Context, p Principal, page PageRequest) (Page[Trade], error) {
 	var out Page[Trade]
 	err := e.store.View(ctx, func(tx store.Tx) error {
-		out = Page[Trade]{Items: []Trade{}}
-		ids, more, err := listIDs(tx, bucketTradesByOrg, p.Org.ID, page, nil)
-		if err != nil {
-			return err
-		}
-		for _, id := range ids {
+		var err error
+		out, err = listPage(tx, bucketTradesByOrg, p.Org.ID, page, nil, func(id string) (Trade, error) {
 			var r tradeRecord
-			if err := getJSON(tx, bucketTrades, id, &r, errNotFound); err != nil {
-				return err
-			}
-			out.Items = append(out.Items, r.trade())
-		}
-		out.HasMore = more
-		if more && len(ids) > 0 {
-			out.NextBeforeID = ids[len(ids)-1]
-		}
-		return nil
+			err := getJSON(tx, bucketTrades, id, &r, errNotFound)
+			return r.trade(), err
+		})
+		return err
 	})
 	return out, err
 }
