@@ -9,6 +9,7 @@ import (
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/payouts"
 	"github.com/tambalapay/tambala/store"
+	"github.com/tambalapay/tambala/webhooks"
 )
 
 var (
@@ -122,7 +123,10 @@ func (e *Engine) RecordCollection(ctx context.Context, orgID string, n NewCollec
 		if err := putCollection(tx, orgID, c); err != nil {
 			return err
 		}
-		return tx.Put(bucketCollectionsByOrg, indexKey(orgID, c.ID), nil)
+		if err := tx.Put(bucketCollectionsByOrg, indexKey(orgID, c.ID), nil); err != nil {
+			return err
+		}
+		return e.emit(tx, orgID, webhooks.CollectionSettled, renderCollection(c))
 	})
 	return c, err
 }
@@ -222,7 +226,13 @@ func (e *Engine) ReverseCollection(ctx context.Context, orgID, id string) (Colle
 			return err
 		}
 		c.Status = CollectionReversed
-		return putCollection(tx, orgID, c)
+		if err := putCollection(tx, orgID, c); err != nil {
+			return err
+		}
+		if err := e.emit(tx, orgID, webhooks.CollectionReversed, renderCollection(c)); err != nil {
+			return err
+		}
+		return e.checkBalanceLow(tx, orgID)
 	})
 	return c, err
 }

@@ -48,6 +48,9 @@ type Options struct {
 	Payouts PayoutProvider
 	// Worker tunes the payout worker.
 	Worker WorkerOptions
+	// BalanceLowCooldown is the least time between two balance.low events
+	// of one organization (default 1h).
+	BalanceLowCooldown time.Duration
 }
 
 // Limits are the engine's configurable limits.
@@ -96,8 +99,10 @@ type Engine struct {
 
 	fees     payouts.FeeSchedule
 	provider PayoutProvider
-	worker   WorkerOptions
-	started  time.Time
+
+	balanceLowCooldown time.Duration
+	worker             WorkerOptions
+	started            time.Time
 
 	inflight sync.Map // idempotency scopes being decided in this process
 	limiters limiters
@@ -148,6 +153,10 @@ func New(s store.Store, opts *Options) (*Engine, error) {
 	}
 	e.started = e.nowUTC()
 	e.provider = o.Payouts
+	e.balanceLowCooldown = o.BalanceLowCooldown
+	if e.balanceLowCooldown <= 0 {
+		e.balanceLowCooldown = time.Hour
+	}
 	e.worker = o.Worker
 	e.worker.defaults()
 	e.limiters.init(o.Limits.RatePerSecond, o.Limits.RateBurst)

@@ -180,6 +180,9 @@ func (e *Engine) CreatePayout(ctx context.Context, p Principal, rail payouts.Rai
 		if err := tx.Put(bucketPayoutsByOrg, indexKey(po.Org, po.ID), nil); err != nil {
 			return 0, nil, err
 		}
+		if err := e.checkBalanceLow(tx, po.Org); err != nil {
+			return 0, nil, err
+		}
 		return 202, payouts.Render(po), nil
 	})
 }

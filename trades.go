@@ -12,6 +12,7 @@ import (
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/payouts"
 	"github.com/tambalapay/tambala/store"
+	"github.com/tambalapay/tambala/webhooks"
 )
 
 var (
@@ -114,7 +115,10 @@ func (e *Engine) RecordTrade(ctx context.Context, orgID, ref, usdtAmount, client
 			return err
 		}
 		t = r.trade()
-		return tx.Put(bucketTradesByOrg, indexKey(orgID, r.ID), nil)
+		if err := tx.Put(bucketTradesByOrg, indexKey(orgID, r.ID), nil); err != nil {
+			return err
+		}
+		return e.emit(tx, orgID, webhooks.TradeSettled, renderTrade(t))
 	})
 	return t, err
 }

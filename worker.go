@@ -14,6 +14,7 @@ import (
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/payouts"
 	"github.com/tambalapay/tambala/store"
+	"github.com/tambalapay/tambala/webhooks"
 )
 
 var bucketPayoutsDue = []byte("payouts.due")
@@ -292,8 +293,14 @@ func (e *Engine) finishSuccess(tx store.Tx, rec *payoutRecord, p payouts.Payout,
 		}); err != nil {
 			return err
 		}
+		if err := e.checkBalanceLow(tx, p.Org); err != nil {
+			return err
+		}
 	}
 	*rec = withState(*rec, p)
+	if err := e.emit(tx, p.Org, webhooks.PayoutSucceeded, payouts.Render(p)); err != nil {
+		return err
+	}
 	return schedule(tx, rec, nil)
 }
 
@@ -307,6 +314,9 @@ func (e *Engine) finishFailure(tx store.Tx, rec *payoutRecord, p payouts.Payout,
 		return err
 	}
 	*rec = withState(*rec, p)
+	if err := e.emit(tx, p.Org, webhooks.PayoutFailed, payouts.Render(p)); err != nil {
+		return err
+	}
 	return schedule(tx, rec, nil)
 }
 
@@ -324,7 +334,7 @@ func (e *Engine) clawback(tx store.Tx, rec *payoutRecord, now time.Time) error {
 		return err
 	}
 	*rec = withState(*rec, p)
-	return nil
+	return e.emit(tx, p.Org, webhooks.PayoutReversed, payouts.Render(p))
 }
 
 // ClawbackPayout records a provider clawback of a succeeded payout (the

@@ -42,12 +42,7 @@ func (h *Handler) balanceV1(w http.ResponseWriter, r *http.Request, p tambala.Pr
 		writeError(w, r, h.log, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, struct {
-		Available money.Amount `json:"available"`
-		Held      money.Amount `json:"held"`
-		Shortfall money.Amount `json:"shortfall"`
-		Currency  string       `json:"currency"`
-	}{b.Available, b.Held, b.Shortfall, "MWK"})
+	writeRaw(w, http.StatusOK, tambala.RenderBalanceV1(b))
 }
 
 func (h *Handler) assets(w http.ResponseWriter, r *http.Request, p tambala.Principal) {

@@ -1,0 +1,215 @@
+package tambala
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/netip"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/ledger"
+	"github.com/tambalapay/tambala/money"
+	"github.com/tambalapay/tambala/store"
+	"github.com/tambalapay/tambala/webhooks"
+)
+
+var (
+	bucketEndpoints     = []byte("webhooks.endpoints")
+	bucketSecrets       = []byte("webhooks.secrets")
+	bucketDeliveries    = []byte("webhooks.deliveries")
+	bucketDeliveriesDue = []byte("webhooks.due")
+	bucketDeliveriesOrg = []byte("webhooks.by_org")
+	bucketAttempts      = []byte("webhooks.attempts")
+	bucketBalanceLow    = []byte("webhooks.balance_low")
+)
+
+// Endpoint is an organization's webhook endpoint.
+type Endpoint struct {
+	URL       string    `json:"url"`
+	SecretID  string    `json:"secret_id"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// secretRecord keeps a signing secret. It must be kept in the clear: it is
+// an HMAC key the engine signs with, not a credential it checks.
+type secretRecord struct {
+	Org    string `json:"org"`
+	Secret string `json:"secret"`
+}
+
+// SetWebhookEndpoint registers (or replaces) an organization's endpoint
+// and returns its new signing secret, shown this once. Deliveries already
+// created keep the secret they were created with. The URL must be https;
+// plain http is allowed only to a loopback address in the sandbox.
+func (e *Engine) SetWebhookEndpoint(ctx context.Context, orgID, rawURL string) (Endpoint, string, error) {
+	if err := e.checkEndpointURL(rawURL); err != nil {
+		return Endpoint{}, "", err
+	}
+	random := make([]byte, webhooks.SecretBytes)
+	if _, err := io.ReadFull(e.random, random); err != nil {
+		return Endpoint{}, "", err
+	}
+	secret, err := webhooks.NewSecret(random)
+	if err != nil {
+		return Endpoint{}, "", err
+	}
+	ep := Endpoint{URL: rawURL, SecretID: e.newID(), CreatedAt: e.nowUTC()}
+	err = e.store.Update(ctx, func(tx store.Tx) error {
+		var o Organization
+		if err := getJSON(tx, bucketOrgs, orgID, &o, errNotFound); err != nil {
+			return err
+		}
+		if err := putJSON(tx, bucketSecrets, ep.SecretID, secretRecord{Org: orgID, Secret: secret}); err != nil {
+			return err
+		}
+		return putJSON(tx, bucketEndpoints, orgID, ep)
+	})
+	if err != nil {
+		return Endpoint{}, "", err
+	}
+	return ep, secret, nil
+}
+
+func (e *Engine) checkEndpointURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" || u.User != nil || len(raw) > 2048 {
+		return errcode.Newf(errcode.ValidationError, "url must be an absolute https URL.")
+	}
+	switch u.Scheme {
+	case "https":
+		return nil
+	case "http":
+		host := u.Hostname()
+		addr, err := netip.ParseAddr(host)
+		loopback := strings.EqualFold(host, "localhost") || (err == nil && addr.IsLoopback())
+		if e.env == Sandbox && loopback {
+			return nil
+		}
+	}
+	return errcode.Newf(errcode.ValidationError, "url must be https (plain http only to a loopback address in the sandbox).")
+}
+
+// WebhookEndpoint returns an organization's endpoint, if any.
+func (e *Engine) WebhookEndpoint(ctx context.Context, orgID string) (Endpoint, bool, error) {
+	var ep Endpoint
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		return getJSON(tx, bucketEndpoints, orgID, &ep, errNotFound)
+	})
+	if errors.Is(err, errNotFound) {
+		return Endpoint{}, false, nil
+	}
+	return ep, err == nil, err
+}
+
+// deliveryRecord is an outbox row: the exact bytes to send, the secret
+// that signs them, and where the delivery is.
+type deliveryRecord struct {
+	ID        string         `json:"id"` // the event id
+	Org       string         `json:"org"`
+	EventType string         `json:"event_type"`
+	URL       string         `json:"url"`
+	SecretID  string         `json:"secret_id"`
+	Body      []byte         `json:"body"`
+	State     webhooks.State `json:"state"`
+	Attempts  int            `json:"attempts"`
+	NextAt    time.Time      `json:"next_at"`
+	CreatedAt time.Time      `json:"created_at"`
+}
+
+// RenderBalanceV1 is the one rendering of GET /v1/balance, reused as the
+// balance.low event's data.
+func RenderBalanceV1(b ledger.Balance) []byte {
+	out, _ := json.Marshal(struct {
+		Available money.Amount `json:"available"`
+		Held      money.Amount `json:"held"`
+		Shortfall money.Amount `json:"shortfall"`
+		Currency  string       `json:"currency"`
+	}{b.Available, b.Held, b.Shortfall, money.MWK.Code})
+	return out
+}
+
+// emit writes an event for the organization into the outbox, in the
+// caller's transaction: the envelope is rendered now, with the MWK balance
+// as it stands after the change. Without an endpoint nothing is written.
+func (e *Engine) emit(tx store.Tx, orgID, eventType string, data []byte) error {
+	var ep Endpoint
+	err := getJSON(tx, bucketEndpoints, orgID, &ep, errNotFound)
+	if errors.Is(err, errNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	bal, err := ledger.ReadBalance(tx, orgID, money.MWK)
+	if err != nil {
+		return err
+	}
+	now := e.nowUTC()
+	id := e.newID()
+	body, err := webhooks.Envelope{
+		ID: id, EventType: eventType, CreatedAt: now,
+		Balance: webhooks.Balance{Available: bal.Available, Held: bal.Held, Currency: money.MWK.Code},
+		Data:    data,
+	}.Render()
+	if err != nil {
+		return err
+	}
+	d := deliveryRecord{ID: id, Org: orgID, EventType: eventType, URL: ep.URL, SecretID: ep.SecretID, Body: body,
+		State: webhooks.Pending, NextAt: now, CreatedAt: now}
+	if err := putJSON(tx, bucketDeliveries, id, d); err != nil {
+		return err
+	}
+	if err := tx.Put(bucketDeliveriesOrg, indexKey(orgID, id), nil); err != nil {
+		return err
+	}
+	return tx.Put(bucketDeliveriesDue, dueKey(now, id), nil)
+}
+
+// checkBalanceLow emits balance.low when the organization's available MWK
+// is below its floor, at most once per cooldown while that holds. Called
+// in every transaction that lowers available.
+func (e *Engine) checkBalanceLow(tx store.Tx, orgID string) error {
+	var o Organization
+	if err := getJSON(tx, bucketOrgs, orgID, &o, errNotFound); err != nil {
+		return err
+	}
+	if o.BalanceFloorMWK == "" {
+		return nil
+	}
+	floor, err := money.Parse(money.MWK, o.BalanceFloorMWK)
+	if err != nil {
+		return err
+	}
+	bal, err := ledger.ReadBalance(tx, orgID, money.MWK)
+	if err != nil {
+		return err
+	}
+	if bal.Available.Cmp(floor) >= 0 {
+		return nil
+	}
+	now := e.nowUTC()
+	var last time.Time
+	if err := getJSON(tx, bucketBalanceLow, orgID, &last, nil); err != nil {
+		return err
+	}
+	if !last.IsZero() && now.Sub(last) < e.balanceLowCooldown {
+		return nil
+	}
+	data, _ := json.Marshal(struct {
+		Balance  json.RawMessage `json:"balance"`
+		FloorMWK money.Amount    `json:"floor_mwk"`
+	}{RenderBalanceV1(bal), floor})
+	if err := e.emit(tx, orgID, webhooks.BalanceLow, data); err != nil {
+		return err
+	}
+	return putJSON(tx, bucketBalanceLow, orgID, now)
+}
+
+// renderCollection and renderTrade are the one rendering of each resource,
+// shared by the read endpoints' items and the events' data.
+func renderCollection(c Collection) []byte { b, _ := json.Marshal(c); return b }
+func renderTrade(t Trade) []byte           { b, _ := json.Marshal(t); return b }
