@@ -48,6 +48,12 @@ type Options struct {
 	Payouts PayoutProvider
 	// Worker tunes the payout worker.
 	Worker WorkerOptions
+	// Webhooks is the sender the dispatcher delivers with
+	// (adapters/webhookhttp). Without one, events are still written to the
+	// outbox but ProcessDeliveries refuses to run.
+	Webhooks WebhookSender
+	// Dispatcher tunes webhook delivery.
+	Dispatcher DispatcherOptions
 	// BalanceLowCooldown is the least time between two balance.low events
 	// of one organization (default 1h).
 	BalanceLowCooldown time.Duration
@@ -101,6 +107,8 @@ type Engine struct {
 	provider PayoutProvider
 
 	balanceLowCooldown time.Duration
+	sender             WebhookSender
+	dispatch           DispatcherOptions
 	worker             WorkerOptions
 	started            time.Time
 
@@ -153,6 +161,8 @@ func New(s store.Store, opts *Options) (*Engine, error) {
 	}
 	e.started = e.nowUTC()
 	e.provider = o.Payouts
+	e.sender, e.dispatch = o.Webhooks, o.Dispatcher
+	e.dispatch.defaults()
 	e.balanceLowCooldown = o.BalanceLowCooldown
 	if e.balanceLowCooldown <= 0 {
 		e.balanceLowCooldown = time.Hour

@@ -63,6 +63,9 @@ func (a *Admin) routes() {
 	a.handle("PUT /admin/rails/{rail}", a.setRail)
 	a.handle("PUT /admin/institutions", a.syncInstitutions)
 	a.handle("POST /admin/payouts/{id}/clawback", a.clawback)
+	a.handle("PUT /admin/orgs/{org}/webhook", a.setWebhook)
+	a.handle("GET /admin/orgs/{org}/deliveries", a.listDeliveries)
+	a.handle("POST /admin/orgs/{org}/deliveries/{id}/redeliver", a.redeliver)
 	a.handle("POST /admin/orgs/{org}/trades", a.recordTrade)
 	a.handle("POST /admin/orgs/{org}/collections/{id}/reverse", a.reverseCollection)
 	a.handle("GET /admin/pause", a.getPause)
@@ -308,6 +311,37 @@ func (a *Admin) recordTrade(w http.ResponseWriter, r *http.Request) {
 func (a *Admin) reverseCollection(w http.ResponseWriter, r *http.Request) {
 	c, err := a.engine.ReverseCollection(r.Context(), r.PathValue("org"), r.PathValue("id"))
 	a.reply(w, r, http.StatusOK, c, err)
+}
+
+func (a *Admin) setWebhook(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		URL string `json:"url"`
+	}
+	if err := bind(r, &in); err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	ep, secret, err := a.engine.SetWebhookEndpoint(r.Context(), r.PathValue("org"), in.URL)
+	a.reply(w, r, http.StatusOK, struct {
+		tambala.Endpoint
+		Secret string `json:"secret"` // shown once, never again
+	}{ep, secret}, err)
+}
+
+func (a *Admin) listDeliveries(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	page, err := tambala.ParsePageRequest(q.Get("limit"), q.Get("before_id"))
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	res, err := a.engine.Deliveries(r.Context(), r.PathValue("org"), page)
+	a.reply(w, r, http.StatusOK, pageJSON("deliveries", res.Items, res.HasMore, res.NextBeforeID), err)
+}
+
+func (a *Admin) redeliver(w http.ResponseWriter, r *http.Request) {
+	v, err := a.engine.Redeliver(r.Context(), r.PathValue("org"), r.PathValue("id"))
+	a.reply(w, r, http.StatusOK, v, err)
 }
 
 func (a *Admin) getPause(w http.ResponseWriter, r *http.Request) {

@@ -23,6 +23,7 @@ import (
 	"github.com/tambalapay/tambala/adapters/boltstore"
 	"github.com/tambalapay/tambala/adapters/httpapi"
 	"github.com/tambalapay/tambala/adapters/sandbox"
+	"github.com/tambalapay/tambala/adapters/webhookhttp"
 	"github.com/tambalapay/tambala/money"
 )
 
@@ -81,7 +82,7 @@ func setup(ctx context.Context, c config, log *zap.Logger, out io.Writer) (*app,
 	if err != nil {
 		return nil, err
 	}
-	opts := &tambala.Options{Logger: log, Environment: tambala.Environment(c.env)}
+	opts := &tambala.Options{Logger: log, Environment: tambala.Environment(c.env), Webhooks: webhookhttp.NewSender(nil)}
 	if c.env == string(tambala.Sandbox) {
 		// The sandbox provider pays the test destinations after a short delay.
 		opts.Payouts = sandbox.New(&sandbox.Options{Delay: c.payoutDelay})
@@ -200,6 +201,7 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	if c.env == string(tambala.Sandbox) {
 		go a.engine.RunPayoutWorker(ctx, 250*time.Millisecond) //nolint:errcheck
 	}
+	go a.engine.RunDispatcher(ctx, 500*time.Millisecond) //nolint:errcheck
 	select {
 	case <-ctx.Done():
 	case err := <-errc:

@@ -1,0 +1,7 @@
+// Package webhookhttp is the HTTP side of webhooks: Sender delivers the
+// engine's outbox over HTTP (10 s timeout, redirects never followed and
+// counted as failures, response read capped), and Receiver is a net/http
+// handler for hosts that receive our events: it verifies the Signature over
+// the raw body against one or two secrets, answers 401 on a mismatch, and
+// hands each event id to the host once.
+package webhookhttp
