@@ -151,6 +151,15 @@ func (e *Engine) deliver(ctx context.Context, id string) (bool, error) {
 		if err := getJSON(tx, bucketSecrets, d.SecretID, &secret, errNotFound); err != nil {
 			return err
 		}
+		// The bytes and the secret are the delivery's own; the address is
+		// the endpoint's current one, so replacing a broken URL rescues the
+		// deliveries still pending.
+		var ep Endpoint
+		if err := getJSON(tx, bucketEndpoints, d.Org, &ep, errNotFound); err == nil {
+			d.URL = ep.URL
+		} else if !errors.Is(err, errNotFound) {
+			return err
+		}
 		if err := moveDue(tx, &d, at(now.Add(e.dispatch.Lease))); err != nil {
 			return err
 		}
@@ -163,6 +172,10 @@ func (e *Engine) deliver(ctx context.Context, id string) (bool, error) {
 	sig := webhooks.Sign(secret.Secret, d.Body)
 	start := time.Now()
 	res, sendErr := e.sender.Send(ctx, d.URL, d.Body, sig)
+	if ctx.Err() != nil {
+		// Stopped mid-send: record nothing; the lease brings it back.
+		return true, nil
+	}
 	attempt := Attempt{At: e.nowUTC(), StatusCode: res.StatusCode, Duration: time.Since(start), Response: string(res.Response), Signature: sig}
 	status := attempt.StatusCode
 	if sendErr != nil {
@@ -177,12 +190,15 @@ func (e *Engine) deliver(ctx context.Context, id string) (bool, error) {
 		if cur.State != webhooks.Pending {
 			return nil
 		}
-		next, err := webhooks.Delivery{State: cur.State, Attempts: cur.Attempts, NextAt: cur.NextAt}.
+		// The schedule counts the attempts of this round only: a re-delivery
+		// gets a full schedule again, while the log keeps numbering on.
+		next, err := webhooks.Delivery{State: cur.State, Attempts: cur.Attempts - cur.RoundStart, NextAt: cur.NextAt}.
 			Record(attempt.At, status, e.dispatch.Schedule, rand.Float64())
 		if err != nil {
 			return err
 		}
-		key := binary.BigEndian.AppendUint32(indexPrefix(id), uint32(next.Attempts))
+		total := cur.RoundStart + next.Attempts
+		key := binary.BigEndian.AppendUint32(indexPrefix(id), uint32(total))
 		if err := putJSON(tx, bucketAttempts, string(key), attempt); err != nil {
 			return err
 		}
@@ -193,7 +209,7 @@ func (e *Engine) deliver(ctx context.Context, id string) (bool, error) {
 		if err := moveDue(tx, &cur, due); err != nil {
 			return err
 		}
-		cur.State, cur.Attempts = next.State, next.Attempts
+		cur.State, cur.Attempts = next.State, total
 		if next.State == webhooks.Dead {
 			e.log.Error("webhook delivery dead-lettered; operator action needed",
 				zap.String("delivery", id), zap.String("org", cur.Org), zap.String("event_type", cur.EventType),
@@ -252,8 +268,9 @@ func (e *Engine) Redeliver(ctx context.Context, orgID, id string) (DeliveryView,
 		if err != nil {
 			return errcode.Newf(errcode.Conflict, "Only a dead-lettered delivery is re-delivered; this one is %s.", d.State)
 		}
-		d.State, d.NextAt = next.State, next.NextAt
-		// Attempt numbers keep counting so the log keeps every attempt.
+		// A new round of the schedule; attempt numbers keep counting so the
+		// log keeps every attempt.
+		d.State, d.NextAt, d.RoundStart = next.State, next.NextAt, d.Attempts
 		if err := tx.Put(bucketDeliveriesDue, dueKey(d.NextAt, d.ID), nil); err != nil {
 			return err
 		}

@@ -115,9 +115,12 @@ type deliveryRecord struct {
 	SecretID  string         `json:"secret_id"`
 	Body      []byte         `json:"body"`
 	State     webhooks.State `json:"state"`
-	Attempts  int            `json:"attempts"`
-	NextAt    time.Time      `json:"next_at"`
-	CreatedAt time.Time      `json:"created_at"`
+	Attempts  int            `json:"attempts"` // every attempt, numbering the attempt log
+	// RoundStart is how many attempts came before the current schedule: 0,
+	// or the attempts made before the last re-delivery.
+	RoundStart int       `json:"round_start,omitempty"`
+	NextAt     time.Time `json:"next_at"`
+	CreatedAt  time.Time `json:"created_at"`
 }
 
 // RenderBalanceV1 is the one rendering of GET /v1/balance, reused as the

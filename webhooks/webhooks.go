@@ -158,7 +158,7 @@ func (d Delivery) Record(now time.Time, statusCode int, schedule []time.Duration
 	if jitter > 0 && jitter < 1 {
 		wait += time.Duration(float64(wait) / 10 * jitter)
 	}
-	d.NextAt = now.Add(wait)
+	d.NextAt = now.Add(wait).Truncate(time.Millisecond)
 	return d, nil
 }
 

@@ -80,13 +80,15 @@ type Receiver struct {
 	// rotation the previous one too.
 	Secrets func() []string
 	// Handle processes an event once; an error answers 500 so the sender
-	// retries. Keep it quick and do real work asynchronously.
+	// retries. A copy arriving while the same id is still being handled
+	// answers 409, also retried. Keep it quick and do real work
+	// asynchronously.
 	Handle func(ctx context.Context, e Event) error
 	// MaxBody caps the body (default 1 MiB).
 	MaxBody int64
 
 	mu   sync.Mutex
-	seen map[string]bool
+	seen map[string]bool // true: handled; false: being handled now
 }
 
 var errBadEvent = errors.New("webhookhttp: body is not an event")
@@ -102,11 +104,19 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, max))
 	if err != nil {
-		http.Error(w, "body too large", http.StatusRequestEntityTooLarge)
+		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+			http.Error(w, "body too large", http.StatusRequestEntityTooLarge)
+		} else {
+			http.Error(w, "could not read the body", http.StatusBadRequest)
+		}
 		return
 	}
+	var secrets []string
+	if rc.Secrets != nil {
+		secrets = rc.Secrets()
+	}
 	// Verify over the raw bytes, before any parsing.
-	if !webhooks.Verify(body, r.Header.Get("Signature"), rc.Secrets()...) {
+	if !webhooks.Verify(body, r.Header.Get("Signature"), secrets...) {
 		http.Error(w, "bad signature", http.StatusUnauthorized)
 		return
 	}
@@ -119,11 +129,19 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if rc.seen == nil {
 		rc.seen = map[string]bool{}
 	}
-	dup := rc.seen[ev.ID]
-	rc.seen[ev.ID] = true // claim it so a concurrent duplicate is not handled twice
+	done, dup := rc.seen[ev.ID]
+	if !dup {
+		rc.seen[ev.ID] = false // claim it so a concurrent duplicate is not handled twice
+	}
 	rc.mu.Unlock()
-	if dup {
+	if dup && done {
 		w.WriteHeader(http.StatusOK)
+		return
+	}
+	if dup {
+		// Still being handled, and that may yet fail: no 2xx, so the
+		// sender tries again later.
+		http.Error(w, "this event is being handled", http.StatusConflict)
 		return
 	}
 	if rc.Handle != nil {
@@ -135,5 +153,8 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	rc.mu.Lock()
+	rc.seen[ev.ID] = true
+	rc.mu.Unlock()
 	w.WriteHeader(http.StatusOK)
 }
