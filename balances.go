@@ -44,6 +44,15 @@ func (e *Engine) enabledAsset(o *Organization, code, op string) (money.Asset, er
 	return asset, nil
 }
 
+// Asset returns a configured asset by code, or unsupported_asset.
+func (e *Engine) Asset(code string) (money.Asset, error) {
+	a, ok := e.assets.Lookup(code)
+	if !ok {
+		return money.Asset{}, errcode.Newf(errcode.UnsupportedAsset, "The asset %q is not configured.", truncate(code, 12))
+	}
+	return a, nil
+}
+
 func truncate(s string, n int) string {
 	if len(s) > n {
 		return s[:n]

@@ -3,6 +3,7 @@ package tambala
 import (
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"math/rand/v2"
 	"time"
@@ -78,14 +79,7 @@ func (e *Engine) ProcessDeliveries(ctx context.Context) (int, error) {
 	if e.sender == nil {
 		return 0, errNoSender
 	}
-	now := e.now()
-	var ids []string
-	err := e.store.View(ctx, func(tx store.Tx) error {
-		return tx.Scan(bucketDeliveriesDue, store.ScanOptions{End: dueKey(now.Add(time.Nanosecond), "")}, func(k, _ []byte) (bool, error) {
-			ids = append(ids, string(k[8:]))
-			return len(ids) < e.dispatch.Batch, nil
-		})
-	})
+	ids, err := deliveriesDue.due(ctx, e.store, e.now(), e.dispatch.Batch)
 	if err != nil {
 		return 0, err
 	}
@@ -122,17 +116,19 @@ func (e *Engine) RunDispatcher(ctx context.Context, interval time.Duration) erro
 	}
 }
 
+// moveDue re-lists a delivery: a pending one is listed at its NextAt.
 func moveDue(tx store.Tx, d *deliveryRecord, next *time.Time) error {
+	var old *time.Time
 	if d.State == webhooks.Pending {
-		if err := tx.Delete(bucketDeliveriesDue, dueKey(d.NextAt, d.ID)); err != nil {
-			return err
-		}
+		old = &d.NextAt
 	}
-	if next == nil {
-		return nil
+	if err := deliveriesDue.move(tx, d.ID, old, next); err != nil {
+		return err
 	}
-	d.NextAt = *next
-	return tx.Put(bucketDeliveriesDue, dueKey(d.NextAt, d.ID), nil)
+	if next != nil {
+		d.NextAt = *next
+	}
+	return nil
 }
 
 func (e *Engine) deliver(ctx context.Context, id string) (bool, error) {
@@ -241,7 +237,7 @@ func deliveryView(tx store.Tx, id string) (DeliveryView, error) {
 	v := DeliveryView{ID: d.ID, EventType: d.EventType, URL: d.URL, State: d.State, Body: string(d.Body), CreatedAt: d.CreatedAt, Attempts: []Attempt{}}
 	err := tx.Scan(bucketAttempts, store.ScanOptions{Prefix: indexPrefix(id), Reverse: true}, func(_, val []byte) (bool, error) {
 		var a Attempt
-		if err := jsonUnmarshal(val, &a); err != nil {
+		if err := json.Unmarshal(val, &a); err != nil {
 			return false, err
 		}
 		v.Attempts = append(v.Attempts, a)
@@ -271,7 +267,7 @@ func (e *Engine) Redeliver(ctx context.Context, orgID, id string) (DeliveryView,
 		// A new round of the schedule; attempt numbers keep counting so the
 		// log keeps every attempt.
 		d.State, d.NextAt, d.RoundStart = next.State, next.NextAt, d.Attempts
-		if err := tx.Put(bucketDeliveriesDue, dueKey(d.NextAt, d.ID), nil); err != nil {
+		if err := deliveriesDue.move(tx, d.ID, nil, &d.NextAt); err != nil {
 			return err
 		}
 		if err := putJSON(tx, bucketDeliveries, d.ID, d); err != nil {

@@ -22,7 +22,6 @@ type APIKey struct {
 	Environment Environment `json:"environment"`
 	CreatedAt   time.Time   `json:"created_at"`
 	RevokedAt   *time.Time  `json:"revoked_at"`
-	hash        []byte
 }
 
 // Active reports whether the key has not been revoked.

@@ -2,6 +2,7 @@ package tambala
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/netip"
@@ -185,7 +186,7 @@ func (e *Engine) Organizations(ctx context.Context) ([]Organization, error) {
 	err := e.store.View(ctx, func(tx store.Tx) error {
 		return tx.Scan(bucketOrgs, store.ScanOptions{}, func(_, v []byte) (bool, error) {
 			var o Organization
-			if err := jsonUnmarshal(v, &o); err != nil {
+			if err := json.Unmarshal(v, &o); err != nil {
 				return false, err
 			}
 			out = append(out, o)

@@ -21,7 +21,6 @@ var (
 	bucketEndpoints     = []byte("webhooks.endpoints")
 	bucketSecrets       = []byte("webhooks.secrets")
 	bucketDeliveries    = []byte("webhooks.deliveries")
-	bucketDeliveriesDue = []byte("webhooks.due")
 	bucketDeliveriesOrg = []byte("webhooks.by_org")
 	bucketAttempts      = []byte("webhooks.attempts")
 	bucketBalanceLow    = []byte("webhooks.balance_low")
@@ -169,7 +168,7 @@ func (e *Engine) emit(tx store.Tx, orgID, eventType string, data []byte) error {
 	if err := tx.Put(bucketDeliveriesOrg, indexKey(orgID, id), nil); err != nil {
 		return err
 	}
-	return tx.Put(bucketDeliveriesDue, dueKey(now, id), nil)
+	return deliveriesDue.move(tx, id, nil, &now)
 }
 
 // checkBalanceLow emits balance.low when the organization's available MWK

@@ -51,5 +51,3 @@ func indexKey(owner, id string) []byte {
 func indexPrefix(owner string) []byte { return append([]byte(owner), 0) }
 
 var errNotFound = errcode.New(errcode.NotFound)
-
-func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

@@ -241,17 +241,6 @@ func (env *whEnv) deliveries(t *testing.T) []tambala.DeliveryView {
 	return allDeliveries(t, env.engine, env.p.Org.ID, 200)
 }
 
-func (env *whEnv) delivery(t *testing.T, id string) tambala.DeliveryView {
-	t.Helper()
-	for _, d := range env.deliveries(t) {
-		if d.ID == id {
-			return d
-		}
-	}
-	t.Fatalf("no delivery %s", id)
-	return tambala.DeliveryView{}
-}
-
 func (env *whEnv) only(t *testing.T) tambala.DeliveryView {
 	t.Helper()
 	ds := env.deliveries(t)

@@ -2,7 +2,6 @@ package tambala
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"time"
@@ -16,8 +15,6 @@ import (
 	"github.com/tambalapay/tambala/store"
 	"github.com/tambalapay/tambala/webhooks"
 )
-
-var bucketPayoutsDue = []byte("payouts.due")
 
 // WorkerOptions tune the payout worker. Zero fields take the defaults.
 type WorkerOptions struct {
@@ -59,22 +56,13 @@ func (w WorkerOptions) backoff(attempts int) time.Duration {
 	return min(d, w.MaxBackoff)
 }
 
-func dueKey(t time.Time, id string) []byte {
-	return append(binary.BigEndian.AppendUint64(nil, uint64(t.UnixNano())), id...)
-}
-
 // schedule moves rec's due time to at (nil: not due any more).
 func schedule(tx store.Tx, rec *payoutRecord, at *time.Time) error {
-	if rec.DueAt != nil {
-		if err := tx.Delete(bucketPayoutsDue, dueKey(*rec.DueAt, rec.ID)); err != nil {
-			return err
-		}
+	if err := payoutsDue.move(tx, rec.ID, rec.DueAt, at); err != nil {
+		return err
 	}
 	rec.DueAt = at
-	if at == nil {
-		return nil
-	}
-	return tx.Put(bucketPayoutsDue, dueKey(*at, rec.ID), nil)
+	return nil
 }
 
 func at(t time.Time) *time.Time { return &t }
@@ -89,15 +77,7 @@ func (e *Engine) ProcessPayouts(ctx context.Context) (int, error) {
 	if e.provider == nil {
 		return 0, errNoProvider
 	}
-	now := e.now()
-	var ids []string
-	err := e.store.View(ctx, func(tx store.Tx) error {
-		end := dueKey(now.Add(time.Nanosecond), "")
-		return tx.Scan(bucketPayoutsDue, store.ScanOptions{End: end}, func(k, _ []byte) (bool, error) {
-			ids = append(ids, string(k[8:]))
-			return len(ids) < e.worker.Batch, nil
-		})
-	})
+	ids, err := payoutsDue.due(ctx, e.store, e.now(), e.worker.Batch)
 	if err != nil {
 		return 0, err
 	}

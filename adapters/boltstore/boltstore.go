@@ -66,7 +66,7 @@ type request struct {
 	done  chan struct{}
 }
 
-var donePool = sync.Pool{New: func() any { return &request{done: make(chan struct{}, 1)} }}
+var requestPool = sync.Pool{New: func() any { return &request{done: make(chan struct{}, 1)} }}
 
 // Open opens (creating when needed) the bbolt file at path.
 func Open(path string, opts *Options) (*Store, error) {
@@ -123,12 +123,12 @@ func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
 	if s.mode == CommitBoltBatch {
 		return s.updateBoltBatch(ctx, fn)
 	}
-	r := donePool.Get().(*request)
+	r := requestPool.Get().(*request)
 	r.ctx, r.fn, r.err, r.panic = ctx, fn, nil, nil
 	s.mu.RLock()
 	if s.closed {
 		s.mu.RUnlock()
-		donePool.Put(r)
+		requestPool.Put(r)
 		return store.ErrClosed
 	}
 	s.reqs <- r
@@ -136,7 +136,7 @@ func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
 	<-r.done // once queued, wait for the outcome: the update may commit
 	err, p := r.err, r.panic
 	r.ctx, r.fn = nil, nil
-	donePool.Put(r)
+	requestPool.Put(r)
 	if p != nil {
 		panic(p)
 	}

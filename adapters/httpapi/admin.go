@@ -223,9 +223,9 @@ func (a *Admin) fund(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	asset, ok := a.engine.Assets().Lookup(in.Asset)
-	if !ok {
-		writeError(w, r, a.log, errcode.Newf(errcode.UnsupportedAsset, "asset %q is not configured", truncate(in.Asset, 12)))
+	asset, err := a.engine.Asset(in.Asset)
+	if err != nil {
+		writeError(w, r, a.log, err)
 		return
 	}
 	amt, err := money.Parse(asset, in.Amount)
@@ -376,11 +376,4 @@ func pauseJSON(s tambala.PauseState) map[string]string {
 		return string(m)
 	}
 	return map[string]string{"v1": name(s.V1), "v2": name(s.V2)}
-}
-
-func truncate(s string, n int) string {
-	if len(s) > n {
-		return s[:n]
-	}
-	return s
 }

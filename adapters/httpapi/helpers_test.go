@@ -248,7 +248,6 @@ type envConfig struct {
 	realClock   bool
 	provider    bool          // wire a sandbox payout provider on the env's clock
 	delay       time.Duration // the sandbox provider's time to an outcome
-	worker      tambala.WorkerOptions
 }
 
 type option func(*envConfig)
@@ -267,7 +266,6 @@ func withSandboxProvider(delay time.Duration) option {
 }
 
 // withWorker tunes the engine's payout worker.
-func withWorker(w tambala.WorkerOptions) option { return func(c *envConfig) { c.worker = w } }
 
 type testEnv struct {
 	Engine   *tambala.Engine
@@ -303,7 +301,7 @@ func newEnv(t testing.TB, opts ...option) *testEnv {
 		clock = time.Now
 	}
 	eopts := &tambala.Options{
-		Logger: c.logger, Clock: clock, Environment: c.environment, Limits: c.limits, Worker: c.worker,
+		Logger: c.logger, Clock: clock, Environment: c.environment, Limits: c.limits,
 	}
 	if c.provider {
 		e.Provider = sandbox.New(&sandbox.Options{Clock: clock, Delay: c.delay})
