@@ -3,6 +3,7 @@ package tambala_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
@@ -74,7 +75,7 @@ func BenchmarkPayoutAccept(b *testing.B) {
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "payouts/s")
 	})
 	b.Run("boltstore/parallel64", func(b *testing.B) {
-		s, err := boltstore.Open(filepath.Join(b.TempDir(), "db"), nil)
+		s, err := boltstore.Open(filepath.Join(b.TempDir(), "db"), &boltstore.Options{NoSync: os.Getenv("NOSYNC") != ""})
 		if err != nil {
 			b.Fatal(err)
 		}

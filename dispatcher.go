@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"math/rand/v2"
+	"runtime"
+	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -52,7 +54,10 @@ type DeliveryView struct {
 type DispatcherOptions struct {
 	Schedule []time.Duration // default webhooks.DefaultSchedule
 	Lease    time.Duration   // default 60s: hides a delivery being sent
-	Batch    int             // default 100
+	Batch    int             // default 100: the most due deliveries one pass takes
+	// Concurrency is the most deliveries one pass sends at once (default
+	// 8). 1 sends them one at a time, in due order.
+	Concurrency int
 }
 
 func (d *DispatcherOptions) defaults() {
@@ -65,16 +70,31 @@ func (d *DispatcherOptions) defaults() {
 	if d.Batch <= 0 {
 		d.Batch = 100
 	}
+	if d.Concurrency <= 0 {
+		d.Concurrency = 8
+	}
 }
 
 var errNoSender = errors.New("tambala: no webhook sender configured")
 
-// ProcessDeliveries sends every delivery due now: each is claimed under a
-// lease in a transaction, sent outside any transaction with the secret it
-// was created with, and its attempt recorded in another transaction, which
-// retries it on the schedule, dead-letters it after the last retry, or
-// finishes it on a 2xx. A dispatcher that dies between send and record
+// ProcessDeliveries sends every delivery due now (up to Batch), up to
+// Concurrency at once. Whenever senders are free, as many due deliveries
+// are claimed under a lease in one transaction, so a lease starts when its
+// send does (or, for a sender still recording its last attempt, a local
+// commit before). Each is sent outside any transaction with the secret it
+// was created with, and its attempt recorded in a transaction of its own,
+// which retries it on the schedule, dead-letters it after the last retry,
+// or finishes it on a 2xx. A dispatcher that dies between send and record
 // leaves the delivery due again after its lease: at least once.
+// Deliveries may be sent in any order (the reference promises none);
+// with Concurrency 1 they are sent one at a time in due order.
+//
+// The calling goroutine is one of the senders, and the pass returns only
+// once every send it started is recorded. A Send that panics or ends its
+// goroutine (runtime.Goexit) ends the pass as it would with one sender:
+// nothing more is claimed, and once the other sends are recorded
+// ProcessDeliveries panics with the same value or ends its caller's
+// goroutine.
 func (e *Engine) ProcessDeliveries(ctx context.Context) (int, error) {
 	if e.sender == nil {
 		return 0, errNoSender
@@ -83,21 +103,155 @@ func (e *Engine) ProcessDeliveries(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	sent := 0
-	for _, id := range ids {
-		if err := ctx.Err(); err != nil {
-			return sent, err
+	p := &dispatchPass{e: e, ids: ids, workers: max(1, min(e.dispatch.Concurrency, len(ids)))}
+	p.cond.L = &p.mu
+	var wg sync.WaitGroup
+	for range p.workers - 1 {
+		wg.Go(func() { p.helper(ctx) })
+	}
+	finished := false
+	defer func() {
+		if !finished {
+			// A Send on this goroutine panicked or called Goexit: let the
+			// helpers record what they sent, then go on dying.
+			p.halt(nil, false)
+			wg.Wait()
 		}
-		ok, err := e.deliver(ctx, id)
+	}()
+	p.work(ctx)
+	wg.Wait()
+	finished = true
+	if p.panicked != nil {
+		panic(p.panicked)
+	}
+	if p.exited {
+		runtime.Goexit()
+	}
+	if err := ctx.Err(); err != nil {
+		return p.sent, err
+	}
+	return p.sent, nil
+}
+
+// dispatchPass is one ProcessDeliveries: its workers take claimed
+// deliveries from ready, and the first to find it empty claims more for
+// every worker free then. A worker is free once its send returns: the
+// claim for its next delivery overlaps the record of its last, and a group
+// commit can share one fsync between them.
+type dispatchPass struct {
+	e       *Engine
+	workers int
+
+	mu       sync.Mutex
+	cond     sync.Cond         // signalled when a claim ends or the pass halts
+	ids      []string          // due when the pass began, not claimed yet
+	ready    []claimedDelivery // claimed, waiting for a free worker
+	busy     int               // workers sending
+	claiming bool              // a claim is under way (one at a time)
+	halted   bool
+	sent     int
+	panicked any  // a helper's Send panicked
+	exited   bool // a helper's Send called runtime.Goexit
+}
+
+// claimedDelivery is a delivery under this dispatcher's lease.
+type claimedDelivery struct {
+	d      deliveryRecord // URL is the endpoint's current one
+	secret string
+}
+
+// helper is a worker on a goroutine of its own: a panic or Goexit in it is
+// handed to the pass's caller.
+func (p *dispatchPass) helper(ctx context.Context) {
+	normal := false
+	defer func() {
+		if !normal {
+			v := recover() // nil after runtime.Goexit
+			p.halt(v, v == nil)
+		}
+	}()
+	p.work(ctx)
+	normal = true
+}
+
+func (p *dispatchPass) halt(panicked any, exited bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.halted = true
+	if p.panicked == nil && !p.exited {
+		p.panicked, p.exited = panicked, exited
+	}
+	p.cond.Broadcast()
+}
+
+func (p *dispatchPass) work(ctx context.Context) {
+	for {
+		c, ok := p.next(ctx)
+		if !ok {
+			return
+		}
+		a, status, ok := p.e.send(ctx, c)
+		p.mu.Lock()
+		p.busy-- // free: the next claim may be for this worker while it records
+		p.mu.Unlock()
+		var err error
+		if ok {
+			err = p.e.record(ctx, c.d.ID, a, status)
+		}
 		if err != nil {
-			e.log.Error("webhook dispatcher", zap.String("delivery", id), zap.Error(err))
+			p.e.log.Error("webhook dispatcher", zap.String("delivery", c.d.ID), zap.Error(err))
+		}
+		p.mu.Lock()
+		if err == nil {
+			p.sent++
+		}
+		p.mu.Unlock()
+	}
+}
+
+// next hands the calling worker a claimed delivery; false when the pass is
+// over for it.
+func (p *dispatchPass) next(ctx context.Context) (claimedDelivery, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for {
+		if p.halted || ctx.Err() != nil {
+			return claimedDelivery{}, false
+		}
+		if len(p.ready) > 0 {
+			c := p.ready[0]
+			p.ready = p.ready[1:]
+			p.busy++
+			return c, true
+		}
+		if p.claiming { // what it claims may be for this worker
+			p.cond.Wait()
 			continue
 		}
-		if ok {
-			sent++
+		if len(p.ids) == 0 {
+			return claimedDelivery{}, false
 		}
+		// Claim for every worker free now (this one at least), in one
+		// transaction: none waits in ready for more than a record, so its
+		// lease covers its send.
+		n := max(1, min(p.workers-p.busy, len(p.ids)))
+		take := p.ids[:n:n]
+		p.ids = p.ids[n:]
+		p.ready = append(p.ready, p.claim(ctx, take)...)
 	}
-	return sent, nil
+}
+
+// claim runs claimDeliveries without the lock; called and returning with
+// it held, also when claimDeliveries panics.
+func (p *dispatchPass) claim(ctx context.Context, ids []string) []claimedDelivery {
+	p.claiming = true
+	p.mu.Unlock()
+	defer func() {
+		p.mu.Lock()
+		p.claiming = false
+		p.cond.Broadcast()
+	}()
+	return p.e.claimDeliveries(ctx, ids)
 }
 
 // RunDispatcher runs ProcessDeliveries every interval until ctx ends.
@@ -131,54 +285,100 @@ func moveDue(tx store.Tx, d *deliveryRecord, next *time.Time) error {
 	return nil
 }
 
-func (e *Engine) deliver(ctx context.Context, id string) (bool, error) {
-	var d deliveryRecord
-	var secret secretRecord
-	claimed := false
-	err := e.store.Update(ctx, func(tx store.Tx) error {
-		claimed = false
-		if err := getJSON(tx, bucketDeliveries, id, &d, errNotFound); err != nil {
-			return err
-		}
-		now := e.nowUTC()
-		if d.State != webhooks.Pending || d.NextAt.After(now) {
-			return nil
-		}
-		if err := getJSON(tx, bucketSecrets, d.SecretID, &secret, errNotFound); err != nil {
-			return err
-		}
-		// The bytes and the secret are the delivery's own; the address is
-		// the endpoint's current one, so replacing a broken URL rescues the
-		// deliveries still pending.
-		var ep Endpoint
-		if err := getJSON(tx, bucketEndpoints, d.Org, &ep, errNotFound); err == nil {
-			d.URL = ep.URL
-		} else if !errors.Is(err, errNotFound) {
-			return err
-		}
-		if err := moveDue(tx, &d, at(now.Add(e.dispatch.Lease))); err != nil {
-			return err
-		}
-		claimed = true
-		return putJSON(tx, bucketDeliveries, d.ID, d)
-	})
-	if err != nil || !claimed {
-		return false, err
+// claimDeliveries claims those of ids still due, under a lease, in one
+// transaction. Should that fail, it claims them one transaction each, so
+// one bad delivery holds back no other; failures are logged.
+func (e *Engine) claimDeliveries(ctx context.Context, ids []string) []claimedDelivery {
+	out, err := e.claimIn(ctx, ids)
+	if err == nil {
+		return out
 	}
-	sig := webhooks.Sign(secret.Secret, d.Body)
+	if ctx.Err() != nil {
+		return nil
+	}
+	if len(ids) == 1 {
+		e.log.Error("webhook dispatcher", zap.String("delivery", ids[0]), zap.Error(err))
+		return nil
+	}
+	out = nil
+	for _, id := range ids {
+		c, err := e.claimIn(ctx, []string{id})
+		if err != nil {
+			if ctx.Err() != nil {
+				return out
+			}
+			e.log.Error("webhook dispatcher", zap.String("delivery", id), zap.Error(err))
+			continue
+		}
+		out = append(out, c...)
+	}
+	return out
+}
+
+func (e *Engine) claimIn(ctx context.Context, ids []string) ([]claimedDelivery, error) {
+	var out []claimedDelivery
+	err := e.store.Update(ctx, func(tx store.Tx) error {
+		out = out[:0] // the store may run fn again
+		now := e.nowUTC()
+		for _, id := range ids {
+			var d deliveryRecord
+			if err := getJSON(tx, bucketDeliveries, id, &d, errNotFound); err != nil {
+				return err
+			}
+			if d.State != webhooks.Pending || d.NextAt.After(now) {
+				continue // finished, or claimed by another dispatcher
+			}
+			var secret secretRecord
+			if err := getJSON(tx, bucketSecrets, d.SecretID, &secret, errNotFound); err != nil {
+				return err
+			}
+			// The bytes and the secret are the delivery's own; the address is
+			// the endpoint's current one, so replacing a broken URL rescues the
+			// deliveries still pending.
+			var ep Endpoint
+			if err := getJSON(tx, bucketEndpoints, d.Org, &ep, errNotFound); err == nil {
+				d.URL = ep.URL
+			} else if !errors.Is(err, errNotFound) {
+				return err
+			}
+			if err := moveDue(tx, &d, at(now.Add(e.dispatch.Lease))); err != nil {
+				return err
+			}
+			if err := putJSON(tx, bucketDeliveries, d.ID, d); err != nil {
+				return err
+			}
+			out = append(out, claimedDelivery{d: d, secret: secret.Secret})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// send sends a claimed delivery: the attempt and the status it counts as,
+// or ok false when ctx ended during the send (nothing to record).
+func (e *Engine) send(ctx context.Context, c claimedDelivery) (a Attempt, status int, ok bool) {
+	sig := webhooks.Sign(c.secret, c.d.Body)
 	start := time.Now()
-	res, sendErr := e.sender.Send(ctx, d.URL, d.Body, sig)
+	res, sendErr := e.sender.Send(ctx, c.d.URL, c.d.Body, sig)
 	if ctx.Err() != nil {
 		// Stopped mid-send: record nothing; the lease brings it back.
-		return true, nil
+		return Attempt{}, 0, false
 	}
-	attempt := Attempt{At: e.nowUTC(), StatusCode: res.StatusCode, Duration: time.Since(start), Response: string(res.Response), Signature: sig}
-	status := attempt.StatusCode
+	a = Attempt{At: e.nowUTC(), StatusCode: res.StatusCode, Duration: time.Since(start), Response: string(res.Response), Signature: sig}
+	status = a.StatusCode
 	if sendErr != nil {
-		attempt.Error = sendErr.Error()
+		a.Error = sendErr.Error()
 		status = 0 // an error is a failure whatever the status
 	}
-	return true, e.store.Update(context.WithoutCancel(ctx), func(tx store.Tx) error {
+	return a, status, true
+}
+
+// record records an attempt at delivery id in a transaction of its own.
+func (e *Engine) record(ctx context.Context, id string, attempt Attempt, status int) error {
+	return e.store.Update(context.WithoutCancel(ctx), func(tx store.Tx) error {
 		var cur deliveryRecord
 		if err := getJSON(tx, bucketDeliveries, id, &cur, errNotFound); err != nil {
 			return err

@@ -114,6 +114,10 @@ type Engine struct {
 
 	inflight sync.Map // idempotency scopes being decided in this process
 	limiters limiters
+
+	sandboxInstitutions []payouts.Institution // read-only
+	cachedInstitutions  decodedRecord[institutionsRecord]
+	cachedRails         decodedRecord[Rails]
 }
 
 // New returns an engine over s. opts may be nil.
@@ -170,6 +174,7 @@ func New(s store.Store, opts *Options) (*Engine, error) {
 	e.worker = o.Worker
 	e.worker.defaults()
 	e.limiters.init(o.Limits.RatePerSecond, o.Limits.RateBurst)
+	e.sandboxInstitutions = payouts.DefaultInstitutions()
 	return e, nil
 }
 

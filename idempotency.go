@@ -5,6 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/tambalapay/tambala/errcode"
@@ -26,11 +29,48 @@ type Outcome struct {
 	Replayed bool
 }
 
+// idemRecord is a decided outcome. It is stored binary (it is written by
+// every create): 0x01, the body's SHA-256 (32 bytes), the status
+// (uvarint), the time (varint Unix nanoseconds), then the body bytes.
+// Records that start with '{' are the JSON of earlier versions.
 type idemRecord struct {
-	BodySHA256 string    `json:"body_sha256"`
+	BodySHA256 string    `json:"body_sha256"` // hex
 	Status     int       `json:"status"`
 	Body       []byte    `json:"body"`
 	CreatedAt  time.Time `json:"created_at"`
+}
+
+func (r *idemRecord) encode(sum [32]byte) []byte {
+	b := make([]byte, 0, 1+32+2*binary.MaxVarintLen64+len(r.Body))
+	b = append(b, 1)
+	b = append(b, sum[:]...)
+	b = binary.AppendUvarint(b, uint64(r.Status))
+	b = binary.AppendVarint(b, r.CreatedAt.UnixNano())
+	return append(b, r.Body...)
+}
+
+func decodeIdemRecord(v []byte) (idemRecord, error) {
+	var r idemRecord
+	if len(v) > 0 && v[0] == '{' {
+		err := json.Unmarshal(v, &r)
+		return r, err
+	}
+	if len(v) < 33 || v[0] != 1 {
+		return r, fmt.Errorf("idempotency: bad record")
+	}
+	r.BodySHA256 = hex.EncodeToString(v[1:33])
+	rest := v[33:]
+	status, n := binary.Uvarint(rest)
+	if n <= 0 {
+		return r, fmt.Errorf("idempotency: bad record")
+	}
+	rest = rest[n:]
+	at, n := binary.Varint(rest)
+	if n <= 0 {
+		return r, fmt.Errorf("idempotency: bad record")
+	}
+	r.Status, r.CreatedAt, r.Body = int(status), time.Unix(0, at).UTC(), rest[n:]
+	return r, nil
 }
 
 // MaxIdempotencyKeyLength bounds an Idempotency-Key.
@@ -70,16 +110,19 @@ func (e *Engine) create(ctx context.Context, orgID, method, path string, idem Id
 	var out Outcome
 	err := e.store.Update(ctx, func(tx store.Tx) error {
 		out = Outcome{}
-		var rec idemRecord
-		err := getJSON(tx, bucketIdem, scope, &rec, errNotFound)
+		stored, err := tx.Get(bucketIdem, []byte(scope))
 		switch {
 		case err == nil:
+			rec, err := decodeIdemRecord(stored)
+			if err != nil {
+				return err
+			}
 			if rec.BodySHA256 != digest {
 				return errcode.Newf(errcode.Conflict, "This Idempotency-Key was used with a different request body.")
 			}
 			out = Outcome{Status: rec.Status, Body: rec.Body, Replayed: true}
 			return nil
-		case err != errNotFound:
+		case !errors.Is(err, store.ErrNotFound):
 			return err
 		}
 		status, body, err := run(tx)
@@ -87,8 +130,8 @@ func (e *Engine) create(ctx context.Context, orgID, method, path string, idem Id
 			return err
 		}
 		now := e.nowUTC()
-		rec = idemRecord{BodySHA256: digest, Status: status, Body: body, CreatedAt: now}
-		if err := putJSON(tx, bucketIdem, scope, &rec); err != nil {
+		rec := idemRecord{Status: status, Body: body, CreatedAt: now}
+		if err := tx.Put(bucketIdem, []byte(scope), rec.encode(sum)); err != nil {
 			return err
 		}
 		if err := tx.Put(bucketIdemByTime, idemTimeKey(now, scope), nil); err != nil {

@@ -120,7 +120,7 @@ func (e *Engine) CreateOrganization(ctx context.Context, n NewOrganization) (Org
 			return Organization{}, err
 		}
 	}
-	err := e.store.Update(ctx, func(tx store.Tx) error { return putJSON(tx, bucketOrgs, o.ID, &o) })
+	err := e.store.Update(ctx, func(tx store.Tx) error { return saveOrg(tx, &o) })
 	return o, err
 }
 
@@ -209,9 +209,22 @@ func (e *Engine) updateOrg(ctx context.Context, id string, mutate func(*Organiza
 		if err := e.validateOrg(&o); err != nil {
 			return err
 		}
-		return putJSON(tx, bucketOrgs, o.ID, &o)
+		return saveOrg(tx, &o)
 	})
 	return o, err
+}
+
+// saveOrg writes the organization and, beside it, its balance floor: every
+// transaction that lowers a balance checks the floor, and reads only that
+// small record instead of decoding the whole organization.
+func saveOrg(tx store.Tx, o *Organization) error {
+	if err := putJSON(tx, bucketOrgs, o.ID, o); err != nil {
+		return err
+	}
+	if o.BalanceFloorMWK == "" {
+		return tx.Delete(bucketOrgFloors, []byte(o.ID))
+	}
+	return tx.Put(bucketOrgFloors, []byte(o.ID), []byte(o.BalanceFloorMWK))
 }
 
 // SetOrganizationStatus suspends or reactivates an organization. A

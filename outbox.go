@@ -175,14 +175,14 @@ func (e *Engine) emit(tx store.Tx, orgID, eventType string, data []byte) error {
 // is below its floor, at most once per cooldown while that holds. Called
 // in every transaction that lowers available.
 func (e *Engine) checkBalanceLow(tx store.Tx, orgID string) error {
-	var o Organization
-	if err := getJSON(tx, bucketOrgs, orgID, &o, errNotFound); err != nil {
+	fl, err := tx.Get(bucketOrgFloors, []byte(orgID))
+	if errors.Is(err, store.ErrNotFound) {
+		return nil // no floor
+	}
+	if err != nil {
 		return err
 	}
-	if o.BalanceFloorMWK == "" {
-		return nil
-	}
-	floor, err := money.Parse(money.MWK, o.BalanceFloorMWK)
+	floor, err := money.Parse(money.MWK, string(fl))
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"slices"
 	"time"
 
 	"github.com/tambalapay/tambala/errcode"
@@ -38,15 +40,20 @@ var (
 	}
 )
 
-func (e *Engine) sandboxWallets() map[string]bool {
-	if e.env != Sandbox {
-		return nil
-	}
+// sandboxWalletSet is SandboxWallets as a set; never modified.
+var sandboxWalletSet = func() map[string]bool {
 	m := make(map[string]bool, len(SandboxWallets))
 	for _, w := range SandboxWallets {
 		m[w] = true
 	}
 	return m
+}()
+
+func (e *Engine) sandboxWallets() map[string]bool {
+	if e.env != Sandbox {
+		return nil
+	}
+	return sandboxWalletSet
 }
 
 // PayoutLimits are an organization's business limits on /v1 payouts,
@@ -115,6 +122,31 @@ func (r payoutRecord) payout() (payouts.Payout, error) {
 // holdID is the ledger hold of a payout.
 func holdID(payoutID string) string { return "payout:" + payoutID }
 
+// checkPayoutRequest parses the body and checks it against the
+// organization and the fee schedule.
+func (e *Engine) checkPayoutRequest(p Principal, rail payouts.Rail, body []byte, wallets map[string]bool) (payouts.Request, payouts.FeeQuote, PayoutLimits, error) {
+	req, err := payouts.ParseRequest(rail, body, wallets)
+	if err != nil {
+		return req, payouts.FeeQuote{}, PayoutLimits{}, err
+	}
+	if _, err := e.enabledAsset(&p.Org, money.MWK.Code, OpPayout); err != nil {
+		return req, payouts.FeeQuote{}, PayoutLimits{}, err
+	}
+	limits := p.Org.payoutLimits()
+	max, err := money.Parse(money.MWK, limits.MaxPerPayoutMWK)
+	if err != nil {
+		return req, payouts.FeeQuote{}, limits, err
+	}
+	if req.Amount.Cmp(max) > 0 {
+		return req, payouts.FeeQuote{}, limits, errcode.Newf(errcode.AmountLimitExceeded, "amount_mwk is above this organization's per-payout maximum of %s.", max)
+	}
+	quote, err := e.fees.Quote(payouts.DirPayout, rail, req.Amount)
+	if err != nil {
+		return req, quote, limits, errcode.Wrap(errcode.RateUnavailable, err)
+	}
+	return req, quote, limits, nil
+}
+
 // CreatePayout accepts a payout on rail from a raw JSON body: it validates,
 // prices the fee, and in one transaction checks the rail, the institution
 // and the organization's limits, holds amount plus fee, stores the payout
@@ -122,31 +154,19 @@ func holdID(payoutID string) string { return "payout:" + payoutID }
 // payout's rendering; a replay returns the same bytes.
 func (e *Engine) CreatePayout(ctx context.Context, p Principal, rail payouts.Rail, idem Idempotency) (Outcome, error) {
 	wallets := e.sandboxWallets()
-	// Every check runs inside the idempotent transaction, after the stored
-	// outcome is looked up: a replay returns the original 202 even if the
-	// operator has since changed a limit, and a key reused with a different
-	// body is conflict even when that body is invalid.
+	// The checks that read nothing stored (the body, the organization's own
+	// settings, the fee) run before the transaction, so they hold no lock
+	// and keep the store's serial section short. Their verdict is only
+	// delivered inside the idempotent transaction, after the stored outcome
+	// is looked up, like every other check: a replay returns the original
+	// 202 even if the operator has since changed a limit, and a key reused
+	// with a different body is conflict even when that body is invalid.
+	req, quote, limits, early := e.checkPayoutRequest(p, rail, idem.Body, wallets)
 	return e.create(ctx, p.Org.ID, "POST", "/v1/payouts/"+string(rail), idem, func(tx store.Tx) (int, []byte, error) {
-		req, err := payouts.ParseRequest(rail, idem.Body, wallets)
-		if err != nil {
-			return 0, nil, err
+		if early != nil {
+			return 0, nil, early
 		}
-		if _, err := e.enabledAsset(&p.Org, money.MWK.Code, OpPayout); err != nil {
-			return 0, nil, err
-		}
-		limits := p.Org.payoutLimits()
-		max, err := money.Parse(money.MWK, limits.MaxPerPayoutMWK)
-		if err != nil {
-			return 0, nil, err
-		}
-		if req.Amount.Cmp(max) > 0 {
-			return 0, nil, errcode.Newf(errcode.AmountLimitExceeded, "amount_mwk is above this organization's per-payout maximum of %s.", max)
-		}
-		quote, err := e.fees.Quote(payouts.DirPayout, rail, req.Amount)
-		if err != nil {
-			return 0, nil, errcode.Wrap(errcode.RateUnavailable, err)
-		}
-		if err := checkRail(tx, rail); err != nil {
+		if err := e.checkRail(tx, rail); err != nil {
 			return 0, nil, err
 		}
 		insts, _, err := e.institutions(tx)
@@ -203,9 +223,64 @@ func (o *Organization) payoutLimits() PayoutLimits {
 	return l
 }
 
+// A window cell counts one organization's payouts in one minute: a version
+// byte (0x01), the count (uvarint), then 0x00 and the volume in minor units
+// (8 bytes, big-endian), or 0x01 and the volume as decimal text beyond
+// int64. Cells that start with '{' are the JSON of earlier versions.
 type windowCell struct {
-	Count  int    `json:"n"`
-	Volume string `json:"v"`
+	count  uint64
+	volume money.Amount
+}
+
+func (c windowCell) encode() []byte {
+	b := binary.AppendUvarint(append(make([]byte, 0, 24), 1), c.count)
+	if u, ok := c.volume.Units(); ok {
+		b = append(b, 0)
+		return binary.BigEndian.AppendUint64(b, uint64(u))
+	}
+	b = append(b, 1)
+	b, _ = c.volume.AppendText(b)
+	return b
+}
+
+func decodeWindowCell(v []byte) (windowCell, error) {
+	if len(v) > 0 && v[0] == '{' { // the JSON of earlier versions
+		var old struct {
+			Count  uint64 `json:"n"`
+			Volume string `json:"v"`
+		}
+		if err := json.Unmarshal(v, &old); err != nil {
+			return windowCell{}, fmt.Errorf("payouts: bad window cell: %w", err)
+		}
+		vol, err := money.Parse(money.MWK, old.Volume)
+		if err != nil {
+			return windowCell{}, fmt.Errorf("payouts: bad window cell: %w", err)
+		}
+		return windowCell{count: old.Count, volume: vol}, nil
+	}
+	if len(v) == 0 || v[0] != 1 {
+		return windowCell{}, fmt.Errorf("payouts: bad window cell %q", v)
+	}
+	v = v[1:]
+	n, k := binary.Uvarint(v)
+	if k <= 0 || len(v) < k+1 {
+		return windowCell{}, fmt.Errorf("payouts: bad window cell %q", v)
+	}
+	c := windowCell{count: n}
+	switch rest := v[k+1:]; v[k] {
+	case 0:
+		if len(rest) != 8 {
+			return windowCell{}, fmt.Errorf("payouts: bad window cell %q", v)
+		}
+		c.volume = money.FromUnits(money.MWK, int64(binary.BigEndian.Uint64(rest)))
+	default:
+		vol, err := money.Parse(money.MWK, string(rest))
+		if err != nil {
+			return windowCell{}, fmt.Errorf("payouts: bad window cell: %w", err)
+		}
+		c.volume = vol
+	}
+	return c, nil
 }
 
 func windowKey(org string, minute int64) []byte {
@@ -222,7 +297,8 @@ func (e *Engine) checkAndCountWindow(tx store.Tx, org string, l PayoutLimits, am
 	}
 	minute := now.Unix() / 60
 	dayStart, hourStart := minute-24*60+1, minute-60+1
-	volume, count := money.Zero(money.MWK), 0
+	volume, count := money.Zero(money.MWK), uint64(0)
+	current := windowCell{volume: money.Zero(money.MWK)}
 	var stale [][]byte
 	err = tx.Scan(bucketPayoutWindow, store.ScanOptions{Prefix: indexPrefix(org)}, func(k, v []byte) (bool, error) {
 		m := int64(binary.BigEndian.Uint64(k[len(org)+1:]))
@@ -230,17 +306,18 @@ func (e *Engine) checkAndCountWindow(tx store.Tx, org string, l PayoutLimits, am
 			stale = append(stale, k)
 			return true, nil
 		}
-		var c windowCell
-		if err := json.Unmarshal(v, &c); err != nil {
-			return false, err
-		}
-		cv, err := money.Parse(money.MWK, c.Volume)
+		c, err := decodeWindowCell(v)
 		if err != nil {
 			return false, err
 		}
-		volume, _ = volume.Add(cv)
+		if volume, err = volume.Add(c.volume); err != nil {
+			return false, err
+		}
 		if m >= hourStart {
-			count += c.Count
+			count += c.count
+		}
+		if m == minute {
+			current = c
 		}
 		return true, nil
 	})
@@ -252,27 +329,17 @@ func (e *Engine) checkAndCountWindow(tx store.Tx, org string, l PayoutLimits, am
 			return err
 		}
 	}
-	if count+1 > l.HourlyCount {
+	if count+1 > uint64(l.HourlyCount) {
 		return errcode.Newf(errcode.OrgLimitExceeded, "This organization reached its limit of %d payouts per hour.", l.HourlyCount)
 	}
 	if after, _ := volume.Add(amount); after.Cmp(cap) > 0 {
 		return errcode.Newf(errcode.OrgLimitExceeded, "This payout would take the organization above its 24-hour volume of %s.", cap)
 	}
-	key := windowKey(org, minute)
-	var cell windowCell
-	if err := getJSON(tx, bucketPayoutWindow, string(key), &cell, nil); err != nil {
+	current.count++
+	if current.volume, err = current.volume.Add(amount); err != nil {
 		return err
 	}
-	cv := money.Zero(money.MWK)
-	if cell.Volume != "" {
-		if cv, err = money.Parse(money.MWK, cell.Volume); err != nil {
-			return err
-		}
-	}
-	cv, _ = cv.Add(amount)
-	cell.Count++
-	cell.Volume = cv.String()
-	return putJSON(tx, bucketPayoutWindow, string(key), cell)
+	return tx.Put(bucketPayoutWindow, windowKey(org, minute), current.encode())
 }
 
 // Payout returns the rendering of one of the caller's payouts; a foreign,
@@ -362,21 +429,27 @@ func (e *Engine) SyncInstitutions(ctx context.Context, list []payouts.Institutio
 // sandbox the built-in list until one happens. Production with no sync
 // yet is service_unavailable.
 func (e *Engine) institutions(tx store.Tx) ([]payouts.Institution, time.Time, error) {
-	var rec institutionsRecord
-	err := getJSON(tx, bucketRefData, "institutions", &rec, errNotFound)
-	if errors.Is(err, errNotFound) {
+	raw, err := tx.Get(bucketRefData, []byte("institutions"))
+	if errors.Is(err, store.ErrNotFound) {
 		if e.env == Sandbox {
-			return payouts.DefaultInstitutions(), e.started, nil
+			return e.sandboxInstitutions, e.started, nil
 		}
 		return nil, time.Time{}, errcode.Newf(errcode.ServiceUnavailable, "Institution reference data has not been synced yet.")
 	}
 	if err != nil {
 		return nil, time.Time{}, err
 	}
-	for i := range rec.Institutions {
-		rec.Institutions[i].Network = rec.Networks[rec.Institutions[i].ID]
-	}
-	return rec.Institutions, rec.SyncedAt, nil
+	rec, err := e.cachedInstitutions.decode(raw, func(raw []byte) (institutionsRecord, error) {
+		var rec institutionsRecord
+		if err := json.Unmarshal(raw, &rec); err != nil {
+			return rec, err
+		}
+		for i := range rec.Institutions {
+			rec.Institutions[i].Network = rec.Networks[rec.Institutions[i].ID]
+		}
+		return rec, nil
+	})
+	return rec.Institutions, rec.SyncedAt, err
 }
 
 // Institutions returns the payable institutions and when they were synced.
@@ -388,7 +461,7 @@ func (e *Engine) Institutions(ctx context.Context) ([]payouts.Institution, time.
 		list, at, err = e.institutions(tx)
 		return err
 	})
-	return list, at, err
+	return slices.Clone(list), at, err // the engine's copy is shared
 }
 
 // Rails holds the rail pause switches.
@@ -397,9 +470,18 @@ type Rails struct {
 	MomoDisabled bool `json:"momo_disabled"`
 }
 
-func checkRail(tx store.Tx, rail payouts.Rail) error {
+func (e *Engine) checkRail(tx store.Tx, rail payouts.Rail) error {
 	var r Rails
-	if err := getJSON(tx, bucketSettings, "rails", &r, nil); err != nil {
+	raw, err := tx.Get(bucketSettings, []byte("rails"))
+	switch {
+	case err == nil:
+		if r, err = e.cachedRails.decode(raw, func(raw []byte) (Rails, error) {
+			var r Rails
+			return r, json.Unmarshal(raw, &r)
+		}); err != nil {
+			return err
+		}
+	case !errors.Is(err, store.ErrNotFound):
 		return err
 	}
 	if (rail == payouts.Bank && r.BankDisabled) || (rail == payouts.Momo && r.MomoDisabled) {

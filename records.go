@@ -12,6 +12,7 @@ import (
 // the engine maintains in the same transaction as the record.
 var (
 	bucketOrgs       = []byte("orgs")
+	bucketOrgFloors  = []byte("orgs.floor")
 	bucketKeys       = []byte("keys")
 	bucketKeysByHash = []byte("keys.by_hash")
 	bucketKeysByOrg  = []byte("keys.by_org")

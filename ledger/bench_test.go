@@ -17,44 +17,88 @@ import (
 	"github.com/tambalapay/tambala/store"
 )
 
-// Hold throughput: each op is one store.Update posting one PlaceHold of
-// 1.00 MWK against a large balance, beside a baseline that writes the same
-// records (same count and sizes) with no ledger logic: a bare map under a
-// mutex for memstore, raw bbolt for boltstore.
+// Ledger throughput: each op is one store.Update posting one command (a
+// PlaceHold of 1.00 MWK, or a CaptureHold of such a hold with a fee),
+// beside a baseline that writes the same records (same count and sizes)
+// with no ledger logic: a bare map under a mutex for memstore, raw bbolt
+// for boltstore. The commands are built before the timer starts, as a
+// caller arrives with its ids; what is timed is the ledger and the store.
+//
+//	go test -run XXX -bench 'Ledger' -benchtime 2s ./ledger/
 
 const benchParallelism = 32
 
 var benchCredit = ledger.Credit{EntryID: "bench-credit", Org: org, Amount: mw(1 << 50)}
 
-func benchHold(id string) ledger.PlaceHold {
-	return ledger.PlaceHold{EntryID: "e-" + id, HoldID: "h-" + id, Org: org, Amount: mw(100), At: t0}
+// op is a benchmarked command kind: prepare funds s and posts whatever the
+// commands need (untimed), then returns n commands to time.
+type op struct {
+	name    string
+	prepare func(b *testing.B, s store.Store, n int) []ledger.Command
 }
 
-// record is one Put a hold makes; unique says its key is new for every
-// hold (the hold and the entry), as opposed to a balance overwritten.
+var ops = []op{
+	{"hold", func(b *testing.B, s store.Store, n int) []ledger.Command {
+		if _, err := post(s, benchCredit); err != nil {
+			b.Fatal(err)
+		}
+		cmds := make([]ledger.Command, n)
+		for i := range cmds {
+			id := strconv.Itoa(i)
+			cmds[i] = ledger.PlaceHold{EntryID: "e-" + id, HoldID: "h-" + id, Org: org, Amount: mw(100), At: t0}
+		}
+		return cmds
+	}},
+	{"capture", func(b *testing.B, s store.Store, n int) []ledger.Command {
+		if _, err := post(s, benchCredit); err != nil {
+			b.Fatal(err)
+		}
+		cmds := make([]ledger.Command, n)
+		const chunk = 1000 // holds placed many per transaction, to set up fast
+		for from := 0; from < n; from += chunk {
+			err := s.Update(bg, func(tx store.Tx) error {
+				for i := from; i < min(from+chunk, n); i++ {
+					id := strconv.Itoa(i)
+					if _, err := ledger.Post(tx, ledger.PlaceHold{EntryID: "e-" + id, HoldID: "h-" + id, Org: org, Amount: mw(100), At: t0}); err != nil {
+						return err
+					}
+					cmds[i] = ledger.CaptureHold{EntryID: "c-" + id, HoldID: "h-" + id, Amount: mw(90), Fee: mw(5), At: t0}
+				}
+				return nil
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		return cmds
+	}},
+}
+
+// record is one Put a command makes; unique says its key is new for every
+// command (a hold, an entry), as opposed to a balance overwritten.
 type record struct {
 	bucket, key, value []byte
 	unique             bool
 }
 
-// holdRecords measures what one real hold writes.
-func holdRecords(b *testing.B) []record {
+// opRecords measures what one real command of o writes.
+func opRecords(b *testing.B, o op) []record {
 	s := memstore.New()
 	defer s.Close()
-	if _, err := post(s, benchCredit); err != nil {
-		b.Fatal(err)
-	}
+	cmd := o.prepare(b, s, 1)[0]
 	rec := &recordingTx{}
 	err := s.Update(bg, func(tx store.Tx) error {
 		rec.Tx = tx
-		_, err := ledger.Post(rec, benchHold("123456"))
+		_, err := ledger.Post(rec, cmd)
 		return err
 	})
 	if err != nil {
 		b.Fatal(err)
 	}
 	for i := range rec.puts {
-		rec.puts[i].unique = bytes.Contains(rec.puts[i].key, []byte("123456"))
+		// Ids of the one command are "e-0", "h-0", "c-0".
+		k := rec.puts[i].key
+		rec.puts[i].unique = bytes.HasSuffix(k, []byte("-0"))
 	}
 	return rec.puts
 }
@@ -69,20 +113,21 @@ func (r *recordingTx) Put(bucket, key, value []byte) error {
 	return r.Tx.Put(bucket, key, value)
 }
 
-func reportHolds(b *testing.B) {
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "holds/s")
+func report(b *testing.B, unit string) {
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), unit+"/s")
 }
 
-// benchLedger posts b.N holds, serially or from parallel goroutines.
-func benchLedger(b *testing.B, s store.Store, parallel bool) {
-	if _, err := post(s, benchCredit); err != nil {
-		b.Fatal(err)
-	}
+// benchLedger posts b.N commands of o, serially or from parallel goroutines.
+func benchLedger(b *testing.B, s store.Store, o op, parallel bool) {
+	cmds := o.prepare(b, s, b.N)
 	b.ReportAllocs()
 	b.ResetTimer()
 	if !parallel {
+		var cmd ledger.Command
+		fn := func(tx store.Tx) error { _, err := ledger.Post(tx, cmd); return err }
 		for i := range b.N {
-			if _, err := post(s, benchHold(strconv.Itoa(i))); err != nil {
+			cmd = cmds[i]
+			if err := s.Update(bg, fn); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -90,8 +135,11 @@ func benchLedger(b *testing.B, s store.Store, parallel bool) {
 		var n atomic.Int64
 		b.SetParallelism(benchParallelism)
 		b.RunParallel(func(pb *testing.PB) {
+			var cmd ledger.Command
+			fn := func(tx store.Tx) error { _, err := ledger.Post(tx, cmd); return err }
 			for pb.Next() {
-				if _, err := post(s, benchHold(strconv.FormatInt(n.Add(1), 10))); err != nil {
+				cmd = cmds[n.Add(1)-1]
+				if err := s.Update(bg, fn); err != nil {
 					b.Error(err)
 					return
 				}
@@ -99,10 +147,10 @@ func benchLedger(b *testing.B, s store.Store, parallel bool) {
 		})
 	}
 	b.StopTimer()
-	reportHolds(b)
+	report(b, o.name+"s")
 }
 
-// uniqueKey is rec's key made unique for hold i, as long as the real one.
+// uniqueKey is rec's key made unique for command i, as long as the real one.
 func uniqueKey(rec record, i int64) []byte {
 	k := strconv.AppendInt(append(make([]byte, 0, len(rec.key)+20), 'k'), i, 10)
 	for len(k) < len(rec.key) {
@@ -111,141 +159,133 @@ func uniqueKey(rec record, i int64) []byte {
 	return k
 }
 
-// BenchmarkHoldMemstore compares holds on memstore with a bare map under a
-// mutex doing the same puts.
-func BenchmarkHoldMemstore(b *testing.B) {
-	recs := holdRecords(b)
-	b.Logf("one hold writes %d records: %s", len(recs), describeRecords(recs))
+// BenchmarkLedgerMemstore compares commands on memstore with a bare map
+// under a mutex doing the same puts.
+func BenchmarkLedgerMemstore(b *testing.B) {
+	for _, o := range ops {
+		recs := opRecords(b, o)
+		b.Logf("one %s writes %d records: %s", o.name, len(recs), describeRecords(recs))
+		b.Run(o.name+"/serial/ledger", func(b *testing.B) { benchLedger(b, memstore.New(), o, false) })
+		b.Run(o.name+"/parallel/ledger", func(b *testing.B) { benchLedger(b, memstore.New(), o, true) })
 
-	b.Run("serial/ledger", func(b *testing.B) { benchLedger(b, memstore.New(), false) })
-	b.Run("parallel/ledger", func(b *testing.B) { benchLedger(b, memstore.New(), true) })
-
-	mapPuts := func(mu *sync.Mutex, m map[string][]byte, i int64) {
-		mu.Lock()
-		for _, r := range recs {
-			key := r.key
-			if r.unique {
-				key = uniqueKey(r, i)
-			}
-			m[string(r.bucket)+"\x00"+string(key)] = bytes.Clone(r.value)
-		}
-		mu.Unlock()
-	}
-	b.Run("serial/baseline-map", func(b *testing.B) {
-		var mu sync.Mutex
-		m := map[string][]byte{}
-		b.ReportAllocs()
-		for i := range b.N {
-			mapPuts(&mu, m, int64(i))
-		}
-		reportHolds(b)
-	})
-	b.Run("parallel/baseline-map", func(b *testing.B) {
-		var mu sync.Mutex
-		m := map[string][]byte{}
-		var n atomic.Int64
-		b.ReportAllocs()
-		b.SetParallelism(benchParallelism)
-		b.RunParallel(func(pb *testing.PB) {
-			for pb.Next() {
-				mapPuts(&mu, m, n.Add(1))
-			}
-		})
-		reportHolds(b)
-	})
-}
-
-// BenchmarkHoldBoltstore compares holds on boltstore (fsync on) with raw
-// bbolt transactions on a file with the same options doing the same puts.
-func BenchmarkHoldBoltstore(b *testing.B) {
-	recs := holdRecords(b)
-	openStore := func(b *testing.B) store.Store {
-		s, err := boltstore.Open(filepath.Join(b.TempDir(), "db"), nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { s.Close() })
-		return s
-	}
-	b.Run("serial/ledger", func(b *testing.B) { benchLedger(b, openStore(b), false) })
-	b.Run("parallel/ledger", func(b *testing.B) { benchLedger(b, openStore(b), true) })
-
-	openBolt := func(b *testing.B) *bolt.DB {
-		db, err := bolt.Open(filepath.Join(b.TempDir(), "db"), 0o600, &bolt.Options{Timeout: time.Second, FreelistType: bolt.FreelistMapType})
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { db.Close() })
-		if err := db.Update(func(tx *bolt.Tx) error {
-			for _, r := range recs {
-				if _, err := tx.CreateBucketIfNotExists(r.bucket); err != nil {
-					return err
-				}
-			}
-			return nil
-		}); err != nil {
-			b.Fatal(err)
-		}
-		return db
-	}
-	boltPuts := func(i int64) func(tx *bolt.Tx) error {
-		return func(tx *bolt.Tx) error {
+		mapPuts := func(mu *sync.Mutex, m map[string][]byte, i int64) {
+			mu.Lock()
 			for _, r := range recs {
 				key := r.key
 				if r.unique {
 					key = uniqueKey(r, i)
 				}
-				if err := tx.Bucket(r.bucket).Put(key, r.value); err != nil {
-					return err
-				}
+				m[string(r.bucket)+"\x00"+string(key)] = bytes.Clone(r.value)
 			}
-			return nil
+			mu.Unlock()
 		}
-	}
-	// bbolt's Batch waits MaxBatchDelay (10ms) for company, so a serial
-	// caller pays it on every hold; Update is the serial baseline that does
-	// not.
-	b.Run("serial/baseline-bolt-update", func(b *testing.B) {
-		db := openBolt(b)
-		b.ReportAllocs()
-		b.ResetTimer()
-		for i := range b.N {
-			if err := db.Update(boltPuts(int64(i))); err != nil {
-				b.Fatal(err)
+		b.Run(o.name+"/serial/baseline-map", func(b *testing.B) {
+			var mu sync.Mutex
+			m := map[string][]byte{}
+			b.ReportAllocs()
+			for i := range b.N {
+				mapPuts(&mu, m, int64(i))
 			}
-		}
-		b.StopTimer()
-		reportHolds(b)
-	})
-	b.Run("serial/baseline-bolt-batch", func(b *testing.B) {
-		db := openBolt(b)
-		b.ReportAllocs()
-		b.ResetTimer()
-		for i := range b.N {
-			if err := db.Batch(boltPuts(int64(i))); err != nil {
-				b.Fatal(err)
-			}
-		}
-		b.StopTimer()
-		reportHolds(b)
-	})
-	b.Run("parallel/baseline-bolt-batch", func(b *testing.B) {
-		db := openBolt(b)
-		var n atomic.Int64
-		b.ReportAllocs()
-		b.ResetTimer()
-		b.SetParallelism(benchParallelism)
-		b.RunParallel(func(pb *testing.PB) {
-			for pb.Next() {
-				if err := db.Batch(boltPuts(n.Add(1))); err != nil {
-					b.Error(err)
-					return
-				}
-			}
+			report(b, o.name+"s")
 		})
-		b.StopTimer()
-		reportHolds(b)
-	})
+		b.Run(o.name+"/parallel/baseline-map", func(b *testing.B) {
+			var mu sync.Mutex
+			m := map[string][]byte{}
+			var n atomic.Int64
+			b.ReportAllocs()
+			b.SetParallelism(benchParallelism)
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					mapPuts(&mu, m, n.Add(1))
+				}
+			})
+			report(b, o.name+"s")
+		})
+	}
+}
+
+// BenchmarkLedgerBoltstore compares commands on boltstore (fsync on) with
+// raw bbolt transactions on a file with the same options doing the same
+// puts.
+func BenchmarkLedgerBoltstore(b *testing.B) {
+	for _, o := range ops {
+		recs := opRecords(b, o)
+		openStore := func(b *testing.B) store.Store {
+			s, err := boltstore.Open(filepath.Join(b.TempDir(), "db"), nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { s.Close() })
+			return s
+		}
+		b.Run(o.name+"/serial/ledger", func(b *testing.B) { benchLedger(b, openStore(b), o, false) })
+		b.Run(o.name+"/parallel/ledger", func(b *testing.B) { benchLedger(b, openStore(b), o, true) })
+
+		openBolt := func(b *testing.B) *bolt.DB {
+			db, err := bolt.Open(filepath.Join(b.TempDir(), "db"), 0o600, &bolt.Options{Timeout: time.Second, FreelistType: bolt.FreelistMapType})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { db.Close() })
+			if err := db.Update(func(tx *bolt.Tx) error {
+				for _, r := range recs {
+					if _, err := tx.CreateBucketIfNotExists(r.bucket); err != nil {
+						return err
+					}
+				}
+				return nil
+			}); err != nil {
+				b.Fatal(err)
+			}
+			return db
+		}
+		boltPuts := func(i int64) func(tx *bolt.Tx) error {
+			return func(tx *bolt.Tx) error {
+				for _, r := range recs {
+					key := r.key
+					if r.unique {
+						key = uniqueKey(r, i)
+					}
+					if err := tx.Bucket(r.bucket).Put(key, r.value); err != nil {
+						return err
+					}
+				}
+				return nil
+			}
+		}
+		// bbolt's Batch waits MaxBatchDelay (10ms) for company, so a serial
+		// caller pays it on every command; Update is the serial baseline
+		// that does not.
+		b.Run(o.name+"/serial/baseline-bolt-update", func(b *testing.B) {
+			db := openBolt(b)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := range b.N {
+				if err := db.Update(boltPuts(int64(i))); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.StopTimer()
+			report(b, o.name+"s")
+		})
+		b.Run(o.name+"/parallel/baseline-bolt-batch", func(b *testing.B) {
+			db := openBolt(b)
+			var n atomic.Int64
+			b.ReportAllocs()
+			b.ResetTimer()
+			b.SetParallelism(benchParallelism)
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if err := db.Batch(boltPuts(n.Add(1))); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+			b.StopTimer()
+			report(b, o.name+"s")
+		})
+	}
 }
 
 func describeRecords(recs []record) string {

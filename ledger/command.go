@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/tambalapay/tambala/money"
@@ -13,9 +12,11 @@ import (
 type Command interface {
 	// entryID is the id of the entry the command posts.
 	entryID() string
-	// digest is a canonical rendering of the command, excluding At.
-	digest() string
-	plan(st State) (Effect, error)
+	// appendDigest appends a canonical rendering of the command, excluding
+	// At, to b.
+	appendDigest(b []byte) []byte
+	// plan computes the entry and holds; eb backs their slices.
+	plan(st State, eb *effectBuf) (Effect, error)
 }
 
 // Credit adds money to an organization's available balance from a system
@@ -111,41 +112,59 @@ func (c Reverse) entryID() string     { return c.EntryID }
 func (c Convert) entryID() string     { return c.EntryID }
 func (c Charge) entryID() string      { return c.EntryID }
 
-// join renders a digest: each part length-prefixed, so no choice of ids or
-// refs can make two different commands render alike.
-func join(parts ...string) string {
-	var b strings.Builder
-	for _, p := range parts {
-		b.WriteString(strconv.Itoa(len(p)))
-		b.WriteByte(':')
-		b.WriteString(p)
-	}
-	return b.String()
+// A digest is a sequence of parts, each length-prefixed ("5:hello"), so no
+// choice of ids or refs can make two different commands render alike.
+func part(b []byte, p string) []byte {
+	b = strconv.AppendInt(b, int64(len(p)), 10)
+	b = append(b, ':')
+	return append(b, p...)
 }
 
-// amt renders an amount for a digest; every zero reads alike, so an unset
-// optional fee and an explicit zero fee are the same command.
-func amt(a money.Amount) string {
+// amtPart appends an amount part; every zero reads alike ("0"), so an
+// unset optional fee and an explicit zero fee are the same command.
+// Otherwise the part is code:value.
+func amtPart(b []byte, a money.Amount) []byte {
 	if a.IsZero() {
-		return "0"
+		return part(b, "0")
 	}
-	return a.Asset().Code + ":" + a.String()
+	var tmp [64]byte
+	v, _ := a.AppendText(tmp[:0])
+	code := a.Asset().Code
+	b = strconv.AppendInt(b, int64(len(code)+1+len(v)), 10)
+	b = append(b, ':')
+	b = append(b, code...)
+	b = append(b, ':')
+	return append(b, v...)
 }
 
-func (c Credit) digest() string {
-	return join(string(KindCredit), c.Org, amt(c.Amount), amt(c.Fee), string(c.from()), c.Ref)
+func (c Credit) appendDigest(b []byte) []byte {
+	b = part(part(b, string(KindCredit)), c.Org)
+	b = amtPart(amtPart(b, c.Amount), c.Fee)
+	return part(part(b, string(c.from())), c.Ref)
 }
-func (c PlaceHold) digest() string {
-	return join(string(KindHold), c.HoldID, c.Org, amt(c.Amount), c.Ref)
+func (c PlaceHold) appendDigest(b []byte) []byte {
+	b = part(part(part(b, string(KindHold)), c.HoldID), c.Org)
+	return part(amtPart(b, c.Amount), c.Ref)
 }
-func (c ReleaseHold) digest() string { return join(string(KindRelease), c.HoldID, c.Ref) }
-func (c CaptureHold) digest() string {
-	return join(string(KindCapture), c.HoldID, amt(c.Amount), amt(c.Fee), string(c.to()), c.Ref)
+func (c ReleaseHold) appendDigest(b []byte) []byte {
+	return part(part(part(b, string(KindRelease)), c.HoldID), c.Ref)
 }
-func (c Reverse) digest() string { return join(string(KindReverse), c.Of, c.Ref) }
-func (c Charge) digest() string  { return join(string(KindCharge), c.Org, amt(c.Amount), c.Ref) }
-func (c Convert) digest() string {
-	return join(string(KindConvert), c.Org, amt(c.From), amt(c.To), c.Ref)
+func (c CaptureHold) appendDigest(b []byte) []byte {
+	b = part(part(b, string(KindCapture)), c.HoldID)
+	b = amtPart(amtPart(b, c.Amount), c.Fee)
+	return part(part(b, string(c.to())), c.Ref)
+}
+func (c Reverse) appendDigest(b []byte) []byte {
+	return part(part(part(b, string(KindReverse)), c.Of), c.Ref)
+}
+func (c Charge) appendDigest(b []byte) []byte {
+	b = part(part(b, string(KindCharge)), c.Org)
+	return part(amtPart(b, c.Amount), c.Ref)
+}
+func (c Convert) appendDigest(b []byte) []byte {
+	b = part(part(b, string(KindConvert)), c.Org)
+	b = amtPart(amtPart(b, c.From), c.To)
+	return part(b, c.Ref)
 }
 
 func (c Credit) from() Bucket {

@@ -4,8 +4,8 @@ import (
 	"context"
 
 	"github.com/tambalapay/tambala/adapters/memstore"
+	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -52,15 +52,16 @@ func TestAssetCodeWithNULRefused(t *testing.T) {
 }
 
 // A Post that fails leaves nothing in the caller's transaction, even when
-// the failure comes after planning (here: an At that JSON cannot encode),
-// so a caller that goes on and commits does not commit half an entry.
+// the failure comes after planning (here: a ref too long for the store's
+// largest value, which only the encoded records reveal), so a caller that
+// goes on and commits does not commit half an entry.
 func TestFailedPostLeavesNothingInTx(t *testing.T) {
 	s := newMem(t)
 	mustPost(t, s, credit1000)
 	before := render(snapshot(t, s))
 	require.NoError(t, s.Update(bg, func(tx store.Tx) error {
 		_, err := ledger.Post(tx, ledger.PlaceHold{EntryID: "h-9", HoldID: "hold-9", Org: org, Amount: mw(100),
-			At: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)})
+			Ref: strings.Repeat("r", store.MaxValueSize), At: t0})
 		require.Error(t, err)
 		snap, err := ledger.ReadSnapshot(tx)
 		require.NoError(t, err)

@@ -46,10 +46,14 @@ func Plan(st State, cmd Command) (Effect, error) {
 	if err := checkID("entry id", id); err != nil {
 		return Effect{}, err
 	}
-	// Ids, refs and asset codes are stored in JSON records, which cannot
-	// carry invalid UTF-8: such a command would be stored under other names
-	// than it was posted with (and its replay would not match its digest).
-	if !utf8.ValidString(cmd.digest()) {
+	scratch := getScratch()
+	defer putScratch(scratch)
+	*scratch = cmd.appendDigest((*scratch)[:0])
+	digest := *scratch
+	// Ids, refs and asset codes must be valid UTF-8: records written
+	// before the binary encoding were JSON, which cannot carry anything
+	// else, and a digest must read back as it was posted.
+	if !utf8.Valid(digest) {
 		return Effect{}, invalid("ids, refs and asset codes must be valid UTF-8")
 	}
 	prev, ok, err := st.Entry(id)
@@ -57,17 +61,19 @@ func Plan(st State, cmd Command) (Effect, error) {
 		return Effect{}, err
 	}
 	if ok {
-		if prev.Digest != cmd.digest() {
+		if prev.Digest != string(digest) {
 			return Effect{}, fmt.Errorf("%w: %s", ErrEntryIDReused, id)
 		}
 		return Effect{Entry: prev, Replayed: true}, nil
 	}
-	eff, err := cmd.plan(st)
+	eb := new(effectBuf)
+	eff, err := cmd.plan(st, eb)
 	if err != nil {
 		return Effect{}, err
 	}
 	eff.Entry.ID = id
-	eff.Entry.Digest = cmd.digest()
+	eff.Entry.Digest = string(digest)
+	eff.Balances = eb.balances[:0]
 	if err := applyPostings(st, &eff); err != nil {
 		return Effect{}, err
 	}
@@ -117,11 +123,26 @@ func optional(what string, a money.Amount, asset money.Asset) (money.Amount, err
 	return a, nil
 }
 
+// effectBuf backs an Effect's slices with one allocation: the commands
+// post at most four postings to at most four accounts (a reversal of a
+// larger entry spills over into its own).
+type effectBuf struct {
+	postings [4]Posting
+	balances [4]BalanceChange
+	holds    [1]Hold
+}
+
 // applyPostings checks the entry balances per asset, computes each touched
 // account's new balance, and refuses a customer account below zero.
 func applyPostings(st State, eff *Effect) error {
-	sums := map[money.Asset]money.Amount{}
-	idx := map[Account]int{}
+	// An entry touches few assets and accounts: linear searches over small
+	// arrays beat maps here.
+	type assetSum struct {
+		asset money.Asset
+		sum   money.Amount
+	}
+	var sumsArr [4]assetSum
+	sums := sumsArr[:0]
 	for _, p := range eff.Entry.Postings {
 		if err := p.Account.valid(); err != nil {
 			return err
@@ -129,22 +150,34 @@ func applyPostings(st State, eff *Effect) error {
 		if p.Amount.Asset() != p.Account.Asset {
 			return invalid("posting of %s to a %s account", p.Amount.Asset().Code, p.Account.Asset.Code)
 		}
-		s, ok := sums[p.Account.Asset]
-		if !ok {
-			s = money.Zero(p.Account.Asset)
+		si := -1
+		for i := range sums {
+			if sums[i].asset == p.Account.Asset {
+				si = i
+				break
+			}
+		}
+		if si < 0 {
+			si = len(sums)
+			sums = append(sums, assetSum{p.Account.Asset, money.Zero(p.Account.Asset)})
 		}
 		var err error
-		if sums[p.Account.Asset], err = s.Add(p.Amount); err != nil {
+		if sums[si].sum, err = sums[si].sum.Add(p.Amount); err != nil {
 			return err
 		}
-		i, seen := idx[p.Account]
-		if !seen {
+		i := -1
+		for j := range eff.Balances {
+			if eff.Balances[j].Account == p.Account {
+				i = j
+				break
+			}
+		}
+		if i < 0 {
 			bal, err := st.Balance(p.Account)
 			if err != nil {
 				return err
 			}
 			i = len(eff.Balances)
-			idx[p.Account] = i
 			eff.Balances = append(eff.Balances, BalanceChange{Account: p.Account, Balance: bal})
 		}
 		nb, err := eff.Balances[i].Balance.Add(p.Amount)
@@ -153,9 +186,9 @@ func applyPostings(st State, eff *Effect) error {
 		}
 		eff.Balances[i].Balance = nb
 	}
-	for asset, s := range sums {
-		if !s.IsZero() {
-			return fmt.Errorf("ledger: entry %s does not balance in %s: %s", eff.Entry.ID, asset.Code, s)
+	for _, s := range sums {
+		if !s.sum.IsZero() {
+			return fmt.Errorf("ledger: entry %s does not balance in %s: %s", eff.Entry.ID, s.asset.Code, s.sum)
 		}
 	}
 	for _, bc := range eff.Balances {
@@ -171,7 +204,7 @@ func applyPostings(st State, eff *Effect) error {
 	return nil
 }
 
-func (c Credit) plan(st State) (Effect, error) {
+func (c Credit) plan(st State, eb *effectBuf) (Effect, error) {
 	if err := checkID("org", c.Org); err != nil {
 		return Effect{}, err
 	}
@@ -193,7 +226,7 @@ func (c Credit) plan(st State) (Effect, error) {
 	if net.Sign() < 0 {
 		return Effect{}, invalid("credit fee %s above amount %s", fee, c.Amount)
 	}
-	ps := []Posting{{SystemAccount(c.from(), asset), c.Amount.Neg()}}
+	ps := append(eb.postings[:0], Posting{SystemAccount(c.from(), asset), c.Amount.Neg()})
 	// A shortfall is covered first.
 	short, err := st.Balance(OrgAccount(c.Org, Shortfall, asset))
 	if err != nil {
@@ -216,7 +249,7 @@ func (c Credit) plan(st State) (Effect, error) {
 	return Effect{Entry: Entry{Kind: KindCredit, Ref: c.Ref, At: c.At, Postings: ps}}, nil
 }
 
-func (c PlaceHold) plan(st State) (Effect, error) {
+func (c PlaceHold) plan(st State, eb *effectBuf) (Effect, error) {
 	if err := checkID("org", c.Org); err != nil {
 		return Effect{}, err
 	}
@@ -233,11 +266,11 @@ func (c PlaceHold) plan(st State) (Effect, error) {
 	}
 	asset := c.Amount.Asset()
 	return Effect{
-		Entry: Entry{Kind: KindHold, Ref: c.Ref, HoldID: c.HoldID, At: c.At, Postings: []Posting{
-			{OrgAccount(c.Org, Available, asset), c.Amount.Neg()},
-			{OrgAccount(c.Org, Held, asset), c.Amount},
-		}},
-		Holds: []Hold{{ID: c.HoldID, Org: c.Org, Amount: c.Amount, Ref: c.Ref, Open: true, OpenedBy: c.EntryID}},
+		Entry: Entry{Kind: KindHold, Ref: c.Ref, HoldID: c.HoldID, At: c.At, Postings: append(eb.postings[:0],
+			Posting{OrgAccount(c.Org, Available, asset), c.Amount.Neg()},
+			Posting{OrgAccount(c.Org, Held, asset), c.Amount},
+		)},
+		Holds: append(eb.holds[:0], Hold{ID: c.HoldID, Org: c.Org, Amount: c.Amount, Ref: c.Ref, Open: true, OpenedBy: c.EntryID}),
 	}, nil
 }
 
@@ -258,7 +291,7 @@ func openHold(st State, id string) (Hold, error) {
 	return h, nil
 }
 
-func (c ReleaseHold) plan(st State) (Effect, error) {
+func (c ReleaseHold) plan(st State, eb *effectBuf) (Effect, error) {
 	h, err := openHold(st, c.HoldID)
 	if err != nil {
 		return Effect{}, err
@@ -266,15 +299,15 @@ func (c ReleaseHold) plan(st State) (Effect, error) {
 	asset := h.Amount.Asset()
 	h.Open, h.ClosedBy = false, c.EntryID
 	return Effect{
-		Entry: Entry{Kind: KindRelease, Ref: c.Ref, HoldID: c.HoldID, At: c.At, Postings: []Posting{
-			{OrgAccount(h.Org, Held, asset), h.Amount.Neg()},
-			{OrgAccount(h.Org, Available, asset), h.Amount},
-		}},
-		Holds: []Hold{h},
+		Entry: Entry{Kind: KindRelease, Ref: c.Ref, HoldID: c.HoldID, At: c.At, Postings: append(eb.postings[:0],
+			Posting{OrgAccount(h.Org, Held, asset), h.Amount.Neg()},
+			Posting{OrgAccount(h.Org, Available, asset), h.Amount},
+		)},
+		Holds: append(eb.holds[:0], h),
 	}, nil
 }
 
-func (c CaptureHold) plan(st State) (Effect, error) {
+func (c CaptureHold) plan(st State, eb *effectBuf) (Effect, error) {
 	h, err := openHold(st, c.HoldID)
 	if err != nil {
 		return Effect{}, err
@@ -302,7 +335,7 @@ func (c CaptureHold) plan(st State) (Effect, error) {
 	if rest.Sign() < 0 {
 		return Effect{}, fmt.Errorf("%w: %s plus fee %s above hold %s", ErrCaptureExceedsHold, out, fee, h.Amount)
 	}
-	ps := []Posting{{OrgAccount(h.Org, Held, asset), h.Amount.Neg()}}
+	ps := append(eb.postings[:0], Posting{OrgAccount(h.Org, Held, asset), h.Amount.Neg()})
 	if !out.IsZero() {
 		ps = append(ps, Posting{SystemAccount(c.to(), asset), out})
 	}
@@ -315,11 +348,11 @@ func (c CaptureHold) plan(st State) (Effect, error) {
 	h.Open, h.ClosedBy = false, c.EntryID
 	return Effect{
 		Entry: Entry{Kind: KindCapture, Ref: c.Ref, HoldID: c.HoldID, At: c.At, Postings: ps},
-		Holds: []Hold{h},
+		Holds: append(eb.holds[:0], h),
 	}, nil
 }
 
-func (c Reverse) plan(st State) (Effect, error) {
+func (c Reverse) plan(st State, eb *effectBuf) (Effect, error) {
 	if err := checkID("reversed entry id", c.Of); err != nil {
 		return Effect{}, err
 	}
@@ -335,7 +368,7 @@ func (c Reverse) plan(st State) (Effect, error) {
 	} else if by != "" {
 		return Effect{}, fmt.Errorf("%w: %s by %s", ErrAlreadyReversed, c.Of, by)
 	}
-	var ps []Posting
+	ps := eb.postings[:0]
 	switch orig.Kind {
 	case KindCredit, KindConvert:
 		for _, p := range orig.Postings {
@@ -366,7 +399,7 @@ func (c Reverse) plan(st State) (Effect, error) {
 	return Effect{Entry: Entry{Kind: KindReverse, Ref: c.Ref, Reverses: c.Of, At: c.At, Postings: ps}}, nil
 }
 
-func (c Charge) plan(st State) (Effect, error) {
+func (c Charge) plan(st State, eb *effectBuf) (Effect, error) {
 	if err := checkID("org", c.Org); err != nil {
 		return Effect{}, err
 	}
@@ -386,7 +419,7 @@ func (c Charge) plan(st State) (Effect, error) {
 	if err != nil {
 		return Effect{}, err
 	}
-	ps := []Posting{{SystemAccount(Fees, asset), c.Amount}}
+	ps := append(eb.postings[:0], Posting{SystemAccount(Fees, asset), c.Amount})
 	if covered.Sign() > 0 {
 		ps = append(ps, Posting{OrgAccount(c.Org, Available, asset), covered.Neg()})
 	}
@@ -396,7 +429,7 @@ func (c Charge) plan(st State) (Effect, error) {
 	return Effect{Entry: Entry{Kind: KindCharge, Ref: c.Ref, At: c.At, Postings: ps}}, nil
 }
 
-func (c Convert) plan(st State) (Effect, error) {
+func (c Convert) plan(st State, eb *effectBuf) (Effect, error) {
 	if err := checkID("org", c.Org); err != nil {
 		return Effect{}, err
 	}
@@ -410,10 +443,10 @@ func (c Convert) plan(st State) (Effect, error) {
 	if fa == ta {
 		return Effect{}, invalid("convert within one asset %s", fa.Code)
 	}
-	return Effect{Entry: Entry{Kind: KindConvert, Ref: c.Ref, At: c.At, Postings: []Posting{
-		{OrgAccount(c.Org, Available, fa), c.From.Neg()},
-		{SystemAccount(Desk, fa), c.From},
-		{SystemAccount(Desk, ta), c.To.Neg()},
-		{OrgAccount(c.Org, Available, ta), c.To},
-	}}}, nil
+	return Effect{Entry: Entry{Kind: KindConvert, Ref: c.Ref, At: c.At, Postings: append(eb.postings[:0],
+		Posting{OrgAccount(c.Org, Available, fa), c.From.Neg()},
+		Posting{SystemAccount(Desk, fa), c.From},
+		Posting{SystemAccount(Desk, ta), c.To.Neg()},
+		Posting{OrgAccount(c.Org, Available, ta), c.To},
+	)}}, nil
 }

@@ -1,11 +1,9 @@
 package ledger
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
-	"time"
+	"sync"
 
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/store"
@@ -25,106 +23,160 @@ var (
 // already posted command writes nothing and returns Replayed. On error
 // nothing is written.
 func Post(tx store.Tx, cmd Command) (Effect, error) {
-	st := TxState(tx)
+	st := getState(tx)
+	defer putState(st)
 	eff, err := Plan(st, cmd)
 	if err != nil || eff.Replayed {
 		return eff, err
 	}
-	if err := write(tx, eff); err != nil {
+	if err := st.write(eff); err != nil {
 		return Effect{}, err
 	}
 	return eff, nil
 }
 
-func write(tx store.Tx, eff Effect) error {
-	// Encode and validate every record before the first Put, so that a
-	// failure (an At that JSON cannot encode, a record above the store's
-	// limits) leaves nothing in tx, even when the caller goes on to commit.
-	type record struct{ bucket, key, value []byte }
-	recs := make([]record, 0, len(eff.Balances)+len(eff.Holds)+2)
+// write encodes every record of eff into one scratch buffer, checks them
+// all, and only then puts them (the store copies what it keeps): a failure
+// (a record above the store's limits, say) leaves nothing in tx, even when
+// the caller goes on to commit.
+func (s *txState) write(eff Effect) error {
+	type record struct {
+		bucket     []byte
+		key, value span
+	}
+	// The four record kinds are laid out inline rather than through a
+	// helper: a helper holding recs moves arr to the heap, one allocation
+	// more on every post (measured: 7 -> 8 per hold).
+	var arr [12]record
+	recs := arr[:0]
+	buf := s.buf[:0]
 	for _, bc := range eff.Balances {
-		recs = append(recs, record{bucketBalances, balanceKey(bc.Account), encodeAmount(bc.Balance)})
+		k0 := len(buf)
+		buf = appendBalanceKey(buf, bc.Account)
+		v0 := len(buf)
+		buf = appendAmountValue(buf, bc.Balance)
+		recs = append(recs, record{bucketBalances, span{k0, v0}, span{v0, len(buf)}})
 	}
-	for _, h := range eff.Holds {
-		b, err := json.Marshal(holdToWire(h))
-		if err != nil {
-			return err
-		}
-		recs = append(recs, record{bucketHolds, []byte(h.ID), b})
+	for i := range eff.Holds {
+		h := &eff.Holds[i]
+		k0 := len(buf)
+		buf = append(buf, h.ID...)
+		v0 := len(buf)
+		buf = appendHold(buf, h)
+		recs = append(recs, record{bucketHolds, span{k0, v0}, span{v0, len(buf)}})
 	}
-	b, err := json.Marshal(entryToWire(eff.Entry))
-	if err != nil {
-		return err
-	}
-	recs = append(recs, record{bucketEntries, []byte(eff.Entry.ID), b})
+	k0 := len(buf)
+	buf = append(buf, eff.Entry.ID...)
+	v0 := len(buf)
+	buf = appendEntry(buf, &eff.Entry)
+	recs = append(recs, record{bucketEntries, span{k0, v0}, span{v0, len(buf)}})
 	if eff.Entry.Kind == KindReverse {
-		recs = append(recs, record{bucketReversals, []byte(eff.Entry.Reverses), []byte(eff.Entry.ID)})
+		k0 := len(buf)
+		buf = append(buf, eff.Entry.Reverses...)
+		v0 := len(buf)
+		buf = append(buf, eff.Entry.ID...)
+		recs = append(recs, record{bucketReversals, span{k0, v0}, span{v0, len(buf)}})
 	}
+	s.buf = buf
 	for _, r := range recs {
-		if err := store.CheckPut(r.bucket, r.key, r.value); err != nil {
+		if err := store.CheckPut(r.bucket, r.key.of(buf), r.value.of(buf)); err != nil {
 			return err
 		}
 	}
 	for _, r := range recs {
-		if err := tx.Put(r.bucket, r.key, r.value); err != nil {
+		if err := s.tx.Put(r.bucket, r.key.of(buf), r.value.of(buf)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+// span is a part of a scratch buffer, kept as offsets while it grows.
+type span struct{ from, to int }
+
+func (p span) of(b []byte) []byte { return b[p.from:p.to:p.to] }
+
 // TxState is the State of the ledger in tx.
-func TxState(tx store.Tx) State { return txState{tx} }
+func TxState(tx store.Tx) State { return &txState{tx: tx} }
 
-type txState struct{ tx store.Tx }
+// txState reads the ledger in a transaction, building keys in a scratch
+// buffer (the store copies what it keeps). Post takes one from a pool.
+type txState struct {
+	tx  store.Tx
+	key []byte
+	buf []byte
+}
 
-func (s txState) Balance(a Account) (money.Amount, error) {
-	v, err := s.tx.Get(bucketBalances, balanceKey(a))
+var statePool = sync.Pool{New: func() any { return new(txState) }}
+
+func getState(tx store.Tx) *txState {
+	s := statePool.Get().(*txState)
+	s.tx = tx
+	return s
+}
+
+func putState(s *txState) {
+	s.tx = nil
+	if cap(s.buf) > 64<<10 {
+		s.buf = nil // do not keep a rare huge buffer
+	}
+	statePool.Put(s)
+}
+
+// scratchPool holds buffers for digests.
+var scratchPool = sync.Pool{New: func() any { b := make([]byte, 0, 256); return &b }}
+
+func getScratch() *[]byte  { return scratchPool.Get().(*[]byte) }
+func putScratch(b *[]byte) { scratchPool.Put(b) }
+
+func (s *txState) get(bucket []byte, key string) ([]byte, bool, error) {
+	s.key = append(s.key[:0], key...)
+	v, err := s.tx.Get(bucket, s.key)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, false, nil
+	}
+	return v, err == nil, err
+}
+
+func (s *txState) Balance(a Account) (money.Amount, error) {
+	s.key = appendBalanceKey(s.key[:0], a)
+	v, err := s.tx.Get(bucketBalances, s.key)
 	if errors.Is(err, store.ErrNotFound) {
 		return money.Zero(a.Asset), nil
 	}
 	if err != nil {
 		return money.Amount{}, err
 	}
-	return decodeAmount(a.Asset.Code, v, &a.Asset)
+	return decodeAmountValue(a.Asset.Code, v, &a.Asset)
 }
 
-func (s txState) Hold(id string) (Hold, bool, error) {
-	v, err := s.tx.Get(bucketHolds, []byte(id))
-	if errors.Is(err, store.ErrNotFound) {
-		return Hold{}, false, nil
-	}
-	if err != nil {
+func (s *txState) Hold(id string) (Hold, bool, error) {
+	v, ok, err := s.get(bucketHolds, id)
+	if !ok {
 		return Hold{}, false, err
 	}
 	h, err := decodeHold(v)
 	return h, err == nil, err
 }
 
-func (s txState) Entry(id string) (Entry, bool, error) {
-	v, err := s.tx.Get(bucketEntries, []byte(id))
-	if errors.Is(err, store.ErrNotFound) {
-		return Entry{}, false, nil
-	}
-	if err != nil {
+func (s *txState) Entry(id string) (Entry, bool, error) {
+	v, ok, err := s.get(bucketEntries, id)
+	if !ok {
 		return Entry{}, false, err
 	}
 	e, err := decodeEntry(v)
 	return e, err == nil, err
 }
 
-func (s txState) ReversedBy(id string) (string, error) {
-	v, err := s.tx.Get(bucketReversals, []byte(id))
-	if errors.Is(err, store.ErrNotFound) {
-		return "", nil
-	}
+func (s *txState) ReversedBy(id string) (string, error) {
+	v, _, err := s.get(bucketReversals, id)
 	return string(v), err
 }
 
 // ReadBalance returns an organization's available and held balance in asset
 // (zeros when it has none).
 func ReadBalance(tx store.Tx, org string, asset money.Asset) (Balance, error) {
-	st := txState{tx}
+	st := &txState{tx: tx}
 	av, err := st.Balance(OrgAccount(org, Available, asset))
 	if err != nil {
 		return Balance{}, err
@@ -141,11 +193,11 @@ func ReadBalance(tx store.Tx, org string, asset money.Asset) (Balance, error) {
 }
 
 // ReadAccount returns any account's balance.
-func ReadAccount(tx store.Tx, a Account) (money.Amount, error) { return txState{tx}.Balance(a) }
+func ReadAccount(tx store.Tx, a Account) (money.Amount, error) { return (&txState{tx: tx}).Balance(a) }
 
 // GetHold returns the hold with id, or ErrHoldNotFound.
 func GetHold(tx store.Tx, id string) (Hold, error) {
-	h, ok, err := txState{tx}.Hold(id)
+	h, ok, err := (&txState{tx: tx}).Hold(id)
 	if err == nil && !ok {
 		err = fmt.Errorf("%w: %s", ErrHoldNotFound, id)
 	}
@@ -154,7 +206,7 @@ func GetHold(tx store.Tx, id string) (Hold, error) {
 
 // GetEntry returns the entry with id, or ErrEntryNotFound.
 func GetEntry(tx store.Tx, id string) (Entry, error) {
-	e, ok, err := txState{tx}.Entry(id)
+	e, ok, err := (&txState{tx: tx}).Entry(id)
 	if err == nil && !ok {
 		err = fmt.Errorf("%w: %s", ErrEntryNotFound, id)
 	}
@@ -177,7 +229,7 @@ func ReadSnapshot(tx store.Tx) (Snapshot, error) {
 		if err != nil {
 			return false, err
 		}
-		amt, err := decodeAmount(a.Asset.Code, v, nil)
+		amt, err := decodeAmountValue(a.Asset.Code, v, nil)
 		if err != nil {
 			return false, err
 		}
@@ -209,125 +261,4 @@ func ReadSnapshot(tx store.Tx) (Snapshot, error) {
 		return true, nil
 	})
 	return snap, err
-}
-
-// balanceKey is owner NUL asset NUL bucket; system accounts have an empty
-// owner, so they sort first.
-func balanceKey(a Account) []byte {
-	k := make([]byte, 0, len(a.Owner)+len(a.Asset.Code)+len(a.Bucket)+2)
-	k = append(k, a.Owner...)
-	k = append(k, 0)
-	k = append(k, a.Asset.Code...)
-	k = append(k, 0)
-	return append(k, a.Bucket...)
-}
-
-func parseBalanceKey(k []byte) (Account, error) {
-	parts := strings.Split(string(k), "\x00")
-	if len(parts) != 3 {
-		return Account{}, fmt.Errorf("ledger: bad balance key %q", k)
-	}
-	return Account{Owner: parts[0], Asset: money.Asset{Code: parts[1]}, Bucket: Bucket(parts[2])}, nil
-}
-
-// encodeAmount is one byte of decimals, then the signed decimal text.
-func encodeAmount(a money.Amount) []byte {
-	b := make([]byte, 1, 24)
-	b[0] = byte(a.Asset().Decimals)
-	b, _ = a.AppendText(b)
-	return b
-}
-
-// decodeAmount decodes an amount of asset code; when want is set, its
-// decimals must match the stored ones.
-func decodeAmount(code string, v []byte, want *money.Asset) (money.Amount, error) {
-	if len(v) < 2 {
-		return money.Amount{}, fmt.Errorf("ledger: bad stored amount %q", v)
-	}
-	asset := money.Asset{Code: code, Decimals: int32(v[0])}
-	if want != nil && *want != asset {
-		return money.Amount{}, fmt.Errorf("ledger: %s is stored with %d decimals, configured with %d", code, asset.Decimals, want.Decimals)
-	}
-	return money.ParseSigned(asset, string(v[1:]))
-}
-
-type wireAmount struct {
-	Asset    string `json:"a"`
-	Decimals int32  `json:"d"`
-	Value    string `json:"v"`
-}
-
-func amountToWire(a money.Amount) wireAmount {
-	return wireAmount{Asset: a.Asset().Code, Decimals: a.Asset().Decimals, Value: a.String()}
-}
-
-func (w wireAmount) amount() (money.Amount, error) {
-	return money.ParseSigned(money.Asset{Code: w.Asset, Decimals: w.Decimals}, w.Value)
-}
-
-type wirePosting struct {
-	Owner  string     `json:"o,omitempty"`
-	Bucket Bucket     `json:"b"`
-	Amount wireAmount `json:"m"`
-}
-
-type wireEntry struct {
-	ID       string        `json:"id"`
-	Kind     Kind          `json:"k"`
-	Ref      string        `json:"r,omitempty"`
-	HoldID   string        `json:"h,omitempty"`
-	Reverses string        `json:"rv,omitempty"`
-	At       time.Time     `json:"at"`
-	Postings []wirePosting `json:"p"`
-	Digest   string        `json:"dg"`
-}
-
-func entryToWire(e Entry) wireEntry {
-	w := wireEntry{ID: e.ID, Kind: e.Kind, Ref: e.Ref, HoldID: e.HoldID, Reverses: e.Reverses, At: e.At.UTC(), Digest: e.Digest}
-	for _, p := range e.Postings {
-		w.Postings = append(w.Postings, wirePosting{Owner: p.Account.Owner, Bucket: p.Account.Bucket, Amount: amountToWire(p.Amount)})
-	}
-	return w
-}
-
-func decodeEntry(v []byte) (Entry, error) {
-	var w wireEntry
-	if err := json.Unmarshal(v, &w); err != nil {
-		return Entry{}, fmt.Errorf("ledger: bad stored entry: %w", err)
-	}
-	e := Entry{ID: w.ID, Kind: w.Kind, Ref: w.Ref, HoldID: w.HoldID, Reverses: w.Reverses, At: w.At, Digest: w.Digest}
-	for _, p := range w.Postings {
-		a, err := p.Amount.amount()
-		if err != nil {
-			return Entry{}, err
-		}
-		e.Postings = append(e.Postings, Posting{Account: Account{Owner: p.Owner, Bucket: p.Bucket, Asset: a.Asset()}, Amount: a})
-	}
-	return e, nil
-}
-
-type wireHold struct {
-	ID       string     `json:"id"`
-	Org      string     `json:"org"`
-	Amount   wireAmount `json:"m"`
-	Ref      string     `json:"r,omitempty"`
-	Open     bool       `json:"open"`
-	OpenedBy string     `json:"ob"`
-	ClosedBy string     `json:"cb,omitempty"`
-}
-
-func holdToWire(h Hold) wireHold {
-	return wireHold{ID: h.ID, Org: h.Org, Amount: amountToWire(h.Amount), Ref: h.Ref, Open: h.Open, OpenedBy: h.OpenedBy, ClosedBy: h.ClosedBy}
-}
-
-func decodeHold(v []byte) (Hold, error) {
-	var w wireHold
-	if err := json.Unmarshal(v, &w); err != nil {
-		return Hold{}, fmt.Errorf("ledger: bad stored hold: %w", err)
-	}
-	a, err := w.Amount.amount()
-	if err != nil {
-		return Hold{}, err
-	}
-	return Hold{ID: w.ID, Org: w.Org, Amount: a, Ref: w.Ref, Open: w.Open, OpenedBy: w.OpenedBy, ClosedBy: w.ClosedBy}, nil
 }

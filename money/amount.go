@@ -3,6 +3,8 @@ package money
 import (
 	"encoding/json"
 	"fmt"
+	"math"
+	"strconv"
 
 	"github.com/cockroachdb/apd/v3"
 )
@@ -25,9 +27,37 @@ var exactCtx = apd.Context{
 
 // Amount is an exact, immutable amount of one asset, always at the asset's
 // decimals. The zero Amount is zero of the zero Asset; use Zero(asset).
+//
+// A value whose minor units (10^-decimals) fit in an int64 is kept as that
+// integer, so the common arithmetic (Add, Sub, Cmp, parsing and
+// formatting) is exact integer work that allocates nothing. A larger value
+// is kept as an apd.Decimal; every operation overflows into apd rather
+// than wrapping, and results that fit again come back to the integer form.
 type Amount struct {
 	asset Asset
-	d     *apd.Decimal // never mutated after construction; nil is zero
+	units int64        // the value in minor units, when d is nil
+	d     *apd.Decimal // the value when it does not fit units; never mutated
+}
+
+// pow10 holds 10^0 .. 10^18, every power of ten an int64 holds.
+var pow10 = func() (p [19]int64) {
+	p[0] = 1
+	for i := 1; i < len(p); i++ {
+		p[i] = p[i-1] * 10
+	}
+	return p
+}()
+
+// twoTo63 is |math.MinInt64|, the one magnitude whose negative fits.
+var twoTo63 = *new(apd.BigInt).SetUint64(1 << 63)
+
+// pow10Of returns 10^n when an int64 holds it. Asset decimals beyond
+// MaxDecimals only come from a corrupt record, and take the apd path.
+func pow10Of(n int) (int64, bool) {
+	if n < 0 || n >= len(pow10) {
+		return 0, false
+	}
+	return pow10[n], true
 }
 
 // Zero returns zero of asset.
@@ -35,14 +65,16 @@ func Zero(asset Asset) Amount { return Amount{asset: asset} }
 
 // FromInt returns n whole units of asset.
 func FromInt(asset Asset, n int64) Amount {
-	d := apd.New(n, 0)
-	return mustQuantize(asset, d)
+	if p, ok := pow10Of(int(asset.Decimals)); ok {
+		if u, ok := mul64(n, p); ok {
+			return Amount{asset: asset, units: u}
+		}
+	}
+	return mustQuantize(asset, apd.New(n, 0))
 }
 
 // FromUnits returns units minor units (10^-decimals) of asset.
-func FromUnits(asset Asset, units int64) Amount {
-	return Amount{asset: asset, d: apd.New(units, -asset.Decimals)}
-}
+func FromUnits(asset Asset, units int64) Amount { return Amount{asset: asset, units: units} }
 
 // FromDecimal returns d as an amount of asset, failing with ErrInexact if d
 // has more decimals than the asset carries.
@@ -51,7 +83,28 @@ func FromDecimal(asset Asset, d *apd.Decimal) (Amount, error) {
 	if _, err := exactCtx.Quantize(out, d, -asset.Decimals); err != nil {
 		return Amount{}, fmt.Errorf("%w: %s at %d decimals", ErrInexact, d.String(), asset.Decimals)
 	}
-	return Amount{asset: asset, d: out}, nil
+	return fromQuantized(asset, out), nil
+}
+
+// fromQuantized wraps d, already at asset's decimals, in the integer form
+// when it fits.
+func fromQuantized(asset Asset, d *apd.Decimal) Amount {
+	if d.Form == apd.Finite && d.Exponent == -asset.Decimals {
+		if d.Coeff.IsInt64() {
+			u := d.Coeff.Int64()
+			if d.Negative {
+				u = -u
+			}
+			return Amount{asset: asset, units: u}
+		}
+		if d.Negative && d.Coeff.Cmp(&twoTo63) == 0 {
+			return Amount{asset: asset, units: math.MinInt64}
+		}
+	}
+	if d.IsZero() {
+		return Amount{asset: asset}
+	}
+	return Amount{asset: asset, d: d}
 }
 
 func mustQuantize(asset Asset, d *apd.Decimal) Amount {
@@ -65,34 +118,90 @@ func mustQuantize(asset Asset, d *apd.Decimal) Amount {
 // Asset returns the amount's asset.
 func (a Amount) Asset() Asset { return a.asset }
 
+// Units returns the value in minor units (10^-decimals), ok=false when it
+// does not fit an int64.
+func (a Amount) Units() (units int64, ok bool) { return a.units, a.d == nil }
+
 // Decimal returns a copy of the amount's value.
 func (a Amount) Decimal() *apd.Decimal {
-	out := new(apd.Decimal)
 	if a.d == nil {
-		out.Exponent = -a.asset.Decimals
-		return out
+		return apd.New(a.units, -a.asset.Decimals)
 	}
-	return out.Set(a.d)
+	return new(apd.Decimal).Set(a.d)
 }
 
+// dec returns the value as a decimal, for the apd paths; callers do not
+// mutate it.
 func (a Amount) dec() *apd.Decimal {
 	if a.d == nil {
-		return &apd.Decimal{Exponent: -a.asset.Decimals}
+		return apd.New(a.units, -a.asset.Decimals)
 	}
 	return a.d
 }
 
 // String formats the amount at its asset's decimals, e.g. "5000.00".
-func (a Amount) String() string { return a.dec().Text('f') }
+func (a Amount) String() string {
+	if a.d == nil {
+		var buf [48]byte
+		return string(a.appendUnits(buf[:0]))
+	}
+	return a.d.Text('f')
+}
 
 // MarshalJSON renders the amount as a JSON string at its asset's decimals.
-func (a Amount) MarshalJSON() ([]byte, error) { return json.Marshal(a.String()) }
+func (a Amount) MarshalJSON() ([]byte, error) {
+	b := make([]byte, 0, 24)
+	b = append(b, '"')
+	b, _ = a.AppendText(b)
+	return append(b, '"'), nil
+}
 
 // AppendText appends String() to b.
-func (a Amount) AppendText(b []byte) ([]byte, error) { return append(b, a.String()...), nil }
+func (a Amount) AppendText(b []byte) ([]byte, error) {
+	if a.d == nil {
+		return a.appendUnits(b), nil
+	}
+	return append(b, a.d.Text('f')...), nil
+}
+
+// appendUnits formats the integer form: sign, whole part, point, decimals.
+func (a Amount) appendUnits(b []byte) []byte {
+	u := uint64(a.units)
+	if a.units < 0 {
+		b = append(b, '-')
+		u = -u // two's complement: right for MinInt64 too
+	}
+	dec := int(a.asset.Decimals)
+	if dec == 0 {
+		return strconv.AppendUint(b, u, 10)
+	}
+	var digits [20]byte
+	ds := strconv.AppendUint(digits[:0], u, 10)
+	if len(ds) <= dec { // below one whole unit: "0." and leading zeros
+		b = append(b, '0', '.')
+		for range dec - len(ds) {
+			b = append(b, '0')
+		}
+		return append(b, ds...)
+	}
+	b = append(b, ds[:len(ds)-dec]...)
+	b = append(b, '.')
+	return append(b, ds[len(ds)-dec:]...)
+}
 
 // Sign returns -1, 0 or +1.
-func (a Amount) Sign() int { return a.dec().Sign() }
+func (a Amount) Sign() int {
+	if a.d == nil {
+		switch {
+		case a.units > 0:
+			return 1
+		case a.units < 0:
+			return -1
+		}
+		return 0
+	}
+	return a.d.Sign()
+}
 
 // IsZero reports whether the amount is zero.
 func (a Amount) IsZero() bool { return a.Sign() == 0 }
@@ -103,17 +212,44 @@ func (a Amount) Cmp(b Amount) int {
 	if a.asset != b.asset {
 		panic(fmt.Sprintf("money: comparing %s with %s", a.asset.Code, b.asset.Code))
 	}
+	return a.cmp(b)
+}
+
+func (a Amount) cmp(b Amount) int {
+	if a.d == nil && b.d == nil {
+		switch {
+		case a.units < b.units:
+			return -1
+		case a.units > b.units:
+			return 1
+		}
+		return 0
+	}
 	return a.dec().Cmp(b.dec())
 }
 
 // Equal reports whether a and b are the same asset and value.
-func (a Amount) Equal(b Amount) bool { return a.asset == b.asset && a.dec().Cmp(b.dec()) == 0 }
+func (a Amount) Equal(b Amount) bool { return a.asset == b.asset && a.cmp(b) == 0 }
 
 // Add returns a+b exactly.
-func (a Amount) Add(b Amount) (Amount, error) { return a.binary(b, exactCtx.Add) }
+func (a Amount) Add(b Amount) (Amount, error) {
+	if a.asset == b.asset && a.d == nil && b.d == nil {
+		if s, ok := add64(a.units, b.units); ok {
+			return Amount{asset: a.asset, units: s}, nil
+		}
+	}
+	return a.binary(b, exactCtx.Add)
+}
 
 // Sub returns a-b exactly.
-func (a Amount) Sub(b Amount) (Amount, error) { return a.binary(b, exactCtx.Sub) }
+func (a Amount) Sub(b Amount) (Amount, error) {
+	if a.asset == b.asset && a.d == nil && b.d == nil && b.units != math.MinInt64 {
+		if s, ok := add64(a.units, -b.units); ok {
+			return Amount{asset: a.asset, units: s}, nil
+		}
+	}
+	return a.binary(b, exactCtx.Sub)
+}
 
 func (a Amount) binary(b Amount, op func(d, x, y *apd.Decimal) (apd.Condition, error)) (Amount, error) {
 	if a.asset != b.asset {
@@ -123,13 +259,15 @@ func (a Amount) binary(b Amount, op func(d, x, y *apd.Decimal) (apd.Condition, e
 	if _, err := op(out, a.dec(), b.dec()); err != nil {
 		return Amount{}, fmt.Errorf("%w: %v", ErrInexact, err)
 	}
-	return Amount{asset: a.asset, d: out}, nil
+	return fromQuantized(a.asset, out), nil
 }
 
 // Neg returns -a.
 func (a Amount) Neg() Amount {
-	out := new(apd.Decimal).Neg(a.dec())
-	return Amount{asset: a.asset, d: out}
+	if a.d == nil && a.units != math.MinInt64 {
+		return Amount{asset: a.asset, units: -a.units}
+	}
+	return fromQuantized(a.asset, new(apd.Decimal).Neg(a.dec()))
 }
 
 // Abs returns |a|.
@@ -140,15 +278,58 @@ func (a Amount) Abs() Amount {
 	return a.Neg()
 }
 
+// add64 returns x+y, ok=false on overflow.
+func add64(x, y int64) (int64, bool) {
+	s := x + y
+	return s, (x >= 0) != (y >= 0) || (s >= 0) == (x >= 0)
+}
+
+// mul64 returns x*y for y > 0, ok=false on overflow.
+func mul64(x, y int64) (int64, bool) {
+	if x == 0 || y == 1 {
+		return x * y, true
+	}
+	p := x * y
+	return p, p/y == x && !(x == -1 && y == math.MinInt64)
+}
+
 // Parse parses a non-negative decimal string of asset: digits, optionally a
 // point and at most asset.Decimals digits. No sign, exponent, whitespace,
 // leading or trailing point, or thousands separator.
 func Parse(asset Asset, s string) (Amount, error) {
-	d, err := parseDecimal(s, int(asset.Decimals), &asset)
+	frac, err := scanDecimal(s, int(asset.Decimals), &asset)
 	if err != nil {
 		return Amount{}, err
 	}
-	return mustQuantize(asset, d), nil
+	return fromText(asset, s, frac)
+}
+
+// fromText converts s, already checked by scanDecimal with frac decimals,
+// to an amount: in integer arithmetic when it fits, through apd otherwise.
+func fromText(asset Asset, s string, frac int) (Amount, error) {
+	var v int64
+	ok := true
+	for i := 0; i < len(s) && ok; i++ {
+		if c := s[i]; c != '.' {
+			d := int64(c - '0')
+			if v > (math.MaxInt64-d)/10 {
+				ok = false
+			}
+			v = v*10 + d
+		}
+	}
+	if p, inRange := pow10Of(int(asset.Decimals) - frac); ok && inRange {
+		if u, fits := mul64(v, p); fits {
+			return Amount{asset: asset, units: u}, nil
+		}
+	}
+	d, _, err := apd.NewFromString(s)
+	if err != nil {
+		return Amount{}, parseErr(s, &asset, ErrMalformed)
+	}
+	// Exact for every asset NewAsset accepts; an asset with more decimals
+	// than MaxDecimals (a corrupt record) may not fit the context.
+	return FromDecimal(asset, d)
 }
 
 // ParseSigned is Parse that also accepts a leading '-'. It is for amounts
@@ -191,19 +372,20 @@ func ParseJSON(asset Asset, raw []byte) (Amount, error) {
 				return Amount{}, parseErr(string(raw), &asset, ErrExponent)
 			}
 		}
-		d, err := parseDecimal(string(raw), 0, &asset)
-		if err != nil {
+		if _, err := scanDecimal(string(raw), 0, &asset); err != nil {
 			return Amount{}, err
 		}
-		return mustQuantize(asset, d), nil
+		return fromText(asset, string(raw), 0)
 	}
 	return Amount{}, parseErr(string(raw), &asset, ErrNotANumber)
 }
 
-// parseDecimal is the one grammar of wire decimals: [0-9]+ ('.' [0-9]{1,maxFrac})?
-func parseDecimal(s string, maxFrac int, asset *Asset) (*apd.Decimal, error) {
+// scanDecimal checks the one grammar of wire decimals,
+// [0-9]+ ('.' [0-9]{1,maxFrac})?, and the size bound, and returns how many
+// decimals s has.
+func scanDecimal(s string, maxFrac int, asset *Asset) (frac int, err error) {
 	if s == "" {
-		return nil, parseErr(s, asset, ErrEmpty)
+		return 0, parseErr(s, asset, ErrEmpty)
 	}
 	intDigits, fracDigits, seenPoint := 0, 0, false
 	for i := 0; i < len(s); i++ {
@@ -218,20 +400,20 @@ func parseDecimal(s string, maxFrac int, asset *Asset) (*apd.Decimal, error) {
 		case c == '.' && !seenPoint:
 			seenPoint = true
 		case c == '+' || c == '-':
-			return nil, parseErr(s, asset, ErrSign)
+			return 0, parseErr(s, asset, ErrSign)
 		case c == 'e' || c == 'E':
-			return nil, parseErr(s, asset, ErrExponent)
+			return 0, parseErr(s, asset, ErrExponent)
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f':
-			return nil, parseErr(s, asset, ErrWhitespace)
+			return 0, parseErr(s, asset, ErrWhitespace)
 		default:
-			return nil, parseErr(s, asset, ErrMalformed)
+			return 0, parseErr(s, asset, ErrMalformed)
 		}
 	}
 	if intDigits == 0 || (seenPoint && fracDigits == 0) {
-		return nil, parseErr(s, asset, ErrMalformed)
+		return 0, parseErr(s, asset, ErrMalformed)
 	}
 	if fracDigits > maxFrac {
-		return nil, parseErr(s, asset, ErrTooManyDecimals)
+		return 0, parseErr(s, asset, ErrTooManyDecimals)
 	}
 	// Leading zeros do not count towards the size bound.
 	significant := intDigits
@@ -239,11 +421,7 @@ func parseDecimal(s string, maxFrac int, asset *Asset) (*apd.Decimal, error) {
 		significant--
 	}
 	if significant > MaxIntegerDigits {
-		return nil, parseErr(s, asset, ErrTooLarge)
+		return 0, parseErr(s, asset, ErrTooLarge)
 	}
-	d, _, err := apd.NewFromString(s)
-	if err != nil {
-		return nil, parseErr(s, asset, ErrMalformed)
-	}
-	return d, nil
+	return fracDigits, nil
 }

@@ -19,9 +19,12 @@ type Rate struct {
 // ParseRate parses a positive decimal string with up to MaxRateDecimals
 // decimals, with the grammar of Parse.
 func ParseRate(s string) (Rate, error) {
-	d, err := parseDecimal(s, MaxRateDecimals, nil)
-	if err != nil {
+	if _, err := scanDecimal(s, MaxRateDecimals, nil); err != nil {
 		return Rate{}, err
+	}
+	d, _, err := apd.NewFromString(s)
+	if err != nil {
+		return Rate{}, parseErr(s, nil, ErrMalformed)
 	}
 	if d.Sign() <= 0 {
 		return Rate{}, parseErr(s, nil, ErrMalformed)

@@ -87,7 +87,7 @@ func round(asset Asset, d *apd.Decimal, truncated bool, rule Rounding) (Amount, 
 	if out.IsZero() {
 		out.Negative = false // a negative value rounded to zero is zero, never "-0.00"
 	}
-	return Amount{asset: asset, d: out}, nil
+	return fromQuantized(asset, out), nil
 }
 
 // Mul returns a × r rounded to asset's decimals with rule: a stablecoin

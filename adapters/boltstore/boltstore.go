@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -54,6 +55,10 @@ type Store struct {
 	closed  bool
 	reqs    chan *request
 	stopped chan struct{}
+	// lastFailed is the seq of the last batch whose commit failed.
+	lastFailed atomic.Int64
+	// failCommit, set only by tests, fails a batch's commit.
+	failCommit func(seq int64) error
 }
 
 var _ store.Store = (*Store)(nil)
@@ -159,7 +164,7 @@ func (s *Store) updateBoltBatch(ctx context.Context, fn func(store.Tx) error) er
 		if fnErr != nil {
 			return nil
 		}
-		return buf.Apply(writeTx{btx})
+		return buf.Apply(&writeTx{tx: btx})
 	})
 	if err != nil {
 		return translate(err)
@@ -167,88 +172,138 @@ func (s *Store) updateBoltBatch(ctx context.Context, fn func(store.Tx) error) er
 	return fnErr
 }
 
-// errApply aborts a batch whose bbolt transaction holds part of one
-// caller's writes; the batch is run again without that caller.
-type errApply struct {
-	i   int // the offender's index in the batch
-	err error
+// batch is a group of updates whose writes commit together. The executor
+// runs their functions; the writer commits the merged writes and answers.
+type batch struct {
+	seq  int64
+	reqs []*request
+	// ok marks the requests whose fn succeeded; their writes are in writes.
+	ok     []bool
+	writes *txbuf.Tx
+	// builtOn is the seq of the batch whose uncommitted writes the
+	// functions saw (0: only committed data). If that batch fails, this
+	// one fails too: its functions read state that never existed.
+	builtOn int64
 }
 
-func (e *errApply) Error() string { return e.err.Error() }
-
+// commitLoop is the executor. It runs each batch's functions over a read
+// transaction of the committed data plus the previous batch's writes, while
+// the writer commits that previous batch: running the next batch overlaps
+// the flush of the last one. No caller is answered before its batch is
+// durable, and batches commit in order, so every caller still sees a
+// serial history.
 func (s *Store) commitLoop() {
-	defer close(s.stopped)
-	batch := make([]*request, 0, s.maxBatch)
-	var buf txbuf.Tx
+	toWriter := make(chan *batch) // unbuffered: at most one batch committing
+	writerDone := make(chan struct{})
+	go s.writeLoop(toWriter, writerDone)
+	defer func() {
+		close(toWriter)
+		<-writerDone
+		close(s.stopped)
+	}()
+
+	var prev *batch // the batch handed to the writer last, if its writes may be unseen
+	var seq int64
 	for {
 		r, ok := <-s.reqs
 		if !ok {
 			return
 		}
-		batch = append(batch[:0], r)
+		b := &batch{reqs: []*request{r}}
 	drain:
-		for len(batch) < s.maxBatch {
+		for len(b.reqs) < s.maxBatch {
 			select {
 			case r, ok := <-s.reqs:
 				if !ok {
 					break drain
 				}
-				batch = append(batch, r)
+				b.reqs = append(b.reqs, r)
 			default:
 				break drain
 			}
 		}
-		s.commit(batch, &buf)
+		seq++
+		b.seq = seq
+		s.execute(b, prev)
+		toWriter <- b // returns once the writer is done with prev
+		prev = b
+		if b.builtOn != 0 && s.lastFailed.Load() >= b.builtOn {
+			prev = nil // b will fail with its base: build the next on committed data
+		}
+		if b.writes.Len() == 0 && prev == b {
+			prev = nil
+		}
 	}
 }
 
-// commit runs the batch in one bbolt transaction and answers every request.
-// A request is never touched after its done is signalled: its caller may
-// already be reusing it.
-func (s *Store) commit(batch []*request, buf *txbuf.Tx) {
-	answered := make([]bool, len(batch))
-	for {
-		err := s.db.Update(func(btx *bolt.Tx) error {
-			for i, r := range batch {
-				if answered[i] {
-					continue
-				}
-				if err := r.ctx.Err(); err != nil {
-					r.err, r.panic = err, nil
-					continue
-				}
-				buf.Reset(readTx{btx})
-				r.err, r.panic = runFn(r.fn, buf)
-				if r.err != nil || r.panic != nil {
-					continue
-				}
-				if err := buf.Apply(writeTx{btx}); err != nil {
-					return &errApply{i: i, err: err}
-				}
-			}
-			return nil
-		})
-		buf.Reset(nil)
-		var ea *errApply
-		if errors.As(err, &ea) {
-			// Answer the offender and run the batch again without it.
-			r := batch[ea.i]
-			r.err, r.panic = translate(ea.err), nil
-			answered[ea.i] = true
-			r.done <- struct{}{}
+// execute runs b's functions in order, each over the writes of those before
+// it, over prev's writes, over the committed data.
+func (s *Store) execute(b *batch, prev *batch) {
+	b.ok = make([]bool, len(b.reqs))
+	rtx, err := s.db.Begin(false)
+	if err != nil {
+		for _, r := range b.reqs {
+			r.err = translate(err)
+		}
+		b.writes = txbuf.New(nil)
+		return
+	}
+	defer rtx.Rollback()
+	var base txbuf.Reader = readTx{rtx}
+	if prev != nil {
+		prev.writes.Rebase(base)
+		base = prev.writes
+		b.builtOn = prev.seq
+	}
+	b.writes = txbuf.New(base)
+	var buf txbuf.Tx
+	for i, r := range b.reqs {
+		if err := r.ctx.Err(); err != nil {
+			r.err, r.panic = err, nil
 			continue
 		}
-		err = translate(err)
-		for i, r := range batch {
-			if answered[i] {
-				continue
-			}
-			if err != nil && r.err == nil && r.panic == nil {
+		buf.Reset(b.writes)
+		r.err, r.panic = runFn(r.fn, &buf)
+		if r.err != nil || r.panic != nil {
+			continue
+		}
+		b.writes.Merge(&buf)
+		b.ok[i] = true
+	}
+	buf.Reset(nil)
+	if prev != nil {
+		prev.writes.Rebase(nil) // rtx ends here
+	}
+	b.writes.Rebase(nil)
+}
+
+// writeLoop commits batches in order and answers their callers.
+func (s *Store) writeLoop(in <-chan *batch, done chan<- struct{}) {
+	defer close(done)
+	for b := range in {
+		var err error
+		if b.builtOn != 0 && s.lastFailed.Load() == b.builtOn {
+			err = fmt.Errorf("boltstore: the commit this update read from failed")
+		} else if b.writes.Len() > 0 {
+			err = translate(s.db.Update(func(btx *bolt.Tx) error {
+				if err := b.writes.Apply(&writeTx{tx: btx}); err != nil {
+					return err
+				}
+				if s.failCommit != nil {
+					return s.failCommit(b.seq)
+				}
+				return nil
+			}))
+		}
+		if err != nil {
+			s.lastFailed.Store(b.seq)
+		}
+		for i, r := range b.reqs {
+			if b.ok[i] && err != nil {
 				r.err = err
 			}
 			r.done <- struct{}{}
 		}
-		return
 	}
 }
 
@@ -358,20 +413,43 @@ func (r readTx) Scan(bucket []byte, opt store.ScanOptions, fn func(key, value []
 	return nil
 }
 
-type writeTx struct{ tx *bolt.Tx }
+// writeTx applies a buffer to a bbolt transaction. Apply groups writes by
+// bucket, so the last bucket is kept instead of looked up for every key.
+type writeTx struct {
+	tx   *bolt.Tx
+	name []byte
+	b    *bolt.Bucket
+}
 
-func (w writeTx) Put(bucket, key, value []byte) error {
-	b, err := w.tx.CreateBucketIfNotExists(bucket)
+func (w *writeTx) bucket(name []byte, create bool) (*bolt.Bucket, error) {
+	if w.b != nil && bytes.Equal(w.name, name) {
+		return w.b, nil
+	}
+	var b *bolt.Bucket
+	if create {
+		var err error
+		if b, err = w.tx.CreateBucketIfNotExists(name); err != nil {
+			return nil, err
+		}
+	} else if b = w.tx.Bucket(name); b == nil {
+		return nil, nil
+	}
+	w.name, w.b = name, b
+	return b, nil
+}
+
+func (w *writeTx) Put(bucket, key, value []byte) error {
+	b, err := w.bucket(bucket, true)
 	if err != nil {
 		return err
 	}
 	return b.Put(key, value)
 }
 
-func (w writeTx) Delete(bucket, key []byte) error {
-	b := w.tx.Bucket(bucket)
-	if b == nil {
-		return nil
+func (w *writeTx) Delete(bucket, key []byte) error {
+	b, err := w.bucket(bucket, false)
+	if b == nil || err != nil {
+		return err
 	}
 	return b.Delete(key)
 }

@@ -314,3 +314,63 @@ func Example() {
 	// po_1=pending
 	// true
 }
+
+// TestPipelinedCommitFailure: the executor runs a batch over the writes of
+// the batch still committing. When that commit fails, the batch built on it
+// fails too (its functions read state that never became durable), and the
+// next batch is built on committed data only.
+func TestPipelinedCommitFailure(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db.bolt")
+	s := open(t, path, boltstore.Options{})
+	errDisk := errors.New("disk on fire")
+	failing := make(chan struct{})
+	release := make(chan struct{})
+	s.SetFailCommit(func(seq int64) error {
+		if seq != 1 {
+			return nil
+		}
+		close(failing)
+		<-release // keep the first commit in flight while the next batch runs
+		return errDisk
+	})
+	ctx := t.Context()
+	put := func(k string) func(store.Tx) error {
+		return func(tx store.Tx) error { return tx.Put([]byte("b"), []byte(k), []byte("v")) }
+	}
+
+	first := make(chan error, 1)
+	go func() { first <- s.Update(ctx, put("k1")) }()
+	<-failing
+	// The first batch is committing; the second runs over its writes.
+	second := make(chan error, 1)
+	sawK1 := make(chan bool, 1)
+	go func() {
+		second <- s.Update(ctx, func(tx store.Tx) error {
+			_, err := tx.Get([]byte("b"), []byte("k1"))
+			sawK1 <- err == nil
+			return put("k2")(tx)
+		})
+	}()
+	require.True(t, <-sawK1, "the second batch reads the first batch's writes before they are durable")
+	close(release)
+	require.ErrorIs(t, <-first, errDisk)
+	require.Error(t, <-second, "built on a failed commit")
+
+	// The next update sees only committed data, and commits.
+	require.NoError(t, s.Update(ctx, func(tx store.Tx) error {
+		_, err := tx.Get([]byte("b"), []byte("k1"))
+		if !errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("k1 after its failed commit: %v", err)
+		}
+		return put("k3")(tx)
+	}))
+	require.NoError(t, s.Close())
+	s = open(t, path, boltstore.Options{})
+	require.NoError(t, s.View(ctx, func(tx store.Tx) error {
+		for k, want := range map[string]bool{"k1": false, "k2": false, "k3": true} {
+			_, err := tx.Get([]byte("b"), []byte(k))
+			assert.Equal(t, want, err == nil, k)
+		}
+		return nil
+	}))
+}

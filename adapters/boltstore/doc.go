@@ -6,10 +6,14 @@
 // writes join the batch only if it returns nil, so one caller's error never
 // rolls back or re-runs another's. Two commit modes exist:
 //
-//   - CommitPipelined (the default): one committer goroutine takes every
-//     update waiting, runs them in one bbolt transaction, commits, and starts
-//     on the next batch as soon as the flush ends. A lone caller pays one
-//     fsync, never a fixed delay.
+//   - CommitPipelined (the default): two goroutines form a pipeline. The
+//     executor takes every update waiting and runs their functions over a
+//     read transaction plus the writes of the batch still being committed;
+//     the writer commits each batch's merged writes in one bbolt
+//     transaction, fsyncs, and answers its callers. Running the next batch
+//     overlaps the flush of the last, and a lone caller pays one fsync,
+//     never a fixed delay. No caller is answered before its batch is
+//     durable; if a commit fails, the batch that read its writes fails too.
 //   - CommitBoltBatch: bbolt's own DB.Batch, which waits up to
 //     MaxBatchDelay for a batch to fill.
 //

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"sync"
+	"unsafe"
 
 	"github.com/google/btree"
 
@@ -11,17 +12,21 @@ import (
 	"github.com/tambalapay/tambala/store"
 )
 
-type item struct {
-	key, value []byte
-}
+func less(a, b []byte) bool { return bytes.Compare(a, b) < 0 }
 
-func less(a, b item) bool { return bytes.Compare(a.key, b.key) < 0 }
+// bucket keeps values in a hash map, for point reads and overwrites (most
+// of the traffic), and keys in a B-tree, for ordered scans; an overwrite
+// touches only the map.
+type bucket struct {
+	values map[string][]byte
+	keys   *btree.BTreeG[[]byte]
+}
 
 // Store is an in-memory store.Store. The zero value is not usable; call New.
 type Store struct {
 	mu      sync.RWMutex
 	closed  bool
-	buckets map[string]*btree.BTreeG[item]
+	buckets map[string]*bucket
 	buf     txbuf.Tx // reused by the serialized writers
 }
 
@@ -29,7 +34,7 @@ var _ store.Store = (*Store)(nil)
 
 // New returns an empty store.
 func New() *Store {
-	return &Store{buckets: make(map[string]*btree.BTreeG[item])}
+	return &Store{buckets: make(map[string]*bucket)}
 }
 
 // View runs fn over a consistent view of committed data.
@@ -82,69 +87,81 @@ func (r readTx) Get(bucket, key []byte) ([]byte, error) {
 	if err := store.CheckKey(bucket, key); err != nil {
 		return nil, err
 	}
-	t := r.s.buckets[string(bucket)]
-	if t == nil {
+	b := r.s.buckets[string(bucket)]
+	if b == nil {
 		return nil, store.ErrNotFound
 	}
-	it, ok := t.Get(item{key: key})
+	v, ok := b.values[string(key)]
 	if !ok {
 		return nil, store.ErrNotFound
 	}
-	return bytes.Clone(it.value), nil
+	return bytes.Clone(v), nil
 }
 
 func (readTx) Put(_, _, _ []byte) error { return store.ErrReadOnly }
 func (readTx) Delete(_, _ []byte) error { return store.ErrReadOnly }
 
 func (r readTx) Scan(bucket []byte, opt store.ScanOptions, fn func(key, value []byte) (bool, error)) error {
-	t := r.s.buckets[string(bucket)]
-	if t == nil {
+	b := r.s.buckets[string(bucket)]
+	if b == nil {
 		return nil
 	}
+	t := b.keys
 	lower, upper := opt.Lower(), opt.Upper()
 	var err error
-	visit := func(it item) bool {
-		if !opt.InRange(it.key) {
+	visit := func(key []byte) bool {
+		if !opt.InRange(key) {
 			// Outside the bounds: past the end means stop, otherwise skip.
 			if opt.Reverse {
-				return lower == nil || bytes.Compare(it.key, lower) >= 0
+				return lower == nil || bytes.Compare(key, lower) >= 0
 			}
-			return upper == nil || bytes.Compare(it.key, upper) < 0
+			return upper == nil || bytes.Compare(key, upper) < 0
 		}
 		var more bool
-		more, err = fn(bytes.Clone(it.key), bytes.Clone(it.value))
+		more, err = fn(bytes.Clone(key), bytes.Clone(b.values[string(key)]))
 		return more && err == nil
 	}
 	switch {
 	case !opt.Reverse && lower != nil:
-		t.AscendGreaterOrEqual(item{key: lower}, visit)
+		t.AscendGreaterOrEqual(lower, visit)
 	case !opt.Reverse:
 		t.Ascend(visit)
 	case upper != nil:
 		// DescendLessOrEqual includes upper itself, which InRange excludes.
-		t.DescendLessOrEqual(item{key: upper}, visit)
+		t.DescendLessOrEqual(upper, visit)
 	default:
 		t.Descend(visit)
 	}
 	return err
 }
 
-// writer applies a committed buffer; the caller holds the write lock.
+// writer applies a committed buffer; the caller holds the write lock. The
+// buffer's slices are never written again, so they are kept as they are.
 type writer struct{ s *Store }
 
-func (w writer) Put(bucket, key, value []byte) error {
-	t := w.s.buckets[string(bucket)]
-	if t == nil {
-		t = btree.NewG(32, less)
-		w.s.buckets[string(bucket)] = t
+func (w writer) Put(bucketName, key, value []byte) error {
+	b := w.s.buckets[string(bucketName)]
+	if b == nil {
+		b = &bucket{values: make(map[string][]byte), keys: btree.NewG(32, less)}
+		w.s.buckets[string(bucketName)] = b
 	}
-	t.ReplaceOrInsert(item{key: bytes.Clone(key), value: value})
+	if _, ok := b.values[string(key)]; ok {
+		b.values[string(key)] = value
+		return nil
+	}
+	// The key belongs to the buffer's arena and is never written again, so
+	// the map shares its bytes instead of copying them into a string.
+	b.values[unsafe.String(unsafe.SliceData(key), len(key))] = value
+	b.keys.ReplaceOrInsert(key)
 	return nil
 }
 
-func (w writer) Delete(bucket, key []byte) error {
-	if t := w.s.buckets[string(bucket)]; t != nil {
-		t.Delete(item{key: key})
+func (w writer) Delete(bucketName, key []byte) error {
+	if b := w.s.buckets[string(bucketName)]; b != nil {
+		if _, ok := b.values[string(key)]; ok {
+			delete(b.values, string(key))
+			b.keys.Delete(key)
+		}
 	}
 	return nil
 }

@@ -28,8 +28,16 @@ type Sender struct {
 var _ tambala.WebhookSender = (*Sender)(nil)
 
 // NewSender returns a sender with the 10 s timeout and redirects refused.
-// transport may be nil (http.DefaultTransport).
+// transport may be nil: a clone of http.DefaultTransport keeping 32 idle
+// connections per host.
 func NewSender(transport http.RoundTripper) *Sender {
+	if transport == nil {
+		// The default transport keeps 2 idle connections per host; the
+		// dispatcher sends several deliveries to one endpoint at once.
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.MaxIdleConnsPerHost = 32
+		transport = t
+	}
 	return &Sender{client: &http.Client{
 		Transport: transport,
 		Timeout:   Timeout,

@@ -9,4 +9,9 @@
 // once. Later starts reuse the folder (the admin token stays in
 // DATA/admin-token, readable only by its owner). SIGINT or SIGTERM shuts it
 // down gracefully.
+//
+// For a load run (see examples/loadgen), -rate and -burst size each
+// organization's request rate limit (default 50/s, burst 100), and
+// -worker=false leaves the payout worker off so only the accept path is
+// measured.
 package main

@@ -35,6 +35,13 @@ type config struct {
 	quiet     bool
 	// payoutDelay is how long the sandbox provider takes to pay.
 	payoutDelay time.Duration
+	// rate and burst size each organization's request token bucket; zero
+	// takes the engine's defaults (50/s, burst 100).
+	rate  float64
+	burst int
+	// noWorker leaves the payout worker stopped: payouts are accepted and
+	// held, never submitted (for measuring the accept path alone).
+	noWorker bool
 }
 
 func main() {
@@ -45,7 +52,15 @@ func main() {
 	flag.StringVar(&c.env, "env", "sandbox", "environment: sandbox or production")
 	flag.BoolVar(&c.quiet, "quiet", false, "log warnings and errors only")
 	flag.DurationVar(&c.payoutDelay, "payout-delay", 2*time.Second, "sandbox: how long the simulated provider takes to pay")
+	flag.Float64Var(&c.rate, "rate", 50, "requests per second allowed per organization (token bucket rate)")
+	flag.IntVar(&c.burst, "burst", 100, "requests allowed in a burst per organization (token bucket size)")
+	worker := flag.Bool("worker", true, "run the payout worker (false: payouts stay held, for measuring the accept path alone)")
 	flag.Parse()
+	c.noWorker = !*worker
+	if c.rate <= 0 || c.burst <= 0 {
+		fmt.Fprintln(os.Stderr, "server: -rate and -burst must be positive")
+		os.Exit(2)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, c, os.Stdout); err != nil {
@@ -82,7 +97,10 @@ func setup(ctx context.Context, c config, log *zap.Logger, out io.Writer) (*app,
 	if err != nil {
 		return nil, err
 	}
-	opts := &tambala.Options{Logger: log, Environment: tambala.Environment(c.env), Webhooks: webhookhttp.NewSender(nil)}
+	opts := &tambala.Options{
+		Logger: log, Environment: tambala.Environment(c.env), Webhooks: webhookhttp.NewSender(nil),
+		Limits: tambala.Limits{RatePerSecond: c.rate, RateBurst: c.burst},
+	}
 	if c.env == string(tambala.Sandbox) {
 		// The sandbox provider pays the test destinations after a short delay.
 		opts.Payouts = sandbox.New(&sandbox.Options{Delay: c.payoutDelay})
@@ -198,7 +216,7 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	go func() { errc <- servers[0].Serve(pub) }()
 	go func() { errc <- servers[1].Serve(adm) }()
 	go a.housekeeping(ctx)
-	if c.env == string(tambala.Sandbox) {
+	if c.env == string(tambala.Sandbox) && !c.noWorker {
 		go a.engine.RunPayoutWorker(ctx, 250*time.Millisecond) //nolint:errcheck
 	}
 	go a.engine.RunDispatcher(ctx, 500*time.Millisecond) //nolint:errcheck

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -118,4 +119,81 @@ func TestFirstSession(t *testing.T) {
 	orgList, err := a2.engine.Organizations(context.Background())
 	require.NoError(t, err)
 	assert.Len(t, orgList, 1)
+}
+
+// syncBuffer is an io.Writer safe to read while run writes to it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestRunRateAndWorkerFlags runs the server with a tiny rate limit and the
+// payout worker off: the bucket answers 429 once spent, and an accepted
+// payout to a test wallet stays held.
+func TestRunRateAndWorkerFlags(t *testing.T) {
+	var out syncBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	c := config{data: t.TempDir(), addr: "127.0.0.1:0", adminAddr: "127.0.0.1:0", env: "sandbox", quiet: true,
+		payoutDelay: 10 * time.Millisecond, rate: 1, burst: 2, noWorker: true}
+	go func() { done <- run(ctx, c, &out) }()
+	t.Cleanup(func() {
+		cancel()
+		require.NoError(t, <-done)
+	})
+	var base string
+	require.Eventually(t, func() bool {
+		m := regexp.MustCompile(`Public API on (http://\S+)`).FindStringSubmatch(out.String())
+		if m == nil {
+			return false
+		}
+		base = m[1]
+		return true
+	}, 5*time.Second, 10*time.Millisecond)
+	key := regexp.MustCompile(`API key[^:]*:\s+(\S+)`).FindStringSubmatch(out.String())
+	require.Len(t, key, 2, out.String())
+
+	call := func(method, path, idem, body string) (*http.Response, map[string]any) {
+		t.Helper()
+		req, err := http.NewRequest(method, base+path, strings.NewReader(body))
+		require.NoError(t, err)
+		req.Header.Set("Authorization", "Bearer "+key[1])
+		if idem != "" {
+			req.Header.Set("Idempotency-Key", idem)
+		}
+		res, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer res.Body.Close()
+		var m map[string]any
+		require.NoError(t, json.NewDecoder(res.Body).Decode(&m))
+		return res, m
+	}
+	res, po := call("POST", "/v1/payouts/momo", "flags-1",
+		`{"amount_mwk":"1000.00","institution_id":101,"mobile_number":"111100000112","beneficiary_name":"Test Wallet"}`)
+	require.Equal(t, 202, res.StatusCode, po)
+	res, _ = call("GET", "/v1/ping", "", "")
+	require.Equal(t, 200, res.StatusCode)
+	res, e := call("GET", "/v1/ping", "", "")
+	require.Equal(t, 429, res.StatusCode, "-burst 2 allows two requests at once")
+	assert.Equal(t, "rate_limited", e["error"].(map[string]any)["code"])
+	assert.Equal(t, "1", res.Header.Get("Retry-After"))
+
+	// With the worker on, a test wallet is paid within a worker period
+	// (250 ms) plus the 10 ms delay; off, the payout stays held.
+	time.Sleep(1100 * time.Millisecond) // also refills one token at -rate 1
+	res, got := call("GET", "/v1/payouts/"+po["id"].(string), "", "")
+	require.Equal(t, 200, res.StatusCode, got)
+	assert.Equal(t, "held", got["status"], "-worker=false must not start the payout worker")
 }

@@ -13,22 +13,37 @@ type Reader interface {
 	Scan(bucket []byte, opt store.ScanOptions, fn func(key, value []byte) (bool, error)) error
 }
 
-// Writer receives the buffered writes when they are applied.
+// Writer receives the buffered writes when they are applied. The slices
+// it is given belong to the buffer's arena, which is never written again:
+// a Writer may keep them.
 type Writer interface {
 	Put(bucket, key, value []byte) error
 	Delete(bucket, key []byte) error
 }
 
 type write struct {
-	value   []byte
-	deleted bool
+	b          int // the bucket's position in Tx.buckets
+	key, value []byte
+	deleted    bool
 }
 
+// indexAbove is how many writes a transaction holds before lookups go
+// through a map instead of a linear search (most commands write fewer).
+const indexAbove = 32
+
 // Tx is a store.Tx whose writes are buffered over a base Reader.
+//
+// Keys and values are copied into one arena per transaction, so a Put
+// costs no allocation of its own; the arena is never reused, which lets
+// Apply hand its slices to a store that keeps them.
 type Tx struct {
-	base    Reader
-	buckets map[string]map[string]write
-	order   []string // bucket names in first-write order, for a stable Apply
+	base  Reader
+	arena []byte
+	// buckets are the names written to, in first-write order
+	buckets [][]byte
+	writes  []write        // one per (bucket, key), in first-write order
+	index   map[string]int // bucket NUL key -> position, once writes > indexAbove
+	ikey    []byte         // scratch for index lookups
 }
 
 // New returns a buffer over base.
@@ -37,24 +52,73 @@ func New(base Reader) *Tx { return &Tx{base: base} }
 // Reset empties the buffer and sets a new base, so a Tx can be reused.
 func (t *Tx) Reset(base Reader) {
 	t.base = base
+	clear(t.writes) // drop references into the old arena
+	t.writes = t.writes[:0]
 	clear(t.buckets)
-	t.order = t.order[:0]
+	t.buckets = t.buckets[:0]
+	t.index = nil
+	t.arena = nil
 }
 
 // Len reports how many keys are buffered.
-func (t *Tx) Len() int {
-	n := 0
-	for _, b := range t.buckets {
-		n += len(b)
+func (t *Tx) Len() int { return len(t.writes) }
+
+// copyIn copies b into the arena and returns the copy, its capacity
+// clipped so nobody's append can reach the next one.
+func (t *Tx) copyIn(b []byte) []byte {
+	if len(b) == 0 {
+		return []byte{}
 	}
-	return n
+	if cap(t.arena)-len(t.arena) < len(b) {
+		// A fresh arena; slices handed out from the old one stay valid.
+		t.arena = make([]byte, 0, max(512, 2*cap(t.arena), len(b)))
+	}
+	n := len(t.arena)
+	t.arena = append(t.arena, b...)
+	return t.arena[n:len(t.arena):len(t.arena)]
+}
+
+func (t *Tx) indexKey(bucket, key []byte) []byte {
+	t.ikey = append(append(append(t.ikey[:0], bucket...), 0), key...)
+	return t.ikey
+}
+
+// bucketIndex returns bucket's position in t.buckets, or -1.
+func (t *Tx) bucketIndex(bucket []byte) int {
+	for i, b := range t.buckets {
+		if bytes.Equal(b, bucket) {
+			return i
+		}
+	}
+	return -1
+}
+
+// find returns the position of bucket/key among the writes, or -1.
+func (t *Tx) find(bucket, key []byte) int {
+	bi := t.bucketIndex(bucket)
+	if bi < 0 {
+		return -1
+	}
+	if t.index != nil {
+		if i, ok := t.index[string(t.indexKey(bucket, key))]; ok {
+			return i
+		}
+		return -1
+	}
+	for i := len(t.writes) - 1; i >= 0; i-- {
+		if w := &t.writes[i]; w.b == bi && bytes.Equal(w.key, key) {
+			return i
+		}
+	}
+	return -1
 }
 
 func (t *Tx) Get(bucket, key []byte) ([]byte, error) {
 	if err := store.CheckKey(bucket, key); err != nil {
 		return nil, err
 	}
-	if w, ok := t.buckets[string(bucket)][string(key)]; ok {
+	if i := t.find(bucket, key); i >= 0 {
+		w := &t.writes[i]
 		if w.deleted {
 			return nil, store.ErrNotFound
 		}
@@ -63,26 +127,45 @@ func (t *Tx) Get(bucket, key []byte) ([]byte, error) {
 	return t.base.Get(bucket, key)
 }
 
-func (t *Tx) set(bucket, key []byte, w write) {
-	if t.buckets == nil {
-		t.buckets = make(map[string]map[string]write)
+func (t *Tx) set(bucket, key, value []byte, deleted bool) {
+	if i := t.find(bucket, key); i >= 0 {
+		w := &t.writes[i]
+		w.value, w.deleted = nil, deleted
+		if !deleted {
+			w.value = t.copyIn(value)
+		}
+		return
 	}
-	b, ok := t.buckets[string(bucket)]
-	if !ok {
-		b = make(map[string]write)
-		t.buckets[string(bucket)] = b
-		t.order = append(t.order, string(bucket))
+	bi := t.bucketIndex(bucket)
+	if bi < 0 {
+		bi = len(t.buckets)
+		t.buckets = append(t.buckets, t.copyIn(bucket))
 	}
-	b[string(key)] = w
+	w := write{b: bi, key: t.copyIn(key), deleted: deleted}
+	if !deleted {
+		w.value = t.copyIn(value)
+	}
+	t.appendWrite(w)
+}
+
+func (t *Tx) appendWrite(w write) {
+	t.writes = append(t.writes, w)
+	switch n := len(t.writes); {
+	case n == indexAbove+1:
+		t.index = make(map[string]int, 2*n)
+		for i := range t.writes {
+			t.index[string(t.indexKey(t.buckets[t.writes[i].b], t.writes[i].key))] = i
+		}
+	case n > indexAbove+1:
+		t.index[string(t.indexKey(t.buckets[w.b], w.key))] = n - 1
+	}
 }
 
 func (t *Tx) Put(bucket, key, value []byte) error {
 	if err := store.CheckPut(bucket, key, value); err != nil {
 		return err
 	}
-	v := make([]byte, len(value))
-	copy(v, value)
-	t.set(bucket, key, write{value: v})
+	t.set(bucket, key, value, false)
 	return nil
 }
 
@@ -90,43 +173,45 @@ func (t *Tx) Delete(bucket, key []byte) error {
 	if err := store.CheckKey(bucket, key); err != nil {
 		return err
 	}
-	t.set(bucket, key, write{deleted: true})
+	t.set(bucket, key, nil, true)
 	return nil
 }
 
 // Scan merges the buffered writes of bucket with the base's keys.
 func (t *Tx) Scan(bucket []byte, opt store.ScanOptions, fn func(key, value []byte) (bool, error)) error {
-	buf := t.buckets[string(bucket)]
-	if len(buf) == 0 {
+	var mine []*write
+	if bi := t.bucketIndex(bucket); bi >= 0 {
+		for i := range t.writes {
+			if w := &t.writes[i]; w.b == bi && opt.InRange(w.key) {
+				mine = append(mine, w)
+			}
+		}
+	}
+	if len(mine) == 0 {
 		return t.base.Scan(bucket, opt, fn)
 	}
-	keys := make([]string, 0, len(buf))
-	for k := range buf {
-		if opt.InRange([]byte(k)) {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
-	if opt.Reverse {
-		slices.Reverse(keys)
-	}
-	before := func(a, b string) bool { // a comes before b in scan order
+	slices.SortFunc(mine, func(a, b *write) int {
 		if opt.Reverse {
-			return a > b
+			return bytes.Compare(b.key, a.key)
 		}
-		return a < b
+		return bytes.Compare(a.key, b.key)
+	})
+	before := func(a, b []byte) bool { // a comes before b in scan order
+		if opt.Reverse {
+			return bytes.Compare(a, b) > 0
+		}
+		return bytes.Compare(a, b) < 0
 	}
 	i := 0
 	stopped := false
-	emitBuffered := func(limit *string) (bool, error) {
-		for i < len(keys) && (limit == nil || before(keys[i], *limit)) {
-			k := keys[i]
+	emitBuffered := func(limit []byte) (bool, error) {
+		for i < len(mine) && (limit == nil || before(mine[i].key, limit)) {
+			w := mine[i]
 			i++
-			w := buf[k]
 			if w.deleted {
 				continue
 			}
-			more, err := fn([]byte(k), bytes.Clone(w.value))
+			more, err := fn(bytes.Clone(w.key), bytes.Clone(w.value))
 			if err != nil || !more {
 				return false, err
 			}
@@ -134,15 +219,14 @@ func (t *Tx) Scan(bucket []byte, opt store.ScanOptions, fn func(key, value []byt
 		return true, nil
 	}
 	err := t.base.Scan(bucket, opt, func(key, value []byte) (bool, error) {
-		ks := string(key)
-		more, err := emitBuffered(&ks)
+		more, err := emitBuffered(key)
 		if err != nil || !more {
 			stopped = true
 			return false, err
 		}
-		if i < len(keys) && keys[i] == ks {
+		if i < len(mine) && bytes.Equal(mine[i].key, key) {
+			w := mine[i]
 			i++ // the buffer shadows this key
-			w := buf[ks]
 			if w.deleted {
 				return true, nil
 			}
@@ -162,27 +246,56 @@ func (t *Tx) Scan(bucket []byte, opt store.ScanOptions, fn func(key, value []byt
 }
 
 // Apply writes the buffered changes to w, bucket by bucket in first-write
-// order and keys in ascending order.
+// order and keys in ascending order. It only reads the buffer, so it may
+// run while another goroutine reads the same buffer.
 func (t *Tx) Apply(w Writer) error {
-	for _, name := range t.order {
-		b := t.buckets[name]
-		keys := make([]string, 0, len(b))
-		for k := range b {
-			keys = append(keys, k)
+	order := make([]int, len(t.writes))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		wa, wb := &t.writes[a], &t.writes[b]
+		if wa.b != wb.b {
+			return wa.b - wb.b
 		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			wr := b[k]
-			var err error
-			if wr.deleted {
-				err = w.Delete([]byte(name), []byte(k))
-			} else {
-				err = w.Put([]byte(name), []byte(k), wr.value)
-			}
-			if err != nil {
-				return err
-			}
+		return bytes.Compare(wa.key, wb.key)
+	})
+	for _, i := range order {
+		wr := &t.writes[i]
+		bucket := t.buckets[wr.b]
+		var err error
+		if wr.deleted {
+			err = w.Delete(bucket, wr.key)
+		} else {
+			err = w.Put(bucket, wr.key, wr.value)
+		}
+		if err != nil {
+			return err
 		}
 	}
 	return nil
 }
+
+// Merge moves from's writes into t, as if from had been applied to t,
+// without copying: from's arena is never written again, so t shares it.
+// from is empty afterwards.
+func (t *Tx) Merge(from *Tx) {
+	for i := range from.writes {
+		w := &from.writes[i]
+		bucket := from.buckets[w.b]
+		if j := t.find(bucket, w.key); j >= 0 {
+			t.writes[j].value, t.writes[j].deleted = w.value, w.deleted
+			continue
+		}
+		bi := t.bucketIndex(bucket)
+		if bi < 0 {
+			bi = len(t.buckets)
+			t.buckets = append(t.buckets, bucket)
+		}
+		t.appendWrite(write{b: bi, key: w.key, value: w.value, deleted: w.deleted})
+	}
+	from.Reset(from.base)
+}
+
+// Rebase sets the base the buffer reads through, keeping its writes.
+func (t *Tx) Rebase(base Reader) { t.base = base }

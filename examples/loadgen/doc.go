@@ -1,0 +1,43 @@
+// Command loadgen drives a running tambala server over HTTP with concurrent
+// /v1 payouts and checks afterwards, through the API, that no money was lost
+// or doubled.
+//
+//	go run ./examples/server -data /tmp/lg -rate 1000000 -burst 1000000 -worker=false -quiet &
+//	go run ./examples/loadgen -data /tmp/lg -clients 64 -n 50000 -ids /tmp/ids.txt
+//
+// Unless -key names an existing API key, it first creates a fresh
+// organization through the admin API (token from -admin-token, or
+// DATA/admin-token), an API key for it (printed, for -verify later), funds
+// it for every payout of the run plus a margin (priced with POST
+// /v1/fees/quote), and raises its payout limits so they do not throttle the
+// run. The server's per-organization request rate limit does: start the
+// server with a large -rate and -burst.
+//
+// Then -clients workers POST /v1/payouts/momo (or bank with -rail bank), each
+// request with its own Idempotency-Key, to the sandbox provider's test
+// destinations, until -n payouts were sent or -duration has passed. It
+// prints wall time, accepted and requests per second, latency percentiles of
+// every request, and errors by HTTP status and error code (429s included;
+// nothing is retried during the run). A request whose outcome is unknown
+// (a transport error or a 5xx) is replayed after the run with the same key
+// and body, as the API's idempotency rules say, so every payout is either
+// known accepted or known rejected.
+//
+// The balance check reads GET /v1/balance before and after: the final
+// available balance must equal the starting one minus the hold (total
+// debit) of every accepted payout, plus what settled payouts gave back (a
+// failed payout releases its hold). When the figures differ from the plain
+// subtraction (the payout worker settled some while running) it reads every
+// accepted payout with GET /v1/payouts/{id} and accounts for each by
+// status; a payout not found is a failure. It prints PASS or FAIL and exits
+// non-zero on FAIL. Use an organization nothing else pays from.
+//
+// -verify FILE -key KEY reads every payout id in FILE (as written by -ids)
+// and reports how many the server finds: run it after restarting the server
+// on the same data folder to check that accepted payouts were durable.
+//
+// It refuses a target whose host is not loopback (every resolved address
+// must be), before sending anything, unless -allow-remote is given; the
+// dialer enforces the same rule on every connection and redirects are not
+// followed.
+package main

@@ -1,0 +1,843 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/cockroachdb/apd/v3"
+	"github.com/google/uuid"
+
+	"github.com/tambalapay/tambala"
+	"github.com/tambalapay/tambala/money"
+)
+
+// config is what the flags set.
+type config struct {
+	URL         string        // public API base
+	AdminURL    string        // admin API base (setup only)
+	AdminToken  string        // admin token; empty reads DataDir/admin-token
+	DataDir     string        // the server's data folder
+	Key         string        // an existing API key; empty creates an organization
+	Clients     int           // concurrent clients
+	N           int           // payouts to send; 0 with Duration set: unbounded
+	Duration    time.Duration // how long to send; 0: until N are sent
+	Amount      string        // amount_mwk of each payout
+	Rail        string        // momo or bank
+	AllowRemote bool          // allow a non-loopback target
+	IDsFile     string        // where accepted payout ids go
+	VerifyFile  string        // verify mode: ids to look up
+	Timeout     time.Duration // per request
+}
+
+// The sandbox institutions the bodies name: Airtel Money for the test
+// wallets (exempt from the network check) and bank 1 for the test accounts.
+const (
+	momoInstitution = 101
+	bankInstitution = 1
+)
+
+// fundRatePerSecond sizes the funding of a -duration run without -n: enough
+// for this many accepted payouts per second, well above the target.
+const fundRatePerSecond = 100_000
+
+func (c *config) validate() (money.Amount, error) {
+	if c.Clients < 1 {
+		return money.Amount{}, errors.New("-clients must be at least 1")
+	}
+	if c.Timeout <= 0 {
+		return money.Amount{}, errors.New("-timeout must be positive")
+	}
+	if c.VerifyFile != "" {
+		if c.Key == "" {
+			return money.Amount{}, errors.New("-verify needs -key (the API key of the organization that made the payouts; a load run prints it)")
+		}
+		return money.Amount{}, nil
+	}
+	if c.N < 0 || c.Duration < 0 || (c.N == 0 && c.Duration == 0) {
+		return money.Amount{}, errors.New("give a positive -n or -duration")
+	}
+	if c.Rail != "momo" && c.Rail != "bank" {
+		return money.Amount{}, fmt.Errorf("-rail must be momo or bank, not %q", c.Rail)
+	}
+	amt, err := money.Parse(money.MWK, c.Amount)
+	if err != nil {
+		return money.Amount{}, fmt.Errorf("-amount: %w", err)
+	}
+	if amt.Sign() <= 0 {
+		return money.Amount{}, errors.New("-amount must be positive")
+	}
+	return amt, nil
+}
+
+// run is the whole command: a load run and its balance check, or -verify.
+func run(ctx context.Context, c config, out io.Writer) error {
+	amount, err := c.validate()
+	if err != nil {
+		return err
+	}
+	if err := checkTarget(ctx, c.URL, c.AllowRemote, lookupHost); err != nil {
+		return err
+	}
+	setup := c.VerifyFile == "" && c.Key == ""
+	if setup {
+		if err := checkTarget(ctx, c.AdminURL, c.AllowRemote, lookupHost); err != nil {
+			return err
+		}
+	}
+	hc := newHTTPClient(c.Clients, c.Timeout, c.AllowRemote)
+	defer hc.CloseIdleConnections()
+	pub := &endpoint{hc: hc, base: strings.TrimRight(c.URL, "/"), token: c.Key}
+	if c.VerifyFile != "" {
+		return verify(ctx, pub, c.VerifyFile, c.Clients, out)
+	}
+
+	if setup {
+		token := c.AdminToken
+		if token == "" {
+			b, err := os.ReadFile(filepath.Join(c.DataDir, "admin-token"))
+			if err != nil {
+				return fmt.Errorf("reading the admin token (give -admin-token or -data): %w", err)
+			}
+			token = strings.TrimSpace(string(b))
+		}
+		adm := &endpoint{hc: hc, base: strings.TrimRight(c.AdminURL, "/"), token: token}
+		if pub.token, err = setupOrg(ctx, adm, pub, c, amount, out); err != nil {
+			return err
+		}
+	}
+	hold, err := quoteTotalDebit(ctx, pub, c.Rail, amount)
+	if err != nil {
+		return err
+	}
+	start, err := readBalance(ctx, pub)
+	if err != nil {
+		return err
+	}
+	if !start.Held.IsZero() {
+		fmt.Fprintf(out, "warning: the organization holds %s MWK for payouts in flight already; if they settle during the run the balance check fails\n", start.Held)
+	}
+	fmt.Fprintf(out, "%-*s%s/v1/payouts/%s, %s MWK each, %d clients, %s\n", labelWidth, "target",
+		pub.base, c.Rail, amount, c.Clients, bounds(c))
+	res := runLoad(ctx, pub.hc, loadParams{
+		url: pub.base + "/v1/payouts/" + c.Rail, key: pub.token,
+		bodies: payoutBodies(c.Rail, amount), clients: c.Clients, n: c.N, duration: c.Duration,
+	})
+	// An interrupt stops the sending only: what was sent is still resolved
+	// and checked (a second interrupt kills the command).
+	ctx = context.WithoutCancel(ctx)
+	res.resolveUnknown(ctx, pub, "/v1/payouts/"+c.Rail)
+	if c.IDsFile != "" {
+		if err := writeIDs(c.IDsFile, res.ids); err != nil {
+			return err
+		}
+	}
+	printReport(out, res)
+	ok, err := checkBalance(ctx, pub, c.Clients, start, hold, res, out)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return errors.New("balance check failed")
+	}
+	return nil
+}
+
+// ---------------------------------------------------------------------------
+// Targets and the HTTP client.
+
+func lookupHost(ctx context.Context, host string) ([]netip.Addr, error) {
+	return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+}
+
+// checkTarget refuses a URL that is not http(s), and unless allowRemote one
+// whose host resolves to anything but loopback addresses.
+func checkTarget(ctx context.Context, raw string, allowRemote bool, lookup func(context.Context, string) ([]netip.Addr, error)) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%q is not an http:// or https:// base address", raw)
+	}
+	if allowRemote {
+		return nil
+	}
+	host := u.Hostname()
+	var addrs []netip.Addr
+	if a, err := netip.ParseAddr(host); err == nil {
+		addrs = []netip.Addr{a}
+	} else if addrs, err = lookup(ctx, host); err != nil {
+		return fmt.Errorf("resolving %s: %w", host, err)
+	}
+	if len(addrs) == 0 {
+		return fmt.Errorf("%s resolves to no address", host)
+	}
+	for _, a := range addrs {
+		if !a.Unmap().IsLoopback() {
+			return fmt.Errorf("refusing %s: %s is not a loopback address (pass -allow-remote to load a remote server)", raw, a)
+		}
+	}
+	return nil
+}
+
+// loopbackOnly is a dialer Control that refuses any non-loopback address,
+// whatever DNS answered after checkTarget.
+func loopbackOnly(network, address string, _ syscall.RawConn) error {
+	ap, err := netip.ParseAddrPort(address)
+	if err != nil || !ap.Addr().Unmap().IsLoopback() {
+		return fmt.Errorf("refusing to connect to %s: not a loopback address", address)
+	}
+	return nil
+}
+
+// newHTTPClient returns the one client of a run: keep-alive connections for
+// every worker, no proxy, no redirects, no compression.
+func newHTTPClient(clients int, timeout time.Duration, allowRemote bool) *http.Client {
+	d := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
+	if !allowRemote {
+		d.Control = loopbackOnly
+	}
+	return &http.Client{
+		Timeout: timeout,
+		Transport: &http.Transport{
+			Proxy:               nil,
+			DialContext:         d.DialContext,
+			MaxIdleConns:        2*clients + 16,
+			MaxIdleConnsPerHost: clients + 16,
+			IdleConnTimeout:     90 * time.Second,
+			TLSHandshakeTimeout: 10 * time.Second,
+			DisableCompression:  true,
+		},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+// endpoint is one API base and the bearer token it takes.
+type endpoint struct {
+	hc    *http.Client
+	base  string
+	token string
+}
+
+// apiError is a response that was not the expected status.
+type apiError struct {
+	Method, Path string
+	Status       int
+	Code         string
+	Body         string
+}
+
+func (e *apiError) Error() string {
+	if e.Code != "" {
+		return fmt.Sprintf("%s %s: %d %s", e.Method, e.Path, e.Status, e.Code)
+	}
+	return fmt.Sprintf("%s %s: %d %s", e.Method, e.Path, e.Status, e.Body)
+}
+
+// errorCode reads the code of an error envelope, "" when there is none.
+func errorCode(body []byte) string {
+	var env struct {
+		Error struct {
+			Code string `json:"code"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(body, &env) != nil {
+		return ""
+	}
+	return env.Error.Code
+}
+
+// send does one request and reads the whole response.
+func (e *endpoint) send(ctx context.Context, method, path string, body []byte, header http.Header) (int, http.Header, []byte, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, e.base+path, rd)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	req.Header.Set("Authorization", "Bearer "+e.token)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	res, err := e.hc.Do(req)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	return res.StatusCode, res.Header, b, err
+}
+
+// call sends in as JSON (nil: no body), wants status want and decodes the
+// response into out (nil: discard).
+func (e *endpoint) call(ctx context.Context, method, path string, in any, want int, out any) error {
+	var body []byte
+	if in != nil {
+		var err error
+		if body, err = json.Marshal(in); err != nil {
+			return err
+		}
+	}
+	status, _, b, err := e.send(ctx, method, path, body, nil)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", method, path, err)
+	}
+	if status != want {
+		return &apiError{Method: method, Path: path, Status: status, Code: errorCode(b), Body: strings.TrimSpace(string(b))}
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal(b, out); err != nil {
+		return fmt.Errorf("%s %s: reading the response: %w", method, path, err)
+	}
+	return nil
+}
+
+// getRetrying GETs path, waiting out 429s (Retry-After), transport errors
+// and 5xx a few times: reads are safe to repeat.
+func (e *endpoint) getRetrying(ctx context.Context, path string) (int, []byte, error) {
+	var lastErr error
+	for attempt := 0; attempt < 20; attempt++ {
+		status, h, b, err := e.send(ctx, http.MethodGet, path, nil, nil)
+		switch {
+		case err != nil:
+			lastErr = err
+		case status == http.StatusTooManyRequests:
+			lastErr = fmt.Errorf("429 %s", errorCode(b))
+			if s, _ := strconv.Atoi(h.Get("Retry-After")); s > 0 {
+				if err := sleep(ctx, time.Duration(min(s, 5))*time.Second); err != nil {
+					return 0, nil, err
+				}
+				continue
+			}
+		case status >= 500:
+			lastErr = fmt.Errorf("%d %s", status, errorCode(b))
+		default:
+			return status, b, nil
+		}
+		if err := sleep(ctx, time.Duration(attempt+1)*50*time.Millisecond); err != nil {
+			return 0, nil, err
+		}
+	}
+	return 0, nil, fmt.Errorf("GET %s: %w", path, lastErr)
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Setup through the admin API.
+
+// setupOrg creates, keys, funds and unthrottles a fresh organization and
+// returns its API key.
+func setupOrg(ctx context.Context, adm, pub *endpoint, c config, amount money.Amount, out io.Writer) (string, error) {
+	var org struct {
+		ID   string `json:"id"`
+		Name string `json:"name"`
+	}
+	name := "loadgen " + time.Now().UTC().Format(time.RFC3339)
+	if err := adm.call(ctx, http.MethodPost, "/admin/orgs", map[string]any{"name": name}, http.StatusCreated, &org); err != nil {
+		return "", fmt.Errorf("creating the organization: %w", err)
+	}
+	var key struct {
+		Key string `json:"key"`
+	}
+	if err := adm.call(ctx, http.MethodPost, "/admin/orgs/"+org.ID+"/keys", nil, http.StatusCreated, &key); err != nil {
+		return "", fmt.Errorf("creating an API key: %w", err)
+	}
+	withKey := *pub
+	withKey.token = key.Key
+	hold, err := quoteTotalDebit(ctx, &withKey, c.Rail, amount)
+	if err != nil {
+		return "", err
+	}
+	count := int64(c.N)
+	if c.Duration > 0 {
+		count = max(count, int64(math.Ceil(c.Duration.Seconds()*fundRatePerSecond)))
+	}
+	funding, err := mulInt(hold, count+count/10+10) // a tenth more, and a few
+	if err != nil {
+		return "", err
+	}
+	if err := adm.call(ctx, http.MethodPost, "/admin/orgs/"+org.ID+"/funding",
+		map[string]any{"asset": "MWK", "amount": funding.String(), "ref": "loadgen-" + uuid.NewString()}, http.StatusOK, nil); err != nil {
+		return "", fmt.Errorf("funding the organization: %w", err)
+	}
+	// The daily volume cap is on amounts; the hourly count on payouts.
+	volume, err := mulInt(amount, 2*count+10)
+	if err != nil {
+		return "", err
+	}
+	limits := tambala.PayoutLimits{
+		MaxPerPayoutMWK: maxAmount(amount, tambala.DefaultPayoutLimits().MaxPerPayoutMWK),
+		DailyVolumeMWK:  volume.String(),
+		HourlyCount:     int(min(2*count+10, math.MaxInt32)),
+	}
+	if err := adm.call(ctx, http.MethodPut, "/admin/orgs/"+org.ID+"/payout-limits", limits, http.StatusOK, nil); err != nil {
+		return "", fmt.Errorf("raising the payout limits: %w", err)
+	}
+	fmt.Fprintf(out, "%-*s%s (%q), funded with %s MWK\n", labelWidth, "organization", org.ID, name, funding)
+	fmt.Fprintf(out, "%-*s%s\n", labelWidth, "api key", key.Key)
+	return key.Key, nil
+}
+
+// maxAmount is the larger of a and the decimal string s (s when it does not
+// parse, which the server then rejects).
+func maxAmount(a money.Amount, s string) string {
+	b, err := money.Parse(money.MWK, s)
+	if err != nil || a.Cmp(b) > 0 {
+		return a.String()
+	}
+	return b.String()
+}
+
+// mulInt is a × n, exactly.
+func mulInt(a money.Amount, n int64) (money.Amount, error) {
+	ctx := apd.BaseContext.WithPrecision(100)
+	ctx.Traps |= apd.Inexact
+	var d apd.Decimal
+	if _, err := ctx.Mul(&d, a.Decimal(), apd.New(n, 0)); err != nil {
+		return money.Amount{}, err
+	}
+	return money.FromDecimal(a.Asset(), &d)
+}
+
+// quoteTotalDebit prices one payout: what it holds from available.
+func quoteTotalDebit(ctx context.Context, pub *endpoint, rail string, amount money.Amount) (money.Amount, error) {
+	var q struct {
+		TotalDebit *string `json:"total_debit"`
+	}
+	in := map[string]any{"direction": "payout", "rail": rail, "amount_mwk": amount.String()}
+	if err := pub.call(ctx, http.MethodPost, "/v1/fees/quote", in, http.StatusOK, &q); err != nil {
+		return money.Amount{}, fmt.Errorf("quoting the fee: %w", err)
+	}
+	if q.TotalDebit == nil {
+		return money.Amount{}, errors.New("the fee quote has no total_debit")
+	}
+	return money.Parse(money.MWK, *q.TotalDebit)
+}
+
+// balance is GET /v1/balance.
+type balance struct {
+	Available, Held, Shortfall money.Amount
+}
+
+func readBalance(ctx context.Context, pub *endpoint) (balance, error) {
+	var b struct {
+		Available string `json:"available"`
+		Held      string `json:"held"`
+		Shortfall string `json:"shortfall"`
+	}
+	status, body, err := pub.getRetrying(ctx, "/v1/balance")
+	if err != nil {
+		return balance{}, err
+	}
+	if status != http.StatusOK {
+		return balance{}, &apiError{Method: "GET", Path: "/v1/balance", Status: status, Code: errorCode(body), Body: string(body)}
+	}
+	if err := json.Unmarshal(body, &b); err != nil {
+		return balance{}, fmt.Errorf("GET /v1/balance: %w", err)
+	}
+	var out balance
+	for _, f := range []struct {
+		dst *money.Amount
+		s   string
+	}{{&out.Available, b.Available}, {&out.Held, b.Held}, {&out.Shortfall, b.Shortfall}} {
+		if f.s == "" {
+			f.s = "0"
+		}
+		if *f.dst, err = money.ParseSigned(money.MWK, f.s); err != nil {
+			return balance{}, fmt.Errorf("GET /v1/balance: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// payoutBodies are the request bodies of a run, built once: one per sandbox
+// test destination, all of the same amount.
+func payoutBodies(rail string, amount money.Amount) [][]byte {
+	var out [][]byte
+	if rail == "bank" {
+		for _, acct := range tambala.SandboxBankAccounts {
+			b, _ := json.Marshal(map[string]any{"amount_mwk": amount.String(), "institution_id": bankInstitution, "account_number": acct, "beneficiary_name": "Load Test"})
+			out = append(out, b)
+		}
+		return out
+	}
+	for _, w := range tambala.SandboxWallets {
+		b, _ := json.Marshal(map[string]any{"amount_mwk": amount.String(), "institution_id": momoInstitution, "mobile_number": w, "beneficiary_name": "Load Test"})
+		out = append(out, b)
+	}
+	return out
+}
+
+// ---------------------------------------------------------------------------
+// The load.
+
+type loadParams struct {
+	url      string
+	key      string
+	bodies   [][]byte
+	clients  int
+	n        int           // 0: no count bound
+	duration time.Duration // 0: no time bound
+}
+
+// attempt is a payout request whose outcome is not known yet.
+type attempt struct {
+	key  string
+	body []byte
+}
+
+// result is what a run saw.
+type result struct {
+	wall       time.Duration
+	latencies  []time.Duration // of every request, sorted
+	accepted   int
+	ids        []string       // accepted payout ids
+	errors     map[string]int // "status code" -> count
+	unknown    []attempt      // transport errors and 5xx, to replay
+	firstErr   string         // first transport error, for the report
+	replayed   map[string]int // outcome of replays
+	unresolved int            // replays that never got an answer
+	stopped    bool           // interrupted
+}
+
+// worker is one client's private bookkeeping: nothing is shared while
+// running.
+type worker struct {
+	lat      []time.Duration
+	ids      []string
+	accepted int
+	errs     map[string]int
+	unknown  []attempt
+	firstErr string
+	buf      bytes.Buffer
+	keys     keygen
+}
+
+// keygen makes random (version 4) UUIDs for Idempotency-Keys from its own
+// buffer of crypto/rand bytes: no lock shared between workers.
+type keygen struct {
+	buf [16 * 256]byte
+	off int
+}
+
+func (g *keygen) next() string {
+	if g.off == 0 || g.off == len(g.buf) {
+		if _, err := rand.Read(g.buf[:]); err != nil {
+			panic(err) // crypto/rand does not fail on supported systems
+		}
+		g.off = 0
+	}
+	var u uuid.UUID
+	copy(u[:], g.buf[g.off:g.off+16])
+	g.off += 16
+	u[6] = u[6]&0x0f | 0x40 // version 4
+	u[8] = u[8]&0x3f | 0x80 // RFC 4122 variant
+	return u.String()
+}
+
+// runLoad sends the payouts and merges what the workers saw.
+func runLoad(ctx context.Context, hc *http.Client, p loadParams) *result {
+	workers := make([]*worker, p.clients)
+	per := 1024
+	if p.n > 0 {
+		per = p.n/p.clients + 1
+	}
+	for i := range workers {
+		workers[i] = &worker{lat: make([]time.Duration, 0, per), ids: make([]string, 0, per), errs: map[string]int{}}
+	}
+	var next atomic.Int64
+	var deadline time.Time
+	t0 := time.Now()
+	if p.duration > 0 {
+		deadline = t0.Add(p.duration)
+	}
+	var wg sync.WaitGroup
+	for _, w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w.loop(ctx, hc, &p, &next, deadline)
+		}()
+	}
+	wg.Wait()
+	res := &result{wall: time.Since(t0), errors: map[string]int{}, replayed: map[string]int{}, stopped: ctx.Err() != nil}
+	n := 0
+	for _, w := range workers {
+		n += len(w.lat)
+	}
+	res.latencies = make([]time.Duration, 0, n)
+	for _, w := range workers {
+		res.latencies = append(res.latencies, w.lat...)
+		res.ids = append(res.ids, w.ids...)
+		res.accepted += w.accepted
+		for k, v := range w.errs {
+			res.errors[k] += v
+		}
+		res.unknown = append(res.unknown, w.unknown...)
+		if res.firstErr == "" {
+			res.firstErr = w.firstErr
+		}
+	}
+	slices.Sort(res.latencies)
+	return res
+}
+
+func (w *worker) loop(ctx context.Context, hc *http.Client, p *loadParams, next *atomic.Int64, deadline time.Time) {
+	auth := []string{"Bearer " + p.key}
+	ctype := []string{"application/json"}
+	for ctx.Err() == nil {
+		i := next.Add(1) - 1
+		if p.n > 0 && i >= int64(p.n) {
+			return
+		}
+		if !deadline.IsZero() && !time.Now().Before(deadline) {
+			return
+		}
+		body := p.bodies[i%int64(len(p.bodies))]
+		key := w.keys.next()
+		t0 := time.Now()
+		status, b, err := w.post(hc, p.url, auth, ctype, key, body)
+		w.lat = append(w.lat, time.Since(t0))
+		switch {
+		case err != nil:
+			w.errs["transport error"]++
+			if w.firstErr == "" {
+				w.firstErr = err.Error()
+			}
+			w.unknown = append(w.unknown, attempt{key, body})
+		case status == http.StatusAccepted:
+			w.accepted++
+			if id := payoutID(b); id != "" {
+				w.ids = append(w.ids, id)
+			} else {
+				w.errs["202 unreadable body"]++
+			}
+		default:
+			w.errs[errKey(status, b)]++
+			if status >= 500 {
+				w.unknown = append(w.unknown, attempt{key, body})
+			}
+		}
+	}
+}
+
+// post sends one payout; the body read into w.buf is valid until the next.
+// Requests are not tied to ctx: an interrupted run lets the requests in
+// flight finish, so their outcome is known.
+func (w *worker) post(hc *http.Client, url string, auth, ctype []string, key string, body []byte) (int, []byte, error) {
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return 0, nil, err
+	}
+	req.Header = http.Header{"Authorization": auth, "Content-Type": ctype, "Idempotency-Key": {key}}
+	res, err := hc.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	w.buf.Reset()
+	_, err = w.buf.ReadFrom(res.Body)
+	res.Body.Close()
+	if err != nil {
+		return 0, nil, err
+	}
+	return res.StatusCode, w.buf.Bytes(), nil
+}
+
+// payoutID reads the id of a payout body. The server renders the id first
+// ({"id":"<36 characters>",...}), which is read without a JSON decoder; any
+// other shape is decoded.
+func payoutID(body []byte) string {
+	const prefix = `{"id":"`
+	if len(body) > len(prefix)+37 && string(body[:len(prefix)]) == prefix && body[len(prefix)+36] == '"' {
+		if id := body[len(prefix) : len(prefix)+36]; uuid.Validate(string(id)) == nil {
+			return string(id)
+		}
+	}
+	var p struct {
+		ID string `json:"id"`
+	}
+	if json.Unmarshal(body, &p) != nil {
+		return ""
+	}
+	return p.ID
+}
+
+func errKey(status int, body []byte) string {
+	code := errorCode(body)
+	if code == "" {
+		code = "-"
+	}
+	return strconv.Itoa(status) + " " + code
+}
+
+// resolveUnknown replays every request whose outcome is unknown with the
+// same key and body, until the server decides it: the original outcome if
+// there was one, else a fresh decision. Either way it is then known.
+func (r *result) resolveUnknown(ctx context.Context, pub *endpoint, path string) {
+	for _, a := range r.unknown {
+		outcome := "still unknown"
+		for try := 0; try < 10; try++ {
+			status, h, b, err := pub.send(ctx, http.MethodPost, path, a.body, http.Header{"Idempotency-Key": {a.key}})
+			wait := time.Duration(try+1) * 100 * time.Millisecond
+			if err == nil {
+				if status == http.StatusAccepted {
+					r.accepted++
+					if id := payoutID(b); id != "" {
+						r.ids = append(r.ids, id)
+					}
+					outcome = "accepted"
+					break
+				}
+				if status < 500 && status != http.StatusTooManyRequests && status != http.StatusConflict {
+					outcome = "rejected " + errKey(status, b)
+					break
+				}
+				if s, _ := strconv.Atoi(h.Get("Retry-After")); s > 0 {
+					wait = time.Duration(min(s, 5)) * time.Second
+				}
+			}
+			if ctx.Err() != nil || sleep(ctx, wait) != nil {
+				break
+			}
+		}
+		r.replayed[outcome]++
+		if outcome == "still unknown" {
+			r.unresolved++
+		}
+	}
+}
+
+// ---------------------------------------------------------------------------
+// The report.
+
+// percentile is the nearest-rank percentile of sorted.
+func percentile(sorted []time.Duration, p float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	// The epsilon keeps float error from pushing an exact rank up (99.9% of
+	// 1000 is rank 999, not 1000).
+	i := int(math.Ceil(p/100*float64(len(sorted))-1e-9)) - 1
+	return sorted[min(max(i, 0), len(sorted)-1)]
+}
+
+// bounds describes when a run stops.
+func bounds(c config) string {
+	switch {
+	case c.N > 0 && c.Duration > 0:
+		return fmt.Sprintf("%d payouts or %s, whichever comes first", c.N, c.Duration)
+	case c.Duration > 0:
+		return "for " + c.Duration.String()
+	default:
+		return fmt.Sprintf("%d payouts", c.N)
+	}
+}
+
+// newTable is an aligned two-column writer; every block of the output uses
+// the same first-column width.
+func newTable(out io.Writer) *tabwriter.Writer {
+	return tabwriter.NewWriter(out, labelWidth, 0, 2, ' ', 0)
+}
+
+const labelWidth = 24
+
+func ms(d time.Duration) string {
+	return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', 3, 64) + " ms"
+}
+
+func printReport(out io.Writer, r *result) {
+	tw := newTable(out)
+	secs := r.wall.Seconds()
+	rate := func(n int) string {
+		if secs <= 0 {
+			return "-"
+		}
+		return strconv.FormatFloat(float64(n)/secs, 'f', 1, 64)
+	}
+	if r.stopped {
+		fmt.Fprintf(tw, "interrupted\tyes\n")
+	}
+	fmt.Fprintf(tw, "wall time\t%s\n", r.wall.Round(time.Millisecond))
+	fmt.Fprintf(tw, "requests\t%d\n", len(r.latencies))
+	fmt.Fprintf(tw, "accepted\t%d\n", r.accepted)
+	fmt.Fprintf(tw, "accepted/s\t%s\n", rate(r.accepted))
+	fmt.Fprintf(tw, "requests/s\t%s\n", rate(len(r.latencies)))
+	for _, p := range []struct {
+		name string
+		p    float64
+	}{{"p50", 50}, {"p90", 90}, {"p99", 99}, {"p99.9", 99.9}, {"max", 100}} {
+		fmt.Fprintf(tw, "latency %s\t%s\n", p.name, ms(percentile(r.latencies, p.p)))
+	}
+	if len(r.errors) == 0 {
+		fmt.Fprintf(tw, "errors\tnone\n")
+	} else {
+		keys := make([]string, 0, len(r.errors))
+		for k := range r.errors {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			fmt.Fprintf(tw, "error %s\t%d\n", k, r.errors[k])
+		}
+		if r.firstErr != "" {
+			fmt.Fprintf(tw, "first transport error\t%s\n", r.firstErr)
+		}
+	}
+	for k, v := range r.replayed {
+		fmt.Fprintf(tw, "replayed, %s\t%d\n", k, v)
+	}
+	tw.Flush()
+}
+
+func writeIDs(path string, ids []string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	for _, id := range ids {
+		w.WriteString(id)
+		w.WriteByte('\n')
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

@@ -1,0 +1,49 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+)
+
+func main() {
+	var c config
+	flag.StringVar(&c.URL, "url", "http://127.0.0.1:8080", "public API base address")
+	flag.StringVar(&c.AdminURL, "admin-url", "http://127.0.0.1:8081", "admin API base address (used unless -key)")
+	flag.StringVar(&c.AdminToken, "admin-token", "", "admin token (default: read from DATA/admin-token)")
+	flag.StringVar(&c.DataDir, "data", "data", "the server's data folder, where admin-token is read from")
+	flag.StringVar(&c.Key, "key", "", "use this API key instead of creating and funding an organization")
+	flag.IntVar(&c.Clients, "clients", 64, "concurrent clients")
+	flag.IntVar(&c.N, "n", 20000, "payouts to send (ignored when -duration is given, unless -n is given too)")
+	flag.DurationVar(&c.Duration, "duration", 0, "send payouts for this long instead of -n")
+	flag.StringVar(&c.Amount, "amount", "1500.00", "amount_mwk of each payout")
+	flag.StringVar(&c.Rail, "rail", "momo", "payout rail: momo or bank")
+	flag.BoolVar(&c.AllowRemote, "allow-remote", false, "allow a target whose host is not a loopback address")
+	flag.StringVar(&c.IDsFile, "ids", "", "write every accepted payout id to this file, one per line")
+	flag.StringVar(&c.VerifyFile, "verify", "", "instead of a load run, GET every payout id in this file and report found and missing (needs -key)")
+	flag.DurationVar(&c.Timeout, "timeout", 10*time.Second, "timeout of each request")
+	flag.Parse()
+	if flag.NArg() > 0 {
+		fmt.Fprintln(os.Stderr, "loadgen: unexpected arguments:", flag.Args())
+		os.Exit(2)
+	}
+	nGiven := false
+	flag.Visit(func(f *flag.Flag) { nGiven = nGiven || f.Name == "n" })
+	if c.Duration > 0 && !nGiven {
+		c.N = 0 // the duration alone bounds the run
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop() // a second interrupt kills the command
+	}()
+	if err := run(ctx, c, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "loadgen:", err)
+		os.Exit(1)
+	}
+}
