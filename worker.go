@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -31,6 +32,10 @@ type WorkerOptions struct {
 	MaxBackoff time.Duration
 	// Batch is how many due payouts one pass takes (default 100).
 	Batch int
+	// Concurrency is the most payouts one pass advances at once, each
+	// with its own provider call (default 8). 1 advances them one at a
+	// time, in due order.
+	Concurrency int
 }
 
 func (w *WorkerOptions) defaults() {
@@ -45,6 +50,9 @@ func (w *WorkerOptions) defaults() {
 	}
 	if w.Batch <= 0 {
 		w.Batch = 100
+	}
+	if w.Concurrency <= 0 {
+		w.Concurrency = 8
 	}
 }
 
@@ -69,42 +77,60 @@ func at(t time.Time) *time.Time { return &t }
 
 var errNoProvider = errors.New("tambala: no payout provider configured")
 
-// ProcessPayouts runs one pass of the payout worker: every payout due now is
-// submitted, polled, or finished. It returns how many it advanced. Several
-// workers may run over one store: a payout is claimed in a transaction
-// before its provider call, so no two calls for it overlap within a lease.
+// ProcessPayouts runs one pass of the payout worker: every payout due now
+// (up to Batch) is submitted, polled, or finished, up to Concurrency at
+// once. It returns how many it advanced. Several workers may run over one
+// store: a payout is claimed in a transaction before its provider call, so
+// no two calls for it overlap within a lease. A provider call that panics
+// ends the pass once the other calls under way are recorded, and the panic
+// goes on in the caller's goroutine.
 func (e *Engine) ProcessPayouts(ctx context.Context) (int, error) {
+	n, _, err := e.processPayouts(ctx)
+	return n, err
+}
+
+// processPayouts is ProcessPayouts; full says the pass took a whole Batch,
+// so more may be due already.
+func (e *Engine) processPayouts(ctx context.Context) (advanced int, full bool, err error) {
 	if e.provider == nil {
-		return 0, errNoProvider
+		return 0, false, errNoProvider
 	}
 	ids, err := payoutsDue.due(ctx, e.store, e.now(), e.worker.Batch)
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
-	n := 0
-	for _, id := range ids {
-		if err := ctx.Err(); err != nil {
-			return n, err
-		}
-		advanced, err := e.advancePayout(ctx, id)
+	var count atomic.Int64
+	forEachConcurrently(ctx, e.worker.Concurrency, len(ids), func(i int) {
+		ok, err := e.advancePayout(ctx, ids[i])
 		if err != nil {
-			e.log.Error("payout worker", zap.String("payout", id), zap.Error(err))
-			continue
+			if ctx.Err() == nil {
+				e.log.Error("payout worker", zap.String("payout", ids[i]), zap.Error(err))
+			}
+			return
 		}
-		if advanced {
-			n++
+		if ok {
+			count.Add(1)
 		}
-	}
-	return n, nil
+	})
+	return int(count.Load()), len(ids) == e.worker.Batch, ctx.Err()
 }
 
-// RunPayoutWorker runs ProcessPayouts every interval until ctx ends.
+// RunPayoutWorker runs ProcessPayouts every interval until ctx ends. A pass
+// that took a whole Batch is followed by the next at once, so a backlog
+// drains at the provider's pace rather than one Batch per interval.
 func (e *Engine) RunPayoutWorker(ctx context.Context, interval time.Duration) error {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
-		if _, err := e.ProcessPayouts(ctx); err != nil && ctx.Err() == nil {
+		_, full, err := e.processPayouts(ctx)
+		if err != nil && ctx.Err() == nil {
 			e.log.Error("payout worker pass", zap.Error(err))
+		}
+		if full && err == nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			continue
 		}
 		select {
 		case <-ctx.Done():

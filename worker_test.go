@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -260,4 +261,114 @@ func TestWorkerFeeAboveHold(t *testing.T) {
 	b = w.balance(t)
 	assert.Equal(t, "38.20", b.Available.String())
 	assert.Equal(t, "0.00", b.Shortfall.String())
+}
+
+// slowProvider is the sandbox provider with each Submit taking a while,
+// counting the calls under way at once.
+// With overlap set, the first call waits (up to 10 s) for a second to
+// begin, so that overlapping calls do not depend on the scheduler.
+type slowProvider struct {
+	*sandbox.Provider
+	delay          time.Duration
+	overlap        bool
+	inFlight, most atomic.Int64
+	second         chan struct{}
+	once           sync.Once
+}
+
+func (s *slowProvider) Submit(ctx context.Context, sub tambala.PayoutSubmission) error {
+	cur := s.inFlight.Add(1)
+	defer s.inFlight.Add(-1)
+	for m := s.most.Load(); cur > m && !s.most.CompareAndSwap(m, cur); m = s.most.Load() {
+	}
+	if s.overlap {
+		if cur >= 2 {
+			s.once.Do(func() { close(s.second) })
+		}
+		select {
+		case <-s.second:
+		case <-time.After(10 * time.Second):
+		}
+	}
+	time.Sleep(s.delay)
+	return s.Provider.Submit(ctx, sub)
+}
+
+// TestWorkerConcurrency: one pass makes up to Concurrency provider calls at
+// once, never two for one payout, and each payout is submitted once.
+func TestWorkerConcurrency(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		store       func(t *testing.T) store.Store
+		concurrency int
+	}{
+		{"memstore, default", func(*testing.T) store.Store { return memstore.New() }, 0},
+		{"memstore, one", func(*testing.T) store.Store { return memstore.New() }, 1},
+		{"boltstore, 4", func(t *testing.T) store.Store {
+			s, err := boltstore.Open(filepath.Join(t.TempDir(), "w.db"), nil)
+			require.NoError(t, err)
+			return s
+		}, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorkerEnv(t, tc.store(t))
+			slow := &slowProvider{Provider: w.provider, delay: time.Millisecond,
+				overlap: tc.concurrency != 1, second: make(chan struct{})}
+			e, err := tambala.New(w.store, &tambala.Options{Clock: w.clock.Now, Payouts: slow,
+				Worker: tambala.WorkerOptions{Concurrency: tc.concurrency}})
+			require.NoError(t, err)
+			var ids []string
+			for i := range 24 {
+				ids = append(ids, w.payout(t, payouts.Momo, momo(tambala.SandboxWallets[i%len(tambala.SandboxWallets)], 100+i)))
+			}
+			n, err := e.ProcessPayouts(context.Background())
+			require.NoError(t, err)
+			require.Equal(t, 24, n)
+			want := int64(max(1, tc.concurrency))
+			if tc.concurrency == 0 {
+				want = 8
+			}
+			require.LessOrEqual(t, slow.most.Load(), want)
+			if want > 1 {
+				require.Greater(t, slow.most.Load(), int64(1), "calls overlapped")
+			}
+			for _, id := range ids {
+				require.Equal(t, 1, w.provider.SubmitCalls(id))
+				require.Equal(t, "pending", w.read(t, id)["status"])
+			}
+			w.clock.Advance(3 * time.Second)
+			_, err = e.ProcessPayouts(context.Background())
+			require.NoError(t, err)
+			for _, id := range ids {
+				require.Equal(t, "succeeded", w.read(t, id)["status"])
+			}
+			require.Equal(t, "0.00", w.balance(t).Held.String())
+		})
+	}
+}
+
+// TestRunPayoutWorkerDrainsBacklog: a pass that takes a whole Batch is
+// followed by the next at once, not after the interval.
+func TestRunPayoutWorkerDrainsBacklog(t *testing.T) {
+	w := newWorkerEnv(t, memstore.New())
+	e, err := tambala.New(w.store, &tambala.Options{Clock: w.clock.Now, Payouts: w.provider,
+		Worker: tambala.WorkerOptions{Batch: 5}})
+	require.NoError(t, err)
+	var ids []string
+	for i := range 23 {
+		ids = append(ids, w.payout(t, payouts.Momo, momo(tambala.SandboxWallets[i%len(tambala.SandboxWallets)], 100+i)))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- e.RunPayoutWorker(ctx, time.Hour) }()
+	require.Eventually(t, func() bool {
+		for _, id := range ids {
+			if w.read(t, id)["status"] != "pending" {
+				return false
+			}
+		}
+		return true
+	}, 10*time.Second, 5*time.Millisecond, "five passes in a row, none waiting out the hour")
+	cancel()
+	require.NoError(t, <-done)
 }
