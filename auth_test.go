@@ -152,3 +152,38 @@ func TestKeys_ActiveLimit(t *testing.T) {
 	_, err = e.Keys(ctx, "no-such-org")
 	assert.Equal(t, errcode.NotFound, errcode.Of(err))
 }
+
+// Authenticate reuses decoded keys and organizations while their stored
+// bytes are unchanged: every change is still seen at once, and a caller
+// changing the principal it got changes nothing for the next request.
+func TestAuthenticate_CachedRecordsStayFresh(t *testing.T) {
+	ctx := context.Background()
+	e, _ := testEngine(t, nil)
+	p, key := orgWithKey(t, e, "A", 0)
+	_, err := e.SetAllowlist(ctx, p.Org.ID, []string{"203.0.113.7"})
+	require.NoError(t, err)
+	allowed := netip.MustParseAddr("203.0.113.7")
+
+	first, err := e.Authenticate(ctx, key, allowed)
+	require.NoError(t, err)
+	first.Org.Allowlist[0] = "198.51.100.1"
+	first.Org.Name = "changed by a caller"
+	again, err := e.Authenticate(ctx, key, allowed)
+	require.NoError(t, err, "a caller's change to its principal is its own")
+	assert.Equal(t, "A", again.Org.Name)
+
+	for range 3 { // suspend, reactivate, suspend: each seen on the next request
+		_, err = e.SetOrganizationStatus(ctx, p.Org.ID, tambala.OrgSuspended)
+		require.NoError(t, err)
+		_, err = e.Authenticate(ctx, key, allowed)
+		assert.Equal(t, errcode.Forbidden, errcode.Of(err))
+		_, err = e.SetOrganizationStatus(ctx, p.Org.ID, tambala.OrgActive)
+		require.NoError(t, err)
+		_, err = e.Authenticate(ctx, key, allowed)
+		assert.NoError(t, err)
+	}
+	_, err = e.SetAllowlist(ctx, p.Org.ID, nil)
+	require.NoError(t, err)
+	_, err = e.Authenticate(ctx, key, netip.MustParseAddr("198.51.100.9"))
+	assert.NoError(t, err, "the emptied allowlist is seen at once")
+}

@@ -2,7 +2,11 @@ package tambala
 
 import (
 	"bytes"
+	"encoding/json"
+	"errors"
 	"sync"
+
+	"github.com/tambalapay/tambala/store"
 )
 
 // decodedRecord caches the decoding of one stored record that every
@@ -34,4 +38,49 @@ func (c *decodedRecord[T]) decode(raw []byte, decode func([]byte) (T, error)) (T
 	c.raw, c.val, c.ok = bytes.Clone(raw), v, true
 	c.mu.Unlock()
 	return v, nil
+}
+
+// decodedRecords is decodedRecord for many records of one kind, by id
+// (API keys, organizations), so that authenticating a request decodes
+// nothing while its key and organization are unchanged. It keeps at most
+// max ids and starts over when full, so its memory is bounded.
+type decodedRecords[T any] struct {
+	max int
+	mu  sync.Mutex
+	m   map[string]*decodedRecord[T]
+}
+
+func (c *decodedRecords[T]) decode(id string, raw []byte, decode func([]byte) (T, error)) (T, error) {
+	c.mu.Lock()
+	r := c.m[id]
+	if r == nil {
+		if c.m == nil || len(c.m) >= c.max {
+			c.m = make(map[string]*decodedRecord[T])
+		}
+		r = &decodedRecord[T]{}
+		c.m[id] = r
+	}
+	c.mu.Unlock()
+	return r.decode(raw, decode)
+}
+
+// decodeJSON returns a decoder of JSON records of type T.
+func decodeJSON[T any](raw []byte) (T, error) {
+	var v T
+	err := json.Unmarshal(raw, &v)
+	return v, err
+}
+
+// getCached reads the record at key and decodes it through cache.
+func getCached[T any](tx store.Tx, bucket []byte, key string, cache *decodedRecords[T], notFound error) (T, error) {
+	b, err := tx.Get(bucket, []byte(key))
+	if errors.Is(err, store.ErrNotFound) {
+		var zero T
+		return zero, notFound
+	}
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return cache.decode(key, b, decodeJSON[T])
 }

@@ -118,6 +118,8 @@ type Engine struct {
 	sandboxInstitutions []payouts.Institution // read-only
 	cachedInstitutions  decodedRecord[institutionsRecord]
 	cachedRails         decodedRecord[Rails]
+	cachedKeys          decodedRecords[keyRecord]    // by key id, for Authenticate
+	cachedOrgs          decodedRecords[Organization] // by organization id, for Authenticate
 }
 
 // New returns an engine over s. opts may be nil.
@@ -158,6 +160,7 @@ func New(s store.Store, opts *Options) (*Engine, error) {
 	e := &Engine{
 		store: s, log: o.Logger, now: o.Clock, newID: o.NewID, random: o.Random,
 		env: o.Environment, assets: o.Assets, limits: o.Limits,
+		cachedKeys: decodedRecords[keyRecord]{max: 4096}, cachedOrgs: decodedRecords[Organization]{max: 4096},
 	}
 	e.fees = payouts.DefaultFeeSchedule()
 	if o.Fees != nil {

@@ -171,17 +171,19 @@ func (e *Engine) Authenticate(ctx context.Context, key string, addr netip.Addr) 
 		if err != nil {
 			return err
 		}
-		var rec keyRecord
-		if err := getJSON(tx, bucketKeys, string(id), &rec, errUnauthorized); err != nil {
+		rec, err := getCached(tx, bucketKeys, string(id), &e.cachedKeys, errUnauthorized)
+		if err != nil {
 			return err
 		}
 		stored, err := hex.DecodeString(rec.Hash)
 		if err != nil || !apikeys.Equal(stored, h[:]) || !rec.Active() || rec.Environment != e.env {
 			return errUnauthorized
 		}
-		if err := getJSON(tx, bucketOrgs, rec.Org, &p.Org, errUnauthorized); err != nil {
+		org, err := getCached(tx, bucketOrgs, rec.Org, &e.cachedOrgs, errUnauthorized)
+		if err != nil {
 			return err
 		}
+		p.Org = org.clone() // the cached value is shared
 		p.Key = rec.APIKey
 		if p.Org.Status != OrgActive {
 			return errcode.Newf(errcode.Forbidden, "This organization is suspended.")

@@ -62,6 +62,23 @@ type Organization struct {
 	CreatedAt    time.Time     `json:"created_at"`
 }
 
+// clone returns a copy of o that shares no slice or pointer with it.
+func (o Organization) clone() Organization {
+	o.Allowlist = slices.Clone(o.Allowlist)
+	if o.Assets != nil {
+		assets := make([]AssetAccess, len(o.Assets))
+		for i, a := range o.Assets {
+			assets[i] = AssetAccess{Asset: a.Asset, Operations: slices.Clone(a.Operations)}
+		}
+		o.Assets = assets
+	}
+	if o.PayoutLimits != nil {
+		l := *o.PayoutLimits
+		o.PayoutLimits = &l
+	}
+	return o
+}
+
 // Enabled reports whether operation op is enabled in asset for the
 // organization (op "" asks whether the asset is enabled at all).
 func (o *Organization) Enabled(asset, op string) bool {

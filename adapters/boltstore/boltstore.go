@@ -43,13 +43,23 @@ type Options struct {
 	// OpenTimeout bounds the wait for the file lock held by another process
 	// (default 1s).
 	OpenTimeout time.Duration
+	// FillPercent is how full bbolt fills a page when it splits one, from
+	// 0.1 to 1 (default 0.9; bbolt's own default is 0.5). Most of the
+	// engine's keys are appended in time order (ids are UUIDv7, indexes
+	// lead with a time), and half-full pages would double the pages each
+	// commit writes.
+	FillPercent float64
 }
+
+// The range bbolt accepts for a bucket's FillPercent.
+const minFillPercent, maxFillPercent = 0.1, 1.0
 
 // Store is a store.Store over one bbolt file.
 type Store struct {
 	db       *bolt.DB
 	mode     CommitMode
 	maxBatch int
+	fill     float64 // Options.FillPercent
 
 	mu      sync.RWMutex // guards closed and sends on reqs
 	closed  bool
@@ -85,6 +95,12 @@ func Open(path string, opts *Options) (*Store, error) {
 	if o.OpenTimeout <= 0 {
 		o.OpenTimeout = time.Second
 	}
+	if o.FillPercent == 0 {
+		o.FillPercent = 0.9
+	}
+	if o.FillPercent < minFillPercent || o.FillPercent > maxFillPercent {
+		return nil, fmt.Errorf("boltstore: FillPercent %v is outside %v to %v", o.FillPercent, minFillPercent, maxFillPercent)
+	}
 	db, err := bolt.Open(path, 0o600, &bolt.Options{
 		Timeout:      o.OpenTimeout,
 		NoSync:       o.NoSync,
@@ -97,7 +113,7 @@ func Open(path string, opts *Options) (*Store, error) {
 		db.MaxBatchDelay = o.MaxBatchDelay
 	}
 	db.MaxBatchSize = o.MaxBatch
-	s := &Store{db: db, mode: o.Mode, maxBatch: o.MaxBatch}
+	s := &Store{db: db, mode: o.Mode, maxBatch: o.MaxBatch, fill: o.FillPercent}
 	if s.mode == CommitPipelined {
 		s.reqs = make(chan *request, o.MaxBatch)
 		s.stopped = make(chan struct{})
@@ -164,7 +180,7 @@ func (s *Store) updateBoltBatch(ctx context.Context, fn func(store.Tx) error) er
 		if fnErr != nil {
 			return nil
 		}
-		return buf.Apply(&writeTx{tx: btx})
+		return buf.Apply(&writeTx{tx: btx, fill: s.fill})
 	})
 	if err != nil {
 		return translate(err)
@@ -286,7 +302,7 @@ func (s *Store) writeLoop(in <-chan *batch, done chan<- struct{}) {
 			err = fmt.Errorf("boltstore: the commit this update read from failed")
 		} else if b.writes.Len() > 0 {
 			err = translate(s.db.Update(func(btx *bolt.Tx) error {
-				if err := b.writes.Apply(&writeTx{tx: btx}); err != nil {
+				if err := b.writes.Apply(&writeTx{tx: btx, fill: s.fill}); err != nil {
 					return err
 				}
 				if s.failCommit != nil {
@@ -417,6 +433,7 @@ func (r readTx) Scan(bucket []byte, opt store.ScanOptions, fn func(key, value []
 // bucket, so the last bucket is kept instead of looked up for every key.
 type writeTx struct {
 	tx   *bolt.Tx
+	fill float64 // each bucket's FillPercent in this transaction
 	name []byte
 	b    *bolt.Bucket
 }
@@ -434,6 +451,7 @@ func (w *writeTx) bucket(name []byte, create bool) (*bolt.Bucket, error) {
 	} else if b = w.tx.Bucket(name); b == nil {
 		return nil, nil
 	}
+	b.FillPercent = w.fill
 	w.name, w.b = name, b
 	return b, nil
 }

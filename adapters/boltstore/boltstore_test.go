@@ -1,6 +1,7 @@
 package boltstore_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -373,4 +374,47 @@ func TestPipelinedCommitFailure(t *testing.T) {
 		}
 		return nil
 	}))
+}
+
+func TestFillPercentOption(t *testing.T) {
+	dir := t.TempDir()
+	for _, bad := range []float64{0.05, 1.5, -1} {
+		_, err := boltstore.Open(filepath.Join(dir, "bad.db"), &boltstore.Options{FillPercent: bad})
+		require.ErrorContains(t, err, "FillPercent", "%v", bad)
+	}
+	// Appending in key order at the default fill makes a smaller file than
+	// bbolt's half-full pages, and every record reads back.
+	size := func(fill float64) int64 {
+		path := filepath.Join(dir, fmt.Sprintf("fill-%v.db", fill))
+		s, err := boltstore.Open(path, &boltstore.Options{FillPercent: fill, NoSync: true})
+		require.NoError(t, err)
+		ctx := context.Background()
+		for i := range 20 {
+			require.NoError(t, s.Update(ctx, func(tx store.Tx) error {
+				for j := range 500 {
+					if err := tx.Put([]byte("b"), fmt.Appendf(nil, "%08d", i*500+j), bytes.Repeat([]byte{'v'}, 100)); err != nil {
+						return err
+					}
+				}
+				return nil
+			}))
+		}
+		require.NoError(t, s.View(ctx, func(tx store.Tx) error {
+			n := 0
+			err := tx.Scan([]byte("b"), store.ScanOptions{}, func(k, v []byte) (bool, error) {
+				require.Equal(t, fmt.Sprintf("%08d", n), string(k))
+				n++
+				return true, nil
+			})
+			require.Equal(t, 10_000, n)
+			return err
+		}))
+		require.NoError(t, s.Close())
+		st, err := os.Stat(path)
+		require.NoError(t, err)
+		return st.Size()
+	}
+	small, half := size(0), size(0.5)
+	t.Logf("file size at the default fill %d, at 0.5 %d", small, half)
+	require.Less(t, small, half)
 }

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -55,15 +56,28 @@ func main() {
 	flag.Float64Var(&c.rate, "rate", 50, "requests per second allowed per organization (token bucket rate)")
 	flag.IntVar(&c.burst, "burst", 100, "requests allowed in a burst per organization (token bucket size)")
 	worker := flag.Bool("worker", true, "run the payout worker (false: payouts stay held, for measuring the accept path alone)")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file (read it with go tool pprof)")
 	flag.Parse()
 	c.noWorker = !*worker
 	if c.rate <= 0 || c.burst <= 0 {
 		fmt.Fprintln(os.Stderr, "server: -rate and -burst must be positive")
 		os.Exit(2)
 	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "server: -cpuprofile:", err)
+			os.Exit(2)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, c, os.Stdout); err != nil {
+		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, "server:", err)
 		os.Exit(1)
 	}
