@@ -43,11 +43,14 @@ type Options struct {
 	// OpenTimeout bounds the wait for the file lock held by another process
 	// (default 1s).
 	OpenTimeout time.Duration
-	// FillPercent is how full bbolt fills a page when it splits one, from
-	// 0.1 to 1 (default 0.9; bbolt's own default is 0.5). Most of the
-	// engine's keys are appended in time order (ids are UUIDv7, indexes
-	// lead with a time), and half-full pages would double the pages each
-	// commit writes.
+	// FillPercent is how full bbolt fills a page when it splits one in a
+	// bucket that the commit only appended to (every key it writes there
+	// sorts after the bucket's last key), from 0.1 to 1 (default 0.9).
+	// Most of the engine's keys are appended in time order (ids are
+	// UUIDv7, indexes lead with a time), and bbolt's half-full pages would
+	// double the pages such a commit writes. A bucket written anywhere else
+	// (client-chosen idempotency keys, updates) keeps bbolt's 0.5, which
+	// leaves room for the next random insert without a split.
 	FillPercent float64
 }
 
@@ -433,12 +436,16 @@ func (r readTx) Scan(bucket []byte, opt store.ScanOptions, fn func(key, value []
 // bucket, so the last bucket is kept instead of looked up for every key.
 type writeTx struct {
 	tx   *bolt.Tx
-	fill float64 // each bucket's FillPercent in this transaction
+	fill float64 // FillPercent for buckets only appended to
 	name []byte
 	b    *bolt.Bucket
 }
 
-func (w *writeTx) bucket(name []byte, create bool) (*bolt.Bucket, error) {
+// bucket returns the named bucket. key is the first key this transaction
+// writes there (Apply sorts each bucket's writes by key): when it sorts
+// after the bucket's last key, every write is an append and the bucket
+// splits its pages at w.fill.
+func (w *writeTx) bucket(name, key []byte, create bool) (*bolt.Bucket, error) {
 	if w.b != nil && bytes.Equal(w.name, name) {
 		return w.b, nil
 	}
@@ -451,13 +458,16 @@ func (w *writeTx) bucket(name []byte, create bool) (*bolt.Bucket, error) {
 	} else if b = w.tx.Bucket(name); b == nil {
 		return nil, nil
 	}
-	b.FillPercent = w.fill
+	b.FillPercent = bolt.DefaultFillPercent
+	if last, _ := b.Cursor().Last(); last == nil || bytes.Compare(key, last) > 0 {
+		b.FillPercent = w.fill
+	}
 	w.name, w.b = name, b
 	return b, nil
 }
 
 func (w *writeTx) Put(bucket, key, value []byte) error {
-	b, err := w.bucket(bucket, true)
+	b, err := w.bucket(bucket, key, true)
 	if err != nil {
 		return err
 	}
@@ -465,7 +475,7 @@ func (w *writeTx) Put(bucket, key, value []byte) error {
 }
 
 func (w *writeTx) Delete(bucket, key []byte) error {
-	b, err := w.bucket(bucket, false)
+	b, err := w.bucket(bucket, key, false)
 	if b == nil || err != nil {
 		return err
 	}
