@@ -208,13 +208,17 @@ type batch struct {
 // commitLoop is the executor. It runs each batch's functions over a read
 // transaction of the committed data plus the previous batch's writes, while
 // the writer commits that previous batch: running the next batch overlaps
-// the flush of the last one. No caller is answered before its batch is
-// durable, and batches commit in order, so every caller still sees a
-// serial history.
+// the flush of the last one. While the writer is still busy, updates that
+// arrive meanwhile are run into the same open batch, so a slow flush makes
+// the next commit larger rather than leaving it to wait with a few; the
+// writer takes the open batch the moment it is free. No caller is answered
+// before its batch is durable, and batches commit in order, so every caller
+// still sees a serial history.
 func (s *Store) commitLoop() {
-	toWriter := make(chan *batch) // unbuffered: at most one batch committing
+	toWriter := make(chan *batch)   // unbuffered: at most one batch committing
+	ready := make(chan struct{}, 1) // the writer waits for the next batch
 	writerDone := make(chan struct{})
-	go s.writeLoop(toWriter, writerDone)
+	go s.writeLoop(toWriter, ready, writerDone)
 	defer func() {
 		close(toWriter)
 		<-writerDone
@@ -228,23 +232,30 @@ func (s *Store) commitLoop() {
 		if !ok {
 			return
 		}
-		b := &batch{reqs: []*request{r}}
-	drain:
+		seq++
+		b := &batch{seq: seq, writes: txbuf.New(nil)}
+		if prev != nil {
+			b.builtOn = prev.seq
+		}
+		s.execute(b, prev, r)
+		writerFree := false
+	grow:
 		for len(b.reqs) < s.maxBatch {
 			select {
+			case <-ready:
+				writerFree = true
+				break grow
 			case r, ok := <-s.reqs:
 				if !ok {
-					break drain
+					break grow // hand over what is open; the next receive ends the loop
 				}
-				b.reqs = append(b.reqs, r)
-			default:
-				break drain
+				s.execute(b, prev, r)
 			}
 		}
-		seq++
-		b.seq = seq
-		s.execute(b, prev)
-		toWriter <- b // returns once the writer is done with prev
+		if !writerFree {
+			<-ready
+		}
+		toWriter <- b
 		prev = b
 		if b.builtOn != 0 && s.lastFailed.Load() >= b.builtOn {
 			prev = nil // b will fail with its base: build the next on committed data
@@ -255,16 +266,32 @@ func (s *Store) commitLoop() {
 	}
 }
 
-// execute runs b's functions in order, each over the writes of those before
-// it, over prev's writes, over the committed data.
-func (s *Store) execute(b *batch, prev *batch) {
-	b.ok = make([]bool, len(b.reqs))
+// execute adds first, and the updates queued behind it (up to the batch
+// limit), to the open batch b, running each function in order over the
+// writes of those before it in b, over prev's writes, over the committed
+// data. The read transaction lasts only as long as this run: a bbolt commit
+// that grows the file waits for every read transaction to end.
+func (s *Store) execute(b *batch, prev *batch, first *request) {
+	start := len(b.reqs)
+	b.reqs = append(b.reqs, first)
+drain:
+	for len(b.reqs) < s.maxBatch {
+		select {
+		case r, ok := <-s.reqs:
+			if !ok {
+				break drain
+			}
+			b.reqs = append(b.reqs, r)
+		default:
+			break drain
+		}
+	}
+	b.ok = append(b.ok, make([]bool, len(b.reqs)-start)...)
 	rtx, err := s.db.Begin(false)
 	if err != nil {
-		for _, r := range b.reqs {
+		for _, r := range b.reqs[start:] {
 			r.err = translate(err)
 		}
-		b.writes = txbuf.New(nil)
 		return
 	}
 	defer rtx.Rollback()
@@ -272,11 +299,11 @@ func (s *Store) execute(b *batch, prev *batch) {
 	if prev != nil {
 		prev.writes.Rebase(base)
 		base = prev.writes
-		b.builtOn = prev.seq
 	}
-	b.writes = txbuf.New(base)
+	b.writes.Rebase(base)
 	var buf txbuf.Tx
-	for i, r := range b.reqs {
+	for i := start; i < len(b.reqs); i++ {
+		r := b.reqs[i]
 		if err := r.ctx.Err(); err != nil {
 			r.err, r.panic = err, nil
 			continue
@@ -297,9 +324,15 @@ func (s *Store) execute(b *batch, prev *batch) {
 }
 
 // writeLoop commits batches in order and answers their callers.
-func (s *Store) writeLoop(in <-chan *batch, done chan<- struct{}) {
+// Before each batch it says on ready that it is free.
+func (s *Store) writeLoop(in <-chan *batch, ready chan<- struct{}, done chan<- struct{}) {
 	defer close(done)
-	for b := range in {
+	for {
+		ready <- struct{}{} // buffered: the executor takes it when it has a batch
+		b, ok := <-in
+		if !ok {
+			return
+		}
 		var err error
 		if b.builtOn != 0 && s.lastFailed.Load() == b.builtOn {
 			err = fmt.Errorf("boltstore: the commit this update read from failed")
