@@ -13,5 +13,6 @@
 // For a load run (see examples/loadgen), -rate and -burst size each
 // organization's request rate limit (default 50/s, burst 100), and
 // -worker=false leaves the payout worker off so only the accept path is
-// measured.
+// measured. -cpuprofile FILE writes a CPU profile of the whole run at
+// shutdown, for go tool pprof.
 package main
