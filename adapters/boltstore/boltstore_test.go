@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -417,4 +418,73 @@ func TestFillPercentOption(t *testing.T) {
 	small, half := size(0), size(0.5)
 	t.Logf("file size at the default fill %d, at 0.5 %d", small, half)
 	require.Less(t, small, half)
+}
+
+// While the writer is busy, updates that arrive one after another run into
+// the one open batch, each over the writes of those before it, and commit
+// together the moment the writer is free.
+func TestOpenBatchGrowsWhileWriterBusy(t *testing.T) {
+	s := open(t, filepath.Join(t.TempDir(), "db.bolt"), boltstore.Options{})
+	busy := make(chan struct{})
+	release := make(chan struct{})
+	var mu sync.Mutex
+	var commits []int64
+	s.SetFailCommit(func(seq int64) error {
+		mu.Lock()
+		commits = append(commits, seq)
+		mu.Unlock()
+		if seq == 1 {
+			close(busy)
+			<-release
+		}
+		return nil
+	})
+	ctx := t.Context()
+	require.NoError(t, func() error {
+		errc := make(chan error, 1)
+		go func() { errc <- s.Update(ctx, func(tx store.Tx) error { return tx.Put([]byte("b"), []byte("first"), []byte("1")) }) }()
+		<-busy
+		// Batch 1 is committing. Each update below arrives after the one
+		// before has run, so the open batch grows by one at a time.
+		const n = 20
+		done := make(chan error, n)
+		for i := range n {
+			ran := make(chan struct{})
+			go func() {
+				done <- s.Update(ctx, func(tx store.Tx) error {
+					defer close(ran)
+					v, err := tx.Get([]byte("b"), []byte("count"))
+					count := 0
+					if err == nil {
+						count, _ = strconv.Atoi(string(v))
+					} else if !errors.Is(err, store.ErrNotFound) {
+						return err
+					}
+					if count != i {
+						return fmt.Errorf("update %d read count %d", i, count)
+					}
+					return tx.Put([]byte("b"), []byte("count"), []byte(strconv.Itoa(count+1)))
+				})
+			}()
+			<-ran
+		}
+		close(release)
+		if err := <-errc; err != nil {
+			return err
+		}
+		for range n {
+			if err := <-done; err != nil {
+				return err
+			}
+		}
+		return nil
+	}())
+	mu.Lock()
+	assert.Equal(t, []int64{1, 2}, commits, "the twenty updates committed in one batch")
+	mu.Unlock()
+	require.NoError(t, s.View(ctx, func(tx store.Tx) error {
+		v, err := tx.Get([]byte("b"), []byte("count"))
+		assert.Equal(t, "20", string(v))
+		return err
+	}))
 }
