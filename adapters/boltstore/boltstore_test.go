@@ -442,7 +442,9 @@ func TestOpenBatchGrowsWhileWriterBusy(t *testing.T) {
 	ctx := t.Context()
 	require.NoError(t, func() error {
 		errc := make(chan error, 1)
-		go func() { errc <- s.Update(ctx, func(tx store.Tx) error { return tx.Put([]byte("b"), []byte("first"), []byte("1")) }) }()
+		go func() {
+			errc <- s.Update(ctx, func(tx store.Tx) error { return tx.Put([]byte("b"), []byte("first"), []byte("1")) })
+		}()
 		<-busy
 		// Batch 1 is committing. Each update below arrives after the one
 		// before has run, so the open batch grows by one at a time.
