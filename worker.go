@@ -126,10 +126,7 @@ func (e *Engine) RunPayoutWorker(ctx context.Context, interval time.Duration) er
 		if err != nil && ctx.Err() == nil {
 			e.log.Error("payout worker pass", zap.Error(err))
 		}
-		if full && err == nil {
-			if ctx.Err() != nil {
-				return nil
-			}
+		if full && err == nil { // err is nil only while ctx lives
 			continue
 		}
 		select {
