@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/records"
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/payouts"
@@ -103,7 +104,7 @@ func (e *Engine) RecordCollection(ctx context.Context, orgID string, n NewCollec
 	var c Collection
 	err = e.store.Update(ctx, func(tx store.Tx) error {
 		var o Organization
-		if err := getJSON(tx, bucketOrgs, orgID, &o, errNotFound); err != nil {
+		if err := records.GetJSON(tx, bucketOrgs, orgID, &o, errNotFound); err != nil {
 			return err
 		}
 		if _, err := e.enabledAsset(&o, money.MWK.Code, OpCollection); err != nil {
@@ -123,7 +124,7 @@ func (e *Engine) RecordCollection(ctx context.Context, orgID string, n NewCollec
 		if err := putCollection(tx, orgID, c); err != nil {
 			return err
 		}
-		if err := tx.Put(bucketCollectionsByOrg, indexKey(orgID, c.ID), nil); err != nil {
+		if err := tx.Put(bucketCollectionsByOrg, records.IndexKey(orgID, c.ID), nil); err != nil {
 			return err
 		}
 		return e.emit(tx, orgID, webhooks.CollectionSettled, renderCollection(c))
@@ -132,7 +133,7 @@ func (e *Engine) RecordCollection(ctx context.Context, orgID string, n NewCollec
 }
 
 func putCollection(tx store.Tx, org string, c Collection) error {
-	return putJSON(tx, bucketCollections, c.ID, collectionRecord{Org: org, ID: c.ID, Status: c.Status,
+	return records.PutJSON(tx, bucketCollections, c.ID, collectionRecord{Org: org, ID: c.ID, Status: c.Status,
 		Amount: c.AmountMWK.String(), Fee: c.Fee.String(), Credited: c.AmountCredited.String(), Rail: c.Rail,
 		SourceCustomerName: c.SourceCustomerName, SourceAccountNumber: c.SourceAccountNumber,
 		SourceInstitution: c.SourceInstitution, RTPReferenceNumber: c.RTPReferenceNumber, CreatedAt: c.CreatedAt})
@@ -166,7 +167,7 @@ func loadCollection(tx store.Tx, org, id string) (collectionRecord, error) {
 	if id == "" || len(id) > 64 {
 		return r, errNotFound
 	}
-	if err := getJSON(tx, bucketCollections, id, &r, errNotFound); err != nil {
+	if err := records.GetJSON(tx, bucketCollections, id, &r, errNotFound); err != nil {
 		return r, err
 	}
 	if r.Org != org {

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/records"
 	"github.com/tambalapay/tambala/store"
 	"github.com/tambalapay/tambala/webhooks"
 )
@@ -99,7 +100,7 @@ func (e *Engine) ProcessDeliveries(ctx context.Context) (int, error) {
 	if e.sender == nil {
 		return 0, errNoSender
 	}
-	ids, err := deliveriesDue.due(ctx, e.store, e.now(), e.dispatch.Batch)
+	ids, err := deliveriesDue.Due(ctx, e.store, e.now(), e.dispatch.Batch)
 	if err != nil {
 		return 0, err
 	}
@@ -276,7 +277,7 @@ func moveDue(tx store.Tx, d *deliveryRecord, next *time.Time) error {
 	if d.State == webhooks.Pending {
 		old = &d.NextAt
 	}
-	if err := deliveriesDue.move(tx, d.ID, old, next); err != nil {
+	if err := deliveriesDue.Move(tx, d.ID, old, next); err != nil {
 		return err
 	}
 	if next != nil {
@@ -322,21 +323,21 @@ func (e *Engine) claimIn(ctx context.Context, ids []string) ([]claimedDelivery, 
 		now := e.nowUTC()
 		for _, id := range ids {
 			var d deliveryRecord
-			if err := getJSON(tx, bucketDeliveries, id, &d, errNotFound); err != nil {
+			if err := records.GetJSON(tx, bucketDeliveries, id, &d, errNotFound); err != nil {
 				return err
 			}
 			if d.State != webhooks.Pending || d.NextAt.After(now) {
 				continue // finished, or claimed by another dispatcher
 			}
 			var secret secretRecord
-			if err := getJSON(tx, bucketSecrets, d.SecretID, &secret, errNotFound); err != nil {
+			if err := records.GetJSON(tx, bucketSecrets, d.SecretID, &secret, errNotFound); err != nil {
 				return err
 			}
 			// The bytes and the secret are the delivery's own; the address is
 			// the endpoint's current one, so replacing a broken URL rescues the
 			// deliveries still pending.
 			var ep Endpoint
-			if err := getJSON(tx, bucketEndpoints, d.Org, &ep, errNotFound); err == nil {
+			if err := records.GetJSON(tx, bucketEndpoints, d.Org, &ep, errNotFound); err == nil {
 				d.URL = ep.URL
 			} else if !errors.Is(err, errNotFound) {
 				return err
@@ -344,7 +345,7 @@ func (e *Engine) claimIn(ctx context.Context, ids []string) ([]claimedDelivery, 
 			if err := moveDue(tx, &d, at(now.Add(e.dispatch.Lease))); err != nil {
 				return err
 			}
-			if err := putJSON(tx, bucketDeliveries, d.ID, d); err != nil {
+			if err := records.PutJSON(tx, bucketDeliveries, d.ID, d); err != nil {
 				return err
 			}
 			out = append(out, claimedDelivery{d: d, secret: secret.Secret})
@@ -380,7 +381,7 @@ func (e *Engine) send(ctx context.Context, c claimedDelivery) (a Attempt, status
 func (e *Engine) record(ctx context.Context, id string, attempt Attempt, status int) error {
 	return e.store.Update(context.WithoutCancel(ctx), func(tx store.Tx) error {
 		var cur deliveryRecord
-		if err := getJSON(tx, bucketDeliveries, id, &cur, errNotFound); err != nil {
+		if err := records.GetJSON(tx, bucketDeliveries, id, &cur, errNotFound); err != nil {
 			return err
 		}
 		if cur.State != webhooks.Pending {
@@ -394,8 +395,8 @@ func (e *Engine) record(ctx context.Context, id string, attempt Attempt, status 
 			return err
 		}
 		total := cur.RoundStart + next.Attempts
-		key := binary.BigEndian.AppendUint32(indexPrefix(id), uint32(total))
-		if err := putJSON(tx, bucketAttempts, string(key), attempt); err != nil {
+		key := binary.BigEndian.AppendUint32(records.IndexPrefix(id), uint32(total))
+		if err := records.PutJSON(tx, bucketAttempts, string(key), attempt); err != nil {
 			return err
 		}
 		var due *time.Time
@@ -411,7 +412,7 @@ func (e *Engine) record(ctx context.Context, id string, attempt Attempt, status 
 				zap.String("delivery", id), zap.String("org", cur.Org), zap.String("event_type", cur.EventType),
 				zap.Int("attempts", cur.Attempts))
 		}
-		return putJSON(tx, bucketDeliveries, cur.ID, cur)
+		return records.PutJSON(tx, bucketDeliveries, cur.ID, cur)
 	})
 }
 
@@ -431,11 +432,11 @@ func (e *Engine) Deliveries(ctx context.Context, orgID string, page PageRequest)
 
 func deliveryView(tx store.Tx, id string) (DeliveryView, error) {
 	var d deliveryRecord
-	if err := getJSON(tx, bucketDeliveries, id, &d, errNotFound); err != nil {
+	if err := records.GetJSON(tx, bucketDeliveries, id, &d, errNotFound); err != nil {
 		return DeliveryView{}, err
 	}
 	v := DeliveryView{ID: d.ID, EventType: d.EventType, URL: d.URL, State: d.State, Body: string(d.Body), CreatedAt: d.CreatedAt, Attempts: []Attempt{}}
-	err := tx.Scan(bucketAttempts, store.ScanOptions{Prefix: indexPrefix(id), Reverse: true}, func(_, val []byte) (bool, error) {
+	err := tx.Scan(bucketAttempts, store.ScanOptions{Prefix: records.IndexPrefix(id), Reverse: true}, func(_, val []byte) (bool, error) {
 		var a Attempt
 		if err := json.Unmarshal(val, &a); err != nil {
 			return false, err
@@ -453,7 +454,7 @@ func (e *Engine) Redeliver(ctx context.Context, orgID, id string) (DeliveryView,
 	var v DeliveryView
 	err := e.store.Update(ctx, func(tx store.Tx) error {
 		var d deliveryRecord
-		if err := getJSON(tx, bucketDeliveries, id, &d, errNotFound); err != nil {
+		if err := records.GetJSON(tx, bucketDeliveries, id, &d, errNotFound); err != nil {
 			return err
 		}
 		if d.Org != orgID {
@@ -467,10 +468,10 @@ func (e *Engine) Redeliver(ctx context.Context, orgID, id string) (DeliveryView,
 		// A new round of the schedule; attempt numbers keep counting so the
 		// log keeps every attempt.
 		d.State, d.NextAt, d.RoundStart = next.State, next.NextAt, d.Attempts
-		if err := deliveriesDue.move(tx, d.ID, nil, &d.NextAt); err != nil {
+		if err := deliveriesDue.Move(tx, d.ID, nil, &d.NextAt); err != nil {
 			return err
 		}
-		if err := putJSON(tx, bucketDeliveries, d.ID, d); err != nil {
+		if err := records.PutJSON(tx, bucketDeliveries, d.ID, d); err != nil {
 			return err
 		}
 		v, err = deliveryView(tx, id)

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 	"go.uber.org/zap"
 
+	"github.com/tambalapay/tambala/internal/cache"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/payouts"
 	"github.com/tambalapay/tambala/store"
@@ -116,10 +117,10 @@ type Engine struct {
 	limiters limiters
 
 	sandboxInstitutions []payouts.Institution // read-only
-	cachedInstitutions  decodedRecord[institutionsRecord]
-	cachedRails         decodedRecord[Rails]
-	cachedKeys          decodedRecords[keyRecord]    // by key id, for Authenticate
-	cachedOrgs          decodedRecords[Organization] // by organization id, for Authenticate
+	cachedInstitutions  cache.Record[institutionsRecord]
+	cachedRails         cache.Record[Rails]
+	cachedKeys          cache.Records[keyRecord]    // by key id, for Authenticate
+	cachedOrgs          cache.Records[Organization] // by organization id, for Authenticate
 }
 
 // New returns an engine over s. opts may be nil.
@@ -160,7 +161,7 @@ func New(s store.Store, opts *Options) (*Engine, error) {
 	e := &Engine{
 		store: s, log: o.Logger, now: o.Clock, newID: o.NewID, random: o.Random,
 		env: o.Environment, assets: o.Assets, limits: o.Limits,
-		cachedKeys: decodedRecords[keyRecord]{max: 4096}, cachedOrgs: decodedRecords[Organization]{max: 4096},
+		cachedKeys: cache.Records[keyRecord]{Max: 4096}, cachedOrgs: cache.Records[Organization]{Max: 4096},
 	}
 	e.fees = payouts.DefaultFeeSchedule()
 	if o.Fees != nil {

@@ -10,6 +10,8 @@ import (
 
 	"github.com/tambalapay/tambala/apikeys"
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/cache"
+	"github.com/tambalapay/tambala/internal/records"
 	"github.com/tambalapay/tambala/store"
 )
 
@@ -52,7 +54,7 @@ func (e *Engine) CreateKey(ctx context.Context, orgID string) (full string, key 
 	}
 	err = e.store.Update(ctx, func(tx store.Tx) error {
 		var o Organization
-		if err := getJSON(tx, bucketOrgs, orgID, &o, errNotFound); err != nil {
+		if err := records.GetJSON(tx, bucketOrgs, orgID, &o, errNotFound); err != nil {
 			return err
 		}
 		keys, err := orgKeys(tx, orgID)
@@ -68,13 +70,13 @@ func (e *Engine) CreateKey(ctx context.Context, orgID string) (full string, key 
 		if active >= e.limits.MaxActiveKeys {
 			return errcode.Newf(errcode.Conflict, "the organization already has %d active keys; revoke one first", active)
 		}
-		if err := putJSON(tx, bucketKeys, rec.ID, &rec); err != nil {
+		if err := records.PutJSON(tx, bucketKeys, rec.ID, &rec); err != nil {
 			return err
 		}
 		if err := tx.Put(bucketKeysByHash, h[:], []byte(rec.ID)); err != nil {
 			return err
 		}
-		return tx.Put(bucketKeysByOrg, indexKey(orgID, rec.ID), nil)
+		return tx.Put(bucketKeysByOrg, records.IndexKey(orgID, rec.ID), nil)
 	})
 	if err != nil {
 		return "", APIKey{}, err
@@ -84,9 +86,9 @@ func (e *Engine) CreateKey(ctx context.Context, orgID string) (full string, key 
 
 func orgKeys(tx store.Tx, orgID string) ([]APIKey, error) {
 	var out []APIKey
-	err := tx.Scan(bucketKeysByOrg, store.ScanOptions{Prefix: indexPrefix(orgID)}, func(k, _ []byte) (bool, error) {
+	err := tx.Scan(bucketKeysByOrg, store.ScanOptions{Prefix: records.IndexPrefix(orgID)}, func(k, _ []byte) (bool, error) {
 		var rec keyRecord
-		if err := getJSON(tx, bucketKeys, string(k[len(orgID)+1:]), &rec, errNotFound); err != nil {
+		if err := records.GetJSON(tx, bucketKeys, string(k[len(orgID)+1:]), &rec, errNotFound); err != nil {
 			return false, err
 		}
 		out = append(out, rec.APIKey)
@@ -100,7 +102,7 @@ func (e *Engine) Keys(ctx context.Context, orgID string) ([]APIKey, error) {
 	var out []APIKey
 	err := e.store.View(ctx, func(tx store.Tx) error {
 		var o Organization
-		if err := getJSON(tx, bucketOrgs, orgID, &o, errNotFound); err != nil {
+		if err := records.GetJSON(tx, bucketOrgs, orgID, &o, errNotFound); err != nil {
 			return err
 		}
 		var err error
@@ -125,13 +127,13 @@ func (e *Engine) RevokeKey(ctx context.Context, orgID, idOrPrefix string) (APIKe
 				continue
 			}
 			var rec keyRecord
-			if err := getJSON(tx, bucketKeys, k.ID, &rec, errNotFound); err != nil {
+			if err := records.GetJSON(tx, bucketKeys, k.ID, &rec, errNotFound); err != nil {
 				return err
 			}
 			if rec.RevokedAt == nil {
 				now := e.nowUTC()
 				rec.RevokedAt = &now
-				if err := putJSON(tx, bucketKeys, rec.ID, &rec); err != nil {
+				if err := records.PutJSON(tx, bucketKeys, rec.ID, &rec); err != nil {
 					return err
 				}
 			}
@@ -171,7 +173,7 @@ func (e *Engine) Authenticate(ctx context.Context, key string, addr netip.Addr) 
 		if err != nil {
 			return err
 		}
-		rec, err := getCached(tx, bucketKeys, string(id), &e.cachedKeys, errUnauthorized)
+		rec, err := cache.Get(tx, bucketKeys, string(id), &e.cachedKeys, errUnauthorized)
 		if err != nil {
 			return err
 		}
@@ -179,7 +181,7 @@ func (e *Engine) Authenticate(ctx context.Context, key string, addr netip.Addr) 
 		if err != nil || !apikeys.Equal(stored, h[:]) || !rec.Active() || rec.Environment != e.env {
 			return errUnauthorized
 		}
-		org, err := getCached(tx, bucketOrgs, rec.Org, &e.cachedOrgs, errUnauthorized)
+		org, err := cache.Get(tx, bucketOrgs, rec.Org, &e.cachedOrgs, errUnauthorized)
 		if err != nil {
 			return err
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/records"
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/store"
@@ -193,7 +194,7 @@ func (e *Engine) setFloor(o *Organization, floor string) error {
 // Organization returns an organization (the operator's side).
 func (e *Engine) Organization(ctx context.Context, id string) (Organization, error) {
 	var o Organization
-	err := e.store.View(ctx, func(tx store.Tx) error { return getJSON(tx, bucketOrgs, id, &o, errNotFound) })
+	err := e.store.View(ctx, func(tx store.Tx) error { return records.GetJSON(tx, bucketOrgs, id, &o, errNotFound) })
 	return o, err
 }
 
@@ -217,7 +218,7 @@ func (e *Engine) updateOrg(ctx context.Context, id string, mutate func(*Organiza
 	var o Organization
 	err := e.store.Update(ctx, func(tx store.Tx) error {
 		o = Organization{}
-		if err := getJSON(tx, bucketOrgs, id, &o, errNotFound); err != nil {
+		if err := records.GetJSON(tx, bucketOrgs, id, &o, errNotFound); err != nil {
 			return err
 		}
 		if err := mutate(&o); err != nil {
@@ -235,7 +236,7 @@ func (e *Engine) updateOrg(ctx context.Context, id string, mutate func(*Organiza
 // transaction that lowers a balance checks the floor, and reads only that
 // small record instead of decoding the whole organization.
 func saveOrg(tx store.Tx, o *Organization) error {
-	if err := putJSON(tx, bucketOrgs, o.ID, o); err != nil {
+	if err := records.PutJSON(tx, bucketOrgs, o.ID, o); err != nil {
 		return err
 	}
 	if o.BalanceFloorMWK == "" {
@@ -316,7 +317,7 @@ func (e *Engine) Fund(ctx context.Context, orgID string, amount money.Amount, re
 	}
 	return e.store.Update(ctx, func(tx store.Tx) error {
 		var o Organization
-		if err := getJSON(tx, bucketOrgs, orgID, &o, errNotFound); err != nil {
+		if err := records.GetJSON(tx, bucketOrgs, orgID, &o, errNotFound); err != nil {
 			return err
 		}
 		if !o.Enabled(amount.Asset().Code, "") {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/records"
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/store"
@@ -59,13 +60,13 @@ func (e *Engine) SetWebhookEndpoint(ctx context.Context, orgID, rawURL string) (
 	ep := Endpoint{URL: rawURL, SecretID: e.newID(), CreatedAt: e.nowUTC()}
 	err = e.store.Update(ctx, func(tx store.Tx) error {
 		var o Organization
-		if err := getJSON(tx, bucketOrgs, orgID, &o, errNotFound); err != nil {
+		if err := records.GetJSON(tx, bucketOrgs, orgID, &o, errNotFound); err != nil {
 			return err
 		}
-		if err := putJSON(tx, bucketSecrets, ep.SecretID, secretRecord{Org: orgID, Secret: secret}); err != nil {
+		if err := records.PutJSON(tx, bucketSecrets, ep.SecretID, secretRecord{Org: orgID, Secret: secret}); err != nil {
 			return err
 		}
-		return putJSON(tx, bucketEndpoints, orgID, ep)
+		return records.PutJSON(tx, bucketEndpoints, orgID, ep)
 	})
 	if err != nil {
 		return Endpoint{}, "", err
@@ -96,7 +97,7 @@ func (e *Engine) checkEndpointURL(raw string) error {
 func (e *Engine) WebhookEndpoint(ctx context.Context, orgID string) (Endpoint, bool, error) {
 	var ep Endpoint
 	err := e.store.View(ctx, func(tx store.Tx) error {
-		return getJSON(tx, bucketEndpoints, orgID, &ep, errNotFound)
+		return records.GetJSON(tx, bucketEndpoints, orgID, &ep, errNotFound)
 	})
 	if errors.Is(err, errNotFound) {
 		return Endpoint{}, false, nil
@@ -139,7 +140,7 @@ func RenderBalanceV1(b ledger.Balance) []byte {
 // as it stands after the change. Without an endpoint nothing is written.
 func (e *Engine) emit(tx store.Tx, orgID, eventType string, data []byte) error {
 	var ep Endpoint
-	err := getJSON(tx, bucketEndpoints, orgID, &ep, errNotFound)
+	err := records.GetJSON(tx, bucketEndpoints, orgID, &ep, errNotFound)
 	if errors.Is(err, errNotFound) {
 		return nil
 	}
@@ -162,13 +163,13 @@ func (e *Engine) emit(tx store.Tx, orgID, eventType string, data []byte) error {
 	}
 	d := deliveryRecord{ID: id, Org: orgID, EventType: eventType, URL: ep.URL, SecretID: ep.SecretID, Body: body,
 		State: webhooks.Pending, NextAt: now, CreatedAt: now}
-	if err := putJSON(tx, bucketDeliveries, id, d); err != nil {
+	if err := records.PutJSON(tx, bucketDeliveries, id, d); err != nil {
 		return err
 	}
-	if err := tx.Put(bucketDeliveriesOrg, indexKey(orgID, id), nil); err != nil {
+	if err := tx.Put(bucketDeliveriesOrg, records.IndexKey(orgID, id), nil); err != nil {
 		return err
 	}
-	return deliveriesDue.move(tx, id, nil, &now)
+	return deliveriesDue.Move(tx, id, nil, &now)
 }
 
 // checkBalanceLow emits balance.low when the organization's available MWK
@@ -195,7 +196,7 @@ func (e *Engine) checkBalanceLow(tx store.Tx, orgID string) error {
 	}
 	now := e.nowUTC()
 	var last time.Time
-	if err := getJSON(tx, bucketBalanceLow, orgID, &last, nil); err != nil {
+	if err := records.GetJSON(tx, bucketBalanceLow, orgID, &last, nil); err != nil {
 		return err
 	}
 	if !last.IsZero() && now.Sub(last) < e.balanceLowCooldown {
@@ -208,7 +209,7 @@ func (e *Engine) checkBalanceLow(tx store.Tx, orgID string) error {
 	if err := e.emit(tx, orgID, webhooks.BalanceLow, data); err != nil {
 		return err
 	}
-	return putJSON(tx, bucketBalanceLow, orgID, now)
+	return records.PutJSON(tx, bucketBalanceLow, orgID, now)
 }
 
 // renderCollection and renderTrade are the one rendering of each resource,

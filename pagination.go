@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/records"
 	"github.com/tambalapay/tambala/store"
 )
 
@@ -70,9 +71,9 @@ func listIDs(tx store.Tx, index []byte, owner string, p PageRequest, keep func(i
 	if p.Limit == 0 {
 		p.Limit = DefaultPageSize
 	}
-	opt := store.ScanOptions{Prefix: indexPrefix(owner), Reverse: true}
+	opt := store.ScanOptions{Prefix: records.IndexPrefix(owner), Reverse: true}
 	if p.BeforeID != "" {
-		k := indexKey(owner, p.BeforeID)
+		k := records.IndexKey(owner, p.BeforeID)
 		if _, err := tx.Get(index, k); err != nil {
 			if err == store.ErrNotFound {
 				return nil, false, errcode.Newf(errcode.ValidationError, "before_id is not a cursor of this list")

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/records"
 	"github.com/tambalapay/tambala/store"
 )
 
@@ -64,7 +65,7 @@ var pauseKey = []byte("pause")
 
 func readPause(tx store.Tx) (PauseState, error) {
 	var s PauseState
-	err := getJSON(tx, bucketSettings, string(pauseKey), &s, nil)
+	err := records.GetJSON(tx, bucketSettings, string(pauseKey), &s, nil)
 	return s, err
 }
 
@@ -100,7 +101,7 @@ func (e *Engine) SetPause(ctx context.Context, api API, mode PauseMode) (PauseSt
 		} else {
 			s.V2 = mode
 		}
-		return putJSON(tx, bucketSettings, string(pauseKey), &s)
+		return records.PutJSON(tx, bucketSettings, string(pauseKey), &s)
 	})
 	return s, err
 }

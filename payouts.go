@@ -5,11 +5,12 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"slices"
 	"time"
 
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/codec"
+	"github.com/tambalapay/tambala/internal/records"
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/payouts"
@@ -194,10 +195,10 @@ func (e *Engine) CreatePayout(ctx context.Context, p Principal, rail payouts.Rai
 		if err := schedule(tx, &rec, at(now)); err != nil {
 			return 0, nil, err
 		}
-		if err := putJSON(tx, bucketPayouts, po.ID, rec); err != nil {
+		if err := records.PutJSON(tx, bucketPayouts, po.ID, rec); err != nil {
 			return 0, nil, err
 		}
-		if err := tx.Put(bucketPayoutsByOrg, indexKey(po.Org, po.ID), nil); err != nil {
+		if err := tx.Put(bucketPayoutsByOrg, records.IndexKey(po.Org, po.ID), nil); err != nil {
 			return 0, nil, err
 		}
 		if err := e.checkBalanceLow(tx, po.Org); err != nil {
@@ -223,68 +224,8 @@ func (o *Organization) payoutLimits() PayoutLimits {
 	return l
 }
 
-// A window cell counts one organization's payouts in one minute: a version
-// byte (0x01), the count (uvarint), then 0x00 and the volume in minor units
-// (8 bytes, big-endian), or 0x01 and the volume as decimal text beyond
-// int64. Cells that start with '{' are the JSON of earlier versions.
-type windowCell struct {
-	count  uint64
-	volume money.Amount
-}
-
-func (c windowCell) encode() []byte {
-	b := binary.AppendUvarint(append(make([]byte, 0, 24), 1), c.count)
-	if u, ok := c.volume.Units(); ok {
-		b = append(b, 0)
-		return binary.BigEndian.AppendUint64(b, uint64(u))
-	}
-	b = append(b, 1)
-	b, _ = c.volume.AppendText(b)
-	return b
-}
-
-func decodeWindowCell(v []byte) (windowCell, error) {
-	if len(v) > 0 && v[0] == '{' { // the JSON of earlier versions
-		var old struct {
-			Count  uint64 `json:"n"`
-			Volume string `json:"v"`
-		}
-		if err := json.Unmarshal(v, &old); err != nil {
-			return windowCell{}, fmt.Errorf("payouts: bad window cell: %w", err)
-		}
-		vol, err := money.Parse(money.MWK, old.Volume)
-		if err != nil {
-			return windowCell{}, fmt.Errorf("payouts: bad window cell: %w", err)
-		}
-		return windowCell{count: old.Count, volume: vol}, nil
-	}
-	if len(v) == 0 || v[0] != 1 {
-		return windowCell{}, fmt.Errorf("payouts: bad window cell %q", v)
-	}
-	v = v[1:]
-	n, k := binary.Uvarint(v)
-	if k <= 0 || len(v) < k+1 {
-		return windowCell{}, fmt.Errorf("payouts: bad window cell %q", v)
-	}
-	c := windowCell{count: n}
-	switch rest := v[k+1:]; v[k] {
-	case 0:
-		if len(rest) != 8 {
-			return windowCell{}, fmt.Errorf("payouts: bad window cell %q", v)
-		}
-		c.volume = money.FromUnits(money.MWK, int64(binary.BigEndian.Uint64(rest)))
-	default:
-		vol, err := money.Parse(money.MWK, string(rest))
-		if err != nil {
-			return windowCell{}, fmt.Errorf("payouts: bad window cell: %w", err)
-		}
-		c.volume = vol
-	}
-	return c, nil
-}
-
 func windowKey(org string, minute int64) []byte {
-	return binary.BigEndian.AppendUint64(indexPrefix(org), uint64(minute))
+	return binary.BigEndian.AppendUint64(records.IndexPrefix(org), uint64(minute))
 }
 
 // checkAndCountWindow enforces the rolling 24-hour volume and 1-hour count
@@ -298,23 +239,23 @@ func (e *Engine) checkAndCountWindow(tx store.Tx, org string, l PayoutLimits, am
 	minute := now.Unix() / 60
 	dayStart, hourStart := minute-24*60+1, minute-60+1
 	volume, count := money.Zero(money.MWK), uint64(0)
-	current := windowCell{volume: money.Zero(money.MWK)}
+	current := codec.WindowCell{Volume: money.Zero(money.MWK)}
 	var stale [][]byte
-	err = tx.Scan(bucketPayoutWindow, store.ScanOptions{Prefix: indexPrefix(org)}, func(k, v []byte) (bool, error) {
+	err = tx.Scan(bucketPayoutWindow, store.ScanOptions{Prefix: records.IndexPrefix(org)}, func(k, v []byte) (bool, error) {
 		m := int64(binary.BigEndian.Uint64(k[len(org)+1:]))
 		if m < dayStart {
 			stale = append(stale, k)
 			return true, nil
 		}
-		c, err := decodeWindowCell(v)
+		c, err := codec.DecodeWindowCell(v)
 		if err != nil {
 			return false, err
 		}
-		if volume, err = volume.Add(c.volume); err != nil {
+		if volume, err = volume.Add(c.Volume); err != nil {
 			return false, err
 		}
 		if m >= hourStart {
-			count += c.count
+			count += c.Count
 		}
 		if m == minute {
 			current = c
@@ -335,11 +276,11 @@ func (e *Engine) checkAndCountWindow(tx store.Tx, org string, l PayoutLimits, am
 	if after, _ := volume.Add(amount); after.Cmp(cap) > 0 {
 		return errcode.Newf(errcode.OrgLimitExceeded, "This payout would take the organization above its 24-hour volume of %s.", cap)
 	}
-	current.count++
-	if current.volume, err = current.volume.Add(amount); err != nil {
+	current.Count++
+	if current.Volume, err = current.Volume.Add(amount); err != nil {
 		return err
 	}
-	return tx.Put(bucketPayoutWindow, windowKey(org, minute), current.encode())
+	return tx.Put(bucketPayoutWindow, windowKey(org, minute), current.Encode())
 }
 
 // Payout returns the rendering of one of the caller's payouts; a foreign,
@@ -362,7 +303,7 @@ func loadPayout(tx store.Tx, org, id string) (payouts.Payout, error) {
 		return payouts.Payout{}, errNotFound
 	}
 	var r payoutRecord
-	if err := getJSON(tx, bucketPayouts, id, &r, errNotFound); err != nil {
+	if err := records.GetJSON(tx, bucketPayouts, id, &r, errNotFound); err != nil {
 		return payouts.Payout{}, err
 	}
 	if r.Org != org {
@@ -400,7 +341,7 @@ func (e *Engine) QuoteFee(dir payouts.Direction, rail payouts.Rail, amount money
 		return payouts.FeeQuote{}, errcode.Newf(errcode.ValidationError, "rail must be momo or bank.")
 	}
 	q, err := e.fees.Quote(dir, rail, amount)
-	var coded errcode.Coder
+	var coded *errcode.Error
 	if err != nil && !errors.As(err, &coded) {
 		return q, errcode.Wrap(errcode.RateUnavailable, err)
 	}
@@ -422,7 +363,7 @@ func (e *Engine) SyncInstitutions(ctx context.Context, list []payouts.Institutio
 			rec.Networks[in.ID] = in.Network
 		}
 	}
-	return e.store.Update(ctx, func(tx store.Tx) error { return putJSON(tx, bucketRefData, "institutions", rec) })
+	return e.store.Update(ctx, func(tx store.Tx) error { return records.PutJSON(tx, bucketRefData, "institutions", rec) })
 }
 
 // institutions returns the reference data: the last sync, or in the
@@ -439,7 +380,7 @@ func (e *Engine) institutions(tx store.Tx) ([]payouts.Institution, time.Time, er
 	if err != nil {
 		return nil, time.Time{}, err
 	}
-	rec, err := e.cachedInstitutions.decode(raw, func(raw []byte) (institutionsRecord, error) {
+	rec, err := e.cachedInstitutions.Decode(raw, func(raw []byte) (institutionsRecord, error) {
 		var rec institutionsRecord
 		if err := json.Unmarshal(raw, &rec); err != nil {
 			return rec, err
@@ -475,7 +416,7 @@ func (e *Engine) checkRail(tx store.Tx, rail payouts.Rail) error {
 	raw, err := tx.Get(bucketSettings, []byte("rails"))
 	switch {
 	case err == nil:
-		if r, err = e.cachedRails.decode(raw, func(raw []byte) (Rails, error) {
+		if r, err = e.cachedRails.Decode(raw, func(raw []byte) (Rails, error) {
 			var r Rails
 			return r, json.Unmarshal(raw, &r)
 		}); err != nil {
@@ -495,7 +436,7 @@ func (e *Engine) SetRailDisabled(ctx context.Context, rail payouts.Rail, disable
 	var r Rails
 	err := e.store.Update(ctx, func(tx store.Tx) error {
 		r = Rails{}
-		if err := getJSON(tx, bucketSettings, "rails", &r, nil); err != nil {
+		if err := records.GetJSON(tx, bucketSettings, "rails", &r, nil); err != nil {
 			return err
 		}
 		switch rail {
@@ -506,7 +447,7 @@ func (e *Engine) SetRailDisabled(ctx context.Context, rail payouts.Rail, disable
 		default:
 			return errcode.Newf(errcode.ValidationError, "rail must be bank or momo.")
 		}
-		return putJSON(tx, bucketSettings, "rails", r)
+		return records.PutJSON(tx, bucketSettings, "rails", r)
 	})
 	return r, err
 }

@@ -1,11 +1,8 @@
 package tambala
 
 import (
-	"encoding/json"
-	"errors"
-
 	"github.com/tambalapay/tambala/errcode"
-	"github.com/tambalapay/tambala/store"
+	"github.com/tambalapay/tambala/internal/due"
 )
 
 // The engine's buckets. Each record is JSON; secondary indexes are buckets
@@ -21,34 +18,10 @@ var (
 	bucketSettings   = []byte("settings")
 )
 
-// getJSON loads key into v; a missing record is notFound.
-func getJSON(tx store.Tx, bucket []byte, key string, v any, notFound error) error {
-	b, err := tx.Get(bucket, []byte(key))
-	if errors.Is(err, store.ErrNotFound) {
-		return notFound
-	}
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(b, v)
-}
-
-func putJSON(tx store.Tx, bucket []byte, key string, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	return tx.Put(bucket, []byte(key), b)
-}
-
-// indexKey is owner NUL id: per-owner lists in id (creation) order.
-func indexKey(owner, id string) []byte {
-	k := make([]byte, 0, len(owner)+1+len(id))
-	k = append(k, owner...)
-	k = append(k, 0)
-	return append(k, id...)
-}
-
-func indexPrefix(owner string) []byte { return append([]byte(owner), 0) }
+// The due indexes of the payout worker and the webhook dispatcher.
+var (
+	payoutsDue    = due.Index("payouts.due")
+	deliveriesDue = due.Index("webhooks.due")
+)
 
 var errNotFound = errcode.New(errcode.NotFound)

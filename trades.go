@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/records"
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/payouts"
@@ -82,16 +83,16 @@ func (e *Engine) RecordTrade(ctx context.Context, orgID, ref, usdtAmount, client
 	var t Trade
 	err = e.store.Update(ctx, func(tx store.Tx) error {
 		var o Organization
-		if err := getJSON(tx, bucketOrgs, orgID, &o, errNotFound); err != nil {
+		if err := records.GetJSON(tx, bucketOrgs, orgID, &o, errNotFound); err != nil {
 			return err
 		}
-		id, err := tx.Get(bucketTradesByRef, indexKey(orgID, ref))
+		id, err := tx.Get(bucketTradesByRef, records.IndexKey(orgID, ref))
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
 		if err == nil {
 			var r tradeRecord
-			if err := getJSON(tx, bucketTrades, string(id), &r, errNotFound); err != nil {
+			if err := records.GetJSON(tx, bucketTrades, string(id), &r, errNotFound); err != nil {
 				return err
 			}
 			if r.USDTAmount != amt.String() || r.ClientRate != rate.String() {
@@ -108,14 +109,14 @@ func (e *Engine) RecordTrade(ctx context.Context, orgID, ref, usdtAmount, client
 		}); err != nil {
 			return err
 		}
-		if err := putJSON(tx, bucketTrades, r.ID, r); err != nil {
+		if err := records.PutJSON(tx, bucketTrades, r.ID, r); err != nil {
 			return err
 		}
-		if err := tx.Put(bucketTradesByRef, indexKey(orgID, ref), []byte(r.ID)); err != nil {
+		if err := tx.Put(bucketTradesByRef, records.IndexKey(orgID, ref), []byte(r.ID)); err != nil {
 			return err
 		}
 		t = r.trade()
-		if err := tx.Put(bucketTradesByOrg, indexKey(orgID, r.ID), nil); err != nil {
+		if err := tx.Put(bucketTradesByOrg, records.IndexKey(orgID, r.ID), nil); err != nil {
 			return err
 		}
 		return e.emit(tx, orgID, webhooks.TradeSettled, renderTrade(t))
@@ -130,7 +131,7 @@ func (e *Engine) Trades(ctx context.Context, p Principal, page PageRequest) (Pag
 		var err error
 		out, err = listPage(tx, bucketTradesByOrg, p.Org.ID, page, nil, func(id string) (Trade, error) {
 			var r tradeRecord
-			err := getJSON(tx, bucketTrades, id, &r, errNotFound)
+			err := records.GetJSON(tx, bucketTrades, id, &r, errNotFound)
 			return r.trade(), err
 		})
 		return err

@@ -10,6 +10,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/concurrent"
+	"github.com/tambalapay/tambala/internal/records"
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/payouts"
@@ -66,7 +68,7 @@ func (w WorkerOptions) backoff(attempts int) time.Duration {
 
 // schedule moves rec's due time to at (nil: not due any more).
 func schedule(tx store.Tx, rec *payoutRecord, at *time.Time) error {
-	if err := payoutsDue.move(tx, rec.ID, rec.DueAt, at); err != nil {
+	if err := payoutsDue.Move(tx, rec.ID, rec.DueAt, at); err != nil {
 		return err
 	}
 	rec.DueAt = at
@@ -95,12 +97,12 @@ func (e *Engine) processPayouts(ctx context.Context) (advanced int, full bool, e
 	if e.provider == nil {
 		return 0, false, errNoProvider
 	}
-	ids, err := payoutsDue.due(ctx, e.store, e.now(), e.worker.Batch)
+	ids, err := payoutsDue.Due(ctx, e.store, e.now(), e.worker.Batch)
 	if err != nil {
 		return 0, false, err
 	}
 	var count atomic.Int64
-	forEachConcurrently(ctx, e.worker.Concurrency, len(ids), func(i int) {
+	concurrent.ForEach(ctx, e.worker.Concurrency, len(ids), func(i int) {
 		ok, err := e.advancePayout(ctx, ids[i])
 		if err != nil {
 			if ctx.Err() == nil {
@@ -143,7 +145,7 @@ func (e *Engine) claim(ctx context.Context, id string) (rec payoutRecord, ok boo
 	err = e.store.Update(ctx, func(tx store.Tx) error {
 		ok = false
 		rec = payoutRecord{}
-		if err := getJSON(tx, bucketPayouts, id, &rec, errNotFound); err != nil {
+		if err := records.GetJSON(tx, bucketPayouts, id, &rec, errNotFound); err != nil {
 			return err
 		}
 		now := e.nowUTC()
@@ -164,7 +166,7 @@ func (e *Engine) claim(ctx context.Context, id string) (rec payoutRecord, ok boo
 			return err
 		}
 		ok = true
-		return putJSON(tx, bucketPayouts, rec.ID, rec)
+		return records.PutJSON(tx, bucketPayouts, rec.ID, rec)
 	})
 	return rec, ok, err
 }
@@ -237,7 +239,7 @@ func (e *Engine) settle(ctx context.Context, id string, want payouts.Status,
 	fn func(tx store.Tx, rec *payoutRecord, p payouts.Payout, now time.Time) error) error {
 	return e.store.Update(ctx, func(tx store.Tx) error {
 		var rec payoutRecord
-		if err := getJSON(tx, bucketPayouts, id, &rec, errNotFound); err != nil {
+		if err := records.GetJSON(tx, bucketPayouts, id, &rec, errNotFound); err != nil {
 			return err
 		}
 		if rec.Status != want {
@@ -250,7 +252,7 @@ func (e *Engine) settle(ctx context.Context, id string, want payouts.Status,
 		if err := fn(tx, &rec, p, e.nowUTC()); err != nil {
 			return err
 		}
-		return putJSON(tx, bucketPayouts, rec.ID, rec)
+		return records.PutJSON(tx, bucketPayouts, rec.ID, rec)
 	})
 }
 
@@ -345,7 +347,7 @@ func (e *Engine) clawback(tx store.Tx, rec *payoutRecord, now time.Time) error {
 func (e *Engine) ClawbackPayout(ctx context.Context, id string) error {
 	return e.store.Update(ctx, func(tx store.Tx) error {
 		var rec payoutRecord
-		if err := getJSON(tx, bucketPayouts, id, &rec, errNotFound); err != nil {
+		if err := records.GetJSON(tx, bucketPayouts, id, &rec, errNotFound); err != nil {
 			return err
 		}
 		if rec.Status != payouts.Succeeded {
@@ -354,6 +356,6 @@ func (e *Engine) ClawbackPayout(ctx context.Context, id string) error {
 		if err := e.clawback(tx, &rec, e.nowUTC()); err != nil {
 			return err
 		}
-		return putJSON(tx, bucketPayouts, rec.ID, rec)
+		return records.PutJSON(tx, bucketPayouts, rec.ID, rec)
 	})
 }

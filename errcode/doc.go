@@ -3,8 +3,10 @@
 // fixed default message, and the typed error that carries a code through the
 // engine.
 //
-// Domain packages return errors that carry a Code (an *Error, or any error
-// with a Code() method); the HTTP binding renders them as
-// {"error":{"code","message"}} with the table's status. Codes are never
-// renamed or removed, only added.
+// Every coded error the engine and the domain packages return is an *Error
+// (domain details such as *ledger.InsufficientFundsError or
+// *money.ParseError ride along as its cause), so errors.Is(err, New(c)),
+// errors.As(err, &*Error) and Of(err) always agree. The HTTP binding renders
+// them as {"error":{"code","message"}} with the table's status. Codes are
+// never renamed or removed, only added.
 package errcode

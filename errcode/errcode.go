@@ -169,38 +169,31 @@ func (e *Error) Is(target error) bool {
 	return ok && t.Code == e.Code && t.Message == "" && t.Err == nil
 }
 
-// Coder is implemented by errors that carry a code.
-type Coder interface {
-	ErrorCode() Code
-}
-
-// ErrorCode returns the code.
-func (e *Error) ErrorCode() Code { return e.Code }
-
-// Of returns the code of err: the first error in its chain with a code, or
-// internal_error when none has one.
+// Of returns the code of err: that of the first *Error in its chain, or
+// internal_error when there is none. For every code c in Table,
+// errors.Is(err, New(c)), errors.As(err, &e) with e.Code == c and
+// Of(err) == c agree, because every coded error is an *Error.
 func Of(err error) Code {
 	if err == nil {
 		return ""
 	}
-	var c Coder
-	if errors.As(err, &c) {
-		return c.ErrorCode()
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
 	}
 	return InternalError
 }
 
-// Message returns the public message of err: that of the error Of takes the
-// code from, its own when it has one (PublicMessage) and its code is in the
-// table, else the default of its code. Messages of uncoded errors are never
-// exposed.
+// Message returns the public message of err: that of the *Error Of takes
+// the code from when its code is in the table, else the default of its
+// code. Messages of uncoded errors are never exposed.
 func Message(err error) string {
-	var c Coder
-	if !errors.As(err, &c) {
+	var e *Error
+	if !errors.As(err, &e) {
 		return Lookup(InternalError).Message
 	}
-	if m, ok := c.(interface{ PublicMessage() string }); ok && Known(c.ErrorCode()) {
-		return m.PublicMessage()
+	if Known(e.Code) {
+		return e.PublicMessage()
 	}
-	return Lookup(c.ErrorCode()).Message
+	return Lookup(e.Code).Message
 }

@@ -130,7 +130,7 @@ func TestError(t *testing.T) {
 
 	e := errcode.New(errcode.NotFound)
 	assert.Equal(t, errcode.NotFound, e.Code)
-	assert.Equal(t, errcode.NotFound, e.ErrorCode())
+	assert.ErrorIs(t, e, errcode.New(errcode.NotFound))
 	assert.Equal(t, def, e.PublicMessage())
 	assert.Equal(t, "not_found: "+def, e.Error())
 	assert.Nil(t, e.Unwrap())
@@ -147,23 +147,6 @@ func TestError(t *testing.T) {
 	assert.Same(t, cause, w.Unwrap())
 	assert.ErrorIs(t, w, cause)
 }
-
-// coderOnly is a domain error that carries a code but no public message.
-type coderOnly struct {
-	code errcode.Code
-	err  error
-}
-
-func (e coderOnly) Error() string           { return "limit check failed for org 42" }
-func (e coderOnly) ErrorCode() errcode.Code { return e.code }
-func (e coderOnly) Unwrap() error           { return e.err }
-
-// withMessage carries a code and its own public message.
-type withMessage struct{}
-
-func (withMessage) Error() string           { return "internal detail" }
-func (withMessage) ErrorCode() errcode.Code { return errcode.QuoteExpired }
-func (withMessage) PublicMessage() string   { return "The quote expired at 12:00:00Z." }
 
 func TestOfAndMessage(t *testing.T) {
 	uncoded := errors.New("pq: password authentication failed for user \"tambala\"")
@@ -186,12 +169,8 @@ func TestOfAndMessage(t *testing.T) {
 			errcode.ServiceUnavailable, errcode.Lookup(errcode.ServiceUnavailable).Message},
 		{"uncoded", uncoded, errcode.InternalError, errcode.Lookup(errcode.InternalError).Message},
 		{"wrapped uncoded", fmt.Errorf("store: %w", uncoded), errcode.InternalError, errcode.Lookup(errcode.InternalError).Message},
-		{"custom coder", coderOnly{code: errcode.OrgLimitExceeded}, errcode.OrgLimitExceeded, errcode.Lookup(errcode.OrgLimitExceeded).Message},
-		{"custom coder with message", fmt.Errorf("x: %w", withMessage{}), errcode.QuoteExpired, "The quote expired at 12:00:00Z."},
 		// The outermost coded error decides the code, and the message must
 		// be that error's, never a message of another code deeper down.
-		{"coder wrapping a messaged *Error", fmt.Errorf("ctx: %w", coderOnly{errcode.LimitExceeded, errcode.Newf(errcode.NotFound, "no order 123")}),
-			errcode.LimitExceeded, errcode.Lookup(errcode.LimitExceeded).Message},
 		{"*Error wrapping *Error", &errcode.Error{Code: errcode.Conflict, Err: errcode.Newf(errcode.NotFound, "no order 123")},
 			errcode.Conflict, errcode.Lookup(errcode.Conflict).Message},
 		// A code missing from the table never leaks its message.
@@ -236,4 +215,42 @@ func TestIs(t *testing.T) {
 	var ce *errcode.Error
 	require.ErrorAs(t, wrapped, &ce)
 	assert.Same(t, e, ce)
+}
+
+// TestCatalogAgreement walks the whole catalog: for every code, however an
+// error of that code is made (New, Newf, Wrap, with a domain cause) and
+// however it is wrapped (fmt.Errorf, errors.Join), errors.Is against
+// New(code), errors.As to *Error and Of agree, and no other code matches.
+func TestCatalogAgreement(t *testing.T) {
+	cause := errors.New("detail kept for logs")
+	for _, spec := range errcode.Table {
+		c := spec.Code
+		made := map[string]error{
+			"New":               errcode.New(c),
+			"Newf":              errcode.Newf(c, "specific %d", 1),
+			"Wrap":              errcode.Wrap(c, cause),
+			"with domain cause": &errcode.Error{Code: c, Message: "m", Err: cause},
+		}
+		for how, base := range made {
+			for wrapHow, err := range map[string]error{
+				"bare":   base,
+				"fmt":    fmt.Errorf("use case: %w", base),
+				"twice":  fmt.Errorf("a: %w", fmt.Errorf("b: %w", base)),
+				"joined": errors.Join(errors.New("uncoded"), base),
+			} {
+				name := string(c) + "/" + how + "/" + wrapHow
+				assert.True(t, errors.Is(err, errcode.New(c)), name+": errors.Is")
+				var ce *errcode.Error
+				if assert.True(t, errors.As(err, &ce), name+": errors.As") {
+					assert.Equal(t, c, ce.Code, name)
+				}
+				assert.Equal(t, c, errcode.Of(err), name+": Of")
+				for _, other := range errcode.Table {
+					if other.Code != c {
+						assert.False(t, errors.Is(err, errcode.New(other.Code)), name+" matches "+string(other.Code))
+					}
+				}
+			}
+		}
+	}
 }

@@ -11,7 +11,8 @@ import (
 // Errors of the ledger; match them with errors.Is.
 var (
 	// ErrInsufficientFunds: the available balance does not cover the amount.
-	// Returned as an *InsufficientFundsError.
+	// Returned as an *errcode.Error with code insufficient_funds whose
+	// cause is an *InsufficientFundsError (insufficientFunds).
 	ErrInsufficientFunds = errors.New("ledger: insufficient funds")
 	// ErrEntryIDReused: an entry id was posted again with a different command.
 	ErrEntryIDReused = errors.New("ledger: entry id used by a different command")
@@ -42,12 +43,15 @@ func (e *InsufficientFundsError) Error() string {
 // Is matches ErrInsufficientFunds.
 func (e *InsufficientFundsError) Is(target error) bool { return target == ErrInsufficientFunds }
 
-// ErrorCode is insufficient_funds.
-func (e *InsufficientFundsError) ErrorCode() errcode.Code { return errcode.InsufficientFunds }
-
 // PublicMessage names the asset, never the organization.
 func (e *InsufficientFundsError) PublicMessage() string {
 	return fmt.Sprintf("The available %s balance does not cover this amount.", e.Account.Asset.Code)
+}
+
+// insufficientFunds is the one way the ledger reports a shortfall: the
+// engine's one coded error type, with the detail as its cause.
+func insufficientFunds(d *InsufficientFundsError) error {
+	return &errcode.Error{Code: errcode.InsufficientFunds, Message: d.PublicMessage(), Err: d}
 }
 
 func invalid(format string, args ...any) error {

@@ -198,7 +198,7 @@ func applyPostings(st State, eff *Effect) error {
 				return err
 			}
 			needed, _ := before.Sub(bc.Balance) // the amount the entry takes out
-			return &InsufficientFundsError{Account: bc.Account, Available: before, Needed: needed}
+			return insufficientFunds(&InsufficientFundsError{Account: bc.Account, Available: before, Needed: needed})
 		}
 	}
 	return nil

@@ -60,7 +60,10 @@ func requireRejected(t testing.TB, err error, reason error) {
 	var pe *money.ParseError
 	require.ErrorAs(t, err, &pe)
 	assert.Same(t, reason, pe.Reason)
-	assert.Equal(t, errcode.ValidationError, pe.ErrorCode())
+	assert.ErrorIs(t, err, errcode.New(errcode.ValidationError))
+	var ce *errcode.Error
+	require.ErrorAs(t, err, &ce)
+	assert.Equal(t, errcode.ValidationError, ce.Code)
 	// Wrapping keeps both the code and the reason.
 	wrapped := fmt.Errorf("request field amount: %w", err)
 	assert.ErrorIs(t, wrapped, reason)

@@ -25,7 +25,8 @@ var ErrAssetMismatch = errors.New("money: amounts of different assets")
 // ErrInexact is returned when exact arithmetic would have to round.
 var ErrInexact = errors.New("money: result is not exact")
 
-// ParseError is a rejected amount or rate. Its code is validation_error.
+// ParseError is the detail of a rejected amount or rate. Parsers return it
+// as the cause of an *errcode.Error with code validation_error.
 type ParseError struct {
 	Input  string // the rejected text, truncated to 40 bytes
 	Asset  string // the asset it was parsed for, if any
@@ -37,9 +38,6 @@ func (e *ParseError) Error() string {
 }
 
 func (e *ParseError) Unwrap() error { return e.Reason }
-
-// ErrorCode is validation_error.
-func (e *ParseError) ErrorCode() errcode.Code { return errcode.ValidationError }
 
 // PublicMessage is the message shown to API callers.
 func (e *ParseError) PublicMessage() string {
@@ -56,7 +54,11 @@ func quoteInput(s string) string {
 	return "\"" + s + "\""
 }
 
-func parseErr(input string, a *Asset, reason error) *ParseError {
+// parseErr returns the rejection as the one coded error type: an
+// *errcode.Error with code validation_error whose cause is the
+// *ParseError, so that errors.Is(err, errcode.New(errcode.ValidationError))
+// and errors.As(err, &*ParseError) both hold.
+func parseErr(input string, a *Asset, reason error) error {
 	e := &ParseError{Input: input, Reason: reason}
 	if len(e.Input) > 40 {
 		e.Input = e.Input[:40]
@@ -64,5 +66,5 @@ func parseErr(input string, a *Asset, reason error) *ParseError {
 	if a != nil {
 		e.Asset = a.Code
 	}
-	return e
+	return &errcode.Error{Code: errcode.ValidationError, Message: e.PublicMessage(), Err: e}
 }

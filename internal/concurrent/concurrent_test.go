@@ -1,4 +1,4 @@
-package tambala
+package concurrent
 
 import (
 	"context"
@@ -11,12 +11,12 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestForEachConcurrentlyCallsEachOnce(t *testing.T) {
+func TestForEachCallsEachOnce(t *testing.T) {
 	for _, tc := range []struct{ workers, n int }{{1, 0}, {1, 5}, {8, 3}, {8, 100}, {0, 4}} {
 		var mu sync.Mutex
 		seen := map[int]int{}
 		var inFlight, most atomic.Int64
-		forEachConcurrently(context.Background(), tc.workers, tc.n, func(i int) {
+		ForEach(context.Background(), tc.workers, tc.n, func(i int) {
 			cur := inFlight.Add(1)
 			for {
 				m := most.Load()
@@ -38,16 +38,16 @@ func TestForEachConcurrentlyCallsEachOnce(t *testing.T) {
 	}
 }
 
-func TestForEachConcurrentlyOneWorkerKeepsOrder(t *testing.T) {
+func TestForEachOneWorkerKeepsOrder(t *testing.T) {
 	var got []int
-	forEachConcurrently(context.Background(), 1, 6, func(i int) { got = append(got, i) })
+	ForEach(context.Background(), 1, 6, func(i int) { got = append(got, i) })
 	require.Equal(t, []int{0, 1, 2, 3, 4, 5}, got)
 }
 
-func TestForEachConcurrentlyStopsOnCancel(t *testing.T) {
+func TestForEachStopsOnCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var calls atomic.Int64
-	forEachConcurrently(ctx, 1, 10, func(i int) {
+	ForEach(ctx, 1, 10, func(i int) {
 		if calls.Add(1) == 3 {
 			cancel()
 		}
@@ -55,7 +55,7 @@ func TestForEachConcurrentlyStopsOnCancel(t *testing.T) {
 	require.Equal(t, int64(3), calls.Load())
 }
 
-func TestForEachConcurrentlyPanicWaitsForOthers(t *testing.T) {
+func TestForEachPanicWaitsForOthers(t *testing.T) {
 	for range 20 {
 		var started, done atomic.Int64
 		func() {
@@ -63,7 +63,7 @@ func TestForEachConcurrentlyPanicWaitsForOthers(t *testing.T) {
 				require.Equal(t, "boom", recover())
 				require.Equal(t, started.Load()-1, done.Load(), "every other call begun returned before the panic went on")
 			}()
-			forEachConcurrently(context.Background(), 4, 40, func(i int) {
+			ForEach(context.Background(), 4, 40, func(i int) {
 				started.Add(1)
 				if i == 2 {
 					panic("boom")
@@ -76,13 +76,13 @@ func TestForEachConcurrentlyPanicWaitsForOthers(t *testing.T) {
 	}
 }
 
-func TestForEachConcurrentlyGoexit(t *testing.T) {
+func TestForEachGoexit(t *testing.T) {
 	var after atomic.Bool
 	var others atomic.Int64
 	ch := make(chan struct{})
 	go func() {
 		defer close(ch)
-		forEachConcurrently(context.Background(), 3, 3, func(i int) {
+		ForEach(context.Background(), 3, 3, func(i int) {
 			if i == 0 {
 				runtime.Goexit()
 			}

@@ -1,4 +1,4 @@
-package tambala
+package codec
 
 import (
 	"bytes"
@@ -33,15 +33,15 @@ func genIdemTime(t *rapid.T) time.Time {
 	return at.In(rapid.SampledFrom([]*time.Location{time.UTC, time.FixedZone("CAT", 2*3600)}).Draw(t, "zone"))
 }
 
-func genIdemRecord(t *rapid.T) idemRecord {
-	return idemRecord{
+func genIdemRecord(t *rapid.T) IdemRecord {
+	return IdemRecord{
 		Status:    rapid.OneOf(rapid.SampledFrom([]int{200, 201, 202, 400, 409, 422, 500}), rapid.IntRange(0, math.MaxInt)).Draw(t, "status"),
 		Body:      rapid.OneOf(rapid.Just([]byte{}), rapid.SliceOf(rapid.Byte()), rapid.SliceOfN(rapid.Byte(), 1000, 5000)).Draw(t, "body"),
 		CreatedAt: genIdemTime(t),
 	}
 }
 
-func requireIdemEqual(t require.TestingT, want, got idemRecord) {
+func requireIdemEqual(t require.TestingT, want, got IdemRecord) {
 	require.Equal(t, want.BodySHA256, got.BodySHA256, "BodySHA256")
 	require.Equal(t, want.Status, got.Status, "Status")
 	require.True(t, bytes.Equal(want.Body, got.Body), "Body: want %q, got %q", want.Body, got.Body)
@@ -57,13 +57,36 @@ func TestIdemRecordRoundTrip(t *testing.T) {
 		} else {
 			copy(sum[:], rapid.SliceOfN(rapid.Byte(), 32, 32).Draw(t, "sum"))
 		}
-		v := r.encode(sum)
-		got, err := decodeIdemRecord(v)
+		v := r.EncodeV1(sum)
+		got, err := DecodeIdemRecord(v)
 		require.NoError(t, err)
 		r.BodySHA256 = hex.EncodeToString(sum[:])
 		requireIdemEqual(t, r, got)
 		require.Equal(t, time.UTC, got.CreatedAt.Location(), "decoded CreatedAt is UTC")
-		require.Equal(t, v, got.encode(sum), "re-encoding is byte for byte")
+		require.Equal(t, v, got.EncodeV1(sum), "re-encoding is byte for byte")
+	})
+}
+
+// Version 2 keeps the fingerprint, the time and the resource, not a status.
+func TestIdemRecordV2RoundTrip(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		r := genIdemRecord(t)
+		r.Status = 0
+		var sum [32]byte
+		copy(sum[:], rapid.SliceOfN(rapid.Byte(), 32, 32).Draw(t, "sum"))
+		v := r.Encode(sum)
+		require.Equal(t, byte(2), v[0])
+		got, err := DecodeIdemRecord(v)
+		require.NoError(t, err)
+		require.Equal(t, 2, got.Version)
+		r.BodySHA256 = hex.EncodeToString(sum[:])
+		requireIdemEqual(t, r, got)
+		require.Equal(t, v, got.Encode(sum), "re-encoding is byte for byte")
+		// Every prefix that cuts the fingerprint or the time fails.
+		for n := range 34 {
+			_, err := DecodeIdemRecord(v[:n])
+			require.Error(t, err, "prefix %d", n)
+		}
 	})
 }
 
@@ -74,18 +97,18 @@ func TestIdemRecordDigestMatchesRequest(t *testing.T) {
 	sum := sha256.Sum256(body)
 	digest := hex.EncodeToString(sum[:])
 	at := time.Date(2025, 3, 14, 9, 26, 53, 123456789, time.UTC)
-	rec := idemRecord{Status: 201, Body: []byte(`{"id":"po_1"}`), CreatedAt: at}
+	rec := IdemRecord{Status: 201, Body: []byte(`{"id":"po_1"}`), CreatedAt: at}
 
-	got, err := decodeIdemRecord(rec.encode(sum))
+	got, err := DecodeIdemRecord(rec.EncodeV1(sum))
 	require.NoError(t, err)
 	require.Equal(t, digest, got.BodySHA256)
 
-	legacy, err := json.Marshal(idemRecord{BodySHA256: digest, Status: rec.Status, Body: rec.Body, CreatedAt: at})
+	legacy, err := json.Marshal(IdemRecord{BodySHA256: digest, Status: rec.Status, Body: rec.Body, CreatedAt: at})
 	require.NoError(t, err)
-	got, err = decodeIdemRecord(legacy)
+	got, err = DecodeIdemRecord(legacy)
 	require.NoError(t, err)
 	require.Equal(t, digest, got.BodySHA256)
-	requireIdemEqual(t, idemRecord{BodySHA256: digest, Status: 201, Body: rec.Body, CreatedAt: at}, got)
+	requireIdemEqual(t, IdemRecord{BodySHA256: digest, Status: 201, Body: rec.Body, CreatedAt: at}, got)
 }
 
 func TestIdemRecordLegacyJSON(t *testing.T) {
@@ -96,31 +119,31 @@ func TestIdemRecordLegacyJSON(t *testing.T) {
 		r.CreatedAt = r.CreatedAt.UTC() // the earlier writer's clock was UTC
 		v, err := json.Marshal(r)
 		require.NoError(t, err)
-		got, err := decodeIdemRecord(v)
+		got, err := DecodeIdemRecord(v)
 		require.NoError(t, err)
 		requireIdemEqual(t, r, got)
 	})
 	// As an earlier version stored it.
-	got, err := decodeIdemRecord([]byte(`{"body_sha256":"` + strings.Repeat("ab", 32) + `","status":201,"body":"eyJpZCI6InBvXzEifQ==","created_at":"2025-03-14T09:26:53.123456789Z"}`))
+	got, err := DecodeIdemRecord([]byte(`{"body_sha256":"` + strings.Repeat("ab", 32) + `","status":201,"body":"eyJpZCI6InBvXzEifQ==","created_at":"2025-03-14T09:26:53.123456789Z"}`))
 	require.NoError(t, err)
-	requireIdemEqual(t, idemRecord{BodySHA256: strings.Repeat("ab", 32), Status: 201, Body: []byte(`{"id":"po_1"}`),
+	requireIdemEqual(t, IdemRecord{BodySHA256: strings.Repeat("ab", 32), Status: 201, Body: []byte(`{"id":"po_1"}`),
 		CreatedAt: time.Date(2025, 3, 14, 9, 26, 53, 123456789, time.UTC)}, got)
 }
 
 func TestIdemRecordCorrupt(t *testing.T) {
 	var sum [32]byte
-	valid := (&idemRecord{Status: 201, Body: nil, CreatedAt: time.Unix(1_700_000_000, 5)}).encode(sum)
+	valid := (&IdemRecord{Status: 201, Body: nil, CreatedAt: time.Unix(1_700_000_000, 5)}).EncodeV1(sum)
 	// Every prefix that cuts the digest, the status or the time fails;
 	// the body has no length, so longer prefixes are shorter bodies.
 	for n := range len(valid) {
 		require.NotPanics(t, func() {
-			_, err := decodeIdemRecord(valid[:n])
+			_, err := DecodeIdemRecord(valid[:n])
 			require.Error(t, err, "prefix %d: %q", n, valid[:n])
 		})
 	}
 	bad := [][]byte{
 		nil, {}, {1}, {0}, {2},
-		append([]byte{2}, valid[1:]...), append([]byte{0}, valid[1:]...), // version
+		append([]byte{3}, valid[1:]...), append([]byte{0}, valid[1:]...), // version
 		append([]byte{1}, make([]byte, 32)...),                                                                                       // no status
 		append(append([]byte{1}, make([]byte, 32)...), 0xc9, 0x01),                                                                   // no time
 		append(append([]byte{1}, make([]byte, 32)...), bytes.Repeat([]byte{0xff}, 11)...),                                            // status overflows
@@ -129,7 +152,7 @@ func TestIdemRecordCorrupt(t *testing.T) {
 	}
 	for _, v := range bad {
 		require.NotPanics(t, func() {
-			_, err := decodeIdemRecord(v)
+			_, err := DecodeIdemRecord(v)
 			require.Error(t, err, "%q", v)
 		}, "%q", v)
 	}
@@ -137,7 +160,7 @@ func TestIdemRecordCorrupt(t *testing.T) {
 
 // --- payout window cells ---
 
-// genWindowVolume draws an MWK volume: any int64 of tambala (the 8-byte
+// genWindowVolume draws an MWK Volume: any int64 of tambala (the 8-byte
 // form), or beyond int64 with at most money.MaxIntegerDigits integer
 // digits (the text form; a volume is a sum of payouts, never negative).
 func genWindowVolume(t *rapid.T) money.Amount {
@@ -163,28 +186,28 @@ func genWindowVolume(t *rapid.T) money.Amount {
 	return a
 }
 
-func requireCellEqual(t require.TestingT, want, got windowCell) {
-	require.Equal(t, want.count, got.count, "count")
-	require.Equal(t, want.volume.Asset(), got.volume.Asset(), "volume asset")
-	require.True(t, want.volume.Equal(got.volume), "volume: want %s, got %s", want.volume, got.volume)
-	require.Equal(t, want.volume.String(), got.volume.String(), "volume text")
-	wu, wfits := want.volume.Units()
-	gu, gfits := got.volume.Units()
-	require.Equal(t, wfits, gfits, "volume %s: integer form", want.volume)
+func requireCellEqual(t require.TestingT, want, got WindowCell) {
+	require.Equal(t, want.Count, got.Count, "count")
+	require.Equal(t, want.Volume.Asset(), got.Volume.Asset(), "volume asset")
+	require.True(t, want.Volume.Equal(got.Volume), "Volume: want %s, got %s", want.Volume, got.Volume)
+	require.Equal(t, want.Volume.String(), got.Volume.String(), "volume text")
+	wu, wfits := want.Volume.Units()
+	gu, gfits := got.Volume.Units()
+	require.Equal(t, wfits, gfits, "volume %s: integer form", want.Volume)
 	require.Equal(t, wu, gu, "volume units")
 }
 
 func TestWindowCellRoundTrip(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		c := windowCell{
-			count:  rapid.OneOf(rapid.Uint64(), rapid.Uint64Range(0, 1000)).Draw(t, "count"),
-			volume: genWindowVolume(t),
+		c := WindowCell{
+			Count:  rapid.OneOf(rapid.Uint64(), rapid.Uint64Range(0, 1000)).Draw(t, "count"),
+			Volume: genWindowVolume(t),
 		}
-		v := c.encode()
-		got, err := decodeWindowCell(v)
+		v := c.Encode()
+		got, err := DecodeWindowCell(v)
 		require.NoError(t, err)
 		requireCellEqual(t, c, got)
-		require.Equal(t, v, got.encode(), "re-encoding is byte for byte")
+		require.Equal(t, v, got.Encode(), "re-encoding is byte for byte")
 
 		// The layout: version 0x01, uvarint count, then 0x00 and 8 bytes,
 		// or 0x01 and text.
@@ -192,20 +215,20 @@ func TestWindowCellRoundTrip(t *testing.T) {
 		count, k := binary.Uvarint(v[1:])
 		require.Positive(t, k)
 		k++
-		require.Equal(t, c.count, count)
-		if u, fits := c.volume.Units(); fits {
+		require.Equal(t, c.Count, count)
+		if u, fits := c.Volume.Units(); fits {
 			require.Equal(t, append([]byte{0}, binary.BigEndian.AppendUint64(nil, uint64(u))...), v[k:])
 		} else {
-			require.Equal(t, "\x01"+c.volume.String(), string(v[k:]))
+			require.Equal(t, "\x01"+c.Volume.String(), string(v[k:]))
 		}
 	})
 }
 
 func TestWindowCellCorrupt(t *testing.T) {
-	valid := windowCell{count: 300, volume: money.FromUnits(money.MWK, 500000)}.encode()
+	valid := WindowCell{Count: 300, Volume: money.FromUnits(money.MWK, 500000)}.Encode()
 	for n := range len(valid) {
 		require.NotPanics(t, func() {
-			_, err := decodeWindowCell(valid[:n])
+			_, err := DecodeWindowCell(valid[:n])
 			require.Error(t, err, "prefix %d: %q", n, valid[:n])
 		})
 	}
@@ -222,7 +245,7 @@ func TestWindowCellCorrupt(t *testing.T) {
 	}
 	for _, v := range bad {
 		require.NotPanics(t, func() {
-			_, err := decodeWindowCell(v)
+			_, err := DecodeWindowCell(v)
 			require.Error(t, err, "%q", v)
 		}, "%q", v)
 	}
@@ -236,8 +259,8 @@ func FuzzDecodeIdemRecord(f *testing.F) {
 	at := time.Date(2025, 3, 14, 9, 26, 53, 123456789, time.UTC)
 	for _, body := range [][]byte{nil, []byte(`{"id":"po_1","status":"pending"}`), bytes.Repeat([]byte{0}, 40)} {
 		sum := sha256.Sum256(body)
-		r := idemRecord{Status: 201, Body: body, CreatedAt: at}
-		f.Add(r.encode(sum))
+		r := IdemRecord{Status: 201, Body: body, CreatedAt: at}
+		f.Add(r.EncodeV1(sum))
 		r.BodySHA256 = hex.EncodeToString(sum[:])
 		legacy, err := json.Marshal(r)
 		require.NoError(f, err)
@@ -246,7 +269,7 @@ func FuzzDecodeIdemRecord(f *testing.F) {
 	f.Add([]byte{})
 	f.Add([]byte(`{"created_at":"2025-03-14T11:26:53.5+02:00"}`))
 	f.Fuzz(func(t *testing.T, v []byte) {
-		r, err := decodeIdemRecord(v)
+		r, err := DecodeIdemRecord(v)
 		if err != nil {
 			return
 		}
@@ -260,54 +283,58 @@ func FuzzDecodeIdemRecord(f *testing.F) {
 		if !time.Unix(0, r.CreatedAt.UnixNano()).Equal(r.CreatedAt) {
 			return
 		}
-		b := r.encode([32]byte(sum))
-		r2, err := decodeIdemRecord(b)
+		enc := (*IdemRecord).EncodeV1
+		if r.Version == 2 {
+			enc = (*IdemRecord).Encode
+		}
+		b := enc(&r, [32]byte(sum))
+		r2, err := DecodeIdemRecord(b)
 		require.NoError(t, err, "re-encoded %q as %q", v, b)
 		requireIdemEqual(t, r, r2)
-		require.Equal(t, b, r2.encode([32]byte(sum)), "encoding is a fixpoint")
+		require.Equal(t, b, enc(&r2, [32]byte(sum)), "encoding is a fixpoint")
 	})
 }
 
 func FuzzDecodeWindowCell(f *testing.F) {
 	huge, err := money.Parse(money.MWK, strings.Repeat("9", money.MaxIntegerDigits)+".99")
 	require.NoError(f, err)
-	for _, c := range []windowCell{
-		{count: 0, volume: money.Zero(money.MWK)},
-		{count: 1, volume: money.FromUnits(money.MWK, 500000)},
-		{count: math.MaxUint64, volume: money.FromUnits(money.MWK, math.MaxInt64)},
-		{count: 300, volume: huge},
+	for _, c := range []WindowCell{
+		{Count: 0, Volume: money.Zero(money.MWK)},
+		{Count: 1, Volume: money.FromUnits(money.MWK, 500000)},
+		{Count: math.MaxUint64, Volume: money.FromUnits(money.MWK, math.MaxInt64)},
+		{Count: 300, Volume: huge},
 	} {
-		f.Add(c.encode())
+		f.Add(c.Encode())
 	}
 	f.Add([]byte{})
 	f.Add([]byte{1, 1, '5', '.', '5'})
 	f.Fuzz(func(t *testing.T, v []byte) {
-		c, err := decodeWindowCell(v)
+		c, err := DecodeWindowCell(v)
 		if err != nil {
 			return
 		}
-		b := c.encode()
-		c2, err := decodeWindowCell(b)
+		b := c.Encode()
+		c2, err := DecodeWindowCell(b)
 		require.NoError(t, err, "re-encoded %q as %q", v, b)
 		requireCellEqual(t, c, c2)
-		require.Equal(t, b, c2.encode(), "encoding is a fixpoint")
+		require.Equal(t, b, c2.Encode(), "encoding is a fixpoint")
 	})
 }
 
 // A window cell written as JSON by an earlier version still counts.
 func TestWindowCellLegacyJSON(t *testing.T) {
-	c, err := decodeWindowCell([]byte(`{"n":3,"v":"15000.00"}`))
+	c, err := DecodeWindowCell([]byte(`{"n":3,"v":"15000.00"}`))
 	require.NoError(t, err)
-	require.Equal(t, uint64(3), c.count)
-	require.Equal(t, "15000.00", c.volume.String())
+	require.Equal(t, uint64(3), c.Count)
+	require.Equal(t, "15000.00", c.Volume.String())
 }
 
 // A binary cell whose count is 123 starts, after its version byte, with
 // '{' (uvarint 123): the version byte keeps it from reading as JSON.
 func TestWindowCellCountOfOpeningBrace(t *testing.T) {
-	in := windowCell{count: '{', volume: money.FromUnits(money.MWK, 150000)}
-	out, err := decodeWindowCell(in.encode())
+	in := WindowCell{Count: '{', Volume: money.FromUnits(money.MWK, 150000)}
+	out, err := DecodeWindowCell(in.Encode())
 	require.NoError(t, err)
-	require.Equal(t, in.count, out.count)
-	require.True(t, in.volume.Equal(out.volume))
+	require.Equal(t, in.Count, out.Count)
+	require.True(t, in.Volume.Equal(out.Volume))
 }

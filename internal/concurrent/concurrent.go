@@ -1,4 +1,6 @@
-package tambala
+// Package concurrent runs a bounded number of calls at once, with panic
+// hand-off to the caller.
+package concurrent
 
 import (
 	"context"
@@ -7,13 +9,13 @@ import (
 	"sync/atomic"
 )
 
-// forEachConcurrently calls fn(i) for i in [0, n), in order of i, on up to
+// ForEach calls fn(i) for i in [0, n), in order of i, on up to
 // workers goroutines at once; the calling goroutine is one of them. It
 // stops taking new i once ctx ends and returns when every call it began has
 // returned. A call that panics or calls runtime.Goexit stops the others from
 // taking new work; once they return, the panic goes on (or the goroutine
 // ends) in the caller.
-func forEachConcurrently(ctx context.Context, workers, n int, fn func(i int)) {
+func ForEach(ctx context.Context, workers, n int, fn func(i int)) {
 	workers = max(1, min(workers, n))
 	var (
 		next     atomic.Int64

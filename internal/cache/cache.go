@@ -1,4 +1,8 @@
-package tambala
+// Package cache keeps the last decoding of stored records that are read on
+// every request and rarely change, keyed by their exact stored bytes, so a
+// read still sees exactly what is committed but decodes nothing while the
+// bytes are unchanged.
+package cache
 
 import (
 	"bytes"
@@ -9,20 +13,20 @@ import (
 	"github.com/tambalapay/tambala/store"
 )
 
-// decodedRecord caches the decoding of one stored record that every
+// Record caches the decoding of one stored record that every
 // payout reads and the operator rarely changes (the rails, the
 // institutions): a read still fetches the stored bytes in its own
 // transaction, so it sees exactly what is committed, but reuses the last
 // decoded value when those bytes are unchanged. Values are shared: callers
 // treat them as read-only.
-type decodedRecord[T any] struct {
+type Record[T any] struct {
 	mu  sync.Mutex
 	raw []byte
 	val T
 	ok  bool
 }
 
-func (c *decodedRecord[T]) decode(raw []byte, decode func([]byte) (T, error)) (T, error) {
+func (c *Record[T]) Decode(raw []byte, decode func([]byte) (T, error)) (T, error) {
 	c.mu.Lock()
 	if c.ok && bytes.Equal(c.raw, raw) {
 		v := c.val
@@ -40,39 +44,40 @@ func (c *decodedRecord[T]) decode(raw []byte, decode func([]byte) (T, error)) (T
 	return v, nil
 }
 
-// decodedRecords is decodedRecord for many records of one kind, by id
+// Records is Record for many records of one kind, by id
 // (API keys, organizations), so that authenticating a request decodes
 // nothing while its key and organization are unchanged. It keeps at most
 // max ids and starts over when full, so its memory is bounded.
-type decodedRecords[T any] struct {
-	max int
+type Records[T any] struct {
+	Max int // the most ids kept; 0 means 4096
 	mu  sync.Mutex
-	m   map[string]*decodedRecord[T]
+	m   map[string]*Record[T]
 }
 
-func (c *decodedRecords[T]) decode(id string, raw []byte, decode func([]byte) (T, error)) (T, error) {
+func (c *Records[T]) Decode(id string, raw []byte, decode func([]byte) (T, error)) (T, error) {
 	c.mu.Lock()
 	r := c.m[id]
 	if r == nil {
-		if c.m == nil || len(c.m) >= c.max {
-			c.m = make(map[string]*decodedRecord[T])
+		if c.m == nil || len(c.m) >= c.limit() {
+			c.m = make(map[string]*Record[T])
 		}
-		r = &decodedRecord[T]{}
+		r = &Record[T]{}
 		c.m[id] = r
 	}
 	c.mu.Unlock()
-	return r.decode(raw, decode)
+	return r.Decode(raw, decode)
 }
 
-// decodeJSON returns a decoder of JSON records of type T.
-func decodeJSON[T any](raw []byte) (T, error) {
+// DecodeJSON decodes a JSON record of type T.
+func DecodeJSON[T any](raw []byte) (T, error) {
 	var v T
 	err := json.Unmarshal(raw, &v)
 	return v, err
 }
 
-// getCached reads the record at key and decodes it through cache.
-func getCached[T any](tx store.Tx, bucket []byte, key string, cache *decodedRecords[T], notFound error) (T, error) {
+// Get reads the record at key in tx and decodes it (JSON) through c; a
+// missing record is notFound.
+func Get[T any](tx store.Tx, bucket []byte, key string, c *Records[T], notFound error) (T, error) {
 	b, err := tx.Get(bucket, []byte(key))
 	if errors.Is(err, store.ErrNotFound) {
 		var zero T
@@ -82,5 +87,12 @@ func getCached[T any](tx store.Tx, bucket []byte, key string, cache *decodedReco
 		var zero T
 		return zero, err
 	}
-	return cache.decode(key, b, decodeJSON[T])
+	return c.Decode(key, b, DecodeJSON[T])
+}
+
+func (c *Records[T]) limit() int {
+	if c.Max <= 0 {
+		return 4096
+	}
+	return c.Max
 }

@@ -1,0 +1,77 @@
+package codec
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"time"
+)
+
+// IdemRecord is a decided idempotent create.
+//
+// Version 2 (written now): 0x02, the request's fingerprint (32 bytes), the
+// decision time (varint Unix nanoseconds), then the created resource as the
+// engine encodes it (Body). Version 1: 0x01, the SHA-256 of the request
+// body (32 bytes), the HTTP status (uvarint), the time, then the response
+// body bytes. Records that start with '{' are the JSON of the first
+// version. Versions 0 and 1 are read so that a replay after an upgrade
+// still answers; their Body is the rendered response.
+type IdemRecord struct {
+	Version    int       `json:"-"`
+	BodySHA256 string    `json:"body_sha256"` // hex of the fingerprint
+	Status     int       `json:"status"`      // versions 0 and 1 only
+	Body       []byte    `json:"body"`
+	CreatedAt  time.Time `json:"created_at"`
+}
+
+var errBadIdem = errors.New("idempotency: bad record")
+
+// Encode writes the record in version 2 with fingerprint sum.
+func (r *IdemRecord) Encode(sum [32]byte) []byte {
+	b := make([]byte, 0, 1+32+binary.MaxVarintLen64+len(r.Body))
+	b = append(b, 2)
+	b = append(b, sum[:]...)
+	b = binary.AppendVarint(b, r.CreatedAt.UnixNano())
+	return append(b, r.Body...)
+}
+
+// EncodeV1 writes the record in version 1, as earlier versions did; kept
+// for tests of the upgrade path.
+func (r *IdemRecord) EncodeV1(sum [32]byte) []byte {
+	b := make([]byte, 0, 1+32+2*binary.MaxVarintLen64+len(r.Body))
+	b = append(b, 1)
+	b = append(b, sum[:]...)
+	b = binary.AppendUvarint(b, uint64(r.Status))
+	b = binary.AppendVarint(b, r.CreatedAt.UnixNano())
+	return append(b, r.Body...)
+}
+
+// DecodeIdemRecord reads any version.
+func DecodeIdemRecord(v []byte) (IdemRecord, error) {
+	var r IdemRecord
+	if len(v) > 0 && v[0] == '{' {
+		err := json.Unmarshal(v, &r)
+		return r, err
+	}
+	if len(v) < 33 || (v[0] != 1 && v[0] != 2) {
+		return r, errBadIdem
+	}
+	r.Version = int(v[0])
+	r.BodySHA256 = hex.EncodeToString(v[1:33])
+	rest := v[33:]
+	if r.Version == 1 {
+		status, n := binary.Uvarint(rest)
+		if n <= 0 {
+			return r, errBadIdem
+		}
+		r.Status = int(status)
+		rest = rest[n:]
+	}
+	at, n := binary.Varint(rest)
+	if n <= 0 {
+		return r, errBadIdem
+	}
+	r.CreatedAt, r.Body = time.Unix(0, at).UTC(), rest[n:]
+	return r, nil
+}
