@@ -28,20 +28,20 @@ func TestAuthenticate_Keys(t *testing.T) {
 	assert.Len(t, key, 52)
 
 	for _, bad := range []string{"", "tmb_live_short", key + "x", key[:51], "tmb_test_" + key[9:], strings.ToUpper(key), " " + key} {
-		_, err := e.Authenticate(ctx, bad, anyAddr)
+		_, err := authFrom(ctx, e, bad, anyAddr)
 		assert.Equal(t, errcode.Unauthorized, errcode.Of(err), "key %q", bad)
 	}
 	// A well-formed key that was never issued.
 	other, _ := testEngine(t, nil)
 	_, foreign := orgWithKey(t, other, "elsewhere", 0)
-	_, err := e.Authenticate(ctx, foreign, anyAddr)
+	_, err := authFrom(ctx, e, foreign, anyAddr)
 	assert.Equal(t, errcode.Unauthorized, errcode.Of(err))
 
 	// Revocation is immediate, by prefix or id, and idempotent.
 	k, err := e.RevokeKey(ctx, p.Org.ID, key[:16])
 	require.NoError(t, err)
 	assert.NotNil(t, k.RevokedAt)
-	_, err = e.Authenticate(ctx, key, anyAddr)
+	_, err = authFrom(ctx, e, key, anyAddr)
 	assert.Equal(t, errcode.Unauthorized, errcode.Of(err))
 	_, err = e.RevokeKey(ctx, p.Org.ID, k.ID)
 	assert.NoError(t, err)
@@ -92,10 +92,10 @@ func TestAuthenticate_Environment(t *testing.T) {
 	sandbox, err := tambala.New(st, &tambala.Options{Environment: tambala.Sandbox})
 	require.NoError(t, err)
 	_, key := orgWithKey(t, prod, "P", 0)
-	_, err = sandbox.Authenticate(ctx, key, anyAddr)
+	_, err = authFrom(ctx, sandbox, key, anyAddr)
 	assert.Equal(t, errcode.Unauthorized, errcode.Of(err))
 	_, skey := orgWithKey(t, sandbox, "S", 0)
-	_, err = prod.Authenticate(ctx, skey, anyAddr)
+	_, err = authFrom(ctx, prod, skey, anyAddr)
 	assert.Equal(t, errcode.Unauthorized, errcode.Of(err))
 }
 
@@ -106,7 +106,7 @@ func TestAuthenticate_SuspendedAndAllowlist(t *testing.T) {
 
 	_, err := e.SetOrganizationStatus(ctx, p.Org.ID, tambala.OrgSuspended)
 	require.NoError(t, err)
-	_, err = e.Authenticate(ctx, key, anyAddr)
+	_, err = authFrom(ctx, e, key, anyAddr)
 	assert.Equal(t, errcode.Forbidden, errcode.Of(err))
 	_, err = e.SetOrganizationStatus(ctx, p.Org.ID, tambala.OrgActive)
 	require.NoError(t, err)
@@ -121,17 +121,17 @@ func TestAuthenticate_SuspendedAndAllowlist(t *testing.T) {
 		if perr != nil {
 			continue
 		}
-		_, err := e.Authenticate(ctx, key, a)
+		_, err := authFrom(ctx, e, key, a)
 		if ok {
 			assert.NoError(t, err, addr)
 		} else {
 			assert.Equal(t, errcode.Forbidden, errcode.Of(err), addr)
 		}
 	}
-	_, err = e.Authenticate(ctx, key, netip.Addr{})
+	_, err = authFrom(ctx, e, key, netip.Addr{})
 	assert.Equal(t, errcode.Forbidden, errcode.Of(err), "an unknown address never passes a non-empty list")
 	// A bad key is 401 before the allowlist is looked at.
-	_, err = e.Authenticate(ctx, "tmb_live_short", netip.MustParseAddr("198.51.100.1"))
+	_, err = authFrom(ctx, e, "tmb_live_short", netip.MustParseAddr("198.51.100.1"))
 	assert.Equal(t, errcode.Unauthorized, errcode.Of(err))
 }
 
@@ -164,26 +164,39 @@ func TestAuthenticate_CachedRecordsStayFresh(t *testing.T) {
 	require.NoError(t, err)
 	allowed := netip.MustParseAddr("203.0.113.7")
 
-	first, err := e.Authenticate(ctx, key, allowed)
+	first, err := authFrom(ctx, e, key, allowed)
 	require.NoError(t, err)
 	first.Org.Allowlist[0] = "198.51.100.1"
 	first.Org.Name = "changed by a caller"
-	again, err := e.Authenticate(ctx, key, allowed)
+	again, err := authFrom(ctx, e, key, allowed)
 	require.NoError(t, err, "a caller's change to its principal is its own")
 	assert.Equal(t, "A", again.Org.Name)
 
 	for range 3 { // suspend, reactivate, suspend: each seen on the next request
 		_, err = e.SetOrganizationStatus(ctx, p.Org.ID, tambala.OrgSuspended)
 		require.NoError(t, err)
-		_, err = e.Authenticate(ctx, key, allowed)
+		_, err = authFrom(ctx, e, key, allowed)
 		assert.Equal(t, errcode.Forbidden, errcode.Of(err))
 		_, err = e.SetOrganizationStatus(ctx, p.Org.ID, tambala.OrgActive)
 		require.NoError(t, err)
-		_, err = e.Authenticate(ctx, key, allowed)
+		_, err = authFrom(ctx, e, key, allowed)
 		assert.NoError(t, err)
 	}
 	_, err = e.SetAllowlist(ctx, p.Org.ID, nil)
 	require.NoError(t, err)
-	_, err = e.Authenticate(ctx, key, netip.MustParseAddr("198.51.100.9"))
+	_, err = authFrom(ctx, e, key, netip.MustParseAddr("198.51.100.9"))
 	assert.NoError(t, err, "the emptied allowlist is seen at once")
+}
+
+// authFrom is what a transport does with a key presented from addr:
+// Authenticate, then the organization's allowlist.
+func authFrom(ctx context.Context, e *tambala.Engine, key string, addr netip.Addr) (tambala.Principal, error) {
+	p, err := e.Authenticate(ctx, key)
+	if err != nil {
+		return p, err
+	}
+	if !p.Org.Allows(addr) {
+		return tambala.Principal{}, tambala.ErrNotAllowlisted
+	}
+	return p, nil
 }

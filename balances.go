@@ -2,6 +2,7 @@ package tambala
 
 import (
 	"context"
+	"slices"
 
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/ledger"
@@ -17,17 +18,26 @@ type EnabledAsset struct {
 	Operations []string `json:"operations"`
 }
 
-// EnabledAssets lists the assets enabled for the caller, by code.
-func (e *Engine) EnabledAssets(p Principal) []EnabledAsset {
-	out := make([]EnabledAsset, 0, len(p.Org.Assets))
-	for _, a := range p.Org.Assets {
-		asset, ok := e.assets.Lookup(a.Asset)
-		if !ok {
-			continue
+// EnabledAssets lists the assets enabled for the caller, by code (a /v2
+// call).
+func (e *Engine) EnabledAssets(ctx context.Context, p Principal) ([]EnabledAsset, error) {
+	var out []EnabledAsset
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		org, err := e.admit(tx, p, APIv2)
+		if err != nil {
+			return err
 		}
-		out = append(out, EnabledAsset{Asset: a.Asset, Decimals: asset.Decimals, Operations: a.Operations})
-	}
-	return out
+		out = make([]EnabledAsset, 0, len(org.Assets))
+		for _, a := range org.Assets {
+			asset, ok := e.assets.Lookup(a.Asset)
+			if !ok {
+				continue
+			}
+			out = append(out, EnabledAsset{Asset: a.Asset, Decimals: asset.Decimals, Operations: slices.Clone(a.Operations)})
+		}
+		return nil
+	})
+	return out, err
 }
 
 // enabledAsset returns the configured asset if it is enabled for the
@@ -60,27 +70,40 @@ func truncate(s string, n int) string {
 	return s
 }
 
-// Balance reads the caller's balance in one enabled asset.
+// BalanceV1 reads the caller's MWK balance (GET /v1/balance).
+func (e *Engine) BalanceV1(ctx context.Context, p Principal) (ledger.Balance, error) {
+	return e.balance(ctx, p, APIv1, money.MWK.Code)
+}
+
+// Balance reads the caller's balance in one enabled asset (a /v2 call).
 func (e *Engine) Balance(ctx context.Context, p Principal, code string) (ledger.Balance, error) {
-	asset, err := e.enabledAsset(&p.Org, code, "")
-	if err != nil {
-		return ledger.Balance{}, err
-	}
+	return e.balance(ctx, p, APIv2, code)
+}
+
+func (e *Engine) balance(ctx context.Context, p Principal, api API, code string) (ledger.Balance, error) {
 	var b ledger.Balance
-	err = e.store.View(ctx, func(tx store.Tx) error {
-		var err error
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		_, asset, err := e.admitAsset(tx, p, api, code, "")
+		if err != nil {
+			return err
+		}
 		b, err = ledger.ReadBalance(tx, p.Org.ID, asset)
 		return err
 	})
 	return b, err
 }
 
-// Balances reads the caller's balance in every enabled asset, by code.
+// Balances reads the caller's balance in every enabled asset, by code (a
+// /v2 call).
 func (e *Engine) Balances(ctx context.Context, p Principal) ([]ledger.Balance, error) {
 	var out []ledger.Balance
 	err := e.store.View(ctx, func(tx store.Tx) error {
+		org, err := e.admit(tx, p, APIv2)
+		if err != nil {
+			return err
+		}
 		out = out[:0]
-		for _, a := range p.Org.Assets {
+		for _, a := range org.Assets {
 			asset, ok := e.assets.Lookup(a.Asset)
 			if !ok {
 				continue

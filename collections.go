@@ -2,7 +2,6 @@ package tambala
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/records"
@@ -88,6 +87,12 @@ type NewCollection struct {
 // RecordCollection credits a collection net of the collection fee, in one
 // transaction with the collection record.
 func (e *Engine) RecordCollection(ctx context.Context, orgID string, n NewCollection) (Collection, error) {
+	return e.recordCollection(ctx, orgID, nil, n)
+}
+
+// recordCollection is RecordCollection; with a Principal (a simulated
+// collection) the Principal's /v1 rules are checked in the transaction.
+func (e *Engine) recordCollection(ctx context.Context, orgID string, p *Principal, n NewCollection) (Collection, error) {
 	if n.Rail == "" {
 		n.Rail = payouts.Momo
 	}
@@ -103,11 +108,16 @@ func (e *Engine) RecordCollection(ctx context.Context, orgID string, n NewCollec
 	}
 	var c Collection
 	err = e.store.Update(ctx, func(tx store.Tx) error {
-		var o Organization
-		if err := records.GetJSON(tx, bucketOrgs, orgID, &o, errNotFound); err != nil {
+		o := &Organization{}
+		if p != nil {
+			var err error
+			if o, err = e.admit(tx, *p, APIv1); err != nil {
+				return err
+			}
+		} else if err := records.GetJSON(tx, bucketOrgs, orgID, o, errNotFound); err != nil {
 			return err
 		}
-		if _, err := e.enabledAsset(&o, money.MWK.Code, OpCollection); err != nil {
+		if _, err := e.enabledAsset(o, money.MWK.Code, OpCollection); err != nil {
 			return err
 		}
 		now := e.nowUTC()
@@ -139,25 +149,25 @@ func putCollection(tx store.Tx, org string, c Collection) error {
 		SourceInstitution: c.SourceInstitution, RTPReferenceNumber: c.RTPReferenceNumber, CreatedAt: c.CreatedAt})
 }
 
-// SimulateCollection is POST /v1/collections/simulate: sandbox only, not
-// idempotent. The body is {"amount_mwk", "rail"?}.
-func (e *Engine) SimulateCollection(ctx context.Context, p Principal, body []byte) (Collection, error) {
+// SimulatedCollection is a collection the sandbox makes up: Amount
+// received on Rail (default momo) from a sandbox customer.
+type SimulatedCollection struct {
+	Amount money.Amount
+	Rail   payouts.Rail
+}
+
+// SimulateCollection credits the caller with a made-up collection, as a
+// real one would be credited (sandbox only: sandbox_only elsewhere). It is
+// not idempotent.
+func (e *Engine) SimulateCollection(ctx context.Context, p Principal, sc SimulatedCollection) (Collection, error) {
 	if e.env != Sandbox {
 		return Collection{}, errcode.New(errcode.SandboxOnly)
 	}
-	var in struct {
-		AmountMWK json.RawMessage `json:"amount_mwk"`
-		Rail      payouts.Rail    `json:"rail"`
-	}
-	if err := json.Unmarshal(body, &in); err != nil {
-		return Collection{}, errcode.Newf(errcode.ValidationError, "The request body is not valid JSON for this endpoint.")
-	}
-	amt, err := payouts.ParseAmount(in.AmountMWK)
-	if err != nil {
+	if err := payouts.CheckAmount(sc.Amount); err != nil {
 		return Collection{}, err
 	}
-	return e.RecordCollection(ctx, p.Org.ID, NewCollection{
-		Amount: amt, Rail: in.Rail, SourceCustomerName: "Sandbox Customer", SourceAccountNumber: "265880000000",
+	return e.recordCollection(ctx, p.Org.ID, &p, NewCollection{
+		Amount: sc.Amount, Rail: sc.Rail, SourceCustomerName: "Sandbox Customer", SourceAccountNumber: "265880000000",
 		SourceInstitution: "Sandbox", RTPReferenceNumber: "SIM-" + e.newID(),
 	})
 }
@@ -180,6 +190,9 @@ func loadCollection(tx store.Tx, org, id string) (collectionRecord, error) {
 func (e *Engine) CollectionByID(ctx context.Context, p Principal, id string) (Collection, error) {
 	var c Collection
 	err := e.store.View(ctx, func(tx store.Tx) error {
+		if _, err := e.admit(tx, p, APIv1); err != nil {
+			return err
+		}
 		r, err := loadCollection(tx, p.Org.ID, id)
 		if err != nil {
 			return err
@@ -194,6 +207,9 @@ func (e *Engine) CollectionByID(ctx context.Context, p Principal, id string) (Co
 func (e *Engine) Collections(ctx context.Context, p Principal, page PageRequest) (Page[Collection], error) {
 	var out Page[Collection]
 	err := e.store.View(ctx, func(tx store.Tx) error {
+		if _, err := e.admit(tx, p, APIv1); err != nil {
+			return err
+		}
 		var err error
 		out, err = listPage(tx, bucketCollectionsByOrg, p.Org.ID, page, nil, func(id string) (Collection, error) {
 			r, err := loadCollection(tx, p.Org.ID, id)

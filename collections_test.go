@@ -11,6 +11,8 @@ import (
 	"github.com/tambalapay/tambala/adapters/memstore"
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/ledger"
+	"github.com/tambalapay/tambala/money"
+	"github.com/tambalapay/tambala/payouts"
 )
 
 func TestCollectionsAndTrades(t *testing.T) {
@@ -21,7 +23,7 @@ func TestCollectionsAndTrades(t *testing.T) {
 	t.Cleanup(func() { require.NoError(t, ledger.CheckStore(ctx, s)) })
 	p := fundedPrincipal(t, e, "0.01")
 
-	c, err := e.SimulateCollection(ctx, p, []byte(`{"amount_mwk":"33.33","rail":"bank"}`))
+	c, err := e.SimulateCollection(ctx, p, tambala.SimulatedCollection{Amount: mwkAmt(t, "33.33"), Rail: payouts.Bank})
 	require.NoError(t, err)
 	assert.Equal(t, "settled", c.Status)
 	assert.Equal(t, "0.50", c.Fee.String())
@@ -34,12 +36,12 @@ func TestCollectionsAndTrades(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, list.Items, 1)
 	assert.Equal(t, c, list.Items[0])
-	_, err = e.SimulateCollection(ctx, p, []byte(`{"amount_mwk":1.5}`))
+	_, err = e.SimulateCollection(ctx, p, tambala.SimulatedCollection{})
 	assert.Equal(t, errcode.ValidationError, errcode.Of(err))
-	_, err = e.SimulateCollection(ctx, p, []byte(`{"amount_mwk":1,"rail":"carrier-pigeon"}`))
+	_, err = e.SimulateCollection(ctx, p, tambala.SimulatedCollection{Amount: mwkAmt(t, "1"), Rail: "carrier-pigeon"})
 	assert.Equal(t, errcode.ValidationError, errcode.Of(err))
 
-	b, err := e.Balance(ctx, p, "MWK")
+	b, err := e.BalanceV1(ctx, p)
 	require.NoError(t, err)
 	assert.Equal(t, "32.84", b.Available.String()) // 0.01 + 32.83
 
@@ -55,15 +57,15 @@ func TestCollectionsAndTrades(t *testing.T) {
 	assert.Equal(t, "reversed", rev.Status)
 	_, err = e.ReverseCollection(ctx, p.Org.ID, c.ID)
 	assert.Equal(t, errcode.Conflict, errcode.Of(err))
-	b, err = e.Balance(ctx, p, "MWK")
+	b, err = e.BalanceV1(ctx, p)
 	require.NoError(t, err)
 	assert.Equal(t, "0.01", b.Available.String())
 
 	// A reversal the balance no longer covers is refused and changes nothing.
-	c2, err := e.SimulateCollection(ctx, p, []byte(`{"amount_mwk":1000}`)) // +985.00 -> 985.01
+	c2, err := e.SimulateCollection(ctx, p, tambala.SimulatedCollection{Amount: mwkAmt(t, "1000")}) // +985.00 -> 985.01
 	require.NoError(t, err)
 	// A 500.00 momo payout holds 739.70, leaving 245.31 available.
-	_, err = e.CreatePayout(ctx, p, "momo", tambala.Idempotency{Key: "spend", Body: []byte(`{"amount_mwk":500,"institution_id":101,"mobile_number":"265991234567","beneficiary_name":"X"}`)})
+	_, err = createFromBody(ctx, e, p, "momo", "spend", []byte(`{"amount_mwk":500,"institution_id":101,"mobile_number":"265991234567","beneficiary_name":"X"}`))
 	require.NoError(t, err)
 	_, err = e.ReverseCollection(ctx, p.Org.ID, c2.ID)
 	assert.Equal(t, errcode.InsufficientFunds, errcode.Of(err))
@@ -72,22 +74,38 @@ func TestCollectionsAndTrades(t *testing.T) {
 	assert.Equal(t, "settled", again.Status)
 
 	// Trades: whole kwacha rounded down, credited once per ref.
-	tr, err := e.RecordTrade(ctx, p.Org.ID, "otc-1", "100.50", "1750.25")
+	tr, err := e.RecordTrade(ctx, p.Org.ID, newTrade(t, "otc-1", "100.50", "1750.25"))
 	require.NoError(t, err)
 	assert.Equal(t, int64(175900), tr.MWKAmount) // 175900.125 rounded down
 	assert.Equal(t, "100.500000", tr.USDTAmount)
-	same, err := e.RecordTrade(ctx, p.Org.ID, "otc-1", "100.5", "1750.250")
+	same, err := e.RecordTrade(ctx, p.Org.ID, newTrade(t, "otc-1", "100.5", "1750.250"))
 	require.NoError(t, err)
 	assert.Equal(t, tr, same)
-	_, err = e.RecordTrade(ctx, p.Org.ID, "otc-1", "200", "1750.25")
+	_, err = e.RecordTrade(ctx, p.Org.ID, newTrade(t, "otc-1", "200", "1750.25"))
 	assert.Equal(t, errcode.Conflict, errcode.Of(err))
-	_, err = e.RecordTrade(ctx, p.Org.ID, "otc-2", "0.000001", "1")
+	_, err = e.RecordTrade(ctx, p.Org.ID, newTrade(t, "otc-2", "0.000001", "1"))
 	assert.Equal(t, errcode.ValidationError, errcode.Of(err))
 	trades, err := e.Trades(ctx, p, tambala.PageRequest{})
 	require.NoError(t, err)
 	assert.Len(t, trades.Items, 1)
-	b, err = e.Balance(ctx, p, "MWK")
+	b, err = e.BalanceV1(ctx, p)
 	require.NoError(t, err)
 	assert.Equal(t, "176145.31", b.Available.String()) // 245.31 + 175900
 	assert.Equal(t, "739.70", b.Held.String())
+}
+
+func mwkAmt(t testing.TB, s string) money.Amount {
+	t.Helper()
+	a, err := money.Parse(money.MWK, s)
+	require.NoError(t, err)
+	return a
+}
+
+// newTrade parses a trade's figures as the admin binding does; a figure
+// that does not parse is left zero, which RecordTrade refuses.
+func newTrade(t testing.TB, ref, usdt, rate string) tambala.NewTrade {
+	n := tambala.NewTrade{Ref: ref}
+	n.USDTAmount, _ = money.Parse(money.USDT, usdt)
+	n.ClientRate, _ = money.ParseRate(rate)
+	return n
 }

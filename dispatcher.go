@@ -5,14 +5,14 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"math/rand/v2"
 	"runtime"
 	"sync"
 	"time"
 
-	"go.uber.org/zap"
-
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/loop"
 	"github.com/tambalapay/tambala/internal/records"
 	"github.com/tambalapay/tambala/store"
 	"github.com/tambalapay/tambala/webhooks"
@@ -59,6 +59,9 @@ type DispatcherOptions struct {
 	// Concurrency is the most deliveries one pass sends at once (default
 	// 8). 1 sends them one at a time, in due order.
 	Concurrency int
+	// Interval is how often Run starts a pass of the dispatcher (default
+	// 500ms).
+	Interval time.Duration
 }
 
 func (d *DispatcherOptions) defaults() {
@@ -74,9 +77,14 @@ func (d *DispatcherOptions) defaults() {
 	if d.Concurrency <= 0 {
 		d.Concurrency = 8
 	}
+	if d.Interval <= 0 {
+		d.Interval = 500 * time.Millisecond
+	}
 }
 
-var errNoSender = errors.New("tambala: no webhook sender configured")
+// ErrNoWebhookSender is returned by the dispatcher's calls when the engine
+// has no Options.Webhooks.
+var ErrNoWebhookSender = errors.New("tambala: no webhook sender configured (Options.Webhooks)")
 
 // ProcessDeliveries sends every delivery due now (up to Batch), up to
 // Concurrency at once. Whenever senders are free, as many due deliveries
@@ -98,7 +106,7 @@ var errNoSender = errors.New("tambala: no webhook sender configured")
 // goroutine.
 func (e *Engine) ProcessDeliveries(ctx context.Context) (int, error) {
 	if e.sender == nil {
-		return 0, errNoSender
+		return 0, ErrNoWebhookSender
 	}
 	ids, err := deliveriesDue.Due(ctx, e.store, e.now(), e.dispatch.Batch)
 	if err != nil {
@@ -200,7 +208,7 @@ func (p *dispatchPass) work(ctx context.Context) {
 			err = p.e.record(ctx, c.d.ID, a, status)
 		}
 		if err != nil {
-			p.e.log.Error("webhook dispatcher", zap.String("delivery", c.d.ID), zap.Error(err))
+			p.e.log.Error("webhook dispatcher", slog.String("delivery", c.d.ID), slog.Any("error", err))
 		}
 		p.mu.Lock()
 		if err == nil {
@@ -255,20 +263,21 @@ func (p *dispatchPass) claim(ctx context.Context, ids []string) []claimedDeliver
 	return p.e.claimDeliveries(ctx, ids)
 }
 
-// RunDispatcher runs ProcessDeliveries every interval until ctx ends.
+// RunDispatcher runs ProcessDeliveries every interval until ctx ends, and
+// returns once the pass under way has finished. Without a webhook sender
+// it returns ErrNoWebhookSender at once. Run runs it for a host.
 func (e *Engine) RunDispatcher(ctx context.Context, interval time.Duration) error {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		if _, err := e.ProcessDeliveries(ctx); err != nil && ctx.Err() == nil {
-			e.log.Error("webhook dispatcher pass", zap.Error(err))
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-		}
+	if e.sender == nil {
+		return ErrNoWebhookSender
 	}
+	if interval <= 0 {
+		return errors.New("tambala: the dispatcher's interval must be positive")
+	}
+	loop.Run(ctx, interval, func(ctx context.Context) (bool, error) {
+		_, err := e.ProcessDeliveries(ctx)
+		return false, err
+	}, func(err error) { e.log.Error("webhook dispatcher pass", slog.Any("error", err)) })
+	return nil
 }
 
 // moveDue re-lists a delivery: a pending one is listed at its NextAt.
@@ -298,7 +307,7 @@ func (e *Engine) claimDeliveries(ctx context.Context, ids []string) []claimedDel
 		return nil
 	}
 	if len(ids) == 1 {
-		e.log.Error("webhook dispatcher", zap.String("delivery", ids[0]), zap.Error(err))
+		e.log.Error("webhook dispatcher", slog.String("delivery", ids[0]), slog.Any("error", err))
 		return nil
 	}
 	out = nil
@@ -308,7 +317,7 @@ func (e *Engine) claimDeliveries(ctx context.Context, ids []string) []claimedDel
 			if ctx.Err() != nil {
 				return out
 			}
-			e.log.Error("webhook dispatcher", zap.String("delivery", id), zap.Error(err))
+			e.log.Error("webhook dispatcher", slog.String("delivery", id), slog.Any("error", err))
 			continue
 		}
 		out = append(out, c...)
@@ -409,8 +418,8 @@ func (e *Engine) record(ctx context.Context, id string, attempt Attempt, status 
 		cur.State, cur.Attempts = next.State, total
 		if next.State == webhooks.Dead {
 			e.log.Error("webhook delivery dead-lettered; operator action needed",
-				zap.String("delivery", id), zap.String("org", cur.Org), zap.String("event_type", cur.EventType),
-				zap.Int("attempts", cur.Attempts))
+				slog.String("delivery", id), slog.String("org", cur.Org), slog.String("event_type", cur.EventType),
+				slog.Int("attempts", cur.Attempts))
 		}
 		return records.PutJSON(tx, bucketDeliveries, cur.ID, cur)
 	})

@@ -4,11 +4,12 @@ import (
 	"crypto/rand"
 	"errors"
 	"io"
+	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
-	"go.uber.org/zap"
 
 	"github.com/tambalapay/tambala/internal/cache"
 	"github.com/tambalapay/tambala/money"
@@ -27,8 +28,9 @@ const (
 
 // Options configure an Engine. Every field is optional.
 type Options struct {
-	// Logger receives the engine's logs; never keys or secrets. Default: none.
-	Logger *zap.Logger
+	// Logger receives the engine's logs (log/slog; zap serves it through
+	// go.uber.org/zap/exp/zapslog); never keys or secrets. Default: none.
+	Logger *slog.Logger
 	// Clock returns the current time. Default: time.Now.
 	Clock func() time.Time
 	// NewID returns a new unique id that sorts by creation time. Default:
@@ -55,6 +57,8 @@ type Options struct {
 	Webhooks WebhookSender
 	// Dispatcher tunes webhook delivery.
 	Dispatcher DispatcherOptions
+	// Prune tunes the pruning of idempotency outcomes that Run does.
+	Prune PruneOptions
 	// BalanceLowCooldown is the least time between two balance.low events
 	// of one organization (default 1h).
 	BalanceLowCooldown time.Duration
@@ -96,7 +100,7 @@ func (l *Limits) defaults() {
 // Engine is the payments engine. It is safe for concurrent use.
 type Engine struct {
 	store  store.Store
-	log    *zap.Logger
+	log    *slog.Logger
 	now    func() time.Time
 	newID  func() string
 	random io.Reader
@@ -111,6 +115,8 @@ type Engine struct {
 	sender             WebhookSender
 	dispatch           DispatcherOptions
 	worker             WorkerOptions
+	prune              PruneOptions
+	running            atomic.Bool // Run is under way
 	started            time.Time
 
 	inflight sync.Map // idempotency scopes being decided in this process
@@ -119,6 +125,7 @@ type Engine struct {
 	sandboxInstitutions []payouts.Institution // read-only
 	cachedInstitutions  cache.Record[institutionsRecord]
 	cachedRails         cache.Record[Rails]
+	cachedPause         cache.Record[PauseState]
 	cachedKeys          cache.Records[keyRecord]    // by key id, for Authenticate
 	cachedOrgs          cache.Records[Organization] // by organization id, for Authenticate
 }
@@ -133,7 +140,7 @@ func New(s store.Store, opts *Options) (*Engine, error) {
 		o = *opts
 	}
 	if o.Logger == nil {
-		o.Logger = zap.NewNop()
+		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	if o.Clock == nil {
 		o.Clock = time.Now
@@ -177,6 +184,8 @@ func New(s store.Store, opts *Options) (*Engine, error) {
 	}
 	e.worker = o.Worker
 	e.worker.defaults()
+	e.prune = o.Prune
+	e.prune.defaults()
 	e.limiters.init(o.Limits.RatePerSecond, o.Limits.RateBurst)
 	e.sandboxInstitutions = payouts.DefaultInstitutions()
 	return e, nil

@@ -2,7 +2,6 @@ package tambala_test
 
 import (
 	"context"
-	"net/netip"
 	"sync"
 	"testing"
 	"time"
@@ -65,7 +64,7 @@ func orgWithKey(t *testing.T, e *tambala.Engine, name string, mwk int64) (tambal
 	}
 	key, _, err := e.CreateKey(ctx, o.ID)
 	require.NoError(t, err)
-	p, err := e.Authenticate(ctx, key, netip.MustParseAddr("192.0.2.1"))
+	p, err := e.Authenticate(ctx, key)
 	require.NoError(t, err)
 	return p, key
 }
@@ -126,7 +125,7 @@ func TestPause_Switches(t *testing.T) {
 
 	// Every later Authenticate sees the switches in the same read.
 	_, key := orgWithKey(t, e, "A", 0)
-	p, err := e.Authenticate(ctx, key, netip.Addr{})
+	p, err := e.Authenticate(ctx, key)
 	require.NoError(t, err)
 	assert.Equal(t, tambala.PauseState{V1: tambala.Maintenance, V2: tambala.Maintenance}, p.Pause)
 }

@@ -5,142 +5,236 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/codec"
 	"github.com/tambalapay/tambala/store"
 )
 
-// Idempotency identifies a create request: its Idempotency-Key and the raw
-// bytes of its body, compared by SHA-256.
-type Idempotency struct {
-	Key  string
-	Body []byte
+// Operation names an idempotent create. Idempotency keys are scoped by
+// (organization, operation, key), and the names are stable across
+// versions, whatever transport carries the call.
+type Operation string
+
+// The idempotent creates.
+const (
+	CreateBankPayout Operation = "payouts.create.bank"
+	CreateMomoPayout Operation = "payouts.create.momo"
+)
+
+// operationInfo is what the engine knows of each operation: the API whose
+// rules it is under, and the scope under which versions before operation
+// names stored its outcomes (method and path), still read so that a retry
+// across the upgrade replays. The legacy scopes can go once every record
+// written under them is past the retention (Limits.IdempotencyRetention).
+var operationInfo = map[Operation]struct {
+	api    API
+	legacy string
+}{
+	CreateBankPayout: {APIv1, "POST\x00/v1/payouts/bank"},
+	CreateMomoPayout: {APIv1, "POST\x00/v1/payouts/momo"},
 }
 
-// Outcome is a create's decided result: the status and the exact body
-// bytes, returned again byte for byte on a replay.
-type Outcome struct {
-	Status   int
-	Body     []byte
+// Fingerprint identifies the request a create was made with. Two calls
+// with one idempotency key and different fingerprints are a conflict.
+type Fingerprint [32]byte
+
+// BodyFingerprint is the fingerprint of a request body: its SHA-256. The
+// HTTP binding uses it over the raw bytes, so a body that differs even in
+// spacing is a different request.
+func BodyFingerprint(body []byte) Fingerprint { return sha256.Sum256(body) }
+
+// Idempotency makes a create safe to retry. Key is required (at most
+// MaxIdempotencyKeyLength bytes). Fingerprint identifies the request; when
+// it is zero the engine uses the default fingerprint of the typed request
+// (for payouts, payouts.Request.Fingerprint: SHA-256 over a length-prefixed
+// encoding of every field), which is what a Go host without a request body
+// wants.
+type Idempotency struct {
+	Key         string
+	Fingerprint Fingerprint
+}
+
+// Created is the result of an idempotent create: the resource as it was
+// when the create was decided, and whether this call replayed that
+// decision instead of making it.
+type Created[T any] struct {
+	Resource T
 	Replayed bool
 }
 
-// idemRecord is a decided outcome. It is stored binary (it is written by
-// every create): 0x01, the body's SHA-256 (32 bytes), the status
-// (uvarint), the time (varint Unix nanoseconds), then the body bytes.
-// Records that start with '{' are the JSON of earlier versions.
-type idemRecord struct {
-	BodySHA256 string    `json:"body_sha256"` // hex
-	Status     int       `json:"status"`
-	Body       []byte    `json:"body"`
-	CreatedAt  time.Time `json:"created_at"`
-}
-
-func (r *idemRecord) encode(sum [32]byte) []byte {
-	b := make([]byte, 0, 1+32+2*binary.MaxVarintLen64+len(r.Body))
-	b = append(b, 1)
-	b = append(b, sum[:]...)
-	b = binary.AppendUvarint(b, uint64(r.Status))
-	b = binary.AppendVarint(b, r.CreatedAt.UnixNano())
-	return append(b, r.Body...)
-}
-
-func decodeIdemRecord(v []byte) (idemRecord, error) {
-	var r idemRecord
-	if len(v) > 0 && v[0] == '{' {
-		err := json.Unmarshal(v, &r)
-		return r, err
-	}
-	if len(v) < 33 || v[0] != 1 {
-		return r, fmt.Errorf("idempotency: bad record")
-	}
-	r.BodySHA256 = hex.EncodeToString(v[1:33])
-	rest := v[33:]
-	status, n := binary.Uvarint(rest)
-	if n <= 0 {
-		return r, fmt.Errorf("idempotency: bad record")
-	}
-	rest = rest[n:]
-	at, n := binary.Varint(rest)
-	if n <= 0 {
-		return r, fmt.Errorf("idempotency: bad record")
-	}
-	r.Status, r.CreatedAt, r.Body = int(status), time.Unix(0, at).UTC(), rest[n:]
-	return r, nil
-}
-
-// MaxIdempotencyKeyLength bounds an Idempotency-Key.
+// MaxIdempotencyKeyLength bounds an idempotency key.
 const MaxIdempotencyKeyLength = 255
 
-func idemScope(org, method, path, key string) string {
-	return org + "\x00" + method + "\x00" + path + "\x00" + key
+func idemScope(org string, op Operation, key string) string {
+	return org + "\x00" + string(op) + "\x00" + key
 }
 
-// create runs a create command exactly once per (organization, method and
-// path, key):
-//   - a missing key is validation_error;
+func legacyIdemScope(org, legacy, key string) string {
+	return org + "\x00" + legacy + "\x00" + key
+}
+
+func checkIdemKey(key string) error {
+	if key == "" {
+		return errcode.Newf(errcode.ValidationError, "The Idempotency-Key header is required.")
+	}
+	if len(key) > MaxIdempotencyKeyLength {
+		return errcode.Newf(errcode.ValidationError, "The Idempotency-Key header is longer than %d characters.", MaxIdempotencyKeyLength)
+	}
+	return nil
+}
+
+var (
+	errIdemInFlight    = errcode.Newf(errcode.Conflict, "The original request with this Idempotency-Key is still in progress.")
+	errIdemMismatch    = errcode.Newf(errcode.Conflict, "This Idempotency-Key was used with a different request body.")
+	errIdemUndecodable = errcode.Newf(errcode.Conflict,
+		"This Idempotency-Key was decided for a request this version no longer accepts; use a new key.")
+)
+
+// storedOutcome looks up the decided outcome of scope (and of its legacy
+// scope); ok is false when there is none.
+func storedOutcome(tx store.Tx, org string, op Operation, key string) (rec codec.IdemRecord, ok bool, err error) {
+	v, err := tx.Get(bucketIdem, []byte(idemScope(org, op, key)))
+	if isNotFound(err) {
+		legacy := operationInfo[op].legacy
+		if legacy == "" {
+			return rec, false, nil
+		}
+		v, err = tx.Get(bucketIdem, []byte(legacyIdemScope(org, legacy, key)))
+	}
+	if isNotFound(err) {
+		return rec, false, nil
+	}
+	if err != nil {
+		return rec, false, err
+	}
+	rec, err = codec.DecodeIdemRecord(v)
+	return rec, err == nil, err
+}
+
+// resourceCodec reads the resource a decided create stored: decode reads
+// what run returned (version 2 records); decodeLegacy reads the response
+// body that versions 0 and 1 stored instead.
+type resourceCodec[T any] struct {
+	decode       func(org string, stored []byte) (T, error)
+	decodeLegacy func(org string, body []byte) (T, error)
+}
+
+// create runs a create exactly once per (organization, operation, key):
+//   - a missing or too long key is validation_error;
+//   - inside one transaction, the Principal's rules are checked first
+//     (admit), so a paused API or a suspended organization answers even a
+//     replay;
 //   - while the same scope is being decided in this process, conflict;
-//   - once decided, the same body replays the stored outcome and a different
-//     body is conflict;
-//   - otherwise run decides it inside one transaction together with the
-//     stored outcome; an error (a rejection or a fault) stores nothing, so
-//     the key can be used again.
+//   - once decided, the same fingerprint replays the stored resource and a
+//     different one is conflict;
+//   - otherwise run decides it in the same transaction, returning the
+//     resource and its stored encoding; an error (a rejection or a fault)
+//     stores nothing, so the key can be used again.
 //
-// Across processes sharing a store, the serializable Update guarantees that
-// only one decision commits; the loser replays it.
-func (e *Engine) create(ctx context.Context, orgID, method, path string, idem Idempotency,
-	run func(tx store.Tx) (status int, body []byte, err error)) (Outcome, error) {
-	if idem.Key == "" {
-		return Outcome{}, errcode.Newf(errcode.ValidationError, "The Idempotency-Key header is required.")
+// Across processes sharing a store, the serializable Update guarantees
+// that only one decision commits; the loser replays it.
+func create[T any](ctx context.Context, e *Engine, p Principal, op Operation, idem Idempotency, fp Fingerprint, rc resourceCodec[T],
+	run func(tx store.Tx, org *Organization) (T, []byte, error)) (Created[T], error) {
+	if err := checkIdemKey(idem.Key); err != nil {
+		return Created[T]{}, err
 	}
-	if len(idem.Key) > MaxIdempotencyKeyLength {
-		return Outcome{}, errcode.Newf(errcode.ValidationError, "The Idempotency-Key header is longer than %d characters.", MaxIdempotencyKeyLength)
+	if !p.valid {
+		return Created[T]{}, errNoPrincipal
 	}
-	scope := idemScope(orgID, method, path, idem.Key)
+	scope := idemScope(p.Org.ID, op, idem.Key)
 	if _, busy := e.inflight.LoadOrStore(scope, struct{}{}); busy {
-		return Outcome{}, errcode.Newf(errcode.Conflict, "The original request with this Idempotency-Key is still in progress.")
+		return Created[T]{}, errIdemInFlight
 	}
 	defer e.inflight.Delete(scope)
-	sum := sha256.Sum256(idem.Body)
-	digest := hex.EncodeToString(sum[:])
-	var out Outcome
+	digest := hex.EncodeToString(fp[:])
+	var out Created[T]
 	err := e.store.Update(ctx, func(tx store.Tx) error {
-		out = Outcome{}
-		stored, err := tx.Get(bucketIdem, []byte(scope))
-		switch {
-		case err == nil:
-			rec, err := decodeIdemRecord(stored)
-			if err != nil {
-				return err
-			}
-			if rec.BodySHA256 != digest {
-				return errcode.Newf(errcode.Conflict, "This Idempotency-Key was used with a different request body.")
-			}
-			out = Outcome{Status: rec.Status, Body: rec.Body, Replayed: true}
-			return nil
-		case !errors.Is(err, store.ErrNotFound):
+		out = Created[T]{}
+		org, err := e.admit(tx, p, operationInfo[op].api)
+		if err != nil {
 			return err
 		}
-		status, body, err := run(tx)
+		rec, found, err := storedOutcome(tx, p.Org.ID, op, idem.Key)
+		if err != nil {
+			return err
+		}
+		if found {
+			if rec.BodySHA256 != digest {
+				return errIdemMismatch
+			}
+			out.Replayed = true
+			if rec.Version == 2 {
+				out.Resource, err = rc.decode(p.Org.ID, rec.Body)
+			} else {
+				out.Resource, err = rc.decodeLegacy(p.Org.ID, rec.Body)
+			}
+			return err
+		}
+		res, stored, err := run(tx, org)
 		if err != nil {
 			return err
 		}
 		now := e.nowUTC()
-		rec := idemRecord{Status: status, Body: body, CreatedAt: now}
-		if err := tx.Put(bucketIdem, []byte(scope), rec.encode(sum)); err != nil {
+		r := codec.IdemRecord{Body: stored, CreatedAt: now}
+		if err := tx.Put(bucketIdem, []byte(scope), r.Encode(fp)); err != nil {
 			return err
 		}
 		if err := tx.Put(bucketIdemByTime, idemTimeKey(now, scope), nil); err != nil {
 			return err
 		}
-		out = Outcome{Status: status, Body: body}
+		out.Resource = res
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return Created[T]{}, err
+	}
+	return out, nil
+}
+
+// RefuseCreate answers a create whose request the transport could not
+// decode into the typed request (malformed JSON, a field of the wrong
+// type), in the order the engine answers every create, so that the
+// idempotency rules come first: the Principal's rules; a missing key;
+// the key in flight (conflict); the key already decided with another
+// fingerprint (conflict, even though this request is invalid). Otherwise
+// it returns reason. It stores nothing.
+func (e *Engine) RefuseCreate(ctx context.Context, p Principal, op Operation, idem Idempotency, reason error) error {
+	info, ok := operationInfo[op]
+	if !ok {
+		return errcode.Newf(errcode.ValidationError, "Unknown operation %q.", truncate(string(op), 40))
+	}
+	if err := checkIdemKey(idem.Key); err != nil {
+		return err
+	}
+	if !p.valid {
+		return errNoPrincipal
+	}
+	if _, busy := e.inflight.Load(idemScope(p.Org.ID, op, idem.Key)); busy {
+		return errIdemInFlight
+	}
+	digest := hex.EncodeToString(idem.Fingerprint[:])
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		if _, err := e.admit(tx, p, info.api); err != nil {
+			return err
+		}
+		rec, found, err := storedOutcome(tx, p.Org.ID, op, idem.Key)
+		switch {
+		case err != nil:
+			return err
+		case !found:
+			return nil
+		case rec.BodySHA256 != digest:
+			return errIdemMismatch
+		default: // decided for these very bytes, which no longer decode
+			return errIdemUndecodable
+		}
+	})
+	if err != nil {
+		return err
+	}
+	return reason
 }
 
 func idemTimeKey(t time.Time, scope string) []byte {
@@ -148,9 +242,10 @@ func idemTimeKey(t time.Time, scope string) []byte {
 	return append(k, scope...)
 }
 
-// PruneIdempotency deletes decided outcomes older than the retention,
-// at most batch of them per call, and reports how many it deleted. A host
-// calls it periodically (the runnable server does every few minutes).
+// PruneIdempotency deletes decided outcomes older than the retention, at
+// most batch of them per call, and reports how many it deleted. Run calls
+// it every few minutes; a host that schedules its own loops calls it
+// periodically.
 func (e *Engine) PruneIdempotency(ctx context.Context, batch int) (int, error) {
 	if batch <= 0 {
 		batch = 1000

@@ -20,9 +20,9 @@ func bankPayout(amount string) []byte {
 	return []byte(`{"amount_mwk":"` + amount + `","institution_id":1,"account_number":"3333888800","beneficiary_name":"A"}`)
 }
 
-func create(t *testing.T, e *tambala.Engine, p tambala.Principal, key string, body []byte) tambala.Outcome {
+func create(t *testing.T, e *tambala.Engine, p tambala.Principal, key string, body []byte) bodyOutcome {
 	t.Helper()
-	out, err := e.CreatePayout(context.Background(), p, payouts.Bank, tambala.Idempotency{Key: key, Body: body})
+	out, err := createFromBody(context.Background(), e, p, payouts.Bank, key, body)
 	require.NoError(t, err)
 	require.Equal(t, 202, out.Status)
 	return out
@@ -43,7 +43,7 @@ func TestIdempotency_PruneAfterRetention(t *testing.T) {
 	again := create(t, e, p, "K", bankPayout("100"))
 	assert.True(t, again.Replayed)
 	assert.Equal(t, first.Body, again.Body)
-	_, err = e.CreatePayout(ctx, p, payouts.Bank, tambala.Idempotency{Key: "K", Body: bankPayout("101")})
+	_, err = createFromBody(ctx, e, p, payouts.Bank, "K", bankPayout("101"))
 	assert.Equal(t, errcode.Conflict, errcode.Of(err))
 
 	// Past it the record is pruned, once, and the key is free again.
@@ -57,7 +57,7 @@ func TestIdempotency_PruneAfterRetention(t *testing.T) {
 	reused := create(t, e, p, "K", bankPayout("101"))
 	assert.False(t, reused.Replayed, "a pruned key makes a new payout")
 	assert.NotEqual(t, first.Body, reused.Body)
-	page, err := e.Payouts(ctx, p, tambala.PageRequest{}, "")
+	page, err := e.Payouts(ctx, p, tambala.PageRequest{}, tambala.PayoutFilter{})
 	require.NoError(t, err)
 	assert.Len(t, page.Items, 2)
 }
@@ -111,20 +111,19 @@ func TestIdempotency_RulesAtTheEngine(t *testing.T) {
 	p, _ := orgWithKey(t, e, "A", 1_000)
 	q, _ := orgWithKey(t, e, "B", 1_000_000)
 
-	_, err := e.CreatePayout(ctx, p, payouts.Bank, tambala.Idempotency{Body: bankPayout("10")})
+	_, err := createFromBody(ctx, e, p, payouts.Bank, "", bankPayout("10"))
 	assert.Equal(t, errcode.ValidationError, errcode.Of(err), "missing key")
-	_, err = e.CreatePayout(ctx, p, payouts.Bank, tambala.Idempotency{Key: string(bytes.Repeat([]byte("k"), 256)), Body: bankPayout("10")})
+	_, err = createFromBody(ctx, e, p, payouts.Bank, string(bytes.Repeat([]byte("k"), 256)), bankPayout("10"))
 	assert.Equal(t, errcode.ValidationError, errcode.Of(err), "key too long")
 
 	// A rejection stores nothing: the same key works after a fix.
-	_, err = e.CreatePayout(ctx, p, payouts.Bank, tambala.Idempotency{Key: "K", Body: bankPayout("5000")})
+	_, err = createFromBody(ctx, e, p, payouts.Bank, "K", bankPayout("5000"))
 	assert.Equal(t, errcode.InsufficientFunds, errcode.Of(err))
 	create(t, e, p, "K", bankPayout("10"))
 
 	// Scope: another organization or rail with the same key is independent.
 	create(t, e, q, "K", bankPayout("10"))
-	out, err := e.CreatePayout(ctx, q, payouts.Momo, tambala.Idempotency{Key: "K",
-		Body: []byte(`{"amount_mwk":"10","institution_id":101,"mobile_number":"265991234567","beneficiary_name":"A"}`)})
+	out, err := createFromBody(ctx, e, q, payouts.Momo, "K", []byte(`{"amount_mwk":"10","institution_id":101,"mobile_number":"265991234567","beneficiary_name":"A"}`))
 	require.NoError(t, err)
 	assert.False(t, out.Replayed)
 }
@@ -134,14 +133,14 @@ func TestIdempotency_ConcurrentCreatesDecideOnce(t *testing.T) {
 	e, _ := testEngine(t, nil)
 	p, _ := orgWithKey(t, e, "A", 1_000_000)
 	const n = 40
-	outs := make([]tambala.Outcome, n)
+	outs := make([]bodyOutcome, n)
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			outs[i], errs[i] = e.CreatePayout(ctx, p, payouts.Bank, tambala.Idempotency{Key: "same", Body: bankPayout("10")})
+			outs[i], errs[i] = createFromBody(ctx, e, p, payouts.Bank, "same", bankPayout("10"))
 		}()
 	}
 	wg.Wait()
@@ -161,7 +160,7 @@ func TestIdempotency_ConcurrentCreatesDecideOnce(t *testing.T) {
 		assert.Equal(t, body, outs[i].Body)
 	}
 	assert.Equal(t, 1, decided, "exactly one request decides the outcome")
-	page, err := e.Payouts(ctx, p, tambala.PageRequest{}, "")
+	page, err := e.Payouts(ctx, p, tambala.PageRequest{}, tambala.PayoutFilter{})
 	require.NoError(t, err)
 	assert.Len(t, page.Items, 1)
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"io"
-	"net/netip"
 	"time"
 
 	"github.com/tambalapay/tambala/apikeys"
@@ -145,21 +144,14 @@ func (e *Engine) RevokeKey(ctx context.Context, orgID, idOrPrefix string) (APIKe
 	return out, err
 }
 
-// Principal is an authenticated caller: the organization and the key it
-// used, with the pause switches as they were read in the same transaction.
-type Principal struct {
-	Org   Organization
-	Key   APIKey
-	Pause PauseState
-}
-
 var errUnauthorized = errcode.New(errcode.Unauthorized)
 
-// Authenticate resolves a bearer key presented from addr. A missing,
-// malformed, revoked or unknown key, or one made in the other environment,
-// is unauthorized; a suspended organization, or an address not on a
-// non-empty allowlist, is forbidden.
-func (e *Engine) Authenticate(ctx context.Context, key string, addr netip.Addr) (Principal, error) {
+// Authenticate resolves an API key to the Principal it acts for. A
+// missing, malformed, revoked or unknown key, or one made in the other
+// environment, is unauthorized; a suspended organization is forbidden.
+// The organization's IP allowlist is the transport's to check
+// (Organization.Allows), since only it knows the caller's address.
+func (e *Engine) Authenticate(ctx context.Context, key string) (Principal, error) {
 	if apikeys.Parse(key) != nil {
 		return Principal{}, errUnauthorized
 	}
@@ -188,12 +180,10 @@ func (e *Engine) Authenticate(ctx context.Context, key string, addr netip.Addr) 
 		p.Org = org.clone() // the cached value is shared
 		p.Key = rec.APIKey
 		if p.Org.Status != OrgActive {
-			return errcode.Newf(errcode.Forbidden, "This organization is suspended.")
+			return errSuspended
 		}
-		if !p.Org.Allows(addr) {
-			return errcode.Newf(errcode.Forbidden, "This address is not on the organization's allowlist.")
-		}
-		p.Pause, err = readPause(tx)
+		p.Pause, err = e.readPause(tx)
+		p.valid = true
 		return err
 	})
 	if err != nil {

@@ -115,7 +115,7 @@ func TestOrganizations_Fund(t *testing.T) {
 	require.NoError(t, e.Fund(ctx, id, hundred, "r1"), "the same funding again credits once")
 	assert.Equal(t, errcode.Conflict, errcode.Of(e.Fund(ctx, id, money.FromInt(money.MWK, 5), "r1")))
 	require.NoError(t, e.Fund(ctx, id, hundred, "r2"))
-	b, err := e.Balance(ctx, p, "MWK")
+	b, err := e.BalanceV1(ctx, p)
 	require.NoError(t, err)
 	assert.Equal(t, "200.00", b.Available.String())
 
@@ -124,10 +124,17 @@ func TestOrganizations_Fund(t *testing.T) {
 	assert.Equal(t, errcode.CorridorNotEnabled, errcode.Of(e.Fund(ctx, id, money.FromInt(money.USDT, 1), "u")))
 	assert.Equal(t, errcode.NotFound, errcode.Of(e.Fund(ctx, "nope", hundred, "n")))
 
+	// The /v2 reads are refused until the organization is onboarded.
+	_, err = e.Balance(ctx, p, "USDT")
+	assert.Equal(t, errcode.OnboardingIncomplete, errcode.Of(err))
+	_, err = e.SetV2Access(ctx, id, tambala.V2Enabled)
+	require.NoError(t, err)
 	_, err = e.Balance(ctx, p, "USDT")
 	assert.Equal(t, errcode.CorridorNotEnabled, errcode.Of(err))
 	bs, err := e.Balances(ctx, p)
 	require.NoError(t, err)
 	require.Len(t, bs, 1)
-	assert.Equal(t, []tambala.EnabledAsset{{Asset: "MWK", Decimals: 2, Operations: []string{"collection", "payout"}}}, e.EnabledAssets(p))
+	assets, err := e.EnabledAssets(ctx, p)
+	require.NoError(t, err)
+	assert.Equal(t, []tambala.EnabledAsset{{Asset: "MWK", Decimals: 2, Operations: []string{"collection", "payout"}}}, assets)
 }

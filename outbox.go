@@ -12,6 +12,7 @@ import (
 
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/records"
+	"github.com/tambalapay/tambala/internal/render"
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/store"
@@ -123,18 +124,6 @@ type deliveryRecord struct {
 	CreatedAt  time.Time `json:"created_at"`
 }
 
-// RenderBalanceV1 is the one rendering of GET /v1/balance, reused as the
-// balance.low event's data.
-func RenderBalanceV1(b ledger.Balance) []byte {
-	out, _ := json.Marshal(struct {
-		Available money.Amount `json:"available"`
-		Held      money.Amount `json:"held"`
-		Shortfall money.Amount `json:"shortfall"`
-		Currency  string       `json:"currency"`
-	}{b.Available, b.Held, b.Shortfall, money.MWK.Code})
-	return out
-}
-
 // emit writes an event for the organization into the outbox, in the
 // caller's transaction: the envelope is rendered now, with the MWK balance
 // as it stands after the change. Without an endpoint nothing is written.
@@ -205,7 +194,7 @@ func (e *Engine) checkBalanceLow(tx store.Tx, orgID string) error {
 	data, _ := json.Marshal(struct {
 		Balance  json.RawMessage `json:"balance"`
 		FloorMWK money.Amount    `json:"floor_mwk"`
-	}{RenderBalanceV1(bal), floor})
+	}{render.BalanceV1(bal), floor})
 	if err := e.emit(tx, orgID, webhooks.BalanceLow, data); err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/payouts"
 )
 
 func TestParsePageRequest(t *testing.T) {
@@ -51,13 +52,9 @@ func TestParsePageRequest(t *testing.T) {
 	}
 }
 
-func ids(t *testing.T, items []json.RawMessage) []string {
+func ids(t *testing.T, items []payouts.Payout) []string {
 	var out []string
-	for _, raw := range items {
-		var p struct {
-			ID string `json:"id"`
-		}
-		require.NoError(t, json.Unmarshal(raw, &p))
+	for _, p := range items {
 		out = append(out, p.ID)
 	}
 	return out
@@ -88,7 +85,7 @@ func TestPayouts_KeysetPages(t *testing.T) {
 	req := tambala.PageRequest{Limit: 2}
 	for pages := 0; ; pages++ {
 		require.Less(t, pages, 10)
-		page, err := e.Payouts(ctx, p, req, "")
+		page, err := e.Payouts(ctx, p, req, tambala.PayoutFilter{})
 		require.NoError(t, err)
 		walked = append(walked, ids(t, page.Items)...)
 		if !page.HasMore {
@@ -105,22 +102,22 @@ func TestPayouts_KeysetPages(t *testing.T) {
 
 	// A cursor from another organization's list, or an unknown one, is
 	// validation_error.
-	other, err := e.Payouts(ctx, q, tambala.PageRequest{Limit: 1}, "")
+	other, err := e.Payouts(ctx, q, tambala.PageRequest{Limit: 1}, tambala.PayoutFilter{})
 	require.NoError(t, err)
 	require.NotEmpty(t, other.NextBeforeID)
-	_, err = e.Payouts(ctx, p, tambala.PageRequest{Limit: 2, BeforeID: other.NextBeforeID}, "")
+	_, err = e.Payouts(ctx, p, tambala.PageRequest{Limit: 2, BeforeID: other.NextBeforeID}, tambala.PayoutFilter{})
 	assert.Equal(t, errcode.ValidationError, errcode.Of(err))
-	_, err = e.Payouts(ctx, p, tambala.PageRequest{BeforeID: "nope"}, "")
+	_, err = e.Payouts(ctx, p, tambala.PageRequest{BeforeID: "nope"}, tambala.PayoutFilter{})
 	assert.Equal(t, errcode.ValidationError, errcode.Of(err))
 
 	// Limit 0 means the default.
-	all, err := e.Payouts(ctx, p, tambala.PageRequest{}, "")
+	all, err := e.Payouts(ctx, p, tambala.PageRequest{}, tambala.PayoutFilter{})
 	require.NoError(t, err)
 	assert.Len(t, all.Items, len(made))
 	assert.False(t, all.HasMore)
 
 	// A status filter with nothing matching says has_more false.
-	none, err := e.Payouts(ctx, p, tambala.PageRequest{Limit: 1}, "succeeded")
+	none, err := e.Payouts(ctx, p, tambala.PageRequest{Limit: 1}, tambala.PayoutFilter{Status: "succeeded"})
 	require.NoError(t, err)
 	assert.Empty(t, none.Items)
 	assert.False(t, none.HasMore)

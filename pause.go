@@ -2,8 +2,10 @@ package tambala
 
 import (
 	"context"
+	"errors"
 
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/cache"
 	"github.com/tambalapay/tambala/internal/records"
 	"github.com/tambalapay/tambala/store"
 )
@@ -63,10 +65,17 @@ func (s PauseState) PingStatus() string {
 
 var pauseKey = []byte("pause")
 
-func readPause(tx store.Tx) (PauseState, error) {
-	var s PauseState
-	err := records.GetJSON(tx, bucketSettings, string(pauseKey), &s, nil)
-	return s, err
+// readPause reads the switches in tx; the decoding is cached while the
+// stored bytes are unchanged, since every use case reads them.
+func (e *Engine) readPause(tx store.Tx) (PauseState, error) {
+	raw, err := tx.Get(bucketSettings, pauseKey)
+	if errors.Is(err, store.ErrNotFound) {
+		return PauseState{}, nil
+	}
+	if err != nil {
+		return PauseState{}, err
+	}
+	return e.cachedPause.Decode(raw, cache.DecodeJSON[PauseState])
 }
 
 // Pause returns the pause switches.
@@ -74,7 +83,7 @@ func (e *Engine) Pause(ctx context.Context) (PauseState, error) {
 	var s PauseState
 	err := e.store.View(ctx, func(tx store.Tx) error {
 		var err error
-		s, err = readPause(tx)
+		s, err = e.readPause(tx)
 		return err
 	})
 	return s, err
@@ -93,7 +102,7 @@ func (e *Engine) SetPause(ctx context.Context, api API, mode PauseMode) (PauseSt
 	var s PauseState
 	err := e.store.Update(ctx, func(tx store.Tx) error {
 		var err error
-		if s, err = readPause(tx); err != nil {
+		if s, err = e.readPause(tx); err != nil {
 			return err
 		}
 		if api == APIv1 {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/cache"
 	"github.com/tambalapay/tambala/internal/codec"
 	"github.com/tambalapay/tambala/internal/records"
 	"github.com/tambalapay/tambala/ledger"
@@ -123,88 +124,117 @@ func (r payoutRecord) payout() (payouts.Payout, error) {
 // holdID is the ledger hold of a payout.
 func holdID(payoutID string) string { return "payout:" + payoutID }
 
-// checkPayoutRequest parses the body and checks it against the
-// organization and the fee schedule.
-func (e *Engine) checkPayoutRequest(p Principal, rail payouts.Rail, body []byte, wallets map[string]bool) (payouts.Request, payouts.FeeQuote, PayoutLimits, error) {
-	req, err := payouts.ParseRequest(rail, body, wallets)
-	if err != nil {
-		return req, payouts.FeeQuote{}, PayoutLimits{}, err
+// PayoutOperation is the idempotent create of a payout on rail.
+func PayoutOperation(rail payouts.Rail) Operation {
+	if rail == payouts.Bank {
+		return CreateBankPayout
 	}
-	if _, err := e.enabledAsset(&p.Org, money.MWK.Code, OpPayout); err != nil {
-		return req, payouts.FeeQuote{}, PayoutLimits{}, err
-	}
-	limits := p.Org.payoutLimits()
-	max, err := money.Parse(money.MWK, limits.MaxPerPayoutMWK)
-	if err != nil {
-		return req, payouts.FeeQuote{}, limits, err
-	}
-	if req.Amount.Cmp(max) > 0 {
-		return req, payouts.FeeQuote{}, limits, errcode.Newf(errcode.AmountLimitExceeded, "amount_mwk is above this organization's per-payout maximum of %s.", max)
-	}
-	quote, err := e.fees.Quote(payouts.DirPayout, rail, req.Amount)
-	if err != nil {
-		return req, quote, limits, errcode.Wrap(errcode.RateUnavailable, err)
-	}
-	return req, quote, limits, nil
+	return CreateMomoPayout
 }
 
-// CreatePayout accepts a payout on rail from a raw JSON body: it validates,
-// prices the fee, and in one transaction checks the rail, the institution
-// and the organization's limits, holds amount plus fee, stores the payout
-// (status held) and the idempotency outcome. The outcome is 202 with the
-// payout's rendering; a replay returns the same bytes.
-func (e *Engine) CreatePayout(ctx context.Context, p Principal, rail payouts.Rail, idem Idempotency) (Outcome, error) {
-	wallets := e.sandboxWallets()
-	// The checks that read nothing stored (the body, the organization's own
-	// settings, the fee) run before the transaction, so they hold no lock
-	// and keep the store's serial section short. Their verdict is only
-	// delivered inside the idempotent transaction, after the stored outcome
-	// is looked up, like every other check: a replay returns the original
-	// 202 even if the operator has since changed a limit, and a key reused
-	// with a different body is conflict even when that body is invalid.
-	req, quote, limits, early := e.checkPayoutRequest(p, rail, idem.Body, wallets)
-	return e.create(ctx, p.Org.ID, "POST", "/v1/payouts/"+string(rail), idem, func(tx store.Tx) (int, []byte, error) {
-		if early != nil {
-			return 0, nil, early
+// payoutCodec reads the payout a decided create stored: the payout record
+// (version 2), or the rendering earlier versions stored.
+var payoutCodec = resourceCodec[payouts.Payout]{
+	decode: func(_ string, stored []byte) (payouts.Payout, error) {
+		rec, err := cache.DecodeJSON[payoutRecord](stored)
+		if err != nil {
+			return payouts.Payout{}, err
 		}
-		if err := e.checkRail(tx, rail); err != nil {
-			return 0, nil, err
+		return rec.payout()
+	},
+	decodeLegacy: func(org string, body []byte) (payouts.Payout, error) {
+		p, err := payouts.DecodeRendered(body)
+		p.Org = org
+		return p, err
+	},
+}
+
+// CreatePayout accepts a payout: in one transaction it checks the
+// Principal's rules (/v1), settles idempotency (a replay returns the
+// payout as it was accepted, Replayed set), validates req
+// (payouts.Request.Validate), prices the fee, checks MWK payouts are
+// enabled, the per-payout maximum, the rail switch, the institution and
+// the rolling limits, holds amount plus fee, and stores the payout (status
+// held) with its idempotency record. A zero idem.Fingerprint is
+// req.Fingerprint().
+func (e *Engine) CreatePayout(ctx context.Context, p Principal, req payouts.Request, idem Idempotency) (Created[payouts.Payout], error) {
+	wallets := e.sandboxWallets()
+	fp := idem.Fingerprint
+	if fp == (Fingerprint{}) {
+		fp = req.Fingerprint()
+	}
+	// The checks that read nothing stored (the request and the fee) run
+	// before the transaction, so they hold no lock and keep the store's
+	// serial section short. Their verdict is only delivered inside the
+	// idempotent transaction, after the stored outcome is looked up, like
+	// every other check: a replay returns the original payout even if a
+	// rule changed since, and a key reused with a different request is
+	// conflict even when that request is invalid.
+	var quote payouts.FeeQuote
+	early := req.Validate(wallets)
+	if early == nil {
+		var err error
+		if quote, err = e.fees.Quote(payouts.DirPayout, req.Rail, req.Amount); err != nil {
+			early = errcode.Wrap(errcode.RateUnavailable, err)
+		}
+	}
+	return create(ctx, e, p, PayoutOperation(req.Rail), idem, fp, payoutCodec, func(tx store.Tx, org *Organization) (payouts.Payout, []byte, error) {
+		if early != nil {
+			return payouts.Payout{}, nil, early
+		}
+		if _, err := e.enabledAsset(org, money.MWK.Code, OpPayout); err != nil {
+			return payouts.Payout{}, nil, err
+		}
+		limits := org.payoutLimits()
+		max, err := money.Parse(money.MWK, limits.MaxPerPayoutMWK)
+		if err != nil {
+			return payouts.Payout{}, nil, err
+		}
+		if req.Amount.Cmp(max) > 0 {
+			return payouts.Payout{}, nil, errcode.Newf(errcode.AmountLimitExceeded, "amount_mwk is above this organization's per-payout maximum of %s.", max)
+		}
+		if err := e.checkRail(tx, req.Rail); err != nil {
+			return payouts.Payout{}, nil, err
 		}
 		insts, _, err := e.institutions(tx)
 		if err != nil {
-			return 0, nil, err
+			return payouts.Payout{}, nil, err
 		}
 		if _, err := payouts.CheckInstitution(req, insts, wallets); err != nil {
-			return 0, nil, err
+			return payouts.Payout{}, nil, err
 		}
 		now := e.nowUTC()
-		if err := e.checkAndCountWindow(tx, p.Org.ID, limits, req.Amount, now); err != nil {
-			return 0, nil, err
+		if err := e.checkAndCountWindow(tx, org.ID, limits, req.Amount, now); err != nil {
+			return payouts.Payout{}, nil, err
 		}
 		po := payouts.Payout{
-			ID: e.newID(), Org: p.Org.ID, Rail: rail, Amount: req.Amount, HeldFee: quote.Total,
+			ID: e.newID(), Org: org.ID, Rail: req.Rail, Amount: req.Amount, HeldFee: quote.Total,
 			Status: payouts.Held, Destination: req.Destination, CreatedAt: now, UpdatedAt: now,
 		}
 		if _, err := ledger.Post(tx, ledger.PlaceHold{
 			EntryID: "payout:" + po.ID + ":hold", HoldID: holdID(po.ID), Org: po.Org,
 			Amount: *quote.TotalDebit, Ref: po.ID, At: now,
 		}); err != nil {
-			return 0, nil, err
+			return payouts.Payout{}, nil, err
 		}
 		rec := toPayoutRecord(po)
 		if err := schedule(tx, &rec, at(now)); err != nil {
-			return 0, nil, err
+			return payouts.Payout{}, nil, err
 		}
-		if err := records.PutJSON(tx, bucketPayouts, po.ID, rec); err != nil {
-			return 0, nil, err
+		stored, err := json.Marshal(rec)
+		if err != nil {
+			return payouts.Payout{}, nil, err
+		}
+		if err := tx.Put(bucketPayouts, []byte(po.ID), stored); err != nil {
+			return payouts.Payout{}, nil, err
 		}
 		if err := tx.Put(bucketPayoutsByOrg, records.IndexKey(po.Org, po.ID), nil); err != nil {
-			return 0, nil, err
+			return payouts.Payout{}, nil, err
 		}
 		if err := e.checkBalanceLow(tx, po.Org); err != nil {
-			return 0, nil, err
+			return payouts.Payout{}, nil, err
 		}
-		return 202, payouts.Render(po), nil
+		return po, stored, nil
 	})
 }
 
@@ -283,17 +313,17 @@ func (e *Engine) checkAndCountWindow(tx store.Tx, org string, l PayoutLimits, am
 	return tx.Put(bucketPayoutWindow, windowKey(org, minute), current.Encode())
 }
 
-// Payout returns the rendering of one of the caller's payouts; a foreign,
-// unknown or malformed id is not_found alike.
-func (e *Engine) Payout(ctx context.Context, p Principal, id string) ([]byte, error) {
-	var out []byte
+// Payout returns one of the caller's payouts; a foreign, unknown or
+// malformed id is not_found alike.
+func (e *Engine) Payout(ctx context.Context, p Principal, id string) (payouts.Payout, error) {
+	var out payouts.Payout
 	err := e.store.View(ctx, func(tx store.Tx) error {
-		po, err := loadPayout(tx, p.Org.ID, id)
-		if err != nil {
+		if _, err := e.admit(tx, p, APIv1); err != nil {
 			return err
 		}
-		out = payouts.Render(po)
-		return nil
+		var err error
+		out, err = loadPayout(tx, p.Org.ID, id)
+		return err
 	})
 	return out, err
 }
@@ -312,11 +342,18 @@ func loadPayout(tx store.Tx, org, id string) (payouts.Payout, error) {
 	return r.payout()
 }
 
-// Payouts lists the caller's payouts newest first, optionally only those in
-// one status; items are the same bytes as Payout.
-func (e *Engine) Payouts(ctx context.Context, p Principal, page PageRequest, status payouts.Status) (Page[json.RawMessage], error) {
-	var out Page[json.RawMessage]
+// PayoutFilter narrows a list of payouts.
+type PayoutFilter struct {
+	Status payouts.Status // "" for every status
+}
+
+// Payouts lists the caller's payouts newest first, a page at a time.
+func (e *Engine) Payouts(ctx context.Context, p Principal, page PageRequest, f PayoutFilter) (Page[payouts.Payout], error) {
+	var out Page[payouts.Payout]
 	err := e.store.View(ctx, func(tx store.Tx) error {
+		if _, err := e.admit(tx, p, APIv1); err != nil {
+			return err
+		}
 		cache := map[string]payouts.Payout{}
 		keep := func(id string) (bool, error) {
 			po, err := loadPayout(tx, p.Org.ID, id)
@@ -324,19 +361,29 @@ func (e *Engine) Payouts(ctx context.Context, p Principal, page PageRequest, sta
 				return false, err
 			}
 			cache[id] = po
-			return status == "" || po.Status == status, nil
+			return f.Status == "" || po.Status == f.Status, nil
 		}
 		var err error
-		out, err = listPage(tx, bucketPayoutsByOrg, p.Org.ID, page, keep, func(id string) (json.RawMessage, error) {
-			return payouts.Render(cache[id]), nil
+		out, err = listPage(tx, bucketPayoutsByOrg, p.Org.ID, page, keep, func(id string) (payouts.Payout, error) {
+			return cache[id], nil
 		})
 		return err
 	})
 	return out, err
 }
 
-// QuoteFee prices a payout or collection with the engine's fee schedule.
-func (e *Engine) QuoteFee(dir payouts.Direction, rail payouts.Rail, amount money.Amount) (payouts.FeeQuote, error) {
+// QuoteFee prices a payout or collection of amount on rail with the
+// engine's fee schedule (a /v1 call).
+func (e *Engine) QuoteFee(ctx context.Context, p Principal, dir payouts.Direction, rail payouts.Rail, amount money.Amount) (payouts.FeeQuote, error) {
+	if err := e.Admit(ctx, p, APIv1); err != nil {
+		return payouts.FeeQuote{}, err
+	}
+	if dir != payouts.DirPayout && dir != payouts.DirCollection {
+		return payouts.FeeQuote{}, errcode.Newf(errcode.ValidationError, "direction must be payout or collection.")
+	}
+	if err := payouts.CheckAmount(amount); err != nil {
+		return payouts.FeeQuote{}, err
+	}
 	if rail != payouts.Bank && rail != payouts.Momo {
 		return payouts.FeeQuote{}, errcode.Newf(errcode.ValidationError, "rail must be momo or bank.")
 	}
@@ -394,10 +441,13 @@ func (e *Engine) institutions(tx store.Tx) ([]payouts.Institution, time.Time, er
 }
 
 // Institutions returns the payable institutions and when they were synced.
-func (e *Engine) Institutions(ctx context.Context) ([]payouts.Institution, time.Time, error) {
+func (e *Engine) Institutions(ctx context.Context, p Principal) ([]payouts.Institution, time.Time, error) {
 	var list []payouts.Institution
 	var at time.Time
 	err := e.store.View(ctx, func(tx store.Tx) error {
+		if _, err := e.admit(tx, p, APIv1); err != nil {
+			return err
+		}
 		var err error
 		list, at, err = e.institutions(tx)
 		return err

@@ -30,7 +30,7 @@ func fundedPrincipal(t *testing.T, e *tambala.Engine, balance string) tambala.Pr
 	amt, err := money.Parse(money.MWK, balance)
 	require.NoError(t, err)
 	require.NoError(t, e.Fund(ctx, org.ID, amt, "start"))
-	return tambala.Principal{Org: org}
+	return actFor(e, org.ID)
 }
 
 // TestPayoutsRaceForOneBalance: many payouts race for one balance; exactly
@@ -53,7 +53,7 @@ func TestPayoutsRaceForOneBalance(t *testing.T) {
 			require.NoError(t, err)
 			p := fundedPrincipal(t, e, "10000.00")
 			// Each payout of 500.00 momo debits 500 + 200 + 4.00 + 35.70 = 739.70.
-			q, err := e.QuoteFee(payouts.DirPayout, payouts.Momo, money.FromInt(money.MWK, 500))
+			q, err := e.QuoteFee(context.Background(), p, payouts.DirPayout, payouts.Momo, money.FromInt(money.MWK, 500))
 			require.NoError(t, err)
 			require.Equal(t, "739.70", q.TotalDebit.String())
 			const racers = 60
@@ -65,7 +65,7 @@ func TestPayoutsRaceForOneBalance(t *testing.T) {
 				go func() {
 					defer wg.Done()
 					body := fmt.Sprintf(`{"amount_mwk":500,"institution_id":101,"mobile_number":"2659%08d","beneficiary_name":"R"}`, i)
-					_, results[i] = e.CreatePayout(context.Background(), p, payouts.Momo, tambala.Idempotency{Key: fmt.Sprint("k", i), Body: []byte(body)})
+					_, results[i] = createFromBody(context.Background(), e, p, payouts.Momo, fmt.Sprint("k", i), []byte(body))
 				}()
 			}
 			wg.Wait()
@@ -78,14 +78,14 @@ func TestPayoutsRaceForOneBalance(t *testing.T) {
 				assert.Equal(t, errcode.InsufficientFunds, errcode.Of(err), err.Error())
 			}
 			assert.Equal(t, want, accepted)
-			b, err := e.Balance(context.Background(), p, "MWK")
+			b, err := e.BalanceV1(context.Background(), p)
 			require.NoError(t, err)
 			assert.Equal(t, money.FromUnits(money.MWK, int64(want)*73970).String(), b.Held.String())
 			total, _ := b.Available.Add(b.Held)
 			assert.Equal(t, "10000.00", total.String())
 			assert.GreaterOrEqual(t, b.Available.Sign(), 0)
 			require.NoError(t, ledger.CheckStore(context.Background(), s))
-			page, err := e.Payouts(context.Background(), p, tambala.PageRequest{Limit: 200}, "")
+			page, err := e.Payouts(context.Background(), p, tambala.PageRequest{Limit: 200}, tambala.PayoutFilter{})
 			require.NoError(t, err)
 			assert.Len(t, page.Items, want)
 		})
@@ -101,18 +101,18 @@ func TestPayoutRejectionHoldsNothing(t *testing.T) {
 	p := fundedPrincipal(t, e, "1000.00")
 	ctx := context.Background()
 	bad := []byte(`{"amount_mwk":5000,"institution_id":101,"mobile_number":"265991234567","beneficiary_name":"R"}`)
-	_, err = e.CreatePayout(ctx, p, payouts.Momo, tambala.Idempotency{Key: "k", Body: bad})
+	_, err = createFromBody(ctx, e, p, payouts.Momo, "k", bad)
 	assert.Equal(t, errcode.InsufficientFunds, errcode.Of(err))
 	good := []byte(`{"amount_mwk":500,"institution_id":101,"mobile_number":"265991234567","beneficiary_name":"R"}`)
-	out, err := e.CreatePayout(ctx, p, payouts.Momo, tambala.Idempotency{Key: "k", Body: good})
+	out, err := createFromBody(ctx, e, p, payouts.Momo, "k", good)
 	require.NoError(t, err)
 	assert.Equal(t, 202, out.Status)
 	assert.False(t, out.Replayed)
-	again, err := e.CreatePayout(ctx, p, payouts.Momo, tambala.Idempotency{Key: "k", Body: good})
+	again, err := createFromBody(ctx, e, p, payouts.Momo, "k", good)
 	require.NoError(t, err)
 	assert.True(t, again.Replayed)
 	assert.Equal(t, out.Body, again.Body)
-	b, err := e.Balance(ctx, p, "MWK")
+	b, err := e.BalanceV1(ctx, p)
 	require.NoError(t, err)
 	assert.Equal(t, "739.70", b.Held.String())
 	require.NoError(t, ledger.CheckStore(ctx, s))
@@ -130,17 +130,17 @@ func TestPayoutLimits(t *testing.T) {
 	body := func(amount int) []byte {
 		return []byte(fmt.Sprintf(`{"amount_mwk":%d,"institution_id":1,"account_number":"3333888800","beneficiary_name":"R"}`, amount))
 	}
-	_, err = e.CreatePayout(ctx, p, payouts.Bank, tambala.Idempotency{Key: "a", Body: body(5001)})
+	_, err = createFromBody(ctx, e, p, payouts.Bank, "a", body(5001))
 	assert.Equal(t, errcode.AmountLimitExceeded, errcode.Of(err))
 	for i, amt := range []int{5000, 5000} {
-		_, err = e.CreatePayout(ctx, p, payouts.Bank, tambala.Idempotency{Key: fmt.Sprint("ok", i), Body: body(amt)})
+		_, err = createFromBody(ctx, e, p, payouts.Bank, fmt.Sprint("ok", i), body(amt))
 		require.NoError(t, err)
 	}
-	_, err = e.CreatePayout(ctx, p, payouts.Bank, tambala.Idempotency{Key: "vol", Body: body(2001)})
+	_, err = createFromBody(ctx, e, p, payouts.Bank, "vol", body(2001))
 	assert.Equal(t, errcode.OrgLimitExceeded, errcode.Of(err), "24h volume 10000 + 2001 > 12000")
-	_, err = e.CreatePayout(ctx, p, payouts.Bank, tambala.Idempotency{Key: "third", Body: body(2000)})
+	_, err = createFromBody(ctx, e, p, payouts.Bank, "third", body(2000))
 	require.NoError(t, err)
-	_, err = e.CreatePayout(ctx, p, payouts.Bank, tambala.Idempotency{Key: "fourth", Body: body(1)})
+	_, err = createFromBody(ctx, e, p, payouts.Bank, "fourth", body(1))
 	assert.Equal(t, errcode.OrgLimitExceeded, errcode.Of(err), "hourly count 3")
 }
 
@@ -154,17 +154,70 @@ func TestPayoutRateUnavailable(t *testing.T) {
 	require.NoError(t, err)
 	p := fundedPrincipal(t, e, "10000.00")
 	ctx := context.Background()
-	_, err = e.CreatePayout(ctx, p, payouts.Bank, tambala.Idempotency{Key: "k", Body: []byte(`{"amount_mwk":100,"institution_id":1,"account_number":"3333888800","beneficiary_name":"B"}`)})
+	_, err = createFromBody(ctx, e, p, payouts.Bank, "k", []byte(`{"amount_mwk":100,"institution_id":1,"account_number":"3333888800","beneficiary_name":"B"}`))
 	assert.Equal(t, errcode.RateUnavailable, errcode.Of(err))
 	assert.Equal(t, 503, errcode.Lookup(errcode.Of(err)).HTTPStatus)
-	b, err := e.Balance(ctx, p, "MWK")
+	b, err := e.BalanceV1(ctx, p)
 	require.NoError(t, err)
 	assert.Equal(t, "0.00", b.Held.String())
-	page, err := e.Payouts(ctx, p, tambala.PageRequest{}, "")
+	page, err := e.Payouts(ctx, p, tambala.PageRequest{}, tambala.PayoutFilter{})
 	require.NoError(t, err)
 	assert.Empty(t, page.Items)
 	// The momo rail still prices.
-	_, err = e.CreatePayout(ctx, p, payouts.Momo, tambala.Idempotency{Key: "k2", Body: []byte(`{"amount_mwk":100,"institution_id":101,"mobile_number":"265991234567","beneficiary_name":"B"}`)})
+	_, err = createFromBody(ctx, e, p, payouts.Momo, "k2", []byte(`{"amount_mwk":100,"institution_id":101,"mobile_number":"265991234567","beneficiary_name":"B"}`))
 	assert.NoError(t, err)
 	require.NoError(t, ledger.CheckStore(ctx, s))
+}
+
+// bodyOutcome is what the HTTP binding makes of a create: the status and
+// the bytes it would answer.
+type bodyOutcome struct {
+	Status   int
+	Body     []byte
+	Replayed bool
+	Payout   payouts.Payout
+}
+
+// createFromBody creates a payout from a request body the way the HTTP
+// binding does: the fingerprint is the body's SHA-256, a body that does
+// not decode goes through RefuseCreate, and the payout is rendered with
+// the one renderer.
+func createFromBody(ctx context.Context, e *tambala.Engine, p tambala.Principal, rail payouts.Rail, key string, body []byte) (bodyOutcome, error) {
+	idem := tambala.Idempotency{Key: key, Fingerprint: tambala.BodyFingerprint(body)}
+	req, err := payouts.DecodeRequest(rail, body)
+	if err != nil {
+		return bodyOutcome{}, e.RefuseCreate(ctx, p, tambala.PayoutOperation(rail), idem, err)
+	}
+	c, err := e.CreatePayout(ctx, p, req, idem)
+	if err != nil {
+		return bodyOutcome{}, err
+	}
+	return bodyOutcome{Status: 202, Body: payouts.Render(c.Resource), Replayed: c.Replayed, Payout: c.Resource}, nil
+}
+
+// payoutBytes renders a payout read as the HTTP binding does.
+func payoutBytes(p payouts.Payout, err error) ([]byte, error) {
+	if err != nil {
+		return nil, err
+	}
+	return payouts.Render(p), nil
+}
+
+func mustParse(a money.Asset, s string) money.Amount {
+	v, err := money.Parse(a, s)
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// actFor is the engine's Principal for orgID, as a host that trusts its
+// own users gets it (Act); it panics on error, so tests may call it from
+// any goroutine.
+func actFor(e *tambala.Engine, orgID string) tambala.Principal {
+	p, err := e.Act(context.Background(), orgID)
+	if err != nil {
+		panic(err)
+	}
+	return p
 }

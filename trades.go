@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -51,26 +52,31 @@ func (r tradeRecord) trade() Trade {
 	return Trade{ID: r.ID, USDTAmount: r.USDTAmount, ClientRate: rate, MWKAmount: r.MWKAmount, Status: r.Status, CreatedAt: r.CreatedAt, SettledAt: r.SettledAt}
 }
 
-// RecordTrade records an OTC trade (the operator's side): usdtAmount of the
-// stablecoin at clientRate gives whole kwacha, rounded down, credited to the
-// organization's MWK balance from the operator's float. ref makes it
-// happen once: recording the same ref again returns the first trade; the
-// same ref with other figures is conflict.
-func (e *Engine) RecordTrade(ctx context.Context, orgID, ref, usdtAmount, clientRate string) (Trade, error) {
+// NewTrade is an OTC trade the operator records: USDTAmount of the
+// stablecoin sold to the organization at ClientRate kwacha per unit. Ref
+// is the operator's reference (1 to 128 characters), unique per
+// organization.
+type NewTrade struct {
+	Ref        string
+	USDTAmount money.Amount
+	ClientRate money.Rate
+}
+
+// RecordTrade records an OTC trade (the operator's side): the amount at the
+// rate gives whole kwacha, rounded down, credited to the organization's MWK
+// balance from the operator's float. Ref makes it happen once: recording
+// the same ref again returns the first trade; the same ref with other
+// figures is conflict.
+func (e *Engine) RecordTrade(ctx context.Context, orgID string, n NewTrade) (Trade, error) {
+	ref, amt, rate := n.Ref, n.USDTAmount, n.ClientRate
 	if ref == "" || len(ref) > 128 {
 		return Trade{}, errcode.Newf(errcode.ValidationError, "ref must be 1 to 128 characters.")
 	}
-	usdt, ok := e.assets.Lookup(money.USDT.Code)
-	if !ok {
-		usdt = money.USDT
+	if amt.Asset().Code != money.USDT.Code || amt.Sign() <= 0 {
+		return Trade{}, errcode.Newf(errcode.ValidationError, "usdt_amount must be a positive USDT amount.")
 	}
-	amt, err := money.Parse(usdt, usdtAmount)
-	if err != nil {
-		return Trade{}, err
-	}
-	rate, err := money.ParseRate(clientRate)
-	if err != nil {
-		return Trade{}, err
+	if rate.IsZero() {
+		return Trade{}, errcode.Newf(errcode.ValidationError, "client_rate must be positive.")
 	}
 	mwk, err := money.Mul(amt, rate, money.Asset{Code: "MWK", Decimals: 0}, money.RoundDown)
 	if err != nil {
@@ -128,6 +134,9 @@ func (e *Engine) RecordTrade(ctx context.Context, orgID, ref, usdtAmount, client
 func (e *Engine) Trades(ctx context.Context, p Principal, page PageRequest) (Page[Trade], error) {
 	var out Page[Trade]
 	err := e.store.View(ctx, func(tx store.Tx) error {
+		if _, err := e.admit(tx, p, APIv1); err != nil {
+			return err
+		}
 		var err error
 		out, err = listPage(tx, bucketTradesByOrg, p.Org.ID, page, nil, func(id string) (Trade, error) {
 			var r tradeRecord
@@ -155,8 +164,8 @@ type Operator struct {
 var bankNamespace = uuid.MustParse("6f1d7a52-2c59-4c39-9a4e-8c2b2a1d0b11")
 
 // Banks lists the bank institutions under stable UUIDs.
-func (e *Engine) Banks(ctx context.Context) ([]Bank, error) {
-	list, _, err := e.Institutions(ctx)
+func (e *Engine) Banks(ctx context.Context, p Principal) ([]Bank, error) {
+	list, _, err := e.Institutions(ctx, p)
 	out := []Bank{}
 	for _, in := range list {
 		if in.Rail == payouts.Bank {
@@ -167,13 +176,13 @@ func (e *Engine) Banks(ctx context.Context) ([]Bank, error) {
 }
 
 // Operators lists the mobile-money operators and when they were synced.
-func (e *Engine) Operators(ctx context.Context) ([]Operator, string, error) {
-	list, at, err := e.Institutions(ctx)
+func (e *Engine) Operators(ctx context.Context, p Principal) ([]Operator, time.Time, error) {
+	list, at, err := e.Institutions(ctx, p)
 	out := []Operator{}
 	for _, in := range list {
 		if in.Rail == payouts.Momo {
 			out = append(out, Operator{RefID: strconv.Itoa(in.ID), Name: in.Name})
 		}
 	}
-	return out, payouts.FormatTime(at), err
+	return out, at, err
 }

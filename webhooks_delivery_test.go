@@ -28,6 +28,7 @@ import (
 	"github.com/tambalapay/tambala/adapters/sandbox"
 	"github.com/tambalapay/tambala/adapters/webhookhttp"
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/render"
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/payouts"
@@ -198,7 +199,7 @@ func (env *whEnv) payout(t *testing.T, body string) string {
 
 func createPayout(t *testing.T, e *tambala.Engine, p tambala.Principal, body string) string {
 	t.Helper()
-	out, err := e.CreatePayout(context.Background(), p, payouts.Momo, tambala.Idempotency{Key: body, Body: []byte(body)})
+	out, err := createFromBody(context.Background(), e, p, payouts.Momo, body, []byte(body))
 	require.NoError(t, err)
 	var po struct{ ID string }
 	require.NoError(t, json.Unmarshal(out.Body, &po))
@@ -207,7 +208,7 @@ func createPayout(t *testing.T, e *tambala.Engine, p tambala.Principal, body str
 
 func (env *whEnv) collect(t *testing.T, amount int) tambala.Collection {
 	t.Helper()
-	c, err := env.engine.SimulateCollection(context.Background(), env.p, []byte(fmt.Sprintf(`{"amount_mwk":%d}`, amount)))
+	c, err := env.engine.SimulateCollection(context.Background(), env.p, tambala.SimulatedCollection{Amount: money.FromInt(money.MWK, int64(amount))})
 	require.NoError(t, err)
 	return c
 }
@@ -325,7 +326,7 @@ func TestWebhookSignatureAndEnvelope(t *testing.T) {
 	assert.Equal(t, webhooks.PayoutSucceeded, ev.EventType)
 	assert.Regexp(t, `^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`, ev.CreatedAt)
 	// The balance after the change, as JSON numbers (not strings).
-	bal, err := env.engine.Balance(ctx, env.p, "MWK")
+	bal, err := env.engine.BalanceV1(ctx, env.p)
 	require.NoError(t, err)
 	assert.Equal(t, "94718.00", bal.Available.String())
 	assert.Equal(t, bal.Available.String(), string(ev.Balance.Available))
@@ -339,7 +340,7 @@ func TestWebhookSignatureAndEnvelope(t *testing.T) {
 	// data is GET /v1/payouts/{id}, byte for byte.
 	read, err := env.engine.Payout(ctx, env.p, id)
 	require.NoError(t, err)
-	assert.Equal(t, string(read), string(ev.Data))
+	assert.Equal(t, string(payouts.Render(read)), string(ev.Data))
 
 	// The operator's record: the bytes sent and the signature computed.
 	d := env.only(t)
@@ -356,7 +357,7 @@ func TestWebhookSignatureAndEnvelope(t *testing.T) {
 		SourceInstitution: "Bank & Co", RTPReferenceNumber: "RTP-1",
 	})
 	require.NoError(t, err)
-	tr, err := env.engine.RecordTrade(ctx, env.p.Org.ID, "otc-1", "10.5", "1750.125")
+	tr, err := env.engine.RecordTrade(ctx, env.p.Org.ID, tambala.NewTrade{Ref: "otc-1", USDTAmount: mustParse(money.USDT, "10.5"), ClientRate: money.MustRate("1750.125")})
 	require.NoError(t, err)
 	assert.Equal(t, 2, env.dispatch(t))
 	reqs = rc.requests()
@@ -682,7 +683,7 @@ func TestWebhookBalanceLow(t *testing.T) {
 	// checkData: {"balance": GET /v1/balance bytes, "floor_mwk": "..."}.
 	checkData := func(t *testing.T, ev envelope, bal ledger.Balance, floor string) {
 		t.Helper()
-		want := fmt.Sprintf(`{"balance":%s,"floor_mwk":%q}`, tambala.RenderBalanceV1(bal), floor)
+		want := fmt.Sprintf(`{"balance":%s,"floor_mwk":%q}`, render.BalanceV1(bal), floor)
 		assert.Equal(t, want, string(ev.Data))
 		assert.Equal(t, bal.Available.String(), string(ev.Balance.Available))
 		assert.Equal(t, bal.Held.String(), string(ev.Balance.Held))
@@ -697,9 +698,9 @@ func TestWebhookBalanceLow(t *testing.T) {
 		assert.Equal(t, "5000.00", org.BalanceFloorMWK)
 		require.NoError(t, e.Fund(ctx, org.ID, money.FromInt(money.MWK, 10000), "start"))
 		_, secret := env.setEndpoint(t, org.ID, rc.URL())
-		p := tambala.Principal{Org: org}
+		p := actFor(e, org.ID)
 		balance := func() ledger.Balance {
-			b, err := e.Balance(ctx, p, "MWK")
+			b, err := e.BalanceV1(ctx, p)
 			require.NoError(t, err)
 			return b
 		}
@@ -721,7 +722,7 @@ func TestWebhookBalanceLow(t *testing.T) {
 		assert.Len(t, balanceLows(t, e, org.ID), 1)
 
 		// A recovery sends nothing.
-		_, err = e.SimulateCollection(ctx, p, []byte(`{"amount_mwk":20000}`))
+		_, err = e.SimulateCollection(ctx, p, tambala.SimulatedCollection{Amount: money.FromInt(money.MWK, 20000)})
 		require.NoError(t, err)
 		for _, d := range allDeliveries(t, e, org.ID, 200) {
 			assert.NotContains(t, d.EventType, "recover")
@@ -764,7 +765,7 @@ func TestWebhookBalanceLow(t *testing.T) {
 		env.payout(t, momo("111100000221", 10))
 		lows := balanceLows(t, e, org)
 		require.Len(t, lows, 1)
-		bal, err := e.Balance(ctx, env.p, "MWK")
+		bal, err := e.BalanceV1(ctx, env.p)
 		require.NoError(t, err)
 		checkData(t, lows[0], bal, "200000.00")
 
@@ -797,7 +798,7 @@ func TestWebhookNoEventOnRollback(t *testing.T) {
 		env := newWHEnv(t, memstore.New(), newWHReceiver(t, http.StatusOK))
 		col := env.collect(t, 10000) // credits 9850.00: available 109850.00
 		env.payout(t, momo("111100000112", 100000))
-		b, err := env.engine.Balance(ctx, env.p, "MWK")
+		b, err := env.engine.BalanceV1(ctx, env.p)
 		require.NoError(t, err)
 		require.Negative(t, b.Available.Cmp(col.AmountCredited), "cannot cover the reversal")
 		_, err = env.engine.ReverseCollection(ctx, env.p.Org.ID, col.ID)
@@ -819,7 +820,7 @@ func TestWebhookNoEventOnRollback(t *testing.T) {
 			require.NoError(t, err)
 		}
 		status := func() string {
-			b, err := env.engine.Payout(ctx, env.p, id)
+			b, err := payoutBytes(env.engine.Payout(ctx, env.p, id))
 			require.NoError(t, err)
 			var po struct{ Status string }
 			require.NoError(t, json.Unmarshal(b, &po))
@@ -845,7 +846,7 @@ func TestWebhookNoEventOnRollback(t *testing.T) {
 		require.EqualValues(t, 1, fs.Injected())
 		assert.Equal(t, "pending", status())
 		assert.Zero(t, succeeded(), "no event for a rolled-back change")
-		b, err := env.engine.Balance(ctx, env.p, "MWK")
+		b, err := env.engine.BalanceV1(ctx, env.p)
 		require.NoError(t, err)
 		assert.Equal(t, "5282.00", b.Held.String(), "still held")
 
@@ -872,11 +873,11 @@ func TestWebhookNoEventOnRollback(t *testing.T) {
 		fs := storetest.NewFaultStore(memstore.New())
 		env := newWHEnv(t, fs, nil)
 		env.setEndpoint(t, env.p.Org.ID, "http://127.0.0.1:9/hook")
-		before, err := env.engine.Balance(ctx, env.p, "MWK")
+		before, err := env.engine.BalanceV1(ctx, env.p)
 		require.NoError(t, err)
 		for n := int64(1); ; n++ {
 			fs.FailOp(n)
-			_, err := env.engine.SimulateCollection(ctx, env.p, []byte(`{"amount_mwk":100}`))
+			_, err := env.engine.SimulateCollection(ctx, env.p, tambala.SimulatedCollection{Amount: money.FromInt(money.MWK, 100)})
 			fs.FailOp(0)
 			if err == nil {
 				break // n is past the transaction's last operation
@@ -885,7 +886,7 @@ func TestWebhookNoEventOnRollback(t *testing.T) {
 			require.NoError(t, lerr)
 			assert.Empty(t, page.Items, "op %d", n)
 			assert.Empty(t, env.deliveries(t), "op %d", n)
-			b, berr := env.engine.Balance(ctx, env.p, "MWK")
+			b, berr := env.engine.BalanceV1(ctx, env.p)
 			require.NoError(t, berr)
 			assert.Equal(t, before.Available.String(), b.Available.String())
 			require.Less(t, n, int64(200))
@@ -1169,7 +1170,7 @@ func TestWebhookEventsRapid(t *testing.T) {
 		if _, _, err := e.SetWebhookEndpoint(ctx, org.ID, "https://hooks.example.com/tambala"); err != nil {
 			rt.Fatal(err)
 		}
-		p := tambala.Principal{Org: org}
+		p := actFor(e, org.ID)
 
 		type payoutModel struct {
 			good   bool   // a sandbox test wallet: succeeds; any other number fails
@@ -1185,7 +1186,7 @@ func TestWebhookEventsRapid(t *testing.T) {
 		n := 0
 
 		status := func(rt *rapid.T, id string) string {
-			b, err := e.Payout(ctx, p, id)
+			b, err := payoutBytes(e.Payout(ctx, p, id))
 			if err != nil {
 				rt.Fatal(err)
 			}
@@ -1317,7 +1318,7 @@ func TestWebhookEventsRapid(t *testing.T) {
 				}
 				amount := rapid.IntRange(1, 4000).Draw(rt, "amount")
 				body := fmt.Sprintf(`{"amount_mwk":%d,"institution_id":101,"mobile_number":%q,"beneficiary_name":"R"}`, amount, number)
-				out, err := e.CreatePayout(ctx, p, payouts.Momo, tambala.Idempotency{Key: fmt.Sprint("k", n), Body: []byte(body)})
+				out, err := createFromBody(ctx, e, p, payouts.Momo, fmt.Sprint("k", n), []byte(body))
 				if err != nil {
 					if errcode.Of(err) != errcode.InsufficientFunds {
 						rt.Fatal(err)
@@ -1351,7 +1352,7 @@ func TestWebhookEventsRapid(t *testing.T) {
 			},
 			"collect": func(rt *rapid.T) {
 				amount := rapid.IntRange(1, 8000).Draw(rt, "amount")
-				c, err := e.SimulateCollection(ctx, p, []byte(fmt.Sprintf(`{"amount_mwk":%d}`, amount)))
+				c, err := e.SimulateCollection(ctx, p, tambala.SimulatedCollection{Amount: money.FromInt(money.MWK, int64(amount))})
 				if err != nil {
 					rt.Fatal(err)
 				}
@@ -1379,7 +1380,7 @@ func TestWebhookEventsRapid(t *testing.T) {
 				if rapid.IntRange(0, 4).Draw(rt, "other figures") == 0 {
 					usdt = "11.00"
 				}
-				tr, err := e.RecordTrade(ctx, org.ID, ref, usdt, "1750.5")
+				tr, err := e.RecordTrade(ctx, org.ID, tambala.NewTrade{Ref: ref, USDTAmount: mustParse(money.USDT, usdt), ClientRate: money.MustRate("1750.5")})
 				first, known := trades[ref]
 				switch {
 				case !known && err == nil:

@@ -15,6 +15,7 @@ import (
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/adapters/memstore"
 	"github.com/tambalapay/tambala/adapters/webhookhttp"
+	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/webhooks"
 )
 
@@ -41,7 +42,7 @@ func TestPendingDeliveryFollowsReplacedURL(t *testing.T) {
 	p := fundedPrincipal(t, e, "10.00")
 	_, oldSecret, err := e.SetWebhookEndpoint(ctx, p.Org.ID, broken.URL)
 	require.NoError(t, err)
-	_, err = e.SimulateCollection(ctx, p, []byte(`{"amount_mwk":100}`))
+	_, err = e.SimulateCollection(ctx, p, tambala.SimulatedCollection{Amount: money.FromInt(money.MWK, 100)})
 	require.NoError(t, err)
 	_, err = e.ProcessDeliveries(ctx)
 	require.NoError(t, err)

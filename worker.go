@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync/atomic"
 	"time"
 
-	"go.uber.org/zap"
-
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/concurrent"
+	"github.com/tambalapay/tambala/internal/loop"
 	"github.com/tambalapay/tambala/internal/records"
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/money"
@@ -34,6 +34,9 @@ type WorkerOptions struct {
 	MaxBackoff time.Duration
 	// Batch is how many due payouts one pass takes (default 100).
 	Batch int
+	// Interval is how often Run starts a pass of the worker (default
+	// 250ms).
+	Interval time.Duration
 	// Concurrency is the most payouts one pass advances at once, each
 	// with its own provider call (default 8). 1 advances them one at a
 	// time, in due order.
@@ -56,6 +59,9 @@ func (w *WorkerOptions) defaults() {
 	if w.Concurrency <= 0 {
 		w.Concurrency = 8
 	}
+	if w.Interval <= 0 {
+		w.Interval = 250 * time.Millisecond
+	}
 }
 
 func (w WorkerOptions) backoff(attempts int) time.Duration {
@@ -77,7 +83,9 @@ func schedule(tx store.Tx, rec *payoutRecord, at *time.Time) error {
 
 func at(t time.Time) *time.Time { return &t }
 
-var errNoProvider = errors.New("tambala: no payout provider configured")
+// ErrNoPayoutProvider is returned by the payout worker's calls when the
+// engine has no Options.Payouts.
+var ErrNoPayoutProvider = errors.New("tambala: no payout provider configured (Options.Payouts)")
 
 // ProcessPayouts runs one pass of the payout worker: every payout due now
 // (up to Batch) is submitted, polled, or finished, up to Concurrency at
@@ -95,7 +103,7 @@ func (e *Engine) ProcessPayouts(ctx context.Context) (int, error) {
 // so more may be due already.
 func (e *Engine) processPayouts(ctx context.Context) (advanced int, full bool, err error) {
 	if e.provider == nil {
-		return 0, false, errNoProvider
+		return 0, false, ErrNoPayoutProvider
 	}
 	ids, err := payoutsDue.Due(ctx, e.store, e.now(), e.worker.Batch)
 	if err != nil {
@@ -106,7 +114,7 @@ func (e *Engine) processPayouts(ctx context.Context) (advanced int, full bool, e
 		ok, err := e.advancePayout(ctx, ids[i])
 		if err != nil {
 			if ctx.Err() == nil {
-				e.log.Error("payout worker", zap.String("payout", ids[i]), zap.Error(err))
+				e.log.Error("payout worker", slog.String("payout", ids[i]), slog.Any("error", err))
 			}
 			return
 		}
@@ -117,26 +125,23 @@ func (e *Engine) processPayouts(ctx context.Context) (advanced int, full bool, e
 	return int(count.Load()), len(ids) == e.worker.Batch, ctx.Err()
 }
 
-// RunPayoutWorker runs ProcessPayouts every interval until ctx ends. A pass
-// that took a whole Batch is followed by the next at once, so a backlog
-// drains at the provider's pace rather than one Batch per interval.
+// RunPayoutWorker runs ProcessPayouts every interval until ctx ends, and
+// returns once the pass under way has finished. A pass that took a whole
+// Batch is followed by the next at once, so a backlog drains at the
+// provider's pace rather than one Batch per interval. Without a payout
+// provider it returns ErrNoPayoutProvider at once. Run runs it for a host.
 func (e *Engine) RunPayoutWorker(ctx context.Context, interval time.Duration) error {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		_, full, err := e.processPayouts(ctx)
-		if err != nil && ctx.Err() == nil {
-			e.log.Error("payout worker pass", zap.Error(err))
-		}
-		if full && err == nil { // err is nil only while ctx lives
-			continue
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-		}
+	if e.provider == nil {
+		return ErrNoPayoutProvider
 	}
+	if interval <= 0 {
+		return errors.New("tambala: the payout worker's interval must be positive")
+	}
+	loop.Run(ctx, interval, func(ctx context.Context) (bool, error) {
+		_, full, err := e.processPayouts(ctx)
+		return full, err
+	}, func(err error) { e.log.Error("payout worker pass", slog.Any("error", err)) })
+	return nil
 }
 
 // claim takes a due payout under a lease; a held payout becomes submitted
@@ -259,8 +264,8 @@ func (e *Engine) settle(ctx context.Context, id string, want payouts.Status,
 func (e *Engine) retryLater(tx store.Tx, rec *payoutRecord, now time.Time, cause error) error {
 	rec.Attempts++
 	wait := e.worker.backoff(rec.Attempts)
-	e.log.Warn("payout provider call failed; retrying", zap.String("payout", rec.ID),
-		zap.Int("attempts", rec.Attempts), zap.Duration("wait", wait), zap.Error(cause))
+	e.log.Warn("payout provider call failed; retrying", slog.String("payout", rec.ID),
+		slog.Int("attempts", rec.Attempts), slog.Duration("wait", wait), slog.Any("error", cause))
 	return schedule(tx, rec, at(now.Add(wait)))
 }
 

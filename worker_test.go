@@ -67,7 +67,7 @@ func (w *workerEnv) open(t *testing.T) *tambala.Engine {
 
 func (w *workerEnv) payout(t *testing.T, rail payouts.Rail, body string) string {
 	t.Helper()
-	out, err := w.engine.CreatePayout(context.Background(), w.p, rail, tambala.Idempotency{Key: body, Body: []byte(body)})
+	out, err := createFromBody(context.Background(), w.engine, w.p, rail, body, []byte(body))
 	require.NoError(t, err)
 	var po struct{ ID string }
 	require.NoError(t, json.Unmarshal(out.Body, &po))
@@ -76,7 +76,7 @@ func (w *workerEnv) payout(t *testing.T, rail payouts.Rail, body string) string 
 
 func (w *workerEnv) read(t *testing.T, id string) map[string]any {
 	t.Helper()
-	b, err := w.engine.Payout(context.Background(), w.p, id)
+	b, err := payoutBytes(w.engine.Payout(context.Background(), w.p, id))
 	require.NoError(t, err)
 	var m map[string]any
 	require.NoError(t, json.Unmarshal(b, &m))
@@ -93,7 +93,7 @@ func (w *workerEnv) run(t *testing.T, steps int, step time.Duration) {
 }
 
 func (w *workerEnv) balance(t *testing.T) ledger.Balance {
-	b, err := w.engine.Balance(context.Background(), w.p, "MWK")
+	b, err := w.engine.BalanceV1(context.Background(), w.p)
 	require.NoError(t, err)
 	return b
 }
@@ -256,7 +256,7 @@ func TestWorkerFeeAboveHold(t *testing.T) {
 	assert.Equal(t, "60.30", b.Shortfall.String())
 
 	// The next collection covers the shortfall first: 100 less 1.50 is 98.50.
-	_, err = w.engine.SimulateCollection(ctx, w.p, []byte(`{"amount_mwk":100}`))
+	_, err = w.engine.SimulateCollection(ctx, w.p, tambala.SimulatedCollection{Amount: money.FromInt(money.MWK, 100)})
 	require.NoError(t, err)
 	b = w.balance(t)
 	assert.Equal(t, "38.20", b.Available.String())

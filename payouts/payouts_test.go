@@ -2,6 +2,7 @@ package payouts_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -61,7 +62,7 @@ func TestParseRequest(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r, err := payouts.ParseRequest(c.rail, []byte(c.body), wallets)
+			r, err := parseRequest(c.rail, []byte(c.body), wallets)
 			if c.code != "" {
 				require.Error(t, err)
 				assert.Equal(t, c.code, errcode.Of(err), err.Error())
@@ -72,8 +73,90 @@ func TestParseRequest(t *testing.T) {
 		})
 	}
 	// A sandbox wallet is only exempt where the caller says so.
-	_, err := payouts.ParseRequest(payouts.Momo, []byte(`{"amount_mwk":1,"institution_id":101,"mobile_number":"111100000112","beneficiary_name":"A"}`), nil)
+	_, err := parseRequest(payouts.Momo, []byte(`{"amount_mwk":1,"institution_id":101,"mobile_number":"111100000112","beneficiary_name":"A"}`), nil)
 	assert.Equal(t, errcode.InvalidMobileNumber, errcode.Of(err))
+}
+
+// parseRequest is what a create does with a body: DecodeRequest at the
+// transport, then Validate in the engine.
+func parseRequest(rail payouts.Rail, body []byte, wallets map[string]bool) (payouts.Request, error) {
+	r, err := payouts.DecodeRequest(rail, body)
+	if err != nil {
+		return r, err
+	}
+	return r, r.Validate(wallets)
+}
+
+func TestValidateTypedRequest(t *testing.T) {
+	ok := payouts.Request{Rail: payouts.Bank, Amount: mwk("100"), Destination: payouts.Destination{InstitutionID: 1, AccountNumber: "1", BeneficiaryName: "A"}}
+	require.NoError(t, ok.Validate(nil))
+	cases := []struct {
+		name string
+		edit func(*payouts.Request)
+		code errcode.Code
+	}{
+		{"no rail", func(r *payouts.Request) { r.Rail = "" }, errcode.ValidationError},
+		{"zero amount", func(r *payouts.Request) { r.Amount = mwk("0") }, errcode.ValidationError},
+		{"unset amount", func(r *payouts.Request) { r.Amount = money.Amount{} }, errcode.ValidationError},
+		{"USDT amount", func(r *payouts.Request) { r.Amount = money.FromInt(money.USDT, 1) }, errcode.ValidationError},
+		{"above the maximum", func(r *payouts.Request) { r.Amount = money.FromInt(money.MWK, 1_000_000_000_001) }, errcode.ValidationError},
+		{"no institution", func(r *payouts.Request) { r.Destination.InstitutionID = 0 }, errcode.ValidationError},
+		{"no name", func(r *payouts.Request) { r.Destination.BeneficiaryName = "" }, errcode.ValidationError},
+		{"name too long", func(r *payouts.Request) { r.Destination.BeneficiaryName = strings.Repeat("a", 201) }, errcode.ValidationError},
+		{"no account", func(r *payouts.Request) { r.Destination.AccountNumber = "" }, errcode.ValidationError},
+		{"bank with mobile number", func(r *payouts.Request) { r.Destination.MobileNumber = "265991234567" }, errcode.ValidationError},
+		{"momo without number", func(r *payouts.Request) { r.Rail, r.Destination.AccountNumber = payouts.Momo, "" }, errcode.ValidationError},
+		{"momo bad number", func(r *payouts.Request) {
+			r.Rail, r.Destination.AccountNumber, r.Destination.MobileNumber = payouts.Momo, "", "0991234567"
+		}, errcode.InvalidMobileNumber},
+		{"momo with account", func(r *payouts.Request) { r.Rail, r.Destination.MobileNumber = payouts.Momo, "265991234567" }, errcode.ValidationError},
+	}
+	for _, c := range cases {
+		r := ok
+		c.edit(&r)
+		assert.Equal(t, c.code, errcode.Of(r.Validate(nil)), c.name)
+	}
+}
+
+func TestRequestFingerprint(t *testing.T) {
+	a := payouts.Request{Rail: payouts.Bank, Amount: mwk("100"), Destination: payouts.Destination{InstitutionID: 1, AccountNumber: "12", BeneficiaryName: "A"}}
+	b := a
+	assert.Equal(t, a.Fingerprint(), b.Fingerprint())
+	b.Amount = mwk("100.00") // the same amount written otherwise is the same request
+	assert.Equal(t, a.Fingerprint(), b.Fingerprint())
+	for _, edit := range []func(*payouts.Request){
+		func(r *payouts.Request) { r.Amount = mwk("100.01") },
+		func(r *payouts.Request) { r.Rail = payouts.Momo },
+		func(r *payouts.Request) { r.Destination.InstitutionID = 2 },
+		func(r *payouts.Request) { r.Destination.AccountNumber = "1"; r.Destination.BeneficiaryName = "2A" }, // length-prefixed
+		func(r *payouts.Request) { r.Destination.BeneficiaryName = "B" },
+	} {
+		c := a
+		edit(&c)
+		assert.NotEqual(t, a.Fingerprint(), c.Fingerprint())
+	}
+}
+
+// Render(DecodeRendered(b)) is b for every rendering.
+func TestDecodeRenderedRoundTrip(t *testing.T) {
+	at := time.Date(2026, 3, 2, 9, 0, 0, 123e6, time.UTC)
+	fee := mwk("282.00")
+	f := payouts.FailureFor("declined")
+	for _, p := range []payouts.Payout{
+		{ID: "p1", Rail: payouts.Bank, Amount: mwk("5000.5"), Status: payouts.Held, CreatedAt: at,
+			Destination: payouts.Destination{InstitutionID: 1, AccountNumber: "3333888800", BeneficiaryName: "Ünïcode"}},
+		{ID: "p2", Rail: payouts.Momo, Amount: mwk("1"), Fee: &fee, Status: payouts.Succeeded, CreatedAt: at, TerminalAt: &at,
+			Destination: payouts.Destination{InstitutionID: 101, MobileNumber: "111100000112", BeneficiaryName: "W"}},
+		{ID: "p3", Rail: payouts.Momo, Amount: mwk("1"), Fee: &fee, Status: payouts.Failed, Failure: &f, CreatedAt: at, TerminalAt: &at,
+			Destination: payouts.Destination{InstitutionID: 101, MobileNumber: "265991234567", BeneficiaryName: "W"}},
+	} {
+		b := payouts.Render(p)
+		got, err := payouts.DecodeRendered(b)
+		require.NoError(t, err)
+		assert.Equal(t, string(b), string(payouts.Render(got)))
+	}
+	_, err := payouts.DecodeRendered([]byte(`{"amount_mwk":"x"}`))
+	assert.Error(t, err)
 }
 
 func TestCheckInstitution(t *testing.T) {

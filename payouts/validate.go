@@ -1,9 +1,11 @@
 package payouts
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
 	"encoding/json"
-	"fmt"
 	"regexp"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/tambalapay/tambala/errcode"
@@ -41,7 +43,8 @@ func DefaultInstitutions() []Institution {
 	}
 }
 
-// Request is a parsed create-payout body.
+// Request asks for a payout of Amount on Rail to Destination. A transport
+// decodes one from a body (DecodeRequest); a Go host builds it.
 type Request struct {
 	Rail        Rail
 	Amount      money.Amount
@@ -59,13 +62,13 @@ type wireRequest struct {
 
 var mobilePattern = regexp.MustCompile(`^265[89][0-9]{8}$`)
 
-// ParseRequest validates a create-payout body for rail: the amount (a JSON
-// integer or a decimal string with at most 2 places, positive, at most
-// MaxAmount), the institution id (a JSON integer), and the destination
-// fields. sandboxWallets are wallet numbers exempt from the mobile-number
-// pattern (the sandbox's test wallets; nil in production). Institution
-// checks need reference data and happen in CheckInstitution.
-func ParseRequest(rail Rail, body []byte, sandboxWallets map[string]bool) (Request, error) {
+// DecodeRequest reads a create-payout body for rail into a Request: one
+// JSON object with amount_mwk (a JSON integer or a decimal string with at
+// most 2 places, positive, at most MaxAmount), institution_id (a JSON
+// integer) and the destination's text fields. It is what a transport uses;
+// the engine validates the Request it is given again (Validate), so a Go
+// host that builds a Request gets the same rules.
+func DecodeRequest(rail Rail, body []byte) (Request, error) {
 	var w wireRequest
 	if err := json.Unmarshal(body, &w); err != nil {
 		return Request{}, errcode.Newf(errcode.ValidationError, "The request body is not valid JSON for this endpoint.")
@@ -81,11 +84,10 @@ func ParseRequest(rail Rail, body []byte, sandboxWallets map[string]bool) (Reque
 	if err := json.Unmarshal(w.InstitutionID, &inst); err != nil || inst <= 0 {
 		return Request{}, errcode.Newf(errcode.ValidationError, "institution_id must be a positive JSON integer.")
 	}
-	name, err := text("beneficiary_name", w.BeneficiaryName)
-	if err != nil {
+	r := Request{Rail: rail, Amount: amt, Destination: Destination{InstitutionID: inst}}
+	if r.Destination.BeneficiaryName, err = text("beneficiary_name", w.BeneficiaryName); err != nil {
 		return Request{}, err
 	}
-	r := Request{Rail: rail, Amount: amt, Destination: Destination{InstitutionID: inst, BeneficiaryName: name}}
 	switch rail {
 	case Bank:
 		if r.Destination.AccountNumber, err = text("account_number", w.AccountNumber); err != nil {
@@ -95,16 +97,78 @@ func ParseRequest(rail Rail, body []byte, sandboxWallets map[string]bool) (Reque
 		if w.MobileNumber == nil || *w.MobileNumber == "" {
 			return Request{}, missing("mobile_number")
 		}
-		n := *w.MobileNumber
-		if !mobilePattern.MatchString(n) && !sandboxWallets[n] {
-			return Request{}, errcode.Newf(errcode.InvalidMobileNumber,
-				"mobile_number must match ^265[89][0-9]{8}$: 265, then 9 (Airtel Money) or 8 (TNM Mpamba), then 8 digits. It is never corrected.")
-		}
-		r.Destination.MobileNumber = n
+		r.Destination.MobileNumber = *w.MobileNumber
 	default:
-		return Request{}, fmt.Errorf("payouts: unknown rail %q", rail)
+		return Request{}, errcode.Newf(errcode.ValidationError, "rail must be bank or momo.")
 	}
 	return r, nil
+}
+
+// Validate checks a Request against the rules of both create endpoints:
+// the rail, the amount (positive, at most MaxAmount, MWK at 2 places), a
+// positive institution id, the destination's text fields (1 to
+// MaxTextLength characters of valid UTF-8) and, on momo, the mobile-number
+// pattern. sandboxWallets are wallet numbers exempt from the pattern (the
+// sandbox's test wallets; nil in production). Institution checks need
+// reference data and happen in CheckInstitution.
+func (r Request) Validate(sandboxWallets map[string]bool) error {
+	if r.Rail != Bank && r.Rail != Momo {
+		return errcode.Newf(errcode.ValidationError, "rail must be bank or momo.")
+	}
+	if err := CheckAmount(r.Amount); err != nil {
+		return err
+	}
+	if r.Destination.InstitutionID <= 0 {
+		return errcode.Newf(errcode.ValidationError, "institution_id must be a positive JSON integer.")
+	}
+	d := r.Destination
+	if _, err := text("beneficiary_name", &d.BeneficiaryName); err != nil {
+		return err
+	}
+	switch r.Rail {
+	case Bank:
+		if d.MobileNumber != "" {
+			return errcode.Newf(errcode.ValidationError, "A bank payout has no mobile_number.")
+		}
+		_, err := text("account_number", &d.AccountNumber)
+		return err
+	default:
+		if d.AccountNumber != "" {
+			return errcode.Newf(errcode.ValidationError, "A momo payout has no account_number.")
+		}
+		if d.MobileNumber == "" {
+			return missing("mobile_number")
+		}
+		if !mobilePattern.MatchString(d.MobileNumber) && !sandboxWallets[d.MobileNumber] {
+			return errcode.Newf(errcode.InvalidMobileNumber,
+				"mobile_number must match ^265[89][0-9]{8}$: 265, then 9 (Airtel Money) or 8 (TNM Mpamba), then 8 digits. It is never corrected.")
+		}
+		return nil
+	}
+}
+
+// Fingerprint is the default idempotency fingerprint of a request: the
+// SHA-256 of a length-prefixed encoding of the rail, the amount at its
+// decimals and every destination field, so two requests have one
+// fingerprint exactly when they ask for the same payout.
+func (r Request) Fingerprint() [32]byte {
+	h := sha256.New()
+	var n [binary.MaxVarintLen64]byte
+	field := func(s string) {
+		h.Write(n[:binary.PutUvarint(n[:], uint64(len(s)))])
+		h.Write([]byte(s))
+	}
+	field("payouts.Request/v1")
+	field(string(r.Rail))
+	field(r.Amount.Asset().Code)
+	field(r.Amount.String())
+	field(strconv.Itoa(r.Destination.InstitutionID))
+	field(r.Destination.AccountNumber)
+	field(r.Destination.MobileNumber)
+	field(r.Destination.BeneficiaryName)
+	var sum [32]byte
+	h.Sum(sum[:0])
+	return sum
 }
 
 // ParseAmount is the one rule for amount_mwk in a request body: a JSON
@@ -118,13 +182,25 @@ func ParseAmount(raw json.RawMessage) (money.Amount, error) {
 	if err != nil {
 		return money.Amount{}, fieldErr("amount_mwk", err)
 	}
-	if amt.Sign() <= 0 {
-		return money.Amount{}, errcode.Newf(errcode.ValidationError, "amount_mwk must be greater than zero.")
-	}
-	if amt.Cmp(MaxAmount) > 0 {
-		return money.Amount{}, errcode.Newf(errcode.ValidationError, "amount_mwk must be at most %s.", MaxAmount)
+	if err := CheckAmount(amt); err != nil {
+		return money.Amount{}, err
 	}
 	return amt, nil
+}
+
+// CheckAmount is the range rule of amount_mwk: an MWK amount greater than
+// zero and at most MaxAmount.
+func CheckAmount(amt money.Amount) error {
+	if amt.Asset() != money.MWK {
+		return errcode.Newf(errcode.ValidationError, "amount_mwk must be an MWK amount.")
+	}
+	if amt.Sign() <= 0 {
+		return errcode.Newf(errcode.ValidationError, "amount_mwk must be greater than zero.")
+	}
+	if amt.Cmp(MaxAmount) > 0 {
+		return errcode.Newf(errcode.ValidationError, "amount_mwk must be at most %s.", MaxAmount)
+	}
+	return nil
 }
 
 func missing(field string) error {

@@ -304,7 +304,21 @@ func (a *Admin) recordTrade(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	t, err := a.engine.RecordTrade(r.Context(), r.PathValue("org"), in.Ref, in.USDTAmount, in.ClientRate)
+	usdt, err := a.engine.Asset(money.USDT.Code)
+	if err != nil {
+		usdt = money.USDT
+	}
+	amt, err := money.Parse(usdt, in.USDTAmount)
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	rate, err := money.ParseRate(in.ClientRate)
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	t, err := a.engine.RecordTrade(r.Context(), r.PathValue("org"), tambala.NewTrade{Ref: in.Ref, USDTAmount: amt, ClientRate: rate})
 	a.reply(w, r, http.StatusCreated, t, err)
 }
 

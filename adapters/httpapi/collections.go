@@ -1,9 +1,12 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"net/http"
 
 	"github.com/tambalapay/tambala"
+	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/payouts"
 )
 
 func (h *Handler) collectionRoutes() {
@@ -54,7 +57,26 @@ func (h *Handler) simulateCollection(w http.ResponseWriter, r *http.Request, p t
 		writeError(w, r, h.log, err)
 		return
 	}
-	c, err := h.engine.SimulateCollection(r.Context(), p, body)
+	if h.engine.Environment() != tambala.Sandbox {
+		// The engine refuses it too; answered before the body is decoded,
+		// so an invalid body outside the sandbox is sandbox_only as well.
+		writeError(w, r, h.log, errcode.New(errcode.SandboxOnly))
+		return
+	}
+	var in struct {
+		AmountMWK json.RawMessage `json:"amount_mwk"`
+		Rail      payouts.Rail    `json:"rail"`
+	}
+	if err := decodeJSON(body, &in); err != nil {
+		writeError(w, r, h.log, err)
+		return
+	}
+	amt, err := payouts.ParseAmount(in.AmountMWK)
+	if err != nil {
+		writeError(w, r, h.log, err)
+		return
+	}
+	c, err := h.engine.SimulateCollection(r.Context(), p, tambala.SimulatedCollection{Amount: amt, Rail: in.Rail})
 	if err != nil {
 		writeError(w, r, h.log, err)
 		return
@@ -76,7 +98,7 @@ func (h *Handler) listTrades(w http.ResponseWriter, r *http.Request, p tambala.P
 }
 
 func (h *Handler) banks(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
-	banks, err := h.engine.Banks(r.Context())
+	banks, err := h.engine.Banks(r.Context(), p)
 	if err != nil {
 		writeError(w, r, h.log, err)
 		return
@@ -85,10 +107,10 @@ func (h *Handler) banks(w http.ResponseWriter, r *http.Request, p tambala.Princi
 }
 
 func (h *Handler) operators(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
-	ops, at, err := h.engine.Operators(r.Context())
+	ops, at, err := h.engine.Operators(r.Context(), p)
 	if err != nil {
 		writeError(w, r, h.log, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"operators": ops, "fetched_at": at})
+	writeJSON(w, http.StatusOK, map[string]any{"operators": ops, "fetched_at": payouts.FormatTime(at)})
 }

@@ -90,8 +90,9 @@ type ctxKey int
 
 const principalKey ctxKey = iota
 
-// chain authenticates, rate-limits and applies the pause and /v2 access
-// rules before fn.
+// chain authenticates, checks the allowlist (only the transport knows the
+// caller's address), rate-limits, and asks the engine to admit the
+// Principal to api before fn.
 func (h *Handler) chain(api tambala.API, isV2Ping bool, fn authed) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		key, ok := bearer(r)
@@ -99,9 +100,13 @@ func (h *Handler) chain(api tambala.API, isV2Ping bool, fn authed) http.Handler 
 			writeError(w, r, h.log, errcode.New(errcode.Unauthorized))
 			return
 		}
-		p, err := h.engine.Authenticate(r.Context(), key, h.addr(r))
+		p, err := h.engine.Authenticate(r.Context(), key)
 		if err != nil {
 			writeError(w, r, h.log, err)
+			return
+		}
+		if !p.Org.Allows(h.addr(r)) {
+			writeError(w, r, h.log, tambala.ErrNotAllowlisted)
 			return
 		}
 		if li := logInfoFrom(r.Context()); li != nil {
@@ -113,19 +118,11 @@ func (h *Handler) chain(api tambala.API, isV2Ping bool, fn authed) http.Handler 
 			return
 		}
 		if !isV2Ping {
-			if err := p.Pause.Err(api); err != nil {
+			// The engine's rules for api, answered before the request is
+			// decoded; every use case checks them again itself.
+			if err := h.engine.Admit(r.Context(), p, api); err != nil {
 				writeError(w, r, h.log, err)
 				return
-			}
-			if api == tambala.APIv2 {
-				switch p.Org.V2Access {
-				case tambala.V2OnboardingIncomplete:
-					writeError(w, r, h.log, errcode.New(errcode.OnboardingIncomplete))
-					return
-				case tambala.V2AccessSuspended:
-					writeError(w, r, h.log, errcode.New(errcode.AccessSuspended))
-					return
-				}
 			}
 		}
 		fn(w, r.WithContext(context.WithValue(r.Context(), principalKey, p)), p)

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -25,6 +26,7 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 	"go.uber.org/zap"
+	"go.uber.org/zap/exp/zapslog"
 
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/adapters/httpapi"
@@ -301,7 +303,7 @@ func newEnv(t testing.TB, opts ...option) *testEnv {
 		clock = time.Now
 	}
 	eopts := &tambala.Options{
-		Logger: c.logger, Clock: clock, Environment: c.environment, Limits: c.limits,
+		Logger: slog.New(zapslog.NewHandler(c.logger.Core())), Clock: clock, Environment: c.environment, Limits: c.limits,
 	}
 	if c.provider {
 		e.Provider = sandbox.New(&sandbox.Options{Clock: clock, Delay: c.delay})

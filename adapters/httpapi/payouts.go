@@ -5,7 +5,6 @@ import (
 	"net/http"
 
 	"github.com/tambalapay/tambala"
-	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/payouts"
 )
@@ -20,28 +19,38 @@ func (h *Handler) payoutRoutes() {
 }
 
 func (h *Handler) createPayout(rail payouts.Rail) authed {
+	op := tambala.PayoutOperation(rail)
 	return func(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
 		body, err := readBody(r)
 		if err != nil {
 			writeError(w, r, h.log, err)
 			return
 		}
-		out, err := h.engine.CreatePayout(r.Context(), p, rail, tambala.Idempotency{Key: r.Header.Get("Idempotency-Key"), Body: body})
+		idem := tambala.Idempotency{Key: r.Header.Get("Idempotency-Key"), Fingerprint: tambala.BodyFingerprint(body)}
+		req, err := payouts.DecodeRequest(rail, body)
+		if err != nil {
+			writeError(w, r, h.log, h.engine.RefuseCreate(r.Context(), p, op, idem, err))
+			return
+		}
+		created, err := h.engine.CreatePayout(r.Context(), p, req, idem)
 		if err != nil {
 			writeError(w, r, h.log, err)
 			return
 		}
-		writeRaw(w, out.Status, out.Body)
+		if created.Replayed {
+			w.Header().Set("Idempotent-Replayed", "true")
+		}
+		writeRaw(w, http.StatusAccepted, payouts.Render(created.Resource))
 	}
 }
 
 func (h *Handler) getPayout(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
-	b, err := h.engine.Payout(r.Context(), p, r.PathValue("id"))
+	po, err := h.engine.Payout(r.Context(), p, r.PathValue("id"))
 	if err != nil {
 		writeError(w, r, h.log, err)
 		return
 	}
-	writeRaw(w, http.StatusOK, b)
+	writeRaw(w, http.StatusOK, payouts.Render(po))
 }
 
 // pageJSON is the list envelope: the items under name, has_more and
@@ -68,16 +77,20 @@ func (h *Handler) listPayouts(w http.ResponseWriter, r *http.Request, p tambala.
 			return
 		}
 	}
-	res, err := h.engine.Payouts(r.Context(), p, page, status)
+	res, err := h.engine.Payouts(r.Context(), p, page, tambala.PayoutFilter{Status: status})
 	if err != nil {
 		writeError(w, r, h.log, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, pageJSON("payouts", res.Items, res.HasMore, res.NextBeforeID))
+	items := make([]json.RawMessage, len(res.Items))
+	for i, po := range res.Items {
+		items[i] = payouts.Render(po)
+	}
+	writeJSON(w, http.StatusOK, pageJSON("payouts", items, res.HasMore, res.NextBeforeID))
 }
 
 func (h *Handler) institutions(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
-	list, at, err := h.engine.Institutions(r.Context())
+	list, at, err := h.engine.Institutions(r.Context(), p)
 	if err != nil {
 		writeError(w, r, h.log, err)
 		return
@@ -103,16 +116,12 @@ func (h *Handler) feeQuote(w http.ResponseWriter, r *http.Request, p tambala.Pri
 		writeError(w, r, h.log, err)
 		return
 	}
-	if in.Direction != payouts.DirPayout && in.Direction != payouts.DirCollection {
-		writeError(w, r, h.log, errcode.Newf(errcode.ValidationError, "direction must be payout or collection."))
-		return
-	}
 	amt, err := payouts.ParseAmount(in.AmountMWK)
 	if err != nil {
 		writeError(w, r, h.log, err)
 		return
 	}
-	q, err := h.engine.QuoteFee(in.Direction, in.Rail, amt)
+	q, err := h.engine.QuoteFee(r.Context(), p, in.Direction, in.Rail, amt)
 	if err != nil {
 		writeError(w, r, h.log, err)
 		return

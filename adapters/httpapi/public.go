@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/tambalapay/tambala"
+	"github.com/tambalapay/tambala/internal/render"
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/money"
 )
@@ -37,18 +38,23 @@ func (h *Handler) pingV2(w http.ResponseWriter, r *http.Request, p tambala.Princ
 }
 
 func (h *Handler) balanceV1(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
-	b, err := h.engine.Balance(r.Context(), p, money.MWK.Code)
+	b, err := h.engine.BalanceV1(r.Context(), p)
 	if err != nil {
 		writeError(w, r, h.log, err)
 		return
 	}
-	writeRaw(w, http.StatusOK, tambala.RenderBalanceV1(b))
+	writeRaw(w, http.StatusOK, render.BalanceV1(b))
 }
 
 func (h *Handler) assets(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
+	assets, err := h.engine.EnabledAssets(r.Context(), p)
+	if err != nil {
+		writeError(w, r, h.log, err)
+		return
+	}
 	writeJSON(w, http.StatusOK, struct {
 		Assets []tambala.EnabledAsset `json:"assets"`
-	}{h.engine.EnabledAssets(p)})
+	}{assets})
 }
 
 type balanceJSON struct {

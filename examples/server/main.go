@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -15,10 +16,12 @@ import (
 	"path/filepath"
 	"runtime/pprof"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	"go.uber.org/zap"
+	"go.uber.org/zap/exp/zapslog"
 
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/adapters/boltstore"
@@ -112,7 +115,7 @@ func setup(ctx context.Context, c config, log *zap.Logger, out io.Writer) (*app,
 		return nil, err
 	}
 	opts := &tambala.Options{
-		Logger: log, Environment: tambala.Environment(c.env), Webhooks: webhookhttp.NewSender(nil),
+		Logger: slog.New(zapslog.NewHandler(log.Core())), Environment: tambala.Environment(c.env), Webhooks: webhookhttp.NewSender(nil),
 		Limits: tambala.Limits{RatePerSecond: c.rate, RateBurst: c.burst},
 	}
 	if c.env == string(tambala.Sandbox) {
@@ -229,11 +232,25 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	errc := make(chan error, 2)
 	go func() { errc <- servers[0].Serve(pub) }()
 	go func() { errc <- servers[1].Serve(adm) }()
-	go a.housekeeping(ctx)
+	// The engine's background work stops when loopCtx ends; the store is
+	// closed only after every loop has finished its pass.
+	loopCtx, stopLoops := context.WithCancel(ctx)
+	var loops sync.WaitGroup
+	defer func() { stopLoops(); loops.Wait() }()
 	if c.env == string(tambala.Sandbox) && !c.noWorker {
-		go a.engine.RunPayoutWorker(ctx, 250*time.Millisecond) //nolint:errcheck
+		loops.Go(func() {
+			if err := a.engine.Run(loopCtx); err != nil {
+				log.Error("engine background work", zap.Error(err))
+			}
+		})
+	} else { // no payout worker: webhooks and idempotency pruning only
+		loops.Go(func() {
+			if err := a.engine.RunDispatcher(loopCtx, 500*time.Millisecond); err != nil {
+				log.Error("webhook dispatcher", zap.Error(err))
+			}
+		})
+		loops.Go(func() { a.housekeeping(loopCtx) })
 	}
-	go a.engine.RunDispatcher(ctx, 500*time.Millisecond) //nolint:errcheck
 	select {
 	case <-ctx.Done():
 	case err := <-errc:
@@ -246,11 +263,14 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	for _, s := range servers {
 		_ = s.Shutdown(shutdownCtx)
 	}
+	stopLoops()
+	loops.Wait()
 	fmt.Fprintln(out, "Stopped.")
 	return nil
 }
 
-// housekeeping prunes expired idempotency records every few minutes.
+// housekeeping prunes expired idempotency records every few minutes when
+// the server does not run the engine's whole background work (Run).
 func (a *app) housekeeping(ctx context.Context) {
 	t := time.NewTicker(5 * time.Minute)
 	defer t.Stop()

@@ -69,4 +69,3 @@ func DecodeWindowCell(v []byte) (WindowCell, error) {
 	}
 	return c, nil
 }
-

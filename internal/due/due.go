@@ -15,7 +15,6 @@ import (
 // The payout worker and the webhook dispatcher each keep one.
 type Index []byte
 
-
 // Key is the index key of id due at t.
 func Key(t time.Time, id string) []byte {
 	return append(binary.BigEndian.AppendUint64(nil, uint64(t.UnixNano())), id...)

@@ -40,4 +40,3 @@ func IndexKey(owner, id string) []byte {
 
 // IndexPrefix is the prefix of owner's index keys.
 func IndexPrefix(owner string) []byte { return append([]byte(owner), 0) }
-
