@@ -1,8 +1,6 @@
 package tambala
 
 import (
-	"strconv"
-
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/records"
 	"github.com/tambalapay/tambala/store"
@@ -20,16 +18,12 @@ type PageRequest struct {
 	BeforeID string // cursor: the previous page's NextBeforeID
 }
 
-// ParsePageRequest reads the limit and before_id query parameters; a limit
-// that is not an integer in 1..200 is validation_error.
-func ParsePageRequest(limit, beforeID string) (PageRequest, error) {
-	p := PageRequest{Limit: DefaultPageSize, BeforeID: beforeID}
-	if limit != "" {
-		n, err := strconv.Atoi(limit)
-		if err != nil || n < 1 || n > MaxPageSize {
-			return PageRequest{}, errcode.Newf(errcode.ValidationError, "limit must be an integer from 1 to %d", MaxPageSize)
-		}
-		p.Limit = n
+func (p PageRequest) check() (PageRequest, error) {
+	if p.Limit == 0 {
+		p.Limit = DefaultPageSize
+	}
+	if p.Limit < 1 || p.Limit > MaxPageSize {
+		return p, errcode.Newf(errcode.ValidationError, "limit must be an integer from 1 to %d", MaxPageSize)
 	}
 	return p, nil
 }
@@ -68,8 +62,9 @@ func listPage[T any](tx store.Tx, index []byte, owner string, p PageRequest,
 // new items arrive: they sort after every cursor already handed out. An
 // unknown cursor is validation_error. keep, when set, filters ids.
 func listIDs(tx store.Tx, index []byte, owner string, p PageRequest, keep func(id string) (bool, error)) (ids []string, hasMore bool, err error) {
-	if p.Limit == 0 {
-		p.Limit = DefaultPageSize
+	p, err = p.check()
+	if err != nil {
+		return nil, false, err
 	}
 	opt := store.ScanOptions{Prefix: records.IndexPrefix(owner), Reverse: true}
 	if p.BeforeID != "" {

@@ -344,7 +344,7 @@ func (a *Admin) setWebhook(w http.ResponseWriter, r *http.Request) {
 
 func (a *Admin) listDeliveries(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	page, err := tambala.ParsePageRequest(q.Get("limit"), q.Get("before_id"))
+	page, err := parsePage(q.Get("limit"), q.Get("before_id"))
 	if err != nil {
 		writeError(w, r, a.log, err)
 		return

@@ -21,7 +21,7 @@ func (h *Handler) collectionRoutes() {
 // page reads limit and before_id, answering the error itself.
 func (h *Handler) page(w http.ResponseWriter, r *http.Request) (tambala.PageRequest, bool) {
 	q := r.URL.Query()
-	p, err := tambala.ParsePageRequest(q.Get("limit"), q.Get("before_id"))
+	p, err := parsePage(q.Get("limit"), q.Get("before_id"))
 	if err != nil {
 		writeError(w, r, h.log, err)
 		return p, false

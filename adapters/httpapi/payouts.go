@@ -65,7 +65,7 @@ func pageJSON(name string, items any, hasMore bool, next string) map[string]any 
 
 func (h *Handler) listPayouts(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
 	q := r.URL.Query()
-	page, err := tambala.ParsePageRequest(q.Get("limit"), q.Get("before_id"))
+	page, err := parsePage(q.Get("limit"), q.Get("before_id"))
 	if err != nil {
 		writeError(w, r, h.log, err)
 		return

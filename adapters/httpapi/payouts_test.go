@@ -266,9 +266,19 @@ func TestIdempotency_ReplayAndConflict(t *testing.T) {
 			t.Errorf("replay %d: %d %s, want %d %s", i, again.Status, again.Body, first.Status, first.Body)
 		}
 	}
+	// A replay says so in a header; the first answer does not.
+	if got := first.Header.Get("Idempotent-Replayed"); got != "" {
+		t.Errorf("first answer Idempotent-Replayed = %q", got)
+	}
+	if got := e.do(t, "POST", "/v1/payouts/bank", bankBody("100"), hdr(key, "Idempotency-Key", "K")).Header.Get("Idempotent-Replayed"); got != "true" {
+		t.Errorf("replay Idempotent-Replayed = %q, want true", got)
+	}
 	// A different body (even only in spacing) under the same key is conflict.
 	e.do(t, "POST", "/v1/payouts/bank", bankBody("101"), hdr(key, "Idempotency-Key", "K")).want(t, 409, "conflict")
 	e.do(t, "POST", "/v1/payouts/bank", bankBody("100")+" ", hdr(key, "Idempotency-Key", "K")).want(t, 409, "conflict")
+	// Even when the different body does not decode at all.
+	e.do(t, "POST", "/v1/payouts/bank", `{"amount_mwk":`, hdr(key, "Idempotency-Key", "K")).want(t, 409, "conflict")
+	e.do(t, "POST", "/v1/payouts/bank", `{"amount_mwk":`, hdr(key, "Idempotency-Key", "fresh")).want(t, 400, "validation_error")
 	assertPayoutCount(t, e, key, 1)
 	debit := e.do(t, "POST", "/v1/fees/quote", feeBody("payout", "bank", "100"), hdr(key)).want(t, 200, "").obj(t)["total_debit"]
 	if _, held := balance(t, e, key); held != debit {

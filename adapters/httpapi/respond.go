@@ -10,6 +10,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/errcode"
 )
 
@@ -98,4 +99,19 @@ func jsonProblem(err error) string {
 		return "empty body"
 	}
 	return "malformed"
+}
+
+// parsePage reads the limit and before_id query parameters: a limit that
+// is not an integer from 1 to tambala.MaxPageSize is validation_error (the
+// engine checks the range of every PageRequest too).
+func parsePage(limit, beforeID string) (tambala.PageRequest, error) {
+	p := tambala.PageRequest{Limit: tambala.DefaultPageSize, BeforeID: beforeID}
+	if limit != "" {
+		n, err := strconv.Atoi(limit)
+		if err != nil || n < 1 || n > tambala.MaxPageSize {
+			return tambala.PageRequest{}, errcode.Newf(errcode.ValidationError, "limit must be an integer from 1 to %d", tambala.MaxPageSize)
+		}
+		p.Limit = n
+	}
+	return p, nil
 }

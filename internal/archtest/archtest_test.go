@@ -40,9 +40,25 @@ func pureRule(allowStore bool) rule {
 	}
 }
 
+// engineRule is the root package's: the engine's API is transport-free
+// (no net/http anywhere below it, not even through a dependency) and
+// logger-free (log/slog only), and it reaches storage through the port.
+var engineRule = rule{
+	name: "engine",
+	forbidden: func(p string, direct bool) bool {
+		return p == "net/http" || strings.HasPrefix(p, "net/http/") ||
+			strings.HasPrefix(p, "go.etcd.io/bbolt") ||
+			strings.HasPrefix(p, "github.com/jackc/pgx") ||
+			strings.HasPrefix(p, "github.com/cockroachdb/pebble") ||
+			strings.HasPrefix(p, "go.uber.org/zap") ||
+			strings.HasPrefix(p, module+"/adapters/")
+	},
+}
+
 // rules maps a package (relative to the module) to its rule. Packages not
 // yet written are skipped.
 var rules = map[string]rule{
+	module:     engineRule,
 	"money":    pureRule(false),
 	"quotes":   pureRule(false),
 	"orders":   pureRule(false),
@@ -76,7 +92,10 @@ func TestLayering(t *testing.T) {
 		} else if err != nil {
 			t.Fatal(err)
 		}
-		rel := strings.TrimPrefix(p.ImportPath, module+"/")
+		rel := p.ImportPath
+		if rel != module {
+			rel = strings.TrimPrefix(p.ImportPath, module+"/")
+		}
 		r, ok := rules[rel]
 		if !ok {
 			continue
@@ -118,6 +137,12 @@ func TestRuleCatchesViolations(t *testing.T) {
 		{led, module + "/adapters/boltstore", true, true},
 		{pure, module + "/errcode", true, false},
 		{pure, "github.com/cockroachdb/apd/v3", true, false},
+		{engineRule, "net/http", false, true},
+		{engineRule, "net/http/httptrace", false, true},
+		{engineRule, "go.uber.org/zap/zapcore", false, true},
+		{engineRule, module + "/adapters/sandbox", false, true},
+		{engineRule, "log/slog", true, false},
+		{engineRule, module + "/store", true, false},
 	}
 	for _, c := range cases {
 		if got := c.r.forbidden(c.path, c.direct); got != c.want {

@@ -1,5 +1,8 @@
-// Package archtest holds the test that keeps the layering of
-// ARCHITECTURE.md true: the pure domain packages do no I/O and know no
-// storage, logging or transport, and the ledger knows storage only through
-// the store port.
+// Package archtest holds the tests that keep the layering of
+// docs/architecture.md true: the pure domain packages do no I/O and know no
+// storage, logging or transport; the ledger knows storage only through the
+// store port; the root package (the engine) imports no transport, logger or
+// adapter; and no exported method of *Engine takes or returns a request or
+// response body or an HTTP status (checked with go/types over everything
+// the method set reaches).
 package archtest
