@@ -356,3 +356,27 @@ func TestOwnUnmarshalerErrors(t *testing.T) {
 	err = strictjson.Unmarshal([]byte(`{"name":"x\u0000"}`), &v)
 	assert.Equal(t, `Control character in field "name".`, errcode.Message(err), "checked before the method sees it")
 }
+
+// BenchmarkUnmarshal compares a create-payout body's decoding with
+// encoding/json's.
+func BenchmarkUnmarshal(b *testing.B) {
+	data := []byte(clean)
+	b.Run("strictjson", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			var v payoutBody
+			if err := strictjson.Unmarshal(data, &v); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("encoding_json", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			var v payoutBody
+			if err := json.Unmarshal(data, &v); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
