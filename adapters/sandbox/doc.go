@@ -10,4 +10,21 @@
 // the worst case for double submission), or a clawback after success.
 // Submissions are idempotent per reference, and the provider counts how
 // many times each reference was actually paid.
+//
+// The first accepted submission of a reference decides its fate: the
+// outcome (failure code, or success with its fee, and a clawback) and the
+// time it is due (the delay after that submission). With Options.Store,
+// the engine's store, the provider keeps each accepted submission with
+// that decision in its own bucket, Bucket ("sandbox.submissions"), one
+// small transaction per new reference, so a Provider built over the same
+// store after a restart answers Status for every payout submitted before
+// it, with the same outcome at the same time, and a submission repeated
+// after the restart is the same payout, never a second payment. Without a
+// Store, submissions live in the Provider's memory and end with it.
+//
+// Scripts (ScriptDestination, ScriptPayout) and scripted timeouts still to
+// come are test hooks and live in memory only: a restarted Provider has
+// none, but what a script decided at a submission is in the stored record.
+// Payments counts stored submissions; SubmitCalls counts this Provider's
+// calls.
 package sandbox

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -10,10 +11,17 @@ import (
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/payouts"
+	"github.com/tambalapay/tambala/store"
 )
 
 // ErrTimeout is what a scripted timeout returns from Submit or Status.
 var ErrTimeout = errors.New("sandbox: provider timed out")
+
+// Bucket is the store bucket that holds the provider's submissions, one
+// record per reference.
+const Bucket = "sandbox.submissions"
+
+var bucket = []byte(Bucket)
 
 // Outcome scripts what happens to a payout.
 type Outcome struct {
@@ -35,21 +43,20 @@ type Outcome struct {
 
 // Provider is the simulated provider. The zero value is not usable; call New.
 type Provider struct {
-	mu        sync.Mutex
-	now       func() time.Time
-	delay     time.Duration
-	fees      payouts.FeeSchedule
-	byDest    map[string]Outcome
-	byRef     map[string]Outcome
-	submitted map[string]*submission
-	calls     map[string]int
+	subs  submissions
+	now   func() time.Time
+	delay time.Duration
+	fees  payouts.FeeSchedule
+
+	mu       sync.Mutex // guards the maps below, which are this process's only
+	byDest   map[string]Outcome
+	byRef    map[string]Outcome
+	timeouts map[string]*timeouts // scripted timeouts not yet spent, by reference
+	calls    map[string]int
 }
 
-type submission struct {
-	s       tambala.PayoutSubmission
-	at      time.Time
-	outcome Outcome
-}
+// timeouts are the scripted timeouts of one reference still to come.
+type timeouts struct{ submits, status int }
 
 var _ tambala.PayoutProvider = (*Provider)(nil)
 
@@ -58,12 +65,18 @@ type Options struct {
 	Clock func() time.Time     // default time.Now
 	Delay time.Duration        // time to an outcome; default 2s
 	Fees  *payouts.FeeSchedule // default payouts.DefaultFeeSchedule
+	// Store keeps the submissions, in Bucket, so that a Provider over the
+	// same store after a restart answers for the payouts submitted before
+	// it: same outcome, same fee, same time to it, and never a second
+	// payment. Give it the engine's store. Nil keeps them in this
+	// Provider's memory only.
+	Store store.Store
 }
 
 // New returns a provider.
 func New(o *Options) *Provider {
 	p := &Provider{now: time.Now, delay: 2 * time.Second, fees: payouts.DefaultFeeSchedule(),
-		byDest: map[string]Outcome{}, byRef: map[string]Outcome{}, submitted: map[string]*submission{}, calls: map[string]int{}}
+		byDest: map[string]Outcome{}, byRef: map[string]Outcome{}, timeouts: map[string]*timeouts{}, calls: map[string]int{}}
 	if o != nil {
 		if o.Clock != nil {
 			p.now = o.Clock
@@ -74,12 +87,18 @@ func New(o *Options) *Provider {
 		if o.Fees != nil {
 			p.fees = *o.Fees
 		}
+		if o.Store != nil {
+			p.subs = storeSubmissions{o.Store}
+		}
+	}
+	if p.subs == nil {
+		p.subs = &memSubmissions{m: map[string]record{}}
 	}
 	return p
 }
 
 // ScriptDestination sets the outcome of payouts to an account number or
-// mobile number.
+// mobile number submitted from now on.
 func (p *Provider) ScriptDestination(dest string, o Outcome) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -87,27 +106,52 @@ func (p *Provider) ScriptDestination(dest string, o Outcome) {
 }
 
 // ScriptPayout sets the outcome of one payout, by its id (the reference).
+// For a payout already submitted it replaces the outcome decided then (in
+// the Store too, keeping the time it is due) and its scripted timeouts.
+// Scripts are test hooks: a store error here panics.
 func (p *Provider) ScriptPayout(ref string, o Outcome) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	p.byRef[ref] = o
-	if s, ok := p.submitted[ref]; ok {
-		s.outcome = o
+	p.mu.Unlock()
+	if ref == "" {
+		return
+	}
+	found, err := p.subs.replace(context.Background(), ref, func(rec record) (record, error) {
+		amount, err := rec.Amount.amount()
+		if err != nil {
+			return record{}, err
+		}
+		return p.decide(rec.Rail, amount, o, rec.At, rec.Due), nil
+	})
+	if err != nil {
+		panic(fmt.Sprintf("sandbox: ScriptPayout(%q): %v", ref, err))
+	}
+	if found {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.setTimeouts(ref, o)
 	}
 }
 
 // Payments reports how many times ref was accepted for payment: never more
-// than once, however often it was submitted.
+// than once, however often it was submitted, and across restarts when the
+// submissions are in a Store. It is a test hook: a store error panics.
 func (p *Provider) Payments(ref string) int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if _, ok := p.submitted[ref]; ok {
+	if ref == "" {
+		return 0
+	}
+	_, ok, err := p.subs.get(context.Background(), ref)
+	if err != nil {
+		panic(fmt.Sprintf("sandbox: Payments(%q): %v", ref, err))
+	}
+	if ok {
 		return 1
 	}
 	return 0
 }
 
-// SubmitCalls reports how many times Submit was called for ref.
+// SubmitCalls reports how many times Submit was called for ref on this
+// Provider.
 func (p *Provider) SubmitCalls(ref string) int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -125,69 +169,112 @@ func payable(d payouts.Destination) bool {
 	return slices.Contains(tambala.SandboxBankAccounts, d.AccountNumber) || slices.Contains(tambala.SandboxWallets, d.MobileNumber)
 }
 
-// Submit accepts a payout once per reference.
+// script returns the outcome scripted for s: by reference, else by
+// destination, else success for a test destination and
+// recipient_account_invalid for any other. p.mu is held.
+func (p *Provider) script(s tambala.PayoutSubmission) Outcome {
+	if o, ok := p.byRef[s.Reference]; ok {
+		return o
+	}
+	if o, ok := p.byDest[dest(s.Destination)]; ok {
+		return o
+	}
+	if !payable(s.Destination) {
+		return Outcome{Fail: string(payouts.RecipientAccountInvalid)}
+	}
+	return Outcome{}
+}
+
+// setTimeouts arms the scripted timeouts of o for ref. p.mu is held.
+func (p *Provider) setTimeouts(ref string, o Outcome) {
+	if o.TimeoutSubmits > 0 || o.TimeoutStatus > 0 {
+		p.timeouts[ref] = &timeouts{submits: o.TimeoutSubmits, status: o.TimeoutStatus}
+	} else {
+		delete(p.timeouts, ref)
+	}
+}
+
+// spend uses up one scripted timeout of ref, of Submit or of Status, and
+// reports whether there was one. p.mu is held.
+func (p *Provider) spend(ref string, submit bool) bool {
+	t := p.timeouts[ref]
+	if t == nil {
+		return false
+	}
+	n := &t.status
+	if submit {
+		n = &t.submits
+	}
+	if *n == 0 {
+		return false
+	}
+	*n--
+	if t.submits == 0 && t.status == 0 {
+		delete(p.timeouts, ref)
+	}
+	return true
+}
+
+var errNoReference = errors.New("sandbox: a submission needs a reference")
+
+// Submit accepts a payout once per reference. The first accepted submission
+// fixes the payout's outcome and the time it is due; later ones, also by
+// another Provider over the same Store, change nothing.
 func (p *Provider) Submit(ctx context.Context, s tambala.PayoutSubmission) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if s.Reference == "" {
+		return errNoReference
+	}
+	p.mu.Lock()
+	p.calls[s.Reference]++
+	o := p.script(s)
+	now := p.now()
+	p.mu.Unlock()
+
+	created, err := p.subs.accept(ctx, s.Reference, func() record { return p.decide(s.Rail, s.Amount, o, now, now.Add(p.delay)) })
+	if err != nil {
+		return err // nothing was accepted; the engine submits again
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.calls[s.Reference]++
-	sub, ok := p.submitted[s.Reference]
-	if !ok {
-		o, scripted := p.byRef[s.Reference]
-		if !scripted {
-			if o, scripted = p.byDest[dest(s.Destination)]; !scripted && !payable(s.Destination) {
-				o = Outcome{Fail: string(payouts.RecipientAccountInvalid)}
-			}
-		}
-		sub = &submission{s: s, at: p.now(), outcome: o}
-		p.submitted[s.Reference] = sub
+	if created {
+		p.setTimeouts(s.Reference, o)
 	}
-	if sub.outcome.TimeoutSubmits > 0 {
-		sub.outcome.TimeoutSubmits--
+	if p.spend(s.Reference, true) {
 		return ErrTimeout
 	}
 	return nil
 }
 
-// Status reports pending until the delay has passed, then the outcome.
+// Status reports pending until the delay has passed since the first
+// accepted submission, then the outcome decided at that submission. Both
+// the outcome and the time it is due were fixed then, under the options of
+// the Provider that accepted it.
 func (p *Provider) Status(ctx context.Context, ref string) (tambala.ProviderStatus, error) {
 	if err := ctx.Err(); err != nil {
 		return tambala.ProviderStatus{}, err
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	sub, ok := p.submitted[ref]
+	if ref == "" {
+		return tambala.ProviderStatus{}, tambala.ErrUnknownReference
+	}
+	rec, ok, err := p.subs.get(ctx, ref)
+	if err != nil {
+		return tambala.ProviderStatus{}, err
+	}
 	if !ok {
 		return tambala.ProviderStatus{}, tambala.ErrUnknownReference
 	}
-	if sub.outcome.TimeoutStatus > 0 {
-		sub.outcome.TimeoutStatus--
+	p.mu.Lock()
+	timedOut := p.spend(ref, false)
+	now := p.now()
+	p.mu.Unlock()
+	if timedOut {
 		return tambala.ProviderStatus{}, ErrTimeout
 	}
-	if p.now().Sub(sub.at) < p.delay {
+	if now.Before(rec.Due) {
 		return tambala.ProviderStatus{State: tambala.ProviderPending}, nil
 	}
-	o := sub.outcome
-	if o.Fail != "" {
-		return tambala.ProviderStatus{State: tambala.ProviderFailed, FailureCode: o.Fail}, nil
-	}
-	st := tambala.ProviderStatus{State: tambala.ProviderSucceeded}
-	if o.Clawback {
-		st.State = tambala.ProviderReversed
-	}
-	switch {
-	case o.NoFee:
-	case o.Fee != nil:
-		f := *o.Fee
-		st.Fee = &f
-	default:
-		q, err := p.fees.Quote(payouts.DirPayout, sub.s.Rail, sub.s.Amount)
-		if err != nil {
-			return tambala.ProviderStatus{}, err
-		}
-		st.Fee = &q.Total
-	}
-	return st, nil
+	return rec.status()
 }
