@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/strictjson"
 	"github.com/tambalapay/tambala/money"
 )
 
@@ -62,16 +63,17 @@ type wireRequest struct {
 
 var mobilePattern = regexp.MustCompile(`^265[89][0-9]{8}$`)
 
-// DecodeRequest reads a create-payout body for rail into a Request: one
-// JSON object with amount_mwk (a JSON integer or a decimal string with at
+// DecodeRequest reads a create-payout body for rail into a Request with the
+// strict decoding of every request body (exact field names, no duplicate
+// names, valid UTF-8, no control characters): one JSON object with amount_mwk (a JSON integer or a decimal string with at
 // most 2 places, positive, at most MaxAmount), institution_id (a JSON
 // integer) and the destination's text fields. It is what a transport uses;
 // the engine validates the Request it is given again (Validate), so a Go
 // host that builds a Request gets the same rules.
 func DecodeRequest(rail Rail, body []byte) (Request, error) {
 	var w wireRequest
-	if err := json.Unmarshal(body, &w); err != nil {
-		return Request{}, errcode.Newf(errcode.ValidationError, "The request body is not valid JSON for this endpoint.")
+	if err := strictjson.Unmarshal(body, &w); err != nil {
+		return Request{}, err
 	}
 	amt, err := ParseAmount(w.AmountMWK)
 	if err != nil {

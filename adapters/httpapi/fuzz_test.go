@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tambalapay/tambala"
+	"github.com/tambalapay/tambala/internal/strictjson"
 )
 
 // fuzzRoutes are the POST routes FuzzRequest drives. Each builds the body
@@ -73,8 +74,10 @@ func jsonObj(kv ...string) []byte {
 
 // FuzzRequest feeds arbitrary bodies, amounts and header values to the POST
 // routes: the handlers never panic, never answer 5xx, always answer JSON,
-// and every non-2xx is the envelope with a code of errcode.Table (public
-// responses also match the OpenAPI document).
+// every non-2xx is the envelope with a code of errcode.Table (public
+// responses also match the OpenAPI document), and no body that the strict
+// decoding refuses (duplicate or case-variant names, invalid UTF-8,
+// control characters, trailing data) is ever accepted.
 func FuzzRequest(f *testing.F) {
 	e := newEnv(f, withRealClock(), withLimits(tambala.Limits{RatePerSecond: 1e9, RateBurst: 1 << 30, MaxBodyBytes: 64 << 10}))
 	org, key := e.newOrg(f, orgSpec{v2: tambala.V2Enabled, assets: allAssets, fundMWK: 1_000_000_000, fundUSDT: 1000})
@@ -90,6 +93,10 @@ func FuzzRequest(f *testing.F) {
 		`{"name":"Org","assets":null}`, `{"name":"Org","assets":[{"asset":"MWK","operations":null}]}`,
 		`{"asset":"MWK","amount":"1.00","ref":"a"}`, `{"asset":"USDT","amount":"0.000001","ref":"b"}`,
 		`{"amount_mwk":"1","amount_mwk":"2"}`, `{"AMOUNT_MWK":"1"}`, `{"amount_mwk":"1"} trailing`,
+		`{"amount_mwk":"1.00","institution_id":101,"mobile_number":"265991234567","beneficiary_name":"A","AMOUNT_MWK":"3.00"}`,
+		`{"amount_mwk":"1.00","institution_id":101,"mobile_number":"265991234567","beneficiary_name":"A","amount_mwk":"2.00"}`,
+		`{"amount_mwk":"1.00","institution_id":101,"mobile_number":"265991234567","beneficiary_name":"A\ud800"}`,
+		`{"amount_mwk":"1.00","institution_id":101,"mobile_number":"265991234567","beneficiary_name":"A\u0000"}`,
 		"{\"name\":\"\xff\xfe\"}", "{\"beneficiary_name\":\"\xc3\x28\",\"amount_mwk\":\"1\",\"institution_id\":1,\"account_number\":\"1\"}",
 		`{"institution_id":9223372036854775808,"amount_mwk":"1","account_number":"1","beneficiary_name":"A"}`,
 		`{"institution_id":-1}`, `{"institution_id":1e2}`, `{"name":"` + strings.Repeat("a", 5000) + `"}`,
@@ -134,9 +141,13 @@ func FuzzRequest(f *testing.F) {
 		if r.admin {
 			h = e.Admin
 		}
+		sent := r.body(body, amount)
 		res := serveDirect(h, req)
 		if res.Status >= 500 {
 			t.Fatalf("%s: %d %s", r.name, res.Status, truncate(res.Body))
+		}
+		if res.Status < 300 && strictjson.Validate(sent) != nil {
+			t.Fatalf("%s: accepted a body the strict decoding refuses: %q", r.name, sent)
 		}
 		if r.admin {
 			checkEnvelope(t, "POST", path, res.Status, res.Header, res.Body)

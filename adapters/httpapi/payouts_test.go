@@ -504,3 +504,40 @@ func TestIdempotency_ReplaySurvivesOperatorChanges(t *testing.T) {
 	replay("disabling MWK payouts")
 	assertPayoutCount(t, e, key, 1)
 }
+
+// Bodies that a gateway, a log or a client library could read as another
+// payment than the engine would make are refused with 400 and create
+// nothing: names differing in case, duplicated names, invalid UTF-8,
+// unpaired surrogates, control characters (NUL included), trailing data.
+func TestPayouts_AmbiguousBodiesRefused(t *testing.T) {
+	e := newEnv(t)
+	_, key := e.newOrg(t, orgSpec{fundMWK: 100_000})
+	const rest = `"institution_id":101,"mobile_number":"111100000112"`
+	for name, body := range map[string]string{
+		"case variant":           `{"amount_mwk":"1.00",` + rest + `,"beneficiary_name":"A","AMOUNT_MWK":"3.00"}`,
+		"case variant only":      `{"AMOUNT_MWK":"3.00",` + rest + `,"beneficiary_name":"A"}`,
+		"duplicate amount":       `{"amount_mwk":"1.00",` + rest + `,"beneficiary_name":"A","amount_mwk":"2.00"}`,
+		"duplicate name":         `{"amount_mwk":"1.00",` + rest + `,"beneficiary_name":"A","beneficiary_name":"B"}`,
+		"invalid UTF-8":          "{\"amount_mwk\":\"1.00\"," + rest + ",\"beneficiary_name\":\"A\xff\xfe\"}",
+		"unpaired surrogate":     `{"amount_mwk":"1.00",` + rest + `,"beneficiary_name":"A\ud800"}`,
+		"NUL escape":             `{"amount_mwk":"1.00",` + rest + `,"beneficiary_name":"A\u0000B"}`,
+		"newline escape in name": `{"amount_mwk":"1.00",` + rest + `,"beneficiary_name":"A\nB"}`,
+		"DEL":                    `{"amount_mwk":"1.00",` + rest + `,"beneficiary_name":"A` + "\x7f" + `"}`,
+		"trailing data":          `{"amount_mwk":"1.00",` + rest + `,"beneficiary_name":"A"} {}`,
+		"duplicate nested":       `{"amount_mwk":"1.00",` + rest + `,"beneficiary_name":"A","x":{"y":1,"y":2}}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			e.do(t, "POST", "/v1/payouts/momo", body, hdr(key, "Idempotency-Key", name)).want(t, 400, "validation_error")
+		})
+	}
+	assertPayoutCount(t, e, key, 0)
+	if _, held := balance(t, e, key); held != "0.00" {
+		t.Errorf("held %s after refused bodies", held)
+	}
+	// The clean body is accepted, and unknown fields are still ignored.
+	e.do(t, "POST", "/v1/payouts/momo", `{"amount_mwk":"1.00",`+rest+`,"beneficiary_name":"A","note":"x"}`,
+		hdr(key, "Idempotency-Key", "clean")).want(t, 202, "")
+	// Other bodies go through the same decoding.
+	e.do(t, "POST", "/v1/fees/quote", `{"direction":"payout","rail":"bank","amount_mwk":"1","amount_mwk":"2"}`, hdr(key)).want(t, 400, "validation_error")
+	e.admin(t, "POST", "/admin/orgs", `{"name":"A","Name":"B"}`).want(t, 400, "validation_error")
+}

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/strictjson"
 )
 
 type errorBody struct {
@@ -73,32 +73,12 @@ func readBody(r *http.Request) ([]byte, error) {
 	return b, nil
 }
 
-// decodeJSON parses body into v: one JSON value, unknown fields ignored;
-// malformed JSON, the wrong types or trailing data are validation_error.
+// decodeJSON parses body into v with the one strict decoding of every
+// request body (internal/strictjson): one JSON value, exact field names,
+// no duplicates, valid UTF-8, no control characters, unknown fields
+// ignored; anything else is validation_error.
 func decodeJSON(body []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if err := dec.Decode(v); err != nil {
-		return errcode.Newf(errcode.ValidationError, "The request body is not valid JSON for this endpoint: %s", jsonProblem(err))
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return errcode.Newf(errcode.ValidationError, "The request body has data after its JSON value.")
-	}
-	return nil
-}
-
-func jsonProblem(err error) string {
-	var ute *json.UnmarshalTypeError
-	if errors.As(err, &ute) && ute.Field != "" {
-		return "field " + ute.Field + " has the wrong type"
-	}
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return "syntax error at byte " + strconv.FormatInt(se.Offset, 10)
-	}
-	if errors.Is(err, io.EOF) {
-		return "empty body"
-	}
-	return "malformed"
+	return strictjson.Unmarshal(body, v)
 }
 
 // parsePage reads the limit and before_id query parameters: a limit that

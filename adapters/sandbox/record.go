@@ -65,9 +65,9 @@ type errorRecord struct {
 }
 
 func toErrorRecord(err error) *errorRecord {
-	var c errcode.Coder
+	var c *errcode.Error
 	if errors.As(err, &c) {
-		return &errorRecord{Code: c.ErrorCode(), Message: errcode.Message(err)}
+		return &errorRecord{Code: c.Code, Message: errcode.Message(err)}
 	}
 	return &errorRecord{Message: err.Error()}
 }

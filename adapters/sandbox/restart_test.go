@@ -405,22 +405,20 @@ func TestEngineRestart(t *testing.T) {
 	org, err := e.CreateOrganization(ctx, tambala.NewOrganization{Name: "Restart"})
 	require.NoError(t, err)
 	require.NoError(t, e.Fund(ctx, org.ID, money.FromInt(money.MWK, 100_000), "start"))
-	p := tambala.Principal{Org: org}
+	p, err := e.Act(ctx, org.ID)
+	require.NoError(t, err)
 	var ids []string
 	for i, wallet := range []string{"111100000112", "265991234567"} {
-		body := fmt.Sprintf(`{"amount_mwk":5000,"institution_id":101,"mobile_number":%q,"beneficiary_name":"Chikondi"}`, wallet)
-		out, err := e.CreatePayout(ctx, p, payouts.Momo, tambala.Idempotency{Key: fmt.Sprint("k", i), Body: []byte(body)})
+		req := payouts.Request{Rail: payouts.Momo, Amount: money.FromInt(money.MWK, 5000),
+			Destination: payouts.Destination{InstitutionID: 101, MobileNumber: wallet, BeneficiaryName: "Chikondi"}}
+		out, err := e.CreatePayout(ctx, p, req, tambala.Idempotency{Key: fmt.Sprint("k", i)})
 		require.NoError(t, err)
-		var po struct{ ID string }
-		require.NoError(t, json.Unmarshal(out.Body, &po))
-		ids = append(ids, po.ID)
+		ids = append(ids, out.Resource.ID)
 	}
 	status := func(e *tambala.Engine, id string) string {
-		b, err := e.Payout(ctx, p, id)
+		po, err := e.Payout(ctx, p, id)
 		require.NoError(t, err)
-		var po struct{ Status string }
-		require.NoError(t, json.Unmarshal(b, &po))
-		return po.Status
+		return string(po.Status)
 	}
 	_, err = e.ProcessPayouts(ctx)
 	require.NoError(t, err)

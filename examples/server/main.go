@@ -120,7 +120,7 @@ func setup(ctx context.Context, c config, log *zap.Logger, out io.Writer) (*app,
 	}
 	if c.env == string(tambala.Sandbox) {
 		// The sandbox provider pays the test destinations after a short delay.
-		opts.Payouts = sandbox.New(&sandbox.Options{Delay: c.payoutDelay})
+		opts.Payouts = sandbox.New(&sandbox.Options{Delay: c.payoutDelay, Store: st}) // its submissions survive a restart
 	}
 	eng, err := tambala.New(st, opts)
 	if err != nil {
