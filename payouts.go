@@ -88,6 +88,18 @@ type payoutRecord struct {
 	// provider calls in a row failed.
 	DueAt    *time.Time `json:"due_at,omitempty"`
 	Attempts int        `json:"attempts,omitempty"`
+	// Unknown counts the provider's definite "unknown reference" answers
+	// in a row; Resubmit says the next call is a submission again.
+	Unknown  int  `json:"unknown,omitempty"`
+	Resubmit bool `json:"resubmit,omitempty"`
+	// Resolution is the operator's, when the operator finished it.
+	Resolution *resolutionRecord `json:"resolution,omitempty"`
+}
+
+type resolutionRecord struct {
+	Outcome payouts.Status `json:"outcome"`
+	Reason  string         `json:"reason"`
+	At      time.Time      `json:"at"`
 }
 
 func toPayoutRecord(p payouts.Payout) payoutRecord {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"sync/atomic"
 	"time"
 
@@ -30,8 +31,19 @@ type WorkerOptions struct {
 	// with the same reference, which the provider treats as the same payout.
 	Lease time.Duration
 	// MaxBackoff caps the wait after a provider error (default 5m); the
-	// wait doubles from 1s with each consecutive error.
+	// wait doubles from 1s with each consecutive error, and each wait is
+	// drawn at random from its upper half, so that payouts that failed
+	// together do not all retry in the same instant.
 	MaxBackoff time.Duration
+	// MaxUnknownAnswers is how many definite "unknown reference" answers
+	// in a row (Status returning ErrUnknownReference), each followed by a
+	// resubmission under the same reference, fail a payout with
+	// provider_unavailable and release its hold (default 3). The provider
+	// never accepted it, so no money moved.
+	MaxUnknownAnswers int
+	// OverdueAfter is how long after acceptance a payout not yet terminal
+	// is shown to the operator as overdue (default 15m).
+	OverdueAfter time.Duration
 	// Batch is how many due payouts one pass takes (default 100).
 	Batch int
 	// Interval is how often Run starts a pass of the worker (default
@@ -62,14 +74,25 @@ func (w *WorkerOptions) defaults() {
 	if w.Interval <= 0 {
 		w.Interval = 250 * time.Millisecond
 	}
+	if w.MaxUnknownAnswers <= 0 {
+		w.MaxUnknownAnswers = 3
+	}
+	if w.OverdueAfter <= 0 {
+		w.OverdueAfter = 15 * time.Minute
+	}
 }
 
+// backoff is the wait after attempts consecutive failed calls: the capped
+// exponential d (1s, 2s, 4s, ... MaxBackoff), jittered into [d/2, d] and
+// whole milliseconds (the engine's clock has millisecond precision, and a
+// due time finer than it would not be claimed until the next millisecond).
 func (w WorkerOptions) backoff(attempts int) time.Duration {
 	d := time.Second
 	for i := 1; i < attempts && d < w.MaxBackoff; i++ {
 		d *= 2
 	}
-	return min(d, w.MaxBackoff)
+	d = min(d, w.MaxBackoff)
+	return (d/2 + rand.N(d/2+1)).Truncate(time.Millisecond)
 }
 
 // schedule moves rec's due time to at (nil: not due any more).
@@ -180,7 +203,7 @@ func (e *Engine) claim(ctx context.Context, id string) (rec payoutRecord, ok boo
 // bookkeeping.
 func withState(rec payoutRecord, p payouts.Payout) payoutRecord {
 	n := toPayoutRecord(p)
-	n.DueAt, n.Attempts = rec.DueAt, rec.Attempts
+	n.DueAt, n.Attempts, n.Unknown, n.Resubmit, n.Resolution = rec.DueAt, rec.Attempts, rec.Unknown, rec.Resubmit, rec.Resolution
 	return n
 }
 
@@ -209,11 +232,29 @@ func (e *Engine) advancePayout(ctx context.Context, id string) (bool, error) {
 			return schedule(tx, rec, at(now.Add(e.worker.Poll)))
 		})
 	case payouts.Pending:
+		if rec.Resubmit {
+			p, err := rec.payout()
+			if err != nil {
+				return false, err
+			}
+			callErr := e.provider.Submit(ctx, PayoutSubmission{Reference: p.ID, Rail: p.Rail, Amount: p.Amount, Destination: p.Destination})
+			return true, e.settle(ctx, id, payouts.Pending, func(tx store.Tx, rec *payoutRecord, p payouts.Payout, now time.Time) error {
+				if callErr != nil {
+					return e.retryLater(tx, rec, now, callErr)
+				}
+				rec.Resubmit, rec.Attempts = false, 0
+				return schedule(tx, rec, at(now.Add(e.worker.Poll)))
+			})
+		}
 		st, callErr := e.provider.Status(ctx, id)
 		return true, e.settle(ctx, id, payouts.Pending, func(tx store.Tx, rec *payoutRecord, p payouts.Payout, now time.Time) error {
+			if errors.Is(callErr, ErrUnknownReference) {
+				return e.unknownReference(tx, rec, p, now)
+			}
 			if callErr != nil {
 				return e.retryLater(tx, rec, now, callErr)
 			}
+			rec.Unknown = 0
 			switch st.State {
 			case ProviderSucceeded, ProviderReversed:
 				if err := e.finishSuccess(tx, rec, p, st.Fee, now); err != nil {
@@ -267,6 +308,25 @@ func (e *Engine) retryLater(tx store.Tx, rec *payoutRecord, now time.Time, cause
 	e.log.Warn("payout provider call failed; retrying", slog.String("payout", rec.ID),
 		slog.Int("attempts", rec.Attempts), slog.Duration("wait", wait), slog.Any("error", cause))
 	return schedule(tx, rec, at(now.Add(wait)))
+}
+
+// unknownReference handles a definite "unknown reference" answer: the
+// provider never accepted the payout, so it is submitted again under the
+// same reference (submission is idempotent by reference); after
+// MaxUnknownAnswers such answers in a row it is failed with
+// provider_unavailable and its hold released, no money having moved.
+func (e *Engine) unknownReference(tx store.Tx, rec *payoutRecord, p payouts.Payout, now time.Time) error {
+	rec.Unknown++
+	rec.Attempts = 0
+	if rec.Unknown >= e.worker.MaxUnknownAnswers {
+		e.log.Warn("payout failed: the provider does not know its reference", slog.String("payout", rec.ID),
+			slog.Int("unknown_answers", rec.Unknown))
+		return e.finishFailure(tx, rec, p, string(payouts.ProviderUnavailable), now)
+	}
+	e.log.Warn("payout unknown to the provider; submitting it again", slog.String("payout", rec.ID),
+		slog.Int("unknown_answers", rec.Unknown))
+	rec.Resubmit = true
+	return schedule(tx, rec, at(now))
 }
 
 func captureEntry(id string) string { return "payout:" + id + ":capture" }

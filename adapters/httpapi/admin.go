@@ -3,8 +3,11 @@ package httpapi
 import (
 	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -63,6 +66,8 @@ func (a *Admin) routes() {
 	a.handle("PUT /admin/rails/{rail}", a.setRail)
 	a.handle("PUT /admin/institutions", a.syncInstitutions)
 	a.handle("POST /admin/payouts/{id}/clawback", a.clawback)
+	a.handle("GET /admin/payouts/in-flight", a.payoutsInFlight)
+	a.handle("POST /admin/payouts/{id}/resolve", a.resolvePayout)
 	a.handle("PUT /admin/orgs/{org}/webhook", a.setWebhook)
 	a.handle("GET /admin/orgs/{org}/deliveries", a.listDeliveries)
 	a.handle("POST /admin/orgs/{org}/deliveries/{id}/redeliver", a.redeliver)
@@ -390,4 +395,84 @@ func pauseJSON(s tambala.PauseState) map[string]string {
 		return string(m)
 	}
 	return map[string]string{"v1": name(s.V1), "v2": name(s.V2)}
+}
+
+// inFlightJSON is a payout not terminal yet as the operator lists it: the
+// payout's one rendering under "payout", and the worker's view beside it.
+type inFlightJSON struct {
+	Payout         json.RawMessage `json:"payout"`
+	Org            string          `json:"org"`
+	Overdue        bool            `json:"overdue"`
+	FailedCalls    int             `json:"failed_calls"`
+	UnknownAnswers int             `json:"unknown_answers"`
+	NextAttemptAt  *string         `json:"next_attempt_at"`
+}
+
+// payoutsInFlight is GET /admin/payouts/in-flight?status=&older_than=&org=&limit=:
+// older_than is a Go duration ("15m", "2h").
+func (a *Admin) payoutsInFlight(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	f := tambala.InFlightFilter{Status: payouts.Status(q.Get("status")), OrgID: q.Get("org")}
+	if s := q.Get("older_than"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d < 0 {
+			writeError(w, r, a.log, errcode.Newf(errcode.ValidationError, "older_than must be a duration such as 15m or 2h."))
+			return
+		}
+		f.OlderThan = d
+	}
+	if s := q.Get("limit"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > 1000 {
+			writeError(w, r, a.log, errcode.Newf(errcode.ValidationError, "limit must be an integer from 1 to 1000."))
+			return
+		}
+		f.Limit = n
+	}
+	list, err := a.engine.PayoutsInFlight(r.Context(), f)
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	out := make([]inFlightJSON, len(list))
+	for i, p := range list {
+		out[i] = inFlightJSON{Payout: payouts.Render(p.Payout), Org: p.Payout.Org, Overdue: p.Overdue,
+			FailedCalls: p.FailedCalls, UnknownAnswers: p.UnknownAnswers}
+		if p.NextAttemptAt != nil {
+			s := payouts.FormatTime(*p.NextAttemptAt)
+			out[i].NextAttemptAt = &s
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"payouts": out})
+}
+
+// resolvePayout is POST /admin/payouts/{id}/resolve with
+// {"outcome":"succeeded","fee":"282.00","reason":"..."} or
+// {"outcome":"failed","failure_code":"declined","reason":"..."}.
+func (a *Admin) resolvePayout(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Outcome     payouts.Status      `json:"outcome"`
+		Fee         json.RawMessage     `json:"fee"`
+		FailureCode payouts.FailureCode `json:"failure_code"`
+		Reason      string              `json:"reason"`
+	}
+	if err := bind(r, &in); err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	res := tambala.Resolution{Outcome: in.Outcome, FailureCode: in.FailureCode, Reason: in.Reason}
+	if len(in.Fee) > 0 && string(in.Fee) != "null" {
+		fee, err := money.ParseJSON(money.MWK, in.Fee)
+		if err != nil {
+			writeError(w, r, a.log, err)
+			return
+		}
+		res.Fee = &fee
+	}
+	p, err := a.engine.ResolvePayout(r.Context(), r.PathValue("id"), res)
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	writeRaw(w, http.StatusOK, payouts.Render(p))
 }

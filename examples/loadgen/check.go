@@ -276,8 +276,10 @@ func statusLine(counts map[string]int) string {
 	return strings.Join(parts, ", ")
 }
 
-// verify reads every payout id in path and reports how many are found.
-func verify(ctx context.Context, pub *endpoint, path string, clients int, out io.Writer) error {
+// verify reads every payout id in path and reports how many are found;
+// with settle > 0 it then polls the ones not terminal until every one is,
+// or settle has passed.
+func verify(ctx context.Context, pub *endpoint, path string, clients int, settle time.Duration, out io.Writer) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -317,5 +319,32 @@ func verify(ctx context.Context, pub *endpoint, path string, clients int, out io
 	if found != len(ids) {
 		return fmt.Errorf("%d of %d payouts not found", len(ids)-found, len(ids))
 	}
-	return nil
+	if settle <= 0 {
+		return nil
+	}
+	deadline := time.Now().Add(settle)
+	for {
+		var todo []int
+		for i, s := range states {
+			if !s.terminal() {
+				todo = append(todo, i)
+			}
+		}
+		if len(todo) == 0 || time.Now().After(deadline) || ctx.Err() != nil {
+			counts = map[string]int{}
+			for _, s := range states {
+				counts[s.status]++
+			}
+			tw := newTable(out)
+			fmt.Fprintf(tw, "terminal\t%d of %d after %s\n", len(ids)-len(todo), len(ids), time.Since(t0).Round(time.Millisecond))
+			fmt.Fprintf(tw, "statuses\t%s\n", statusLine(counts))
+			tw.Flush()
+			if len(todo) > 0 {
+				return fmt.Errorf("%d of %d payouts not terminal after %s", len(todo), len(ids), settle)
+			}
+			return nil
+		}
+		time.Sleep(250 * time.Millisecond)
+		parallel(len(todo), clients, func(j int) { states[todo[j]] = readPayout(ctx, pub, ids[todo[j]]) })
+	}
 }

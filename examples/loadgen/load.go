@@ -49,6 +49,7 @@ type config struct {
 	IDsFile     string        // where accepted payout ids go
 	VerifyFile  string        // verify mode: ids to look up
 	Timeout     time.Duration // per request
+	Settle      time.Duration // verify mode: wait this long for every payout to be terminal
 }
 
 // The sandbox institutions the bodies name: Airtel Money for the test
@@ -110,7 +111,7 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	defer hc.CloseIdleConnections()
 	pub := &endpoint{hc: hc, base: strings.TrimRight(c.URL, "/"), token: c.Key}
 	if c.VerifyFile != "" {
-		return verify(ctx, pub, c.VerifyFile, c.Clients, out)
+		return verify(ctx, pub, c.VerifyFile, c.Clients, c.Settle, out)
 	}
 
 	if setup {

@@ -139,6 +139,12 @@ func TestLoadRunVerifyAndIDs(t *testing.T) {
 	t.Log("\n" + vout.String())
 	require.Equal(t, 200, fieldInt(t, vout.String(), "found"))
 	require.Equal(t, 0, fieldInt(t, vout.String(), "missing"))
+	// No worker runs here: with -settle the held payouts are reported as
+	// not terminal, and that fails.
+	vout.Reset()
+	err = run(context.Background(), config{URL: s.pub.URL, Key: key, VerifyFile: c.IDsFile, Clients: 4, Timeout: 5 * time.Second, Settle: 300 * time.Millisecond}, &vout)
+	require.ErrorContains(t, err, "200 of 200 payouts not terminal")
+	require.Contains(t, vout.String(), "held 200")
 
 	// An id the server never made is reported missing, and fails.
 	require.NoError(t, os.WriteFile(c.IDsFile, []byte(ids[0]+"\n"+uuid.NewString()+"\n"), 0o600))

@@ -26,6 +26,7 @@ func main() {
 	flag.StringVar(&c.IDsFile, "ids", "", "write every accepted payout id to this file, one per line")
 	flag.StringVar(&c.VerifyFile, "verify", "", "instead of a load run, GET every payout id in this file and report found and missing (needs -key)")
 	flag.DurationVar(&c.Timeout, "timeout", 10*time.Second, "timeout of each request")
+	flag.DurationVar(&c.Settle, "settle", 0, "with -verify: also wait up to this long for every payout to be terminal (succeeded, failed or reversed), and fail if one is not")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fmt.Fprintln(os.Stderr, "loadgen: unexpected arguments:", flag.Args())

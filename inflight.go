@@ -1,0 +1,167 @@
+package tambala
+
+import (
+	"context"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/records"
+	"github.com/tambalapay/tambala/money"
+	"github.com/tambalapay/tambala/payouts"
+	"github.com/tambalapay/tambala/store"
+)
+
+// InFlightFilter selects payouts that are not terminal yet, for the
+// operator.
+type InFlightFilter struct {
+	Status    payouts.Status // held, submitted or pending; "" for all three
+	OlderThan time.Duration  // only those accepted at least this long ago
+	OrgID     string         // "" for every organization
+	Limit     int            // at most this many, oldest first (default 100, at most 1000)
+}
+
+// InFlightPayout is a payout not terminal yet, with the worker's view of
+// it.
+type InFlightPayout struct {
+	Payout payouts.Payout
+	// Overdue says it was accepted longer ago than WorkerOptions.OverdueAfter.
+	Overdue bool
+	// FailedCalls is how many provider calls for it failed in a row, and
+	// UnknownAnswers how many times in a row the provider said it does not
+	// know it.
+	FailedCalls    int
+	UnknownAnswers int
+	// NextAttemptAt is when the worker next takes it up.
+	NextAttemptAt *time.Time
+}
+
+// PayoutsInFlight lists the payouts that are not terminal, oldest first
+// (the operator's side): what a restart, an unreachable provider or a
+// stuck rail has left in flight, each with its overdue flag.
+func (e *Engine) PayoutsInFlight(ctx context.Context, f InFlightFilter) ([]InFlightPayout, error) {
+	switch f.Status {
+	case "", payouts.Held, payouts.Submitted, payouts.Pending:
+	default:
+		return nil, errcode.Newf(errcode.ValidationError, "status must be held, submitted or pending.")
+	}
+	if f.Limit <= 0 {
+		f.Limit = 100
+	}
+	f.Limit = min(f.Limit, 1000)
+	now := e.nowUTC()
+	var out []InFlightPayout
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		out = out[:0]
+		// Every payout not terminal is listed in the due index.
+		return tx.Scan(payoutsDue, store.ScanOptions{}, func(k, _ []byte) (bool, error) {
+			var rec payoutRecord
+			if err := records.GetJSON(tx, bucketPayouts, string(k[8:]), &rec, errNotFound); err != nil {
+				return false, err
+			}
+			p, err := rec.payout()
+			if err != nil {
+				return false, err
+			}
+			age := now.Sub(p.CreatedAt)
+			if p.Status.Terminal() || (f.Status != "" && p.Status != f.Status) || age < f.OlderThan || (f.OrgID != "" && p.Org != f.OrgID) {
+				return true, nil
+			}
+			out = append(out, InFlightPayout{Payout: p, Overdue: age >= e.worker.OverdueAfter,
+				FailedCalls: rec.Attempts, UnknownAnswers: rec.Unknown, NextAttemptAt: rec.DueAt})
+			return true, nil
+		})
+	})
+	slices.SortFunc(out, func(a, b InFlightPayout) int {
+		if c := a.Payout.CreatedAt.Compare(b.Payout.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Payout.ID, b.Payout.ID)
+	})
+	if len(out) > f.Limit {
+		out = out[:f.Limit]
+	}
+	return out, err
+}
+
+// Resolution is the operator's verdict on a payout in flight, after
+// reconciling it with the provider.
+type Resolution struct {
+	// Outcome is payouts.Succeeded or payouts.Failed.
+	Outcome payouts.Status
+	// Fee is the provider's observed fee of a succeeded payout; nil charges
+	// the fee held at accept.
+	Fee *money.Amount
+	// FailureCode is why a failed payout failed.
+	FailureCode payouts.FailureCode
+	// Reason is what the operator found (required, at most 500
+	// characters); it is kept with the payout and logged.
+	Reason string
+}
+
+// ResolvePayout finishes a submitted or pending payout as the operator
+// found it at the provider, through the same transition, ledger entries
+// and event as the worker: succeeded captures the hold (the observed fee
+// charged, an excess above the hold from available or as shortfall);
+// failed releases it whole. A payout in another status is conflict; the
+// worker, which may be talking to the provider about it at the same time,
+// leaves a payout the operator has finished alone.
+func (e *Engine) ResolvePayout(ctx context.Context, id string, r Resolution) (payouts.Payout, error) {
+	r.Reason = strings.TrimSpace(r.Reason)
+	if r.Reason == "" || len(r.Reason) > 500 {
+		return payouts.Payout{}, errcode.Newf(errcode.ValidationError, "reason must be 1 to 500 characters.")
+	}
+	switch r.Outcome {
+	case payouts.Succeeded:
+		if r.Fee != nil && (r.Fee.Asset() != money.MWK || r.Fee.Sign() < 0) {
+			return payouts.Payout{}, errcode.Newf(errcode.ValidationError, "fee must be a non-negative MWK amount.")
+		}
+	case payouts.Failed:
+		if payouts.FailureFor(string(r.FailureCode)).Code != r.FailureCode {
+			return payouts.Payout{}, errcode.Newf(errcode.ValidationError,
+				"failure_code must be recipient_account_invalid, declined, provider_unavailable or temporarily_unavailable.")
+		}
+	default:
+		return payouts.Payout{}, errcode.Newf(errcode.ValidationError, "outcome must be succeeded or failed.")
+	}
+	var out payouts.Payout
+	err := e.store.Update(ctx, func(tx store.Tx) error {
+		var rec payoutRecord
+		if err := records.GetJSON(tx, bucketPayouts, id, &rec, errNotFound); err != nil {
+			return err
+		}
+		if rec.Status != payouts.Submitted && rec.Status != payouts.Pending {
+			return errcode.Newf(errcode.Conflict, "Only a submitted or pending payout can be resolved; this one is %s.", rec.Status)
+		}
+		p, err := rec.payout()
+		if err != nil {
+			return err
+		}
+		now := e.nowUTC()
+		rec.Resolution = &resolutionRecord{Outcome: r.Outcome, Reason: r.Reason, At: now}
+		if p.Status == payouts.Submitted { // the state machine finishes from pending
+			if p, err = p.MarkPending(now); err != nil {
+				return err
+			}
+		}
+		if r.Outcome == payouts.Succeeded {
+			err = e.finishSuccess(tx, &rec, p, r.Fee, now)
+		} else {
+			err = e.finishFailure(tx, &rec, p, string(r.FailureCode), now)
+		}
+		if err != nil {
+			return err
+		}
+		if out, err = rec.payout(); err != nil {
+			return err
+		}
+		return records.PutJSON(tx, bucketPayouts, rec.ID, rec)
+	})
+	if err == nil {
+		e.log.Info("payout resolved by the operator", slog.String("payout", id), slog.String("org", out.Org),
+			slog.String("outcome", string(r.Outcome)), slog.String("reason", r.Reason))
+	}
+	return out, err
+}
