@@ -148,7 +148,7 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	// An interrupt stops the sending only: what was sent is still resolved
 	// and checked (a second interrupt kills the command).
 	ctx = context.WithoutCancel(ctx)
-	res.resolveUnknown(ctx, pub, "/v1/payouts/"+c.Rail)
+	res.resolveUnknown(ctx, pub, "/v1/payouts/"+c.Rail, c.Clients)
 	if c.IDsFile != "" {
 		if err := writeIDs(c.IDsFile, res.ids); err != nil {
 			return err
@@ -708,33 +708,43 @@ func errKey(status int, body []byte) string {
 }
 
 // resolveUnknown replays every request whose outcome is unknown with the
-// same key and body, until the server decides it: the original outcome if
-// there was one, else a fresh decision. Either way it is then known.
-func (r *result) resolveUnknown(ctx context.Context, pub *endpoint, path string) {
-	for _, a := range r.unknown {
-		outcome := "still unknown"
+// same key and body, clients at a time, until the server decides it: the
+// original outcome if there was one, else a fresh decision. Either way it
+// is then known. (After a server crash thousands of requests may be
+// unknown; replaying them one by one would take minutes.)
+func (r *result) resolveUnknown(ctx context.Context, pub *endpoint, path string, clients int) {
+	outcomes := make([]string, len(r.unknown))
+	ids := make([]string, len(r.unknown))
+	parallel(len(r.unknown), clients, func(i int) {
+		a := r.unknown[i]
+		outcomes[i] = "still unknown"
 		for try := 0; try < 10; try++ {
 			status, h, b, err := pub.send(ctx, http.MethodPost, path, a.body, http.Header{"Idempotency-Key": {a.key}})
 			wait := time.Duration(try+1) * 100 * time.Millisecond
 			if err == nil {
 				if status == http.StatusAccepted {
-					r.accepted++
-					if id := payoutID(b); id != "" {
-						r.ids = append(r.ids, id)
-					}
-					outcome = "accepted"
-					break
+					ids[i] = payoutID(b)
+					outcomes[i] = "accepted"
+					return
 				}
 				if status < 500 && status != http.StatusTooManyRequests && status != http.StatusConflict {
-					outcome = "rejected " + errKey(status, b)
-					break
+					outcomes[i] = "rejected " + errKey(status, b)
+					return
 				}
 				if s, _ := strconv.Atoi(h.Get("Retry-After")); s > 0 {
 					wait = time.Duration(min(s, 5)) * time.Second
 				}
 			}
 			if ctx.Err() != nil || sleep(ctx, wait) != nil {
-				break
+				return
+			}
+		}
+	})
+	for i, outcome := range outcomes {
+		if outcome == "accepted" {
+			r.accepted++
+			if ids[i] != "" {
+				r.ids = append(r.ids, ids[i])
 			}
 		}
 		r.replayed[outcome]++
