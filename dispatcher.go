@@ -108,6 +108,7 @@ func (e *Engine) ProcessDeliveries(ctx context.Context) (int, error) {
 	if e.sender == nil {
 		return 0, ErrNoWebhookSender
 	}
+	start := time.Now()
 	ids, err := deliveriesDue.Due(ctx, e.store, e.now(), e.dispatch.Batch)
 	if err != nil {
 		return 0, err
@@ -136,6 +137,7 @@ func (e *Engine) ProcessDeliveries(ctx context.Context) (int, error) {
 	if p.exited {
 		runtime.Goexit()
 	}
+	e.metrics.DispatcherPass(time.Since(start), p.sent)
 	if err := ctx.Err(); err != nil {
 		return p.sent, err
 	}
@@ -388,7 +390,9 @@ func (e *Engine) send(ctx context.Context, c claimedDelivery) (a Attempt, status
 
 // record records an attempt at delivery id in a transaction of its own.
 func (e *Engine) record(ctx context.Context, id string, attempt Attempt, status int) error {
-	return e.store.Update(context.WithoutCancel(ctx), func(tx store.Tx) error {
+	var after webhooks.State
+	err := e.store.Update(context.WithoutCancel(ctx), func(tx store.Tx) error {
+		after = ""
 		var cur deliveryRecord
 		if err := records.GetJSON(tx, bucketDeliveries, id, &cur, errNotFound); err != nil {
 			return err
@@ -421,8 +425,13 @@ func (e *Engine) record(ctx context.Context, id string, attempt Attempt, status 
 				slog.String("delivery", id), slog.String("org", cur.Org), slog.String("event_type", cur.EventType),
 				slog.Int("attempts", cur.Attempts))
 		}
+		after = next.State
 		return records.PutJSON(tx, bucketDeliveries, cur.ID, cur)
 	})
+	if err == nil && after != "" {
+		e.metrics.WebhookAttempt(after)
+	}
+	return err
 }
 
 // Deliveries lists an organization's deliveries newest first, each with its

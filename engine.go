@@ -57,6 +57,9 @@ type Options struct {
 	Webhooks WebhookSender
 	// Dispatcher tunes webhook delivery.
 	Dispatcher DispatcherOptions
+	// Metrics receives what the engine counts (adapters/prommetrics).
+	// Default: nothing is counted.
+	Metrics Metrics
 	// Prune tunes the pruning of idempotency outcomes that Run does.
 	Prune PruneOptions
 	// BalanceLowCooldown is the least time between two balance.low events
@@ -116,6 +119,7 @@ type Engine struct {
 	dispatch           DispatcherOptions
 	worker             WorkerOptions
 	prune              PruneOptions
+	metrics            Metrics
 	running            atomic.Bool // Run is under way
 	started            time.Time
 
@@ -185,6 +189,10 @@ func New(s store.Store, opts *Options) (*Engine, error) {
 	e.worker = o.Worker
 	e.worker.defaults()
 	e.prune = o.Prune
+	e.metrics = o.Metrics
+	if e.metrics == nil {
+		e.metrics = noMetrics{}
+	}
 	e.prune.defaults()
 	e.limiters.init(o.Limits.RatePerSecond, o.Limits.RateBurst)
 	e.sandboxInstitutions = payouts.DefaultInstitutions()

@@ -14,13 +14,16 @@ import (
 	"github.com/tambalapay/tambala/store"
 )
 
+// maxInFlightList bounds one PayoutsInFlight answer.
+const maxInFlightList = 100_000
+
 // InFlightFilter selects payouts that are not terminal yet, for the
 // operator.
 type InFlightFilter struct {
 	Status    payouts.Status // held, submitted or pending; "" for all three
 	OlderThan time.Duration  // only those accepted at least this long ago
 	OrgID     string         // "" for every organization
-	Limit     int            // at most this many, oldest first (default 100, at most 1000)
+	Limit     int            // at most this many, oldest first (default 100, at most 100,000)
 }
 
 // InFlightPayout is a payout not terminal yet, with the worker's view of
@@ -50,7 +53,7 @@ func (e *Engine) PayoutsInFlight(ctx context.Context, f InFlightFilter) ([]InFli
 	if f.Limit <= 0 {
 		f.Limit = 100
 	}
-	f.Limit = min(f.Limit, 1000)
+	f.Limit = min(f.Limit, maxInFlightList)
 	now := e.nowUTC()
 	var out []InFlightPayout
 	err := e.store.View(ctx, func(tx store.Tx) error {
@@ -127,11 +130,13 @@ func (e *Engine) ResolvePayout(ctx context.Context, id string, r Resolution) (pa
 		return payouts.Payout{}, errcode.Newf(errcode.ValidationError, "outcome must be succeeded or failed.")
 	}
 	var out payouts.Payout
+	var from payouts.Status
 	err := e.store.Update(ctx, func(tx store.Tx) error {
 		var rec payoutRecord
 		if err := records.GetJSON(tx, bucketPayouts, id, &rec, errNotFound); err != nil {
 			return err
 		}
+		from = rec.Status
 		if rec.Status != payouts.Submitted && rec.Status != payouts.Pending {
 			return errcode.Newf(errcode.Conflict, "Only a submitted or pending payout can be resolved; this one is %s.", rec.Status)
 		}
@@ -162,6 +167,7 @@ func (e *Engine) ResolvePayout(ctx context.Context, id string, r Resolution) (pa
 	if err == nil {
 		e.log.Info("payout resolved by the operator", slog.String("payout", id), slog.String("org", out.Org),
 			slog.String("outcome", string(r.Outcome)), slog.String("reason", r.Reason))
+		e.reportPayout(stateChange{id: id, org: out.Org, rail: out.Rail, from: from, to: out.Status, by: "operator"})
 	}
 	return out, err
 }

@@ -190,7 +190,8 @@ func (e *Engine) CreatePayout(ctx context.Context, p Principal, req payouts.Requ
 			early = errcode.Wrap(errcode.RateUnavailable, err)
 		}
 	}
-	return create(ctx, e, p, PayoutOperation(req.Rail), idem, fp, payoutCodec, func(tx store.Tx, org *Organization) (payouts.Payout, []byte, error) {
+	op := PayoutOperation(req.Rail)
+	created, err := create(ctx, e, p, op, idem, fp, payoutCodec, func(tx store.Tx, org *Organization) (payouts.Payout, []byte, error) {
 		if early != nil {
 			return payouts.Payout{}, nil, early
 		}
@@ -248,6 +249,16 @@ func (e *Engine) CreatePayout(ctx context.Context, p Principal, req payouts.Requ
 		}
 		return po, stored, nil
 	})
+	switch {
+	case err != nil:
+	case created.Replayed:
+		e.metrics.IdempotentReplay(op)
+	default:
+		e.metrics.PayoutAccepted(req.Rail)
+		po := created.Resource
+		e.reportPayout(stateChange{id: po.ID, org: po.Org, rail: po.Rail, to: po.Status, by: "api"})
+	}
+	return created, err
 }
 
 func (o *Organization) payoutLimits() PayoutLimits {

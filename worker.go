@@ -128,10 +128,12 @@ func (e *Engine) processPayouts(ctx context.Context) (advanced int, full bool, e
 	if e.provider == nil {
 		return 0, false, ErrNoPayoutProvider
 	}
+	start := time.Now()
 	ids, err := payoutsDue.Due(ctx, e.store, e.now(), e.worker.Batch)
 	if err != nil {
 		return 0, false, err
 	}
+	defer func() { e.metrics.WorkerPass(time.Since(start), advanced) }()
 	var count atomic.Int64
 	concurrent.ForEach(ctx, e.worker.Concurrency, len(ids), func(i int) {
 		ok, err := e.advancePayout(ctx, ids[i])
@@ -145,7 +147,8 @@ func (e *Engine) processPayouts(ctx context.Context) (advanced int, full bool, e
 			count.Add(1)
 		}
 	})
-	return int(count.Load()), len(ids) == e.worker.Batch, ctx.Err()
+	advanced = int(count.Load())
+	return advanced, len(ids) == e.worker.Batch, ctx.Err()
 }
 
 // RunPayoutWorker runs ProcessPayouts every interval until ctx ends, and
@@ -170,9 +173,11 @@ func (e *Engine) RunPayoutWorker(ctx context.Context, interval time.Duration) er
 // claim takes a due payout under a lease; a held payout becomes submitted
 // in the same transaction. ok is false when another worker has it.
 func (e *Engine) claim(ctx context.Context, id string) (rec payoutRecord, ok bool, err error) {
+	var from payouts.Status
 	err = e.store.Update(ctx, func(tx store.Tx) error {
 		ok = false
 		rec = payoutRecord{}
+		from = ""
 		if err := records.GetJSON(tx, bucketPayouts, id, &rec, errNotFound); err != nil {
 			return err
 		}
@@ -188,7 +193,7 @@ func (e *Engine) claim(ctx context.Context, id string) (rec payoutRecord, ok boo
 			if p, err = p.Submit(now); err != nil {
 				return err
 			}
-			rec = withState(rec, p)
+			from, rec = payouts.Held, withState(rec, p)
 		}
 		if err := schedule(tx, &rec, at(now.Add(e.worker.Lease))); err != nil {
 			return err
@@ -196,6 +201,9 @@ func (e *Engine) claim(ctx context.Context, id string) (rec payoutRecord, ok boo
 		ok = true
 		return records.PutJSON(tx, bucketPayouts, rec.ID, rec)
 	})
+	if err == nil && from != "" {
+		e.reportPayout(stateChange{id: rec.ID, org: rec.Org, rail: rec.Rail, from: from, to: rec.Status, by: "worker"})
+	}
 	return rec, ok, err
 }
 
@@ -281,9 +289,12 @@ func (e *Engine) advancePayout(ctx context.Context, id string) (bool, error) {
 
 // settle reloads the payout in a transaction and, if it is still in status
 // want, applies fn and stores the result.
+// The state change is logged and counted once the transaction commits.
 func (e *Engine) settle(ctx context.Context, id string, want payouts.Status,
 	fn func(tx store.Tx, rec *payoutRecord, p payouts.Payout, now time.Time) error) error {
-	return e.store.Update(ctx, func(tx store.Tx) error {
+	var change stateChange
+	err := e.store.Update(ctx, func(tx store.Tx) error {
+		change = stateChange{}
 		var rec payoutRecord
 		if err := records.GetJSON(tx, bucketPayouts, id, &rec, errNotFound); err != nil {
 			return err
@@ -298,8 +309,17 @@ func (e *Engine) settle(ctx context.Context, id string, want payouts.Status,
 		if err := fn(tx, &rec, p, e.nowUTC()); err != nil {
 			return err
 		}
+		change = stateChange{id: rec.ID, org: rec.Org, rail: rec.Rail, from: want, to: rec.Status, by: "worker"}
 		return records.PutJSON(tx, bucketPayouts, rec.ID, rec)
 	})
+	if err == nil {
+		if change.to == payouts.Reversed && change.from != payouts.Succeeded { // paid, then clawed back, in one answer
+			e.reportPayout(stateChange{id: change.id, org: change.org, rail: change.rail, from: change.from, to: payouts.Succeeded, by: change.by})
+			change.from = payouts.Succeeded
+		}
+		e.reportPayout(change)
+	}
+	return err
 }
 
 func (e *Engine) retryLater(tx store.Tx, rec *payoutRecord, now time.Time, cause error) error {
@@ -410,8 +430,9 @@ func (e *Engine) clawback(tx store.Tx, rec *payoutRecord, now time.Time) error {
 // ClawbackPayout records a provider clawback of a succeeded payout (the
 // operator's side, or a provider callback).
 func (e *Engine) ClawbackPayout(ctx context.Context, id string) error {
-	return e.store.Update(ctx, func(tx store.Tx) error {
-		var rec payoutRecord
+	var rec payoutRecord
+	err := e.store.Update(ctx, func(tx store.Tx) error {
+		rec = payoutRecord{}
 		if err := records.GetJSON(tx, bucketPayouts, id, &rec, errNotFound); err != nil {
 			return err
 		}
@@ -423,4 +444,8 @@ func (e *Engine) ClawbackPayout(ctx context.Context, id string) error {
 		}
 		return records.PutJSON(tx, bucketPayouts, rec.ID, rec)
 	})
+	if err == nil {
+		e.reportPayout(stateChange{id: rec.ID, org: rec.Org, rail: rec.Rail, from: payouts.Succeeded, to: rec.Status, by: "operator"})
+	}
+	return err
 }

@@ -34,11 +34,15 @@ func (ix Index) Move(tx store.Tx, id string, old, next *time.Time) error {
 	return tx.Put(ix, Key(*next, id), nil)
 }
 
+// End is the exclusive upper bound of a scan of the items due at or
+// before now.
+func End(now time.Time) []byte { return Key(now.Add(time.Nanosecond), "") }
+
 // Due returns up to limit ids due at or before now, earliest first.
 func (ix Index) Due(ctx context.Context, s store.Store, now time.Time, limit int) ([]string, error) {
 	var ids []string
 	err := s.View(ctx, func(tx store.Tx) error {
-		return tx.Scan(ix, store.ScanOptions{End: Key(now.Add(time.Nanosecond), "")}, func(k, _ []byte) (bool, error) {
+		return tx.Scan(ix, store.ScanOptions{End: End(now)}, func(k, _ []byte) (bool, error) {
 			ids = append(ids, string(k[8:]))
 			return len(ids) < limit, nil
 		})

@@ -1,0 +1,200 @@
+package prommetrics
+
+import (
+	"context"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/tambalapay/tambala"
+	"github.com/tambalapay/tambala/payouts"
+	"github.com/tambalapay/tambala/store"
+	"github.com/tambalapay/tambala/webhooks"
+)
+
+const namespace = "tambala"
+
+// Metrics implements tambala.Metrics with Prometheus collectors. Make one
+// per registry with New and pass it as tambala.Options.Metrics.
+type Metrics struct {
+	accepted   *prometheus.CounterVec
+	finished   *prometheus.CounterVec
+	replays    *prometheus.CounterVec
+	workerPass prometheus.Histogram
+	workerAdv  prometheus.Counter
+	dispPass   prometheus.Histogram
+	dispSent   prometheus.Counter
+	attempts   *prometheus.CounterVec
+	dead       prometheus.Counter
+	httpReqs   *prometheus.CounterVec
+	httpDur    *prometheus.HistogramVec
+	txDur      *prometheus.HistogramVec
+	txRetries  *prometheus.CounterVec
+}
+
+var _ tambala.Metrics = (*Metrics)(nil)
+
+// New registers the engine's, the store's and the HTTP binding's metrics
+// on reg.
+func New(reg prometheus.Registerer) *Metrics {
+	m := &Metrics{
+		accepted: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: namespace, Name: "payouts_accepted_total",
+			Help: "Payouts accepted (replays not counted), by rail."}, []string{"rail"}),
+		finished: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: namespace, Name: "payouts_finished_total",
+			Help: "Payouts that reached a terminal status, by rail, status (succeeded, failed, reversed) and who finished them (worker, operator)."},
+			[]string{"rail", "status", "by"}),
+		replays: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: namespace, Name: "idempotent_replays_total",
+			Help: "Creates answered with an outcome decided earlier, by operation."}, []string{"operation"}),
+		workerPass: prometheus.NewHistogram(prometheus.HistogramOpts{Namespace: namespace, Name: "payout_worker_pass_seconds",
+			Help: "Duration of one payout worker pass.", Buckets: prometheus.ExponentialBuckets(0.001, 4, 9)}),
+		workerAdv: prometheus.NewCounter(prometheus.CounterOpts{Namespace: namespace, Name: "payout_worker_advanced_total",
+			Help: "Payouts the worker advanced (a provider call made and recorded)."}),
+		dispPass: prometheus.NewHistogram(prometheus.HistogramOpts{Namespace: namespace, Name: "webhook_dispatcher_pass_seconds",
+			Help: "Duration of one webhook dispatcher pass.", Buckets: prometheus.ExponentialBuckets(0.001, 4, 9)}),
+		dispSent: prometheus.NewCounter(prometheus.CounterOpts{Namespace: namespace, Name: "webhook_dispatcher_sent_total",
+			Help: "Webhook deliveries the dispatcher sent."}),
+		attempts: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: namespace, Name: "webhook_attempts_total",
+			Help: "Webhook delivery attempts recorded, by the delivery's state after the attempt (delivered, pending: to be retried, dead)."},
+			[]string{"state"}),
+		dead: prometheus.NewCounter(prometheus.CounterOpts{Namespace: namespace, Name: "webhook_dead_letters_total",
+			Help: "Webhook deliveries dead-lettered (their schedule ran out)."}),
+		httpReqs: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: namespace, Name: "http_requests_total",
+			Help: "HTTP requests, by handler (public, admin), route pattern, status and error code (\"\" on success)."},
+			[]string{"handler", "route", "status", "code"}),
+		httpDur: prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: namespace, Name: "http_request_duration_seconds",
+			Help: "HTTP request latency, by handler and route pattern.", Buckets: prometheus.DefBuckets}, []string{"handler", "route"}),
+		txDur: prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: namespace, Name: "store_transaction_seconds",
+			Help: "Store transaction durations, by kind (view, update) and outcome (ok, error).",
+			Buckets: prometheus.ExponentialBuckets(0.0001, 4, 10)}, []string{"kind", "outcome"}),
+		txRetries: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: namespace, Name: "store_update_reruns_total",
+			Help: "Update functions run again by the store (group commit fallback, serialization failures), by store."},
+			[]string{"store"}),
+	}
+	reg.MustRegister(m.accepted, m.finished, m.replays, m.workerPass, m.workerAdv, m.dispPass, m.dispSent,
+		m.attempts, m.dead, m.httpReqs, m.httpDur, m.txDur, m.txRetries)
+	return m
+}
+
+// PayoutAccepted implements tambala.Metrics.
+func (m *Metrics) PayoutAccepted(rail payouts.Rail) { m.accepted.WithLabelValues(string(rail)).Inc() }
+
+// PayoutFinished implements tambala.Metrics.
+func (m *Metrics) PayoutFinished(rail payouts.Rail, status payouts.Status, by string) {
+	m.finished.WithLabelValues(string(rail), string(status), by).Inc()
+}
+
+// IdempotentReplay implements tambala.Metrics.
+func (m *Metrics) IdempotentReplay(op tambala.Operation) { m.replays.WithLabelValues(string(op)).Inc() }
+
+// WorkerPass implements tambala.Metrics.
+func (m *Metrics) WorkerPass(d time.Duration, advanced int) {
+	m.workerPass.Observe(d.Seconds())
+	m.workerAdv.Add(float64(advanced))
+}
+
+// DispatcherPass implements tambala.Metrics.
+func (m *Metrics) DispatcherPass(d time.Duration, sent int) {
+	m.dispPass.Observe(d.Seconds())
+	m.dispSent.Add(float64(sent))
+}
+
+// WebhookAttempt implements tambala.Metrics.
+func (m *Metrics) WebhookAttempt(state webhooks.State) {
+	m.attempts.WithLabelValues(string(state)).Inc()
+	if state == webhooks.Dead {
+		m.dead.Inc()
+	}
+}
+
+// ObserveHTTP records one HTTP request: handler is "public" or "admin",
+// route the mux pattern that served it ("" when none did), code the
+// error code of an error answer. It has the signature of
+// httpapi.Options.Observe.
+func (m *Metrics) ObserveHTTP(handler, route string, status int, code string, d time.Duration) {
+	if route == "" {
+		route = "unmatched" // never the raw path: its values are unbounded
+	}
+	m.httpReqs.WithLabelValues(handler, route, strconv.Itoa(status), code).Inc()
+	m.httpDur.WithLabelValues(handler, route).Observe(d.Seconds())
+}
+
+// RegisterBacklog registers gauges read from e.Backlog at each scrape:
+// payouts in flight by status, overdue payouts, and the items due now for
+// the worker and the dispatcher. A scrape that cannot read them (timeout
+// 5 s) reports nothing rather than stale figures.
+func RegisterBacklog(reg prometheus.Registerer, e *tambala.Engine) {
+	reg.MustRegister(&backlogCollector{e: e,
+		inFlight: prometheus.NewDesc(namespace+"_payouts_in_flight", "Payouts not terminal yet, by status.", []string{"status"}, nil),
+		overdue:  prometheus.NewDesc(namespace+"_payouts_overdue", "Payouts not terminal, accepted longer ago than the worker's OverdueAfter.", nil, nil),
+		due:      prometheus.NewDesc(namespace+"_due_backlog", "Items due now, by loop (payout_worker, webhook_dispatcher).", []string{"loop"}, nil),
+	})
+}
+
+type backlogCollector struct {
+	e                      *tambala.Engine
+	inFlight, overdue, due *prometheus.Desc
+}
+
+func (c *backlogCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- c.inFlight
+	ch <- c.overdue
+	ch <- c.due
+}
+
+func (c *backlogCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	b, err := c.e.Backlog(ctx)
+	if err != nil {
+		ch <- prometheus.NewInvalidMetric(c.overdue, err)
+		return
+	}
+	for _, s := range []payouts.Status{payouts.Held, payouts.Submitted, payouts.Pending} {
+		ch <- prometheus.MustNewConstMetric(c.inFlight, prometheus.GaugeValue, float64(b.PayoutsInFlight[s]), string(s))
+	}
+	ch <- prometheus.MustNewConstMetric(c.overdue, prometheus.GaugeValue, float64(b.PayoutsOverdue))
+	ch <- prometheus.MustNewConstMetric(c.due, prometheus.GaugeValue, float64(b.PayoutsDue), "payout_worker")
+	ch <- prometheus.MustNewConstMetric(c.due, prometheus.GaugeValue, float64(b.DeliveriesDue), "webhook_dispatcher")
+}
+
+// InstrumentStore wraps s so that every transaction's duration and every
+// re-run of an update function is counted; name labels the re-runs (e.g.
+// "boltstore").
+func (m *Metrics) InstrumentStore(s store.Store, name string) store.Store {
+	return &instrumented{Store: s, m: m, reruns: m.txRetries.WithLabelValues(name)}
+}
+
+type instrumented struct {
+	store.Store
+	m      *Metrics
+	reruns prometheus.Counter
+}
+
+func (s *instrumented) View(ctx context.Context, fn func(store.Tx) error) error {
+	start := time.Now()
+	err := s.Store.View(ctx, fn)
+	s.m.txDur.WithLabelValues("view", outcome(err)).Observe(time.Since(start).Seconds())
+	return err
+}
+
+func (s *instrumented) Update(ctx context.Context, fn func(store.Tx) error) error {
+	start := time.Now()
+	var runs atomic.Int32
+	err := s.Store.Update(ctx, func(tx store.Tx) error {
+		if runs.Add(1) > 1 {
+			s.reruns.Inc()
+		}
+		return fn(tx)
+	})
+	s.m.txDur.WithLabelValues("update", outcome(err)).Observe(time.Since(start).Seconds())
+	return err
+}
+
+func outcome(err error) string {
+	if err != nil {
+		return "error"
+	}
+	return "ok"
+}

@@ -1,0 +1,111 @@
+package tambala
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/tambalapay/tambala/internal/due"
+	"github.com/tambalapay/tambala/payouts"
+	"github.com/tambalapay/tambala/store"
+	"github.com/tambalapay/tambala/webhooks"
+)
+
+// Metrics receives what the engine counts, so a host can use its own
+// metrics system (adapters/prommetrics serves Prometheus). Every method is
+// called after the change it reports has committed, never from inside a
+// storage transaction, and must be quick and safe for concurrent use.
+type Metrics interface {
+	// PayoutAccepted: a payout was accepted (not a replay).
+	PayoutAccepted(rail payouts.Rail)
+	// PayoutFinished: a payout reached status (succeeded, failed or
+	// reversed); by is "worker" or "operator".
+	PayoutFinished(rail payouts.Rail, status payouts.Status, by string)
+	// IdempotentReplay: a create answered with a decided outcome.
+	IdempotentReplay(op Operation)
+	// WorkerPass and DispatcherPass: one pass of the loop, how long it
+	// took and how many items it advanced.
+	WorkerPass(d time.Duration, advanced int)
+	DispatcherPass(d time.Duration, sent int)
+	// WebhookAttempt: one delivery attempt recorded, with the state the
+	// delivery is in after it (delivered, pending: to be retried, dead).
+	WebhookAttempt(state webhooks.State)
+}
+
+// noMetrics counts nothing.
+type noMetrics struct{}
+
+func (noMetrics) PayoutAccepted(payouts.Rail)                         {}
+func (noMetrics) PayoutFinished(payouts.Rail, payouts.Status, string) {}
+func (noMetrics) IdempotentReplay(Operation)                          {}
+func (noMetrics) WorkerPass(time.Duration, int)                       {}
+func (noMetrics) DispatcherPass(time.Duration, int)                   {}
+func (noMetrics) WebhookAttempt(webhooks.State)                       {}
+
+// Backlog is what waits on the engine's background work, for gauges.
+type Backlog struct {
+	// PayoutsDue and DeliveriesDue are the items due now in the worker's
+	// and the dispatcher's due index.
+	PayoutsDue, DeliveriesDue int
+	// PayoutsInFlight counts payouts not terminal by status (held,
+	// submitted, pending); PayoutsOverdue those older than
+	// WorkerOptions.OverdueAfter.
+	PayoutsInFlight map[payouts.Status]int
+	PayoutsOverdue  int
+}
+
+// Backlog reads the backlog in one read transaction: the due indexes up to
+// now, and every payout not terminal. It costs a read of each payout in
+// flight, so call it at scrape intervals, not per request.
+func (e *Engine) Backlog(ctx context.Context) (Backlog, error) {
+	now := e.nowUTC()
+	b := Backlog{PayoutsInFlight: map[payouts.Status]int{payouts.Held: 0, payouts.Submitted: 0, payouts.Pending: 0}}
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		b.DeliveriesDue, b.PayoutsDue = 0, 0
+		for _, ix := range []struct {
+			n   *int
+			idx []byte
+		}{{&b.DeliveriesDue, deliveriesDue}, {&b.PayoutsDue, payoutsDue}} {
+			err := tx.Scan(ix.idx, store.ScanOptions{End: due.End(now)}, func(_, _ []byte) (bool, error) {
+				*ix.n++
+				return true, nil
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return b, err
+	}
+	list, err := e.PayoutsInFlight(ctx, InFlightFilter{Limit: maxInFlightList})
+	for _, p := range list {
+		b.PayoutsInFlight[p.Payout.Status]++
+		if p.Overdue {
+			b.PayoutsOverdue++
+		}
+	}
+	return b, err
+}
+
+// stateChange is a payout's move, reported once its transaction commits.
+type stateChange struct {
+	id, org  string
+	rail     payouts.Rail
+	from, to payouts.Status
+	by       string
+}
+
+// reportPayout logs a committed payout state change at info level and
+// counts a finish.
+func (e *Engine) reportPayout(c stateChange) {
+	if c.to == "" || c.from == c.to {
+		return
+	}
+	e.log.Info("payout", slog.String("payout", c.id), slog.String("org", c.org), slog.String("rail", string(c.rail)),
+		slog.String("from", string(c.from)), slog.String("to", string(c.to)), slog.String("by", c.by))
+	if c.to.Terminal() {
+		e.metrics.PayoutFinished(c.rail, c.to, c.by)
+	}
+}
