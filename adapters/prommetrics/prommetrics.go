@@ -66,7 +66,7 @@ func New(reg prometheus.Registerer) *Metrics {
 		httpDur: prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: namespace, Name: "http_request_duration_seconds",
 			Help: "HTTP request latency, by handler and route pattern.", Buckets: prometheus.DefBuckets}, []string{"handler", "route"}),
 		txDur: prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: namespace, Name: "store_transaction_seconds",
-			Help: "Store transaction durations, by kind (view, update) and outcome (ok, error).",
+			Help:    "Store transaction durations, by kind (view, update) and outcome (ok, error).",
 			Buckets: prometheus.ExponentialBuckets(0.0001, 4, 10)}, []string{"kind", "outcome"}),
 		txRetries: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: namespace, Name: "store_update_reruns_total",
 			Help: "Update functions run again by the store (group commit fallback, serialization failures), by store."},
