@@ -48,18 +48,26 @@ func (e *Engine) Act(ctx context.Context, orgID string) (Principal, error) {
 		if err != nil {
 			return err
 		}
-		p.Org = org.clone()
-		if p.Org.Status != OrgActive {
-			return errSuspended
-		}
-		p.Pause, err = e.readPause(tx)
-		p.valid = true
+		p, err = e.principal(tx, org)
 		return err
 	})
 	if err != nil {
 		return Principal{}, err
 	}
 	return p, nil
+}
+
+// principal makes the Principal of org (a cached value: it is copied),
+// refusing a suspended organization, with the pause switches read in tx.
+func (e *Engine) principal(tx store.Tx, org Organization) (Principal, error) {
+	if org.Status != OrgActive {
+		return Principal{}, errSuspended
+	}
+	pause, err := e.readPause(tx)
+	if err != nil {
+		return Principal{}, err
+	}
+	return Principal{Org: org.clone(), Pause: pause, valid: true}, nil
 }
 
 // Admit checks the rules every call to api is under, against the state

@@ -177,14 +177,11 @@ func (e *Engine) Authenticate(ctx context.Context, key string) (Principal, error
 		if err != nil {
 			return err
 		}
-		p.Org = org.clone() // the cached value is shared
-		p.Key = rec.APIKey
-		if p.Org.Status != OrgActive {
-			return errSuspended
+		if p, err = e.principal(tx, org); err != nil {
+			return err
 		}
-		p.Pause, err = e.readPause(tx)
-		p.valid = true
-		return err
+		p.Key = rec.APIKey
+		return nil
 	})
 	if err != nil {
 		return Principal{}, err

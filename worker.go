@@ -222,11 +222,10 @@ func (e *Engine) advancePayout(ctx context.Context, id string) (bool, error) {
 	}
 	switch rec.Status {
 	case payouts.Submitted:
-		p, err := rec.payout()
+		callErr, err := e.submit(ctx, rec)
 		if err != nil {
 			return false, err
 		}
-		callErr := e.provider.Submit(ctx, PayoutSubmission{Reference: p.ID, Rail: p.Rail, Amount: p.Amount, Destination: p.Destination})
 		return true, e.settle(ctx, id, payouts.Submitted, func(tx store.Tx, rec *payoutRecord, p payouts.Payout, now time.Time) error {
 			if callErr != nil {
 				return e.retryLater(tx, rec, now, callErr)
@@ -241,11 +240,10 @@ func (e *Engine) advancePayout(ctx context.Context, id string) (bool, error) {
 		})
 	case payouts.Pending:
 		if rec.Resubmit {
-			p, err := rec.payout()
+			callErr, err := e.submit(ctx, rec)
 			if err != nil {
 				return false, err
 			}
-			callErr := e.provider.Submit(ctx, PayoutSubmission{Reference: p.ID, Rail: p.Rail, Amount: p.Amount, Destination: p.Destination})
 			return true, e.settle(ctx, id, payouts.Pending, func(tx store.Tx, rec *payoutRecord, p payouts.Payout, now time.Time) error {
 				if callErr != nil {
 					return e.retryLater(tx, rec, now, callErr)
@@ -285,6 +283,16 @@ func (e *Engine) advancePayout(ctx context.Context, id string) (bool, error) {
 			return schedule(tx, rec, nil)
 		})
 	}
+}
+
+// submit hands the payout to the provider under its id as reference:
+// callErr is the provider's answer, err a record that cannot be read.
+func (e *Engine) submit(ctx context.Context, rec payoutRecord) (callErr, err error) {
+	p, err := rec.payout()
+	if err != nil {
+		return nil, err
+	}
+	return e.provider.Submit(ctx, PayoutSubmission{Reference: p.ID, Rail: p.Rail, Amount: p.Amount, Destination: p.Destination}), nil
 }
 
 // settle reloads the payout in a transaction and, if it is still in status
