@@ -75,6 +75,7 @@ func (a *Admin) routes() {
 	a.handle("POST /admin/orgs/{org}/collections/{id}/reverse", a.reverseCollection)
 	a.handle("GET /admin/pause", a.getPause)
 	a.handle("PUT /admin/pause", a.setPause)
+	a.handle("GET /admin/openapi.json", a.openAPI)
 }
 
 func (a *Admin) handle(pattern string, fn http.HandlerFunc) {

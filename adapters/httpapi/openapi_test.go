@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/google/uuid"
 
 	"github.com/tambalapay/tambala/adapters/httpapi"
 	"github.com/tambalapay/tambala/errcode"
@@ -40,11 +41,16 @@ func TestOpenAPI_ServedAtOpenAPIJSON(t *testing.T) {
 	}
 }
 
-// docOperations lists "METHOD /path" of every documented operation.
+// docOperations lists "METHOD /path" of every operation of the public
+// document.
 func docOperations(t *testing.T) map[string]*openapi3.Operation {
-	s := loadSpec(t)
+	return operationsOf(loadSpec(t).doc)
+}
+
+// operationsOf lists "METHOD /path" of every operation of doc.
+func operationsOf(doc *openapi3.T) map[string]*openapi3.Operation {
 	ops := map[string]*openapi3.Operation{}
-	for path, item := range s.doc.Paths.Map() {
+	for path, item := range doc.Paths.Map() {
 		for method, op := range item.Operations() {
 			ops[method+" "+path] = op
 		}
@@ -56,7 +62,11 @@ var routePattern = regexp.MustCompile(`^(GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS)
 
 // handlerRoutes reads every ServeMux pattern of the public handler from the
 // package's source (admin patterns, under /admin, are not public).
-func handlerRoutes(t *testing.T) map[string]bool {
+func handlerRoutes(t *testing.T) map[string]bool { return sourceRoutes(t, false) }
+
+// sourceRoutes reads every ServeMux pattern of the package's source: those
+// of the admin handler (under /admin) when admin, else the public ones.
+func sourceRoutes(t *testing.T, admin bool) map[string]bool {
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
@@ -80,7 +90,7 @@ func handlerRoutes(t *testing.T) map[string]bool {
 			if err != nil {
 				return true
 			}
-			if m := routePattern.FindStringSubmatch(s); m != nil && !strings.HasPrefix(m[2], "/admin") {
+			if m := routePattern.FindStringSubmatch(s); m != nil && strings.HasPrefix(m[2], "/admin/") == admin {
 				out[s] = true
 			}
 			return true
@@ -134,40 +144,83 @@ func TestOpenAPI_OperationsServedWithDocumentedAuth(t *testing.T) {
 	}
 }
 
-// TestOpenAPI_ErrorSchemasMatchTable: the per-status error schemas list
-// exactly the codes errcode.Table gives that status, and ErrorCode lists
-// every code.
-func TestOpenAPI_ErrorSchemasMatchTable(t *testing.T) {
-	s := loadSpec(t)
-	byStatus := map[int][]string{}
-	var all []string
+// TestOpenAPI_OneErrorSchema: every error response of the public document
+// is the one Error schema, whose code is the one ErrorCode enum listing
+// exactly the codes of errcode.Table.
+func TestOpenAPI_OneErrorSchema(t *testing.T) {
+	checkOneErrorSchema(t, loadSpec(t).doc)
+}
+
+// checkOneErrorSchema holds for both documents: one Error schema (the
+// envelope, closed) whose error.code is ErrorCode; ErrorCode's enum is the
+// set of errcode.Table's codes, each once; no other error schema; every
+// non-2xx response of every operation is the Error schema; and a response
+// description names only codes the table sends with that response's
+// status, and at least one.
+func checkOneErrorSchema(t *testing.T, doc *openapi3.T) {
+	t.Helper()
+	var want []string
+	status := map[string]int{}
 	for _, sp := range errcode.Table {
-		byStatus[sp.HTTPStatus] = append(byStatus[sp.HTTPStatus], string(sp.Code))
-		all = append(all, string(sp.Code))
+		want = append(want, string(sp.Code))
+		status[string(sp.Code)] = sp.HTTPStatus
 	}
-	enum := func(sc *openapi3.Schema) []string {
-		var out []string
-		for _, v := range sc.Enum {
-			out = append(out, v.(string))
+	slices.Sort(want)
+	ec := doc.Components.Schemas["ErrorCode"]
+	if ec == nil {
+		t.Fatal("no ErrorCode schema")
+	}
+	var got []string
+	for _, v := range ec.Value.Enum {
+		got = append(got, v.(string))
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("ErrorCode enum = %v, want exactly errcode.Table's codes %v", got, want)
+	}
+	if len(slices.Compact(slices.Clone(got))) != len(ec.Value.Enum) {
+		t.Errorf("ErrorCode lists a code twice: %v", got)
+	}
+	env := doc.Components.Schemas["Error"]
+	if env == nil {
+		t.Fatal("no Error schema")
+	}
+	e := env.Value.Properties["error"]
+	if e == nil || e.Value.Properties["code"] == nil || e.Value.Properties["code"].Ref != "#/components/schemas/ErrorCode" ||
+		e.Value.Properties["message"] == nil || len(e.Value.Properties) != 2 || len(e.Value.Required) != 2 ||
+		env.Value.AdditionalProperties.Has == nil || *env.Value.AdditionalProperties.Has ||
+		e.Value.AdditionalProperties.Has == nil || *e.Value.AdditionalProperties.Has {
+		t.Error(`Error is not the closed envelope {"error":{"code": ErrorCode, "message"}}`)
+	}
+	for name := range doc.Components.Schemas {
+		if strings.HasPrefix(name, "Error") && name != "Error" && name != "ErrorCode" {
+			t.Errorf("schema %s: the one error schema is Error", name)
 		}
-		slices.Sort(out)
-		return out
 	}
-	slices.Sort(all)
-	if got := enum(s.doc.Components.Schemas["ErrorCode"].Value); !slices.Equal(got, all) {
-		t.Errorf("ErrorCode enum = %v, want errcode.Table %v", got, all)
-	}
-	for status, codes := range byStatus {
-		name := "Error" + strconv.Itoa(status)
-		ref := s.doc.Components.Schemas[name]
-		if ref == nil {
-			t.Errorf("no schema %s for status %d (%v)", name, status, codes)
-			continue
-		}
-		slices.Sort(codes)
-		code := ref.Value.Properties["error"].Value.Properties["code"].Value
-		if got := enum(code); !slices.Equal(got, codes) {
-			t.Errorf("%s codes = %v, want %v", name, got, codes)
+	word := regexp.MustCompile(`[a-z0-9_]+`)
+	for k, op := range operationsOf(doc) {
+		for st, r := range op.Responses.Map() {
+			if st[0] == '2' {
+				continue
+			}
+			where := k + " " + st
+			mt := r.Value.Content.Get("application/json")
+			if mt == nil || mt.Schema == nil || mt.Schema.Ref != "#/components/schemas/Error" || len(r.Value.Content) != 1 {
+				t.Errorf("%s: the error response is not the one Error schema", where)
+			}
+			n, _ := strconv.Atoi(st)
+			named := 0
+			for _, w := range word.FindAllString(*r.Value.Description, -1) {
+				if s, ok := status[w]; ok {
+					named++
+					if s != n {
+						t.Errorf("%s: the description names %s, which errcode.Table sends with %d", where, w, s)
+					}
+				}
+			}
+			if named == 0 {
+				t.Errorf("%s: the description names no code: %q", where, *r.Value.Description)
+			}
 		}
 	}
 }
@@ -222,7 +275,7 @@ func TestOpenAPI_OperationConventions(t *testing.T) {
 				continue
 			}
 			mt := r.Value.Content.Get("application/json")
-			if mt == nil || mt.Schema == nil || !strings.HasPrefix(mt.Schema.Ref, "#/components/schemas/Error") {
+			if mt == nil || mt.Schema == nil || mt.Schema.Ref != "#/components/schemas/Error" {
 				t.Errorf("%s %s: error response is not the envelope", k, st)
 			}
 		}
@@ -232,6 +285,13 @@ func TestOpenAPI_OperationConventions(t *testing.T) {
 // TestOpenAPI_ResponseObjectsAreClosed: every object schema in a response
 // forbids unknown properties, so a field added without the document fails.
 func TestOpenAPI_ResponseObjectsAreClosed(t *testing.T) {
+	checkResponsesClosed(t, loadSpec(t).doc)
+}
+
+// checkResponsesClosed: every object schema of a response of doc (but the
+// document itself) forbids unknown properties.
+func checkResponsesClosed(t *testing.T, doc *openapi3.T) {
+	t.Helper()
 	seen := map[*openapi3.Schema]bool{}
 	var walk func(where string, sc *openapi3.SchemaRef)
 	walk = func(where string, sc *openapi3.SchemaRef) {
@@ -253,9 +313,9 @@ func TestOpenAPI_ResponseObjectsAreClosed(t *testing.T) {
 			walk(where+"|", x)
 		}
 	}
-	for k, op := range docOperations(t) {
+	for k, op := range operationsOf(doc) {
 		for st, r := range op.Responses.Map() {
-			if k == "GET /openapi.json" {
+			if strings.HasSuffix(k, "/openapi.json") {
 				continue
 			}
 			for _, mt := range r.Value.Content {
@@ -327,7 +387,10 @@ func TestOpenAPI_RequestSchemas(t *testing.T) {
 	}{
 		{"BankPayoutRequest", bankBody("100"), true},
 		{"BankPayoutRequest", bankBody("100.5"), true},
-		{"BankPayoutRequest", `{"amount_mwk":100,"institution_id":1,"account_number":"1","beneficiary_name":"A","extra":1}`, true},
+		{"BankPayoutRequest", `{"amount_mwk":"100","institution_id":1,"account_number":"1","beneficiary_name":"A","extra":1}`, true},
+		// The server also takes a JSON integer (the description says so);
+		// the schema types the string, what generated clients send.
+		{"BankPayoutRequest", `{"amount_mwk":100,"institution_id":1,"account_number":"1","beneficiary_name":"A"}`, false},
 		{"BankPayoutRequest", `{"amount_mwk":10.5,"institution_id":1,"account_number":"1","beneficiary_name":"A"}`, false},
 		{"BankPayoutRequest", `{"amount_mwk":"1.001","institution_id":1,"account_number":"1","beneficiary_name":"A"}`, false},
 		{"BankPayoutRequest", `{"amount_mwk":"1","institution_id":1,"beneficiary_name":"A"}`, false},
@@ -346,4 +409,85 @@ func TestOpenAPI_RequestSchemas(t *testing.T) {
 			t.Errorf("%s %s: err=%v, want ok=%v", c.schema, c.body, err, c.ok)
 		}
 	}
+}
+
+// TestOpenAPI_RequestAmountsAreStrings: in both documents every amount,
+// fee, floor and rate field of a request body is a string with a decimal
+// pattern (no oneOf), so a generated client has one type to send.
+func TestOpenAPI_RequestAmountsAreStrings(t *testing.T) {
+	moneyField := regexp.MustCompile(`(amount|fee|floor|rate|_mwk)`)
+	for _, doc := range []*openapi3.T{loadSpec(t).doc, loadAdminSpec(t).doc} {
+		found := 0
+		for k, op := range operationsOf(doc) {
+			if op.RequestBody == nil {
+				continue
+			}
+			mt := op.RequestBody.Value.Content.Get("application/json")
+			if mt == nil || mt.Schema == nil {
+				t.Errorf("%s: request body without a JSON schema", k)
+				continue
+			}
+			for name, p := range mt.Schema.Value.Properties {
+				if !moneyField.MatchString(name) {
+					continue
+				}
+				found++
+				v := p.Value
+				if !v.Type.Is("string") || v.Pattern == "" || len(v.OneOf) > 0 || len(v.AnyOf) > 0 {
+					t.Errorf("%s: request field %s is not a string with a decimal pattern", k, name)
+				}
+			}
+		}
+		if found == 0 {
+			t.Errorf("%s: found no amount in any request body", doc.Info.Title)
+		}
+	}
+}
+
+// TestOpenAPI_UUIDFormat: format uuid, as the tests validate it, accepts
+// the ids the engine makes (UUIDv7) and the bank ids (UUIDv5), and
+// refuses anything else, so "format": "uuid" on an id is checked.
+func TestOpenAPI_UUIDFormat(t *testing.T) {
+	sc := openapi3.NewUUIDSchema()
+	for _, c := range []struct {
+		v  string
+		ok bool
+	}{
+		{uuid.Must(uuid.NewV7()).String(), true},
+		{uuid.NewSHA1(uuid.MustParse("6f1d7a52-2c59-4c39-9a4e-8c2b2a1d0b11"), []byte("1")).String(), true},
+		{"0190c4d2-7f3a-7b1e-8a2b-000000000000", true},
+		{"not-a-uuid", false},
+		{"0190c4d27f3a7b1e8a2b000000000000", false},
+		{"tmb_live_0123456", false},
+	} {
+		if err := sc.VisitJSON(c.v, uuidFormat); (err == nil) != c.ok {
+			t.Errorf("%s: err=%v, want ok=%v", c.v, err, c.ok)
+		}
+	}
+}
+
+// unexercised lists, for each document a test loaded, the operations no
+// test received a documented success response of (TestMain fails then).
+func unexercised() []string {
+	var missing []string
+	for _, doc := range []*openapi3.T{spec.doc, adminSpec.doc} {
+		if doc == nil {
+			continue
+		}
+		for path, item := range doc.Paths.Map() {
+			for method, op := range item.Operations() {
+				ok := false
+				for st := range op.Responses.Map() {
+					if _, hit := exercised.Load(op.OperationID + " " + st); hit && st[0] == '2' {
+						ok = true
+					}
+				}
+				if !ok {
+					missing = append(missing, method+" "+path)
+				}
+			}
+		}
+	}
+	slices.Sort(missing)
+	return missing
 }

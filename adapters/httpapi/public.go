@@ -14,11 +14,23 @@ import (
 //go:embed openapi.json
 var openAPIDoc []byte
 
-// OpenAPI returns the OpenAPI 3 document of the public API.
+//go:embed openapi-admin.json
+var adminOpenAPIDoc []byte
+
+// OpenAPI returns the OpenAPI 3 document of the public API, served at
+// GET /openapi.json.
 func OpenAPI() []byte { return openAPIDoc }
+
+// AdminOpenAPI returns the OpenAPI 3 document of the admin API, served by
+// the Admin handler at GET /admin/openapi.json (behind the admin token).
+func AdminOpenAPI() []byte { return adminOpenAPIDoc }
 
 func (h *Handler) openAPI(w http.ResponseWriter, r *http.Request) {
 	writeRaw(w, http.StatusOK, openAPIDoc)
+}
+
+func (a *Admin) openAPI(w http.ResponseWriter, r *http.Request) {
+	writeRaw(w, http.StatusOK, adminOpenAPIDoc)
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
