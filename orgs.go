@@ -258,7 +258,10 @@ func (e *Engine) SetV2Access(ctx context.Context, id string, a V2Access) (Organi
 
 // SetAssets replaces the assets and operations enabled for an organization.
 func (e *Engine) SetAssets(ctx context.Context, id string, assets []AssetAccess) (Organization, error) {
-	return e.updateOrg(ctx, id, func(o *Organization) error { o.Assets = slices.Clone(assets); return nil })
+	return e.updateOrg(ctx, id, func(o *Organization) error {
+		o.Assets = append([]AssetAccess{}, assets...) // never nil: an organization with no asset lists none
+		return nil
+	})
 }
 
 // SetBalanceFloor sets the MWK floor below which balance.low is sent; ""

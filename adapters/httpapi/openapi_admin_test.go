@@ -381,3 +381,15 @@ func TestAdmin_WebhookDeliveriesAndRedelivery(t *testing.T) {
 		t.Errorf("%d sends after the redelivery, want 2", n)
 	}
 }
+
+// Taking every asset away leaves an empty list, never null.
+func TestAdmin_SetAssetsEmpty(t *testing.T) {
+	e := newEnv(t)
+	o, _ := e.newOrg(t, orgSpec{})
+	for _, body := range []any{map[string]any{}, map[string]any{"assets": nil}, map[string]any{"assets": []any{}}} {
+		got := e.admin(t, "PUT", "/admin/orgs/"+o.ID+"/assets", body).want(t, 200, "").obj(t)
+		if list, ok := got["assets"].([]any); !ok || len(list) != 0 {
+			t.Errorf("%v: assets = %#v, want []", body, got["assets"])
+		}
+	}
+}
