@@ -1,0 +1,348 @@
+package quotes
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/cockroachdb/apd/v3"
+
+	"github.com/tambalapay/tambala/money"
+)
+
+// The stored forms are binary, in the style of the ledger's records:
+//
+//	quote:    0x01 id org kind(1) direction(1) amount(from) amount(to)
+//	          rate time(created) time(expires) usedBy
+//	corridor: 0x01 code decimals(1) flags(1) [rate_off_ramp] [rate_on_ramp]
+//	          units(min) [units(max)]
+//
+// where a string is uvarint length + bytes; an amount is code, decimals(1),
+// then units; units are 0x00 varint(minor units) or 0x01 string(decimal
+// text) beyond int64; a rate is the string of its exact decimal (apd's
+// scientific form, which keeps coefficient and exponent); a time is
+// varint(Unix seconds) uvarint(nanoseconds), read back in UTC. The
+// corridor's flags are 1 open, 2 rate_off_ramp, 4 rate_on_ramp, 8 max.
+
+const storedV1 = 0x01
+
+var errTruncated = errors.New("truncated record")
+
+const (
+	kindOrderByte      = 1
+	kindConversionByte = 2
+	dirToBankByte      = 1
+	dirFromBankByte    = 2
+)
+
+// EncodeStored is the stored form of q; DecodeStored reads it back
+// exactly: every field, the amounts with their assets and decimals, and
+// the rate with its exact decimal (times in UTC). q must be valid (a kind
+// and direction of this package).
+func EncodeStored(q Quote) []byte {
+	b := make([]byte, 0, 128)
+	b = append(b, storedV1)
+	b = appendString(b, q.ID)
+	b = appendString(b, q.Org)
+	var k, d byte
+	switch q.Kind {
+	case KindOrder:
+		k = kindOrderByte
+	case KindConversion:
+		k = kindConversionByte
+	}
+	switch q.Direction {
+	case ToBank:
+		d = dirToBankByte
+	case FromBank:
+		d = dirFromBankByte
+	}
+	b = append(b, k, d)
+	b = appendAmount(b, q.From)
+	b = appendAmount(b, q.To)
+	b = appendRate(b, q.Rate)
+	b = appendTime(b, q.CreatedAt)
+	b = appendTime(b, q.ExpiresAt)
+	return appendString(b, q.UsedBy)
+}
+
+// DecodeStored reads a quote written by EncodeStored.
+func DecodeStored(b []byte) (Quote, error) {
+	r := reader{b: b}
+	if v := r.byte(); r.err == nil && v != storedV1 {
+		return Quote{}, fmt.Errorf("quotes: stored quote has version %d", v)
+	}
+	var q Quote
+	q.ID = r.string()
+	q.Org = r.string()
+	switch k := r.byte(); k {
+	case kindOrderByte:
+		q.Kind = KindOrder
+	case kindConversionByte:
+		q.Kind = KindConversion
+	default:
+		r.failWith(fmt.Errorf("kind %d", k))
+	}
+	switch d := r.byte(); d {
+	case dirToBankByte:
+		q.Direction = ToBank
+	case dirFromBankByte:
+		q.Direction = FromBank
+	default:
+		r.failWith(fmt.Errorf("direction %d", d))
+	}
+	q.From = r.amount()
+	q.To = r.amount()
+	q.Rate = r.rate()
+	q.CreatedAt = r.time()
+	q.ExpiresAt = r.time()
+	q.UsedBy = r.string()
+	if err := r.done(); err != nil {
+		return Quote{}, fmt.Errorf("quotes: bad stored quote: %w", err)
+	}
+	return q, nil
+}
+
+const (
+	flagOpen = 1 << iota
+	flagOffRamp
+	flagOnRamp
+	flagMax
+)
+
+// EncodeCorridor is the stored form of a corridor; DecodeCorridor reads it
+// back exactly.
+func EncodeCorridor(c Corridor) []byte {
+	b := make([]byte, 0, 64)
+	b = append(b, storedV1)
+	b = appendString(b, c.Asset.Code)
+	b = append(b, byte(c.Asset.Decimals))
+	var flags byte
+	if c.Open {
+		flags |= flagOpen
+	}
+	if c.RateOffRamp != nil {
+		flags |= flagOffRamp
+	}
+	if c.RateOnRamp != nil {
+		flags |= flagOnRamp
+	}
+	if c.Max != nil {
+		flags |= flagMax
+	}
+	b = append(b, flags)
+	if c.RateOffRamp != nil {
+		b = appendRate(b, *c.RateOffRamp)
+	}
+	if c.RateOnRamp != nil {
+		b = appendRate(b, *c.RateOnRamp)
+	}
+	b = appendUnits(b, c.Min)
+	if c.Max != nil {
+		b = appendUnits(b, *c.Max)
+	}
+	return b
+}
+
+// DecodeCorridor reads a corridor written by EncodeCorridor.
+func DecodeCorridor(b []byte) (Corridor, error) {
+	r := reader{b: b}
+	if v := r.byte(); r.err == nil && v != storedV1 {
+		return Corridor{}, fmt.Errorf("quotes: stored corridor has version %d", v)
+	}
+	var c Corridor
+	c.Asset = r.asset()
+	flags := r.byte()
+	if flags&^(flagOpen|flagOffRamp|flagOnRamp|flagMax) != 0 {
+		r.failWith(fmt.Errorf("flags %#x", flags))
+	}
+	c.Open = flags&flagOpen != 0
+	if flags&flagOffRamp != 0 {
+		rate := r.rate()
+		c.RateOffRamp = &rate
+	}
+	if flags&flagOnRamp != 0 {
+		rate := r.rate()
+		c.RateOnRamp = &rate
+	}
+	c.Min = r.units(c.Asset)
+	if flags&flagMax != 0 {
+		m := r.units(c.Asset)
+		c.Max = &m
+	}
+	if err := r.done(); err != nil {
+		return Corridor{}, fmt.Errorf("quotes: bad stored corridor: %w", err)
+	}
+	return c, nil
+}
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+func appendAmount(b []byte, a money.Amount) []byte {
+	b = appendString(b, a.Asset().Code)
+	b = append(b, byte(a.Asset().Decimals))
+	return appendUnits(b, a)
+}
+
+func appendUnits(b []byte, a money.Amount) []byte {
+	if u, ok := a.Units(); ok {
+		b = append(b, 0)
+		return binary.AppendVarint(b, u)
+	}
+	b = append(b, 1)
+	return appendString(b, a.String())
+}
+
+func appendRate(b []byte, r money.Rate) []byte {
+	return appendString(b, r.Decimal().String())
+}
+
+func appendTime(b []byte, t time.Time) []byte {
+	b = binary.AppendVarint(b, t.Unix())
+	return binary.AppendUvarint(b, uint64(t.Nanosecond()))
+}
+
+// reader decodes a stored record; the first error sticks.
+type reader struct {
+	b   []byte
+	err error
+}
+
+func (r *reader) failWith(err error) {
+	if r.err == nil {
+		r.err = err
+	}
+	r.b = nil
+}
+
+func (r *reader) fail() { r.failWith(errTruncated) }
+
+func (r *reader) done() error {
+	if r.err == nil && len(r.b) != 0 {
+		r.err = fmt.Errorf("%d trailing bytes", len(r.b))
+	}
+	return r.err
+}
+
+func (r *reader) byte() byte {
+	if len(r.b) < 1 {
+		r.fail()
+		return 0
+	}
+	c := r.b[0]
+	r.b = r.b[1:]
+	return c
+}
+
+func (r *reader) uvarint() uint64 {
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.fail()
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *reader) varint() int64 {
+	v, n := binary.Varint(r.b)
+	if n <= 0 {
+		r.fail()
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *reader) string() string {
+	n := r.uvarint()
+	if n > uint64(len(r.b)) {
+		r.fail()
+		return ""
+	}
+	s := string(r.b[:n])
+	r.b = r.b[n:]
+	return s
+}
+
+func (r *reader) asset() money.Asset {
+	code := r.string()
+	dec := r.byte()
+	if r.err != nil {
+		return money.Asset{}
+	}
+	a, err := money.NewAsset(code, int(dec))
+	if err != nil {
+		r.failWith(err)
+	}
+	return a
+}
+
+func (r *reader) amount() money.Amount {
+	a := r.asset()
+	if r.err != nil {
+		return money.Amount{}
+	}
+	return r.units(a)
+}
+
+func (r *reader) units(a money.Asset) money.Amount {
+	switch tag := r.byte(); {
+	case r.err != nil:
+		return money.Amount{}
+	case tag == 0:
+		return money.FromUnits(a, r.varint())
+	case tag == 1:
+		s := r.string()
+		if r.err != nil {
+			return money.Amount{}
+		}
+		v, err := money.ParseSigned(a, s)
+		if err != nil {
+			r.failWith(err)
+			return money.Amount{}
+		}
+		if _, small := v.Units(); small {
+			// The text form is only written beyond int64: one value, one form.
+			r.failWith(fmt.Errorf("amount %s stored as text", s))
+		}
+		return v
+	default:
+		r.failWith(fmt.Errorf("amount tag %d", tag))
+		return money.Amount{}
+	}
+}
+
+func (r *reader) rate() money.Rate {
+	s := r.string()
+	if r.err != nil {
+		return money.Rate{}
+	}
+	d, _, err := apd.NewFromString(s)
+	if err != nil {
+		r.failWith(fmt.Errorf("rate %q: %w", s, err))
+		return money.Rate{}
+	}
+	rate, err := money.RateFromDecimal(d)
+	if err != nil {
+		r.failWith(fmt.Errorf("rate %q: %w", s, err))
+	}
+	return rate
+}
+
+func (r *reader) time() time.Time {
+	s := r.varint()
+	ns := r.uvarint()
+	if r.err != nil {
+		return time.Time{}
+	}
+	if ns >= 1e9 {
+		r.failWith(fmt.Errorf("%d nanoseconds", ns))
+		return time.Time{}
+	}
+	return time.Unix(s, int64(ns)).UTC()
+}

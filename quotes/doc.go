@@ -1,0 +1,57 @@
+// Package quotes holds the pure rules of /v2 quotes (v2-design sections
+// 2.1 to 2.3 and 2.11.1): asset classes and codes, corridors, pair
+// classification, the derivation and rounding of a quote's amounts, limits,
+// and the quote record itself (expiry, single use, its rendering and its
+// stored form). No I/O, no context, no clock, no randomness: callers pass
+// the organization's view, the corridor table, times and ids in.
+//
+// # The rounding rule
+//
+// A rate R is corridor currency (C, a fiat asset) per one stablecoin (S).
+// The caller fixes exactly one side; that side is never rounded (it must
+// already fit its asset's decimals, else 400 validation_error) and must be
+// above zero. The other side is derived with one rounding, to its asset's
+// decimals (Price):
+//
+//	direction             fixed        derived      formula   rounding
+//	to-bank  (S→C)        from (S)     to (C)       from × R  down
+//	to-bank  (S→C)        to (C)       from (S)     to ÷ R    up
+//	from-bank (C→S)       from (C)     to (S)       from ÷ R  up
+//	from-bank (C→S)       to (S)       from (C)     to × R    down
+//
+// In words: a derived corridor-currency amount is rounded down and a derived
+// stablecoin amount up. On the to-bank (off-ramp) side that never favours
+// the caller; on the from-bank (on-ramp) side it favours the caller by less
+// than one minor unit, as the reference's "whatever the direction" says. A
+// derived side that rounds to zero is 422 amount_below_minimum. So
+// 123.456789 USDT at 1750.5 gives 216111.10 MWK (216111.1011... rounded
+// down) and 100000.00 MWK at 1800 gives 55.555556 USDT (55.5555555...
+// rounded up).
+//
+// # Who checks what
+//
+// The checks of POST /v2/orders/quotes (section 2.3.2) run in this order;
+// the package does those that need no storage and no organization:
+//
+//  1. shape (400): DecodeRequest for a body, Request.Check for any Request;
+//  2. asset codes (422 unsupported_asset): Request.Check (CheckCode);
+//  3. both assets in the organization's list (403): the engine;
+//  4. the pair (422 unsupported_pair): PairOf (Classify), then
+//     FindCorridor for a fiat asset without a corridor;
+//  5. the operation enabled (403): the engine (it gets the direction and
+//     the fiat asset from the Pair);
+//  6. to 8. the amount (400), the desk and the corridor (503), derivation,
+//     rounding and limits (422): NewOrder, which repeats 1 and 2 first so
+//     that a Go host that skips them gets the same answers.
+//
+// Conversion quotes (section 2.11.1) take the same steps with NewConversion:
+// the engine checks `convert` on both assets and asks its pricer for the
+// rate (default: Corridor.Rate of the direction), and the limits are those
+// of (from asset, convert), checked on the from side.
+//
+// Using a quote (POST /v2/orders, POST /v2/conversions) is Quote.Use: the
+// wrong kind is 404 not_found (the same error as an unknown quote, see
+// NotFound), a used quote 409 quote_used, an expired one 422 quote_expired,
+// in that order. Expiry is at millisecond precision: a quote is expired
+// when now > expires_at, so it is still usable at exactly expires_at.
+package quotes

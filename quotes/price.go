@@ -1,0 +1,176 @@
+package quotes
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/money"
+)
+
+// Price derives the side of a quote the caller did not fix, by the
+// rounding table of the package documentation. dir is the pair's
+// direction, rate the direction's rate (corridor currency per one
+// stablecoin), from and to the pair's assets; exactly one of fixedFrom and
+// fixedTo is given.
+//
+// The fixed side is returned as given, never rounded: it must be an amount
+// of its asset that fits the asset's decimals and is above zero, with at
+// most money.MaxIntegerDigits integer digits (else 400 validation_error).
+// A derived side of zero is 422 amount_below_minimum (U14); one with more
+// than money.MaxIntegerDigits integer digits (an absurd rate) is 422
+// limit_exceeded, so that every amount of a quote parses again with
+// money.Parse. Limits (corridor min and max, conversion limits) are the
+// caller's next step: Corridor.Limits, Limits.Check.
+func Price(dir Direction, rate money.Rate, from, to money.Asset, fixedFrom, fixedTo *money.Amount) (fromAmt, toAmt money.Amount, err error) {
+	if !dir.Valid() {
+		return money.Amount{}, money.Amount{}, fmt.Errorf("quotes: unknown direction %q", dir)
+	}
+	if rate.IsZero() || rate.Decimal().Sign() <= 0 {
+		return money.Amount{}, money.Amount{}, errors.New("quotes: pricing needs a positive rate")
+	}
+	if (fixedFrom == nil) == (fixedTo == nil) {
+		return money.Amount{}, money.Amount{}, errExactlyOneAmount()
+	}
+	// The stablecoin side is from on ToBank, to on FromBank; C is the other.
+	if fixedFrom != nil {
+		if fromAmt, err = checkFixed("from_amount", *fixedFrom, from); err != nil {
+			return money.Amount{}, money.Amount{}, err
+		}
+		if dir == ToBank {
+			toAmt, err = money.Mul(fromAmt, rate, to, money.RoundDown) // S × R → C, down
+		} else {
+			toAmt, err = money.Quo(fromAmt, rate, to, money.RoundUp) // C ÷ R → S, up
+		}
+		if err != nil {
+			return money.Amount{}, money.Amount{}, fmt.Errorf("quotes: deriving to_amount: %w", err)
+		}
+		if err := checkDerived("to_amount", toAmt); err != nil {
+			return money.Amount{}, money.Amount{}, err
+		}
+		return fromAmt, toAmt, nil
+	}
+	if toAmt, err = checkFixed("to_amount", *fixedTo, to); err != nil {
+		return money.Amount{}, money.Amount{}, err
+	}
+	if dir == ToBank {
+		fromAmt, err = money.Quo(toAmt, rate, from, money.RoundUp) // C ÷ R → S, up
+	} else {
+		fromAmt, err = money.Mul(toAmt, rate, from, money.RoundDown) // S × R → C, down
+	}
+	if err != nil {
+		return money.Amount{}, money.Amount{}, fmt.Errorf("quotes: deriving from_amount: %w", err)
+	}
+	if err := checkDerived("from_amount", fromAmt); err != nil {
+		return money.Amount{}, money.Amount{}, err
+	}
+	return fromAmt, toAmt, nil
+}
+
+func errExactlyOneAmount() error {
+	return errcode.Newf(errcode.ValidationError, "Exactly one of from_amount and to_amount is required.")
+}
+
+// checkFixed returns a, a caller's fixed amount, as an amount of asset: it
+// must be of that asset's code, fit its decimals, be above zero and within
+// the wire's size bound.
+func checkFixed(field string, a money.Amount, asset money.Asset) (money.Amount, error) {
+	if a.Asset().Code != asset.Code {
+		return money.Amount{}, fmt.Errorf("quotes: %s is in %s, the pair has %s", field, a.Asset().Code, asset.Code)
+	}
+	if a.Asset() != asset {
+		// Same code, other decimals: it must fit the configured ones.
+		fit, err := money.FromDecimal(asset, a.Decimal())
+		if err != nil {
+			return money.Amount{}, errcode.Newf(errcode.ValidationError,
+				"%s has more decimal places than %s carries (%d).", field, asset.Code, asset.Decimals)
+		}
+		a = fit
+	}
+	if a.Sign() <= 0 {
+		return money.Amount{}, errcode.Newf(errcode.ValidationError, "%s must be greater than zero.", field)
+	}
+	if integerDigits(a) > money.MaxIntegerDigits {
+		return money.Amount{}, errcode.Newf(errcode.ValidationError, "%s is too large.", field)
+	}
+	return a, nil
+}
+
+func checkDerived(field string, a money.Amount) error {
+	if a.Sign() <= 0 {
+		return errcode.Newf(errcode.AmountBelowMinimum,
+			"The amount is below the minimum: %s rounds to %s %s at this rate.", field, a, a.Asset().Code)
+	}
+	if integerDigits(a) > money.MaxIntegerDigits {
+		return errcode.Newf(errcode.LimitExceeded, "The amount is above the maximum: %s is too large at this rate.", field)
+	}
+	return nil
+}
+
+// integerDigits returns how many digits a has before the point.
+func integerDigits(a money.Amount) int64 {
+	if u, ok := a.Units(); ok {
+		w := uint64(u)
+		if u < 0 {
+			w = -w // two's complement: right for MinInt64 too
+		}
+		for range a.Asset().Decimals {
+			w /= 10
+		}
+		n := int64(0)
+		for ; w > 0; w /= 10 {
+			n++
+		}
+		return n
+	}
+	d := a.Decimal()
+	return max(d.NumDigits()+int64(d.Exponent), 0)
+}
+
+// ParseAmount is step 6 of section 2.3.2 for one side of a request: s in
+// the grammar of money.Parse, at most asset's decimals (more is 400, never
+// rounded), greater than zero. field names the side in messages.
+func ParseAmount(field, s string, asset money.Asset) (money.Amount, error) {
+	a, err := money.Parse(asset, s)
+	if err != nil {
+		return money.Amount{}, fieldErr(field, err)
+	}
+	if a.Sign() <= 0 {
+		return money.Amount{}, errcode.Newf(errcode.ValidationError, "%s must be greater than zero.", field)
+	}
+	return a, nil
+}
+
+func fieldErr(field string, err error) error {
+	return &errcode.Error{Code: errcode.ValidationError, Message: field + ": " + errcode.Message(err), Err: err}
+}
+
+// Limits are a minimum and a maximum, each optional, of one asset: a
+// corridor's (Corridor.Limits, on the corridor-currency side) or those of
+// (asset, operation) (U7, U31: conversions check them on the from side).
+type Limits struct {
+	Min, Max *money.Amount
+}
+
+// Check answers 422 amount_below_minimum when a is below Min and 422
+// limit_exceeded when it is above Max; both bounds are inclusive. A limit
+// of another asset than a's is a programming error (an uncoded error).
+func (l Limits) Check(a money.Amount) error {
+	if l.Min != nil {
+		if l.Min.Asset() != a.Asset() {
+			return fmt.Errorf("quotes: a minimum in %s for an amount in %s", l.Min.Asset().Code, a.Asset().Code)
+		}
+		if a.Cmp(*l.Min) < 0 {
+			return errcode.Newf(errcode.AmountBelowMinimum, "The amount is below the minimum of %s %s.", *l.Min, l.Min.Asset().Code)
+		}
+	}
+	if l.Max != nil {
+		if l.Max.Asset() != a.Asset() {
+			return fmt.Errorf("quotes: a maximum in %s for an amount in %s", l.Max.Asset().Code, a.Asset().Code)
+		}
+		if a.Cmp(*l.Max) > 0 {
+			return errcode.Newf(errcode.LimitExceeded, "The amount is above the maximum of %s %s.", *l.Max, l.Max.Asset().Code)
+		}
+	}
+	return nil
+}

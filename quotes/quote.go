@@ -1,0 +1,368 @@
+package quotes
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/strictjson"
+	"github.com/tambalapay/tambala/money"
+)
+
+// DefaultTTL is a quote's lifetime unless the engine is configured
+// otherwise (section 2.3.3).
+const DefaultTTL = 60 * time.Second
+
+// Retention is how long a quote is kept after it expires, so that a late
+// use answers quote_expired rather than not_found (U12); then it may be
+// pruned (Quote.Prunable).
+const Retention = 24 * time.Hour
+
+// TimeFormat renders every timestamp: UTC, millisecond precision. It is
+// payouts.TimeFormat (a test keeps them equal).
+const TimeFormat = "2006-01-02T15:04:05.000Z"
+
+// FormatTime renders t in TimeFormat.
+func FormatTime(t time.Time) string { return t.UTC().Format(TimeFormat) }
+
+// Kind is what a quote may be used for (U13).
+type Kind string
+
+const (
+	// KindOrder is a quote of POST /v2/orders/quotes, for POST /v2/orders.
+	KindOrder Kind = "order"
+	// KindConversion is a quote of POST /v2/conversions/quotes, for POST
+	// /v2/conversions.
+	KindConversion Kind = "conversion"
+)
+
+// Valid reports whether k is KindOrder or KindConversion.
+func (k Kind) Valid() bool { return k == KindOrder || k == KindConversion }
+
+// Quote is a priced, frozen offer (sections 2.3.3 and 2.3.4): its amounts
+// and rate never change, whatever happens to the corridor afterwards. It
+// moves no money. UsedBy is the id of the order or conversion that
+// consumed it, empty while it is unused.
+type Quote struct {
+	ID        string
+	Org       string
+	Kind      Kind
+	Direction Direction
+	From, To  money.Amount
+	Rate      money.Rate
+	CreatedAt time.Time
+	ExpiresAt time.Time
+	UsedBy    string
+}
+
+// Corridor returns the corridor currency's code: the asset of the fiat
+// side.
+func (q Quote) Corridor() string {
+	if q.Direction == ToBank {
+		return q.To.Asset().Code
+	}
+	return q.From.Asset().Code
+}
+
+// Expired reports whether now is after ExpiresAt, at millisecond precision
+// (U12): a quote is still good at exactly ExpiresAt.
+func (q Quote) Expired(now time.Time) bool {
+	return now.Truncate(time.Millisecond).After(q.ExpiresAt.Truncate(time.Millisecond))
+}
+
+// Prunable reports whether the quote may be deleted: Retention has passed
+// since it expired.
+func (q Quote) Prunable(now time.Time) bool {
+	return q.Expired(now.Add(-Retention))
+}
+
+// NotFound is the one error for a quote that cannot be used because it
+// does not exist for the caller: unknown, foreign, malformed id, or the
+// wrong kind (U13, U16). The engine answers exactly this for the first
+// three so that the four look identical.
+func NotFound() error { return errcode.New(errcode.NotFound) }
+
+// Use consumes the quote for the order or conversion id, of kind kind, at
+// now, in the order of section 2.4.2 (steps 3 to 5): a quote of another
+// kind is 404 not_found (NotFound), an already used one 409 quote_used
+// (the first use stands), an expired one 422 quote_expired. It returns the
+// quote with UsedBy set; the engine writes it in the transaction that
+// creates id. Loading the quote by (organization, id) is the engine's.
+func (q Quote) Use(id string, kind Kind, now time.Time) (Quote, error) {
+	if id == "" {
+		return Quote{}, errors.New("quotes: using a quote needs the id of what uses it")
+	}
+	if q.Kind != kind {
+		return Quote{}, NotFound()
+	}
+	if q.UsedBy != "" {
+		return Quote{}, errcode.New(errcode.QuoteUsed)
+	}
+	if q.Expired(now) {
+		return Quote{}, errcode.Newf(errcode.QuoteExpired, "The quote expired at %s; take a new quote.", FormatTime(q.ExpiresAt))
+	}
+	q.UsedBy = id
+	return q, nil
+}
+
+// Request is the body of POST /v2/orders/quotes and POST
+// /v2/conversions/quotes: two asset codes and exactly one amount, as
+// decimal text. DecodeRequest reads one from a body; a Go host builds it.
+type Request struct {
+	FromAsset, ToAsset   string
+	FromAmount, ToAmount *string
+}
+
+// DecodeRequest reads a quote body with the strict decoding of every
+// request body and checks its shape (step 1 of section 2.3.2, all 400
+// validation_error): both asset codes non-empty strings, exactly one of
+// from_amount and to_amount (null counts as absent), as a JSON string in
+// the grammar of money.Parse (a JSON number is refused: send a string).
+// Codes, decimals and the sign are checked later (Request.Check, NewOrder).
+func DecodeRequest(body []byte) (Request, error) {
+	var w struct {
+		FromAsset  *string         `json:"from_asset"`
+		ToAsset    *string         `json:"to_asset"`
+		FromAmount json.RawMessage `json:"from_amount"`
+		ToAmount   json.RawMessage `json:"to_amount"`
+	}
+	if err := strictjson.Unmarshal(body, &w); err != nil {
+		return Request{}, err
+	}
+	var r Request
+	if w.FromAsset != nil {
+		r.FromAsset = *w.FromAsset
+	}
+	if w.ToAsset != nil {
+		r.ToAsset = *w.ToAsset
+	}
+	for _, a := range []struct {
+		field string
+		raw   json.RawMessage
+		dst   **string
+	}{{"from_amount", w.FromAmount, &r.FromAmount}, {"to_amount", w.ToAmount, &r.ToAmount}} {
+		s, present, err := jsonString(a.field, a.raw)
+		if err != nil {
+			return Request{}, err
+		}
+		if present {
+			*a.dst = &s
+		}
+	}
+	if err := r.checkShape(); err != nil {
+		return Request{}, err
+	}
+	return r, nil
+}
+
+// checkShape is step 1 of section 2.3.2 on a decoded request.
+func (r Request) checkShape() error {
+	if r.FromAsset == "" {
+		return missing("from_asset")
+	}
+	if r.ToAsset == "" {
+		return missing("to_asset")
+	}
+	if (r.FromAmount == nil) == (r.ToAmount == nil) {
+		return errExactlyOneAmount()
+	}
+	field, s := r.fixed()
+	// The grammar only: decimals and sign need the asset (step 6).
+	if _, err := money.Parse(money.Asset{Code: "", Decimals: money.MaxDecimals}, s); err != nil {
+		return fieldErr(field, err)
+	}
+	return nil
+}
+
+// fixed returns the name and text of the side the caller fixed.
+func (r Request) fixed() (field, s string) {
+	if r.FromAmount != nil {
+		return "from_amount", *r.FromAmount
+	}
+	return "to_amount", *r.ToAmount
+}
+
+// Check is steps 1 and 2 of section 2.3.2: the shape (400
+// validation_error), then both codes well-formed (422 unsupported_asset,
+// from_asset first).
+func (r Request) Check() error {
+	if err := r.checkShape(); err != nil {
+		return err
+	}
+	if err := CheckCode(r.FromAsset); err != nil {
+		return err
+	}
+	return CheckCode(r.ToAsset)
+}
+
+// Issue is what every new quote needs besides its terms: the
+// organization, the issue time (truncated to milliseconds: the quote's
+// CreatedAt), the lifetime (ExpiresAt = CreatedAt + TTL, also at
+// milliseconds) and a new UUIDv7 id.
+type Issue struct {
+	Org string
+	Now time.Time
+	TTL time.Duration
+	ID  string
+}
+
+func (in Issue) check() error {
+	switch {
+	case in.Org == "":
+		return errors.New("quotes: a quote needs an organization")
+	case in.ID == "":
+		return errors.New("quotes: a quote needs an id")
+	case in.TTL < time.Millisecond:
+		return fmt.Errorf("quotes: a quote's TTL must be at least 1ms, got %s", in.TTL)
+	}
+	return nil
+}
+
+// checkPair checks that pair is the request's, classified.
+func (r Request) checkPair(pair Pair) error {
+	if !pair.Direction.Valid() || pair.From.Code != r.FromAsset || pair.To.Code != r.ToAsset {
+		return fmt.Errorf("quotes: pair %s %s→%s is not the request's %s→%s", pair.Direction, pair.From.Code, pair.To.Code, r.FromAsset, r.ToAsset)
+	}
+	return nil
+}
+
+// parseFixed is step 6: the fixed amount at its asset's decimals, above 0.
+func (r Request) parseFixed(pair Pair) (fixedFrom, fixedTo *money.Amount, err error) {
+	field, s := r.fixed()
+	asset := pair.From
+	if r.FromAmount == nil {
+		asset = pair.To
+	}
+	a, err := ParseAmount(field, s, asset)
+	if err != nil {
+		return nil, nil, err
+	}
+	if r.FromAmount != nil {
+		return &a, nil, nil
+	}
+	return nil, &a, nil
+}
+
+// NewOrder issues an order quote (kind KindOrder) for req, whose assets
+// the engine has classified into pair (PairOf) and found in the
+// organization's list (step 3) with the operation of the direction
+// enabled (step 5). visible are the corridors the organization sees
+// (Visible). In order:
+//
+//   - steps 1, 2 and the corridor part of 4 again (Request.Check,
+//     FindCorridor): 400, 422 unsupported_asset, 422 unsupported_pair;
+//   - step 6, the fixed amount (ParseAmount): 400 validation_error;
+//   - step 7, the desk closed (DeskClosed): 503 service_maintenance; this
+//     corridor closed or the direction's rate null (Corridor.Rate): 503
+//     rate_unavailable;
+//   - step 8, Price (a derived zero: 422 amount_below_minimum), then the
+//     corridor's limits on the corridor-currency side (Corridor.Limits):
+//     422 amount_below_minimum or limit_exceeded.
+func NewOrder(req Request, pair Pair, visible []Corridor, in Issue) (Quote, error) {
+	if err := req.Check(); err != nil {
+		return Quote{}, err
+	}
+	if err := req.checkPair(pair); err != nil {
+		return Quote{}, err
+	}
+	if err := in.check(); err != nil {
+		return Quote{}, err
+	}
+	corridor, err := FindCorridor(pair.Fiat().Code, visible)
+	if err != nil {
+		return Quote{}, err
+	}
+	fixedFrom, fixedTo, err := req.parseFixed(pair)
+	if err != nil {
+		return Quote{}, err
+	}
+	if DeskClosed(visible) {
+		return Quote{}, errDeskClosed()
+	}
+	rate, err := corridor.Rate(pair.Direction)
+	if err != nil {
+		return Quote{}, err
+	}
+	from, to, err := Price(pair.Direction, rate, pair.From, pair.To, fixedFrom, fixedTo)
+	if err != nil {
+		return Quote{}, err
+	}
+	fiatSide := to
+	if pair.Direction == FromBank {
+		fiatSide = from
+	}
+	if err := corridor.Limits().Check(fiatSide); err != nil {
+		return Quote{}, err
+	}
+	return newQuote(KindOrder, pair.Direction, from, to, rate, in), nil
+}
+
+// NewConversion issues a conversion quote (kind KindConversion, section
+// 2.11.1) for req, whose assets the engine has classified into pair
+// (PairOf; the one-fiat-one-stablecoin rule applies, U31) and found in the
+// organization's list with `convert` on both. rate is what the engine's
+// pricer gave for the direction (default: the corridor's Corridor.Rate),
+// nil for none. limits are those of (from asset, convert). In order:
+// steps 1 and 2 again (400, 422), the fixed amount (400), no rate (503
+// rate_unavailable), Price (422 amount_below_minimum on a derived zero),
+// then limits on the from side (422 amount_below_minimum or
+// limit_exceeded).
+func NewConversion(req Request, pair Pair, rate *money.Rate, limits Limits, in Issue) (Quote, error) {
+	if err := req.Check(); err != nil {
+		return Quote{}, err
+	}
+	if err := req.checkPair(pair); err != nil {
+		return Quote{}, err
+	}
+	if err := in.check(); err != nil {
+		return Quote{}, err
+	}
+	fixedFrom, fixedTo, err := req.parseFixed(pair)
+	if err != nil {
+		return Quote{}, err
+	}
+	if rate == nil {
+		return Quote{}, errcode.Newf(errcode.RateUnavailable, "No rate is available for %s to %s.", pair.From.Code, pair.To.Code)
+	}
+	from, to, err := Price(pair.Direction, *rate, pair.From, pair.To, fixedFrom, fixedTo)
+	if err != nil {
+		return Quote{}, err
+	}
+	if err := limits.Check(from); err != nil {
+		return Quote{}, err
+	}
+	return newQuote(KindConversion, pair.Direction, from, to, *rate, in), nil
+}
+
+func newQuote(kind Kind, dir Direction, from, to money.Amount, rate money.Rate, in Issue) Quote {
+	created := in.Now.UTC().Truncate(time.Millisecond)
+	return Quote{
+		ID: in.ID, Org: in.Org, Kind: kind, Direction: dir,
+		From: from, To: to, Rate: rate,
+		CreatedAt: created,
+		ExpiresAt: created.Add(in.TTL).Truncate(time.Millisecond),
+	}
+}
+
+type rendered struct {
+	QuoteID    string       `json:"quote_id"`
+	FromAsset  string       `json:"from_asset"`
+	ToAsset    string       `json:"to_asset"`
+	FromAmount money.Amount `json:"from_amount"`
+	ToAmount   money.Amount `json:"to_amount"`
+	Rate       money.Rate   `json:"rate"`
+	ExpiresAt  string       `json:"expires_at"`
+}
+
+// Render is the response of both quote endpoints (201):
+// {"quote_id","from_asset","to_asset","from_amount","to_amount","rate",
+// "expires_at"}, amounts at their asset's decimals, the rate trimmed,
+// expires_at in TimeFormat.
+func Render(q Quote) []byte {
+	return mustMarshal(rendered{
+		QuoteID: q.ID, FromAsset: q.From.Asset().Code, ToAsset: q.To.Asset().Code,
+		FromAmount: q.From, ToAmount: q.To, Rate: q.Rate, ExpiresAt: FormatTime(q.ExpiresAt),
+	})
+}
