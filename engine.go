@@ -13,7 +13,9 @@ import (
 
 	"github.com/tambalapay/tambala/internal/cache"
 	"github.com/tambalapay/tambala/money"
+	"github.com/tambalapay/tambala/orders"
 	"github.com/tambalapay/tambala/payouts"
+	"github.com/tambalapay/tambala/quotes"
 	"github.com/tambalapay/tambala/store"
 )
 
@@ -57,6 +59,15 @@ type Options struct {
 	Webhooks WebhookSender
 	// Dispatcher tunes webhook delivery.
 	Dispatcher DispatcherOptions
+	// Orders tunes the /v2 desk: quotes, funding windows, proofs.
+	Orders OrderOptions
+	// AssetClasses says which assets are corridor currencies (fiat) and
+	// which stablecoins. Default: quotes.DefaultClasses (MWK fiat, USDT
+	// stablecoin).
+	AssetClasses quotes.Classes
+	// Proofs keeps the bytes of funding proofs. Default: the engine's own
+	// store.
+	Proofs ProofStore
 	// Metrics receives what the engine counts (adapters/prommetrics).
 	// Default: nothing is counted.
 	Metrics Metrics
@@ -65,6 +76,45 @@ type Options struct {
 	// BalanceLowCooldown is the least time between two balance.low events
 	// of one organization (default 1h).
 	BalanceLowCooldown time.Duration
+}
+
+// OrderOptions tune the /v2 desk. Zero fields take the defaults.
+type OrderOptions struct {
+	// QuoteTTL is how long a quote can be used (default 60s).
+	QuoteTTL time.Duration
+	// FundingWindow is how long after its instructions a from-bank order
+	// may be funded when the desk gives no deadline (default 72h).
+	FundingWindow time.Duration
+	// PauseGrace is how long after a /v2 pause ends a funding deadline that
+	// fell inside it is still honoured (default 1h).
+	PauseGrace time.Duration
+	// MaxProofBytes caps a funding proof (default 10 MiB).
+	MaxProofBytes int64
+	// ProofLinkTTL is how long a proof's download link works (default 5m).
+	ProofLinkTTL time.Duration
+	// SweepInterval is how often Run sweeps expired orders (default 1s).
+	SweepInterval time.Duration
+}
+
+func (o *OrderOptions) defaults() {
+	if o.QuoteTTL <= 0 {
+		o.QuoteTTL = quotes.DefaultTTL
+	}
+	if o.FundingWindow <= 0 {
+		o.FundingWindow = orders.DefaultFundingWindow
+	}
+	if o.PauseGrace <= 0 {
+		o.PauseGrace = time.Hour
+	}
+	if o.MaxProofBytes <= 0 {
+		o.MaxProofBytes = 10 << 20
+	}
+	if o.ProofLinkTTL <= 0 {
+		o.ProofLinkTTL = 5 * time.Minute
+	}
+	if o.SweepInterval <= 0 {
+		o.SweepInterval = time.Second
+	}
 }
 
 // Limits are the engine's configurable limits.
@@ -119,6 +169,9 @@ type Engine struct {
 	dispatch           DispatcherOptions
 	worker             WorkerOptions
 	prune              PruneOptions
+	orderOpts          OrderOptions
+	classes            quotes.Classes
+	proofs             ProofStore
 	metrics            Metrics
 	running            atomic.Bool // Run is under way
 	started            time.Time
@@ -189,6 +242,16 @@ func New(s store.Store, opts *Options) (*Engine, error) {
 	e.worker = o.Worker
 	e.worker.defaults()
 	e.prune = o.Prune
+	e.orderOpts = o.Orders
+	e.orderOpts.defaults()
+	e.classes = o.AssetClasses
+	if e.classes == nil {
+		e.classes = quotes.DefaultClasses()
+	}
+	e.proofs = o.Proofs
+	if e.proofs == nil {
+		e.proofs = kvProofs{s}
+	}
 	e.metrics = o.Metrics
 	if e.metrics == nil {
 		e.metrics = noMetrics{}

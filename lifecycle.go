@@ -33,8 +33,10 @@ func (p *PruneOptions) defaults() {
 var ErrRunning = errors.New("tambala: Run is already running")
 
 // Run runs the engine's background work until ctx ends: the payout worker
-// (Options.Worker), the webhook dispatcher (Options.Dispatcher) and the
-// pruning of idempotency outcomes (Options.Prune). It fails at once, with
+// (Options.Worker), the webhook dispatcher (Options.Dispatcher), the
+// expiry sweep of unfunded desk orders (ProcessOrders, every
+// OrderOptions.SweepInterval) and the pruning of idempotency outcomes and
+// old quotes (Options.Prune). It fails at once, with
 // ErrNoPayoutProvider or ErrNoWebhookSender, when a port the work needs is
 // missing. After ctx ends it returns nil only once every loop has finished
 // the pass it was in, so the host may close the store right after.
@@ -60,8 +62,18 @@ func (e *Engine) Run(ctx context.Context) error {
 	wg.Go(func() {
 		loop.Run(ctx, e.prune.Interval, func(ctx context.Context) (bool, error) {
 			n, err := e.PruneIdempotency(ctx, e.prune.Batch)
-			return n == e.prune.Batch, err
-		}, func(err error) { e.log.Error("idempotency pruning", slog.Any("error", err)) })
+			if err != nil {
+				return false, err
+			}
+			q, err := e.PruneQuotes(ctx, e.prune.Batch)
+			return n == e.prune.Batch || q == e.prune.Batch, err
+		}, func(err error) { e.log.Error("pruning", slog.Any("error", err)) })
+	})
+	wg.Go(func() {
+		loop.Run(ctx, e.orderOpts.SweepInterval, func(ctx context.Context) (bool, error) {
+			_, err := e.ProcessOrders(ctx)
+			return false, err
+		}, func(err error) { e.log.Error("order expiry sweep", slog.Any("error", err)) })
 	})
 	wg.Wait()
 	close(errs)

@@ -3,6 +3,7 @@ package tambala
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/cache"
@@ -27,10 +28,14 @@ const (
 	Incident    PauseMode = "incident"
 )
 
-// PauseState holds both switches.
+// PauseState holds both switches, and when /v2 was last paused and made
+// live again (the order expiry sweep honours deadlines that fell inside
+// that pause).
 type PauseState struct {
-	V1 PauseMode `json:"v1"`
-	V2 PauseMode `json:"v2"`
+	V1          PauseMode  `json:"v1"`
+	V2          PauseMode  `json:"v2"`
+	V2PausedAt  *time.Time `json:"v2_paused_at,omitempty"`
+	V2ResumedAt *time.Time `json:"v2_resumed_at,omitempty"`
 }
 
 // Of returns the mode of api.
@@ -108,6 +113,13 @@ func (e *Engine) SetPause(ctx context.Context, api API, mode PauseMode) (PauseSt
 		if api == APIv1 {
 			s.V1 = mode
 		} else {
+			now := e.nowUTC()
+			switch {
+			case s.V2 == Live && mode != Live:
+				s.V2PausedAt = &now
+			case s.V2 != Live && mode == Live:
+				s.V2ResumedAt = &now
+			}
 			s.V2 = mode
 		}
 		return records.PutJSON(tx, bucketSettings, string(pauseKey), &s)

@@ -1,0 +1,623 @@
+package tambala
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/hex"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/records"
+	"github.com/tambalapay/tambala/money"
+	"github.com/tambalapay/tambala/orders"
+	"github.com/tambalapay/tambala/quotes"
+	"github.com/tambalapay/tambala/store"
+)
+
+var (
+	bucketCorridors = []byte("corridors") // asset code -> corridor
+	bucketQuotes    = []byte("quotes")    // quote id -> quote
+)
+
+// CreateOrder is the idempotent create of a desk order.
+const CreateOrder Operation = "orders.create"
+
+func init() {
+	operationInfo[CreateOrder] = struct {
+		api    API
+		legacy string
+	}{APIv2, ""}
+}
+
+func allCorridors(tx store.Tx) ([]quotes.Corridor, error) {
+	var out []quotes.Corridor
+	err := tx.Scan(bucketCorridors, store.ScanOptions{}, func(_, v []byte) (bool, error) {
+		c, err := quotes.DecodeCorridor(v)
+		out = append(out, c)
+		return err == nil, err
+	})
+	return out, err
+}
+
+// visibleCorridors are the corridors org sees: those of a currency in its
+// asset list (U5).
+func visibleCorridors(tx store.Tx, org *Organization) ([]quotes.Corridor, error) {
+	all, err := allCorridors(tx)
+	if err != nil {
+		return nil, err
+	}
+	return quotes.Visible(all, func(code string) bool { return org.Enabled(code, "") }), nil
+}
+
+// SetCorridor creates or replaces the corridor of a fiat asset (the
+// operator's side): its rates per direction (nil closes one), minimum,
+// optional maximum and whether it is open. Quotes already issued keep
+// their frozen terms.
+func (e *Engine) SetCorridor(ctx context.Context, c quotes.Corridor) (quotes.Corridor, error) {
+	asset, ok := e.assets.Lookup(c.Asset.Code)
+	if !ok || asset != c.Asset {
+		return quotes.Corridor{}, errcode.Newf(errcode.ValidationError, "%s is not a configured asset.", truncate(c.Asset.Code, 12))
+	}
+	if err := c.Validate(e.classes); err != nil {
+		return quotes.Corridor{}, err
+	}
+	err := e.store.Update(ctx, func(tx store.Tx) error {
+		return tx.Put(bucketCorridors, []byte(c.Asset.Code), quotes.EncodeCorridor(c))
+	})
+	return c, err
+}
+
+// AllCorridors lists every corridor (the operator's side).
+func (e *Engine) AllCorridors(ctx context.Context) ([]quotes.Corridor, error) {
+	var out []quotes.Corridor
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		var err error
+		out, err = allCorridors(tx)
+		return err
+	})
+	return out, err
+}
+
+// Corridors lists the corridors the caller sees, by code (GET
+// /v2/orders/corridors).
+func (e *Engine) Corridors(ctx context.Context, p Principal) ([]quotes.Corridor, error) {
+	var out []quotes.Corridor
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		org, err := e.admit(tx, p, APIv2)
+		if err != nil {
+			return err
+		}
+		out, err = visibleCorridors(tx, org)
+		return err
+	})
+	return out, err
+}
+
+// assetOf checks a /v2 asset code: well-formed (else unsupported_asset),
+// in the organization's list (else corridor_not_enabled, naming it).
+func (e *Engine) assetOf(org *Organization, code, op string) (money.Asset, error) {
+	if err := quotes.CheckCode(code); err != nil {
+		return money.Asset{}, err
+	}
+	return e.enabledAsset(org, code, op)
+}
+
+// deskOperation is the operation a desk order of dir needs on its
+// corridor currency (U4): payout to-bank, collection from-bank.
+func deskOperation(dir quotes.Direction) string {
+	if dir == quotes.ToBank {
+		return OpPayout
+	}
+	return OpCollection
+}
+
+// QuoteOrder issues a desk order quote (POST /v2/orders/quotes): the
+// checks of design 2.3 in their order, the derived side rounded as the
+// rounding table says, frozen and stored for QuoteTTL (and kept a day
+// after, so a late use is quote_expired). Amounts are decimal text in
+// req because their asset decides their decimals; they are parsed once
+// the asset is known. Nothing is held.
+func (e *Engine) QuoteOrder(ctx context.Context, p Principal, req quotes.Request) (quotes.Quote, error) {
+	if err := req.Check(); err != nil {
+		return quotes.Quote{}, err
+	}
+	var q quotes.Quote
+	err := e.store.Update(ctx, func(tx store.Tx) error {
+		org, err := e.admit(tx, p, APIv2)
+		if err != nil {
+			return err
+		}
+		from, err := e.assetOf(org, req.FromAsset, "")
+		if err != nil {
+			return err
+		}
+		to, err := e.assetOf(org, req.ToAsset, "")
+		if err != nil {
+			return err
+		}
+		pair, err := quotes.PairOf(from, to, e.classes)
+		if err != nil {
+			return err
+		}
+		visible, err := visibleCorridors(tx, org)
+		if err != nil {
+			return err
+		}
+		if _, err := quotes.FindCorridor(pair.Fiat().Code, visible); err != nil {
+			return err
+		}
+		if _, err := e.enabledAsset(org, pair.Fiat().Code, deskOperation(pair.Direction)); err != nil {
+			return err
+		}
+		q, err = quotes.NewOrder(req, pair, visible, quotes.Issue{Org: org.ID, Now: e.nowUTC(), TTL: e.orderOpts.QuoteTTL, ID: e.newID()})
+		if err != nil {
+			return err
+		}
+		return tx.Put(bucketQuotes, []byte(q.ID), quotes.EncodeStored(q))
+	})
+	if err != nil {
+		return quotes.Quote{}, err
+	}
+	return q, nil
+}
+
+// loadQuote loads org's quote id; unknown, foreign and malformed ids are
+// all quotes.NotFound.
+func loadQuote(tx store.Tx, org, id string) (quotes.Quote, error) {
+	if id == "" || len(id) > 64 {
+		return quotes.Quote{}, quotes.NotFound()
+	}
+	v, err := tx.Get(bucketQuotes, []byte(id))
+	if isNotFound(err) {
+		return quotes.Quote{}, quotes.NotFound()
+	}
+	if err != nil {
+		return quotes.Quote{}, err
+	}
+	q, err := quotes.DecodeStored(v)
+	if err == nil && q.Org != org {
+		return quotes.Quote{}, quotes.NotFound()
+	}
+	return q, err
+}
+
+// NewOrder is what POST /v2/orders asks for: the quote to execute, the
+// caller's own reference, and for a to-bank order the beneficiary (nil
+// when absent or null).
+type NewOrder struct {
+	QuoteID     string
+	ClientRef   string
+	Beneficiary *orders.Beneficiary
+}
+
+// Fingerprint is the default idempotency fingerprint of n: SHA-256 over a
+// length-prefixed encoding of every field.
+func (n NewOrder) Fingerprint() Fingerprint {
+	h := sha256.New()
+	field := func(s string) {
+		h.Write(binary.AppendUvarint(nil, uint64(len(s))))
+		h.Write([]byte(s))
+	}
+	field("tambala.NewOrder/v1")
+	field(n.QuoteID)
+	field(n.ClientRef)
+	if b := n.Beneficiary; b != nil {
+		field("beneficiary")
+		field(b.Name)
+		field(b.BankName)
+		field(b.AccountNumber)
+		if b.Branch != nil {
+			field("branch")
+			field(*b.Branch)
+		}
+	}
+	var f Fingerprint
+	h.Sum(f[:0])
+	return f
+}
+
+var orderCodec = resourceCodec[orders.Order]{
+	decode:       func(_ string, stored []byte) (orders.Order, error) { return orders.Decode(stored) },
+	decodeLegacy: func(string, []byte) (orders.Order, error) { return orders.Order{}, errcode.New(errcode.InternalError) },
+}
+
+// CreateOrder executes a quote as a desk order (POST /v2/orders), in one
+// transaction and in the order of design 2.4: idempotency; the quote
+// (not_found, quote_used, quote_expired); the beneficiary (required
+// to-bank, not allowed from-bank, then its fields) and client_ref; the
+// assets and operation still enabled; the desk open; client_ref unused in
+// the organization; to-bank, the hold of from_amount (insufficient_funds).
+// A to-bank order starts accepted, a from-bank one awaiting_instructions.
+// A zero idem.Fingerprint is n.Fingerprint().
+func (e *Engine) CreateOrder(ctx context.Context, p Principal, n NewOrder, idem Idempotency) (Created[orders.Order], error) {
+	fp := idem.Fingerprint
+	if fp == (Fingerprint{}) {
+		fp = n.Fingerprint()
+	}
+	created, err := create(ctx, e, p, CreateOrder, idem, fp, orderCodec, func(tx store.Tx, org *Organization) (orders.Order, []byte, error) {
+		now := e.nowUTC()
+		q, err := loadQuote(tx, org.ID, n.QuoteID)
+		if err != nil {
+			return orders.Order{}, nil, err
+		}
+		id := e.newID()
+		if q, err = q.Use(id, quotes.KindOrder, now); err != nil {
+			return orders.Order{}, nil, err
+		}
+		dir := orders.ToBank
+		if q.Direction == quotes.FromBank {
+			dir = orders.FromBank
+		}
+		o, postings, err := orders.New(orders.Params{ID: id, Org: org.ID, QuoteID: q.ID, Direction: dir,
+			From: q.From, To: q.To, Rate: q.Rate, ClientRef: n.ClientRef, Beneficiary: n.Beneficiary}, now)
+		if err != nil {
+			return orders.Order{}, nil, err
+		}
+		for _, code := range []string{q.From.Asset().Code, q.To.Asset().Code} {
+			if _, err := e.enabledAsset(org, code, ""); err != nil {
+				return orders.Order{}, nil, err
+			}
+		}
+		if _, err := e.enabledAsset(org, q.Corridor(), deskOperation(q.Direction)); err != nil {
+			return orders.Order{}, nil, err
+		}
+		visible, err := visibleCorridors(tx, org)
+		if err != nil {
+			return orders.Order{}, nil, err
+		}
+		if err := quotes.CheckDeskOpen(visible); err != nil {
+			return orders.Order{}, nil, err
+		}
+		refKey := clientRefKey(org.ID, n.ClientRef)
+		if _, err := tx.Get(bucketOrderClientRefs, refKey); err == nil {
+			return orders.Order{}, nil, errcode.Newf(errcode.ClientRefUsed, "The client_ref is already used by another order of this organization.")
+		} else if !isNotFound(err) {
+			return orders.Order{}, nil, err
+		}
+		if err := postOrder(tx, postings, now); err != nil {
+			return orders.Order{}, nil, err
+		}
+		if err := tx.Put(bucketQuotes, []byte(q.ID), quotes.EncodeStored(q)); err != nil {
+			return orders.Order{}, nil, err
+		}
+		if err := tx.Put(bucketOrderClientRefs, refKey, []byte(o.ID)); err != nil {
+			return orders.Order{}, nil, err
+		}
+		if err := tx.Put(bucketOrdersByOrg, records.IndexKey(org.ID, o.ID), nil); err != nil {
+			return orders.Order{}, nil, err
+		}
+		if err := putOrder(tx, orders.Order{}, o); err != nil {
+			return orders.Order{}, nil, err
+		}
+		return o, orders.Encode(o), nil
+	})
+	if err == nil && !created.Replayed {
+		e.reportOrder(created.Resource, true, "api")
+	}
+	return created, err
+}
+
+// Order returns one of the caller's orders (GET /v2/orders/{id}).
+func (e *Engine) Order(ctx context.Context, p Principal, id string) (orders.Order, error) {
+	var o orders.Order
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		if _, err := e.admit(tx, p, APIv2); err != nil {
+			return err
+		}
+		var err error
+		o, err = loadOwnOrder(tx, p.Org.ID, id)
+		return err
+	})
+	return o, err
+}
+
+// OrderFilter narrows a list of orders.
+type OrderFilter struct {
+	Status    orders.Status // "" for every status
+	ClientRef string        // "" for every order; else the one with this exact client_ref
+}
+
+// Orders lists the caller's orders newest first (GET /v2/orders).
+func (e *Engine) Orders(ctx context.Context, p Principal, page PageRequest, f OrderFilter) (Page[orders.Order], error) {
+	if f.Status != "" {
+		if _, err := orders.ParseStatus(string(f.Status)); err != nil {
+			return Page[orders.Order]{}, err
+		}
+	}
+	var out Page[orders.Order]
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		if _, err := e.admit(tx, p, APIv2); err != nil {
+			return err
+		}
+		if f.ClientRef != "" {
+			out = Page[orders.Order]{Items: []orders.Order{}}
+			id, err := tx.Get(bucketOrderClientRefs, clientRefKey(p.Org.ID, f.ClientRef))
+			if isNotFound(err) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			o, err := loadOwnOrder(tx, p.Org.ID, string(id))
+			if err == nil && (f.Status == "" || o.Status == f.Status) {
+				out.Items = append(out.Items, o)
+			}
+			return err
+		}
+		loaded := map[string]orders.Order{}
+		keep := func(id string) (bool, error) {
+			o, err := loadOwnOrder(tx, p.Org.ID, id)
+			loaded[id] = o
+			return err == nil && (f.Status == "" || o.Status == f.Status), err
+		}
+		var err error
+		out, err = listPage(tx, bucketOrdersByOrg, p.Org.ID, page, keep, func(id string) (orders.Order, error) { return loaded[id], nil })
+		return err
+	})
+	return out, err
+}
+
+// ProofUpload is a funding proof a caller uploads: its media type
+// (application/pdf, image/png or image/jpeg; parameters ignored) and its
+// content, read up to OrderOptions.MaxProofBytes.
+type ProofUpload struct {
+	ContentType string
+	Content     io.Reader
+}
+
+var proofMagic = map[string][]byte{
+	"application/pdf": []byte("%PDF-"),
+	"image/png":       []byte("\x89PNG\r\n\x1a\n"),
+	"image/jpeg":      {0xFF, 0xD8, 0xFF},
+}
+
+// ProofMediaType returns the media type of a Content-Type value that a
+// funding proof may have, or unsupported_media_type.
+func ProofMediaType(contentType string) (string, error) {
+	mt, _, _ := strings.Cut(contentType, ";")
+	mt = strings.ToLower(strings.TrimSpace(mt))
+	if _, ok := proofMagic[mt]; !ok {
+		return "", errcode.Newf(errcode.UnsupportedMediaType, "A funding proof must be application/pdf, image/png or image/jpeg.")
+	}
+	return mt, nil
+}
+
+// MaxProofBytes is the engine's cap on a funding proof.
+func (e *Engine) MaxProofBytes() int64 { return e.orderOpts.MaxProofBytes }
+
+// UploadProof records a funding proof of one of the caller's from-bank
+// orders (PUT /v2/orders/{id}/proofs/funding), in the order of design 2.8:
+// the media type (unsupported_media_type); the order (not_found); the
+// order expecting a proof (proof_not_expected; the newest proof uploaded
+// again while it is under review answers the order unchanged); the content
+// (payload_too_large over MaxProofBytes, validation_error when empty,
+// unsupported_media_type when its first bytes are not of its type). The
+// bytes go to the ProofStore, then one transaction records the proof and
+// moves the order to proof_submitted (re-checking that it still expects
+// one). No event: the upload is the caller's own action.
+func (e *Engine) UploadProof(ctx context.Context, p Principal, orderID string, up ProofUpload) (orders.Order, error) {
+	mt, err := ProofMediaType(up.ContentType)
+	if err != nil {
+		return orders.Order{}, err
+	}
+	if up.Content == nil {
+		up.Content = bytes.NewReader(nil)
+	}
+	var deadline time.Time
+	precheck := func(tx store.Tx) (orders.Order, error) {
+		if _, err := e.admit(tx, p, APIv2); err != nil {
+			return orders.Order{}, err
+		}
+		o, err := loadOwnOrder(tx, p.Org.ID, orderID)
+		if err != nil {
+			return o, err
+		}
+		pause, err := e.readPause(tx)
+		if err != nil {
+			return o, err
+		}
+		if exp, ok := o.ExpiresAt(); ok {
+			deadline = e.effectiveDeadline(pause, exp)
+		}
+		// A dry run of the move with a placeholder proof: is one expected?
+		_, _, err = orders.Apply(o, orders.ProofUploaded{ID: "-", SHA256: strings.Repeat("0", 64), ContentType: mt, Size: 1, Deadline: deadline}, e.nowUTC())
+		return o, err
+	}
+	var current orders.Order
+	if err := e.store.View(ctx, func(tx store.Tx) error {
+		var err error
+		current, err = precheck(tx)
+		return err
+	}); err != nil {
+		return orders.Order{}, err
+	}
+	data, err := io.ReadAll(io.LimitReader(up.Content, e.orderOpts.MaxProofBytes+1))
+	if err != nil {
+		return orders.Order{}, err
+	}
+	switch {
+	case int64(len(data)) > e.orderOpts.MaxProofBytes:
+		return orders.Order{}, errcode.Newf(errcode.PayloadTooLarge, "A funding proof may be at most %d bytes.", e.orderOpts.MaxProofBytes)
+	case len(data) == 0:
+		return orders.Order{}, errcode.Newf(errcode.ValidationError, "The funding proof is empty.")
+	case !bytes.HasPrefix(data, proofMagic[mt]):
+		return orders.Order{}, errcode.Newf(errcode.UnsupportedMediaType, "The content is not %s.", mt)
+	}
+	sum := sha256.Sum256(data)
+	digest := hex.EncodeToString(sum[:])
+	if current.Proof != nil && current.Proof.SHA256 == digest && current.Status == orders.ProofSubmitted {
+		return current, nil // the same proof again: safe to retry
+	}
+	proofID := e.newID()
+	if err := e.proofs.Put(ctx, proofID, mt, bytes.NewReader(data)); err != nil {
+		return orders.Order{}, err
+	}
+	var o orders.Order
+	err = e.store.Update(ctx, func(tx store.Tx) error {
+		if _, err := precheck(tx); err != nil {
+			return err
+		}
+		now := e.nowUTC()
+		var err error
+		o, _, err = e.applyOrder(tx, orderID, p.Org.ID, orders.ProofUploaded{ID: proofID, SHA256: digest, ContentType: mt,
+			Size: int64(len(data)), Deadline: deadline}, now)
+		if err != nil {
+			return err
+		}
+		return records.PutJSON(tx, bucketProofs, proofID, proofRecord{ID: proofID, Order: orderID, Org: p.Org.ID,
+			SHA256: digest, ContentType: mt, Size: int64(len(data)), UploadedAt: now})
+	})
+	if err == nil {
+		e.reportOrder(o, true, "api")
+	}
+	return o, err
+}
+
+// ProofLink is a short-lived link to a funding proof: the token of
+// GET /files/proofs/{token}, which needs no API key.
+type ProofLink struct {
+	Token     string
+	ExpiresAt time.Time
+}
+
+var settingProofKey = []byte("proofs.link_key")
+
+// proofLinkKey returns the HMAC key of proof links, kept in the store so
+// that every instance over it agrees (made on first use).
+func (e *Engine) proofLinkKey(ctx context.Context) ([]byte, error) {
+	var key []byte
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		var err error
+		key, err = tx.Get(bucketSettings, settingProofKey)
+		return err
+	})
+	if err == nil {
+		return key, nil
+	}
+	if !isNotFound(err) {
+		return nil, err
+	}
+	fresh := make([]byte, 32)
+	if _, err := io.ReadFull(e.random, fresh); err != nil {
+		return nil, err
+	}
+	err = e.store.Update(ctx, func(tx store.Tx) error {
+		v, err := tx.Get(bucketSettings, settingProofKey)
+		if err == nil { // another instance made it first
+			key = v
+			return nil
+		}
+		if !isNotFound(err) {
+			return err
+		}
+		key = fresh
+		return tx.Put(bucketSettings, settingProofKey, fresh)
+	})
+	return key, err
+}
+
+func proofMAC(key []byte, org, order, proof string, exp int64) []byte {
+	m := hmac.New(sha256.New, key)
+	for _, s := range []string{org, order, proof} {
+		m.Write(binary.AppendUvarint(nil, uint64(len(s))))
+		m.Write([]byte(s))
+	}
+	m.Write(binary.BigEndian.AppendUint64(nil, uint64(exp)))
+	return m.Sum(nil)
+}
+
+// ProofLinkFor signs a link to the newest funding proof of one of the
+// caller's orders (GET /v2/orders/{id}/proofs/funding), valid for
+// OrderOptions.ProofLinkTTL; a rejected proof has one too. An order without
+// a proof, or a to-bank order, is not_found.
+func (e *Engine) ProofLinkFor(ctx context.Context, p Principal, orderID string) (ProofLink, error) {
+	o, err := e.Order(ctx, p, orderID)
+	if err != nil {
+		return ProofLink{}, err
+	}
+	if o.Proof == nil {
+		return ProofLink{}, errcode.Newf(errcode.NotFound, "This order has no funding proof.")
+	}
+	key, err := e.proofLinkKey(ctx)
+	if err != nil {
+		return ProofLink{}, err
+	}
+	exp := e.nowUTC().Add(e.orderOpts.ProofLinkTTL)
+	payload := strings.Join([]string{o.Org, o.ID, o.Proof.ID}, "\x00")
+	raw := binary.BigEndian.AppendUint64([]byte(payload+"\x00"), uint64(exp.UnixMilli()))
+	raw = append(raw, proofMAC(key, o.Org, o.ID, o.Proof.ID, exp.UnixMilli())...)
+	return ProofLink{Token: base64.RawURLEncoding.EncodeToString(raw), ExpiresAt: exp}, nil
+}
+
+// OpenProofLink opens the proof a link's token names: a bad, forged or
+// expired token is not_found; while /v2 is paused, the pause's error.
+func (e *Engine) OpenProofLink(ctx context.Context, token string) (ProofFile, error) {
+	pause, err := e.Pause(ctx)
+	if err != nil {
+		return ProofFile{}, err
+	}
+	if err := pause.Err(APIv2); err != nil {
+		return ProofFile{}, err
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(token)
+	if err != nil || len(raw) < 8+32+4 {
+		return ProofFile{}, errNotFound
+	}
+	mac := raw[len(raw)-32:]
+	exp := int64(binary.BigEndian.Uint64(raw[len(raw)-40 : len(raw)-32]))
+	parts := strings.Split(string(raw[:len(raw)-41]), "\x00")
+	if len(parts) != 3 || raw[len(raw)-41] != 0 {
+		return ProofFile{}, errNotFound
+	}
+	key, err := e.proofLinkKey(ctx)
+	if err != nil {
+		return ProofFile{}, err
+	}
+	if !hmac.Equal(mac, proofMAC(key, parts[0], parts[1], parts[2], exp)) || e.nowUTC().UnixMilli() > exp {
+		return ProofFile{}, errNotFound
+	}
+	return e.openProof(ctx, parts[2])
+}
+
+// PruneQuotes deletes quotes a day past their expiry (used or not), at
+// most batch per call, and reports how many it deleted. Run calls it with
+// the idempotency pruning.
+func (e *Engine) PruneQuotes(ctx context.Context, batch int) (int, error) {
+	if batch <= 0 {
+		batch = 1000
+	}
+	now := e.nowUTC()
+	n := 0
+	err := e.store.Update(ctx, func(tx store.Tx) error {
+		n = 0
+		var old [][]byte
+		err := tx.Scan(bucketQuotes, store.ScanOptions{}, func(k, v []byte) (bool, error) {
+			q, err := quotes.DecodeStored(v)
+			if err != nil {
+				return false, err
+			}
+			if !q.Prunable(now) {
+				return false, nil // ids sort by issue time: the rest are younger
+			}
+			old = append(old, k)
+			return len(old) < batch, nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, k := range old {
+			if err := tx.Delete(bucketQuotes, k); err != nil {
+				return err
+			}
+		}
+		n = len(old)
+		return nil
+	})
+	return n, err
+}

@@ -1,0 +1,430 @@
+package tambala
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/due"
+	"github.com/tambalapay/tambala/internal/records"
+	"github.com/tambalapay/tambala/ledger"
+	"github.com/tambalapay/tambala/orders"
+	"github.com/tambalapay/tambala/store"
+)
+
+var (
+	bucketOrders          = []byte("orders")
+	bucketOrdersByOrg     = []byte("orders.by_org")
+	bucketOrderClientRefs = []byte("orders.client_ref")  // org NUL client_ref -> id
+	bucketOrderFundingRef = []byte("orders.funding_ref") // reference -> id, across organizations
+	bucketOrderQueue      = []byte("orders.queue")       // status NUL id -> nil: the desk's queue
+	bucketProofs          = []byte("orders.proofs")      // proof id -> proof record
+	ordersExpiry          = due.Index("orders.expiry")   // from-bank funding deadlines
+)
+
+func loadOrder(tx store.Tx, id string) (orders.Order, error) {
+	if id == "" || len(id) > 64 {
+		return orders.Order{}, errNotFound
+	}
+	v, err := tx.Get(bucketOrders, []byte(id))
+	if isNotFound(err) {
+		return orders.Order{}, errNotFound
+	}
+	if err != nil {
+		return orders.Order{}, err
+	}
+	return orders.Decode(v)
+}
+
+// loadOwnOrder is loadOrder for org's own orders: another organization's
+// is not_found.
+func loadOwnOrder(tx store.Tx, org, id string) (orders.Order, error) {
+	o, err := loadOrder(tx, id)
+	if err == nil && o.Org != org {
+		return orders.Order{}, errNotFound
+	}
+	return o, err
+}
+
+func queueKey(s orders.Status, id string) []byte {
+	return append(append([]byte(s), 0), id...)
+}
+
+// putOrder stores o, keeping the desk queue and the expiry index in step
+// with prev (zero for a new order).
+func putOrder(tx store.Tx, prev, o orders.Order) error {
+	if prev.Status != o.Status {
+		if prev.Status != "" {
+			if err := tx.Delete(bucketOrderQueue, queueKey(prev.Status, o.ID)); err != nil {
+				return err
+			}
+		}
+		if err := tx.Put(bucketOrderQueue, queueKey(o.Status, o.ID), nil); err != nil {
+			return err
+		}
+	}
+	var old, next *time.Time
+	if t, ok := prev.ExpiresAt(); ok && prev.Status == orders.AwaitingFunds {
+		old = &t
+	}
+	if t, ok := o.ExpiresAt(); ok && o.Status == orders.AwaitingFunds && o.Proof == nil {
+		next = &t
+	}
+	if old != nil || next != nil {
+		if err := ordersExpiry.Move(tx, o.ID, old, next); err != nil {
+			return err
+		}
+	}
+	return tx.Put(bucketOrders, []byte(o.ID), orders.Encode(o))
+}
+
+// postOrder posts an order's ledger movements in tx.
+func postOrder(tx store.Tx, ps []orders.Posting, now time.Time) error {
+	for _, p := range ps {
+		var cmd ledger.Command
+		switch p.Kind {
+		case orders.KindPlaceHold:
+			cmd = ledger.PlaceHold{EntryID: p.EntryID, HoldID: p.HoldID, Org: p.Org, Amount: p.Amount, Ref: p.Ref, At: now}
+		case orders.KindCaptureHold:
+			cmd = ledger.CaptureHold{EntryID: p.EntryID, HoldID: p.HoldID, Amount: p.Amount, To: ledger.Desk, Ref: p.Ref, At: now}
+		case orders.KindReleaseHold:
+			cmd = ledger.ReleaseHold{EntryID: p.EntryID, HoldID: p.HoldID, Ref: p.Ref, At: now}
+		case orders.KindCredit:
+			cmd = ledger.Credit{EntryID: p.EntryID, Org: p.Org, Amount: p.Amount, From: ledger.Desk, Ref: p.Ref, At: now}
+		default:
+			return fmt.Errorf("orders: unknown posting %q", p.Kind)
+		}
+		if _, err := ledger.Post(tx, cmd); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// applyOrder makes one move of order id in tx: the order package's rules,
+// then the postings, the records and the events of the move, together.
+func (e *Engine) applyOrder(tx store.Tx, id string, org string, cmd orders.Command, now time.Time) (orders.Order, bool, error) {
+	prev, err := loadOrder(tx, id)
+	if err != nil {
+		return orders.Order{}, false, err
+	}
+	if org != "" && prev.Org != org {
+		return orders.Order{}, false, errNotFound
+	}
+	o, fx, err := orders.Apply(prev, cmd, now)
+	if err != nil || !fx.Changed {
+		return o, false, err
+	}
+	if err := postOrder(tx, fx.Postings, now); err != nil {
+		return o, false, err
+	}
+	if fx.Collection != nil {
+		if err := e.recordRefundCollection(tx, o, fx.Collection, now); err != nil {
+			return o, false, err
+		}
+	}
+	if err := putOrder(tx, prev, o); err != nil {
+		return o, false, err
+	}
+	for _, ev := range fx.Events {
+		if err := e.emit(tx, o.Org, ev.Type, ev.Data); err != nil {
+			return o, false, err
+		}
+	}
+	if err := e.checkBalanceLow(tx, o.Org); err != nil {
+		return o, false, err
+	}
+	return o, prev.Status != o.Status, nil
+}
+
+func (e *Engine) reportOrder(o orders.Order, moved bool, by string) {
+	if moved {
+		e.log.Info("order", slog.String("order", o.ID), slog.String("org", o.Org), slog.String("direction", string(o.Direction)),
+			slog.String("status", string(o.Status)), slog.String("by", by))
+	}
+}
+
+// MoveOrder makes one desk or operator move of an order (the operator's
+// side): orders.StartProcessing, CoinsSent, Complete, Fail, Cancel,
+// ReturnRefund, Instructions, RejectProof, ConfirmFunds. Each move is one
+// transaction with its ledger entries and events; repeating a move already
+// made returns the order unchanged; a move the order's state does not allow
+// is conflict. Moves go on while /v2 is paused: they are the operator's
+// work, not /v2 requests.
+func (e *Engine) MoveOrder(ctx context.Context, id string, cmd orders.Command) (orders.Order, error) {
+	switch cmd.(type) {
+	case orders.ProofUploaded, orders.Expire:
+		return orders.Order{}, errcode.Newf(errcode.ValidationError, "%s is not a desk move.", cmd.Name())
+	case nil:
+		return orders.Order{}, errcode.Newf(errcode.ValidationError, "no move given.")
+	}
+	for try := 0; ; try++ {
+		if in, ok := cmd.(orders.Instructions); ok {
+			in.Window = e.orderOpts.FundingWindow
+			if _, err := io.ReadFull(e.random, in.Random[:]); err != nil {
+				return orders.Order{}, err
+			}
+			cmd = in
+		}
+		var o orders.Order
+		var moved, clash bool
+		err := e.store.Update(ctx, func(tx store.Tx) error {
+			var err error
+			clash = false
+			o, moved, err = e.applyOrder(tx, id, "", cmd, e.nowUTC())
+			if err != nil || !moved || o.Funding == nil || o.Status != orders.AwaitingFunds {
+				return err
+			}
+			// The funding reference is unique across organizations.
+			ref := []byte(o.Funding.Reference)
+			if owner, err := tx.Get(bucketOrderFundingRef, ref); err == nil && string(owner) != o.ID {
+				if in := cmd.(orders.Instructions); in.Reference != "" {
+					return errcode.Newf(errcode.Conflict, "The funding reference %s is already used by another order.", in.Reference)
+				}
+				clash = true
+				return errRetryReference
+			} else if err != nil && !isNotFound(err) {
+				return err
+			}
+			return tx.Put(bucketOrderFundingRef, ref, []byte(o.ID))
+		})
+		if clash && try < 5 {
+			continue // a generated reference met another: draw again
+		}
+		if err != nil {
+			return orders.Order{}, err
+		}
+		e.reportOrder(o, moved, "desk")
+		return o, nil
+	}
+}
+
+var errRetryReference = errors.New("tambala: generated funding reference already used")
+
+// DeskOrder returns any order (the operator's side).
+func (e *Engine) DeskOrder(ctx context.Context, id string) (orders.Order, error) {
+	var o orders.Order
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		var err error
+		o, err = loadOrder(tx, id)
+		return err
+	})
+	return o, err
+}
+
+// DeskQueue filters the desk's queue.
+type DeskQueue struct {
+	Status orders.Status // "" for every status
+	OrgID  string        // "" for every organization
+}
+
+// DeskOrders lists orders for the desk, newest first: those in one status
+// (the queue of work), or all, optionally of one organization.
+func (e *Engine) DeskOrders(ctx context.Context, q DeskQueue, page PageRequest) (Page[orders.Order], error) {
+	if q.Status != "" {
+		if _, err := orders.ParseStatus(string(q.Status)); err != nil {
+			return Page[orders.Order]{}, err
+		}
+	}
+	page, err := page.check()
+	if err != nil {
+		return Page[orders.Order]{}, err
+	}
+	out := Page[orders.Order]{Items: []orders.Order{}}
+	err = e.store.View(ctx, func(tx store.Tx) error {
+		out.Items = out.Items[:0]
+		bucket, opt, prefix := bucketOrders, store.ScanOptions{Reverse: true}, []byte(nil)
+		if q.Status != "" {
+			prefix = append([]byte(q.Status), 0)
+			bucket, opt = bucketOrderQueue, store.ScanOptions{Reverse: true, Prefix: prefix}
+		}
+		if page.BeforeID != "" {
+			opt.End = append(append([]byte(nil), prefix...), page.BeforeID...)
+		}
+		return tx.Scan(bucket, opt, func(k, v []byte) (bool, error) {
+			id := string(k[len(prefix):])
+			if len(out.Items) == page.Limit {
+				out.HasMore = true
+				return false, nil
+			}
+			o, err := loadOrder(tx, id)
+			if err != nil {
+				return false, err
+			}
+			if q.OrgID != "" && o.Org != q.OrgID {
+				return true, nil
+			}
+			out.Items = append(out.Items, o)
+			return true, nil
+		})
+	})
+	if out.HasMore && len(out.Items) > 0 {
+		out.NextBeforeID = out.Items[len(out.Items)-1].ID
+	}
+	return out, err
+}
+
+// ProcessOrders runs one pass of the expiry sweep: every from-bank order
+// past its funding deadline that never had a proof is expired, each in its
+// own transaction with its event. While /v2 is paused it expires nothing,
+// and a deadline that fell inside the last pause is honoured until the
+// pause ended plus the grace (OrderOptions.PauseGrace). Run calls it.
+func (e *Engine) ProcessOrders(ctx context.Context) (int, error) {
+	pause, err := e.Pause(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if pause.V2 != Live {
+		return 0, nil
+	}
+	now := e.nowUTC()
+	ids, err := ordersExpiry.Due(ctx, e.store, now, 100)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, id := range ids {
+		var o orders.Order
+		var moved bool
+		err := e.store.Update(ctx, func(tx store.Tx) error {
+			cur, err := loadOrder(tx, id)
+			if err != nil {
+				return err
+			}
+			exp, ok := cur.ExpiresAt()
+			effective := e.effectiveDeadline(pause, exp)
+			if !ok || !orders.ExpiryDue(cur, now, effective) {
+				if cur.Status != orders.AwaitingFunds || cur.Proof != nil {
+					return ordersExpiry.Move(tx, id, &exp, nil) // not the sweep's any more
+				}
+				if effective.After(exp) { // honoured longer: look again then
+					return ordersExpiry.Move(tx, id, &exp, &effective)
+				}
+				return nil
+			}
+			o, moved, err = e.applyOrder(tx, id, "", orders.Expire{Deadline: effective}, now)
+			if err != nil {
+				return err
+			}
+			if !effective.IsZero() && effective.After(exp) {
+				return ordersExpiry.Move(tx, id, &effective, nil)
+			}
+			return nil
+		})
+		if err != nil {
+			if ctx.Err() != nil {
+				return n, ctx.Err()
+			}
+			e.log.Error("order expiry", slog.String("order", id), slog.Any("error", err))
+			continue
+		}
+		if moved {
+			n++
+			e.reportOrder(o, moved, "sweep")
+		}
+	}
+	return n, nil
+}
+
+// effectiveDeadline is the funding deadline the sweep and uploads honour:
+// exp, or, when exp fell inside the last /v2 pause, the pause's end plus
+// the grace (U40). Zero means exp.
+func (e *Engine) effectiveDeadline(p PauseState, exp time.Time) time.Time {
+	if p.V2PausedAt == nil || exp.Before(*p.V2PausedAt) {
+		return time.Time{}
+	}
+	if p.V2ResumedAt == nil || p.V2ResumedAt.Before(*p.V2PausedAt) {
+		return time.Time{} // still paused: the sweep does not run
+	}
+	if exp.After(*p.V2ResumedAt) {
+		return time.Time{}
+	}
+	return p.V2ResumedAt.Add(e.orderOpts.PauseGrace)
+}
+
+// proofRecord is a stored funding proof: its bytes are in the ProofStore.
+type proofRecord struct {
+	ID          string    `json:"id"`
+	Order       string    `json:"order"`
+	Org         string    `json:"org"`
+	SHA256      string    `json:"sha256"`
+	ContentType string    `json:"content_type"`
+	Size        int64     `json:"size"`
+	UploadedAt  time.Time `json:"uploaded_at"`
+}
+
+// ProofFile is a stored funding proof's content.
+type ProofFile struct {
+	ContentType string
+	Size        int64
+	Content     io.ReadCloser
+}
+
+// DeskProof opens the newest funding proof of an order (the operator's
+// side); the caller closes Content.
+func (e *Engine) DeskProof(ctx context.Context, orderID string) (ProofFile, error) {
+	o, err := e.DeskOrder(ctx, orderID)
+	if err != nil {
+		return ProofFile{}, err
+	}
+	if o.Proof == nil {
+		return ProofFile{}, errcode.Newf(errcode.NotFound, "This order has no funding proof.")
+	}
+	return e.openProof(ctx, o.Proof.ID)
+}
+
+func (e *Engine) openProof(ctx context.Context, id string) (ProofFile, error) {
+	var rec proofRecord
+	err := e.store.View(ctx, func(tx store.Tx) error { return records.GetJSON(tx, bucketProofs, id, &rec, errNotFound) })
+	if err != nil {
+		return ProofFile{}, err
+	}
+	rc, err := e.proofs.Open(ctx, id)
+	if err != nil {
+		return ProofFile{}, err
+	}
+	return ProofFile{ContentType: rec.ContentType, Size: rec.Size, Content: rc}, nil
+}
+
+// ProofStore keeps the bytes of funding proofs (every proof is kept for
+// audit). The default keeps them in the engine's store; a host may keep
+// them in an object store. Put is called before the transaction that
+// records the proof, so a failed upload may leave unreferenced bytes,
+// never a record without bytes.
+type ProofStore interface {
+	Put(ctx context.Context, id, contentType string, content io.Reader) error
+	Open(ctx context.Context, id string) (io.ReadCloser, error)
+}
+
+// kvProofs is the default ProofStore: a bucket of the engine's store.
+type kvProofs struct{ s store.Store }
+
+var bucketProofBytes = []byte("orders.proof_bytes")
+
+func (p kvProofs) Put(ctx context.Context, id, _ string, content io.Reader) error {
+	b, err := io.ReadAll(content)
+	if err != nil {
+		return err
+	}
+	return p.s.Update(ctx, func(tx store.Tx) error { return tx.Put(bucketProofBytes, []byte(id), b) })
+}
+
+func (p kvProofs) Open(ctx context.Context, id string) (io.ReadCloser, error) {
+	var b []byte
+	err := p.s.View(ctx, func(tx store.Tx) error {
+		var err error
+		b, err = tx.Get(bucketProofBytes, []byte(id))
+		return err
+	})
+	if isNotFound(err) {
+		return nil, errNotFound
+	}
+	return io.NopCloser(bytes.NewReader(b)), err
+}
+
+func clientRefKey(org, ref string) []byte { return records.IndexKey(org, ref) }
