@@ -24,6 +24,10 @@ type Options struct {
 	// the connection's remote address. A host behind a reverse proxy
 	// supplies its own, trusting only its proxy's header.
 	ClientAddr func(*http.Request) netip.Addr
+	// PublicBaseURL is the public API's address as callers reach it
+	// (https://api.example.com), for absolute links such as funding proof
+	// downloads. Default: the scheme and Host of each request.
+	PublicBaseURL string
 }
 
 // Handler serves the public API.
@@ -32,6 +36,8 @@ type Handler struct {
 	log    *zap.Logger
 	addr   func(*http.Request) netip.Addr
 	mux    *http.ServeMux
+	// publicBase is Options.PublicBaseURL.
+	publicBase string
 }
 
 // New returns the public API handler over engine.
@@ -46,7 +52,7 @@ func New(engine *tambala.Engine, opts *Options) *Handler {
 	if o.ClientAddr == nil {
 		o.ClientAddr = remoteAddr
 	}
-	h := &Handler{engine: engine, log: o.Logger, addr: o.ClientAddr, mux: http.NewServeMux()}
+	h := &Handler{engine: engine, log: o.Logger, addr: o.ClientAddr, mux: http.NewServeMux(), publicBase: o.PublicBaseURL}
 	h.routes()
 	return h
 }
@@ -73,6 +79,7 @@ func (h *Handler) routes() {
 	h.handle("GET /v2/balances/{asset}", tambala.APIv2, h.balanceV2)
 	h.payoutRoutes()
 	h.collectionRoutes()
+	h.orderRoutes()
 }
 
 // handle registers an authenticated route of api.
@@ -83,7 +90,7 @@ func (h *Handler) handle(pattern string, api tambala.API, fn authed) {
 // ServeHTTP logs, recovers, caps the body, and routes; unknown routes and
 // wrong methods get the envelope too.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	serve(w, r, h.log, h.engine.Limits().MaxBodyBytes, h.mux)
+	serve(w, r, h.log, h.maxBody(r), h.mux)
 }
 
 type ctxKey int

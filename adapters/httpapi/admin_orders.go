@@ -1,0 +1,185 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/tambalapay/tambala"
+	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/orders"
+	"github.com/tambalapay/tambala/quotes"
+)
+
+func (a *Admin) orderRoutes() {
+	a.handle("GET /admin/corridors", a.listCorridors)
+	a.handle("PUT /admin/corridors/{asset}", a.setCorridor)
+	a.handle("GET /admin/orders", a.deskOrders)
+	a.handle("GET /admin/orders/{id}", a.deskOrder)
+	a.handle("GET /admin/orders/{id}/proofs/funding", a.deskProof)
+	a.handle("POST /admin/orders/{id}/{move}", a.moveOrder)
+}
+
+func (a *Admin) listCorridors(w http.ResponseWriter, r *http.Request) {
+	cs, err := a.engine.AllCorridors(r.Context())
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	writeRaw(w, http.StatusOK, quotes.RenderAdminCorridors(cs))
+}
+
+// setCorridor is PUT /admin/corridors/{asset} with
+// {"rate_off_ramp":"1750.5"|null,"rate_on_ramp":"1800"|null,"min":"1000.00","open":true,"max":"...."?}.
+func (a *Admin) setCorridor(w http.ResponseWriter, r *http.Request) {
+	asset, err := a.engine.Asset(r.PathValue("asset"))
+	if err != nil {
+		writeError(w, r, a.log, errcode.Newf(errcode.ValidationError, "%s is not a configured asset.", truncateField(r.PathValue("asset"))))
+		return
+	}
+	body, err := readBody(r)
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	c, err := quotes.DecodeCorridorUpdate(asset, body)
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	if _, err := a.engine.SetCorridor(r.Context(), c); err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	writeRaw(w, http.StatusOK, quotes.RenderAdminCorridors([]quotes.Corridor{c}))
+}
+
+// deskOrderJSON is an order as the desk sees it: the organization's
+// rendering under "order", and what the desk needs beside it (the owner,
+// the newest proof's id for reject-proof and confirm-funds, when the coins
+// left).
+type deskOrderJSON struct {
+	Org         string          `json:"org"`
+	Order       json.RawMessage `json:"order"`
+	Proof       *deskProofJSON  `json:"proof"`
+	CoinsLeftAt *string         `json:"coins_left_at"`
+}
+
+type deskProofJSON struct {
+	ID          string `json:"id"`
+	SHA256      string `json:"sha256"`
+	ContentType string `json:"content_type"`
+	Size        int64  `json:"size"`
+}
+
+func toDeskJSON(o orders.Order) deskOrderJSON {
+	d := deskOrderJSON{Org: o.Org, Order: orders.Render(o)}
+	if o.Proof != nil {
+		d.Proof = &deskProofJSON{ID: o.Proof.ID, SHA256: o.Proof.SHA256, ContentType: o.Proof.ContentType, Size: o.Proof.Size}
+	}
+	if o.CoinsLeftAt != nil {
+		s := orders.FormatTime(*o.CoinsLeftAt)
+		d.CoinsLeftAt = &s
+	}
+	return d
+}
+
+// deskOrders is GET /admin/orders?status=&org=&limit=&before_id=: the desk's
+// queue, newest first.
+func (a *Admin) deskOrders(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	page, err := parsePage(q.Get("limit"), q.Get("before_id"))
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	res, err := a.engine.DeskOrders(r.Context(), tambala.DeskQueue{Status: orders.Status(q.Get("status")), OrgID: q.Get("org")}, page)
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	items := make([]deskOrderJSON, len(res.Items))
+	for i, o := range res.Items {
+		items[i] = toDeskJSON(o)
+	}
+	writeJSON(w, http.StatusOK, pageJSON("orders", items, res.HasMore, res.NextBeforeID))
+}
+
+func (a *Admin) deskOrder(w http.ResponseWriter, r *http.Request) {
+	o, err := a.engine.DeskOrder(r.Context(), r.PathValue("id"))
+	a.reply(w, r, http.StatusOK, toDeskJSON(o), err)
+}
+
+func (a *Admin) deskProof(w http.ResponseWriter, r *http.Request) {
+	f, err := a.engine.DeskProof(r.Context(), r.PathValue("id"))
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	defer f.Content.Close()
+	w.Header().Set("Content-Type", f.ContentType)
+	w.Header().Set("Content-Length", strconv.FormatInt(f.Size, 10))
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	_, _ = io.Copy(w, f.Content)
+}
+
+// moveOrder is POST /admin/orders/{id}/{move}: processing, coins-sent,
+// complete, fail {code}, cancel, refund-returned, instructions
+// {bank_name, account_name, account_number, reference?, deadline?},
+// reject-proof {proof_id, reason}, confirm-funds {proof_id}.
+func (a *Admin) moveOrder(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Code          orders.FailureCode `json:"code"`
+		BankName      string             `json:"bank_name"`
+		AccountName   string             `json:"account_name"`
+		AccountNumber string             `json:"account_number"`
+		Reference     string             `json:"reference"`
+		Deadline      *string            `json:"deadline"`
+		ProofID       string             `json:"proof_id"`
+		Reason        string             `json:"reason"`
+	}
+	if r.ContentLength != 0 {
+		if err := bind(r, &in); err != nil {
+			writeError(w, r, a.log, err)
+			return
+		}
+	}
+	var cmd orders.Command
+	switch r.PathValue("move") {
+	case "processing":
+		cmd = orders.StartProcessing{}
+	case "coins-sent":
+		cmd = orders.CoinsSent{}
+	case "complete":
+		cmd = orders.Complete{}
+	case "fail":
+		cmd = orders.Fail{Code: in.Code}
+	case "cancel":
+		cmd = orders.Cancel{}
+	case "refund-returned":
+		cmd = orders.ReturnRefund{}
+	case "instructions":
+		ins := orders.Instructions{BankName: in.BankName, AccountName: in.AccountName, AccountNumber: in.AccountNumber, Reference: in.Reference}
+		if in.Deadline != nil {
+			t, err := time.Parse(time.RFC3339Nano, *in.Deadline)
+			if err != nil {
+				writeError(w, r, a.log, errcode.Newf(errcode.ValidationError, "deadline must be an ISO 8601 date-time."))
+				return
+			}
+			ins.Deadline = &t
+		}
+		cmd = ins
+	case "reject-proof":
+		cmd = orders.RejectProof{ProofID: in.ProofID, Reason: in.Reason}
+	case "confirm-funds":
+		cmd = orders.ConfirmFunds{ProofID: in.ProofID}
+	default:
+		writeError(w, r, a.log, errcode.Newf(errcode.NotFound, "No such order move."))
+		return
+	}
+	o, err := a.engine.MoveOrder(r.Context(), r.PathValue("id"), cmd)
+	a.reply(w, r, http.StatusOK, toDeskJSON(o), err)
+}

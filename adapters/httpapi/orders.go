@@ -1,0 +1,261 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"io"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/tambalapay/tambala"
+	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/orders"
+	"github.com/tambalapay/tambala/quotes"
+)
+
+func (h *Handler) orderRoutes() {
+	h.handle("GET /v2/orders/corridors", tambala.APIv2, h.corridors)
+	h.handle("POST /v2/orders/quotes", tambala.APIv2, h.quoteOrder)
+	h.handle("POST /v2/orders", tambala.APIv2, h.createOrder)
+	h.handle("GET /v2/orders", tambala.APIv2, h.listOrders)
+	h.handle("GET /v2/orders/{id}", tambala.APIv2, h.getOrder)
+	h.handle("PUT /v2/orders/{id}/proofs/funding", tambala.APIv2, h.uploadProof)
+	h.handle("GET /v2/orders/{id}/proofs/funding", tambala.APIv2, h.proofLink)
+	// The link carries no API key (the token is the credential), so it
+	// lives outside /v1 and /v2, whose every request needs one.
+	h.mux.HandleFunc("GET /files/proofs/{token}", h.proofFile)
+}
+
+// isProofUpload reports the one route whose body may exceed the global
+// cap: the engine reads a proof up to its own cap, and the media type is
+// checked before the size.
+func isProofUpload(r *http.Request) bool {
+	return r.Method == http.MethodPut && strings.HasPrefix(r.URL.Path, "/v2/orders/") && strings.HasSuffix(r.URL.Path, "/proofs/funding")
+}
+
+// maxBody is the body cap of r.
+func (h *Handler) maxBody(r *http.Request) int64 {
+	if isProofUpload(r) {
+		return math.MaxInt64
+	}
+	return h.engine.Limits().MaxBodyBytes
+}
+
+func (h *Handler) corridors(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
+	cs, err := h.engine.Corridors(r.Context(), p)
+	if err != nil {
+		writeError(w, r, h.log, err)
+		return
+	}
+	writeRaw(w, http.StatusOK, quotes.RenderCorridors(cs))
+}
+
+func (h *Handler) quoteOrder(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
+	body, err := readBody(r)
+	if err != nil {
+		writeError(w, r, h.log, err)
+		return
+	}
+	req, err := quotes.DecodeRequest(body)
+	if err != nil {
+		writeError(w, r, h.log, err)
+		return
+	}
+	q, err := h.engine.QuoteOrder(r.Context(), p, req)
+	if err != nil {
+		writeError(w, r, h.log, err)
+		return
+	}
+	writeRaw(w, http.StatusCreated, quotes.Render(q))
+}
+
+// beneficiaryFields are the only fields a beneficiary may have (U18): an
+// unknown one is refused, so a caller never believes an iban is used.
+var beneficiaryFields = map[string]bool{"name": true, "bank_name": true, "account_number": true, "branch": true}
+
+// decodeNewOrder reads POST /v2/orders: quote_id and client_ref strings,
+// beneficiary an object of the four known string fields, or null.
+func decodeNewOrder(body []byte) (tambala.NewOrder, error) {
+	var in struct {
+		QuoteID     *string         `json:"quote_id"`
+		ClientRef   *string         `json:"client_ref"`
+		Beneficiary json.RawMessage `json:"beneficiary"`
+	}
+	if err := decodeJSON(body, &in); err != nil {
+		return tambala.NewOrder{}, err
+	}
+	if in.QuoteID == nil {
+		return tambala.NewOrder{}, errcode.Newf(errcode.ValidationError, "quote_id is required.")
+	}
+	if in.ClientRef == nil {
+		return tambala.NewOrder{}, errcode.Newf(errcode.ValidationError, "client_ref is required.")
+	}
+	n := tambala.NewOrder{QuoteID: *in.QuoteID, ClientRef: *in.ClientRef}
+	if len(in.Beneficiary) == 0 || string(in.Beneficiary) == "null" {
+		return n, nil
+	}
+	var fields map[string]json.RawMessage
+	if err := decodeJSON(in.Beneficiary, &fields); err != nil {
+		return n, errcode.Newf(errcode.ValidationError, "beneficiary must be an object of name, bank_name, account_number and branch.")
+	}
+	var b orders.Beneficiary
+	for k, v := range fields {
+		if !beneficiaryFields[k] {
+			return n, errcode.Newf(errcode.ValidationError, "beneficiary.%s is not a field of a beneficiary (name, bank_name, account_number, branch).", truncateField(k))
+		}
+		if string(v) == "null" {
+			if k == "branch" {
+				continue
+			}
+			return n, errcode.Newf(errcode.ValidationError, "beneficiary.%s is required.", k)
+		}
+		var s string
+		if err := decodeJSON(v, &s); err != nil {
+			return n, errcode.Newf(errcode.ValidationError, "beneficiary.%s must be a string.", k)
+		}
+		switch k {
+		case "name":
+			b.Name = s
+		case "bank_name":
+			b.BankName = s
+		case "account_number":
+			b.AccountNumber = s
+		case "branch":
+			b.Branch = &s
+		}
+	}
+	n.Beneficiary = &b
+	return n, nil
+}
+
+func truncateField(k string) string {
+	if len(k) > 40 {
+		return k[:40]
+	}
+	return k
+}
+
+func (h *Handler) createOrder(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
+	body, err := readBody(r)
+	if err != nil {
+		writeError(w, r, h.log, err)
+		return
+	}
+	idem := tambala.Idempotency{Key: r.Header.Get("Idempotency-Key"), Fingerprint: tambala.BodyFingerprint(body)}
+	n, err := decodeNewOrder(body)
+	if err != nil {
+		writeError(w, r, h.log, h.engine.RefuseCreate(r.Context(), p, tambala.CreateOrder, idem, err))
+		return
+	}
+	created, err := h.engine.CreateOrder(r.Context(), p, n, idem)
+	if err != nil {
+		writeError(w, r, h.log, err)
+		return
+	}
+	if created.Replayed {
+		w.Header().Set("Idempotent-Replayed", "true")
+	}
+	writeRaw(w, http.StatusCreated, orders.Render(created.Resource))
+}
+
+func (h *Handler) getOrder(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
+	o, err := h.engine.Order(r.Context(), p, r.PathValue("id"))
+	if err != nil {
+		writeError(w, r, h.log, err)
+		return
+	}
+	writeRaw(w, http.StatusOK, orders.Render(o))
+}
+
+func (h *Handler) listOrders(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
+	page, ok := h.page(w, r)
+	if !ok {
+		return
+	}
+	q := r.URL.Query()
+	f := tambala.OrderFilter{Status: orders.Status(q.Get("status")), ClientRef: q.Get("client_ref")}
+	if q.Has("client_ref") && f.ClientRef == "" {
+		writeError(w, r, h.log, errcode.Newf(errcode.ValidationError, "client_ref must not be empty."))
+		return
+	}
+	res, err := h.engine.Orders(r.Context(), p, page, f)
+	if err != nil {
+		writeError(w, r, h.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, pageJSON("orders", renderOrders(res.Items), res.HasMore, res.NextBeforeID))
+}
+
+func renderOrders(os []orders.Order) []json.RawMessage {
+	out := make([]json.RawMessage, len(os))
+	for i, o := range os {
+		out[i] = orders.Render(o)
+	}
+	return out
+}
+
+// uploadProof is PUT /v2/orders/{id}/proofs/funding: the media type (415)
+// and a declared length over the cap (413) are the transport's to see
+// first, so a large body is never read for nothing; the engine does the
+// rest in the order of design 2.8.
+func (h *Handler) uploadProof(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
+	if _, err := tambala.ProofMediaType(r.Header.Get("Content-Type")); err != nil {
+		writeError(w, r, h.log, err)
+		return
+	}
+	if r.ContentLength > h.engine.MaxProofBytes() {
+		writeError(w, r, h.log, errcode.Newf(errcode.PayloadTooLarge, "A funding proof may be at most %d bytes.", h.engine.MaxProofBytes()))
+		return
+	}
+	o, err := h.engine.UploadProof(r.Context(), p, r.PathValue("id"), tambala.ProofUpload{
+		ContentType: r.Header.Get("Content-Type"), Content: r.Body})
+	if err != nil {
+		writeError(w, r, h.log, err)
+		return
+	}
+	writeRaw(w, http.StatusOK, orders.Render(o))
+}
+
+func (h *Handler) proofLink(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
+	link, err := h.engine.ProofLinkFor(r.Context(), p, r.PathValue("id"))
+	if err != nil {
+		writeError(w, r, h.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{
+		"url":        h.baseURL(r) + "/files/proofs/" + link.Token,
+		"expires_at": orders.FormatTime(link.ExpiresAt),
+	})
+}
+
+// baseURL is Options.PublicBaseURL, else the scheme and host the request
+// came to.
+func (h *Handler) baseURL(r *http.Request) string {
+	if h.publicBase != "" {
+		return strings.TrimSuffix(h.publicBase, "/")
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
+
+// proofFile is GET /files/proofs/{token}: no bearer, the token is the
+// credential.
+func (h *Handler) proofFile(w http.ResponseWriter, r *http.Request) {
+	f, err := h.engine.OpenProofLink(r.Context(), r.PathValue("token"))
+	if err != nil {
+		writeError(w, r, h.log, err)
+		return
+	}
+	defer f.Content.Close()
+	hd := w.Header()
+	hd.Set("Content-Type", f.ContentType)
+	hd.Set("Content-Length", strconv.FormatInt(f.Size, 10))
+	hd.Set("Content-Disposition", `attachment; filename="funding-proof"`)
+	hd.Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	_, _ = io.Copy(w, f.Content)
+}
