@@ -41,7 +41,7 @@ func NewAdmin(engine *tambala.Engine, token string, opts *Options) (*Admin, erro
 		o.Logger = zap.NewNop()
 	}
 	a := &Admin{engine: engine, log: o.Logger, tokenHash: sha256.Sum256([]byte(token)), mux: http.NewServeMux()}
-	a.routes()
+	a.routes(o)
 	return a, nil
 }
 
@@ -49,7 +49,7 @@ func (a *Admin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	serve(w, r, a.log, a.engine.Limits().MaxBodyBytes, a.mux)
 }
 
-func (a *Admin) routes() {
+func (a *Admin) routes(o Options) {
 	a.handle("GET /admin/orgs", a.listOrgs)
 	a.handle("POST /admin/orgs", a.createOrg)
 	a.handle("GET /admin/orgs/{org}", a.getOrg)
@@ -77,6 +77,8 @@ func (a *Admin) routes() {
 	a.handle("GET /admin/pause", a.getPause)
 	a.handle("PUT /admin/pause", a.setPause)
 	a.handle("GET /admin/openapi.json", a.openAPI)
+	a.handle("GET /admin/backup", a.backup)
+	newProbes(a.engine, a.log, o).register(a.mux) // GET /healthz and GET /readyz, without the token
 }
 
 func (a *Admin) handle(pattern string, fn http.HandlerFunc) {
@@ -477,4 +479,12 @@ func (a *Admin) resolvePayout(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeRaw(w, http.StatusOK, payouts.Render(p))
+}
+
+// backup is GET /admin/backup: a consistent copy of the whole store, read
+// in one read transaction and streamed as application/octet-stream, for a
+// store that can make one (boltstore). Restore: start the server on a data
+// folder holding the copy (README "Operate it").
+func (a *Admin) backup(w http.ResponseWriter, r *http.Request) {
+	streamBackup(w, r, a.log, a.engine.Store())
 }

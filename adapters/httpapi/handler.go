@@ -2,6 +2,10 @@ package httpapi
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
 	"net/http"
 	"net/netip"
 	"path"
@@ -9,10 +13,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	"go.uber.org/zap"
 
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/store"
 )
 
 // Options configure the handlers. nil is fine.
@@ -28,6 +34,15 @@ type Options struct {
 	// (https://api.example.com), for absolute links such as funding proof
 	// downloads. Default: the scheme and Host of each request.
 	PublicBaseURL string
+	// Ready adds the host's own checks to GET /readyz, on both handlers:
+	// one entry per check, nil when it passes (for example "worker": an
+	// error once the host's Run goroutine has returned). It is called on
+	// every /readyz request with a context that ends after 2 s. The
+	// engine's own checks (the store answers a read; in production, the
+	// institutions reference data is synced) always run. A failing
+	// check's text is shown in the 503 body to anyone who can reach the
+	// listener: keep it short and free of secrets.
+	Ready func(ctx context.Context) map[string]error
 }
 
 // Handler serves the public API.
@@ -38,6 +53,7 @@ type Handler struct {
 	mux    *http.ServeMux
 	// publicBase is Options.PublicBaseURL.
 	publicBase string
+	probes *probes
 }
 
 // New returns the public API handler over engine.
@@ -52,7 +68,8 @@ func New(engine *tambala.Engine, opts *Options) *Handler {
 	if o.ClientAddr == nil {
 		o.ClientAddr = remoteAddr
 	}
-	h := &Handler{engine: engine, log: o.Logger, addr: o.ClientAddr, mux: http.NewServeMux(), publicBase: o.PublicBaseURL}
+	h := &Handler{engine: engine, log: o.Logger, addr: o.ClientAddr, mux: http.NewServeMux(), publicBase: o.PublicBaseURL,
+		probes: newProbes(engine, o.Logger, o)}
 	h.routes()
 	return h
 }
@@ -71,6 +88,7 @@ type authed func(w http.ResponseWriter, r *http.Request, p tambala.Principal)
 
 func (h *Handler) routes() {
 	h.mux.HandleFunc("GET /openapi.json", h.openAPI)
+	h.probes.register(h.mux) // GET /healthz and GET /readyz, without a key
 	h.handle("GET /v1/ping", tambala.APIv1, h.pingV1)
 	h.handle("GET /v1/balance", tambala.APIv1, h.balanceV1)
 	h.handle("GET /v2/ping", tambala.APIv2, h.pingV2)
@@ -149,7 +167,9 @@ func bearer(r *http.Request) (string, bool) {
 
 // logInfo is filled in as the request goes through the chain.
 type logInfo struct {
+	requestID      string
 	org, keyPrefix string
+	probe          bool // a health or readiness probe: logged at debug level when it passes
 }
 
 const logInfoKey ctxKey = 1
@@ -181,28 +201,111 @@ func (s *statusWriter) Write(b []byte) (int, error) {
 
 func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
-// serve is the outer layer both handlers share: log line, panic recovery,
-// body cap, and enveloped 404/405 for what the mux does not route.
+// RequestIDHeader names the request id every response of both handlers
+// carries: the client's own when it is well-formed (see validRequestID),
+// else one the handler made (a UUIDv7). Every log line of the request
+// carries it as request_id.
+const RequestIDHeader = "Request-Id"
+
+// maxRequestIDLength bounds a client's request id.
+const maxRequestIDLength = 128
+
+// validRequestID reports whether a client's request id is kept: 1 to 128
+// characters of A-Z a-z 0-9 . _ : - (a UUID, a trace id, a ULID all fit;
+// nothing that could split a log line or a header).
+func validRequestID(id string) bool {
+	if id == "" || len(id) > maxRequestIDLength {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == ':' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// secretLike reports whether a client's request id could be a secret sent
+// in the wrong header: it starts like an API key or the server's admin
+// tokens, or shares 12 characters in a row with the request's bearer
+// credential. Such an id is replaced, so it never reaches a log.
+func secretLike(r *http.Request, id string) bool {
+	if strings.HasPrefix(id, "tmb_") || strings.HasPrefix(id, "adm_") {
+		return true
+	}
+	cred, ok := bearer(r)
+	if !ok {
+		return false
+	}
+	const window = 12
+	if len(cred) <= window {
+		return strings.Contains(id, cred)
+	}
+	for i := 0; i+window <= len(cred); i++ {
+		if strings.Contains(id, cred[i:i+window]) {
+			return true
+		}
+	}
+	return false
+}
+
+// newRequestID returns a UUIDv7 (time-ordered, so ids of one period sort
+// together in logs).
+func newRequestID() string {
+	if id, err := uuid.NewV7(); err == nil {
+		return id.String()
+	}
+	return uuid.NewString()
+}
+
+// requestID returns the request id serve gave r ("" outside serve).
+func requestID(r *http.Request) string {
+	if li := logInfoFrom(r.Context()); li != nil {
+		return li.requestID
+	}
+	return ""
+}
+
+// serve is the outer layer both handlers share: request id, log line,
+// panic recovery, body cap, and enveloped 404/405 for what the mux does
+// not route.
 func serve(w http.ResponseWriter, r *http.Request, log *zap.Logger, maxBody int64, mux *http.ServeMux) {
 	start := time.Now()
 	sw := &statusWriter{ResponseWriter: w}
-	li := &logInfo{}
+	id := r.Header.Get(RequestIDHeader)
+	if !validRequestID(id) || secretLike(r, id) {
+		id = newRequestID()
+	}
+	w.Header().Set(RequestIDHeader, id)
+	li := &logInfo{requestID: id}
 	r = r.WithContext(context.WithValue(r.Context(), logInfoKey, li))
 	defer func() {
-		if v := recover(); v != nil {
-			if v == http.ErrAbortHandler {
-				panic(v)
-			}
+		v := recover()
+		aborted := v == http.ErrAbortHandler // the handler cut the response on purpose
+		if v != nil && !aborted {
 			log.Error("panic", zap.Any("panic", v), zap.ByteString("stack", debug.Stack()),
-				zap.String("method", r.Method), zap.String("path", r.URL.Path))
+				zap.String("method", r.Method), zap.String("path", r.URL.Path), zap.String("request_id", id))
 			if !sw.wrote {
 				writeError(sw, r, log, errcode.New(errcode.InternalError))
 			}
 		}
-		log.Info("request",
-			zap.String("method", r.Method), zap.String("path", r.URL.Path),
-			zap.Int("status", sw.status), zap.Duration("duration", time.Since(start)),
-			zap.String("org", li.org), zap.String("key_prefix", li.keyPrefix))
+		level := zap.InfoLevel
+		if li.probe && sw.status < 300 {
+			level = zap.DebugLevel // a passing probe every few seconds is not worth a line
+		}
+		if ce := log.Check(level, "request"); ce != nil {
+			fields := []zap.Field{zap.String("method", r.Method), zap.String("path", r.URL.Path),
+				zap.Int("status", sw.status), zap.Duration("duration", time.Since(start)),
+				zap.String("request_id", id), zap.String("org", li.org), zap.String("key_prefix", li.keyPrefix)}
+			if aborted {
+				fields = append(fields, zap.Bool("aborted", true))
+			}
+			ce.Write(fields...)
+		}
+		if aborted {
+			panic(v)
+		}
 	}()
 	if r.ContentLength > maxBody {
 		writeError(sw, r, log, errTooLarge)
@@ -238,4 +341,213 @@ func notRouted(w http.ResponseWriter, r *http.Request, log *zap.Logger, mux *htt
 		return
 	}
 	writeError(w, r, log, errcode.New(errcode.NotFound))
+}
+
+// ---------------------------------------------------------------------------
+// Probes: GET /healthz and GET /readyz on both handlers.
+
+// The probe paths. They are not API operations (no key, no envelope, not in
+// the OpenAPI document): they are for the orchestrator or load balancer in
+// front of the process, and are answered on both listeners.
+const (
+	healthzPath = "/healthz"
+	readyzPath  = "/readyz"
+)
+
+// readyTimeout bounds one readiness evaluation: a check that has not
+// answered by then is reported as timed out.
+const readyTimeout = 2 * time.Second
+
+// probes answers the health and readiness probes of one handler.
+type probes struct {
+	engine *tambala.Engine
+	log    *zap.Logger
+	ready  func(context.Context) map[string]error // the host's checks, or nil
+}
+
+func newProbes(engine *tambala.Engine, log *zap.Logger, o Options) *probes {
+	return &probes{engine: engine, log: log, ready: o.Ready}
+}
+
+// register adds the probe routes to mux. They sit outside every chain: no
+// key, no rate limit, no pause switch applies to them.
+func (p *probes) register(mux *http.ServeMux) {
+	mux.HandleFunc(http.MethodGet+" "+healthzPath, p.healthz)
+	mux.HandleFunc(http.MethodGet+" "+readyzPath, p.readyz)
+}
+
+func probeJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
+	if li := logInfoFrom(r.Context()); li != nil {
+		li.probe = true
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, status, v)
+}
+
+// healthz answers 200 {"status":"ok"} while the process serves HTTP: it
+// reads nothing, so a slow store never makes an orchestrator kill a process
+// that is only busy.
+func (p *probes) healthz(w http.ResponseWriter, r *http.Request) {
+	probeJSON(w, r, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// readyz answers 200 {"status":"ready"} when every check passes, else 503
+// {"status":"not_ready","checks":{"name":"ok" or why,...}}.
+func (p *probes) readyz(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
+	defer cancel()
+	results := p.check(ctx, requestID(r))
+	failed := false
+	checks := make(map[string]string, len(results))
+	for name, err := range results {
+		checks[name] = "ok"
+		if err != nil {
+			failed = true
+			checks[name] = err.Error()
+		}
+	}
+	if failed {
+		probeJSON(w, r, http.StatusServiceUnavailable, map[string]any{"status": "not_ready", "checks": checks})
+		return
+	}
+	probeJSON(w, r, http.StatusOK, map[string]string{"status": "ready"})
+}
+
+// check runs the engine's checks and the host's at once and gathers what
+// has answered when ctx ends; a group that has not answered by then is
+// reported under its name as timed out.
+func (p *probes) check(ctx context.Context, reqID string) map[string]error {
+	type group struct {
+		name string
+		run  func() map[string]error
+	}
+	groups := []group{{"store", func() map[string]error { return map[string]error{"store": p.storeCheck(ctx, reqID)} }}}
+	if p.engine.Environment() == tambala.Production {
+		groups = append(groups, group{"reference_data", func() map[string]error {
+			return map[string]error{"reference_data": p.referenceDataCheck(ctx, reqID)}
+		}})
+	}
+	if p.ready != nil {
+		groups = append(groups, group{"host", func() map[string]error { return p.ready(ctx) }})
+	}
+	type result struct {
+		i    int
+		errs map[string]error
+	}
+	done := make(chan result, len(groups)) // buffered: a late check never blocks
+	for i, g := range groups {
+		go func() {
+			res := result{i: i}
+			defer func() {
+				if v := recover(); v != nil {
+					p.log.Error("readiness check panicked", zap.String("check", g.name), zap.Any("panic", v), zap.String("request_id", reqID))
+					res.errs = map[string]error{g.name: errors.New("the check failed")}
+				}
+				done <- res
+			}()
+			res.errs = g.run()
+		}()
+	}
+	out := map[string]error{}
+	answered := make([]bool, len(groups))
+	for range groups {
+		select {
+		case res := <-done:
+			answered[res.i] = true
+			maps.Copy(out, res.errs)
+		case <-ctx.Done():
+			for i, g := range groups {
+				if !answered[i] {
+					out[g.name] = fmt.Errorf("no answer within %s", readyTimeout)
+				}
+			}
+			return out
+		}
+	}
+	return out
+}
+
+// storeCheck reads the pause switches: one read transaction through the
+// engine. The store's error goes to the log, not to the probe's body.
+func (p *probes) storeCheck(ctx context.Context, reqID string) error {
+	if _, err := p.engine.Pause(ctx); err != nil {
+		p.log.Warn("readiness: the store did not answer a read", zap.String("request_id", reqID), zap.Error(err))
+		return errors.New("the store did not answer a read")
+	}
+	return nil
+}
+
+// referenceDataCheck tells whether the institutions reference data was
+// synced (PUT /admin/institutions): in production, payouts are refused
+// with service_unavailable until it is. The engine has no call that
+// answers this without a Principal, so the check reads the engine's
+// record itself (bucket "refdata", key "institutions"); the readiness test
+// against a production engine keeps the two in step.
+func (p *probes) referenceDataCheck(ctx context.Context, reqID string) error {
+	err := p.engine.Store().View(ctx, func(tx store.Tx) error {
+		_, err := tx.Get([]byte("refdata"), []byte("institutions"))
+		return err
+	})
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, store.ErrNotFound):
+		return errors.New("institution reference data has not been synced (PUT /admin/institutions)")
+	default:
+		p.log.Warn("readiness: reading the reference data", zap.String("request_id", reqID), zap.Error(err))
+		return errors.New("the store did not answer a read")
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Backups.
+
+// Backuper is a store that can write a consistent copy of all its data
+// while it serves (boltstore.Store). GET /admin/backup streams what Backup
+// writes; over any other store it answers 404 not_found.
+type Backuper interface {
+	Backup(ctx context.Context, w io.Writer) (int64, error)
+}
+
+// streamBackup writes st's backup to w. An error before the first byte is
+// the envelope; after it, the connection is cut so the client never takes
+// a truncated copy for a whole one (curl exits 18, "transfer closed with
+// outstanding read data remaining").
+func streamBackup(w http.ResponseWriter, r *http.Request, log *zap.Logger, st store.Store) {
+	b, ok := st.(Backuper)
+	if !ok {
+		writeError(w, r, log, errcode.Newf(errcode.NotFound, "This engine's store cannot stream a backup."))
+		return
+	}
+	// A large copy outlasts the listener's WriteTimeout; it is bounded by
+	// the client reading it instead.
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
+	h := w.Header()
+	h.Set("Content-Type", "application/octet-stream")
+	h.Set("Content-Disposition", `attachment; filename="tambala.bolt"`)
+	h.Set("Cache-Control", "no-store")
+	start := time.Now()
+	cw := &firstWrite{w: w}
+	n, err := b.Backup(r.Context(), cw)
+	switch {
+	case err != nil && !cw.wrote:
+		h.Del("Content-Disposition")
+		writeError(w, r, log, err) // logs it with the request id
+		return
+	case err != nil:
+		log.Warn("backup cut short", zap.String("request_id", requestID(r)), zap.Int64("bytes", n), zap.Error(err))
+		panic(http.ErrAbortHandler)
+	}
+	log.Info("backup written", zap.String("request_id", requestID(r)), zap.Int64("bytes", n), zap.Duration("duration", time.Since(start)))
+}
+
+// firstWrite records whether anything was written.
+type firstWrite struct {
+	w     io.Writer
+	wrote bool
+}
+
+func (f *firstWrite) Write(p []byte) (int, error) {
+	f.wrote = true
+	return f.w.Write(p)
 }

@@ -53,7 +53,8 @@ func writeError(w http.ResponseWriter, r *http.Request, log *zap.Logger, err err
 	code := errcode.Of(err)
 	spec := errcode.Lookup(code)
 	if code == errcode.InternalError {
-		log.Error("internal error", zap.String("method", r.Method), zap.String("path", r.URL.Path), zap.Error(err))
+		log.Error("internal error", zap.String("method", r.Method), zap.String("path", r.URL.Path),
+			zap.String("request_id", requestID(r)), zap.Error(err))
 	}
 	writeRaw(w, spec.HTTPStatus, mustErrorBody(spec.Code, errcode.Message(err)))
 }

@@ -1,14 +1,36 @@
-// Command server runs the engine's sandbox: the public API and the
-// operator's admin API on two loopback listeners, over a bbolt file in a
-// data folder.
+// Command server runs the engine: the public API and the operator's admin
+// API on two listeners (loopback by default), over a bbolt file in a data
+// folder.
 //
 //	go run ./examples/server
 //
-// On an empty data folder it creates a demo organization with MWK and USDT
-// enabled and a funded balance, and prints its API key and the admin token
-// once. Later starts reuse the folder (the admin token stays in
-// DATA/admin-token, readable only by its owner). SIGINT or SIGTERM shuts it
-// down gracefully.
+// On an empty data folder in the sandbox it creates a demo organization
+// with MWK and USDT enabled and a funded balance, and prints its API key
+// and the admin token once. Later starts reuse the folder (the admin token
+// stays in DATA/admin-token, readable only by its owner). SIGINT or
+// SIGTERM shuts it down gracefully.
+//
+// Every setting is a flag and an environment variable (-admin-addr and
+// TAMBALA_ADMIN_ADDR); a flag on the command line wins. -help lists them,
+// -version prints the version set at build with
+// -ldflags "-X main.version=...".
+//
+// Both listeners answer GET /healthz (the process is up) and GET /readyz
+// (the store answers a read, the background loops run, and in production
+// the institutions are synced) without credentials. Every response carries
+// a Request-Id, which every log line of the request names. Logs are JSON
+// lines on stderr, never sampled, with one line at start (version,
+// environment, data folder, listeners).
+//
+// GET /admin/backup streams a consistent copy of the database while the
+// server runs; -backup FILE writes one from a data folder no server holds.
+// Restore: put the copy as tambala.bolt in a data folder and start the
+// server there.
+//
+// -env production never creates a demo organization and does not print
+// the admin token; it refuses to start without a payout provider, and this
+// server ships only the sandbox provider, so a production host embeds the
+// engine with its provider's adapter (README "Embed it").
 //
 // For a load run (see examples/loadgen), -rate and -burst size each
 // organization's request rate limit (default 50/s, burst 100), and

@@ -15,6 +15,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -22,6 +23,7 @@ import (
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/exp/zapslog"
+	"go.uber.org/zap/zapcore"
 
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/adapters/boltstore"
@@ -31,43 +33,30 @@ import (
 	"github.com/tambalapay/tambala/money"
 )
 
-type config struct {
-	data      string
-	addr      string
-	adminAddr string
-	env       string
-	quiet     bool
-	// payoutDelay is how long the sandbox provider takes to pay.
-	payoutDelay time.Duration
-	// rate and burst size each organization's request token bucket; zero
-	// takes the engine's defaults (50/s, burst 100).
-	rate  float64
-	burst int
-	// noWorker leaves the payout worker stopped: payouts are accepted and
-	// held, never submitted (for measuring the accept path alone).
-	noWorker bool
-}
-
 func main() {
-	var c config
-	flag.StringVar(&c.data, "data", "data", "data folder (created if missing)")
-	flag.StringVar(&c.addr, "addr", "127.0.0.1:8080", "public API listen address")
-	flag.StringVar(&c.adminAddr, "admin-addr", "127.0.0.1:8081", "admin API listen address")
-	flag.StringVar(&c.env, "env", "sandbox", "environment: sandbox or production")
-	flag.BoolVar(&c.quiet, "quiet", false, "log warnings and errors only")
-	flag.DurationVar(&c.payoutDelay, "payout-delay", 2*time.Second, "sandbox: how long the simulated provider takes to pay")
-	flag.Float64Var(&c.rate, "rate", 50, "requests per second allowed per organization (token bucket rate)")
-	flag.IntVar(&c.burst, "burst", 100, "requests allowed in a burst per organization (token bucket size)")
-	worker := flag.Bool("worker", true, "run the payout worker (false: payouts stay held, for measuring the accept path alone)")
-	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file (read it with go tool pprof)")
-	flag.Parse()
-	c.noWorker = !*worker
-	if c.rate <= 0 || c.burst <= 0 {
-		fmt.Fprintln(os.Stderr, "server: -rate and -burst must be positive")
+	c, err := parseConfig(os.Args[1:], os.Environ(), os.Stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "server:", err)
 		os.Exit(2)
 	}
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
+	if c.showVersion {
+		fmt.Println("tambala server", versionString())
+		return
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if c.backup != "" {
+		if err := backupData(ctx, c, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "server:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if c.cpuProfile != "" {
+		f, err := os.Create(c.cpuProfile)
 		if err == nil {
 			err = pprof.StartCPUProfile(f)
 		}
@@ -77,8 +66,6 @@ func main() {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	if err := run(ctx, c, os.Stdout); err != nil {
 		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, "server:", err)
@@ -93,32 +80,64 @@ type app struct {
 	public http.Handler
 	admin  http.Handler
 	log    *zap.Logger
+	loops  *loops
 }
 
-func newLogger(quiet bool) (*zap.Logger, error) {
-	cfg := zap.NewProductionConfig()
+// newLogger is zap's production JSON logger writing to w, without
+// sampling: every access line is kept (zap's production config would drop
+// repeats of a message beyond 100 a second).
+func newLogger(quiet bool, w io.Writer) *zap.Logger {
+	level := zap.InfoLevel
 	if quiet {
-		cfg.Level = zap.NewAtomicLevelAt(zap.WarnLevel)
+		level = zap.WarnLevel
 	}
-	return cfg.Build()
+	enc := zapcore.NewJSONEncoder(zap.NewProductionEncoderConfig())
+	core := zapcore.NewCore(enc, zapcore.Lock(zapcore.AddSync(w)), level)
+	return zap.New(core, zap.AddCaller(), zap.AddStacktrace(zap.ErrorLevel))
 }
 
-// setup opens the data folder and builds the engine and handlers; on an
-// empty folder it bootstraps the demo organization and prints its key and
-// the admin token to out.
+// dbFile is the database's file in a data folder.
+func dbFile(data string) string { return filepath.Join(data, "tambala.bolt") }
+
+// errNoProvider says what production lacks.
+var errNoProvider = errors.New("production needs a payout provider: the payout worker submits every accepted payout to one, " +
+	"and this server ships only the sandbox provider, which pays test destinations in the sandbox only; " +
+	"embed the engine with your provider's adapter in tambala.Options.Payouts (README \"Embed it\"), or run -env sandbox")
+
+// openStore opens the data folder's database, saying so plainly when
+// another process holds it.
+func openStore(data string) (*boltstore.Store, error) {
+	st, err := boltstore.Open(dbFile(data), &boltstore.Options{OpenTimeout: 2 * time.Second})
+	if boltstore.Locked(err) {
+		return nil, fmt.Errorf("data folder %s is in use by another tambala process (bbolt lock on %s): stop that process, or use another -data", data, dbFile(data))
+	}
+	return st, err
+}
+
+// setup opens the data folder and builds the engine and handlers. On an
+// empty folder in the sandbox it bootstraps the demo organization and
+// prints its key to out; a fresh admin token is printed in the sandbox,
+// and only named (DATA/admin-token) in production, where stdout may be
+// collected with the logs. Production never creates a demo organization,
+// and refuses to start without a payout provider, before it touches the
+// data folder.
 func setup(ctx context.Context, c config, log *zap.Logger, out io.Writer) (*app, error) {
+	production := c.env == string(tambala.Production)
+	if production && c.payouts == nil {
+		return nil, errNoProvider
+	}
 	if err := os.MkdirAll(c.data, 0o700); err != nil {
 		return nil, err
 	}
-	st, err := boltstore.Open(filepath.Join(c.data, "tambala.bolt"), nil)
+	st, err := openStore(c.data)
 	if err != nil {
 		return nil, err
 	}
 	opts := &tambala.Options{
 		Logger: slog.New(zapslog.NewHandler(log.Core())), Environment: tambala.Environment(c.env), Webhooks: webhookhttp.NewSender(nil),
-		Limits: tambala.Limits{RatePerSecond: c.rate, RateBurst: c.burst},
+		Limits: tambala.Limits{RatePerSecond: c.rate, RateBurst: c.burst}, Payouts: c.payouts,
 	}
-	if c.env == string(tambala.Sandbox) {
+	if !production {
 		// The sandbox provider pays the test destinations after a short delay.
 		opts.Payouts = sandbox.New(&sandbox.Options{Delay: c.payoutDelay, Store: st}) // its submissions survive a restart
 	}
@@ -132,18 +151,24 @@ func setup(ctx context.Context, c config, log *zap.Logger, out io.Writer) (*app,
 		st.Close()
 		return nil, err
 	}
-	admin, err := httpapi.NewAdmin(eng, token, &httpapi.Options{Logger: log})
+	lp := &loops{}
+	hopts := &httpapi.Options{Logger: log, Ready: lp.ready}
+	admin, err := httpapi.NewAdmin(eng, token, hopts)
 	if err != nil {
 		st.Close()
 		return nil, err
 	}
-	a := &app{store: st, engine: eng, public: httpapi.New(eng, &httpapi.Options{Logger: log}), admin: admin, log: log}
+	a := &app{store: st, engine: eng, public: httpapi.New(eng, hopts), admin: admin, log: log, loops: lp}
 	orgs, err := eng.Organizations(ctx)
 	if err != nil {
 		st.Close()
 		return nil, err
 	}
-	if len(orgs) == 0 {
+	switch {
+	case len(orgs) > 0:
+	case production:
+		fmt.Fprintln(out, "No organization yet: create one through the admin API (POST /admin/orgs), and sync the institutions (PUT /admin/institutions).")
+	default:
 		key, org, err := bootstrap(ctx, eng)
 		if err != nil {
 			st.Close()
@@ -152,7 +177,9 @@ func setup(ctx context.Context, c config, log *zap.Logger, out io.Writer) (*app,
 		fmt.Fprintf(out, "Demo organization %q (%s) created, funded with 1000000.00 MWK and 10000.000000 USDT.\n", org.Name, org.ID)
 		fmt.Fprintf(out, "API key (shown once, store it now):  %s\n", key)
 	}
-	if fresh {
+	if fresh && production {
+		fmt.Fprintf(out, "Admin token created in %s (readable only by its owner).\n", filepath.Join(c.data, "admin-token"))
+	} else if fresh {
 		fmt.Fprintf(out, "Admin token (shown once; kept in %s): %s\n", filepath.Join(c.data, "admin-token"), token)
 	}
 	return a, nil
@@ -202,12 +229,65 @@ func bootstrap(ctx context.Context, eng *tambala.Engine) (string, tambala.Organi
 	return key, org, err
 }
 
+// loops tracks the server's background loops for GET /readyz: each is
+// ready from its start until it returns. A loop that returns while the
+// server runs makes the server not ready.
+type loops struct {
+	mu    sync.Mutex
+	state map[string]error // nil: running
+}
+
+var errStopped = errors.New("stopped")
+
+// start runs fn in wg under name.
+func (l *loops) start(wg *sync.WaitGroup, name string, fn func() error) {
+	l.mu.Lock()
+	if l.state == nil {
+		l.state = map[string]error{}
+	}
+	l.state[name] = nil
+	l.mu.Unlock()
+	wg.Go(func() {
+		err := fn()
+		if err == nil {
+			err = errStopped
+		} else {
+			err = fmt.Errorf("stopped: %w", err)
+		}
+		l.mu.Lock()
+		l.state[name] = err
+		l.mu.Unlock()
+	})
+}
+
+// ready is the server's httpapi.Options.Ready: "loops" fails until the
+// loops are started and once one of them has returned.
+func (l *loops) ready(context.Context) map[string]error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.state) == 0 {
+		return map[string]error{"loops": errors.New("not started yet")}
+	}
+	var failed []string
+	for name, err := range l.state {
+		if err != nil {
+			failed = append(failed, name+" "+err.Error())
+		}
+	}
+	if len(failed) > 0 {
+		slices.Sort(failed)
+		return map[string]error{"loops": errors.New(strings.Join(failed, "; "))}
+	}
+	return map[string]error{"loops": nil}
+}
+
 // run serves until ctx is done, then shuts down gracefully.
 func run(ctx context.Context, c config, out io.Writer) error {
-	log, err := newLogger(c.quiet)
-	if err != nil {
-		return err
+	logOut := c.logOut
+	if logOut == nil {
+		logOut = os.Stderr
 	}
+	log := newLogger(c.quiet, logOut)
 	defer log.Sync() //nolint:errcheck
 	a, err := setup(ctx, c, log, out)
 	if err != nil {
@@ -223,34 +303,47 @@ func run(ctx context.Context, c config, out io.Writer) error {
 		pub.Close()
 		return err
 	}
-	servers := []*http.Server{
-		{Handler: a.public, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute},
-		{Handler: a.admin, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second},
-	}
-	fmt.Fprintf(out, "Public API on http://%s  (try: curl -H \"Authorization: Bearer $KEY\" http://%s/v1/ping)\n", pub.Addr(), pub.Addr())
-	fmt.Fprintf(out, "Admin API on http://%s\n", adm.Addr())
-	errc := make(chan error, 2)
-	go func() { errc <- servers[0].Serve(pub) }()
-	go func() { errc <- servers[1].Serve(adm) }()
 	// The engine's background work stops when loopCtx ends; the store is
 	// closed only after every loop has finished its pass.
 	loopCtx, stopLoops := context.WithCancel(ctx)
-	var loops sync.WaitGroup
-	defer func() { stopLoops(); loops.Wait() }()
-	if c.env == string(tambala.Sandbox) && !c.noWorker {
-		loops.Go(func() {
-			if err := a.engine.Run(loopCtx); err != nil {
+	var wg sync.WaitGroup
+	defer func() { stopLoops(); wg.Wait() }()
+	if !c.noWorker {
+		// The payout worker, the webhook dispatcher and pruning; Run
+		// returns only when loopCtx ends (or at once if a port is missing).
+		a.loops.start(&wg, "background_work", func() error {
+			err := a.engine.Run(loopCtx)
+			if err != nil {
 				log.Error("engine background work", zap.Error(err))
 			}
+			return err
 		})
 	} else { // no payout worker: webhooks and idempotency pruning only
-		loops.Go(func() {
-			if err := a.engine.RunDispatcher(loopCtx, 500*time.Millisecond); err != nil {
+		a.loops.start(&wg, "webhook_dispatcher", func() error {
+			err := a.engine.RunDispatcher(loopCtx, 500*time.Millisecond)
+			if err != nil {
 				log.Error("webhook dispatcher", zap.Error(err))
 			}
+			return err
 		})
-		loops.Go(func() { a.housekeeping(loopCtx) })
+		a.loops.start(&wg, "housekeeping", func() error { a.housekeeping(loopCtx); return nil })
 	}
+	servers := []*http.Server{
+		{Handler: a.public, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute},
+		// GET /admin/backup lifts its own write deadline.
+		{Handler: a.admin, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second},
+	}
+	abs, _ := filepath.Abs(c.data)
+	log.Info("tambala server started",
+		zap.String("version", versionString()), zap.String("environment", c.env),
+		zap.String("data", abs), zap.String("store", "bbolt "+a.store.Path()),
+		zap.String("addr", pub.Addr().String()), zap.String("admin_addr", adm.Addr().String()),
+		zap.Bool("worker", !c.noWorker), zap.Float64("rate", c.rate), zap.Int("burst", c.burst))
+	fmt.Fprintf(out, "Public API on http://%s  (try: curl -H \"Authorization: Bearer $KEY\" http://%s/v1/ping)\n", pub.Addr(), pub.Addr())
+	fmt.Fprintf(out, "Admin API on http://%s  (probes: GET /healthz, GET /readyz on both)\n", adm.Addr())
+	errc := make(chan error, 2)
+	go func() { errc <- servers[0].Serve(pub) }()
+	go func() { errc <- servers[1].Serve(adm) }()
 	select {
 	case <-ctx.Done():
 	case err := <-errc:
@@ -264,7 +357,8 @@ func run(ctx context.Context, c config, out io.Writer) error {
 		_ = s.Shutdown(shutdownCtx)
 	}
 	stopLoops()
-	loops.Wait()
+	wg.Wait()
+	log.Info("tambala server stopped")
 	fmt.Fprintln(out, "Stopped.")
 	return nil
 }

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tambalapay/tambala"
+)
+
+// version is the server's version, set at build:
+//
+//	go build -ldflags "-X main.version=v0.2.0" ./examples/server
+//
+// Empty, versionString takes the module version Go stamped into the binary,
+// or "dev".
+var version string
+
+func versionString() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+type config struct {
+	data      string
+	addr      string
+	adminAddr string
+	env       string
+	quiet     bool
+	// payoutDelay is how long the sandbox provider takes to pay.
+	payoutDelay time.Duration
+	// rate and burst size each organization's request token bucket.
+	rate  float64
+	burst int
+	// noWorker leaves the payout worker stopped: payouts are accepted and
+	// held, never submitted (for measuring the accept path alone).
+	noWorker bool
+	// cpuProfile is a file to write a CPU profile of the whole run to.
+	cpuProfile string
+
+	// One-shot actions (command line only, never from the environment).
+	backup      string // copy the data folder's database to this file, then exit
+	showVersion bool
+
+	// payouts is the payout provider in production. No flag sets it: this
+	// server ships only the sandbox provider, so production refuses to
+	// start; tests set it to exercise production mode.
+	payouts tambala.PayoutProvider
+	// logOut receives the JSON log (default os.Stderr).
+	logOut io.Writer
+}
+
+// envPrefix starts the name of every setting's environment variable:
+// -admin-addr is TAMBALA_ADMIN_ADDR.
+const envPrefix = "TAMBALA_"
+
+// commandLineOnly are the flags no environment variable sets: actions,
+// which would otherwise run at every start.
+var commandLineOnly = []string{"backup", "version"}
+
+func envName(flagName string) string {
+	return envPrefix + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+// declare declares every flag into c and worker (-worker, which sets
+// c.noWorker after parsing); each setting's usage names its environment
+// variable.
+func declare(fs *flag.FlagSet, c *config, worker *bool) {
+	fs.StringVar(&c.data, "data", "data", "data folder: the database (tambala.bolt) and the admin token (created if missing)")
+	fs.StringVar(&c.addr, "addr", "127.0.0.1:8080", "public API listen address")
+	fs.StringVar(&c.adminAddr, "admin-addr", "127.0.0.1:8081", "admin API listen address (keep it private: loopback or an internal network)")
+	fs.StringVar(&c.env, "env", "sandbox", "environment: sandbox or production")
+	fs.BoolVar(&c.quiet, "quiet", false, "log warnings and errors only")
+	fs.DurationVar(&c.payoutDelay, "payout-delay", 2*time.Second, "sandbox: how long the simulated provider takes to pay")
+	fs.Float64Var(&c.rate, "rate", 50, "requests per second allowed per organization (token bucket rate)")
+	fs.IntVar(&c.burst, "burst", 100, "requests allowed in a burst per organization (token bucket size)")
+	fs.BoolVar(worker, "worker", true, "run the payout worker (false: payouts stay held, for measuring the accept path alone)")
+	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file (read it with go tool pprof)")
+	fs.StringVar(&c.backup, "backup", "", "write a consistent copy of the data folder's database to this new `file` and exit (refused while a server holds the folder: use GET /admin/backup then)")
+	fs.BoolVar(&c.showVersion, "version", false, "print the version and exit")
+	fs.VisitAll(func(f *flag.Flag) {
+		if !slices.Contains(commandLineOnly, f.Name) {
+			f.Usage += " (env " + envName(f.Name) + ")"
+		}
+	})
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "Usage: server [flags]\n\n"+
+			"Runs the tambala engine: the public API and the admin API over a bbolt file in a data folder.\n"+
+			"Every setting can also come from its environment variable; a flag on the command line wins.\n\n")
+		fs.PrintDefaults()
+	}
+}
+
+// parseConfig reads the command line args over the environment (environ
+// is os.Environ's form): a flag given on the command line wins over its
+// variable, a variable over the default. Warnings (a TAMBALA_ variable
+// that is no setting) go to stderr. It returns flag.ErrHelp after printing
+// the usage for -h or -help.
+func parseConfig(args, environ []string, stderr io.Writer) (config, error) {
+	var c config
+	fs := flag.NewFlagSet("server", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	worker := true
+	declare(fs, &c, &worker)
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected arguments: %q", fs.Args())
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	for _, kv := range environ {
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok || !strings.HasPrefix(name, envPrefix) {
+			continue
+		}
+		f := flagOf(fs, name)
+		if f == nil {
+			fmt.Fprintf(stderr, "server: %s is not a setting of this server (ignored); run with -help for the list\n", name)
+			continue
+		}
+		if set[f.Name] {
+			continue // the command line wins
+		}
+		if err := fs.Set(f.Name, value); err != nil {
+			return c, fmt.Errorf("%s=%q: not a valid value for -%s (%v)", name, value, f.Name, err)
+		}
+	}
+	c.noWorker = !worker
+	switch {
+	case c.rate <= 0 || c.burst <= 0:
+		return c, errors.New("-rate and -burst must be positive")
+	case c.env != string(tambala.Sandbox) && c.env != string(tambala.Production):
+		return c, fmt.Errorf("-env must be sandbox or production, not %q", c.env)
+	case c.payoutDelay < 0:
+		return c, errors.New("-payout-delay must not be negative")
+	case c.data == "":
+		return c, errors.New("-data must name a folder")
+	}
+	return c, nil
+}
+
+// flagOf returns the flag an environment variable sets, or nil.
+func flagOf(fs *flag.FlagSet, envVar string) *flag.Flag {
+	var found *flag.Flag
+	fs.VisitAll(func(f *flag.Flag) {
+		if !slices.Contains(commandLineOnly, f.Name) && envName(f.Name) == envVar {
+			found = f
+		}
+	})
+	return found
+}
