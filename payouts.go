@@ -463,6 +463,18 @@ func (e *Engine) institutions(tx store.Tx) ([]payouts.Institution, time.Time, er
 	return rec.Institutions, rec.SyncedAt, err
 }
 
+// ReferenceDataReady reports whether payouts can be priced against
+// reference data, for readiness probes: nil in the sandbox (it ships its
+// own) and in production once SyncInstitutions has run; otherwise
+// service_unavailable, the answer payouts get meanwhile. A store that
+// does not answer gives its error.
+func (e *Engine) ReferenceDataReady(ctx context.Context) error {
+	return e.store.View(ctx, func(tx store.Tx) error {
+		_, _, err := e.institutions(tx)
+		return err
+	})
+}
+
 // Institutions returns the payable institutions and when they were synced.
 func (e *Engine) Institutions(ctx context.Context, p Principal) ([]payouts.Institution, time.Time, error) {
 	var list []payouts.Institution

@@ -26,6 +26,7 @@ type Admin struct {
 	log       *zap.Logger
 	tokenHash [32]byte
 	mux       *http.ServeMux
+	backuper  Backuper // Options.Backup
 }
 
 // NewAdmin returns the admin handler. token must be at least 32 characters.
@@ -40,7 +41,7 @@ func NewAdmin(engine *tambala.Engine, token string, opts *Options) (*Admin, erro
 	if o.Logger == nil {
 		o.Logger = zap.NewNop()
 	}
-	a := &Admin{engine: engine, log: o.Logger, tokenHash: sha256.Sum256([]byte(token)), mux: http.NewServeMux()}
+	a := &Admin{engine: engine, log: o.Logger, tokenHash: sha256.Sum256([]byte(token)), mux: http.NewServeMux(), backuper: o.Backup}
 	a.routes(o)
 	return a, nil
 }
@@ -486,5 +487,5 @@ func (a *Admin) resolvePayout(w http.ResponseWriter, r *http.Request) {
 // store that can make one (boltstore). Restore: start the server on a data
 // folder holding the copy (README "Operate it").
 func (a *Admin) backup(w http.ResponseWriter, r *http.Request) {
-	streamBackup(w, r, a.log, a.engine.Store())
+	streamBackup(w, r, a.log, a.backuper)
 }

@@ -18,7 +18,6 @@ import (
 
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/errcode"
-	"github.com/tambalapay/tambala/store"
 )
 
 // Options configure the handlers. nil is fine.
@@ -43,6 +42,10 @@ type Options struct {
 	// check's text is shown in the 503 body to anyone who can reach the
 	// listener: keep it short and free of secrets.
 	Ready func(ctx context.Context) map[string]error
+	// Backup is the store that GET /admin/backup copies (a
+	// *boltstore.Store); nil answers 404. The binding never reaches the
+	// engine's store by itself.
+	Backup Backuper
 }
 
 // Handler serves the public API.
@@ -53,7 +56,7 @@ type Handler struct {
 	mux    *http.ServeMux
 	// publicBase is Options.PublicBaseURL.
 	publicBase string
-	probes *probes
+	probes     *probes
 }
 
 // New returns the public API handler over engine.
@@ -479,19 +482,13 @@ func (p *probes) storeCheck(ctx context.Context, reqID string) error {
 
 // referenceDataCheck tells whether the institutions reference data was
 // synced (PUT /admin/institutions): in production, payouts are refused
-// with service_unavailable until it is. The engine has no call that
-// answers this without a Principal, so the check reads the engine's
-// record itself (bucket "refdata", key "institutions"); the readiness test
-// against a production engine keeps the two in step.
+// with service_unavailable until it is.
 func (p *probes) referenceDataCheck(ctx context.Context, reqID string) error {
-	err := p.engine.Store().View(ctx, func(tx store.Tx) error {
-		_, err := tx.Get([]byte("refdata"), []byte("institutions"))
-		return err
-	})
+	err := p.engine.ReferenceDataReady(ctx)
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, store.ErrNotFound):
+	case errcode.Of(err) == errcode.ServiceUnavailable:
 		return errors.New("institution reference data has not been synced (PUT /admin/institutions)")
 	default:
 		p.log.Warn("readiness: reading the reference data", zap.String("request_id", reqID), zap.Error(err))
@@ -513,10 +510,9 @@ type Backuper interface {
 // the envelope; after it, the connection is cut so the client never takes
 // a truncated copy for a whole one (curl exits 18, "transfer closed with
 // outstanding read data remaining").
-func streamBackup(w http.ResponseWriter, r *http.Request, log *zap.Logger, st store.Store) {
-	b, ok := st.(Backuper)
-	if !ok {
-		writeError(w, r, log, errcode.Newf(errcode.NotFound, "This engine's store cannot stream a backup."))
+func streamBackup(w http.ResponseWriter, r *http.Request, log *zap.Logger, b Backuper) {
+	if b == nil {
+		writeError(w, r, log, errcode.Newf(errcode.NotFound, "This server's store cannot stream a backup."))
 		return
 	}
 	// A large copy outlasts the listener's WriteTimeout; it is bounded by

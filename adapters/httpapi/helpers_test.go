@@ -311,7 +311,11 @@ func newEnv(t testing.TB, opts ...option) *testEnv {
 		}
 	}
 	e.Public = httpapi.New(eng, hopts)
-	adm, err := httpapi.NewAdmin(eng, adminToken, &httpapi.Options{Logger: c.logger})
+	aopts := &httpapi.Options{Logger: c.logger}
+	if b, ok := c.store.(httpapi.Backuper); ok {
+		aopts.Backup = b
+	}
+	adm, err := httpapi.NewAdmin(eng, adminToken, aopts)
 	if err != nil {
 		t.Fatal(err)
 	}

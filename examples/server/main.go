@@ -153,7 +153,9 @@ func setup(ctx context.Context, c config, log *zap.Logger, out io.Writer) (*app,
 	}
 	lp := &loops{}
 	hopts := &httpapi.Options{Logger: log, Ready: lp.ready}
-	admin, err := httpapi.NewAdmin(eng, token, hopts)
+	aopts := *hopts
+	aopts.Backup = st // GET /admin/backup copies the bbolt file
+	admin, err := httpapi.NewAdmin(eng, token, &aopts)
 	if err != nil {
 		st.Close()
 		return nil, err
