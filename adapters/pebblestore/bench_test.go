@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/bloom"
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/tambalapay/tambala/adapters/boltstore"
@@ -117,14 +118,17 @@ func perCommit(b *testing.B, commits *atomic.Int64) {
 
 // rawPebble opens pebble with the options pebblestore gives it.
 func rawPebble(b *testing.B) *pebble.DB {
-	cache := pebble.NewCache(pebblestore.DefaultCacheSize)
+	cache := pebble.NewCache(pebblestore.DefaultCacheSize + 2*pebblestore.DefaultMemTableSize)
 	defer cache.Unref()
-	db, err := pebble.Open(filepath.Join(b.TempDir(), "raw"), &pebble.Options{
-		Cache:              cache,
-		MemTableSize:       pebblestore.DefaultMemTableSize,
-		FormatMajorVersion: pebble.FormatTableFormatV6,
-		Logger:             silent{},
-	})
+	opts := &pebble.Options{
+		Cache:                       cache,
+		MemTableSize:                pebblestore.DefaultMemTableSize,
+		MemTableStopWritesThreshold: 2,
+		FormatMajorVersion:          pebble.FormatTableFormatV6,
+		Logger:                      silent{},
+	}
+	opts.Levels[0].FilterPolicy = bloom.FilterPolicy(10)
+	db, err := pebble.Open(filepath.Join(b.TempDir(), "raw"), opts)
 	if err != nil {
 		b.Fatal(err)
 	}

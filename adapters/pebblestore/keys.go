@@ -101,7 +101,12 @@ func (r *reader) Scan(bucket []byte, opt store.ScanOptions, fn func(key, value [
 			err = fmt.Errorf("pebblestore: scan: %w", cerr)
 		}
 	}()
-	step := it.Next
+	// Forward, NextPrefix rather than Next: the default comparer's prefix
+	// is the whole key, so it moves to the next key as Next does, but
+	// after a few steps it seeks past the older versions of a key that
+	// the memtable holds (one per batch that overwrote it) instead of
+	// stepping over each.
+	step := it.NextPrefix
 	ok := false
 	if opt.Reverse {
 		step = it.Prev

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/bloom"
 	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"github.com/tambalapay/tambala/internal/txbuf"
@@ -26,6 +27,10 @@ const (
 	// DefaultMaxBatch caps the updates that share one commit.
 	DefaultMaxBatch = 1000
 )
+
+// memTablesHeld is how many memtables pebble may hold (the one written and
+// those waiting for their flush) before it stalls writes.
+const memTablesHeld = 2
 
 // maxBatchBytes closes a batch to more updates once its pebble batch holds
 // this much, far below pebble's 4 GiB limit on one batch.
@@ -43,16 +48,19 @@ var (
 )
 
 // Options configure a Store. The zero value (or nil) is the server default:
-// fsync on, a 128 MiB block cache, a 64 MiB memtable, batches of up to 1000
-// updates.
+// fsync on, a 128 MiB block cache, 64 MiB memtables, batches of up to 1000
+// updates. The store's memory is about CacheSize + 2 × MemTableSize
+// (256 MiB by default).
 type Options struct {
 	// NoSync commits without waiting for fsync: faster, and a crash can lose
 	// the last commits. Only for tests and throwaway data.
 	NoSync bool
-	// CacheSize is the block cache in bytes (default DefaultCacheSize).
+	// CacheSize is the block cache in bytes (default DefaultCacheSize),
+	// beside the memtables.
 	CacheSize int64
 	// MemTableSize is the memtable in bytes (default DefaultMemTableSize).
-	// Up to two memtables may be held while one is flushed.
+	// Up to two are held, the one written and one being flushed; writes
+	// stall while both are full.
 	MemTableSize int64
 	// MaxBatch caps how many updates share one commit (default
 	// DefaultMaxBatch).
@@ -167,19 +175,29 @@ func Open(dir string, opts *Options) (*Store, error) {
 		}
 		return nil, fmt.Errorf("pebblestore: open %s: %w (%v)", dir, ErrLocked, err)
 	}
-	cache := pebble.NewCache(o.CacheSize)
-	db, err := pebble.Open(dir, &pebble.Options{
-		FS:           fs,
-		Lock:         lock,
-		Cache:        cache,
-		MemTableSize: uint64(o.MemTableSize),
+	// pebble reserves its memtables' memory out of the block cache: with
+	// a cache no larger than the memtables, a flush leaves the cache no
+	// room at all and every read goes to the files. CacheSize is the block
+	// cache proper; the memtables come on top.
+	cache := pebble.NewCache(o.CacheSize + memTablesHeld*o.MemTableSize)
+	popts := &pebble.Options{
+		FS:                          fs,
+		Lock:                        lock,
+		Cache:                       cache,
+		MemTableSize:                uint64(o.MemTableSize),
+		MemTableStopWritesThreshold: memTablesHeld,
 		// Pinned rather than FormatNewest, so that upgrading pebble never
 		// moves the files to a format an older build cannot read. It
 		// includes WAL sync chunks, which tell a torn WAL tail after a
 		// crash from corruption of synced data.
 		FormatMajorVersion: pebble.FormatTableFormatV6,
 		Logger:             quietLogger{},
-	})
+	}
+	// Bloom filters of 10 bits a key (1% false positives) on every level:
+	// a Get of a missing key (a new idempotency key, a new id) then reads
+	// a filter block per table instead of an index and a data block.
+	popts.Levels[0].FilterPolicy = bloom.FilterPolicy(10)
+	db, err := pebble.Open(dir, popts)
 	if err != nil {
 		cache.Unref()
 		_ = lock.Close()
