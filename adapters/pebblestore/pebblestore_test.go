@@ -695,3 +695,63 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// TestHotKeyScan overwrites one key in many commits, so that the memtable
+// holds hundreds of versions of it, and scans across it forward (where the
+// store skips versions with NextPrefix) and in reverse, from a View that
+// started midway (an older snapshot) and from a new one.
+func TestHotKeyScan(t *testing.T) {
+	s := open(t, filepath.Join(t.TempDir(), "db"), pebblestore.Options{NoSync: true})
+	ctx := t.Context()
+	require.NoError(t, s.Update(ctx, func(tx store.Tx) error {
+		for _, k := range []string{"a", "b", "c"} {
+			if err := tx.Put([]byte("b"), []byte(k), []byte("0")); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+	scan := func(tx store.Tx, reverse bool) string {
+		var out []byte
+		assert.NoError(t, tx.Scan([]byte("b"), store.ScanOptions{Reverse: reverse}, func(k, v []byte) (bool, error) {
+			out = fmt.Appendf(out, "%s=%s ", k, v)
+			return true, nil
+		}))
+		return string(out)
+	}
+	const n = 600
+	put := func(i int) {
+		require.NoError(t, s.Update(ctx, func(tx store.Tx) error { return tx.Put([]byte("b"), []byte("b"), []byte(strconv.Itoa(i))) }))
+	}
+	for i := 1; i <= n/2; i++ {
+		put(i)
+	}
+	viewing := make(chan struct{})
+	release := make(chan struct{})
+	viewDone := make(chan struct{})
+	go func() {
+		defer close(viewDone)
+		assert.NoError(t, s.View(ctx, func(tx store.Tx) error {
+			close(viewing)
+			<-release // the writes below go on; this snapshot stays at 300
+			assert.Equal(t, "a=0 b=300 c=0 ", scan(tx, false))
+			assert.Equal(t, "c=0 b=300 a=0 ", scan(tx, true))
+			return nil
+		}))
+	}()
+	<-viewing
+	for i := n/2 + 1; i <= n; i++ {
+		put(i)
+	}
+	close(release)
+	<-viewDone
+	require.NoError(t, s.View(ctx, func(tx store.Tx) error {
+		assert.Equal(t, "a=0 b=600 c=0 ", scan(tx, false))
+		assert.Equal(t, "c=0 b=600 a=0 ", scan(tx, true))
+		return nil
+	}))
+	require.NoError(t, s.Update(ctx, func(tx store.Tx) error {
+		assert.Equal(t, "a=0 b=600 c=0 ", scan(tx, false))
+		return nil
+	}))
+}
