@@ -21,7 +21,8 @@
 // the database's latest state, which holds the batch being synced; it
 // applies that next batch only once the syncer is free, so at most one
 // batch is ever applied and not yet durable, and a slow fsync makes the
-// next commit larger instead of queueing more of them.
+// next commit larger instead of queueing more of them. What commits is a
+// copy of the batch in key order with the last write of each key.
 //
 // # Durability and visibility
 //
@@ -42,7 +43,7 @@
 // # Operations
 //
 // Open takes the directory's lock (ErrLocked when another process or Store
-// holds it). Close flushes the memtable to an sstable, so that the next Open
+// holds it). Memory is about Options.CacheSize plus two memtables. Close flushes the memtable to an sstable, so that the next Open
 // replays no WAL. Checkpoint writes a consistent copy of a live store (hot
 // backup) that Open opens. Values returned by Get and passed to Scan are
 // copies.
