@@ -13,6 +13,7 @@ import (
 
 	"github.com/tambalapay/tambala/adapters/boltstore"
 	"github.com/tambalapay/tambala/adapters/memstore"
+	"github.com/tambalapay/tambala/adapters/pebblestore"
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/store"
 )
@@ -302,4 +303,31 @@ func describeRecords(recs []record) string {
 		out = append(out, 'B')
 	}
 	return string(out)
+}
+
+// BenchmarkLedgerPebblestore runs the parallel arms of
+// BenchmarkLedgerBoltstore on pebblestore (fsync on), beside boltstore
+// in the same function; raw bbolt Batch, the baseline, is
+// BenchmarkLedgerBoltstore's:
+//
+//	go test -run XXX -bench 'Ledger(Pebblestore|Boltstore)/.*/parallel' -benchtime 2s ./ledger/
+func BenchmarkLedgerPebblestore(b *testing.B) {
+	for _, o := range ops {
+		b.Run(o.name+"/parallel/pebblestore", func(b *testing.B) {
+			s, err := pebblestore.Open(filepath.Join(b.TempDir(), "db"), nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { s.Close() })
+			benchLedger(b, s, o, true)
+		})
+		b.Run(o.name+"/parallel/boltstore", func(b *testing.B) {
+			s, err := boltstore.Open(filepath.Join(b.TempDir(), "db"), nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { s.Close() })
+			benchLedger(b, s, o, true)
+		})
+	}
 }

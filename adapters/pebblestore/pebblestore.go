@@ -1,0 +1,664 @@
+package pebblestore
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	iofs "io/fs"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/bloom"
+	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"github.com/tambalapay/tambala/internal/txbuf"
+	"github.com/tambalapay/tambala/store"
+)
+
+// Server defaults; docs/decisions.md ("Pebble store") says why.
+const (
+	// DefaultCacheSize is the block cache: 128 MiB.
+	DefaultCacheSize = 128 << 20
+	// DefaultMemTableSize is the memtable: 64 MiB.
+	DefaultMemTableSize = 64 << 20
+	// DefaultMaxBatch caps the updates that share one commit.
+	DefaultMaxBatch = 1000
+)
+
+// memTablesHeld is how many memtables pebble may hold (the one written and
+// those waiting for their flush) before it stalls writes.
+const memTablesHeld = 2
+
+// maxBatchBytes closes a batch to more updates once its pebble batch holds
+// this much, far below pebble's 4 GiB limit on one batch.
+const maxBatchBytes = 256 << 20
+
+var (
+	// ErrLocked is returned by Open when the directory is in use by another
+	// process, or by another Store of this one.
+	ErrLocked = errors.New("pebblestore: directory locked by another process or store")
+	// ErrFailed is wrapped by the error of a commit that failed, and by every
+	// later Update's, together with the failure's cause: once a commit has
+	// failed the store refuses updates until it is closed and reopened (see
+	// the package documentation). Views go on reading the last durable state.
+	ErrFailed = errors.New("pebblestore: a commit failed; close and reopen the store")
+)
+
+// Options configure a Store. The zero value (or nil) is the server default:
+// fsync on, a 128 MiB block cache, 64 MiB memtables, batches of up to 1000
+// updates. The store's memory is about CacheSize + 2 × MemTableSize
+// (256 MiB by default).
+type Options struct {
+	// NoSync commits without waiting for fsync: faster, and a crash can lose
+	// the last commits. Only for tests and throwaway data.
+	NoSync bool
+	// CacheSize is the block cache in bytes (default DefaultCacheSize),
+	// beside the memtables.
+	CacheSize int64
+	// MemTableSize is the memtable in bytes (default DefaultMemTableSize).
+	// Up to two are held, the one written and one being flushed; writes
+	// stall while both are full.
+	MemTableSize int64
+	// MaxBatch caps how many updates share one commit (default
+	// DefaultMaxBatch).
+	MaxBatch int
+
+	fs vfs.FS // tests only (export_test.go); nil is the operating system's
+}
+
+// Store is a store.Store over one pebble database directory.
+type Store struct {
+	db       *pebble.DB
+	lock     *pebble.Lock
+	cache    *pebble.Cache
+	dir      string
+	noSync   bool
+	maxBatch int
+
+	mu      sync.RWMutex // guards closed, sends on reqs and active.Add
+	closed  bool
+	reqs    chan *request
+	stopped chan struct{} // closed when the committer and syncer have ended
+	active  sync.WaitGroup
+
+	pubMu sync.RWMutex
+	pub   *published // the last durable state, which Views read
+
+	failure atomic.Pointer[error] // the first commit failure
+
+	// commitHook, set only by tests before the first Update, runs in the
+	// syncer after a batch is durable; an error fails the batch as a failed
+	// fsync would.
+	commitHook func(seq int64, updates int) error
+}
+
+var _ store.Store = (*Store)(nil)
+
+// published is a snapshot of durable state, released when the last View
+// reading it ends after a newer one was published.
+type published struct {
+	snap *pebble.Snapshot
+	refs atomic.Int64
+}
+
+func (p *published) release() {
+	if p.refs.Add(-1) == 0 {
+		_ = p.snap.Close() // fails only on a double close, which refs rules out
+	}
+}
+
+type request struct {
+	ctx   context.Context
+	fn    func(store.Tx) error
+	err   error
+	panic any
+	ran   bool // fn ran (not skipped for ctx or a failed store)
+	ok    bool // fn returned nil and its writes are in the batch
+	done  chan struct{}
+}
+
+var requestPool = sync.Pool{New: func() any { return &request{done: make(chan struct{}, 1)} }}
+
+// batch is a group of updates whose writes commit in one pebble batch.
+type batch struct {
+	seq  int64
+	reqs []*request
+	pb   *pebble.Batch // indexed: later updates read earlier ones' writes
+	r    reader        // over pb
+	key  []byte        // scratch of batchWriter
+	// err fails the batch: its own commit failed, or it was built on a
+	// store that had failed (then builtOnFailure).
+	err            error
+	builtOnFailure bool
+	applied        bool
+	snap           *pebble.Snapshot // the state with this batch, taken at apply
+}
+
+// Open opens (creating when needed) the pebble database in dir.
+func Open(dir string, opts *Options) (*Store, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	switch {
+	case o.CacheSize < 0, o.MemTableSize < 0, o.MaxBatch < 0:
+		return nil, fmt.Errorf("pebblestore: negative option in %+v", o)
+	case o.MemTableSize >= 4<<30:
+		return nil, fmt.Errorf("pebblestore: MemTableSize %d is not below 4 GiB", o.MemTableSize)
+	}
+	if o.CacheSize == 0 {
+		o.CacheSize = DefaultCacheSize
+	}
+	if o.MemTableSize == 0 {
+		o.MemTableSize = DefaultMemTableSize
+	}
+	if o.MaxBatch == 0 {
+		o.MaxBatch = DefaultMaxBatch
+	}
+	fs := o.fs
+	if fs == nil {
+		fs = vfs.Default
+	}
+	if err := fs.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("pebblestore: open %s: %w", dir, err)
+	}
+	// Take the directory's lock first, so that a lock held elsewhere gives
+	// its own error rather than one of pebble's.
+	lock, err := pebble.LockDirectory(dir, fs)
+	if err != nil {
+		var pathErr *iofs.PathError
+		if errors.As(err, &pathErr) { // the LOCK file could not be created
+			return nil, fmt.Errorf("pebblestore: open %s: %w", dir, err)
+		}
+		return nil, fmt.Errorf("pebblestore: open %s: %w (%v)", dir, ErrLocked, err)
+	}
+	// pebble reserves its memtables' memory out of the block cache: with
+	// a cache no larger than the memtables, a flush leaves the cache no
+	// room at all and every read goes to the files. CacheSize is the block
+	// cache proper; the memtables come on top.
+	cache := pebble.NewCache(o.CacheSize + memTablesHeld*o.MemTableSize)
+	popts := &pebble.Options{
+		FS:                          fs,
+		Lock:                        lock,
+		Cache:                       cache,
+		MemTableSize:                uint64(o.MemTableSize),
+		MemTableStopWritesThreshold: memTablesHeld,
+		// Pinned rather than FormatNewest, so that upgrading pebble never
+		// moves the files to a format an older build cannot read. It
+		// includes WAL sync chunks, which tell a torn WAL tail after a
+		// crash from corruption of synced data.
+		FormatMajorVersion: pebble.FormatTableFormatV6,
+		Logger:             quietLogger{},
+	}
+	// Bloom filters of 10 bits a key (1% false positives) on every level:
+	// a Get of a missing key (a new idempotency key, a new id) then reads
+	// a filter block per table instead of an index and a data block.
+	popts.Levels[0].FilterPolicy = bloom.FilterPolicy(10)
+	db, err := pebble.Open(dir, popts)
+	if err != nil {
+		cache.Unref()
+		_ = lock.Close()
+		return nil, fmt.Errorf("pebblestore: open %s: %w", dir, err)
+	}
+	fail := func(err error) (*Store, error) {
+		_ = db.Close()
+		cache.Unref()
+		_ = lock.Close()
+		return nil, fmt.Errorf("pebblestore: open %s: %w", dir, err)
+	}
+	v, closer, err := db.Get(formatKey)
+	switch {
+	case errors.Is(err, pebble.ErrNotFound):
+		if err := db.Set(formatKey, []byte(formatVersion), pebble.Sync); err != nil {
+			return fail(err)
+		}
+	case err != nil:
+		return fail(err)
+	default:
+		got := string(v)
+		_ = closer.Close()
+		if got != formatVersion {
+			return fail(fmt.Errorf("layout %q, this build reads %q", got, formatVersion))
+		}
+	}
+	s := &Store{
+		db:       db,
+		lock:     lock,
+		cache:    cache,
+		dir:      dir,
+		noSync:   o.NoSync,
+		maxBatch: o.MaxBatch,
+		reqs:     make(chan *request, o.MaxBatch),
+		stopped:  make(chan struct{}),
+	}
+	s.pub = &published{snap: db.NewSnapshot()}
+	s.pub.refs.Store(1)
+	go s.commitLoop()
+	return s, nil
+}
+
+// Dir returns the directory the store uses.
+func (s *Store) Dir() string { return s.dir }
+
+// enter counts a View or Checkpoint in, unless the store is closed.
+func (s *Store) enter() bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.closed {
+		return false
+	}
+	s.active.Add(1)
+	return true
+}
+
+func (s *Store) acquire() *published {
+	s.pubMu.RLock()
+	p := s.pub
+	p.refs.Add(1)
+	s.pubMu.RUnlock()
+	return p
+}
+
+func (s *Store) publish(snap *pebble.Snapshot) {
+	p := &published{snap: snap}
+	p.refs.Store(1)
+	s.pubMu.Lock()
+	old := s.pub
+	s.pub = p
+	s.pubMu.Unlock()
+	old.release()
+}
+
+// failed returns the store's failure, or nil.
+func (s *Store) failed() error {
+	if p := s.failure.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// View runs fn over the state of the last durable commit. It never waits
+// for writers.
+func (s *Store) View(ctx context.Context, fn func(store.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if !s.enter() {
+		return store.ErrClosed
+	}
+	defer s.active.Done()
+	p := s.acquire()
+	defer p.release()
+	return fn(&viewTx{reader{r: p.snap}})
+}
+
+// Update runs fn as part of the next group commit and returns once that
+// commit is durable (or has failed).
+func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	r := requestPool.Get().(*request)
+	r.ctx, r.fn, r.err, r.panic, r.ran, r.ok = ctx, fn, nil, nil, false, false
+	s.mu.RLock()
+	if s.closed {
+		s.mu.RUnlock()
+		requestPool.Put(r)
+		return store.ErrClosed
+	}
+	if err := s.failed(); err != nil {
+		s.mu.RUnlock()
+		requestPool.Put(r)
+		return err
+	}
+	s.reqs <- r
+	s.mu.RUnlock()
+	<-r.done // once queued, wait for the outcome: the update may commit
+	err, p := r.err, r.panic
+	r.ctx, r.fn = nil, nil
+	requestPool.Put(r)
+	if p != nil {
+		panic(p)
+	}
+	return err
+}
+
+// commitLoop is the committer. It runs each batch's functions, one after
+// another, over an indexed batch on the database's latest state, which
+// holds the previous batch's writes while the syncer waits for their fsync.
+// Updates that arrive meanwhile run into the same open batch. When the
+// syncer is free (the previous batch durable, or failed), the committer
+// applies the batch, takes a snapshot of the state with it and hands both
+// to the syncer, so that at most one batch is ever applied and not yet
+// durable.
+func (s *Store) commitLoop() {
+	toSyncer := make(chan *batch)   // unbuffered: the syncer takes one batch at a time
+	ready := make(chan struct{}, 1) // the syncer waits for the next batch
+	syncerDone := make(chan struct{})
+	go s.syncLoop(toSyncer, ready, syncerDone)
+	defer func() {
+		close(toSyncer)
+		<-syncerDone
+		close(s.stopped)
+	}()
+
+	var seq int64
+	var buf txbuf.Tx
+	for {
+		r, ok := <-s.reqs
+		if !ok {
+			return
+		}
+		seq++
+		b := &batch{seq: seq, pb: s.db.NewIndexedBatch()}
+		b.r.r = b.pb
+		s.execute(b, r, &buf)
+		syncerFree := false
+	grow:
+		for !s.full(b) {
+			select {
+			case <-ready:
+				syncerFree = true
+				break grow
+			case r, ok := <-s.reqs:
+				if !ok {
+					break grow // commit what is open; the next receive ends the loop
+				}
+				s.execute(b, r, &buf)
+			}
+		}
+		if !syncerFree {
+			<-ready
+		}
+		s.apply(b)
+		toSyncer <- b
+	}
+}
+
+func (s *Store) full(b *batch) bool {
+	return len(b.reqs) >= s.maxBatch || b.pb.Len() >= maxBatchBytes
+}
+
+// execute adds first, and the updates queued behind it (up to the batch
+// limit), to the open batch b, running each function in order over its own
+// write buffer on b. A function that fails or panics leaves only its own
+// buffer behind; one that returns nil has its writes applied to b, where
+// the next functions read them.
+func (s *Store) execute(b *batch, first *request, buf *txbuf.Tx) {
+	start := len(b.reqs)
+	b.reqs = append(b.reqs, first)
+drain:
+	for !s.full(b) {
+		select {
+		case r, ok := <-s.reqs:
+			if !ok {
+				break drain
+			}
+			b.reqs = append(b.reqs, r)
+		default:
+			break drain
+		}
+	}
+	failure := s.failed()
+	w := batchWriter{pb: b.pb, key: &b.key}
+	for _, r := range b.reqs[start:] {
+		if failure != nil { // the latest state holds writes that never became durable
+			r.err = failure
+			continue
+		}
+		if b.err != nil {
+			r.err = b.err
+			continue
+		}
+		if err := r.ctx.Err(); err != nil {
+			r.err = err
+			continue
+		}
+		r.ran = true
+		buf.Reset(&b.r)
+		r.err, r.panic = runFn(r.fn, buf)
+		if r.err != nil || r.panic != nil || buf.Len() == 0 {
+			r.ok = r.err == nil && r.panic == nil
+			continue
+		}
+		if err := applyBuf(buf, w); err != nil {
+			// b may hold part of this update: none of it may commit.
+			b.err = fmt.Errorf("pebblestore: building the batch: %w", err)
+			continue
+		}
+		r.ok = true
+	}
+	buf.Reset(nil)
+}
+
+// applyBuf writes buf to the pebble batch, turning pebble's panic on an
+// oversized batch into an error.
+func applyBuf(buf *txbuf.Tx, w batchWriter) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("pebble: %v", v)
+		}
+	}()
+	return buf.Apply(w)
+}
+
+func runFn(fn func(store.Tx) error, tx store.Tx) (err error, p any) {
+	defer func() {
+		if v := recover(); v != nil {
+			p = v
+		}
+	}()
+	return fn(tx), nil
+}
+
+// apply applies b to the database when nothing else is in flight. Its
+// writes become visible to the next batch's functions at once, and to
+// Views only when the syncer publishes b.snap, once they are durable.
+func (s *Store) apply(b *batch) {
+	if err := s.failed(); err != nil {
+		b.err, b.builtOnFailure = err, true
+		return
+	}
+	if b.err != nil || b.pb.Empty() {
+		return
+	}
+	// The indexed batch served the functions' reads; what commits is a
+	// copy in key order with one write per key (see compact).
+	pb, err := s.compact(b.pb)
+	if err != nil {
+		b.err = fmt.Errorf("pebblestore: building the batch: %w", err)
+		return
+	}
+	_ = b.pb.Close()
+	b.pb = pb
+	if s.noSync {
+		err = s.db.Apply(b.pb, pebble.NoSync)
+	} else {
+		// Returns once the batch is in the WAL's buffer and the memtable;
+		// the syncer waits for its fsync.
+		err = s.db.ApplyNoSyncWait(b.pb, pebble.Sync)
+	}
+	if err != nil {
+		b.err = s.fail(b.seq, err)
+		return
+	}
+	b.applied = true
+	// Only the committer applies batches, so the snapshot holds exactly
+	// the batches up to b.
+	b.snap = s.db.NewSnapshot()
+}
+
+// compact returns a batch with the final write of each key of pb, in key
+// order. Intermediate writes (a balance every update of the batch
+// changed) are never visible: Views read snapshots between batches, and
+// the batch is one WAL record, durable whole or not at all. The memtable
+// inserts a batch in its order, each insert starting its skiplist search
+// where the last one ended; sorted, the search is shorter, which is most
+// of the committer's time (docs/performance.md).
+func (s *Store) compact(pb *pebble.Batch) (*pebble.Batch, error) {
+	type op struct {
+		kind       pebble.InternalKeyKind
+		key, value []byte
+	}
+	ops := make([]op, 0, pb.Count())
+	r := pb.Reader()
+	for {
+		kind, key, value, ok, err := r.Next()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			break
+		}
+		ops = append(ops, op{kind, key, value})
+	}
+	// Stable: of a key's writes, the last stays last.
+	slices.SortStableFunc(ops, func(a, b op) int { return bytes.Compare(a.key, b.key) })
+	out := s.db.NewBatchWithSize(len(pb.Repr()))
+	for i, o := range ops {
+		if i+1 < len(ops) && bytes.Equal(o.key, ops[i+1].key) {
+			continue // overwritten within the batch
+		}
+		var err error
+		switch o.kind {
+		case pebble.InternalKeyKindSet:
+			err = out.Set(o.key, o.value, nil)
+		case pebble.InternalKeyKindDelete:
+			err = out.Delete(o.key, nil)
+		default:
+			err = fmt.Errorf("unexpected %v in a batch", o.kind)
+		}
+		if err != nil {
+			_ = out.Close()
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// fail records the store's failure (the first one wins) and returns the
+// error of the batch seq that failed with err.
+func (s *Store) fail(seq int64, err error) error {
+	err = fmt.Errorf("%w: commit %d: %w", ErrFailed, seq, err)
+	s.failure.CompareAndSwap(nil, &err)
+	return err
+}
+
+// syncLoop is the syncer: it waits for each applied batch to be durable,
+// publishes its snapshot to Views, and answers its callers, in order.
+// Before each batch it says on ready that it is free.
+func (s *Store) syncLoop(in <-chan *batch, ready chan<- struct{}, done chan<- struct{}) {
+	defer close(done)
+	for {
+		ready <- struct{}{} // buffered: the committer takes it when it has a batch
+		b, ok := <-in
+		if !ok {
+			return
+		}
+		if b.applied {
+			var err error
+			if !s.noSync {
+				err = b.pb.SyncWait()
+			}
+			if err == nil && s.commitHook != nil {
+				err = s.commitHook(b.seq, len(b.reqs))
+			}
+			if err != nil {
+				b.err = s.fail(b.seq, err)
+				_ = b.snap.Close()
+			} else {
+				s.publish(b.snap) // before any caller hears of it
+			}
+		}
+		_ = b.pb.Close()
+		for _, r := range b.reqs {
+			switch {
+			case b.builtOnFailure && r.ran && r.panic == nil:
+				// fn read writes that never became durable: even its own
+				// error may be wrong.
+				r.err = b.err
+			case r.ok && b.err != nil:
+				r.err = b.err
+			}
+			r.done <- struct{}{}
+		}
+	}
+}
+
+// Checkpoint writes a consistent copy of the database to dir, which must
+// not exist, while the store stays in use: sstables are hard-linked when
+// dir is on the same filesystem, the WAL and MANIFEST copied. Open(dir)
+// opens the copy. It holds every update acknowledged before Checkpoint was
+// called, and possibly some that became durable while it ran; never part
+// of one.
+func (s *Store) Checkpoint(dir string) error {
+	if !s.enter() {
+		return store.ErrClosed
+	}
+	defer s.active.Done()
+	if err := s.failed(); err != nil {
+		return err
+	}
+	var opts []pebble.CheckpointOption
+	if s.noSync {
+		// Acknowledged commits may still be only in the WAL's buffer.
+		opts = append(opts, pebble.WithFlushedWAL())
+	}
+	if err := s.db.Checkpoint(dir, opts...); err != nil {
+		return fmt.Errorf("pebblestore: checkpoint %s: %w", dir, err)
+	}
+	return nil
+}
+
+// Close commits the updates already queued, waits for running Views and
+// Checkpoints, flushes the memtable to an sstable (unless a commit failed:
+// its writes must not become durable now) and closes the database. Later
+// calls return store.ErrClosed.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return store.ErrClosed
+	}
+	s.closed = true
+	close(s.reqs)
+	s.mu.Unlock()
+	<-s.stopped
+	s.active.Wait()
+	s.pubMu.Lock()
+	p := s.pub
+	s.pub = nil
+	s.pubMu.Unlock()
+	p.release()
+
+	var err error
+	if s.failed() == nil {
+		if ferr := s.db.Flush(); ferr != nil {
+			err = fmt.Errorf("pebblestore: flush: %w", ferr)
+		}
+	}
+	if cerr := s.db.Close(); cerr != nil {
+		err = errors.Join(err, fmt.Errorf("pebblestore: close: %w", cerr))
+	}
+	s.cache.Unref()
+	if lerr := s.lock.Close(); lerr != nil {
+		err = errors.Join(err, fmt.Errorf("pebblestore: unlock: %w", lerr))
+	}
+	return err
+}
+
+// quietLogger drops pebble's informational messages and keeps its errors
+// on the standard logger. Fatalf keeps pebble's contract: it does not
+// return.
+type quietLogger struct{}
+
+func (quietLogger) Infof(string, ...any) {}
+func (quietLogger) Errorf(format string, args ...any) {
+	pebble.DefaultLogger.Errorf("pebblestore: "+format, args...)
+}
+func (quietLogger) Fatalf(format string, args ...any) {
+	pebble.DefaultLogger.Fatalf("pebblestore: "+format, args...)
+}
