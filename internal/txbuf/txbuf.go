@@ -2,6 +2,7 @@ package txbuf
 
 import (
 	"bytes"
+	"encoding/binary"
 	"slices"
 
 	"github.com/tambalapay/tambala/store"
@@ -78,8 +79,11 @@ func (t *Tx) copyIn(b []byte) []byte {
 	return t.arena[n:len(t.arena):len(t.arena)]
 }
 
+// indexKey is the hash index's key of bucket/key: the bucket's length
+// first, so that no two (bucket, key) pairs share one (with a separator
+// byte instead, "\x00"+"\x00\xff" and "\x00\x00"+"\xff" did).
 func (t *Tx) indexKey(bucket, key []byte) []byte {
-	t.ikey = append(append(append(t.ikey[:0], bucket...), 0), key...)
+	t.ikey = append(append(binary.AppendUvarint(t.ikey[:0], uint64(len(bucket))), bucket...), key...)
 	return t.ikey
 }
 

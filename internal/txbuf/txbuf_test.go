@@ -470,3 +470,20 @@ func TestReset(t *testing.T) {
 	require.NoError(t, tx.Apply(&r))
 	require.Equal(t, []string{"put c/y=3", "put b/x=4"}, r.ops)
 }
+
+// Buckets whose names hold 0x00 never share an index entry, however many
+// writes the transaction holds (the hash index starts past a few dozen).
+func TestIndexKeyNoCollisions(t *testing.T) {
+	tx := txbuf.New(newBase(nil))
+	for i := range 64 { // past the size where the index is used
+		require.NoError(t, tx.Put([]byte("filler"), []byte{byte(i), 1}, []byte("x")))
+	}
+	require.NoError(t, tx.Put([]byte("\x00"), []byte("\x00\xff"), []byte("a")))
+	require.NoError(t, tx.Put([]byte("\x00\x00"), []byte("\xff"), []byte("b")))
+	a, err := tx.Get([]byte("\x00"), []byte("\x00\xff"))
+	require.NoError(t, err)
+	assert.Equal(t, "a", string(a))
+	b, err := tx.Get([]byte("\x00\x00"), []byte("\xff"))
+	require.NoError(t, err)
+	assert.Equal(t, "b", string(b))
+}
