@@ -128,7 +128,7 @@ func TestOpenAPI_OperationsServedWithDocumentedAuth(t *testing.T) {
 	for _, k := range sortedKeys(ops) {
 		op := ops[k]
 		method, path, _ := strings.Cut(k, " ")
-		path = strings.NewReplacer("{id}", "0190c4d2-7f3a-7b1e-8a2b-000000000000", "{asset}", "MWK").Replace(path)
+		path = strings.NewReplacer("{id}", "0190c4d2-7f3a-7b1e-8a2b-000000000000", "{asset}", "MWK", "{token}", "not-a-token").Replace(path)
 		var body any
 		if method == "POST" {
 			body = "{}"
@@ -136,6 +136,12 @@ func TestOpenAPI_OperationsServedWithDocumentedAuth(t *testing.T) {
 		r := e.do(t, method, path, body, nil)
 		public := op.Security != nil && len(*op.Security) == 0
 		switch {
+		// GET /files/proofs/{token}: no API key, the signed token in the
+		// path is the credential, so a made-up one is 404 (not 401).
+		case public && strings.Contains(path, "/not-a-token"):
+			if r.Status != 404 || r.code() != "not_found" {
+				t.Errorf("%s with a made-up token: got %d %s, want 404 not_found", k, r.Status, r.Body)
+			}
 		case public && (r.Status < 200 || r.Status > 299):
 			t.Errorf("%s: documented without security, got %d", k, r.Status)
 		case !public && (r.Status != 401 || r.code() != "unauthorized"):
@@ -225,6 +231,10 @@ func checkOneErrorSchema(t *testing.T, doc *openapi3.T) {
 	}
 }
 
+// v2Creates are the /v2 creates that take an Idempotency-Key (design
+// 2.0.5); those not yet served are simply not in the document.
+var v2Creates = map[string]bool{"/v2/orders": true, "/v2/conversions": true, "/v2/payouts": true}
+
 // TestOpenAPI_OperationConventions pins the rules every operation follows.
 func TestOpenAPI_OperationConventions(t *testing.T) {
 	for k, op := range docOperations(t) {
@@ -255,7 +265,9 @@ func TestOpenAPI_OperationConventions(t *testing.T) {
 				t.Errorf("%s: a POST must document 400 and 413", k)
 			}
 		}
-		if strings.Contains(path, "/payouts/") && method == "POST" {
+		// Creates: the /v1 payouts and the idempotent /v2 creates (design
+		// 2.0.5 and 2.19 item 7).
+		if method == "POST" && (strings.Contains(path, "/payouts/") || v2Creates[path]) {
 			found := false
 			for _, p := range op.Parameters {
 				if p.Value.In == "header" && p.Value.Name == "Idempotency-Key" && p.Value.Required {
@@ -423,6 +435,9 @@ func TestOpenAPI_RequestAmountsAreStrings(t *testing.T) {
 				continue
 			}
 			mt := op.RequestBody.Value.Content.Get("application/json")
+			if mt == nil && isFileBody(op.RequestBody.Value) {
+				continue // a file upload (a funding proof) has no amount field
+			}
 			if mt == nil || mt.Schema == nil {
 				t.Errorf("%s: request body without a JSON schema", k)
 				continue
@@ -442,6 +457,17 @@ func TestOpenAPI_RequestAmountsAreStrings(t *testing.T) {
 			t.Errorf("%s: found no amount in any request body", doc.Info.Title)
 		}
 	}
+}
+
+// isFileBody reports a request body that is a file: every media type is a
+// binary string.
+func isFileBody(rb *openapi3.RequestBody) bool {
+	for _, mt := range rb.Content {
+		if mt.Schema == nil || !mt.Schema.Value.Type.Is("string") || mt.Schema.Value.Format != "binary" {
+			return false
+		}
+	}
+	return len(rb.Content) > 0
 }
 
 // TestOpenAPI_UUIDFormat: format uuid, as the tests validate it, accepts

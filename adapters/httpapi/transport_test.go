@@ -20,9 +20,9 @@ func TestTransport_AnswersBeforeOurHandler(t *testing.T) {
 		raw    string
 		status int
 	}{
-		"malformed escape in the path": {"GET /v1/payouts/%zz HTTP/1.1\r\nHost: x\r\n\r\n", 400},
+		"malformed escape in the path":  {"GET /v1/payouts/%zz HTTP/1.1\r\nHost: x\r\n\r\n", 400},
 		"control character in a header": {"GET /v1/ping HTTP/1.1\r\nHost: x\r\nX-A: a\x01b\r\n\r\n", 400},
-		"oversized headers": {"GET /v1/ping HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", http.DefaultMaxHeaderBytes+4096) + "\r\n\r\n", 431},
+		"oversized headers":             {"GET /v1/ping HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", http.DefaultMaxHeaderBytes+4096) + "\r\n\r\n", 431},
 	} {
 		t.Run(name, func(t *testing.T) {
 			conn, err := net.Dial("tcp", addr)
