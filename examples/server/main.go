@@ -31,6 +31,7 @@ import (
 	"github.com/tambalapay/tambala/adapters/sandbox"
 	"github.com/tambalapay/tambala/adapters/webhookhttp"
 	"github.com/tambalapay/tambala/money"
+	"github.com/tambalapay/tambala/quotes"
 )
 
 func main() {
@@ -225,6 +226,14 @@ func bootstrap(ctx context.Context, eng *tambala.Engine) (string, tambala.Organi
 		return "", org, err
 	}
 	if err := eng.Fund(ctx, org.ID, money.FromInt(money.USDT, 10_000), "demo-opening-balance"); err != nil {
+		return "", org, err
+	}
+	// One open MWK corridor, so that the desk quotes and takes orders at
+	// once: 1750.5 MWK per USDT to-bank, 1800 from-bank, orders from
+	// 1000.00 MWK.
+	off, on := money.MustRate("1750.5"), money.MustRate("1800")
+	if _, err := eng.SetCorridor(ctx, quotes.Corridor{Asset: money.MWK, RateOffRamp: &off, RateOnRamp: &on,
+		Min: money.FromInt(money.MWK, 1000), Open: true}); err != nil {
 		return "", org, err
 	}
 	key, _, err := eng.CreateKey(ctx, org.ID)
