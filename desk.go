@@ -242,6 +242,9 @@ func (e *Engine) CreateOrder(ctx context.Context, p Principal, n NewOrder, idem 
 	}
 	created, err := create(ctx, e, p, CreateOrder, idem, fp, orderCodec, func(tx store.Tx, org *Organization) (orders.Order, []byte, error) {
 		now := e.nowUTC()
+		if err := orders.ValidateClientRef(n.ClientRef); err != nil { // the body's shape comes before the quote (2.4.2)
+			return orders.Order{}, nil, err
+		}
 		q, err := loadQuote(tx, org.ID, n.QuoteID)
 		if err != nil {
 			return orders.Order{}, nil, err
@@ -425,6 +428,9 @@ func (e *Engine) UploadProof(ctx context.Context, p Principal, orderID string, u
 		if exp, ok := o.ExpiresAt(); ok {
 			deadline = e.effectiveDeadline(pause, exp)
 		}
+		if o.Status == orders.ProofSubmitted && o.Proof != nil {
+			return o, nil // perhaps the newest proof again: decided once its bytes are hashed
+		}
 		// A dry run of the move with a placeholder proof: is one expected?
 		_, _, err = orders.Apply(o, orders.ProofUploaded{ID: "-", SHA256: strings.Repeat("0", 64), ContentType: mt, Size: 1, Deadline: deadline}, e.nowUTC())
 		return o, err
@@ -451,8 +457,15 @@ func (e *Engine) UploadProof(ctx context.Context, p Principal, orderID string, u
 	}
 	sum := sha256.Sum256(data)
 	digest := hex.EncodeToString(sum[:])
-	if current.Proof != nil && current.Proof.SHA256 == digest && current.Status == orders.ProofSubmitted {
-		return current, nil // the same proof again: safe to retry
+	// The move with the real hash, before any byte is stored: the newest
+	// proof again while it is under review is the order unchanged (a safe
+	// retry); another one then is proof_not_expected.
+	_, fx, err := orders.Apply(current, orders.ProofUploaded{ID: "-", SHA256: digest, ContentType: mt, Size: int64(len(data)), Deadline: deadline}, e.nowUTC())
+	if err != nil {
+		return orders.Order{}, err
+	}
+	if !fx.Changed {
+		return current, nil
 	}
 	proofID := e.newID()
 	if err := e.proofs.Put(ctx, proofID, mt, bytes.NewReader(data)); err != nil {

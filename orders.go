@@ -3,6 +3,7 @@ package tambala
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -68,19 +69,45 @@ func putOrder(tx store.Tx, prev, o orders.Order) error {
 			return err
 		}
 	}
-	var old, next *time.Time
-	if t, ok := prev.ExpiresAt(); ok && prev.Status == orders.AwaitingFunds {
-		old = &t
-	}
+	var next *time.Time
 	if t, ok := o.ExpiresAt(); ok && o.Status == orders.AwaitingFunds && o.Proof == nil {
 		next = &t
 	}
-	if old != nil || next != nil {
-		if err := ordersExpiry.Move(tx, o.ID, old, next); err != nil {
+	if _, had := prev.ExpiresAt(); had || next != nil {
+		if err := moveExpiry(tx, o.ID, next); err != nil {
 			return err
 		}
 	}
 	return tx.Put(bucketOrders, []byte(o.ID), orders.Encode(o))
+}
+
+// bucketOrderExpiryAt keeps, per order, the time it is listed at in the
+// expiry index (its deadline, or a later one a pause extended it to), so
+// that every change of the listing removes the entry it replaces.
+var bucketOrderExpiryAt = []byte("orders.expiry_at")
+
+// moveExpiry lists order id in the expiry index at next (nil: unlisted),
+// removing the entry it had.
+func moveExpiry(tx store.Tx, id string, next *time.Time) error {
+	var old *time.Time
+	v, err := tx.Get(bucketOrderExpiryAt, []byte(id))
+	switch {
+	case err == nil && len(v) == 8:
+		t := time.Unix(0, int64(binary.BigEndian.Uint64(v))).UTC()
+		old = &t
+	case err != nil && !isNotFound(err):
+		return err
+	}
+	if old == nil && next == nil {
+		return nil
+	}
+	if err := ordersExpiry.Move(tx, id, old, next); err != nil {
+		return err
+	}
+	if next == nil {
+		return tx.Delete(bucketOrderExpiryAt, []byte(id))
+	}
+	return tx.Put(bucketOrderExpiryAt, []byte(id), binary.BigEndian.AppendUint64(nil, uint64(next.UnixNano())))
 }
 
 // postOrder posts an order's ledger movements in tx.
@@ -244,20 +271,25 @@ func (e *Engine) DeskOrders(ctx context.Context, q DeskQueue, page PageRequest) 
 			bucket, opt = bucketOrderQueue, store.ScanOptions{Reverse: true, Prefix: prefix}
 		}
 		if page.BeforeID != "" {
+			if _, err := loadOrder(tx, page.BeforeID); err != nil {
+				if errors.Is(err, errNotFound) {
+					return errcode.Newf(errcode.ValidationError, "before_id is not a cursor of this list")
+				}
+				return err
+			}
 			opt.End = append(append([]byte(nil), prefix...), page.BeforeID...)
 		}
 		return tx.Scan(bucket, opt, func(k, v []byte) (bool, error) {
-			id := string(k[len(prefix):])
-			if len(out.Items) == page.Limit {
-				out.HasMore = true
-				return false, nil
-			}
-			o, err := loadOrder(tx, id)
+			o, err := loadOrder(tx, string(k[len(prefix):]))
 			if err != nil {
 				return false, err
 			}
 			if q.OrgID != "" && o.Org != q.OrgID {
 				return true, nil
+			}
+			if len(out.Items) == page.Limit { // one more that matches: there is a next page
+				out.HasMore = true
+				return false, nil
 			}
 			out.Items = append(out.Items, o)
 			return true, nil
@@ -297,24 +329,18 @@ func (e *Engine) ProcessOrders(ctx context.Context) (int, error) {
 				return err
 			}
 			exp, ok := cur.ExpiresAt()
+			if !ok || cur.Status != orders.AwaitingFunds || cur.Proof != nil {
+				return moveExpiry(tx, id, nil) // not the sweep's any more
+			}
 			effective := e.effectiveDeadline(pause, exp)
-			if !ok || !orders.ExpiryDue(cur, now, effective) {
-				if cur.Status != orders.AwaitingFunds || cur.Proof != nil {
-					return ordersExpiry.Move(tx, id, &exp, nil) // not the sweep's any more
-				}
-				if effective.After(exp) { // honoured longer: look again then
-					return ordersExpiry.Move(tx, id, &exp, &effective)
+			if !orders.ExpiryDue(cur, now, effective) {
+				if effective.After(now) { // honoured longer: look again then
+					return moveExpiry(tx, id, &effective)
 				}
 				return nil
 			}
 			o, moved, err = e.applyOrder(tx, id, "", orders.Expire{Deadline: effective}, now)
-			if err != nil {
-				return err
-			}
-			if !effective.IsZero() && effective.After(exp) {
-				return ordersExpiry.Move(tx, id, &effective, nil)
-			}
-			return nil
+			return err
 		})
 		if err != nil {
 			if ctx.Err() != nil {
@@ -331,20 +357,28 @@ func (e *Engine) ProcessOrders(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-// effectiveDeadline is the funding deadline the sweep and uploads honour:
-// exp, or, when exp fell inside the last /v2 pause, the pause's end plus
-// the grace (U40). Zero means exp.
+// effectiveDeadline is the funding deadline the sweep and uploads honour
+// (U40): exp, or, when exp fell inside a /v2 pause, that pause's end plus
+// the grace, and so on while the extended deadline falls inside a later
+// pause. Zero means exp. Inside a pause that still lasts there is no
+// deadline yet: the sweep does not run then, and uploads are paused.
 func (e *Engine) effectiveDeadline(p PauseState, exp time.Time) time.Time {
-	if p.V2PausedAt == nil || exp.Before(*p.V2PausedAt) {
+	deadline, extended := exp, false
+	for _, w := range p.V2Pauses {
+		if deadline.Before(w.From) {
+			continue
+		}
+		if w.To == nil {
+			return time.Time{} // paused now
+		}
+		if !deadline.After(*w.To) {
+			deadline, extended = w.To.Add(e.orderOpts.PauseGrace), true
+		}
+	}
+	if !extended {
 		return time.Time{}
 	}
-	if p.V2ResumedAt == nil || p.V2ResumedAt.Before(*p.V2PausedAt) {
-		return time.Time{} // still paused: the sweep does not run
-	}
-	if exp.After(*p.V2ResumedAt) {
-		return time.Time{}
-	}
-	return p.V2ResumedAt.Add(e.orderOpts.PauseGrace)
+	return deadline
 }
 
 // proofRecord is a stored funding proof: its bytes are in the ProofStore.

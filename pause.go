@@ -28,15 +28,25 @@ const (
 	Incident    PauseMode = "incident"
 )
 
-// PauseState holds both switches, and when /v2 was last paused and made
-// live again (the order expiry sweep honours deadlines that fell inside
-// that pause).
+// PauseState holds both switches, and the recent /v2 pauses (the order
+// expiry sweep and proof uploads honour funding deadlines that fell inside
+// one).
 type PauseState struct {
-	V1          PauseMode  `json:"v1"`
-	V2          PauseMode  `json:"v2"`
-	V2PausedAt  *time.Time `json:"v2_paused_at,omitempty"`
-	V2ResumedAt *time.Time `json:"v2_resumed_at,omitempty"`
+	V1       PauseMode     `json:"v1"`
+	V2       PauseMode     `json:"v2"`
+	V2Pauses []PauseWindow `json:"v2_pauses,omitempty"`
 }
+
+// PauseWindow is one /v2 pause: From when it started, To when /v2 was live
+// again (nil while it lasts).
+type PauseWindow struct {
+	From time.Time  `json:"from"`
+	To   *time.Time `json:"to,omitempty"`
+}
+
+// maxPauseWindows is how many /v2 pauses are remembered: enough for every
+// funding window (72 h by default) to meet each pause that touched it.
+const maxPauseWindows = 64
 
 // Of returns the mode of api.
 func (s PauseState) Of(api API) PauseMode {
@@ -116,9 +126,12 @@ func (e *Engine) SetPause(ctx context.Context, api API, mode PauseMode) (PauseSt
 			now := e.nowUTC()
 			switch {
 			case s.V2 == Live && mode != Live:
-				s.V2PausedAt = &now
-			case s.V2 != Live && mode == Live:
-				s.V2ResumedAt = &now
+				s.V2Pauses = append(s.V2Pauses, PauseWindow{From: now})
+				if len(s.V2Pauses) > maxPauseWindows {
+					s.V2Pauses = s.V2Pauses[len(s.V2Pauses)-maxPauseWindows:]
+				}
+			case s.V2 != Live && mode == Live && len(s.V2Pauses) > 0:
+				s.V2Pauses[len(s.V2Pauses)-1].To = &now
 			}
 			s.V2 = mode
 		}
