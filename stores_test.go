@@ -8,6 +8,7 @@ import (
 
 	"github.com/tambalapay/tambala/adapters/boltstore"
 	"github.com/tambalapay/tambala/adapters/memstore"
+	"github.com/tambalapay/tambala/adapters/pebblestore"
 	"github.com/tambalapay/tambala/store"
 )
 
@@ -23,6 +24,11 @@ func eachStore(t *testing.T, fn func(t *testing.T, s store.Store)) {
 		{"memstore", func(*testing.T) store.Store { return memstore.New() }},
 		{"boltstore", func(t *testing.T) store.Store {
 			s, err := boltstore.Open(filepath.Join(t.TempDir(), "db"), &boltstore.Options{NoSync: true})
+			require.NoError(t, err)
+			return s
+		}},
+		{"pebblestore", func(t *testing.T) store.Store {
+			s, err := pebblestore.Open(t.TempDir(), &pebblestore.Options{NoSync: true, CacheSize: 8 << 20, MemTableSize: 4 << 20})
 			require.NoError(t, err)
 			return s
 		}},
