@@ -72,12 +72,26 @@ type Store struct {
 	// must not cancel a transaction other callers share.
 	bg context.Context
 
+	runs runPolicy // how a batch's functions run; tests set it
+	// recentReads and recentFns are the committer's decayed sums of the
+	// reads its rounds sent to the server and of their functions.
+	recentReads, recentFns float64
+
 	stats struct {
-		commits, batched, retries, fallbacks, conflicts atomic.Int64
+		commits, batched, reran, retries, fallbacks, conflicts atomic.Int64
 	}
 }
 
 var _ store.Store = (*Store)(nil)
+
+// runPolicy says how the committer runs a round of functions.
+type runPolicy int
+
+const (
+	runsAuto       runPolicy = iota // chosen per round from the last one
+	runsInOrder                     // one after the other
+	runsConcurrent                  // at once, then validated in order
+)
 
 // Open connects to the database at url (a PostgreSQL URL or DSN), runs
 // Migrate for opts.Schema and returns a store that owns its pool: Close
@@ -182,6 +196,10 @@ type Stats struct {
 	// transaction (group commit); Batched/Commits is the mean batch size
 	// when every update goes through group commit.
 	Batched int64
+	// Reran counts functions of a batch run a second time, in order,
+	// because a function before them in the batch wrote a key they had
+	// read when they ran at once with the others.
+	Reran int64
 	// Retries counts transactions run again after a serialization failure
 	// or a deadlock.
 	Retries int64
@@ -197,6 +215,7 @@ func (s *Store) Stats() Stats {
 	return Stats{
 		Commits:   s.stats.commits.Load(),
 		Batched:   s.stats.batched.Load(),
+		Reran:     s.stats.reran.Load(),
 		Retries:   s.stats.retries.Load(),
 		Fallbacks: s.stats.fallbacks.Load(),
 		Conflicts: s.stats.conflicts.Load(),
@@ -239,8 +258,8 @@ func (s *Store) View(ctx context.Context, fn func(store.Tx) error) error {
 	if fnErr != nil {
 		return fnErr
 	}
-	if t.err != nil {
-		return s.failure(ctx, t.err)
+	if err := t.failed(); err != nil {
+		return s.failure(ctx, err)
 	}
 	return nil
 }
@@ -315,9 +334,9 @@ func (s *Store) tryAlone(ctx context.Context, fn func(store.Tx) error) (retry bo
 		t.end()
 		panic(p)
 	}
-	if t.err != nil {
+	if err := t.failed(); err != nil {
 		t.end()
-		return isRetryable(t.err), s.failure(ctx, t.err)
+		return isRetryable(err), s.failure(ctx, err)
 	}
 	if fnErr != nil {
 		buf.Reset(nil)
@@ -325,10 +344,14 @@ func (s *Store) tryAlone(ctx context.Context, fn func(store.Tx) error) (retry bo
 	// A failed fn's writes are dropped, but its reads are validated by the
 	// commit too: an error decided on a snapshot that cannot serialize is
 	// decided again.
+	wrote := buf.Len() > 0
 	switch err := t.commit(&buf); {
 	case err == nil && fnErr != nil:
 		return false, fnErr
 	case err == nil:
+		if wrote {
+			s.stats.commits.Add(1)
+		}
 		return false, nil
 	default:
 		return isRetryable(err), s.failure(ctx, err)

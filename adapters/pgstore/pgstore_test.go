@@ -34,10 +34,14 @@ var modes = []struct {
 	{"NoGroupCommit", pgstore.Options{NoGroupCommit: true}},
 }
 
+// runPolicies are the ways the committer may run a round of functions;
+// "auto" picks one of the others per round.
+var runPolicies = []string{"auto", "in-order", "concurrent"}
+
 // harness opens a pgstore with opts in a schema of its own per directory
 // the suite passes: reopening the same directory reopens the same schema.
 // Each schema is dropped when the test that first used it ends.
-func harness(opts pgstore.Options) storetest.Harness {
+func harness(opts pgstore.Options, runs string) storetest.Harness {
 	var mu sync.Mutex
 	schemas := map[string]string{} // dir -> schema
 	return storetest.Harness{
@@ -50,7 +54,9 @@ func harness(opts pgstore.Options) storetest.Harness {
 				schemas[dir] = schema
 			}
 			mu.Unlock()
-			return open(t, schema, opts)
+			s := open(t, schema, opts)
+			s.SetRuns(runs)
+			return s
 		},
 	}
 }
@@ -90,7 +96,204 @@ func TestConformance(t *testing.T) {
 	for _, m := range modes {
 		t.Run(m.name, func(t *testing.T) {
 			teststores.PGURL(t)
-			storetest.Run(t, storetest.Features{Persistent: true}, harness(m.opts))
+			storetest.Run(t, storetest.Features{Persistent: true}, harness(m.opts, "auto"))
+		})
+	}
+	// The committer's other run policies, forced.
+	for _, runs := range runPolicies[1:] {
+		t.Run("GroupCommit/"+runs, func(t *testing.T) {
+			teststores.PGURL(t)
+			storetest.Run(t, storetest.Features{Persistent: true}, harness(pgstore.Options{}, runs))
+		})
+	}
+}
+
+// TestBatchIsSerial runs concurrent updates that read what the others
+// write, by Get and by Scan (forward and reverse, with bounds), and
+// delete: whatever way the committer runs them, the outcome must be that
+// of some serial order. Each update reads the counter n and the log,
+// checks that the log has exactly n entries, appends entry n recording
+// what it saw, deletes an older entry's marker, and bumps n.
+func TestBatchIsSerial(t *testing.T) {
+	for _, runs := range runPolicies {
+		t.Run(runs, func(t *testing.T) {
+			s := fresh(t, pgstore.Options{})
+			s.SetRuns(runs)
+			ctx := t.Context()
+			const goroutines, each = 16, 12
+			var wg sync.WaitGroup
+			start := make(chan struct{})
+			for g := range goroutines {
+				wg.Go(func() {
+					<-start
+					for i := range each {
+						err := s.Update(ctx, func(tx store.Tx) error {
+							n := 0
+							v, err := tx.Get(b("c"), b("n"))
+							switch {
+							case errors.Is(err, store.ErrNotFound):
+							case err != nil:
+								return err
+							default:
+								n, _ = strconv.Atoi(string(v))
+							}
+							entries := 0
+							if err := tx.Scan(b("log"), store.ScanOptions{Prefix: b("e/")}, func(_, _ []byte) (bool, error) {
+								entries++
+								return true, nil
+							}); err != nil {
+								return err
+							}
+							var last []byte
+							if err := tx.Scan(b("log"), store.ScanOptions{Prefix: b("e/"), Reverse: true}, func(k, _ []byte) (bool, error) {
+								last = k
+								return false, nil
+							}); err != nil {
+								return err
+							}
+							if entries != n {
+								return fmt.Errorf("counter %d but %d log entries", n, entries)
+							}
+							if n > 0 && string(last) != fmt.Sprintf("e/%04d", n-1) {
+								return fmt.Errorf("counter %d but last entry %q", n, last)
+							}
+							if err := tx.Put(b("log"), fmt.Appendf(nil, "e/%04d", n), fmt.Appendf(nil, "%d/%d", g, i)); err != nil {
+								return err
+							}
+							if err := tx.Put(b("log"), fmt.Appendf(nil, "m/%04d", n), b("marker")); err != nil {
+								return err
+							}
+							if n > 0 {
+								if err := tx.Delete(b("log"), fmt.Appendf(nil, "m/%04d", n-1)); err != nil {
+									return err
+								}
+							}
+							return tx.Put(b("c"), b("n"), b(strconv.Itoa(n+1)))
+						})
+						assert.NoError(t, err)
+					}
+				})
+			}
+			close(start)
+			wg.Wait()
+			v, err := getValue(t, s, "c", "n")
+			require.NoError(t, err)
+			require.Equal(t, strconv.Itoa(goroutines*each), v)
+			require.Len(t, keys(t, s, "log", store.ScanOptions{Prefix: b("e/")}), goroutines*each)
+			require.Equal(t, []string{fmt.Sprintf("m/%04d", goroutines*each-1)}, keys(t, s, "log", store.ScanOptions{Prefix: b("m/")}))
+			st := s.Stats()
+			t.Logf("%+v", st)
+			if runs == "concurrent" {
+				require.Positive(t, st.Reran, "no function was run again after an earlier one wrote what it read")
+			}
+		})
+	}
+}
+
+// TestBatchScanConflicts runs concurrent updates whose only shared read
+// is a scan: each counts the entries of a range (forward or reverse, with
+// bounds), then adds an entry of its own in that range recording the
+// count. Serially every count is distinct, 0 to n-1.
+func TestBatchScanConflicts(t *testing.T) {
+	for _, runs := range runPolicies {
+		t.Run(runs, func(t *testing.T) {
+			s := fresh(t, pgstore.Options{})
+			s.SetRuns(runs)
+			ctx := t.Context()
+			// Keys outside the range, which do not count.
+			require.NoError(t, s.Update(ctx, func(tx store.Tx) error {
+				for _, k := range []string{"d", "e", "f/", "g"} {
+					if err := tx.Put(b("log"), b(k), b("-")); err != nil {
+						return err
+					}
+				}
+				return nil
+			}))
+			const n = 96
+			var wg sync.WaitGroup
+			start := make(chan struct{})
+			for i := range n {
+				wg.Go(func() {
+					<-start
+					err := s.Update(ctx, func(tx store.Tx) error {
+						seen := 0
+						opt := store.ScanOptions{Start: b("e/"), End: b("f"), Reverse: i%2 == 1}
+						if err := tx.Scan(b("log"), opt, func(_, _ []byte) (bool, error) {
+							seen++
+							return true, nil
+						}); err != nil {
+							return err
+						}
+						return tx.Put(b("log"), fmt.Appendf(nil, "e/%03d", i), b(strconv.Itoa(seen)))
+					})
+					assert.NoError(t, err)
+				})
+			}
+			close(start)
+			wg.Wait()
+			counts := map[string]bool{}
+			require.NoError(t, s.View(ctx, func(tx store.Tx) error {
+				return tx.Scan(b("log"), store.ScanOptions{Prefix: b("e/")}, func(k, v []byte) (bool, error) {
+					assert.False(t, counts[string(v)], "two updates saw %s entries", v)
+					counts[string(v)] = true
+					return true, nil
+				})
+			}))
+			require.Len(t, counts, n)
+			t.Logf("%+v", s.Stats())
+		})
+	}
+}
+
+// TestBatchUniqueReads runs concurrent updates that each read keys no
+// other reads, besides a shared counter: the keys a function wrote in the
+// batch are seen by the later ones, and the ones it only read are not
+// confused with them.
+func TestBatchUniqueReads(t *testing.T) {
+	for _, runs := range runPolicies {
+		t.Run(runs, func(t *testing.T) {
+			s := fresh(t, pgstore.Options{})
+			s.SetRuns(runs)
+			ctx := t.Context()
+			const n = 200
+			// Every other id exists already.
+			require.NoError(t, s.Update(ctx, func(tx store.Tx) error {
+				for i := 0; i < n; i += 2 {
+					if err := tx.Put(b("ids"), fmt.Appendf(nil, "%04d", i), b("old")); err != nil {
+						return err
+					}
+				}
+				return nil
+			}))
+			var wg sync.WaitGroup
+			var created atomic.Int64
+			for i := range n {
+				wg.Go(func() {
+					err := s.Update(ctx, func(tx store.Tx) error {
+						id := fmt.Appendf(nil, "%04d", i)
+						_, err := tx.Get(b("ids"), id)
+						switch {
+						case err == nil:
+							return nil // exists: nothing to do
+						case !errors.Is(err, store.ErrNotFound):
+							return err
+						}
+						if err := tx.Put(b("ids"), id, b("new")); err != nil {
+							return err
+						}
+						return bump(tx, "c", "created")
+					})
+					if assert.NoError(t, err) {
+						created.Add(1)
+					}
+				})
+			}
+			wg.Wait()
+			v, err := getValue(t, s, "c", "created")
+			require.NoError(t, err)
+			require.Equal(t, strconv.Itoa(n/2), v)
+			require.Len(t, keys(t, s, "ids", store.ScanOptions{}), n)
+			t.Logf("%+v", s.Stats())
 		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -25,20 +26,22 @@ const (
 )
 
 // cacheMax caps the keys a transaction remembers reading.
-const cacheMax = 4096
+const cacheMax = 1 << 16
 
 // endTimeout bounds the ROLLBACK sent to end a transaction whose caller's
 // context may be gone.
 const endTimeout = 5 * time.Second
 
 // tx is one database transaction on one connection. BEGIN is sent with
-// the first statement, and the buffered writes with COMMIT, so a
-// transaction costs one round trip per read plus one for the commit.
+// the first read, and the buffered writes with COMMIT, so a transaction
+// costs one round trip per read plus one for the commit.
 //
 // It is the base Reader of the write buffers: it serves Get and Scan from
 // the database, and remembers the keys it read (a SERIALIZABLE or
 // REPEATABLE READ transaction reads one snapshot, so a key read once
-// reads the same again).
+// reads the same again). Reads are safe from several goroutines: those
+// that arrive while a round trip is under way are sent together in the
+// next one, and concurrent Gets of one key share one read.
 //
 // The first failed statement aborts a PostgreSQL transaction; err keeps
 // it, and every later read returns it.
@@ -47,14 +50,15 @@ type tx struct {
 	conn     *pgxpool.Conn
 	ctx      context.Context // the context statements run under
 	readOnly bool
-	began    bool
-	err      error
-	// check, when set, is the context check of the update whose fn is
-	// running (a shared transaction runs under the committer's context).
-	check func() error
 
-	cache map[string]cached
-	ckey  []byte
+	mu       sync.Mutex
+	began    bool // BEGIN was sent (only the sender and commit change it)
+	err      error
+	cache    map[string]cached
+	pending  []*read          // reads waiting for the next round trip
+	inflight map[string]*read // Gets pending or being sent, by cache key
+	sending  bool             // a goroutine is sending reads
+	reads    int              // reads sent to the server
 }
 
 type cached struct {
@@ -62,12 +66,32 @@ type cached struct {
 	found bool
 }
 
+// read is one statement of a round trip: a Get, or a page of a Scan.
+type read struct {
+	bucket, key []byte // a Get when page is nil
+	ckey        string
+	page        *pageQuery
+	value       []byte
+	found       bool
+	rows        []row
+	err         error
+	done        chan struct{}
+}
+
+type pageQuery struct {
+	lower, upper []byte // nil: open
+	reverse      bool
+	limit        int
+}
+
+type row struct{ key, value []byte }
+
 func newTx(s *Store, conn *pgxpool.Conn, ctx context.Context, readOnly bool) *tx {
 	return &tx{s: s, conn: conn, ctx: ctx, readOnly: readOnly}
 }
 
 // queueBegin adds BEGIN (and the statement timeout) to b if the
-// transaction has not begun.
+// transaction has not begun, and returns how many statements it added.
 func (t *tx) queueBegin(b *pgx.Batch) int {
 	if t.began {
 		return 0
@@ -86,98 +110,202 @@ func (t *tx) queueBegin(b *pgx.Batch) int {
 	return n
 }
 
-// fail records a failed statement and returns it.
+// fail records a failed statement and returns the transaction's error.
 func (t *tx) fail(err error) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if t.err == nil {
 		t.err = err
 	}
 	return t.err
 }
 
-func (t *tx) usable() error {
-	if t.err != nil {
-		return t.err
-	}
-	if t.check != nil {
-		return t.check()
-	}
-	return nil
+// readsSent returns how many reads went to the server.
+func (t *tx) readsSent() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.reads
 }
 
-func (t *tx) cacheKey(bucket, key []byte) []byte {
-	t.ckey = binary.AppendUvarint(t.ckey[:0], uint64(len(bucket)))
-	t.ckey = append(append(t.ckey, bucket...), key...)
-	return t.ckey
+// failed returns the error that aborted the transaction, if any.
+func (t *tx) failed() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.err
+}
+
+func appendCacheKey(dst, bucket, key []byte) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(bucket)))
+	return append(append(dst, bucket...), key...)
 }
 
 func (t *tx) Get(bucket, key []byte) ([]byte, error) {
 	if err := store.CheckKey(bucket, key); err != nil {
 		return nil, err
 	}
-	if err := t.usable(); err != nil {
-		return nil, err
+	var kb [128]byte
+	ck := appendCacheKey(kb[:0], bucket, key)
+	t.mu.Lock()
+	if t.err != nil {
+		t.mu.Unlock()
+		return nil, t.err
 	}
-	if c, ok := t.cache[string(t.cacheKey(bucket, key))]; ok {
+	if c, ok := t.cache[string(ck)]; ok {
+		t.mu.Unlock()
 		if !c.found {
 			return nil, store.ErrNotFound
 		}
 		return bytes.Clone(c.value), nil
 	}
-	var b pgx.Batch
-	skip := t.queueBegin(&b)
-	b.Queue(t.s.sql.get, bucket, key)
-	br := t.conn.SendBatch(t.ctx, &b)
-	var err error
-	for range skip {
-		if _, err = br.Exec(); err != nil {
-			break
+	r := t.inflight[string(ck)]
+	if r == nil {
+		r = &read{bucket: bucket, key: key, ckey: string(ck), done: make(chan struct{})}
+		if t.inflight == nil {
+			t.inflight = make(map[string]*read)
 		}
+		t.inflight[r.ckey] = r
+		t.pending = append(t.pending, r)
 	}
-	var v []byte
-	found := false
-	if err == nil {
-		switch err = br.QueryRow().Scan(&v); {
-		case err == nil:
-			found = true
-		case errors.Is(err, pgx.ErrNoRows):
-			err = nil
-		}
-	}
-	if cerr := br.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return nil, t.fail(err)
-	}
-	if v == nil {
-		v = []byte{}
-	}
-	if len(t.cache) < cacheMax {
-		if t.cache == nil {
-			t.cache = make(map[string]cached)
-		}
-		c := cached{found: found}
-		if found {
-			c.value = v
-			v = bytes.Clone(v)
-		}
-		t.cache[string(t.cacheKey(bucket, key))] = c
-	}
-	if !found {
+	t.flushLocked()
+	<-r.done
+	switch {
+	case r.err != nil:
+		return nil, r.err
+	case !r.found:
 		return nil, store.ErrNotFound
 	}
-	return v, nil
+	return bytes.Clone(r.value), nil
+}
+
+// flushLocked sends the pending reads unless another goroutine is sending
+// (it will send them next), and unlocks t.mu.
+func (t *tx) flushLocked() {
+	for !t.sending && len(t.pending) > 0 && t.err == nil {
+		batch := t.pending
+		t.pending = nil
+		t.sending = true
+		t.mu.Unlock()
+		err := t.send(batch)
+		t.mu.Lock()
+		t.sending = false
+		t.reads += len(batch)
+		if err != nil && t.err == nil {
+			t.err = err
+		}
+		for _, r := range batch {
+			if r.page != nil {
+				continue
+			}
+			delete(t.inflight, r.ckey)
+			if r.err == nil && len(t.cache) < cacheMax {
+				if t.cache == nil {
+					t.cache = make(map[string]cached)
+				}
+				t.cache[r.ckey] = cached{value: r.value, found: r.found}
+			}
+		}
+		for _, r := range batch {
+			close(r.done)
+		}
+	}
+	if t.err != nil {
+		// Reads queued behind a failed round trip fail with it.
+		for _, r := range t.pending {
+			r.err = t.err
+			if r.page == nil {
+				delete(t.inflight, r.ckey)
+			}
+			close(r.done)
+		}
+		t.pending = nil
+	}
+	t.mu.Unlock()
+}
+
+// send runs the reads of batch in one round trip (with BEGIN first if the
+// transaction has not begun). On error every read of the batch fails.
+func (t *tx) send(batch []*read) (err error) {
+	defer func() {
+		if err != nil {
+			for _, r := range batch {
+				r.err = err
+			}
+		}
+	}()
+	var b pgx.Batch
+	skip := t.queueBegin(&b)
+	for _, r := range batch {
+		if r.page == nil {
+			b.Queue(t.s.sql.get, r.bucket, r.key)
+			continue
+		}
+		p := r.page
+		args := []any{r.bucket}
+		if p.lower != nil {
+			args = append(args, p.lower)
+		}
+		if p.upper != nil {
+			args = append(args, p.upper)
+		}
+		args = append(args, p.limit)
+		b.Queue(t.s.sql.scan(p.reverse, p.lower != nil, p.upper != nil), args...)
+	}
+	br := t.conn.SendBatch(t.ctx, &b)
+	defer func() {
+		if cerr := br.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	for range skip {
+		if _, err := br.Exec(); err != nil {
+			return err
+		}
+	}
+	for _, r := range batch {
+		if r.page == nil {
+			switch err := br.QueryRow().Scan(&r.value); {
+			case err == nil:
+				r.found = true
+				if r.value == nil {
+					r.value = []byte{}
+				}
+			case errors.Is(err, pgx.ErrNoRows):
+				r.value = nil
+			default:
+				return err
+			}
+			continue
+		}
+		rows, err := br.Query()
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var w row
+			if err := rows.Scan(&w.key, &w.value); err != nil {
+				rows.Close()
+				return err
+			}
+			if w.value == nil {
+				w.value = []byte{}
+			}
+			r.rows = append(r.rows, w)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (t *tx) Put(bucket, key, value []byte) error { return store.ErrReadOnly }
 func (t *tx) Delete(bucket, key []byte) error     { return store.ErrReadOnly }
 
-type row struct{ key, value []byte }
-
 // Scan reads the bucket's keys in pages bounded by the scan's range, in
 // key order: bytea compares bytewise, which is the port's order.
 func (t *tx) Scan(bucket []byte, opt store.ScanOptions, fn func(key, value []byte) (bool, error)) error {
-	if err := t.usable(); err != nil {
+	if err := t.failed(); err != nil {
 		return err
 	}
 	if len(bucket) == 0 {
@@ -188,10 +316,8 @@ func (t *tx) Scan(bucket []byte, opt store.ScanOptions, fn func(key, value []byt
 		return nil
 	}
 	limit := firstPage
-	page := make([]row, 0, firstPage)
 	for {
-		var err error
-		page, err = t.page(page[:0], bucket, lower, upper, opt.Reverse, limit)
+		page, err := t.page(bucket, pageQuery{lower: lower, upper: upper, reverse: opt.Reverse, limit: limit})
 		if err != nil {
 			return err
 		}
@@ -214,59 +340,21 @@ func (t *tx) Scan(bucket []byte, opt store.ScanOptions, fn func(key, value []byt
 			lower = append(bytes.Clone(last), 0) // the next key after last
 		}
 		limit = min(2*limit, maxPage)
-		if err := t.usable(); err != nil {
-			return err
-		}
 	}
 }
 
-// page reads up to limit rows of bucket between lower (inclusive) and
-// upper (exclusive), nil bounds being open.
-func (t *tx) page(out []row, bucket, lower, upper []byte, reverse bool, limit int) ([]row, error) {
-	args := []any{bucket}
-	if lower != nil {
-		args = append(args, lower)
+// page reads one page of bucket through the next round trip.
+func (t *tx) page(bucket []byte, q pageQuery) ([]row, error) {
+	r := &read{bucket: bucket, page: &q, done: make(chan struct{})}
+	t.mu.Lock()
+	if t.err != nil {
+		t.mu.Unlock()
+		return nil, t.err
 	}
-	if upper != nil {
-		args = append(args, upper)
-	}
-	args = append(args, limit)
-	var b pgx.Batch
-	skip := t.queueBegin(&b)
-	b.Queue(t.s.sql.scan(reverse, lower != nil, upper != nil), args...)
-	br := t.conn.SendBatch(t.ctx, &b)
-	var err error
-	for range skip {
-		if _, err = br.Exec(); err != nil {
-			break
-		}
-	}
-	if err == nil {
-		var rows pgx.Rows
-		if rows, err = br.Query(); err == nil {
-			for rows.Next() {
-				var r row
-				if err = rows.Scan(&r.key, &r.value); err != nil {
-					break
-				}
-				if r.value == nil {
-					r.value = []byte{}
-				}
-				out = append(out, r)
-			}
-			rows.Close()
-			if err == nil {
-				err = rows.Err()
-			}
-		}
-	}
-	if cerr := br.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return out[:0], t.fail(err)
-	}
-	return out, nil
+	t.pending = append(t.pending, r)
+	t.flushLocked()
+	<-r.done
+	return r.rows, r.err
 }
 
 // writes collects a buffer's writes as the arrays of one INSERT and one
@@ -318,8 +406,8 @@ func columns(ws []write, value bool) (buckets, keys, values [][]byte) {
 // cancelled meanwhile: once COMMIT is sent, only its answer tells whether
 // it happened.
 func (t *tx) commit(buf *txbuf.Tx) error {
-	if t.err != nil {
-		return t.err
+	if err := t.failed(); err != nil {
+		return err
 	}
 	var w writes
 	if buf != nil && buf.Len() > 0 {
