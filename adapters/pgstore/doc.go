@@ -41,21 +41,38 @@
 //
 // By default concurrent Updates share one transaction and one commit
 // (Options.NoGroupCommit turns it off). A committer goroutine takes the
-// updates waiting (up to Options.MaxBatch), runs their functions one
-// after the other, each over its own write buffer on top of the writes of
-// those before it (a later fn sees earlier fns' writes), drops the buffer
-// of a fn that fails, takes in the updates that arrived meanwhile, and
-// commits once. The batch is still one SERIALIZABLE transaction, so other
-// processes see it as one serializable writer. If its commit fails to
-// serialize, each of its updates runs again alone, with the retry rule
+// updates waiting (up to Options.MaxBatch) and runs their functions in
+// arrival order, each over its own write buffer on top of the writes of
+// those before it (a later fn sees earlier fns' writes); it drops the
+// buffer of a fn that fails, takes in the updates that arrived meanwhile,
+// and commits once. The batch is still one SERIALIZABLE transaction, so
+// other processes see it as one serializable writer. If its commit fails
+// to serialize, each of its updates runs again alone, with the retry rule
 // above. A caller's context is checked before each of its reads; the
 // statements themselves run under the committer's context, so that one
 // caller giving up cannot abort the others' transaction (use
 // Options.StatementTimeout to bound them).
 //
-// Functions passed to Update may run on the committer's goroutine: they
-// must not call t.FailNow (require) in tests, nor start a View or Update
-// of the same store (the committer holds a connection of the pool).
+// One after the other, a batch would pay a round trip for every key one
+// function reads that no function before it read. So when the functions
+// of the last rounds read keys of their own (ids checked for use, say),
+// the committer runs a round's functions at once, each over the snapshot
+// alone, their reads sent together: the reads waiting when a round trip
+// ends go in the next one, and concurrent reads of one key share one.
+// Then, in order, a function that read a key (or scanned a range
+// holding a key) that an earlier function of the batch wrote runs again
+// over the batch's writes, its reads now served from memory; the others
+// keep their outcome. Every function's outcome is thus the one it has
+// when run after those before it. When most reads are of keys an earlier
+// function read already (one hot balance), running in order costs no
+// round trip, and the committer does that.
+//
+// Functions passed to Update run on other goroutines (the committer's, or
+// one per function of a round), possibly at the same time as other
+// callers' functions, and possibly twice: they must have no effects
+// outside tx, must not call t.FailNow (require) in tests, and must not
+// start a View or Update of the same store (the committer holds a
+// connection of the pool).
 //
 // # Limits
 //

@@ -255,13 +255,11 @@ func (s *Store) View(ctx context.Context, fn func(store.Tx) error) error {
 	if p != nil {
 		panic(p)
 	}
-	if fnErr != nil {
-		return fnErr
-	}
 	if err := t.failed(); err != nil {
+		// A read failed: that is the cause, whatever fn made of it.
 		return s.failure(ctx, err)
 	}
-	return nil
+	return fnErr
 }
 
 // Update runs fn in a SERIALIZABLE transaction, shared with concurrent
@@ -354,6 +352,7 @@ func (s *Store) tryAlone(ctx context.Context, fn func(store.Tx) error) (retry bo
 		}
 		return false, nil
 	default:
+		t.end()
 		return isRetryable(err), s.failure(ctx, err)
 	}
 }
