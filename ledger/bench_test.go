@@ -2,6 +2,7 @@ package ledger_test
 
 import (
 	"bytes"
+	"errors"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -9,11 +10,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/tambalapay/tambala/adapters/boltstore"
 	"github.com/tambalapay/tambala/adapters/memstore"
 	"github.com/tambalapay/tambala/adapters/pebblestore"
+	"github.com/tambalapay/tambala/adapters/pgstore"
+	"github.com/tambalapay/tambala/internal/teststores"
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/store"
 )
@@ -330,4 +335,129 @@ func BenchmarkLedgerPebblestore(b *testing.B) {
 			benchLedger(b, s, o, true)
 		})
 	}
+}
+// BenchmarkLedgerPgstore compares commands on pgstore, with group commit
+// on and off, with raw pgx transactions doing the same puts (the same
+// records, upserted in one batch per transaction) on the same table
+// layout. Each arm uses a schema of its own on the server
+// internal/teststores selects (skipped when none answers).
+func BenchmarkLedgerPgstore(b *testing.B) {
+	for _, o := range ops {
+		recs := opRecords(b, o)
+		for _, m := range []struct {
+			name string
+			opts pgstore.Options
+		}{
+			{"group-commit", pgstore.Options{MaxConns: 32}},
+			{"no-group-commit", pgstore.Options{MaxConns: 32, NoGroupCommit: true}},
+		} {
+			openStore := func(b *testing.B) store.Store { return teststores.Pgstore(&m.opts).Open(b) }
+			b.Run(o.name+"/serial/ledger-"+m.name, func(b *testing.B) { benchLedgerGivingUp(b, openStore(b), o, false) })
+			b.Run(o.name+"/parallel/ledger-"+m.name, func(b *testing.B) { benchLedgerGivingUp(b, openStore(b), o, true) })
+		}
+
+		openPool := func(b *testing.B) (*pgxpool.Pool, string) {
+			url, schema := teststores.NewPGSchema(b)
+			cfg, err := pgxpool.ParseConfig(url)
+			if err != nil {
+				b.Fatal(err)
+			}
+			cfg.MaxConns = 32
+			pool, err := pgxpool.NewWithConfig(bg, cfg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(pool.Close)
+			if err := pgstore.Migrate(bg, pool, schema); err != nil {
+				b.Fatal(err)
+			}
+			return pool, "INSERT INTO " + pgx.Identifier{schema, "tambala_kv"}.Sanitize() +
+				" (bucket, key, value) VALUES ($1, $2, $3) ON CONFLICT (bucket, key) DO UPDATE SET value = excluded.value"
+		}
+		pgxPuts := func(pool *pgxpool.Pool, upsert string, i int64) error {
+			return pgx.BeginFunc(bg, pool, func(tx pgx.Tx) error {
+				var batch pgx.Batch
+				for _, r := range recs {
+					key := r.key
+					if r.unique {
+						key = uniqueKey(r, i)
+					}
+					batch.Queue(upsert, r.bucket, key, r.value)
+				}
+				return tx.SendBatch(bg, &batch).Close()
+			})
+		}
+		b.Run(o.name+"/serial/baseline-pgx", func(b *testing.B) {
+			pool, upsert := openPool(b)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := range b.N {
+				if err := pgxPuts(pool, upsert, int64(i)); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.StopTimer()
+			report(b, o.name+"s")
+		})
+		b.Run(o.name+"/parallel/baseline-pgx", func(b *testing.B) {
+			pool, upsert := openPool(b)
+			var n atomic.Int64
+			b.ReportAllocs()
+			b.ResetTimer()
+			b.SetParallelism(benchParallelism)
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if err := pgxPuts(pool, upsert, n.Add(1)); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+			b.StopTimer()
+			report(b, o.name+"s")
+		})
+	}
+}
+
+// benchLedgerGivingUp is benchLedger for a store whose Update may give up
+// with store.ErrConflict (pgstore without group commit, its retries spent
+// on a hot balance): such commands are counted (gaveup/op), not fatal, and
+// the rate counts the commands that committed.
+func benchLedgerGivingUp(b *testing.B, s store.Store, o op, parallel bool) {
+	cmds := o.prepare(b, s, b.N)
+	var n, failed atomic.Int64
+	post1 := func() bool {
+		cmd := cmds[n.Add(1)-1]
+		_, err := post(s, cmd)
+		switch {
+		case err == nil:
+		case errors.Is(err, store.ErrConflict):
+			failed.Add(1)
+		default:
+			b.Error(err)
+			return false
+		}
+		return true
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	if parallel {
+		b.SetParallelism(benchParallelism)
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				if !post1() {
+					return
+				}
+			}
+		})
+	} else {
+		for range b.N {
+			if !post1() {
+				b.FailNow()
+			}
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(int64(b.N)-failed.Load())/b.Elapsed().Seconds(), o.name+"s/s")
+	b.ReportMetric(float64(failed.Load())/float64(b.N), "gaveup/op")
 }

@@ -1,0 +1,350 @@
+package pgstore
+
+import (
+	"bytes"
+	"context"
+	"sync"
+
+	"github.com/tambalapay/tambala/internal/txbuf"
+	"github.com/tambalapay/tambala/store"
+)
+
+// request is an Update waiting for the committer.
+type request struct {
+	ctx   context.Context
+	fn    func(store.Tx) error
+	err   error
+	panic any
+	// rerun says the shared transaction failed to serialize: the caller
+	// runs fn again alone.
+	rerun bool
+	// state is where the request stands in the batch being run.
+	state reqState
+	done  chan struct{}
+}
+
+type reqState int
+
+const (
+	pending  reqState = iota // fn not run yet, or its run was cut short
+	written                  // fn returned nil; its writes are in the batch
+	fnFailed                 // fn returned an error; valid once the batch commits
+	final                    // the outcome is decided (panic, context ended)
+)
+
+func (r *request) reset() {
+	r.ctx, r.fn, r.err, r.panic, r.rerun, r.state = nil, nil, nil, nil, false, pending
+}
+
+var requestPool = sync.Pool{New: func() any { return &request{done: make(chan struct{}, 1)} }}
+
+// commitLoop is the committer. It takes the updates waiting and runs
+// their functions in one SERIALIZABLE transaction, in the order they
+// arrived, each over its own write buffer on top of the writes of those
+// before it, and commits their writes together. Updates that arrive
+// while the functions run join the same transaction, up to MaxBatch.
+//
+// The functions of a round (the updates taken together) first run at
+// once, each on its own goroutine over the transaction's snapshot alone,
+// so that their reads share round trips; then, in order, a function
+// whose reads an earlier function of the batch wrote runs again over the
+// batch's writes (its reads now come from memory), and the others keep
+// their outcome. The result is the serial one: every function saw the
+// writes of those before it.
+func (s *Store) commitLoop() {
+	defer close(s.stopped)
+	for {
+		select {
+		case r := <-s.reqs:
+			s.runBatch(r)
+		case <-s.quit:
+			return
+		}
+	}
+}
+
+// batch is the state of the shared transaction being built.
+type batch struct {
+	s      *Store
+	t      *tx
+	shared *txbuf.Tx  // the writes of the functions that succeeded
+	base   *runReader // shared's base: the transaction's reads
+	keys   writtenSet // the keys in shared, for validation
+	buf    txbuf.Tx
+}
+
+// runBatch runs first and the updates queued behind it as one batch,
+// commits, and answers their callers.
+func (s *Store) runBatch(first *request) {
+	reqs := []*request{first}
+	t := &tx{s: s, ctx: s.bg}
+	defer func() {
+		t.end()
+		t.release()
+	}()
+	b := &batch{s: s, t: t, base: &runReader{t: t}}
+	b.shared = txbuf.New(b.base)
+	ran := 0 // reqs[:ran] are run
+	for {
+		// Take the updates waiting into the same round.
+	drain:
+		for len(reqs) < s.maxBatch {
+			select {
+			case r := <-s.reqs:
+				reqs = append(reqs, r)
+			default:
+				break drain
+			}
+		}
+		if len(reqs) == ran {
+			break
+		}
+		round := reqs[ran:]
+		if t.conn == nil {
+			conn, err := s.pool.Acquire(s.bg)
+			if err != nil {
+				// The pool is closed or broken: nobody can run.
+				for _, r := range round {
+					r.err, r.state = s.failure(r.ctx, err), final
+				}
+				ran = len(reqs)
+				break
+			}
+			t.conn = conn
+		}
+		b.run(round)
+		ran = len(reqs)
+		if t.failed() != nil {
+			break
+		}
+		// The updates that arrived meanwhile join the same transaction.
+	}
+	b.buf.Reset(nil)
+
+	err := t.failed()
+	if err == nil && t.conn != nil {
+		err = t.commit(b.shared)
+	}
+	if err == nil && b.shared.Len() > 0 {
+		s.stats.commits.Add(1)
+	}
+	retry := isRetryable(err)
+	if retry {
+		s.stats.retries.Add(1)
+	}
+	for _, r := range reqs[:ran] {
+		switch {
+		case r.state == final:
+		case err == nil && r.state == written:
+			r.err = nil
+			s.stats.batched.Add(1)
+		case err == nil: // fnFailed: its error stands
+		case retry:
+			r.rerun = true
+		default:
+			r.err = s.failure(r.ctx, err)
+		}
+		r.done <- struct{}{}
+	}
+}
+
+// run runs the functions of round: a lone one directly over the batch,
+// several at once first (see commitLoop). It returns early if the
+// transaction fails; the requests not settled then keep the state
+// pending, and the batch fails.
+func (b *batch) run(round []*request) {
+	live := round[:0:0]
+	for _, r := range round {
+		if err := r.ctx.Err(); err != nil {
+			r.err, r.state = err, final
+			continue
+		}
+		live = append(live, r)
+	}
+	if len(live) == 0 {
+		return
+	}
+	before := b.t.readsSent()
+	defer func() {
+		// What the last rounds read from the server per function tells
+		// how the next one runs.
+		b.s.recentReads = b.s.recentReads*readsDecay + float64(b.t.readsSent()-before)
+		b.s.recentFns = b.s.recentFns*readsDecay + float64(len(live))
+	}()
+	if len(live) == 1 || !b.s.concurrentRuns() {
+		for _, r := range live {
+			b.runInOrder(r)
+			if b.t.failed() != nil {
+				return
+			}
+		}
+		return
+	}
+	type spec struct {
+		rd  *runReader
+		buf *txbuf.Tx
+		err error
+		p   any
+	}
+	specs := make([]spec, len(live))
+	var wg sync.WaitGroup
+	for i, r := range live {
+		sp := &specs[i]
+		sp.rd = &runReader{t: b.t, check: r.ctx.Err, record: true}
+		sp.buf = txbuf.New(sp.rd)
+		wg.Go(func() { sp.err, sp.p = runFn(r.fn, sp.buf) })
+	}
+	wg.Wait()
+	if b.t.failed() != nil {
+		return
+	}
+	for i, r := range live {
+		sp := &specs[i]
+		if b.keys.overlaps(sp.rd) {
+			// An earlier function wrote what this one read.
+			b.s.stats.reran.Add(1)
+			b.runInOrder(r)
+			if b.t.failed() != nil {
+				return
+			}
+			continue
+		}
+		b.settle(r, sp.buf, sp.err, sp.p)
+	}
+}
+
+// concurrentReadsPerFn is the mean number of reads a function of the
+// last rounds sent to the server above which a round's functions run at
+// once. Below it most of their reads are of keys an earlier function read
+// (a hot balance): in order, they cost no round trip, and running them at
+// once would cost a goroutine and most often a second run each.
+const concurrentReadsPerFn = 0.5
+
+// readsDecay weighs the past rounds in the mean (each round counts for
+// its functions).
+const readsDecay = 0.9
+
+func (s *Store) concurrentRuns() bool {
+	switch s.runs {
+	case runsInOrder:
+		return false
+	case runsConcurrent:
+		return true
+	}
+	return s.recentReads >= concurrentReadsPerFn*s.recentFns && s.recentFns > 0
+}
+
+// runInOrder runs r's function over the batch's writes.
+func (b *batch) runInOrder(r *request) {
+	b.base.check = r.ctx.Err
+	b.buf.Reset(b.shared)
+	err, p := runFn(r.fn, &b.buf)
+	b.base.check = nil
+	if p == nil && b.t.failed() != nil {
+		return // fn read through a failed statement, whatever it returned
+	}
+	b.settle(r, &b.buf, err, p)
+}
+
+// settle records the outcome of r's function, whose writes are in buf.
+func (b *batch) settle(r *request, buf *txbuf.Tx, err error, p any) {
+	switch {
+	case p != nil:
+		r.panic, r.state = p, final
+	case err != nil:
+		r.err, r.state = err, fnFailed
+	default:
+		if err := buf.Apply(&b.keys); err != nil {
+			r.err, r.state = err, final
+			return
+		}
+		b.shared.Merge(buf)
+		r.state = written
+	}
+}
+
+// runReader reads through a transaction for one function: it checks the
+// function's context first and, for a run that may be discarded, records
+// what it read.
+type runReader struct {
+	t      *tx
+	check  func() error
+	record bool
+	gets   []string // cache keys
+	scans  []scanned
+}
+
+type scanned struct {
+	bucket []byte
+	opt    store.ScanOptions
+}
+
+func (r *runReader) Get(bucket, key []byte) ([]byte, error) {
+	if r.check != nil {
+		if err := r.check(); err != nil {
+			return nil, err
+		}
+	}
+	if r.record {
+		r.gets = append(r.gets, string(appendCacheKey(nil, bucket, key)))
+	}
+	return r.t.Get(bucket, key)
+}
+
+func (r *runReader) Scan(bucket []byte, opt store.ScanOptions, fn func(key, value []byte) (bool, error)) error {
+	if r.check != nil {
+		if err := r.check(); err != nil {
+			return err
+		}
+	}
+	if r.record {
+		r.scans = append(r.scans, scanned{bucket: bytes.Clone(bucket), opt: store.ScanOptions{
+			Start: bytes.Clone(opt.Start), End: bytes.Clone(opt.End), Prefix: bytes.Clone(opt.Prefix),
+		}})
+	}
+	return r.t.Scan(bucket, opt, fn)
+}
+
+// writtenSet holds the keys a batch wrote (put or deleted). It is a
+// txbuf.Writer, filled by Apply.
+type writtenSet struct {
+	keys     map[string]struct{}
+	byBucket map[string][][]byte
+}
+
+func (w *writtenSet) add(bucket, key []byte) {
+	if w.keys == nil {
+		w.keys = make(map[string]struct{})
+		w.byBucket = make(map[string][][]byte)
+	}
+	ck := string(appendCacheKey(nil, bucket, key))
+	if _, ok := w.keys[ck]; ok {
+		return
+	}
+	w.keys[ck] = struct{}{}
+	w.byBucket[string(bucket)] = append(w.byBucket[string(bucket)], key)
+}
+
+func (w *writtenSet) Put(bucket, key, _ []byte) error { w.add(bucket, key); return nil }
+func (w *writtenSet) Delete(bucket, key []byte) error { w.add(bucket, key); return nil }
+
+// overlaps reports whether a key of the set is one r read, or lies in the
+// range of one of r's scans.
+func (w *writtenSet) overlaps(r *runReader) bool {
+	if len(w.keys) == 0 {
+		return false
+	}
+	for _, k := range r.gets {
+		if _, ok := w.keys[k]; ok {
+			return true
+		}
+	}
+	for _, sc := range r.scans {
+		for _, k := range w.byBucket[string(sc.bucket)] {
+			if sc.opt.InRange(k) {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,91 @@
+// Package pgstore is the PostgreSQL adapter of the storage port, over a
+// pgx v5 connection pool: what a host running several engine instances
+// on one database uses.
+//
+// # Layout
+//
+// One table, tambala_kv(bucket bytea, key bytea, value bytea, primary
+// key (bucket, key)), in the schema of Options.Schema. bytea compares
+// bytewise with a shorter key first, which is the port's order, so a scan
+// is an index range scan: bounds from ScanOptions.Lower and Upper, ORDER
+// BY key (DESC when reversed), read in pages that grow from 32 to 1024
+// rows. Each page is read whole before fn sees it, so fn may read
+// through the same transaction while scanning. A table
+// tambala_schema(version int) holds the schema's version: Migrate creates
+// and upgrades the tables (Open runs it) and refuses a schema a newer
+// version of this package migrated (ErrSchemaTooNew).
+//
+// # Transactions
+//
+// Update runs in a SERIALIZABLE transaction; View in a REPEATABLE READ,
+// READ ONLY one (one snapshot, never waiting and never failing to
+// serialize). Writes are buffered (internal/txbuf) and sent with the
+// COMMIT in one round trip: one INSERT ... ON CONFLICT DO UPDATE and one
+// DELETE over arrays (unnest), rows sorted by bucket and key. BEGIN goes
+// with the first read, and a key read once is served from memory after
+// that, so an update costs one round trip per distinct key read plus one.
+// An update whose fn fails still commits its (read-only) transaction, so
+// that an error decided on a snapshot that cannot serialize is decided
+// again.
+//
+// A transaction that fails to serialize or is chosen as a deadlock victim
+// (SQLSTATE 40001, 40P01) runs fn again after a random backoff, up to
+// Options.MaxRetries times, then Update returns an error wrapping
+// store.ErrConflict and the *pgconn.PgError. Other failures are returned
+// wrapped, never retried: a connection lost before COMMIT wrote nothing,
+// and the caller may run the update again; a connection lost after
+// COMMIT was sent gives an error wrapping ErrCommitUnknown. Errors are
+// told apart by SQLSTATE and errors.Is, never by their text.
+//
+// # Group commit
+//
+// By default concurrent Updates share one transaction and one commit
+// (Options.NoGroupCommit turns it off). A committer goroutine takes the
+// updates waiting (up to Options.MaxBatch) and runs their functions in
+// arrival order, each over its own write buffer on top of the writes of
+// those before it (a later fn sees earlier fns' writes); it drops the
+// buffer of a fn that fails, takes in the updates that arrived meanwhile,
+// and commits once. The batch is still one SERIALIZABLE transaction, so
+// other processes see it as one serializable writer. If its commit fails
+// to serialize, each of its updates runs again alone, with the retry rule
+// above. A caller's context is checked before each of its reads; the
+// statements themselves run under the committer's context, so that one
+// caller giving up cannot abort the others' transaction (use
+// Options.StatementTimeout to bound them).
+//
+// One after the other, a batch would pay a round trip for every key one
+// function reads that no function before it read. So when the functions
+// of the last rounds read keys of their own (ids checked for use, say),
+// the committer runs a round's functions at once, each over the snapshot
+// alone, their reads sent together: the reads waiting when a round trip
+// ends go in the next one, and concurrent reads of one key share one.
+// Then, in order, a function that read a key (or scanned a range
+// holding a key) that an earlier function of the batch wrote runs again
+// over the batch's writes, its reads now served from memory; the others
+// keep their outcome. Every function's outcome is thus the one it has
+// when run after those before it. When most reads are of keys an earlier
+// function read already (one hot balance), running in order costs no
+// round trip, and the committer does that.
+//
+// Functions passed to Update run on other goroutines (the committer's, or
+// one per function of a round), possibly at the same time as other
+// callers' functions, and possibly twice: they must have no effects
+// outside tx, must not call t.FailNow (require) in tests, and must not
+// start a View or Update of the same store (the committer holds a
+// connection of the pool).
+//
+// # Limits
+//
+// A bucket and key must fit a btree index entry (about 2.7 KB after
+// compression); a longer, incompressible pair fails its Update at commit
+// with store.ErrInvalidKey (store.MaxKeySize is 4 KB, so only keys near
+// the port's limit can meet this).
+//
+// # Tests
+//
+// The tests use the server internal/teststores selects: TAMBALA_PG_URL
+// when set (and they fail if it does not answer), otherwise
+// postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable (and they
+// are skipped if nothing answers there). Every store a test opens lives
+// in a schema of its own, dropped when the test ends.
+package pgstore

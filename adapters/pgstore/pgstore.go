@@ -1,0 +1,416 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/tambalapay/tambala/internal/txbuf"
+	"github.com/tambalapay/tambala/store"
+)
+
+// Defaults of Options.
+const (
+	DefaultMaxBatch   = 256
+	DefaultMaxRetries = 30
+)
+
+// Backoff between the attempts of an update after a serialization failure:
+// a random wait up to minBackoff << attempt, capped at maxBackoff.
+const (
+	minBackoff = 500 * time.Microsecond
+	maxBackoff = 50 * time.Millisecond
+)
+
+// Options configure a Store. The zero value (or nil) is the default: the
+// connection's current schema, group commit on, batches of up to
+// DefaultMaxBatch updates, DefaultMaxRetries attempts, no statement timeout.
+type Options struct {
+	// Schema holds the store's tables; Migrate creates it when missing.
+	// Empty means the connection's current schema (its search_path).
+	Schema string
+	// MaxConns is the size of the pool Open creates (default pgxpool's,
+	// max(4, GOMAXPROCS)). New ignores it: the host sized its pool.
+	MaxConns int32
+	// StatementTimeout bounds every statement of a transaction (SET LOCAL
+	// statement_timeout); 0 leaves the server's setting.
+	StatementTimeout time.Duration
+	// NoGroupCommit runs every Update in a transaction of its own. By
+	// default concurrent Updates share one transaction and one commit.
+	NoGroupCommit bool
+	// MaxBatch caps how many updates share one commit (default 256).
+	MaxBatch int
+	// MaxRetries is how many times an update is run again after a
+	// serialization failure or deadlock before Update returns
+	// store.ErrConflict (default 30).
+	MaxRetries int
+}
+
+// Store is a store.Store over one table of a PostgreSQL database.
+type Store struct {
+	pool       *pgxpool.Pool
+	ownPool    bool
+	sql        statements
+	timeout    string // SET LOCAL statement_timeout value, "" for none
+	maxBatch   int
+	maxRetries int
+
+	mu       sync.RWMutex // guards closed and inflight.Add
+	closed   bool
+	inflight sync.WaitGroup // View and Update calls under way
+
+	reqs    chan *request // nil without group commit
+	quit    chan struct{}
+	stopped chan struct{}
+	// bg is the context of the committer's statements: a caller's context
+	// must not cancel a transaction other callers share.
+	bg context.Context
+
+	runs runPolicy // how a batch's functions run; tests set it
+	// recentReads and recentFns are the committer's decayed sums of the
+	// reads its rounds sent to the server and of their functions.
+	recentReads, recentFns float64
+
+	stats struct {
+		commits, batched, reran, retries, fallbacks, conflicts atomic.Int64
+	}
+}
+
+var _ store.Store = (*Store)(nil)
+
+// runPolicy says how the committer runs a round of functions.
+type runPolicy int
+
+const (
+	runsAuto       runPolicy = iota // chosen per round from the last one
+	runsInOrder                     // one after the other
+	runsConcurrent                  // at once, then validated in order
+)
+
+// Open connects to the database at url (a PostgreSQL URL or DSN), runs
+// Migrate for opts.Schema and returns a store that owns its pool: Close
+// closes it.
+func Open(ctx context.Context, url string, opts *Options) (*Store, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: %w", err)
+	}
+	if o.MaxConns > 0 {
+		cfg.MaxConns = o.MaxConns
+	}
+	if o.StatementTimeout > 0 {
+		// For the connection's every statement, the preparation of a
+		// statement too (which waits for the locks of the tables named).
+		cfg.ConnConfig.RuntimeParams["statement_timeout"] = timeoutSetting(o.StatementTimeout)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: %w", err)
+	}
+	if err := Migrate(ctx, pool, o.Schema); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	s, err := newStore(pool, o, true)
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func timeoutSetting(d time.Duration) string {
+	return fmt.Sprintf("%dms", max(1, d.Milliseconds()))
+}
+
+// New returns a store over a pool the host owns: Close leaves the pool
+// open. It does no I/O; run Migrate on the schema first.
+//
+// Options.StatementTimeout is set in each transaction (SET LOCAL); the
+// preparation of a statement on a new connection, before its first
+// transaction, runs under the pool's own statement_timeout.
+func New(pool *pgxpool.Pool, opts *Options) (*Store, error) {
+	if pool == nil {
+		return nil, errors.New("pgstore: nil pool")
+	}
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	return newStore(pool, o, false)
+}
+
+func newStore(pool *pgxpool.Pool, o Options, ownPool bool) (*Store, error) {
+	switch {
+	case o.MaxBatch < 0:
+		return nil, fmt.Errorf("pgstore: MaxBatch %d is negative", o.MaxBatch)
+	case o.MaxRetries < 0:
+		return nil, fmt.Errorf("pgstore: MaxRetries %d is negative", o.MaxRetries)
+	case o.StatementTimeout < 0:
+		return nil, fmt.Errorf("pgstore: StatementTimeout %v is negative", o.StatementTimeout)
+	}
+	if o.MaxBatch == 0 {
+		o.MaxBatch = DefaultMaxBatch
+	}
+	if o.MaxRetries == 0 {
+		o.MaxRetries = DefaultMaxRetries
+	}
+	s := &Store{
+		pool:       pool,
+		ownPool:    ownPool,
+		sql:        newStatements(o.Schema),
+		maxBatch:   o.MaxBatch,
+		maxRetries: o.MaxRetries,
+		bg:         context.Background(),
+	}
+	if o.StatementTimeout > 0 && !ownPool {
+		s.timeout = timeoutSetting(o.StatementTimeout)
+	}
+	if !o.NoGroupCommit {
+		s.reqs = make(chan *request, o.MaxBatch)
+		s.quit = make(chan struct{})
+		s.stopped = make(chan struct{})
+		go s.commitLoop()
+	}
+	return s, nil
+}
+
+// Pool returns the pool the store runs on.
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+
+// Stats are counters since the store was opened.
+type Stats struct {
+	// Commits counts the transactions of Updates that committed writes.
+	Commits int64
+	// Batched counts the updates whose writes committed in a shared
+	// transaction (group commit); Batched/Commits is the mean batch size
+	// when every update goes through group commit.
+	Batched int64
+	// Reran counts functions of a batch run a second time, in order,
+	// because a function before them in the batch wrote a key they had
+	// read when they ran at once with the others.
+	Reran int64
+	// Retries counts transactions run again after a serialization failure
+	// or a deadlock.
+	Retries int64
+	// Fallbacks counts updates run again alone after the shared
+	// transaction they were part of failed to serialize.
+	Fallbacks int64
+	// Conflicts counts the Updates that gave up with store.ErrConflict.
+	Conflicts int64
+}
+
+// Stats returns the store's counters.
+func (s *Store) Stats() Stats {
+	return Stats{
+		Commits:   s.stats.commits.Load(),
+		Batched:   s.stats.batched.Load(),
+		Reran:     s.stats.reran.Load(),
+		Retries:   s.stats.retries.Load(),
+		Fallbacks: s.stats.fallbacks.Load(),
+		Conflicts: s.stats.conflicts.Load(),
+	}
+}
+
+// enter registers a call; it reports false when the store is closed.
+func (s *Store) enter() bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.closed {
+		return false
+	}
+	s.inflight.Add(1)
+	return true
+}
+
+// View runs fn in a REPEATABLE READ, READ ONLY transaction: one snapshot
+// of committed data for all its reads, which never waits for writers and
+// never fails to serialize.
+func (s *Store) View(ctx context.Context, fn func(store.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if !s.enter() {
+		return store.ErrClosed
+	}
+	defer s.inflight.Done()
+	conn, err := s.acquire(ctx)
+	if err != nil {
+		return err
+	}
+	t := newTx(s, conn, ctx, true)
+	defer t.release()
+	fnErr, p := runFn(fn, readTx{t})
+	t.end()
+	if p != nil {
+		panic(p)
+	}
+	if err := t.failed(); err != nil {
+		// A read failed: that is the cause, whatever fn made of it.
+		return s.failure(ctx, err)
+	}
+	return fnErr
+}
+
+// Update runs fn in a SERIALIZABLE transaction, shared with concurrent
+// Updates unless Options.NoGroupCommit, and runs it again after a
+// serialization failure or deadlock.
+func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if !s.enter() {
+		return store.ErrClosed
+	}
+	defer s.inflight.Done()
+	if s.reqs == nil {
+		return s.updateAlone(ctx, fn, 0)
+	}
+	r := requestPool.Get().(*request)
+	r.ctx, r.fn = ctx, fn
+	s.reqs <- r
+	<-r.done // once queued, wait for the outcome: the update may commit
+	err, p, rerun := r.err, r.panic, r.rerun
+	r.reset()
+	requestPool.Put(r)
+	if p != nil {
+		panic(p)
+	}
+	if rerun {
+		s.stats.fallbacks.Add(1)
+		return s.updateAlone(ctx, fn, 1)
+	}
+	return err
+}
+
+// updateAlone runs fn in transactions of its own until one commits, fn
+// fails, or the retries are spent. first is the number of attempts already
+// made (1 when the shared transaction failed to serialize).
+func (s *Store) updateAlone(ctx context.Context, fn func(store.Tx) error, first int) error {
+	var last error
+	for attempt := first; attempt <= s.maxRetries; attempt++ {
+		if attempt > 0 {
+			if err := backoff(ctx, attempt); err != nil {
+				return err
+			}
+		}
+		retry, err := s.tryAlone(ctx, fn)
+		if !retry {
+			return err
+		}
+		s.stats.retries.Add(1)
+		last = err
+	}
+	s.stats.conflicts.Add(1)
+	// last wraps store.ErrConflict and the database's error.
+	return fmt.Errorf("pgstore: gave up after %d attempts: %w", s.maxRetries+1, last)
+}
+
+// tryAlone makes one attempt of fn in a transaction of its own. retry says
+// the transaction failed to serialize and fn may be run again.
+func (s *Store) tryAlone(ctx context.Context, fn func(store.Tx) error) (retry bool, err error) {
+	conn, err := s.acquire(ctx)
+	if err != nil {
+		return false, err
+	}
+	t := newTx(s, conn, ctx, false)
+	defer t.release()
+	var buf txbuf.Tx
+	buf.Reset(t)
+	fnErr, p := runFn(fn, &buf)
+	if p != nil {
+		t.end()
+		panic(p)
+	}
+	if err := t.failed(); err != nil {
+		t.end()
+		return isRetryable(err), s.failure(ctx, err)
+	}
+	if fnErr != nil {
+		buf.Reset(nil)
+	}
+	// A failed fn's writes are dropped, but its reads are validated by the
+	// commit too: an error decided on a snapshot that cannot serialize is
+	// decided again.
+	wrote := buf.Len() > 0
+	switch err := t.commit(&buf); {
+	case err == nil && fnErr != nil:
+		return false, fnErr
+	case err == nil:
+		if wrote {
+			s.stats.commits.Add(1)
+		}
+		return false, nil
+	default:
+		t.end()
+		return isRetryable(err), s.failure(ctx, err)
+	}
+}
+
+// acquire takes a connection from the pool.
+func (s *Store) acquire(ctx context.Context) (*pgxpool.Conn, error) {
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return nil, s.failure(ctx, err)
+	}
+	return conn, nil
+}
+
+// backoff waits a random time that grows with attempt.
+func backoff(ctx context.Context, attempt int) error {
+	limit := minBackoff << min(attempt, 16)
+	if limit > maxBackoff {
+		limit = maxBackoff
+	}
+	d := rand.N(limit) + minBackoff/2
+	tm := time.NewTimer(d)
+	defer tm.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-tm.C:
+		return nil
+	}
+}
+
+// Close waits for the calls under way, stops the committer and closes the
+// pool if Open created it. Calls after Close return store.ErrClosed.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return store.ErrClosed
+	}
+	s.closed = true
+	s.mu.Unlock()
+	s.inflight.Wait()
+	if s.quit != nil {
+		close(s.quit)
+		<-s.stopped
+	}
+	if s.ownPool {
+		s.pool.Close()
+	}
+	return nil
+}
+
+// runFn runs fn, catching a panic so that the transaction can be ended
+// before the panic goes on.
+func runFn(fn func(store.Tx) error, tx store.Tx) (err error, p any) {
+	defer func() {
+		if v := recover(); v != nil {
+			p = v
+		}
+	}()
+	return fn(tx), nil
+}

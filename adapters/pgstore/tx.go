@@ -1,0 +1,492 @@
+package pgstore
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/tambalapay/tambala/internal/txbuf"
+	"github.com/tambalapay/tambala/store"
+)
+
+// Scans read a page of rows, then hand them to fn: fn may read through the
+// same transaction (one connection runs one statement at a time). Pages
+// start small, since many scans stop after a few keys, and grow.
+const (
+	firstPage = 32
+	maxPage   = 1024
+)
+
+// cacheMax caps the keys a transaction remembers reading.
+const cacheMax = 1 << 16
+
+// endTimeout bounds the ROLLBACK sent to end a transaction whose caller's
+// context may be gone.
+const endTimeout = 5 * time.Second
+
+// tx is one database transaction on one connection. BEGIN is sent with
+// the first read, and the buffered writes with COMMIT, so a transaction
+// costs one round trip per read plus one for the commit.
+//
+// It is the base Reader of the write buffers: it serves Get and Scan from
+// the database, and remembers the keys it read (a SERIALIZABLE or
+// REPEATABLE READ transaction reads one snapshot, so a key read once
+// reads the same again). Reads are safe from several goroutines: those
+// that arrive while a round trip is under way are sent together in the
+// next one, and concurrent Gets of one key share one read.
+//
+// The first failed statement aborts a PostgreSQL transaction; err keeps
+// it, and every later read returns it.
+type tx struct {
+	s        *Store
+	conn     *pgxpool.Conn
+	ctx      context.Context // the context statements run under
+	readOnly bool
+
+	mu       sync.Mutex
+	began    bool // BEGIN was sent (only the sender and commit change it)
+	err      error
+	cache    map[string]cached
+	pending  []*read          // reads waiting for the next round trip
+	inflight map[string]*read // Gets pending or being sent, by cache key
+	sending  bool             // a goroutine is sending reads
+	reads    int              // reads sent to the server
+}
+
+type cached struct {
+	value []byte // nil when the key is missing
+	found bool
+}
+
+// read is one statement of a round trip: a Get, or a page of a Scan.
+type read struct {
+	bucket, key []byte // a Get when page is nil
+	ckey        string
+	page        *pageQuery
+	value       []byte
+	found       bool
+	rows        []row
+	err         error
+	done        chan struct{}
+}
+
+type pageQuery struct {
+	lower, upper []byte // nil: open
+	reverse      bool
+	limit        int
+}
+
+type row struct{ key, value []byte }
+
+func newTx(s *Store, conn *pgxpool.Conn, ctx context.Context, readOnly bool) *tx {
+	return &tx{s: s, conn: conn, ctx: ctx, readOnly: readOnly}
+}
+
+// queueBegin adds BEGIN (and the statement timeout) to b if the
+// transaction has not begun, and returns how many statements it added.
+func (t *tx) queueBegin(b *pgx.Batch) int {
+	if t.began {
+		return 0
+	}
+	n := 1
+	if t.readOnly {
+		b.Queue(beginReadOnly)
+	} else {
+		b.Queue(beginSerializable)
+	}
+	if t.s.timeout != "" {
+		b.Queue(setTimeout, t.s.timeout)
+		n++
+	}
+	t.began = true
+	return n
+}
+
+// fail records a failed statement and returns the transaction's error.
+func (t *tx) fail(err error) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.err == nil {
+		t.err = err
+	}
+	return t.err
+}
+
+// readsSent returns how many reads went to the server.
+func (t *tx) readsSent() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.reads
+}
+
+// failed returns the error that aborted the transaction, if any.
+func (t *tx) failed() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.err
+}
+
+func appendCacheKey(dst, bucket, key []byte) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(bucket)))
+	return append(append(dst, bucket...), key...)
+}
+
+func (t *tx) Get(bucket, key []byte) ([]byte, error) {
+	if err := store.CheckKey(bucket, key); err != nil {
+		return nil, err
+	}
+	var kb [128]byte
+	ck := appendCacheKey(kb[:0], bucket, key)
+	t.mu.Lock()
+	if t.err != nil {
+		t.mu.Unlock()
+		return nil, t.err
+	}
+	if c, ok := t.cache[string(ck)]; ok {
+		t.mu.Unlock()
+		if !c.found {
+			return nil, store.ErrNotFound
+		}
+		return bytes.Clone(c.value), nil
+	}
+	r := t.inflight[string(ck)]
+	if r == nil {
+		r = &read{bucket: bucket, key: key, ckey: string(ck), done: make(chan struct{})}
+		if t.inflight == nil {
+			t.inflight = make(map[string]*read)
+		}
+		t.inflight[r.ckey] = r
+		t.pending = append(t.pending, r)
+	}
+	t.flushLocked()
+	<-r.done
+	switch {
+	case r.err != nil:
+		return nil, r.err
+	case !r.found:
+		return nil, store.ErrNotFound
+	}
+	return bytes.Clone(r.value), nil
+}
+
+// flushLocked sends the pending reads unless another goroutine is sending
+// (it will send them next), and unlocks t.mu.
+func (t *tx) flushLocked() {
+	for !t.sending && len(t.pending) > 0 && t.err == nil {
+		batch := t.pending
+		t.pending = nil
+		t.sending = true
+		t.mu.Unlock()
+		err := t.send(batch)
+		t.mu.Lock()
+		t.sending = false
+		t.reads += len(batch)
+		if err != nil && t.err == nil {
+			t.err = err
+		}
+		for _, r := range batch {
+			if r.page != nil {
+				continue
+			}
+			delete(t.inflight, r.ckey)
+			if r.err == nil && len(t.cache) < cacheMax {
+				if t.cache == nil {
+					t.cache = make(map[string]cached)
+				}
+				t.cache[r.ckey] = cached{value: r.value, found: r.found}
+			}
+		}
+		for _, r := range batch {
+			close(r.done)
+		}
+	}
+	if t.err != nil {
+		// Reads queued behind a failed round trip fail with it.
+		for _, r := range t.pending {
+			r.err = t.err
+			if r.page == nil {
+				delete(t.inflight, r.ckey)
+			}
+			close(r.done)
+		}
+		t.pending = nil
+	}
+	t.mu.Unlock()
+}
+
+// send runs the reads of batch in one round trip (with BEGIN first if the
+// transaction has not begun). On error every read of the batch fails.
+func (t *tx) send(batch []*read) (err error) {
+	defer func() {
+		if err != nil {
+			for _, r := range batch {
+				r.err = err
+			}
+		}
+	}()
+	var b pgx.Batch
+	skip := t.queueBegin(&b)
+	for _, r := range batch {
+		if r.page == nil {
+			b.Queue(t.s.sql.get, r.bucket, r.key)
+			continue
+		}
+		p := r.page
+		args := []any{r.bucket}
+		if p.lower != nil {
+			args = append(args, p.lower)
+		}
+		if p.upper != nil {
+			args = append(args, p.upper)
+		}
+		args = append(args, p.limit)
+		b.Queue(t.s.sql.scan(p.reverse, p.lower != nil, p.upper != nil), args...)
+	}
+	br := t.conn.SendBatch(t.ctx, &b)
+	defer func() {
+		if cerr := br.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	for range skip {
+		if _, err := br.Exec(); err != nil {
+			return err
+		}
+	}
+	for _, r := range batch {
+		if r.page == nil {
+			switch err := br.QueryRow().Scan(&r.value); {
+			case err == nil:
+				r.found = true
+				if r.value == nil {
+					r.value = []byte{}
+				}
+			case errors.Is(err, pgx.ErrNoRows):
+				r.value = nil
+			default:
+				return err
+			}
+			continue
+		}
+		rows, err := br.Query()
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var w row
+			if err := rows.Scan(&w.key, &w.value); err != nil {
+				rows.Close()
+				return err
+			}
+			if w.value == nil {
+				w.value = []byte{}
+			}
+			r.rows = append(r.rows, w)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (t *tx) Put(bucket, key, value []byte) error { return store.ErrReadOnly }
+func (t *tx) Delete(bucket, key []byte) error     { return store.ErrReadOnly }
+
+// Scan reads the bucket's keys in pages bounded by the scan's range, in
+// key order: bytea compares bytewise, which is the port's order.
+func (t *tx) Scan(bucket []byte, opt store.ScanOptions, fn func(key, value []byte) (bool, error)) error {
+	if err := t.failed(); err != nil {
+		return err
+	}
+	if len(bucket) == 0 {
+		return nil // no bucket has an empty name
+	}
+	lower, upper := opt.Lower(), opt.Upper()
+	if lower != nil && upper != nil && bytes.Compare(lower, upper) >= 0 {
+		return nil
+	}
+	limit := firstPage
+	for {
+		page, err := t.page(bucket, pageQuery{lower: lower, upper: upper, reverse: opt.Reverse, limit: limit})
+		if err != nil {
+			return err
+		}
+		for _, r := range page {
+			if !opt.InRange(r.key) {
+				continue
+			}
+			more, err := fn(r.key, r.value)
+			if err != nil || !more {
+				return err
+			}
+		}
+		if len(page) < limit {
+			return nil
+		}
+		last := page[len(page)-1].key
+		if opt.Reverse {
+			upper = last // exclusive
+		} else {
+			lower = append(bytes.Clone(last), 0) // the next key after last
+		}
+		limit = min(2*limit, maxPage)
+	}
+}
+
+// page reads one page of bucket through the next round trip.
+func (t *tx) page(bucket []byte, q pageQuery) ([]row, error) {
+	r := &read{bucket: bucket, page: &q, done: make(chan struct{})}
+	t.mu.Lock()
+	if t.err != nil {
+		t.mu.Unlock()
+		return nil, t.err
+	}
+	t.pending = append(t.pending, r)
+	t.flushLocked()
+	<-r.done
+	return r.rows, r.err
+}
+
+// writes collects a buffer's writes as the arrays of one INSERT and one
+// DELETE statement, sorted by bucket and key so that concurrent
+// transactions lock rows in the same order.
+type writes struct {
+	puts, dels []write
+}
+
+type write struct{ bucket, key, value []byte }
+
+func (w *writes) Put(bucket, key, value []byte) error {
+	if value == nil {
+		value = []byte{} // a nil []byte would be sent as NULL
+	}
+	w.puts = append(w.puts, write{bucket, key, value})
+	return nil
+}
+
+func (w *writes) Delete(bucket, key []byte) error {
+	w.dels = append(w.dels, write{bucket: bucket, key: key})
+	return nil
+}
+
+func compareWrites(a, b write) int {
+	if c := bytes.Compare(a.bucket, b.bucket); c != 0 {
+		return c
+	}
+	return bytes.Compare(a.key, b.key)
+}
+
+func columns(ws []write, value bool) (buckets, keys, values [][]byte) {
+	buckets, keys = make([][]byte, len(ws)), make([][]byte, len(ws))
+	if value {
+		values = make([][]byte, len(ws))
+	}
+	for i, w := range ws {
+		buckets[i], keys[i] = w.bucket, w.key
+		if value {
+			values[i] = w.value
+		}
+	}
+	return buckets, keys, values
+}
+
+// commit sends buf's writes and COMMIT in one round trip (with BEGIN if
+// no statement ran yet). A transaction that neither read nor wrote sends
+// nothing. The commit runs to its end even if the caller's context is
+// cancelled meanwhile: once COMMIT is sent, only its answer tells whether
+// it happened.
+func (t *tx) commit(buf *txbuf.Tx) error {
+	if err := t.failed(); err != nil {
+		return err
+	}
+	var w writes
+	if buf != nil && buf.Len() > 0 {
+		if err := buf.Apply(&w); err != nil {
+			return t.fail(err)
+		}
+	}
+	if !t.began && len(w.puts) == 0 && len(w.dels) == 0 {
+		return nil
+	}
+	if err := t.ctx.Err(); err != nil {
+		return t.fail(err)
+	}
+	slices.SortFunc(w.puts, compareWrites)
+	slices.SortFunc(w.dels, compareWrites)
+	var b pgx.Batch
+	n := t.queueBegin(&b)
+	if len(w.puts) > 0 {
+		bs, ks, vs := columns(w.puts, true)
+		b.Queue(t.s.sql.upsert, bs, ks, vs)
+		n++
+	}
+	if len(w.dels) > 0 {
+		bs, ks, _ := columns(w.dels, false)
+		b.Queue(t.s.sql.del, bs, ks)
+		n++
+	}
+	b.Queue(commitSQL)
+	br := t.conn.SendBatch(context.WithoutCancel(t.ctx), &b)
+	var err error
+	for i := 0; i <= n && err == nil; i++ {
+		_, err = br.Exec()
+	}
+	// Once COMMIT's answer is in, the transaction committed, whatever
+	// closing the batch says (the connection, if broken, is not reused).
+	_ = br.Close()
+	if err != nil && !isServerError(err) && !pgconn.SafeToRetry(err) {
+		// The batch with COMMIT may have reached the server, and no
+		// answer came back: it may have committed.
+		err = &commitUnknownError{err}
+	}
+	if err != nil {
+		return t.fail(err)
+	}
+	return nil
+}
+
+// end finishes a transaction that is not to commit: a ROLLBACK if it
+// began and the connection is still in it.
+func (t *tx) end() {
+	if !t.began || t.conn == nil {
+		return
+	}
+	pc := t.conn.Conn().PgConn()
+	if pc.IsClosed() || pc.IsBusy() || pc.TxStatus() == 'I' {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(t.ctx), endTimeout)
+	defer cancel()
+	// A failed ROLLBACK leaves the connection in its transaction, and
+	// release then closes it instead of returning it to the pool.
+	_, _ = t.conn.Exec(ctx, rollbackSQL)
+}
+
+// release returns the connection to the pool, which closes it if it is
+// still in a transaction.
+func (t *tx) release() {
+	if t.conn != nil {
+		t.conn.Release()
+		t.conn = nil
+	}
+}
+
+// readTx is a View's transaction.
+type readTx struct{ t *tx }
+
+func (r readTx) Get(bucket, key []byte) ([]byte, error) { return r.t.Get(bucket, key) }
+func (r readTx) Put(_, _, _ []byte) error               { return store.ErrReadOnly }
+func (r readTx) Delete(_, _ []byte) error               { return store.ErrReadOnly }
+func (r readTx) Scan(bucket []byte, opt store.ScanOptions, fn func(key, value []byte) (bool, error)) error {
+	return r.t.Scan(bucket, opt, fn)
+}
