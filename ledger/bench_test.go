@@ -336,6 +336,7 @@ func BenchmarkLedgerPebblestore(b *testing.B) {
 		})
 	}
 }
+
 // BenchmarkLedgerPgstore compares commands on pgstore, with group commit
 // on and off, with raw pgx transactions doing the same puts (the same
 // records, upserted in one batch per transaction) on the same table
