@@ -3,7 +3,6 @@ package tambala_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"sync"
 	"testing"
 
@@ -11,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tambalapay/tambala"
-	"github.com/tambalapay/tambala/adapters/boltstore"
 	"github.com/tambalapay/tambala/adapters/memstore"
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/ledger"
@@ -37,59 +35,48 @@ func fundedPrincipal(t *testing.T, e *tambala.Engine, balance string) tambala.Pr
 // as many as fit are accepted, the rest are insufficient_funds, and the
 // holds never exceed the balance.
 func TestPayoutsRaceForOneBalance(t *testing.T) {
-	stores := map[string]func(t *testing.T) store.Store{
-		"memstore": func(t *testing.T) store.Store { return memstore.New() },
-		"boltstore": func(t *testing.T) store.Store {
-			s, err := boltstore.Open(filepath.Join(t.TempDir(), "db"), nil)
-			require.NoError(t, err)
-			return s
-		},
-	}
-	for name, open := range stores {
-		t.Run(name, func(t *testing.T) {
-			s := open(t)
-			defer s.Close()
-			e, err := tambala.New(s, nil)
-			require.NoError(t, err)
-			p := fundedPrincipal(t, e, "10000.00")
-			// Each payout of 500.00 momo debits 500 + 200 + 4.00 + 35.70 = 739.70.
-			q, err := e.QuoteFee(context.Background(), p, payouts.DirPayout, payouts.Momo, money.FromInt(money.MWK, 500))
-			require.NoError(t, err)
-			require.Equal(t, "739.70", q.TotalDebit.String())
-			const racers = 60
-			want := 13 // floor(10000 / 739.70)
-			var wg sync.WaitGroup
-			results := make([]error, racers)
-			for i := range racers {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					body := fmt.Sprintf(`{"amount_mwk":500,"institution_id":101,"mobile_number":"2659%08d","beneficiary_name":"R"}`, i)
-					_, results[i] = createFromBody(context.Background(), e, p, payouts.Momo, fmt.Sprint("k", i), []byte(body))
-				}()
+	eachStore(t, func(t *testing.T, st store.Store) {
+		s := st
+		e, err := tambala.New(s, nil)
+		require.NoError(t, err)
+		p := fundedPrincipal(t, e, "10000.00")
+		// Each payout of 500.00 momo debits 500 + 200 + 4.00 + 35.70 = 739.70.
+		q, err := e.QuoteFee(context.Background(), p, payouts.DirPayout, payouts.Momo, money.FromInt(money.MWK, 500))
+		require.NoError(t, err)
+		require.Equal(t, "739.70", q.TotalDebit.String())
+		const racers = 60
+		want := 13 // floor(10000 / 739.70)
+		var wg sync.WaitGroup
+		results := make([]error, racers)
+		for i := range racers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				body := fmt.Sprintf(`{"amount_mwk":500,"institution_id":101,"mobile_number":"2659%08d","beneficiary_name":"R"}`, i)
+				_, results[i] = createFromBody(context.Background(), e, p, payouts.Momo, fmt.Sprint("k", i), []byte(body))
+			}()
+		}
+		wg.Wait()
+		accepted := 0
+		for _, err := range results {
+			if err == nil {
+				accepted++
+				continue
 			}
-			wg.Wait()
-			accepted := 0
-			for _, err := range results {
-				if err == nil {
-					accepted++
-					continue
-				}
-				assert.Equal(t, errcode.InsufficientFunds, errcode.Of(err), err.Error())
-			}
-			assert.Equal(t, want, accepted)
-			b, err := e.BalanceV1(context.Background(), p)
-			require.NoError(t, err)
-			assert.Equal(t, money.FromUnits(money.MWK, int64(want)*73970).String(), b.Held.String())
-			total, _ := b.Available.Add(b.Held)
-			assert.Equal(t, "10000.00", total.String())
-			assert.GreaterOrEqual(t, b.Available.Sign(), 0)
-			require.NoError(t, ledger.CheckStore(context.Background(), s))
-			page, err := e.Payouts(context.Background(), p, tambala.PageRequest{Limit: 200}, tambala.PayoutFilter{})
-			require.NoError(t, err)
-			assert.Len(t, page.Items, want)
-		})
-	}
+			assert.Equal(t, errcode.InsufficientFunds, errcode.Of(err), err.Error())
+		}
+		assert.Equal(t, want, accepted)
+		b, err := e.BalanceV1(context.Background(), p)
+		require.NoError(t, err)
+		assert.Equal(t, money.FromUnits(money.MWK, int64(want)*73970).String(), b.Held.String())
+		total, _ := b.Available.Add(b.Held)
+		assert.Equal(t, "10000.00", total.String())
+		assert.GreaterOrEqual(t, b.Available.Sign(), 0)
+		require.NoError(t, ledger.CheckStore(context.Background(), s))
+		page, err := e.Payouts(context.Background(), p, tambala.PageRequest{Limit: 200}, tambala.PayoutFilter{})
+		require.NoError(t, err)
+		assert.Len(t, page.Items, want)
+	})
 }
 
 // TestPayoutRejectionHoldsNothing: a rejected payout creates nothing and

@@ -10,11 +10,11 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/tambalapay/tambala"
-	"github.com/tambalapay/tambala/adapters/memstore"
 	"github.com/tambalapay/tambala/adapters/sandbox"
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/payouts"
+	"github.com/tambalapay/tambala/store"
 )
 
 // allowedMoves is section 3.3 as seen from outside: a read may skip the
@@ -34,9 +34,23 @@ var allowedMoves = map[string][]string{
 // each state hold, the ledger checks out, and available plus held equals
 // the funding less what succeeded payouts consumed.
 func TestPayoutsRapid(t *testing.T) {
-	rapid.Check(t, func(rt *rapid.T) {
+	eachStoreKind(t, func(t *testing.T, name string, open func() store.Store) {
+		cases := 0
+		rapid.Check(t, func(rt *rapid.T) {
+			if cases++; cases > rapidCases(name) {
+				return
+			}
+			s := open()
+			defer s.Close()
+			payoutsProperty(rt, s)
+		})
+	})
+}
+
+// payoutsProperty is one case of TestPayoutsRapid on the fresh store s.
+func payoutsProperty(rt *rapid.T, s store.Store) {
+	{
 		ctx := context.Background()
-		s := memstore.New()
 		clock := &fakeClock{t: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}
 		prov := sandbox.New(&sandbox.Options{Clock: clock.Now, Delay: time.Second})
 		e, err := tambala.New(s, &tambala.Options{Clock: clock.Now, Payouts: prov})
@@ -178,7 +192,7 @@ func TestPayoutsRapid(t *testing.T) {
 				}
 			},
 		})
-	})
+	}
 }
 
 func mustMWK(t *rapid.T, s string) money.Amount {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"path/filepath"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -15,7 +14,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tambalapay/tambala"
-	"github.com/tambalapay/tambala/adapters/boltstore"
 	"github.com/tambalapay/tambala/adapters/memstore"
 	"github.com/tambalapay/tambala/adapters/webhookhttp"
 	"github.com/tambalapay/tambala/store"
@@ -286,79 +284,69 @@ func TestWebhookConcurrentRetrySchedule(t *testing.T) {
 // receiver fails every first attempt. Each event is received exactly once
 // per round, and the log records exactly the attempts received.
 func TestWebhookConcurrentDispatchersRace(t *testing.T) {
-	stores := map[string]func(t *testing.T) store.Store{
-		"memstore": func(*testing.T) store.Store { return memstore.New() },
-		"boltstore": func(t *testing.T) store.Store {
-			s, err := boltstore.Open(filepath.Join(t.TempDir(), "db"), &boltstore.Options{NoSync: true})
-			require.NoError(t, err)
-			return s
-		},
-	}
-	for name, open := range stores {
-		t.Run(name, func(t *testing.T) {
-			const events = 40
-			var mu sync.Mutex
-			seen := map[string]int{}
-			rc := newWHReceiverFunc(t, func(_ int, w http.ResponseWriter, r *http.Request) {
-				id := parseEnvelope(t, readBody(r)).ID
-				mu.Lock()
-				seen[id]++
-				first := seen[id] == 1
-				mu.Unlock()
-				time.Sleep(200 * time.Microsecond)
-				if first {
-					w.WriteHeader(http.StatusInternalServerError)
-					return
-				}
-				w.WriteHeader(http.StatusOK)
-			})
-			env := newWHEnv(t, open(t), rc, concurrency(8), func(o *tambala.Options) { o.Dispatcher.Batch = 13 })
-			for i := range events {
-				env.collect(t, 100+i)
+	eachStore(t, func(t *testing.T, st store.Store) {
+		const events = 40
+		var mu sync.Mutex
+		seen := map[string]int{}
+		rc := newWHReceiverFunc(t, func(_ int, w http.ResponseWriter, r *http.Request) {
+			id := parseEnvelope(t, readBody(r)).ID
+			mu.Lock()
+			seen[id]++
+			first := seen[id] == 1
+			mu.Unlock()
+			time.Sleep(200 * time.Microsecond)
+			if first {
+				w.WriteHeader(http.StatusInternalServerError)
+				return
 			}
-			engines := []*tambala.Engine{env.engine, env.open(t)}
-			race := func(want int) {
-				t.Helper()
-				total := 0
-				for round := 0; round < 20 && total < events; round++ {
-					var wg sync.WaitGroup
-					var sent atomic.Int64
-					for _, e := range engines {
-						wg.Go(func() {
-							n, err := e.ProcessDeliveries(context.Background())
-							assert.NoError(t, err)
-							sent.Add(int64(n))
-						})
-					}
-					wg.Wait()
-					total += int(sent.Load())
-				}
-				assert.Equal(t, events, total)
-				got := receivedByID(t, rc)
-				assert.Len(t, got, events)
-				for id, n := range got {
-					assert.Equal(t, want, n, "event %s received %d times, want %d", id, n, want)
-				}
-				for _, d := range env.deliveries(t) {
-					assert.Len(t, d.Attempts, want, "delivery %s", d.ID)
-				}
-			}
-			race(1) // every first attempt fails
-			for _, d := range env.deliveries(t) {
-				assert.Equal(t, webhooks.Pending, d.State)
-			}
-			env.clock.Advance(time.Minute + 6*time.Second + time.Millisecond)
-			race(2) // every retry succeeds
-			for _, d := range env.deliveries(t) {
-				assert.Equal(t, webhooks.Delivered, d.State)
-			}
-			env.clock.Advance(24 * time.Hour)
-			for _, e := range engines {
-				assert.Equal(t, 0, dispatchWith(t, e))
-			}
-			assert.Equal(t, 2*events, rc.count())
+			w.WriteHeader(http.StatusOK)
 		})
-	}
+		env := newWHEnv(t, st, rc, concurrency(8), func(o *tambala.Options) { o.Dispatcher.Batch = 13 })
+		for i := range events {
+			env.collect(t, 100+i)
+		}
+		engines := []*tambala.Engine{env.engine, env.open(t)}
+		race := func(want int) {
+			t.Helper()
+			total := 0
+			for round := 0; round < 20 && total < events; round++ {
+				var wg sync.WaitGroup
+				var sent atomic.Int64
+				for _, e := range engines {
+					wg.Go(func() {
+						n, err := e.ProcessDeliveries(context.Background())
+						assert.NoError(t, err)
+						sent.Add(int64(n))
+					})
+				}
+				wg.Wait()
+				total += int(sent.Load())
+			}
+			assert.Equal(t, events, total)
+			got := receivedByID(t, rc)
+			assert.Len(t, got, events)
+			for id, n := range got {
+				assert.Equal(t, want, n, "event %s received %d times, want %d", id, n, want)
+			}
+			for _, d := range env.deliveries(t) {
+				assert.Len(t, d.Attempts, want, "delivery %s", d.ID)
+			}
+		}
+		race(1) // every first attempt fails
+		for _, d := range env.deliveries(t) {
+			assert.Equal(t, webhooks.Pending, d.State)
+		}
+		env.clock.Advance(time.Minute + 6*time.Second + time.Millisecond)
+		race(2) // every retry succeeds
+		for _, d := range env.deliveries(t) {
+			assert.Equal(t, webhooks.Delivered, d.State)
+		}
+		env.clock.Advance(24 * time.Hour)
+		for _, e := range engines {
+			assert.Equal(t, 0, dispatchWith(t, e))
+		}
+		assert.Equal(t, 2*events, rc.count())
+	})
 }
 
 // TestWebhookConcurrentStop: a pass stopped while 8 sends are in flight

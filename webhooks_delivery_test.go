@@ -1150,10 +1150,24 @@ func TestWebhookRunDispatcher(t *testing.T) {
 // every payout is driven to its end and the whole outbox, read over all
 // pages, is compared with the model's final state.
 func TestWebhookEventsRapid(t *testing.T) {
-	rapid.Check(t, func(rt *rapid.T) {
+	eachStoreKind(t, func(t *testing.T, name string, open func() store.Store) {
+		cases := 0
+		rapid.Check(t, func(rt *rapid.T) {
+			if cases++; cases > rapidCases(name) {
+				return
+			}
+			s := open()
+			defer s.Close()
+			webhookEventsProperty(rt, s)
+		})
+	})
+}
+
+// webhookEventsProperty is one case of TestWebhookEventsRapid on the fresh
+// store s.
+func webhookEventsProperty(rt *rapid.T, s store.Store) {
+	{
 		ctx := context.Background()
-		s := memstore.New()
-		defer s.Close()
 		clock := &fakeClock{t: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}
 		prov := sandbox.New(&sandbox.Options{Clock: clock.Now, Delay: time.Second})
 		e, err := tambala.New(s, &tambala.Options{Clock: clock.Now, Payouts: prov})
@@ -1411,5 +1425,5 @@ func TestWebhookEventsRapid(t *testing.T) {
 		if err := ledger.CheckStore(ctx, s); err != nil {
 			rt.Fatal(err)
 		}
-	})
+	}
 }

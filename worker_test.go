@@ -198,7 +198,11 @@ func TestWorkerTimeoutCrashRestart(t *testing.T) {
 // TestWorkersRace: several workers over one store finish every payout
 // exactly once.
 func TestWorkersRace(t *testing.T) {
-	w := newWorkerEnv(t, memstore.New())
+	eachStore(t, testWorkersRace)
+}
+
+func testWorkersRace(t *testing.T, s store.Store) {
+	w := newWorkerEnv(t, s)
 	var ids []string
 	for i := range 20 {
 		ids = append(ids, w.payout(t, payouts.Momo, momo(tambala.SandboxWallets[i%len(tambala.SandboxWallets)], 100+i)))
