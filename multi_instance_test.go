@@ -1,0 +1,188 @@
+package tambala_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tambalapay/tambala"
+	"github.com/tambalapay/tambala/adapters/sandbox"
+	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/teststores"
+	"github.com/tambalapay/tambala/ledger"
+	"github.com/tambalapay/tambala/money"
+	"github.com/tambalapay/tambala/payouts"
+	"github.com/tambalapay/tambala/store"
+)
+
+// Two engines over one data set, each with its own handle (for pgstore two
+// connection pools over one schema, as two server processes have): they
+// behave as one service. On adapters that one process owns (memstore,
+// boltstore) both engines share the handle.
+
+func twoEngines(t *testing.T, k teststores.Kind, opts func(o *tambala.Options)) (a, b *tambala.Engine, s store.Store) {
+	sa, sb := k.OpenTwo(t)
+	mk := func(s store.Store) *tambala.Engine {
+		var o tambala.Options
+		if opts != nil {
+			opts(&o)
+		}
+		e, err := tambala.New(s, &o)
+		require.NoError(t, err)
+		return e
+	}
+	return mk(sa), mk(sb), sa
+}
+
+func TestTwoInstances_RacingPayoutsNeverOverdraw(t *testing.T) {
+	teststores.Each(t, func(t *testing.T, k teststores.Kind) {
+		a, b, s := twoEngines(t, k, nil)
+		ctx := context.Background()
+		p := fundedPrincipal(t, a, "10000.00")
+		pb, err := b.Act(ctx, p.Org.ID)
+		require.NoError(t, err)
+		const racers = 40
+		want := 13 // floor(10000 / 739.70): 500.00 momo debits 739.70
+		var accepted, refused atomic.Int32
+		var wg sync.WaitGroup
+		for i := range racers {
+			e, pr := a, p
+			if i%2 == 1 {
+				e, pr = b, pb
+			}
+			wg.Go(func() {
+				_, err := e.CreatePayout(ctx, pr, momoRequest("500"), tambala.Idempotency{Key: fmt.Sprint("k", i)})
+				switch errcode.Of(err) {
+				case "":
+					accepted.Add(1)
+				case errcode.InsufficientFunds:
+					refused.Add(1)
+				default:
+					t.Errorf("payout %d: %v", i, err)
+				}
+			})
+		}
+		wg.Wait()
+		assert.EqualValues(t, want, accepted.Load())
+		assert.EqualValues(t, racers-want, refused.Load())
+		bal, err := b.BalanceV1(ctx, pb)
+		require.NoError(t, err)
+		assert.Equal(t, "9616.10", bal.Held.String()) // 13 × 739.70
+		assert.NoError(t, ledger.CheckStore(ctx, s))
+	})
+}
+
+// One idempotency key sent to both instances at once: one payout, and
+// every answer is that payout (created, replayed) or conflict while the
+// other instance decides it.
+func TestTwoInstances_OneKeyOnePayout(t *testing.T) {
+	teststores.Each(t, func(t *testing.T, k teststores.Kind) {
+		a, b, s := twoEngines(t, k, nil)
+		ctx := context.Background()
+		p := fundedPrincipal(t, a, "100000.00")
+		pb, err := b.Act(ctx, p.Org.ID)
+		require.NoError(t, err)
+		for round := range 5 {
+			key := fmt.Sprint("same-", round)
+			var mu sync.Mutex
+			ids := map[string]int{}
+			var wg sync.WaitGroup
+			for i := range 8 {
+				e, pr := a, p
+				if i%2 == 1 {
+					e, pr = b, pb
+				}
+				wg.Go(func() {
+					c, err := e.CreatePayout(ctx, pr, momoRequest("100"), tambala.Idempotency{Key: key})
+					if errcode.Of(err) == errcode.Conflict {
+						return // the other request with this key is still being decided
+					}
+					if !assert.NoError(t, err) {
+						return
+					}
+					mu.Lock()
+					ids[c.Resource.ID]++
+					mu.Unlock()
+				})
+			}
+			wg.Wait()
+			assert.Len(t, ids, 1, "round %d: one key made %v", round, ids)
+		}
+		page, err := a.Payouts(ctx, p, tambala.PageRequest{Limit: 100}, tambala.PayoutFilter{})
+		require.NoError(t, err)
+		assert.Len(t, page.Items, 5)
+		assert.NoError(t, ledger.CheckStore(ctx, s))
+	})
+}
+
+// Two instances' workers over one data set submit each payout once, and
+// their dispatchers send each event once.
+func TestTwoInstances_WorkersAndDispatchersOnce(t *testing.T) {
+	teststores.Each(t, func(t *testing.T, k teststores.Kind) {
+		clock := &fakeClock{t: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}
+		prov := sandbox.New(&sandbox.Options{Clock: clock.Now, Delay: time.Second})
+		var sent sync.Map
+		var sends atomic.Int32
+		sender := senderFunc(func(body []byte) {
+			sends.Add(1)
+			n, _ := sent.LoadOrStore(string(body), new(atomic.Int32))
+			n.(*atomic.Int32).Add(1)
+		})
+		a, b, s := twoEngines(t, k, func(o *tambala.Options) {
+			o.Clock, o.Payouts, o.Webhooks = clock.Now, prov, sender
+		})
+		ctx := context.Background()
+		p := fundedPrincipal(t, a, "100000.00")
+		_, _, err := a.SetWebhookEndpoint(ctx, p.Org.ID, "https://hooks.example.com/two")
+		require.NoError(t, err)
+		var ids []string
+		for i := range 12 {
+			c, err := a.CreatePayout(ctx, p, momoRequest(fmt.Sprint(100+i)), tambala.Idempotency{Key: fmt.Sprint("w", i)})
+			require.NoError(t, err)
+			ids = append(ids, c.Resource.ID)
+		}
+		for range 6 {
+			var wg sync.WaitGroup
+			for _, e := range []*tambala.Engine{a, b} {
+				wg.Go(func() {
+					_, err := e.ProcessPayouts(ctx)
+					assert.NoError(t, err)
+				})
+				wg.Go(func() {
+					_, err := e.ProcessDeliveries(ctx)
+					assert.NoError(t, err)
+				})
+			}
+			wg.Wait()
+			clock.Advance(time.Second)
+		}
+		for _, id := range ids {
+			po, err := b.Payout(ctx, p, id)
+			require.NoError(t, err)
+			assert.Equal(t, payouts.Succeeded, po.Status)
+			assert.Equal(t, 1, prov.SubmitCalls(id), "one submission")
+			assert.Equal(t, 1, prov.Payments(id))
+		}
+		assert.EqualValues(t, 12, sends.Load(), "one payout.succeeded event each")
+		sent.Range(func(_, n any) bool {
+			assert.EqualValues(t, 1, n.(*atomic.Int32).Load(), "an event sent twice")
+			return true
+		})
+		assert.NoError(t, ledger.CheckStore(ctx, s))
+		_ = money.MWK
+	})
+}
+
+// senderFunc is a webhook sender that records each body and answers 200.
+type senderFunc func(body []byte)
+
+func (f senderFunc) Send(_ context.Context, _ string, body []byte, _ string) (tambala.SendResult, error) {
+	f(body)
+	return tambala.SendResult{StatusCode: 200}, nil
+}
