@@ -33,6 +33,7 @@ func versionString() string {
 
 type config struct {
 	data      string
+	store     string // "" (bbolt), "pebble[:DIR]" or a postgres:// URL
 	addr      string
 	adminAddr string
 	env       string
@@ -77,6 +78,7 @@ func envName(flagName string) string {
 // variable.
 func declare(fs *flag.FlagSet, c *config, worker *bool) {
 	fs.StringVar(&c.data, "data", "data", "data folder: the database (tambala.bolt) and the admin token (created if missing)")
+	fs.StringVar(&c.store, "store", "", "the store: empty for bbolt in the data folder (the default), pebble or pebble:DIR (DIR default DATA/pebble), or a postgres:// URL (schema created or upgraded at start)")
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:8080", "public API listen address")
 	fs.StringVar(&c.adminAddr, "admin-addr", "127.0.0.1:8081", "admin API listen address (keep it private: loopback or an internal network)")
 	fs.StringVar(&c.env, "env", "sandbox", "environment: sandbox or production")

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -28,10 +29,13 @@ import (
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/adapters/boltstore"
 	"github.com/tambalapay/tambala/adapters/httpapi"
+	"github.com/tambalapay/tambala/adapters/pebblestore"
+	"github.com/tambalapay/tambala/adapters/pgstore"
 	"github.com/tambalapay/tambala/adapters/sandbox"
 	"github.com/tambalapay/tambala/adapters/webhookhttp"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/quotes"
+	"github.com/tambalapay/tambala/store"
 )
 
 func main() {
@@ -76,12 +80,14 @@ func main() {
 
 // app is the assembled server: what main listens with and tests call.
 type app struct {
-	store  *boltstore.Store
-	engine *tambala.Engine
-	public http.Handler
-	admin  http.Handler
-	log    *zap.Logger
-	loops  *loops
+	store store.Store
+	// storeDesc names the store for the start line.
+	storeDesc string
+	engine    *tambala.Engine
+	public    http.Handler
+	admin     http.Handler
+	log       *zap.Logger
+	loops     *loops
 }
 
 // newLogger is zap's production JSON logger writing to w, without
@@ -115,6 +121,47 @@ func openStore(data string) (*boltstore.Store, error) {
 	return st, err
 }
 
+// openConfiguredStore opens the store -store names: bbolt in the data
+// folder by default, pebble in a directory, or PostgreSQL (its schema
+// created or upgraded first). desc names it for the start line.
+func openConfiguredStore(ctx context.Context, c config) (st store.Store, desc string, err error) {
+	switch {
+	case c.store == "" || c.store == "bolt" || c.store == "bbolt":
+		b, err := openStore(c.data)
+		if err != nil {
+			return nil, "", err
+		}
+		return b, "bbolt " + b.Path(), nil
+	case c.store == "pebble" || strings.HasPrefix(c.store, "pebble:"):
+		dir := strings.TrimPrefix(strings.TrimPrefix(c.store, "pebble"), ":")
+		if dir == "" {
+			dir = filepath.Join(c.data, "pebble")
+		}
+		p, err := pebblestore.Open(dir, nil)
+		if errors.Is(err, pebblestore.ErrLocked) {
+			return nil, "", fmt.Errorf("pebble directory %s is in use by another tambala process: stop that process, or use another -store", dir)
+		}
+		return p, "pebble " + dir, err
+	case strings.HasPrefix(c.store, "postgres://") || strings.HasPrefix(c.store, "postgresql://"):
+		p, err := pgstore.Open(ctx, c.store, nil)
+		if err != nil {
+			return nil, "", fmt.Errorf("opening PostgreSQL: %w", err)
+		}
+		return p, "postgres " + redactURL(c.store), nil
+	default:
+		return nil, "", fmt.Errorf("-store must be empty (bbolt), pebble, pebble:DIR or a postgres:// URL, not %q", c.store)
+	}
+}
+
+// redactURL drops a URL's password for the log.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	return u.Redacted()
+}
+
 // setup opens the data folder and builds the engine and handlers. On an
 // empty folder in the sandbox it bootstraps the demo organization and
 // prints its key to out; a fresh admin token is printed in the sandbox,
@@ -130,7 +177,7 @@ func setup(ctx context.Context, c config, log *zap.Logger, out io.Writer) (*app,
 	if err := os.MkdirAll(c.data, 0o700); err != nil {
 		return nil, err
 	}
-	st, err := openStore(c.data)
+	st, desc, err := openConfiguredStore(ctx, c)
 	if err != nil {
 		return nil, err
 	}
@@ -155,13 +202,15 @@ func setup(ctx context.Context, c config, log *zap.Logger, out io.Writer) (*app,
 	lp := &loops{}
 	hopts := &httpapi.Options{Logger: log, Ready: lp.ready}
 	aopts := *hopts
-	aopts.Backup = st // GET /admin/backup copies the bbolt file
+	if b, ok := st.(httpapi.Backuper); ok {
+		aopts.Backup = b // GET /admin/backup copies the bbolt file
+	}
 	admin, err := httpapi.NewAdmin(eng, token, &aopts)
 	if err != nil {
 		st.Close()
 		return nil, err
 	}
-	a := &app{store: st, engine: eng, public: httpapi.New(eng, hopts), admin: admin, log: log, loops: lp}
+	a := &app{store: st, storeDesc: desc, engine: eng, public: httpapi.New(eng, hopts), admin: admin, log: log, loops: lp}
 	orgs, err := eng.Organizations(ctx)
 	if err != nil {
 		st.Close()
@@ -347,7 +396,7 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	abs, _ := filepath.Abs(c.data)
 	log.Info("tambala server started",
 		zap.String("version", versionString()), zap.String("environment", c.env),
-		zap.String("data", abs), zap.String("store", "bbolt "+a.store.Path()),
+		zap.String("data", abs), zap.String("store", a.storeDesc),
 		zap.String("addr", pub.Addr().String()), zap.String("admin_addr", adm.Addr().String()),
 		zap.Bool("worker", !c.noWorker), zap.Float64("rate", c.rate), zap.Int("burst", c.burst))
 	fmt.Fprintf(out, "Public API on http://%s  (try: curl -H \"Authorization: Bearer $KEY\" http://%s/v1/ping)\n", pub.Addr(), pub.Addr())
