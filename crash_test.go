@@ -19,11 +19,13 @@ import (
 
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/adapters/boltstore"
+	"github.com/tambalapay/tambala/adapters/pebblestore"
 	"github.com/tambalapay/tambala/adapters/sandbox"
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/payouts"
+	"github.com/tambalapay/tambala/store"
 	"github.com/tambalapay/tambala/store/storetest"
 	"github.com/tambalapay/tambala/webhooks"
 )
@@ -64,12 +66,36 @@ const (
 // test's own choices are a function of the seed; the engine's backoff
 // jitter is not, so a replay may take payouts in another order.
 func TestCrashRestart(t *testing.T) {
+	for _, b := range crBackends {
+		t.Run(b.name, func(t *testing.T) { testCrashRestart(t, b) })
+	}
+}
+
+// crBackend is a persistent store the simulation crashes and reopens.
+type crBackend struct {
+	name string
+	open func(path string) (store.Store, error)
+	// share is the part of -crash.seqs it runs (pebble's open and close
+	// cost more than a bbolt file's).
+	share float64
+}
+
+var crBackends = []crBackend{
+	{"boltstore", func(path string) (store.Store, error) {
+		return boltstore.Open(path, &boltstore.Options{NoSync: true})
+	}, 1},
+	{"pebblestore", func(path string) (store.Store, error) {
+		return pebblestore.Open(path, &pebblestore.Options{NoSync: true, CacheSize: 4 << 20, MemTableSize: 2 << 20})
+	}, 0.3},
+}
+
+func testCrashRestart(t *testing.T, backend crBackend) {
 	var seeds []uint64
 	if *crashSeed != 0 {
 		seeds = []uint64{*crashSeed}
 	} else {
 		base := rand.Uint64()
-		for i := range *crashSeqs {
+		for i := range max(1, int(float64(*crashSeqs)*backend.share)) {
 			seeds = append(seeds, base+uint64(i)*0x9e3779b97f4a7c15|1)
 		}
 	}
@@ -82,12 +108,12 @@ func TestCrashRestart(t *testing.T) {
 	start := time.Now()
 	failed := 0
 	for _, seed := range seeds {
-		st, err := runCrashSequence(dir, seed, trace)
+		st, err := runCrashSequence(dir, backend, seed, trace)
 		total.add(st)
 		if err != nil {
 			failed++
 			if failed <= 5 {
-				t.Errorf("seed %d: %v\n\trerun: go test -race -run TestCrashRestart -crash.seed=%d .", seed, err, seed)
+				t.Errorf("seed %d: %v\n\trerun: go test -race -run TestCrashRestart/%s -crash.seed=%d .", seed, err, backend.name, seed)
 			}
 		}
 	}
@@ -196,14 +222,16 @@ type crSeq struct {
 	rng   *rand.Rand
 	trace func(string, ...any)
 	path  string
-	clock *crClock
-	net   *crNet
-	delay time.Duration
-	ids   atomic.Int64
-	keyN  int
+	// backend opens the store at path: boltstore or pebblestore.
+	backend crBackend
+	clock   *crClock
+	net     *crNet
+	delay   time.Duration
+	ids     atomic.Int64
+	keyN    int
 
 	// The incarnation.
-	bolt  *boltstore.Store
+	bolt  store.Store // the incarnation's store (bbolt or pebble), closed at a crash
 	fault *storetest.FaultStore
 	eng   *tambala.Engine
 	prov  *sandbox.Provider
@@ -238,10 +266,10 @@ func (q *crSeq) logf(format string, args ...any) {
 // dead, and errors are the crash's.
 func (q *crSeq) fired() bool { return q.fault.Injected() > 0 }
 
-func runCrashSequence(dir string, seed uint64, trace func(string, ...any)) (stats crStats, err error) {
+func runCrashSequence(dir string, backend crBackend, seed uint64, trace func(string, ...any)) (stats crStats, err error) {
 	q := &crSeq{
 		ctx: context.Background(), seed: seed, rng: rand.New(rand.NewPCG(seed, seed^0x5deece66d)), trace: trace,
-		path:  filepath.Join(dir, fmt.Sprintf("seq-%d.bolt", seed)),
+		path: filepath.Join(dir, fmt.Sprintf("seq-%d.%s", seed, backend.name)), backend: backend,
 		clock: &crClock{t: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)},
 		acked: map[string]crPayout{}, byID: map[string]string{}, scripts: map[string]sandbox.Outcome{},
 		seen: map[string]payouts.Payout{}, stats: crStats{byStatus: map[payouts.Status]int{}, crashIn: map[string]int{}},
@@ -259,7 +287,7 @@ func runCrashSequence(dir string, seed uint64, trace func(string, ...any)) (stat
 		if q.bolt != nil {
 			_ = q.bolt.Close()
 		}
-		_ = os.Remove(q.path)
+		_ = os.RemoveAll(q.path)
 		q.stats.seqs = 1
 		n := q.net
 		q.stats.unknown, q.stats.resubmits, q.stats.lost, q.stats.submitErrors = n.unknown, n.resubmits, n.lost, n.submitErrors
@@ -292,7 +320,7 @@ func (q *crSeq) newID() string { return fmt.Sprintf("po%014d", q.ids.Add(1)) }
 // payouts the provider has not seen yet (scripts live in a provider's
 // memory; what they decided at a submission is in its records).
 func (q *crSeq) open() {
-	b, err := boltstore.Open(q.path, &boltstore.Options{NoSync: true})
+	b, err := q.backend.open(q.path)
 	if err != nil {
 		q.failf("open %s: %v", q.path, err)
 	}
