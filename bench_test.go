@@ -11,12 +11,15 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/cockroachdb/pebble/v2"
 	"github.com/google/uuid"
 
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/adapters/boltstore"
 	"github.com/tambalapay/tambala/adapters/memstore"
+	"github.com/tambalapay/tambala/adapters/pebblestore"
 	"github.com/tambalapay/tambala/adapters/sandbox"
+	"github.com/tambalapay/tambala/internal/teststores"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/payouts"
 	"github.com/tambalapay/tambala/store"
@@ -60,8 +63,10 @@ func acceptOne(b *testing.B, e *tambala.Engine, p tambala.Principal, n int64) {
 
 // BenchmarkPayoutAccept measures payout accept through the engine (no
 // HTTP): validation, fee, limits, hold, record and idempotency outcome in
-// one transaction. The boltstore runs use fsync; the baseline is a raw
-// bbolt Batch put of one record of the same size per call.
+// one transaction. The boltstore, pebblestore and pgstore runs use fsync
+// (synchronous_commit on); the baselines are a raw bbolt Batch and a raw
+// pebble Set with Sync of one record of the same size per call. pgstore
+// runs where PostgreSQL answers (teststores' rule).
 func BenchmarkPayoutAccept(b *testing.B) {
 	var seq atomic.Int64
 	b.Run("memstore/serial", func(b *testing.B) {
@@ -85,12 +90,7 @@ func BenchmarkPayoutAccept(b *testing.B) {
 		})
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "payouts/s")
 	})
-	b.Run("boltstore/parallel64", func(b *testing.B) {
-		s, err := boltstore.Open(filepath.Join(b.TempDir(), "db"), &boltstore.Options{NoSync: os.Getenv("NOSYNC") != ""})
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer s.Close()
+	parallel := func(b *testing.B, s store.Store) {
 		e, p := benchEngine(b, s)
 		b.ReportAllocs()
 		b.SetParallelism(32)
@@ -98,6 +98,48 @@ func BenchmarkPayoutAccept(b *testing.B) {
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
 				acceptOne(b, e, p, seq.Add(1))
+			}
+		})
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "payouts/s")
+	}
+	noSync := os.Getenv("NOSYNC") != ""
+	b.Run("boltstore/parallel64", func(b *testing.B) {
+		s, err := boltstore.Open(filepath.Join(b.TempDir(), "db"), &boltstore.Options{NoSync: noSync})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer s.Close()
+		parallel(b, s)
+	})
+	b.Run("pebblestore/parallel64", func(b *testing.B) {
+		s, err := pebblestore.Open(filepath.Join(b.TempDir(), "pebble"), &pebblestore.Options{NoSync: noSync})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer s.Close()
+		parallel(b, s)
+	})
+	b.Run("pgstore/parallel64", func(b *testing.B) {
+		if !teststores.PGAvailable(b) {
+			b.Skip("no PostgreSQL answers (set TAMBALA_PG_URL)")
+		}
+		parallel(b, teststores.Pgstore(nil).Open(b))
+	})
+	b.Run("baseline-pebble-sync/parallel64", func(b *testing.B) {
+		db, err := pebble.Open(filepath.Join(b.TempDir(), "raw-pebble"), &pebble.Options{Logger: silentPebble{}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer db.Close()
+		value := make([]byte, 2048) // about what one accept writes in all
+		b.ReportAllocs()
+		b.SetParallelism(32)
+		b.ResetTimer()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				if err := db.Set([]byte(fmt.Sprint("k", seq.Add(1))), value, pebble.Sync); err != nil {
+					b.Fatal(err)
+				}
 			}
 		})
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "payouts/s")
@@ -173,4 +215,13 @@ func BenchmarkPayoutWorker(b *testing.B) {
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "submits/s")
 		})
 	}
+}
+
+// silentPebble drops raw pebble's log lines in the benchmark output.
+type silentPebble struct{}
+
+func (silentPebble) Infof(string, ...any)  {}
+func (silentPebble) Errorf(string, ...any) {}
+func (silentPebble) Fatalf(format string, args ...any) {
+	panic(fmt.Sprintf(format, args...))
 }
