@@ -3,6 +3,7 @@ package pgstore
 import (
 	"bytes"
 	"context"
+	"errors"
 	"sync"
 
 	"github.com/tambalapay/tambala/internal/txbuf"
@@ -192,7 +193,16 @@ func (b *batch) run(round []*request) {
 		sp := &specs[i]
 		sp.rd = &runReader{t: b.t, check: r.ctx.Err, record: true}
 		sp.buf = txbuf.New(sp.rd)
-		wg.Go(func() { sp.err, sp.p = runFn(r.fn, sp.buf) })
+		wg.Go(func() {
+			returned := false
+			defer func() {
+				if !returned {
+					sp.p = errGoexit
+				}
+			}()
+			sp.err, sp.p = runFn(r.fn, sp.buf)
+			returned = true
+		})
 	}
 	wg.Wait()
 	if b.t.failed() != nil {
@@ -233,6 +243,11 @@ func (s *Store) concurrentRuns() bool {
 	}
 	return s.recentReads >= concurrentReadsPerFn*s.recentFns && s.recentFns > 0
 }
+
+// errGoexit is the panic an Update gets when its function ended its
+// goroutine (runtime.Goexit, as t.FailNow does) while running with the
+// others of its round: its writes are dropped, and its caller panics.
+var errGoexit = errors.New("pgstore: the function passed to Update called runtime.Goexit (t.FailNow, require?); it must return an error instead")
 
 // runInOrder runs r's function over the batch's writes.
 func (b *batch) runInOrder(r *request) {

@@ -14,3 +14,10 @@ func (s *Store) SetRuns(policy string) {
 		panic("pgstore: unknown run policy " + policy)
 	}
 }
+
+// Queued returns how many updates wait for the committer.
+func (s *Store) Queued() int { return len(s.reqs) }
+
+// ErrGoexit is the panic of an update whose function called
+// runtime.Goexit in a round run at once.
+var ErrGoexit = errGoexit

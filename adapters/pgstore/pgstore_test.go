@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"runtime"
 	"slices"
 	"strconv"
 	"sync"
@@ -975,4 +976,60 @@ func TestOptions(t *testing.T) {
 	}
 	_, err = pgstore.Open(t.Context(), "postgres://%zz", nil)
 	require.Error(t, err)
+}
+
+// TestGoexitInRound: a function that ends its goroutine (t.FailNow) while
+// its round runs at once writes nothing, and its caller panics with
+// pgstore's explanation; the others commit.
+func TestGoexitInRound(t *testing.T) {
+	s := fresh(t, pgstore.Options{})
+	s.SetRuns("concurrent")
+	ctx := t.Context()
+	release := make(chan struct{})
+	releaseOnce := sync.OnceFunc(func() { close(release) })
+	defer releaseOnce() // never leave the committer held: Close waits for it
+	started := make(chan struct{})
+	first := make(chan error, 1)
+	go func() {
+		first <- s.Update(ctx, func(tx store.Tx) error {
+			close(started)
+			<-release // holds the committer while the others queue
+			return tx.Put(b("b"), b("first"), b("1"))
+		})
+	}()
+	<-started
+	waitQueued := func(n int) {
+		deadline := time.Now().Add(10 * time.Second)
+		for s.Queued() < n {
+			require.True(t, time.Now().Before(deadline), "updates did not queue")
+			time.Sleep(time.Millisecond)
+		}
+	}
+	results := make(chan any, 3)
+	for i, exit := range []bool{false, true, false} {
+		go func() {
+			defer func() { results <- recover() }()
+			err := s.Update(ctx, func(tx store.Tx) error {
+				if err := tx.Put(b("b"), fmt.Appendf(nil, "k%d", i), b("v")); err != nil {
+					return err
+				}
+				if exit {
+					runtime.Goexit()
+				}
+				return nil
+			})
+			assert.NoError(t, err)
+		}()
+	}
+	waitQueued(3)
+	releaseOnce()
+	require.NoError(t, <-first)
+	var panics []any
+	for range 3 {
+		if p := <-results; p != nil {
+			panics = append(panics, p)
+		}
+	}
+	require.Equal(t, []any{pgstore.ErrGoexit}, panics)
+	require.Equal(t, []string{"first", "k0", "k2"}, keys(t, s, "b", store.ScanOptions{}))
 }
