@@ -194,6 +194,13 @@ type NewOrder struct {
 	QuoteID     string
 	ClientRef   string
 	Beneficiary *orders.Beneficiary
+	// BeneficiaryInvalid is set by a transport whose request had a
+	// beneficiary it could not read into Beneficiary (an unknown field, a
+	// value that is not a string): the engine answers it where design 2.4
+	// checks the beneficiary's fields, after the quote, and only for a
+	// to-bank order (a from-bank order with any beneficiary is
+	// beneficiary_not_allowed).
+	BeneficiaryInvalid error
 }
 
 // Fingerprint is the default idempotency fingerprint of n: SHA-256 over a
@@ -256,6 +263,12 @@ func (e *Engine) CreateOrder(ctx context.Context, p Principal, n NewOrder, idem 
 		dir := orders.ToBank
 		if q.Direction == quotes.FromBank {
 			dir = orders.FromBank
+		}
+		if n.BeneficiaryInvalid != nil { // present, but not a beneficiary
+			if dir == orders.FromBank {
+				return orders.Order{}, nil, errcode.Newf(errcode.BeneficiaryNotAllowed, "A from-bank order must not have a beneficiary.")
+			}
+			return orders.Order{}, nil, n.BeneficiaryInvalid
 		}
 		o, postings, err := orders.New(orders.Params{ID: id, Org: org.ID, QuoteID: q.ID, Direction: dir,
 			From: q.From, To: q.To, Rate: q.Rate, ClientRef: n.ClientRef, Beneficiary: n.Beneficiary}, now)

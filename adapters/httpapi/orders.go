@@ -95,24 +95,38 @@ func decodeNewOrder(body []byte) (tambala.NewOrder, error) {
 	if len(in.Beneficiary) == 0 || string(in.Beneficiary) == "null" {
 		return n, nil
 	}
+	// A beneficiary that does not read is the engine's to answer, at the
+	// step where it checks the beneficiary (after the quote, to-bank only).
+	b, err := decodeBeneficiary(in.Beneficiary)
+	if err != nil {
+		n.BeneficiaryInvalid = err
+		return n, nil
+	}
+	n.Beneficiary = b
+	return n, nil
+}
+
+// decodeBeneficiary reads a beneficiary object: the four known fields,
+// strings (branch may be null).
+func decodeBeneficiary(raw json.RawMessage) (*orders.Beneficiary, error) {
 	var fields map[string]json.RawMessage
-	if err := decodeJSON(in.Beneficiary, &fields); err != nil {
-		return n, errcode.Newf(errcode.ValidationError, "beneficiary must be an object of name, bank_name, account_number and branch.")
+	if err := decodeJSON(raw, &fields); err != nil {
+		return nil, errcode.Newf(errcode.ValidationError, "beneficiary must be an object of name, bank_name, account_number and branch.")
 	}
 	var b orders.Beneficiary
 	for k, v := range fields {
 		if !beneficiaryFields[k] {
-			return n, errcode.Newf(errcode.ValidationError, "beneficiary.%s is not a field of a beneficiary (name, bank_name, account_number, branch).", truncateField(k))
+			return nil, errcode.Newf(errcode.ValidationError, "beneficiary.%s is not a field of a beneficiary (name, bank_name, account_number, branch).", truncateField(k))
 		}
 		if string(v) == "null" {
 			if k == "branch" {
 				continue
 			}
-			return n, errcode.Newf(errcode.ValidationError, "beneficiary.%s is required.", k)
+			return nil, errcode.Newf(errcode.ValidationError, "beneficiary.%s is required.", k)
 		}
 		var s string
 		if err := decodeJSON(v, &s); err != nil {
-			return n, errcode.Newf(errcode.ValidationError, "beneficiary.%s must be a string.", k)
+			return nil, errcode.Newf(errcode.ValidationError, "beneficiary.%s must be a string.", k)
 		}
 		switch k {
 		case "name":
@@ -125,8 +139,7 @@ func decodeNewOrder(body []byte) (tambala.NewOrder, error) {
 			b.Branch = &s
 		}
 	}
-	n.Beneficiary = &b
-	return n, nil
+	return &b, nil
 }
 
 func truncateField(k string) string {
