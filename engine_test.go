@@ -127,7 +127,10 @@ func TestPause_Switches(t *testing.T) {
 	_, key := orgWithKey(t, e, "A", 0)
 	p, err := e.Authenticate(ctx, key)
 	require.NoError(t, err)
-	assert.Equal(t, tambala.PauseState{V1: tambala.Maintenance, V2: tambala.Maintenance}, p.Pause)
+	assert.Equal(t, tambala.Maintenance, p.Pause.V1)
+	assert.Equal(t, tambala.Maintenance, p.Pause.V2)
+	require.Len(t, p.Pause.V2Pauses, 1, "the /v2 pause is remembered")
+	assert.Nil(t, p.Pause.V2Pauses[0].To, "and still lasts")
 }
 
 func TestAllow_TokenBucketPerOrganization(t *testing.T) {

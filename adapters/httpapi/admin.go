@@ -27,6 +27,7 @@ type Admin struct {
 	tokenHash [32]byte
 	mux       *http.ServeMux
 	backuper  Backuper // Options.Backup
+	observe   func(route string, status int, code string, d time.Duration)
 }
 
 // NewAdmin returns the admin handler. token must be at least 32 characters.
@@ -41,13 +42,13 @@ func NewAdmin(engine *tambala.Engine, token string, opts *Options) (*Admin, erro
 	if o.Logger == nil {
 		o.Logger = zap.NewNop()
 	}
-	a := &Admin{engine: engine, log: o.Logger, tokenHash: sha256.Sum256([]byte(token)), mux: http.NewServeMux(), backuper: o.Backup}
+	a := &Admin{engine: engine, log: o.Logger, tokenHash: sha256.Sum256([]byte(token)), mux: http.NewServeMux(), backuper: o.Backup, observe: o.Observe}
 	a.routes(o)
 	return a, nil
 }
 
 func (a *Admin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	serve(w, r, a.log, a.engine.Limits().MaxBodyBytes, a.mux)
+	serve(w, r, a.log, a.engine.Limits().MaxBodyBytes, a.mux, a.observe)
 }
 
 func (a *Admin) routes(o Options) {
@@ -79,6 +80,11 @@ func (a *Admin) routes(o Options) {
 	a.handle("PUT /admin/pause", a.setPause)
 	a.handle("GET /admin/openapi.json", a.openAPI)
 	a.handle("GET /admin/backup", a.backup)
+	if o.Metrics != nil {
+		// For the scraper, with the admin token as its bearer credential
+		// (Prometheus: authorization.credentials_file).
+		a.handle("GET /metrics", o.Metrics.ServeHTTP)
+	}
 	newProbes(a.engine, a.log, o).register(a.mux) // GET /healthz and GET /readyz, without the token
 }
 

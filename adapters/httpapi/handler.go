@@ -42,6 +42,16 @@ type Options struct {
 	// check's text is shown in the 503 body to anyone who can reach the
 	// listener: keep it short and free of secrets.
 	Ready func(ctx context.Context) map[string]error
+	// Observe, when set, is called once per request after the answer:
+	// the mux pattern that served it ("" when none did), the status, the
+	// error code of an error answer ("" otherwise) and the latency. The
+	// handler name is bound by the host (prommetrics.Metrics.ObserveHTTP
+	// takes it first).
+	Observe func(route string, status int, code string, d time.Duration)
+	// Metrics, when set, is served at GET /metrics on the admin listener,
+	// behind the admin token like every admin route (promhttp.HandlerFor a
+	// registry, for example).
+	Metrics http.Handler
 	// Backup is the store that GET /admin/backup copies (a
 	// *boltstore.Store); nil answers 404. The binding never reaches the
 	// engine's store by itself.
@@ -56,6 +66,7 @@ type Handler struct {
 	mux    *http.ServeMux
 	// publicBase is Options.PublicBaseURL.
 	publicBase string
+	observe    func(route string, status int, code string, d time.Duration)
 	probes     *probes
 }
 
@@ -72,7 +83,7 @@ func New(engine *tambala.Engine, opts *Options) *Handler {
 		o.ClientAddr = remoteAddr
 	}
 	h := &Handler{engine: engine, log: o.Logger, addr: o.ClientAddr, mux: http.NewServeMux(), publicBase: o.PublicBaseURL,
-		probes: newProbes(engine, o.Logger, o)}
+		probes: newProbes(engine, o.Logger, o), observe: o.Observe}
 	h.routes()
 	return h
 }
@@ -111,7 +122,7 @@ func (h *Handler) handle(pattern string, api tambala.API, fn authed) {
 // ServeHTTP logs, recovers, caps the body, and routes; unknown routes and
 // wrong methods get the envelope too.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	serve(w, r, h.log, h.maxBody(r), h.mux)
+	serve(w, r, h.log, h.maxBody(r), h.mux, h.observe)
 }
 
 type ctxKey int
@@ -172,6 +183,7 @@ func bearer(r *http.Request) (string, bool) {
 type logInfo struct {
 	requestID      string
 	org, keyPrefix string
+	code           errcode.Code // the error code answered, if any
 	probe          bool // a health or readiness probe: logged at debug level when it passes
 }
 
@@ -273,7 +285,7 @@ func requestID(r *http.Request) string {
 // serve is the outer layer both handlers share: request id, log line,
 // panic recovery, body cap, and enveloped 404/405 for what the mux does
 // not route.
-func serve(w http.ResponseWriter, r *http.Request, log *zap.Logger, maxBody int64, mux *http.ServeMux) {
+func serve(w http.ResponseWriter, r *http.Request, log *zap.Logger, maxBody int64, mux *http.ServeMux, observe func(route string, status int, code string, d time.Duration)) {
 	start := time.Now()
 	sw := &statusWriter{ResponseWriter: w}
 	id := r.Header.Get(RequestIDHeader)
@@ -305,6 +317,10 @@ func serve(w http.ResponseWriter, r *http.Request, log *zap.Logger, maxBody int6
 				fields = append(fields, zap.Bool("aborted", true))
 			}
 			ce.Write(fields...)
+		}
+		if observe != nil {
+			_, route := mux.Handler(r)
+			observe(route, sw.status, string(li.code), time.Since(start))
 		}
 		if aborted {
 			panic(v)

@@ -24,12 +24,15 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.uber.org/zap"
 	"go.uber.org/zap/exp/zapslog"
 
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/adapters/httpapi"
 	"github.com/tambalapay/tambala/adapters/memstore"
+	"github.com/tambalapay/tambala/adapters/prommetrics"
 	"github.com/tambalapay/tambala/adapters/sandbox"
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/money"
@@ -285,7 +288,9 @@ func newEnv(t testing.TB, opts ...option) *testEnv {
 	if c.realClock {
 		clock = time.Now
 	}
-	eopts := &tambala.Options{
+	reg := prometheus.NewRegistry()
+	pm := prommetrics.New(reg)
+	eopts := &tambala.Options{Metrics: pm,
 		Logger: slog.New(zapslog.NewHandler(c.logger.Core())), Clock: clock, Environment: c.environment, Limits: c.limits,
 	}
 	if c.provider {
@@ -297,7 +302,9 @@ func newEnv(t testing.TB, opts ...option) *testEnv {
 		t.Fatal(err)
 	}
 	e.Engine = eng
-	hopts := &httpapi.Options{Logger: c.logger}
+	hopts := &httpapi.Options{Logger: c.logger, Observe: func(route string, status int, code string, d time.Duration) {
+		pm.ObserveHTTP("public", route, status, code, d)
+	}}
 	if !c.defaultAddr {
 		hopts.ClientAddr = func(r *http.Request) netip.Addr {
 			if a := e.addr.Load(); a != nil {
@@ -311,7 +318,7 @@ func newEnv(t testing.TB, opts ...option) *testEnv {
 		}
 	}
 	e.Public = httpapi.New(eng, hopts)
-	aopts := &httpapi.Options{Logger: c.logger}
+	aopts := &httpapi.Options{Logger: c.logger, Metrics: promhttp.HandlerFor(reg, promhttp.HandlerOpts{})}
 	if b, ok := c.store.(httpapi.Backuper); ok {
 		aopts.Backup = b
 	}

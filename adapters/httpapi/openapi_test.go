@@ -65,7 +65,8 @@ var routePattern = regexp.MustCompile(`^(GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS)
 func handlerRoutes(t *testing.T) map[string]bool { return sourceRoutes(t, false) }
 
 // sourceRoutes reads every ServeMux pattern of the package's source: those
-// of the admin handler (under /admin) when admin, else the public ones.
+// of the admin handler (under /admin, or any in an admin*.go file, such as
+// the scraper's GET /metrics) when admin, else the public ones.
 func sourceRoutes(t *testing.T, admin bool) map[string]bool {
 	files, err := filepath.Glob("*.go")
 	if err != nil {
@@ -90,7 +91,8 @@ func sourceRoutes(t *testing.T, admin bool) map[string]bool {
 			if err != nil {
 				return true
 			}
-			if m := routePattern.FindStringSubmatch(s); m != nil && strings.HasPrefix(m[2], "/admin/") == admin {
+			isAdmin := func(p string) bool { return strings.HasPrefix(p, "/admin/") || strings.HasPrefix(f, "admin") }
+			if m := routePattern.FindStringSubmatch(s); m != nil && isAdmin(m[2]) == admin {
 				out[s] = true
 			}
 			return true

@@ -52,6 +52,9 @@ func mustErrorBody(code errcode.Code, msg string) []byte {
 func writeError(w http.ResponseWriter, r *http.Request, log *zap.Logger, err error) {
 	code := errcode.Of(err)
 	spec := errcode.Lookup(code)
+	if li := logInfoFrom(r.Context()); li != nil {
+		li.code = spec.Code
+	}
 	if code == errcode.InternalError {
 		log.Error("internal error", zap.String("method", r.Method), zap.String("path", r.URL.Path),
 			zap.String("request_id", requestID(r)), zap.Error(err))

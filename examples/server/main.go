@@ -26,11 +26,15 @@ import (
 	"go.uber.org/zap/exp/zapslog"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/adapters/boltstore"
 	"github.com/tambalapay/tambala/adapters/httpapi"
 	"github.com/tambalapay/tambala/adapters/pebblestore"
 	"github.com/tambalapay/tambala/adapters/pgstore"
+	"github.com/tambalapay/tambala/adapters/prommetrics"
 	"github.com/tambalapay/tambala/adapters/sandbox"
 	"github.com/tambalapay/tambala/adapters/webhookhttp"
 	"github.com/tambalapay/tambala/money"
@@ -189,7 +193,13 @@ func setup(ctx context.Context, c config, log *zap.Logger, out io.Writer) (*app,
 	if err != nil {
 		return nil, err
 	}
-	opts := &tambala.Options{
+	// Metrics: the engine counts through prommetrics, the store is timed,
+	// and both handlers observe every request; GET /metrics on the admin
+	// listener serves them (with the Go runtime's and the process's).
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	pm := prommetrics.New(reg)
+	opts := &tambala.Options{Metrics: pm,
 		Logger: slog.New(zapslog.NewHandler(log.Core())), Environment: tambala.Environment(c.env), Webhooks: webhookhttp.NewSender(nil),
 		Limits: tambala.Limits{RatePerSecond: c.rate, RateBurst: c.burst}, Payouts: c.payouts,
 	}
@@ -197,7 +207,7 @@ func setup(ctx context.Context, c config, log *zap.Logger, out io.Writer) (*app,
 		// The sandbox provider pays the test destinations after a short delay.
 		opts.Payouts = sandbox.New(&sandbox.Options{Delay: c.payoutDelay, Store: st}) // its submissions survive a restart
 	}
-	eng, err := tambala.New(st, opts)
+	eng, err := tambala.New(pm.InstrumentStore(st, strings.Fields(desc)[0]), opts)
 	if err != nil {
 		st.Close()
 		return nil, err
@@ -208,8 +218,15 @@ func setup(ctx context.Context, c config, log *zap.Logger, out io.Writer) (*app,
 		return nil, err
 	}
 	lp := &loops{}
-	hopts := &httpapi.Options{Logger: log, Ready: lp.ready}
+	prommetrics.RegisterBacklog(reg, eng)
+	hopts := &httpapi.Options{Logger: log, Ready: lp.ready, Observe: func(route string, status int, code string, d time.Duration) {
+		pm.ObserveHTTP("public", route, status, code, d)
+	}}
 	aopts := *hopts
+	aopts.Observe = func(route string, status int, code string, d time.Duration) {
+		pm.ObserveHTTP("admin", route, status, code, d)
+	}
+	aopts.Metrics = promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
 	if b, ok := st.(httpapi.Backuper); ok {
 		aopts.Backup = b // GET /admin/backup copies the bbolt file
 	}

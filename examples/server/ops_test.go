@@ -153,7 +153,9 @@ func TestVersion_SetAtBuild(t *testing.T) {
 	build := exec.Command("go", "build", "-o", bin, "-ldflags", "-X main.version=v0.2.0-test", ".")
 	out, err := build.CombinedOutput()
 	require.NoError(t, err, string(out))
-	out, err = exec.Command(bin, "-version").CombinedOutput()
+	version := exec.Command(bin, "-version")
+	version.Env = withoutTambalaEnv(os.Environ()) // CI exports TAMBALA_PG_URL, the tests' own variable
+	out, err = version.CombinedOutput()
 	require.NoError(t, err, string(out))
 	assert.Equal(t, "tambala server v0.2.0-test\n", string(out))
 
@@ -485,4 +487,16 @@ func TestRun_ReadyBackupUnderLoadRestore(t *testing.T) {
 		require.Equal(t, 200, res.StatusCode, "payout %s, acknowledged before the backup, in the restored server", id)
 	}
 	t.Logf("%d payouts acknowledged before the backup, all found after the restore; %d made in all", len(before), count())
+}
+
+// withoutTambalaEnv drops TAMBALA_ variables from env, so that a run of the
+// binary sees only what the test sets.
+func withoutTambalaEnv(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "TAMBALA_") {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
