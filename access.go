@@ -6,7 +6,6 @@ import (
 
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/cache"
-	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/store"
 )
 
@@ -112,17 +111,6 @@ func (e *Engine) admit(tx store.Tx, p Principal, api API) (*Organization, error)
 		}
 	}
 	return &org, nil // the cached value is shared: read it, never change it
-}
-
-// admitAsset is admit and then the asset (and, when op is not "", the
-// operation) enabled for the organization: corridor_not_enabled otherwise.
-func (e *Engine) admitAsset(tx store.Tx, p Principal, api API, code, op string) (*Organization, money.Asset, error) {
-	org, err := e.admit(tx, p, api)
-	if err != nil {
-		return nil, money.Asset{}, err
-	}
-	asset, err := e.enabledAsset(org, code, op)
-	return org, asset, err
 }
 
 // isNotFound reports a store miss.

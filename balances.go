@@ -83,7 +83,11 @@ func (e *Engine) Balance(ctx context.Context, p Principal, code string) (ledger.
 func (e *Engine) balance(ctx context.Context, p Principal, api API, code string) (ledger.Balance, error) {
 	var b ledger.Balance
 	err := e.store.View(ctx, func(tx store.Tx) error {
-		_, asset, err := e.admitAsset(tx, p, api, code, "")
+		org, err := e.admit(tx, p, api)
+		if err != nil {
+			return err
+		}
+		asset, err := e.assetOf(org, code, "") // a malformed code is unsupported_asset, an absent one corridor_not_enabled
 		if err != nil {
 			return err
 		}

@@ -377,9 +377,14 @@ func TestV2_AccessStates(t *testing.T) {
 func TestV2_AssetsAndBalances(t *testing.T) {
 	e := newEnv(t)
 	o, key := e.newOrg(t, orgSpec{v2: tambala.V2Enabled, assets: []tambala.AssetAccess{{Asset: "MWK", Operations: []string{"payout"}}}, fundMWK: 1234})
-	// Only MWK enabled: USDT and unknown assets do not exist for the org.
-	for _, a := range []string{"USDT", "EUR", "mwk", "XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX"} {
+	// Only MWK enabled: USDT and unknown well-formed codes do not exist for
+	// the org (403); a malformed code (lowercase, compound, too long) is no
+	// asset code at all (422, design U2).
+	for _, a := range []string{"USDT", "EUR", "ZZZ1"} {
 		e.do(t, "GET", "/v2/balances/"+a, nil, hdr(key)).want(t, 403, "corridor_not_enabled")
+	}
+	for _, a := range []string{"mwk", "usdt", "USDT-TRC20", "XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX"} {
+		e.do(t, "GET", "/v2/balances/"+a, nil, hdr(key)).want(t, 422, "unsupported_asset")
 	}
 	var assets struct {
 		Assets []tambala.EnabledAsset `json:"assets"`
