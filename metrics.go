@@ -103,8 +103,10 @@ func (e *Engine) reportPayout(c stateChange) {
 	if c.to == "" || c.from == c.to {
 		return
 	}
-	e.log.Info("payout", slog.String("payout", c.id), slog.String("org", c.org), slog.String("rail", string(c.rail)),
-		slog.String("from", string(c.from)), slog.String("to", string(c.to)), slog.String("by", c.by))
+	if e.log.Enabled(context.Background(), slog.LevelInfo) { // the attributes cost allocations even when dropped
+		e.log.LogAttrs(context.Background(), slog.LevelInfo, "payout", slog.String("payout", c.id), slog.String("org", c.org),
+			slog.String("rail", string(c.rail)), slog.String("from", string(c.from)), slog.String("to", string(c.to)), slog.String("by", c.by))
+	}
 	if c.to.Terminal() {
 		e.metrics.PayoutFinished(c.rail, c.to, c.by)
 	}

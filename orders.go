@@ -170,7 +170,7 @@ func (e *Engine) applyOrder(tx store.Tx, id string, org string, cmd orders.Comma
 }
 
 func (e *Engine) reportOrder(o orders.Order, moved bool, by string) {
-	if moved {
+	if moved && e.log.Enabled(context.Background(), slog.LevelInfo) {
 		e.log.Info("order", slog.String("order", o.ID), slog.String("org", o.Org), slog.String("direction", string(o.Direction)),
 			slog.String("status", string(o.Status)), slog.String("by", by))
 	}
