@@ -13,6 +13,7 @@ import (
 
 	"github.com/tambalapay/tambala/internal/cache"
 	"github.com/tambalapay/tambala/money"
+	"github.com/tambalapay/tambala/networks"
 	"github.com/tambalapay/tambala/orders"
 	"github.com/tambalapay/tambala/payouts"
 	"github.com/tambalapay/tambala/quotes"
@@ -65,6 +66,9 @@ type Options struct {
 	// which stablecoins. Default: quotes.DefaultClasses (MWK fiat, USDT
 	// stablecoin).
 	AssetClasses quotes.Classes
+	// Networks are the blockchain networks /v2 accepts, with the assets
+	// each carries. Default: networks.Default (USDT on tron and ethereum).
+	Networks networks.Table
 	// Proofs keeps the bytes of funding proofs. Default: the engine's own
 	// store.
 	Proofs ProofStore
@@ -171,6 +175,7 @@ type Engine struct {
 	prune              PruneOptions
 	orderOpts          OrderOptions
 	classes            quotes.Classes
+	networks           networks.Table
 	proofs             ProofStore
 	metrics            Metrics
 	running            atomic.Bool // Run is under way
@@ -247,6 +252,13 @@ func New(s store.Store, opts *Options) (*Engine, error) {
 	e.classes = o.AssetClasses
 	if e.classes == nil {
 		e.classes = quotes.DefaultClasses()
+	}
+	e.networks = o.Networks
+	if e.networks == nil {
+		e.networks = networks.Default()
+	}
+	if err := e.networks.Validate(); err != nil {
+		return nil, err
 	}
 	e.proofs = o.Proofs
 	if e.proofs == nil {

@@ -65,6 +65,7 @@ var rules = map[string]rule{
 	"payouts":  pureRule(false),
 	"webhooks": pureRule(false),
 	"apikeys":  pureRule(false),
+	"networks": pureRule(false),
 	"ledger":   pureRule(true),
 }
 
