@@ -1,0 +1,106 @@
+package tambala
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/money"
+	"github.com/tambalapay/tambala/quotes"
+	"github.com/tambalapay/tambala/store"
+)
+
+var bucketAssetLimits = []byte("asset_limits") // asset NUL operation -> limits
+
+type assetLimitsRecord struct {
+	Min *string `json:"min,omitempty"`
+	Max *string `json:"max,omitempty"`
+}
+
+func assetLimitsKey(asset, op string) []byte { return []byte(asset + "\x00" + op) }
+
+// SetAssetLimits sets the smallest and largest amount of one /v2
+// operation (OpConvert on the from side, OpPayout on the amount delivered)
+// in asset (the operator's side); nil bounds remove them. Amounts must be
+// of the asset, positive, and min at most max.
+func (e *Engine) SetAssetLimits(ctx context.Context, asset, op string, l quotes.Limits) error {
+	a, ok := e.assets.Lookup(asset)
+	if !ok {
+		return errcode.Newf(errcode.ValidationError, "%s is not a configured asset.", truncate(asset, 12))
+	}
+	if op != OpConvert && op != OpPayout {
+		return errcode.Newf(errcode.ValidationError, "operation must be convert or payout.")
+	}
+	var rec assetLimitsRecord
+	for _, b := range []struct {
+		v   *money.Amount
+		out **string
+	}{{l.Min, &rec.Min}, {l.Max, &rec.Max}} {
+		if b.v == nil {
+			continue
+		}
+		if b.v.Asset() != a || b.v.Sign() <= 0 {
+			return errcode.Newf(errcode.ValidationError, "limits must be positive %s amounts.", a.Code)
+		}
+		s := b.v.String()
+		*b.out = &s
+	}
+	if l.Min != nil && l.Max != nil && l.Min.Cmp(*l.Max) > 0 {
+		return errcode.Newf(errcode.ValidationError, "min must be at most max.")
+	}
+	return e.store.Update(ctx, func(tx store.Tx) error {
+		if rec.Min == nil && rec.Max == nil {
+			return tx.Delete(bucketAssetLimits, assetLimitsKey(asset, op))
+		}
+		b, err := json.Marshal(rec)
+		if err != nil {
+			return err
+		}
+		return tx.Put(bucketAssetLimits, assetLimitsKey(asset, op), b)
+	})
+}
+
+// assetLimits reads the limits of op in asset (none: zero Limits).
+func (e *Engine) assetLimits(tx store.Tx, asset money.Asset, op string) (quotes.Limits, error) {
+	v, err := tx.Get(bucketAssetLimits, assetLimitsKey(asset.Code, op))
+	if isNotFound(err) {
+		return quotes.Limits{}, nil
+	}
+	if err != nil {
+		return quotes.Limits{}, err
+	}
+	var rec assetLimitsRecord
+	if err := json.Unmarshal(v, &rec); err != nil {
+		return quotes.Limits{}, err
+	}
+	var l quotes.Limits
+	for _, b := range []struct {
+		s   *string
+		out **money.Amount
+	}{{rec.Min, &l.Min}, {rec.Max, &l.Max}} {
+		if b.s == nil {
+			continue
+		}
+		a, err := money.Parse(asset, *b.s)
+		if err != nil {
+			return quotes.Limits{}, err
+		}
+		*b.out = &a
+	}
+	return l, nil
+}
+
+// AssetLimits returns the limits of op in asset (the operator's side).
+func (e *Engine) AssetLimits(ctx context.Context, asset, op string) (quotes.Limits, error) {
+	a, ok := e.assets.Lookup(asset)
+	if !ok {
+		return quotes.Limits{}, errcode.Newf(errcode.ValidationError, "%s is not a configured asset.", truncate(asset, 12))
+	}
+	var l quotes.Limits
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		var err error
+		l, err = e.assetLimits(tx, a, op)
+		return err
+	})
+	return l, err
+}
