@@ -26,9 +26,9 @@ func TestAddresses(t *testing.T) {
 		{tron, "AR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t", false}, // prefix
 		{tron, "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj0t", false}, // 0 is not base58
 		{tron, "0xdAC17F958D2ee523a2206206994597C13D831ec7", false},
-		{eth, "0xdAC17F958D2ee523a2206206994597C13D831ec7", true}, // EIP-55
-		{eth, "0xdac17f958d2ee523a2206206994597c13d831ec7", true}, // all lower
-		{eth, "0xDAC17F958D2EE523A2206206994597C13D831EC7", true}, // all upper
+		{eth, "0xdAC17F958D2ee523a2206206994597C13D831ec7", true},  // EIP-55
+		{eth, "0xdac17f958d2ee523a2206206994597c13d831ec7", true},  // all lower
+		{eth, "0xDAC17F958D2EE523A2206206994597C13D831EC7", true},  // all upper
 		{eth, "0xdAC17F958D2ee523a2206206994597C13D831eC7", false}, // bad checksum
 		{eth, "0xdac17f958d2ee523a2206206994597c13d831ec", false},  // 39 digits
 		{eth, "dac17f958d2ee523a2206206994597c13d831ec7", false},   // no 0x

@@ -184,7 +184,7 @@ type logInfo struct {
 	requestID      string
 	org, keyPrefix string
 	code           errcode.Code // the error code answered, if any
-	probe          bool // a health or readiness probe: logged at debug level when it passes
+	probe          bool         // a health or readiness probe: logged at debug level when it passes
 }
 
 const logInfoKey ctxKey = 1
