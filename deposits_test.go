@@ -251,3 +251,45 @@ func TestRecordDeposit(t *testing.T) {
 		d.check(t)
 	})
 }
+
+func TestRotateDepositAddress(t *testing.T) {
+	eachStore(t, func(t *testing.T, s store.Store) {
+		iss := newCountingIssuer()
+		d := newDeskEnv(t, s, func(o *tambala.Options) { o.DepositIssuer = iss })
+		before, err := d.e.DepositAddresses(d.ctx, d.p)
+		require.NoError(t, err)
+		r, err := d.e.RotateDepositAddress(d.ctx, d.org.ID, "tron")
+		require.NoError(t, err)
+		assert.Equal(t, "tron", r.Network)
+		assert.Equal(t, []string{"USDT"}, r.Assets)
+		assert.NotEqual(t, before[1].Address, r.Address)
+		require.NoError(t, networks.Default()["tron"].CheckAddress("USDT", r.Address))
+		after, err := d.e.DepositAddresses(d.ctx, d.p)
+		require.NoError(t, err)
+		assert.Equal(t, before[0], after[0], "the other network keeps its address")
+		assert.Equal(t, r, after[1])
+
+		_, err = d.e.RotateDepositAddress(d.ctx, d.org.ID, "solana")
+		requireCode(t, errcode.UnsupportedNetwork, err)
+		_, err = d.e.RotateDepositAddress(d.ctx, "0190c4d2-7f3a-7b1e-8a2b-000000000000", "tron")
+		requireCode(t, errcode.NotFound, err)
+		iss.Fail("tron", errors.New("down"))
+		_, err = d.e.RotateDepositAddress(d.ctx, d.org.ID, "tron")
+		requireCode(t, errcode.ServiceUnavailable, err)
+		iss.Fail("tron", nil)
+		again, err := d.e.DepositAddresses(d.ctx, d.p)
+		require.NoError(t, err)
+		assert.Equal(t, after, again, "a failed rotation changes nothing")
+
+		// An issuer that gives the address in use: 503, nothing changes.
+		same := newDeskEnv(t, s, func(o *tambala.Options) {
+			o.DepositIssuer = issuerFunc(func(ctx context.Context, org, network string) (string, error) {
+				return sandbox.NewIssuer(nil).Issue(ctx, org, network)
+			})
+		})
+		_, err = same.e.DepositAddresses(same.ctx, same.p)
+		require.NoError(t, err)
+		_, err = same.e.RotateDepositAddress(same.ctx, same.org.ID, "tron")
+		requireCode(t, errcode.ServiceUnavailable, err)
+	})
+}

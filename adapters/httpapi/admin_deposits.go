@@ -9,6 +9,19 @@ import (
 	"github.com/tambalapay/tambala/money"
 )
 
+func (a *Admin) depositRoutes() {
+	a.handle("POST /admin/orgs/{org}/deposits", a.recordDeposit)
+	a.handle("POST /admin/orgs/{org}/deposit-addresses/{network}/rotate", a.rotateDepositAddress)
+}
+
+// rotateDepositAddress is POST
+// /admin/orgs/{org}/deposit-addresses/{network}/rotate: a new address from
+// the issuer replaces the organization's address on the network.
+func (a *Admin) rotateDepositAddress(w http.ResponseWriter, r *http.Request) {
+	d, err := a.engine.RotateDepositAddress(r.Context(), r.PathValue("org"), r.PathValue("network"))
+	a.reply(w, r, http.StatusOK, d, err)
+}
+
 // recordDeposit is POST /admin/orgs/{org}/deposits {network, asset,
 // amount, tx_ref}: a deposit credited to the organization, idempotent per
 // (network, tx_ref) (design 2.12, U37): 201 with the /v2 collection, and

@@ -37,7 +37,7 @@ func withIssuer(iss tambala.DepositAddressIssuer) func(*tambala.Options) {
 func TestDepositAddresses_HTTP(t *testing.T) {
 	iss := sandbox.NewIssuer(nil)
 	e := newDeskEnv(t, withIssuer(iss))
-	_, key := e.deskOrg(t, "deposits")
+	org, key := e.deskOrg(t, "deposits")
 
 	var got struct {
 		DepositAddresses []struct {
@@ -71,6 +71,28 @@ func TestDepositAddresses_HTTP(t *testing.T) {
 	e.do(t, "GET", "/v2/deposit-addresses", nil, hdr(key2)).want(t, 503, "service_unavailable")
 	iss.Fail("tron", nil)
 	e.do(t, "GET", "/v2/deposit-addresses", nil, hdr(key2)).want(t, 200, "")
+
+	// The operator rotates an address.
+	var rot struct {
+		Network, Address string
+		Assets           []string
+	}
+	e.admin(t, "POST", "/admin/orgs/"+org.ID+"/deposit-addresses/tron/rotate", nil).want(t, 200, "").decode(t, &rot)
+	if rot.Network != "tron" || rot.Address == got.DepositAddresses[1].Address || len(rot.Assets) != 1 {
+		t.Errorf("rotated: %+v", rot)
+	}
+	var after struct {
+		DepositAddresses []struct{ Network, Address string } `json:"deposit_addresses"`
+	}
+	e.do(t, "GET", "/v2/deposit-addresses", nil, hdr(key)).want(t, 200, "").decode(t, &after)
+	if len(after.DepositAddresses) != 2 || after.DepositAddresses[1].Address != rot.Address || after.DepositAddresses[0].Address != got.DepositAddresses[0].Address {
+		t.Errorf("after rotation: %+v", after)
+	}
+	e.admin(t, "POST", "/admin/orgs/"+org.ID+"/deposit-addresses/solana/rotate", nil).want(t, 422, "unsupported_network")
+	e.admin(t, "POST", "/admin/orgs/0190c4d2-7f3a-7b1e-8a2b-000000000000/deposit-addresses/tron/rotate", nil).want(t, 404, "not_found")
+	iss.Fail("ethereum", errors.New("down"))
+	e.admin(t, "POST", "/admin/orgs/"+org.ID+"/deposit-addresses/ethereum/rotate", nil).want(t, 503, "service_unavailable")
+	iss.Fail("ethereum", nil)
 
 	// No issuer configured: 503 service_unavailable.
 	bare := newDeskEnv(t)

@@ -18,13 +18,16 @@ import (
 // Issuer is the sandbox's tambala.DepositAddressIssuer: each (org,
 // network) gets a deterministic address, valid for the network's format
 // (TRON base58check, EVM with the EIP-55 checksum), derived from a hash
-// of the pair, so the same pair always gets the same address and no
-// storage is needed. Nothing is ever sent to one.
+// of the pair, so the same pair gets the same first address in every
+// process and no storage is needed. Each later Issue of a pair in one
+// process (an operator's rotation) hashes a generation too, so it gives
+// another address. Nothing is ever sent to one.
 type Issuer struct {
 	table networks.Table
 
 	mu   sync.Mutex
 	fail map[string]error // network -> scripted failure
+	gen  map[string]int   // org \x00 network -> addresses issued so far
 }
 
 var _ tambala.DepositAddressIssuer = (*Issuer)(nil)
@@ -35,7 +38,7 @@ func NewIssuer(t networks.Table) *Issuer {
 	if t == nil {
 		t = networks.Default()
 	}
-	return &Issuer{table: t, fail: map[string]error{}}
+	return &Issuer{table: t, fail: map[string]error{}, gen: map[string]int{}}
 }
 
 // Fail scripts the issuer to fail on network with err (nil clears it), a
@@ -52,17 +55,26 @@ func (i *Issuer) Fail(network string, err error) {
 
 // Issue implements tambala.DepositAddressIssuer.
 func (i *Issuer) Issue(_ context.Context, org, network string) (string, error) {
-	i.mu.Lock()
-	err := i.fail[network]
-	i.mu.Unlock()
-	if err != nil {
-		return "", err
-	}
 	n, err := i.table.Lookup(network)
 	if err != nil {
 		return "", err
 	}
-	sum := sha256.Sum256([]byte("tambala sandbox deposit address\x00" + org + "\x00" + network))
+	i.mu.Lock()
+	err = i.fail[network]
+	pair := org + "\x00" + network
+	gen := i.gen[pair]
+	if err == nil {
+		i.gen[pair]++
+	}
+	i.mu.Unlock()
+	if err != nil {
+		return "", err
+	}
+	label := "tambala sandbox deposit address\x00" + pair
+	if gen > 0 {
+		label += fmt.Sprintf("\x00%d", gen)
+	}
+	sum := sha256.Sum256([]byte(label))
 	account := sum[:20]
 	switch n.Kind {
 	case networks.TRON:

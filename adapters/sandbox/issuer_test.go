@@ -43,3 +43,18 @@ func TestIssuerAddressesAreValidAndStable(t *testing.T) {
 	_, err = iss.Issue(ctx, "org", "tron")
 	assert.NoError(t, err)
 }
+
+func TestIssuerRotationGivesAnotherAddress(t *testing.T) {
+	ctx := context.Background()
+	iss := sandbox.NewIssuer(nil)
+	n := networks.Default()["tron"]
+	a, err := iss.Issue(ctx, "org", "tron")
+	require.NoError(t, err)
+	b, err := iss.Issue(ctx, "org", "tron")
+	require.NoError(t, err)
+	assert.NotEqual(t, a, b)
+	require.NoError(t, n.CheckAddress("USDT", b))
+	first, err := sandbox.NewIssuer(nil).Issue(ctx, "org", "tron")
+	require.NoError(t, err)
+	assert.Equal(t, a, first, "the first address of a pair is the same in every process")
+}
