@@ -1,12 +1,18 @@
 package tambala
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"time"
 
+	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/records"
+	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/orders"
+	"github.com/tambalapay/tambala/payouts"
+	"github.com/tambalapay/tambala/quotes"
 	"github.com/tambalapay/tambala/store"
 )
 
@@ -64,4 +70,231 @@ func (e *Engine) recordRefundCollection(tx store.Tx, _ orders.Order, rc *orders.
 		return err
 	}
 	return e.emit(tx, rc.Org, EventCollectionV2Settled, rendered)
+}
+
+// Sources of a /v2 collection.
+const (
+	CollectionSourceDeposit     = "deposit"
+	CollectionSourceOrderRefund = "order_refund"
+	CollectionSourceSimulated   = "simulated"
+)
+
+// RenderCollectionV2 is the bytes of GET /v2/collections/{id} for c, the
+// same as the data of its collection_v2.settled event.
+func RenderCollectionV2(c CollectionV2) []byte { return renderCollectionV2(c) }
+
+func collectionV2Entry(id string) string { return "collection_v2:" + id }
+
+// decodeCollectionV2 reads a stored rendering back, its amounts at the
+// asset's decimals.
+func (e *Engine) decodeCollectionV2(raw []byte) (CollectionV2, error) {
+	var w struct {
+		CollectionV2
+		Amount         string `json:"amount"`
+		Fee            string `json:"fee"`
+		AmountCredited string `json:"amount_credited"`
+	}
+	if err := json.Unmarshal(raw, &w); err != nil {
+		return CollectionV2{}, err
+	}
+	c := w.CollectionV2
+	asset, ok := e.assets.Lookup(c.Asset)
+	if !ok {
+		return CollectionV2{}, fmt.Errorf("tambala: collection %s of unknown asset %q", c.ID, c.Asset)
+	}
+	var err error
+	if c.Amount, err = money.Parse(asset, w.Amount); err != nil {
+		return CollectionV2{}, err
+	}
+	if c.Fee, err = money.Parse(asset, w.Fee); err != nil {
+		return CollectionV2{}, err
+	}
+	if c.AmountCredited, err = money.Parse(asset, w.AmountCredited); err != nil {
+		return CollectionV2{}, err
+	}
+	return c, nil
+}
+
+// loadCollectionV2 reads one of org's /v2 collections: 404 for an unknown,
+// foreign or malformed id.
+func (e *Engine) loadCollectionV2(tx store.Tx, org, id string) (CollectionV2, error) {
+	if id == "" || len(id) > 64 {
+		return CollectionV2{}, errNotFound
+	}
+	var r collectionV2Record
+	if err := records.GetJSON(tx, bucketCollectionsV2, id, &r, errNotFound); err != nil {
+		return CollectionV2{}, err
+	}
+	if r.Org != org {
+		return CollectionV2{}, errNotFound
+	}
+	return e.decodeCollectionV2(r.Rendered)
+}
+
+// CollectionV2Filter narrows GET /v2/collections: Asset, when set, keeps
+// that asset's collections (it must be well-formed and in the
+// organization's list).
+type CollectionV2Filter struct {
+	Asset string
+}
+
+// CollectionsV2 lists the caller's /v2 collections (deposits, order
+// refunds, simulated), newest first.
+func (e *Engine) CollectionsV2(ctx context.Context, p Principal, page PageRequest, f CollectionV2Filter) (Page[CollectionV2], error) {
+	var out Page[CollectionV2]
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		org, err := e.admit(tx, p, APIv2)
+		if err != nil {
+			return err
+		}
+		var keep func(id string) (bool, error)
+		if f.Asset != "" {
+			if _, err := e.assetOf(org, f.Asset, ""); err != nil {
+				return err
+			}
+			keep = func(id string) (bool, error) {
+				c, err := e.loadCollectionV2(tx, org.ID, id)
+				return err == nil && c.Asset == f.Asset, err
+			}
+		}
+		out, err = listPage(tx, bucketCollectionsV2ByOrg, org.ID, page, keep, func(id string) (CollectionV2, error) {
+			return e.loadCollectionV2(tx, org.ID, id)
+		})
+		return err
+	})
+	return out, err
+}
+
+// CollectionV2 returns one of the caller's /v2 collections.
+func (e *Engine) CollectionV2(ctx context.Context, p Principal, id string) (CollectionV2, error) {
+	var c CollectionV2
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		org, err := e.admit(tx, p, APIv2)
+		if err != nil {
+			return err
+		}
+		c, err = e.loadCollectionV2(tx, org.ID, id)
+		return err
+	})
+	return c, err
+}
+
+// collectionV2Fee is the fee of a /v2 collection of amount (U35): MWK
+// pays the /v1 collection fee (momo schedule); every other asset 0.
+func (e *Engine) collectionV2Fee(amount money.Amount) (money.Amount, error) {
+	if amount.Asset() != money.MWK {
+		return money.Zero(amount.Asset()), nil
+	}
+	if amount.Cmp(payouts.MaxAmount) > 0 {
+		return money.Amount{}, errcode.Newf(errcode.ValidationError, "amount must be at most %s MWK.", payouts.MaxAmount)
+	}
+	q, err := e.fees.Quote(payouts.DirCollection, payouts.Momo, amount)
+	if err != nil {
+		return money.Amount{}, errcode.Wrap(errcode.RateUnavailable, err)
+	}
+	if q.Total.Cmp(amount) > 0 {
+		return money.Amount{}, errcode.Newf(errcode.ValidationError, "amount is below the collection fee of %s %s.", q.Total, amount.Asset().Code)
+	}
+	return q.Total, nil
+}
+
+// creditCollectionV2 credits org with amount net of fee, From external,
+// and writes the /v2 collection and its collection_v2.settled event, in
+// tx.
+func (e *Engine) creditCollectionV2(tx store.Tx, org string, amount, fee money.Amount, network *string, source string) (CollectionV2, error) {
+	now := e.nowUTC()
+	credited, err := amount.Sub(fee)
+	if err != nil {
+		return CollectionV2{}, err
+	}
+	c := CollectionV2{ID: e.newID(), Status: CollectionSettled, Asset: amount.Asset().Code, Amount: amount, Fee: fee,
+		AmountCredited: credited, Network: network, Source: source, CreatedAt: orders.FormatTime(now)}
+	entry := collectionV2Entry(c.ID)
+	if _, err := ledger.Post(tx, ledger.Credit{EntryID: entry, Org: org, Amount: amount, Fee: fee, From: ledger.External, Ref: c.ID, At: now}); err != nil {
+		return CollectionV2{}, err
+	}
+	rendered := renderCollectionV2(c)
+	if err := records.PutJSON(tx, bucketCollectionsV2, c.ID, collectionV2Record{Org: org, EntryID: entry, Rendered: rendered}); err != nil {
+		return CollectionV2{}, err
+	}
+	if err := tx.Put(bucketCollectionsV2ByOrg, records.IndexKey(org, c.ID), nil); err != nil {
+		return CollectionV2{}, err
+	}
+	return c, e.emit(tx, org, EventCollectionV2Settled, rendered)
+}
+
+// SimulatedCollectionV2 is the body of POST /v2/collections/simulate: an
+// asset code, an amount as decimal text (parsed once the asset is known)
+// and an optional network.
+type SimulatedCollectionV2 struct {
+	Asset   string
+	Amount  string
+	Network *string
+}
+
+// SimulateCollectionV2 credits the caller with a made-up /v2 collection
+// (design 2.13.2; sandbox only). Checks in order: sandbox_only; asset and
+// amount present (400); /v2 admission; asset well-formed (422
+// unsupported_asset) and enabled with collection (403
+// corridor_not_enabled); a network on a fiat asset (400); the network
+// known and carrying the asset (422 unsupported_network); the amount's
+// decimals and sign (400). Not idempotent.
+func (e *Engine) SimulateCollectionV2(ctx context.Context, p Principal, sc SimulatedCollectionV2) (CollectionV2, error) {
+	if e.env != Sandbox {
+		return CollectionV2{}, errcode.New(errcode.SandboxOnly)
+	}
+	if sc.Asset == "" {
+		return CollectionV2{}, errcode.Newf(errcode.ValidationError, "asset is required.")
+	}
+	if sc.Amount == "" {
+		return CollectionV2{}, errcode.Newf(errcode.ValidationError, "amount is required.")
+	}
+	var c CollectionV2
+	err := e.store.Update(ctx, func(tx store.Tx) error {
+		org, err := e.admit(tx, p, APIv2)
+		if err != nil {
+			return err
+		}
+		asset, err := e.assetOf(org, sc.Asset, OpCollection)
+		if err != nil {
+			return err
+		}
+		if sc.Network != nil {
+			if class, _ := e.classes.Lookup(asset.Code); class == quotes.Fiat {
+				return errcode.Newf(errcode.ValidationError, "network must be absent for %s, which is not carried on a network.", asset.Code)
+			}
+			n, err := e.networks.Lookup(*sc.Network)
+			if err != nil {
+				return err
+			}
+			if !n.Carries(asset.Code) {
+				return errcode.Newf(errcode.UnsupportedNetwork, "%s is not carried on the %s network.", asset.Code, n.ID)
+			}
+		}
+		amount, err := parseV2Amount(asset, sc.Amount)
+		if err != nil {
+			return err
+		}
+		fee, err := e.collectionV2Fee(amount)
+		if err != nil {
+			return err
+		}
+		c, err = e.creditCollectionV2(tx, org.ID, amount, fee, sc.Network, CollectionSourceSimulated)
+		return err
+	})
+	return c, err
+}
+
+// parseV2Amount parses a /v2 amount of asset (design 2.0.2): the grammar
+// of money.Parse, no more decimals than the asset carries, above 0; 400
+// otherwise.
+func parseV2Amount(asset money.Asset, s string) (money.Amount, error) {
+	a, err := money.Parse(asset, s)
+	if err != nil {
+		return money.Amount{}, &errcode.Error{Code: errcode.ValidationError, Message: "amount: " + errcode.Message(err), Err: err}
+	}
+	if a.Sign() <= 0 {
+		return money.Amount{}, errcode.Newf(errcode.ValidationError, "amount must be greater than 0.")
+	}
+	return a, nil
 }

@@ -69,6 +69,10 @@ type Options struct {
 	// Networks are the blockchain networks /v2 accepts, with the assets
 	// each carries. Default: networks.Default (USDT on tron and ethereum).
 	Networks networks.Table
+	// DepositIssuer gives organizations their deposit addresses (GET
+	// /v2/deposit-addresses; adapters/sandbox.Issuer in the sandbox).
+	// Without one, that read is 503 service_unavailable.
+	DepositIssuer DepositAddressIssuer
 	// Proofs keeps the bytes of funding proofs. Default: the engine's own
 	// store.
 	Proofs ProofStore
@@ -176,6 +180,7 @@ type Engine struct {
 	orderOpts          OrderOptions
 	classes            quotes.Classes
 	networks           networks.Table
+	depositIssuer      DepositAddressIssuer
 	proofs             ProofStore
 	metrics            Metrics
 	running            atomic.Bool // Run is under way
@@ -229,7 +234,7 @@ func New(s store.Store, opts *Options) (*Engine, error) {
 	o.Limits.defaults()
 	e := &Engine{
 		store: s, log: o.Logger, now: o.Clock, newID: o.NewID, random: o.Random,
-		env: o.Environment, assets: o.Assets, limits: o.Limits,
+		env: o.Environment, assets: o.Assets, limits: o.Limits, depositIssuer: o.DepositIssuer,
 		cachedKeys: cache.Records[keyRecord]{Max: 4096}, cachedOrgs: cache.Records[Organization]{Max: 4096},
 	}
 	e.fees = payouts.DefaultFeeSchedule()

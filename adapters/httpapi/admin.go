@@ -75,6 +75,7 @@ func (a *Admin) routes(o Options) {
 	a.handle("POST /admin/orgs/{org}/deliveries/{id}/redeliver", a.redeliver)
 	a.handle("POST /admin/orgs/{org}/trades", a.recordTrade)
 	a.handle("POST /admin/orgs/{org}/collections/{id}/reverse", a.reverseCollection)
+	a.depositRoutes()
 	a.orderRoutes()
 	a.handle("GET /admin/pause", a.getPause)
 	a.handle("PUT /admin/pause", a.setPause)

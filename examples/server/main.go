@@ -206,6 +206,8 @@ func setup(ctx context.Context, c config, log *zap.Logger, out io.Writer) (*app,
 	if !production {
 		// The sandbox provider pays the test destinations after a short delay.
 		opts.Payouts = sandbox.New(&sandbox.Options{Delay: c.payoutDelay, Store: st}) // its submissions survive a restart
+		// Deterministic deposit addresses for GET /v2/deposit-addresses.
+		opts.DepositIssuer = sandbox.NewIssuer(nil)
 	}
 	eng, err := tambala.New(pm.InstrumentStore(st, strings.Fields(desc)[0]), opts)
 	if err != nil {

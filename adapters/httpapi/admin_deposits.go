@@ -1,0 +1,61 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/tambalapay/tambala"
+	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/money"
+)
+
+func (a *Admin) depositRoutes() {
+	a.handle("POST /admin/orgs/{org}/deposits", a.recordDeposit)
+	a.handle("POST /admin/orgs/{org}/deposit-addresses/{network}/rotate", a.rotateDepositAddress)
+}
+
+// rotateDepositAddress is POST
+// /admin/orgs/{org}/deposit-addresses/{network}/rotate: a new address from
+// the issuer replaces the organization's address on the network.
+func (a *Admin) rotateDepositAddress(w http.ResponseWriter, r *http.Request) {
+	d, err := a.engine.RotateDepositAddress(r.Context(), r.PathValue("org"), r.PathValue("network"))
+	a.reply(w, r, http.StatusOK, d, err)
+}
+
+// recordDeposit is POST /admin/orgs/{org}/deposits {network, asset,
+// amount, tx_ref}: a deposit credited to the organization, idempotent per
+// (network, tx_ref) (design 2.12, U37): 201 with the /v2 collection, and
+// the same deposit again answers 201 with the same collection.
+func (a *Admin) recordDeposit(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Network string          `json:"network"`
+		Asset   string          `json:"asset"`
+		Amount  json.RawMessage `json:"amount"`
+		TxRef   string          `json:"tx_ref"`
+	}
+	if err := bind(r, &in); err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	text, err := v2AmountText("amount", in.Amount)
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	asset, err := a.engine.Asset(in.Asset)
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	amt, err := money.Parse(asset, text)
+	if err != nil {
+		writeError(w, r, a.log, &errcode.Error{Code: errcode.ValidationError, Message: "amount: " + errcode.Message(err), Err: err})
+		return
+	}
+	c, err := a.engine.RecordDeposit(r.Context(), r.PathValue("org"), tambala.Deposit{Network: in.Network, Asset: asset.Code, Amount: amt, TxRef: in.TxRef})
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	writeRaw(w, http.StatusCreated, tambala.RenderCollectionV2(c))
+}

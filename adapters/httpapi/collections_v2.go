@@ -1,0 +1,126 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/tambalapay/tambala"
+	"github.com/tambalapay/tambala/errcode"
+)
+
+func (h *Handler) collectionV2Routes() {
+	h.handle("GET /v2/deposit-addresses", tambala.APIv2, h.depositAddresses)
+	h.handle("GET /v2/collections", tambala.APIv2, h.listCollectionsV2)
+	h.handle("GET /v2/collections/{id}", tambala.APIv2, h.getCollectionV2)
+	h.handle("POST /v2/collections/simulate", tambala.APIv2, h.simulateCollectionV2)
+}
+
+func (h *Handler) depositAddresses(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
+	list, err := h.engine.DepositAddresses(r.Context(), p)
+	if err != nil {
+		writeError(w, r, h.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"deposit_addresses": list})
+}
+
+func renderCollectionsV2(cs []tambala.CollectionV2) []json.RawMessage {
+	out := make([]json.RawMessage, len(cs))
+	for i, c := range cs {
+		out[i] = tambala.RenderCollectionV2(c)
+	}
+	return out
+}
+
+func (h *Handler) listCollectionsV2(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
+	page, ok := h.page(w, r)
+	if !ok {
+		return
+	}
+	q := r.URL.Query()
+	f := tambala.CollectionV2Filter{Asset: q.Get("asset")}
+	if q.Has("asset") && f.Asset == "" {
+		writeError(w, r, h.log, errcode.Newf(errcode.ValidationError, "asset must not be empty."))
+		return
+	}
+	res, err := h.engine.CollectionsV2(r.Context(), p, page, f)
+	if err != nil {
+		writeError(w, r, h.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, pageJSON("collections", renderCollectionsV2(res.Items), res.HasMore, res.NextBeforeID))
+}
+
+func (h *Handler) getCollectionV2(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
+	c, err := h.engine.CollectionV2(r.Context(), p, r.PathValue("id"))
+	if err != nil {
+		writeError(w, r, h.log, err)
+		return
+	}
+	writeRaw(w, http.StatusOK, tambala.RenderCollectionV2(c))
+}
+
+// simulateCollectionV2 is POST /v2/collections/simulate: sandbox_only is
+// answered before the body is decoded; then the body's shape (400), and
+// the engine checks the rest in the order of design 2.13.2.
+func (h *Handler) simulateCollectionV2(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
+	body, err := readBody(r)
+	if err != nil {
+		writeError(w, r, h.log, err)
+		return
+	}
+	if h.engine.Environment() != tambala.Sandbox {
+		writeError(w, r, h.log, errcode.New(errcode.SandboxOnly))
+		return
+	}
+	sc, err := decodeSimulatedCollectionV2(body)
+	if err != nil {
+		writeError(w, r, h.log, err)
+		return
+	}
+	c, err := h.engine.SimulateCollectionV2(r.Context(), p, sc)
+	if err != nil {
+		writeError(w, r, h.log, err)
+		return
+	}
+	writeRaw(w, http.StatusCreated, tambala.RenderCollectionV2(c))
+}
+
+// decodeSimulatedCollectionV2 reads {asset, amount, network?}: asset a
+// non-empty string, amount a JSON string (a number is refused: send a
+// string), network a string, null or absent.
+func decodeSimulatedCollectionV2(body []byte) (tambala.SimulatedCollectionV2, error) {
+	var in struct {
+		Asset   *string         `json:"asset"`
+		Amount  json.RawMessage `json:"amount"`
+		Network *string         `json:"network"`
+	}
+	if err := decodeJSON(body, &in); err != nil {
+		return tambala.SimulatedCollectionV2{}, err
+	}
+	if in.Asset == nil || *in.Asset == "" {
+		return tambala.SimulatedCollectionV2{}, errcode.Newf(errcode.ValidationError, "asset is required.")
+	}
+	amount, err := v2AmountText("amount", in.Amount)
+	if err != nil {
+		return tambala.SimulatedCollectionV2{}, err
+	}
+	return tambala.SimulatedCollectionV2{Asset: *in.Asset, Amount: amount, Network: in.Network}, nil
+}
+
+// v2AmountText reads a required /v2 amount field as its decimal text: a
+// JSON string (design 2.0.2); the engine parses it once the asset is
+// known.
+func v2AmountText(field string, raw json.RawMessage) (string, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", errcode.Newf(errcode.ValidationError, "%s is required.", field)
+	}
+	var s string
+	if raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
+		return "", errcode.Newf(errcode.ValidationError, "%s must be a JSON string (send \"100.50\", not 100.50).", field)
+	}
+	if s == "" {
+		return "", errcode.Newf(errcode.ValidationError, "%s is required.", field)
+	}
+	return s, nil
+}

@@ -1,0 +1,288 @@
+package tambala
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+
+	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/records"
+	"github.com/tambalapay/tambala/money"
+	"github.com/tambalapay/tambala/store"
+)
+
+// DepositAddressIssuer gives an organization its deposit address on a
+// network (design 2.12). It is called outside any transaction, once per
+// (org, network) the engine has no address for yet; the engine stores
+// what it returns and never asks again for that pair. An error makes the
+// whole GET /v2/deposit-addresses 503 service_unavailable.
+type DepositAddressIssuer interface {
+	Issue(ctx context.Context, org, network string) (address string, err error)
+}
+
+// DepositAddress is one entry of GET /v2/deposit-addresses: a network, the
+// organization's address on it and the assets it may deposit there.
+type DepositAddress struct {
+	Network string   `json:"network"`
+	Address string   `json:"address"`
+	Assets  []string `json:"assets"`
+}
+
+var (
+	bucketDepositAddresses = []byte("deposit_addresses") // org \x00 network -> address
+	bucketDeposits         = []byte("deposits")          // network \x00 tx_ref -> depositRecord
+)
+
+func depositAddressKey(org, network string) []byte { return records.IndexKey(org, network) }
+
+// depositNetworks are the networks org may deposit on: those carrying at
+// least one asset of its list with collection, each with those assets in
+// the network's order; by network id.
+func (e *Engine) depositNetworks(org *Organization) []DepositAddress {
+	var out []DepositAddress
+	for _, n := range e.networks.Sorted() {
+		var assets []string
+		for _, a := range n.Assets {
+			if org.Enabled(a, OpCollection) {
+				assets = append(assets, a)
+			}
+		}
+		if len(assets) > 0 {
+			out = append(out, DepositAddress{Network: n.ID, Assets: assets})
+		}
+	}
+	return out
+}
+
+// DepositAddresses lists the caller's deposit addresses, one per network
+// (GET /v2/deposit-addresses). An address is issued on its first read and
+// stored; any address the issuer can't give (or no issuer at all) makes
+// the whole call 503 service_unavailable, never a partial list.
+func (e *Engine) DepositAddresses(ctx context.Context, p Principal) ([]DepositAddress, error) {
+	var (
+		list    []DepositAddress
+		missing []int
+		orgID   string
+	)
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		org, err := e.admit(tx, p, APIv2)
+		if err != nil {
+			return err
+		}
+		orgID = org.ID
+		list = e.depositNetworks(org)
+		for i := range list {
+			v, err := tx.Get(bucketDepositAddresses, depositAddressKey(org.ID, list[i].Network))
+			switch {
+			case errors.Is(err, store.ErrNotFound):
+				missing = append(missing, i)
+			case err != nil:
+				return err
+			default:
+				list[i].Address = string(v)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if list == nil {
+		return []DepositAddress{}, nil
+	}
+	if len(missing) == 0 {
+		return list, nil
+	}
+	// Issue outside any transaction (the issuer may be remote), then store
+	// with a re-check: of two racing first reads, the first stored wins
+	// and both answer with it.
+	issued := make(map[int]string, len(missing))
+	for _, i := range missing {
+		addr, err := e.issueDepositAddress(ctx, orgID, list[i].Network)
+		if err != nil {
+			return nil, err
+		}
+		issued[i] = addr
+	}
+	err = e.store.Update(ctx, func(tx store.Tx) error {
+		for _, i := range missing {
+			k := depositAddressKey(orgID, list[i].Network)
+			v, err := tx.Get(bucketDepositAddresses, k)
+			switch {
+			case errors.Is(err, store.ErrNotFound):
+				if err := tx.Put(bucketDepositAddresses, k, []byte(issued[i])); err != nil {
+					return err
+				}
+				list[i].Address = issued[i]
+			case err != nil:
+				return err
+			default:
+				list[i].Address = string(v)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return list, nil
+}
+
+// issueDepositAddress asks the issuer for org's address on network and
+// checks it with the network's validator: 503 service_unavailable when
+// there is no issuer, it fails, or its address is not valid.
+func (e *Engine) issueDepositAddress(ctx context.Context, org, network string) (string, error) {
+	if e.depositIssuer == nil {
+		return "", errcode.Newf(errcode.ServiceUnavailable, "Deposit addresses are not available.")
+	}
+	n, err := e.networks.Lookup(network)
+	if err != nil {
+		return "", err
+	}
+	addr, err := e.depositIssuer.Issue(ctx, org, network)
+	if err == nil {
+		err = n.CheckAddress(n.Assets[0], addr)
+	}
+	if err != nil {
+		e.log.LogAttrs(ctx, slog.LevelError, "deposit address not issued", slog.String("org", org),
+			slog.String("network", network), slog.String("error", err.Error()))
+		return "", errcode.Newf(errcode.ServiceUnavailable, "Deposit addresses are temporarily unavailable.")
+	}
+	return addr, nil
+}
+
+// Deposit is money received on a network for an organization: a
+// provider's callback or the operator's POST /admin/orgs/{org}/deposits.
+// (Network, TxRef) identifies it.
+type Deposit struct {
+	Network string
+	Asset   string
+	Amount  money.Amount
+	TxRef   string
+}
+
+// depositRecord remembers a recorded deposit by (network, tx_ref).
+type depositRecord struct {
+	Org        string `json:"org"`
+	Asset      string `json:"asset"`
+	Amount     string `json:"amount"`
+	Collection string `json:"collection"`
+}
+
+// MaxTxRefLength bounds a deposit's tx_ref.
+const MaxTxRefLength = 255
+
+// RecordDeposit credits a deposit (design 2.12, U37): Credit From
+// external net of the asset's collection fee (U35), a /v2 collection with
+// source deposit and collection_v2.settled, in one transaction. It is
+// idempotent per (network, tx_ref): the same deposit again returns the
+// same collection; other figures under that pair are 409 conflict. The
+// network must be known and carry the asset (422 unsupported_network),
+// the asset configured (422 unsupported_asset) and enabled with
+// collection for the organization (403 corridor_not_enabled).
+func (e *Engine) RecordDeposit(ctx context.Context, orgID string, d Deposit) (CollectionV2, error) {
+	if d.TxRef == "" || len(d.TxRef) > MaxTxRefLength {
+		return CollectionV2{}, errcode.Newf(errcode.ValidationError, "tx_ref must be 1 to %d characters.", MaxTxRefLength)
+	}
+	n, err := e.networks.Lookup(d.Network)
+	if err != nil {
+		return CollectionV2{}, err
+	}
+	asset, ok := e.assets.Lookup(d.Asset)
+	if !ok {
+		return CollectionV2{}, errcode.Newf(errcode.UnsupportedAsset, "The asset %q is not configured.", truncate(d.Asset, 12))
+	}
+	if !n.Carries(asset.Code) {
+		return CollectionV2{}, errcode.Newf(errcode.UnsupportedNetwork, "%s is not carried on the %s network.", asset.Code, n.ID)
+	}
+	if d.Amount.Asset() != asset || d.Amount.Sign() <= 0 {
+		return CollectionV2{}, errcode.Newf(errcode.ValidationError, "amount must be a positive %s amount.", asset.Code)
+	}
+	var c CollectionV2
+	err = e.store.Update(ctx, func(tx store.Tx) error {
+		org := &Organization{}
+		if err := records.GetJSON(tx, bucketOrgs, orgID, org, errNotFound); err != nil {
+			return err
+		}
+		key := string(records.IndexKey(n.ID, d.TxRef))
+		var prev depositRecord
+		err := records.GetJSON(tx, bucketDeposits, key, &prev, errNotFound)
+		switch {
+		case err == nil:
+			if prev.Org != orgID || prev.Asset != asset.Code || prev.Amount != d.Amount.String() {
+				return errcode.Newf(errcode.Conflict, "The deposit %s on %s was recorded with other figures.", truncate(d.TxRef, 64), n.ID)
+			}
+			c, err = e.loadCollectionV2(tx, orgID, prev.Collection)
+			return err
+		case !errors.Is(err, errNotFound):
+			return err
+		}
+		if _, err := e.enabledAsset(org, asset.Code, OpCollection); err != nil {
+			return err
+		}
+		fee, err := e.collectionV2Fee(d.Amount)
+		if err != nil {
+			return err
+		}
+		network := n.ID
+		if c, err = e.creditCollectionV2(tx, orgID, d.Amount, fee, &network, CollectionSourceDeposit); err != nil {
+			return err
+		}
+		return records.PutJSON(tx, bucketDeposits, key, depositRecord{Org: orgID, Asset: asset.Code, Amount: d.Amount.String(), Collection: c.ID})
+	})
+	return c, err
+}
+
+// RotateDepositAddress gives org a new address on network (the operator's
+// side; design 2.12: addresses change only this way): the issuer is asked
+// outside any transaction, its address checked and stored in place of the
+// old one. 404 for an unknown organization, 422 unsupported_network for an
+// unknown network, 503 service_unavailable when the issuer fails or gives
+// the address already in use. Assets are those of the organization's list
+// with collection that the network carries (possibly none).
+func (e *Engine) RotateDepositAddress(ctx context.Context, orgID, network string) (DepositAddress, error) {
+	n, err := e.networks.Lookup(network)
+	if err != nil {
+		return DepositAddress{}, err
+	}
+	var old string
+	err = e.store.View(ctx, func(tx store.Tx) error {
+		if err := records.GetJSON(tx, bucketOrgs, orgID, &Organization{}, errNotFound); err != nil {
+			return err
+		}
+		v, err := tx.Get(bucketDepositAddresses, depositAddressKey(orgID, n.ID))
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		old = string(v)
+		return nil
+	})
+	if err != nil {
+		return DepositAddress{}, err
+	}
+	addr, err := e.issueDepositAddress(ctx, orgID, n.ID)
+	if err != nil {
+		return DepositAddress{}, err
+	}
+	if addr == old {
+		return DepositAddress{}, errcode.Newf(errcode.ServiceUnavailable, "The issuer gave the address already in use; try again later.")
+	}
+	out := DepositAddress{Network: n.ID, Address: addr, Assets: []string{}}
+	err = e.store.Update(ctx, func(tx store.Tx) error {
+		org := &Organization{}
+		if err := records.GetJSON(tx, bucketOrgs, orgID, org, errNotFound); err != nil {
+			return err
+		}
+		for _, a := range n.Assets {
+			if org.Enabled(a, OpCollection) {
+				out.Assets = append(out.Assets, a)
+			}
+		}
+		return tx.Put(bucketDepositAddresses, depositAddressKey(orgID, n.ID), []byte(addr))
+	})
+	if err != nil {
+		return DepositAddress{}, err
+	}
+	e.log.LogAttrs(ctx, slog.LevelInfo, "deposit address rotated", slog.String("org", orgID), slog.String("network", n.ID))
+	return out, nil
+}
