@@ -69,6 +69,8 @@ type Options struct {
 	// Networks are the blockchain networks /v2 accepts, with the assets
 	// each carries. Default: networks.Default (USDT on tron and ethereum).
 	Networks networks.Table
+	// PayoutsV2 tunes /v2 payouts: the FX pricer and the wallet fees.
+	PayoutsV2 PayoutV2Options
 	// Proofs keeps the bytes of funding proofs. Default: the engine's own
 	// store.
 	Proofs ProofStore
@@ -176,6 +178,7 @@ type Engine struct {
 	orderOpts          OrderOptions
 	classes            quotes.Classes
 	networks           networks.Table
+	payoutsV2          PayoutV2Options
 	proofs             ProofStore
 	metrics            Metrics
 	running            atomic.Bool // Run is under way
@@ -260,6 +263,7 @@ func New(s store.Store, opts *Options) (*Engine, error) {
 	if err := e.networks.Validate(); err != nil {
 		return nil, err
 	}
+	e.payoutsV2 = o.PayoutsV2
 	e.proofs = o.Proofs
 	if e.proofs == nil {
 		e.proofs = kvProofs{s}
