@@ -487,7 +487,7 @@ func (e *Engine) finishSuccessV2(tx store.Tx, rec *payoutRecord, p payouts.Payou
 	charged := p.HeldFee
 	if fee != nil && rec.V2.Rate == nil {
 		if fee.Asset() != p.HeldFee.Asset() || fee.Sign() < 0 {
-			return errors.New("payout " + p.ID + ": provider reported fee " + fee.String() + " " + fee.Asset().Code)
+			return errcode.Newf(errcode.ValidationError, "The fee of payout %s must be a non-negative amount in %s.", p.ID, p.HeldFee.Asset().Code)
 		}
 		if fee.Cmp(p.HeldFee) < 0 {
 			charged = *fee

@@ -13,6 +13,7 @@ import (
 	"github.com/tambalapay/tambala/adapters/sandbox"
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/money"
+	"github.com/tambalapay/tambala/networks"
 	"github.com/tambalapay/tambala/payouts"
 	"github.com/tambalapay/tambala/quotes"
 	"github.com/tambalapay/tambala/store"
@@ -341,3 +342,33 @@ func TestPayoutV2PauseHoldsBack(t *testing.T) {
 	})
 }
 
+
+// TestPayoutV2PairAndNoDailyCap: two stablecoins are unsupported_pair;
+// /v2 payouts know no org_limit_exceeded (the /v1 rolling limits do not
+// apply).
+func TestPayoutV2PairAndNoDailyCap(t *testing.T) {
+	eachStore(t, func(t *testing.T, s store.Store) {
+		usdc := money.Asset{Code: "USDC", Decimals: 6}
+		d := newPV2Env(t, s, func(o *tambala.Options) {
+			o.Assets = money.DefaultAssets()
+			o.Assets["USDC"] = usdc
+			o.AssetClasses = quotes.DefaultClasses()
+			o.AssetClasses["USDC"] = quotes.Stablecoin
+			o.Networks = networks.Default()
+			o.Networks["ethereum"] = networks.Network{ID: "ethereum", Kind: networks.EVM, Assets: []string{"USDT", "USDC"}}
+		})
+		org := d.newOrg(t, "Pair", append(deskAssets(), tambala.AssetAccess{Asset: "USDC", Operations: []string{tambala.OpPayout}}))
+		require.NoError(t, d.e.Fund(d.ctx, org.ID, money.FromInt(money.USDT, 100), "f"))
+		p := actFor(d.e, org.ID)
+		_, err := d.payFor(p, "USDT", "USDC", "1", walletDest("ethereum", pv2EVM))
+		requireCode(t, errcode.UnsupportedPair, err)
+		_, err = d.payFor(p, "USDT", "USDC", "1", bankDest())
+		requireCode(t, errcode.UnsupportedAsset, err)
+		// an hourly count of 1 stops /v1, never /v2
+		_, err = d.e.SetPayoutLimits(d.ctx, d.org.ID, tambala.PayoutLimits{HourlyCount: 1, DailyVolumeMWK: "1000.00"})
+		require.NoError(t, err)
+		for range 3 {
+			d.pay(t, "MWK", "MWK", "5000.00", momoDest())
+		}
+	})
+}
