@@ -152,4 +152,3 @@ func TestPayoutV2Rapid(t *testing.T) {
 		})
 	})
 }
-

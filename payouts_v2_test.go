@@ -342,7 +342,6 @@ func TestPayoutV2PauseHoldsBack(t *testing.T) {
 	})
 }
 
-
 // TestPayoutV2PairAndNoDailyCap: two stablecoins are unsupported_pair;
 // /v2 payouts know no org_limit_exceeded (the /v1 rolling limits do not
 // apply).
