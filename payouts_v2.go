@@ -166,6 +166,9 @@ type payoutV2Record struct {
 	PricedFee      string              `json:"fee"`    // priced at accept, in asset
 	Rate           *string             `json:"rate"`   // nil on a same-asset payout
 	Destination    PayoutV2Destination `json:"destination"`
+	// FeeObserved is the provider's fee in asset when it was below the
+	// priced fee on an FX payout (charged converted); nil otherwise.
+	FeeObserved *string `json:"fee_observed,omitempty"`
 }
 
 func (v *payoutV2Record) source() money.Asset {
@@ -231,7 +234,9 @@ func (r payoutRecord) payoutV2() (PayoutV2, error) {
 			fee = money.Zero(v.asset())
 		case v.Rate == nil: // same asset: the fee charged
 			fee, err = money.Parse(v.asset(), p.Fee.String())
-		default: // FX: the frozen fee_src was charged, priced in asset
+		case v.FeeObserved != nil: // FX, the provider's fee below the priced one
+			fee, err = money.Parse(v.asset(), *v.FeeObserved)
+		default: // FX: fee_src was charged, the priced fee in asset
 			fee, err = money.Parse(v.asset(), v.PricedFee)
 		}
 		if err != nil {
@@ -479,18 +484,36 @@ func railOfV2(p PayoutV2) payouts.Rail {
 }
 
 // finishSuccessV2 captures a /v2 payout's hold in the source asset:
-// principal_src to the provider; as fee, on a same-asset payout the
-// observed fee capped at the held fee (the quoted fee when none was
-// reported), on an FX payout the frozen fee_src; the rest of the hold
-// returns to available. A provider fee above the hold is absorbed (U34).
+// principal_src to the provider; as fee the observed fee (in asset),
+// converted at the frozen rate and rounded up on an FX payout, capped at
+// fee_src (fee_src when none was reported); the rest of the hold returns
+// to available. A provider fee above the hold is absorbed (U34).
 func (e *Engine) finishSuccessV2(tx store.Tx, rec *payoutRecord, p payouts.Payout, fee *money.Amount, now time.Time) error {
 	charged := p.HeldFee
-	if fee != nil && rec.V2.Rate == nil {
-		if fee.Asset() != p.HeldFee.Asset() || fee.Sign() < 0 {
-			return errcode.Newf(errcode.ValidationError, "The fee of payout %s must be a non-negative amount in %s.", p.ID, p.HeldFee.Asset().Code)
+	v := rec.V2
+	v.FeeObserved = nil
+	if fee != nil {
+		if fee.Asset() != v.asset() || fee.Sign() < 0 {
+			return errcode.Newf(errcode.ValidationError, "The fee of payout %s must be a non-negative amount in %s.", p.ID, v.Asset)
 		}
-		if fee.Cmp(p.HeldFee) < 0 {
-			charged = *fee
+		inSource := *fee
+		if v.Rate != nil {
+			rate, err := money.ParseRate(*v.Rate)
+			if err != nil {
+				return err
+			}
+			pair := quotes.Pair{Direction: quotes.FromBank, From: v.source(), To: v.asset()}
+			if c, _ := e.classes.Lookup(v.SourceAsset); c == quotes.Stablecoin {
+				pair.Direction = quotes.ToBank
+			}
+			if inSource, err = convertUp(*fee, pair, rate); err != nil {
+				return err
+			}
+		}
+		if inSource.Cmp(p.HeldFee) < 0 {
+			charged = inSource
+			s := fee.String()
+			v.FeeObserved = &s
 		}
 	}
 	p, err := p.Succeed(&charged, now)

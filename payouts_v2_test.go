@@ -257,8 +257,15 @@ func TestPayoutV2WorkerOutcomes(t *testing.T) {
 		over := mustParse(money.MWK, "900.00")
 		big := d.pay(t, "MWK", "MWK", "1000.00", momoDest())
 		d.prov.ScriptPayout(big.ID, sandbox.Outcome{Fee: &over})
+		// FX, provider fee below the priced one: converted, rounded up
+		low := mustParse(money.MWK, "100.00")
+		fx2 := d.pay(t, "USDT", "MWK", "1000.00", bankDest())
+		d.prov.ScriptPayout(fx2.ID, sandbox.Outcome{Fee: &low})
 		mwk := d.balance(t, d.org.ID, money.MWK)
 		d.drain(t)
+		f2 := d.get(t, fx2.ID)
+		assert.Equal(t, payouts.Succeeded, f2.Status)
+		assert.Equal(t, "100.00", f2.Fee.String())
 
 		f := d.get(t, failed.ID)
 		assert.Equal(t, payouts.Failed, f.Status)
@@ -271,10 +278,11 @@ func TestPayoutV2WorkerOutcomes(t *testing.T) {
 		g := d.get(t, big.ID)
 		assert.Equal(t, payouts.Succeeded, g.Status)
 		assert.Equal(t, "244.40", g.Fee.String())
-		// USDT: only fx's fee_src (0.340989) is gone.
+		// USDT: fx's fee_src (0.340989), fx2's principal (0.571266) and
+		// its fee 100.00 / 1750.5 rounded up (0.057127) are gone.
 		endU := d.balance(t, d.org.ID, money.USDT)
 		spent, _ := usdt.Available.Sub(endU.Available)
-		assert.Equal(t, "0.340989", spent.String())
+		assert.Equal(t, "0.969382", spent.String())
 		assert.True(t, endU.Held.IsZero())
 		endM := d.balance(t, d.org.ID, money.MWK)
 		spentM, _ := mwk.Held.Sub(endM.Held)
