@@ -73,6 +73,8 @@ type Options struct {
 	// /v2/deposit-addresses; adapters/sandbox.Issuer in the sandbox).
 	// Without one, that read is 503 service_unavailable.
 	DepositIssuer DepositAddressIssuer
+	// PayoutsV2 tunes /v2 payouts: the FX pricer and the wallet fees.
+	PayoutsV2 PayoutV2Options
 	// Proofs keeps the bytes of funding proofs. Default: the engine's own
 	// store.
 	Proofs ProofStore
@@ -181,6 +183,7 @@ type Engine struct {
 	classes            quotes.Classes
 	networks           networks.Table
 	depositIssuer      DepositAddressIssuer
+	payoutsV2          PayoutV2Options
 	proofs             ProofStore
 	metrics            Metrics
 	running            atomic.Bool // Run is under way
@@ -265,6 +268,7 @@ func New(s store.Store, opts *Options) (*Engine, error) {
 	if err := e.networks.Validate(); err != nil {
 		return nil, err
 	}
+	e.payoutsV2 = o.PayoutsV2
 	e.proofs = o.Proofs
 	if e.proofs == nil {
 		e.proofs = kvProofs{s}

@@ -94,6 +94,10 @@ type payoutRecord struct {
 	Resubmit bool `json:"resubmit,omitempty"`
 	// Resolution is the operator's, when the operator finished it.
 	Resolution *resolutionRecord `json:"resolution,omitempty"`
+	// V2 is set on a /v2 payout only (absent from /v1 records, which read
+	// as before). On a /v2 payout Amount and HeldFee are principal_src and
+	// fee_src, and Fee the fee charged, all in the source asset.
+	V2 *payoutV2Record `json:"v2,omitempty"`
 }
 
 type resolutionRecord struct {
@@ -113,18 +117,22 @@ func toPayoutRecord(p payouts.Payout) payoutRecord {
 }
 
 func (r payoutRecord) payout() (payouts.Payout, error) {
-	amt, err := money.Parse(money.MWK, r.Amount)
+	asset := money.MWK
+	if r.V2 != nil {
+		asset = r.V2.source()
+	}
+	amt, err := money.Parse(asset, r.Amount)
 	if err != nil {
 		return payouts.Payout{}, err
 	}
-	held, err := money.Parse(money.MWK, r.HeldFee)
+	held, err := money.Parse(asset, r.HeldFee)
 	if err != nil {
 		return payouts.Payout{}, err
 	}
 	p := payouts.Payout{ID: r.ID, Org: r.Org, Rail: r.Rail, Amount: amt, HeldFee: held, Status: r.Status,
 		Destination: r.Destination, Failure: r.Failure, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, TerminalAt: r.TerminalAt}
 	if r.Fee != nil {
-		f, err := money.Parse(money.MWK, *r.Fee)
+		f, err := money.Parse(asset, *r.Fee)
 		if err != nil {
 			return payouts.Payout{}, err
 		}
@@ -359,7 +367,7 @@ func loadPayout(tx store.Tx, org, id string) (payouts.Payout, error) {
 	if err := records.GetJSON(tx, bucketPayouts, id, &r, errNotFound); err != nil {
 		return payouts.Payout{}, err
 	}
-	if r.Org != org {
+	if r.Org != org || r.V2 != nil { // a /v2 payout is not a /v1 resource
 		return payouts.Payout{}, errNotFound
 	}
 	return r.payout()

@@ -11,12 +11,29 @@ import (
 // PayoutSubmission is what the engine hands a payout rail. Reference is the
 // payout id: a provider must treat a second submission with the same
 // reference as the same payout, never as a second one.
+//
+// The port is asset-generic. A /v1 payout has Rail bank or momo, Amount in
+// MWK and the Destination; the /v2 fields are zero. A /v2 payout has Rail
+// bank, momo or RailWallet; Amount is what the destination receives, in
+// the payout's asset (MWK on bank and momo); SourceAmount is what the
+// organization is debited for it (principal and fee, in the source asset);
+// a wallet payout has Network and Address instead of Destination.
 type PayoutSubmission struct {
 	Reference   string
 	Rail        payouts.Rail
 	Amount      money.Amount
 	Destination payouts.Destination
+	// V2 says the payout was made through /v2.
+	V2 bool
+	// SourceAmount is the amount held in the source asset (/v2 only).
+	SourceAmount money.Amount
+	// Network and Address are a wallet payout's destination (/v2 only).
+	Network string
+	Address string
 }
+
+// RailWallet is the rail of a /v2 payout to a blockchain wallet.
+const RailWallet payouts.Rail = "wallet"
 
 // ProviderState is where a provider says a payout is.
 type ProviderState string

@@ -185,6 +185,17 @@ func (e *Engine) claim(ctx context.Context, id string) (rec payoutRecord, ok boo
 		if rec.DueAt == nil || rec.DueAt.After(now) {
 			return nil // finished or claimed meanwhile
 		}
+		if rec.Status == payouts.Held && rec.V2 != nil {
+			// A /v2 payout still held is not submitted while /v2 is
+			// paused (design 2.16): it stays due, polled again later.
+			ps, err := e.readPause(tx)
+			if err != nil {
+				return err
+			}
+			if ps.Err(APIv2) != nil {
+				return schedule(tx, &rec, at(now.Add(e.worker.Poll)))
+			}
+		}
 		if rec.Status == payouts.Held {
 			p, err := rec.payout()
 			if err != nil {
@@ -212,6 +223,7 @@ func (e *Engine) claim(ctx context.Context, id string) (rec payoutRecord, ok boo
 func withState(rec payoutRecord, p payouts.Payout) payoutRecord {
 	n := toPayoutRecord(p)
 	n.DueAt, n.Attempts, n.Unknown, n.Resubmit, n.Resolution = rec.DueAt, rec.Attempts, rec.Unknown, rec.Resubmit, rec.Resolution
+	n.V2 = rec.V2
 	return n
 }
 
@@ -292,6 +304,13 @@ func (e *Engine) submit(ctx context.Context, rec payoutRecord) (callErr, err err
 	if err != nil {
 		return nil, err
 	}
+	if rec.V2 != nil {
+		s, err := rec.V2.submission(p)
+		if err != nil {
+			return nil, err
+		}
+		return e.provider.Submit(ctx, s), nil
+	}
 	return e.provider.Submit(ctx, PayoutSubmission{Reference: p.ID, Rail: p.Rail, Amount: p.Amount, Destination: p.Destination}), nil
 }
 
@@ -365,6 +384,9 @@ func captureEntry(id string) string { return "payout:" + id + ":capture" }
 // above the held fee is charged too: the excess comes from available, and
 // what available cannot cover becomes the organization's shortfall.
 func (e *Engine) finishSuccess(tx store.Tx, rec *payoutRecord, p payouts.Payout, fee *money.Amount, now time.Time) error {
+	if rec.V2 != nil {
+		return e.finishSuccessV2(tx, rec, p, fee, now)
+	}
 	charged, excess := p.HeldFee, money.Zero(money.MWK)
 	if fee != nil {
 		if fee.Asset() != money.MWK || fee.Sign() < 0 {
@@ -412,6 +434,12 @@ func (e *Engine) finishFailure(tx store.Tx, rec *payoutRecord, p payouts.Payout,
 		return err
 	}
 	*rec = withState(*rec, p)
+	if rec.V2 != nil {
+		if err := e.emitPayoutV2(tx, *rec, EventPayoutV2Failed); err != nil {
+			return err
+		}
+		return schedule(tx, rec, nil)
+	}
 	if err := e.emit(tx, p.Org, webhooks.PayoutFailed, payouts.Render(p)); err != nil {
 		return err
 	}
@@ -432,6 +460,9 @@ func (e *Engine) clawback(tx store.Tx, rec *payoutRecord, now time.Time) error {
 		return err
 	}
 	*rec = withState(*rec, p)
+	if rec.V2 != nil {
+		return e.emitPayoutV2(tx, *rec, EventPayoutV2Reversed)
+	}
 	return e.emit(tx, p.Org, webhooks.PayoutReversed, payouts.Render(p))
 }
 

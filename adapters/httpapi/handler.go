@@ -113,6 +113,7 @@ func (h *Handler) routes() {
 	h.collectionRoutes()
 	h.orderRoutes()
 	h.collectionV2Routes()
+	h.payoutV2Routes()
 }
 
 // handle registers an authenticated route of api.

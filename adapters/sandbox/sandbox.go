@@ -158,14 +158,41 @@ func (p *Provider) SubmitCalls(ref string) int {
 	return p.calls[ref]
 }
 
-func dest(d payouts.Destination) string {
+// TestWalletAddresses are the sandbox's payable blockchain addresses for
+// /v2 wallet payouts, by network id: valid TRON (base58check, version
+// 0x41, payloads of 0x11, 0x22 and 0x33 bytes) and EVM (all lower case,
+// so valid under EIP-55) addresses that belong to nobody. A wallet payout
+// to any other address fails with recipient_account_invalid. Scripting
+// by destination (ScriptDestination) takes the address.
+var TestWalletAddresses = map[string][]string{
+	"tron": {
+		"TBXSw8fM4jpQkGc6zZjsVABFpVN7UvXPdV",
+		"TD5gsCwxykWsLN9aPrq2TAfNjByuZKYp4E",
+		"TEdvoHEatmDKvTh3o9vBRB9Vdtbhn4QFhy",
+	},
+	"ethereum": {
+		"0x1111111111111111111111111111111111111111",
+		"0x2222222222222222222222222222222222222222",
+		"0x3333333333333333333333333333333333333333",
+	},
+}
+
+func dest(s tambala.PayoutSubmission) string {
+	d := s.Destination
+	if s.Address != "" {
+		return s.Address
+	}
 	if d.AccountNumber != "" {
 		return d.AccountNumber
 	}
 	return d.MobileNumber
 }
 
-func payable(d payouts.Destination) bool {
+func payable(s tambala.PayoutSubmission) bool {
+	if s.Rail == tambala.RailWallet {
+		return slices.Contains(TestWalletAddresses[s.Network], s.Address)
+	}
+	d := s.Destination
 	return slices.Contains(tambala.SandboxBankAccounts, d.AccountNumber) || slices.Contains(tambala.SandboxWallets, d.MobileNumber)
 }
 
@@ -176,10 +203,10 @@ func (p *Provider) script(s tambala.PayoutSubmission) Outcome {
 	if o, ok := p.byRef[s.Reference]; ok {
 		return o
 	}
-	if o, ok := p.byDest[dest(s.Destination)]; ok {
+	if o, ok := p.byDest[dest(s)]; ok {
 		return o
 	}
-	if !payable(s.Destination) {
+	if !payable(s) {
 		return Outcome{Fail: string(payouts.RecipientAccountInvalid)}
 	}
 	return Outcome{}
@@ -230,6 +257,9 @@ func (p *Provider) Submit(ctx context.Context, s tambala.PayoutSubmission) error
 	p.mu.Lock()
 	p.calls[s.Reference]++
 	o := p.script(s)
+	if s.Rail == tambala.RailWallet && o.Fee == nil {
+		o.NoFee = true // the fee schedule prices bank and momo only
+	}
 	now := p.now()
 	p.mu.Unlock()
 

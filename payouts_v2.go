@@ -1,0 +1,602 @@
+package tambala
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/records"
+	"github.com/tambalapay/tambala/ledger"
+	"github.com/tambalapay/tambala/money"
+	"github.com/tambalapay/tambala/payouts"
+	"github.com/tambalapay/tambala/quotes"
+	"github.com/tambalapay/tambala/store"
+)
+
+// CreatePayoutV2 is the idempotent create of a /v2 payout.
+const CreatePayoutV2Op Operation = "payouts_v2.create"
+
+// The events of /v2 payouts, with the /v2 rendering as data (U34): a /v1
+// receiver never sees this shape under payout.*.
+const (
+	EventPayoutV2Succeeded = "payout_v2.succeeded"
+	EventPayoutV2Failed    = "payout_v2.failed"
+	EventPayoutV2Reversed  = "payout_v2.reversed"
+)
+
+func init() {
+	operationInfo[CreatePayoutV2Op] = struct {
+		api    API
+		legacy string
+	}{APIv2, ""}
+}
+
+var bucketPayoutsV2ByOrg = []byte("payouts_v2.by_org")
+
+// Destination types of a /v2 payout.
+const (
+	DestinationBank   = "bank"
+	DestinationMomo   = "momo"
+	DestinationWallet = "wallet"
+)
+
+// FXPricer prices a /v2 FX payout at accept: the rate, in corridor
+// currency per one stablecoin, at which pair (From the source asset, To the
+// delivered asset) is converted. An error with code service_unavailable (or
+// any error, which becomes one) refuses the payout with 503.
+type FXPricer interface {
+	PayoutRate(ctx context.Context, pair quotes.Pair) (money.Rate, error)
+}
+
+// PayoutV2Options tune /v2 payouts.
+type PayoutV2Options struct {
+	// FXPricer is the provider's rate for FX payouts. Default: the desk
+	// corridor's rate of the pair's direction while the corridor is open
+	// (off-ramp when paying corridor currency from a stablecoin, on-ramp
+	// the other way).
+	FXPricer FXPricer
+	// WalletFees are flat fees of wallet payouts by asset then network id,
+	// in the payout's asset. Default: none (0).
+	WalletFees map[string]map[string]money.Amount
+}
+
+// PayoutV2Destination is where a /v2 payout goes: bank or momo (the /v1
+// fields and rules) or wallet (Network and Address).
+type PayoutV2Destination struct {
+	Type            string `json:"type"`
+	InstitutionID   int    `json:"institution_id,omitempty"`
+	AccountNumber   string `json:"account_number,omitempty"`
+	MobileNumber    string `json:"mobile_number,omitempty"`
+	BeneficiaryName string `json:"beneficiary_name,omitempty"`
+	Network         string `json:"network,omitempty"`
+	Address         string `json:"address,omitempty"`
+}
+
+// PayoutV2Request asks for a /v2 payout: Amount (decimal text, parsed at
+// Asset's decimals once the asset is known) delivered in Asset to
+// Destination, paid from SourceAsset.
+type PayoutV2Request struct {
+	SourceAsset string
+	Asset       string
+	Amount      string
+	Destination PayoutV2Destination
+}
+
+// Fingerprint is the default idempotency fingerprint of r.
+func (r PayoutV2Request) Fingerprint() Fingerprint {
+	h := sha256.New()
+	field := func(s string) {
+		h.Write(binary.AppendUvarint(nil, uint64(len(s))))
+		h.Write([]byte(s))
+	}
+	field("tambala.PayoutV2Request/v1")
+	d := r.Destination
+	for _, s := range []string{r.SourceAsset, r.Asset, r.Amount, d.Type, strconv.Itoa(d.InstitutionID), d.AccountNumber,
+		d.MobileNumber, d.BeneficiaryName, d.Network, d.Address} {
+		field(s)
+	}
+	var f Fingerprint
+	h.Sum(f[:0])
+	return f
+}
+
+// PayoutV2 is a /v2 payout (design 2.14). Amount is what the destination
+// receives in Asset; SourceAmount what was held in SourceAsset
+// (principal plus fee, each converted and rounded up on an FX payout).
+// Fee, in Asset, is null until the payout is terminal: then the fee
+// charged (0 on a failure).
+type PayoutV2 struct {
+	ID           string
+	Org          string
+	SourceAsset  money.Asset
+	SourceAmount money.Amount
+	Asset        money.Asset
+	Amount       money.Amount
+	Rate         *money.Rate
+	Fee          *money.Amount
+	Status       payouts.Status
+	Destination  PayoutV2Destination
+	Failure      *payouts.Failure
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+	TerminalAt   *time.Time
+	// PrincipalSource and FeeSource are the frozen source-asset parts of
+	// SourceAmount (not rendered).
+	PrincipalSource money.Amount
+	FeeSource       money.Amount
+}
+
+// MarshalJSON is the one rendering of a /v2 payout: its reads and the
+// data of its events.
+func (p PayoutV2) MarshalJSON() ([]byte, error) {
+	var term *string
+	if p.TerminalAt != nil {
+		s := payouts.FormatTime(*p.TerminalAt)
+		term = &s
+	}
+	return json.Marshal(struct {
+		ID           string              `json:"id"`
+		SourceAsset  string              `json:"source_asset"`
+		SourceAmount money.Amount        `json:"source_amount"`
+		Asset        string              `json:"asset"`
+		Amount       money.Amount        `json:"amount"`
+		Rate         *money.Rate         `json:"rate"`
+		Fee          *money.Amount       `json:"fee"`
+		Status       payouts.Status      `json:"status"`
+		Destination  PayoutV2Destination `json:"destination"`
+		Failure      *payouts.Failure    `json:"failure"`
+		CreatedAt    string              `json:"created_at"`
+		TerminalAt   *string             `json:"terminal_at"`
+	}{p.ID, p.SourceAsset.Code, p.SourceAmount, p.Asset.Code, p.Amount, p.Rate, p.Fee, p.Status, p.Destination,
+		p.Failure, payouts.FormatTime(p.CreatedAt), term})
+}
+
+// payoutV2Record is the /v2 part of a payout record.
+type payoutV2Record struct {
+	SourceAsset    string              `json:"source_asset"`
+	SourceDecimals int32               `json:"source_decimals"`
+	Asset          string              `json:"asset"`
+	AssetDecimals  int32               `json:"asset_decimals"`
+	Amount         string              `json:"amount"` // delivered, in asset
+	PricedFee      string              `json:"fee"`    // priced at accept, in asset
+	Rate           *string             `json:"rate"`   // nil on a same-asset payout
+	Destination    PayoutV2Destination `json:"destination"`
+	// FeeObserved is the provider's fee in asset when it was below the
+	// priced fee on an FX payout (charged converted); nil otherwise.
+	FeeObserved *string `json:"fee_observed,omitempty"`
+}
+
+func (v *payoutV2Record) source() money.Asset {
+	return money.Asset{Code: v.SourceAsset, Decimals: v.SourceDecimals}
+}
+
+func (v *payoutV2Record) asset() money.Asset {
+	return money.Asset{Code: v.Asset, Decimals: v.AssetDecimals}
+}
+
+func (v *payoutV2Record) submission(p payouts.Payout) (PayoutSubmission, error) {
+	amt, err := money.Parse(v.asset(), v.Amount)
+	if err != nil {
+		return PayoutSubmission{}, err
+	}
+	src, err := p.Amount.Add(p.HeldFee)
+	if err != nil {
+		return PayoutSubmission{}, err
+	}
+	s := PayoutSubmission{Reference: p.ID, Rail: p.Rail, Amount: amt, V2: true, SourceAmount: src}
+	d := v.Destination
+	if d.Type == DestinationWallet {
+		s.Network, s.Address = d.Network, d.Address
+	} else {
+		s.Destination = payouts.Destination{InstitutionID: d.InstitutionID, AccountNumber: d.AccountNumber,
+			MobileNumber: d.MobileNumber, BeneficiaryName: d.BeneficiaryName}
+	}
+	return s, nil
+}
+
+// payoutV2 reads the /v2 payout of a record.
+func (r payoutRecord) payoutV2() (PayoutV2, error) {
+	if r.V2 == nil {
+		return PayoutV2{}, errNotFound
+	}
+	p, err := r.payout()
+	if err != nil {
+		return PayoutV2{}, err
+	}
+	v := r.V2
+	amt, err := money.Parse(v.asset(), v.Amount)
+	if err != nil {
+		return PayoutV2{}, err
+	}
+	src, err := p.Amount.Add(p.HeldFee)
+	if err != nil {
+		return PayoutV2{}, err
+	}
+	out := PayoutV2{ID: p.ID, Org: p.Org, SourceAsset: v.source(), SourceAmount: src, Asset: v.asset(), Amount: amt,
+		Status: p.Status, Destination: v.Destination, Failure: p.Failure, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt,
+		TerminalAt: p.TerminalAt, PrincipalSource: p.Amount, FeeSource: p.HeldFee}
+	if v.Rate != nil {
+		rate, err := money.ParseRate(*v.Rate)
+		if err != nil {
+			return PayoutV2{}, err
+		}
+		out.Rate = &rate
+	}
+	if p.Fee != nil {
+		var fee money.Amount
+		switch {
+		case p.Status == payouts.Failed:
+			fee = money.Zero(v.asset())
+		case v.Rate == nil: // same asset: the fee charged
+			fee, err = money.Parse(v.asset(), p.Fee.String())
+		case v.FeeObserved != nil: // FX, the provider's fee below the priced one
+			fee, err = money.Parse(v.asset(), *v.FeeObserved)
+		default: // FX: fee_src was charged, the priced fee in asset
+			fee, err = money.Parse(v.asset(), v.PricedFee)
+		}
+		if err != nil {
+			return PayoutV2{}, err
+		}
+		out.Fee = &fee
+	}
+	return out, nil
+}
+
+var payoutV2Codec = resourceCodec[PayoutV2]{
+	decode: func(_ string, stored []byte) (PayoutV2, error) {
+		var rec payoutRecord
+		if err := json.Unmarshal(stored, &rec); err != nil {
+			return PayoutV2{}, err
+		}
+		return rec.payoutV2()
+	},
+	decodeLegacy: func(string, []byte) (PayoutV2, error) { return PayoutV2{}, errcode.New(errcode.InternalError) },
+}
+
+// walletFee is the flat fee of a wallet payout of asset on network.
+func (e *Engine) walletFee(asset money.Asset, network string) (money.Amount, error) {
+	if f, ok := e.payoutsV2.WalletFees[asset.Code][network]; ok {
+		if f.Asset() != asset || f.Sign() < 0 {
+			return money.Amount{}, errcode.Newf(errcode.RateUnavailable, "The %s fee on %s is misconfigured.", asset.Code, network)
+		}
+		return f, nil
+	}
+	return money.Zero(asset), nil
+}
+
+// payoutRate is the FX pricer's rate of pair, any failure 503
+// service_unavailable.
+func (e *Engine) payoutRate(ctx context.Context, tx store.Tx, pair quotes.Pair) (money.Rate, error) {
+	var rate money.Rate
+	var err error
+	if e.payoutsV2.FXPricer != nil {
+		rate, err = e.payoutsV2.FXPricer.PayoutRate(ctx, pair)
+	} else {
+		var all []quotes.Corridor
+		if all, err = allCorridors(tx); err != nil {
+			return money.Rate{}, err
+		}
+		var c quotes.Corridor
+		if c, err = quotes.FindCorridor(pair.Fiat().Code, all); err == nil {
+			rate, err = c.Rate(pair.Direction)
+		}
+	}
+	if err == nil && (rate.IsZero() || rate.Decimal().Sign() <= 0) {
+		err = errors.New("no positive rate")
+	}
+	if err != nil {
+		if errcode.Of(err) == errcode.ServiceUnavailable {
+			return money.Rate{}, err
+		}
+		return money.Rate{}, &errcode.Error{Code: errcode.ServiceUnavailable,
+			Message: "No rate is available to price this payout; try again later.", Err: err}
+	}
+	return rate, nil
+}
+
+// convertUp converts a, in pair.To, to pair.From at rate (corridor
+// currency per stablecoin), rounded up to the source decimals.
+func convertUp(a money.Amount, pair quotes.Pair, rate money.Rate) (money.Amount, error) {
+	if a.IsZero() {
+		return money.Zero(pair.From), nil
+	}
+	if pair.Direction == quotes.ToBank { // source stablecoin, delivered corridor currency
+		return money.Quo(a, rate, pair.From, money.RoundUp)
+	}
+	return money.Mul(a, rate, pair.From, money.RoundUp)
+}
+
+// CreatePayoutV2 accepts a /v2 payout (POST /v2/payouts, design 2.14), in
+// one transaction: idempotency; the assets (asset with payout, source
+// asset in the list); the amount; the destination (bank or momo in MWK
+// with /v1's rules, wallet in a stablecoin on a network carrying it); the
+// per-(asset, payout) limits; the rail switch; the fee; on an FX payout
+// the pair and the rate; the hold of principal and fee in the source
+// asset (insufficient_funds). The payout starts held. A zero
+// idem.Fingerprint is req.Fingerprint().
+func (e *Engine) CreatePayoutV2(ctx context.Context, p Principal, req PayoutV2Request, idem Idempotency) (Created[PayoutV2], error) {
+	fp := idem.Fingerprint
+	if fp == (Fingerprint{}) {
+		fp = req.Fingerprint()
+	}
+	wallets := e.sandboxWallets()
+	created, err := create(ctx, e, p, CreatePayoutV2Op, idem, fp, payoutV2Codec, func(tx store.Tx, org *Organization) (PayoutV2, []byte, error) {
+		asset, err := e.assetOf(org, req.Asset, OpPayout)
+		if err != nil {
+			return PayoutV2{}, nil, err
+		}
+		source, err := e.assetOf(org, req.SourceAsset, "")
+		if err != nil {
+			return PayoutV2{}, nil, err
+		}
+		amount, err := quotes.ParseAmount("amount", req.Amount, asset)
+		if err != nil {
+			return PayoutV2{}, nil, err
+		}
+		d := req.Destination
+		var rail payouts.Rail
+		var snap PayoutV2Destination
+		switch d.Type {
+		case DestinationBank, DestinationMomo:
+			rail = payouts.Rail(d.Type)
+			if asset.Code != money.MWK.Code {
+				return PayoutV2{}, nil, errcode.Newf(errcode.UnsupportedAsset, "A %s payout is paid in MWK only, not %s.", d.Type, asset.Code)
+			}
+			if d.Network != "" || d.Address != "" {
+				return PayoutV2{}, nil, errcode.Newf(errcode.ValidationError, "A %s destination has no network or address.", d.Type)
+			}
+			r := payouts.Request{Rail: rail, Amount: amount, Destination: payouts.Destination{InstitutionID: d.InstitutionID,
+				AccountNumber: d.AccountNumber, MobileNumber: d.MobileNumber, BeneficiaryName: d.BeneficiaryName}}
+			if rail == payouts.Bank && d.MobileNumber != "" || rail == payouts.Momo && d.AccountNumber != "" {
+				return PayoutV2{}, nil, errcode.Newf(errcode.ValidationError, "A bank destination has account_number, a momo one mobile_number.")
+			}
+			if err := r.Validate(wallets); err != nil {
+				return PayoutV2{}, nil, err
+			}
+			insts, _, err := e.institutions(tx)
+			if err != nil {
+				return PayoutV2{}, nil, err
+			}
+			if _, err := payouts.CheckInstitution(r, insts, wallets); err != nil {
+				return PayoutV2{}, nil, err
+			}
+			snap = PayoutV2Destination{Type: d.Type, InstitutionID: d.InstitutionID, AccountNumber: d.AccountNumber,
+				MobileNumber: d.MobileNumber, BeneficiaryName: d.BeneficiaryName}
+		case DestinationWallet:
+			rail = RailWallet
+			if c, _ := e.classes.Lookup(asset.Code); c != quotes.Stablecoin {
+				return PayoutV2{}, nil, errcode.Newf(errcode.UnsupportedAsset, "A wallet payout is paid in a stablecoin only, not %s.", asset.Code)
+			}
+			if d.InstitutionID != 0 || d.AccountNumber != "" || d.MobileNumber != "" || d.BeneficiaryName != "" {
+				return PayoutV2{}, nil, errcode.Newf(errcode.ValidationError, "A wallet destination has only network and address.")
+			}
+			n, err := e.networks.Lookup(d.Network)
+			if err != nil {
+				return PayoutV2{}, nil, err
+			}
+			if err := n.CheckAddress(asset.Code, d.Address); err != nil {
+				return PayoutV2{}, nil, err
+			}
+			snap = PayoutV2Destination{Type: d.Type, Network: d.Network, Address: d.Address}
+		default:
+			return PayoutV2{}, nil, errcode.Newf(errcode.ValidationError, "destination.type must be bank, momo or wallet.")
+		}
+		limits, err := e.assetLimits(tx, asset, OpPayout)
+		if err != nil {
+			return PayoutV2{}, nil, err
+		}
+		if err := limits.Check(amount); err != nil {
+			return PayoutV2{}, nil, err
+		}
+		var fee money.Amount
+		if rail == RailWallet {
+			if fee, err = e.walletFee(asset, d.Network); err != nil {
+				return PayoutV2{}, nil, err
+			}
+		} else {
+			if err := e.checkRail(tx, rail); err != nil {
+				return PayoutV2{}, nil, err
+			}
+			q, err := e.fees.Quote(payouts.DirPayout, rail, amount)
+			if err != nil {
+				return PayoutV2{}, nil, errcode.Wrap(errcode.RateUnavailable, err)
+			}
+			fee = q.Total
+		}
+		principalSrc, feeSrc := amount, fee
+		var rateText *string
+		if source != asset {
+			pair, err := quotes.PairOf(source, asset, e.classes)
+			if err != nil {
+				return PayoutV2{}, nil, err
+			}
+			rate, err := e.payoutRate(ctx, tx, pair)
+			if err != nil {
+				return PayoutV2{}, nil, err
+			}
+			if principalSrc, err = convertUp(amount, pair, rate); err != nil {
+				return PayoutV2{}, nil, err
+			}
+			if feeSrc, err = convertUp(fee, pair, rate); err != nil {
+				return PayoutV2{}, nil, err
+			}
+			s := rate.String()
+			rateText = &s
+		}
+		total, err := principalSrc.Add(feeSrc)
+		if err != nil {
+			return PayoutV2{}, nil, err
+		}
+		now := e.nowUTC()
+		po := payouts.Payout{ID: e.newID(), Org: org.ID, Rail: rail, Amount: principalSrc, HeldFee: feeSrc,
+			Status: payouts.Held, CreatedAt: now, UpdatedAt: now}
+		if _, err := ledger.Post(tx, ledger.PlaceHold{
+			EntryID: "payout:" + po.ID + ":hold", HoldID: holdID(po.ID), Org: po.Org, Amount: total, Ref: po.ID, At: now,
+		}); err != nil {
+			return PayoutV2{}, nil, err
+		}
+		rec := toPayoutRecord(po)
+		rec.V2 = &payoutV2Record{SourceAsset: source.Code, SourceDecimals: source.Decimals, Asset: asset.Code,
+			AssetDecimals: asset.Decimals, Amount: amount.String(), PricedFee: fee.String(), Rate: rateText, Destination: snap}
+		if err := schedule(tx, &rec, at(now)); err != nil {
+			return PayoutV2{}, nil, err
+		}
+		stored, err := json.Marshal(rec)
+		if err != nil {
+			return PayoutV2{}, nil, err
+		}
+		if err := tx.Put(bucketPayouts, []byte(po.ID), stored); err != nil {
+			return PayoutV2{}, nil, err
+		}
+		if err := tx.Put(bucketPayoutsV2ByOrg, records.IndexKey(po.Org, po.ID), nil); err != nil {
+			return PayoutV2{}, nil, err
+		}
+		if source.Code == money.MWK.Code {
+			if err := e.checkBalanceLow(tx, po.Org); err != nil {
+				return PayoutV2{}, nil, err
+			}
+		}
+		out, err := rec.payoutV2()
+		return out, stored, err
+	})
+	switch {
+	case err != nil:
+	case created.Replayed:
+		e.metrics.IdempotentReplay(CreatePayoutV2Op)
+	default:
+		po := created.Resource
+		e.metrics.PayoutAccepted(railOfV2(po))
+		e.reportPayout(stateChange{id: po.ID, org: po.Org, rail: railOfV2(po), to: po.Status, by: "api"})
+	}
+	return created, err
+}
+
+func railOfV2(p PayoutV2) payouts.Rail {
+	if p.Destination.Type == DestinationWallet {
+		return RailWallet
+	}
+	return payouts.Rail(p.Destination.Type)
+}
+
+// finishSuccessV2 captures a /v2 payout's hold in the source asset:
+// principal_src to the provider; as fee the observed fee (in asset),
+// converted at the frozen rate and rounded up on an FX payout, capped at
+// fee_src (fee_src when none was reported); the rest of the hold returns
+// to available. A provider fee above the hold is absorbed (U34).
+func (e *Engine) finishSuccessV2(tx store.Tx, rec *payoutRecord, p payouts.Payout, fee *money.Amount, now time.Time) error {
+	charged := p.HeldFee
+	v := rec.V2
+	v.FeeObserved = nil
+	if fee != nil {
+		if fee.Asset() != v.asset() || fee.Sign() < 0 {
+			return errcode.Newf(errcode.ValidationError, "The fee of payout %s must be a non-negative amount in %s.", p.ID, v.Asset)
+		}
+		inSource := *fee
+		if v.Rate != nil {
+			rate, err := money.ParseRate(*v.Rate)
+			if err != nil {
+				return err
+			}
+			pair := quotes.Pair{Direction: quotes.FromBank, From: v.source(), To: v.asset()}
+			if c, _ := e.classes.Lookup(v.SourceAsset); c == quotes.Stablecoin {
+				pair.Direction = quotes.ToBank
+			}
+			if inSource, err = convertUp(*fee, pair, rate); err != nil {
+				return err
+			}
+		}
+		if inSource.Cmp(p.HeldFee) < 0 {
+			charged = inSource
+			s := fee.String()
+			v.FeeObserved = &s
+		}
+	}
+	p, err := p.Succeed(&charged, now)
+	if err != nil {
+		return err
+	}
+	if _, err := ledger.Post(tx, ledger.CaptureHold{
+		EntryID: captureEntry(p.ID), HoldID: holdID(p.ID), Amount: p.Amount, Fee: charged, To: ledger.Provider, Ref: p.ID, At: now,
+	}); err != nil {
+		return err
+	}
+	*rec = withState(*rec, p)
+	if err := e.emitPayoutV2(tx, *rec, EventPayoutV2Succeeded); err != nil {
+		return err
+	}
+	return schedule(tx, rec, nil)
+}
+
+// emitPayoutV2 writes event with the /v2 rendering of rec.
+func (e *Engine) emitPayoutV2(tx store.Tx, rec payoutRecord, event string) error {
+	p, err := rec.payoutV2()
+	if err != nil {
+		return err
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	return e.emit(tx, rec.Org, event, b)
+}
+
+func loadPayoutV2(tx store.Tx, org, id string) (PayoutV2, error) {
+	if id == "" || len(id) > 64 {
+		return PayoutV2{}, errNotFound
+	}
+	var r payoutRecord
+	if err := records.GetJSON(tx, bucketPayouts, id, &r, errNotFound); err != nil {
+		return PayoutV2{}, err
+	}
+	if r.Org != org || r.V2 == nil {
+		return PayoutV2{}, errNotFound
+	}
+	return r.payoutV2()
+}
+
+// PayoutV2 returns one of the caller's /v2 payouts (GET
+// /v2/payouts/{id}); a /v1 payout, a foreign, unknown or malformed id is
+// not_found alike.
+func (e *Engine) PayoutV2(ctx context.Context, p Principal, id string) (PayoutV2, error) {
+	var out PayoutV2
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		if _, err := e.admit(tx, p, APIv2); err != nil {
+			return err
+		}
+		var err error
+		out, err = loadPayoutV2(tx, p.Org.ID, id)
+		return err
+	})
+	return out, err
+}
+
+// PayoutsV2 lists the caller's /v2 payouts newest first, a page at a time
+// (GET /v2/payouts).
+func (e *Engine) PayoutsV2(ctx context.Context, p Principal, page PageRequest, f PayoutFilter) (Page[PayoutV2], error) {
+	var out Page[PayoutV2]
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		if _, err := e.admit(tx, p, APIv2); err != nil {
+			return err
+		}
+		cache := map[string]PayoutV2{}
+		keep := func(id string) (bool, error) {
+			po, err := loadPayoutV2(tx, p.Org.ID, id)
+			if err != nil {
+				return false, err
+			}
+			cache[id] = po
+			return f.Status == "" || po.Status == f.Status, nil
+		}
+		var err error
+		out, err = listPage(tx, bucketPayoutsV2ByOrg, p.Org.ID, page, keep, func(id string) (PayoutV2, error) {
+			return cache[id], nil
+		})
+		return err
+	})
+	return out, err
+}
