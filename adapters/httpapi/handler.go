@@ -112,6 +112,7 @@ func (h *Handler) routes() {
 	h.payoutRoutes()
 	h.collectionRoutes()
 	h.orderRoutes()
+	h.conversionRoutes()
 }
 
 // handle registers an authenticated route of api.
