@@ -206,6 +206,9 @@ func setup(ctx context.Context, c config, log *zap.Logger, out io.Writer) (*app,
 	if !production {
 		// The sandbox provider pays the test destinations after a short delay.
 		opts.Payouts = sandbox.New(&sandbox.Options{Delay: c.payoutDelay, Store: st}) // its submissions survive a restart
+		// The sandbox converter completes /v2 conversions after the same
+		// delay (USDT→MWK at the corridor's rate); Run drives it.
+		opts.Converter = sandbox.NewConverter(&sandbox.ConverterOptions{Delay: c.payoutDelay, Store: st})
 	}
 	eng, err := tambala.New(pm.InstrumentStore(st, strings.Fields(desc)[0]), opts)
 	if err != nil {
