@@ -7,7 +7,6 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/tambalapay/tambala"
-	"github.com/tambalapay/tambala/adapters/memstore"
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/money"
@@ -23,8 +22,22 @@ import (
 // model's, and no conversion is both released and credited: a failed one
 // credited nothing and a completed one released nothing.
 func TestConversionRapid(t *testing.T) {
-	rapid.Check(t, func(rt *rapid.T) {
-		c := newConvEnv(rt, memstore.New())
+	eachStoreKind(t, func(t *testing.T, name string, open func() store.Store) {
+		cases := 0
+		rapid.Check(t, func(rt *rapid.T) {
+			if cases++; cases > rapidCases(name) {
+				return
+			}
+			s := open()
+			defer s.Close()
+			conversionsProperty(rt, s)
+		})
+	})
+}
+
+func conversionsProperty(rt *rapid.T, s store.Store) {
+	{
+		c := newConvEnv(rt, s)
 		type model struct {
 			from, to money.Amount
 			status   tambala.ConversionStatus
@@ -130,7 +143,7 @@ func TestConversionRapid(t *testing.T) {
 			}
 			check()
 		}
-	})
+	}
 }
 
 func must(t interface{ Fatalf(string, ...any) }, err error) {
@@ -138,5 +151,3 @@ func must(t interface{ Fatalf(string, ...any) }, err error) {
 		t.Fatalf("%v", err)
 	}
 }
-
-var _ store.Store = (*memstore.Store)(nil)

@@ -413,3 +413,40 @@ func TestConversion_RetriesConverterErrors(t *testing.T) {
 	c.requireBal(t, money.USDT, "995.000000", "0.000000")
 	d.check(t)
 }
+
+// Run drives the conversion worker when a converter is configured.
+func TestConversion_RunCompletes(t *testing.T) {
+	conv := sandbox.NewConverter(&sandbox.ConverterOptions{Delay: time.Millisecond})
+	e, err := tambala.New(memstore.New(), &tambala.Options{Payouts: sandbox.New(&sandbox.Options{Delay: time.Millisecond}), Webhooks: nopSender{},
+		Converter: conv, ConversionWorker: tambala.ConversionWorkerOptions{Interval: 5 * time.Millisecond, Poll: 5 * time.Millisecond}})
+	require.NoError(t, err)
+	ctx := context.Background()
+	org, err := e.CreateOrganization(ctx, tambala.NewOrganization{Name: "Run", Assets: convAssets(), V2Access: tambala.V2Enabled})
+	require.NoError(t, err)
+	require.NoError(t, e.Fund(ctx, org.ID, money.FromInt(money.USDT, 10), "seed"))
+	_, err = e.SetCorridor(ctx, deskCorridor())
+	require.NoError(t, err)
+	p := actFor(e, org.ID)
+	q, err := e.QuoteConversion(ctx, p, quotes.Request{FromAsset: "USDT", ToAsset: "MWK", FromAmount: strp("10")})
+	require.NoError(t, err)
+	cr, err := e.CreateConversion(ctx, p, tambala.NewConversion{QuoteID: q.ID}, tambala.Idempotency{Key: "run"})
+	require.NoError(t, err)
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- e.Run(runCtx) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got, err := e.Conversion(ctx, p, cr.Resource.ID)
+		require.NoError(t, err)
+		if got.Status != tambala.ConversionProcessing {
+			assert.Equal(t, tambala.ConversionCompleted, got.Status)
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("conversion still processing")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	cancel()
+	require.NoError(t, <-done)
+}
