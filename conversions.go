@@ -574,6 +574,9 @@ func (e *Engine) claimConversion(ctx context.Context, id string) (r conversionRe
 			return nil
 		}
 		if r.Status != ConversionProcessing { // terminal but listed: unlist
+			if err := moveConversionDue(tx, &r, nil); err != nil {
+				return err
+			}
 			return records.PutJSON(tx, bucketConversions, id, r)
 		}
 		if err := moveConversionDue(tx, &r, at(now.Add(e.convOpts.Lease))); err != nil {
