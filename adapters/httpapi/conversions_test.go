@@ -17,7 +17,6 @@ import (
 
 const convHTTPDelay = 2 * time.Second
 
-
 func newConvEnv(t *testing.T, opts ...func(*tambala.Options)) (*testEnv, *sandbox.Converter) {
 	t.Helper()
 	var conv *sandbox.Converter
@@ -48,7 +47,6 @@ type conversionJSON struct {
 	} `json:"failure"`
 	CreatedAt string `json:"created_at"`
 }
-
 
 func convQuote(t *testing.T, e *testEnv, key, from, to, amount string) quoteJSON {
 	t.Helper()
