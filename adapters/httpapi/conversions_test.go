@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -9,6 +10,8 @@ import (
 
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/adapters/sandbox"
+	"github.com/tambalapay/tambala/money"
+	"github.com/tambalapay/tambala/quotes"
 )
 
 // The /v2 conversions through HTTP only (design 2.11): quotes, creates,
@@ -294,4 +297,22 @@ func TestConversions_RateLimited(t *testing.T) {
 	}
 	e.do(t, "POST", "/v2/conversions", convBody("x"), hdr(key, "Idempotency-Key", "k")).want(t, 429, "rate_limited")
 	e.do(t, "GET", "/v2/conversions/x", nil, hdr(key)).want(t, 429, "rate_limited")
+}
+
+type failingPricer struct{}
+
+func (failingPricer) ConversionRate(context.Context, quotes.Pair) (money.Rate, bool, error) {
+	return money.Rate{}, false, errors.New("pricer down")
+}
+
+// A pricer that fails is 500 internal_error (its cause never shown); a
+// body over the cap is 413 on the create too.
+func TestConversions_InternalErrorAndCap(t *testing.T) {
+	e, _ := newConvEnv(t, func(o *tambala.Options) { o.ConversionPricer = failingPricer{}; o.Limits.MaxBodyBytes = 512 })
+	_, key := e.convOrg(t, "")
+	r := e.do(t, "POST", "/v2/conversions/quotes", quoteBody("USDT", "MWK", "from", "10"), hdr(key)).want(t, 500, "internal_error")
+	if strings.Contains(string(r.Body), "pricer down") {
+		t.Errorf("the cause leaked: %s", r.Body)
+	}
+	e.do(t, "POST", "/v2/conversions", `{"quote_id":"`+strings.Repeat("x", 600)+`"}`, hdr(key, "Idempotency-Key", "big")).want(t, 413, "payload_too_large")
 }
