@@ -450,3 +450,33 @@ func TestConversion_RunCompletes(t *testing.T) {
 	cancel()
 	require.NoError(t, <-done)
 }
+
+// A converter that lost a conversion (a sandbox converter without a Store,
+// restarted) answers unknown reference: the worker hands it the conversion
+// again under the same reference, and it ends once.
+func TestConversion_UnknownReferenceResubmits(t *testing.T) {
+	eachStore(t, func(t *testing.T, s store.Store) {
+		c := newConvEnv(t, s)
+		conv := c.convert(t, "USDT", "MWK", "10")
+		_, err := c.e.ProcessConversions(c.ctx)
+		require.NoError(t, err)
+		assert.Equal(t, 1, c.conv.ConvertCalls(conv.ID))
+
+		// A new engine over the same store, with a converter that never saw it.
+		fresh := sandbox.NewConverter(&sandbox.ConverterOptions{Clock: c.clock.Now, Delay: convDelay})
+		e2, err := tambala.New(s, &tambala.Options{Clock: c.clock.Now, Converter: fresh})
+		require.NoError(t, err)
+		for i := 0; i < 4; i++ {
+			c.clock.Advance(convDelay)
+			_, err = e2.ProcessConversions(c.ctx)
+			require.NoError(t, err)
+		}
+		assert.Equal(t, 1, fresh.ConvertCalls(conv.ID))
+		got, err := e2.Conversion(c.ctx, c.p, conv.ID)
+		require.NoError(t, err)
+		assert.Equal(t, tambala.ConversionCompleted, got.Status)
+		c.requireBal(t, money.USDT, "990.000000", "0.000000")
+		c.requireBal(t, money.MWK, "117505.00", "0.00")
+		c.check(t)
+	})
+}
