@@ -1,13 +1,18 @@
 package tambala_test
 
 import (
+	"context"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/tambalapay/tambala"
+	"github.com/tambalapay/tambala/adapters/memstore"
+	"github.com/tambalapay/tambala/adapters/sandbox"
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/quotes"
@@ -115,4 +120,60 @@ func TestConversionRace_TwoWorkers(t *testing.T) {
 		c.requireBal(t, money.MWK, "205030.00", "0.00")
 		c.check(t)
 	})
+}
+
+// stallingConverter blocks its first Convert until the pass's context ends
+// (a worker that dies mid-call), then defers to the sandbox.
+type stallingConverter struct {
+	*sandbox.Converter
+	entered chan struct{}
+	stalled atomic.Bool
+}
+
+func (s *stallingConverter) Convert(ctx context.Context, r tambala.ConversionRequest) error {
+	if s.stalled.CompareAndSwap(false, true) {
+		close(s.entered)
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	return s.Converter.Convert(ctx, r)
+}
+
+// A conversion claimed by a worker that died mid-call stays hidden for the
+// lease, then is handed to the converter again under the same reference.
+func TestConversionRace_LeaseAfterDeadWorker(t *testing.T) {
+	var conv *stallingConverter
+	d := newDeskEnv(t, memstore.New(), func(o *tambala.Options) {
+		conv = &stallingConverter{Converter: sandbox.NewConverter(&sandbox.ConverterOptions{Clock: o.Clock, Delay: time.Second}), entered: make(chan struct{})}
+		o.Converter = conv
+		o.ConversionWorker.Lease = 30 * time.Second
+	})
+	_, err := d.e.SetAssets(d.ctx, d.org.ID, convAssets())
+	require.NoError(t, err)
+	c := &convEnv{deskEnv: d}
+	cv := c.convert(t, "USDT", "MWK", "10")
+
+	ctx, cancel := context.WithCancel(d.ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); _, _ = d.e.ProcessConversions(ctx) }()
+	<-conv.entered
+	cancel()
+	<-done
+
+	d.clock.Advance(29 * time.Second)
+	n, err := d.e.ProcessConversions(d.ctx)
+	require.NoError(t, err)
+	assert.Zero(t, n, "still leased")
+	d.clock.Advance(2 * time.Second)
+	n, err = d.e.ProcessConversions(d.ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 1, n)
+	d.clock.Advance(2 * time.Second)
+	_, err = d.e.ProcessConversions(d.ctx)
+	require.NoError(t, err)
+	got, err := d.e.Conversion(d.ctx, d.p, cv.ID)
+	require.NoError(t, err)
+	assert.Equal(t, tambala.ConversionCompleted, got.Status)
+	c.requireBal(t, money.USDT, "990.000000", "0.000000")
+	d.check(t)
 }
