@@ -86,6 +86,15 @@ type Options struct {
 	// BalanceLowCooldown is the least time between two balance.low events
 	// of one organization (default 1h).
 	BalanceLowCooldown time.Duration
+	// ConversionPricer prices /v2 conversion quotes. Default: the corridor
+	// rate of the direction while the corridor is open and that rate set.
+	ConversionPricer ConversionPricer
+	// Converter executes /v2 conversions. Without one, conversions are
+	// accepted and held but ProcessConversions refuses to run and Run
+	// leaves them processing.
+	Converter Converter
+	// ConversionWorker tunes the conversion worker.
+	ConversionWorker ConversionWorkerOptions
 }
 
 // OrderOptions tune the /v2 desk. Zero fields take the defaults.
@@ -186,6 +195,9 @@ type Engine struct {
 	payoutsV2          PayoutV2Options
 	proofs             ProofStore
 	metrics            Metrics
+	pricer             ConversionPricer
+	converter          Converter
+	convOpts           ConversionWorkerOptions
 	running            atomic.Bool // Run is under way
 	started            time.Time
 
@@ -278,6 +290,8 @@ func New(s store.Store, opts *Options) (*Engine, error) {
 		e.metrics = noMetrics{}
 	}
 	e.prune.defaults()
+	e.pricer, e.converter, e.convOpts = o.ConversionPricer, o.Converter, o.ConversionWorker
+	e.convOpts.defaults()
 	e.limiters.init(o.Limits.RatePerSecond, o.Limits.RateBurst)
 	e.sandboxInstitutions = payouts.DefaultInstitutions()
 	return e, nil

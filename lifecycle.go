@@ -36,7 +36,9 @@ var ErrRunning = errors.New("tambala: Run is already running")
 // (Options.Worker), the webhook dispatcher (Options.Dispatcher), the
 // expiry sweep of unfunded desk orders (ProcessOrders, every
 // OrderOptions.SweepInterval) and the pruning of idempotency outcomes and
-// old quotes (Options.Prune). It fails at once, with
+// old quotes (Options.Prune), and, when Options.Converter is set, the
+// conversion worker (Options.ConversionWorker; without a converter that
+// loop is skipped, so conversions stay processing). It fails at once, with
 // ErrNoPayoutProvider or ErrNoWebhookSender, when a port the work needs is
 // missing. After ctx ends it returns nil only once every loop has finished
 // the pass it was in, so the host may close the store right after.
@@ -75,6 +77,13 @@ func (e *Engine) Run(ctx context.Context) error {
 			return false, err
 		}, func(err error) { e.log.Error("order expiry sweep", slog.Any("error", err)) })
 	})
+	if e.converter != nil {
+		wg.Go(func() {
+			if err := e.RunConversionWorker(ctx, e.convOpts.Interval); err != nil {
+				e.log.Error("conversion worker", slog.Any("error", err))
+			}
+		})
+	}
 	wg.Wait()
 	close(errs)
 	var all []error

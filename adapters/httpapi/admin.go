@@ -77,6 +77,7 @@ func (a *Admin) routes(o Options) {
 	a.handle("POST /admin/orgs/{org}/collections/{id}/reverse", a.reverseCollection)
 	a.depositRoutes()
 	a.orderRoutes()
+	a.conversionRoutes()
 	a.handle("GET /admin/pause", a.getPause)
 	a.handle("PUT /admin/pause", a.setPause)
 	a.handle("GET /admin/openapi.json", a.openAPI)

@@ -114,6 +114,7 @@ func (h *Handler) routes() {
 	h.orderRoutes()
 	h.collectionV2Routes()
 	h.payoutV2Routes()
+	h.conversionRoutes()
 }
 
 // handle registers an authenticated route of api.

@@ -208,6 +208,9 @@ func setup(ctx context.Context, c config, log *zap.Logger, out io.Writer) (*app,
 		opts.Payouts = sandbox.New(&sandbox.Options{Delay: c.payoutDelay, Store: st}) // its submissions survive a restart
 		// Deterministic deposit addresses for GET /v2/deposit-addresses.
 		opts.DepositIssuer = sandbox.NewIssuer(nil)
+		// The sandbox converter completes /v2 conversions after the same
+		// delay (USDT→MWK at the corridor's rate); Run drives it.
+		opts.Converter = sandbox.NewConverter(&sandbox.ConverterOptions{Delay: c.payoutDelay, Store: st})
 	}
 	eng, err := tambala.New(pm.InstrumentStore(st, strings.Fields(desc)[0]), opts)
 	if err != nil {

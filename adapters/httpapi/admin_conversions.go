@@ -1,0 +1,104 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/tambalapay/tambala"
+	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/money"
+	"github.com/tambalapay/tambala/quotes"
+)
+
+// The operator's per-(asset, operation) limits of /v2 conversions and
+// payouts (U7, U31).
+func (a *Admin) conversionRoutes() {
+	a.handle("GET /admin/assets/{asset}/limits/{operation}", a.getAssetLimits)
+	a.handle("PUT /admin/assets/{asset}/limits/{operation}", a.setAssetLimits)
+}
+
+func renderAssetLimits(asset, op string, l quotes.Limits) map[string]any {
+	out := map[string]any{"asset": asset, "operation": op, "min": nil, "max": nil}
+	if l.Min != nil {
+		out["min"] = l.Min.String()
+	}
+	if l.Max != nil {
+		out["max"] = l.Max.String()
+	}
+	return out
+}
+
+func limitsOperation(op string) error {
+	if op != tambala.OpConvert && op != tambala.OpPayout {
+		return errcode.Newf(errcode.ValidationError, "operation must be convert or payout.")
+	}
+	return nil
+}
+
+func (a *Admin) getAssetLimits(w http.ResponseWriter, r *http.Request) {
+	asset, op := r.PathValue("asset"), r.PathValue("operation")
+	if err := limitsOperation(op); err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	l, err := a.engine.AssetLimits(r.Context(), asset, op)
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, renderAssetLimits(asset, op, l))
+}
+
+// setAssetLimits is PUT /admin/assets/{asset}/limits/{operation} with
+// {"min":"10.00"|null?, "max":"..."|null?}: absent or null removes a bound.
+func (a *Admin) setAssetLimits(w http.ResponseWriter, r *http.Request) {
+	asset, op := r.PathValue("asset"), r.PathValue("operation")
+	if err := limitsOperation(op); err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	ma, err := a.engine.Asset(asset)
+	if err != nil {
+		writeError(w, r, a.log, errcode.Newf(errcode.ValidationError, "%s is not a configured asset.", truncateField(asset)))
+		return
+	}
+	body, err := readBody(r)
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	var in struct {
+		Min json.RawMessage `json:"min"`
+		Max json.RawMessage `json:"max"`
+	}
+	if err := decodeJSON(body, &in); err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	var l quotes.Limits
+	for _, b := range []struct {
+		field string
+		raw   json.RawMessage
+		out   **money.Amount
+	}{{"min", in.Min, &l.Min}, {"max", in.Max, &l.Max}} {
+		if len(b.raw) == 0 || string(b.raw) == "null" {
+			continue
+		}
+		var s string
+		if err := json.Unmarshal(b.raw, &s); err != nil {
+			writeError(w, r, a.log, errcode.Newf(errcode.ValidationError, "%s must be a string.", b.field))
+			return
+		}
+		v, err := quotes.ParseAmount(b.field, s, ma)
+		if err != nil {
+			writeError(w, r, a.log, err)
+			return
+		}
+		*b.out = &v
+	}
+	if err := a.engine.SetAssetLimits(r.Context(), asset, op, l); err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, renderAssetLimits(asset, op, l))
+}

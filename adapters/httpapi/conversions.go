@@ -1,0 +1,106 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/tambalapay/tambala"
+	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/quotes"
+)
+
+// The /v2 conversions (design 2.11).
+func (h *Handler) conversionRoutes() {
+	h.handle("POST /v2/conversions/quotes", tambala.APIv2, h.quoteConversion)
+	h.handle("POST /v2/conversions", tambala.APIv2, h.createConversion)
+	h.handle("GET /v2/conversions", tambala.APIv2, h.listConversions)
+	h.handle("GET /v2/conversions/{id}", tambala.APIv2, h.getConversion)
+}
+
+func (h *Handler) quoteConversion(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
+	body, err := readBody(r)
+	if err != nil {
+		writeError(w, r, h.log, err)
+		return
+	}
+	req, err := quotes.DecodeRequest(body)
+	if err != nil {
+		writeError(w, r, h.log, err)
+		return
+	}
+	q, err := h.engine.QuoteConversion(r.Context(), p, req)
+	if err != nil {
+		writeError(w, r, h.log, err)
+		return
+	}
+	writeRaw(w, http.StatusCreated, quotes.Render(q))
+}
+
+// decodeNewConversion reads POST /v2/conversions: {"quote_id": string}.
+func decodeNewConversion(body []byte) (tambala.NewConversion, error) {
+	var in struct {
+		QuoteID *string `json:"quote_id"`
+	}
+	if err := decodeJSON(body, &in); err != nil {
+		return tambala.NewConversion{}, err
+	}
+	if in.QuoteID == nil {
+		return tambala.NewConversion{}, errcode.Newf(errcode.ValidationError, "quote_id is required.")
+	}
+	return tambala.NewConversion{QuoteID: *in.QuoteID}, nil
+}
+
+func (h *Handler) createConversion(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
+	body, err := readBody(r)
+	if err != nil {
+		writeError(w, r, h.log, err)
+		return
+	}
+	idem := tambala.Idempotency{Key: r.Header.Get("Idempotency-Key"), Fingerprint: tambala.BodyFingerprint(body)}
+	n, err := decodeNewConversion(body)
+	if err != nil {
+		writeError(w, r, h.log, h.engine.RefuseCreate(r.Context(), p, tambala.CreateConversion, idem, err))
+		return
+	}
+	created, err := h.engine.CreateConversion(r.Context(), p, n, idem)
+	if err != nil {
+		writeError(w, r, h.log, err)
+		return
+	}
+	if created.Replayed {
+		w.Header().Set("Idempotent-Replayed", "true")
+	}
+	writeRaw(w, http.StatusCreated, created.Resource.Render())
+}
+
+func (h *Handler) getConversion(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
+	c, err := h.engine.Conversion(r.Context(), p, r.PathValue("id"))
+	if err != nil {
+		writeError(w, r, h.log, err)
+		return
+	}
+	writeRaw(w, http.StatusOK, c.Render())
+}
+
+func (h *Handler) listConversions(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
+	page, ok := h.page(w, r)
+	if !ok {
+		return
+	}
+	q := r.URL.Query()
+	f := tambala.ConversionFilter{Asset: q.Get("asset")}
+	if q.Has("asset") && f.Asset == "" {
+		writeError(w, r, h.log, errcode.Newf(errcode.ValidationError, "asset must not be empty."))
+		return
+	}
+	res, err := h.engine.Conversions(r.Context(), p, page, f)
+	if err != nil {
+		writeError(w, r, h.log, err)
+		return
+	}
+	items := make([]json.RawMessage, len(res.Items))
+	for i, c := range res.Items {
+		items[i] = c.Render()
+	}
+	writeJSON(w, http.StatusOK, pageJSON("conversions", items, res.HasMore, res.NextBeforeID))
+}

@@ -1,0 +1,706 @@
+package tambala
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/concurrent"
+	"github.com/tambalapay/tambala/internal/due"
+	"github.com/tambalapay/tambala/internal/loop"
+	"github.com/tambalapay/tambala/internal/records"
+	"github.com/tambalapay/tambala/ledger"
+	"github.com/tambalapay/tambala/money"
+	"github.com/tambalapay/tambala/quotes"
+	"github.com/tambalapay/tambala/store"
+)
+
+// The /v2 conversions (design 2.11): a quote of kind conversion, executed
+// into a Conversion that holds its from_amount, driven by a worker through
+// the Converter port to completed (the hold captured to the desk, the
+// to_amount credited from it) or failed (the hold released).
+
+var (
+	bucketConversions      = []byte("conversions")
+	bucketConversionsByOrg = []byte("conversions.by_org")
+	conversionsDue         = due.Index("conversions.due")
+)
+
+// CreateConversion is the idempotent create of a conversion.
+const CreateConversion Operation = "conversions.create"
+
+func init() {
+	operationInfo[CreateConversion] = struct {
+		api    API
+		legacy string
+	}{APIv2, ""}
+}
+
+// Events of a conversion's end (U32); their data is the Conversion's
+// rendering.
+const (
+	EventConversionCompleted = "conversion.completed"
+	EventConversionFailed    = "conversion.failed"
+)
+
+// ConversionStatus is where a conversion is: processing, then completed or
+// failed (both terminal).
+type ConversionStatus string
+
+const (
+	ConversionProcessing ConversionStatus = "processing"
+	ConversionCompleted  ConversionStatus = "completed"
+	ConversionFailed     ConversionStatus = "failed"
+)
+
+// Failure codes of a failed conversion (design 2.11.3).
+const (
+	ConversionProviderDeclined = "provider_declined"
+	ConversionOther            = "other"
+)
+
+// ConversionFailure says why a conversion failed.
+type ConversionFailure struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+func conversionFailureFor(code string) *ConversionFailure {
+	if code == ConversionProviderDeclined {
+		return &ConversionFailure{Code: code, Message: "The conversion provider declined the conversion."}
+	}
+	return &ConversionFailure{Code: ConversionOther, Message: "The conversion failed."}
+}
+
+// Conversion is an organization's conversion of From into To at Rate.
+type Conversion struct {
+	ID        string
+	Org       string
+	From, To  money.Amount
+	Rate      money.Rate
+	Status    ConversionStatus
+	Failure   *ConversionFailure
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// Render is the one rendering of a conversion, shared by POST
+// /v2/conversions, both reads and the events' data: {id, from_asset,
+// to_asset, from_amount, to_amount, rate, status, failure|null,
+// created_at}.
+func (c Conversion) Render() []byte {
+	b, _ := json.Marshal(struct {
+		ID         string             `json:"id"`
+		FromAsset  string             `json:"from_asset"`
+		ToAsset    string             `json:"to_asset"`
+		FromAmount money.Amount       `json:"from_amount"`
+		ToAmount   money.Amount       `json:"to_amount"`
+		Rate       money.Rate         `json:"rate"`
+		Status     ConversionStatus   `json:"status"`
+		Failure    *ConversionFailure `json:"failure"`
+		CreatedAt  string             `json:"created_at"`
+	}{c.ID, c.From.Asset().Code, c.To.Asset().Code, c.From, c.To, c.Rate, c.Status, c.Failure, quotes.FormatTime(c.CreatedAt)})
+	return b
+}
+
+// ConversionPricer prices conversions: the rate (corridor currency per one
+// stablecoin, as every quote's) for pair's direction; ok false when there
+// is none now (503 rate_unavailable). It is called outside any store
+// transaction. The default is the corridor rate of the direction, only
+// while the corridor is open and that rate non-null (U31).
+type ConversionPricer interface {
+	ConversionRate(ctx context.Context, pair quotes.Pair) (rate money.Rate, ok bool, err error)
+}
+
+// ConversionRequest is what the engine asks a Converter to do: convert
+// From into To under Reference, the conversion's id.
+type ConversionRequest struct {
+	Reference string
+	From, To  money.Amount
+}
+
+// ConverterState is a converter's view of a conversion.
+type ConverterState string
+
+const (
+	ConverterPending   ConverterState = "pending"
+	ConverterCompleted ConverterState = "completed"
+	ConverterFailed    ConverterState = "failed"
+)
+
+// ConverterStatus is a converter's answer about one reference.
+// FailureCode is provider_declined or anything else (other).
+type ConverterStatus struct {
+	State       ConverterState
+	FailureCode string
+}
+
+// Converter executes conversions. Convert is idempotent by Reference: the
+// same reference again is the same conversion. Status reports one; an
+// ErrUnknownReference answer makes the worker call Convert again.
+type Converter interface {
+	Convert(ctx context.Context, req ConversionRequest) error
+	Status(ctx context.Context, reference string) (ConverterStatus, error)
+}
+
+// ConversionWorkerOptions tune the conversion worker. Zero fields take
+// the defaults.
+type ConversionWorkerOptions struct {
+	// Interval is how often Run starts a pass (default 250ms).
+	Interval time.Duration
+	// Poll is the wait between status checks of a pending conversion
+	// (default 1s).
+	Poll time.Duration
+	// Lease hides a claimed conversion from other workers while one talks
+	// to the converter (default 30s).
+	Lease time.Duration
+	// Batch is how many due conversions one pass takes (default 100).
+	Batch int
+	// Concurrency is the most conversions one pass advances at once
+	// (default 8).
+	Concurrency int
+}
+
+func (w *ConversionWorkerOptions) defaults() {
+	if w.Interval <= 0 {
+		w.Interval = 250 * time.Millisecond
+	}
+	if w.Poll <= 0 {
+		w.Poll = time.Second
+	}
+	if w.Lease <= 0 {
+		w.Lease = 30 * time.Second
+	}
+	if w.Batch <= 0 {
+		w.Batch = 100
+	}
+	if w.Concurrency <= 0 {
+		w.Concurrency = 8
+	}
+}
+
+// conversionRecord is a conversion as stored, with the worker's
+// bookkeeping.
+type conversionRecord struct {
+	ID         string             `json:"id"`
+	Org        string             `json:"org"`
+	FromAsset  string             `json:"from_asset"`
+	FromAmount string             `json:"from_amount"`
+	ToAsset    string             `json:"to_asset"`
+	ToAmount   string             `json:"to_amount"`
+	Rate       string             `json:"rate"`
+	Status     ConversionStatus   `json:"status"`
+	Failure    *ConversionFailure `json:"failure,omitempty"`
+	CreatedAt  time.Time          `json:"created_at"`
+	UpdatedAt  time.Time          `json:"updated_at"`
+	DueAt      *time.Time         `json:"due_at,omitempty"`
+	Submitted  bool               `json:"submitted,omitempty"` // Convert accepted it
+	Attempts   int                `json:"attempts,omitempty"`  // consecutive failed calls
+}
+
+func toConversionRecord(c Conversion) conversionRecord {
+	return conversionRecord{ID: c.ID, Org: c.Org, FromAsset: c.From.Asset().Code, FromAmount: c.From.String(),
+		ToAsset: c.To.Asset().Code, ToAmount: c.To.String(), Rate: c.Rate.String(), Status: c.Status,
+		Failure: c.Failure, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}
+}
+
+func (e *Engine) conversionOf(r conversionRecord) (Conversion, error) {
+	fa, ok1 := e.assets.Lookup(r.FromAsset)
+	ta, ok2 := e.assets.Lookup(r.ToAsset)
+	if !ok1 || !ok2 {
+		return Conversion{}, fmt.Errorf("conversion %s: asset %s or %s is not configured", r.ID, r.FromAsset, r.ToAsset)
+	}
+	from, err := money.Parse(fa, r.FromAmount)
+	if err != nil {
+		return Conversion{}, err
+	}
+	to, err := money.Parse(ta, r.ToAmount)
+	if err != nil {
+		return Conversion{}, err
+	}
+	rate, err := money.ParseRate(r.Rate)
+	if err != nil {
+		return Conversion{}, err
+	}
+	return Conversion{ID: r.ID, Org: r.Org, From: from, To: to, Rate: rate, Status: r.Status, Failure: r.Failure,
+		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}, nil
+}
+
+func loadConversionRecord(tx store.Tx, id string) (conversionRecord, error) {
+	var r conversionRecord
+	if id == "" || len(id) > 64 {
+		return r, errNotFound
+	}
+	err := records.GetJSON(tx, bucketConversions, id, &r, errNotFound)
+	return r, err
+}
+
+func (e *Engine) loadOwnConversion(tx store.Tx, org, id string) (Conversion, error) {
+	r, err := loadConversionRecord(tx, id)
+	if err != nil {
+		return Conversion{}, err
+	}
+	if r.Org != org {
+		return Conversion{}, errNotFound
+	}
+	return e.conversionOf(r)
+}
+
+func conversionHold(id string) string { return "conversion:" + id + ":hold" }
+
+// corridorPricer is the default ConversionPricer (U31).
+type corridorPricer struct{ s store.Store }
+
+func (c corridorPricer) ConversionRate(ctx context.Context, pair quotes.Pair) (money.Rate, bool, error) {
+	var rate money.Rate
+	ok := false
+	err := c.s.View(ctx, func(tx store.Tx) error {
+		ok = false
+		v, err := tx.Get(bucketCorridors, []byte(pair.Fiat().Code))
+		if isNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		cor, err := quotes.DecodeCorridor(v)
+		if err != nil {
+			return err
+		}
+		if r, err := cor.Rate(pair.Direction); err == nil {
+			rate, ok = r, true
+		}
+		return nil
+	})
+	return rate, ok, err
+}
+
+func (e *Engine) conversionPricer() ConversionPricer {
+	if e.pricer != nil {
+		return e.pricer
+	}
+	return corridorPricer{e.store}
+}
+
+// QuoteConversion issues a conversion quote (POST /v2/conversions/quotes,
+// design 2.11.1): the request's shape (400) and codes (422
+// unsupported_asset); both assets in the organization's list with convert
+// (403 corridor_not_enabled); the pair rule (422 unsupported_pair); the
+// fixed amount (400); a rate from the ConversionPricer (none: 503
+// rate_unavailable); the rounding of design 2.1; the (from asset, convert)
+// limits on the from side (422 amount_below_minimum, limit_exceeded). The
+// pricer is asked before the transaction, outside it; its answer is used
+// only once every earlier check has passed. Nothing is held.
+func (e *Engine) QuoteConversion(ctx context.Context, p Principal, req quotes.Request) (quotes.Quote, error) {
+	if err := req.Check(); err != nil {
+		return quotes.Quote{}, err
+	}
+	var rate *money.Rate
+	fa, ok1 := e.assets.Lookup(req.FromAsset)
+	ta, ok2 := e.assets.Lookup(req.ToAsset)
+	if ok1 && ok2 {
+		if pair, err := quotes.PairOf(fa, ta, e.classes); err == nil {
+			r, ok, err := e.conversionPricer().ConversionRate(ctx, pair)
+			if err != nil {
+				return quotes.Quote{}, err
+			}
+			if ok && !r.IsZero() && r.Decimal().Sign() > 0 {
+				rate = &r
+			}
+		}
+	}
+	var q quotes.Quote
+	err := e.store.Update(ctx, func(tx store.Tx) error {
+		org, err := e.admit(tx, p, APIv2)
+		if err != nil {
+			return err
+		}
+		from, err := e.assetOf(org, req.FromAsset, OpConvert)
+		if err != nil {
+			return err
+		}
+		to, err := e.assetOf(org, req.ToAsset, OpConvert)
+		if err != nil {
+			return err
+		}
+		pair, err := quotes.PairOf(from, to, e.classes)
+		if err != nil {
+			return err
+		}
+		limits, err := e.assetLimits(tx, from, OpConvert)
+		if err != nil {
+			return err
+		}
+		q, err = quotes.NewConversion(req, pair, rate, limits, quotes.Issue{Org: org.ID, Now: e.nowUTC(), TTL: e.orderOpts.QuoteTTL, ID: e.newID()})
+		if err != nil {
+			return err
+		}
+		return tx.Put(bucketQuotes, []byte(q.ID), quotes.EncodeStored(q))
+	})
+	if err != nil {
+		return quotes.Quote{}, err
+	}
+	return q, nil
+}
+
+// NewConversion is what POST /v2/conversions asks for: the quote to
+// execute.
+type NewConversion struct {
+	QuoteID string
+}
+
+// Fingerprint is the default idempotency fingerprint of n.
+func (n NewConversion) Fingerprint() Fingerprint {
+	h := sha256.New()
+	for _, s := range []string{"tambala.NewConversion/v1", n.QuoteID} {
+		h.Write(binary.AppendUvarint(nil, uint64(len(s))))
+		h.Write([]byte(s))
+	}
+	var f Fingerprint
+	h.Sum(f[:0])
+	return f
+}
+
+// CreateConversion executes a conversion quote (POST /v2/conversions,
+// design 2.11.2) in one transaction: idempotency; the quote (unknown,
+// foreign, malformed or an order quote: not_found; used: quote_used;
+// expired: quote_expired); both assets still enabled with convert (403);
+// the hold of from_amount (402 insufficient_funds). The conversion starts
+// processing and is due for the worker at once. A zero idem.Fingerprint
+// is n.Fingerprint().
+func (e *Engine) CreateConversion(ctx context.Context, p Principal, n NewConversion, idem Idempotency) (Created[Conversion], error) {
+	fp := idem.Fingerprint
+	if fp == (Fingerprint{}) {
+		fp = n.Fingerprint()
+	}
+	rc := resourceCodec[Conversion]{
+		decode: func(_ string, stored []byte) (Conversion, error) {
+			var r conversionRecord
+			if err := json.Unmarshal(stored, &r); err != nil {
+				return Conversion{}, err
+			}
+			return e.conversionOf(r)
+		},
+		decodeLegacy: func(string, []byte) (Conversion, error) { return Conversion{}, errcode.New(errcode.InternalError) },
+	}
+	created, err := create(ctx, e, p, CreateConversion, idem, fp, rc, func(tx store.Tx, org *Organization) (Conversion, []byte, error) {
+		now := e.nowUTC()
+		q, err := loadQuote(tx, org.ID, n.QuoteID)
+		if err != nil {
+			return Conversion{}, nil, err
+		}
+		id := e.newID()
+		if q, err = q.Use(id, quotes.KindConversion, now); err != nil {
+			return Conversion{}, nil, err
+		}
+		for _, code := range []string{q.From.Asset().Code, q.To.Asset().Code} {
+			if _, err := e.enabledAsset(org, code, OpConvert); err != nil {
+				return Conversion{}, nil, err
+			}
+		}
+		c := Conversion{ID: id, Org: org.ID, From: q.From, To: q.To, Rate: q.Rate, Status: ConversionProcessing, CreatedAt: now, UpdatedAt: now}
+		if _, err := ledger.Post(tx, ledger.PlaceHold{EntryID: conversionHold(id), HoldID: conversionHold(id), Org: org.ID,
+			Amount: c.From, Ref: id, At: now}); err != nil {
+			return Conversion{}, nil, err
+		}
+		if c.From.Asset() == money.MWK {
+			if err := e.checkBalanceLow(tx, org.ID); err != nil {
+				return Conversion{}, nil, err
+			}
+		}
+		if err := tx.Put(bucketQuotes, []byte(q.ID), quotes.EncodeStored(q)); err != nil {
+			return Conversion{}, nil, err
+		}
+		rec := toConversionRecord(c)
+		if err := conversionsDue.Move(tx, id, nil, &now); err != nil {
+			return Conversion{}, nil, err
+		}
+		rec.DueAt = &now
+		if err := records.PutJSON(tx, bucketConversions, id, rec); err != nil {
+			return Conversion{}, nil, err
+		}
+		if err := tx.Put(bucketConversionsByOrg, records.IndexKey(org.ID, id), nil); err != nil {
+			return Conversion{}, nil, err
+		}
+		stored := rec
+		stored.DueAt = nil
+		b, err := json.Marshal(stored)
+		return c, b, err
+	})
+	if err == nil && !created.Replayed {
+		e.reportConversion(created.Resource, "api")
+	}
+	return created, err
+}
+
+func (e *Engine) reportConversion(c Conversion, by string) {
+	if e.log.Enabled(context.Background(), slog.LevelInfo) {
+		e.log.Info("conversion", slog.String("conversion", c.ID), slog.String("org", c.Org),
+			slog.String("status", string(c.Status)), slog.String("by", by))
+	}
+}
+
+// Conversion returns one of the caller's conversions (GET
+// /v2/conversions/{id}); unknown, foreign and malformed ids are not_found.
+func (e *Engine) Conversion(ctx context.Context, p Principal, id string) (Conversion, error) {
+	var c Conversion
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		if _, err := e.admit(tx, p, APIv2); err != nil {
+			return err
+		}
+		var err error
+		c, err = e.loadOwnConversion(tx, p.Org.ID, id)
+		return err
+	})
+	return c, err
+}
+
+// ConversionFilter narrows a list of conversions.
+type ConversionFilter struct {
+	// Asset keeps the conversions into or out of this asset; "" keeps
+	// every one. An asset not in the organization's list is
+	// corridor_not_enabled. (The transport answers an empty `asset`
+	// parameter with 400 before the engine.)
+	Asset string
+}
+
+// Conversions lists the caller's conversions newest first (GET
+// /v2/conversions).
+func (e *Engine) Conversions(ctx context.Context, p Principal, page PageRequest, f ConversionFilter) (Page[Conversion], error) {
+	var out Page[Conversion]
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		org, err := e.admit(tx, p, APIv2)
+		if err != nil {
+			return err
+		}
+		if f.Asset != "" {
+			if _, err := e.enabledAsset(org, f.Asset, ""); err != nil {
+				return err
+			}
+		}
+		loaded := map[string]Conversion{}
+		keep := func(id string) (bool, error) {
+			c, err := e.loadOwnConversion(tx, org.ID, id)
+			loaded[id] = c
+			return err == nil && (f.Asset == "" || c.From.Asset().Code == f.Asset || c.To.Asset().Code == f.Asset), err
+		}
+		out, err = listPage(tx, bucketConversionsByOrg, org.ID, page, keep, func(id string) (Conversion, error) { return loaded[id], nil })
+		return err
+	})
+	return out, err
+}
+
+// ErrNoConverter is returned by the conversion worker's calls when the
+// engine has no Options.Converter.
+var ErrNoConverter = errors.New("tambala: no converter configured (Options.Converter)")
+
+// ProcessConversions runs one pass of the conversion worker: every
+// conversion due now (up to Batch) is handed to the Converter, polled, or
+// finished, up to Concurrency at once, and it returns how many it
+// advanced. Each is claimed under a lease in a transaction before the
+// converter is called, outside any transaction; its end is one
+// transaction with its ledger entries and event. A /v2 pause does not stop
+// it: accepted conversions reach their result (design 2.16).
+func (e *Engine) ProcessConversions(ctx context.Context) (int, error) {
+	n, _, err := e.processConversions(ctx)
+	return n, err
+}
+
+func (e *Engine) processConversions(ctx context.Context) (int, bool, error) {
+	if e.converter == nil {
+		return 0, false, ErrNoConverter
+	}
+	ids, err := conversionsDue.Due(ctx, e.store, e.now(), e.convOpts.Batch)
+	if err != nil {
+		return 0, false, err
+	}
+	var count atomic.Int64
+	concurrent.ForEach(ctx, e.convOpts.Concurrency, len(ids), func(i int) {
+		ok, err := e.advanceConversion(ctx, ids[i])
+		if err != nil {
+			if ctx.Err() == nil {
+				e.log.Error("conversion worker", slog.String("conversion", ids[i]), slog.Any("error", err))
+			}
+			return
+		}
+		if ok {
+			count.Add(1)
+		}
+	})
+	return int(count.Load()), len(ids) == e.convOpts.Batch, ctx.Err()
+}
+
+// RunConversionWorker runs ProcessConversions every interval until ctx
+// ends. Without a converter it returns ErrNoConverter at once.
+func (e *Engine) RunConversionWorker(ctx context.Context, interval time.Duration) error {
+	if e.converter == nil {
+		return ErrNoConverter
+	}
+	if interval <= 0 {
+		return errors.New("tambala: the conversion worker's interval must be positive")
+	}
+	loop.Run(ctx, interval, func(ctx context.Context) (bool, error) {
+		_, full, err := e.processConversions(ctx)
+		return full, err
+	}, func(err error) { e.log.Error("conversion worker pass", slog.Any("error", err)) })
+	return nil
+}
+
+func moveConversionDue(tx store.Tx, r *conversionRecord, next *time.Time) error {
+	if err := conversionsDue.Move(tx, r.ID, r.DueAt, next); err != nil {
+		return err
+	}
+	r.DueAt = next
+	return nil
+}
+
+// claimConversion takes a due conversion under a lease.
+func (e *Engine) claimConversion(ctx context.Context, id string) (r conversionRecord, ok bool, err error) {
+	err = e.store.Update(ctx, func(tx store.Tx) error {
+		ok = false
+		var err error
+		if r, err = loadConversionRecord(tx, id); err != nil {
+			return err
+		}
+		now := e.nowUTC()
+		if r.DueAt == nil || r.DueAt.After(now) {
+			return nil
+		}
+		if r.Status != ConversionProcessing { // terminal but listed: unlist
+			if err := moveConversionDue(tx, &r, nil); err != nil {
+				return err
+			}
+			return records.PutJSON(tx, bucketConversions, id, r)
+		}
+		if err := moveConversionDue(tx, &r, at(now.Add(e.convOpts.Lease))); err != nil {
+			return err
+		}
+		ok = true
+		return records.PutJSON(tx, bucketConversions, id, r)
+	})
+	return r, ok, err
+}
+
+func (e *Engine) advanceConversion(ctx context.Context, id string) (bool, error) {
+	r, ok, err := e.claimConversion(ctx, id)
+	if err != nil || !ok {
+		return false, err
+	}
+	c, err := e.conversionOf(r)
+	if err != nil {
+		return false, err
+	}
+	if !r.Submitted {
+		if callErr := e.converter.Convert(ctx, ConversionRequest{Reference: c.ID, From: c.From, To: c.To}); callErr != nil {
+			return true, e.settleConversion(ctx, id, func(tx store.Tx, r *conversionRecord, _ Conversion, now time.Time) error {
+				return e.conversionRetry(tx, r, now, callErr)
+			})
+		}
+	}
+	st, callErr := e.converter.Status(ctx, c.ID)
+	return true, e.settleConversion(ctx, id, func(tx store.Tx, r *conversionRecord, c Conversion, now time.Time) error {
+		r.Submitted = true
+		if errors.Is(callErr, ErrUnknownReference) {
+			r.Submitted, r.Attempts = false, 0
+			return moveConversionDue(tx, r, at(now))
+		}
+		if callErr != nil {
+			return e.conversionRetry(tx, r, now, callErr)
+		}
+		r.Attempts = 0
+		switch st.State {
+		case ConverterCompleted:
+			return e.completeConversion(tx, r, c, now)
+		case ConverterFailed:
+			return e.failConversion(tx, r, c, st.FailureCode, now)
+		default:
+			return moveConversionDue(tx, r, at(now.Add(e.convOpts.Poll)))
+		}
+	})
+}
+
+func (e *Engine) conversionRetry(tx store.Tx, r *conversionRecord, now time.Time, cause error) error {
+	r.Attempts++
+	wait := e.worker.backoff(r.Attempts)
+	e.log.Warn("converter call failed; retrying", slog.String("conversion", r.ID),
+		slog.Int("attempts", r.Attempts), slog.Duration("wait", wait), slog.Any("error", cause))
+	return moveConversionDue(tx, r, at(now.Add(wait)))
+}
+
+// settleConversion reloads the conversion and, while it is processing,
+// applies fn and stores the result; a terminal one is left alone, so a
+// conversion ends once.
+func (e *Engine) settleConversion(ctx context.Context, id string, fn func(tx store.Tx, r *conversionRecord, c Conversion, now time.Time) error) error {
+	var end *Conversion
+	err := e.store.Update(ctx, func(tx store.Tx) error {
+		end = nil
+		r, err := loadConversionRecord(tx, id)
+		if err != nil {
+			return err
+		}
+		if r.Status != ConversionProcessing {
+			return nil
+		}
+		c, err := e.conversionOf(r)
+		if err != nil {
+			return err
+		}
+		if err := fn(tx, &r, c, e.nowUTC()); err != nil {
+			return err
+		}
+		if r.Status != ConversionProcessing {
+			done, err := e.conversionOf(r)
+			if err != nil {
+				return err
+			}
+			end = &done
+		}
+		return records.PutJSON(tx, bucketConversions, id, r)
+	})
+	if err == nil && end != nil {
+		e.reportConversion(*end, "worker")
+	}
+	return err
+}
+
+// completeConversion captures the hold to the desk and credits to_amount
+// from the desk (design 2.18), with the event.
+func (e *Engine) completeConversion(tx store.Tx, r *conversionRecord, c Conversion, now time.Time) error {
+	if _, err := ledger.Post(tx, ledger.CaptureHold{EntryID: "conversion:" + c.ID + ":capture", HoldID: conversionHold(c.ID),
+		Amount: c.From, To: ledger.Desk, Ref: c.ID, At: now}); err != nil {
+		return err
+	}
+	if _, err := ledger.Post(tx, ledger.Credit{EntryID: "conversion:" + c.ID + ":credit", Org: c.Org, Amount: c.To,
+		From: ledger.Desk, Ref: c.ID, At: now}); err != nil {
+		return err
+	}
+	c.Status, c.UpdatedAt = ConversionCompleted, now
+	return e.endConversion(tx, r, c, EventConversionCompleted)
+}
+
+// failConversion releases the hold and sets the failure, with the event.
+func (e *Engine) failConversion(tx store.Tx, r *conversionRecord, c Conversion, code string, now time.Time) error {
+	if _, err := ledger.Post(tx, ledger.ReleaseHold{EntryID: "conversion:" + c.ID + ":release", HoldID: conversionHold(c.ID),
+		Ref: c.ID, At: now}); err != nil {
+		return err
+	}
+	c.Status, c.Failure, c.UpdatedAt = ConversionFailed, conversionFailureFor(code), now
+	return e.endConversion(tx, r, c, EventConversionFailed)
+}
+
+func (e *Engine) endConversion(tx store.Tx, r *conversionRecord, c Conversion, event string) error {
+	due, submitted := r.DueAt, r.Submitted
+	*r = toConversionRecord(c)
+	r.DueAt, r.Submitted = due, submitted
+	if err := moveConversionDue(tx, r, nil); err != nil {
+		return err
+	}
+	return e.emit(tx, c.Org, event, c.Render())
+}
