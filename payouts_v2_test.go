@@ -221,20 +221,20 @@ func TestPayoutV2Checks(t *testing.T) {
 		_, err = d.e.CreatePayoutV2(d.ctx, d.p, req, tambala.Idempotency{})
 		requireCode(t, errcode.ValidationError, err)
 		// the FX pricer port
-		d2 := newPV2Env(t, s, func(o *tambala.Options) { o.PayoutsV2.FXPricer = fixedPricer{rate: money.MustRate("2000")} })
+		d2 := newPV2Env(t, s, func(o *tambala.Options) { o.PayoutsV2.FXPricer = fixedFXPricer{rate: money.MustRate("2000")} })
 		p := d2.pay(t, "USDT", "MWK", "1000.00", bankDest())
 		assert.Equal(t, "2000", p.Rate.String())
 		assert.Equal(t, "0.798450", p.SourceAmount.String()) // 0.5 + 0.29845
-		d3 := newPV2Env(t, s, func(o *tambala.Options) { o.PayoutsV2.FXPricer = fixedPricer{} })
+		d3 := newPV2Env(t, s, func(o *tambala.Options) { o.PayoutsV2.FXPricer = fixedFXPricer{} })
 		_, err = d3.payFor(d3.p, "USDT", "MWK", "1000.00", bankDest())
 		requireCode(t, errcode.ServiceUnavailable, err)
 		d.check(t)
 	})
 }
 
-type fixedPricer struct{ rate money.Rate }
+type fixedFXPricer struct{ rate money.Rate }
 
-func (f fixedPricer) PayoutRate(context.Context, quotes.Pair) (money.Rate, error) {
+func (f fixedFXPricer) PayoutRate(context.Context, quotes.Pair) (money.Rate, error) {
 	if f.rate.IsZero() {
 		return money.Rate{}, errcode.Newf(errcode.RateUnavailable, "no rate")
 	}
