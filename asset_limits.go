@@ -3,9 +3,11 @@ package tambala
 import (
 	"context"
 	"encoding/json"
+	"slices"
 
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/money"
+	"github.com/tambalapay/tambala/networks"
 	"github.com/tambalapay/tambala/quotes"
 	"github.com/tambalapay/tambala/store"
 )
@@ -103,4 +105,15 @@ func (e *Engine) AssetLimits(ctx context.Context, asset, op string) (quotes.Limi
 		return err
 	})
 	return l, err
+}
+
+// Networks lists the blockchain networks the engine accepts, by id, with
+// the assets each carries (Options.Networks; the operator's side). They
+// are set when the engine is made, since each has an address validator.
+func (e *Engine) Networks() []networks.Network {
+	out := e.networks.Sorted()
+	for i := range out {
+		out[i].Assets = slices.Clone(out[i].Assets)
+	}
+	return out
 }

@@ -15,6 +15,7 @@ import (
 func (a *Admin) conversionRoutes() {
 	a.handle("GET /admin/assets/{asset}/limits/{operation}", a.getAssetLimits)
 	a.handle("PUT /admin/assets/{asset}/limits/{operation}", a.setAssetLimits)
+	a.handle("GET /admin/networks", a.listNetworks)
 }
 
 func renderAssetLimits(asset, op string, l quotes.Limits) map[string]any {
@@ -101,4 +102,19 @@ func (a *Admin) setAssetLimits(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, renderAssetLimits(asset, op, l))
+}
+
+// listNetworks is GET /admin/networks: the networks the engine accepts,
+// with their address format and the assets each carries.
+func (a *Admin) listNetworks(w http.ResponseWriter, r *http.Request) {
+	type networkJSON struct {
+		ID     string   `json:"id"`
+		Kind   string   `json:"kind"`
+		Assets []string `json:"assets"`
+	}
+	var out []networkJSON
+	for _, n := range a.engine.Networks() {
+		out = append(out, networkJSON{ID: n.ID, Kind: string(n.Kind), Assets: n.Assets})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"networks": out})
 }

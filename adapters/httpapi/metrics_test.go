@@ -30,3 +30,18 @@ func TestAdmin_Metrics(t *testing.T) {
 		}
 	}
 }
+
+func TestAdmin_Networks(t *testing.T) {
+	e := newEnv(t)
+	var got struct {
+		Networks []struct {
+			ID     string   `json:"id"`
+			Kind   string   `json:"kind"`
+			Assets []string `json:"assets"`
+		} `json:"networks"`
+	}
+	e.admin(t, "GET", "/admin/networks", nil).want(t, 200, "").decode(t, &got)
+	if len(got.Networks) != 2 || got.Networks[0].ID != "ethereum" || got.Networks[1].Kind != "tron" || got.Networks[1].Assets[0] != "USDT" {
+		t.Errorf("networks = %+v", got)
+	}
+}
