@@ -9,6 +9,7 @@ import (
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/adapters/sandbox"
 	"github.com/tambalapay/tambala/money"
+	"github.com/tambalapay/tambala/networks"
 	"github.com/tambalapay/tambala/payouts"
 	"github.com/tambalapay/tambala/quotes"
 )
@@ -116,7 +117,7 @@ func TestPayoutsV2HTTP(t *testing.T) {
 	if err := e.Engine.SetAssetLimits(context.Background(), "USDT", tambala.OpPayout, quotes.Limits{}); err != nil {
 		t.Fatal(err)
 	}
-	// unsupported_pair needs two stablecoins or two fiats: none configured here (engine tests cover it)
+	// unsupported_pair needs two stablecoins or two fiats: TestPayoutsV2HTTPUnsupportedPair
 	// 503
 	if _, err := e.Engine.SetRailDisabled(context.Background(), payouts.Bank, true); err != nil {
 		t.Fatal(err)
@@ -174,4 +175,39 @@ func TestPayoutsV2HTTPRateUnavailable(t *testing.T) {
 	})
 	_, key := e.newOrg(t, orgSpec{name: "Payer", v2: tambala.V2Enabled, assets: deskAssets, fundMWK: 100000})
 	e.do(t, "POST", "/v2/payouts", bankV2Body("MWK", "1000", 1), hdr(key, "Idempotency-Key", "a")).want(t, 503, "rate_unavailable")
+}
+
+// TestPayoutsV2HTTPUnsupportedPair: a payout between two stablecoins, or
+// between two fiat currencies, is 422 unsupported_pair, and holds nothing.
+func TestPayoutsV2HTTPUnsupportedPair(t *testing.T) {
+	e := newDeskEnv(t, func(o *tambala.Options) {
+		withZMW(o)
+		o.Assets["USDC"] = money.Asset{Code: "USDC", Decimals: 6}
+		o.AssetClasses["USDC"] = quotes.Stablecoin
+		o.Networks = networks.Default()
+		o.Networks["ethereum"] = networks.Network{ID: "ethereum", Kind: networks.EVM, Assets: []string{"USDT", "USDC"}}
+	})
+	assets := append([]tambala.AssetAccess{
+		{Asset: "USDC", Operations: []string{tambala.OpPayout}},
+		{Asset: "ZMW", Operations: []string{tambala.OpPayout}},
+	}, deskAssets...)
+	_, key := e.newOrg(t, orgSpec{name: "Pair", v2: tambala.V2Enabled, assets: assets, fundUSDT: 100, fundMWK: 100000})
+	n := 0
+	for _, body := range []string{
+		walletBody("USDT", "USDC", "1", "ethereum", v2EVM),
+		bankV2Body("ZMW", "1000.00", 1),
+	} {
+		n++
+		e.do(t, "POST", "/v2/payouts", body, hdr(key, "Idempotency-Key", fmt.Sprint("pair", n))).want(t, 422, "unsupported_pair")
+	}
+	for _, asset := range []string{"USDT", "MWK"} {
+		b := e.do(t, "GET", "/v2/balances/"+asset, nil, hdr(key)).want(t, 200, "").obj(t)
+		if b["held"] != "0" && b["held"] != "0.00" && b["held"] != "0.000000" {
+			t.Fatalf("%s held after refusals: %v", asset, b)
+		}
+	}
+	list := e.do(t, "GET", "/v2/payouts", nil, hdr(key)).want(t, 200, "").obj(t)
+	if data, _ := list["data"].([]any); len(data) != 0 {
+		t.Fatalf("payouts created: %v", list)
+	}
 }
