@@ -29,7 +29,12 @@ type InFlightFilter struct {
 // InFlightPayout is a payout not terminal yet, with the worker's view of
 // it.
 type InFlightPayout struct {
+	// Payout is the payout as the worker sees it: on a /v2 payout its
+	// amounts are the frozen principal and fee in the source asset.
 	Payout payouts.Payout
+	// V2 is set on a /v2 payout only: the payout as its client reads it
+	// (source and destination assets, rate, wallet destination).
+	V2 *PayoutV2
 	// Overdue says it was accepted longer ago than WorkerOptions.OverdueAfter.
 	Overdue bool
 	// FailedCalls is how many provider calls for it failed in a row, and
@@ -72,8 +77,16 @@ func (e *Engine) PayoutsInFlight(ctx context.Context, f InFlightFilter) ([]InFli
 			if p.Status.Terminal() || (f.Status != "" && p.Status != f.Status) || age < f.OlderThan || (f.OrgID != "" && p.Org != f.OrgID) {
 				return true, nil
 			}
-			out = append(out, InFlightPayout{Payout: p, Overdue: age >= e.worker.OverdueAfter,
-				FailedCalls: rec.Attempts, UnknownAnswers: rec.Unknown, NextAttemptAt: rec.DueAt})
+			item := InFlightPayout{Payout: p, Overdue: age >= e.worker.OverdueAfter,
+				FailedCalls: rec.Attempts, UnknownAnswers: rec.Unknown, NextAttemptAt: rec.DueAt}
+			if rec.V2 != nil {
+				v2, err := rec.payoutV2()
+				if err != nil {
+					return false, err
+				}
+				item.V2 = &v2
+			}
+			out = append(out, item)
 			return true, nil
 		})
 	})

@@ -411,8 +411,10 @@ func pauseJSON(s tambala.PauseState) map[string]string {
 }
 
 // inFlightJSON is a payout not terminal yet as the operator lists it: the
-// payout's one rendering under "payout", and the worker's view beside it.
+// payout as its client reads it under "payout" (the /v1 or the /v2
+// rendering, as api_version says), and the worker's view beside it.
 type inFlightJSON struct {
+	APIVersion     string          `json:"api_version"`
 	Payout         json.RawMessage `json:"payout"`
 	Org            string          `json:"org"`
 	Overdue        bool            `json:"overdue"`
@@ -449,8 +451,11 @@ func (a *Admin) payoutsInFlight(w http.ResponseWriter, r *http.Request) {
 	}
 	out := make([]inFlightJSON, len(list))
 	for i, p := range list {
-		out[i] = inFlightJSON{Payout: payouts.Render(p.Payout), Org: p.Payout.Org, Overdue: p.Overdue,
+		out[i] = inFlightJSON{APIVersion: "v1", Payout: payouts.Render(p.Payout), Org: p.Payout.Org, Overdue: p.Overdue,
 			FailedCalls: p.FailedCalls, UnknownAnswers: p.UnknownAnswers}
+		if p.V2 != nil {
+			out[i].APIVersion, out[i].Payout = "v2", renderPayoutV2(*p.V2)
+		}
 		if p.NextAttemptAt != nil {
 			s := payouts.FormatTime(*p.NextAttemptAt)
 			out[i].NextAttemptAt = &s

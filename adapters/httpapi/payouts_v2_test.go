@@ -211,3 +211,39 @@ func TestPayoutsV2HTTPUnsupportedPair(t *testing.T) {
 		t.Fatalf("payouts created: %v", list)
 	}
 }
+
+// TestPayoutsV2HTTPInFlight: the operator's in-flight list shows a /v2
+// payout as its client reads it (api_version v2, the wallet destination),
+// beside a /v1 payout in the /v1 rendering; the response matches the
+// admin document.
+func TestPayoutsV2HTTPInFlight(t *testing.T) {
+	e := newDeskEnv(t, func(o *tambala.Options) {
+		o.Payouts = sandbox.New(&sandbox.Options{Clock: o.Clock, Delay: time.Hour})
+	})
+	_, key := e.newOrg(t, orgSpec{name: "Payer", v2: tambala.V2Enabled, assets: deskAssets, fundUSDT: 1000, fundMWK: 100000})
+	v2 := e.do(t, "POST", "/v2/payouts", walletBody("USDT", "USDT", "5", "tron", v2Tron), hdr(key, "Idempotency-Key", "w")).want(t, 202, "").obj(t)
+	v1 := e.do(t, "POST", "/v1/payouts/momo", momoBody("1000"), hdr(key, "Idempotency-Key", "m")).want(t, 202, "").obj(t)
+	var list struct {
+		Payouts []struct {
+			APIVersion string         `json:"api_version"`
+			Payout     map[string]any `json:"payout"`
+		} `json:"payouts"`
+	}
+	e.admin(t, "GET", "/admin/payouts/in-flight", nil).want(t, 200, "").decode(t, &list)
+	if len(list.Payouts) != 2 {
+		t.Fatalf("in flight = %+v", list)
+	}
+	byID := map[string]string{}
+	for _, p := range list.Payouts {
+		byID[p.Payout["id"].(string)] = p.APIVersion
+		if p.APIVersion == "v2" {
+			dest, _ := p.Payout["destination"].(map[string]any)
+			if p.Payout["source_asset"] != "USDT" || p.Payout["amount"] != "5.000000" || dest["address"] != v2Tron || dest["network"] != "tron" {
+				t.Errorf("v2 payout in flight = %v", p.Payout)
+			}
+		}
+	}
+	if byID[v2["id"].(string)] != "v2" || byID[v1["id"].(string)] != "v1" {
+		t.Fatalf("api versions = %v", byID)
+	}
+}
