@@ -440,11 +440,14 @@ func (e *Engine) CreateConversion(ctx context.Context, p Principal, n NewConvers
 	return created, err
 }
 
+// reportConversion logs and counts a conversion's committed acceptance or
+// finish.
 func (e *Engine) reportConversion(c Conversion, by string) {
 	if e.log.Enabled(context.Background(), slog.LevelInfo) {
 		e.log.Info("conversion", slog.String("conversion", c.ID), slog.String("org", c.Org),
 			slog.String("status", string(c.Status)), slog.String("by", by))
 	}
+	e.metrics.ConversionMoved(c.Status, by)
 }
 
 // Conversion returns one of the caller's conversions (GET

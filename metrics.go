@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tambalapay/tambala/internal/due"
+	"github.com/tambalapay/tambala/orders"
 	"github.com/tambalapay/tambala/payouts"
 	"github.com/tambalapay/tambala/store"
 	"github.com/tambalapay/tambala/webhooks"
@@ -30,6 +31,13 @@ type Metrics interface {
 	// WebhookAttempt: one delivery attempt recorded, with the state the
 	// delivery is in after it (delivered, pending: to be retried, dead).
 	WebhookAttempt(state webhooks.State)
+	// OrderMoved: a desk order was created in, or moved to, status; by
+	// is "api" (the client), "desk" (the desk or operator) or "sweep" (the
+	// expiry sweep).
+	OrderMoved(direction orders.Direction, status orders.Status, by string)
+	// ConversionMoved: a conversion was accepted (processing) or finished
+	// (completed, failed); by is "api" or "worker".
+	ConversionMoved(status ConversionStatus, by string)
 }
 
 // noMetrics counts nothing.
@@ -41,6 +49,8 @@ func (noMetrics) IdempotentReplay(Operation)                          {}
 func (noMetrics) WorkerPass(time.Duration, int)                       {}
 func (noMetrics) DispatcherPass(time.Duration, int)                   {}
 func (noMetrics) WebhookAttempt(webhooks.State)                       {}
+func (noMetrics) OrderMoved(orders.Direction, orders.Status, string)  {}
+func (noMetrics) ConversionMoved(ConversionStatus, string)            {}
 
 // Backlog is what waits on the engine's background work, for gauges.
 type Backlog struct {

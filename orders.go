@@ -169,11 +169,16 @@ func (e *Engine) applyOrder(tx store.Tx, id string, org string, cmd orders.Comma
 	return o, prev.Status != o.Status, nil
 }
 
+// reportOrder logs and counts an order's committed move.
 func (e *Engine) reportOrder(o orders.Order, moved bool, by string) {
-	if moved && e.log.Enabled(context.Background(), slog.LevelInfo) {
+	if !moved {
+		return
+	}
+	if e.log.Enabled(context.Background(), slog.LevelInfo) {
 		e.log.Info("order", slog.String("order", o.ID), slog.String("org", o.Org), slog.String("direction", string(o.Direction)),
 			slog.String("status", string(o.Status)), slog.String("by", by))
 	}
+	e.metrics.OrderMoved(o.Direction, o.Status, by)
 }
 
 // MoveOrder makes one desk or operator move of an order (the operator's

@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/tambalapay/tambala"
+	"github.com/tambalapay/tambala/orders"
 	"github.com/tambalapay/tambala/payouts"
 	"github.com/tambalapay/tambala/store"
 	"github.com/tambalapay/tambala/webhooks"
@@ -32,6 +33,8 @@ type Metrics struct {
 	httpDur    *prometheus.HistogramVec
 	txDur      *prometheus.HistogramVec
 	txRetries  *prometheus.CounterVec
+	orders     *prometheus.CounterVec
+	convs      *prometheus.CounterVec
 }
 
 var _ tambala.Metrics = (*Metrics)(nil)
@@ -71,9 +74,15 @@ func New(reg prometheus.Registerer) *Metrics {
 		txRetries: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: namespace, Name: "store_update_reruns_total",
 			Help: "Update functions run again by the store (group commit fallback, serialization failures), by store."},
 			[]string{"store"}),
+		orders: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: namespace, Name: "orders_moved_total",
+			Help: "Desk orders created in or moved to a status, by direction, status and who moved them (api, desk, sweep)."},
+			[]string{"direction", "status", "by"}),
+		convs: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: namespace, Name: "conversions_moved_total",
+			Help: "Conversions accepted (processing) or finished (completed, failed), by status and who moved them (api, worker)."},
+			[]string{"status", "by"}),
 	}
 	reg.MustRegister(m.accepted, m.finished, m.replays, m.workerPass, m.workerAdv, m.dispPass, m.dispSent,
-		m.attempts, m.dead, m.httpReqs, m.httpDur, m.txDur, m.txRetries)
+		m.attempts, m.dead, m.httpReqs, m.httpDur, m.txDur, m.txRetries, m.orders, m.convs)
 	return m
 }
 
@@ -106,6 +115,16 @@ func (m *Metrics) WebhookAttempt(state webhooks.State) {
 	if state == webhooks.Dead {
 		m.dead.Inc()
 	}
+}
+
+// OrderMoved implements tambala.Metrics.
+func (m *Metrics) OrderMoved(direction orders.Direction, status orders.Status, by string) {
+	m.orders.WithLabelValues(string(direction), string(status), by).Inc()
+}
+
+// ConversionMoved implements tambala.Metrics.
+func (m *Metrics) ConversionMoved(status tambala.ConversionStatus, by string) {
+	m.convs.WithLabelValues(string(status), by).Inc()
 }
 
 // ObserveHTTP records one HTTP request: handler is "public" or "admin",

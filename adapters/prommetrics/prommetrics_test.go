@@ -16,6 +16,7 @@ import (
 	"github.com/tambalapay/tambala/adapters/prommetrics"
 	"github.com/tambalapay/tambala/adapters/sandbox"
 	"github.com/tambalapay/tambala/money"
+	"github.com/tambalapay/tambala/orders"
 	"github.com/tambalapay/tambala/payouts"
 	"github.com/tambalapay/tambala/store"
 	"github.com/tambalapay/tambala/store/storetest"
@@ -126,4 +127,25 @@ func counter(t *testing.T, reg *prometheus.Registry, name, value string) prometh
 	}
 	t.Fatalf("no %s{%s}", name, value)
 	return nil
+}
+
+// The /v2 counters: orders by direction, status and mover; conversions by
+// status and mover.
+func TestOrderAndConversionCounters(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m := prommetrics.New(reg)
+	m.OrderMoved(orders.ToBank, orders.Accepted, "api")
+	m.OrderMoved(orders.ToBank, orders.Completed, "desk")
+	m.OrderMoved(orders.ToBank, orders.Completed, "desk")
+	m.ConversionMoved(tambala.ConversionProcessing, "api")
+	want := `
+# HELP tambala_orders_moved_total Desk orders created in or moved to a status, by direction, status and who moved them (api, desk, sweep).
+# TYPE tambala_orders_moved_total counter
+tambala_orders_moved_total{by="api",direction="to_bank",status="accepted"} 1
+tambala_orders_moved_total{by="desk",direction="to_bank",status="completed"} 2
+# HELP tambala_conversions_moved_total Conversions accepted (processing) or finished (completed, failed), by status and who moved them (api, worker).
+# TYPE tambala_conversions_moved_total counter
+tambala_conversions_moved_total{by="api",status="processing"} 1
+`
+	require.NoError(t, testutil.GatherAndCompare(reg, strings.NewReader(want), "tambala_orders_moved_total", "tambala_conversions_moved_total"))
 }
