@@ -12,7 +12,9 @@ import (
 // The /v2 conversions (design 2.11).
 func (h *Handler) conversionRoutes() {
 	h.handle("POST /v2/conversions/quotes", tambala.APIv2, h.quoteConversion)
-	h.handle("POST /v2/conversions", tambala.APIv2, h.createConversion)
+	h.handle("POST /v2/conversions", tambala.APIv2, serveCreate(h, createRoute[tambala.NewConversion, tambala.Conversion]{
+		op: tambala.CreateConversion, decode: decodeNewConversion, create: h.engine.CreateConversion,
+		status: http.StatusCreated, render: tambala.Conversion.Render}))
 	h.handle("GET /v2/conversions", tambala.APIv2, h.listConversions)
 	h.handle("GET /v2/conversions/{id}", tambala.APIv2, h.getConversion)
 }
@@ -48,29 +50,6 @@ func decodeNewConversion(body []byte) (tambala.NewConversion, error) {
 		return tambala.NewConversion{}, errcode.Newf(errcode.ValidationError, "quote_id is required.")
 	}
 	return tambala.NewConversion{QuoteID: *in.QuoteID}, nil
-}
-
-func (h *Handler) createConversion(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
-	body, err := readBody(r)
-	if err != nil {
-		writeError(w, r, h.log, err)
-		return
-	}
-	idem := tambala.Idempotency{Key: r.Header.Get("Idempotency-Key"), Fingerprint: tambala.BodyFingerprint(body)}
-	n, err := decodeNewConversion(body)
-	if err != nil {
-		writeError(w, r, h.log, h.engine.RefuseCreate(r.Context(), p, tambala.CreateConversion, idem, err))
-		return
-	}
-	created, err := h.engine.CreateConversion(r.Context(), p, n, idem)
-	if err != nil {
-		writeError(w, r, h.log, err)
-		return
-	}
-	if created.Replayed {
-		w.Header().Set("Idempotent-Replayed", "true")
-	}
-	writeRaw(w, http.StatusCreated, created.Resource.Render())
 }
 
 func (h *Handler) getConversion(w http.ResponseWriter, r *http.Request, p tambala.Principal) {

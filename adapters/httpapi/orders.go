@@ -17,7 +17,9 @@ import (
 func (h *Handler) orderRoutes() {
 	h.handle("GET /v2/orders/corridors", tambala.APIv2, h.corridors)
 	h.handle("POST /v2/orders/quotes", tambala.APIv2, h.quoteOrder)
-	h.handle("POST /v2/orders", tambala.APIv2, h.createOrder)
+	h.handle("POST /v2/orders", tambala.APIv2, serveCreate(h, createRoute[tambala.NewOrder, orders.Order]{
+		op: tambala.CreateOrder, decode: decodeNewOrder, create: h.engine.CreateOrder,
+		status: http.StatusCreated, render: orders.Render}))
 	h.handle("GET /v2/orders", tambala.APIv2, h.listOrders)
 	h.handle("GET /v2/orders/{id}", tambala.APIv2, h.getOrder)
 	h.handle("PUT /v2/orders/{id}/proofs/funding", tambala.APIv2, h.uploadProof)
@@ -147,29 +149,6 @@ func truncateField(k string) string {
 		return k[:40]
 	}
 	return k
-}
-
-func (h *Handler) createOrder(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
-	body, err := readBody(r)
-	if err != nil {
-		writeError(w, r, h.log, err)
-		return
-	}
-	idem := tambala.Idempotency{Key: r.Header.Get("Idempotency-Key"), Fingerprint: tambala.BodyFingerprint(body)}
-	n, err := decodeNewOrder(body)
-	if err != nil {
-		writeError(w, r, h.log, h.engine.RefuseCreate(r.Context(), p, tambala.CreateOrder, idem, err))
-		return
-	}
-	created, err := h.engine.CreateOrder(r.Context(), p, n, idem)
-	if err != nil {
-		writeError(w, r, h.log, err)
-		return
-	}
-	if created.Replayed {
-		w.Header().Set("Idempotent-Replayed", "true")
-	}
-	writeRaw(w, http.StatusCreated, orders.Render(created.Resource))
 }
 
 func (h *Handler) getOrder(w http.ResponseWriter, r *http.Request, p tambala.Principal) {

@@ -19,29 +19,10 @@ func (h *Handler) payoutRoutes() {
 }
 
 func (h *Handler) createPayout(rail payouts.Rail) authed {
-	op := tambala.PayoutOperation(rail)
-	return func(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
-		body, err := readBody(r)
-		if err != nil {
-			writeError(w, r, h.log, err)
-			return
-		}
-		idem := tambala.Idempotency{Key: r.Header.Get("Idempotency-Key"), Fingerprint: tambala.BodyFingerprint(body)}
-		req, err := payouts.DecodeRequest(rail, body)
-		if err != nil {
-			writeError(w, r, h.log, h.engine.RefuseCreate(r.Context(), p, op, idem, err))
-			return
-		}
-		created, err := h.engine.CreatePayout(r.Context(), p, req, idem)
-		if err != nil {
-			writeError(w, r, h.log, err)
-			return
-		}
-		if created.Replayed {
-			w.Header().Set("Idempotent-Replayed", "true")
-		}
-		writeRaw(w, http.StatusAccepted, payouts.Render(created.Resource))
-	}
+	return serveCreate(h, createRoute[payouts.Request, payouts.Payout]{
+		op:     tambala.PayoutOperation(rail),
+		decode: func(body []byte) (payouts.Request, error) { return payouts.DecodeRequest(rail, body) },
+		create: h.engine.CreatePayout, status: http.StatusAccepted, render: payouts.Render})
 }
 
 func (h *Handler) getPayout(w http.ResponseWriter, r *http.Request, p tambala.Principal) {

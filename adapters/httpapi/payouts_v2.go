@@ -10,7 +10,9 @@ import (
 )
 
 func (h *Handler) payoutV2Routes() {
-	h.handle("POST /v2/payouts", tambala.APIv2, h.createPayoutV2)
+	h.handle("POST /v2/payouts", tambala.APIv2, serveCreate(h, createRoute[tambala.PayoutV2Request, tambala.PayoutV2]{
+		op: tambala.CreatePayoutV2Op, decode: decodePayoutV2, create: h.engine.CreatePayoutV2,
+		status: http.StatusAccepted, render: renderPayoutV2}))
 	h.handle("GET /v2/payouts/{id}", tambala.APIv2, h.getPayoutV2)
 	h.handle("GET /v2/payouts", tambala.APIv2, h.listPayoutsV2)
 }
@@ -110,29 +112,6 @@ func decodePayoutV2(body []byte) (tambala.PayoutV2Request, error) {
 func renderPayoutV2(p tambala.PayoutV2) []byte {
 	b, _ := json.Marshal(p)
 	return b
-}
-
-func (h *Handler) createPayoutV2(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
-	body, err := readBody(r)
-	if err != nil {
-		writeError(w, r, h.log, err)
-		return
-	}
-	idem := tambala.Idempotency{Key: r.Header.Get("Idempotency-Key"), Fingerprint: tambala.BodyFingerprint(body)}
-	req, err := decodePayoutV2(body)
-	if err != nil {
-		writeError(w, r, h.log, h.engine.RefuseCreate(r.Context(), p, tambala.CreatePayoutV2Op, idem, err))
-		return
-	}
-	created, err := h.engine.CreatePayoutV2(r.Context(), p, req, idem)
-	if err != nil {
-		writeError(w, r, h.log, err)
-		return
-	}
-	if created.Replayed {
-		w.Header().Set("Idempotent-Replayed", "true")
-	}
-	writeRaw(w, http.StatusAccepted, renderPayoutV2(created.Resource))
 }
 
 func (h *Handler) getPayoutV2(w http.ResponseWriter, r *http.Request, p tambala.Principal) {

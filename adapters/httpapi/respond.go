@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -98,4 +99,43 @@ func parsePage(limit, beforeID string) (tambala.PageRequest, error) {
 		p.Limit = n
 	}
 	return p, nil
+}
+
+// createRoute is one create endpoint (POST /v1/payouts/{rail}, /v2/payouts,
+// /v2/orders, /v2/conversions).
+type createRoute[Req, Res any] struct {
+	op     tambala.Operation
+	decode func(body []byte) (Req, error)
+	create func(context.Context, tambala.Principal, Req, tambala.Idempotency) (tambala.Created[Res], error)
+	status int // of a creation and of its replays
+	render func(Res) []byte
+}
+
+// serveCreate answers a create route: the body read and fingerprinted,
+// decoded strictly (an undecodable body goes through RefuseCreate, so a key
+// already decided still answers as decided), the engine's create, and the
+// resource's one rendering, a replay marked Idempotent-Replayed.
+func serveCreate[Req, Res any](h *Handler, c createRoute[Req, Res]) authed {
+	return func(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
+		body, err := readBody(r)
+		if err != nil {
+			writeError(w, r, h.log, err)
+			return
+		}
+		idem := tambala.Idempotency{Key: r.Header.Get("Idempotency-Key"), Fingerprint: tambala.BodyFingerprint(body)}
+		req, err := c.decode(body)
+		if err != nil {
+			writeError(w, r, h.log, h.engine.RefuseCreate(r.Context(), p, c.op, idem, err))
+			return
+		}
+		created, err := c.create(r.Context(), p, req, idem)
+		if err != nil {
+			writeError(w, r, h.log, err)
+			return
+		}
+		if created.Replayed {
+			w.Header().Set("Idempotent-Replayed", "true")
+		}
+		writeRaw(w, c.status, c.render(created.Resource))
+	}
 }
