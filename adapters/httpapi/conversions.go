@@ -6,36 +6,16 @@ import (
 
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/errcode"
-	"github.com/tambalapay/tambala/quotes"
 )
 
 // The /v2 conversions (design 2.11).
 func (h *Handler) conversionRoutes() {
-	h.handle("POST /v2/conversions/quotes", tambala.APIv2, h.quoteConversion)
+	h.handle("POST /v2/conversions/quotes", tambala.APIv2, h.serveQuote(h.engine.QuoteConversion))
 	h.handle("POST /v2/conversions", tambala.APIv2, serveCreate(h, createRoute[tambala.NewConversion, tambala.Conversion]{
 		op: tambala.CreateConversion, decode: decodeNewConversion, create: h.engine.CreateConversion,
 		status: http.StatusCreated, render: tambala.Conversion.Render}))
 	h.handle("GET /v2/conversions", tambala.APIv2, h.listConversions)
 	h.handle("GET /v2/conversions/{id}", tambala.APIv2, h.getConversion)
-}
-
-func (h *Handler) quoteConversion(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
-	body, err := readBody(r)
-	if err != nil {
-		writeError(w, r, h.log, err)
-		return
-	}
-	req, err := quotes.DecodeRequest(body)
-	if err != nil {
-		writeError(w, r, h.log, err)
-		return
-	}
-	q, err := h.engine.QuoteConversion(r.Context(), p, req)
-	if err != nil {
-		writeError(w, r, h.log, err)
-		return
-	}
-	writeRaw(w, http.StatusCreated, quotes.Render(q))
 }
 
 // decodeNewConversion reads POST /v2/conversions: {"quote_id": string}.

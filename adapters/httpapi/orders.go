@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"math"
@@ -16,7 +17,7 @@ import (
 
 func (h *Handler) orderRoutes() {
 	h.handle("GET /v2/orders/corridors", tambala.APIv2, h.corridors)
-	h.handle("POST /v2/orders/quotes", tambala.APIv2, h.quoteOrder)
+	h.handle("POST /v2/orders/quotes", tambala.APIv2, h.serveQuote(h.engine.QuoteOrder))
 	h.handle("POST /v2/orders", tambala.APIv2, serveCreate(h, createRoute[tambala.NewOrder, orders.Order]{
 		op: tambala.CreateOrder, decode: decodeNewOrder, create: h.engine.CreateOrder,
 		status: http.StatusCreated, render: orders.Render}))
@@ -53,23 +54,28 @@ func (h *Handler) corridors(w http.ResponseWriter, r *http.Request, p tambala.Pr
 	writeRaw(w, http.StatusOK, quotes.RenderCorridors(cs))
 }
 
-func (h *Handler) quoteOrder(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
-	body, err := readBody(r)
-	if err != nil {
-		writeError(w, r, h.log, err)
-		return
+// serveQuote answers a quote route (POST /v2/orders/quotes, POST
+// /v2/conversions/quotes): the body decoded as a quotes.Request, priced by
+// quote, the quote rendered with 201.
+func (h *Handler) serveQuote(quote func(context.Context, tambala.Principal, quotes.Request) (quotes.Quote, error)) authed {
+	return func(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
+		body, err := readBody(r)
+		if err != nil {
+			writeError(w, r, h.log, err)
+			return
+		}
+		req, err := quotes.DecodeRequest(body)
+		if err != nil {
+			writeError(w, r, h.log, err)
+			return
+		}
+		q, err := quote(r.Context(), p, req)
+		if err != nil {
+			writeError(w, r, h.log, err)
+			return
+		}
+		writeRaw(w, http.StatusCreated, quotes.Render(q))
 	}
-	req, err := quotes.DecodeRequest(body)
-	if err != nil {
-		writeError(w, r, h.log, err)
-		return
-	}
-	q, err := h.engine.QuoteOrder(r.Context(), p, req)
-	if err != nil {
-		writeError(w, r, h.log, err)
-		return
-	}
-	writeRaw(w, http.StatusCreated, quotes.Render(q))
 }
 
 // beneficiaryFields are the only fields a beneficiary may have (U18): an
