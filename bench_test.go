@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -224,4 +225,32 @@ func (silentPebble) Infof(string, ...any)  {}
 func (silentPebble) Errorf(string, ...any) {}
 func (silentPebble) Fatalf(format string, args ...any) {
 	panic(fmt.Sprintf(format, args...))
+}
+
+// BenchmarkPayoutAcceptDayOfTraffic measures payout accept for an
+// organization that has paid out every minute of the last day, so that
+// its 24-hour limit window holds a cell for each of 1,440 minutes (the
+// steady state of a busy organization), on memstore, one caller.
+func BenchmarkPayoutAcceptDayOfTraffic(b *testing.B) {
+	start := time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)
+	now := start
+	var mu sync.Mutex
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	e, err := tambala.New(memstore.New(), &tambala.Options{Clock: clock})
+	if err != nil {
+		b.Fatal(err)
+	}
+	_, p := benchEngineOn(b, e)
+	for m := range 24 * 60 {
+		mu.Lock()
+		now = start.Add(time.Duration(m) * time.Minute)
+		mu.Unlock()
+		acceptOne(b, e, p, 0)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		acceptOne(b, e, p, 0)
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "payouts/s")
 }

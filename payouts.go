@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"time"
 
@@ -22,7 +23,9 @@ var (
 	bucketPayouts      = []byte("payouts")
 	bucketPayoutsByOrg = []byte("payouts.by_org")
 	bucketPayoutWindow = []byte("payouts.window")
-	bucketRefData      = []byte("refdata")
+	// bucketPayoutWindowSum holds each organization's codec.WindowSum.
+	bucketPayoutWindowSum = []byte("payouts.window.sum")
+	bucketRefData         = []byte("refdata")
 )
 
 // SandboxBankAccounts and SandboxWallets are the sandbox provider's test
@@ -290,58 +293,158 @@ func windowKey(org string, minute int64) []byte {
 }
 
 // checkAndCountWindow enforces the rolling 24-hour volume and 1-hour count
-// over per-minute cells, then counts this payout. Cells older than a day
-// are deleted as they are passed.
+// over per-minute cells, then counts this payout. A running sum per
+// organization (codec.WindowSum) holds the cells' totals, so that a payout
+// reads two records rather than a day of cells; the first payout of each
+// minute moves the sum past the cells that left the windows, deleting those
+// older than a day.
 func (e *Engine) checkAndCountWindow(tx store.Tx, org string, l PayoutLimits, amount money.Amount, now time.Time) error {
 	cap, err := money.Parse(money.MWK, l.DailyVolumeMWK)
 	if err != nil {
 		return err
 	}
 	minute := now.Unix() / 60
-	dayStart, hourStart := minute-24*60+1, minute-60+1
-	volume, count := money.Zero(money.MWK), uint64(0)
+	sum, err := windowSum(tx, org, minute)
+	if err != nil {
+		return err
+	}
+	if sum.HourCount+1 > uint64(l.HourlyCount) {
+		return errcode.Newf(errcode.OrgLimitExceeded, "This organization reached its limit of %d payouts per hour.", l.HourlyCount)
+	}
+	if after, _ := sum.DayVolume.Add(amount); after.Cmp(cap) > 0 {
+		return errcode.Newf(errcode.OrgLimitExceeded, "This payout would take the organization above its 24-hour volume of %s.", cap)
+	}
 	current := codec.WindowCell{Volume: money.Zero(money.MWK)}
-	var stale [][]byte
-	err = tx.Scan(bucketPayoutWindow, store.ScanOptions{Prefix: records.IndexPrefix(org)}, func(k, v []byte) (bool, error) {
+	switch v, err := tx.Get(bucketPayoutWindow, windowKey(org, minute)); {
+	case err == nil:
+		if current, err = codec.DecodeWindowCell(v); err != nil {
+			return err
+		}
+	case !isNotFound(err):
+		return err
+	}
+	current.Count++
+	sum.HourCount++
+	if current.Volume, err = current.Volume.Add(amount); err != nil {
+		return err
+	}
+	if sum.DayVolume, err = sum.DayVolume.Add(amount); err != nil {
+		return err
+	}
+	if err := tx.Put(bucketPayoutWindow, windowKey(org, minute), current.Encode()); err != nil {
+		return err
+	}
+	return tx.Put(bucketPayoutWindowSum, []byte(org), sum.Encode())
+}
+
+// windowSum returns org's window sum at minute: the volume of its cells of
+// the last 24 hours and the count of those of the last hour (minute
+// included). It moves the stored sum forward, subtracting the cells that
+// left either window and deleting those older than a day, or builds it
+// from every cell when there is none (a store written before sums) or the
+// clock went back.
+func windowSum(tx store.Tx, org string, minute int64) (codec.WindowSum, error) {
+	dayStart, hourStart := minute-24*60+1, minute-60+1
+	var sum codec.WindowSum
+	v, err := tx.Get(bucketPayoutWindowSum, []byte(org))
+	switch {
+	case isNotFound(err):
+		return rebuildWindowSum(tx, org, dayStart, hourStart)
+	case err != nil:
+		return sum, err
+	}
+	if sum, err = codec.DecodeWindowSum(v); err != nil {
+		return sum, err
+	}
+	if dayStart < sum.DayFrom || hourStart < sum.HourFrom {
+		return rebuildWindowSum(tx, org, dayStart, hourStart)
+	}
+	// The hour first: the day's deletions would hide cells it subtracts.
+	if hourStart > sum.HourFrom {
+		err := scanCells(tx, org, sum.HourFrom, hourStart, func(_ []byte, c codec.WindowCell) error {
+			if c.Count > sum.HourCount {
+				return errWindowSum(org)
+			}
+			sum.HourCount -= c.Count
+			return nil
+		})
+		if err != nil {
+			return sum, err
+		}
+		sum.HourFrom = hourStart
+	}
+	if dayStart > sum.DayFrom {
+		var gone [][]byte
+		err := scanCells(tx, org, sum.DayFrom, dayStart, func(k []byte, c codec.WindowCell) error {
+			left, err := sum.DayVolume.Sub(c.Volume)
+			if err != nil || left.Sign() < 0 {
+				return errWindowSum(org)
+			}
+			sum.DayVolume = left
+			gone = append(gone, k)
+			return nil
+		})
+		if err != nil {
+			return sum, err
+		}
+		for _, k := range gone {
+			if err := tx.Delete(bucketPayoutWindow, k); err != nil {
+				return sum, err
+			}
+		}
+		sum.DayFrom = dayStart
+	}
+	return sum, nil
+}
+
+// rebuildWindowSum sums every cell of org, deleting those before dayStart.
+func rebuildWindowSum(tx store.Tx, org string, dayStart, hourStart int64) (codec.WindowSum, error) {
+	sum := codec.WindowSum{DayFrom: dayStart, HourFrom: hourStart, DayVolume: money.Zero(money.MWK)}
+	var gone [][]byte
+	err := scanCells(tx, org, 0, -1, func(k []byte, c codec.WindowCell) error {
 		m := int64(binary.BigEndian.Uint64(k[len(org)+1:]))
 		if m < dayStart {
-			stale = append(stale, k)
-			return true, nil
+			gone = append(gone, k)
+			return nil
 		}
+		var err error
+		if sum.DayVolume, err = sum.DayVolume.Add(c.Volume); err != nil {
+			return err
+		}
+		if m >= hourStart {
+			sum.HourCount += c.Count
+		}
+		return nil
+	})
+	if err != nil {
+		return sum, err
+	}
+	for _, k := range gone {
+		if err := tx.Delete(bucketPayoutWindow, k); err != nil {
+			return sum, err
+		}
+	}
+	return sum, nil
+}
+
+// scanCells visits org's cells of the minutes from (inclusive) to to
+// (exclusive; -1: every later one).
+func scanCells(tx store.Tx, org string, from, to int64, fn func(k []byte, c codec.WindowCell) error) error {
+	opt := store.ScanOptions{Prefix: records.IndexPrefix(org), Start: windowKey(org, from)}
+	if to >= 0 {
+		opt.End = windowKey(org, to)
+	}
+	return tx.Scan(bucketPayoutWindow, opt, func(k, v []byte) (bool, error) {
 		c, err := codec.DecodeWindowCell(v)
 		if err != nil {
 			return false, err
 		}
-		if volume, err = volume.Add(c.Volume); err != nil {
-			return false, err
-		}
-		if m >= hourStart {
-			count += c.Count
-		}
-		if m == minute {
-			current = c
-		}
-		return true, nil
+		return true, fn(k, c)
 	})
-	if err != nil {
-		return err
-	}
-	for _, k := range stale {
-		if err := tx.Delete(bucketPayoutWindow, k); err != nil {
-			return err
-		}
-	}
-	if count+1 > uint64(l.HourlyCount) {
-		return errcode.Newf(errcode.OrgLimitExceeded, "This organization reached its limit of %d payouts per hour.", l.HourlyCount)
-	}
-	if after, _ := volume.Add(amount); after.Cmp(cap) > 0 {
-		return errcode.Newf(errcode.OrgLimitExceeded, "This payout would take the organization above its 24-hour volume of %s.", cap)
-	}
-	current.Count++
-	if current.Volume, err = current.Volume.Add(amount); err != nil {
-		return err
-	}
-	return tx.Put(bucketPayoutWindow, windowKey(org, minute), current.Encode())
+}
+
+func errWindowSum(org string) error {
+	return fmt.Errorf("tambala: the payout window sum of organization %s is below its cells", org)
 }
 
 // Payout returns one of the caller's payouts; a foreign, unknown or

@@ -338,3 +338,69 @@ func TestWindowCellCountOfOpeningBrace(t *testing.T) {
 	require.Equal(t, in.Count, out.Count)
 	require.True(t, in.Volume.Equal(out.Volume))
 }
+
+func requireSumEqual(t require.TestingT, want, got WindowSum) {
+	require.Equal(t, want.DayFrom, got.DayFrom, "day from")
+	require.Equal(t, want.HourFrom, got.HourFrom, "hour from")
+	requireCellEqual(t, WindowCell{Count: want.HourCount, Volume: want.DayVolume}, WindowCell{Count: got.HourCount, Volume: got.DayVolume})
+}
+
+func TestWindowSumRoundTrip(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		minute := rapid.OneOf(rapid.Int64Range(0, math.MaxInt64), rapid.Int64Range(29_000_000, 30_000_000)).Draw(t, "minute")
+		s := WindowSum{
+			DayFrom:   minute,
+			HourFrom:  rapid.Int64Range(0, math.MaxInt64).Draw(t, "hour from"),
+			HourCount: rapid.OneOf(rapid.Uint64(), rapid.Uint64Range(0, 1000)).Draw(t, "count"),
+			DayVolume: genWindowVolume(t),
+		}
+		v := s.Encode()
+		got, err := DecodeWindowSum(v)
+		require.NoError(t, err)
+		requireSumEqual(t, s, got)
+		require.Equal(t, v, got.Encode(), "re-encoding is byte for byte")
+		require.Equal(t, byte(1), v[0], "version")
+	})
+}
+
+func TestWindowSumCorrupt(t *testing.T) {
+	valid := WindowSum{DayFrom: 29_000_000, HourFrom: 29_001_380, HourCount: 300, DayVolume: money.FromUnits(money.MWK, 500000)}.Encode()
+	for n := range len(valid) {
+		require.NotPanics(t, func() {
+			_, err := DecodeWindowSum(valid[:n])
+			require.Error(t, err, "prefix %d: %q", n, valid[:n])
+		})
+	}
+	bad := [][]byte{
+		nil, {}, {1}, {1, 1, 1, 1},
+		append(bytes.Clone(valid), 0),                        // 9 bytes of units
+		append([]byte{2}, valid[1:]...),                      // unknown version
+		append([]byte{1}, bytes.Repeat([]byte{0xff}, 11)...), // minute overflows
+		append(append([]byte{1}, binary.AppendUvarint(nil, math.MaxUint64)...), 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0), // beyond int64
+		append([]byte{1, 1, 1, 1, 1}, "-5000.00"...),                                                             // never negative
+		append([]byte{1, 1, 1, 1, 2}, "5000.00"...),                                                              // unknown volume kind
+	}
+	for _, v := range bad {
+		require.NotPanics(t, func() {
+			_, err := DecodeWindowSum(v)
+			require.Error(t, err, "%q", v)
+		}, "%q", v)
+	}
+}
+
+func FuzzDecodeWindowSum(f *testing.F) {
+	f.Add(WindowSum{DayFrom: 29_000_000, HourFrom: 29_001_380, HourCount: 3, DayVolume: money.FromUnits(money.MWK, 500000)}.Encode())
+	f.Add([]byte{1, 1, 1, 1, 1, '5', '.', '5'})
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, v []byte) {
+		s, err := DecodeWindowSum(v)
+		if err != nil {
+			return
+		}
+		b := s.Encode()
+		s2, err := DecodeWindowSum(b)
+		require.NoError(t, err, "re-encoded %q as %q", v, b)
+		requireSumEqual(t, s, s2)
+		require.Equal(t, b, s2.Encode(), "encoding is a fixpoint")
+	})
+}

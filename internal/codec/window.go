@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math"
 
 	"github.com/tambalapay/tambala/money"
 )
@@ -20,13 +21,7 @@ type WindowCell struct {
 // Encode writes the cell.
 func (c WindowCell) Encode() []byte {
 	b := binary.AppendUvarint(append(make([]byte, 0, 24), 1), c.Count)
-	if u, ok := c.Volume.Units(); ok {
-		b = append(b, 0)
-		return binary.BigEndian.AppendUint64(b, uint64(u))
-	}
-	b = append(b, 1)
-	b, _ = c.Volume.AppendText(b)
-	return b
+	return appendVolume(b, c.Volume)
 }
 
 // DecodeWindowCell reads a cell of any version.
@@ -50,22 +45,89 @@ func DecodeWindowCell(v []byte) (WindowCell, error) {
 	}
 	v = v[1:]
 	n, k := binary.Uvarint(v)
-	if k <= 0 || len(v) < k+1 {
+	if k <= 0 {
 		return WindowCell{}, fmt.Errorf("payouts: bad window cell %q", v)
 	}
-	c := WindowCell{Count: n}
-	switch rest := v[k+1:]; v[k] {
+	vol, err := decodeVolume(v[k:])
+	if err != nil {
+		return WindowCell{}, fmt.Errorf("payouts: bad window cell: %w", err)
+	}
+	return WindowCell{Count: n, Volume: vol}, nil
+}
+
+// A WindowSum is the running total of one organization's window cells,
+// so that a payout reads one record instead of a day of cells: the
+// volume of the cells from minute DayFrom on and the count of those from
+// minute HourFrom on. Encoded as a version byte (0x01), DayFrom and
+// HourFrom (uvarint minutes since the epoch), the count (uvarint), then
+// the volume as a cell's is (0x00 and 8 bytes of minor units, or 0x01 and
+// decimal text).
+type WindowSum struct {
+	DayFrom, HourFrom int64
+	HourCount         uint64
+	DayVolume         money.Amount
+}
+
+// Encode writes the sum.
+func (s WindowSum) Encode() []byte {
+	b := append(make([]byte, 0, 40), 1)
+	b = binary.AppendUvarint(b, uint64(s.DayFrom))
+	b = binary.AppendUvarint(b, uint64(s.HourFrom))
+	b = binary.AppendUvarint(b, s.HourCount)
+	return appendVolume(b, s.DayVolume)
+}
+
+// DecodeWindowSum reads a sum.
+func DecodeWindowSum(v []byte) (WindowSum, error) {
+	bad := func() (WindowSum, error) { return WindowSum{}, fmt.Errorf("payouts: bad window sum %q", v) }
+	if len(v) == 0 || v[0] != 1 {
+		return bad()
+	}
+	rest := v[1:]
+	var fields [3]uint64
+	for i := range fields {
+		n, k := binary.Uvarint(rest)
+		if k <= 0 {
+			return bad()
+		}
+		fields[i], rest = n, rest[k:]
+	}
+	if fields[0] > math.MaxInt64 || fields[1] > math.MaxInt64 {
+		return bad()
+	}
+	vol, err := decodeVolume(rest)
+	if err != nil {
+		return WindowSum{}, fmt.Errorf("payouts: bad window sum: %w", err)
+	}
+	return WindowSum{DayFrom: int64(fields[0]), HourFrom: int64(fields[1]), HourCount: fields[2], DayVolume: vol}, nil
+}
+
+// appendVolume appends 0x00 and 8 bytes of minor units, or 0x01 and the
+// decimal text of a volume beyond int64.
+func appendVolume(b []byte, v money.Amount) []byte {
+	if u, ok := v.Units(); ok {
+		b = append(b, 0)
+		return binary.BigEndian.AppendUint64(b, uint64(u))
+	}
+	b = append(b, 1)
+	b, _ = v.AppendText(b)
+	return b
+}
+
+// decodeVolume reads what appendVolume wrote.
+func decodeVolume(v []byte) (money.Amount, error) {
+	if len(v) == 0 {
+		return money.Amount{}, fmt.Errorf("no volume")
+	}
+	switch rest := v[1:]; v[0] {
 	case 0:
 		if len(rest) != 8 {
-			return WindowCell{}, fmt.Errorf("payouts: bad window cell %q", v)
+			return money.Amount{}, fmt.Errorf("volume of %d bytes", len(rest))
 		}
-		c.Volume = money.FromUnits(money.MWK, int64(binary.BigEndian.Uint64(rest)))
+		return money.FromUnits(money.MWK, int64(binary.BigEndian.Uint64(rest))), nil
+	case 1:
+		return money.Parse(money.MWK, string(rest))
 	default:
-		vol, err := money.Parse(money.MWK, string(rest))
-		if err != nil {
-			return WindowCell{}, fmt.Errorf("payouts: bad window cell: %w", err)
-		}
-		c.Volume = vol
+		return money.Amount{}, fmt.Errorf("volume kind %d", v[0])
 	}
-	return c, nil
 }
