@@ -202,7 +202,11 @@ type Engine struct {
 	started            time.Time
 
 	inflight sync.Map // idempotency scopes being decided in this process
-	limiters limiters
+	// legacySince is when this store's creates began to be scoped by
+	// operation (zero: no outcome was ever stored under a legacy scope);
+	// nil until the first create reads it (legacyLookups).
+	legacySince atomic.Pointer[time.Time]
+	limiters    limiters
 
 	sandboxInstitutions []payouts.Institution // read-only
 	cachedInstitutions  cache.Record[institutionsRecord]

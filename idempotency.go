@@ -26,8 +26,8 @@ const (
 // operationInfo is what the engine knows of each operation: the API whose
 // rules it is under, and the scope under which versions before operation
 // names stored its outcomes (method and path), still read so that a retry
-// across the upgrade replays. The legacy scopes can go once every record
-// written under them is past the retention (Limits.IdempotencyRetention).
+// across the upgrade replays, for as long as such a record can be within
+// the retention (legacyLookups).
 var operationInfo = map[Operation]struct {
 	api    API
 	legacy string
@@ -92,13 +92,13 @@ var (
 		"This Idempotency-Key was decided for a request this version no longer accepts; use a new key.")
 )
 
-// storedOutcome looks up the decided outcome of scope (and of its legacy
-// scope); ok is false when there is none.
-func storedOutcome(tx store.Tx, org string, op Operation, key string) (rec codec.IdemRecord, ok bool, err error) {
+// storedOutcome looks up the decided outcome of scope (and, when
+// withLegacy, of its legacy scope); ok is false when there is none.
+func storedOutcome(tx store.Tx, org string, op Operation, key string, withLegacy bool) (rec codec.IdemRecord, ok bool, err error) {
 	v, err := tx.Get(bucketIdem, []byte(idemScope(org, op, key)))
 	if isNotFound(err) {
 		legacy := operationInfo[op].legacy
-		if legacy == "" {
+		if legacy == "" || !withLegacy {
 			return rec, false, nil
 		}
 		v, err = tx.Get(bucketIdem, []byte(legacyIdemScope(org, legacy, key)))
@@ -148,15 +148,19 @@ func create[T any](ctx context.Context, e *Engine, p Principal, op Operation, id
 		return Created[T]{}, errIdemInFlight
 	}
 	defer e.inflight.Delete(scope)
+	withLegacy, err := e.legacyLookups(ctx)
+	if err != nil {
+		return Created[T]{}, err
+	}
 	digest := hex.EncodeToString(fp[:])
 	var out Created[T]
-	err := e.store.Update(ctx, func(tx store.Tx) error {
+	err = e.store.Update(ctx, func(tx store.Tx) error {
 		out = Created[T]{}
 		org, err := e.admit(tx, p, operationInfo[op].api)
 		if err != nil {
 			return err
 		}
-		rec, found, err := storedOutcome(tx, p.Org.ID, op, idem.Key)
+		rec, found, err := storedOutcome(tx, p.Org.ID, op, idem.Key, withLegacy)
 		if err != nil {
 			return err
 		}
@@ -214,12 +218,16 @@ func (e *Engine) RefuseCreate(ctx context.Context, p Principal, op Operation, id
 	if _, busy := e.inflight.Load(idemScope(p.Org.ID, op, idem.Key)); busy {
 		return errIdemInFlight
 	}
+	withLegacy, err := e.legacyLookups(ctx)
+	if err != nil {
+		return err
+	}
 	digest := hex.EncodeToString(idem.Fingerprint[:])
-	err := e.store.View(ctx, func(tx store.Tx) error {
+	err = e.store.View(ctx, func(tx store.Tx) error {
 		if _, err := e.admit(tx, p, info.api); err != nil {
 			return err
 		}
-		rec, found, err := storedOutcome(tx, p.Org.ID, op, idem.Key)
+		rec, found, err := storedOutcome(tx, p.Org.ID, op, idem.Key, withLegacy)
 		switch {
 		case err != nil:
 			return err
@@ -235,6 +243,58 @@ func (e *Engine) RefuseCreate(ctx context.Context, p Principal, op Operation, id
 		return err
 	}
 	return reason
+}
+
+// settingLegacySince records, in the settings bucket, when creates in this
+// store began to be scoped by operation: the time a build with operation
+// names first created in it, or the zero time when it then held no
+// decided outcome at all (a new store), which therefore holds none under
+// a legacy scope.
+var settingLegacySince = []byte("idempotency.legacy_since")
+
+// legacyLookups reports whether a create must still look for an outcome
+// stored under its operation's legacy scope: only while one can be within
+// the retention, that is until the retention has passed since the store's
+// first create by a build with operation names. A new store never does,
+// so a create reads one record, not two. The first call records that time
+// in the store (once for every process sharing it) and keeps it.
+func (e *Engine) legacyLookups(ctx context.Context) (bool, error) {
+	since := e.legacySince.Load()
+	if since == nil {
+		var t time.Time
+		err := e.store.Update(ctx, func(tx store.Tx) error {
+			t = time.Time{}
+			v, err := tx.Get(bucketSettings, settingLegacySince)
+			if err == nil {
+				return t.UnmarshalText(v)
+			}
+			if !isNotFound(err) {
+				return err
+			}
+			empty := true
+			err = tx.Scan(bucketIdem, store.ScanOptions{}, func(_, _ []byte) (bool, error) {
+				empty = false
+				return false, nil
+			})
+			if err != nil {
+				return err
+			}
+			if !empty {
+				t = e.nowUTC()
+			}
+			text, err := t.MarshalText()
+			if err != nil {
+				return err
+			}
+			return tx.Put(bucketSettings, settingLegacySince, text)
+		})
+		if err != nil {
+			return false, err
+		}
+		since = &t
+		e.legacySince.Store(since)
+	}
+	return !since.IsZero() && e.now().Before(since.Add(e.limits.IdempotencyRetention)), nil
 }
 
 func idemTimeKey(t time.Time, scope string) []byte {

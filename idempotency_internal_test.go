@@ -33,18 +33,8 @@ func TestIdempotency_LegacyRecordsReplay(t *testing.T) {
 	p, err := e.Act(ctx, org.ID)
 	require.NoError(t, err)
 
-	body := []byte(`{"amount_mwk":"100.00","institution_id":101,"mobile_number":"111100000112","beneficiary_name":"W"}`)
-	at := time.Date(2026, 11, 20, 8, 0, 0, 123e6, time.UTC)
-	fee := money.FromInt(money.MWK, 282)
-	old := payouts.Payout{ID: "0190a000-0000-7000-8000-000000000001", Rail: payouts.Momo, Amount: money.FromInt(money.MWK, 100),
-		Fee: &fee, Status: payouts.Succeeded, CreatedAt: at, TerminalAt: &at,
-		Destination: payouts.Destination{InstitutionID: 101, MobileNumber: "111100000112", BeneficiaryName: "W"}}
-	rendered := payouts.Render(old)
-	sum := sha256.Sum256(body)
-	v1 := (&codec.IdemRecord{Status: 202, Body: rendered, CreatedAt: at}).EncodeV1(sum)
-	require.NoError(t, s.Update(ctx, func(tx store.Tx) error {
-		return tx.Put(bucketIdem, []byte(legacyIdemScope(org.ID, "POST\x00/v1/payouts/momo", "old-key")), v1)
-	}))
+	body := []byte(legacyBody)
+	rendered := putLegacyRecord(t, s, org.ID, "old-key")
 
 	req, err := payouts.DecodeRequest(payouts.Momo, body)
 	require.NoError(t, err)
@@ -73,6 +63,107 @@ func TestIdempotency_LegacyRecordsReplay(t *testing.T) {
 	b, err := e.BalanceV1(ctx, p)
 	require.NoError(t, err)
 	assert.Equal(t, c.Resource.HeldFee.String(), mustSub(t, b.Held, c.Resource.Amount).String())
+}
+
+const legacyBody = `{"amount_mwk":"100.00","institution_id":101,"mobile_number":"111100000112","beneficiary_name":"W"}`
+
+// putLegacyRecord stores, as a version before operation names did, the
+// outcome of a momo payout created with legacyBody under key, and returns
+// the response it stored.
+func putLegacyRecord(t *testing.T, s store.Store, org, key string) []byte {
+	t.Helper()
+	at := time.Date(2026, 11, 20, 8, 0, 0, 123e6, time.UTC)
+	fee := money.FromInt(money.MWK, 282)
+	old := payouts.Payout{ID: "0190a000-0000-7000-8000-000000000001", Rail: payouts.Momo, Amount: money.FromInt(money.MWK, 100),
+		Fee: &fee, Status: payouts.Succeeded, CreatedAt: at, TerminalAt: &at,
+		Destination: payouts.Destination{InstitutionID: 101, MobileNumber: "111100000112", BeneficiaryName: "W"}}
+	rendered := payouts.Render(old)
+	v1 := (&codec.IdemRecord{Status: 202, Body: rendered, CreatedAt: at}).EncodeV1(sha256.Sum256([]byte(legacyBody)))
+	require.NoError(t, s.Update(context.Background(), func(tx store.Tx) error {
+		return tx.Put(bucketIdem, []byte(legacyIdemScope(org, "POST\x00/v1/payouts/momo", key)), v1)
+	}))
+	return rendered
+}
+
+// The legacy scopes are read only while a record stored under one can be
+// within the retention: from the store's first create by this version
+// (recorded in the store) until the retention has passed; never in a store
+// whose first create found no outcome at all.
+func TestIdempotency_LegacyLookupsEnd(t *testing.T) {
+	ctx := context.Background()
+	req, err := payouts.DecodeRequest(payouts.Momo, []byte(legacyBody))
+	require.NoError(t, err)
+	idem := Idempotency{Key: "old-key", Fingerprint: BodyFingerprint([]byte(legacyBody))}
+	setup := func(t *testing.T, s store.Store, now *time.Time) (*Engine, Principal) {
+		e, err := New(s, &Options{Clock: func() time.Time { return *now }})
+		require.NoError(t, err)
+		org, err := e.CreateOrganization(ctx, NewOrganization{Name: "Legacy"})
+		require.NoError(t, err)
+		require.NoError(t, e.Fund(ctx, org.ID, money.FromInt(money.MWK, 100_000), "seed"))
+		p, err := e.Act(ctx, org.ID)
+		require.NoError(t, err)
+		return e, p
+	}
+	since := func(t *testing.T, s store.Store) string {
+		var v []byte
+		require.NoError(t, s.View(ctx, func(tx store.Tx) (err error) {
+			v, err = tx.Get(bucketSettings, settingLegacySince)
+			return err
+		}))
+		return string(v)
+	}
+
+	t.Run("upgraded store", func(t *testing.T) {
+		s := memstore.New()
+		t0 := time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)
+		now := t0
+		e, p := setup(t, s, &now)
+		putLegacyRecord(t, s, p.Org.ID, "old-key")
+		got, err := e.CreatePayout(ctx, p, req, idem)
+		require.NoError(t, err)
+		assert.True(t, got.Replayed)
+		assert.Equal(t, "2026-11-23T09:00:00Z", since(t, s), "recorded at the first create")
+
+		// Another engine on the store (a restart, or a second process)
+		// reads the recorded time rather than its own.
+		now = t0.Add(e.Limits().IdempotencyRetention - time.Millisecond)
+		e2, err := New(s, &Options{Clock: func() time.Time { return now }})
+		require.NoError(t, err)
+		p2, err := e2.Act(ctx, p.Org.ID)
+		require.NoError(t, err)
+		got, err = e2.CreatePayout(ctx, p2, req, idem)
+		require.NoError(t, err)
+		assert.True(t, got.Replayed, "still within the retention")
+
+		now = t0.Add(e.Limits().IdempotencyRetention)
+		got, err = e2.CreatePayout(ctx, p2, req, idem)
+		require.NoError(t, err)
+		assert.False(t, got.Replayed, "past the retention the legacy record is no longer read")
+	})
+
+	t.Run("new store", func(t *testing.T) {
+		s := memstore.New()
+		now := time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)
+		e, p := setup(t, s, &now)
+		first, err := e.CreatePayout(ctx, p, req, Idempotency{Key: "first"})
+		require.NoError(t, err)
+		assert.False(t, first.Replayed)
+		assert.Equal(t, "0001-01-01T00:00:00Z", since(t, s), "no outcome was stored before")
+		// A record under a legacy scope (only a build before operation
+		// names writes one) is never read in this store.
+		putLegacyRecord(t, s, p.Org.ID, "old-key")
+		got, err := e.CreatePayout(ctx, p, req, idem)
+		require.NoError(t, err)
+		assert.False(t, got.Replayed)
+		// Nor after a restart.
+		putLegacyRecord(t, s, p.Org.ID, "older-key")
+		e2, err := New(s, &Options{Clock: func() time.Time { return now }})
+		require.NoError(t, err)
+		assert.Equal(t, errcode.Conflict, errcode.Of(e2.RefuseCreate(ctx, p, CreateMomoPayout, Idempotency{Key: "first", Fingerprint: BodyFingerprint([]byte("{"))}, errcode.New(errcode.ValidationError))),
+			"the new scope is read as before")
+		assert.Equal(t, errcode.ValidationError, errcode.Of(e2.RefuseCreate(ctx, p, CreateMomoPayout, Idempotency{Key: "older-key", Fingerprint: BodyFingerprint([]byte("{"))}, errcode.New(errcode.ValidationError))),
+			"the legacy record is not read: the reason, not conflict")
+	})
 }
 
 func mustSub(t *testing.T, a, b money.Amount) money.Amount {
