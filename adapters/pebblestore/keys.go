@@ -52,6 +52,23 @@ type reader struct {
 }
 
 func (r *reader) Get(bucket, key []byte) ([]byte, error) {
+	k, err := r.keyOf(bucket, key)
+	if err != nil {
+		return nil, err
+	}
+	v, found, err := r.lookup(k)
+	switch {
+	case err != nil:
+		return nil, err
+	case !found:
+		return nil, store.ErrNotFound
+	}
+	return v, nil
+}
+
+// keyOf checks bucket and key and returns their pebble key in the reader's
+// scratch; store.ErrNotFound for a key no Put could have stored.
+func (r *reader) keyOf(bucket, key []byte) ([]byte, error) {
 	if err := store.CheckKey(bucket, key); err != nil {
 		return nil, err
 	}
@@ -59,18 +76,23 @@ func (r *reader) Get(bucket, key []byte) ([]byte, error) {
 		return nil, store.ErrNotFound // no Put could have stored it
 	}
 	r.key = appendKey(r.key[:0], bucket, key)
-	v, closer, err := r.r.Get(r.key)
+	return r.key, nil
+}
+
+// lookup reads the pebble key k, returning a copy of its value.
+func (r *reader) lookup(k []byte) (value []byte, found bool, err error) {
+	v, closer, err := r.r.Get(k)
 	if errors.Is(err, pebble.ErrNotFound) {
-		return nil, store.ErrNotFound
+		return nil, false, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("pebblestore: get: %w", err)
+		return nil, false, fmt.Errorf("pebblestore: get: %w", err)
 	}
 	out := clone(v)
 	if err := closer.Close(); err != nil {
-		return nil, fmt.Errorf("pebblestore: get: %w", err)
+		return nil, false, fmt.Errorf("pebblestore: get: %w", err)
 	}
-	return out, nil
+	return out, true, nil
 }
 
 func (r *reader) Scan(bucket []byte, opt store.ScanOptions, fn func(key, value []byte) (bool, error)) (err error) {
@@ -140,18 +162,29 @@ type viewTx struct{ reader }
 func (*viewTx) Put(_, _, _ []byte) error { return store.ErrReadOnly }
 func (*viewTx) Delete(_, _ []byte) error { return store.ErrReadOnly }
 
-// batchWriter applies one update's buffered writes to the open batch.
+// batchWriter applies one update's buffered writes to the open batch, and
+// remembers them as the latest values. value slices come from txbuf's
+// arena, which is never written again, so they are kept without a copy.
 type batchWriter struct {
-	pb  *pebble.Batch
-	key *[]byte // scratch for the pebble key; Set copies it
+	pb     *pebble.Batch
+	key    *[]byte // scratch for the pebble key; Set copies it
+	latest *latestValues
 }
 
 func (w batchWriter) Put(bucket, key, value []byte) error {
 	*w.key = appendKey((*w.key)[:0], bucket, key)
-	return w.pb.Set(*w.key, value, nil)
+	if err := w.pb.Set(*w.key, value, nil); err != nil {
+		return err
+	}
+	w.latest.remember(*w.key, value, true)
+	return nil
 }
 
 func (w batchWriter) Delete(bucket, key []byte) error {
 	*w.key = appendKey((*w.key)[:0], bucket, key)
-	return w.pb.Delete(*w.key, nil)
+	if err := w.pb.Delete(*w.key, nil); err != nil {
+		return err
+	}
+	w.latest.remember(*w.key, nil, false)
+	return nil
 }

@@ -89,6 +89,8 @@ type Store struct {
 
 	failure atomic.Pointer[error] // the first commit failure
 
+	latest *latestValues // the committer's alone
+
 	// commitHook, set only by tests before the first Update, runs in the
 	// syncer after a batch is durable; an error fails the batch as a failed
 	// fsync would.
@@ -127,7 +129,7 @@ type batch struct {
 	seq  int64
 	reqs []*request
 	pb   *pebble.Batch // indexed: later updates read earlier ones' writes
-	r    reader        // over pb
+	r    updateReader  // over pb
 	key  []byte        // scratch of batchWriter
 	// err fails the batch: its own commit failed, or it was built on a
 	// store that had failed (then builtOnFailure).
@@ -232,6 +234,7 @@ func Open(dir string, opts *Options) (*Store, error) {
 		noSync:   o.NoSync,
 		maxBatch: o.MaxBatch,
 		reqs:     make(chan *request, o.MaxBatch),
+		latest:   newLatestValues(generationBytes),
 		stopped:  make(chan struct{}),
 	}
 	s.pub = &published{snap: db.NewSnapshot()}
@@ -354,7 +357,7 @@ func (s *Store) commitLoop() {
 		}
 		seq++
 		b := &batch{seq: seq, pb: s.db.NewIndexedBatch()}
-		b.r.r = b.pb
+		b.r.r, b.r.latest = b.pb, s.latest
 		s.execute(b, r, &buf)
 		syncerFree := false
 	grow:
@@ -403,7 +406,7 @@ drain:
 		}
 	}
 	failure := s.failed()
-	w := batchWriter{pb: b.pb, key: &b.key}
+	w := batchWriter{pb: b.pb, key: &b.key, latest: s.latest}
 	for _, r := range b.reqs[start:] {
 		if failure != nil { // the latest state holds writes that never became durable
 			r.err = failure
@@ -426,12 +429,19 @@ drain:
 		}
 		if err := applyBuf(buf, w); err != nil {
 			// b may hold part of this update: none of it may commit.
-			b.err = fmt.Errorf("pebblestore: building the batch: %w", err)
+			s.abandon(b, err)
 			continue
 		}
 		r.ok = true
 	}
 	buf.Reset(nil)
+}
+
+// abandon fails the open batch b, which could not be built: none of its
+// writes reach the database, so the latest values remembered from them go.
+func (s *Store) abandon(b *batch, err error) {
+	b.err = fmt.Errorf("pebblestore: building the batch: %w", err)
+	s.latest.forget()
 }
 
 // applyBuf writes buf to the pebble batch, turning pebble's panic on an
@@ -469,7 +479,7 @@ func (s *Store) apply(b *batch) {
 	// copy in key order with one write per key (see compact).
 	pb, err := s.compact(b.pb)
 	if err != nil {
-		b.err = fmt.Errorf("pebblestore: building the batch: %w", err)
+		s.abandon(b, err)
 		return
 	}
 	_ = b.pb.Close()
@@ -502,6 +512,7 @@ func (s *Store) compact(pb *pebble.Batch) (*pebble.Batch, error) {
 	type op struct {
 		kind       pebble.InternalKeyKind
 		key, value []byte
+		pos        int // in pb: of a key's writes, the last is the one that stays
 	}
 	ops := make([]op, 0, pb.Count())
 	r := pb.Reader()
@@ -513,10 +524,14 @@ func (s *Store) compact(pb *pebble.Batch) (*pebble.Batch, error) {
 		if !ok {
 			break
 		}
-		ops = append(ops, op{kind, key, value})
+		ops = append(ops, op{kind, key, value, len(ops)})
 	}
-	// Stable: of a key's writes, the last stays last.
-	slices.SortStableFunc(ops, func(a, b op) int { return bytes.Compare(a.key, b.key) })
+	slices.SortFunc(ops, func(a, b op) int {
+		if c := bytes.Compare(a.key, b.key); c != 0 {
+			return c
+		}
+		return a.pos - b.pos
+	})
 	out := s.db.NewBatchWithSize(len(pb.Repr()))
 	for i, o := range ops {
 		if i+1 < len(ops) && bytes.Equal(o.key, ops[i+1].key) {

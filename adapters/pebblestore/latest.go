@@ -1,0 +1,124 @@
+package pebblestore
+
+import "github.com/tambalapay/tambala/store"
+
+// latestValues is the committer's memory of the latest value of keys it has
+// read or written: the database's latest state with the open batch's
+// writes, which is what an update function reads. Only the committer
+// touches it (no lock), and only the committer writes the database, so an
+// entry can go stale only through a write the committer makes itself, and
+// every such write updates it:
+//
+//   - a Get that misses reads through the open indexed batch (the batch's
+//     writes over the database's latest state) and remembers what it found,
+//     present or absent;
+//   - every write an update adds to the open batch is remembered as it is
+//     added;
+//   - when a batch cannot be built, its writes never reach the database:
+//     everything is forgotten (forget).
+//
+// A failed commit fails the store (no update runs again), so the memory of
+// its writes is never read.
+//
+// Why: most of what a payout accept reads is the same few keys every time
+// (the organization, its balances, settings that are absent), and a pebble
+// Get of one walks the batch, the memtables and a filter block per level
+// of sstables, each a skiplist or block search: about a microsecond each,
+// and an absent key the most. Served from here, those reads cost a map
+// lookup; keys read once (a new idempotency key, a new payout id) still
+// go to pebble. docs/performance.md has the measurement.
+//
+// The memory is bounded by two generations: entries are added to the
+// young one, a hit in the old one moves the entry to the young one, and
+// when the young one holds generationBytes of keys and values the old one
+// is dropped and the young one becomes old. Keys read every batch stay;
+// keys read once leave after two generations.
+type latestValues struct {
+	young, old           map[string]latestValue
+	youngBytes, maxBytes int
+}
+
+type latestValue struct {
+	value   []byte // never written after it is stored; Get hands out copies
+	present bool
+}
+
+// generationBytes bounds one generation's keys and values: the memory is at
+// most about twice this, plus the maps' own overhead.
+const generationBytes = 4 << 20
+
+func newLatestValues(maxBytes int) *latestValues {
+	return &latestValues{young: map[string]latestValue{}, old: map[string]latestValue{}, maxBytes: maxBytes}
+}
+
+// get returns the remembered value of the pebble key k.
+func (l *latestValues) get(k []byte) (latestValue, bool) {
+	if v, ok := l.young[string(k)]; ok {
+		return v, true
+	}
+	v, ok := l.old[string(k)]
+	if ok {
+		delete(l.old, string(k))
+		l.put(string(k), v)
+	}
+	return v, ok
+}
+
+// remember records the latest value of the pebble key k; value must not be
+// written afterwards.
+func (l *latestValues) remember(k []byte, value []byte, present bool) {
+	// An older entry of k in the old generation stays: get finds the young
+	// one first, and when the young generation becomes old the old one,
+	// with that entry, is dropped.
+	l.put(string(k), latestValue{value: value, present: present})
+}
+
+func (l *latestValues) put(key string, v latestValue) {
+	if was, ok := l.young[key]; ok {
+		l.youngBytes += len(v.value) - len(was.value)
+	} else {
+		l.youngBytes += len(key) + len(v.value)
+	}
+	l.young[key] = v
+	if l.youngBytes >= l.maxBytes {
+		l.old, l.young, l.youngBytes = l.young, make(map[string]latestValue, len(l.young)), 0
+	}
+}
+
+// forget drops every entry.
+func (l *latestValues) forget() {
+	clear(l.young)
+	clear(l.old)
+	l.youngBytes = 0
+}
+
+// updateReader is what update functions read in the committer: the latest
+// values it remembers, else the open indexed batch (whose reads it then
+// remembers).
+type updateReader struct {
+	reader // over the open indexed batch
+	latest *latestValues
+}
+
+func (r *updateReader) Get(bucket, key []byte) ([]byte, error) {
+	k, err := r.keyOf(bucket, key)
+	if err != nil {
+		return nil, err
+	}
+	if v, ok := r.latest.get(k); ok {
+		if !v.present {
+			return nil, store.ErrNotFound
+		}
+		return clone(v.value), nil
+	}
+	v, found, err := r.lookup(k)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		r.latest.remember(k, nil, false)
+		return nil, store.ErrNotFound
+	}
+	r.latest.remember(k, clone(v), true) // v is the caller's to change
+	return v, nil
+}
