@@ -1,6 +1,12 @@
 package pebblestore
 
-import "github.com/tambalapay/tambala/store"
+import (
+	"fmt"
+
+	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/tambalapay/tambala/store"
+)
 
 // latestValues is the committer's memory of the latest value of keys it has
 // read or written: the database's latest state with the open batch's
@@ -30,9 +36,12 @@ import "github.com/tambalapay/tambala/store"
 //
 // The memory is bounded by two generations: entries are added to the
 // young one, a hit in the old one moves the entry to the young one, and
-// when the young one holds generationBytes of keys and values the old one
-// is dropped and the young one becomes old. Keys read every batch stay;
-// keys read once leave after two generations.
+// when, between two batches, the young one holds generationBytes of keys
+// and values, the old one is dropped and the young one becomes old (turn).
+// Keys read every batch stay; keys read once leave after two generations.
+// Only between batches: the entries of a batch not yet applied to the
+// database must stay until it is, and such a batch is at most the one
+// before, whose entries are all in the young generation or one turn old.
 type latestValues struct {
 	young, old           map[string]latestValue
 	youngBytes, maxBytes int
@@ -80,6 +89,11 @@ func (l *latestValues) put(key string, v latestValue) {
 		l.youngBytes += len(key) + len(v.value)
 	}
 	l.young[key] = v
+}
+
+// turn drops the old generation and makes the young one old, if the young
+// one is full. The committer calls it between batches only.
+func (l *latestValues) turn() {
 	if l.youngBytes >= l.maxBytes {
 		l.old, l.young, l.youngBytes = l.young, make(map[string]latestValue, len(l.young)), 0
 	}
@@ -98,6 +112,68 @@ func (l *latestValues) forget() {
 type updateReader struct {
 	reader // over the open indexed batch
 	latest *latestValues
+	pb     *pebble.Batch    // the open indexed batch
+	point  *pebble.Iterator // point lookups over pb; nil until the first
+	seen   uint64           // pb.Len() when point last looked at it
+	prev   *batch           // the batch before, until it is known applied
+}
+
+// waitPrev waits until the batch before is applied to the database (or
+// given up on).
+func (r *updateReader) waitPrev() {
+	if r.prev != nil {
+		<-r.prev.applyDone
+		r.prev = nil
+	}
+}
+
+// Scan reads a range through the open batch once the batch before is in
+// the database: the remembered values cannot serve a range.
+func (r *updateReader) Scan(bucket []byte, opt store.ScanOptions, fn func(key, value []byte) (bool, error)) error {
+	r.waitPrev()
+	return r.reader.Scan(bucket, opt, fn)
+}
+
+// pointLookups reads sstable filter blocks on every level. pebble's Get
+// skips them on the last level, where most data lives, and reads a data
+// block for every absent key instead: the most common read of a create
+// (a new idempotency key, a new id) is of an absent key.
+var pointLookups = pebble.IterOptions{UseL6Filters: true}
+
+// lookupPoint reads the pebble key k through the open batch.
+func (r *updateReader) lookupPoint(k []byte) (value []byte, found bool, err error) {
+	if r.point == nil {
+		if r.point, err = r.pb.NewIter(&pointLookups); err != nil {
+			r.point = nil
+			return nil, false, fmt.Errorf("pebblestore: get: %w", err)
+		}
+	} else if n := uint64(r.pb.Len()); n != r.seen {
+		r.point.SetOptions(&pointLookups) // sees the batch's later writes
+	}
+	r.seen = uint64(r.pb.Len())
+	// The default comparer's prefix of a key is the whole key: the
+	// iterator finds k or nothing.
+	if !r.point.SeekPrefixGE(k) {
+		if err := r.point.Error(); err != nil {
+			return nil, false, fmt.Errorf("pebblestore: get: %w", err)
+		}
+		return nil, false, nil
+	}
+	v, err := r.point.ValueAndErr()
+	if err != nil {
+		return nil, false, fmt.Errorf("pebblestore: get: %w", err)
+	}
+	return clone(v), true, nil
+}
+
+// close closes the point iterator, before the batch is.
+func (r *updateReader) close() error {
+	if r.point == nil {
+		return nil
+	}
+	err := r.point.Close()
+	r.point = nil
+	return err
 }
 
 func (r *updateReader) Get(bucket, key []byte) ([]byte, error) {
@@ -111,7 +187,7 @@ func (r *updateReader) Get(bucket, key []byte) ([]byte, error) {
 		}
 		return clone(v.value), nil
 	}
-	v, found, err := r.lookup(k)
+	v, found, err := r.lookupPoint(k)
 	if err != nil {
 		return nil, err
 	}

@@ -87,7 +87,7 @@ type Store struct {
 	pubMu sync.RWMutex
 	pub   *published // the last durable state, which Views read
 
-	failure atomic.Pointer[error] // the first commit failure
+	failure atomic.Pointer[failure] // the earliest commit that failed
 
 	latest *latestValues // the committer's alone
 
@@ -137,6 +137,9 @@ type batch struct {
 	builtOnFailure bool
 	applied        bool
 	snap           *pebble.Snapshot // the state with this batch, taken at apply
+	// applyDone is closed once the syncer has applied the batch to the
+	// database, or given up on it.
+	applyDone chan struct{}
 }
 
 // Open opens (creating when needed) the pebble database in dir.
@@ -275,10 +278,24 @@ func (s *Store) publish(snap *pebble.Snapshot) {
 	old.release()
 }
 
+// failure is a commit that failed: the batch, and its error.
+type failure struct {
+	seq int64
+	err error
+}
+
 // failed returns the store's failure, or nil.
 func (s *Store) failed() error {
-	if p := s.failure.Load(); p != nil {
-		return *p
+	if f := s.failure.Load(); f != nil {
+		return f.err
+	}
+	return nil
+}
+
+// failedBefore returns the failure of a batch before seq, or nil.
+func (s *Store) failedBefore(seq int64) error {
+	if f := s.failure.Load(); f != nil && f.seq < seq {
+		return f.err
 	}
 	return nil
 }
@@ -330,41 +347,62 @@ func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
 }
 
 // commitLoop is the committer. It runs each batch's functions, one after
-// another, over an indexed batch on the database's latest state, which
-// holds the previous batch's writes while the syncer waits for their fsync.
-// Updates that arrive meanwhile run into the same open batch. When the
-// syncer is free (the previous batch durable, or failed), the committer
-// applies the batch, takes a snapshot of the state with it and hands both
-// to the syncer, so that at most one batch is ever applied and not yet
-// durable.
+// another, over an indexed batch on the database, with the latest values
+// it remembers (latestValues) in front. Updates that arrive meanwhile run
+// into the same open batch. When the applier is free, the committer hands
+// the batch over and opens the next at once. The applier applies the
+// batch to the database and takes a snapshot of the state with it; the
+// syncer waits for its fsync, publishes the snapshot to Views and answers
+// the batch's callers. The applier takes a batch only while fewer than
+// maxInFlight are applied and not yet durable, so that pebble syncs its
+// WAL back to back: one batch's fsync runs while the next is applied.
+//
+// While the applier applies a batch, the next one's functions may already
+// run. What they read is still exact: every key the unapplied batch wrote
+// is among the remembered values, which the committer reads first, and a
+// key it did not write has the same value in the database before and
+// after; a Scan, which reads ranges, waits until the batch before is
+// applied.
 func (s *Store) commitLoop() {
-	toSyncer := make(chan *batch)   // unbuffered: the syncer takes one batch at a time
-	ready := make(chan struct{}, 1) // the syncer waits for the next batch
-	syncerDone := make(chan struct{})
-	go s.syncLoop(toSyncer, ready, syncerDone)
+	toApplier := make(chan *batch)  // unbuffered: the applier takes one batch at a time
+	ready := make(chan struct{}, 1) // the applier waits for the next batch
+	applierDone := make(chan struct{})
+	go s.applyLoop(toApplier, ready, applierDone)
 	defer func() {
-		close(toSyncer)
-		<-syncerDone
+		close(toApplier)
+		<-applierDone
 		close(s.stopped)
 	}()
 
 	var seq int64
 	var buf txbuf.Tx
+	var prev *batch
 	for {
 		r, ok := <-s.reqs
 		if !ok {
 			return
 		}
 		seq++
-		b := &batch{seq: seq, pb: s.db.NewIndexedBatch()}
-		b.r.r, b.r.latest = b.pb, s.latest
+		// Only between batches: the remembered values of the previous
+		// batch, perhaps not yet applied, must stay (latestValues.turn).
+		s.latest.turn()
+		b := &batch{seq: seq, pb: s.db.NewIndexedBatch(), applyDone: make(chan struct{})}
+		b.r = updateReader{reader: reader{r: b.pb}, latest: s.latest, pb: b.pb, prev: prev}
 		s.execute(b, r, &buf)
-		syncerFree := false
+		applierFree := false
 	grow:
 		for !s.full(b) {
+			// The syncer first: a free syncer takes the batch as it is,
+			// and the updates waiting start the next one.
 			select {
 			case <-ready:
-				syncerFree = true
+				applierFree = true
+				break grow
+			default:
+			}
+			select {
+			case <-ready:
+				applierFree = true
 				break grow
 			case r, ok := <-s.reqs:
 				if !ok {
@@ -373,11 +411,15 @@ func (s *Store) commitLoop() {
 				s.execute(b, r, &buf)
 			}
 		}
-		if !syncerFree {
+		buf.Reset(nil) // drops the last update's references
+		if !applierFree {
 			<-ready
 		}
-		s.apply(b)
-		toSyncer <- b
+		if err := b.r.close(); err != nil && b.err == nil {
+			s.abandon(b, err)
+		}
+		toApplier <- b
+		prev = b
 	}
 }
 
@@ -385,62 +427,45 @@ func (s *Store) full(b *batch) bool {
 	return len(b.reqs) >= s.maxBatch || b.pb.Len() >= maxBatchBytes
 }
 
-// execute adds first, and the updates queued behind it (up to the batch
-// limit), to the open batch b, running each function in order over its own
+// execute adds r to the open batch b and runs its function over its own
 // write buffer on b. A function that fails or panics leaves only its own
 // buffer behind; one that returns nil has its writes applied to b, where
 // the next functions read them.
-func (s *Store) execute(b *batch, first *request, buf *txbuf.Tx) {
-	start := len(b.reqs)
-	b.reqs = append(b.reqs, first)
-drain:
-	for !s.full(b) {
-		select {
-		case r, ok := <-s.reqs:
-			if !ok {
-				break drain
-			}
-			b.reqs = append(b.reqs, r)
-		default:
-			break drain
-		}
+func (s *Store) execute(b *batch, r *request, buf *txbuf.Tx) {
+	b.reqs = append(b.reqs, r)
+	if err := s.failed(); err != nil { // the latest state holds writes that never became durable
+		r.err = err
+		return
 	}
-	failure := s.failed()
-	w := batchWriter{pb: b.pb, key: &b.key, latest: s.latest}
-	for _, r := range b.reqs[start:] {
-		if failure != nil { // the latest state holds writes that never became durable
-			r.err = failure
-			continue
-		}
-		if b.err != nil {
-			r.err = b.err
-			continue
-		}
-		if err := r.ctx.Err(); err != nil {
-			r.err = err
-			continue
-		}
-		r.ran = true
-		buf.Reset(&b.r)
-		r.err, r.panic = runFn(r.fn, buf)
-		if r.err != nil || r.panic != nil || buf.Len() == 0 {
-			r.ok = r.err == nil && r.panic == nil
-			continue
-		}
-		if err := applyBuf(buf, w); err != nil {
-			// b may hold part of this update: none of it may commit.
-			s.abandon(b, err)
-			continue
-		}
-		r.ok = true
+	if b.err != nil {
+		r.err = b.err
+		return
 	}
-	buf.Reset(nil)
+	if err := r.ctx.Err(); err != nil {
+		r.err = err
+		return
+	}
+	r.ran = true
+	buf.Reset(&b.r)
+	r.err, r.panic = runFn(r.fn, buf)
+	if r.err != nil || r.panic != nil || buf.Len() == 0 {
+		r.ok = r.err == nil && r.panic == nil
+		return
+	}
+	if err := applyBuf(buf, batchWriter{pb: b.pb, key: &b.key, latest: s.latest}); err != nil {
+		// b may hold part of this update: none of it may commit.
+		s.abandon(b, err)
+		return
+	}
+	r.ok = true
 }
 
 // abandon fails the open batch b, which could not be built: none of its
-// writes reach the database, so the latest values remembered from them go.
+// writes reach the database, so the latest values remembered from them go,
+// once the previous batch is in the database, where they are read next.
 func (s *Store) abandon(b *batch, err error) {
 	b.err = fmt.Errorf("pebblestore: building the batch: %w", err)
+	b.r.waitPrev()
 	s.latest.forget()
 }
 
@@ -464,9 +489,9 @@ func runFn(fn func(store.Tx) error, tx store.Tx) (err error, p any) {
 	return fn(tx), nil
 }
 
-// apply applies b to the database when nothing else is in flight. Its
-// writes become visible to the next batch's functions at once, and to
-// Views only when the syncer publishes b.snap, once they are durable.
+// apply applies b to the database; only the applier calls it, in batch
+// order. Its writes become visible to Views only when the syncer
+// publishes b.snap, once they are durable.
 func (s *Store) apply(b *batch) {
 	if err := s.failed(); err != nil {
 		b.err, b.builtOnFailure = err, true
@@ -476,10 +501,12 @@ func (s *Store) apply(b *batch) {
 		return
 	}
 	// The indexed batch served the functions' reads; what commits is a
-	// copy in key order with one write per key (see compact).
+	// copy in key order with one write per key (see compact). A batch
+	// that cannot be copied fails the store: the next batch may already
+	// have read its writes.
 	pb, err := s.compact(b.pb)
 	if err != nil {
-		s.abandon(b, err)
+		b.err = s.fail(b.seq, fmt.Errorf("building the batch: %w", err))
 		return
 	}
 	_ = b.pb.Close()
@@ -496,8 +523,8 @@ func (s *Store) apply(b *batch) {
 		return
 	}
 	b.applied = true
-	// Only the committer applies batches, so the snapshot holds exactly
-	// the batches up to b.
+	// Only the applier applies batches, so the snapshot holds exactly the
+	// batches up to b.
 	b.snap = s.db.NewSnapshot()
 }
 
@@ -554,52 +581,94 @@ func (s *Store) compact(pb *pebble.Batch) (*pebble.Batch, error) {
 	return out, nil
 }
 
-// fail records the store's failure (the first one wins) and returns the
-// error of the batch seq that failed with err.
+// fail records the failure of batch seq with err, unless an earlier batch
+// has failed, and returns the batch's error.
 func (s *Store) fail(seq int64, err error) error {
-	err = fmt.Errorf("%w: commit %d: %w", ErrFailed, seq, err)
-	s.failure.CompareAndSwap(nil, &err)
-	return err
+	f := &failure{seq: seq, err: fmt.Errorf("%w: commit %d: %w", ErrFailed, seq, err)}
+	for {
+		old := s.failure.Load()
+		if old != nil && old.seq <= seq || s.failure.CompareAndSwap(old, f) {
+			return f.err
+		}
+	}
 }
 
-// syncLoop is the syncer: it waits for each applied batch to be durable,
-// publishes its snapshot to Views, and answers its callers, in order.
-// Before each batch it says on ready that it is free.
-func (s *Store) syncLoop(in <-chan *batch, ready chan<- struct{}, done chan<- struct{}) {
+// maxInFlight is how many batches may be applied and not yet durable.
+// With two, pebble's WAL writer starts the next fsync as soon as one ends:
+// the batch applied meanwhile is waiting for it.
+const maxInFlight = 2
+
+// applyLoop is the applier: it applies each batch the committer hands it
+// and passes it to the syncer. Before each batch it waits until fewer than
+// maxInFlight batches are applied and not yet answered, then says on ready
+// that it is free.
+func (s *Store) applyLoop(in <-chan *batch, ready chan<- struct{}, done chan<- struct{}) {
 	defer close(done)
+	toSyncer := make(chan *batch, maxInFlight)
+	slots := make(chan struct{}, maxInFlight)
+	syncerDone := make(chan struct{})
+	go s.syncLoop(toSyncer, slots, syncerDone)
+	defer func() {
+		close(toSyncer)
+		<-syncerDone
+	}()
 	for {
+		slots <- struct{}{}
 		ready <- struct{}{} // buffered: the committer takes it when it has a batch
 		b, ok := <-in
 		if !ok {
 			return
 		}
-		if b.applied {
-			var err error
-			if !s.noSync {
-				err = b.pb.SyncWait()
-			}
-			if err == nil && s.commitHook != nil {
-				err = s.commitHook(b.seq, len(b.reqs))
-			}
-			if err != nil {
-				b.err = s.fail(b.seq, err)
-				_ = b.snap.Close()
-			} else {
-				s.publish(b.snap) // before any caller hears of it
-			}
+		s.apply(b)
+		close(b.applyDone)
+		toSyncer <- b
+	}
+}
+
+// syncLoop is the syncer: in batch order, it waits for each applied batch
+// to be durable, publishes its snapshot to Views, answers its callers and
+// frees its slot.
+func (s *Store) syncLoop(in <-chan *batch, slots <-chan struct{}, done chan<- struct{}) {
+	defer close(done)
+	for b := range in {
+		s.settle(b)
+		<-slots
+	}
+}
+
+// settle waits for b to be durable, publishes it and answers its callers.
+func (s *Store) settle(b *batch) {
+	if b.applied {
+		var err error
+		if !s.noSync {
+			err = b.pb.SyncWait()
 		}
-		_ = b.pb.Close()
-		for _, r := range b.reqs {
-			switch {
-			case b.builtOnFailure && r.ran && r.panic == nil:
-				// fn read writes that never became durable: even its own
-				// error may be wrong.
-				r.err = b.err
-			case r.ok && b.err != nil:
-				r.err = b.err
-			}
-			r.done <- struct{}{}
+		if err == nil && s.commitHook != nil {
+			err = s.commitHook(b.seq, len(b.reqs))
 		}
+		switch prior := s.failedBefore(b.seq); {
+		case prior != nil:
+			// A batch before b failed after b was built on its writes.
+			b.err, b.builtOnFailure = prior, true
+			_ = b.snap.Close()
+		case err != nil:
+			b.err = s.fail(b.seq, err)
+			_ = b.snap.Close()
+		default:
+			s.publish(b.snap) // before any caller hears of it
+		}
+	}
+	_ = b.pb.Close()
+	for _, r := range b.reqs {
+		switch {
+		case b.builtOnFailure && r.ran && r.panic == nil:
+			// fn read writes that never became durable: even its own
+			// error may be wrong.
+			r.err = b.err
+		case r.ok && b.err != nil:
+			r.err = b.err
+		}
+		r.done <- struct{}{}
 	}
 }
 
