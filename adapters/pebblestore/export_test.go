@@ -26,3 +26,8 @@ func (s *Store) Compact(ctx context.Context) error {
 
 // Metrics returns pebble's metrics.
 func (s *Store) Metrics() *pebble.Metrics { return s.db.Metrics() }
+
+// SetLatestBytes bounds each generation of the committer's remembered
+// values to n bytes (tests make it small so that generations turn often).
+// Call it before the first Update.
+func (s *Store) SetLatestBytes(n int) { s.latest.maxBytes = n }
