@@ -9,20 +9,26 @@
 //
 // # Commits
 //
-// Two goroutines form a pipeline, as in boltstore. The committer runs the
-// functions of waiting updates one after another, each over its own write
-// buffer (internal/txbuf) layered on one pebble indexed batch, so a later
+// Three goroutines form a pipeline. The committer runs the functions of
+// waiting updates one after another, each over its own write buffer
+// (internal/txbuf) layered on one pebble indexed batch, so a later
 // function reads the writes of those before it, and one function's error
-// or panic drops only its own buffer. It applies the batch with
-// ApplyNoSyncWait (the batch is in the WAL's buffer and the memtable) and
-// takes a snapshot of the state with it. The syncer waits for the batch's
-// fsync, publishes the snapshot to Views, and answers the batch's callers.
-// Meanwhile the committer runs the next updates into the next batch, over
-// the database's latest state, which holds the batch being synced; it
-// applies that next batch only once the syncer is free, so at most one
-// batch is ever applied and not yet durable, and a slow fsync makes the
-// next commit larger instead of queueing more of them. What commits is a
-// copy of the batch in key order with the last write of each key.
+// or panic drops only its own buffer. It reads through the latest values
+// it remembers of the keys it has read and written (the database's latest
+// state plus the open batch; only the committer writes, so it can), and
+// for other keys through the batch with point lookups that use every
+// level's bloom filter. When the batch in flight has settled, it hands the
+// open batch to the applier and opens the next at once. The applier
+// applies the batch with ApplyNoSyncWait (the batch is in the WAL's buffer
+// and the memtable) and takes a snapshot of the state with it; the syncer
+// waits for the batch's fsync, publishes the snapshot to Views, and
+// answers the batch's callers. So the next updates run while a batch is
+// applied and synced, at most one batch is ever applied and not yet
+// durable, and a slow fsync makes the next commit larger instead of
+// queueing more of them. What commits is a copy of the batch in key order
+// with the last write of each key. While the applier applies a batch, the
+// next one's Gets are exact (every key it wrote is among the remembered
+// values) and a Scan waits until it is applied.
 //
 // # Durability and visibility
 //

@@ -354,8 +354,7 @@ func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
 // batch to the database and takes a snapshot of the state with it; the
 // syncer waits for its fsync, publishes the snapshot to Views and answers
 // the batch's callers. The applier takes a batch only while fewer than
-// maxInFlight are applied and not yet durable, so that pebble syncs its
-// WAL back to back: one batch's fsync runs while the next is applied.
+// maxInFlight are applied and not yet settled.
 //
 // While the applier applies a batch, the next one's functions may already
 // run. What they read is still exact: every key the unapplied batch wrote
@@ -593,10 +592,13 @@ func (s *Store) fail(seq int64, err error) error {
 	}
 }
 
-// maxInFlight is how many batches may be applied and not yet durable.
-// With two, pebble's WAL writer starts the next fsync as soon as one ends:
-// the batch applied meanwhile is waiting for it.
-const maxInFlight = 2
+// maxInFlight is how many batches may be applied and not yet settled
+// (durable or failed). One: pebble panics on a WAL write after a failed
+// sync, which the syncer learns of only from SyncWait; with one in flight
+// the applier applies a batch only once the batch before has settled, so
+// nothing is written after a failed sync, and a batch built on a failed
+// one is never applied. Two measured no faster (docs/performance.md).
+const maxInFlight = 1
 
 // applyLoop is the applier: it applies each batch the committer hands it
 // and passes it to the syncer. Before each batch it waits until fewer than
