@@ -35,7 +35,10 @@
 // No caller is answered before its batch is durable. Views read the
 // snapshot of the last durable batch, never the database's latest state,
 // which pebble makes visible before the fsync ends: a View sees a commit
-// only once it is durable, and never waits for a writer.
+// only once it is durable, and never waits for a writer. The Views of one
+// snapshot share what they Get (up to 1,024 keys): a snapshot never
+// changes, and requests read the same few keys (an API key, its
+// organization, settings) again and again between two commits.
 //
 // If a commit fails (pebble's WAL fails to sync, or an apply fails), its
 // callers get an error wrapping ErrFailed and the cause, and so does every

@@ -157,7 +157,37 @@ func (r *reader) Scan(bucket []byte, opt store.ScanOptions, fn func(key, value [
 }
 
 // viewTx is View's read-only transaction.
-type viewTx struct{ reader }
+type viewTx struct {
+	reader // over pub.snap
+	pub    *published
+}
+
+// Get reads the snapshot, through the values its Views have read.
+func (t *viewTx) Get(bucket, key []byte) ([]byte, error) {
+	k, err := t.keyOf(bucket, key)
+	if err != nil {
+		return nil, err
+	}
+	if v, ok := t.pub.values.Load(string(k)); ok {
+		sv := v.(snapValue)
+		if !sv.found {
+			return nil, store.ErrNotFound
+		}
+		return clone(sv.value), nil
+	}
+	v, found, err := t.lookup(k)
+	if err != nil {
+		return nil, err
+	}
+	if t.pub.entries.Load() < maxSnapValues {
+		t.pub.entries.Add(1)
+		t.pub.values.Store(string(k), snapValue{value: clone(v), found: found})
+	}
+	if !found {
+		return nil, store.ErrNotFound
+	}
+	return v, nil
+}
 
 func (*viewTx) Put(_, _, _ []byte) error { return store.ErrReadOnly }
 func (*viewTx) Delete(_, _ []byte) error { return store.ErrReadOnly }

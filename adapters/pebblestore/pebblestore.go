@@ -104,7 +104,22 @@ var _ store.Store = (*Store)(nil)
 type published struct {
 	snap *pebble.Snapshot
 	refs atomic.Int64
+	// values are the Gets of this snapshot's Views, shared by them: a
+	// snapshot never changes, so nothing invalidates them. Views read the
+	// same few keys in request after request (an API key, its
+	// organization, settings), and the snapshot changes once a batch.
+	values  sync.Map // pebble key (string) -> snapValue
+	entries atomic.Int64
 }
+
+// snapValue is a remembered Get of a snapshot.
+type snapValue struct {
+	value []byte // never written; Gets hand out copies
+	found bool
+}
+
+// maxSnapValues bounds the Gets a snapshot remembers.
+const maxSnapValues = 1024
 
 func (p *published) release() {
 	if p.refs.Add(-1) == 0 {
@@ -312,7 +327,7 @@ func (s *Store) View(ctx context.Context, fn func(store.Tx) error) error {
 	defer s.active.Done()
 	p := s.acquire()
 	defer p.release()
-	return fn(&viewTx{reader{r: p.snap}})
+	return fn(&viewTx{reader: reader{r: p.snap}, pub: p})
 }
 
 // Update runs fn as part of the next group commit and returns once that

@@ -861,3 +861,48 @@ func TestReadsSeeEveryEarlierUpdate(t *testing.T) {
 }
 
 var errSkip = errors.New("skip")
+
+// Views share the Gets of the snapshot they read: each still sees its own
+// snapshot, whatever was committed and read since, values handed out are
+// copies, and a key found absent is found once it is written.
+func TestViewsShareTheirSnapshotsGets(t *testing.T) {
+	s := open(t, filepath.Join(t.TempDir(), "db"), pebblestore.Options{})
+	ctx := t.Context()
+	b := []byte("b")
+	put := func(k, v string) {
+		require.NoError(t, s.Update(ctx, func(tx store.Tx) error { return tx.Put(b, []byte(k), []byte(v)) }))
+	}
+	get := func(tx store.Tx, k string) string {
+		v, err := tx.Get(b, []byte(k))
+		if errors.Is(err, store.ErrNotFound) {
+			return "<absent>"
+		}
+		require.NoError(t, err)
+		return string(v)
+	}
+	put("k", "1")
+	require.NoError(t, s.View(ctx, func(old store.Tx) error {
+		require.Equal(t, "1", get(old, "k"))
+		require.Equal(t, "<absent>", get(old, "m"))
+		v, err := old.Get(b, []byte("k"))
+		require.NoError(t, err)
+		v[0] = 'x' // the caller's copy
+		require.Equal(t, "1", get(old, "k"))
+
+		put("k", "2")
+		put("m", "3")
+		require.NoError(t, s.View(ctx, func(now store.Tx) error {
+			require.Equal(t, "2", get(now, "k"))
+			require.Equal(t, "3", get(now, "m"))
+			return nil
+		}))
+		require.Equal(t, "1", get(old, "k"), "the older snapshot")
+		require.Equal(t, "<absent>", get(old, "m"), "the older snapshot")
+		return nil
+	}))
+	require.NoError(t, s.View(ctx, func(tx store.Tx) error {
+		require.Equal(t, "2", get(tx, "k"))
+		require.Equal(t, "3", get(tx, "m"))
+		return nil
+	}))
+}
