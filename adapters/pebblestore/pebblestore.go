@@ -406,8 +406,9 @@ func (s *Store) commitLoop() {
 		applierFree := false
 	grow:
 		for !s.full(b) {
-			// The syncer first: a free syncer takes the batch as it is,
-			// and the updates waiting start the next one.
+			// The applier first: once the batch before has settled, the
+			// applier takes this one as it is, and the updates waiting
+			// start the next one.
 			select {
 			case <-ready:
 				applierFree = true
