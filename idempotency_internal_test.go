@@ -25,13 +25,8 @@ import (
 func TestIdempotency_LegacyRecordsReplay(t *testing.T) {
 	ctx := context.Background()
 	s := memstore.New()
-	e, err := New(s, nil)
-	require.NoError(t, err)
-	org, err := e.CreateOrganization(ctx, NewOrganization{Name: "Legacy"})
-	require.NoError(t, err)
-	require.NoError(t, e.Fund(ctx, org.ID, money.FromInt(money.MWK, 100_000), "seed"))
-	p, err := e.Act(ctx, org.ID)
-	require.NoError(t, err)
+	e, p := legacySetup(t, s, nil)
+	org := p.Org
 
 	body := []byte(legacyBody)
 	rendered := putLegacyRecord(t, s, org.ID, "old-key")
@@ -65,6 +60,25 @@ func TestIdempotency_LegacyRecordsReplay(t *testing.T) {
 	assert.Equal(t, c.Resource.HeldFee.String(), mustSub(t, b.Held, c.Resource.Amount).String())
 }
 
+// legacySetup makes an engine on s (on the clock *now, when not nil) and a
+// funded organization.
+func legacySetup(t *testing.T, s store.Store, now *time.Time) (*Engine, Principal) {
+	t.Helper()
+	ctx := context.Background()
+	var opts *Options
+	if now != nil {
+		opts = &Options{Clock: func() time.Time { return *now }}
+	}
+	e, err := New(s, opts)
+	require.NoError(t, err)
+	org, err := e.CreateOrganization(ctx, NewOrganization{Name: "Legacy"})
+	require.NoError(t, err)
+	require.NoError(t, e.Fund(ctx, org.ID, money.FromInt(money.MWK, 100_000), "seed"))
+	p, err := e.Act(ctx, org.ID)
+	require.NoError(t, err)
+	return e, p
+}
+
 const legacyBody = `{"amount_mwk":"100.00","institution_id":101,"mobile_number":"111100000112","beneficiary_name":"W"}`
 
 // putLegacyRecord stores, as a version before operation names did, the
@@ -94,16 +108,6 @@ func TestIdempotency_LegacyLookupsEnd(t *testing.T) {
 	req, err := payouts.DecodeRequest(payouts.Momo, []byte(legacyBody))
 	require.NoError(t, err)
 	idem := Idempotency{Key: "old-key", Fingerprint: BodyFingerprint([]byte(legacyBody))}
-	setup := func(t *testing.T, s store.Store, now *time.Time) (*Engine, Principal) {
-		e, err := New(s, &Options{Clock: func() time.Time { return *now }})
-		require.NoError(t, err)
-		org, err := e.CreateOrganization(ctx, NewOrganization{Name: "Legacy"})
-		require.NoError(t, err)
-		require.NoError(t, e.Fund(ctx, org.ID, money.FromInt(money.MWK, 100_000), "seed"))
-		p, err := e.Act(ctx, org.ID)
-		require.NoError(t, err)
-		return e, p
-	}
 	since := func(t *testing.T, s store.Store) string {
 		var v []byte
 		require.NoError(t, s.View(ctx, func(tx store.Tx) (err error) {
@@ -117,7 +121,7 @@ func TestIdempotency_LegacyLookupsEnd(t *testing.T) {
 		s := memstore.New()
 		t0 := time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)
 		now := t0
-		e, p := setup(t, s, &now)
+		e, p := legacySetup(t, s, &now)
 		putLegacyRecord(t, s, p.Org.ID, "old-key")
 		got, err := e.CreatePayout(ctx, p, req, idem)
 		require.NoError(t, err)
@@ -144,7 +148,7 @@ func TestIdempotency_LegacyLookupsEnd(t *testing.T) {
 	t.Run("new store", func(t *testing.T) {
 		s := memstore.New()
 		now := time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)
-		e, p := setup(t, s, &now)
+		e, p := legacySetup(t, s, &now)
 		first, err := e.CreatePayout(ctx, p, req, Idempotency{Key: "first"})
 		require.NoError(t, err)
 		assert.False(t, first.Replayed)

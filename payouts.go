@@ -387,10 +387,8 @@ func windowSum(tx store.Tx, org string, minute int64) (codec.WindowSum, error) {
 		if err != nil {
 			return sum, err
 		}
-		for _, k := range gone {
-			if err := tx.Delete(bucketPayoutWindow, k); err != nil {
-				return sum, err
-			}
+		if err := deleteCells(tx, gone); err != nil {
+			return sum, err
 		}
 		sum.DayFrom = dayStart
 	}
@@ -419,12 +417,17 @@ func rebuildWindowSum(tx store.Tx, org string, dayStart, hourStart int64) (codec
 	if err != nil {
 		return sum, err
 	}
-	for _, k := range gone {
+	return sum, deleteCells(tx, gone)
+}
+
+// deleteCells deletes the window cells under keys.
+func deleteCells(tx store.Tx, keys [][]byte) error {
+	for _, k := range keys {
 		if err := tx.Delete(bucketPayoutWindow, k); err != nil {
-			return sum, err
+			return err
 		}
 	}
-	return sum, nil
+	return nil
 }
 
 // scanCells visits org's cells of the minutes from (inclusive) to to

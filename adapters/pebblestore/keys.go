@@ -169,11 +169,7 @@ func (t *viewTx) Get(bucket, key []byte) ([]byte, error) {
 		return nil, err
 	}
 	if v, ok := t.pub.values.Load(string(k)); ok {
-		sv := v.(snapValue)
-		if !sv.found {
-			return nil, store.ErrNotFound
-		}
-		return clone(sv.value), nil
+		return v.(knownValue).answer()
 	}
 	v, found, err := t.lookup(k)
 	if err != nil {
@@ -181,7 +177,7 @@ func (t *viewTx) Get(bucket, key []byte) ([]byte, error) {
 	}
 	if t.pub.entries.Load() < maxSnapValues {
 		t.pub.entries.Add(1)
-		t.pub.values.Store(string(k), snapValue{value: clone(v), found: found})
+		t.pub.values.Store(string(k), knownValue{value: clone(v), present: found})
 	}
 	if !found {
 		return nil, store.ErrNotFound

@@ -43,13 +43,23 @@ import (
 // database must stay until it is, and such a batch is at most the one
 // before, whose entries are all in the young generation or one turn old.
 type latestValues struct {
-	young, old           map[string]latestValue
+	young, old           map[string]knownValue
 	youngBytes, maxBytes int
 }
 
-type latestValue struct {
+// knownValue is what a cache knows of a key: its value, or that it is
+// absent.
+type knownValue struct {
 	value   []byte // never written after it is stored; Get hands out copies
 	present bool
+}
+
+// answer is Get's answer from v: a copy of the value, or ErrNotFound.
+func (v knownValue) answer() ([]byte, error) {
+	if !v.present {
+		return nil, store.ErrNotFound
+	}
+	return clone(v.value), nil
 }
 
 // generationBytes bounds one generation's keys and values: the memory is at
@@ -57,11 +67,11 @@ type latestValue struct {
 const generationBytes = 4 << 20
 
 func newLatestValues(maxBytes int) *latestValues {
-	return &latestValues{young: map[string]latestValue{}, old: map[string]latestValue{}, maxBytes: maxBytes}
+	return &latestValues{young: map[string]knownValue{}, old: map[string]knownValue{}, maxBytes: maxBytes}
 }
 
 // get returns the remembered value of the pebble key k.
-func (l *latestValues) get(k []byte) (latestValue, bool) {
+func (l *latestValues) get(k []byte) (knownValue, bool) {
 	if v, ok := l.young[string(k)]; ok {
 		return v, true
 	}
@@ -79,10 +89,10 @@ func (l *latestValues) remember(k []byte, value []byte, present bool) {
 	// An older entry of k in the old generation stays: get finds the young
 	// one first, and when the young generation becomes old the old one,
 	// with that entry, is dropped.
-	l.put(string(k), latestValue{value: value, present: present})
+	l.put(string(k), knownValue{value: value, present: present})
 }
 
-func (l *latestValues) put(key string, v latestValue) {
+func (l *latestValues) put(key string, v knownValue) {
 	if was, ok := l.young[key]; ok {
 		l.youngBytes += len(v.value) - len(was.value)
 	} else {
@@ -95,7 +105,7 @@ func (l *latestValues) put(key string, v latestValue) {
 // one is full. The committer calls it between batches only.
 func (l *latestValues) turn() {
 	if l.youngBytes >= l.maxBytes {
-		l.old, l.young, l.youngBytes = l.young, make(map[string]latestValue, len(l.young)), 0
+		l.old, l.young, l.youngBytes = l.young, make(map[string]knownValue, len(l.young)), 0
 	}
 }
 
@@ -182,10 +192,7 @@ func (r *updateReader) Get(bucket, key []byte) ([]byte, error) {
 		return nil, err
 	}
 	if v, ok := r.latest.get(k); ok {
-		if !v.present {
-			return nil, store.ErrNotFound
-		}
-		return clone(v.value), nil
+		return v.answer()
 	}
 	v, found, err := r.lookupPoint(k)
 	if err != nil {

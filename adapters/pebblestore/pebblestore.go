@@ -108,14 +108,8 @@ type published struct {
 	// snapshot never changes, so nothing invalidates them. Views read the
 	// same few keys in request after request (an API key, its
 	// organization, settings), and the snapshot changes once a batch.
-	values  sync.Map // pebble key (string) -> snapValue
+	values  sync.Map // pebble key (string) -> knownValue
 	entries atomic.Int64
-}
-
-// snapValue is a remembered Get of a snapshot.
-type snapValue struct {
-	value []byte // never written; Gets hand out copies
-	found bool
 }
 
 // maxSnapValues bounds the Gets a snapshot remembers.
