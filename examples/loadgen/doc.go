@@ -32,6 +32,12 @@
 // status; a payout not found is a failure. It prints PASS or FAIL and exits
 // non-zero on FAIL. Use an organization nothing else pays from.
 //
+// -pgbench URL first runs PostgreSQL's pgbench (the tpcb-like workload,
+// scale 10, as many clients as the load, -pgbench-time long) on that
+// scratch database, where it creates its tables, and prints its tps and
+// the load's accepts per second divided by it: a baseline that carries
+// across machines.
+//
 // -verify FILE -key KEY reads every payout id in FILE (as written by -ids)
 // and reports how many the server finds: run it after restarting the server
 // on the same data folder to check that accepted payouts were durable.

@@ -50,6 +50,9 @@ type config struct {
 	VerifyFile  string        // verify mode: ids to look up
 	Timeout     time.Duration // per request
 	Settle      time.Duration // verify mode: wait this long for every payout to be terminal
+	PGBench     string        // a scratch database to run pgbench's tpcb-like baseline on first; empty: none
+	PGBenchBin  string        // the pgbench executable (default "pgbench")
+	PGBenchTime time.Duration // how long the baseline runs (default 10s)
 }
 
 // The sandbox institutions the bodies name: Airtel Money for the test
@@ -139,6 +142,20 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	if !start.Held.IsZero() {
 		fmt.Fprintf(out, "warning: the organization holds %s MWK for payouts in flight already; if they settle during the run the balance check fails\n", start.Held)
 	}
+	var baseline pgbenchRun
+	var tps float64
+	if c.PGBench != "" {
+		baseline = pgbenchRun{bin: c.PGBenchBin, db: c.PGBench, clients: c.Clients, duration: c.PGBenchTime}
+		if baseline.bin == "" {
+			baseline.bin = "pgbench"
+		}
+		if baseline.duration <= 0 {
+			baseline.duration = 10 * time.Second
+		}
+		if tps, err = baseline.tps(ctx); err != nil {
+			return fmt.Errorf("the pgbench baseline: %w", err)
+		}
+	}
 	fmt.Fprintf(out, "%-*s%s/v1/payouts/%s, %s MWK each, %d clients, %s\n", labelWidth, "target",
 		pub.base, c.Rail, amount, c.Clients, bounds(c))
 	res := runLoad(ctx, pub.hc, loadParams{
@@ -155,6 +172,9 @@ func run(ctx context.Context, c config, out io.Writer) error {
 		}
 	}
 	printReport(out, res)
+	if c.PGBench != "" {
+		printBaseline(out, tps, baseline, res.accepted, res.wall)
+	}
 	ok, err := checkBalance(ctx, pub, c.Clients, start, hold, res, out)
 	if err != nil {
 		return err

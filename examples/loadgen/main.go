@@ -27,6 +27,9 @@ func main() {
 	flag.StringVar(&c.VerifyFile, "verify", "", "instead of a load run, GET every payout id in this file and report found and missing (needs -key)")
 	flag.DurationVar(&c.Timeout, "timeout", 10*time.Second, "timeout of each request")
 	flag.DurationVar(&c.Settle, "settle", 0, "with -verify: also wait up to this long for every payout to be terminal (succeeded, failed or reversed), and fail if one is not")
+	flag.StringVar(&c.PGBench, "pgbench", "", "before the load, run pgbench's tpcb-like workload with as many clients on this scratch database (a libpq URL; pgbench creates its tables there) and print its tps and the ratio beside the load's figure")
+	flag.StringVar(&c.PGBenchBin, "pgbench-bin", "pgbench", "the pgbench executable")
+	flag.DurationVar(&c.PGBenchTime, "pgbench-time", 10*time.Second, "how long the pgbench baseline runs")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fmt.Fprintln(os.Stderr, "loadgen: unexpected arguments:", flag.Args())
