@@ -52,8 +52,11 @@
 // # Operations
 //
 // Open takes the directory's lock (ErrLocked when another process or Store
-// holds it). Memory is about Options.CacheSize plus two memtables. Close flushes the memtable to an sstable, so that the next Open
-// replays no WAL. Checkpoint writes a consistent copy of a live store (hot
+// holds it). Memory is about Options.CacheSize plus two memtables, plus
+// the committer's remembered values (two generations of about 4 MiB of
+// keys and values) and up to 1,024 values per published snapshot. Close
+// flushes the memtable to an sstable, so that the next Open replays no
+// WAL. Checkpoint writes a consistent copy of a live store (hot
 // backup) that Open opens. Values returned by Get and passed to Scan are
 // copies.
 //

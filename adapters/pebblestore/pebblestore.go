@@ -146,7 +146,7 @@ type batch struct {
 	builtOnFailure bool
 	applied        bool
 	snap           *pebble.Snapshot // the state with this batch, taken at apply
-	// applyDone is closed once the syncer has applied the batch to the
+	// applyDone is closed once the applier has applied the batch to the
 	// database, or given up on it.
 	applyDone chan struct{}
 }
