@@ -87,7 +87,9 @@ type Store struct {
 	pubMu sync.RWMutex
 	pub   *published // the last durable state, which Views read
 
-	failure atomic.Pointer[failure] // the earliest commit that failed
+	failure    atomic.Pointer[failure] // the earliest commit that failed
+	failedCh   chan struct{}           // closed at the first failure
+	failedOnce sync.Once
 
 	latest *latestValues // the committer's alone
 
@@ -247,6 +249,7 @@ func Open(dir string, opts *Options) (*Store, error) {
 		maxBatch: o.MaxBatch,
 		reqs:     make(chan *request, o.MaxBatch),
 		latest:   newLatestValues(generationBytes),
+		failedCh: make(chan struct{}),
 		stopped:  make(chan struct{}),
 	}
 	s.pub = &published{snap: db.NewSnapshot()}
@@ -300,6 +303,15 @@ func (s *Store) failed() error {
 	}
 	return nil
 }
+
+// Err returns the failure that stopped the store taking updates (wrapping
+// ErrFailed), or nil while it takes them.
+func (s *Store) Err() error { return s.failed() }
+
+// Failed returns a channel closed when a commit fails and the store stops
+// taking updates: a server watches it to restart, since only closing and
+// reopening the store goes on (see the package documentation).
+func (s *Store) Failed() <-chan struct{} { return s.failedCh }
 
 // failedBefore returns the failure of a batch before seq, or nil.
 func (s *Store) failedBefore(seq int64) error {
@@ -596,7 +608,11 @@ func (s *Store) fail(seq int64, err error) error {
 	f := &failure{seq: seq, err: fmt.Errorf("%w: commit %d: %w", ErrFailed, seq, err)}
 	for {
 		old := s.failure.Load()
-		if old != nil && old.seq <= seq || s.failure.CompareAndSwap(old, f) {
+		if old != nil && old.seq <= seq {
+			return f.err
+		}
+		if s.failure.CompareAndSwap(old, f) {
+			s.failedOnce.Do(func() { close(s.failedCh) })
 			return f.err
 		}
 	}

@@ -409,6 +409,12 @@ func TestCommitHookFailure(t *testing.T) {
 		return func(tx store.Tx) error { return tx.Put([]byte("b"), []byte(k), []byte("v")) }
 	}
 	require.NoError(t, s.Update(ctx, put("k0")))
+	require.NoError(t, s.Err())
+	select {
+	case <-s.Failed():
+		t.Fatal("Failed is closed before any failure")
+	default:
+	}
 
 	errDisk := errors.New("disk on fire")
 	failing := make(chan struct{})
@@ -443,6 +449,13 @@ func TestCommitHookFailure(t *testing.T) {
 	err = <-second
 	require.ErrorIs(t, err, pebblestore.ErrFailed, "built on a failed commit")
 
+	select {
+	case <-s.Failed():
+	default:
+		t.Fatal("Failed is not closed after a failed commit")
+	}
+	require.ErrorIs(t, s.Err(), pebblestore.ErrFailed)
+	require.ErrorIs(t, s.Err(), errDisk)
 	ran := false
 	err = s.Update(ctx, func(tx store.Tx) error { ran = true; return put("k3")(tx) })
 	require.ErrorIs(t, err, pebblestore.ErrFailed)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tambalapay/tambala"
+	"github.com/tambalapay/tambala/store"
 )
 
 // version is the server's version, set at build:
@@ -59,6 +60,8 @@ type config struct {
 	payouts tambala.PayoutProvider
 	// logOut receives the JSON log (default os.Stderr).
 	logOut io.Writer
+	// wrapStore, tests only, wraps the store the server opened.
+	wrapStore func(store.Store) store.Store
 }
 
 // envPrefix starts the name of every setting's environment variable:

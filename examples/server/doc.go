@@ -20,7 +20,9 @@
 // the institutions are synced) without credentials. Every response carries
 // a Request-Id, which every log line of the request names. Logs are JSON
 // lines on stderr, never sampled, with one line at start (version,
-// environment, data folder, listeners).
+// environment, data folder, listeners). On the pebble store a failed
+// commit stops the server with exit status 1 (the store takes no update
+// until it is reopened: start the server again).
 //
 // GET /admin/backup streams a consistent copy of the database while the
 // server runs; -backup FILE writes one from a data folder no server holds.

@@ -82,6 +82,34 @@ func main() {
 	}
 }
 
+// failingStore is a store that can stop taking updates after a failed
+// commit until it is reopened (pebblestore).
+type failingStore interface {
+	Failed() <-chan struct{}
+	Err() error
+}
+
+// storeFailure returns a channel that delivers st's failure, or nil (a
+// channel that never delivers) when st never fails that way.
+func storeFailure(ctx context.Context, st store.Store) <-chan error {
+	f, ok := st.(failingStore)
+	if !ok {
+		return nil
+	}
+	c := make(chan error, 1)
+	go func() {
+		select {
+		case <-f.Failed():
+			c <- f.Err()
+		case <-ctx.Done():
+		}
+	}()
+	return c
+}
+
+// errStoreFailed ends a server whose store stopped taking updates.
+var errStoreFailed = errors.New("the store failed and takes no more updates; start the server again to reopen it")
+
 // app is the assembled server: what main listens with and tests call.
 type app struct {
 	store store.Store
@@ -192,6 +220,9 @@ func setup(ctx context.Context, c config, log *zap.Logger, out io.Writer) (*app,
 	st, desc, err := openConfiguredStore(ctx, c)
 	if err != nil {
 		return nil, err
+	}
+	if c.wrapStore != nil {
+		st = c.wrapStore(st)
 	}
 	// Metrics: the engine counts through prommetrics, the store is timed,
 	// and both handlers observe every request; GET /metrics on the admin
@@ -434,12 +465,18 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	errc := make(chan error, 2)
 	go func() { errc <- servers[0].Serve(pub) }()
 	go func() { errc <- servers[1].Serve(adm) }()
+	var failed error
 	select {
 	case <-ctx.Done():
 	case err := <-errc:
 		if !errors.Is(err, http.ErrServerClosed) {
 			log.Error("listener failed", zap.Error(err))
 		}
+	case err := <-storeFailure(loopCtx, a.store):
+		// Every update fails from now on (reads still answer): stop, so
+		// that a supervisor starts the server again on a reopened store.
+		log.Error("store failed; stopping", zap.Error(err))
+		failed = fmt.Errorf("%w: %w", errStoreFailed, err)
 	}
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -450,7 +487,7 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	wg.Wait()
 	log.Info("tambala server stopped")
 	fmt.Fprintln(out, "Stopped.")
-	return nil
+	return failed
 }
 
 // housekeeping prunes expired idempotency records every few minutes when

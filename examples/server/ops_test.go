@@ -26,9 +26,11 @@ import (
 
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/adapters/boltstore"
+	"github.com/tambalapay/tambala/adapters/memstore"
 	"github.com/tambalapay/tambala/adapters/sandbox"
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/payouts"
+	"github.com/tambalapay/tambala/store"
 )
 
 // settingFlags lists every flag an environment variable also sets.
@@ -499,4 +501,41 @@ func withoutTambalaEnv(env []string) []string {
 		}
 	}
 	return out
+}
+
+// failingWrapper is a store that fails the way pebblestore does: a closed
+// Failed channel and an error from Err.
+type failingWrapper struct {
+	store.Store
+	failed chan struct{}
+}
+
+func (f failingWrapper) Failed() <-chan struct{} { return f.failed }
+func (f failingWrapper) Err() error              { return errors.New("commit 7: disk on fire") }
+
+// TestStoreFailure_StopsTheServer: a store that stops taking updates ends
+// the server with an error that says to start it again (a supervisor then
+// reopens the store), after the usual graceful stop.
+func TestStoreFailure_StopsTheServer(t *testing.T) {
+	failed := make(chan struct{})
+	log := &syncBuffer{}
+	c := config{data: t.TempDir(), addr: "127.0.0.1:0", adminAddr: "127.0.0.1:0", env: "sandbox", rate: 1, burst: 1, noWorker: true,
+		logOut: log, wrapStore: func(st store.Store) store.Store { return failingWrapper{Store: st, failed: failed} }}
+	out := &syncBuffer{}
+	errc := make(chan error, 1)
+	go func() { errc <- run(context.Background(), c, out) }()
+	require.Eventually(t, func() bool { return strings.Contains(out.String(), "Admin API on") }, 10*time.Second, 10*time.Millisecond)
+	close(failed)
+	select {
+	case err := <-errc:
+		require.ErrorIs(t, err, errStoreFailed)
+		require.ErrorContains(t, err, "disk on fire")
+	case <-time.After(10 * time.Second):
+		t.Fatal("the server did not stop")
+	}
+	require.Contains(t, out.String(), "Stopped.")
+	require.Contains(t, log.String(), "store failed; stopping")
+
+	// A store that never fails that way gives a channel that never delivers.
+	require.Nil(t, storeFailure(context.Background(), memstore.New()))
 }
