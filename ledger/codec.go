@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tambalapay/tambala/internal/binrec"
 	"github.com/tambalapay/tambala/money"
 )
 
@@ -28,8 +29,6 @@ import (
 // '{' are the JSON of earlier versions and still decode.
 
 const recordV1 = 0x01
-
-var errTruncated = errors.New("truncated record")
 
 // balanceKey is owner NUL asset NUL bucket; system accounts have an empty
 // owner, so they sort first.
@@ -136,65 +135,14 @@ func appendEntry(b []byte, e *Entry) []byte {
 }
 
 // reader decodes a binary record; the first error sticks.
-type reader struct {
-	b   []byte
-	err error
-}
+type reader struct{ binrec.Reader }
 
-func (r *reader) fail() {
-	if r.err == nil {
-		r.err = errTruncated
-	}
-	r.b = nil
-}
-
-func (r *reader) byte() byte {
-	if len(r.b) < 1 {
-		r.fail()
-		return 0
-	}
-	c := r.b[0]
-	r.b = r.b[1:]
-	return c
-}
-
-func (r *reader) uvarint() uint64 {
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.fail()
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *reader) varint() int64 {
-	v, n := binary.Varint(r.b)
-	if n <= 0 {
-		r.fail()
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *reader) bytes() []byte {
-	n := r.uvarint()
-	if n > uint64(len(r.b)) {
-		r.fail()
-		return nil
-	}
-	s := r.b[:n]
-	r.b = r.b[n:]
-	return s
-}
-
-func (r *reader) string() string { return string(r.bytes()) }
+func (r *reader) string() string { return string(r.Bytes()) }
 
 // name reads a string that is usually one of a few constants (a kind, a
 // bucket, an asset code), sharing the constant instead of allocating.
 func (r *reader) name() string {
-	b := r.bytes()
+	b := r.Bytes()
 	switch string(b) {
 	case "":
 		return ""
@@ -237,36 +185,36 @@ func (r *reader) name() string {
 }
 
 func (r *reader) amount() money.Amount {
-	asset := money.Asset{Code: r.name(), Decimals: int32(r.byte())}
+	asset := money.Asset{Code: r.name(), Decimals: int32(r.Byte())}
 	if asset.Decimals > money.MaxDecimals {
-		if r.err == nil {
-			r.err = fmt.Errorf("%d decimals", asset.Decimals)
+		if r.Err == nil {
+			r.Err = fmt.Errorf("%d decimals", asset.Decimals)
 		}
-		r.b = nil
+		r.B = nil
 		return money.Amount{}
 	}
-	switch r.byte() {
+	switch r.Byte() {
 	case 0:
-		return money.FromUnits(asset, r.varint())
+		return money.FromUnits(asset, r.Varint())
 	case 1:
-		a, err := money.ParseSigned(asset, string(r.bytes()))
-		if err != nil && r.err == nil {
-			r.err = err
+		a, err := money.ParseSigned(asset, string(r.Bytes()))
+		if err != nil && r.Err == nil {
+			r.Err = err
 		}
 		return a
 	}
-	if r.err == nil {
-		r.err = errors.New("bad amount tag")
+	if r.Err == nil {
+		r.Err = errors.New("bad amount tag")
 	}
 	return money.Amount{}
 }
 
 func (r *reader) done(what string) error {
-	if r.err == nil && len(r.b) != 0 {
-		r.err = errors.New("trailing bytes")
+	if r.Err == nil && len(r.B) != 0 {
+		r.Err = errors.New("trailing bytes")
 	}
-	if r.err != nil {
-		return fmt.Errorf("ledger: bad stored %s: %w", what, r.err)
+	if r.Err != nil {
+		return fmt.Errorf("ledger: bad stored %s: %w", what, r.Err)
 	}
 	return nil
 }
@@ -278,9 +226,9 @@ func decodeHold(v []byte) (Hold, error) {
 	if len(v) == 0 || v[0] != recordV1 {
 		return Hold{}, fmt.Errorf("ledger: bad stored hold: unknown version")
 	}
-	r := reader{b: v[1:]}
+	r := reader{binrec.Reader{B: v[1:]}}
 	h := Hold{ID: r.string(), Org: r.string(), Amount: r.amount(), Ref: r.string()}
-	h.Open = r.byte() == 1
+	h.Open = r.Byte() == 1
 	h.OpenedBy, h.ClosedBy = r.string(), r.string()
 	return h, r.done("hold")
 }
@@ -292,17 +240,17 @@ func decodeEntry(v []byte) (Entry, error) {
 	if len(v) == 0 || v[0] != recordV1 {
 		return Entry{}, fmt.Errorf("ledger: bad stored entry: unknown version")
 	}
-	r := reader{b: v[1:]}
+	r := reader{binrec.Reader{B: v[1:]}}
 	e := Entry{ID: r.string(), Kind: Kind(r.name()), Ref: r.string(), HoldID: r.string(), Reverses: r.string()}
-	sec, nsec := r.varint(), r.uvarint()
+	sec, nsec := r.Varint(), r.Uvarint()
 	if nsec >= 1e9 {
-		r.fail()
+		r.Fail()
 	}
 	e.At = time.Unix(sec, int64(nsec)).UTC()
 	e.Digest = r.string()
-	n := r.uvarint()
-	if n > math.MaxInt16 || n > uint64(len(r.b)) {
-		r.fail()
+	n := r.Uvarint()
+	if n > math.MaxInt16 || n > uint64(len(r.B)) {
+		r.Fail()
 		n = 0
 	}
 	e.Postings = make([]Posting, 0, n)

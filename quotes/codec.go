@@ -2,12 +2,12 @@ package quotes
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/cockroachdb/apd/v3"
 
+	"github.com/tambalapay/tambala/internal/binrec"
 	"github.com/tambalapay/tambala/money"
 )
 
@@ -26,8 +26,6 @@ import (
 // corridor's flags are 1 open, 2 rate_off_ramp, 4 rate_on_ramp, 8 max.
 
 const storedV1 = 0x01
-
-var errTruncated = errors.New("truncated record")
 
 const (
 	kindOrderByte      = 1
@@ -69,28 +67,28 @@ func EncodeStored(q Quote) []byte {
 
 // DecodeStored reads a quote written by EncodeStored.
 func DecodeStored(b []byte) (Quote, error) {
-	r := reader{b: b}
-	if v := r.byte(); r.err == nil && v != storedV1 {
+	r := reader{binrec.Reader{B: b}}
+	if v := r.Byte(); r.Err == nil && v != storedV1 {
 		return Quote{}, fmt.Errorf("quotes: stored quote has version %d", v)
 	}
 	var q Quote
 	q.ID = r.string()
 	q.Org = r.string()
-	switch k := r.byte(); k {
+	switch k := r.Byte(); k {
 	case kindOrderByte:
 		q.Kind = KindOrder
 	case kindConversionByte:
 		q.Kind = KindConversion
 	default:
-		r.failWith(fmt.Errorf("kind %d", k))
+		r.FailWith(fmt.Errorf("kind %d", k))
 	}
-	switch d := r.byte(); d {
+	switch d := r.Byte(); d {
 	case dirToBankByte:
 		q.Direction = ToBank
 	case dirFromBankByte:
 		q.Direction = FromBank
 	default:
-		r.failWith(fmt.Errorf("direction %d", d))
+		r.FailWith(fmt.Errorf("direction %d", d))
 	}
 	q.From = r.amount()
 	q.To = r.amount()
@@ -147,15 +145,15 @@ func EncodeCorridor(c Corridor) []byte {
 
 // DecodeCorridor reads a corridor written by EncodeCorridor.
 func DecodeCorridor(b []byte) (Corridor, error) {
-	r := reader{b: b}
-	if v := r.byte(); r.err == nil && v != storedV1 {
+	r := reader{binrec.Reader{B: b}}
+	if v := r.Byte(); r.Err == nil && v != storedV1 {
 		return Corridor{}, fmt.Errorf("quotes: stored corridor has version %d", v)
 	}
 	var c Corridor
 	c.Asset = r.asset()
-	flags := r.byte()
+	flags := r.Byte()
 	if flags&^(flagOpen|flagOffRamp|flagOnRamp|flagMax) != 0 {
-		r.failWith(fmt.Errorf("flags %#x", flags))
+		r.FailWith(fmt.Errorf("flags %#x", flags))
 	}
 	c.Open = flags&flagOpen != 0
 	if flags&flagOffRamp != 0 {
@@ -207,141 +205,90 @@ func appendTime(b []byte, t time.Time) []byte {
 }
 
 // reader decodes a stored record; the first error sticks.
-type reader struct {
-	b   []byte
-	err error
-}
-
-func (r *reader) failWith(err error) {
-	if r.err == nil {
-		r.err = err
-	}
-	r.b = nil
-}
-
-func (r *reader) fail() { r.failWith(errTruncated) }
+type reader struct{ binrec.Reader }
 
 func (r *reader) done() error {
-	if r.err == nil && len(r.b) != 0 {
-		r.err = fmt.Errorf("%d trailing bytes", len(r.b))
+	if r.Err == nil && len(r.B) != 0 {
+		r.Err = fmt.Errorf("%d trailing bytes", len(r.B))
 	}
-	return r.err
+	return r.Err
 }
 
-func (r *reader) byte() byte {
-	if len(r.b) < 1 {
-		r.fail()
-		return 0
-	}
-	c := r.b[0]
-	r.b = r.b[1:]
-	return c
-}
-
-func (r *reader) uvarint() uint64 {
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.fail()
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *reader) varint() int64 {
-	v, n := binary.Varint(r.b)
-	if n <= 0 {
-		r.fail()
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *reader) string() string {
-	n := r.uvarint()
-	if n > uint64(len(r.b)) {
-		r.fail()
-		return ""
-	}
-	s := string(r.b[:n])
-	r.b = r.b[n:]
-	return s
-}
+func (r *reader) string() string { return string(r.Bytes()) }
 
 func (r *reader) asset() money.Asset {
 	code := r.string()
-	dec := r.byte()
-	if r.err != nil {
+	dec := r.Byte()
+	if r.Err != nil {
 		return money.Asset{}
 	}
 	a, err := money.NewAsset(code, int(dec))
 	if err != nil {
-		r.failWith(err)
+		r.FailWith(err)
 	}
 	return a
 }
 
 func (r *reader) amount() money.Amount {
 	a := r.asset()
-	if r.err != nil {
+	if r.Err != nil {
 		return money.Amount{}
 	}
 	return r.units(a)
 }
 
 func (r *reader) units(a money.Asset) money.Amount {
-	switch tag := r.byte(); {
-	case r.err != nil:
+	switch tag := r.Byte(); {
+	case r.Err != nil:
 		return money.Amount{}
 	case tag == 0:
-		return money.FromUnits(a, r.varint())
+		return money.FromUnits(a, r.Varint())
 	case tag == 1:
 		s := r.string()
-		if r.err != nil {
+		if r.Err != nil {
 			return money.Amount{}
 		}
 		v, err := money.ParseSigned(a, s)
 		if err != nil {
-			r.failWith(err)
+			r.FailWith(err)
 			return money.Amount{}
 		}
 		if _, small := v.Units(); small {
 			// The text form is only written beyond int64: one value, one form.
-			r.failWith(fmt.Errorf("amount %s stored as text", s))
+			r.FailWith(fmt.Errorf("amount %s stored as text", s))
 		}
 		return v
 	default:
-		r.failWith(fmt.Errorf("amount tag %d", tag))
+		r.FailWith(fmt.Errorf("amount tag %d", tag))
 		return money.Amount{}
 	}
 }
 
 func (r *reader) rate() money.Rate {
 	s := r.string()
-	if r.err != nil {
+	if r.Err != nil {
 		return money.Rate{}
 	}
 	d, _, err := apd.NewFromString(s)
 	if err != nil {
-		r.failWith(fmt.Errorf("rate %q: %w", s, err))
+		r.FailWith(fmt.Errorf("rate %q: %w", s, err))
 		return money.Rate{}
 	}
 	rate, err := money.RateFromDecimal(d)
 	if err != nil {
-		r.failWith(fmt.Errorf("rate %q: %w", s, err))
+		r.FailWith(fmt.Errorf("rate %q: %w", s, err))
 	}
 	return rate
 }
 
 func (r *reader) time() time.Time {
-	s := r.varint()
-	ns := r.uvarint()
-	if r.err != nil {
+	s := r.Varint()
+	ns := r.Uvarint()
+	if r.Err != nil {
 		return time.Time{}
 	}
 	if ns >= 1e9 {
-		r.failWith(fmt.Errorf("%d nanoseconds", ns))
+		r.FailWith(fmt.Errorf("%d nanoseconds", ns))
 		return time.Time{}
 	}
 	return time.Unix(s, int64(ns)).UTC()
