@@ -37,12 +37,12 @@ func (h *Handler) listCollectionsV2(w http.ResponseWriter, r *http.Request, p ta
 	if !ok {
 		return
 	}
-	q := r.URL.Query()
-	f := tambala.CollectionV2Filter{Asset: q.Get("asset")}
-	if q.Has("asset") && f.Asset == "" {
-		writeError(w, r, h.log, errcode.Newf(errcode.ValidationError, "asset must not be empty."))
+	asset, err := assetFilter(r)
+	if err != nil {
+		writeError(w, r, h.log, err)
 		return
 	}
+	f := tambala.CollectionV2Filter{Asset: asset}
 	res, err := h.engine.CollectionsV2(r.Context(), p, page, f)
 	if err != nil {
 		writeError(w, r, h.log, err)
@@ -58,6 +58,16 @@ func (h *Handler) getCollectionV2(w http.ResponseWriter, r *http.Request, p tamb
 		return
 	}
 	writeRaw(w, http.StatusOK, tambala.RenderCollectionV2(c))
+}
+
+// assetFilter reads the optional ?asset= of a /v2 list: absent is every
+// asset, present and empty is validation_error.
+func assetFilter(r *http.Request) (string, error) {
+	q := r.URL.Query()
+	if q.Has("asset") && q.Get("asset") == "" {
+		return "", errcode.Newf(errcode.ValidationError, "asset must not be empty.")
+	}
+	return q.Get("asset"), nil
 }
 
 // simulateCollectionV2 is POST /v2/collections/simulate: sandbox_only is

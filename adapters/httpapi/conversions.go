@@ -46,12 +46,12 @@ func (h *Handler) listConversions(w http.ResponseWriter, r *http.Request, p tamb
 	if !ok {
 		return
 	}
-	q := r.URL.Query()
-	f := tambala.ConversionFilter{Asset: q.Get("asset")}
-	if q.Has("asset") && f.Asset == "" {
-		writeError(w, r, h.log, errcode.Newf(errcode.ValidationError, "asset must not be empty."))
+	asset, err := assetFilter(r)
+	if err != nil {
+		writeError(w, r, h.log, err)
 		return
 	}
+	f := tambala.ConversionFilter{Asset: asset}
 	res, err := h.engine.Conversions(r.Context(), p, page, f)
 	if err != nil {
 		writeError(w, r, h.log, err)
