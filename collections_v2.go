@@ -185,8 +185,8 @@ func (e *Engine) collectionV2Fee(amount money.Amount) (money.Amount, error) {
 	if amount.Asset() != money.MWK {
 		return money.Zero(amount.Asset()), nil
 	}
-	if amount.Cmp(payouts.MaxAmount) > 0 {
-		return money.Amount{}, errcode.Newf(errcode.ValidationError, "amount must be at most %s MWK.", payouts.MaxAmount)
+	if err := money.CheckMax("amount", amount); err != nil {
+		return money.Amount{}, err
 	}
 	q, err := e.fees.Quote(payouts.DirCollection, payouts.Momo, amount)
 	if err != nil {
@@ -286,8 +286,8 @@ func (e *Engine) SimulateCollectionV2(ctx context.Context, p Principal, sc Simul
 }
 
 // parseV2Amount parses a /v2 amount of asset (design 2.0.2): the grammar
-// of money.Parse, no more decimals than the asset carries, above 0; 400
-// otherwise.
+// of money.Parse, no more decimals than the asset carries, above 0 (400
+// otherwise), and at most money.Max (422 limit_exceeded).
 func parseV2Amount(asset money.Asset, s string) (money.Amount, error) {
 	a, err := money.Parse(asset, s)
 	if err != nil {
@@ -295,6 +295,9 @@ func parseV2Amount(asset money.Asset, s string) (money.Amount, error) {
 	}
 	if a.Sign() <= 0 {
 		return money.Amount{}, errcode.Newf(errcode.ValidationError, "amount must be greater than 0.")
+	}
+	if err := money.CheckMax("amount", a); err != nil {
+		return money.Amount{}, err
 	}
 	return a, nil
 }

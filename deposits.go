@@ -198,6 +198,9 @@ func (e *Engine) RecordDeposit(ctx context.Context, orgID string, d Deposit) (Co
 	if d.Amount.Asset() != asset || d.Amount.Sign() <= 0 {
 		return CollectionV2{}, errcode.Newf(errcode.ValidationError, "amount must be a positive %s amount.", asset.Code)
 	}
+	if err := money.CheckMax("amount", d.Amount); err != nil {
+		return CollectionV2{}, err
+	}
 	var c CollectionV2
 	err = e.store.Update(ctx, func(tx store.Tx) error {
 		org := &Organization{}

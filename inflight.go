@@ -134,6 +134,11 @@ func (e *Engine) ResolvePayout(ctx context.Context, id string, r Resolution) (pa
 		if r.Fee != nil && (r.Fee.Asset() != money.MWK || r.Fee.Sign() < 0) {
 			return payouts.Payout{}, errcode.Newf(errcode.ValidationError, "fee must be a non-negative MWK amount.")
 		}
+		if r.Fee != nil {
+			if err := money.CheckMax("fee", *r.Fee); err != nil {
+				return payouts.Payout{}, err
+			}
+		}
 	case payouts.Failed:
 		if payouts.FailureFor(string(r.FailureCode)).Code != r.FailureCode {
 			return payouts.Payout{}, errcode.Newf(errcode.ValidationError,

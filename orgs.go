@@ -315,6 +315,9 @@ func (e *Engine) Fund(ctx context.Context, orgID string, amount money.Amount, re
 	if amount.Sign() <= 0 {
 		return errcode.Newf(errcode.ValidationError, "amount must be positive")
 	}
+	if err := money.CheckMax("amount", amount); err != nil {
+		return err
+	}
 	if ref == "" {
 		return errcode.Newf(errcode.ValidationError, "ref is required")
 	}

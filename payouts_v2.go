@@ -422,6 +422,9 @@ func (e *Engine) CreatePayoutV2(ctx context.Context, p Principal, req PayoutV2Re
 			if principalSrc, err = convertUp(amount, pair, rate); err != nil {
 				return PayoutV2{}, nil, err
 			}
+			if err := money.CheckMax("the source amount at this rate", principalSrc); err != nil {
+				return PayoutV2{}, nil, err
+			}
 			if feeSrc, err = convertUp(fee, pair, rate); err != nil {
 				return PayoutV2{}, nil, err
 			}

@@ -78,8 +78,14 @@ func (e *Engine) RecordTrade(ctx context.Context, orgID string, n NewTrade) (Tra
 	if rate.IsZero() {
 		return Trade{}, errcode.Newf(errcode.ValidationError, "client_rate must be positive.")
 	}
+	if err := money.CheckMax("usdt_amount", amt); err != nil {
+		return Trade{}, err
+	}
 	mwk, err := money.Mul(amt, rate, money.Asset{Code: "MWK", Decimals: 0}, money.RoundDown)
 	if err != nil {
+		return Trade{}, err
+	}
+	if err := money.CheckMax("the MWK amount at client_rate", mwk); err != nil {
 		return Trade{}, err
 	}
 	whole, err := strconv.ParseInt(mwk.String(), 10, 64)

@@ -398,7 +398,7 @@ func TestAmountValueCorrupt(t *testing.T) {
 		nil, {}, {2},
 		{2, 0}, valid[:9], append(bytes.Clone(valid), 0), // units of the wrong length
 		[]byte("\x02abc"), []byte("\x021.234"), []byte("\x02-"), []byte("\x02--1"), []byte("\x02+1"),
-		[]byte("\x02 1"), []byte("\x021e5"), []byte("\x02" + strings.Repeat("9", 31)),
+		[]byte("\x02 1"), []byte("\x021e5"), []byte("\x02" + strings.Repeat("9", money.MaxStoredIntegerDigits+1)),
 	}
 	for _, v := range bad {
 		require.NotPanics(t, func() {

@@ -27,7 +27,30 @@ var (
 	// ErrInvalidCommand: a command is malformed (empty id, non-positive
 	// amount, mixed assets, wrong bucket).
 	ErrInvalidCommand = errors.New("ledger: invalid command")
+	// ErrCapacity: a posting's amount, or the balance it would leave, is
+	// beyond what the ledger holds (MaxBalanceDigits). Returned as an
+	// *errcode.Error with code limit_exceeded; nothing is written.
+	ErrCapacity = errors.New("ledger: beyond the ledger's capacity")
 )
+
+// MaxBalanceDigits bounds every amount the ledger posts and every balance
+// it writes: below 10^MaxBalanceDigits whole units of the asset. A sum of
+// that size reads back exactly (money.ParseSigned reads up to
+// money.MaxStoredIntegerDigits), and the engine admits at most
+// money.MaxWholeUnits (10^12) per operation, so reaching it takes more
+// than 10^27 accepted operations: no tenant can exhaust a shared account.
+// A posting that would go beyond it is refused whole, never written.
+const MaxBalanceDigits = 40
+
+// beyondCapacity is the one way the ledger refuses an amount or balance
+// beyond MaxBalanceDigits.
+func beyondCapacity(what string, a Account) error {
+	return &errcode.Error{
+		Code:    errcode.LimitExceeded,
+		Message: "The amount is above the maximum the ledger holds.",
+		Err:     fmt.Errorf("%w: %s of %s", ErrCapacity, what, a),
+	}
+}
 
 // InsufficientFundsError says which account fell short.
 type InsufficientFundsError struct {

@@ -150,6 +150,9 @@ func applyPostings(st State, eff *Effect) error {
 		if p.Amount.Asset() != p.Account.Asset {
 			return invalid("posting of %s to a %s account", p.Amount.Asset().Code, p.Account.Asset.Code)
 		}
+		if p.Amount.Exceeds(MaxBalanceDigits) {
+			return beyondCapacity("a posting", p.Account)
+		}
 		si := -1
 		for i := range sums {
 			if sums[i].asset == p.Account.Asset {
@@ -192,6 +195,9 @@ func applyPostings(st State, eff *Effect) error {
 		}
 	}
 	for _, bc := range eff.Balances {
+		if bc.Balance.Exceeds(MaxBalanceDigits) {
+			return beyondCapacity("the balance", bc.Account)
+		}
 		if violates(bc.Account.Bucket, bc.Balance.Sign()) {
 			before, err := st.Balance(bc.Account)
 			if err != nil {

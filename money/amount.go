@@ -11,14 +11,23 @@ import (
 
 // MaxIntegerDigits bounds the whole part of any amount or rate parsed from
 // the wire: 10^30 of any unit is beyond every real balance, and the bound
-// keeps arithmetic within exactCtx's precision.
+// keeps arithmetic within exactCtx's precision. It is the grammar's bound
+// (a longer number is malformed input); the engine's business bound on an
+// amount is the smaller MaxWholeUnits.
 const MaxIntegerDigits = 30
+
+// MaxStoredIntegerDigits bounds the whole part of an amount that
+// ParseSigned reads back: far above anything the engine can write (the
+// ledger refuses balances of 10^40 whole units or more), so that every
+// stored sum reads again, and still exact within exactCtx's precision.
+const MaxStoredIntegerDigits = 48
 
 // exactCtx does the arithmetic that must never round: Inexact is a trap, so
 // any lost non-zero digit is an error instead of a silent rounding (dropping
-// trailing zeros, as in 7.100 -> 7.10, is exact and allowed).
+// trailing zeros, as in 7.100 -> 7.10, is exact and allowed). Its precision
+// holds the sum of two stored amounts of the most decimals exactly.
 var exactCtx = apd.Context{
-	Precision:   MaxIntegerDigits + MaxDecimals + 20,
+	Precision:   MaxStoredIntegerDigits + MaxDecimals + 20,
 	MaxExponent: apd.MaxExponent,
 	MinExponent: apd.MinExponent,
 	Rounding:    apd.RoundHalfEven,
@@ -297,7 +306,7 @@ func mul64(x, y int64) (int64, bool) {
 // point and at most asset.Decimals digits. No sign, exponent, whitespace,
 // leading or trailing point, or thousands separator.
 func Parse(asset Asset, s string) (Amount, error) {
-	frac, err := scanDecimal(s, int(asset.Decimals), &asset)
+	frac, err := scanDecimal(s, int(asset.Decimals), MaxIntegerDigits, &asset)
 	if err != nil {
 		return Amount{}, err
 	}
@@ -332,18 +341,25 @@ func fromText(asset Asset, s string, frac int) (Amount, error) {
 	return FromDecimal(asset, d)
 }
 
-// ParseSigned is Parse that also accepts a leading '-'. It is for amounts
-// the engine stored itself (system balances may be negative), never for
+// ParseSigned parses an amount the engine stored itself: Parse's grammar
+// with an optional leading '-' (system balances may be negative) and a
+// whole part of up to MaxStoredIntegerDigits digits rather than the wire's
+// MaxIntegerDigits, so that any sum the engine wrote reads back. Never for
 // wire input.
 func ParseSigned(asset Asset, s string) (Amount, error) {
-	if len(s) > 1 && s[0] == '-' {
-		a, err := Parse(asset, s[1:])
-		if err != nil {
-			return Amount{}, err
-		}
-		return a.Neg(), nil
+	neg := len(s) > 1 && s[0] == '-'
+	if neg {
+		s = s[1:]
 	}
-	return Parse(asset, s)
+	frac, err := scanDecimal(s, int(asset.Decimals), MaxStoredIntegerDigits, &asset)
+	if err != nil {
+		return Amount{}, err
+	}
+	a, err := fromText(asset, s, frac)
+	if err != nil || !neg {
+		return a, err
+	}
+	return a.Neg(), nil
 }
 
 // ParseJSON parses a raw JSON value as an amount of asset: a JSON string
@@ -372,7 +388,7 @@ func ParseJSON(asset Asset, raw []byte) (Amount, error) {
 				return Amount{}, parseErr(string(raw), &asset, ErrExponent)
 			}
 		}
-		if _, err := scanDecimal(string(raw), 0, &asset); err != nil {
+		if _, err := scanDecimal(string(raw), 0, MaxIntegerDigits, &asset); err != nil {
 			return Amount{}, err
 		}
 		return fromText(asset, string(raw), 0)
@@ -381,9 +397,9 @@ func ParseJSON(asset Asset, raw []byte) (Amount, error) {
 }
 
 // scanDecimal checks the one grammar of wire decimals,
-// [0-9]+ ('.' [0-9]{1,maxFrac})?, and the size bound, and returns how many
-// decimals s has.
-func scanDecimal(s string, maxFrac int, asset *Asset) (frac int, err error) {
+// [0-9]+ ('.' [0-9]{1,maxFrac})?, and the size bound (at most maxInt
+// significant integer digits), and returns how many decimals s has.
+func scanDecimal(s string, maxFrac, maxInt int, asset *Asset) (frac int, err error) {
 	if s == "" {
 		return 0, parseErr(s, asset, ErrEmpty)
 	}
@@ -420,7 +436,7 @@ func scanDecimal(s string, maxFrac int, asset *Asset) (frac int, err error) {
 	for i := 0; i < intDigits-1 && s[i] == '0'; i++ {
 		significant--
 	}
-	if significant > MaxIntegerDigits {
+	if significant > maxInt {
 		return 0, parseErr(s, asset, ErrTooLarge)
 	}
 	return fracDigits, nil

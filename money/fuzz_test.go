@@ -131,12 +131,24 @@ func FuzzParse(f *testing.F) {
 		}
 
 		// ParseSigned agrees with Parse on unsigned text, and with its
-		// negation on "-" + text.
+		// negation on "-" + text, except that it reads whole parts of up to
+		// MaxStoredIntegerDigits digits that Parse refuses as too large.
 		sa, sErr := money.ParseSigned(money.MWK, s)
+		na, nErr := money.ParseSigned(money.MWK, "-"+s)
+		if errors.Is(err, money.ErrTooLarge) {
+			for _, e := range []error{sErr, nErr} {
+				if e != nil && !errors.Is(e, money.ErrTooLarge) {
+					t.Fatalf("ParseSigned %q: %v where Parse found it only too large", s, e)
+				}
+			}
+			if sErr == nil && (sa.Sign() <= 0 || !sa.Exceeds(money.MaxIntegerDigits) || sa.Exceeds(money.MaxStoredIntegerDigits)) {
+				t.Fatalf("ParseSigned %q = %s: outside the stored bound", s, sa)
+			}
+			return
+		}
 		if !strings.HasPrefix(s, "-") || len(s) == 1 {
 			sameOutcome(t, "ParseSigned", s, a, err, sa, sErr)
 		}
-		na, nErr := money.ParseSigned(money.MWK, "-"+s)
 		if s != "" {
 			sameOutcome(t, "ParseSigned negated", s, a, err, na.Neg(), nErr)
 		}

@@ -19,7 +19,7 @@ type Rate struct {
 // ParseRate parses a positive decimal string with up to MaxRateDecimals
 // decimals, with the grammar of Parse.
 func ParseRate(s string) (Rate, error) {
-	if _, err := scanDecimal(s, MaxRateDecimals, nil); err != nil {
+	if _, err := scanDecimal(s, MaxRateDecimals, MaxIntegerDigits, nil); err != nil {
 		return Rate{}, err
 	}
 	d, _, err := apd.NewFromString(s)

@@ -16,7 +16,7 @@ import (
 // MaxAmount is the largest amount_mwk the API parses at all; anything above
 // is validation_error (per-organization maxima are lower and answered with
 // amount_limit_exceeded).
-var MaxAmount = money.FromInt(money.MWK, 1_000_000_000_000)
+var MaxAmount = money.Max(money.MWK)
 
 // MaxTextLength bounds account numbers and beneficiary names.
 const MaxTextLength = 200

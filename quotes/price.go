@@ -15,12 +15,11 @@ import (
 // fixedTo is given.
 //
 // The fixed side is returned as given, never rounded: it must be an amount
-// of its asset that fits the asset's decimals and is above zero, with at
-// most money.MaxIntegerDigits integer digits (else 400 validation_error).
-// A derived side of zero is 422 amount_below_minimum (U14); one with more
-// than money.MaxIntegerDigits integer digits (an absurd rate) is 422
-// limit_exceeded, so that every amount of a quote parses again with
-// money.Parse. Limits (corridor min and max, conversion limits) are the
+// of its asset that fits the asset's decimals and is above zero (else 400
+// validation_error). A derived side of zero is 422 amount_below_minimum.
+// Either side above money.Max of its asset is 422 limit_exceeded
+// (money.CheckMax), so that no quote can move more than any operation
+// accepts. Limits (corridor min and max, conversion limits) are the
 // caller's next step: Corridor.Limits, Limits.Check.
 func Price(dir Direction, rate money.Rate, from, to money.Asset, fixedFrom, fixedTo *money.Amount) (fromAmt, toAmt money.Amount, err error) {
 	if !dir.Valid() {
@@ -90,8 +89,8 @@ func checkFixed(field string, a money.Amount, asset money.Asset) (money.Amount, 
 	if a.Sign() <= 0 {
 		return money.Amount{}, errcode.Newf(errcode.ValidationError, "%s must be greater than zero.", field)
 	}
-	if integerDigits(a) > money.MaxIntegerDigits {
-		return money.Amount{}, errcode.Newf(errcode.ValidationError, "%s is too large.", field)
+	if err := money.CheckMax(field, a); err != nil {
+		return money.Amount{}, err
 	}
 	return a, nil
 }
@@ -101,35 +100,13 @@ func checkDerived(field string, a money.Amount) error {
 		return errcode.Newf(errcode.AmountBelowMinimum,
 			"The amount is below the minimum: %s rounds to %s %s at this rate.", field, a, a.Asset().Code)
 	}
-	if integerDigits(a) > money.MaxIntegerDigits {
-		return errcode.Newf(errcode.LimitExceeded, "The amount is above the maximum: %s is too large at this rate.", field)
-	}
-	return nil
-}
-
-// integerDigits returns how many digits a has before the point.
-func integerDigits(a money.Amount) int64 {
-	if u, ok := a.Units(); ok {
-		w := uint64(u)
-		if u < 0 {
-			w = -w // two's complement: right for MinInt64 too
-		}
-		for range a.Asset().Decimals {
-			w /= 10
-		}
-		n := int64(0)
-		for ; w > 0; w /= 10 {
-			n++
-		}
-		return n
-	}
-	d := a.Decimal()
-	return max(d.NumDigits()+int64(d.Exponent), 0)
+	return money.CheckMax(field, a)
 }
 
 // ParseAmount is step 6 of section 2.3.2 for one side of a request: s in
 // the grammar of money.Parse, at most asset's decimals (more is 400, never
-// rounded), greater than zero. field names the side in messages.
+// rounded), greater than zero; above money.Max is 422 limit_exceeded.
+// field names the side in messages.
 func ParseAmount(field, s string, asset money.Asset) (money.Amount, error) {
 	a, err := money.Parse(asset, s)
 	if err != nil {
@@ -137,6 +114,9 @@ func ParseAmount(field, s string, asset money.Asset) (money.Amount, error) {
 	}
 	if a.Sign() <= 0 {
 		return money.Amount{}, errcode.Newf(errcode.ValidationError, "%s must be greater than zero.", field)
+	}
+	if err := money.CheckMax(field, a); err != nil {
+		return money.Amount{}, err
 	}
 	return a, nil
 }

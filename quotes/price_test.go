@@ -129,7 +129,9 @@ func TestPriceTable(t *testing.T) {
 		{"on-ramp from: exact", quotes.FromBank, "1800", true, "180000.00", "100.000000", ""},
 		{"on-ramp from: one unit of C", quotes.FromBank, "1800", true, "0.01", "0.000006", ""},
 		{"on-ramp from: 18-decimal rate", quotes.FromBank, r18, true, "100000.00", "57.138827", ""},
-		{"on-ramp from: tiny rate, large but within bounds", quotes.FromBank, "0.000000000000000001", true, "1.00", "1000000000000000000.000000", ""},
+		{"on-ramp from: tiny rate, derived at the maximum", quotes.FromBank, "0.000000000001", true, "1.00", "1000000000000.000000", ""},
+		{"on-ramp from: tiny rate, derived above the maximum", quotes.FromBank, "0.000000000000000001", true, "1.00", "", errcode.LimitExceeded},
+		{"on-ramp from: derived one unit above the maximum", quotes.FromBank, "0.000000000001", true, "1.01", "", errcode.LimitExceeded},
 		// Row 4: from-bank, to (S) fixed, from (C) = to × R down.
 		{"on-ramp to: inverse of the example", quotes.FromBank, "1800", false, "55.555556", "100000.00", ""},
 		{"on-ramp to: exact", quotes.FromBank, "1800", false, "100", "180000.00", ""},
@@ -189,7 +191,8 @@ func TestPriceFixedSide(t *testing.T) {
 		{name: "zero to", fixedTo: ptr(money.Zero(mwk)), code: errcode.ValidationError},
 		{name: "negative from", fixedFrom: ptr(amt(t, usdt, "-1")), code: errcode.ValidationError},
 		{name: "negative to", fixedTo: ptr(amt(t, mwk, "-0.01")), code: errcode.ValidationError},
-		{name: "beyond the wire's size", fixedFrom: &huge, code: errcode.ValidationError},
+		{name: "beyond the maximum (a Go host's amount)", fixedFrom: &huge, code: errcode.LimitExceeded},
+		{name: "one minor unit above the maximum", fixedFrom: ptr(amt(t, usdt, "1000000000000.000001")), code: errcode.LimitExceeded},
 		{name: "neither side", code: errcode.ValidationError},
 		{name: "both sides", fixedFrom: ptr(amt(t, usdt, "1")), fixedTo: ptr(amt(t, mwk, "1800")), code: errcode.ValidationError},
 		{name: "another asset (programming error)", fixedFrom: ptr(amt(t, mwk, "1"))},
@@ -349,13 +352,17 @@ func TestPriceProperty(t *testing.T) {
 
 		exact, ref := reference(t, dir, rate, from, to, fixedFrom, fixed.String())
 		refRat := ratOf(t, ref)
-		intDigits := len(strings.TrimLeft(strings.SplitN(ref, ".", 2)[0], "0"))
+		maxRat := new(big.Rat).SetInt64(money.MaxWholeUnits)
 		switch {
+		case fixed.AboveMax():
+			large++
+			requireCode(t, err, errcode.LimitExceeded)
+			return
 		case refRat.Sign() == 0:
 			zeros++
 			requireCode(t, err, errcode.AmountBelowMinimum)
 			return
-		case intDigits > money.MaxIntegerDigits:
+		case refRat.Cmp(maxRat) > 0:
 			large++
 			requireCode(t, err, errcode.LimitExceeded)
 			return
