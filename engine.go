@@ -203,10 +203,13 @@ type Engine struct {
 
 	inflight sync.Map // idempotency scopes being decided in this process
 	// legacySince is when this store's creates began to be scoped by
-	// operation (zero: no outcome was ever stored under a legacy scope);
-	// nil until the first create reads it (legacyLookups).
-	legacySince atomic.Pointer[time.Time]
-	limiters    limiters
+	// operation (zero: no outcome was ever stored under a legacy scope),
+	// and namespaceSince when they began to share one namespace per
+	// organization (zero: none under an operation's scope); nil until the
+	// first create reads them (earlierScopes).
+	legacySince    atomic.Pointer[time.Time]
+	namespaceSince atomic.Pointer[time.Time]
+	limiters       limiters
 
 	sandboxInstitutions []payouts.Institution // read-only
 	cachedInstitutions  cache.Record[institutionsRecord]

@@ -145,9 +145,10 @@ func ExampleEngine_CreatePayout() {
 	// available 94718.00 held 0.00
 }
 
-// Creates are idempotent by (organization, operation, key): the same request
-// under the same key returns the payout first accepted, Replayed set, and
-// holds nothing more; another request under that key is a conflict.
+// Creates are idempotent by (organization, key): the same request under the
+// same key returns the payout first accepted, Replayed set, and holds
+// nothing more; another request under that key, by any create, is a
+// conflict.
 func ExampleEngine_CreatePayout_replay() {
 	ctx := context.Background()
 	s := memstore.New()

@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/tambalapay/tambala/errcode"
@@ -12,9 +14,11 @@ import (
 	"github.com/tambalapay/tambala/store"
 )
 
-// Operation names an idempotent create. Idempotency keys are scoped by
-// (organization, operation, key), and the names are stable across
-// versions, whatever transport carries the call.
+// Operation names an idempotent create. An organization's idempotency keys
+// are one namespace across all its creates: a key decided by one
+// operation is a conflict on any other. The names are stable across
+// versions, whatever transport carries the call, and are stored with each
+// decision.
 type Operation string
 
 // The idempotent creates.
@@ -27,7 +31,7 @@ const (
 // rules it is under, and the scope under which versions before operation
 // names stored its outcomes (method and path), still read so that a retry
 // across the upgrade replays, for as long as such a record can be within
-// the retention (legacyLookups).
+// the retention (earlierScopes).
 var operationInfo = map[Operation]struct {
 	api    API
 	legacy string
@@ -67,12 +71,37 @@ type Created[T any] struct {
 // MaxIdempotencyKeyLength bounds an idempotency key.
 const MaxIdempotencyKeyLength = 255
 
-func idemScope(org string, op Operation, key string) string {
+// idemScope is where an organization's decision under key is stored, for
+// every operation: organization, an empty operation, key. Scopes of
+// earlier builds always name an operation (opIdemScope) or a method and
+// path (legacyIdemScope), so they never collide with it.
+func idemScope(org, key string) string {
+	return org + "\x00\x00" + key
+}
+
+// opIdemScope is the scope of builds that kept a namespace per operation.
+func opIdemScope(org string, op Operation, key string) string {
 	return org + "\x00" + string(op) + "\x00" + key
 }
 
 func legacyIdemScope(org, legacy, key string) string {
 	return org + "\x00" + legacy + "\x00" + key
+}
+
+// operationsFrom lists every operation, op first, then the rest in name
+// order: the order in which a create looks for its key under the scopes
+// of earlier builds.
+func operationsFrom(op Operation) []Operation {
+	out := make([]Operation, 0, len(operationInfo))
+	out = append(out, op)
+	rest := make([]Operation, 0, len(operationInfo))
+	for o := range operationInfo {
+		if o != op {
+			rest = append(rest, o)
+		}
+	}
+	slices.Sort(rest)
+	return append(out, rest...)
 }
 
 func checkIdemKey(key string) error {
@@ -86,31 +115,50 @@ func checkIdemKey(key string) error {
 }
 
 var (
-	errIdemInFlight    = errcode.Newf(errcode.Conflict, "The original request with this Idempotency-Key is still in progress.")
-	errIdemMismatch    = errcode.Newf(errcode.Conflict, "This Idempotency-Key was used with a different request body.")
+	errIdemInFlight       = errcode.Newf(errcode.Conflict, "The original request with this Idempotency-Key is still in progress.")
+	errIdemMismatch       = errcode.Newf(errcode.Conflict, "This Idempotency-Key was used with a different request body.")
+	errIdemOtherOperation = errcode.Newf(errcode.Conflict,
+		"This Idempotency-Key was used for another kind of request; a key names one create across every endpoint.")
 	errIdemUndecodable = errcode.Newf(errcode.Conflict,
 		"This Idempotency-Key was decided for a request this version no longer accepts; use a new key.")
 )
 
-// storedOutcome looks up the decided outcome of scope (and, when
-// withLegacy, of its legacy scope); ok is false when there is none.
-func storedOutcome(tx store.Tx, org string, op Operation, key string, withLegacy bool) (rec codec.IdemRecord, ok bool, err error) {
-	v, err := tx.Get(bucketIdem, []byte(idemScope(org, op, key)))
-	if isNotFound(err) {
-		legacy := operationInfo[op].legacy
-		if legacy == "" || !withLegacy {
-			return rec, false, nil
+// storedOutcome looks up the organization's decision under key, and which
+// operation made it; ok is false when there is none. While earlier builds'
+// records can be within the retention (earlier), it also looks under
+// their scopes: per operation (op's own first), then per method and path.
+func storedOutcome(tx store.Tx, org, key string, op Operation, earlier earlierScopes) (rec codec.IdemRecord, by Operation, ok bool, err error) {
+	v, err := tx.Get(bucketIdem, []byte(idemScope(org, key)))
+	switch {
+	case err == nil:
+		rec, err = codec.DecodeIdemRecord(v)
+		return rec, Operation(rec.Operation), err == nil, err
+	case !isNotFound(err):
+		return rec, "", false, err
+	case !earlier.operation && !earlier.legacy:
+		return rec, "", false, nil
+	}
+	for _, o := range operationsFrom(op) {
+		scopes := make([]string, 0, 2)
+		if earlier.operation {
+			scopes = append(scopes, opIdemScope(org, o, key))
 		}
-		v, err = tx.Get(bucketIdem, []byte(legacyIdemScope(org, legacy, key)))
+		if legacy := operationInfo[o].legacy; earlier.legacy && legacy != "" {
+			scopes = append(scopes, legacyIdemScope(org, legacy, key))
+		}
+		for _, scope := range scopes {
+			v, err := tx.Get(bucketIdem, []byte(scope))
+			if isNotFound(err) {
+				continue
+			}
+			if err != nil {
+				return rec, "", false, err
+			}
+			rec, err = codec.DecodeIdemRecord(v)
+			return rec, o, err == nil, err
+		}
 	}
-	if isNotFound(err) {
-		return rec, false, nil
-	}
-	if err != nil {
-		return rec, false, err
-	}
-	rec, err = codec.DecodeIdemRecord(v)
-	return rec, err == nil, err
+	return rec, "", false, nil
 }
 
 // resourceCodec reads the resource a decided create stored: decode reads
@@ -121,14 +169,16 @@ type resourceCodec[T any] struct {
 	decodeLegacy func(org string, body []byte) (T, error)
 }
 
-// create runs a create exactly once per (organization, operation, key):
+// create runs a create exactly once per (organization, key), whatever
+// the operation:
 //   - a missing or too long key is validation_error;
 //   - inside one transaction, the Principal's rules are checked first
 //     (admit), so a paused API or a suspended organization answers even a
 //     replay;
-//   - while the same scope is being decided in this process, conflict;
-//   - once decided, the same fingerprint replays the stored resource and a
-//     different one is conflict;
+//   - while the same key is being decided in this process, conflict;
+//   - once decided by another operation, conflict; by this one, the same
+//     fingerprint replays the stored resource and a different one is
+//     conflict;
 //   - otherwise run decides it in the same transaction, returning the
 //     resource and its stored encoding; an error (a rejection or a fault)
 //     stores nothing, so the key can be used again.
@@ -143,12 +193,12 @@ func create[T any](ctx context.Context, e *Engine, p Principal, op Operation, id
 	if !p.valid {
 		return Created[T]{}, errNoPrincipal
 	}
-	scope := idemScope(p.Org.ID, op, idem.Key)
+	scope := idemScope(p.Org.ID, idem.Key)
 	if _, busy := e.inflight.LoadOrStore(scope, struct{}{}); busy {
 		return Created[T]{}, errIdemInFlight
 	}
 	defer e.inflight.Delete(scope)
-	withLegacy, err := e.legacyLookups(ctx)
+	earlier, err := e.earlierScopes(ctx)
 	if err != nil {
 		return Created[T]{}, err
 	}
@@ -160,16 +210,19 @@ func create[T any](ctx context.Context, e *Engine, p Principal, op Operation, id
 		if err != nil {
 			return err
 		}
-		rec, found, err := storedOutcome(tx, p.Org.ID, op, idem.Key, withLegacy)
+		rec, by, found, err := storedOutcome(tx, p.Org.ID, idem.Key, op, earlier)
 		if err != nil {
 			return err
 		}
 		if found {
+			if by != op {
+				return errIdemOtherOperation
+			}
 			if rec.BodySHA256 != digest {
 				return errIdemMismatch
 			}
 			out.Replayed = true
-			if rec.Version == 2 {
+			if rec.Version >= 2 {
 				out.Resource, err = rc.decode(p.Org.ID, rec.Body)
 			} else {
 				out.Resource, err = rc.decodeLegacy(p.Org.ID, rec.Body)
@@ -181,7 +234,7 @@ func create[T any](ctx context.Context, e *Engine, p Principal, op Operation, id
 			return err
 		}
 		now := e.nowUTC()
-		r := codec.IdemRecord{Body: stored, CreatedAt: now}
+		r := codec.IdemRecord{Operation: string(op), Body: stored, CreatedAt: now}
 		if err := tx.Put(bucketIdem, []byte(scope), r.Encode(fp)); err != nil {
 			return err
 		}
@@ -201,8 +254,9 @@ func create[T any](ctx context.Context, e *Engine, p Principal, op Operation, id
 // decode into the typed request (malformed JSON, a field of the wrong
 // type), in the order the engine answers every create, so that the
 // idempotency rules come first: the Principal's rules; a missing key;
-// the key in flight (conflict); the key already decided with another
-// fingerprint (conflict, even though this request is invalid). Otherwise
+// the key in flight (conflict); the key already decided by another
+// operation or with another fingerprint (conflict, even though this
+// request is invalid). Otherwise
 // it returns reason. It stores nothing.
 func (e *Engine) RefuseCreate(ctx context.Context, p Principal, op Operation, idem Idempotency, reason error) error {
 	info, ok := operationInfo[op]
@@ -215,10 +269,10 @@ func (e *Engine) RefuseCreate(ctx context.Context, p Principal, op Operation, id
 	if !p.valid {
 		return errNoPrincipal
 	}
-	if _, busy := e.inflight.Load(idemScope(p.Org.ID, op, idem.Key)); busy {
+	if _, busy := e.inflight.Load(idemScope(p.Org.ID, idem.Key)); busy {
 		return errIdemInFlight
 	}
-	withLegacy, err := e.legacyLookups(ctx)
+	earlier, err := e.earlierScopes(ctx)
 	if err != nil {
 		return err
 	}
@@ -227,12 +281,14 @@ func (e *Engine) RefuseCreate(ctx context.Context, p Principal, op Operation, id
 		if _, err := e.admit(tx, p, info.api); err != nil {
 			return err
 		}
-		rec, found, err := storedOutcome(tx, p.Org.ID, op, idem.Key, withLegacy)
+		rec, by, found, err := storedOutcome(tx, p.Org.ID, idem.Key, op, earlier)
 		switch {
 		case err != nil:
 			return err
 		case !found:
 			return nil
+		case by != op:
+			return errIdemOtherOperation
 		case rec.BodySHA256 != digest:
 			return errIdemMismatch
 		default: // decided for these very bytes, which no longer decode
@@ -252,49 +308,77 @@ func (e *Engine) RefuseCreate(ctx context.Context, p Principal, op Operation, id
 // a legacy scope.
 var settingLegacySince = []byte("idempotency.legacy_since")
 
-// legacyLookups reports whether a create must still look for an outcome
-// stored under its operation's legacy scope: only while one can be within
-// the retention, that is until the retention has passed since the store's
-// first create by a build with operation names. A new store never does,
-// so a create reads one record, not two. The first call records that time
-// in the store (once for every process sharing it) and keeps it.
-func (e *Engine) legacyLookups(ctx context.Context) (bool, error) {
-	since := e.legacySince.Load()
-	if since == nil {
-		var t time.Time
-		err := e.store.Update(ctx, func(tx store.Tx) error {
-			t = time.Time{}
-			v, err := tx.Get(bucketSettings, settingLegacySince)
-			if err == nil {
-				return t.UnmarshalText(v)
-			}
-			if !isNotFound(err) {
-				return err
-			}
-			empty := true
-			err = tx.Scan(bucketIdem, store.ScanOptions{}, func(_, _ []byte) (bool, error) {
-				empty = false
-				return false, nil
-			})
-			if err != nil {
-				return err
-			}
-			if !empty {
-				t = e.nowUTC()
-			}
-			text, err := t.MarshalText()
-			if err != nil {
-				return err
-			}
-			return tx.Put(bucketSettings, settingLegacySince, text)
+// settingNamespaceSince records when creates in this store began to share
+// one namespace per organization: the time a build with it first created
+// in it, or the zero time when it then held no decided outcome at all.
+var settingNamespaceSince = []byte("idempotency.namespace_since")
+
+// earlierScopes says under which scopes of earlier builds a create must
+// still look for its key.
+type earlierScopes struct {
+	operation bool // per operation (version 2 records)
+	legacy    bool // per method and path (versions 0 and 1)
+}
+
+// earlierScopes reports which earlier scopes can still hold a decision
+// within the retention: each only until the retention has passed since
+// the store's first create by the build that stopped writing it. A new
+// store never holds any, so a create reads one record, not several.
+func (e *Engine) earlierScopes(ctx context.Context) (earlierScopes, error) {
+	ns, err := e.storeSince(ctx, settingNamespaceSince, &e.namespaceSince)
+	if err != nil {
+		return earlierScopes{}, err
+	}
+	legacy, err := e.storeSince(ctx, settingLegacySince, &e.legacySince)
+	if err != nil {
+		return earlierScopes{}, err
+	}
+	within := func(since time.Time) bool {
+		return !since.IsZero() && e.now().Before(since.Add(e.limits.IdempotencyRetention))
+	}
+	return earlierScopes{operation: within(ns), legacy: within(legacy)}, nil
+}
+
+// storeSince reads the time a setting records, kept in cached once read.
+// The first call in a store records it: now when the store holds decided
+// outcomes (of an earlier build), the zero time when it holds none. Every
+// process sharing the store reads the one recorded time.
+func (e *Engine) storeSince(ctx context.Context, setting []byte, cached *atomic.Pointer[time.Time]) (time.Time, error) {
+	if since := cached.Load(); since != nil {
+		return *since, nil
+	}
+	var t time.Time
+	err := e.store.Update(ctx, func(tx store.Tx) error {
+		t = time.Time{}
+		v, err := tx.Get(bucketSettings, setting)
+		if err == nil {
+			return t.UnmarshalText(v)
+		}
+		if !isNotFound(err) {
+			return err
+		}
+		empty := true
+		err = tx.Scan(bucketIdem, store.ScanOptions{}, func(_, _ []byte) (bool, error) {
+			empty = false
+			return false, nil
 		})
 		if err != nil {
-			return false, err
+			return err
 		}
-		since = &t
-		e.legacySince.Store(since)
+		if !empty {
+			t = e.nowUTC()
+		}
+		text, err := t.MarshalText()
+		if err != nil {
+			return err
+		}
+		return tx.Put(bucketSettings, setting, text)
+	})
+	if err != nil {
+		return time.Time{}, err
 	}
-	return !since.IsZero() && e.now().Before(since.Add(e.limits.IdempotencyRetention)), nil
+	cached.Store(&t)
+	return t, nil
 }
 
 func idemTimeKey(t time.Time, scope string) []byte {

@@ -3,6 +3,7 @@ package tambala
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/hex"
 	"testing"
 	"time"
 
@@ -48,16 +49,16 @@ func TestIdempotency_LegacyRecordsReplay(t *testing.T) {
 	// A body that no longer decodes, under a key decided for another body.
 	err = e.RefuseCreate(ctx, p, CreateMomoPayout, Idempotency{Key: "old-key", Fingerprint: BodyFingerprint([]byte("{"))}, errcode.New(errcode.ValidationError))
 	assert.Equal(t, errcode.Conflict, errcode.Of(err))
-	// The other rail's legacy scope is another operation.
+	// The key decided on the momo rail names that create on every
+	// endpoint: the bank rail is conflict too.
 	bank, err := payouts.DecodeRequest(payouts.Bank, []byte(`{"amount_mwk":"100.00","institution_id":1,"account_number":"3333888800","beneficiary_name":"W"}`))
 	require.NoError(t, err)
-	c, err := e.CreatePayout(ctx, p, bank, Idempotency{Key: "old-key"})
-	require.NoError(t, err)
-	assert.False(t, c.Replayed)
-	// Nothing was held for the replays.
+	_, err = e.CreatePayout(ctx, p, bank, Idempotency{Key: "old-key"})
+	assert.Equal(t, errcode.Conflict, errcode.Of(err))
+	// Nothing was held for the replays and refusals.
 	b, err := e.BalanceV1(ctx, p)
 	require.NoError(t, err)
-	assert.Equal(t, c.Resource.HeldFee.String(), mustSub(t, b.Held, c.Resource.Amount).String())
+	assert.True(t, b.Held.IsZero(), "held %s", b.Held)
 }
 
 // legacySetup makes an engine on s (on the clock *now, when not nil) and a
@@ -174,4 +175,97 @@ func mustSub(t *testing.T, a, b money.Amount) money.Amount {
 	d, err := a.Sub(b)
 	require.NoError(t, err)
 	return d
+}
+
+// asOperationScoped turns the decision under key into what a build that
+// kept a namespace per operation stored: a version 2 record under the
+// operation's scope, and no namespace setting (that build wrote none).
+func asOperationScoped(t *testing.T, s store.Store, org string, op Operation, key string) {
+	t.Helper()
+	require.NoError(t, s.Update(context.Background(), func(tx store.Tx) error {
+		v, err := tx.Get(bucketIdem, []byte(idemScope(org, key)))
+		if err != nil {
+			return err
+		}
+		rec, err := codec.DecodeIdemRecord(v)
+		if err != nil {
+			return err
+		}
+		require.Equal(t, string(op), rec.Operation)
+		var sum [32]byte
+		_, err = hex.Decode(sum[:], []byte(rec.BodySHA256))
+		require.NoError(t, err)
+		if err := tx.Delete(bucketIdem, []byte(idemScope(org, key))); err != nil {
+			return err
+		}
+		if err := tx.Delete(bucketSettings, settingNamespaceSince); err != nil {
+			return err
+		}
+		return tx.Put(bucketIdem, []byte(opIdemScope(org, op, key)), rec.EncodeV2(sum))
+	}))
+}
+
+// Decisions stored by builds that kept a namespace per operation (version
+// 2 records under the operation's scope) still replay for their operation
+// and make the key conflict on every other, while they can be within the
+// retention after the upgrade; past it, and in a store that held no
+// decision at the upgrade, they are not read.
+func TestIdempotency_OperationScopedRecordsAfterUpgrade(t *testing.T) {
+	ctx := context.Background()
+	momo, err := payouts.DecodeRequest(payouts.Momo, []byte(legacyBody))
+	require.NoError(t, err)
+	idem := Idempotency{Key: "b-6", Fingerprint: BodyFingerprint([]byte(legacyBody))}
+	bank := payouts.Request{Rail: payouts.Bank, Amount: money.FromInt(money.MWK, 100),
+		Destination: payouts.Destination{InstitutionID: 1, AccountNumber: "3333888800", BeneficiaryName: "W"}}
+
+	t0 := time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC)
+	now := t0
+	s := memstore.New()
+	e, p := legacySetup(t, s, &now)
+	first, err := e.CreatePayout(ctx, p, momo, idem)
+	require.NoError(t, err)
+	asOperationScoped(t, s, p.Org.ID, CreateMomoPayout, "b-6")
+
+	// The upgrade: a new engine on the store.
+	e2, err := New(s, &Options{Clock: func() time.Time { return now }})
+	require.NoError(t, err)
+	got, err := e2.CreatePayout(ctx, p, momo, idem)
+	require.NoError(t, err)
+	assert.True(t, got.Replayed)
+	assert.Equal(t, first.Resource.ID, got.Resource.ID)
+	_, err = e2.CreatePayout(ctx, p, bank, Idempotency{Key: "b-6"})
+	assert.Equal(t, errcode.Conflict, errcode.Of(err), "the key names the momo create on every endpoint")
+	assert.Equal(t, errcode.Conflict, errcode.Of(e2.RefuseCreate(ctx, p, CreateBankPayout, Idempotency{Key: "b-6"}, errcode.New(errcode.ValidationError))))
+	var since []byte
+	require.NoError(t, s.View(ctx, func(tx store.Tx) (err error) {
+		since, err = tx.Get(bucketSettings, settingNamespaceSince)
+		return err
+	}))
+	assert.Equal(t, "2026-11-25T09:00:00Z", string(since), "recorded at the first create after the upgrade")
+
+	// Past the retention the record would be pruned; it is not read.
+	now = t0.Add(e2.Limits().IdempotencyRetention)
+	c, err := e2.CreatePayout(ctx, p, bank, Idempotency{Key: "b-6"})
+	require.NoError(t, err)
+	assert.False(t, c.Replayed)
+
+	// A store that held no decision when this build first created in it
+	// never reads an operation's scope.
+	s2 := memstore.New()
+	now = t0
+	e3, p3 := legacySetup(t, s2, &now)
+	_, err = e3.CreatePayout(ctx, p3, momo, Idempotency{Key: "first"})
+	require.NoError(t, err)
+	_, err = e3.CreatePayout(ctx, p3, momo, idem)
+	require.NoError(t, err)
+	asOperationScoped(t, s2, p3.Org.ID, CreateMomoPayout, "b-6")
+	require.NoError(t, s2.Update(ctx, func(tx store.Tx) error {
+		zero, _ := time.Time{}.MarshalText()
+		return tx.Put(bucketSettings, settingNamespaceSince, zero)
+	}))
+	e4, err := New(s2, &Options{Clock: func() time.Time { return now }})
+	require.NoError(t, err)
+	c, err = e4.CreatePayout(ctx, p3, bank, Idempotency{Key: "b-6"})
+	require.NoError(t, err)
+	assert.False(t, c.Replayed)
 }

@@ -121,11 +121,11 @@ func TestIdempotency_RulesAtTheEngine(t *testing.T) {
 	assert.Equal(t, errcode.InsufficientFunds, errcode.Of(err))
 	create(t, e, p, "K", bankPayout("10"))
 
-	// Scope: another organization or rail with the same key is independent.
+	// Scope: another organization with the same key is independent; the
+	// other rail of the same organization is the same namespace.
 	create(t, e, q, "K", bankPayout("10"))
-	out, err := createFromBody(ctx, e, q, payouts.Momo, "K", []byte(`{"amount_mwk":"10","institution_id":101,"mobile_number":"265991234567","beneficiary_name":"A"}`))
-	require.NoError(t, err)
-	assert.False(t, out.Replayed)
+	_, err = createFromBody(ctx, e, q, payouts.Momo, "K", []byte(`{"amount_mwk":"10","institution_id":101,"mobile_number":"265991234567","beneficiary_name":"A"}`))
+	assert.Equal(t, errcode.Conflict, errcode.Of(err))
 }
 
 func TestIdempotency_ConcurrentCreatesDecideOnce(t *testing.T) {

@@ -172,7 +172,7 @@ func TestPayouts_Rejections(t *testing.T) {
 	e.admin(t, "PUT", "/admin/rails/bank", map[string]bool{"disabled": false}).want(t, 200, "")
 	e.admin(t, "PUT", "/admin/rails/wire", map[string]bool{"disabled": true}).want(t, 400, "validation_error")
 	e.admin(t, "PUT", "/admin/orgs/"+o.ID+"/payout-limits", map[string]any{"hourly_count": 2}).want(t, 200, "")
-	e.do(t, "POST", "/v1/payouts/bank", bankBody("100"), hdr(key, "Idempotency-Key", "rail")).want(t, 202, "")
+	e.do(t, "POST", "/v1/payouts/bank", bankBody("100"), hdr(key, "Idempotency-Key", "limits")).want(t, 202, "")
 	e.do(t, "POST", "/v1/payouts/bank", bankBody("100"), hdr(key, "Idempotency-Key", "third")).want(t, 429, "org_limit_exceeded")
 	e.admin(t, "PUT", "/admin/orgs/"+o.ID+"/assets", map[string]any{"assets": []tambala.AssetAccess{{Asset: "MWK", Operations: []string{"collection"}}}}).want(t, 200, "")
 	e.do(t, "POST", "/v1/payouts/bank", bankBody("100"), hdr(key, "Idempotency-Key", "ops")).want(t, 403, "corridor_not_enabled")
@@ -289,18 +289,18 @@ func TestIdempotency_ReplayAndConflict(t *testing.T) {
 	assertPayoutCount(t, e, key, 2)
 }
 
-func TestIdempotency_ScopedByPathAndOrganization(t *testing.T) {
+func TestIdempotency_ScopedByOrganizationAcrossPaths(t *testing.T) {
 	e := newEnv(t)
 	_, a := e.newOrg(t, orgSpec{name: "A", fundMWK: 100_000})
 	_, b := e.newOrg(t, orgSpec{name: "B", fundMWK: 100_000})
 	pa := createBank(t, e, a, "shared", "100")
-	var pm payoutJSON
-	e.do(t, "POST", "/v1/payouts/momo", momoBody("100"), hdr(a, "Idempotency-Key", "shared")).want(t, 202, "").decode(t, &pm)
+	// The other rail of the same organization: the same namespace.
+	e.do(t, "POST", "/v1/payouts/momo", momoBody("100"), hdr(a, "Idempotency-Key", "shared")).want(t, 409, "conflict")
 	pb := createBank(t, e, b, "shared", "100")
-	if pa.ID == pm.ID || pa.ID == pb.ID || pm.ID == pb.ID {
-		t.Errorf("one key made a single payout across paths or organizations: %s %s %s", pa.ID, pm.ID, pb.ID)
+	if pa.ID == pb.ID {
+		t.Errorf("one key made a single payout across organizations: %s %s", pa.ID, pb.ID)
 	}
-	assertPayoutCount(t, e, a, 2)
+	assertPayoutCount(t, e, a, 1)
 	assertPayoutCount(t, e, b, 1)
 	// B's replay returns B's payout, never A's.
 	var again payoutJSON

@@ -74,20 +74,66 @@ func TestIdemRecordV2RoundTrip(t *testing.T) {
 		r.Status = 0
 		var sum [32]byte
 		copy(sum[:], rapid.SliceOfN(rapid.Byte(), 32, 32).Draw(t, "sum"))
-		v := r.Encode(sum)
+		v := r.EncodeV2(sum)
 		require.Equal(t, byte(2), v[0])
 		got, err := DecodeIdemRecord(v)
 		require.NoError(t, err)
 		require.Equal(t, 2, got.Version)
 		r.BodySHA256 = hex.EncodeToString(sum[:])
 		requireIdemEqual(t, r, got)
-		require.Equal(t, v, got.Encode(sum), "re-encoding is byte for byte")
+		require.Equal(t, v, got.EncodeV2(sum), "re-encoding is byte for byte")
 		// Every prefix that cuts the fingerprint or the time fails.
 		for n := range 34 {
 			_, err := DecodeIdemRecord(v[:n])
 			require.Error(t, err, "prefix %d", n)
 		}
 	})
+}
+
+// Version 3 adds the operation that decided the key.
+func TestIdemRecordV3RoundTrip(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		r := genIdemRecord(t)
+		r.Status = 0
+		r.Operation = rapid.SampledFrom([]string{"payouts.create.bank", "payouts.create.momo", "orders.create", "x"}).Draw(t, "op")
+		var sum [32]byte
+		copy(sum[:], rapid.SliceOfN(rapid.Byte(), 32, 32).Draw(t, "sum"))
+		v := r.Encode(sum)
+		require.Equal(t, byte(3), v[0])
+		got, err := DecodeIdemRecord(v)
+		require.NoError(t, err)
+		require.Equal(t, 3, got.Version)
+		require.Equal(t, r.Operation, got.Operation)
+		r.BodySHA256 = hex.EncodeToString(sum[:])
+		requireIdemEqual(t, r, got)
+		require.Equal(t, v, got.Encode(sum), "re-encoding is byte for byte")
+		// Every prefix that cuts the fingerprint, the operation or the
+		// time fails.
+		for n := range 34 + 1 + len(r.Operation) {
+			_, err := DecodeIdemRecord(v[:n])
+			require.Error(t, err, "prefix %d", n)
+		}
+	})
+}
+
+// The bytes of each version, pinned.
+func TestIdemRecordGolden(t *testing.T) {
+	var sum [32]byte
+	for i := range sum {
+		sum[i] = byte(i)
+	}
+	r := IdemRecord{Operation: "orders.create", Body: []byte("{}"), CreatedAt: time.Unix(1_700_000_000, 5).UTC()}
+	require.Equal(t, "03000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f0d6f72646572732e6372656174658a80d0e2c6bfce972f7b7d",
+		hex.EncodeToString(r.Encode(sum)))
+	require.Equal(t, "02000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f8a80d0e2c6bfce972f7b7d",
+		hex.EncodeToString(r.EncodeV2(sum)))
+	// An empty operation or one longer than the rest is corrupt.
+	for _, bad := range []string{"03" + hex.EncodeToString(sum[:]) + "00" + "8a80d0e2c6bfce972f", "03" + hex.EncodeToString(sum[:]) + "7f6f"} {
+		b, err := hex.DecodeString(bad)
+		require.NoError(t, err)
+		_, err = DecodeIdemRecord(b)
+		require.Error(t, err, bad)
+	}
 }
 
 // The replay path compares the stored digest with the hex of the request
