@@ -7,6 +7,7 @@ import (
 
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/records"
+	"github.com/tambalapay/tambala/internal/textrule"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/store"
 )
@@ -169,7 +170,9 @@ type depositRecord struct {
 	Collection string `json:"collection"`
 }
 
-// MaxTxRefLength bounds a deposit's tx_ref.
+// MaxTxRefLength bounds a deposit's tx_ref, in bytes; it holds no control
+// or invisible format character either, so one transaction is never
+// recorded twice under references that look the same.
 const MaxTxRefLength = 255
 
 // RecordDeposit credits a deposit (design 2.12, U37): Credit From
@@ -183,6 +186,9 @@ const MaxTxRefLength = 255
 func (e *Engine) RecordDeposit(ctx context.Context, orgID string, d Deposit) (CollectionV2, error) {
 	if d.TxRef == "" || len(d.TxRef) > MaxTxRefLength {
 		return CollectionV2{}, errcode.Newf(errcode.ValidationError, "tx_ref must be 1 to %d characters.", MaxTxRefLength)
+	}
+	if err := textrule.CheckChars("tx_ref", d.TxRef); err != nil {
+		return CollectionV2{}, err
 	}
 	n, err := e.networks.Lookup(d.Network)
 	if err != nil {

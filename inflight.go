@@ -9,6 +9,7 @@ import (
 
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/records"
+	"github.com/tambalapay/tambala/internal/textrule"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/payouts"
 	"github.com/tambalapay/tambala/store"
@@ -113,7 +114,8 @@ type Resolution struct {
 	// FailureCode is why a failed payout failed.
 	FailureCode payouts.FailureCode
 	// Reason is what the operator found (required, at most 500
-	// characters); it is kept with the payout and logged.
+	// bytes once trimmed, no control or invisible format character); it is
+	// kept with the payout and logged.
 	Reason string
 }
 
@@ -128,6 +130,9 @@ func (e *Engine) ResolvePayout(ctx context.Context, id string, r Resolution) (pa
 	r.Reason = strings.TrimSpace(r.Reason)
 	if r.Reason == "" || len(r.Reason) > 500 {
 		return payouts.Payout{}, errcode.Newf(errcode.ValidationError, "reason must be 1 to 500 characters.")
+	}
+	if err := textrule.CheckChars("reason", r.Reason); err != nil {
+		return payouts.Payout{}, err
 	}
 	switch r.Outcome {
 	case payouts.Succeeded:

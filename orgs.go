@@ -12,6 +12,7 @@ import (
 
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/records"
+	"github.com/tambalapay/tambala/internal/textrule"
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/store"
@@ -107,6 +108,8 @@ func (o *Organization) Allows(addr netip.Addr) bool {
 
 // NewOrganization is what the operator gives to create an organization.
 type NewOrganization struct {
+	// Name is trimmed, then 1 to 200 bytes with no control or invisible
+	// format character (validation_error).
 	Name            string
 	Assets          []AssetAccess // default: MWK with payout and collection
 	V2Access        V2Access      // default: onboarding_incomplete
@@ -118,6 +121,9 @@ func (e *Engine) CreateOrganization(ctx context.Context, n NewOrganization) (Org
 	name := strings.TrimSpace(n.Name)
 	if name == "" || len(name) > 200 {
 		return Organization{}, errcode.Newf(errcode.ValidationError, "name must be 1 to 200 characters")
+	}
+	if err := textrule.CheckChars("name", name); err != nil {
+		return Organization{}, err
 	}
 	o := Organization{
 		ID: e.newID(), Name: name, Status: OrgActive, V2Access: V2OnboardingIncomplete,
@@ -309,8 +315,8 @@ func (e *Engine) SetPayoutLimits(ctx context.Context, id string, l PayoutLimits)
 
 // Fund credits an organization's available balance from the operator's
 // float: the operator's manual funding (the demo organization's starting
-// balance, test setups). ref identifies the funding; funding the same ref
-// twice credits once.
+// balance, test setups). ref identifies the funding (text with no control
+// or invisible format character); funding the same ref twice credits once.
 func (e *Engine) Fund(ctx context.Context, orgID string, amount money.Amount, ref string) error {
 	if amount.Sign() <= 0 {
 		return errcode.Newf(errcode.ValidationError, "amount must be positive")
@@ -320,6 +326,9 @@ func (e *Engine) Fund(ctx context.Context, orgID string, amount money.Amount, re
 	}
 	if ref == "" {
 		return errcode.Newf(errcode.ValidationError, "ref is required")
+	}
+	if err := textrule.CheckChars("ref", ref); err != nil {
+		return err
 	}
 	return e.store.Update(ctx, func(tx store.Tx) error {
 		var o Organization

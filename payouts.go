@@ -535,16 +535,29 @@ func (e *Engine) QuoteFee(ctx context.Context, p Principal, dir payouts.Directio
 type institutionsRecord struct {
 	Institutions []payouts.Institution `json:"institutions"`
 	Networks     map[int]string        `json:"networks"`
-	SyncedAt     time.Time             `json:"synced_at"`
+	// AccountDigits are the banks' account number bounds [min, max] as
+	// synced (zero for a default); absent in records written before them,
+	// which read as the defaults.
+	AccountDigits map[int][2]int `json:"account_digits,omitempty"`
+	SyncedAt      time.Time      `json:"synced_at"`
 }
 
 // SyncInstitutions replaces the institutions reference data (the
-// operator's side, or a provider sync job).
+// operator's side, or a provider sync job), after checking it
+// (payouts.CheckInstitutions: validation_error, nothing replaced).
 func (e *Engine) SyncInstitutions(ctx context.Context, list []payouts.Institution) error {
-	rec := institutionsRecord{Institutions: list, Networks: map[int]string{}, SyncedAt: e.nowUTC()}
+	if err := payouts.CheckInstitutions(list); err != nil {
+		return err
+	}
+	rec := institutionsRecord{Institutions: list, Networks: map[int]string{}, AccountDigits: map[int][2]int{}, SyncedAt: e.nowUTC()}
 	for _, in := range list {
-		if in.Rail == payouts.Momo {
+		switch in.Rail {
+		case payouts.Momo:
 			rec.Networks[in.ID] = in.Network
+		case payouts.Bank:
+			if in.AccountNumberMinDigits != 0 || in.AccountNumberMaxDigits != 0 {
+				rec.AccountDigits[in.ID] = [2]int{in.AccountNumberMinDigits, in.AccountNumberMaxDigits}
+			}
 		}
 	}
 	return e.store.Update(ctx, func(tx store.Tx) error { return records.PutJSON(tx, bucketRefData, "institutions", rec) })
@@ -570,7 +583,10 @@ func (e *Engine) institutions(tx store.Tx) ([]payouts.Institution, time.Time, er
 			return rec, err
 		}
 		for i := range rec.Institutions {
-			rec.Institutions[i].Network = rec.Networks[rec.Institutions[i].ID]
+			in := &rec.Institutions[i]
+			in.Network = rec.Networks[in.ID]
+			d := rec.AccountDigits[in.ID]
+			in.AccountNumberMinDigits, in.AccountNumberMaxDigits = d[0], d[1]
 		}
 		return rec, nil
 	})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/records"
+	"github.com/tambalapay/tambala/internal/textrule"
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/payouts"
@@ -54,8 +55,8 @@ func (r tradeRecord) trade() Trade {
 
 // NewTrade is an OTC trade the operator records: USDTAmount of the
 // stablecoin sold to the organization at ClientRate kwacha per unit. Ref
-// is the operator's reference (1 to 128 characters), unique per
-// organization.
+// is the operator's reference (1 to 128 bytes of text with no control or
+// invisible format character), unique per organization.
 type NewTrade struct {
 	Ref        string
 	USDTAmount money.Amount
@@ -71,6 +72,9 @@ func (e *Engine) RecordTrade(ctx context.Context, orgID string, n NewTrade) (Tra
 	ref, amt, rate := n.Ref, n.USDTAmount, n.ClientRate
 	if ref == "" || len(ref) > 128 {
 		return Trade{}, errcode.Newf(errcode.ValidationError, "ref must be 1 to 128 characters.")
+	}
+	if err := textrule.CheckChars("ref", ref); err != nil {
+		return Trade{}, err
 	}
 	if amt.Asset().Code != money.USDT.Code || amt.Sign() <= 0 {
 		return Trade{}, errcode.Newf(errcode.ValidationError, "usdt_amount must be a positive USDT amount.")

@@ -34,6 +34,14 @@ func TestValidateClientRef(t *testing.T) {
 		{"a\u0085b", false}, // C1 control
 		{"a\xffb", false},   // invalid UTF-8
 		{"\xed\xa0\x80", false},
+		// Invisible format characters (Unicode category Cf).
+		{"inv\u202E1001", false}, // right-to-left override
+		{"\u2066inv-1001\u2069", false},
+		{"inv\u200B1001", false}, // zero width space
+		{"inv-1001\uFEFF", false},
+		{"inv\u00AD1001", false}, // soft hyphen
+		{"Łukasz-1", true},
+		{"محمد-1", true},
 	}
 	for _, c := range cases {
 		err := orders.ValidateClientRef(c.ref)
@@ -68,6 +76,13 @@ func TestValidateBeneficiary(t *testing.T) {
 		{"long branch", orders.Beneficiary{Name: "N", BankName: "B", AccountNumber: "1", Branch: strp(over)}, "beneficiary.branch"},
 		{"control", orders.Beneficiary{Name: "N\r", BankName: "B", AccountNumber: "1"}, "beneficiary.name"},
 		{"bad utf-8", orders.Beneficiary{Name: "N", BankName: "B\xc3", AccountNumber: "1"}, "beneficiary.bank_name"},
+		{"C1 control", orders.Beneficiary{Name: "N", BankName: "B", AccountNumber: "1\u009B"}, "beneficiary.account_number"},
+		{"bidi override", orders.Beneficiary{Name: "Chikondi \u202Eadnab", BankName: "B", AccountNumber: "1"}, "beneficiary.name"},
+		{"isolate", orders.Beneficiary{Name: "N", BankName: "\u2067National Bank\u2069", AccountNumber: "1"}, "beneficiary.bank_name"},
+		{"zero width", orders.Beneficiary{Name: "N", BankName: "B", AccountNumber: "1001\u200B234567"}, "beneficiary.account_number"},
+		{"word joiner", orders.Beneficiary{Name: "N", BankName: "B", AccountNumber: "1", Branch: strp("Lilongwe\u2060")}, "beneficiary.branch"},
+		{"Arabic letter mark", orders.Beneficiary{Name: "\u061Cمحمد", BankName: "B", AccountNumber: "1"}, "beneficiary.name"},
+		{"other scripts", orders.Beneficiary{Name: "Łukasz Ŵongani محمد", BankName: "Banki ya Ŵanthu", AccountNumber: "1"}, ""},
 	}
 	for _, c := range cases {
 		err := c.b.Validate()

@@ -426,6 +426,8 @@ func TestStaleProofIDs(t *testing.T) {
 		orders.RejectProof{ProofID: "p1", Reason: ""},
 		orders.RejectProof{ProofID: "p1", Reason: strings.Repeat("é", 501)},
 		orders.RejectProof{ProofID: "p1", Reason: "a\nb"},
+		orders.RejectProof{ProofID: "p1", Reason: "wrong \u202Etnuoma"},
+		orders.RejectProof{ProofID: "p1", Reason: "blurry\u200B"},
 		orders.ConfirmFunds{},
 	} {
 		_, _, err := orders.Apply(o, c, t0)
@@ -559,6 +561,10 @@ func TestInstructions(t *testing.T) {
 		{BankName: "b", AccountName: "a", AccountNumber: long},
 		{BankName: "b\t", AccountName: "a", AccountNumber: "1"},
 		{BankName: "b", AccountName: "a\xff", AccountNumber: "1"},
+		{BankName: "b\u202E", AccountName: "a", AccountNumber: "1"},
+		{BankName: "b", AccountName: "Tambala\u2068 Desk", AccountNumber: "1"},
+		{BankName: "b", AccountName: "a", AccountNumber: "9100\uFEFF000123"},
+		{BankName: "b", AccountName: "a", AccountNumber: "9100\u00AD000123"},
 		{BankName: "b", AccountName: "a", AccountNumber: "1", Reference: "abc123"},
 		{BankName: "b", AccountName: "a", AccountNumber: "1", Reference: "ABC12"},
 		{BankName: "b", AccountName: "a", AccountNumber: "1", Reference: "ABCDEFGHIJ123456789"},

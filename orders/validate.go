@@ -3,10 +3,8 @@ package orders
 import (
 	"encoding/binary"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
-	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/textrule"
 )
 
 // Bounds of the text an order carries, in Unicode code points.
@@ -25,41 +23,28 @@ const DefaultFundingWindow = 72 * time.Hour
 // than this after now.
 const MinDeadlineLead = time.Hour
 
-// checkText is the one rule for a text field: 1 to max code points of
-// valid UTF-8 and no control character (U+0000 to U+001F, U+007F to
-// U+009F). The text is never trimmed or normalised.
-func checkText(field, v string, max int) error {
-	if v == "" {
-		return errcode.Newf(errcode.ValidationError, "%s is required and may not be empty.", field)
-	}
-	if !utf8.ValidString(v) {
-		return errcode.Newf(errcode.ValidationError, "%s must be valid UTF-8.", field)
-	}
-	n := 0
-	for _, r := range v {
-		if unicode.IsControl(r) {
-			return errcode.Newf(errcode.ValidationError, "%s may not contain control characters.", field)
-		}
-		n++
-	}
-	if n > max {
-		return errcode.Newf(errcode.ValidationError, "%s must be at most %d characters.", field, max)
-	}
-	return nil
-}
+// checkText is the one rule for text a person reads (textrule.Check): 1
+// to max code points of valid UTF-8, no control character (C0, DEL and C1)
+// and no invisible format character (Unicode category Cf: bidirectional
+// controls, zero-width characters, the soft hyphen and the like). The text
+// is never trimmed or normalised.
+func checkText(field, v string, max int) error { return textrule.Check(field, v, max) }
 
 // ValidateClientRef checks a client_ref (U17): 1 to 64 code points of valid
-// UTF-8 with no control characters. It is neither trimmed nor case-folded;
-// two refs are the same only when their bytes are. Failure is 400
-// validation_error.
+// UTF-8 with no control or invisible format characters (checkText). It is
+// neither trimmed nor case-folded; two refs are the same only when their
+// bytes are. Failure is 400 validation_error.
 func ValidateClientRef(ref string) error {
 	return checkText("client_ref", ref, MaxClientRefLength)
 }
 
 // Validate checks a to-bank beneficiary's fields (U18): name, bank_name and
 // account_number 1 to 200 code points each; branch nil (absent or null) or
-// 1 to 200. Failure is 400 validation_error naming the field. Unknown
-// fields are refused by the transport, which alone sees them.
+// 1 to 200; each under checkText's rule. The account number is free text:
+// bank_name names no institution of the reference data, so no institution's
+// account number format applies. Failure is 400 validation_error naming
+// the field. Unknown fields are refused by the transport, which alone sees
+// them.
 func (b Beneficiary) Validate() error {
 	if err := checkText("beneficiary.name", b.Name, MaxTextLength); err != nil {
 		return err

@@ -162,7 +162,7 @@ func TestDecodeRenderedRoundTrip(t *testing.T) {
 func TestCheckInstitution(t *testing.T) {
 	insts := payouts.DefaultInstitutions()
 	req := func(rail payouts.Rail, id int, number string) payouts.Request {
-		return payouts.Request{Rail: rail, Amount: mwk("1"), Destination: payouts.Destination{InstitutionID: id, MobileNumber: number, AccountNumber: "1"}}
+		return payouts.Request{Rail: rail, Amount: mwk("1"), Destination: payouts.Destination{InstitutionID: id, MobileNumber: number, AccountNumber: "3333888800"}}
 	}
 	_, err := payouts.CheckInstitution(req(payouts.Bank, 1, ""), insts, nil)
 	assert.NoError(t, err)
@@ -330,4 +330,129 @@ func ExampleFeeSchedule_Quote() {
 	q, _ := payouts.DefaultFeeSchedule().Quote(payouts.DirPayout, payouts.Momo, money.FromInt(money.MWK, 5000))
 	fmt.Println(q.Transaction, q.Convenience, q.VAT, q.Total, *q.TotalDebit)
 	// Output: 40.00 200.00 42.00 282.00 5282.00
+}
+
+// TestTextRefusesInvisibleCharacters: a destination's text fields refuse
+// control and invisible format characters with validation_error, typed or
+// decoded from a body; the mobile number keeps its own pattern.
+func TestTextRefusesInvisibleCharacters(t *testing.T) {
+	for _, c := range []string{"\u202A", "\u202E", "\u2066", "\u2069", "\u200B", "\u200F", "\u2060", "\u2064", "\uFEFF", "\u061C", "\u00AD", "\u0085", "\u009F"} {
+		bank := payouts.Request{Rail: payouts.Bank, Amount: mwk("100"), Destination: payouts.Destination{InstitutionID: 1, AccountNumber: "3333888800", BeneficiaryName: "Chikondi" + c + "Banda"}}
+		err := bank.Validate(nil)
+		assert.Equal(t, errcode.ValidationError, errcode.Of(err), "%U in beneficiary_name", []rune(c)[0])
+		assert.Contains(t, errcode.Message(err), "beneficiary_name")
+		bank.Destination.BeneficiaryName, bank.Destination.AccountNumber = "Chikondi Banda", "3333"+c+"888800"
+		err = bank.Validate(nil)
+		assert.Equal(t, errcode.ValidationError, errcode.Of(err), "%U in account_number: 400 before the format's 422", []rune(c)[0])
+		assert.Contains(t, errcode.Message(err), "account_number")
+		momo := payouts.Request{Rail: payouts.Momo, Amount: mwk("100"), Destination: payouts.Destination{InstitutionID: 101, MobileNumber: "265991234567", BeneficiaryName: c}}
+		assert.Equal(t, errcode.ValidationError, errcode.Of(momo.Validate(nil)), "%U alone", []rune(c)[0])
+		body := fmt.Sprintf(`{"amount_mwk":1,"institution_id":1,"account_number":"3333888800","beneficiary_name":%q}`, "A"+c)
+		_, err = parseRequest(payouts.Bank, []byte(body), nil)
+		assert.Equal(t, errcode.ValidationError, errcode.Of(err), "%U in a body", []rune(c)[0])
+	}
+	for _, name := range []string{"Chikondi Banda", "Łukasz Żółkiewski", "Ŵongani Mhango", "محمد بن علي", "O'Neil-Phiri", "Zoë\u00A0Banda"} {
+		r := payouts.Request{Rail: payouts.Bank, Amount: mwk("100"), Destination: payouts.Destination{InstitutionID: 1, AccountNumber: "3333888800", BeneficiaryName: name}}
+		assert.NoError(t, r.Validate(nil), name)
+	}
+}
+
+// TestCheckAccountNumber: digits only, as many as the institution takes;
+// each bank of the reference data takes the sandbox's test accounts.
+func TestCheckAccountNumber(t *testing.T) {
+	insts := payouts.DefaultInstitutions()
+	bank := func(id int) payouts.Institution {
+		for _, in := range insts {
+			if in.ID == id {
+				return in
+			}
+		}
+		t.Fatalf("no institution %d", id)
+		return payouts.Institution{}
+	}
+	for _, in := range insts {
+		if in.Rail != payouts.Bank {
+			continue
+		}
+		lo, hi := in.AccountNumberDigits()
+		assert.True(t, lo >= 1 && lo <= 10 && hi >= 10 && hi <= payouts.MaxAccountNumberDigits, "%s: %d to %d", in.Name, lo, hi)
+		for i := range 10 {
+			assert.NoError(t, in.CheckAccountNumber(fmt.Sprintf("333388880%d", i)), in.Name)
+		}
+		assert.NoError(t, in.CheckAccountNumber(strings.Repeat("0", lo)), "%s at its minimum", in.Name)
+		assert.NoError(t, in.CheckAccountNumber(strings.Repeat("9", hi)), "%s at its maximum", in.Name)
+		for _, n := range []string{strings.Repeat("1", lo-1), strings.Repeat("1", hi+1), ""} {
+			err := in.CheckAccountNumber(n)
+			assert.Equal(t, errcode.InvalidAccountNumber, errcode.Of(err), "%s %q", in.Name, n)
+			assert.Contains(t, errcode.Message(err), fmt.Sprintf("%d to %d digits for %s (institution_id %d)", lo, hi, in.Name, in.ID))
+		}
+	}
+	nbm := bank(1)
+	for _, n := range []string{"3333-888800", "3333 888800", " 3333888800", "3333888800 ", "33338888OO", "+3333888800",
+		"٣٣٣٣٨٨٨٨٠٠", "３３３３８８８８００", "3333888800\u200B", "0x33388880"} {
+		assert.Equal(t, errcode.InvalidAccountNumber, errcode.Of(nbm.CheckAccountNumber(n)), "%q", n)
+	}
+	// A synced bank with no bounds takes 6 to 16 digits; one bound alone
+	// keeps the other's default.
+	def := payouts.Institution{ID: 7, Name: "Bank Seven", Rail: payouts.Bank}
+	lo, hi := def.AccountNumberDigits()
+	assert.Equal(t, [2]int{payouts.DefaultAccountNumberMinDigits, payouts.DefaultAccountNumberMaxDigits}, [2]int{lo, hi})
+	assert.Equal(t, [2]int{6, 16}, [2]int{lo, hi})
+	def.AccountNumberMaxDigits = 8
+	lo, hi = def.AccountNumberDigits()
+	assert.Equal(t, [2]int{6, 8}, [2]int{lo, hi})
+
+	// CheckInstitution: the institution and its rail first, then the
+	// account number (422 invalid_account_number).
+	req := func(id int, account string) payouts.Request {
+		return payouts.Request{Rail: payouts.Bank, Amount: mwk("1"), Destination: payouts.Destination{InstitutionID: id, AccountNumber: account, BeneficiaryName: "A"}}
+	}
+	_, err := payouts.CheckInstitution(req(999, "x"), insts, nil)
+	assert.Equal(t, errcode.UnknownInstitution, errcode.Of(err))
+	_, err = payouts.CheckInstitution(req(101, "x"), insts, nil)
+	assert.Equal(t, errcode.UnknownInstitution, errcode.Of(err))
+	_, err = payouts.CheckInstitution(req(2, "123456789"), insts, nil)
+	assert.Equal(t, errcode.InvalidAccountNumber, errcode.Of(err))
+	assert.Contains(t, errcode.Message(err), "Standard Bank Malawi")
+	_, err = payouts.CheckInstitution(req(2, "1234567890"), insts, nil)
+	assert.NoError(t, err)
+	// A momo payout has no account number to check.
+	_, err = payouts.CheckInstitution(payouts.Request{Rail: payouts.Momo, Amount: mwk("1"),
+		Destination: payouts.Destination{InstitutionID: 101, MobileNumber: "265991234567"}}, insts, nil)
+	assert.NoError(t, err)
+}
+
+func TestCheckInstitutions(t *testing.T) {
+	assert.NoError(t, payouts.CheckInstitutions(payouts.DefaultInstitutions()))
+	assert.NoError(t, payouts.CheckInstitutions(nil))
+	ok := payouts.Institution{ID: 7, Name: "Bank Seven", Rail: payouts.Bank}
+	for name, edit := range map[string]func(*payouts.Institution){
+		"no id":              func(in *payouts.Institution) { in.ID = 0 },
+		"no name":            func(in *payouts.Institution) { in.Name = "" },
+		"name too long":      func(in *payouts.Institution) { in.Name = strings.Repeat("ŵ", 201) },
+		"bidi in name":       func(in *payouts.Institution) { in.Name = "Bank \u202ESeven" },
+		"control in name":    func(in *payouts.Institution) { in.Name = "Bank\nSeven" },
+		"no rail":            func(in *payouts.Institution) { in.Rail = "" },
+		"min above max":      func(in *payouts.Institution) { in.AccountNumberMinDigits, in.AccountNumberMaxDigits = 9, 8 },
+		"min above default":  func(in *payouts.Institution) { in.AccountNumberMinDigits = 17 },
+		"max above 34":       func(in *payouts.Institution) { in.AccountNumberMaxDigits = 35 },
+		"negative min":       func(in *payouts.Institution) { in.AccountNumberMinDigits = -1 },
+		"momo without net":   func(in *payouts.Institution) { in.Rail = payouts.Momo },
+		"momo with a range":  func(in *payouts.Institution) { in.Rail, in.Network, in.AccountNumberMaxDigits = payouts.Momo, "9", 10 },
+		"momo other network": func(in *payouts.Institution) { in.Rail, in.Network = payouts.Momo, "7" },
+	} {
+		in := ok
+		edit(&in)
+		err := payouts.CheckInstitutions([]payouts.Institution{payouts.DefaultInstitutions()[0], in})
+		assert.Equal(t, errcode.ValidationError, errcode.Of(err), name)
+		assert.Contains(t, errcode.Message(err), "institutions[1]", name)
+	}
+	for _, in := range []payouts.Institution{
+		ok,
+		{ID: 7, Name: "Łódź Bank", Rail: payouts.Bank, AccountNumberMinDigits: 1, AccountNumberMaxDigits: 34},
+		{ID: 7, Name: "B", Rail: payouts.Bank, AccountNumberMinDigits: 16},
+		{ID: 7, Name: "B", Rail: payouts.Bank, AccountNumberMaxDigits: 6},
+	} {
+		assert.NoError(t, payouts.CheckInstitutions([]payouts.Institution{in}), "%+v", in)
+	}
 }

@@ -284,10 +284,14 @@ func (a *Admin) setRail(w http.ResponseWriter, r *http.Request) {
 func (a *Admin) syncInstitutions(w http.ResponseWriter, r *http.Request) {
 	var in struct {
 		Institutions []struct {
-			ID      int          `json:"institution_id"`
-			Name    string       `json:"name"`
-			Rail    payouts.Rail `json:"rail"`
-			Network string       `json:"network"`
+			ID             int          `json:"institution_id"`
+			Name           string       `json:"name"`
+			Rail           payouts.Rail `json:"rail"`
+			Network        string       `json:"network"`
+			AccountNumbers *struct {
+				MinDigits int `json:"min_digits"`
+				MaxDigits int `json:"max_digits"`
+			} `json:"account_number_digits"`
 		} `json:"institutions"`
 	}
 	if err := bind(r, &in); err != nil {
@@ -296,11 +300,11 @@ func (a *Admin) syncInstitutions(w http.ResponseWriter, r *http.Request) {
 	}
 	list := make([]payouts.Institution, 0, len(in.Institutions))
 	for _, i := range in.Institutions {
-		if i.ID <= 0 || i.Name == "" || (i.Rail != payouts.Bank && i.Rail != payouts.Momo) || (i.Rail == payouts.Momo && i.Network != "8" && i.Network != "9") {
-			writeError(w, r, a.log, errcode.Newf(errcode.ValidationError, "each institution needs a positive institution_id, a name, rail bank or momo, and for momo network 8 or 9"))
-			return
+		inst := payouts.Institution{ID: i.ID, Name: i.Name, Rail: i.Rail, Network: i.Network}
+		if d := i.AccountNumbers; d != nil {
+			inst.AccountNumberMinDigits, inst.AccountNumberMaxDigits = d.MinDigits, d.MaxDigits
 		}
-		list = append(list, payouts.Institution{ID: i.ID, Name: i.Name, Rail: i.Rail, Network: i.Network})
+		list = append(list, inst)
 	}
 	err := a.engine.SyncInstitutions(r.Context(), list)
 	a.reply(w, r, http.StatusOK, map[string]any{"institutions": len(list)}, err)

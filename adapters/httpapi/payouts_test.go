@@ -200,7 +200,7 @@ func TestPayouts_ProductionNeedsInstitutionSync(t *testing.T) {
 		t.Errorf("institutions = %+v", list)
 	}
 	e.do(t, "POST", "/v1/payouts/bank", bankBody("100"), hdr(key, "Idempotency-Key", "k")).want(t, 422, "unknown_institution")
-	e.do(t, "POST", "/v1/payouts/bank", `{"amount_mwk":"100","institution_id":7,"account_number":"1","beneficiary_name":"A"}`,
+	e.do(t, "POST", "/v1/payouts/bank", `{"amount_mwk":"100","institution_id":7,"account_number":"1000123456","beneficiary_name":"A"}`,
 		hdr(key, "Idempotency-Key", "k")).want(t, 202, "")
 }
 

@@ -67,6 +67,9 @@ var rules = map[string]rule{
 	"apikeys":  pureRule(false),
 	"networks": pureRule(false),
 	"ledger":   pureRule(true),
+	// The text rule of every field a person reads, shared by payouts,
+	// orders and the engine.
+	"internal/textrule": pureRule(false),
 }
 
 type pkg struct {

@@ -1,0 +1,70 @@
+// Package textrule is the one rule for text a person reads: the names,
+// bank details, references and reasons that the engine stores and that
+// desk staff, operators and customers read (and, at the desk, pay by hand
+// from). Such text must be valid UTF-8 and hold no character that changes
+// what a reader sees without being seen itself: no control character and
+// no invisible format character. The text is never trimmed, normalised or
+// repaired; it is refused with validation_error (an *errcode.Error) that
+// names the field and the code point, never the value.
+//
+// The package is pure: no I/O, no state.
+package textrule
+
+import (
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/tambalapay/tambala/errcode"
+)
+
+// Refused reports whether r may not appear in text a person reads:
+//
+//   - a control character (category Cc): C0, U+0000 to U+001F, DEL,
+//     U+007F, and C1, U+0080 to U+009F;
+//   - a format character (category Cf), which is invisible or reorders
+//     what is around it: among them the bidirectional embeddings and
+//     overrides U+202A to U+202E, the isolates U+2066 to U+2069 and the
+//     marks U+200E, U+200F and U+061C; the zero-width space, non-joiner
+//     and joiner U+200B to U+200D; the word joiner and invisible operators
+//     U+2060 to U+2064; the byte order mark U+FEFF; the soft hyphen
+//     U+00AD; and the tag characters U+E0001 and U+E0020 to U+E007F.
+//
+// Letters, marks, digits, punctuation, symbols and spaces of every script
+// pass: "Chikondi Banda", "Łukasz", "محمد".
+func Refused(r rune) bool {
+	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r)
+}
+
+// CheckChars checks v's characters only: valid UTF-8 and no Refused
+// character. Emptiness and length are the caller's (each field has its
+// own bounds); Check does both for the fields bounded in code points.
+func CheckChars(field, v string) error {
+	if !utf8.ValidString(v) {
+		return errcode.Newf(errcode.ValidationError, "%s must be valid UTF-8.", field)
+	}
+	for _, r := range v {
+		if unicode.IsControl(r) {
+			return errcode.Newf(errcode.ValidationError, "%s may not contain control characters.", field)
+		}
+		if unicode.Is(unicode.Cf, r) {
+			return errcode.Newf(errcode.ValidationError,
+				"%s may not contain invisible formatting characters (it holds U+%04X): bidirectional controls, zero-width characters and the like are refused.",
+				field, r)
+		}
+	}
+	return nil
+}
+
+// Check is CheckChars for a required field of 1 to max code points.
+func Check(field, v string, max int) error {
+	if v == "" {
+		return errcode.Newf(errcode.ValidationError, "%s is required and may not be empty.", field)
+	}
+	if err := CheckChars(field, v); err != nil {
+		return err
+	}
+	if utf8.RuneCountInString(v) > max {
+		return errcode.Newf(errcode.ValidationError, "%s must be at most %d characters.", field, max)
+	}
+	return nil
+}
