@@ -27,12 +27,14 @@ import (
 //     marks U+200E, U+200F and U+061C; the zero-width space, non-joiner
 //     and joiner U+200B to U+200D; the word joiner and invisible operators
 //     U+2060 to U+2064; the byte order mark U+FEFF; the soft hyphen
-//     U+00AD; and the tag characters U+E0001 and U+E0020 to U+E007F.
+//     U+00AD; and the tag characters U+E0001 and U+E0020 to U+E007F;
+//   - the line and paragraph separators U+2028 and U+2029 (categories Zl
+//     and Zp), which break a line where none is seen in the source.
 //
 // Letters, marks, digits, punctuation, symbols and spaces of every script
 // pass: "Chikondi Banda", "Łukasz", "محمد".
 func Refused(r rune) bool {
-	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r)
+	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || unicode.In(r, unicode.Zl, unicode.Zp)
 }
 
 // CheckChars checks v's characters only: valid UTF-8 and no Refused
@@ -46,7 +48,7 @@ func CheckChars(field, v string) error {
 		if unicode.IsControl(r) {
 			return errcode.Newf(errcode.ValidationError, "%s may not contain control characters.", field)
 		}
-		if unicode.Is(unicode.Cf, r) {
+		if Refused(r) {
 			return errcode.Newf(errcode.ValidationError,
 				"%s may not contain invisible formatting characters (it holds U+%04X): bidirectional controls, zero-width characters and the like are refused.",
 				field, r)
