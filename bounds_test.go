@@ -336,3 +336,46 @@ func runBoundsModel(rt *rapid.T, s store.Store) {
 	require.Equal(rt, payouts.Succeeded, got.Status)
 	d.check(rt)
 }
+
+// A store that the old code let an organization poison (shared system
+// accounts beyond 30 digits, written before the bound) opens and works:
+// the balances read back, the other organization's payout and conversion
+// complete, and the poisoned organization's balances read.
+func TestBoundsPoisonedStoreFromBefore(t *testing.T) {
+	eachStore(t, func(t *testing.T, s store.Store) {
+		b := newBoundsEnv(t, s)
+		huge := mustParse(money.USDT, poison30)
+		// What two simulated collections and two payouts of 9 × 10^29
+		// USDT wrote before the bound: 31-digit system balances.
+		require.NoError(t, s.Update(b.ctx, func(tx store.Tx) error {
+			for i, id := range []string{"poison-1", "poison-2"} {
+				if _, err := ledger.Post(tx, ledger.Credit{EntryID: id, Org: b.org.ID, Amount: huge}); err != nil {
+					return err
+				}
+				hold := fmt.Sprint("poison-hold-", i)
+				if _, err := ledger.Post(tx, ledger.PlaceHold{EntryID: hold, HoldID: hold, Org: b.org.ID, Amount: huge}); err != nil {
+					return err
+				}
+				if _, err := ledger.Post(tx, ledger.CaptureHold{EntryID: hold + "-capture", HoldID: hold, Amount: huge}); err != nil {
+					return err
+				}
+			}
+			return nil
+		}))
+		ext, err := ledgerAccount(b, ledger.SystemAccount(ledger.External, money.USDT))
+		require.NoError(t, err)
+		require.Equal(t, "-1800000000000000000000000000000.000000", ext.String())
+		b.check(t)
+		b.victimGoesOn(t)
+	})
+}
+
+func ledgerAccount(b *boundsEnv, a ledger.Account) (money.Amount, error) {
+	var v money.Amount
+	err := b.s.View(b.ctx, func(tx store.Tx) error {
+		var err error
+		v, err = ledger.ReadAccount(tx, a)
+		return err
+	})
+	return v, err
+}
