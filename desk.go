@@ -591,7 +591,9 @@ func (e *Engine) OpenProofLink(ctx context.Context, token string) (ProofFile, er
 	if err := pause.Err(APIv2); err != nil {
 		return ProofFile{}, err
 	}
-	raw, err := base64.RawURLEncoding.DecodeString(token)
+	// Strict: only the canonical spelling decodes (unused trailing bits
+	// zero), so one link has one token.
+	raw, err := base64.RawURLEncoding.Strict().DecodeString(token)
 	if err != nil || len(raw) < 8+32+4 {
 		return ProofFile{}, errNotFound
 	}
