@@ -256,7 +256,7 @@ func setup(ctx context.Context, c config, log *zap.Logger, out io.Writer) (*app,
 	}
 	lp := &loops{}
 	prommetrics.RegisterBacklog(reg, eng)
-	hopts := &httpapi.Options{Logger: log, Ready: lp.ready, Observe: func(route string, status int, code string, d time.Duration) {
+	hopts := &httpapi.Options{Logger: log, Ready: lp.ready, PublicBaseURL: c.publicURL, Observe: func(route string, status int, code string, d time.Duration) {
 		pm.ObserveHTTP("public", route, status, code, d)
 	}}
 	aopts := *hopts

@@ -3,8 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -107,4 +110,69 @@ func TestSetup_TwoServersOnOneEmptyPostgres(t *testing.T) {
 		assert.Contains(t, outs[i].String(), `Demo organization "Demo Organization" (`+orgs[0].ID+`) already exists`)
 	}
 	assert.Equal(t, 1, printed, "one key printed: %q / %q", outs[0].String(), outs[1].String())
+}
+
+// TestConfig_PublicURL: -public-url and TAMBALA_PUBLIC_URL, checked at
+// start.
+func TestConfig_PublicURL(t *testing.T) {
+	c, err := parseConfig(nil, []string{"TAMBALA_PUBLIC_URL=https://pay.example.com"}, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, "https://pay.example.com", c.publicURL)
+	c, err = parseConfig([]string{"-public-url", "https://api.example.com/v"}, []string{"TAMBALA_PUBLIC_URL=https://pay.example.com"}, io.Discard)
+	require.NoError(t, err)
+	assert.Equal(t, "https://api.example.com/v", c.publicURL, "the flag wins")
+	c, err = parseConfig(nil, nil, io.Discard)
+	require.NoError(t, err)
+	assert.Empty(t, c.publicURL)
+	for _, bad := range []string{"pay.example.com", "ftp://pay.example.com", "https://pay.example.com/?x=1"} {
+		_, err := parseConfig([]string{"-public-url", bad}, nil, io.Discard)
+		if assert.Error(t, err, bad) {
+			assert.Contains(t, err.Error(), "-public-url")
+		}
+	}
+}
+
+// TestSetup_ProofLinksUsePublicURL: the server's funding proof links are
+// absolute on -public-url, else relative; never on the request's Host.
+func TestSetup_ProofLinksUsePublicURL(t *testing.T) {
+	for _, tc := range []struct{ publicURL, prefix string }{
+		{"", "/files/proofs/"},
+		{"https://pay.example.com", "https://pay.example.com/files/proofs/"},
+	} {
+		var out bytes.Buffer
+		a, err := setup(context.Background(), config{data: t.TempDir(), env: "sandbox", rate: 50, burst: 100, publicURL: tc.publicURL}, zap.NewNop(), &out)
+		require.NoError(t, err)
+		t.Cleanup(func() { a.store.Close() })
+		key := regexp.MustCompile(`API key[^:]*:\s+(\S+)`).FindStringSubmatch(out.String())
+		require.Len(t, key, 2, out.String())
+		token := regexp.MustCompile(`Admin token[^:]*:\s+(\S+)`).FindStringSubmatch(out.String())
+		require.Len(t, token, 2, out.String())
+		call := func(h http.Handler, method, path, auth, contentType, body string) (int, map[string]any) {
+			t.Helper()
+			req := httptest.NewRequest(method, path, strings.NewReader(body))
+			req.Host = "evil.example"
+			req.Header.Set("Authorization", "Bearer "+auth)
+			req.Header.Set("Idempotency-Key", "proof-link")
+			if contentType != "" {
+				req.Header.Set("Content-Type", contentType)
+			}
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			var m map[string]any
+			_ = json.Unmarshal(rec.Body.Bytes(), &m)
+			return rec.Code, m
+		}
+		status, q := call(a.public, "POST", "/v2/orders/quotes", key[1], "application/json", `{"from_asset":"MWK","to_asset":"USDT","from_amount":"100000.00"}`)
+		require.Equal(t, 201, status, q)
+		status, o := call(a.public, "POST", "/v2/orders", key[1], "application/json", `{"quote_id":"`+q["quote_id"].(string)+`","client_ref":"inv-1"}`)
+		require.Equal(t, 201, status, o)
+		id := o["id"].(string)
+		status, d := call(a.admin, "POST", "/admin/orders/"+id+"/instructions", token[1], "application/json", `{"bank_name":"NBM","account_name":"Desk","account_number":"1"}`)
+		require.Equal(t, 200, status, d)
+		status, o = call(a.public, "PUT", "/v2/orders/"+id+"/proofs/funding", key[1], "application/pdf", "%PDF-1.4 proof\n%%EOF\n")
+		require.Equal(t, 200, status, o)
+		status, link := call(a.public, "GET", "/v2/orders/"+id+"/proofs/funding", key[1], "", "")
+		require.Equal(t, 200, status, link)
+		assert.True(t, strings.HasPrefix(link["url"].(string), tc.prefix), "url %v, want it under %s", link["url"], tc.prefix)
+	}
 }
