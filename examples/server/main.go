@@ -279,7 +279,7 @@ func setup(ctx context.Context, c config, log *zap.Logger, out io.Writer) (*app,
 		return nil, err
 	}
 	switch {
-	case len(orgs) > 0:
+	case len(orgs) > 0: // a later start: its key was printed by the start that created it
 	case production:
 		fmt.Fprintln(out, "No organization yet: create one through the admin API (POST /admin/orgs), and sync the institutions (PUT /admin/institutions).")
 	default:
@@ -292,7 +292,8 @@ func setup(ctx context.Context, c config, log *zap.Logger, out io.Writer) (*app,
 			fmt.Fprintf(out, "Demo organization %q (%s) created, funded with 1000000.00 MWK and 10000.000000 USDT.\n", demo.Organization.Name, demo.Organization.ID)
 			fmt.Fprintf(out, "API key (shown once, store it now):  %s\n", demo.Key)
 		} else if demo.Organization.ID != "" {
-			// Another server on the same database created it a moment ago.
+			// Another server on the same database created it after the
+			// check above: the bootstrap transaction found its marker.
 			fmt.Fprintf(out, "Demo organization %q (%s) already exists: the server that created it printed its key.\n", demo.Organization.Name, demo.Organization.ID)
 		}
 	}

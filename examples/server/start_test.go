@@ -23,6 +23,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/tambalapay/tambala/internal/teststores"
+	"github.com/tambalapay/tambala/store"
 )
 
 // TestRun_AddressInUseCreatesNothing: a first start whose public or admin
@@ -63,10 +64,11 @@ func TestRun_AddressInUseCreatesNothing(t *testing.T) {
 	assert.Regexp(t, `Admin token[^:]*:\s+adm_`, out.String())
 }
 
-// TestSetup_TwoServersOnOneEmptyPostgres: two servers starting together on
-// one empty database create one demo organization between them; one prints
-// its key, the other says it already exists.
-func TestSetup_TwoServersOnOneEmptyPostgres(t *testing.T) {
+// pgSchemaURL is the URL of a fresh PostgreSQL schema of the test's own
+// (skipped or failed by the rule of teststores.PGURL): the server's store
+// lives in it through search_path.
+func pgSchemaURL(t *testing.T) string {
+	t.Helper()
 	base, schema := teststores.NewPGSchema(t)
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, base)
@@ -77,39 +79,131 @@ func TestSetup_TwoServersOnOneEmptyPostgres(t *testing.T) {
 	u, err := url.Parse(base)
 	require.NoError(t, err)
 	q := u.Query()
-	q.Set("search_path", schema) // the server's store lives in the test's schema
+	q.Set("search_path", schema)
 	u.RawQuery = q.Encode()
+	return u.String()
+}
 
-	var outs [2]bytes.Buffer
-	var apps [2]*app
-	var errs [2]error
-	start := make(chan struct{})
-	var wg sync.WaitGroup
-	for i := range apps {
-		wg.Go(func() {
-			<-start
-			apps[i], errs[i] = setup(ctx, config{data: t.TempDir(), store: u.String(), env: "sandbox", rate: 50, burst: 100}, zap.NewNop(), &outs[i])
-		})
+// holdAfterNoOrganization holds the server at the first read that finds no
+// organization (its check before the demo bootstrap) until release is
+// closed, after closing seen: the other server then creates the demo
+// organization in between, as when both start at the same moment.
+type holdAfterNoOrganization struct {
+	store.Store
+	once          sync.Once
+	seen, release chan struct{}
+}
+
+func (h *holdAfterNoOrganization) View(ctx context.Context, fn func(store.Tx) error) error {
+	var scanned, found bool
+	err := h.Store.View(ctx, func(tx store.Tx) error {
+		scanned, found = false, false
+		return fn(orgScan{Tx: tx, scanned: &scanned, found: &found})
+	})
+	if err == nil && scanned && !found {
+		h.once.Do(func() { close(h.seen); <-h.release })
 	}
-	close(start)
-	wg.Wait()
-	for i := range apps {
-		require.NoError(t, errs[i])
-		t.Cleanup(func() { apps[i].store.Close() })
+	return err
+}
+
+// orgScan notes whether the organizations were scanned and one was found.
+type orgScan struct {
+	store.Tx
+	scanned, found *bool
+}
+
+func (t orgScan) Scan(bucket []byte, opt store.ScanOptions, fn func(k, v []byte) (bool, error)) error {
+	if string(bucket) != "orgs" {
+		return t.Tx.Scan(bucket, opt, fn)
 	}
-	orgs, err := apps[0].engine.Organizations(ctx)
-	require.NoError(t, err)
-	require.Len(t, orgs, 1, "exactly one demo organization")
+	*t.scanned = true
+	return t.Tx.Scan(bucket, opt, func(k, v []byte) (bool, error) {
+		*t.found = true
+		return fn(k, v)
+	})
+}
+
+// TestSetup_TwoServersOnOneEmptyPostgres: two servers starting together on
+// one empty database create one demo organization between them and print
+// one key. The one whose bootstrap finds the other's says the demo
+// organization already exists; one that starts after it committed is a
+// later start, and says nothing of it.
+func TestSetup_TwoServersOnOneEmptyPostgres(t *testing.T) {
+	ctx := context.Background()
 	keyLine := regexp.MustCompile(`API key[^:]*:\s+tmb_`)
-	printed := 0
-	for i := range outs {
-		if keyLine.MatchString(outs[i].String()) {
-			printed++
-			continue
-		}
-		assert.Contains(t, outs[i].String(), `Demo organization "Demo Organization" (`+orgs[0].ID+`) already exists`)
+	start := func(t *testing.T, dsn string, wrap func(store.Store) store.Store, out io.Writer) *app {
+		a, err := setup(ctx, config{data: t.TempDir(), store: dsn, env: "sandbox", rate: 50, burst: 100, wrapStore: wrap}, zap.NewNop(), out)
+		require.NoError(t, err)
+		t.Cleanup(func() { a.store.Close() })
+		return a
 	}
-	assert.Equal(t, 1, printed, "one key printed: %q / %q", outs[0].String(), outs[1].String())
+	oneOrg := func(t *testing.T, a *app) string {
+		orgs, err := a.engine.Organizations(ctx)
+		require.NoError(t, err)
+		require.Len(t, orgs, 1, "exactly one demo organization")
+		return orgs[0].ID
+	}
+
+	t.Run("at once", func(t *testing.T) {
+		dsn := pgSchemaURL(t)
+		var outs [2]bytes.Buffer
+		var apps [2]*app
+		ready := make(chan struct{})
+		var wg sync.WaitGroup
+		for i := range apps {
+			wg.Go(func() {
+				<-ready
+				apps[i] = start(t, dsn, nil, &outs[i])
+			})
+		}
+		close(ready)
+		wg.Wait()
+		require.NotNil(t, apps[0])
+		require.NotNil(t, apps[1])
+		id := oneOrg(t, apps[0])
+		printed := 0
+		for i := range outs {
+			switch o := outs[i].String(); {
+			case keyLine.MatchString(o):
+				printed++
+			case strings.Contains(o, "Demo organization"):
+				assert.Contains(t, o, `Demo organization "Demo Organization" (`+id+`) already exists`)
+			}
+		}
+		assert.Equal(t, 1, printed, "one key printed: %q / %q", outs[0].String(), outs[1].String())
+	})
+
+	t.Run("the second finds the first's in its transaction", func(t *testing.T) {
+		dsn := pgSchemaURL(t)
+		hold := &holdAfterNoOrganization{seen: make(chan struct{}), release: make(chan struct{})}
+		var second bytes.Buffer
+		done := make(chan *app, 1)
+		go func() {
+			a, err := setup(ctx, config{data: t.TempDir(), store: dsn, env: "sandbox", rate: 50, burst: 100,
+				wrapStore: func(st store.Store) store.Store { hold.Store = st; return hold }}, zap.NewNop(), &second)
+			if err != nil {
+				t.Error(err)
+			}
+			done <- a
+		}()
+		select { // the second has found no organization
+		case <-hold.seen:
+		case a := <-done:
+			t.Fatalf("the second server started without reading the organizations first (%v)", a != nil)
+		case <-time.After(30 * time.Second):
+			t.Fatal("the second server never read the organizations")
+		}
+		var first bytes.Buffer
+		a := start(t, dsn, nil, &first)
+		close(hold.release)
+		b := <-done
+		require.NotNil(t, b)
+		t.Cleanup(func() { b.store.Close() })
+		id := oneOrg(t, a)
+		assert.Regexp(t, keyLine, first.String())
+		assert.NotRegexp(t, keyLine, second.String())
+		assert.Contains(t, second.String(), `Demo organization "Demo Organization" (`+id+`) already exists`)
+	})
 }
 
 // TestConfig_PublicURL: -public-url and TAMBALA_PUBLIC_URL, checked at
