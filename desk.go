@@ -60,17 +60,24 @@ func visibleCorridors(tx store.Tx, org *Organization) ([]quotes.Corridor, error)
 // optional maximum and whether it is open. Quotes already issued keep
 // their frozen terms.
 func (e *Engine) SetCorridor(ctx context.Context, c quotes.Corridor) (quotes.Corridor, error) {
-	asset, ok := e.assets.Lookup(c.Asset.Code)
-	if !ok || asset != c.Asset {
-		return quotes.Corridor{}, errcode.Newf(errcode.ValidationError, "%s is not a configured asset.", truncate(c.Asset.Code, 12))
-	}
-	if err := c.Validate(e.classes); err != nil {
+	if err := e.checkCorridor(c); err != nil {
 		return quotes.Corridor{}, err
 	}
-	err := e.store.Update(ctx, func(tx store.Tx) error {
-		return tx.Put(bucketCorridors, []byte(c.Asset.Code), quotes.EncodeCorridor(c))
-	})
+	err := e.store.Update(ctx, func(tx store.Tx) error { return putCorridor(tx, c) })
 	return c, err
+}
+
+// checkCorridor checks a corridor before any transaction.
+func (e *Engine) checkCorridor(c quotes.Corridor) error {
+	asset, ok := e.assets.Lookup(c.Asset.Code)
+	if !ok || asset != c.Asset {
+		return errcode.Newf(errcode.ValidationError, "%s is not a configured asset.", truncate(c.Asset.Code, 12))
+	}
+	return c.Validate(e.classes)
+}
+
+func putCorridor(tx store.Tx, c quotes.Corridor) error {
+	return tx.Put(bucketCorridors, []byte(c.Asset.Code), quotes.EncodeCorridor(c))
 }
 
 // AllCorridors lists every corridor (the operator's side).
@@ -591,7 +598,9 @@ func (e *Engine) OpenProofLink(ctx context.Context, token string) (ProofFile, er
 	if err := pause.Err(APIv2); err != nil {
 		return ProofFile{}, err
 	}
-	raw, err := base64.RawURLEncoding.DecodeString(token)
+	// Strict: only the canonical spelling decodes (unused trailing bits
+	// zero), so one link has one token.
+	raw, err := base64.RawURLEncoding.Strict().DecodeString(token)
 	if err != nil || len(raw) < 8+32+4 {
 		return ProofFile{}, errNotFound
 	}

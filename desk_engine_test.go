@@ -1342,6 +1342,33 @@ func TestDeskProofLinks(t *testing.T) {
 	})
 }
 
+// TestDeskProofLinkTokenIsCanonical: a token has one spelling. The last
+// character of an unpadded base64url token can carry bits that decode to
+// nothing; every other value of those bits is refused.
+func TestDeskProofLinkTokenIsCanonical(t *testing.T) {
+	d := newDeskEnv(t, memstore.New(), nil)
+	o := d.funded(t, "5000.00")
+	_, err := d.upload(d.p, o.ID, "application/pdf", deskPDF)
+	require.NoError(t, err)
+	link, err := d.e.ProofLinkFor(d.ctx, d.p, o.ID)
+	require.NoError(t, err)
+	f, err := d.e.OpenProofLink(d.ctx, link.Token)
+	require.NoError(t, err)
+	f.Content.Close()
+
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+	unused := map[int]int{2: 4, 3: 2}[len(link.Token)%4] // bits of the last character that carry no data
+	require.NotZero(t, unused, "the token's length leaves no unused bits; the test needs one that does")
+	last := strings.IndexByte(alphabet, link.Token[len(link.Token)-1])
+	require.GreaterOrEqual(t, last, 0)
+	require.Zero(t, last&(1<<unused-1), "the engine issues the canonical spelling")
+	for v := 1; v < 1<<unused; v++ {
+		alt := link.Token[:len(link.Token)-1] + string(alphabet[last|v])
+		_, err := d.e.OpenProofLink(d.ctx, alt)
+		requireCode(t, errcode.NotFound, err, "non-canonical spelling %s", alt[len(alt)-4:])
+	}
+}
+
 // TestDeskProofLinkTTLOption: Options.Orders.ProofLinkTTL.
 func TestDeskProofLinkTTLOption(t *testing.T) {
 	d := newDeskEnv(t, memstore.New(), func(o *tambala.Options) { o.Orders.ProofLinkTTL = time.Minute })

@@ -38,18 +38,9 @@ type keyRecord struct {
 // organization holds at most Limits.MaxActiveKeys active keys; at that
 // limit CreateKey fails with conflict until one is revoked.
 func (e *Engine) CreateKey(ctx context.Context, orgID string) (full string, key APIKey, err error) {
-	random := make([]byte, apikeys.RandomBytes)
-	if _, err := io.ReadFull(e.random, random); err != nil {
-		return "", APIKey{}, err
-	}
-	full, err = apikeys.Format(random)
+	full, rec, hash, err := e.newKey(orgID)
 	if err != nil {
 		return "", APIKey{}, err
-	}
-	h := apikeys.Hash(full)
-	rec := keyRecord{
-		APIKey: APIKey{ID: e.newID(), Org: orgID, Prefix: apikeys.Display(full), Environment: e.env, CreatedAt: e.nowUTC()},
-		Hash:   hex.EncodeToString(h[:]),
 	}
 	err = e.store.Update(ctx, func(tx store.Tx) error {
 		var o Organization
@@ -69,18 +60,41 @@ func (e *Engine) CreateKey(ctx context.Context, orgID string) (full string, key 
 		if active >= e.limits.MaxActiveKeys {
 			return errcode.Newf(errcode.Conflict, "the organization already has %d active keys; revoke one first", active)
 		}
-		if err := records.PutJSON(tx, bucketKeys, rec.ID, &rec); err != nil {
-			return err
-		}
-		if err := tx.Put(bucketKeysByHash, h[:], []byte(rec.ID)); err != nil {
-			return err
-		}
-		return tx.Put(bucketKeysByOrg, records.IndexKey(orgID, rec.ID), nil)
+		return putKey(tx, &rec, hash)
 	})
 	if err != nil {
 		return "", APIKey{}, err
 	}
 	return full, rec.APIKey, nil
+}
+
+// newKey makes a key for orgID in the engine's environment: the full key,
+// its record and its hash (nothing is written).
+func (e *Engine) newKey(orgID string) (string, keyRecord, [32]byte, error) {
+	random := make([]byte, apikeys.RandomBytes)
+	if _, err := io.ReadFull(e.random, random); err != nil {
+		return "", keyRecord{}, [32]byte{}, err
+	}
+	full, err := apikeys.Format(random)
+	if err != nil {
+		return "", keyRecord{}, [32]byte{}, err
+	}
+	h := apikeys.Hash(full)
+	return full, keyRecord{
+		APIKey: APIKey{ID: e.newID(), Org: orgID, Prefix: apikeys.Display(full), Environment: e.env, CreatedAt: e.nowUTC()},
+		Hash:   hex.EncodeToString(h[:]),
+	}, h, nil
+}
+
+// putKey writes a key's record and its indexes.
+func putKey(tx store.Tx, rec *keyRecord, hash [32]byte) error {
+	if err := records.PutJSON(tx, bucketKeys, rec.ID, rec); err != nil {
+		return err
+	}
+	if err := tx.Put(bucketKeysByHash, hash[:], []byte(rec.ID)); err != nil {
+		return err
+	}
+	return tx.Put(bucketKeysByOrg, records.IndexKey(rec.Org, rec.ID), nil)
 }
 
 func orgKeys(tx store.Tx, orgID string) ([]APIKey, error) {

@@ -118,6 +118,17 @@ type NewOrganization struct {
 
 // CreateOrganization creates an organization (the operator's side).
 func (e *Engine) CreateOrganization(ctx context.Context, n NewOrganization) (Organization, error) {
+	o, err := e.newOrganization(n)
+	if err != nil {
+		return Organization{}, err
+	}
+	err = e.store.Update(ctx, func(tx store.Tx) error { return saveOrg(tx, &o) })
+	return o, err
+}
+
+// newOrganization makes and validates the organization n asks for, with a
+// new id; nothing is written.
+func (e *Engine) newOrganization(n NewOrganization) (Organization, error) {
 	name := strings.TrimSpace(n.Name)
 	if name == "" || len(name) > 200 {
 		return Organization{}, errcode.Newf(errcode.ValidationError, "name must be 1 to 200 characters")
@@ -144,8 +155,7 @@ func (e *Engine) CreateOrganization(ctx context.Context, n NewOrganization) (Org
 			return Organization{}, err
 		}
 	}
-	err := e.store.Update(ctx, func(tx store.Tx) error { return saveOrg(tx, &o) })
-	return o, err
+	return o, nil
 }
 
 func (e *Engine) validateOrg(o *Organization) error {
@@ -318,14 +328,8 @@ func (e *Engine) SetPayoutLimits(ctx context.Context, id string, l PayoutLimits)
 // balance, test setups). ref identifies the funding (text with no control
 // or invisible format character); funding the same ref twice credits once.
 func (e *Engine) Fund(ctx context.Context, orgID string, amount money.Amount, ref string) error {
-	if amount.Sign() <= 0 {
-		return errcode.Newf(errcode.ValidationError, "amount must be positive")
-	}
-	if err := money.CheckMax("amount", amount); err != nil {
+	if err := checkFunding(amount, ref); err != nil {
 		return err
-	}
-	if ref == "" {
-		return errcode.Newf(errcode.ValidationError, "ref is required")
 	}
 	if err := textrule.CheckChars("ref", ref); err != nil {
 		return err
@@ -335,18 +339,37 @@ func (e *Engine) Fund(ctx context.Context, orgID string, amount money.Amount, re
 		if err := records.GetJSON(tx, bucketOrgs, orgID, &o, errNotFound); err != nil {
 			return err
 		}
-		if !o.Enabled(amount.Asset().Code, "") {
-			return errcode.Newf(errcode.CorridorNotEnabled, "%s is not enabled for this organization", amount.Asset().Code)
-		}
-		_, err := ledger.Post(tx, ledger.Credit{
-			EntryID: "fund:" + orgID + ":" + amount.Asset().Code + ":" + ref, Org: orgID, Amount: amount, From: ledger.Float, Ref: ref, At: e.nowUTC(),
-		})
-		if errors.Is(err, ledger.ErrEntryIDReused) {
-			return errcode.Newf(errcode.Conflict, "This funding ref was already used with another amount.")
-		}
-		if err != nil {
-			return fmt.Errorf("fund %s: %w", orgID, err)
-		}
-		return nil
+		return e.fund(tx, &o, amount, ref)
 	})
+}
+
+// checkFunding checks a funding's amount and ref before any transaction.
+func checkFunding(amount money.Amount, ref string) error {
+	if amount.Sign() <= 0 {
+		return errcode.Newf(errcode.ValidationError, "amount must be positive")
+	}
+	if err := money.CheckMax("amount", amount); err != nil {
+		return err
+	}
+	if ref == "" {
+		return errcode.Newf(errcode.ValidationError, "ref is required")
+	}
+	return nil
+}
+
+// fund credits o from the operator's float in tx (checkFunding first).
+func (e *Engine) fund(tx store.Tx, o *Organization, amount money.Amount, ref string) error {
+	if !o.Enabled(amount.Asset().Code, "") {
+		return errcode.Newf(errcode.CorridorNotEnabled, "%s is not enabled for this organization", amount.Asset().Code)
+	}
+	_, err := ledger.Post(tx, ledger.Credit{
+		EntryID: "fund:" + o.ID + ":" + amount.Asset().Code + ":" + ref, Org: o.ID, Amount: amount, From: ledger.Float, Ref: ref, At: e.nowUTC(),
+	})
+	if errors.Is(err, ledger.ErrEntryIDReused) {
+		return errcode.Newf(errcode.Conflict, "This funding ref was already used with another amount.")
+	}
+	if err != nil {
+		return fmt.Errorf("fund %s: %w", o.ID, err)
+	}
+	return nil
 }

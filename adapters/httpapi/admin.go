@@ -53,33 +53,33 @@ func (a *Admin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (a *Admin) routes(o Options) {
 	a.handle("GET /admin/orgs", a.listOrgs)
-	a.handle("POST /admin/orgs", a.createOrg)
+	a.handleJSON("POST /admin/orgs", a.createOrg)
 	a.handle("GET /admin/orgs/{org}", a.getOrg)
-	a.handle("PUT /admin/orgs/{org}/status", a.setStatus)
-	a.handle("PUT /admin/orgs/{org}/v2-access", a.setV2Access)
-	a.handle("PUT /admin/orgs/{org}/assets", a.setAssets)
-	a.handle("PUT /admin/orgs/{org}/balance-floor", a.setFloor)
-	a.handle("PUT /admin/orgs/{org}/allowlist", a.setAllowlist)
+	a.handleJSON("PUT /admin/orgs/{org}/status", a.setStatus)
+	a.handleJSON("PUT /admin/orgs/{org}/v2-access", a.setV2Access)
+	a.handleJSON("PUT /admin/orgs/{org}/assets", a.setAssets)
+	a.handleJSON("PUT /admin/orgs/{org}/balance-floor", a.setFloor)
+	a.handleJSON("PUT /admin/orgs/{org}/allowlist", a.setAllowlist)
 	a.handle("GET /admin/orgs/{org}/keys", a.listKeys)
 	a.handle("POST /admin/orgs/{org}/keys", a.createKey)
 	a.handle("DELETE /admin/orgs/{org}/keys/{key}", a.revokeKey)
-	a.handle("POST /admin/orgs/{org}/funding", a.fund)
-	a.handle("PUT /admin/orgs/{org}/payout-limits", a.setPayoutLimits)
-	a.handle("PUT /admin/rails/{rail}", a.setRail)
-	a.handle("PUT /admin/institutions", a.syncInstitutions)
+	a.handleJSON("POST /admin/orgs/{org}/funding", a.fund)
+	a.handleJSON("PUT /admin/orgs/{org}/payout-limits", a.setPayoutLimits)
+	a.handleJSON("PUT /admin/rails/{rail}", a.setRail)
+	a.handleJSON("PUT /admin/institutions", a.syncInstitutions)
 	a.handle("POST /admin/payouts/{id}/clawback", a.clawback)
 	a.handle("GET /admin/payouts/in-flight", a.payoutsInFlight)
-	a.handle("POST /admin/payouts/{id}/resolve", a.resolvePayout)
-	a.handle("PUT /admin/orgs/{org}/webhook", a.setWebhook)
+	a.handleJSON("POST /admin/payouts/{id}/resolve", a.resolvePayout)
+	a.handleJSON("PUT /admin/orgs/{org}/webhook", a.setWebhook)
 	a.handle("GET /admin/orgs/{org}/deliveries", a.listDeliveries)
 	a.handle("POST /admin/orgs/{org}/deliveries/{id}/redeliver", a.redeliver)
-	a.handle("POST /admin/orgs/{org}/trades", a.recordTrade)
+	a.handleJSON("POST /admin/orgs/{org}/trades", a.recordTrade)
 	a.handle("POST /admin/orgs/{org}/collections/{id}/reverse", a.reverseCollection)
 	a.depositRoutes()
 	a.orderRoutes()
 	a.conversionRoutes()
 	a.handle("GET /admin/pause", a.getPause)
-	a.handle("PUT /admin/pause", a.setPause)
+	a.handleJSON("PUT /admin/pause", a.setPause)
 	a.handle("GET /admin/openapi.json", a.openAPI)
 	a.handle("GET /admin/backup", a.backup)
 	if o.Metrics != nil {
@@ -97,6 +97,18 @@ func (a *Admin) handle(pattern string, fn http.HandlerFunc) {
 		// Compare fixed-size digests so neither length nor content leaks.
 		if !ok || subtle.ConstantTimeCompare(got[:], a.tokenHash[:]) != 1 {
 			writeError(w, r, a.log, errcode.New(errcode.Unauthorized))
+			return
+		}
+		fn(w, r)
+	})
+}
+
+// handleJSON registers an admin route whose body is JSON: a body declared
+// as another media type is refused (checkJSONBody) before it is read.
+func (a *Admin) handleJSON(pattern string, fn http.HandlerFunc) {
+	a.handle(pattern, func(w http.ResponseWriter, r *http.Request) {
+		if err := checkJSONBody(r); err != nil {
+			writeError(w, r, a.log, err)
 			return
 		}
 		fn(w, r)

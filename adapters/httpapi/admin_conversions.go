@@ -14,7 +14,7 @@ import (
 // payouts (U7, U31).
 func (a *Admin) conversionRoutes() {
 	a.handle("GET /admin/assets/{asset}/limits/{operation}", a.getAssetLimits)
-	a.handle("PUT /admin/assets/{asset}/limits/{operation}", a.setAssetLimits)
+	a.handleJSON("PUT /admin/assets/{asset}/limits/{operation}", a.setAssetLimits)
 	a.handle("GET /admin/networks", a.listNetworks)
 }
 

@@ -10,7 +10,7 @@ import (
 )
 
 func (a *Admin) depositRoutes() {
-	a.handle("POST /admin/orgs/{org}/deposits", a.recordDeposit)
+	a.handleJSON("POST /admin/orgs/{org}/deposits", a.recordDeposit)
 	a.handle("POST /admin/orgs/{org}/deposit-addresses/{network}/rotate", a.rotateDepositAddress)
 }
 

@@ -15,7 +15,7 @@ import (
 
 func (a *Admin) orderRoutes() {
 	a.handle("GET /admin/corridors", a.listCorridors)
-	a.handle("PUT /admin/corridors/{asset}", a.setCorridor)
+	a.handleJSON("PUT /admin/corridors/{asset}", a.setCorridor)
 	a.handle("GET /admin/orders", a.deskOrders)
 	a.handle("GET /admin/orders/{id}", a.deskOrder)
 	a.handle("GET /admin/orders/{id}/proofs/funding", a.deskProof)
@@ -122,6 +122,7 @@ func (a *Admin) deskProof(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", f.ContentType)
 	w.Header().Set("Content-Length", strconv.FormatInt(f.Size, 10))
 	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(http.StatusOK)
 	_, _ = io.Copy(w, f.Content)
 }
@@ -141,7 +142,11 @@ func (a *Admin) moveOrder(w http.ResponseWriter, r *http.Request) {
 		ProofID       string             `json:"proof_id"`
 		Reason        string             `json:"reason"`
 	}
-	if r.ContentLength != 0 {
+	if r.ContentLength != 0 { // the body is optional: only a move with fields needs one
+		if err := checkJSONBody(r); err != nil {
+			writeError(w, r, a.log, err)
+			return
+		}
 		if err := bind(r, &in); err != nil {
 			writeError(w, r, a.log, err)
 			return

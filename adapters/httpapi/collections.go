@@ -12,7 +12,7 @@ import (
 func (h *Handler) collectionRoutes() {
 	h.handle("GET /v1/collections", tambala.APIv1, h.listCollections)
 	h.handle("GET /v1/collections/{id}", tambala.APIv1, h.getCollection)
-	h.handle("POST /v1/collections/simulate", tambala.APIv1, h.simulateCollection)
+	h.handleJSON("POST /v1/collections/simulate", tambala.APIv1, h.simulateCollection)
 	h.handle("GET /v1/trades", tambala.APIv1, h.listTrades)
 	h.handle("GET /v1/banks", tambala.APIv1, h.banks)
 	h.handle("GET /v1/operators", tambala.APIv1, h.operators)

@@ -12,7 +12,7 @@ func (h *Handler) collectionV2Routes() {
 	h.handle("GET /v2/deposit-addresses", tambala.APIv2, h.depositAddresses)
 	h.handle("GET /v2/collections", tambala.APIv2, h.listCollectionsV2)
 	h.handle("GET /v2/collections/{id}", tambala.APIv2, h.getCollectionV2)
-	h.handle("POST /v2/collections/simulate", tambala.APIv2, h.simulateCollectionV2)
+	h.handleJSON("POST /v2/collections/simulate", tambala.APIv2, h.simulateCollectionV2)
 }
 
 func (h *Handler) depositAddresses(w http.ResponseWriter, r *http.Request, p tambala.Principal) {

@@ -10,8 +10,8 @@ import (
 
 // The /v2 conversions (design 2.11).
 func (h *Handler) conversionRoutes() {
-	h.handle("POST /v2/conversions/quotes", tambala.APIv2, h.serveQuote(h.engine.QuoteConversion))
-	h.handle("POST /v2/conversions", tambala.APIv2, serveCreate(h, createRoute[tambala.NewConversion, tambala.Conversion]{
+	h.handleJSON("POST /v2/conversions/quotes", tambala.APIv2, h.serveQuote(h.engine.QuoteConversion))
+	h.handleJSON("POST /v2/conversions", tambala.APIv2, serveCreate(h, createRoute[tambala.NewConversion, tambala.Conversion]{
 		op: tambala.CreateConversion, decode: decodeNewConversion, create: h.engine.CreateConversion,
 		status: http.StatusCreated, render: tambala.Conversion.Render}))
 	h.handle("GET /v2/conversions", tambala.APIv2, h.listConversions)

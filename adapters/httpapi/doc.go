@@ -9,6 +9,23 @@
 // off the allowlist), the organization's rate limit (429 rate_limited with
 // Retry-After), the pause switch of its API version (503
 // service_maintenance or service_incident; GET /v2/ping is never paused),
-// and for /v2 the organization's access state (403 onboarding_incomplete or
-// access_suspended).
+// for /v2 the organization's access state (403 onboarding_incomplete or
+// access_suspended), and for a route that takes a JSON body its media type
+// (415 unsupported_media_type), before the body is read and before the
+// Idempotency-Key is looked at, so a refused request creates and records
+// nothing.
+//
+// The media type rule of a JSON body, on both handlers: a Content-Type,
+// when present, must be application/json (matched without regard to case;
+// parameters are allowed, a charset only as utf-8). A request without a
+// Content-Type is read as JSON, so that older clients and hand-made
+// requests keep working. The funding proof upload (PUT
+// /v2/orders/{id}/proofs/funding) takes the file itself, with its own
+// media types (application/pdf, image/png, image/jpeg).
+//
+// Links the handler hands out (a funding proof's download) are absolute
+// on Options.PublicBaseURL when it is set, else relative to the API's root
+// (/files/proofs/...). They are never built from the request's Host, which
+// the client chooses. Served proof files carry X-Content-Type-Options:
+// nosniff.
 package httpapi

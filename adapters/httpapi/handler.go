@@ -8,6 +8,7 @@ import (
 	"maps"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"path"
 	"runtime/debug"
 	"strings"
@@ -30,8 +31,12 @@ type Options struct {
 	// supplies its own, trusting only its proxy's header.
 	ClientAddr func(*http.Request) netip.Addr
 	// PublicBaseURL is the public API's address as callers reach it
-	// (https://api.example.com), for absolute links such as funding proof
-	// downloads. Default: the scheme and Host of each request.
+	// (https://api.example.com, or with a path prefix,
+	// https://example.com/api), for absolute links such as funding proof
+	// downloads. Empty, links are relative to the API's root
+	// (/files/proofs/...). A request's Host header is never used: it is
+	// the client's to choose. Check a configured value with
+	// CheckPublicBaseURL.
 	PublicBaseURL string
 	// Ready adds the host's own checks to GET /readyz, on both handlers:
 	// one entry per check, nil when it passes (for example "worker": an
@@ -64,7 +69,8 @@ type Handler struct {
 	log    *zap.Logger
 	addr   func(*http.Request) netip.Addr
 	mux    *http.ServeMux
-	// publicBase is Options.PublicBaseURL.
+	// publicBase is Options.PublicBaseURL without its trailing slash: ""
+	// makes links relative.
 	publicBase string
 	observe    func(route string, status int, code string, d time.Duration)
 	probes     *probes
@@ -82,10 +88,26 @@ func New(engine *tambala.Engine, opts *Options) *Handler {
 	if o.ClientAddr == nil {
 		o.ClientAddr = remoteAddr
 	}
-	h := &Handler{engine: engine, log: o.Logger, addr: o.ClientAddr, mux: http.NewServeMux(), publicBase: o.PublicBaseURL,
+	h := &Handler{engine: engine, log: o.Logger, addr: o.ClientAddr, mux: http.NewServeMux(), publicBase: strings.TrimRight(o.PublicBaseURL, "/"),
 		probes: newProbes(engine, o.Logger, o), observe: o.Observe}
 	h.routes()
 	return h
+}
+
+// CheckPublicBaseURL tells whether s can be Options.PublicBaseURL: an
+// absolute http or https URL with a host, and no query, fragment or user
+// information.
+func CheckPublicBaseURL(s string) error {
+	u, err := url.Parse(s)
+	switch {
+	case err != nil:
+		return fmt.Errorf("the public base URL %q does not parse: %w", s, err)
+	case u.Scheme != "http" && u.Scheme != "https", u.Host == "":
+		return fmt.Errorf("the public base URL %q must be an absolute http or https URL, such as https://api.example.com", s)
+	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || u.User != nil:
+		return fmt.Errorf("the public base URL %q must have no query, fragment or user information", s)
+	}
+	return nil
 }
 
 func remoteAddr(r *http.Request) netip.Addr {
@@ -119,7 +141,14 @@ func (h *Handler) routes() {
 
 // handle registers an authenticated route of api.
 func (h *Handler) handle(pattern string, api tambala.API, fn authed) {
-	h.mux.Handle(pattern, h.chain(api, pattern == "GET /v2/ping", fn))
+	h.mux.Handle(pattern, h.chain(api, pattern == "GET /v2/ping", false, fn))
+}
+
+// handleJSON registers an authenticated route of api whose body is JSON:
+// a body declared as another media type is refused (checkJSONBody) before
+// it is read.
+func (h *Handler) handleJSON(pattern string, api tambala.API, fn authed) {
+	h.mux.Handle(pattern, h.chain(api, false, true, fn))
 }
 
 // ServeHTTP logs, recovers, caps the body, and routes; unknown routes and
@@ -133,9 +162,10 @@ type ctxKey int
 const principalKey ctxKey = iota
 
 // chain authenticates, checks the allowlist (only the transport knows the
-// caller's address), rate-limits, and asks the engine to admit the
-// Principal to api before fn.
-func (h *Handler) chain(api tambala.API, isV2Ping bool, fn authed) http.Handler {
+// caller's address), rate-limits, asks the engine to admit the Principal
+// to api and, for a route with a JSON body, checks the body's media type,
+// before fn.
+func (h *Handler) chain(api tambala.API, isV2Ping, jsonBody bool, fn authed) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		key, ok := bearer(r)
 		if !ok {
@@ -163,6 +193,14 @@ func (h *Handler) chain(api tambala.API, isV2Ping bool, fn authed) http.Handler 
 			// The engine's rules for api, answered before the request is
 			// decoded; every use case checks them again itself.
 			if err := h.engine.Admit(r.Context(), p, api); err != nil {
+				writeError(w, r, h.log, err)
+				return
+			}
+		}
+		if jsonBody {
+			// Before the body is read, so before the Idempotency-Key is
+			// looked at: a refused media type reads and stores nothing.
+			if err := checkJSONBody(r); err != nil {
 				writeError(w, r, h.log, err)
 				return
 			}

@@ -17,8 +17,8 @@ import (
 
 func (h *Handler) orderRoutes() {
 	h.handle("GET /v2/orders/corridors", tambala.APIv2, h.corridors)
-	h.handle("POST /v2/orders/quotes", tambala.APIv2, h.serveQuote(h.engine.QuoteOrder))
-	h.handle("POST /v2/orders", tambala.APIv2, serveCreate(h, createRoute[tambala.NewOrder, orders.Order]{
+	h.handleJSON("POST /v2/orders/quotes", tambala.APIv2, h.serveQuote(h.engine.QuoteOrder))
+	h.handleJSON("POST /v2/orders", tambala.APIv2, serveCreate(h, createRoute[tambala.NewOrder, orders.Order]{
 		op: tambala.CreateOrder, decode: decodeNewOrder, create: h.engine.CreateOrder,
 		status: http.StatusCreated, render: orders.Render}))
 	h.handle("GET /v2/orders", tambala.APIv2, h.listOrders)
@@ -222,22 +222,9 @@ func (h *Handler) proofLink(w http.ResponseWriter, r *http.Request, p tambala.Pr
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{
-		"url":        h.baseURL(r) + "/files/proofs/" + link.Token,
+		"url":        h.publicBase + "/files/proofs/" + link.Token,
 		"expires_at": orders.FormatTime(link.ExpiresAt),
 	})
-}
-
-// baseURL is Options.PublicBaseURL, else the scheme and host the request
-// came to.
-func (h *Handler) baseURL(r *http.Request) string {
-	if h.publicBase != "" {
-		return strings.TrimSuffix(h.publicBase, "/")
-	}
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	return scheme + "://" + r.Host
 }
 
 // proofFile is GET /files/proofs/{token}: no bearer, the token is the
@@ -254,6 +241,7 @@ func (h *Handler) proofFile(w http.ResponseWriter, r *http.Request) {
 	hd.Set("Content-Length", strconv.FormatInt(f.Size, 10))
 	hd.Set("Content-Disposition", `attachment; filename="funding-proof"`)
 	hd.Set("Cache-Control", "no-store")
+	hd.Set("X-Content-Type-Options", "nosniff") // the declared type, never a guess from the bytes
 	w.WriteHeader(http.StatusOK)
 	_, _ = io.Copy(w, f.Content)
 }

@@ -10,12 +10,12 @@ import (
 )
 
 func (h *Handler) payoutRoutes() {
-	h.handle("POST /v1/payouts/bank", tambala.APIv1, h.createPayout(payouts.Bank))
-	h.handle("POST /v1/payouts/momo", tambala.APIv1, h.createPayout(payouts.Momo))
+	h.handleJSON("POST /v1/payouts/bank", tambala.APIv1, h.createPayout(payouts.Bank))
+	h.handleJSON("POST /v1/payouts/momo", tambala.APIv1, h.createPayout(payouts.Momo))
 	h.handle("GET /v1/payouts/{id}", tambala.APIv1, h.getPayout)
 	h.handle("GET /v1/payouts", tambala.APIv1, h.listPayouts)
 	h.handle("GET /v1/institutions", tambala.APIv1, h.institutions)
-	h.handle("POST /v1/fees/quote", tambala.APIv1, h.feeQuote)
+	h.handleJSON("POST /v1/fees/quote", tambala.APIv1, h.feeQuote)
 }
 
 func (h *Handler) createPayout(rail payouts.Rail) authed {

@@ -10,7 +10,7 @@ import (
 )
 
 func (h *Handler) payoutV2Routes() {
-	h.handle("POST /v2/payouts", tambala.APIv2, serveCreate(h, createRoute[tambala.PayoutV2Request, tambala.PayoutV2]{
+	h.handleJSON("POST /v2/payouts", tambala.APIv2, serveCreate(h, createRoute[tambala.PayoutV2Request, tambala.PayoutV2]{
 		op: tambala.CreatePayoutV2Op, decode: decodePayoutV2, create: h.engine.CreatePayoutV2,
 		status: http.StatusAccepted, render: renderPayoutV2}))
 	h.handle("GET /v2/payouts/{id}", tambala.APIv2, h.getPayoutV2)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tambalapay/tambala"
+	"github.com/tambalapay/tambala/adapters/httpapi"
 	"github.com/tambalapay/tambala/store"
 )
 
@@ -49,6 +50,10 @@ type config struct {
 	noWorker bool
 	// cpuProfile is a file to write a CPU profile of the whole run to.
 	cpuProfile string
+	// publicURL is the public API's address as its callers reach it, for
+	// absolute links (httpapi.Options.PublicBaseURL); empty, links are
+	// relative.
+	publicURL string
 
 	// One-shot actions (command line only, never from the environment).
 	backup      string // copy the data folder's database to this file, then exit
@@ -90,6 +95,7 @@ func declare(fs *flag.FlagSet, c *config, worker *bool) {
 	fs.Float64Var(&c.rate, "rate", 50, "requests per second allowed per organization (token bucket rate)")
 	fs.IntVar(&c.burst, "burst", 100, "requests allowed in a burst per organization (token bucket size)")
 	fs.BoolVar(worker, "worker", true, "run the payout worker (false: payouts stay held, for measuring the accept path alone)")
+	fs.StringVar(&c.publicURL, "public-url", "", "the public API's address as its callers reach it (https://api.example.com), for absolute funding proof links; empty, links are relative (/files/proofs/...); never taken from a request's Host")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file (read it with go tool pprof)")
 	fs.StringVar(&c.backup, "backup", "", "write a consistent copy of the data folder's database to this new `file` and exit (refused while a server holds the folder: use GET /admin/backup then)")
 	fs.BoolVar(&c.showVersion, "version", false, "print the version and exit")
@@ -152,6 +158,11 @@ func parseConfig(args, environ []string, stderr io.Writer) (config, error) {
 		return c, errors.New("-payout-delay must not be negative")
 	case c.data == "":
 		return c, errors.New("-data must name a folder")
+	}
+	if c.publicURL != "" {
+		if err := httpapi.CheckPublicBaseURL(c.publicURL); err != nil {
+			return c, fmt.Errorf("-public-url: %w", err)
+		}
 	}
 	return c, nil
 }

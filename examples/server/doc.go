@@ -6,9 +6,16 @@
 //
 // On an empty data folder in the sandbox it creates a demo organization
 // with MWK and USDT enabled and a funded balance, and prints its API key
-// and the admin token once. Later starts reuse the folder (the admin token
-// stays in DATA/admin-token, readable only by its owner). SIGINT or
-// SIGTERM shuts it down gracefully.
+// and the admin token once. Both addresses are bound first, so a start
+// that cannot listen creates and prints nothing; servers starting
+// together on one empty database create one demo organization between
+// them. Later starts reuse the folder (the admin token stays in
+// DATA/admin-token, readable only by its owner). SIGINT or SIGTERM shuts
+// it down gracefully.
+//
+// -public-url (TAMBALA_PUBLIC_URL) is the public API's address as its
+// callers reach it: funding proof links are absolute on it, and relative
+// without it; they are never built from a request's Host.
 //
 // Every setting is a flag and an environment variable (-admin-addr and
 // TAMBALA_ADMIN_ADDR); a flag on the command line wins. -help lists them,

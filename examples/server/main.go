@@ -203,8 +203,9 @@ func redactURL(raw string) string {
 }
 
 // setup opens the data folder and builds the engine and handlers. On an
-// empty folder in the sandbox it bootstraps the demo organization and
-// prints its key to out; a fresh admin token is printed in the sandbox,
+// empty store in the sandbox it bootstraps the demo organization (one
+// transaction, once per store, see bootstrap) and prints its key to out;
+// a fresh admin token is printed in the sandbox,
 // and only named (DATA/admin-token) in production, where stdout may be
 // collected with the logs. Production never creates a demo organization,
 // and refuses to start without a payout provider, before it touches the
@@ -255,7 +256,7 @@ func setup(ctx context.Context, c config, log *zap.Logger, out io.Writer) (*app,
 	}
 	lp := &loops{}
 	prommetrics.RegisterBacklog(reg, eng)
-	hopts := &httpapi.Options{Logger: log, Ready: lp.ready, Observe: func(route string, status int, code string, d time.Duration) {
+	hopts := &httpapi.Options{Logger: log, Ready: lp.ready, PublicBaseURL: c.publicURL, Observe: func(route string, status int, code string, d time.Duration) {
 		pm.ObserveHTTP("public", route, status, code, d)
 	}}
 	aopts := *hopts
@@ -278,17 +279,23 @@ func setup(ctx context.Context, c config, log *zap.Logger, out io.Writer) (*app,
 		return nil, err
 	}
 	switch {
-	case len(orgs) > 0:
+	case len(orgs) > 0: // a later start: its key was printed by the start that created it
 	case production:
 		fmt.Fprintln(out, "No organization yet: create one through the admin API (POST /admin/orgs), and sync the institutions (PUT /admin/institutions).")
 	default:
-		key, org, err := bootstrap(ctx, eng)
+		demo, err := bootstrap(ctx, eng)
 		if err != nil {
 			st.Close()
 			return nil, err
 		}
-		fmt.Fprintf(out, "Demo organization %q (%s) created, funded with 1000000.00 MWK and 10000.000000 USDT.\n", org.Name, org.ID)
-		fmt.Fprintf(out, "API key (shown once, store it now):  %s\n", key)
+		if demo.Created {
+			fmt.Fprintf(out, "Demo organization %q (%s) created, funded with 1000000.00 MWK and 10000.000000 USDT.\n", demo.Organization.Name, demo.Organization.ID)
+			fmt.Fprintf(out, "API key (shown once, store it now):  %s\n", demo.Key)
+		} else if demo.Organization.ID != "" {
+			// Another server on the same database created it after the
+			// check above: the bootstrap transaction found its marker.
+			fmt.Fprintf(out, "Demo organization %q (%s) already exists: the server that created it printed its key.\n", demo.Organization.Name, demo.Organization.ID)
+		}
 	}
 	if fresh && production {
 		fmt.Fprintf(out, "Admin token created in %s (readable only by its owner).\n", filepath.Join(c.data, "admin-token"))
@@ -319,35 +326,36 @@ func adminToken(dir string) (token string, fresh bool, err error) {
 	return token, true, nil
 }
 
-func bootstrap(ctx context.Context, eng *tambala.Engine) (string, tambala.Organization, error) {
-	org, err := eng.CreateOrganization(ctx, tambala.NewOrganization{
-		Name:     "Demo Organization",
-		V2Access: tambala.V2Enabled,
-		Assets: []tambala.AssetAccess{
-			{Asset: "MWK", Operations: []string{tambala.OpPayout, tambala.OpCollection, tambala.OpConvert}},
-			{Asset: "USDT", Operations: []string{tambala.OpPayout, tambala.OpCollection, tambala.OpConvert}},
-		},
-		BalanceFloorMWK: "10000.00",
-	})
-	if err != nil {
-		return "", org, err
-	}
-	if err := eng.Fund(ctx, org.ID, money.FromInt(money.MWK, 1_000_000), "demo-opening-balance"); err != nil {
-		return "", org, err
-	}
-	if err := eng.Fund(ctx, org.ID, money.FromInt(money.USDT, 10_000), "demo-opening-balance"); err != nil {
-		return "", org, err
-	}
+// demoMarker records the demo organization in the store, so that servers
+// starting together on one empty database create one between them.
+const demoMarker = "examples/server.demo"
+
+// bootstrap creates the demo organization, funded, with one open MWK
+// corridor and an API key, in one storage transaction: unless the store
+// already records a demo organization or holds any organization.
+func bootstrap(ctx context.Context, eng *tambala.Engine) (tambala.Bootstrapped, error) {
 	// One open MWK corridor, so that the desk quotes and takes orders at
 	// once: 1750.5 MWK per USDT to-bank, 1800 from-bank, orders from
 	// 1000.00 MWK.
 	off, on := money.MustRate("1750.5"), money.MustRate("1800")
-	if _, err := eng.SetCorridor(ctx, quotes.Corridor{Asset: money.MWK, RateOffRamp: &off, RateOnRamp: &on,
-		Min: money.FromInt(money.MWK, 1000), Open: true}); err != nil {
-		return "", org, err
-	}
-	key, _, err := eng.CreateKey(ctx, org.ID)
-	return key, org, err
+	return eng.BootstrapOrganization(ctx, tambala.Bootstrap{
+		Marker: demoMarker,
+		Organization: tambala.NewOrganization{
+			Name:     "Demo Organization",
+			V2Access: tambala.V2Enabled,
+			Assets: []tambala.AssetAccess{
+				{Asset: "MWK", Operations: []string{tambala.OpPayout, tambala.OpCollection, tambala.OpConvert}},
+				{Asset: "USDT", Operations: []string{tambala.OpPayout, tambala.OpCollection, tambala.OpConvert}},
+			},
+			BalanceFloorMWK: "10000.00",
+		},
+		Funding: []tambala.Funding{
+			{Amount: money.FromInt(money.MWK, 1_000_000), Ref: "demo-opening-balance"},
+			{Amount: money.FromInt(money.USDT, 10_000), Ref: "demo-opening-balance"},
+		},
+		Corridors: []quotes.Corridor{{Asset: money.MWK, RateOffRamp: &off, RateOnRamp: &on,
+			Min: money.FromInt(money.MWK, 1000), Open: true}},
+	})
 }
 
 // loops tracks the server's background loops for GET /readyz: each is
@@ -410,20 +418,25 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	}
 	log := newLogger(c.quiet, logOut)
 	defer log.Sync() //nolint:errcheck
-	a, err := setup(ctx, c, log, out)
-	if err != nil {
-		return err
-	}
-	defer a.store.Close()
+	// Both addresses are bound before the data folder is touched: a start
+	// that cannot listen creates and prints no key or token that the next
+	// start would not print again.
 	pub, err := net.Listen("tcp", c.addr)
 	if err != nil {
-		return err
+		return fmt.Errorf("public API (-addr): %w; nothing was created", err)
 	}
 	adm, err := net.Listen("tcp", c.adminAddr)
 	if err != nil {
 		pub.Close()
+		return fmt.Errorf("admin API (-admin-addr): %w; nothing was created", err)
+	}
+	a, err := setup(ctx, c, log, out)
+	if err != nil {
+		pub.Close()
+		adm.Close()
 		return err
 	}
+	defer a.store.Close()
 	// The engine's background work stops when loopCtx ends; the store is
 	// closed only after every loop has finished its pass.
 	loopCtx, stopLoops := context.WithCancel(ctx)

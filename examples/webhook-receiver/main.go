@@ -8,7 +8,7 @@
 // Register it on the sandbox's admin API:
 //
 //	curl -H "Authorization: Bearer $ADMIN" -X PUT localhost:8081/admin/orgs/$ORG/webhook \
-//	  -d '{"url":"http://127.0.0.1:9090/webhooks"}'
+//	  -H "Content-Type: application/json" -d '{"url":"http://127.0.0.1:9090/webhooks"}'
 package main
 
 import (
