@@ -27,14 +27,12 @@ import (
 //     marks U+200E, U+200F and U+061C; the zero-width space, non-joiner
 //     and joiner U+200B to U+200D; the word joiner and invisible operators
 //     U+2060 to U+2064; the byte order mark U+FEFF; the soft hyphen
-//     U+00AD; and the tag characters U+E0001 and U+E0020 to U+E007F;
-//   - the line and paragraph separators U+2028 and U+2029 (categories Zl
-//     and Zp), which break a line where none is seen in the source.
+//     U+00AD; and the tag characters U+E0001 and U+E0020 to U+E007F.
 //
 // Letters, marks, digits, punctuation, symbols and spaces of every script
 // pass: "Chikondi Banda", "Łukasz", "محمد".
 func Refused(r rune) bool {
-	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || unicode.In(r, unicode.Zl, unicode.Zp)
+	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r)
 }
 
 // CheckChars checks v's characters only: valid UTF-8 and no Refused
