@@ -19,10 +19,10 @@ import (
 // EventCollectionV2Settled is the event of a /v2 collection.
 const EventCollectionV2Settled = "collection_v2.settled"
 
-// CollectionV2 is money received on /v2 (design 2.13): a deposit, a
-// returned order refund, or a simulated collection. Amount - Fee =
-// AmountCredited. An order_refund collection records the refund's one
-// ledger posting; it is never a second credit.
+// CollectionV2 is money received on /v2: a deposit, a returned order
+// refund, or a simulated collection. Amount - Fee = AmountCredited. An
+// order_refund collection records the refund's one ledger posting; it is
+// never a second credit.
 type CollectionV2 struct {
 	ID             string       `json:"id"`
 	Status         string       `json:"status"` // settled or reversed
@@ -179,8 +179,9 @@ func (e *Engine) CollectionV2(ctx context.Context, p Principal, id string) (Coll
 	return c, err
 }
 
-// collectionV2Fee is the fee of a /v2 collection of amount (U35): MWK
-// pays the /v1 collection fee (momo schedule); every other asset 0.
+// collectionV2Fee is the fee of a /v2 collection of amount: MWK pays
+// the /v1 collection fee (momo schedule); every other asset 0 (see
+// docs/decisions.md, "/v2 deposits and collections").
 func (e *Engine) collectionV2Fee(amount money.Amount) (money.Amount, error) {
 	if amount.Asset() != money.MWK {
 		return money.Zero(amount.Asset()), nil
@@ -233,7 +234,7 @@ type SimulatedCollectionV2 struct {
 }
 
 // SimulateCollectionV2 credits the caller with a made-up /v2 collection
-// (design 2.13.2; sandbox only). Checks in order: sandbox_only; asset and
+// (sandbox only). Checks in order: sandbox_only; asset and
 // amount present (400); /v2 admission; asset well-formed (422
 // unsupported_asset) and enabled with collection (403
 // corridor_not_enabled); a network on a fiat asset (400); the network
@@ -285,8 +286,8 @@ func (e *Engine) SimulateCollectionV2(ctx context.Context, p Principal, sc Simul
 	return c, err
 }
 
-// parseV2Amount parses a /v2 amount of asset (design 2.0.2): the grammar
-// of money.Parse, no more decimals than the asset carries, above 0 (400
+// parseV2Amount parses a /v2 amount of asset: the grammar of
+// money.Parse, no more decimals than the asset carries, above 0 (400
 // otherwise), and at most money.Max (422 limit_exceeded).
 func parseV2Amount(asset money.Asset, s string) (money.Amount, error) {
 	a, err := money.Parse(asset, s)

@@ -14,7 +14,7 @@ import (
 	"github.com/tambalapay/tambala/store"
 )
 
-// The engine-level tests of /v2 collections (design 2.13, U35): simulate,
+// The engine-level tests of /v2 collections: simulate,
 // its codes, and the reads of every source, on every store.
 
 func simV2(asset, amount string, network *string) tambala.SimulatedCollectionV2 {
@@ -42,7 +42,7 @@ func TestSimulateCollectionV2(t *testing.T) {
 		assert.Nil(t, c2.Network)
 		d.requireUSDT(t, "1021.000000", "0.000000")
 
-		// MWK pays the /v1 collection fee (U35).
+		// MWK pays the /v1 collection fee.
 		m, err := d.e.SimulateCollectionV2(d.ctx, d.p, simV2("MWK", "10000", nil))
 		require.NoError(t, err)
 		v1, err := d.e.QuoteFee(d.ctx, actFor(d.e, d.org.ID), "collection", "momo", money.FromInt(money.MWK, 10000))

@@ -13,7 +13,7 @@ import (
 )
 
 // DepositAddressIssuer gives an organization its deposit address on a
-// network (design 2.12). It is called outside any transaction, once per
+// network. It is called outside any transaction, once per
 // (org, network) the engine has no address for yet; the engine stores
 // what it returns and never asks again for that pair. An error makes the
 // whole GET /v2/deposit-addresses 503 service_unavailable.
@@ -175,14 +175,14 @@ type depositRecord struct {
 // recorded twice under references that look the same.
 const MaxTxRefLength = 255
 
-// RecordDeposit credits a deposit (design 2.12, U37): Credit From
-// external net of the asset's collection fee (U35), a /v2 collection with
-// source deposit and collection_v2.settled, in one transaction. It is
-// idempotent per (network, tx_ref): the same deposit again returns the
-// same collection; other figures under that pair are 409 conflict. The
-// network must be known and carry the asset (422 unsupported_network),
-// the asset configured (422 unsupported_asset) and enabled with
-// collection for the organization (403 corridor_not_enabled).
+// RecordDeposit credits a deposit: Credit From external net of the
+// asset's collection fee, a /v2 collection with source deposit and
+// collection_v2.settled, in one transaction. It is idempotent per
+// (network, tx_ref): the same deposit again returns the same collection;
+// other figures under that pair are 409 conflict. The network must be
+// known and carry the asset (422 unsupported_network), the asset
+// configured (422 unsupported_asset) and enabled with collection for the
+// organization (403 corridor_not_enabled).
 func (e *Engine) RecordDeposit(ctx context.Context, orgID string, d Deposit) (CollectionV2, error) {
 	if d.TxRef == "" || len(d.TxRef) > MaxTxRefLength {
 		return CollectionV2{}, errcode.Newf(errcode.ValidationError, "tx_ref must be 1 to %d characters.", MaxTxRefLength)
@@ -243,7 +243,7 @@ func (e *Engine) RecordDeposit(ctx context.Context, orgID string, d Deposit) (Co
 }
 
 // RotateDepositAddress gives org a new address on network (the operator's
-// side; design 2.12: addresses change only this way): the issuer is asked
+// side, and the only way an address changes): the issuer is asked
 // outside any transaction, its address checked and stored in place of the
 // old one. 404 for an unknown organization, 422 unsupported_network for an
 // unknown network, 503 service_unavailable when the issuer fails or gives

@@ -46,7 +46,7 @@ func allCorridors(tx store.Tx) ([]quotes.Corridor, error) {
 }
 
 // visibleCorridors are the corridors org sees: those of a currency in its
-// asset list (U5).
+// asset list.
 func visibleCorridors(tx store.Tx, org *Organization) ([]quotes.Corridor, error) {
 	all, err := allCorridors(tx)
 	if err != nil {
@@ -116,7 +116,7 @@ func (e *Engine) assetOf(org *Organization, code, op string) (money.Asset, error
 }
 
 // deskOperation is the operation a desk order of dir needs on its
-// corridor currency (U4): payout to-bank, collection from-bank.
+// corridor currency: payout to-bank, collection from-bank.
 func deskOperation(dir quotes.Direction) string {
 	if dir == quotes.ToBank {
 		return OpPayout
@@ -124,12 +124,15 @@ func deskOperation(dir quotes.Direction) string {
 	return OpCollection
 }
 
-// QuoteOrder issues a desk order quote (POST /v2/orders/quotes): the
-// checks of design 2.3 in their order, the derived side rounded as the
-// rounding table says, frozen and stored for QuoteTTL (and kept a day
-// after, so a late use is quote_expired). Amounts are decimal text in
-// req because their asset decides their decimals; they are parsed once
-// the asset is known. Nothing is held.
+// QuoteOrder issues a desk order quote (POST /v2/orders/quotes). Checks,
+// in order: the shape, the codes, both assets enabled, the pair, the
+// direction's operation, the fixed amount, the desk and the corridor's
+// rate (see docs/decisions.md, "/v2 desk (orders, quotes, corridors)");
+// then the derived side, rounded as the quotes package's table says and
+// held to the corridor's limits. The quote is frozen and stored for
+// QuoteTTL (and kept a day after, so a late use is quote_expired).
+// Amounts are decimal text in req because their asset decides their
+// decimals; they are parsed once the asset is known. Nothing is held.
 func (e *Engine) QuoteOrder(ctx context.Context, p Principal, req quotes.Request) (quotes.Quote, error) {
 	if err := req.Check(); err != nil {
 		return quotes.Quote{}, err
@@ -203,8 +206,8 @@ type NewOrder struct {
 	Beneficiary *orders.Beneficiary
 	// BeneficiaryInvalid is set by a transport whose request had a
 	// beneficiary it could not read into Beneficiary (an unknown field, a
-	// value that is not a string): the engine answers it where design 2.4
-	// checks the beneficiary's fields, after the quote, and only for a
+	// value that is not a string): the engine answers it where it checks
+	// the beneficiary's fields, after the quote, and only for a
 	// to-bank order (a from-bank order with any beneficiary is
 	// beneficiary_not_allowed).
 	BeneficiaryInvalid error
@@ -242,11 +245,13 @@ var orderCodec = resourceCodec[orders.Order]{
 }
 
 // CreateOrder executes a quote as a desk order (POST /v2/orders), in one
-// transaction and in the order of design 2.4: idempotency; the quote
-// (not_found, quote_used, quote_expired); the beneficiary (required
-// to-bank, not allowed from-bank, then its fields) and client_ref; the
-// assets and operation still enabled; the desk open; client_ref unused in
-// the organization; to-bank, the hold of from_amount (insufficient_funds).
+// transaction and in this order: idempotency; client_ref's format (the
+// body's shape); the quote (not_found, quote_used, quote_expired); the
+// beneficiary (required to-bank, not allowed from-bank, then its fields);
+// the assets and operation still enabled; the desk open; client_ref
+// unused in the organization; to-bank, the hold of from_amount
+// (insufficient_funds); see
+// docs/decisions.md, "/v2 desk (orders, quotes, corridors)".
 // A to-bank order starts accepted, a from-bank one awaiting_instructions.
 // A zero idem.Fingerprint is n.Fingerprint().
 func (e *Engine) CreateOrder(ctx context.Context, p Principal, n NewOrder, idem Idempotency) (Created[orders.Order], error) {
@@ -256,7 +261,7 @@ func (e *Engine) CreateOrder(ctx context.Context, p Principal, n NewOrder, idem 
 	}
 	created, err := create(ctx, e, p, CreateOrder, idem, fp, orderCodec, func(tx store.Tx, org *Organization) (orders.Order, []byte, error) {
 		now := e.nowUTC()
-		if err := orders.ValidateClientRef(n.ClientRef); err != nil { // the body's shape comes before the quote (2.4.2)
+		if err := orders.ValidateClientRef(n.ClientRef); err != nil { // the body's shape comes before the quote
 			return orders.Order{}, nil, err
 		}
 		q, err := loadQuote(tx, org.ID, n.QuoteID)
@@ -415,7 +420,7 @@ func ProofMediaType(contentType string) (string, error) {
 func (e *Engine) MaxProofBytes() int64 { return e.orderOpts.MaxProofBytes }
 
 // UploadProof records a funding proof of one of the caller's from-bank
-// orders (PUT /v2/orders/{id}/proofs/funding), in the order of design 2.8:
+// orders (PUT /v2/orders/{id}/proofs/funding), checking in this order:
 // the media type (unsupported_media_type); the order (not_found); the
 // order expecting a proof (proof_not_expected; the newest proof uploaded
 // again while it is under review answers the order unchanged); the content

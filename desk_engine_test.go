@@ -27,11 +27,11 @@ import (
 	"github.com/tambalapay/tambala/store"
 )
 
-// The engine-level tests of the /v2 desk (design 2.2 to 2.10, 2.16 to
-// 2.18): quotes, order creation, both state machines through MoveOrder,
-// funding proofs and their links, the expiry sweep and the /v2 pause, on
-// every store adapter. The rapid model is in desk_rapid_test.go and the
-// races of 2.4.5 in desk_race_test.go.
+// The engine-level tests of the /v2 desk: corridors, quotes, order
+// creation, both state machines through MoveOrder with their events and
+// ledger movements, funding proofs and their links, the expiry sweep and
+// the /v2 pause, on every store adapter. The rapid model is in
+// desk_rapid_test.go and the races of order creation in desk_race_test.go.
 
 var (
 	deskT0      = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
@@ -383,7 +383,7 @@ func TestDeskToBankFailAndRefund(t *testing.T) {
 		requireCode(t, errcode.Conflict, err, "no refund to return")
 		assert.Equal(t, []string{orders.EventProcessing, orders.EventFailed}, d.orderEvents(t, a.ID))
 
-		// From accepted (U22): unable_to_fill or other, released, no refund;
+		// From accepted: unable_to_fill or other, released, no refund;
 		// the other to-bank codes are a conflict there, from-bank's a 400.
 		b := d.toBank(t, "50")
 		_, err = d.e.MoveOrder(d.ctx, b.ID, orders.Fail{Code: orders.BeneficiaryRejected})
@@ -616,8 +616,8 @@ func TestDeskFromBankFlow(t *testing.T) {
 	})
 }
 
-// TestDeskFromBankEndings: the failures and cancels of 2.7 and U26, none of
-// which posts anything.
+// TestDeskFromBankEndings: the failures and cancels a from-bank order
+// allows in each state, none of which posts anything.
 func TestDeskFromBankEndings(t *testing.T) {
 	eachStore(t, func(t *testing.T, s store.Store) {
 		d := newDeskEnv(t, s, nil)
@@ -730,7 +730,8 @@ func TestDeskFundingWindowOption(t *testing.T) {
 	assert.Equal(t, deskT0.Add(5*time.Hour), exp)
 }
 
-// TestDeskQuoteChecks: the answers of 2.3.2 through the engine.
+// TestDeskQuoteChecks: the answers of the quote's checks, in their order,
+// through the engine.
 func TestDeskQuoteChecks(t *testing.T) {
 	eachStore(t, func(t *testing.T, s store.Store) {
 		d := newDeskEnv(t, s, nil)
@@ -786,7 +787,7 @@ func TestDeskQuoteChecks(t *testing.T) {
 		requireCode(t, errcode.ValidationError, quote("USDT", "MWK", "1.1234567"), "the amount before the desk")
 		d.setCorridor(t, func(*quotes.Corridor) {})
 
-		// The operation of the direction (U4): payout on MWK for to-bank,
+		// The operation of the direction: payout on MWK for to-bank,
 		// collection on MWK for from-bank.
 		payOnly := d.newOrg(t, "PayOnly", []tambala.AssetAccess{
 			{Asset: "MWK", Operations: []string{tambala.OpPayout}},
@@ -859,7 +860,7 @@ func twoCorridorEnv(t *testing.T, s store.Store) *deskEnv {
 
 // TestDeskOneCorridorClosed: with two corridors, one closed is
 // rate_unavailable (not the desk closed), and an unexpired quote of it is
-// still executed at its frozen terms (U8, U9); every corridor closed is
+// still executed at its frozen terms; every corridor closed is
 // the desk closed, and leaves the quote unused.
 func TestDeskOneCorridorClosed(t *testing.T) {
 	eachStore(t, func(t *testing.T, s store.Store) {
@@ -899,8 +900,8 @@ func TestDeskOneCorridorClosed(t *testing.T) {
 	})
 }
 
-// TestDeskCreateOrderChecks: the answers of 2.4.2 in their order; every
-// rejection leaves nothing behind.
+// TestDeskCreateOrderChecks: the answers of order creation's checks in
+// their order; every rejection leaves nothing behind.
 func TestDeskCreateOrderChecks(t *testing.T) {
 	eachStore(t, func(t *testing.T, s store.Store) {
 		d := newDeskEnv(t, s, nil)
@@ -999,12 +1000,12 @@ func TestDeskCreateOrderChecks(t *testing.T) {
 	})
 }
 
-// TestDeskCreateOrderCheckOrder: the order of 2.4.2 where two checks fail
-// at once.
+// TestDeskCreateOrderCheckOrder: the order of order creation's checks
+// where two fail at once.
 func TestDeskCreateOrderCheckOrder(t *testing.T) {
 	d := newDeskEnv(t, memstore.New(), nil)
 	q := d.quote(t, "MWK", "USDT", "5000.00")
-	// Step 9 (the desk) before step 10 (client_ref).
+	// The desk before client_ref's uniqueness.
 	d.create(t, d.quote(t, "MWK", "USDT", "5000.00").ID, nil)
 	used := fmt.Sprintf("ref-%d", d.n-1)
 	d.setCorridor(t, func(c *quotes.Corridor) { c.Open = false })
@@ -1012,8 +1013,8 @@ func TestDeskCreateOrderCheckOrder(t *testing.T) {
 	requireCode(t, errcode.ServiceMaintenance, err, "the desk (9) before client_ref (10)")
 	d.setCorridor(t, func(*quotes.Corridor) {})
 
-	// Step 2 (the body's shape: client_ref a string of 1-64 characters)
-	// comes before step 3 (the quote's lookup).
+	// The body's shape (client_ref a string of 1-64 characters) comes
+	// before the quote's lookup.
 	for _, ref := range []string{"", strings.Repeat("r", 65), "a\x00b"} {
 		_, err = d.createFor(d.p, "0192d7f0-0000-7000-8000-000000000000", ref, nil, d.next("key"))
 		requireCode(t, errcode.ValidationError, err, "2.4.2 step 2 (client_ref %q) before step 3 (quote lookup)", ref)
@@ -1169,7 +1170,7 @@ func TestDeskOrderLists(t *testing.T) {
 	})
 }
 
-// TestDeskProofUploadRules: the checks of 2.8 in their order.
+// TestDeskProofUploadRules: the upload's checks in their order.
 func TestDeskProofUploadRules(t *testing.T) {
 	eachStore(t, func(t *testing.T, s store.Store) {
 		const maxProof = 64
@@ -1243,7 +1244,7 @@ func TestDeskProofUploadRules(t *testing.T) {
 }
 
 // TestDeskProofIdenticalReupload: the newest proof uploaded again while the
-// order is proof_submitted answers the order unchanged (2.8.4, U28).
+// order is proof_submitted answers the order unchanged (a safe retry).
 func TestDeskProofIdenticalReupload(t *testing.T) {
 	eachStore(t, func(t *testing.T, s store.Store) {
 		d := newDeskEnv(t, s, nil)
@@ -1396,7 +1397,7 @@ func TestDeskExpirySweep(t *testing.T) {
 		submitted := d.funded(t, "5000.00")
 		_, err = d.upload(d.p, submitted.ID, "application/pdf", deskPDF)
 		require.NoError(t, err)
-		waiting := d.fromBank(t, "5000.00") // no instructions: no deadline (U26)
+		waiting := d.fromBank(t, "5000.00") // no instructions: no deadline
 		exp, _ := unfunded.ExpiresAt()
 
 		d.clock.Advance(72 * time.Hour)
@@ -1445,7 +1446,7 @@ func TestDeskExpirySweep(t *testing.T) {
 
 // TestDeskExpiryPause: while /v2 is paused nothing expires; a deadline that
 // fell inside the pause is honoured, for uploads and the sweep, until the
-// pause ended plus PauseGrace (U40); one that passed before the pause is
+// pause ended plus PauseGrace; one that passed before the pause is
 // not.
 func TestDeskExpiryPause(t *testing.T) {
 	eachStore(t, func(t *testing.T, s store.Store) {
@@ -1613,8 +1614,8 @@ func TestDeskPruneQuotes(t *testing.T) {
 
 // TestDeskExpiryTwoPauses: a deadline honoured after a first pause (until
 // its end plus the grace) stays honoured for uploads when a second, short
-// pause comes and goes within that grace, as it does for the sweep (U40:
-// "for uploads and for the sweep").
+// pause comes and goes within that grace, as it does for the sweep: one
+// rule for uploads and the sweep.
 func TestDeskExpiryTwoPauses(t *testing.T) {
 	eachStore(t, func(t *testing.T, s store.Store) {
 		d := newDeskEnv(t, s, nil)  // grace 1h
@@ -1646,7 +1647,7 @@ func TestDeskExpiryTwoPauses(t *testing.T) {
 	})
 }
 
-// TestDeskSetCorridor: the operator's corridor checks (2.2.4).
+// TestDeskSetCorridor: the operator's corridor checks.
 func TestDeskSetCorridor(t *testing.T) {
 	d := newDeskEnv(t, memstore.New(), nil)
 	bad := []func(*quotes.Corridor){
@@ -1673,8 +1674,8 @@ func TestDeskSetCorridor(t *testing.T) {
 }
 
 // TestDeskFiatWithoutCorridor: a fiat asset in the organization's list
-// with no corridor is unsupported_pair (2.3.2 step 4), before the
-// operation's check (step 5).
+// with no corridor is unsupported_pair (the pair's check), before the
+// operation's check.
 func TestDeskFiatWithoutCorridor(t *testing.T) {
 	zmw, err := money.NewAsset("ZMW", 2)
 	require.NoError(t, err)
@@ -1713,7 +1714,7 @@ func (r *deskStuckRandom) Read(p []byte) (int, error) {
 }
 
 // TestDeskGeneratedReferenceClash: a generated reference that meets
-// another order's is drawn again (U21).
+// another order's is drawn again.
 func TestDeskGeneratedReferenceClash(t *testing.T) {
 	random := &deskStuckRandom{}
 	d := newDeskEnv(t, memstore.New(), func(o *tambala.Options) { o.Random = random })

@@ -21,7 +21,7 @@ import (
 // CreatePayoutV2 is the idempotent create of a /v2 payout.
 const CreatePayoutV2Op Operation = "payouts_v2.create"
 
-// The events of /v2 payouts, with the /v2 rendering as data (U34): a /v1
+// The events of /v2 payouts, with the /v2 rendering as data: a /v1
 // receiver never sees this shape under payout.*.
 const (
 	EventPayoutV2Succeeded = "payout_v2.succeeded"
@@ -105,7 +105,7 @@ func (r PayoutV2Request) Fingerprint() Fingerprint {
 	return f
 }
 
-// PayoutV2 is a /v2 payout (design 2.14). Amount is what the destination
+// PayoutV2 is a /v2 payout. Amount is what the destination
 // receives in Asset; SourceAmount what was held in SourceAsset
 // (principal plus fee, each converted and rounded up on an FX payout).
 // Fee, in Asset, is null until the payout is terminal: then the fee
@@ -311,7 +311,7 @@ func convertUp(a money.Amount, pair quotes.Pair, rate money.Rate) (money.Amount,
 	return money.Mul(a, rate, pair.From, money.RoundUp)
 }
 
-// CreatePayoutV2 accepts a /v2 payout (POST /v2/payouts, design 2.14), in
+// CreatePayoutV2 accepts a /v2 payout (POST /v2/payouts), in
 // one transaction: idempotency; the assets (asset with payout, source
 // asset in the list); the amount; the destination (bank or momo in MWK
 // with /v1's rules, wallet in a stablecoin on a network carrying it); the
@@ -490,7 +490,8 @@ func railOfV2(p PayoutV2) payouts.Rail {
 // principal_src to the provider; as fee the observed fee (in asset),
 // converted at the frozen rate and rounded up on an FX payout, capped at
 // fee_src (fee_src when none was reported); the rest of the hold returns
-// to available. A provider fee above the hold is absorbed (U34).
+// to available. A provider fee above the hold is absorbed (see
+// docs/decisions.md, "/v2 payouts").
 func (e *Engine) finishSuccessV2(tx store.Tx, rec *payoutRecord, p payouts.Payout, fee *money.Amount, now time.Time) error {
 	charged := p.HeldFee
 	v := rec.V2

@@ -167,7 +167,7 @@ var allowed = map[string]map[string]outcome{
 	},
 	"fb rejected overdue": {
 		"instructions":            repeat,
-		"proof":                   moved(orders.ProofSubmitted, nil), // U27: a rejected order takes a new proof past the deadline
+		"proof":                   moved(orders.ProofSubmitted, nil), // a rejected order takes a new proof past the deadline
 		"reject-proof":            repeat,
 		"fail funds_not_received": moved(orders.Failed, nil, orders.EventFailed),
 		"fail other":              moved(orders.Failed, nil, orders.EventFailed),
@@ -514,7 +514,7 @@ func TestExpiryBoundary(t *testing.T) {
 		{exp, time.Time{}, false},
 		{exp.Add(999 * time.Microsecond), time.Time{}, false}, // millisecond precision
 		{exp.Add(time.Millisecond), time.Time{}, true},
-		{exp.Add(time.Millisecond), exp.Add(time.Hour), false}, // U40: pause plus grace
+		{exp.Add(time.Millisecond), exp.Add(time.Hour), false}, // pause plus grace
 		{exp.Add(time.Hour), exp.Add(time.Hour), false},
 		{exp.Add(time.Hour + time.Millisecond), exp.Add(time.Hour), true},
 		{exp.Add(time.Millisecond), exp.Add(-time.Hour), true}, // an earlier one is ignored

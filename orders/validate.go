@@ -9,14 +9,14 @@ import (
 
 // Bounds of the text an order carries, in Unicode code points.
 const (
-	MaxClientRefLength = 64  // client_ref (U17)
-	MaxTextLength      = 200 // beneficiary and funding instruction fields (U18)
+	MaxClientRefLength = 64  // client_ref
+	MaxTextLength      = 200 // beneficiary and funding instruction fields
 	MaxReasonLength    = 500 // a proof's rejected_reason
 )
 
 // DefaultFundingWindow is how long after the instructions a from-bank
-// order's funding deadline falls when the desk gives none (U20; the
-// engine's Options.FundingWindow overrides it through Instructions.Window).
+// order's funding deadline falls when the desk gives none (the engine's
+// Options.FundingWindow overrides it through Instructions.Window).
 const DefaultFundingWindow = 72 * time.Hour
 
 // MinDeadlineLead is how far ahead a deadline the desk gives must be: more
@@ -30,7 +30,7 @@ const MinDeadlineLead = time.Hour
 // is never trimmed or normalised.
 func checkText(field, v string, max int) error { return textrule.Check(field, v, max) }
 
-// ValidateClientRef checks a client_ref (U17): 1 to 64 code points of valid
+// ValidateClientRef checks a client_ref: 1 to 64 code points of valid
 // UTF-8 with no control or invisible format characters (checkText). It is
 // neither trimmed nor case-folded; two refs are the same only when their
 // bytes are. Failure is 400 validation_error.
@@ -38,7 +38,7 @@ func ValidateClientRef(ref string) error {
 	return checkText("client_ref", ref, MaxClientRefLength)
 }
 
-// Validate checks a to-bank beneficiary's fields (U18): name, bank_name and
+// Validate checks a to-bank beneficiary's fields: name, bank_name and
 // account_number 1 to 200 code points each; branch nil (absent or null) or
 // 1 to 200; each under checkText's rule. The account number is free text:
 // bank_name names no institution of the reference data, so no institution's
@@ -62,7 +62,7 @@ func (b Beneficiary) Validate() error {
 }
 
 // ValidReference reports whether s may be a funding reference:
-// ^[A-Z0-9]{6,18}$ (U21).
+// ^[A-Z0-9]{6,18}$.
 func ValidReference(s string) bool {
 	if len(s) < 6 || len(s) > 18 {
 		return false

@@ -244,7 +244,7 @@ func TestFailureFor(t *testing.T) {
 	assert.Equal(t, payouts.FailureFor("declined").Message, payouts.FailureFor("").Message)
 }
 
-// TestStateMachine drives random moves and checks section 3.3: only the
+// TestStateMachine drives random moves and checks that only the
 // table's transitions happen, terminal_at is set once and never moves, a
 // failed payout reads fee 0.00 with a failure, a reversed one keeps its fee
 // and has no failure.

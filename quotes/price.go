@@ -103,7 +103,7 @@ func checkDerived(field string, a money.Amount) error {
 	return money.CheckMax(field, a)
 }
 
-// ParseAmount is step 6 of section 2.3.2 for one side of a request: s in
+// ParseAmount is a quote request's amount check, for one side: s in
 // the grammar of money.Parse, at most asset's decimals (more is 400, never
 // rounded), greater than zero; above money.Max is 422 limit_exceeded.
 // field names the side in messages.
@@ -127,7 +127,7 @@ func fieldErr(field string, err error) error {
 
 // Limits are a minimum and a maximum, each optional, of one asset: a
 // corridor's (Corridor.Limits, on the corridor-currency side) or those of
-// (asset, operation) (U7, U31: conversions check them on the from side).
+// (asset, operation) (conversions check them on the from side).
 type Limits struct {
 	Min, Max *money.Amount
 }

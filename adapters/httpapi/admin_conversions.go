@@ -11,7 +11,7 @@ import (
 )
 
 // The operator's per-(asset, operation) limits of /v2 conversions and
-// payouts (U7, U31).
+// payouts (see docs/decisions.md, "/v2 conversions").
 func (a *Admin) conversionRoutes() {
 	a.handle("GET /admin/assets/{asset}/limits/{operation}", a.getAssetLimits)
 	a.handleJSON("PUT /admin/assets/{asset}/limits/{operation}", a.setAssetLimits)

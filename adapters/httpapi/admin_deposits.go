@@ -24,8 +24,9 @@ func (a *Admin) rotateDepositAddress(w http.ResponseWriter, r *http.Request) {
 
 // recordDeposit is POST /admin/orgs/{org}/deposits {network, asset,
 // amount, tx_ref}: a deposit credited to the organization, idempotent per
-// (network, tx_ref) (design 2.12, U37): 201 with the /v2 collection, and
-// the same deposit again answers 201 with the same collection.
+// (network, tx_ref): 201 with the /v2 collection, and the same deposit
+// again answers 201 with the same collection (see docs/decisions.md,
+// "/v2 deposits and collections").
 func (a *Admin) recordDeposit(w http.ResponseWriter, r *http.Request) {
 	var in struct {
 		Network string          `json:"network"`

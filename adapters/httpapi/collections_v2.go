@@ -72,7 +72,8 @@ func assetFilter(r *http.Request) (string, error) {
 
 // simulateCollectionV2 is POST /v2/collections/simulate: sandbox_only is
 // answered before the body is decoded; then the body's shape (400), and
-// the engine checks the rest in the order of design 2.13.2.
+// the engine checks the rest in SimulateCollectionV2's order (see
+// docs/decisions.md, "/v2 deposits and collections").
 func (h *Handler) simulateCollectionV2(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
 	body, err := readBody(r)
 	if err != nil {
@@ -119,7 +120,8 @@ func decodeSimulatedCollectionV2(body []byte) (tambala.SimulatedCollectionV2, er
 }
 
 // v2AmountText reads a required /v2 amount field as its decimal text: a
-// JSON string (design 2.0.2); the engine parses it once the asset is
+// JSON string, never a number, as every /v2 amount (see
+// docs/decisions.md, "Money"); the engine parses it once the asset is
 // known.
 func v2AmountText(field string, raw json.RawMessage) (string, error) {
 	if len(raw) == 0 || string(raw) == "null" {

@@ -8,7 +8,7 @@ import (
 	"github.com/tambalapay/tambala/errcode"
 )
 
-// The /v2 conversions (design 2.11).
+// The /v2 conversion routes.
 func (h *Handler) conversionRoutes() {
 	h.handleJSON("POST /v2/conversions/quotes", tambala.APIv2, h.serveQuote(h.engine.QuoteConversion))
 	h.handleJSON("POST /v2/conversions", tambala.APIv2, serveCreate(h, createRoute[tambala.NewConversion, tambala.Conversion]{

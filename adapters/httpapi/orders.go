@@ -78,8 +78,9 @@ func (h *Handler) serveQuote(quote func(context.Context, tambala.Principal, quot
 	}
 }
 
-// beneficiaryFields are the only fields a beneficiary may have (U18): an
-// unknown one is refused, so a caller never believes an iban is used.
+// beneficiaryFields are the only fields a beneficiary may have: an
+// unknown one is refused, so a caller never believes an iban is used
+// (see docs/decisions.md, "/v2 desk (orders, quotes, corridors)").
 var beneficiaryFields = map[string]bool{"name": true, "bank_name": true, "account_number": true, "branch": true}
 
 // decodeNewOrder reads POST /v2/orders: quote_id and client_ref strings,
@@ -196,7 +197,7 @@ func renderOrders(os []orders.Order) []json.RawMessage {
 // uploadProof is PUT /v2/orders/{id}/proofs/funding: the media type (415)
 // and a declared length over the cap (413) are the transport's to see
 // first, so a large body is never read for nothing; the engine does the
-// rest in the order of design 2.8.
+// rest, in the order UploadProof gives.
 func (h *Handler) uploadProof(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
 	if _, err := tambala.ProofMediaType(r.Header.Get("Content-Type")); err != nil {
 		writeError(w, r, h.log, err)

@@ -24,8 +24,8 @@ import (
 )
 
 // The /v2 desk through HTTP only: corridors, quotes, orders, funding
-// proofs and their links (design 2.2 to 2.8), every code of design 2.17 for
-// these routes, the /v2 pause and access states.
+// proofs and their links, every error code of these routes, the /v2
+// pause and access states.
 
 // The responses of GET /files/proofs/{token} and GET
 // /admin/orders/{id}/proofs/funding are the proof's bytes: the document
@@ -658,8 +658,8 @@ func TestOrders_ProofLinkUsesPublicBaseURL(t *testing.T) {
 
 // TestOrders_IdenticalProofReuploadIsIdempotent: uploading the newest
 // proof again while the order is proof_submitted answers 200 with the
-// order unchanged, so a client may retry an upload whose answer it lost
-// (design 2.8 step 4, U28). Another file is 409 proof_not_expected.
+// order unchanged, so a client may retry an upload whose answer it
+// lost. Another file is 409 proof_not_expected.
 func TestOrders_IdenticalProofReuploadIsIdempotent(t *testing.T) {
 	e := newDeskEnv(t)
 	_, key := e.deskOrg(t, "")
@@ -679,7 +679,7 @@ func TestOrders_IdenticalProofReuploadIsIdempotent(t *testing.T) {
 }
 
 // ---------------------------------------------------------------------------
-// Every code of design 2.17 for these routes.
+// Every error code of these routes.
 
 type call struct {
 	name        string
@@ -941,7 +941,7 @@ func TestOrders_QuoteExpiryAndTheDeskClosing(t *testing.T) {
 	q = toBankQuote(t, e, key)
 	e.Clock.Advance(61 * time.Second)
 	e.do(t, "POST", "/v2/orders", orderBody(q.QuoteID, "late", beneficiaryJSON), hdr(key, "Idempotency-Key", "late")).want(t, 422, "quote_expired")
-	// Expired outranks the beneficiary's presence (design 2.4.2 steps 5, 6).
+	// The quote's expiry is checked before the beneficiary's presence.
 	e.do(t, "POST", "/v2/orders", orderBody(q.QuoteID, "late", ""), hdr(key, "Idempotency-Key", "late-2")).want(t, 422, "quote_expired")
 	// Still expired, not not_found, a day later.
 	e.Clock.Advance(23 * time.Hour)
@@ -970,11 +970,11 @@ func TestOrders_QuoteExpiryAndTheDeskClosing(t *testing.T) {
 }
 
 // TestOrders_CreateChecksInDesignOrder: POST /v2/orders answers the first
-// failing check in the order of design 2.4.2 (U15): the key, the shape
-// (quote_id a string, client_ref 1 to 64 characters), the quote (404, 409
-// quote_used, 422 quote_expired), the beneficiary's presence (422), its
-// fields (400, to-bank only: U18), then enablement, the desk, client_ref
-// uniqueness and the funds.
+// failing check in this order: the key, the shape (quote_id a string,
+// client_ref 1 to 64 characters), the quote (404, 409 quote_used, 422
+// quote_expired), the beneficiary's presence (422), its fields (400,
+// to-bank only), then enablement, the desk, client_ref uniqueness and the
+// funds; see docs/decisions.md, "/v2 desk (orders, quotes, corridors)".
 func TestOrders_CreateChecksInDesignOrder(t *testing.T) {
 	e := newDeskEnv(t)
 	_, key := e.deskOrg(t, "")
@@ -991,17 +991,17 @@ func TestOrders_CreateChecksInDesignOrder(t *testing.T) {
 		status     int
 		code       string
 	}{
-		// Step 2 (the shape) before step 3 (the quote).
+		// The shape before the quote.
 		{"client_ref too long, unknown quote", orderBody(unknown, long, beneficiaryJSON), 400, "validation_error"},
 		{"client_ref empty, used quote", orderBody(used.QuoteID, "", beneficiaryJSON), 400, "validation_error"},
 		{"client_ref too long, expired quote", orderBody(expired.QuoteID, long, beneficiaryJSON), 400, "validation_error"},
 		{"client_ref too long, no beneficiary", orderBody(tq.QuoteID, long, ""), 400, "validation_error"},
-		// Steps 3 to 6 before step 7 (the beneficiary's fields).
+		// The quote and the beneficiary's presence before its fields.
 		{"unknown quote, bad beneficiary", orderBody(unknown, "r", `{"iban":"x"}`), 404, "not_found"},
 		{"unknown quote, empty name", orderBody(unknown, "r", `{"name":""}`), 404, "not_found"},
 		{"used quote, bad beneficiary", orderBody(used.QuoteID, "r", `{"name":1}`), 409, "quote_used"},
 		{"expired quote, bad beneficiary", orderBody(expired.QuoteID, "r", `{"name":"A","bank_name":"B","account_number":"1","swift":"X"}`), 422, "quote_expired"},
-		// Field validation only on to-bank (U18): any non-null beneficiary
+		// Field validation only on to-bank: any non-null beneficiary
 		// on a from-bank order is beneficiary_not_allowed.
 		{"from-bank, beneficiary with an unknown field", orderBody(fq.QuoteID, "r", `{"iban":"MW00"}`), 422, "beneficiary_not_allowed"},
 		{"from-bank, beneficiary an empty string", orderBody(fq.QuoteID, "r", `""`), 422, "beneficiary_not_allowed"},
@@ -1068,7 +1068,7 @@ func TestOrders_ProofUploadErrors(t *testing.T) {
 	o2, _ := createOrder(t, e, key, "k2", orderBody(fq2.QuoteID, "proofs-2", ""))
 	move(t, e, o2.ID, "instructions", map[string]string{"bank_name": "NBM", "account_name": "Desk", "account_number": "1"}, 200, "")
 	// A rejected proof keeps its order open to a new proof past the
-	// deadline (U27).
+	// deadline.
 	d := deskOrder(t, e, o.ID)
 	move(t, e, o.ID, "reject-proof", map[string]string{"proof_id": d.Proof.ID, "reason": "Unreadable."}, 200, "")
 	e.Clock.Advance(72*time.Hour + time.Millisecond)
@@ -1275,7 +1275,7 @@ func TestOrders_ListPages(t *testing.T) {
 	}
 }
 
-// TestOrders_ConcurrentCreates: racing creates over HTTP (design 2.4.5):
+// TestOrders_ConcurrentCreates: racing creates over HTTP:
 // one quote under many keys gives one order; one key under many requests
 // gives one order, the others its replay or conflict (still in flight);
 // one client_ref on many quotes gives one order.
