@@ -22,7 +22,7 @@ import (
 	"github.com/tambalapay/tambala/store"
 )
 
-// The /v2 conversions (design 2.11): a quote of kind conversion, executed
+// The /v2 conversions: a quote of kind conversion, executed
 // into a Conversion that holds its from_amount, driven by a worker through
 // the Converter port to completed (the hold captured to the desk, the
 // to_amount credited from it) or failed (the hold released).
@@ -43,7 +43,7 @@ func init() {
 	}{APIv2, ""}
 }
 
-// Events of a conversion's end (U32); their data is the Conversion's
+// Events of a conversion's end; their data is the Conversion's
 // rendering.
 const (
 	EventConversionCompleted = "conversion.completed"
@@ -60,7 +60,7 @@ const (
 	ConversionFailed     ConversionStatus = "failed"
 )
 
-// Failure codes of a failed conversion (design 2.11.3).
+// Failure codes of a failed conversion.
 const (
 	ConversionProviderDeclined = "provider_declined"
 	ConversionOther            = "other"
@@ -114,7 +114,7 @@ func (c Conversion) Render() []byte {
 // stablecoin, as every quote's) for pair's direction; ok false when there
 // is none now (503 rate_unavailable). It is called outside any store
 // transaction. The default is the corridor rate of the direction, only
-// while the corridor is open and that rate non-null (U31).
+// while the corridor is open and that rate non-null.
 type ConversionPricer interface {
 	ConversionRate(ctx context.Context, pair quotes.Pair) (rate money.Rate, ok bool, err error)
 }
@@ -255,7 +255,7 @@ func (e *Engine) loadOwnConversion(tx store.Tx, org, id string) (Conversion, err
 
 func conversionHold(id string) string { return "conversion:" + id + ":hold" }
 
-// corridorPricer is the default ConversionPricer (U31).
+// corridorPricer is the default ConversionPricer.
 type corridorPricer struct{ s store.Store }
 
 func (c corridorPricer) ConversionRate(ctx context.Context, pair quotes.Pair) (money.Rate, bool, error) {
@@ -289,15 +289,16 @@ func (e *Engine) conversionPricer() ConversionPricer {
 	return corridorPricer{e.store}
 }
 
-// QuoteConversion issues a conversion quote (POST /v2/conversions/quotes,
-// design 2.11.1): the request's shape (400) and codes (422
+// QuoteConversion issues a conversion quote (POST
+// /v2/conversions/quotes): the request's shape (400) and codes (422
 // unsupported_asset); both assets in the organization's list with convert
 // (403 corridor_not_enabled); the pair rule (422 unsupported_pair); the
 // fixed amount (400); a rate from the ConversionPricer (none: 503
-// rate_unavailable); the rounding of design 2.1; the (from asset, convert)
-// limits on the from side (422 amount_below_minimum, limit_exceeded). The
-// pricer is asked before the transaction, outside it; its answer is used
-// only once every earlier check has passed. Nothing is held.
+// rate_unavailable); the rounding of quotes.Price; the (from asset,
+// convert) limits on the from side (422 amount_below_minimum,
+// limit_exceeded). The pricer is asked before the transaction, outside it;
+// its answer is used only once every earlier check has passed. Nothing is
+// held.
 func (e *Engine) QuoteConversion(ctx context.Context, p Principal, req quotes.Request) (quotes.Quote, error) {
 	if err := req.Check(); err != nil {
 		return quotes.Quote{}, err
@@ -368,8 +369,8 @@ func (n NewConversion) Fingerprint() Fingerprint {
 	return f
 }
 
-// CreateConversion executes a conversion quote (POST /v2/conversions,
-// design 2.11.2) in one transaction: idempotency; the quote (unknown,
+// CreateConversion executes a conversion quote (POST /v2/conversions)
+// in one transaction: idempotency; the quote (unknown,
 // foreign, malformed or an order quote: not_found; used: quote_used;
 // expired: quote_expired); both assets still enabled with convert (403);
 // the hold of from_amount (402 insufficient_funds). The conversion starts
@@ -510,7 +511,7 @@ var ErrNoConverter = errors.New("tambala: no converter configured (Options.Conve
 // advanced. Each is claimed under a lease in a transaction before the
 // converter is called, outside any transaction; its end is one
 // transaction with its ledger entries and event. A /v2 pause does not stop
-// it: accepted conversions reach their result (design 2.16).
+// it: accepted conversions reach their result.
 func (e *Engine) ProcessConversions(ctx context.Context) (int, error) {
 	n, _, err := e.processConversions(ctx)
 	return n, err
@@ -674,7 +675,7 @@ func (e *Engine) settleConversion(ctx context.Context, id string, fn func(tx sto
 }
 
 // completeConversion captures the hold to the desk and credits to_amount
-// from the desk (design 2.18), with the event.
+// from the desk, with the event.
 func (e *Engine) completeConversion(tx store.Tx, r *conversionRecord, c Conversion, now time.Time) error {
 	if _, err := ledger.Post(tx, ledger.CaptureHold{EntryID: "conversion:" + c.ID + ":capture", HoldID: conversionHold(c.ID),
 		Amount: c.From, To: ledger.Desk, Ref: c.ID, At: now}); err != nil {

@@ -22,9 +22,9 @@ import (
 	"github.com/tambalapay/tambala/store"
 )
 
-// The engine-level tests of /v2 conversions (design 2.11, 2.16, 2.18) on
-// every store. The rapid model is in conversions_rapid_test.go and the
-// races in conversions_race_test.go.
+// The engine-level tests of /v2 conversions on every store. The rapid
+// model is in conversions_rapid_test.go and the races in
+// conversions_race_test.go.
 
 const convDelay = 2 * time.Second
 

@@ -20,8 +20,8 @@ import (
 	"github.com/tambalapay/tambala/store"
 )
 
-// The engine-level tests of deposit addresses and deposits (design 2.12,
-// U36, U37) on every store.
+// The engine-level tests of deposit addresses and deposits on every
+// store.
 
 // countingIssuer is the sandbox issuer counting its calls per network.
 type countingIssuer struct {

@@ -16,7 +16,7 @@ import (
 	"github.com/tambalapay/tambala/store"
 )
 
-// The concurrency tests of design 2.4.5 and a few more races of the desk,
+// The concurrency tests of order creation and a few more races of the desk,
 // on both stores, under -race.
 
 // deskRace runs fns at once and waits for them.

@@ -28,9 +28,9 @@ import (
 // (valid or not), uploads (fresh, identical, late), confirmations and
 // rejections with fresh or stale proof ids, cancels, refunds, clock moves,
 // expiry sweeps, one /v2 pause and the desk closing. A small independent
-// model predicts each answer (design 2.4, 2.6, 2.7, 2.8, U22 to U27, U40)
-// and, after every step, the engine's state is compared with it and the
-// ledger invariants of 2.19.6 are checked.
+// model predicts each answer (creation's checks, both state machines,
+// proofs, expiry and the pause) and, after every step, the engine's state
+// is compared with it and the ledger invariants are checked (invariants).
 
 const (
 	rdWindow = 70 * time.Minute // Options.Orders.FundingWindow
@@ -141,8 +141,8 @@ func (m *rdModel) held() money.Amount {
 	return h
 }
 
-// effective is the deadline honoured for d (U40, with the one pause a run
-// may have).
+// effective is the deadline honoured for d (the pause's end plus the
+// grace when d fell inside the one pause a run may have).
 func (m *rdModel) effective(d time.Time) time.Time {
 	if !m.pausedOnce || m.paused || d.Before(m.pausedAt) || d.After(m.resumedAt) {
 		return d
@@ -178,7 +178,8 @@ func (m *rdModel) quote(rt *rapid.T) {
 	m.quotes = append(m.quotes, &rdQuote{q: q})
 }
 
-// wantCreate is the model's answer to a create (2.4.2 in order).
+// wantCreate is the model's answer to a create (creation's checks in
+// order).
 func (m *rdModel) wantCreate(n tambala.NewOrder, key string) (errcode.Code, *rdOrder) {
 	if m.paused {
 		return errcode.ServiceMaintenance, nil
@@ -558,7 +559,7 @@ func (m *rdModel) upload(rt *rapid.T) {
 	case m.paused:
 		want = errcode.ServiceMaintenance
 	case o.status == orders.ProofSubmitted && o.sha == sha:
-		identical = true // the order unchanged (2.8.4)
+		identical = true // the order unchanged (a safe retry)
 	case o.dir != orders.FromBank || o.status != orders.AwaitingFunds:
 		want = errcode.ProofNotExpected
 	case o.proof == "" && m.now().After(m.effective(o.deadline)):

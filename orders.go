@@ -362,8 +362,8 @@ func (e *Engine) ProcessOrders(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-// effectiveDeadline is the funding deadline the sweep and uploads honour
-// (U40): exp, or, when exp fell inside a /v2 pause, that pause's end plus
+// effectiveDeadline is the funding deadline the sweep and uploads honour:
+// exp, or, when exp fell inside a /v2 pause, that pause's end plus
 // the grace, and so on while the extended deadline falls inside a later
 // pause. Zero means exp. Inside a pause that still lasts there is no
 // deadline yet: the sweep does not run then, and uploads are paused.

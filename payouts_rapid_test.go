@@ -17,8 +17,9 @@ import (
 	"github.com/tambalapay/tambala/store"
 )
 
-// allowedMoves is section 3.3 as seen from outside: a read may skip the
-// internal steps, so a payout may be seen to jump forward along the table.
+// allowedMoves is the payout state machine as seen from outside: a read
+// may skip the internal steps, so a payout may be seen to jump forward
+// along the table.
 var allowedMoves = map[string][]string{
 	"held":      {"held", "submitted", "pending", "succeeded", "failed", "reversed"},
 	"submitted": {"submitted", "pending", "succeeded", "failed", "reversed"},

@@ -19,9 +19,9 @@ import (
 	"github.com/tambalapay/tambala/store"
 )
 
-// The engine tests of /v2 payouts (design 2.14, 2.16, 2.18) on every
-// store: checks and codes, same-asset and FX pricing, the worker's
-// outcomes in the source asset, the /v2 pause, and /v1 untouched.
+// The engine tests of /v2 payouts on every store: checks and codes,
+// same-asset and FX pricing, the worker's outcomes in the source asset,
+// the /v2 pause, and /v1 untouched.
 
 const (
 	pv2Tron   = "TBXSw8fM4jpQkGc6zZjsVABFpVN7UvXPdV"

@@ -187,7 +187,7 @@ func (e *Engine) claim(ctx context.Context, id string) (rec payoutRecord, ok boo
 		}
 		if rec.Status == payouts.Held && rec.V2 != nil {
 			// A /v2 payout still held is not submitted while /v2 is
-			// paused (design 2.16): it stays due, polled again later.
+			// paused: it stays due, polled again later.
 			ps, err := e.readPause(tx)
 			if err != nil {
 				return err

@@ -1,7 +1,7 @@
-// Package errcode holds the stable error codes of the API (reference section
-// 7.2 and docs/decisions.md) in one table, each with its HTTP status and a
-// fixed default message, and the typed error that carries a code through the
-// engine.
+// Package errcode holds the stable error codes of the API (those it
+// documents and those docs/decisions.md adds) in one table, each with its
+// HTTP status and a fixed default message, and the typed error that
+// carries a code through the engine.
 //
 // Every coded error the engine and the domain packages return is an *Error
 // (domain details such as *ledger.InsufficientFundsError or

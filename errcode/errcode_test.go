@@ -13,10 +13,10 @@ import (
 	"github.com/tambalapay/tambala/errcode"
 )
 
-// wantStatus is payments-api.md section 7.2 plus the statuses decisions.md
-// fixes for the codes the reference lists without one, and the 405 of a wrong
-// method. Written out literally so that a change to the table must change
-// this list too.
+// wantStatus is the HTTP status of every error code the API documents,
+// plus the statuses decisions.md fixes for the codes documented without
+// one, and the 405 of a wrong method. Written out literally so that a
+// change to the table must change this list too.
 var wantStatus = []struct {
 	code   errcode.Code
 	status int

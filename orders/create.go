@@ -24,8 +24,8 @@ type Params struct {
 	Beneficiary *Beneficiary
 }
 
-// New creates an order from an accepted quote at now (design 2.4). It
-// checks, in the order of U15 as far as they are its own: client_ref (400
+// New creates an order from an accepted quote at now. It checks, in the
+// order of creation's checks as far as they are its own: client_ref (400
 // validation_error), the beneficiary's presence (422 beneficiary_required
 // on a to-bank order without one, beneficiary_not_allowed on a from-bank
 // order with one), then its fields (400). The engine has already checked

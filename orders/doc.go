@@ -1,10 +1,9 @@
-// Package orders holds the pure rules of /v2 desk orders (design sections
-// 2.4 to 2.10): the Order record, the validation of client_ref, the
-// beneficiary and the funding instructions, the to-bank and from-bank state
-// machines as one function (Apply), the failure vocabulary with its fixed
-// messages, the one rendering of an order that GET /v2/orders/{id} and
-// every order event share (Render), and the storage encoding (Encode,
-// Decode).
+// Package orders holds the pure rules of /v2 desk orders: the Order
+// record, the validation of client_ref, the beneficiary and the funding
+// instructions, the to-bank and from-bank state machines as one function
+// (Apply), the failure vocabulary with its fixed messages, the one
+// rendering of an order that GET /v2/orders/{id} and every order event
+// share (Render), and the storage encoding (Encode, Decode).
 //
 // No I/O, no clock, no randomness, no context: callers pass ids, times and
 // random bytes in. The package does not import the ledger (a pure package
@@ -27,9 +26,10 @@
 // and client_ref (400). Everything that needs storage stays with the
 // engine: idempotency, the quote's lookup, use and expiry, enablement, the
 // desk being open, client_ref uniqueness and the funds check of the hold.
-// To keep U15's order of checks, the engine calls New after the quote's
-// checks (lookup, used, expired) and before enablement, the desk, the
-// client_ref index and the hold.
+// To keep the order of creation's checks, the engine calls New after the
+// quote's checks (lookup, used, expired) and before enablement, the desk,
+// the client_ref index and the hold (see docs/decisions.md,
+// "/v2 desk (orders, quotes, corridors)").
 //
 // # Moving an order
 //
@@ -57,7 +57,7 @@
 // 409, not a repeat). CoinsSent changes only the internal CoinsLeftAt: the
 // record changes (Effects.Changed) but not updated_at or the rendering.
 //
-// updated_at changes on every status, proof or refund change (U44), and
+// updated_at changes on every status, proof or refund change, and
 // never goes back: it is the later of its old value and now. Every stored
 // time is UTC truncated to the millisecond, the precision of the wire, so
 // that what is compared is what is rendered.
@@ -65,9 +65,9 @@
 // # Expiry and the /v2 pause
 //
 // An order expires when it is awaiting_funds, has never had a proof and now
-// is after its expires_at (U27). Expire and ProofUploaded take an optional
+// is after its expires_at. Expire and ProofUploaded take an optional
 // effective deadline: the engine passes a later one when expires_at fell
-// inside a /v2 pause (U40: honoured until the pause ends plus a grace);
+// inside a /v2 pause (honoured until the pause ends plus a grace);
 // expires_at itself never moves. ExpiryDue answers the sweeper's question
 // without building a command.
 package orders

@@ -31,7 +31,7 @@ type Posting struct {
 	Ref     string       // the order id
 }
 
-// Order event types (design section 2.9). The data of each is Render of
+// Order event types. The data of each is Render of
 // the order after the move.
 const (
 	EventProcessing     = "order.processing"
@@ -56,7 +56,7 @@ type Event struct {
 }
 
 // RefundCollection is the /v2 collection record the engine writes when a
-// refund is returned (U24): source order_refund, fee 0, amount and
+// refund is returned: source order_refund, fee 0, amount and
 // amount_credited = Amount, order_id = OrderID, and it records the one
 // posting EntryID (the refund's Credit); it is never a second credit. The
 // engine also emits collection_v2.settled with the collection's rendering.

@@ -24,7 +24,7 @@ type Command interface {
 // accepted -> processing, event order.processing.
 type StartProcessing struct{}
 
-// CoinsSent is the desk recording that the stablecoin left (U23): in
+// CoinsSent is the desk recording that the stablecoin left: in
 // processing it captures the hold to the desk (entry order:<id>:capture)
 // and sets the internal CoinsLeftAt. The status, updated_at and the
 // rendering do not change, so it emits no event.
@@ -36,7 +36,7 @@ type CoinsSent struct{}
 // order:<id>:credit). Event order.completed.
 type Complete struct{}
 
-// Fail ends an order with a failure code (U22, U25, U26). A code outside
+// Fail ends an order with a failure code (failCodes). A code outside
 // the direction's list is 400 validation_error; a code the direction knows
 // but the state does not allow is 409 conflict. A to-bank order whose
 // coins had not left releases its hold (entry order:<id>:release); one
@@ -84,7 +84,7 @@ type Instructions struct {
 	Random [ReferenceRandomBytes]byte
 }
 
-// ProofUploaded records a funding proof the caller uploaded (design 2.8):
+// ProofUploaded records a funding proof the caller uploaded:
 // awaiting_funds -> proof_submitted with Proof set (clearing any
 // rejected_reason). No event: it is the caller's own action. Anything else
 // is 409 proof_not_expected, including an order that never had a proof and
@@ -97,13 +97,14 @@ type ProofUploaded struct {
 	ContentType string // application/pdf, image/png or image/jpeg
 	Size        int64
 	// Deadline is the effective deadline when later than expires_at (a
-	// deadline that fell inside a /v2 pause, U40); zero means expires_at.
+	// deadline that fell inside a /v2 pause); zero means expires_at.
 	Deadline time.Time
 }
 
 // RejectProof is the desk rejecting the newest proof, named by ProofID:
 // proof_submitted -> awaiting_funds with rejected_reason set (1 to 500
-// characters), expires_at unchanged, event order.awaiting_funds (U30). A
+// characters), expires_at unchanged, event order.awaiting_funds (the
+// order reaches that state again). A
 // ProofID that is not the newest proof is 409 conflict.
 type RejectProof struct {
 	ProofID string
@@ -122,8 +123,8 @@ type ConfirmFunds struct {
 // its deadline: awaiting_funds -> expired, event order.expired, only when
 // ExpiryDue; otherwise 409 conflict (the sweeper skips the order).
 type Expire struct {
-	// Deadline is the effective deadline when later than expires_at (U40);
-	// zero means expires_at.
+	// Deadline is the effective deadline when later than expires_at (a
+	// deadline that fell inside a /v2 pause); zero means expires_at.
 	Deadline time.Time
 }
 
@@ -187,7 +188,7 @@ func (t *transition) credit(step string) Posting {
 	return p
 }
 
-// Apply makes one move of o at now (design 2.6, 2.7 and 2.10). It returns
+// Apply makes one move of o at now (a state machine's move). It returns
 // the moved order and its Effects; on a repeat, the order unchanged and
 // Effects.Changed false; on error, an *errcode.Error (or an uncoded error
 // for a command the engine should never build), o unchanged and no
@@ -267,7 +268,7 @@ func (Complete) apply(t *transition) error {
 	return wrongState(t.o, Complete{})
 }
 
-// failCodes is which failure codes each state allows (U22, U26).
+// failCodes is which failure codes each state allows.
 var failCodes = map[Direction]map[Status][]FailureCode{
 	ToBank: {
 		Accepted:   {UnableToFill, Other},
@@ -507,9 +508,9 @@ func (c ConfirmFunds) apply(t *transition) error {
 	return wrongState(t.o, c)
 }
 
-// ExpiryDue reports whether the sweep may expire o at now (U27): a
+// ExpiryDue reports whether the sweep may expire o at now: a
 // from-bank order awaiting_funds that never had a proof, with now after its
-// deadline, the later of expires_at and effective (U40; zero for none),
+// deadline, the later of expires_at and effective (zero for none),
 // compared at millisecond precision.
 func ExpiryDue(o Order, now, effective time.Time) bool {
 	return o.Direction == FromBank && o.Status == AwaitingFunds && o.Proof == nil && o.Funding != nil &&

@@ -13,14 +13,14 @@ type Direction string
 
 const (
 	// ToBank sells a stablecoin for the corridor currency, paid by the desk
-	// to the beneficiary's bank account (reference section 3.1).
+	// to the beneficiary's bank account.
 	ToBank Direction = "to_bank"
 	// FromBank buys a stablecoin with the corridor currency the
-	// organization wires to the desk (reference section 3.2).
+	// organization wires to the desk.
 	FromBank Direction = "from_bank"
 )
 
-// Status is an order's state (design sections 2.6 and 2.7).
+// Status is an order's state in the to-bank or from-bank state machine.
 type Status string
 
 const (
@@ -87,8 +87,8 @@ var failureMessages = map[FailureCode]string{
 	Other:               "The order failed.",
 }
 
-// FailureCodes returns the failure codes a direction allows (U25), in the
-// reference's order: to-bank unable_to_fill, beneficiary_rejected,
+// FailureCodes returns the failure codes a direction allows, in this
+// order: to-bank unable_to_fill, beneficiary_rejected,
 // not_delivered, other; from-bank unable_to_fill, funds_not_received,
 // other. Which of them each state allows is in Apply.
 func FailureCodes(d Direction) []FailureCode {

@@ -15,8 +15,8 @@ import (
 	"github.com/tambalapay/tambala/orders"
 )
 
-// edges is every status change the state machines may make (design 2.6
-// and 2.7); anything else is a bug.
+// edges is every status change the state machines may make; anything
+// else is a bug.
 var edges = map[orders.Direction]map[[2]orders.Status]bool{
 	orders.ToBank: {
 		{orders.Accepted, orders.Processing}:   true,
@@ -250,7 +250,7 @@ func TestStateMachine(t *testing.T) {
 			if got.UpdatedAt.Before(o.UpdatedAt) || !got.CreatedAt.Equal(o.CreatedAt) {
 				t.Fatalf("updated_at went back or created_at moved: %v -> %v", o.UpdatedAt, got.UpdatedAt)
 			}
-			// U44: updated_at changes exactly on a status, proof or refund
+			// updated_at changes exactly on a status, proof or refund
 			// change, to now, and never goes back.
 			touched := got.Status != o.Status || !equalProof(o.Proof, got.Proof) || !equalRefund(o.Refund, got.Refund)
 			want := o.UpdatedAt

@@ -99,7 +99,7 @@ func view(o Order) rendered {
 	return r
 }
 
-// Render is the one JSON rendering of an order (design 2.5): GET
+// Render is the one JSON rendering of an order: GET
 // /v2/orders/{id}, each item of the order lists and the data of every
 // order event are these bytes. Presence rules: failure is null unless
 // failed; refund only on a failed to-bank order whose coins had left;

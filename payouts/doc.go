@@ -1,6 +1,6 @@
 // Package payouts holds the pure rules of /v1 MWK payouts: request
 // validation, institutions and mobile networks, the fee schedule, the state
-// machine of reference section 3.3, the failure vocabulary, and the one
+// machine, the failure vocabulary, and the one
 // rendering of a payout that GET /v1/payouts/{id}, the list and webhook data
 // all share. No I/O, no clock, no randomness: callers pass ids and times in.
 package payouts

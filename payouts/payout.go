@@ -9,7 +9,7 @@ import (
 	"github.com/tambalapay/tambala/money"
 )
 
-// Status is a payout's state (reference section 3.3).
+// Status is a payout's state.
 type Status string
 
 const (
@@ -47,7 +47,7 @@ const (
 	Momo Rail = "momo"
 )
 
-// FailureCode is the complete vocabulary of payout failures (section 7.3).
+// FailureCode is the complete vocabulary of payout failures.
 type FailureCode string
 
 const (

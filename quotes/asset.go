@@ -7,7 +7,7 @@ import (
 	"github.com/tambalapay/tambala/money"
 )
 
-// Class is what an asset is to the desk (U1).
+// Class is what an asset is to the desk.
 type Class string
 
 const (
@@ -23,7 +23,7 @@ func (c Class) Valid() bool { return c == Fiat || c == Stablecoin }
 
 // Classes maps an asset code to its class. The engine keeps this table
 // beside its asset configuration (money.Asset is unchanged). A class must
-// not change once an asset has balances (U1); that is the engine's to
+// not change once an asset has balances; that is the engine's to
 // enforce.
 type Classes map[string]Class
 
@@ -39,7 +39,7 @@ func (cs Classes) Lookup(code string) (Class, bool) {
 	return c, ok && c.Valid()
 }
 
-// MaxCodeLength is the longest asset code (U2).
+// MaxCodeLength is the longest asset code.
 const MaxCodeLength = 12
 
 // CheckCode checks the form of an asset code sent by a caller: 1 to 12

@@ -11,10 +11,10 @@ import (
 	"github.com/tambalapay/tambala/money"
 )
 
-// Corridor is the desk's offer for one corridor currency (section 2.2): a
+// Corridor is the desk's offer for one corridor currency: a
 // rate per direction, a minimum per order and whether it is open. Rates
 // have no time-to-live: they hold until the operator replaces them. One
-// rate per direction serves every stablecoin at par (U10).
+// rate per direction serves every stablecoin at par.
 type Corridor struct {
 	// Asset is the corridor currency; it must be configured as Fiat.
 	Asset money.Asset
@@ -23,16 +23,16 @@ type Corridor struct {
 	// closes that direction.
 	RateOffRamp, RateOnRamp *money.Rate
 	// Min is the smallest order, in Asset, compared with the quote's
-	// corridor-currency side (U6).
+	// corridor-currency side.
 	Min money.Amount
 	// Max is the largest order, in Asset; nil for none. Never rendered to
-	// organizations (U7).
+	// organizations.
 	Max *money.Amount
 	// Open false closes both directions.
 	Open bool
 }
 
-// Validate checks a corridor the operator sets (section 2.2.4): Asset a
+// Validate checks a corridor the operator sets: Asset a
 // well-formed code configured as Fiat in classes; each rate nil or
 // positive with at most money.MaxRateDecimals decimals (and at most
 // money.MaxIntegerDigits integer digits); Min an amount of Asset, at its
@@ -90,7 +90,7 @@ func checkRate(field string, r money.Rate) error {
 
 // Rate returns the corridor's rate for dir: 503 rate_unavailable (no
 // Retry-After) when the corridor is closed or that direction's rate is
-// null (U8). It is also the default conversion pricer's rate (U31): a
+// null. It is also the default conversion pricer's rate: a
 // closed corridor's rate is stale.
 func (c Corridor) Rate(dir Direction) (money.Rate, error) {
 	if !c.Open {
@@ -116,8 +116,8 @@ func (c Corridor) Limits() Limits {
 }
 
 // FindCorridor returns the corridor of the fiat asset code among
-// corridors; a fiat asset without one is 422 unsupported_pair (step 4 of
-// section 2.3.2).
+// corridors; a fiat asset without one is 422 unsupported_pair (part of
+// step 4, the pair).
 func FindCorridor(fiat string, corridors []Corridor) (Corridor, error) {
 	for _, c := range corridors {
 		if c.Asset.Code == fiat {
@@ -127,7 +127,7 @@ func FindCorridor(fiat string, corridors []Corridor) (Corridor, error) {
 	return Corridor{}, errcode.Newf(errcode.UnsupportedPair, "%s has no corridor: a pair must be one corridor currency and one stablecoin.", showCode(fiat))
 }
 
-// Visible returns the corridors an organization sees (U5): those whose
+// Visible returns the corridors an organization sees: those whose
 // currency enabled reports in its asset list, sorted by code.
 func Visible(all []Corridor, enabled func(code string) bool) []Corridor {
 	out := make([]Corridor, 0, len(all))
@@ -145,7 +145,7 @@ func sortByCode(cs []Corridor) {
 }
 
 // DeskClosed reports whether the desk is closed for an organization whose
-// visible corridors are visible (U5): every one has Open false, or there
+// visible corridors are visible: every one has Open false, or there
 // are none. POST /v2/orders and quotes then answer 503 service_maintenance.
 func DeskClosed(visible []Corridor) bool {
 	for _, c := range visible {
@@ -156,13 +156,14 @@ func DeskClosed(visible []Corridor) bool {
 	return true
 }
 
-// errDeskClosed is the 503 of a closed desk (U8, U9).
+// errDeskClosed is the 503 of a closed desk.
 func errDeskClosed() error {
 	return errcode.Newf(errcode.ServiceMaintenance, "The desk is closed: every corridor is closed. Retry later.")
 }
 
-// CheckDeskOpen is DeskClosed as the error order creation answers (step
-// 2.4.2.9): 503 service_maintenance, or nil.
+// CheckDeskOpen is DeskClosed as the error order creation answers (after
+// enablement, before client_ref's uniqueness): 503 service_maintenance,
+// or nil.
 func CheckDeskOpen(visible []Corridor) error {
 	if DeskClosed(visible) {
 		return errDeskClosed()

@@ -1,9 +1,9 @@
-// Package quotes holds the pure rules of /v2 quotes (v2-design sections
-// 2.1 to 2.3 and 2.11.1): asset classes and codes, corridors, pair
-// classification, the derivation and rounding of a quote's amounts, limits,
-// and the quote record itself (expiry, single use, its rendering and its
-// stored form). No I/O, no context, no clock, no randomness: callers pass
-// the organization's view, the corridor table, times and ids in.
+// Package quotes holds the pure rules of /v2 quotes, for desk orders and
+// conversions: asset classes and codes, corridors, pair classification,
+// the derivation and rounding of a quote's amounts, limits, and the quote
+// record itself (expiry, single use, its rendering and its stored form).
+// No I/O, no context, no clock, no randomness: callers pass the
+// organization's view, the corridor table, times and ids in.
 //
 // # The rounding rule
 //
@@ -22,7 +22,7 @@
 // In words: a derived corridor-currency amount is rounded down and a derived
 // stablecoin amount up. On the to-bank (off-ramp) side that never favours
 // the caller; on the from-bank (on-ramp) side it favours the caller by less
-// than one minor unit, as the reference's "whatever the direction" says. A
+// than one minor unit: one rule, whatever the direction. A
 // derived side that rounds to zero is 422 amount_below_minimum. So
 // 123.456789 USDT at 1750.5 gives 216111.10 MWK (216111.1011... rounded
 // down) and 100000.00 MWK at 1800 gives 55.555556 USDT (55.5555555...
@@ -30,8 +30,10 @@
 //
 // # Who checks what
 //
-// The checks of POST /v2/orders/quotes (section 2.3.2) run in this order;
-// the package does those that need no storage and no organization:
+// The checks of POST /v2/orders/quotes run in this order (the package's
+// comments name them by these numbers; see docs/decisions.md,
+// "/v2 desk (orders, quotes, corridors)"); the package does those that
+// need no storage and no organization:
 //
 //  1. shape (400): DecodeRequest for a body, Request.Check for any Request;
 //  2. asset codes (422 unsupported_asset): Request.Check (CheckCode);
@@ -44,7 +46,7 @@
 //     rounding and limits (422): NewOrder, which repeats 1 and 2 first so
 //     that a Go host that skips them gets the same answers.
 //
-// Conversion quotes (section 2.11.1) take the same steps with NewConversion:
+// Conversion quotes take the same steps with NewConversion:
 // the engine checks `convert` on both assets and asks its pricer for the
 // rate (default: Corridor.Rate of the direction), and the limits are those
 // of (from asset, convert), checked on the from side.

@@ -12,11 +12,11 @@ import (
 )
 
 // DefaultTTL is a quote's lifetime unless the engine is configured
-// otherwise (section 2.3.3).
+// otherwise.
 const DefaultTTL = 60 * time.Second
 
 // Retention is how long a quote is kept after it expires, so that a late
-// use answers quote_expired rather than not_found (U12); then it may be
+// use answers quote_expired rather than not_found; then it may be
 // pruned (Quote.Prunable).
 const Retention = 24 * time.Hour
 
@@ -27,7 +27,7 @@ const TimeFormat = "2006-01-02T15:04:05.000Z"
 // FormatTime renders t in TimeFormat.
 func FormatTime(t time.Time) string { return t.UTC().Format(TimeFormat) }
 
-// Kind is what a quote may be used for (U13).
+// Kind is what a quote may be used for.
 type Kind string
 
 const (
@@ -41,7 +41,7 @@ const (
 // Valid reports whether k is KindOrder or KindConversion.
 func (k Kind) Valid() bool { return k == KindOrder || k == KindConversion }
 
-// Quote is a priced, frozen offer (sections 2.3.3 and 2.3.4): its amounts
+// Quote is a priced, frozen offer: its amounts
 // and rate never change, whatever happens to the corridor afterwards. It
 // moves no money. UsedBy is the id of the order or conversion that
 // consumed it, empty while it is unused.
@@ -66,8 +66,8 @@ func (q Quote) Corridor() string {
 	return q.From.Asset().Code
 }
 
-// Expired reports whether now is after ExpiresAt, at millisecond precision
-// (U12): a quote is still good at exactly ExpiresAt.
+// Expired reports whether now is after ExpiresAt, at millisecond
+// precision: a quote is still good at exactly ExpiresAt.
 func (q Quote) Expired(now time.Time) bool {
 	return now.Truncate(time.Millisecond).After(q.ExpiresAt.Truncate(time.Millisecond))
 }
@@ -80,12 +80,12 @@ func (q Quote) Prunable(now time.Time) bool {
 
 // NotFound is the one error for a quote that cannot be used because it
 // does not exist for the caller: unknown, foreign, malformed id, or the
-// wrong kind (U13, U16). The engine answers exactly this for the first
+// wrong kind. The engine answers exactly this for the first
 // three so that the four look identical.
 func NotFound() error { return errcode.New(errcode.NotFound) }
 
 // Use consumes the quote for the order or conversion id, of kind kind, at
-// now, in the order of section 2.4.2 (steps 3 to 5): a quote of another
+// now, in the order of order creation's checks: a quote of another
 // kind is 404 not_found (NotFound), an already used one 409 quote_used
 // (the first use stands), an expired one 422 quote_expired. It returns the
 // quote with UsedBy set; the engine writes it in the transaction that
@@ -116,8 +116,8 @@ type Request struct {
 }
 
 // DecodeRequest reads a quote body with the strict decoding of every
-// request body and checks its shape (step 1 of section 2.3.2, all 400
-// validation_error): both asset codes non-empty strings, exactly one of
+// request body and checks its shape (step 1 of the package's checks, all
+// 400 validation_error): both asset codes non-empty strings, exactly one of
 // from_amount and to_amount (null counts as absent), as a JSON string in
 // the grammar of money.Parse (a JSON number is refused: send a string).
 // Codes, decimals and the sign are checked later (Request.Check, NewOrder).
@@ -157,7 +157,7 @@ func DecodeRequest(body []byte) (Request, error) {
 	return r, nil
 }
 
-// checkShape is step 1 of section 2.3.2 on a decoded request.
+// checkShape is step 1 of the package's checks on a decoded request.
 func (r Request) checkShape() error {
 	if r.FromAsset == "" {
 		return missing("from_asset")
@@ -184,7 +184,7 @@ func (r Request) fixed() (field, s string) {
 	return "to_amount", *r.ToAmount
 }
 
-// Check is steps 1 and 2 of section 2.3.2: the shape (400
+// Check is steps 1 and 2 of the package's checks: the shape (400
 // validation_error), then both codes well-formed (422 unsupported_asset,
 // from_asset first).
 func (r Request) Check() error {
@@ -299,9 +299,9 @@ func NewOrder(req Request, pair Pair, visible []Corridor, in Issue) (Quote, erro
 	return newQuote(KindOrder, pair.Direction, from, to, rate, in), nil
 }
 
-// NewConversion issues a conversion quote (kind KindConversion, section
-// 2.11.1) for req, whose assets the engine has classified into pair
-// (PairOf; the one-fiat-one-stablecoin rule applies, U31) and found in the
+// NewConversion issues a conversion quote (kind KindConversion) for req,
+// whose assets the engine has classified into pair (PairOf; the
+// one-fiat-one-stablecoin rule applies) and found in the
 // organization's list with `convert` on both. rate is what the engine's
 // pricer gave for the direction (default: the corridor's Corridor.Rate),
 // nil for none. limits are those of (from asset, convert). In order:

@@ -117,8 +117,8 @@ func req(from, to string, fromAmount, toAmount string) quotes.Request {
 	return r
 }
 
-// TestNewOrder checks the package's part of section 2.3.2 in order: each
-// row breaks one or more checks, and the earliest must answer.
+// TestNewOrder checks the package's part of the quote checks in order:
+// each row breaks one or more checks, and the earliest must answer.
 func TestNewOrder(t *testing.T) {
 	toBank := quotes.Pair{Direction: quotes.ToBank, From: usdt, To: mwk}
 	fromBank := quotes.Pair{Direction: quotes.FromBank, From: mwk, To: usdt}

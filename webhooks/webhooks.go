@@ -58,7 +58,7 @@ func Verify(body []byte, signature string, secrets ...string) bool {
 	return ok
 }
 
-// Event types of the catalog (section 6.4 and docs/decisions.md).
+// Event types of the catalog.
 const (
 	PayoutSucceeded    = "payout.succeeded"
 	PayoutFailed       = "payout.failed"

@@ -11,7 +11,7 @@ import (
 )
 
 // The desk's side through the admin API: corridors, the queue, the order
-// view and every move (design 2.6, 2.7, 2.10; U22 to U26, U38).
+// view and every move.
 
 var instructions = map[string]string{"bank_name": "NBM", "account_name": "Tambala Desk", "account_number": "0011223344"}
 
@@ -85,7 +85,7 @@ func TestAdminOrders_ToBankMoves(t *testing.T) {
 	move(t, e, a.ID, "confirm-funds", map[string]string{"proof_id": "0190c4d2-7f3a-7b1e-8a2b-000000000000"}, 409, "conflict")
 	move(t, e, a.ID, "reject-proof", map[string]string{"proof_id": "0190c4d2-7f3a-7b1e-8a2b-000000000000", "reason": "x"}, 409, "conflict")
 	// A failure code outside the to-bank list is 400; one the state does
-	// not allow (beneficiary_rejected from accepted, U22) 409.
+	// not allow (beneficiary_rejected from accepted) 409.
 	for _, body := range []any{nil, `{}`, map[string]string{"code": "nope"}, map[string]string{"code": "funds_not_received"}, map[string]string{"code": ""}, `{"code":1}`} {
 		move(t, e, a.ID, "fail", body, 400, "validation_error")
 	}
@@ -160,7 +160,7 @@ func TestAdminOrders_ToBankMoves(t *testing.T) {
 	move(t, e, b.ID, "refund-returned", nil, 409, "conflict")
 	wantBalance(t, e, key, "USDT", "1000.000000", "0.000000")
 
-	// accepted → cancelled (U22), repeated; accepted → failed unable_to_fill.
+	// accepted → cancelled, repeated; accepted → failed unable_to_fill.
 	c := newOrder("c")
 	cc := move(t, e, c.ID, "cancel", nil, 200, "")
 	if cc.order(t).Status != "cancelled" {

@@ -379,7 +379,7 @@ func TestV2_AssetsAndBalances(t *testing.T) {
 	o, key := e.newOrg(t, orgSpec{v2: tambala.V2Enabled, assets: []tambala.AssetAccess{{Asset: "MWK", Operations: []string{"payout"}}}, fundMWK: 1234})
 	// Only MWK enabled: USDT and unknown well-formed codes do not exist for
 	// the org (403); a malformed code (lowercase, compound, too long) is no
-	// asset code at all (422, design U2).
+	// asset code at all (422).
 	for _, a := range []string{"USDT", "EUR", "ZZZ1"} {
 		e.do(t, "GET", "/v2/balances/"+a, nil, hdr(key)).want(t, 403, "corridor_not_enabled")
 	}

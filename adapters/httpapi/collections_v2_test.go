@@ -13,9 +13,9 @@ import (
 )
 
 // The HTTP tests of GET /v2/deposit-addresses, the /v2 collections
-// (reads and simulate) and POST /admin/orgs/{org}/deposits: every code of
-// design 2.17 for these routes, each response checked against the
-// OpenAPI documents.
+// (reads and simulate) and POST /admin/orgs/{org}/deposits: every error
+// code of these routes, each response checked against the OpenAPI
+// documents.
 
 type collectionV2JSON struct {
 	ID             string  `json:"id"`

@@ -14,8 +14,8 @@ import (
 	"github.com/tambalapay/tambala/quotes"
 )
 
-// The /v2 conversions through HTTP only (design 2.11): quotes, creates,
-// reads, the worker's result, every code of design 2.17 for these routes,
+// The /v2 conversions through HTTP only: quotes, creates, reads, the
+// worker's result, every error code of these routes,
 // the /v2 pause and access states, and the admin limits.
 
 const convHTTPDelay = 2 * time.Second
@@ -138,7 +138,7 @@ func TestConversions_HappyPathAndReads(t *testing.T) {
 	}
 }
 
-// TestConversions_Codes: every code of design 2.17 for the conversion
+// TestConversions_Codes: every error code of the conversion
 // routes (the request chain's codes in TestConversions_PauseAndAccess).
 func TestConversions_Codes(t *testing.T) {
 	e, _ := newConvEnv(t, func(o *tambala.Options) { o.Limits.MaxBodyBytes = 512 })

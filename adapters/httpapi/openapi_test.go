@@ -233,8 +233,8 @@ func checkOneErrorSchema(t *testing.T, doc *openapi3.T) {
 	}
 }
 
-// v2Creates are the /v2 creates that take an Idempotency-Key (design
-// 2.0.5); those not yet served are simply not in the document.
+// v2Creates are the /v2 creates that take an Idempotency-Key; those not
+// yet served are simply not in the document.
 var v2Creates = map[string]bool{"/v2/orders": true, "/v2/conversions": true, "/v2/payouts": true}
 
 // TestOpenAPI_OperationConventions pins the rules every operation follows.
@@ -267,8 +267,7 @@ func TestOpenAPI_OperationConventions(t *testing.T) {
 				t.Errorf("%s: a POST must document 400 and 413", k)
 			}
 		}
-		// Creates: the /v1 payouts and the idempotent /v2 creates (design
-		// 2.0.5 and 2.19 item 7).
+		// Creates: the /v1 payouts and the idempotent /v2 creates.
 		if method == "POST" && (strings.Contains(path, "/payouts/") || v2Creates[path]) {
 			found := false
 			for _, p := range op.Parameters {

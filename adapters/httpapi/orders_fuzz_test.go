@@ -15,14 +15,15 @@ import (
 	"github.com/tambalapay/tambala/quotes"
 )
 
-// Every authenticated route may also answer these (design 2.17's
-// preamble; 500 is never acceptable here).
+// Every authenticated route may also answer these (500 is never
+// acceptable here).
 var commonCodes = []errcode.Code{
 	errcode.Unauthorized, errcode.Forbidden, errcode.OnboardingIncomplete, errcode.AccessSuspended,
 	errcode.RateLimited, errcode.ServiceMaintenance, errcode.ServiceIncident, errcode.PayloadTooLarge,
 }
 
-// deskCodes are design 2.17's additional codes of each desk route.
+// deskCodes are the codes each desk route may answer besides
+// commonCodes.
 var deskCodes = map[string][]errcode.Code{
 	"quote": {errcode.ValidationError, errcode.CorridorNotEnabled, errcode.UnsupportedAsset, errcode.UnsupportedPair,
 		errcode.AmountBelowMinimum, errcode.LimitExceeded, errcode.RateUnavailable},
@@ -68,7 +69,7 @@ var deskFuzzRoutes = []struct {
 // FuzzOrderBodies feeds arbitrary bodies, strings, content types and
 // idempotency keys to POST /v2/orders/quotes, POST /v2/orders and PUT
 // /v2/orders/{id}/proofs/funding: never a 5xx; every error is the envelope
-// with a code of design 2.17 for the route (or one every route may give);
+// with a code of the route (deskCodes, or one every route may give);
 // every response matches the OpenAPI document; no body the strict
 // decoding refuses is ever accepted; an accepted order echoes client_ref
 // and the beneficiary exactly; an accepted proof is stored byte for byte

@@ -12,7 +12,8 @@ import (
 	"github.com/tambalapay/tambala/internal/strictjson"
 )
 
-// payoutV2Codes are design 2.17's additional codes of POST /v2/payouts.
+// payoutV2Codes are the codes POST /v2/payouts may answer besides
+// commonCodes.
 var payoutV2Codes = []errcode.Code{
 	errcode.ValidationError, errcode.InsufficientFunds, errcode.CorridorNotEnabled, errcode.Conflict,
 	errcode.UnsupportedAsset, errcode.UnsupportedPair, errcode.UnsupportedNetwork, errcode.InvalidWalletAddress,

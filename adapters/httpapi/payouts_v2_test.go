@@ -14,9 +14,9 @@ import (
 	"github.com/tambalapay/tambala/quotes"
 )
 
-// /v2 payouts through HTTP: every code of design 2.17 for POST
-// /v2/payouts, GET /v2/payouts/{id} and GET /v2/payouts, checked against
-// the OpenAPI document by send.
+// /v2 payouts through HTTP: every error code of POST /v2/payouts, GET
+// /v2/payouts/{id} and GET /v2/payouts, checked against the OpenAPI
+// document by send.
 
 const (
 	v2Tron = "TBXSw8fM4jpQkGc6zZjsVABFpVN7UvXPdV"
