@@ -173,7 +173,7 @@ func TestRecordDeposit(t *testing.T) {
 		assert.Equal(t, "tron", *c.Network)
 		assert.Nil(t, c.OrderID)
 		assert.Equal(t, "25.500000", c.Amount.String())
-		assert.Equal(t, "0.000000", c.Fee.String(), "stablecoins pay no collection fee (U35)")
+		assert.Equal(t, "0.000000", c.Fee.String(), "stablecoins pay no collection fee")
 		assert.Equal(t, "25.500000", c.AmountCredited.String())
 		d.requireUSDT(t, "1025.500000", "0.000000")
 

@@ -75,7 +75,7 @@ func FuzzPayoutV2Body(f *testing.F) {
 				ok = ok || c == code
 			}
 			if !ok {
-				t.Fatalf("code %s is not one of the route's (design 2.17): %s", code, res.Body)
+				t.Fatalf("code %s is not one of the route's: %s", code, res.Body)
 			}
 			return
 		}
