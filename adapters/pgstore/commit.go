@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 
 	"github.com/tambalapay/tambala/internal/txbuf"
@@ -16,9 +17,9 @@ type request struct {
 	fn    func(store.Tx) error
 	err   error
 	panic any
-	// rerun says the shared transaction failed to serialize: the caller
-	// runs fn again alone.
-	rerun bool
+	// failures counts the batches whose commit this update was part of
+	// and that failed to serialize.
+	failures int
 	// state is where the request stands in the batch being run.
 	state reqState
 	done  chan struct{}
@@ -34,7 +35,7 @@ const (
 )
 
 func (r *request) reset() {
-	r.ctx, r.fn, r.err, r.panic, r.rerun, r.state = nil, nil, nil, nil, false, pending
+	r.ctx, r.fn, r.err, r.panic, r.failures, r.state = nil, nil, nil, nil, 0, pending
 }
 
 var requestPool = sync.Pool{New: func() any { return &request{done: make(chan struct{}, 1)} }}
@@ -52,9 +53,17 @@ var requestPool = sync.Pool{New: func() any { return &request{done: make(chan st
 // batch's writes (its reads now come from memory), and the others keep
 // their outcome. The result is the serial one: every function saw the
 // writes of those before it.
+//
+// A batch locks the hot keys before running any function (see hotSet).
+// When it fails to serialize, its updates run again first in the next
+// batch, which also locks every key the failed one wrote.
 func (s *Store) commitLoop() {
 	defer close(s.stopped)
 	for {
+		if len(s.again) > 0 {
+			s.runBatch(nil)
+			continue
+		}
 		select {
 		case r := <-s.reqs:
 			s.runBatch(r)
@@ -74,15 +83,37 @@ type batch struct {
 	buf    txbuf.Tx
 }
 
-// runBatch runs first and the updates queued behind it as one batch,
-// commits, and answers their callers.
+// runBatch runs the updates of the last batch if it failed to
+// serialize, then first (if not nil) and the updates queued behind it as
+// one batch, commits, and answers their callers.
 func (s *Store) runBatch(first *request) {
-	reqs := []*request{first}
+	reqs := s.again
+	s.again = nil
+	if first != nil {
+		reqs = append(reqs, first)
+	}
 	t := &tx{s: s, ctx: s.bg}
 	defer func() {
 		t.end()
 		t.release()
 	}()
+	// The hot keys, and every key the last batch wrote if it failed to
+	// serialize, are locked before any function runs.
+	if relock := s.relock; len(relock) > 0 || !s.hot.empty() {
+		s.relock = nil
+		conn, err := s.pool.Acquire(s.bg)
+		if err == nil {
+			t.conn = conn
+			t, err = s.lockFirst(t, relock, func() bool { return waiting(reqs) })
+		}
+		if err != nil {
+			for _, r := range reqs {
+				r.err = s.failure(r.ctx, err)
+				r.done <- struct{}{}
+			}
+			return
+		}
+	}
 	b := &batch{s: s, t: t, base: &runReader{t: t}}
 	b.shared = txbuf.New(b.base)
 	ran := 0 // reqs[:ran] are run
@@ -132,6 +163,11 @@ func (s *Store) runBatch(first *request) {
 	retry := isRetryable(err)
 	if retry {
 		s.stats.retries.Add(1)
+		s.relock = b.keys.list()
+		s.hot.failed(&b.keys, t)
+	}
+	if b.shared.Len() > 0 {
+		s.hot.wrote(&b.keys)
 	}
 	for _, r := range reqs[:ran] {
 		switch {
@@ -141,12 +177,31 @@ func (s *Store) runBatch(first *request) {
 			s.stats.batched.Add(1)
 		case err == nil: // fnFailed: its error stands
 		case retry:
-			r.rerun = true
+			r.failures++
+			if r.failures <= s.maxRetries {
+				// It runs again first in the next batch.
+				r.err, r.state = nil, pending
+				s.again = append(s.again, r)
+				s.stats.requeued.Add(1)
+				continue
+			}
+			s.stats.conflicts.Add(1)
+			r.err = fmt.Errorf("pgstore: gave up after %d attempts: %w", r.failures, s.failure(r.ctx, err))
 		default:
 			r.err = s.failure(r.ctx, err)
 		}
 		r.done <- struct{}{}
 	}
+}
+
+// waiting reports whether a caller of reqs still waits for its outcome.
+func waiting(reqs []*request) bool {
+	for _, r := range reqs {
+		if r.ctx.Err() == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // run runs the functions of round: a lone one directly over the batch,
@@ -338,6 +393,17 @@ func (w *writtenSet) add(bucket, key []byte) {
 	}
 	w.keys[ck] = struct{}{}
 	w.byBucket[string(bucket)] = append(w.byBucket[string(bucket)], key)
+}
+
+// list returns the keys of the set.
+func (w *writtenSet) list() []write {
+	out := make([]write, 0, len(w.keys))
+	for bucket, keys := range w.byBucket {
+		for _, k := range keys {
+			out = append(out, write{bucket: []byte(bucket), key: k})
+		}
+	}
+	return out
 }
 
 func (w *writtenSet) Put(bucket, key, _ []byte) error { w.add(bucket, key); return nil }

@@ -29,13 +29,35 @@
 // again.
 //
 // A transaction that fails to serialize or is chosen as a deadlock victim
-// (SQLSTATE 40001, 40P01) runs fn again after a random backoff, up to
-// Options.MaxRetries times, then Update returns an error wrapping
-// store.ErrConflict and the *pgconn.PgError. Other failures are returned
-// wrapped, never retried: a connection lost before COMMIT wrote nothing,
-// and the caller may run the update again; a connection lost after
-// COMMIT was sent gives an error wrapping ErrCommitUnknown. Errors are
-// told apart by SQLSTATE and errors.Is, never by their text.
+// (SQLSTATE 40001, 40P01) runs fn again, up to Options.MaxRetries times,
+// then Update returns an error wrapping store.ErrConflict and the
+// *pgconn.PgError. Other failures are returned wrapped, never retried: a
+// connection lost before COMMIT wrote nothing, and the caller may run the
+// update again; a connection lost after COMMIT was sent gives an error
+// wrapping ErrCommitUnknown. Errors are told apart by SQLSTATE and
+// errors.Is, never by their text.
+//
+// # Contention
+//
+// Updates that read and write one key from several processes (an
+// organization's balance) would fail each other, so a store locks the
+// keys that contention showed hot before running any function. The keys
+// of a transaction that failed to serialize that it read, found and
+// wrote become hot, for as long as transactions keep writing them and
+// serialization failures keep coming. Each hot key has a lock row, in the
+// reserved bucket "" keyed by a hash of its bucket and key, and a
+// transaction's first statement writes the lock rows of all the hot keys
+// (INSERT ... ON CONFLICT DO UPDATE, in key order): the transactions of
+// every process that write a hot key take turns, each waiting for the
+// one before. A transaction that waited for a lock fails to serialize
+// when the holder commits, before any function ran, and takes the locks
+// again at once in a new transaction, without counting as an attempt. An
+// update that failed to serialize runs again with every key the failed
+// attempt wrote locked too (SELECT ... FOR UPDATE, values read with it),
+// so that it does not fail again for the same reason; the run after a
+// failure that wrote nothing waits a random backoff first. Contention
+// thus costs time, not errors; the locks are plain row locks, which
+// PostgreSQL-compatible distributed databases also take.
 //
 // # Group commit
 //
@@ -46,9 +68,11 @@
 // those before it (a later fn sees earlier fns' writes); it drops the
 // buffer of a fn that fails, takes in the updates that arrived meanwhile,
 // and commits once. The batch is still one SERIALIZABLE transaction, so
-// other processes see it as one serializable writer. If its commit fails
-// to serialize, each of its updates runs again alone, with the retry rule
-// above. A caller's context is checked before each of its reads; the
+// other processes see it as one serializable writer. If it fails to
+// serialize, its updates run again first in the committer's next batch,
+// in their order, with the keys it wrote locked (see Contention); each
+// counts the failures toward Options.MaxRetries. A caller's context is
+// checked before each of its reads; the
 // statements themselves run under the committer's context, so that one
 // caller giving up cannot abort the others' transaction (use
 // Options.StatementTimeout to bound them).

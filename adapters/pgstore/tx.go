@@ -139,6 +139,13 @@ func appendCacheKey(dst, bucket, key []byte) []byte {
 	return append(append(dst, bucket...), key...)
 }
 
+// splitCacheKey returns the bucket and key of a cache key.
+func splitCacheKey(ck string) (bucket, key []byte) {
+	n, w := binary.Uvarint([]byte(ck))
+	b := []byte(ck[w:])
+	return b[:n:n], b[n:]
+}
+
 func (t *tx) Get(bucket, key []byte) ([]byte, error) {
 	if err := store.CheckKey(bucket, key); err != nil {
 		return nil, err
@@ -295,6 +302,76 @@ func (t *tx) send(batch []*read) (err error) {
 		if err := rows.Err(); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// lock is the transaction's first round trip when it locks up front (see
+// hotSet), all in sorted order so that transactions lock in the same
+// order: it writes the lock rows lockRows (creating them if missing), so
+// that whoever waits for one reads after this transaction ends, then
+// locks the rows of keys that exist (SELECT ... FOR UPDATE) and
+// remembers the values of keys, found or missing, as reads. If a row was
+// locked when it came and the holder wrote it, the round trip fails to
+// serialize: the caller runs it again in a new transaction, which waits
+// no more for that holder.
+func (t *tx) lock(lockRows [][]byte, keys []write) error {
+	var b pgx.Batch
+	n := t.queueBegin(&b)
+	if len(lockRows) > 0 {
+		b.Queue(t.s.sql.lockRows, lockRows)
+		n++
+	}
+	if len(keys) > 0 {
+		bs, ks, _ := columns(keys, false)
+		b.Queue(t.s.sql.lockKeys, bs, ks)
+	}
+	found := make(map[string][]byte, len(keys))
+	br := t.conn.SendBatch(t.ctx, &b)
+	err := func() error {
+		for range n {
+			if _, err := br.Exec(); err != nil {
+				return err
+			}
+		}
+		if len(keys) == 0 {
+			return nil
+		}
+		rows, err := br.Query()
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var w write
+			if err := rows.Scan(&w.bucket, &w.key, &w.value); err != nil {
+				return err
+			}
+			if w.value == nil {
+				w.value = []byte{}
+			}
+			found[string(appendCacheKey(nil, w.bucket, w.key))] = w.value
+		}
+		return rows.Err()
+	}()
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return t.fail(err)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, k := range keys {
+		if len(t.cache) >= cacheMax {
+			break
+		}
+		if t.cache == nil {
+			t.cache = make(map[string]cached, len(keys))
+		}
+		ck := string(appendCacheKey(nil, k.bucket, k.key))
+		v, ok := found[ck]
+		t.cache[ck] = cached{value: v, found: ok}
 	}
 	return nil
 }
