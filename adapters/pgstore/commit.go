@@ -114,6 +114,17 @@ func (s *Store) runBatch(first *request) {
 			return
 		}
 	}
+	// The keys the last batches read, every one of them, come first.
+	if len(s.recurring) > 0 && waiting(reqs) {
+		if t.conn == nil {
+			if conn, err := s.pool.Acquire(s.bg); err == nil {
+				t.conn = conn
+			}
+		}
+		if t.conn != nil {
+			t.prefetch(s.recurring)
+		}
+	}
 	b := &batch{s: s, t: t, base: &runReader{t: t}}
 	b.shared = txbuf.New(b.base)
 	ran := 0 // reqs[:ran] are run
@@ -154,6 +165,23 @@ func (s *Store) runBatch(first *request) {
 	b.buf.Reset(nil)
 
 	err := t.failed()
+	if err == nil && len(b.base.assumed) > 0 && !t.missing(b.base.assumed) && t.failed() == nil {
+		// A key taken as missing is not: the batch runs again, in a new
+		// transaction that reads them all.
+		s.readAbsent = true
+		s.stats.redone.Add(1)
+		for _, r := range reqs[:ran] {
+			if r.state == final {
+				r.done <- struct{}{}
+				continue
+			}
+			r.err, r.state = nil, pending
+			s.again = append(s.again, r)
+		}
+		return
+	}
+	s.readAbsent = false
+	err = t.failed()
 	if err == nil && t.conn != nil {
 		err = t.commit(b.shared)
 	}
@@ -169,6 +197,7 @@ func (s *Store) runBatch(first *request) {
 	if b.shared.Len() > 0 {
 		s.hot.wrote(&b.keys)
 	}
+	s.learnReads(t)
 	for _, r := range reqs[:ran] {
 		switch {
 		case r.state == final:
@@ -191,6 +220,28 @@ func (s *Store) runBatch(first *request) {
 			r.err = s.failure(r.ctx, err)
 		}
 		r.done <- struct{}{}
+	}
+}
+
+// maxRecurring caps the keys a batch reads ahead.
+const maxRecurring = 256
+
+// learnReads keeps the keys that t's functions read from the server and
+// that the last batch's read too: the next batch reads them ahead, in its
+// first round trip (tx.prefetch). They are the keys every update reads
+// (an organization, its balance, settings), which one after the other
+// would cost a round trip each; the keys of one update's own records
+// change from batch to batch.
+func (s *Store) learnReads(t *tx) {
+	keys := t.readKeys()
+	last := s.lastReads
+	s.lastReads = make(map[string]struct{}, len(keys))
+	s.recurring = s.recurring[:0]
+	for _, ck := range keys {
+		s.lastReads[ck] = struct{}{}
+		if _, ok := last[ck]; ok && len(s.recurring) < maxRecurring {
+			s.recurring = append(s.recurring, ck)
+		}
 	}
 }
 
@@ -236,14 +287,9 @@ func (b *batch) run(round []*request) {
 		}
 		return
 	}
-	type spec struct {
-		rd  *runReader
-		buf *txbuf.Tx
-		err error
-		p   any
-	}
-	specs := make([]spec, len(live))
+	specs := make([]fnRun, len(live))
 	var wg sync.WaitGroup
+	b.t.gatherReads(len(live))
 	for i, r := range live {
 		sp := &specs[i]
 		sp.rd = &runReader{t: b.t, check: r.ctx.Err, record: true}
@@ -254,14 +300,20 @@ func (b *batch) run(round []*request) {
 				if !returned {
 					sp.p = errGoexit
 				}
+				b.t.fnReturned()
 			}()
 			sp.err, sp.p = runFn(r.fn, sp.buf)
 			returned = true
 		})
 	}
 	wg.Wait()
+	b.t.gatherReads(0)
 	if b.t.failed() != nil {
 		return
+	}
+	if !b.s.readAbsent {
+		b.base.absent = idBuckets(b.t, specs)
+		defer func() { b.base.absent = nil }()
 	}
 	for i, r := range live {
 		sp := &specs[i]
@@ -276,6 +328,51 @@ func (b *batch) run(round []*request) {
 		}
 		b.settle(r, sp.buf, sp.err, sp.p)
 	}
+}
+
+// idBuckets returns the buckets where the functions of a round, run at
+// once, read keys of their own only, each missing: the buckets of new
+// records, whose ids a function checks are unused. A function run again
+// draws new ids, most often; its reads of keys of these buckets that the
+// transaction has not read are taken as missing without a round trip
+// each (see runReader.Get), and checked before the commit.
+func idBuckets(t *tx, runs []fnRun) map[string]bool {
+	readers := map[string]int{} // cache key -> functions that read it
+	for i := range runs {
+		for _, ck := range runs[i].rd.gets {
+			readers[ck]++
+		}
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	keys := map[string]int{} // bucket -> keys of its own, missing
+	for ck, n := range readers {
+		bucket, _ := splitCacheKey(ck)
+		if c, ok := t.cache[ck]; !ok || c.found || n > 1 {
+			keys[string(bucket)] = -1 << 30
+			continue
+		}
+		keys[string(bucket)]++
+	}
+	var out map[string]bool
+	for bucket, n := range keys {
+		if n >= 2 {
+			if out == nil {
+				out = map[string]bool{}
+			}
+			out[bucket] = true
+		}
+	}
+	return out
+}
+
+// fnRun is a function's run with the others of its round: what it read,
+// its writes and its outcome.
+type fnRun struct {
+	rd  *runReader
+	buf *txbuf.Tx
+	err error
+	p   any
 }
 
 // concurrentReadsPerFn is the mean number of reads a function of the
@@ -342,6 +439,11 @@ type runReader struct {
 	record bool
 	gets   []string // cache keys
 	scans  []scanned
+	// absent are buckets whose keys not read yet are taken as missing
+	// (see idBuckets); assumed are the keys so taken, which the
+	// transaction reads before it commits.
+	absent  map[string]bool
+	assumed []write
 }
 
 type scanned struct {
@@ -357,6 +459,13 @@ func (r *runReader) Get(bucket, key []byte) ([]byte, error) {
 	}
 	if r.record {
 		r.gets = append(r.gets, string(appendCacheKey(nil, bucket, key)))
+	}
+	if r.absent[string(bucket)] && !r.t.read(bucket, key) {
+		if err := store.CheckKey(bucket, key); err != nil {
+			return nil, err
+		}
+		r.assumed = append(r.assumed, write{bucket: bytes.Clone(bucket), key: bytes.Clone(key)})
+		return nil, store.ErrNotFound
 	}
 	return r.t.Get(bucket, key)
 }

@@ -28,6 +28,14 @@
 // that an error decided on a snapshot that cannot serialize is decided
 // again.
 //
+// Concurrent Views share a transaction (unless Options.NoGroupCommit):
+// the Views that begin while one group sends its first round trip form
+// the next group, whose snapshot its own first round trip takes, so a
+// View still reads what committed before it was called. Their reads go
+// together in round trips and Gets of one key share one read; a View's
+// context is checked before each of its reads, and the statements run
+// under the store's context (Options.StatementTimeout bounds them).
+//
 // A transaction that fails to serialize or is chosen as a deadlock victim
 // (SQLSTATE 40001, 40P01) runs fn again, up to Options.MaxRetries times,
 // then Update returns an error wrapping store.ErrConflict and the
@@ -72,24 +80,33 @@
 // serialize, its updates run again first in the committer's next batch,
 // in their order, with the keys it wrote locked (see Contention); each
 // counts the failures toward Options.MaxRetries. A caller's context is
-// checked before each of its reads; the
-// statements themselves run under the committer's context, so that one
-// caller giving up cannot abort the others' transaction (use
-// Options.StatementTimeout to bound them).
+// checked before each of its reads; the statements themselves run under
+// the committer's context, so that one caller giving up cannot abort the
+// others' transaction (use Options.StatementTimeout to bound them).
+//
+// A batch reads first, in the round trip with BEGIN, the keys that the
+// functions of each of the last two batches read (an organization, its
+// balance, settings), which one after the other would cost a round trip
+// each.
 //
 // One after the other, a batch would pay a round trip for every key one
 // function reads that no function before it read. So when the functions
 // of the last rounds read keys of their own (ids checked for use, say),
 // the committer runs a round's functions at once, each over the snapshot
-// alone, their reads sent together: the reads waiting when a round trip
-// ends go in the next one, and concurrent reads of one key share one.
-// Then, in order, a function that read a key (or scanned a range
-// holding a key) that an earlier function of the batch wrote runs again
-// over the batch's writes, its reads now served from memory; the others
-// keep their outcome. Every function's outcome is thus the one it has
-// when run after those before it. When most reads are of keys an earlier
-// function read already (one hot balance), running in order costs no
-// round trip, and the committer does that.
+// alone, their reads sent together: a round trip goes when each function
+// of the round waits for a read or has returned, and concurrent reads of
+// one key share one. Then, in order, a function that read a key (or
+// scanned a range holding a key) that an earlier function of the batch
+// wrote runs again over the batch's writes, its reads now served from
+// memory; the others keep their outcome. Every function's outcome is thus
+// the one it has when run after those before it. A function run again
+// most often draws new ids: in a bucket where the functions of the round
+// read keys of their own only, each missing, its reads of keys not read
+// yet are taken as missing without a round trip each, and read together
+// before the commit; if one exists, the batch runs again in a new
+// transaction that reads every key. When most reads are of keys an
+// earlier function read already (one hot balance), running in order
+// costs no round trip, and the committer does that.
 //
 // Functions passed to Update run on other goroutines (the committer's, or
 // one per function of a round), possibly at the same time as other

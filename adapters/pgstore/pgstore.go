@@ -76,6 +76,13 @@ type Store struct {
 	// must not cancel a transaction other callers share.
 	bg context.Context
 
+	// Views share transactions (see viewGroup): forming is the group new
+	// Views join, viewGate lets one group at a time send its first round
+	// trip.
+	viewMu   sync.Mutex
+	forming  *viewGroup
+	viewGate chan struct{}
+
 	runs runPolicy // how a batch's functions run; tests set it
 	// recentReads and recentFns are the committer's decayed sums of the
 	// reads its rounds sent to the server and of their functions.
@@ -85,9 +92,16 @@ type Store struct {
 	again  []*request
 	relock []write
 	hot    hotSet
+	// lastReads are the keys the last batch's functions read from the
+	// server, recurring those of them the batch before read too.
+	lastReads map[string]struct{}
+	recurring []string
+	// readAbsent says the next batch reads every key (see idBuckets): in
+	// the last one, a key taken as missing was not.
+	readAbsent bool
 
 	stats struct {
-		commits, batched, reran, retries, requeued, relocks, conflicts atomic.Int64
+		commits, batched, reran, retries, requeued, relocks, redone, conflicts atomic.Int64
 	}
 }
 
@@ -186,6 +200,7 @@ func newStore(pool *pgxpool.Pool, o Options, ownPool bool) (*Store, error) {
 		s.timeout = timeoutSetting(o.StatementTimeout)
 	}
 	if !o.NoGroupCommit {
+		s.viewGate = make(chan struct{}, 1)
 		s.reqs = make(chan *request, o.MaxBatch)
 		s.quit = make(chan struct{})
 		s.stopped = make(chan struct{})
@@ -219,6 +234,10 @@ type Stats struct {
 	// serialize (they waited for a transaction that wrote a row) and were
 	// sent again in a new transaction.
 	Relocks int64
+	// Redone counts batches run again because a key that a function
+	// run again took as missing was not (see Group commit in the package
+	// documentation).
+	Redone int64
 	// Conflicts counts the Updates that gave up with store.ErrConflict.
 	Conflicts int64
 }
@@ -232,6 +251,7 @@ func (s *Store) Stats() Stats {
 		Retries:   s.stats.retries.Load(),
 		Requeued:  s.stats.requeued.Load(),
 		Relocks:   s.stats.relocks.Load(),
+		Redone:    s.stats.redone.Load(),
 		Conflicts: s.stats.conflicts.Load(),
 	}
 }
@@ -245,35 +265,6 @@ func (s *Store) enter() bool {
 	}
 	s.inflight.Add(1)
 	return true
-}
-
-// View runs fn in a REPEATABLE READ, READ ONLY transaction: one snapshot
-// of committed data for all its reads, which never waits for writers and
-// never fails to serialize.
-func (s *Store) View(ctx context.Context, fn func(store.Tx) error) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if !s.enter() {
-		return store.ErrClosed
-	}
-	defer s.inflight.Done()
-	conn, err := s.acquire(ctx)
-	if err != nil {
-		return err
-	}
-	t := newTx(s, conn, ctx, true)
-	defer t.release()
-	fnErr, p := runFn(fn, readTx{t})
-	t.end()
-	if p != nil {
-		panic(p)
-	}
-	if err := t.failed(); err != nil {
-		// A read failed: that is the cause, whatever fn made of it.
-		return s.failure(ctx, err)
-	}
-	return fnErr
 }
 
 // Update runs fn in a SERIALIZABLE transaction, shared with concurrent

@@ -967,7 +967,7 @@ func TestClosedPool(t *testing.T) {
 		s, err := pgstore.New(pool, &opts)
 		require.NoError(t, err)
 		require.ErrorIs(t, s.Update(ctx, func(tx store.Tx) error { return tx.Put(b("b"), b("k"), b("v")) }), store.ErrClosed, m.name)
-		require.ErrorIs(t, s.View(ctx, func(tx store.Tx) error { return nil }), store.ErrClosed, m.name)
+		require.ErrorIs(t, s.View(ctx, func(tx store.Tx) error { _, err := tx.Get(b("b"), b("k")); return err }), store.ErrClosed, m.name)
 		require.NoError(t, s.Close())
 	}
 }

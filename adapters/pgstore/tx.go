@@ -41,7 +41,11 @@ const endTimeout = 5 * time.Second
 // REPEATABLE READ transaction reads one snapshot, so a key read once
 // reads the same again). Reads are safe from several goroutines: those
 // that arrive while a round trip is under way are sent together in the
-// next one, and concurrent Gets of one key share one read.
+// next one, and concurrent Gets of one key share one read. While the
+// functions of a round run at once (gather), reads wait until each of
+// them waits for a read or has returned: the round costs one round trip
+// per step of its functions, not one per function that happened to be
+// first.
 //
 // The first failed statement aborts a PostgreSQL transaction; err keeps
 // it, and every later read returns it.
@@ -59,11 +63,22 @@ type tx struct {
 	inflight map[string]*read // Gets pending or being sent, by cache key
 	sending  bool             // a goroutine is sending reads
 	reads    int              // reads sent to the server
+	// gather is the number of functions running at once whose reads are
+	// sent together (0: reads go at once); returned counts those that
+	// returned, waiting the goroutines waiting for a read.
+	gather, returned, waiting int
+	// start, if set, runs before the first round trip (it may set conn),
+	// and started once it is back.
+	start   func() error
+	started func()
 }
 
 type cached struct {
 	value []byte // nil when the key is missing
 	found bool
+	// prefetched says the key was read ahead of the functions (prefetch),
+	// used that a function read it since.
+	prefetched, used bool
 }
 
 // read is one statement of a round trip: a Get, or a page of a Scan.
@@ -71,6 +86,7 @@ type read struct {
 	bucket, key []byte // a Get when page is nil
 	ckey        string
 	page        *pageQuery
+	waiters     int // goroutines waiting for it
 	value       []byte
 	found       bool
 	rows        []row
@@ -158,6 +174,10 @@ func (t *tx) Get(bucket, key []byte) ([]byte, error) {
 		return nil, t.err
 	}
 	if c, ok := t.cache[string(ck)]; ok {
+		if c.prefetched && !c.used {
+			c.used = true
+			t.cache[string(ck)] = c
+		}
 		t.mu.Unlock()
 		if !c.found {
 			return nil, store.ErrNotFound
@@ -173,6 +193,8 @@ func (t *tx) Get(bucket, key []byte) ([]byte, error) {
 		t.inflight[r.ckey] = r
 		t.pending = append(t.pending, r)
 	}
+	r.waiters++
+	t.waiting++
 	t.flushLocked()
 	<-r.done
 	switch {
@@ -185,17 +207,36 @@ func (t *tx) Get(bucket, key []byte) ([]byte, error) {
 }
 
 // flushLocked sends the pending reads unless another goroutine is sending
-// (it will send them next), and unlocks t.mu.
+// (it will send them next) or, while a round's functions run at once, one
+// of them neither waits for a read nor has returned (it will send them),
+// and unlocks t.mu.
 func (t *tx) flushLocked() {
-	for !t.sending && len(t.pending) > 0 && t.err == nil {
+	for !t.sending && len(t.pending) > 0 && t.err == nil && t.waiting+t.returned >= t.gather {
+		t.sending = true
+		first := !t.began && t.start != nil
+		if first {
+			t.mu.Unlock()
+			err := t.start()
+			t.mu.Lock()
+			if err != nil {
+				t.sending = false
+				t.err = err
+				break
+			}
+		}
 		batch := t.pending
 		t.pending = nil
-		t.sending = true
 		t.mu.Unlock()
 		err := t.send(batch)
+		if first {
+			t.started()
+		}
 		t.mu.Lock()
 		t.sending = false
 		t.reads += len(batch)
+		for _, r := range batch {
+			t.waiting -= r.waiters
+		}
 		if err != nil && t.err == nil {
 			t.err = err
 		}
@@ -429,9 +470,125 @@ func (t *tx) page(bucket []byte, q pageQuery) ([]row, error) {
 		return nil, t.err
 	}
 	t.pending = append(t.pending, r)
+	r.waiters++
+	t.waiting++
 	t.flushLocked()
 	<-r.done
 	return r.rows, r.err
+}
+
+// prefetch reads the keys (cache keys) not read yet in one round trip,
+// with BEGIN if the transaction has not begun, so that the functions find
+// them in memory. A failed read fails the transaction.
+func (t *tx) prefetch(keys []string) {
+	t.mu.Lock()
+	var reads []*read
+	for _, ck := range keys {
+		if _, ok := t.cache[ck]; ok {
+			continue
+		}
+		if t.inflight[ck] != nil {
+			continue
+		}
+		bucket, key := splitCacheKey(ck)
+		r := &read{bucket: bucket, key: key, ckey: ck, done: make(chan struct{}), waiters: 1}
+		if t.inflight == nil {
+			t.inflight = make(map[string]*read)
+		}
+		t.inflight[ck] = r
+		t.pending = append(t.pending, r)
+		t.waiting++
+		reads = append(reads, r)
+	}
+	t.flushLocked()
+	for _, r := range reads {
+		<-r.done
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, r := range reads {
+		if c, ok := t.cache[r.ckey]; ok {
+			c.prefetched = true
+			t.cache[r.ckey] = c
+		}
+	}
+}
+
+// missing reads the keys not read yet in one round trip and reports
+// whether every one of keys is missing (false too when the read fails:
+// see failed).
+func (t *tx) missing(keys []write) bool {
+	t.mu.Lock()
+	var reads []*read
+	for _, k := range keys {
+		ck := string(appendCacheKey(nil, k.bucket, k.key))
+		if c, ok := t.cache[ck]; ok {
+			if c.found {
+				t.mu.Unlock()
+				return false
+			}
+			continue
+		}
+		r := t.inflight[ck]
+		if r == nil {
+			r = &read{bucket: k.bucket, key: k.key, ckey: ck, done: make(chan struct{})}
+			if t.inflight == nil {
+				t.inflight = make(map[string]*read)
+			}
+			t.inflight[ck] = r
+			t.pending = append(t.pending, r)
+		}
+		r.waiters++
+		t.waiting++
+		reads = append(reads, r)
+	}
+	t.flushLocked()
+	ok := true
+	for _, r := range reads {
+		<-r.done
+		ok = ok && r.err == nil && !r.found
+	}
+	return ok
+}
+
+// read reports whether the transaction read bucket/key, or is reading it.
+func (t *tx) read(bucket, key []byte) bool {
+	var kb [128]byte
+	ck := appendCacheKey(kb[:0], bucket, key)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	_, ok := t.cache[string(ck)]
+	return ok || t.inflight[string(ck)] != nil
+}
+
+// readKeys returns the keys the transaction read from the server for its
+// functions (not those read ahead that no function read).
+func (t *tx) readKeys() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	keys := make([]string, 0, len(t.cache))
+	for ck, c := range t.cache {
+		if !c.prefetched || c.used {
+			keys = append(keys, ck)
+		}
+	}
+	return keys
+}
+
+// gatherReads makes the reads of the next n functions' goroutines wait
+// for one another (see tx); n = 0 ends that.
+func (t *tx) gatherReads(n int) {
+	t.mu.Lock()
+	t.gather, t.returned = n, 0
+	t.mu.Unlock()
+}
+
+// fnReturned records that one of the functions gathered returned, and
+// sends the reads of the others if they all wait.
+func (t *tx) fnReturned() {
+	t.mu.Lock()
+	t.returned++
+	t.flushLocked()
 }
 
 // writes collects a buffer's writes as the arrays of one INSERT and one
@@ -558,12 +715,29 @@ func (t *tx) release() {
 	}
 }
 
-// readTx is a View's transaction.
-type readTx struct{ t *tx }
+// readTx is a View's transaction; check, if set, is called before each
+// read.
+type readTx struct {
+	t     *tx
+	check func() error
+}
 
-func (r readTx) Get(bucket, key []byte) ([]byte, error) { return r.t.Get(bucket, key) }
-func (r readTx) Put(_, _, _ []byte) error               { return store.ErrReadOnly }
-func (r readTx) Delete(_, _ []byte) error               { return store.ErrReadOnly }
+func (r readTx) Get(bucket, key []byte) ([]byte, error) {
+	if r.check != nil {
+		if err := r.check(); err != nil {
+			return nil, err
+		}
+	}
+	return r.t.Get(bucket, key)
+}
+
+func (r readTx) Put(_, _, _ []byte) error { return store.ErrReadOnly }
+func (r readTx) Delete(_, _ []byte) error { return store.ErrReadOnly }
 func (r readTx) Scan(bucket []byte, opt store.ScanOptions, fn func(key, value []byte) (bool, error)) error {
+	if r.check != nil {
+		if err := r.check(); err != nil {
+			return err
+		}
+	}
 	return r.t.Scan(bucket, opt, fn)
 }
