@@ -107,3 +107,57 @@ func TestViewsSeeWhatCommittedBefore(t *testing.T) {
 	close(stop)
 	readers.Wait()
 }
+
+// TestLearnedIDBucketsChecked: once the committer has learned that a
+// bucket holds new ids (many updates checked ids of their own there, all
+// missing), functions run in order take its keys as missing unread. Then
+// updates check ids that exist: the check before the commit finds them,
+// and they are read, not overwritten.
+func TestLearnedIDBucketsChecked(t *testing.T) {
+	s := fresh(t, pgstore.Options{})
+	ctx := t.Context()
+	const n = 48
+	create := func(id []byte) func(tx store.Tx) error {
+		return func(tx store.Tx) error {
+			_, err := tx.Get(b("ids"), id)
+			switch {
+			case err == nil:
+				return nil // in use: nothing to do
+			case !errors.Is(err, store.ErrNotFound):
+				return err
+			}
+			if err := tx.Put(b("ids"), id, b("new")); err != nil {
+				return err
+			}
+			return bump(tx, "c", "n")
+		}
+	}
+	require.NoError(t, s.Update(ctx, func(tx store.Tx) error {
+		for i := range n {
+			if err := tx.Put(b("ids"), fmt.Appendf(nil, "taken-%02d", i), b("old")); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+	for round := range 8 {
+		var wg sync.WaitGroup
+		for i := range n {
+			id := fmt.Appendf(nil, "new-%d-%02d", round, i)
+			if round >= 4 && i%2 == 0 {
+				id = fmt.Appendf(nil, "taken-%02d", i)
+			}
+			wg.Go(func() { assert.NoError(t, s.Update(ctx, create(id))) })
+		}
+		wg.Wait()
+	}
+	v, err := getValue(t, s, "c", "n")
+	require.NoError(t, err)
+	require.Equal(t, strconv.Itoa(8*n-4*n/2), v)
+	for i := range n {
+		v, err := getValue(t, s, "ids", fmt.Sprintf("taken-%02d", i))
+		require.NoError(t, err)
+		require.Equal(t, "old", v, "an id in use was taken again")
+	}
+	t.Logf("%+v", s.Stats())
+}

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 
 	"github.com/tambalapay/tambala/internal/txbuf"
@@ -115,18 +117,23 @@ func (s *Store) runBatch(first *request) {
 		}
 	}
 	// The keys the last batches read, every one of them, come first.
-	if len(s.recurring) > 0 && waiting(reqs) {
+	if first := slices.Concat(s.recurring, s.present); len(first) > 0 && waiting(reqs) {
 		if t.conn == nil {
 			if conn, err := s.pool.Acquire(s.bg); err == nil {
 				t.conn = conn
 			}
 		}
 		if t.conn != nil {
-			t.prefetch(s.recurring)
+			t.prefetch(first)
 		}
 	}
+	s.present = nil
 	b := &batch{s: s, t: t, base: &runReader{t: t}}
 	b.shared = txbuf.New(b.base)
+	t.ids = maps.Clone(s.idBuckets)
+	if !s.readAbsent {
+		b.base.absent = t.ids
+	}
 	ran := 0 // reqs[:ran] are run
 	for {
 		// Take the updates waiting into the same round.
@@ -165,10 +172,20 @@ func (s *Store) runBatch(first *request) {
 	b.buf.Reset(nil)
 
 	err := t.failed()
-	if err == nil && len(b.base.assumed) > 0 && !t.missing(b.base.assumed) && t.failed() == nil {
+	if err == nil && len(b.base.assumed) > 0 {
+		s.present = t.existing(b.base.assumed)
+		for _, ck := range s.present {
+			// Not a bucket of ids, as far as the store knows now.
+			bucket, _ := splitCacheKey(ck)
+			delete(s.idBuckets, string(bucket))
+		}
+	}
+	if len(s.present) > 0 && t.failed() == nil {
 		// A key taken as missing is not: the batch runs again, in a new
-		// transaction that reads them all.
-		s.readAbsent = true
+		// transaction that reads those first, or, if this batch was such
+		// a run already, every key.
+		s.readAbsent = s.redoing
+		s.redoing = true
 		s.stats.redone.Add(1)
 		for _, r := range reqs[:ran] {
 			if r.state == final {
@@ -180,7 +197,7 @@ func (s *Store) runBatch(first *request) {
 		}
 		return
 	}
-	s.readAbsent = false
+	s.readAbsent, s.redoing = false, false
 	err = t.failed()
 	if err == nil && t.conn != nil {
 		err = t.commit(b.shared)
@@ -311,9 +328,19 @@ func (b *batch) run(round []*request) {
 	if b.t.failed() != nil {
 		return
 	}
+	own := b.s.readBuckets(b.t, specs)
+	b.t.mu.Lock()
+	b.t.ids = maps.Clone(b.s.idBuckets)
+	b.t.mu.Unlock()
 	if !b.s.readAbsent {
-		b.base.absent = idBuckets(b.t, specs)
-		defer func() { b.base.absent = nil }()
+		for bucket := range b.s.idBuckets {
+			if own == nil {
+				own = map[string]bool{}
+			}
+			own[bucket] = true
+		}
+		b.base.absent = own
+		defer func() { b.base.absent = b.t.ids }()
 	}
 	for i, r := range live {
 		sp := &specs[i]
@@ -330,13 +357,19 @@ func (b *batch) run(round []*request) {
 	}
 }
 
-// idBuckets returns the buckets where the functions of a round, run at
-// once, read keys of their own only, each missing: the buckets of new
-// records, whose ids a function checks are unused. A function run again
-// draws new ids, most often; its reads of keys of these buckets that the
-// transaction has not read are taken as missing without a round trip
-// each (see runReader.Get), and checked before the commit.
-func idBuckets(t *tx, runs []fnRun) map[string]bool {
+// readBuckets sorts the buckets where the functions of a round, run at
+// once, read keys of their own only (a key read by one function): own
+// holds them all, fresh those where every such key was missing. The
+// buckets of fresh, and only those, become or stay the store's buckets
+// of ids: those of new records, whose ids a function checks are unused.
+//
+// A function run again in order draws new ids, most often: its reads of
+// keys not read yet in the buckets of ids and in own (where a function
+// reads its own record, say, which it read already when run at once) are
+// taken as missing without a round trip each (see runReader.Get); so are
+// those of any function run in order in the buckets of ids. All are read
+// together before the commit.
+func (s *Store) readBuckets(t *tx, runs []fnRun) (own map[string]bool) {
 	readers := map[string]int{} // cache key -> functions that read it
 	for i := range runs {
 		for _, ck := range runs[i].rd.gets {
@@ -345,25 +378,43 @@ func idBuckets(t *tx, runs []fnRun) map[string]bool {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	keys := map[string]int{} // bucket -> keys of its own, missing
+	type count struct{ own, found int }
+	buckets := map[string]*count{}
 	for ck, n := range readers {
 		bucket, _ := splitCacheKey(ck)
-		if c, ok := t.cache[ck]; !ok || c.found || n > 1 {
-			keys[string(bucket)] = -1 << 30
+		c := buckets[string(bucket)]
+		if c == nil {
+			c = &count{}
+			buckets[string(bucket)] = c
+		}
+		switch cached, ok := t.cache[ck]; {
+		case !ok || n > 1:
+			c.own = -1 << 30
+		case cached.found:
+			c.own++
+			c.found++
+		default:
+			c.own++
+		}
+	}
+	for bucket, c := range buckets {
+		if c.own < 2 {
 			continue
 		}
-		keys[string(bucket)]++
-	}
-	var out map[string]bool
-	for bucket, n := range keys {
-		if n >= 2 {
-			if out == nil {
-				out = map[string]bool{}
-			}
-			out[bucket] = true
+		if own == nil {
+			own = map[string]bool{}
 		}
+		own[bucket] = true
+		if c.found > 0 {
+			delete(s.idBuckets, bucket)
+			continue
+		}
+		if s.idBuckets == nil {
+			s.idBuckets = map[string]bool{}
+		}
+		s.idBuckets[bucket] = true
 	}
-	return out
+	return own
 }
 
 // fnRun is a function's run with the others of its round: what it read,
@@ -440,7 +491,7 @@ type runReader struct {
 	gets   []string // cache keys
 	scans  []scanned
 	// absent are buckets whose keys not read yet are taken as missing
-	// (see idBuckets); assumed are the keys so taken, which the
+	// (see readBuckets); assumed are the keys so taken, which the
 	// transaction reads before it commits.
 	absent  map[string]bool
 	assumed []write

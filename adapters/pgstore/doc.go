@@ -99,14 +99,26 @@
 // scanned a range holding a key) that an earlier function of the batch
 // wrote runs again over the batch's writes, its reads now served from
 // memory; the others keep their outcome. Every function's outcome is thus
-// the one it has when run after those before it. A function run again
-// most often draws new ids: in a bucket where the functions of the round
-// read keys of their own only, each missing, its reads of keys not read
-// yet are taken as missing without a round trip each, and read together
-// before the commit; if one exists, the batch runs again in a new
-// transaction that reads every key. When most reads are of keys an
-// earlier function read already (one hot balance), running in order
-// costs no round trip, and the committer does that.
+// the one it has when run after those before it. When most reads are of
+// keys an earlier function read already (one hot balance), running in
+// order costs no round trip, and the committer does that.
+//
+// Functions check that the ids of the records they create are unused,
+// and a function run again most often draws new ones: one round trip
+// each, one function after the other. So the committer learns the
+// buckets of ids, those where the functions of a round run at once read
+// keys of their own only, each missing; a function run in order takes
+// the keys of those buckets that the transaction has not read as missing
+// without reading them (and a function run again does so too in the
+// buckets where the functions of its round read keys of their own only).
+// The keys so taken are read together, in one statement, before the
+// commit. If one exists, its bucket is a bucket of ids no more, and the
+// batch runs again in a new transaction that reads it first (or, if that
+// happens twice in a row, every key); its updates count no failure. Reads
+// of a bucket of ids do not count in the choice to run a round at once,
+// so a batch of updates that read nothing else runs in order, each
+// function once, reading only in its first round trip and before the
+// commit.
 //
 // Functions passed to Update run on other goroutines (the committer's, or
 // one per function of a round), possibly at the same time as other

@@ -96,9 +96,14 @@ type Store struct {
 	// server, recurring those of them the batch before read too.
 	lastReads map[string]struct{}
 	recurring []string
-	// readAbsent says the next batch reads every key (see idBuckets): in
-	// the last one, a key taken as missing was not.
-	readAbsent bool
+	// idBuckets are the buckets of new records, whose keys a batch takes
+	// as missing (see readBuckets); present the keys so taken that the last
+	// batch found, which the next reads first; redoing says the next
+	// batch runs the last one again, and readAbsent that it takes no key
+	// as missing (a batch run again found a key so taken).
+	idBuckets           map[string]bool
+	present             []string
+	redoing, readAbsent bool
 
 	stats struct {
 		commits, batched, reran, retries, requeued, relocks, redone, conflicts atomic.Int64

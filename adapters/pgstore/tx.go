@@ -63,6 +63,10 @@ type tx struct {
 	inflight map[string]*read // Gets pending or being sent, by cache key
 	sending  bool             // a goroutine is sending reads
 	reads    int              // reads sent to the server
+	// ids are the buckets of ids (see readBuckets), idReads the Gets of
+	// their keys sent.
+	ids     map[string]bool
+	idReads int
 	// gather is the number of functions running at once whose reads are
 	// sent together (0: reads go at once); returned counts those that
 	// returned, waiting the goroutines waiting for a read.
@@ -136,11 +140,13 @@ func (t *tx) fail(err error) error {
 	return t.err
 }
 
-// readsSent returns how many reads went to the server.
+// readsSent returns how many reads went to the server, not counting the
+// Gets of keys in the buckets of ids (which, run in order, a batch takes
+// as missing: see readBuckets).
 func (t *tx) readsSent() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.reads
+	return t.reads - t.idReads
 }
 
 // failed returns the error that aborted the transaction, if any.
@@ -234,6 +240,11 @@ func (t *tx) flushLocked() {
 		t.mu.Lock()
 		t.sending = false
 		t.reads += len(batch)
+		for _, r := range batch {
+			if r.page == nil && t.ids[string(r.bucket)] {
+				t.idReads++
+			}
+		}
 		for _, r := range batch {
 			t.waiting -= r.waiters
 		}
@@ -514,41 +525,48 @@ func (t *tx) prefetch(keys []string) {
 	}
 }
 
-// missing reads the keys not read yet in one round trip and reports
-// whether every one of keys is missing (false too when the read fails:
-// see failed).
-func (t *tx) missing(keys []write) bool {
-	t.mu.Lock()
-	var reads []*read
-	for _, k := range keys {
-		ck := string(appendCacheKey(nil, k.bucket, k.key))
-		if c, ok := t.cache[ck]; ok {
-			if c.found {
-				t.mu.Unlock()
-				return false
-			}
-			continue
-		}
-		r := t.inflight[ck]
-		if r == nil {
-			r = &read{bucket: k.bucket, key: k.key, ckey: ck, done: make(chan struct{})}
-			if t.inflight == nil {
-				t.inflight = make(map[string]*read)
-			}
-			t.inflight[ck] = r
-			t.pending = append(t.pending, r)
-		}
-		r.waiters++
-		t.waiting++
-		reads = append(reads, r)
+// existing reads keys in one statement and returns those that exist, as
+// cache keys (none when the read fails: see failed).
+func (t *tx) existing(keys []write) []string {
+	if err := t.failed(); err != nil {
+		return nil
 	}
-	t.flushLocked()
-	ok := true
-	for _, r := range reads {
-		<-r.done
-		ok = ok && r.err == nil && !r.found
+	slices.SortFunc(keys, compareWrites)
+	keys = slices.CompactFunc(keys, func(a, b write) bool { return compareWrites(a, b) == 0 })
+	bs, ks, _ := columns(keys, false)
+	var b pgx.Batch
+	n := t.queueBegin(&b)
+	b.Queue(t.s.sql.existing, bs, ks)
+	var found []string
+	br := t.conn.SendBatch(t.ctx, &b)
+	err := func() error {
+		for range n {
+			if _, err := br.Exec(); err != nil {
+				return err
+			}
+		}
+		rows, err := br.Query()
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var bucket, key []byte
+			if err := rows.Scan(&bucket, &key); err != nil {
+				return err
+			}
+			found = append(found, string(appendCacheKey(nil, bucket, key)))
+		}
+		return rows.Err()
+	}()
+	if cerr := br.Close(); err == nil {
+		err = cerr
 	}
-	return ok
+	if err != nil {
+		t.fail(err)
+		return nil
+	}
+	return found
 }
 
 // read reports whether the transaction read bucket/key, or is reading it.
