@@ -82,6 +82,10 @@ type Store struct {
 	viewMu   sync.Mutex
 	forming  *viewGroup
 	viewGate chan struct{}
+	// viewLast are the keys the last group to end read, viewRecurring
+	// those of them the group before read too.
+	viewLast      map[string]struct{}
+	viewRecurring []string
 
 	runs runPolicy // how a batch's functions run; tests set it
 	// recentReads and recentFns are the committer's decayed sums of the

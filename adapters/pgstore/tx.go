@@ -71,10 +71,12 @@ type tx struct {
 	// sent together (0: reads go at once); returned counts those that
 	// returned, waiting the goroutines waiting for a read.
 	gather, returned, waiting int
-	// start, if set, runs before the first round trip (it may set conn),
-	// and started once it is back.
-	start   func() error
-	started func()
+	// start, if set, runs before the first round trip (it may set conn
+	// and readAhead), and started once it is back; readAhead are keys
+	// (cache keys) the first round trip reads too.
+	start     func() error
+	started   func()
+	readAhead []string
 }
 
 type cached struct {
@@ -90,7 +92,8 @@ type read struct {
 	bucket, key []byte // a Get when page is nil
 	ckey        string
 	page        *pageQuery
-	waiters     int // goroutines waiting for it
+	waiters     int  // goroutines waiting for it
+	ahead       bool // read ahead of the functions (see prefetch)
 	value       []byte
 	found       bool
 	rows        []row
@@ -229,6 +232,7 @@ func (t *tx) flushLocked() {
 				t.err = err
 				break
 			}
+			t.queueAheadLocked()
 		}
 		batch := t.pending
 		t.pending = nil
@@ -260,7 +264,7 @@ func (t *tx) flushLocked() {
 				if t.cache == nil {
 					t.cache = make(map[string]cached)
 				}
-				t.cache[r.ckey] = cached{value: r.value, found: r.found}
+				t.cache[r.ckey] = cached{value: r.value, found: r.found, prefetched: r.ahead}
 			}
 		}
 		for _, r := range batch {
@@ -488,6 +492,24 @@ func (t *tx) page(bucket []byte, q pageQuery) ([]row, error) {
 	return r.rows, r.err
 }
 
+// queueAheadLocked adds the reads of readAhead not read yet to the
+// pending ones.
+func (t *tx) queueAheadLocked() {
+	for _, ck := range t.readAhead {
+		if _, ok := t.cache[ck]; ok || t.inflight[ck] != nil {
+			continue
+		}
+		bucket, key := splitCacheKey(ck)
+		r := &read{bucket: bucket, key: key, ckey: ck, done: make(chan struct{}), ahead: true}
+		if t.inflight == nil {
+			t.inflight = make(map[string]*read)
+		}
+		t.inflight[ck] = r
+		t.pending = append(t.pending, r)
+	}
+	t.readAhead = nil
+}
+
 // prefetch reads the keys (cache keys) not read yet in one round trip,
 // with BEGIN if the transaction has not begun, so that the functions find
 // them in memory. A failed read fails the transaction.
@@ -502,7 +524,7 @@ func (t *tx) prefetch(keys []string) {
 			continue
 		}
 		bucket, key := splitCacheKey(ck)
-		r := &read{bucket: bucket, key: key, ckey: ck, done: make(chan struct{}), waiters: 1}
+		r := &read{bucket: bucket, key: key, ckey: ck, done: make(chan struct{}), waiters: 1, ahead: true}
 		if t.inflight == nil {
 			t.inflight = make(map[string]*read)
 		}
@@ -514,14 +536,6 @@ func (t *tx) prefetch(keys []string) {
 	t.flushLocked()
 	for _, r := range reads {
 		<-r.done
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for _, r := range reads {
-		if c, ok := t.cache[r.ckey]; ok {
-			c.prefetched = true
-			t.cache[r.ckey] = c
-		}
 	}
 }
 

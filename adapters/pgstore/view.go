@@ -11,7 +11,9 @@ import (
 // View of the group began, so each of them reads committed data as of a
 // moment after it was called. Their reads go together in round trips, and
 // Gets of one key share one read. One group at a time sends its first
-// round trip; the Views that begin meanwhile form the next group.
+// round trip; the Views that begin meanwhile form the next group. The
+// first round trip also reads the keys the Views of each of the last two
+// groups read.
 type viewGroup struct {
 	t       *tx
 	members int // Views running in it, guarded by Store.viewMu
@@ -98,6 +100,9 @@ func (s *Store) startView(g *viewGroup) error {
 		return err
 	}
 	g.t.conn = conn
+	s.viewMu.Lock()
+	g.t.readAhead = s.viewRecurring
+	s.viewMu.Unlock()
 	return nil
 }
 
@@ -118,5 +123,26 @@ func (s *Store) leaveView(g *viewGroup) {
 	if last {
 		g.t.end()
 		g.t.release()
+		s.learnViewReads(g.t)
 	}
+}
+
+// learnViewReads keeps the keys that t's Views read and that the Views of
+// the group that ended before read too: the next group reads them ahead,
+// in its first round trip. They are the keys most Views read (an API
+// key, an organization, settings).
+func (s *Store) learnViewReads(t *tx) {
+	keys := t.readKeys()
+	s.viewMu.Lock()
+	defer s.viewMu.Unlock()
+	last := s.viewLast
+	s.viewLast = make(map[string]struct{}, len(keys))
+	var recurring []string
+	for _, ck := range keys {
+		s.viewLast[ck] = struct{}{}
+		if _, ok := last[ck]; ok && len(recurring) < maxRecurring {
+			recurring = append(recurring, ck)
+		}
+	}
+	s.viewRecurring = recurring
 }
