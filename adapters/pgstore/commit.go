@@ -357,11 +357,11 @@ func (b *batch) run(round []*request) {
 	}
 }
 
-// readBuckets sorts the buckets where the functions of a round, run at
-// once, read keys of their own only (a key read by one function): own
-// holds them all, fresh those where every such key was missing. The
-// buckets of fresh, and only those, become or stay the store's buckets
-// of ids: those of new records, whose ids a function checks are unused.
+// readBuckets returns the buckets where the functions of a round, run at
+// once, read keys of their own only (each key read by one function, two
+// keys at least). Those where every such key was missing become or stay
+// the store's buckets of ids: those of new records, whose ids a function
+// checks are unused; those where one was found leave them.
 //
 // A function run again in order draws new ids, most often: its reads of
 // keys not read yet in the buckets of ids and in own (where a function
@@ -388,7 +388,7 @@ func (s *Store) readBuckets(t *tx, runs []fnRun) (own map[string]bool) {
 			buckets[string(bucket)] = c
 		}
 		switch cached, ok := t.cache[ck]; {
-		case !ok || n > 1:
+		case !ok || n > 1: // not remembered, or shared: not a bucket of ids
 			c.own = -1 << 30
 		case cached.found:
 			c.own++

@@ -62,10 +62,10 @@
 // again at once in a new transaction, without counting as an attempt. An
 // update that failed to serialize runs again with every key the failed
 // attempt wrote locked too (SELECT ... FOR UPDATE, values read with it),
-// so that it does not fail again for the same reason; the run after a
-// failure that wrote nothing waits a random backoff first. Contention
-// thus costs time, not errors; the locks are plain row locks, which
-// PostgreSQL-compatible distributed databases also take.
+// so that it does not fail again for the same reason (without group
+// commit, an attempt after one that wrote nothing waits a random backoff
+// instead). Contention thus costs time, not errors; the locks are plain
+// row locks, which PostgreSQL-compatible distributed databases also take.
 //
 // # Group commit
 //
@@ -123,8 +123,9 @@
 // Functions passed to Update run on other goroutines (the committer's, or
 // one per function of a round), possibly at the same time as other
 // callers' functions, and possibly twice: they must have no effects
-// outside tx, must not call t.FailNow (require) in tests, and must not
-// start a View or Update of the same store (the committer holds a
+// outside tx, must not call t.FailNow (require) in tests, must not wait
+// for one another (a round's reads wait for all its functions), and must
+// not start a View or Update of the same store (the committer holds a
 // connection of the pool).
 //
 // # Limits

@@ -43,8 +43,10 @@ type Options struct {
 	// StatementTimeout bounds every statement of a transaction (SET LOCAL
 	// statement_timeout); 0 leaves the server's setting.
 	StatementTimeout time.Duration
-	// NoGroupCommit runs every Update in a transaction of its own. By
-	// default concurrent Updates share one transaction and one commit.
+	// NoGroupCommit runs every Update and every View in a transaction of
+	// its own, whose statements the caller's context cancels. By default
+	// concurrent Updates share one transaction and one commit, and
+	// concurrent Views one snapshot.
 	NoGroupCommit bool
 	// MaxBatch caps how many updates share one commit (default 256).
 	MaxBatch int
