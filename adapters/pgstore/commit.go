@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"maps"
+	"slices"
 	"sync"
 
 	"github.com/tambalapay/tambala/internal/txbuf"
@@ -16,9 +19,9 @@ type request struct {
 	fn    func(store.Tx) error
 	err   error
 	panic any
-	// rerun says the shared transaction failed to serialize: the caller
-	// runs fn again alone.
-	rerun bool
+	// failures counts the batches whose commit this update was part of
+	// and that failed to serialize.
+	failures int
 	// state is where the request stands in the batch being run.
 	state reqState
 	done  chan struct{}
@@ -34,7 +37,7 @@ const (
 )
 
 func (r *request) reset() {
-	r.ctx, r.fn, r.err, r.panic, r.rerun, r.state = nil, nil, nil, nil, false, pending
+	r.ctx, r.fn, r.err, r.panic, r.failures, r.state = nil, nil, nil, nil, 0, pending
 }
 
 var requestPool = sync.Pool{New: func() any { return &request{done: make(chan struct{}, 1)} }}
@@ -52,9 +55,17 @@ var requestPool = sync.Pool{New: func() any { return &request{done: make(chan st
 // batch's writes (its reads now come from memory), and the others keep
 // their outcome. The result is the serial one: every function saw the
 // writes of those before it.
+//
+// A batch locks the hot keys before running any function (see hotSet).
+// When it fails to serialize, its updates run again first in the next
+// batch, which also locks every key the failed one wrote.
 func (s *Store) commitLoop() {
 	defer close(s.stopped)
 	for {
+		if len(s.again) > 0 {
+			s.runBatch(nil)
+			continue
+		}
 		select {
 		case r := <-s.reqs:
 			s.runBatch(r)
@@ -74,17 +85,55 @@ type batch struct {
 	buf    txbuf.Tx
 }
 
-// runBatch runs first and the updates queued behind it as one batch,
-// commits, and answers their callers.
+// runBatch runs the updates of the last batch if it failed to
+// serialize, then first (if not nil) and the updates queued behind it as
+// one batch, commits, and answers their callers.
 func (s *Store) runBatch(first *request) {
-	reqs := []*request{first}
+	reqs := s.again
+	s.again = nil
+	if first != nil {
+		reqs = append(reqs, first)
+	}
 	t := &tx{s: s, ctx: s.bg}
 	defer func() {
 		t.end()
 		t.release()
 	}()
+	// The hot keys, and every key the last batch wrote if it failed to
+	// serialize, are locked before any function runs.
+	if relock := s.relock; len(relock) > 0 || !s.hot.empty() {
+		s.relock = nil
+		conn, err := s.pool.Acquire(s.bg)
+		if err == nil {
+			t.conn = conn
+			t, err = s.lockFirst(t, relock, func() bool { return waiting(reqs) })
+		}
+		if err != nil {
+			for _, r := range reqs {
+				r.err = s.failure(r.ctx, err)
+				r.done <- struct{}{}
+			}
+			return
+		}
+	}
+	// The keys the last batches read, every one of them, come first.
+	if first := slices.Concat(s.recurring, s.present); len(first) > 0 && waiting(reqs) {
+		if t.conn == nil {
+			if conn, err := s.pool.Acquire(s.bg); err == nil {
+				t.conn = conn
+			}
+		}
+		if t.conn != nil {
+			t.prefetch(first)
+		}
+	}
+	s.present = nil
 	b := &batch{s: s, t: t, base: &runReader{t: t}}
 	b.shared = txbuf.New(b.base)
+	t.ids = maps.Clone(s.idBuckets)
+	if !s.readAbsent {
+		b.base.absent = t.ids
+	}
 	ran := 0 // reqs[:ran] are run
 	for {
 		// Take the updates waiting into the same round.
@@ -123,6 +172,33 @@ func (s *Store) runBatch(first *request) {
 	b.buf.Reset(nil)
 
 	err := t.failed()
+	if err == nil && len(b.base.assumed) > 0 {
+		s.present = t.existing(b.base.assumed)
+		for _, ck := range s.present {
+			// Not a bucket of ids, as far as the store knows now.
+			bucket, _ := splitCacheKey(ck)
+			delete(s.idBuckets, string(bucket))
+		}
+	}
+	if len(s.present) > 0 && t.failed() == nil {
+		// A key taken as missing is not: the batch runs again, in a new
+		// transaction that reads those first, or, if this batch was such
+		// a run already, every key.
+		s.readAbsent = s.redoing
+		s.redoing = true
+		s.stats.redone.Add(1)
+		for _, r := range reqs[:ran] {
+			if r.state == final {
+				r.done <- struct{}{}
+				continue
+			}
+			r.err, r.state = nil, pending
+			s.again = append(s.again, r)
+		}
+		return
+	}
+	s.readAbsent, s.redoing = false, false
+	err = t.failed()
 	if err == nil && t.conn != nil {
 		err = t.commit(b.shared)
 	}
@@ -132,7 +208,13 @@ func (s *Store) runBatch(first *request) {
 	retry := isRetryable(err)
 	if retry {
 		s.stats.retries.Add(1)
+		s.relock = b.keys.list()
+		s.hot.failed(&b.keys, t)
 	}
+	if b.shared.Len() > 0 {
+		s.hot.wrote(&b.keys)
+	}
+	s.learnReads(t)
 	for _, r := range reqs[:ran] {
 		switch {
 		case r.state == final:
@@ -141,12 +223,53 @@ func (s *Store) runBatch(first *request) {
 			s.stats.batched.Add(1)
 		case err == nil: // fnFailed: its error stands
 		case retry:
-			r.rerun = true
+			r.failures++
+			if r.failures <= s.maxRetries {
+				// It runs again first in the next batch.
+				r.err, r.state = nil, pending
+				s.again = append(s.again, r)
+				s.stats.requeued.Add(1)
+				continue
+			}
+			s.stats.conflicts.Add(1)
+			r.err = fmt.Errorf("pgstore: gave up after %d attempts: %w", r.failures, s.failure(r.ctx, err))
 		default:
 			r.err = s.failure(r.ctx, err)
 		}
 		r.done <- struct{}{}
 	}
+}
+
+// maxRecurring caps the keys a batch reads ahead.
+const maxRecurring = 256
+
+// learnReads keeps the keys that t's functions read from the server and
+// that the last batch's read too: the next batch reads them ahead, in its
+// first round trip (tx.prefetch). They are the keys every update reads
+// (an organization, its balance, settings), which one after the other
+// would cost a round trip each; the keys of one update's own records
+// change from batch to batch.
+func (s *Store) learnReads(t *tx) {
+	keys := t.readKeys()
+	last := s.lastReads
+	s.lastReads = make(map[string]struct{}, len(keys))
+	s.recurring = s.recurring[:0]
+	for _, ck := range keys {
+		s.lastReads[ck] = struct{}{}
+		if _, ok := last[ck]; ok && len(s.recurring) < maxRecurring {
+			s.recurring = append(s.recurring, ck)
+		}
+	}
+}
+
+// waiting reports whether a caller of reqs still waits for its outcome.
+func waiting(reqs []*request) bool {
+	for _, r := range reqs {
+		if r.ctx.Err() == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // run runs the functions of round: a lone one directly over the batch,
@@ -181,14 +304,9 @@ func (b *batch) run(round []*request) {
 		}
 		return
 	}
-	type spec struct {
-		rd  *runReader
-		buf *txbuf.Tx
-		err error
-		p   any
-	}
-	specs := make([]spec, len(live))
+	specs := make([]fnRun, len(live))
 	var wg sync.WaitGroup
+	b.t.gatherReads(len(live))
 	for i, r := range live {
 		sp := &specs[i]
 		sp.rd = &runReader{t: b.t, check: r.ctx.Err, record: true}
@@ -199,14 +317,30 @@ func (b *batch) run(round []*request) {
 				if !returned {
 					sp.p = errGoexit
 				}
+				b.t.fnReturned()
 			}()
 			sp.err, sp.p = runFn(r.fn, sp.buf)
 			returned = true
 		})
 	}
 	wg.Wait()
+	b.t.gatherReads(0)
 	if b.t.failed() != nil {
 		return
+	}
+	own := b.s.readBuckets(b.t, specs)
+	b.t.mu.Lock()
+	b.t.ids = maps.Clone(b.s.idBuckets)
+	b.t.mu.Unlock()
+	if !b.s.readAbsent {
+		for bucket := range b.s.idBuckets {
+			if own == nil {
+				own = map[string]bool{}
+			}
+			own[bucket] = true
+		}
+		b.base.absent = own
+		defer func() { b.base.absent = b.t.ids }()
 	}
 	for i, r := range live {
 		sp := &specs[i]
@@ -221,6 +355,75 @@ func (b *batch) run(round []*request) {
 		}
 		b.settle(r, sp.buf, sp.err, sp.p)
 	}
+}
+
+// readBuckets returns the buckets where the functions of a round, run at
+// once, read keys of their own only (each key read by one function, two
+// keys at least). Those where every such key was missing become or stay
+// the store's buckets of ids: those of new records, whose ids a function
+// checks are unused; those where one was found leave them.
+//
+// A function run again in order draws new ids, most often: its reads of
+// keys not read yet in the buckets of ids and in own (where a function
+// reads its own record, say, which it read already when run at once) are
+// taken as missing without a round trip each (see runReader.Get); so are
+// those of any function run in order in the buckets of ids. All are read
+// together before the commit.
+func (s *Store) readBuckets(t *tx, runs []fnRun) (own map[string]bool) {
+	readers := map[string]int{} // cache key -> functions that read it
+	for i := range runs {
+		for _, ck := range runs[i].rd.gets {
+			readers[ck]++
+		}
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	type count struct{ own, found int }
+	buckets := map[string]*count{}
+	for ck, n := range readers {
+		bucket, _ := splitCacheKey(ck)
+		c := buckets[string(bucket)]
+		if c == nil {
+			c = &count{}
+			buckets[string(bucket)] = c
+		}
+		switch cached, ok := t.cache[ck]; {
+		case !ok || n > 1: // not remembered, or shared: not a bucket of ids
+			c.own = -1 << 30
+		case cached.found:
+			c.own++
+			c.found++
+		default:
+			c.own++
+		}
+	}
+	for bucket, c := range buckets {
+		if c.own < 2 {
+			continue
+		}
+		if own == nil {
+			own = map[string]bool{}
+		}
+		own[bucket] = true
+		if c.found > 0 {
+			delete(s.idBuckets, bucket)
+			continue
+		}
+		if s.idBuckets == nil {
+			s.idBuckets = map[string]bool{}
+		}
+		s.idBuckets[bucket] = true
+	}
+	return own
+}
+
+// fnRun is a function's run with the others of its round: what it read,
+// its writes and its outcome.
+type fnRun struct {
+	rd  *runReader
+	buf *txbuf.Tx
+	err error
+	p   any
 }
 
 // concurrentReadsPerFn is the mean number of reads a function of the
@@ -287,6 +490,11 @@ type runReader struct {
 	record bool
 	gets   []string // cache keys
 	scans  []scanned
+	// absent are buckets whose keys not read yet are taken as missing
+	// (see readBuckets); assumed are the keys so taken, which the
+	// transaction reads before it commits.
+	absent  map[string]bool
+	assumed []write
 }
 
 type scanned struct {
@@ -302,6 +510,13 @@ func (r *runReader) Get(bucket, key []byte) ([]byte, error) {
 	}
 	if r.record {
 		r.gets = append(r.gets, string(appendCacheKey(nil, bucket, key)))
+	}
+	if r.absent[string(bucket)] && !r.t.read(bucket, key) {
+		if err := store.CheckKey(bucket, key); err != nil {
+			return nil, err
+		}
+		r.assumed = append(r.assumed, write{bucket: bytes.Clone(bucket), key: bytes.Clone(key)})
+		return nil, store.ErrNotFound
 	}
 	return r.t.Get(bucket, key)
 }
@@ -338,6 +553,17 @@ func (w *writtenSet) add(bucket, key []byte) {
 	}
 	w.keys[ck] = struct{}{}
 	w.byBucket[string(bucket)] = append(w.byBucket[string(bucket)], key)
+}
+
+// list returns the keys of the set.
+func (w *writtenSet) list() []write {
+	out := make([]write, 0, len(w.keys))
+	for bucket, keys := range w.byBucket {
+		for _, k := range keys {
+			out = append(out, write{bucket: []byte(bucket), key: k})
+		}
+	}
+	return out
 }
 
 func (w *writtenSet) Put(bucket, key, _ []byte) error { w.add(bucket, key); return nil }

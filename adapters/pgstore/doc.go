@@ -28,14 +28,44 @@
 // that an error decided on a snapshot that cannot serialize is decided
 // again.
 //
+// Concurrent Views share a transaction (unless Options.NoGroupCommit):
+// the Views that begin while one group sends its first round trip form
+// the next group, whose snapshot its own first round trip takes, so a
+// View still reads what committed before it was called. Their reads go
+// together in round trips and Gets of one key share one read; a View's
+// context is checked before each of its reads, and the statements run
+// under the store's context (Options.StatementTimeout bounds them).
+//
 // A transaction that fails to serialize or is chosen as a deadlock victim
-// (SQLSTATE 40001, 40P01) runs fn again after a random backoff, up to
-// Options.MaxRetries times, then Update returns an error wrapping
-// store.ErrConflict and the *pgconn.PgError. Other failures are returned
-// wrapped, never retried: a connection lost before COMMIT wrote nothing,
-// and the caller may run the update again; a connection lost after
-// COMMIT was sent gives an error wrapping ErrCommitUnknown. Errors are
-// told apart by SQLSTATE and errors.Is, never by their text.
+// (SQLSTATE 40001, 40P01) runs fn again, up to Options.MaxRetries times,
+// then Update returns an error wrapping store.ErrConflict and the
+// *pgconn.PgError. Other failures are returned wrapped, never retried: a
+// connection lost before COMMIT wrote nothing, and the caller may run the
+// update again; a connection lost after COMMIT was sent gives an error
+// wrapping ErrCommitUnknown. Errors are told apart by SQLSTATE and
+// errors.Is, never by their text.
+//
+// # Contention
+//
+// Updates that read and write one key from several processes (an
+// organization's balance) would fail each other, so a store locks the
+// keys that contention showed hot before running any function. The keys
+// of a transaction that failed to serialize that it read, found and
+// wrote become hot, for as long as transactions keep writing them and
+// serialization failures keep coming. Each hot key has a lock row, in the
+// reserved bucket "" keyed by a hash of its bucket and key, and a
+// transaction's first statement writes the lock rows of all the hot keys
+// (INSERT ... ON CONFLICT DO UPDATE, in key order): the transactions of
+// every process that write a hot key take turns, each waiting for the
+// one before. A transaction that waited for a lock fails to serialize
+// when the holder commits, before any function ran, and takes the locks
+// again at once in a new transaction, without counting as an attempt. An
+// update that failed to serialize runs again with every key the failed
+// attempt wrote locked too (SELECT ... FOR UPDATE, values read with it),
+// so that it does not fail again for the same reason (without group
+// commit, an attempt after one that wrote nothing waits a random backoff
+// instead). Contention thus costs time, not errors; the locks are plain
+// row locks, which PostgreSQL-compatible distributed databases also take.
 //
 // # Group commit
 //
@@ -46,32 +76,56 @@
 // those before it (a later fn sees earlier fns' writes); it drops the
 // buffer of a fn that fails, takes in the updates that arrived meanwhile,
 // and commits once. The batch is still one SERIALIZABLE transaction, so
-// other processes see it as one serializable writer. If its commit fails
-// to serialize, each of its updates runs again alone, with the retry rule
-// above. A caller's context is checked before each of its reads; the
-// statements themselves run under the committer's context, so that one
-// caller giving up cannot abort the others' transaction (use
-// Options.StatementTimeout to bound them).
+// other processes see it as one serializable writer. If it fails to
+// serialize, its updates run again first in the committer's next batch,
+// in their order, with the keys it wrote locked (see Contention); each
+// counts the failures toward Options.MaxRetries. A caller's context is
+// checked before each of its reads; the statements themselves run under
+// the committer's context, so that one caller giving up cannot abort the
+// others' transaction (use Options.StatementTimeout to bound them).
+//
+// A batch reads first, in the round trip with BEGIN, the keys that the
+// functions of each of the last two batches read (an organization, its
+// balance, settings), which one after the other would cost a round trip
+// each.
 //
 // One after the other, a batch would pay a round trip for every key one
 // function reads that no function before it read. So when the functions
 // of the last rounds read keys of their own (ids checked for use, say),
 // the committer runs a round's functions at once, each over the snapshot
-// alone, their reads sent together: the reads waiting when a round trip
-// ends go in the next one, and concurrent reads of one key share one.
-// Then, in order, a function that read a key (or scanned a range
-// holding a key) that an earlier function of the batch wrote runs again
-// over the batch's writes, its reads now served from memory; the others
-// keep their outcome. Every function's outcome is thus the one it has
-// when run after those before it. When most reads are of keys an earlier
-// function read already (one hot balance), running in order costs no
-// round trip, and the committer does that.
+// alone, their reads sent together: a round trip goes when each function
+// of the round waits for a read or has returned, and concurrent reads of
+// one key share one. Then, in order, a function that read a key (or
+// scanned a range holding a key) that an earlier function of the batch
+// wrote runs again over the batch's writes, its reads now served from
+// memory; the others keep their outcome. Every function's outcome is thus
+// the one it has when run after those before it. When most reads are of
+// keys an earlier function read already (one hot balance), running in
+// order costs no round trip, and the committer does that.
+//
+// Functions check that the ids of the records they create are unused,
+// and a function run again most often draws new ones: one round trip
+// each, one function after the other. So the committer learns the
+// buckets of ids, those where the functions of a round run at once read
+// keys of their own only, each missing; a function run in order takes
+// the keys of those buckets that the transaction has not read as missing
+// without reading them (and a function run again does so too in the
+// buckets where the functions of its round read keys of their own only).
+// The keys so taken are read together, in one statement, before the
+// commit. If one exists, its bucket is a bucket of ids no more, and the
+// batch runs again in a new transaction that reads it first (or, if that
+// happens twice in a row, every key); its updates count no failure. Reads
+// of a bucket of ids do not count in the choice to run a round at once,
+// so a batch of updates that read nothing else runs in order, each
+// function once, reading only in its first round trip and before the
+// commit.
 //
 // Functions passed to Update run on other goroutines (the committer's, or
 // one per function of a round), possibly at the same time as other
 // callers' functions, and possibly twice: they must have no effects
-// outside tx, must not call t.FailNow (require) in tests, and must not
-// start a View or Update of the same store (the committer holds a
+// outside tx, must not call t.FailNow (require) in tests, must not wait
+// for one another (a round's reads wait for all its functions), and must
+// not start a View or Update of the same store (the committer holds a
 // connection of the pool).
 //
 // # Limits

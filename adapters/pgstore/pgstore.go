@@ -21,8 +21,10 @@ const (
 	DefaultMaxRetries = 30
 )
 
-// Backoff between the attempts of an update after a serialization failure:
-// a random wait up to minBackoff << attempt, capped at maxBackoff.
+// Backoff before the attempt of an update after one that failed to
+// serialize having written nothing (an attempt after one that wrote locks
+// what that one wrote instead): a random wait up to minBackoff << attempt,
+// capped at maxBackoff.
 const (
 	minBackoff = 500 * time.Microsecond
 	maxBackoff = 50 * time.Millisecond
@@ -41,14 +43,18 @@ type Options struct {
 	// StatementTimeout bounds every statement of a transaction (SET LOCAL
 	// statement_timeout); 0 leaves the server's setting.
 	StatementTimeout time.Duration
-	// NoGroupCommit runs every Update in a transaction of its own. By
-	// default concurrent Updates share one transaction and one commit.
+	// NoGroupCommit runs every Update and every View in a transaction of
+	// its own, whose statements the caller's context cancels. By default
+	// concurrent Updates share one transaction and one commit, and
+	// concurrent Views one snapshot.
 	NoGroupCommit bool
 	// MaxBatch caps how many updates share one commit (default 256).
 	MaxBatch int
 	// MaxRetries is how many times an update is run again after a
 	// serialization failure or deadlock before Update returns
-	// store.ErrConflict (default 30).
+	// store.ErrConflict (default 30). Waiting for the locks of hot keys
+	// runs no function and counts as no retry (see Contention in the
+	// package documentation).
 	MaxRetries int
 }
 
@@ -72,13 +78,41 @@ type Store struct {
 	// must not cancel a transaction other callers share.
 	bg context.Context
 
+	// Views share transactions (see viewGroup): forming is the group new
+	// Views join, viewGate lets one group at a time send its first round
+	// trip.
+	viewMu   sync.Mutex
+	forming  *viewGroup
+	viewGate chan struct{}
+	// viewLast are the keys the last group to end read, viewRecurring
+	// those of them the group before read too.
+	viewLast      map[string]struct{}
+	viewRecurring []string
+
 	runs runPolicy // how a batch's functions run; tests set it
 	// recentReads and recentFns are the committer's decayed sums of the
 	// reads its rounds sent to the server and of their functions.
 	recentReads, recentFns float64
+	// again and relock are the updates of the committer's last batch and
+	// the keys it wrote, when it failed to serialize.
+	again  []*request
+	relock []write
+	hot    hotSet
+	// lastReads are the keys the last batch's functions read from the
+	// server, recurring those of them the batch before read too.
+	lastReads map[string]struct{}
+	recurring []string
+	// idBuckets are the buckets of new records, whose keys a batch takes
+	// as missing (see readBuckets); present the keys so taken that the last
+	// batch found, which the next reads first; redoing says the next
+	// batch runs the last one again, and readAbsent that it takes no key
+	// as missing (a batch run again found a key so taken).
+	idBuckets           map[string]bool
+	present             []string
+	redoing, readAbsent bool
 
 	stats struct {
-		commits, batched, reran, retries, fallbacks, conflicts atomic.Int64
+		commits, batched, reran, retries, requeued, relocks, redone, conflicts atomic.Int64
 	}
 }
 
@@ -177,6 +211,7 @@ func newStore(pool *pgxpool.Pool, o Options, ownPool bool) (*Store, error) {
 		s.timeout = timeoutSetting(o.StatementTimeout)
 	}
 	if !o.NoGroupCommit {
+		s.viewGate = make(chan struct{}, 1)
 		s.reqs = make(chan *request, o.MaxBatch)
 		s.quit = make(chan struct{})
 		s.stopped = make(chan struct{})
@@ -203,9 +238,17 @@ type Stats struct {
 	// Retries counts transactions run again after a serialization failure
 	// or a deadlock.
 	Retries int64
-	// Fallbacks counts updates run again alone after the shared
-	// transaction they were part of failed to serialize.
-	Fallbacks int64
+	// Requeued counts updates run again in the committer's next batch
+	// after the shared transaction they were part of failed to serialize.
+	Requeued int64
+	// Relocks counts statements locking keys up front that failed to
+	// serialize (they waited for a transaction that wrote a row) and were
+	// sent again in a new transaction.
+	Relocks int64
+	// Redone counts batches run again because a key that a function
+	// run again took as missing was not (see Group commit in the package
+	// documentation).
+	Redone int64
 	// Conflicts counts the Updates that gave up with store.ErrConflict.
 	Conflicts int64
 }
@@ -217,7 +260,9 @@ func (s *Store) Stats() Stats {
 		Batched:   s.stats.batched.Load(),
 		Reran:     s.stats.reran.Load(),
 		Retries:   s.stats.retries.Load(),
-		Fallbacks: s.stats.fallbacks.Load(),
+		Requeued:  s.stats.requeued.Load(),
+		Relocks:   s.stats.relocks.Load(),
+		Redone:    s.stats.redone.Load(),
 		Conflicts: s.stats.conflicts.Load(),
 	}
 }
@@ -233,38 +278,9 @@ func (s *Store) enter() bool {
 	return true
 }
 
-// View runs fn in a REPEATABLE READ, READ ONLY transaction: one snapshot
-// of committed data for all its reads, which never waits for writers and
-// never fails to serialize.
-func (s *Store) View(ctx context.Context, fn func(store.Tx) error) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if !s.enter() {
-		return store.ErrClosed
-	}
-	defer s.inflight.Done()
-	conn, err := s.acquire(ctx)
-	if err != nil {
-		return err
-	}
-	t := newTx(s, conn, ctx, true)
-	defer t.release()
-	fnErr, p := runFn(fn, readTx{t})
-	t.end()
-	if p != nil {
-		panic(p)
-	}
-	if err := t.failed(); err != nil {
-		// A read failed: that is the cause, whatever fn made of it.
-		return s.failure(ctx, err)
-	}
-	return fnErr
-}
-
 // Update runs fn in a SERIALIZABLE transaction, shared with concurrent
 // Updates unless Options.NoGroupCommit, and runs it again after a
-// serialization failure or deadlock.
+// serialization failure or deadlock, holding locks on what it wrote.
 func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -274,57 +290,62 @@ func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
 	}
 	defer s.inflight.Done()
 	if s.reqs == nil {
-		return s.updateAlone(ctx, fn, 0)
+		return s.updateAlone(ctx, fn)
 	}
 	r := requestPool.Get().(*request)
 	r.ctx, r.fn = ctx, fn
 	s.reqs <- r
 	<-r.done // once queued, wait for the outcome: the update may commit
-	err, p, rerun := r.err, r.panic, r.rerun
+	err, p := r.err, r.panic
 	r.reset()
 	requestPool.Put(r)
 	if p != nil {
 		panic(p)
 	}
-	if rerun {
-		s.stats.fallbacks.Add(1)
-		return s.updateAlone(ctx, fn, 1)
-	}
 	return err
 }
 
 // updateAlone runs fn in transactions of its own until one commits, fn
-// fails, or the retries are spent. first is the number of attempts already
-// made (1 when the shared transaction failed to serialize).
-func (s *Store) updateAlone(ctx context.Context, fn func(store.Tx) error, first int) error {
+// fails, or the retries are spent. Each attempt locks the hot keys
+// first (see hotSet), and one after an attempt that failed to serialize
+// every key that attempt wrote too; an attempt after one that wrote
+// nothing waits a random backoff first instead.
+func (s *Store) updateAlone(ctx context.Context, fn func(store.Tx) error) error {
 	var last error
-	for attempt := first; attempt <= s.maxRetries; attempt++ {
-		if attempt > 0 {
+	var relock []write
+	for attempt := 0; attempt <= s.maxRetries; attempt++ {
+		if attempt > 0 && len(relock) == 0 {
 			if err := backoff(ctx, attempt); err != nil {
 				return err
 			}
 		}
-		retry, err := s.tryAlone(ctx, fn)
+		retry, wrote, err := s.tryAlone(ctx, fn, relock)
 		if !retry {
 			return err
 		}
 		s.stats.retries.Add(1)
-		last = err
+		last, relock = err, wrote
 	}
 	s.stats.conflicts.Add(1)
 	// last wraps store.ErrConflict and the database's error.
 	return fmt.Errorf("pgstore: gave up after %d attempts: %w", s.maxRetries+1, last)
 }
 
-// tryAlone makes one attempt of fn in a transaction of its own. retry says
-// the transaction failed to serialize and fn may be run again.
-func (s *Store) tryAlone(ctx context.Context, fn func(store.Tx) error) (retry bool, err error) {
+// tryAlone makes one attempt of fn in a transaction of its own, which
+// locks the hot keys and relock first. retry says the transaction failed
+// to serialize and fn may be run again; wrote is then what fn wrote.
+func (s *Store) tryAlone(ctx context.Context, fn func(store.Tx) error, relock []write) (retry bool, wrote []write, err error) {
 	conn, err := s.acquire(ctx)
 	if err != nil {
-		return false, err
+		return false, nil, err
 	}
 	t := newTx(s, conn, ctx, false)
-	defer t.release()
+	defer func() { t.release() }()
+	t, err = s.lockFirst(t, relock, func() bool { return ctx.Err() == nil })
+	if err != nil {
+		t.end()
+		return isRetryable(err), nil, s.failure(ctx, err)
+	}
 	var buf txbuf.Tx
 	buf.Reset(t)
 	fnErr, p := runFn(fn, &buf)
@@ -334,7 +355,7 @@ func (s *Store) tryAlone(ctx context.Context, fn func(store.Tx) error) (retry bo
 	}
 	if err := t.failed(); err != nil {
 		t.end()
-		return isRetryable(err), s.failure(ctx, err)
+		return isRetryable(err), nil, s.failure(ctx, err)
 	}
 	if fnErr != nil {
 		buf.Reset(nil)
@@ -342,19 +363,29 @@ func (s *Store) tryAlone(ctx context.Context, fn func(store.Tx) error) (retry bo
 	// A failed fn's writes are dropped, but its reads are validated by the
 	// commit too: an error decided on a snapshot that cannot serialize is
 	// decided again.
-	wrote := buf.Len() > 0
-	switch err := t.commit(&buf); {
+	wroteAny := buf.Len() > 0
+	err = t.commit(&buf)
+	retry = isRetryable(err)
+	if wroteAny && (retry || !s.hot.empty()) {
+		var keys writtenSet
+		_ = buf.Apply(&keys) // it applied once already
+		if retry {
+			s.hot.failed(&keys, t)
+			wrote = keys.list()
+		}
+		s.hot.wrote(&keys)
+	}
+	switch {
 	case err == nil && fnErr != nil:
-		return false, fnErr
+		return false, nil, fnErr
 	case err == nil:
-		if wrote {
+		if wroteAny {
 			s.stats.commits.Add(1)
 		}
-		return false, nil
-	default:
-		t.end()
-		return isRetryable(err), s.failure(ctx, err)
+		return false, nil, nil
 	}
+	t.end()
+	return retry, wrote, s.failure(ctx, err)
 }
 
 // acquire takes a connection from the pool.

@@ -24,6 +24,13 @@ const (
 // statements are the SQL texts of one store, with its schema's tables.
 type statements struct {
 	get, upsert, del string
+	// lockRows writes the lock rows of the keys given (see hotSet), in
+	// the reserved bucket "" (no caller's bucket has an empty name), in
+	// key order; lockKeys locks the rows of the keys given that exist, in
+	// key order, and returns them.
+	lockRows, lockKeys string
+	// existing returns the keys given that exist.
+	existing string
 	// scans[reverse][lower][upper] selects a page of keys, with the bounds
 	// that are set as parameters after the bucket, then the limit.
 	scans [2][2][2]string
@@ -47,6 +54,14 @@ SELECT * FROM unnest($1::bytea[], $2::bytea[], $3::bytea[])
 ON CONFLICT (bucket, key) DO UPDATE SET value = excluded.value`, kv),
 		del: fmt.Sprintf(`DELETE FROM %s AS t USING unnest($1::bytea[], $2::bytea[]) AS d(bucket, key)
 WHERE t.bucket = d.bucket AND t.key = d.key`, kv),
+		lockRows: fmt.Sprintf(`INSERT INTO %s (bucket, key, value)
+SELECT ''::bytea, k, ''::bytea FROM unnest($1::bytea[]) AS k ORDER BY k
+ON CONFLICT (bucket, key) DO UPDATE SET value = excluded.value`, kv),
+		existing: fmt.Sprintf(`SELECT bucket, key FROM %s
+WHERE (bucket, key) IN (SELECT * FROM unnest($1::bytea[], $2::bytea[]))`, kv),
+		lockKeys: fmt.Sprintf(`SELECT bucket, key, value FROM %s
+WHERE (bucket, key) IN (SELECT * FROM unnest($1::bytea[], $2::bytea[]))
+ORDER BY bucket, key FOR UPDATE`, kv),
 	}
 	for r := range 2 {
 		for lo := range 2 {

@@ -41,7 +41,11 @@ const endTimeout = 5 * time.Second
 // REPEATABLE READ transaction reads one snapshot, so a key read once
 // reads the same again). Reads are safe from several goroutines: those
 // that arrive while a round trip is under way are sent together in the
-// next one, and concurrent Gets of one key share one read.
+// next one, and concurrent Gets of one key share one read. While the
+// functions of a round run at once (gather), reads wait until each of
+// them waits for a read or has returned: the round costs one round trip
+// per step of its functions, not one per function that happened to be
+// first.
 //
 // The first failed statement aborts a PostgreSQL transaction; err keeps
 // it, and every later read returns it.
@@ -59,11 +63,28 @@ type tx struct {
 	inflight map[string]*read // Gets pending or being sent, by cache key
 	sending  bool             // a goroutine is sending reads
 	reads    int              // reads sent to the server
+	// ids are the buckets of ids (see readBuckets), idReads the Gets of
+	// their keys sent.
+	ids     map[string]bool
+	idReads int
+	// gather is the number of functions running at once whose reads are
+	// sent together (0: reads go at once); returned counts those that
+	// returned, waiting the goroutines waiting for a read.
+	gather, returned, waiting int
+	// start, if set, runs before the first round trip (it may set conn
+	// and readAhead), and started once it is back; readAhead are keys
+	// (cache keys) the first round trip reads too.
+	start     func() error
+	started   func()
+	readAhead []string
 }
 
 type cached struct {
 	value []byte // nil when the key is missing
 	found bool
+	// prefetched says the key was read ahead of the functions (prefetch),
+	// used that a function read it since.
+	prefetched, used bool
 }
 
 // read is one statement of a round trip: a Get, or a page of a Scan.
@@ -71,6 +92,8 @@ type read struct {
 	bucket, key []byte // a Get when page is nil
 	ckey        string
 	page        *pageQuery
+	waiters     int  // goroutines waiting for it
+	ahead       bool // read ahead of the functions (see prefetch)
 	value       []byte
 	found       bool
 	rows        []row
@@ -120,11 +143,13 @@ func (t *tx) fail(err error) error {
 	return t.err
 }
 
-// readsSent returns how many reads went to the server.
+// readsSent returns how many reads went to the server, not counting the
+// Gets of keys in the buckets of ids (which, run in order, a batch takes
+// as missing: see readBuckets).
 func (t *tx) readsSent() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.reads
+	return t.reads - t.idReads
 }
 
 // failed returns the error that aborted the transaction, if any.
@@ -139,6 +164,13 @@ func appendCacheKey(dst, bucket, key []byte) []byte {
 	return append(append(dst, bucket...), key...)
 }
 
+// splitCacheKey returns the bucket and key of a cache key.
+func splitCacheKey(ck string) (bucket, key []byte) {
+	n, w := binary.Uvarint([]byte(ck))
+	b := []byte(ck[w:])
+	return b[:n:n], b[n:]
+}
+
 func (t *tx) Get(bucket, key []byte) ([]byte, error) {
 	if err := store.CheckKey(bucket, key); err != nil {
 		return nil, err
@@ -151,6 +183,10 @@ func (t *tx) Get(bucket, key []byte) ([]byte, error) {
 		return nil, t.err
 	}
 	if c, ok := t.cache[string(ck)]; ok {
+		if c.prefetched && !c.used {
+			c.used = true
+			t.cache[string(ck)] = c
+		}
 		t.mu.Unlock()
 		if !c.found {
 			return nil, store.ErrNotFound
@@ -166,6 +202,8 @@ func (t *tx) Get(bucket, key []byte) ([]byte, error) {
 		t.inflight[r.ckey] = r
 		t.pending = append(t.pending, r)
 	}
+	r.waiters++
+	t.waiting++
 	t.flushLocked()
 	<-r.done
 	switch {
@@ -178,17 +216,42 @@ func (t *tx) Get(bucket, key []byte) ([]byte, error) {
 }
 
 // flushLocked sends the pending reads unless another goroutine is sending
-// (it will send them next), and unlocks t.mu.
+// (it will send them next) or, while a round's functions run at once, one
+// of them neither waits for a read nor has returned (it will send them),
+// and unlocks t.mu.
 func (t *tx) flushLocked() {
-	for !t.sending && len(t.pending) > 0 && t.err == nil {
+	for !t.sending && len(t.pending) > 0 && t.err == nil && t.waiting+t.returned >= t.gather {
+		t.sending = true
+		first := !t.began && t.start != nil
+		if first {
+			t.mu.Unlock()
+			err := t.start()
+			t.mu.Lock()
+			if err != nil {
+				t.sending = false
+				t.err = err
+				break
+			}
+			t.queueAheadLocked()
+		}
 		batch := t.pending
 		t.pending = nil
-		t.sending = true
 		t.mu.Unlock()
 		err := t.send(batch)
+		if first {
+			t.started()
+		}
 		t.mu.Lock()
 		t.sending = false
 		t.reads += len(batch)
+		for _, r := range batch {
+			if r.page == nil && t.ids[string(r.bucket)] {
+				t.idReads++
+			}
+		}
+		for _, r := range batch {
+			t.waiting -= r.waiters
+		}
 		if err != nil && t.err == nil {
 			t.err = err
 		}
@@ -201,7 +264,7 @@ func (t *tx) flushLocked() {
 				if t.cache == nil {
 					t.cache = make(map[string]cached)
 				}
-				t.cache[r.ckey] = cached{value: r.value, found: r.found}
+				t.cache[r.ckey] = cached{value: r.value, found: r.found, prefetched: r.ahead}
 			}
 		}
 		for _, r := range batch {
@@ -299,6 +362,76 @@ func (t *tx) send(batch []*read) (err error) {
 	return nil
 }
 
+// lock is the transaction's first round trip when it locks up front (see
+// hotSet), all in sorted order so that transactions lock in the same
+// order: it writes the lock rows lockRows (creating them if missing), so
+// that whoever waits for one reads after this transaction ends, then
+// locks the rows of keys that exist (SELECT ... FOR UPDATE) and
+// remembers the values of keys, found or missing, as reads. If a row was
+// locked when it came and the holder wrote it, the round trip fails to
+// serialize: the caller runs it again in a new transaction, which waits
+// no more for that holder.
+func (t *tx) lock(lockRows [][]byte, keys []write) error {
+	var b pgx.Batch
+	n := t.queueBegin(&b)
+	if len(lockRows) > 0 {
+		b.Queue(t.s.sql.lockRows, lockRows)
+		n++
+	}
+	if len(keys) > 0 {
+		bs, ks, _ := columns(keys, false)
+		b.Queue(t.s.sql.lockKeys, bs, ks)
+	}
+	found := make(map[string][]byte, len(keys))
+	br := t.conn.SendBatch(t.ctx, &b)
+	err := func() error {
+		for range n {
+			if _, err := br.Exec(); err != nil {
+				return err
+			}
+		}
+		if len(keys) == 0 {
+			return nil
+		}
+		rows, err := br.Query()
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var w write
+			if err := rows.Scan(&w.bucket, &w.key, &w.value); err != nil {
+				return err
+			}
+			if w.value == nil {
+				w.value = []byte{}
+			}
+			found[string(appendCacheKey(nil, w.bucket, w.key))] = w.value
+		}
+		return rows.Err()
+	}()
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return t.fail(err)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, k := range keys {
+		if len(t.cache) >= cacheMax {
+			break
+		}
+		if t.cache == nil {
+			t.cache = make(map[string]cached, len(keys))
+		}
+		ck := string(appendCacheKey(nil, k.bucket, k.key))
+		v, ok := found[ck]
+		t.cache[ck] = cached{value: v, found: ok}
+	}
+	return nil
+}
+
 func (t *tx) Put(bucket, key, value []byte) error { return store.ErrReadOnly }
 func (t *tx) Delete(bucket, key []byte) error     { return store.ErrReadOnly }
 
@@ -352,9 +485,142 @@ func (t *tx) page(bucket []byte, q pageQuery) ([]row, error) {
 		return nil, t.err
 	}
 	t.pending = append(t.pending, r)
+	r.waiters++
+	t.waiting++
 	t.flushLocked()
 	<-r.done
 	return r.rows, r.err
+}
+
+// queueAheadLocked adds the reads of readAhead not read yet to the
+// pending ones.
+func (t *tx) queueAheadLocked() {
+	for _, ck := range t.readAhead {
+		if _, ok := t.cache[ck]; ok || t.inflight[ck] != nil {
+			continue
+		}
+		bucket, key := splitCacheKey(ck)
+		r := &read{bucket: bucket, key: key, ckey: ck, done: make(chan struct{}), ahead: true}
+		if t.inflight == nil {
+			t.inflight = make(map[string]*read)
+		}
+		t.inflight[ck] = r
+		t.pending = append(t.pending, r)
+	}
+	t.readAhead = nil
+}
+
+// prefetch reads the keys (cache keys) not read yet in one round trip,
+// with BEGIN if the transaction has not begun, so that the functions find
+// them in memory. A failed read fails the transaction.
+func (t *tx) prefetch(keys []string) {
+	t.mu.Lock()
+	var reads []*read
+	for _, ck := range keys {
+		if _, ok := t.cache[ck]; ok {
+			continue
+		}
+		if t.inflight[ck] != nil {
+			continue
+		}
+		bucket, key := splitCacheKey(ck)
+		r := &read{bucket: bucket, key: key, ckey: ck, done: make(chan struct{}), waiters: 1, ahead: true}
+		if t.inflight == nil {
+			t.inflight = make(map[string]*read)
+		}
+		t.inflight[ck] = r
+		t.pending = append(t.pending, r)
+		t.waiting++
+		reads = append(reads, r)
+	}
+	t.flushLocked()
+	for _, r := range reads {
+		<-r.done
+	}
+}
+
+// existing reads keys in one statement and returns those that exist, as
+// cache keys (none when the read fails: see failed).
+func (t *tx) existing(keys []write) []string {
+	if err := t.failed(); err != nil {
+		return nil
+	}
+	slices.SortFunc(keys, compareWrites)
+	keys = slices.CompactFunc(keys, func(a, b write) bool { return compareWrites(a, b) == 0 })
+	bs, ks, _ := columns(keys, false)
+	var b pgx.Batch
+	n := t.queueBegin(&b)
+	b.Queue(t.s.sql.existing, bs, ks)
+	var found []string
+	br := t.conn.SendBatch(t.ctx, &b)
+	err := func() error {
+		for range n {
+			if _, err := br.Exec(); err != nil {
+				return err
+			}
+		}
+		rows, err := br.Query()
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var bucket, key []byte
+			if err := rows.Scan(&bucket, &key); err != nil {
+				return err
+			}
+			found = append(found, string(appendCacheKey(nil, bucket, key)))
+		}
+		return rows.Err()
+	}()
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.fail(err)
+		return nil
+	}
+	return found
+}
+
+// read reports whether the transaction read bucket/key, or is reading it.
+func (t *tx) read(bucket, key []byte) bool {
+	var kb [128]byte
+	ck := appendCacheKey(kb[:0], bucket, key)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	_, ok := t.cache[string(ck)]
+	return ok || t.inflight[string(ck)] != nil
+}
+
+// readKeys returns the keys the transaction read from the server for its
+// functions (not those read ahead that no function read).
+func (t *tx) readKeys() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	keys := make([]string, 0, len(t.cache))
+	for ck, c := range t.cache {
+		if !c.prefetched || c.used {
+			keys = append(keys, ck)
+		}
+	}
+	return keys
+}
+
+// gatherReads makes the reads of the next n functions' goroutines wait
+// for one another (see tx); n = 0 ends that.
+func (t *tx) gatherReads(n int) {
+	t.mu.Lock()
+	t.gather, t.returned = n, 0
+	t.mu.Unlock()
+}
+
+// fnReturned records that one of the functions gathered returned, and
+// sends the reads of the others if they all wait.
+func (t *tx) fnReturned() {
+	t.mu.Lock()
+	t.returned++
+	t.flushLocked()
 }
 
 // writes collects a buffer's writes as the arrays of one INSERT and one
@@ -481,12 +747,29 @@ func (t *tx) release() {
 	}
 }
 
-// readTx is a View's transaction.
-type readTx struct{ t *tx }
+// readTx is a View's transaction; check, if set, is called before each
+// read.
+type readTx struct {
+	t     *tx
+	check func() error
+}
 
-func (r readTx) Get(bucket, key []byte) ([]byte, error) { return r.t.Get(bucket, key) }
-func (r readTx) Put(_, _, _ []byte) error               { return store.ErrReadOnly }
-func (r readTx) Delete(_, _ []byte) error               { return store.ErrReadOnly }
+func (r readTx) Get(bucket, key []byte) ([]byte, error) {
+	if r.check != nil {
+		if err := r.check(); err != nil {
+			return nil, err
+		}
+	}
+	return r.t.Get(bucket, key)
+}
+
+func (r readTx) Put(_, _, _ []byte) error { return store.ErrReadOnly }
+func (r readTx) Delete(_, _ []byte) error { return store.ErrReadOnly }
 func (r readTx) Scan(bucket []byte, opt store.ScanOptions, fn func(key, value []byte) (bool, error)) error {
+	if r.check != nil {
+		if err := r.check(); err != nil {
+			return err
+		}
+	}
 	return r.t.Scan(bucket, opt, fn)
 }

@@ -32,6 +32,11 @@
 // status; a payout not found is a failure. It prints PASS or FAIL and exits
 // non-zero on FAIL. Use an organization nothing else pays from.
 //
+// -url may list several public API bases, comma-separated (servers sharing
+// one store, say two over one PostgreSQL database): client i sends to
+// base i modulo their number, and the setup, the balance check and the
+// replays go through the first.
+//
 // -pgbench URL first runs PostgreSQL's pgbench (the tpcb-like workload,
 // scale 10, as many clients as the load, -pgbench-time long) on that
 // scratch database, where it creates its tables, and prints its tps and

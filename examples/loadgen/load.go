@@ -35,7 +35,7 @@ import (
 
 // config is what the flags set.
 type config struct {
-	URL         string        // public API base
+	URL         string        // public API bases, comma-separated: the load spreads over them
 	AdminURL    string        // admin API base (setup only)
 	AdminToken  string        // admin token; empty reads DataDir/admin-token
 	DataDir     string        // the server's data folder
@@ -101,8 +101,12 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := checkTarget(ctx, c.URL, c.AllowRemote, lookupHost); err != nil {
-		return err
+	bases := strings.Split(c.URL, ",")
+	for i, u := range bases {
+		if err := checkTarget(ctx, u, c.AllowRemote, lookupHost); err != nil {
+			return err
+		}
+		bases[i] = strings.TrimRight(u, "/")
 	}
 	setup := c.VerifyFile == "" && c.Key == ""
 	if setup {
@@ -112,7 +116,8 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	}
 	hc := newHTTPClient(c.Clients, c.Timeout, c.AllowRemote)
 	defer hc.CloseIdleConnections()
-	pub := &endpoint{hc: hc, base: strings.TrimRight(c.URL, "/"), token: c.Key}
+	// Setup, the balance check and replays go through the first server.
+	pub := &endpoint{hc: hc, base: bases[0], token: c.Key}
 	if c.VerifyFile != "" {
 		return verify(ctx, pub, c.VerifyFile, c.Clients, c.Settle, out)
 	}
@@ -156,10 +161,14 @@ func run(ctx context.Context, c config, out io.Writer) error {
 			return fmt.Errorf("the pgbench baseline: %w", err)
 		}
 	}
-	fmt.Fprintf(out, "%-*s%s/v1/payouts/%s, %s MWK each, %d clients, %s\n", labelWidth, "target",
-		pub.base, c.Rail, amount, c.Clients, bounds(c))
+	urls := make([]string, len(bases))
+	for i, b := range bases {
+		urls[i] = b + "/v1/payouts/" + c.Rail
+	}
+	fmt.Fprintf(out, "%-*s%s, %s MWK each, %d clients, %s\n", labelWidth, "target",
+		strings.Join(urls, " and "), amount, c.Clients, bounds(c))
 	res := runLoad(ctx, pub.hc, loadParams{
-		url: pub.base + "/v1/payouts/" + c.Rail, key: pub.token,
+		urls: urls, key: pub.token,
 		bodies: payoutBodies(c.Rail, amount), clients: c.Clients, n: c.N, duration: c.Duration,
 	})
 	// An interrupt stops the sending only: what was sent is still resolved
@@ -529,7 +538,7 @@ func payoutBodies(rail string, amount money.Amount) [][]byte {
 // The load.
 
 type loadParams struct {
-	url      string
+	urls     []string // client i sends to urls[i%len(urls)]
 	key      string
 	bodies   [][]byte
 	clients  int
@@ -609,11 +618,11 @@ func runLoad(ctx context.Context, hc *http.Client, p loadParams) *result {
 		deadline = t0.Add(p.duration)
 	}
 	var wg sync.WaitGroup
-	for _, w := range workers {
+	for i, w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w.loop(ctx, hc, &p, &next, deadline)
+			w.loop(ctx, hc, &p, p.urls[i%len(p.urls)], &next, deadline)
 		}()
 	}
 	wg.Wait()
@@ -639,7 +648,7 @@ func runLoad(ctx context.Context, hc *http.Client, p loadParams) *result {
 	return res
 }
 
-func (w *worker) loop(ctx context.Context, hc *http.Client, p *loadParams, next *atomic.Int64, deadline time.Time) {
+func (w *worker) loop(ctx context.Context, hc *http.Client, p *loadParams, url string, next *atomic.Int64, deadline time.Time) {
 	auth := []string{"Bearer " + p.key}
 	ctype := []string{"application/json"}
 	for ctx.Err() == nil {
@@ -653,7 +662,7 @@ func (w *worker) loop(ctx context.Context, hc *http.Client, p *loadParams, next 
 		body := p.bodies[i%int64(len(p.bodies))]
 		key := w.keys.next()
 		t0 := time.Now()
-		status, b, err := w.post(hc, p.url, auth, ctype, key, body)
+		status, b, err := w.post(hc, url, auth, ctype, key, body)
 		w.lat = append(w.lat, time.Since(t0))
 		switch {
 		case err != nil:

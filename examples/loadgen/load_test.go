@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -356,4 +357,36 @@ func TestInterruptedRunIsStillChecked(t *testing.T) {
 	require.Equal(t, "yes", field(t, out.String(), "interrupted"))
 	require.Less(t, fieldInt(t, out.String(), "requests"), c.N)
 	require.Equal(t, "PASS", field(t, out.String(), "balance check"))
+}
+
+// Several -url bases share the clients round-robin: two servers over one
+// engine both take payouts, and the check (through the first) adds up.
+func TestSeveralServers(t *testing.T) {
+	var mu sync.Mutex
+	posts := map[string]int{} // by host
+	s := newServer(t, serverOptions{limits: unlimited(), wrap: func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodPost {
+				mu.Lock()
+				posts[r.Host]++
+				mu.Unlock()
+			}
+			h.ServeHTTP(w, r)
+		})
+	}})
+	second := httptest.NewServer(s.pub.Config.Handler)
+	t.Cleanup(second.Close)
+	c := s.config()
+	c.URL = s.pub.URL + "," + second.URL + "/"
+	var out bytes.Buffer
+	require.NoError(t, run(context.Background(), c, &out), out.String())
+	report := out.String()
+	require.Equal(t, 200, fieldInt(t, report, "accepted"))
+	require.Equal(t, "PASS", field(t, report, "balance check"))
+	mu.Lock()
+	defer mu.Unlock()
+	first, other := strings.TrimPrefix(s.pub.URL, "http://"), strings.TrimPrefix(second.URL, "http://")
+	require.Positive(t, posts[other], "%v", posts)
+	require.Positive(t, posts[first], "%v", posts)
+	require.GreaterOrEqual(t, posts[first]+posts[other], 200, "%v", posts) // and the fee quotes
 }

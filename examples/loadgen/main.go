@@ -12,7 +12,7 @@ import (
 
 func main() {
 	var c config
-	flag.StringVar(&c.URL, "url", "http://127.0.0.1:8080", "public API base address")
+	flag.StringVar(&c.URL, "url", "http://127.0.0.1:8080", "public API base address; several, comma-separated (servers on one store), share the clients round-robin")
 	flag.StringVar(&c.AdminURL, "admin-url", "http://127.0.0.1:8081", "admin API base address (used unless -key)")
 	flag.StringVar(&c.AdminToken, "admin-token", "", "admin token (default: read from DATA/admin-token)")
 	flag.StringVar(&c.DataDir, "data", "data", "the server's data folder, where admin-token is read from")
