@@ -83,6 +83,20 @@ func (e *Engine) Admit(ctx context.Context, p Principal, api API) error {
 	})
 }
 
+// Admitted checks the rules Admit checks against the snapshot the
+// Principal carries: the organization and the pause switches that
+// Authenticate or Act read together when it was made. A transport that
+// has just authenticated calls it instead of Admit, saving a read of the
+// store; the answer is the one Admit would have given at the moment of
+// authentication, and every use case checks the rules again inside its
+// own transaction.
+func (p Principal) Admitted(api API) error {
+	if !p.valid {
+		return errNoPrincipal
+	}
+	return admission(&p.Org, p.Pause, api)
+}
+
 // admit is Admit inside tx; it returns the organization as committed.
 func (e *Engine) admit(tx store.Tx, p Principal, api API) (*Organization, error) {
 	if !p.valid {
@@ -99,18 +113,31 @@ func (e *Engine) admit(tx store.Tx, p Principal, api API) (*Organization, error)
 	if err != nil {
 		return nil, err
 	}
-	if err := pause.Err(api); err != nil {
+	if err := admission(&org, pause, api); err != nil {
 		return nil, err
+	}
+	return &org, nil // the cached value is shared: read it, never change it
+}
+
+// admission is the rule Admit and Admitted share: the organization is
+// active, api is not paused and, for /v2, the organization's multi-asset
+// access is enabled.
+func admission(org *Organization, pause PauseState, api API) error {
+	if org.Status != OrgActive {
+		return errSuspended
+	}
+	if err := pause.Err(api); err != nil {
+		return err
 	}
 	if api == APIv2 {
 		switch org.V2Access {
 		case V2OnboardingIncomplete:
-			return nil, errOnboarding
+			return errOnboarding
 		case V2AccessSuspended:
-			return nil, errAccessSuspended
+			return errAccessSuspended
 		}
 	}
-	return &org, nil // the cached value is shared: read it, never change it
+	return nil
 }
 
 // isNotFound reports a store miss.

@@ -150,6 +150,8 @@ func TestRules_HandBuiltPrincipalIsUnauthorized(t *testing.T) {
 			assert.Equal(t, errcode.Unauthorized, errcode.Of(call(context.Background(), forged)), name)
 		}
 		assert.Equal(t, errcode.Unauthorized, errcode.Of(r.e.Admit(context.Background(), tambala.Principal{}, tambala.APIv1)))
+		assert.Equal(t, errcode.Unauthorized, errcode.Of(tambala.Principal{}.Admitted(tambala.APIv1)))
+		assert.Equal(t, errcode.Unauthorized, errcode.Of(forged.Admitted(tambala.APIv1)))
 		r.assertNothingMoved(t)
 	})
 }
@@ -208,6 +210,12 @@ func TestRules_Pause(t *testing.T) {
 			}
 			assert.Equal(t, v1, errcode.Of(r.e.Admit(ctx, r.p, tambala.APIv1)))
 			assert.Equal(t, v2, errcode.Of(r.e.Admit(ctx, r.p, tambala.APIv2)))
+			// A Principal made now carries the switches: Admitted answers
+			// as Admit does, without reading the store.
+			now, err := r.e.Act(ctx, r.org.ID)
+			require.NoError(t, err)
+			assert.Equal(t, v1, errcode.Of(now.Admitted(tambala.APIv1)))
+			assert.Equal(t, v2, errcode.Of(now.Admitted(tambala.APIv2)))
 			// The /v2 ping status reads the switch, never refused.
 			ps, err := r.e.Pause(ctx)
 			require.NoError(t, err)
@@ -234,6 +242,11 @@ func TestRules_V2Access(t *testing.T) {
 			for name, call := range v2UseCases(r.e) {
 				assert.Equal(t, code, errcode.Of(call(ctx, r.p)), name)
 			}
+			now, err := r.e.Act(ctx, r.org.ID)
+			require.NoError(t, err)
+			assert.Equal(t, code, errcode.Of(now.Admitted(tambala.APIv2)))
+			assert.Equal(t, code, errcode.Of(r.e.Admit(ctx, r.p, tambala.APIv2)))
+			assert.NoError(t, now.Admitted(tambala.APIv1))
 			// /v1 is not concerned.
 			_, err = r.e.BalanceV1(ctx, r.p)
 			assert.NoError(t, err)

@@ -191,8 +191,9 @@ func (h *Handler) chain(api tambala.API, isV2Ping, jsonBody bool, fn authed) htt
 		}
 		if !isV2Ping {
 			// The engine's rules for api, answered before the request is
-			// decoded; every use case checks them again itself.
-			if err := h.engine.Admit(r.Context(), p, api); err != nil {
+			// decoded, against the state Authenticate read; every use
+			// case checks them again itself.
+			if err := p.Admitted(api); err != nil {
 				writeError(w, r, h.log, err)
 				return
 			}

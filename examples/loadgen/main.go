@@ -6,11 +6,19 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"time"
 )
 
 func main() {
+	// The load generator shares the machine with the server it measures:
+	// its collector runs at GOGC=400 unless GOGC says otherwise, as the
+	// server's does (docs/decisions.md, "Garbage collection in the
+	// example programs").
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
 	var c config
 	flag.StringVar(&c.URL, "url", "http://127.0.0.1:8080", "public API base address; several, comma-separated (servers on one store), share the clients round-robin")
 	flag.StringVar(&c.AdminURL, "admin-url", "http://127.0.0.1:8081", "admin API base address (used unless -key)")
