@@ -69,14 +69,8 @@ func (e *Engine) principal(tx store.Tx, org Organization) (Principal, error) {
 	return Principal{Org: org.clone(), Pause: pause, valid: true}, nil
 }
 
-// Admit checks the rules every call to api is under, against the state
-// committed now: the organization is active (forbidden), api is not paused
-// (service_maintenance, service_incident) and, for /v2, the organization's
-// multi-asset access is enabled (onboarding_incomplete, access_suspended).
-// Every use case checks the same rules itself, inside its transaction; a
-// transport calls Admit first only so that these answers come before it
-// decodes a request, in the order the reference gives.
-func (e *Engine) Admit(ctx context.Context, p Principal, api API) error {
+// admitNow is Client.Admit.
+func (e *Engine) admitNow(ctx context.Context, p Principal, api API) error {
 	return e.store.View(ctx, func(tx store.Tx) error {
 		_, err := e.admit(tx, p, api)
 		return err

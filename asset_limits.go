@@ -21,11 +21,8 @@ type assetLimitsRecord struct {
 
 func assetLimitsKey(asset, op string) []byte { return []byte(asset + "\x00" + op) }
 
-// SetAssetLimits sets the smallest and largest amount of one /v2
-// operation (OpConvert on the from side, OpPayout on the amount delivered)
-// in asset (the operator's side); nil bounds remove them. Amounts must be
-// of the asset, positive, and min at most max.
-func (e *Engine) SetAssetLimits(ctx context.Context, asset, op string, l quotes.Limits) error {
+// setAssetLimits is Operator.SetAssetLimits.
+func (e *Engine) setAssetLimits(ctx context.Context, asset, op string, l quotes.Limits) error {
 	a, ok := e.assets.Lookup(asset)
 	if !ok {
 		return errcode.Newf(errcode.ValidationError, "%s is not a configured asset.", truncate(asset, 12))
@@ -92,8 +89,8 @@ func (e *Engine) assetLimits(tx store.Tx, asset money.Asset, op string) (quotes.
 	return l, nil
 }
 
-// AssetLimits returns the limits of op in asset (the operator's side).
-func (e *Engine) AssetLimits(ctx context.Context, asset, op string) (quotes.Limits, error) {
+// readAssetLimits is Operator.AssetLimits.
+func (e *Engine) readAssetLimits(ctx context.Context, asset, op string) (quotes.Limits, error) {
 	a, ok := e.assets.Lookup(asset)
 	if !ok {
 		return quotes.Limits{}, errcode.Newf(errcode.ValidationError, "%s is not a configured asset.", truncate(asset, 12))

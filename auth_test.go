@@ -38,18 +38,18 @@ func TestAuthenticate_Keys(t *testing.T) {
 	assert.Equal(t, errcode.Unauthorized, errcode.Of(err))
 
 	// Revocation is immediate, by prefix or id, and idempotent.
-	k, err := e.RevokeKey(ctx, p.Org.ID, key[:16])
+	k, err := e.Operator().RevokeKey(ctx, p.Org.ID, key[:16])
 	require.NoError(t, err)
 	assert.NotNil(t, k.RevokedAt)
 	_, err = authFrom(ctx, e, key, anyAddr)
 	assert.Equal(t, errcode.Unauthorized, errcode.Of(err))
-	_, err = e.RevokeKey(ctx, p.Org.ID, k.ID)
+	_, err = e.Operator().RevokeKey(ctx, p.Org.ID, k.ID)
 	assert.NoError(t, err)
-	_, err = e.RevokeKey(ctx, p.Org.ID, "nope")
+	_, err = e.Operator().RevokeKey(ctx, p.Org.ID, "nope")
 	assert.Equal(t, errcode.NotFound, errcode.Of(err))
 	// Another organization cannot revoke it.
 	q, _ := orgWithKey(t, e, "B", 0)
-	_, err = e.RevokeKey(ctx, q.Org.ID, k.ID)
+	_, err = e.Operator().RevokeKey(ctx, q.Org.ID, k.ID)
 	assert.Equal(t, errcode.NotFound, errcode.Of(err))
 }
 
@@ -59,7 +59,7 @@ func TestAuthenticate_KeysNeverStored(t *testing.T) {
 	e, err := tambala.New(st, nil)
 	require.NoError(t, err)
 	p, key := orgWithKey(t, e, "A", 0)
-	keys, err := e.Keys(ctx, p.Org.ID)
+	keys, err := e.Operator().Keys(ctx, p.Org.ID)
 	require.NoError(t, err)
 	require.Len(t, keys, 1)
 	assert.Equal(t, key[:16], keys[0].Prefix)
@@ -104,14 +104,14 @@ func TestAuthenticate_SuspendedAndAllowlist(t *testing.T) {
 	e, _ := testEngine(t, nil)
 	p, key := orgWithKey(t, e, "A", 0)
 
-	_, err := e.SetOrganizationStatus(ctx, p.Org.ID, tambala.OrgSuspended)
+	_, err := e.Operator().SetOrganizationStatus(ctx, p.Org.ID, tambala.OrgSuspended)
 	require.NoError(t, err)
 	_, err = authFrom(ctx, e, key, anyAddr)
 	assert.Equal(t, errcode.Forbidden, errcode.Of(err))
-	_, err = e.SetOrganizationStatus(ctx, p.Org.ID, tambala.OrgActive)
+	_, err = e.Operator().SetOrganizationStatus(ctx, p.Org.ID, tambala.OrgActive)
 	require.NoError(t, err)
 
-	_, err = e.SetAllowlist(ctx, p.Org.ID, []string{"203.0.113.7", "2001:db8::1"})
+	_, err = e.Operator().SetAllowlist(ctx, p.Org.ID, []string{"203.0.113.7", "2001:db8::1"})
 	require.NoError(t, err)
 	for addr, ok := range map[string]bool{
 		"203.0.113.7": true, "::ffff:203.0.113.7": true, "2001:db8::1": true, "2001:0db8::0001": true,
@@ -139,17 +139,17 @@ func TestKeys_ActiveLimit(t *testing.T) {
 	ctx := context.Background()
 	e, _ := testEngine(t, &tambala.Options{Limits: tambala.Limits{MaxActiveKeys: 2}})
 	p, first := orgWithKey(t, e, "A", 0)
-	_, _, err := e.CreateKey(ctx, p.Org.ID)
+	_, _, err := e.Operator().CreateKey(ctx, p.Org.ID)
 	require.NoError(t, err)
-	_, _, err = e.CreateKey(ctx, p.Org.ID)
+	_, _, err = e.Operator().CreateKey(ctx, p.Org.ID)
 	assert.Equal(t, errcode.Conflict, errcode.Of(err))
-	_, err = e.RevokeKey(ctx, p.Org.ID, first[:16])
+	_, err = e.Operator().RevokeKey(ctx, p.Org.ID, first[:16])
 	require.NoError(t, err)
-	_, _, err = e.CreateKey(ctx, p.Org.ID)
+	_, _, err = e.Operator().CreateKey(ctx, p.Org.ID)
 	assert.NoError(t, err)
-	_, _, err = e.CreateKey(ctx, "no-such-org")
+	_, _, err = e.Operator().CreateKey(ctx, "no-such-org")
 	assert.Equal(t, errcode.NotFound, errcode.Of(err))
-	_, err = e.Keys(ctx, "no-such-org")
+	_, err = e.Operator().Keys(ctx, "no-such-org")
 	assert.Equal(t, errcode.NotFound, errcode.Of(err))
 }
 
@@ -160,7 +160,7 @@ func TestAuthenticate_CachedRecordsStayFresh(t *testing.T) {
 	ctx := context.Background()
 	e, _ := testEngine(t, nil)
 	p, key := orgWithKey(t, e, "A", 0)
-	_, err := e.SetAllowlist(ctx, p.Org.ID, []string{"203.0.113.7"})
+	_, err := e.Operator().SetAllowlist(ctx, p.Org.ID, []string{"203.0.113.7"})
 	require.NoError(t, err)
 	allowed := netip.MustParseAddr("203.0.113.7")
 
@@ -173,16 +173,16 @@ func TestAuthenticate_CachedRecordsStayFresh(t *testing.T) {
 	assert.Equal(t, "A", again.Org.Name)
 
 	for range 3 { // suspend, reactivate, suspend: each seen on the next request
-		_, err = e.SetOrganizationStatus(ctx, p.Org.ID, tambala.OrgSuspended)
+		_, err = e.Operator().SetOrganizationStatus(ctx, p.Org.ID, tambala.OrgSuspended)
 		require.NoError(t, err)
 		_, err = authFrom(ctx, e, key, allowed)
 		assert.Equal(t, errcode.Forbidden, errcode.Of(err))
-		_, err = e.SetOrganizationStatus(ctx, p.Org.ID, tambala.OrgActive)
+		_, err = e.Operator().SetOrganizationStatus(ctx, p.Org.ID, tambala.OrgActive)
 		require.NoError(t, err)
 		_, err = authFrom(ctx, e, key, allowed)
 		assert.NoError(t, err)
 	}
-	_, err = e.SetAllowlist(ctx, p.Org.ID, nil)
+	_, err = e.Operator().SetAllowlist(ctx, p.Org.ID, nil)
 	require.NoError(t, err)
 	_, err = authFrom(ctx, e, key, netip.MustParseAddr("198.51.100.9"))
 	assert.NoError(t, err, "the emptied allowlist is seen at once")

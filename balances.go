@@ -18,9 +18,8 @@ type EnabledAsset struct {
 	Operations []string `json:"operations"`
 }
 
-// EnabledAssets lists the assets enabled for the caller, by code (a /v2
-// call).
-func (e *Engine) EnabledAssets(ctx context.Context, p Principal) ([]EnabledAsset, error) {
+// enabledAssets is Client.EnabledAssets.
+func (e *Engine) enabledAssets(ctx context.Context, p Principal) ([]EnabledAsset, error) {
 	var out []EnabledAsset
 	err := e.store.View(ctx, func(tx store.Tx) error {
 		org, err := e.admit(tx, p, APIv2)
@@ -70,13 +69,13 @@ func truncate(s string, n int) string {
 	return s
 }
 
-// BalanceV1 reads the caller's MWK balance (GET /v1/balance).
-func (e *Engine) BalanceV1(ctx context.Context, p Principal) (ledger.Balance, error) {
+// balanceV1 is Client.BalanceV1.
+func (e *Engine) balanceV1(ctx context.Context, p Principal) (ledger.Balance, error) {
 	return e.balance(ctx, p, APIv1, money.MWK.Code)
 }
 
-// Balance reads the caller's balance in one enabled asset (a /v2 call).
-func (e *Engine) Balance(ctx context.Context, p Principal, code string) (ledger.Balance, error) {
+// balanceOf is Client.Balance.
+func (e *Engine) balanceOf(ctx context.Context, p Principal, code string) (ledger.Balance, error) {
 	return e.balance(ctx, p, APIv2, code)
 }
 
@@ -97,9 +96,8 @@ func (e *Engine) balance(ctx context.Context, p Principal, api API, code string)
 	return b, err
 }
 
-// Balances reads the caller's balance in every enabled asset, by code (a
-// /v2 call).
-func (e *Engine) Balances(ctx context.Context, p Principal) ([]ledger.Balance, error) {
+// balances is Client.Balances.
+func (e *Engine) balances(ctx context.Context, p Principal) ([]ledger.Balance, error) {
 	var out []ledger.Balance
 	err := e.store.View(ctx, func(tx store.Tx) error {
 		org, err := e.admit(tx, p, APIv2)

@@ -38,14 +38,14 @@ func benchEngine(b *testing.B, s store.Store) (*tambala.Engine, tambala.Principa
 // benchEngineOn makes a funded organization with limits out of the way.
 func benchEngineOn(b *testing.B, e *tambala.Engine) (*tambala.Engine, tambala.Principal) {
 	ctx := context.Background()
-	org, err := e.CreateOrganization(ctx, tambala.NewOrganization{Name: "Bench"})
+	org, err := e.Operator().CreateOrganization(ctx, tambala.NewOrganization{Name: "Bench"})
 	if err != nil {
 		b.Fatal(err)
 	}
-	if org, err = e.SetPayoutLimits(ctx, org.ID, tambala.PayoutLimits{DailyVolumeMWK: "1000000000000.00", HourlyCount: 1 << 30}); err != nil {
+	if org, err = e.Operator().SetPayoutLimits(ctx, org.ID, tambala.PayoutLimits{DailyVolumeMWK: "1000000000000.00", HourlyCount: 1 << 30}); err != nil {
 		b.Fatal(err)
 	}
-	if err := e.Fund(ctx, org.ID, money.FromInt(money.MWK, 100_000_000_000), "bench"); err != nil {
+	if err := e.Operator().Fund(ctx, org.ID, money.FromInt(money.MWK, 100_000_000_000), "bench"); err != nil {
 		b.Fatal(err)
 	}
 	return e, actFor(e, org.ID)

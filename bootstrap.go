@@ -52,14 +52,8 @@ type Bootstrapped struct {
 // bucket; the value is the organization's id.
 const bootstrapMarkerPrefix = "bootstrap."
 
-// BootstrapOrganization creates the store's first organization with its
-// funding, the corridors and an API key, in one storage transaction, unless
-// the store has recorded b.Marker or already holds an organization: then
-// it creates nothing and answers Created false. Two callers at once (two
-// servers starting on one empty database) create one organization between
-// them: the transaction that records the marker commits, and the other,
-// run again on the committed state, finds it.
-func (e *Engine) BootstrapOrganization(ctx context.Context, b Bootstrap) (Bootstrapped, error) {
+// bootstrapOrganization is Operator.BootstrapOrganization.
+func (e *Engine) bootstrapOrganization(ctx context.Context, b Bootstrap) (Bootstrapped, error) {
 	if b.Marker == "" || len(b.Marker) > 100 {
 		return Bootstrapped{}, errcode.Newf(errcode.ValidationError, "the bootstrap marker must be 1 to 100 characters")
 	}

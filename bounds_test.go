@@ -44,11 +44,11 @@ func newBoundsEnv(t *testing.T, s store.Store) *boundsEnv {
 		o.Converter = sandbox.NewConverter(&sandbox.ConverterOptions{Clock: o.Clock, Delay: convDelay})
 		o.ConversionWorker.Concurrency = 1
 	})
-	_, err := d.e.SetAssets(d.ctx, d.org.ID, convAssets())
+	_, err := d.e.Operator().SetAssets(d.ctx, d.org.ID, convAssets())
 	require.NoError(t, err)
 	v := d.newOrg(t, "Victim", convAssets())
-	require.NoError(t, d.e.Fund(d.ctx, v.ID, money.FromInt(money.USDT, 1000), "victim-usdt"))
-	require.NoError(t, d.e.Fund(d.ctx, v.ID, money.FromInt(money.MWK, 100000), "victim-mwk"))
+	require.NoError(t, d.e.Operator().Fund(d.ctx, v.ID, money.FromInt(money.USDT, 1000), "victim-usdt"))
+	require.NoError(t, d.e.Operator().Fund(d.ctx, v.ID, money.FromInt(money.MWK, 100000), "victim-mwk"))
 	return &boundsEnv{pv2Env: d, victim: v, victimP: actFor(d.e, v.ID)}
 }
 
@@ -83,22 +83,22 @@ func (b *boundsEnv) victimGoesOn(t *testing.T) {
 	t.Helper()
 	po, err := b.payFor(b.victimP, "USDT", "USDT", "10", walletDest("tron", pv2Tron))
 	require.NoError(t, err)
-	q, err := b.e.QuoteConversion(b.ctx, b.victimP, quoteReq("USDT", "MWK", "2"))
+	q, err := b.e.Client(b.victimP).QuoteConversion(b.ctx, quoteReq("USDT", "MWK", "2"))
 	require.NoError(t, err)
-	cv, err := b.e.CreateConversion(b.ctx, b.victimP, tambala.NewConversion{QuoteID: q.ID}, tambala.Idempotency{Key: b.next("conv")})
+	cv, err := b.e.Client(b.victimP).CreateConversion(b.ctx, tambala.NewConversion{QuoteID: q.ID}, tambala.Idempotency{Key: b.next("conv")})
 	require.NoError(t, err)
-	sim, err := b.e.SimulateCollectionV2(b.ctx, b.victimP, simV2("USDT", "5", nil))
+	sim, err := b.e.Client(b.victimP).SimulateCollectionV2(b.ctx, simV2("USDT", "5", nil))
 	require.NoError(t, err)
 	require.Equal(t, "5.000000", sim.AmountCredited.String())
 	b.settle(t)
-	got, err := b.e.PayoutV2(b.ctx, b.victimP, po.Resource.ID)
+	got, err := b.e.Client(b.victimP).PayoutV2(b.ctx, po.Resource.ID)
 	require.NoError(t, err)
 	require.Equal(t, payouts.Succeeded, got.Status)
-	c, err := b.e.Conversion(b.ctx, b.victimP, cv.Resource.ID)
+	c, err := b.e.Client(b.victimP).Conversion(b.ctx, cv.Resource.ID)
 	require.NoError(t, err)
 	require.Equal(t, tambala.ConversionCompleted, c.Status)
 	for _, p := range []tambala.Principal{b.victimP, b.p} {
-		_, err := b.e.Balances(b.ctx, p)
+		_, err := b.e.Client(p).Balances(b.ctx)
 		require.NoError(t, err)
 	}
 }
@@ -110,15 +110,15 @@ func TestBoundsRefuseOversizedAmounts(t *testing.T) {
 		huge := mustParse(money.USDT, poison30)
 		refused := map[string]func() error{
 			"simulate 9e29 USDT": func() error {
-				_, err := b.e.SimulateCollectionV2(b.ctx, b.p, simV2("USDT", poison30, nil))
+				_, err := b.e.Client(b.p).SimulateCollectionV2(b.ctx, simV2("USDT", poison30, nil))
 				return err
 			},
 			"simulate 30 nines": func() error {
-				_, err := b.e.SimulateCollectionV2(b.ctx, b.p, simV2("USDT", nines30, nil))
+				_, err := b.e.Client(b.p).SimulateCollectionV2(b.ctx, simV2("USDT", nines30, nil))
 				return err
 			},
 			"simulate one unit above the maximum": func() error {
-				_, err := b.e.SimulateCollectionV2(b.ctx, b.p, simV2("USDT", maxUSDT+".000001", nil))
+				_, err := b.e.Client(b.p).SimulateCollectionV2(b.ctx, simV2("USDT", maxUSDT+".000001", nil))
 				return err
 			},
 			"payout 9e29 USDT to a wallet": func() error {
@@ -130,30 +130,30 @@ func TestBoundsRefuseOversizedAmounts(t *testing.T) {
 				return err
 			},
 			"conversion quote of 5e26 USDT": func() error {
-				_, err := b.e.QuoteConversion(b.ctx, b.p, quoteReq("USDT", "MWK", poison27))
+				_, err := b.e.Client(b.p).QuoteConversion(b.ctx, quoteReq("USDT", "MWK", poison27))
 				return err
 			},
 			"conversion quote whose MWK side is above the maximum": func() error {
-				_, err := b.e.QuoteConversion(b.ctx, b.p, quoteReq("USDT", "MWK", "1000000000"))
+				_, err := b.e.Client(b.p).QuoteConversion(b.ctx, quoteReq("USDT", "MWK", "1000000000"))
 				return err
 			},
 			"order quote of 5e26 USDT": func() error {
-				_, err := b.e.QuoteOrder(b.ctx, b.p, quoteReq("USDT", "MWK", poison27))
+				_, err := b.e.Client(b.p).QuoteOrder(b.ctx, quoteReq("USDT", "MWK", poison27))
 				return err
 			},
 			"operator deposit of 9e29 USDT": func() error {
-				_, err := b.e.RecordDeposit(b.ctx, b.org.ID, tambala.Deposit{Network: "tron", Asset: "USDT", Amount: huge, TxRef: "0xpoison"})
+				_, err := b.e.Operator().RecordDeposit(b.ctx, b.org.ID, tambala.Deposit{Network: "tron", Asset: "USDT", Amount: huge, TxRef: "0xpoison"})
 				return err
 			},
 			"operator funding of 9e29 USDT": func() error {
-				return b.e.Fund(b.ctx, b.org.ID, huge, "poison")
+				return b.e.Operator().Fund(b.ctx, b.org.ID, huge, "poison")
 			},
 			"OTC trade of 9e29 USDT": func() error {
-				_, err := b.e.RecordTrade(b.ctx, b.org.ID, tambala.NewTrade{Ref: "poison", USDTAmount: huge, ClientRate: money.MustRate("1750")})
+				_, err := b.e.Operator().RecordTrade(b.ctx, b.org.ID, tambala.NewTrade{Ref: "poison", USDTAmount: huge, ClientRate: money.MustRate("1750")})
 				return err
 			},
 			"OTC trade worth more than the MWK maximum": func() error {
-				_, err := b.e.RecordTrade(b.ctx, b.org.ID, tambala.NewTrade{Ref: "poison-rate", USDTAmount: money.FromInt(money.USDT, 1000),
+				_, err := b.e.Operator().RecordTrade(b.ctx, b.org.ID, tambala.NewTrade{Ref: "poison-rate", USDTAmount: money.FromInt(money.USDT, 1000),
 					ClientRate: money.MustRate("1000000000000")})
 				return err
 			},
@@ -166,10 +166,10 @@ func TestBoundsRefuseOversizedAmounts(t *testing.T) {
 		// Nothing was created or held: the ledger is as it was, and no
 		// payout or collection exists.
 		require.Equal(t, before, b.snapshot(t))
-		list, err := b.e.PayoutsV2(b.ctx, b.p, tambala.PageRequest{}, tambala.PayoutFilter{})
+		list, err := b.e.Client(b.p).PayoutsV2(b.ctx, tambala.PageRequest{}, tambala.PayoutFilter{})
 		require.NoError(t, err)
 		require.Empty(t, list.Items)
-		cols, err := b.e.CollectionsV2(b.ctx, b.p, tambala.PageRequest{}, tambala.CollectionV2Filter{})
+		cols, err := b.e.Client(b.p).CollectionsV2(b.ctx, tambala.PageRequest{}, tambala.CollectionV2Filter{})
 		require.NoError(t, err)
 		require.Empty(t, cols.Items)
 		b.check(t)
@@ -184,20 +184,20 @@ func TestBoundsAtTheMaximumKeepLedgerReadable(t *testing.T) {
 	eachStore(t, func(t *testing.T, s store.Store) {
 		b := newBoundsEnv(t, s)
 		for range 3 {
-			_, err := b.e.SimulateCollectionV2(b.ctx, b.p, simV2("USDT", maxUSDT, nil))
+			_, err := b.e.Client(b.p).SimulateCollectionV2(b.ctx, simV2("USDT", maxUSDT, nil))
 			require.NoError(t, err)
-			_, err = b.e.RecordDeposit(b.ctx, b.org.ID, tambala.Deposit{Network: "tron", Asset: "USDT", Amount: mustParse(money.USDT, maxUSDT), TxRef: b.next("0x")})
+			_, err = b.e.Operator().RecordDeposit(b.ctx, b.org.ID, tambala.Deposit{Network: "tron", Asset: "USDT", Amount: mustParse(money.USDT, maxUSDT), TxRef: b.next("0x")})
 			require.NoError(t, err)
 		}
 		for range 2 {
 			b.pay(t, "USDT", "USDT", maxUSDT, walletDest("tron", pv2Tron))
 		}
-		q, err := b.e.QuoteConversion(b.ctx, b.p, quoteReq("MWK", "USDT", "1000000000"))
+		q, err := b.e.Client(b.p).QuoteConversion(b.ctx, quoteReq("MWK", "USDT", "1000000000"))
 		require.NoError(t, err)
-		_, err = b.e.CreateConversion(b.ctx, b.p, tambala.NewConversion{QuoteID: q.ID}, tambala.Idempotency{Key: b.next("conv")})
+		_, err = b.e.Client(b.p).CreateConversion(b.ctx, tambala.NewConversion{QuoteID: q.ID}, tambala.Idempotency{Key: b.next("conv")})
 		requireCode(t, errcode.InsufficientFunds, err, "the attacker has no such MWK")
 		b.settle(t)
-		bal, err := b.e.Balance(b.ctx, b.p, "USDT")
+		bal, err := b.e.Client(b.p).Balance(b.ctx, "USDT")
 		require.NoError(t, err)
 		// 6 × 10^12 in, 2 × 10^12 paid out (no fee on tron), 1000 to start.
 		require.Equal(t, "4000000001000.000000", bal.Available.String())
@@ -255,7 +255,7 @@ func runBoundsModel(rt *rapid.T, s store.Store) {
 		o.Converter = sandbox.NewConverter(&sandbox.ConverterOptions{Clock: o.Clock, Delay: convDelay})
 		o.ConversionWorker.Concurrency = 1
 	})
-	_, err := d.e.SetAssets(d.ctx, d.org.ID, convAssets())
+	_, err := d.e.Operator().SetAssets(d.ctx, d.org.ID, convAssets())
 	require.NoError(rt, err)
 	assets := []money.Asset{money.USDT, money.MWK}
 	accepted := func(what string, err error) {
@@ -269,16 +269,16 @@ func runBoundsModel(rt *rapid.T, s store.Store) {
 		amt := genBoundAmount(rt, asset, "amount")
 		switch rapid.IntRange(0, 6).Draw(rt, "op") {
 		case 0:
-			_, err := d.e.SimulateCollectionV2(d.ctx, d.p, simV2(asset.Code, amt, nil))
+			_, err := d.e.Client(d.p).SimulateCollectionV2(d.ctx, simV2(asset.Code, amt, nil))
 			accepted("simulate", err)
 		case 1:
 			a, err := money.Parse(asset, amt)
 			require.NoError(rt, err)
-			accepted("fund", d.e.Fund(d.ctx, d.org.ID, a, fmt.Sprint("fund-", i)))
+			accepted("fund", d.e.Operator().Fund(d.ctx, d.org.ID, a, fmt.Sprint("fund-", i)))
 		case 2:
 			a, err := money.Parse(money.USDT, genBoundAmount(rt, money.USDT, "deposit"))
 			require.NoError(rt, err)
-			_, err = d.e.RecordDeposit(d.ctx, d.org.ID, tambala.Deposit{Network: "tron", Asset: "USDT", Amount: a, TxRef: fmt.Sprint("0x", i)})
+			_, err = d.e.Operator().RecordDeposit(d.ctx, d.org.ID, tambala.Deposit{Network: "tron", Asset: "USDT", Amount: a, TxRef: fmt.Sprint("0x", i)})
 			accepted("deposit", err)
 		case 3:
 			dest := walletDest("tron", pv2Tron)
@@ -292,16 +292,16 @@ func runBoundsModel(rt *rapid.T, s store.Store) {
 			if asset == money.MWK {
 				to = "USDT"
 			}
-			q, err := d.e.QuoteConversion(d.ctx, d.p, quoteReq(asset.Code, to, amt))
+			q, err := d.e.Client(d.p).QuoteConversion(d.ctx, quoteReq(asset.Code, to, amt))
 			accepted("quote", err)
 			if err == nil {
-				_, err = d.e.CreateConversion(d.ctx, d.p, tambala.NewConversion{QuoteID: q.ID}, tambala.Idempotency{Key: d.next("conv")})
+				_, err = d.e.Client(d.p).CreateConversion(d.ctx, tambala.NewConversion{QuoteID: q.ID}, tambala.Idempotency{Key: d.next("conv")})
 				accepted("conversion", err)
 			}
 		case 5:
 			a, err := money.Parse(money.USDT, genBoundAmount(rt, money.USDT, "trade"))
 			require.NoError(rt, err)
-			_, err = d.e.RecordTrade(d.ctx, d.org.ID, tambala.NewTrade{Ref: fmt.Sprint("t-", i), USDTAmount: a, ClientRate: money.MustRate("1750")})
+			_, err = d.e.Operator().RecordTrade(d.ctx, d.org.ID, tambala.NewTrade{Ref: fmt.Sprint("t-", i), USDTAmount: a, ClientRate: money.MustRate("1750")})
 			accepted("trade", err)
 		case 6:
 			for range 2 {
@@ -318,12 +318,12 @@ func runBoundsModel(rt *rapid.T, s store.Store) {
 			return err
 		}))
 		d.check(rt)
-		_, err := d.e.Balances(d.ctx, d.p)
+		_, err := d.e.Client(d.p).Balances(d.ctx)
 		require.NoError(rt, err)
 	}
 	// Another organization's payout still completes.
 	v := d.newOrg(rt, "Victim", convAssets())
-	require.NoError(rt, d.e.Fund(d.ctx, v.ID, money.FromInt(money.USDT, 100), "victim"))
+	require.NoError(rt, d.e.Operator().Fund(d.ctx, v.ID, money.FromInt(money.USDT, 100), "victim"))
 	po, err := d.payFor(actFor(d.e, v.ID), "USDT", "USDT", "10", walletDest("tron", pv2Tron))
 	require.NoError(rt, err)
 	for range 4 {
@@ -331,7 +331,7 @@ func runBoundsModel(rt *rapid.T, s store.Store) {
 		require.NoError(rt, err)
 		d.clock.Advance(2 * time.Second)
 	}
-	got, err := d.e.PayoutV2(d.ctx, actFor(d.e, v.ID), po.Resource.ID)
+	got, err := d.e.Client(actFor(d.e, v.ID)).PayoutV2(d.ctx, po.Resource.ID)
 	require.NoError(rt, err)
 	require.Equal(rt, payouts.Succeeded, got.Status)
 	d.check(rt)

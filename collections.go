@@ -84,9 +84,8 @@ type NewCollection struct {
 	RTPReferenceNumber  string
 }
 
-// RecordCollection credits a collection net of the collection fee, in one
-// transaction with the collection record.
-func (e *Engine) RecordCollection(ctx context.Context, orgID string, n NewCollection) (Collection, error) {
+// recordCollectionByOperator is Operator.RecordCollection.
+func (e *Engine) recordCollectionByOperator(ctx context.Context, orgID string, n NewCollection) (Collection, error) {
 	return e.recordCollection(ctx, orgID, nil, n)
 }
 
@@ -156,10 +155,8 @@ type SimulatedCollection struct {
 	Rail   payouts.Rail
 }
 
-// SimulateCollection credits the caller with a made-up collection, as a
-// real one would be credited (sandbox only: sandbox_only elsewhere). It is
-// not idempotent.
-func (e *Engine) SimulateCollection(ctx context.Context, p Principal, sc SimulatedCollection) (Collection, error) {
+// simulateCollection is Client.SimulateCollection.
+func (e *Engine) simulateCollection(ctx context.Context, p Principal, sc SimulatedCollection) (Collection, error) {
 	if e.env != Sandbox {
 		return Collection{}, errcode.New(errcode.SandboxOnly)
 	}
@@ -186,8 +183,8 @@ func loadCollection(tx store.Tx, org, id string) (collectionRecord, error) {
 	return r, nil
 }
 
-// CollectionByID returns one of the caller's collections.
-func (e *Engine) CollectionByID(ctx context.Context, p Principal, id string) (Collection, error) {
+// collectionByID is Client.Collection.
+func (e *Engine) collectionByID(ctx context.Context, p Principal, id string) (Collection, error) {
 	var c Collection
 	err := e.store.View(ctx, func(tx store.Tx) error {
 		if _, err := e.admit(tx, p, APIv1); err != nil {
@@ -203,8 +200,8 @@ func (e *Engine) CollectionByID(ctx context.Context, p Principal, id string) (Co
 	return c, err
 }
 
-// Collections lists the caller's collections, newest first.
-func (e *Engine) Collections(ctx context.Context, p Principal, page PageRequest) (Page[Collection], error) {
+// collections is Client.Collections.
+func (e *Engine) collections(ctx context.Context, p Principal, page PageRequest) (Page[Collection], error) {
 	var out Page[Collection]
 	err := e.store.View(ctx, func(tx store.Tx) error {
 		if _, err := e.admit(tx, p, APIv1); err != nil {
@@ -223,10 +220,8 @@ func (e *Engine) Collections(ctx context.Context, p Principal, page PageRequest)
 	return out, err
 }
 
-// ReverseCollection reverses a settled collection (the operator's side):
-// the credit and its fee are undone, so the organization must still have
-// the credited amount available (else insufficient_funds).
-func (e *Engine) ReverseCollection(ctx context.Context, orgID, id string) (Collection, error) {
+// reverseCollection is Operator.ReverseCollection.
+func (e *Engine) reverseCollection(ctx context.Context, orgID, id string) (Collection, error) {
 	var c Collection
 	err := e.store.Update(ctx, func(tx store.Tx) error {
 		r, err := loadCollection(tx, orgID, id)

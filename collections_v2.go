@@ -138,9 +138,8 @@ type CollectionV2Filter struct {
 	Asset string
 }
 
-// CollectionsV2 lists the caller's /v2 collections (deposits, order
-// refunds, simulated), newest first.
-func (e *Engine) CollectionsV2(ctx context.Context, p Principal, page PageRequest, f CollectionV2Filter) (Page[CollectionV2], error) {
+// collectionsV2 is Client.CollectionsV2.
+func (e *Engine) collectionsV2(ctx context.Context, p Principal, page PageRequest, f CollectionV2Filter) (Page[CollectionV2], error) {
 	var out Page[CollectionV2]
 	err := e.store.View(ctx, func(tx store.Tx) error {
 		org, err := e.admit(tx, p, APIv2)
@@ -165,8 +164,8 @@ func (e *Engine) CollectionsV2(ctx context.Context, p Principal, page PageReques
 	return out, err
 }
 
-// CollectionV2 returns one of the caller's /v2 collections.
-func (e *Engine) CollectionV2(ctx context.Context, p Principal, id string) (CollectionV2, error) {
+// collectionV2 is Client.CollectionV2.
+func (e *Engine) collectionV2(ctx context.Context, p Principal, id string) (CollectionV2, error) {
 	var c CollectionV2
 	err := e.store.View(ctx, func(tx store.Tx) error {
 		org, err := e.admit(tx, p, APIv2)
@@ -233,14 +232,8 @@ type SimulatedCollectionV2 struct {
 	Network *string
 }
 
-// SimulateCollectionV2 credits the caller with a made-up /v2 collection
-// (sandbox only). Checks in order: sandbox_only; asset and
-// amount present (400); /v2 admission; asset well-formed (422
-// unsupported_asset) and enabled with collection (403
-// corridor_not_enabled); a network on a fiat asset (400); the network
-// known and carrying the asset (422 unsupported_network); the amount's
-// decimals and sign (400). Not idempotent.
-func (e *Engine) SimulateCollectionV2(ctx context.Context, p Principal, sc SimulatedCollectionV2) (CollectionV2, error) {
+// simulateCollectionV2 is Client.SimulateCollectionV2.
+func (e *Engine) simulateCollectionV2(ctx context.Context, p Principal, sc SimulatedCollectionV2) (CollectionV2, error) {
 	if e.env != Sandbox {
 		return CollectionV2{}, errcode.New(errcode.SandboxOnly)
 	}

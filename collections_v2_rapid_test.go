@@ -83,7 +83,7 @@ func runCollectionsV2Model(rt *rapid.T, s store.Store) {
 			ref := fmt.Sprintf("tx%d", rapid.IntRange(0, 6).Draw(rt, "ref"))
 			amt := amountOf(asset)
 			amount := mustParse(assets[asset], amt)
-			c, err := d.e.RecordDeposit(d.ctx, org.ID, tambala.Deposit{Network: network, Asset: asset, Amount: amount, TxRef: ref})
+			c, err := d.e.Operator().RecordDeposit(d.ctx, org.ID, tambala.Deposit{Network: network, Asset: asset, Amount: amount, TxRef: ref})
 			key := network + "/" + ref
 			prev, seen := deposits[key]
 			switch {
@@ -110,7 +110,7 @@ func runCollectionsV2Model(rt *rapid.T, s store.Store) {
 				network = strp(rapid.SampledFrom([]string{"tron", "ethereum", "solana"}).Draw(rt, "network"))
 			}
 			amt := amountOf(asset)
-			c, err := d.e.SimulateCollectionV2(d.ctx, actFor(d.e, org.ID), simV2(asset, amt, network))
+			c, err := d.e.Client(actFor(d.e, org.ID)).SimulateCollectionV2(d.ctx, simV2(asset, amt, network))
 			amount := mustParse(assets[asset], amt)
 			switch {
 			case network != nil && asset == "MWK":
@@ -173,7 +173,7 @@ func runCollectionsV2Model(rt *rapid.T, s store.Store) {
 			return nil
 		}))
 		for _, o := range orgs {
-			pg, err := d.e.CollectionsV2(d.ctx, actFor(d.e, o.ID), tambala.PageRequest{Limit: tambala.MaxPageSize}, tambala.CollectionV2Filter{})
+			pg, err := d.e.Client(actFor(d.e, o.ID)).CollectionsV2(d.ctx, tambala.PageRequest{Limit: tambala.MaxPageSize}, tambala.CollectionV2Filter{})
 			require.NoError(rt, err)
 			require.Len(rt, pg.Items, count[o.ID])
 		}

@@ -289,17 +289,8 @@ func (e *Engine) conversionPricer() ConversionPricer {
 	return corridorPricer{e.store}
 }
 
-// QuoteConversion issues a conversion quote (POST
-// /v2/conversions/quotes): the request's shape (400) and codes (422
-// unsupported_asset); both assets in the organization's list with convert
-// (403 corridor_not_enabled); the pair rule (422 unsupported_pair); the
-// fixed amount (400); a rate from the ConversionPricer (none: 503
-// rate_unavailable); the rounding of quotes.Price; the (from asset,
-// convert) limits on the from side (422 amount_below_minimum,
-// limit_exceeded). The pricer is asked before the transaction, outside it;
-// its answer is used only once every earlier check has passed. Nothing is
-// held.
-func (e *Engine) QuoteConversion(ctx context.Context, p Principal, req quotes.Request) (quotes.Quote, error) {
+// quoteConversion is Client.QuoteConversion.
+func (e *Engine) quoteConversion(ctx context.Context, p Principal, req quotes.Request) (quotes.Quote, error) {
 	if err := req.Check(); err != nil {
 		return quotes.Quote{}, err
 	}
@@ -369,14 +360,8 @@ func (n NewConversion) Fingerprint() Fingerprint {
 	return f
 }
 
-// CreateConversion executes a conversion quote (POST /v2/conversions)
-// in one transaction: idempotency; the quote (unknown,
-// foreign, malformed or an order quote: not_found; used: quote_used;
-// expired: quote_expired); both assets still enabled with convert (403);
-// the hold of from_amount (402 insufficient_funds). The conversion starts
-// processing and is due for the worker at once. A zero idem.Fingerprint
-// is n.Fingerprint().
-func (e *Engine) CreateConversion(ctx context.Context, p Principal, n NewConversion, idem Idempotency) (Created[Conversion], error) {
+// createConversion is Client.CreateConversion.
+func (e *Engine) createConversion(ctx context.Context, p Principal, n NewConversion, idem Idempotency) (Created[Conversion], error) {
 	fp := idem.Fingerprint
 	if fp == (Fingerprint{}) {
 		fp = n.Fingerprint()
@@ -451,9 +436,8 @@ func (e *Engine) reportConversion(c Conversion, by string) {
 	e.metrics.ConversionMoved(c.Status, by)
 }
 
-// Conversion returns one of the caller's conversions (GET
-// /v2/conversions/{id}); unknown, foreign and malformed ids are not_found.
-func (e *Engine) Conversion(ctx context.Context, p Principal, id string) (Conversion, error) {
+// conversion is Client.Conversion.
+func (e *Engine) conversion(ctx context.Context, p Principal, id string) (Conversion, error) {
 	var c Conversion
 	err := e.store.View(ctx, func(tx store.Tx) error {
 		if _, err := e.admit(tx, p, APIv2); err != nil {
@@ -475,9 +459,8 @@ type ConversionFilter struct {
 	Asset string
 }
 
-// Conversions lists the caller's conversions newest first (GET
-// /v2/conversions).
-func (e *Engine) Conversions(ctx context.Context, p Principal, page PageRequest, f ConversionFilter) (Page[Conversion], error) {
+// conversions is Client.Conversions.
+func (e *Engine) conversions(ctx context.Context, p Principal, page PageRequest, f ConversionFilter) (Page[Conversion], error) {
 	var out Page[Conversion]
 	err := e.store.View(ctx, func(tx store.Tx) error {
 		org, err := e.admit(tx, p, APIv2)

@@ -36,7 +36,7 @@ func TestConversionRace_OneBalance(t *testing.T) {
 		var wg sync.WaitGroup
 		for i := range qs {
 			wg.Go(func() {
-				_, err := c.e.CreateConversion(c.ctx, c.p, tambala.NewConversion{QuoteID: qs[i].ID}, tambala.Idempotency{Key: "race-" + qs[i].ID})
+				_, err := c.e.Client(c.p).CreateConversion(c.ctx, tambala.NewConversion{QuoteID: qs[i].ID}, tambala.Idempotency{Key: "race-" + qs[i].ID})
 				mu.Lock()
 				defer mu.Unlock()
 				if err == nil {
@@ -69,7 +69,7 @@ func TestConversionRace_OneQuoteTwoKeys(t *testing.T) {
 			var wg sync.WaitGroup
 			for i := range errs {
 				wg.Go(func() {
-					_, errs[i] = c.e.CreateConversion(c.ctx, c.p, tambala.NewConversion{QuoteID: q.ID}, tambala.Idempotency{Key: keys[i]})
+					_, errs[i] = c.e.Client(c.p).CreateConversion(c.ctx, tambala.NewConversion{QuoteID: q.ID}, tambala.Idempotency{Key: keys[i]})
 				})
 			}
 			wg.Wait()
@@ -87,7 +87,7 @@ func TestConversionRace_OneQuoteTwoKeys(t *testing.T) {
 			assert.Equal(t, 1, ok)
 			assert.Equal(t, 1, used)
 		}
-		pg, err := c.e.Conversions(c.ctx, c.p, tambala.PageRequest{}, tambala.ConversionFilter{})
+		pg, err := c.e.Client(c.p).Conversions(c.ctx, tambala.PageRequest{}, tambala.ConversionFilter{})
 		require.NoError(t, err)
 		assert.Len(t, pg.Items, 5)
 		c.requireBal(t, money.USDT, "950.000000", "50.000000")
@@ -148,7 +148,7 @@ func TestConversionRace_LeaseAfterDeadWorker(t *testing.T) {
 		o.Converter = conv
 		o.ConversionWorker.Lease = 30 * time.Second
 	})
-	_, err := d.e.SetAssets(d.ctx, d.org.ID, convAssets())
+	_, err := d.e.Operator().SetAssets(d.ctx, d.org.ID, convAssets())
 	require.NoError(t, err)
 	c := &convEnv{deskEnv: d}
 	cv := c.convert(t, "USDT", "MWK", "10")
@@ -171,7 +171,7 @@ func TestConversionRace_LeaseAfterDeadWorker(t *testing.T) {
 	d.clock.Advance(2 * time.Second)
 	_, err = d.e.ProcessConversions(d.ctx)
 	require.NoError(t, err)
-	got, err := d.e.Conversion(d.ctx, d.p, cv.ID)
+	got, err := d.e.Client(d.p).Conversion(d.ctx, cv.ID)
 	require.NoError(t, err)
 	assert.Equal(t, tambala.ConversionCompleted, got.Status)
 	c.requireBal(t, money.USDT, "990.000000", "0.000000")

@@ -64,7 +64,7 @@ func conversionsProperty(rt *rapid.T, s store.Store) {
 				}
 			}
 			for _, id := range ids {
-				got, err := c.e.Conversion(c.ctx, c.p, id)
+				got, err := c.e.Client(c.p).Conversion(c.ctx, id)
 				must(rt, err)
 				m := convs[id]
 				if got.Status != m.status {
@@ -106,9 +106,9 @@ func conversionsProperty(rt *rapid.T, s store.Store) {
 					from, to = "MWK", "USDT"
 					amt = money.FromInt(money.MWK, int64(rapid.IntRange(1, 60000).Draw(rt, "mwk_amount"))).String()
 				}
-				q, err := c.e.QuoteConversion(c.ctx, c.p, quotes.Request{FromAsset: from, ToAsset: to, FromAmount: strp(amt)})
+				q, err := c.e.Client(c.p).QuoteConversion(c.ctx, quotes.Request{FromAsset: from, ToAsset: to, FromAmount: strp(amt)})
 				must(rt, err)
-				cr, err := c.e.CreateConversion(c.ctx, c.p, tambala.NewConversion{QuoteID: q.ID}, tambala.Idempotency{Key: c.next("r")})
+				cr, err := c.e.Client(c.p).CreateConversion(c.ctx, tambala.NewConversion{QuoteID: q.ID}, tambala.Idempotency{Key: c.next("r")})
 				fa := q.From.Asset()
 				if avail[fa].Cmp(q.From) < 0 {
 					if errcode.Of(err) != errcode.InsufficientFunds {

@@ -51,21 +51,21 @@ func newConvEnv(t deskTB, s store.Store) *convEnv {
 		o.Converter = conv
 		o.ConversionWorker.Concurrency = 1
 	})
-	_, err := d.e.SetAssets(d.ctx, d.org.ID, convAssets())
+	_, err := d.e.Operator().SetAssets(d.ctx, d.org.ID, convAssets())
 	require.NoError(t, err)
-	require.NoError(t, d.e.Fund(d.ctx, d.org.ID, money.FromInt(money.MWK, 100000), "start-mwk"))
+	require.NoError(t, d.e.Operator().Fund(d.ctx, d.org.ID, money.FromInt(money.MWK, 100000), "start-mwk"))
 	return &convEnv{deskEnv: d, conv: conv}
 }
 
 func (c *convEnv) cquote(p tambala.Principal, from, to string, fromAmt, toAmt *string) (quotes.Quote, error) {
-	return c.e.QuoteConversion(c.ctx, p, quotes.Request{FromAsset: from, ToAsset: to, FromAmount: fromAmt, ToAmount: toAmt})
+	return c.e.Client(p).QuoteConversion(c.ctx, quotes.Request{FromAsset: from, ToAsset: to, FromAmount: fromAmt, ToAmount: toAmt})
 }
 
 func (c *convEnv) convert(t deskTB, from, to, amount string) tambala.Conversion {
 	t.Helper()
 	q, err := c.cquote(c.p, from, to, strp(amount), nil)
 	require.NoError(t, err)
-	cr, err := c.e.CreateConversion(c.ctx, c.p, tambala.NewConversion{QuoteID: q.ID}, tambala.Idempotency{Key: c.next("k")})
+	cr, err := c.e.Client(c.p).CreateConversion(c.ctx, tambala.NewConversion{QuoteID: q.ID}, tambala.Idempotency{Key: c.next("k")})
 	require.NoError(t, err)
 	return cr.Resource
 }
@@ -130,7 +130,7 @@ func TestConversion_Quote(t *testing.T) {
 
 		// limits on the from side.
 		min, max := money.FromInt(money.USDT, 10), money.FromInt(money.USDT, 500)
-		require.NoError(t, c.e.SetAssetLimits(c.ctx, "USDT", tambala.OpConvert, quotes.Limits{Min: &min, Max: &max}))
+		require.NoError(t, c.e.Operator().SetAssetLimits(c.ctx, "USDT", tambala.OpConvert, quotes.Limits{Min: &min, Max: &max}))
 		_, err = c.cquote(c.p, "USDT", "MWK", strp("9.999999"), nil)
 		requireCode(t, errcode.AmountBelowMinimum, err)
 		_, err = c.cquote(c.p, "USDT", "MWK", strp("500.000001"), nil)
@@ -162,15 +162,15 @@ func (f fixedPricer) ConversionRate(_ context.Context, _ quotes.Pair) (money.Rat
 func TestConversion_Pricer(t *testing.T) {
 	r := money.MustRate("2000")
 	d := newDeskEnv(t, memstore.New(), func(o *tambala.Options) { o.ConversionPricer = fixedPricer{&r} })
-	_, err := d.e.SetAssets(d.ctx, d.org.ID, convAssets())
+	_, err := d.e.Operator().SetAssets(d.ctx, d.org.ID, convAssets())
 	require.NoError(t, err)
-	q, err := d.e.QuoteConversion(d.ctx, d.p, quotes.Request{FromAsset: "USDT", ToAsset: "MWK", FromAmount: strp("2")})
+	q, err := d.e.Client(d.p).QuoteConversion(d.ctx, quotes.Request{FromAsset: "USDT", ToAsset: "MWK", FromAmount: strp("2")})
 	require.NoError(t, err)
 	assert.Equal(t, "4000.00", q.To.String())
 	d2 := newDeskEnv(t, memstore.New(), func(o *tambala.Options) { o.ConversionPricer = fixedPricer{} })
-	_, err = d2.e.SetAssets(d2.ctx, d2.org.ID, convAssets())
+	_, err = d2.e.Operator().SetAssets(d2.ctx, d2.org.ID, convAssets())
 	require.NoError(t, err)
-	_, err = d2.e.QuoteConversion(d2.ctx, d2.p, quotes.Request{FromAsset: "USDT", ToAsset: "MWK", FromAmount: strp("2")})
+	_, err = d2.e.Client(d2.p).QuoteConversion(d2.ctx, quotes.Request{FromAsset: "USDT", ToAsset: "MWK", FromAmount: strp("2")})
 	requireCode(t, errcode.RateUnavailable, err)
 }
 
@@ -180,7 +180,7 @@ func TestConversion_Create(t *testing.T) {
 		q, err := c.cquote(c.p, "USDT", "MWK", strp("100"), nil)
 		require.NoError(t, err)
 		key := tambala.Idempotency{Key: "K1"}
-		cr, err := c.e.CreateConversion(c.ctx, c.p, tambala.NewConversion{QuoteID: q.ID}, key)
+		cr, err := c.e.Client(c.p).CreateConversion(c.ctx, tambala.NewConversion{QuoteID: q.ID}, key)
 		require.NoError(t, err)
 		conv := cr.Resource
 		assert.Equal(t, tambala.ConversionProcessing, conv.Status)
@@ -190,49 +190,49 @@ func TestConversion_Create(t *testing.T) {
 		c.check(t)
 
 		// Replay: the same conversion, byte for byte; another body conflicts.
-		again, err := c.e.CreateConversion(c.ctx, c.p, tambala.NewConversion{QuoteID: q.ID}, key)
+		again, err := c.e.Client(c.p).CreateConversion(c.ctx, tambala.NewConversion{QuoteID: q.ID}, key)
 		require.NoError(t, err)
 		assert.True(t, again.Replayed)
 		assert.Equal(t, string(conv.Render()), string(again.Resource.Render()))
-		_, err = c.e.CreateConversion(c.ctx, c.p, tambala.NewConversion{QuoteID: "other"}, key)
+		_, err = c.e.Client(c.p).CreateConversion(c.ctx, tambala.NewConversion{QuoteID: "other"}, key)
 		requireCode(t, errcode.Conflict, err)
-		_, err = c.e.CreateConversion(c.ctx, c.p, tambala.NewConversion{QuoteID: q.ID}, tambala.Idempotency{})
+		_, err = c.e.Client(c.p).CreateConversion(c.ctx, tambala.NewConversion{QuoteID: q.ID}, tambala.Idempotency{})
 		requireCode(t, errcode.ValidationError, err, "no key")
 
 		// The quote's checks.
-		_, err = c.e.CreateConversion(c.ctx, c.p, tambala.NewConversion{QuoteID: q.ID}, tambala.Idempotency{Key: "K2"})
+		_, err = c.e.Client(c.p).CreateConversion(c.ctx, tambala.NewConversion{QuoteID: q.ID}, tambala.Idempotency{Key: "K2"})
 		requireCode(t, errcode.QuoteUsed, err)
-		_, err = c.e.CreateConversion(c.ctx, c.p, tambala.NewConversion{QuoteID: "not-a-quote"}, tambala.Idempotency{Key: "K3"})
+		_, err = c.e.Client(c.p).CreateConversion(c.ctx, tambala.NewConversion{QuoteID: "not-a-quote"}, tambala.Idempotency{Key: "K3"})
 		requireCode(t, errcode.NotFound, err)
 		oq := c.quote(t, "USDT", "MWK", "10") // an order quote
-		_, err = c.e.CreateConversion(c.ctx, c.p, tambala.NewConversion{QuoteID: oq.ID}, tambala.Idempotency{Key: "K4"})
+		_, err = c.e.Client(c.p).CreateConversion(c.ctx, tambala.NewConversion{QuoteID: oq.ID}, tambala.Idempotency{Key: "K4"})
 		requireCode(t, errcode.NotFound, err, "order quote")
 		late, err := c.cquote(c.p, "USDT", "MWK", strp("1"), nil)
 		require.NoError(t, err)
 		c.clock.Advance(61 * time.Second)
-		_, err = c.e.CreateConversion(c.ctx, c.p, tambala.NewConversion{QuoteID: late.ID}, tambala.Idempotency{Key: "K5"})
+		_, err = c.e.Client(c.p).CreateConversion(c.ctx, tambala.NewConversion{QuoteID: late.ID}, tambala.Idempotency{Key: "K5"})
 		requireCode(t, errcode.QuoteExpired, err)
 
 		// Short funds: 402, nothing held.
 		big, err := c.cquote(c.p, "USDT", "MWK", strp("901"), nil)
 		require.NoError(t, err)
-		_, err = c.e.CreateConversion(c.ctx, c.p, tambala.NewConversion{QuoteID: big.ID}, tambala.Idempotency{Key: "K6"})
+		_, err = c.e.Client(c.p).CreateConversion(c.ctx, tambala.NewConversion{QuoteID: big.ID}, tambala.Idempotency{Key: "K6"})
 		requireCode(t, errcode.InsufficientFunds, err)
 		c.requireBal(t, money.USDT, "900.000000", "100.000000")
 
 		// Operation re-checked at create.
 		q2, err := c.cquote(c.p, "USDT", "MWK", strp("1"), nil)
 		require.NoError(t, err)
-		_, err = c.e.SetAssets(c.ctx, c.org.ID, deskAssets())
+		_, err = c.e.Operator().SetAssets(c.ctx, c.org.ID, deskAssets())
 		require.NoError(t, err)
-		_, err = c.e.CreateConversion(c.ctx, c.p, tambala.NewConversion{QuoteID: q2.ID}, tambala.Idempotency{Key: "K7"})
+		_, err = c.e.Client(c.p).CreateConversion(c.ctx, tambala.NewConversion{QuoteID: q2.ID}, tambala.Idempotency{Key: "K7"})
 		requireCode(t, errcode.CorridorNotEnabled, err)
 
 		// Another organization's conversion is not_found.
 		other := c.newOrg(t, "Other", convAssets())
-		_, err = c.e.Conversion(c.ctx, actFor(c.e, other.ID), conv.ID)
+		_, err = c.e.Client(actFor(c.e, other.ID)).Conversion(c.ctx, conv.ID)
 		requireCode(t, errcode.NotFound, err)
-		got, err := c.e.Conversion(c.ctx, c.p, conv.ID)
+		got, err := c.e.Client(c.p).Conversion(c.ctx, conv.ID)
 		require.NoError(t, err)
 		assert.Equal(t, string(conv.Render()), string(got.Render()))
 		c.check(t)
@@ -247,7 +247,7 @@ func TestConversion_CompletedAndFailed(t *testing.T) {
 		c.conv.ScriptFailure(bad.ID, tambala.ConversionProviderDeclined)
 		_, err := c.e.ProcessConversions(c.ctx)
 		require.NoError(t, err)
-		got, err := c.e.Conversion(c.ctx, c.p, ok.ID)
+		got, err := c.e.Client(c.p).Conversion(c.ctx, ok.ID)
 		require.NoError(t, err)
 		assert.Equal(t, tambala.ConversionProcessing, got.Status, "before the converter's delay")
 		c.clock.Advance(convDelay + time.Second)
@@ -255,11 +255,11 @@ func TestConversion_CompletedAndFailed(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, 2, n)
 
-		got, err = c.e.Conversion(c.ctx, c.p, ok.ID)
+		got, err = c.e.Client(c.p).Conversion(c.ctx, ok.ID)
 		require.NoError(t, err)
 		assert.Equal(t, tambala.ConversionCompleted, got.Status)
 		assert.Nil(t, got.Failure)
-		failed, err := c.e.Conversion(c.ctx, c.p, bad.ID)
+		failed, err := c.e.Client(c.p).Conversion(c.ctx, bad.ID)
 		require.NoError(t, err)
 		assert.Equal(t, tambala.ConversionFailed, failed.Status)
 		require.NotNil(t, failed.Failure)
@@ -312,7 +312,7 @@ func TestConversion_OtherFailureCode(t *testing.T) {
 	bad := c.convert(t, "USDT", "MWK", "1")
 	c.conv.ScriptFailure(bad.ID, "weird")
 	c.settle(t)
-	got, err := c.e.Conversion(c.ctx, c.p, bad.ID)
+	got, err := c.e.Client(c.p).Conversion(c.ctx, bad.ID)
 	require.NoError(t, err)
 	require.NotNil(t, got.Failure)
 	assert.Equal(t, tambala.ConversionFailure{Code: "other", Message: "The conversion failed."}, *got.Failure)
@@ -325,27 +325,27 @@ func TestConversion_List(t *testing.T) {
 		a := c.convert(t, "USDT", "MWK", "1")
 		b := c.convert(t, "MWK", "USDT", "2000.00")
 		cc := c.convert(t, "USDT", "MWK", "2")
-		pg, err := c.e.Conversions(c.ctx, c.p, tambala.PageRequest{Limit: 2}, tambala.ConversionFilter{})
+		pg, err := c.e.Client(c.p).Conversions(c.ctx, tambala.PageRequest{Limit: 2}, tambala.ConversionFilter{})
 		require.NoError(t, err)
 		require.Len(t, pg.Items, 2)
 		assert.Equal(t, cc.ID, pg.Items[0].ID)
 		assert.Equal(t, b.ID, pg.Items[1].ID)
 		assert.True(t, pg.HasMore)
-		pg, err = c.e.Conversions(c.ctx, c.p, tambala.PageRequest{Limit: 2, BeforeID: pg.NextBeforeID}, tambala.ConversionFilter{})
+		pg, err = c.e.Client(c.p).Conversions(c.ctx, tambala.PageRequest{Limit: 2, BeforeID: pg.NextBeforeID}, tambala.ConversionFilter{})
 		require.NoError(t, err)
 		require.Len(t, pg.Items, 1)
 		assert.Equal(t, a.ID, pg.Items[0].ID)
 		assert.False(t, pg.HasMore)
 
-		pg, err = c.e.Conversions(c.ctx, c.p, tambala.PageRequest{}, tambala.ConversionFilter{Asset: "MWK"})
+		pg, err = c.e.Client(c.p).Conversions(c.ctx, tambala.PageRequest{}, tambala.ConversionFilter{Asset: "MWK"})
 		require.NoError(t, err)
 		assert.Len(t, pg.Items, 3, "into or out of MWK")
-		_, err = c.e.Conversions(c.ctx, c.p, tambala.PageRequest{}, tambala.ConversionFilter{Asset: "ZMW"})
+		_, err = c.e.Client(c.p).Conversions(c.ctx, tambala.PageRequest{}, tambala.ConversionFilter{Asset: "ZMW"})
 		requireCode(t, errcode.CorridorNotEnabled, err)
-		_, err = c.e.Conversions(c.ctx, c.p, tambala.PageRequest{Limit: 500}, tambala.ConversionFilter{})
+		_, err = c.e.Client(c.p).Conversions(c.ctx, tambala.PageRequest{Limit: 500}, tambala.ConversionFilter{})
 		requireCode(t, errcode.ValidationError, err)
 		other := c.newOrg(t, "Other", convAssets())
-		pg, err = c.e.Conversions(c.ctx, actFor(c.e, other.ID), tambala.PageRequest{}, tambala.ConversionFilter{})
+		pg, err = c.e.Client(actFor(c.e, other.ID)).Conversions(c.ctx, tambala.PageRequest{}, tambala.ConversionFilter{})
 		require.NoError(t, err)
 		assert.Empty(t, pg.Items)
 	})
@@ -355,14 +355,14 @@ func TestConversion_PauseDoesNotStopWorker(t *testing.T) {
 	eachStore(t, func(t *testing.T, s store.Store) {
 		c := newConvEnv(t, s)
 		conv := c.convert(t, "USDT", "MWK", "10")
-		_, err := c.e.SetPause(c.ctx, tambala.APIv2, tambala.Maintenance)
+		_, err := c.e.Operator().SetPause(c.ctx, tambala.APIv2, tambala.Maintenance)
 		require.NoError(t, err)
 		_, err = c.cquote(c.p, "USDT", "MWK", strp("1"), nil)
 		requireCode(t, errcode.ServiceMaintenance, err)
 		c.settle(t)
-		_, err = c.e.SetPause(c.ctx, tambala.APIv2, tambala.Live)
+		_, err = c.e.Operator().SetPause(c.ctx, tambala.APIv2, tambala.Live)
 		require.NoError(t, err)
-		got, err := c.e.Conversion(c.ctx, c.p, conv.ID)
+		got, err := c.e.Client(c.p).Conversion(c.ctx, conv.ID)
 		require.NoError(t, err)
 		assert.Equal(t, tambala.ConversionCompleted, got.Status)
 		c.check(t)
@@ -398,7 +398,7 @@ func TestConversion_RetriesConverterErrors(t *testing.T) {
 		flaky = &flakyConverter{Converter: sandbox.NewConverter(&sandbox.ConverterOptions{Clock: o.Clock, Delay: time.Millisecond}), fails: 2}
 		o.Converter = flaky
 	})
-	_, err := d.e.SetAssets(d.ctx, d.org.ID, convAssets())
+	_, err := d.e.Operator().SetAssets(d.ctx, d.org.ID, convAssets())
 	require.NoError(t, err)
 	c := &convEnv{deskEnv: d}
 	conv := c.convert(t, "USDT", "MWK", "5")
@@ -407,7 +407,7 @@ func TestConversion_RetriesConverterErrors(t *testing.T) {
 		require.NoError(t, err)
 		d.clock.Advance(10 * time.Second)
 	}
-	got, err := d.e.Conversion(d.ctx, d.p, conv.ID)
+	got, err := d.e.Client(d.p).Conversion(d.ctx, conv.ID)
 	require.NoError(t, err)
 	assert.Equal(t, tambala.ConversionCompleted, got.Status)
 	c.requireBal(t, money.USDT, "995.000000", "0.000000")
@@ -421,22 +421,22 @@ func TestConversion_RunCompletes(t *testing.T) {
 		Converter: conv, ConversionWorker: tambala.ConversionWorkerOptions{Interval: 5 * time.Millisecond, Poll: 5 * time.Millisecond}})
 	require.NoError(t, err)
 	ctx := context.Background()
-	org, err := e.CreateOrganization(ctx, tambala.NewOrganization{Name: "Run", Assets: convAssets(), V2Access: tambala.V2Enabled})
+	org, err := e.Operator().CreateOrganization(ctx, tambala.NewOrganization{Name: "Run", Assets: convAssets(), V2Access: tambala.V2Enabled})
 	require.NoError(t, err)
-	require.NoError(t, e.Fund(ctx, org.ID, money.FromInt(money.USDT, 10), "seed"))
-	_, err = e.SetCorridor(ctx, deskCorridor())
+	require.NoError(t, e.Operator().Fund(ctx, org.ID, money.FromInt(money.USDT, 10), "seed"))
+	_, err = e.Operator().SetCorridor(ctx, deskCorridor())
 	require.NoError(t, err)
 	p := actFor(e, org.ID)
-	q, err := e.QuoteConversion(ctx, p, quotes.Request{FromAsset: "USDT", ToAsset: "MWK", FromAmount: strp("10")})
+	q, err := e.Client(p).QuoteConversion(ctx, quotes.Request{FromAsset: "USDT", ToAsset: "MWK", FromAmount: strp("10")})
 	require.NoError(t, err)
-	cr, err := e.CreateConversion(ctx, p, tambala.NewConversion{QuoteID: q.ID}, tambala.Idempotency{Key: "run"})
+	cr, err := e.Client(p).CreateConversion(ctx, tambala.NewConversion{QuoteID: q.ID}, tambala.Idempotency{Key: "run"})
 	require.NoError(t, err)
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- e.Run(runCtx) }()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		got, err := e.Conversion(ctx, p, cr.Resource.ID)
+		got, err := e.Client(p).Conversion(ctx, cr.Resource.ID)
 		require.NoError(t, err)
 		if got.Status != tambala.ConversionProcessing {
 			assert.Equal(t, tambala.ConversionCompleted, got.Status)
@@ -472,7 +472,7 @@ func TestConversion_UnknownReferenceResubmits(t *testing.T) {
 			require.NoError(t, err)
 		}
 		assert.Equal(t, 1, fresh.ConvertCalls(conv.ID))
-		got, err := e2.Conversion(c.ctx, c.p, conv.ID)
+		got, err := e2.Client(c.p).Conversion(c.ctx, conv.ID)
 		require.NoError(t, err)
 		assert.Equal(t, tambala.ConversionCompleted, got.Status)
 		c.requireBal(t, money.USDT, "990.000000", "0.000000")

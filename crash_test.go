@@ -349,16 +349,16 @@ func (q *crSeq) open() {
 }
 
 func (q *crSeq) setup() {
-	org, err := q.eng.CreateOrganization(q.ctx, tambala.NewOrganization{Name: "Crash"})
+	org, err := q.eng.Operator().CreateOrganization(q.ctx, tambala.NewOrganization{Name: "Crash"})
 	if err != nil {
 		q.failf("CreateOrganization: %v", err)
 	}
 	q.orgID, q.p = org.ID, actFor(q.eng, org.ID)
 	q.funded = money.FromInt(money.MWK, int64(500_000+q.rng.IntN(1_500_000)))
-	if err := q.eng.Fund(q.ctx, org.ID, q.funded, "start"); err != nil {
+	if err := q.eng.Operator().Fund(q.ctx, org.ID, q.funded, "start"); err != nil {
 		q.failf("Fund: %v", err)
 	}
-	if _, _, err := q.eng.SetWebhookEndpoint(q.ctx, org.ID, crHookURL); err != nil {
+	if _, _, err := q.eng.Operator().SetWebhookEndpoint(q.ctx, org.ID, crHookURL); err != nil {
 		q.failf("SetWebhookEndpoint: %v", err)
 	}
 }
@@ -436,7 +436,7 @@ func (q *crSeq) create() {
 	q.keyN++
 	key := fmt.Sprintf("crash-%d-%d", q.seed, q.keyN)
 	req := q.request()
-	c, err := q.eng.CreatePayout(q.ctx, q.p, req, tambala.Idempotency{Key: key})
+	c, err := q.eng.Client(q.p).CreatePayout(q.ctx, req, tambala.Idempotency{Key: key})
 	switch {
 	case err == nil && q.rng.IntN(16) == 0:
 		// Committed, but the process dies before the answer reaches the
@@ -561,7 +561,7 @@ func (q *crSeq) clawback() {
 		return
 	}
 	id := q.acked[q.order[q.rng.IntN(len(q.order))]].id
-	err := q.eng.ClawbackPayout(q.ctx, id)
+	err := q.eng.Operator().ClawbackPayout(q.ctx, id)
 	switch {
 	case err == nil:
 		q.stats.clawbacks++
@@ -574,7 +574,7 @@ func (q *crSeq) clawback() {
 
 func (q *crSeq) fund() {
 	f := crFund{fmt.Sprintf("top-up-%d", q.stats.steps), money.FromInt(money.MWK, int64(50_000+q.rng.IntN(250_000)))}
-	err := q.eng.Fund(q.ctx, q.orgID, f.amount, f.ref)
+	err := q.eng.Operator().Fund(q.ctx, q.orgID, f.amount, f.ref)
 	switch {
 	case err == nil:
 		q.funded, _ = q.funded.Add(f.amount)
@@ -609,7 +609,7 @@ func (q *crSeq) restart(why string) {
 // same idempotency key or ref.
 func (q *crSeq) retry() {
 	for _, f := range q.unfunds {
-		if err := q.eng.Fund(q.ctx, q.orgID, f.amount, f.ref); err != nil {
+		if err := q.eng.Operator().Fund(q.ctx, q.orgID, f.amount, f.ref); err != nil {
 			q.failf("Fund %s again: %v", f.ref, err)
 		}
 		q.funded, _ = q.funded.Add(f.amount)
@@ -617,7 +617,7 @@ func (q *crSeq) retry() {
 	}
 	q.unfunds = nil
 	for _, c := range q.unacked {
-		out, err := q.eng.CreatePayout(q.ctx, q.p, c.req, tambala.Idempotency{Key: c.key})
+		out, err := q.eng.Client(q.p).CreatePayout(q.ctx, c.req, tambala.Idempotency{Key: c.key})
 		if err != nil {
 			q.refused(c.key, err)
 			continue
@@ -715,7 +715,7 @@ func (q *crSeq) payouts() map[string]payouts.Payout {
 	all := map[string]payouts.Payout{}
 	page := tambala.PageRequest{Limit: tambala.MaxPageSize}
 	for {
-		pg, err := q.eng.Payouts(q.ctx, q.p, page, tambala.PayoutFilter{})
+		pg, err := q.eng.Client(q.p).Payouts(q.ctx, page, tambala.PayoutFilter{})
 		if err != nil {
 			q.failf("Payouts: %v", err)
 		}
@@ -737,7 +737,7 @@ func (q *crSeq) deliveries() []tambala.DeliveryView {
 	var out []tambala.DeliveryView
 	page := tambala.PageRequest{Limit: tambala.MaxPageSize}
 	for {
-		pg, err := q.eng.Deliveries(q.ctx, q.orgID, page)
+		pg, err := q.eng.Operator().Deliveries(q.ctx, q.orgID, page)
 		if err != nil {
 			q.failf("Deliveries: %v", err)
 		}
@@ -771,7 +771,7 @@ func (q *crSeq) check(where string) map[string]payouts.Payout {
 	// acknowledged exists (every create without an answer was retried).
 	for _, key := range q.order {
 		a := q.acked[key]
-		po, err := q.eng.Payout(ctx, q.p, a.id)
+		po, err := q.eng.Client(q.p).Payout(ctx, a.id)
 		if err != nil {
 			q.failf("%s: acknowledged payout %s (key %s) is lost: %v", where, a.id, key, err)
 		}
@@ -872,7 +872,7 @@ func (q *crSeq) check(where string) map[string]payouts.Payout {
 		}
 	}
 
-	b, err := q.eng.BalanceV1(ctx, q.p)
+	b, err := q.eng.Client(q.p).BalanceV1(ctx)
 	if err != nil {
 		q.failf("%s: BalanceV1: %v", where, err)
 	}

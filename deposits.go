@@ -55,11 +55,8 @@ func (e *Engine) depositNetworks(org *Organization) []DepositAddress {
 	return out
 }
 
-// DepositAddresses lists the caller's deposit addresses, one per network
-// (GET /v2/deposit-addresses). An address is issued on its first read and
-// stored; any address the issuer can't give (or no issuer at all) makes
-// the whole call 503 service_unavailable, never a partial list.
-func (e *Engine) DepositAddresses(ctx context.Context, p Principal) ([]DepositAddress, error) {
+// depositAddresses is Client.DepositAddresses.
+func (e *Engine) depositAddresses(ctx context.Context, p Principal) ([]DepositAddress, error) {
 	var (
 		list    []DepositAddress
 		missing []int
@@ -175,15 +172,8 @@ type depositRecord struct {
 // recorded twice under references that look the same.
 const MaxTxRefLength = 255
 
-// RecordDeposit credits a deposit: Credit From external net of the
-// asset's collection fee, a /v2 collection with source deposit and
-// collection_v2.settled, in one transaction. It is idempotent per
-// (network, tx_ref): the same deposit again returns the same collection;
-// other figures under that pair are 409 conflict. The network must be
-// known and carry the asset (422 unsupported_network), the asset
-// configured (422 unsupported_asset) and enabled with collection for the
-// organization (403 corridor_not_enabled).
-func (e *Engine) RecordDeposit(ctx context.Context, orgID string, d Deposit) (CollectionV2, error) {
+// recordDeposit is Operator.RecordDeposit.
+func (e *Engine) recordDeposit(ctx context.Context, orgID string, d Deposit) (CollectionV2, error) {
 	if d.TxRef == "" || len(d.TxRef) > MaxTxRefLength {
 		return CollectionV2{}, errcode.Newf(errcode.ValidationError, "tx_ref must be 1 to %d characters.", MaxTxRefLength)
 	}
@@ -242,14 +232,8 @@ func (e *Engine) RecordDeposit(ctx context.Context, orgID string, d Deposit) (Co
 	return c, err
 }
 
-// RotateDepositAddress gives org a new address on network (the operator's
-// side, and the only way an address changes): the issuer is asked
-// outside any transaction, its address checked and stored in place of the
-// old one. 404 for an unknown organization, 422 unsupported_network for an
-// unknown network, 503 service_unavailable when the issuer fails or gives
-// the address already in use. Assets are those of the organization's list
-// with collection that the network carries (possibly none).
-func (e *Engine) RotateDepositAddress(ctx context.Context, orgID, network string) (DepositAddress, error) {
+// rotateDepositAddress is Operator.RotateDepositAddress.
+func (e *Engine) rotateDepositAddress(ctx context.Context, orgID, network string) (DepositAddress, error) {
 	n, err := e.networks.Lookup(network)
 	if err != nil {
 		return DepositAddress{}, err

@@ -52,7 +52,7 @@ func TestDepositAddresses(t *testing.T) {
 		iss := newCountingIssuer()
 		d := newDeskEnv(t, s, func(o *tambala.Options) { o.DepositIssuer = iss })
 
-		got, err := d.e.DepositAddresses(d.ctx, d.p)
+		got, err := d.e.Client(d.p).DepositAddresses(d.ctx)
 		require.NoError(t, err)
 		require.Len(t, got, 2, "one entry per network carrying an asset with collection")
 		assert.Equal(t, "ethereum", got[0].Network)
@@ -66,7 +66,7 @@ func TestDepositAddresses(t *testing.T) {
 
 		// Stable: later reads never ask again, even after the issuer breaks.
 		iss.Fail("tron", errors.New("down"))
-		again, err := d.e.DepositAddresses(d.ctx, d.p)
+		again, err := d.e.Client(d.p).DepositAddresses(d.ctx)
 		require.NoError(t, err)
 		assert.Equal(t, got, again)
 		assert.Equal(t, 1, iss.count("tron"))
@@ -74,7 +74,7 @@ func TestDepositAddresses(t *testing.T) {
 
 		// A second organization gets its own addresses.
 		other := d.newOrg(t, "Other", deskAssets())
-		theirs, err := d.e.DepositAddresses(d.ctx, actFor(d.e, other.ID))
+		theirs, err := d.e.Client(actFor(d.e, other.ID)).DepositAddresses(d.ctx)
 		require.NoError(t, err)
 		require.Len(t, theirs, 2)
 		assert.NotEqual(t, got[0].Address, theirs[0].Address)
@@ -82,7 +82,7 @@ func TestDepositAddresses(t *testing.T) {
 		// No asset with collection on any network: an empty list, no issue.
 		mwkOnly := d.newOrg(t, "MWKOnly", []tambala.AssetAccess{{Asset: "MWK", Operations: []string{tambala.OpCollection}},
 			{Asset: "USDT", Operations: []string{tambala.OpPayout}}})
-		none, err := d.e.DepositAddresses(d.ctx, actFor(d.e, mwkOnly.ID))
+		none, err := d.e.Client(actFor(d.e, mwkOnly.ID)).DepositAddresses(d.ctx)
 		require.NoError(t, err)
 		assert.Equal(t, []tambala.DepositAddress{}, none)
 		assert.Equal(t, 2, iss.count("tron"))
@@ -93,17 +93,17 @@ func TestDepositAddresses(t *testing.T) {
 		third := d.newOrg(t, "Third", deskAssets())
 		p3 := actFor(d.e, third.ID)
 		iss.Fail("tron", errors.New("down"))
-		_, err = d.e.DepositAddresses(d.ctx, p3)
+		_, err = d.e.Client(p3).DepositAddresses(d.ctx)
 		requireCode(t, errcode.ServiceUnavailable, err)
 		iss.Fail("tron", nil)
-		ok3, err := d.e.DepositAddresses(d.ctx, p3)
+		ok3, err := d.e.Client(p3).DepositAddresses(d.ctx)
 		require.NoError(t, err)
 		require.Len(t, ok3, 2)
 
 		// /v2 rules apply (admission is the engine's).
-		_, err = d.e.SetV2Access(d.ctx, third.ID, tambala.V2AccessSuspended)
+		_, err = d.e.Operator().SetV2Access(d.ctx, third.ID, tambala.V2AccessSuspended)
 		require.NoError(t, err)
-		_, err = d.e.DepositAddresses(d.ctx, actFor(d.e, third.ID))
+		_, err = d.e.Client(actFor(d.e, third.ID)).DepositAddresses(d.ctx)
 		requireCode(t, errcode.AccessSuspended, err)
 	})
 }
@@ -111,7 +111,7 @@ func TestDepositAddresses(t *testing.T) {
 func TestDepositAddressesNoIssuer(t *testing.T) {
 	eachStore(t, func(t *testing.T, s store.Store) {
 		d := newDeskEnv(t, s, nil)
-		_, err := d.e.DepositAddresses(d.ctx, d.p)
+		_, err := d.e.Client(d.p).DepositAddresses(d.ctx)
 		requireCode(t, errcode.ServiceUnavailable, err)
 	})
 }
@@ -123,7 +123,7 @@ func (badIssuer) Issue(context.Context, string, string) (string, error) { return
 
 func TestDepositAddressesInvalidFromIssuer(t *testing.T) {
 	d := newDeskEnv(t, memstore.New(), func(o *tambala.Options) { o.DepositIssuer = badIssuer{} })
-	_, err := d.e.DepositAddresses(d.ctx, d.p)
+	_, err := d.e.Client(d.p).DepositAddresses(d.ctx)
 	requireCode(t, errcode.ServiceUnavailable, err)
 }
 
@@ -142,12 +142,12 @@ func TestDepositAddressesRace(t *testing.T) {
 		for i := range results {
 			wg.Go(func() {
 				var err error
-				results[i], err = d.e.DepositAddresses(d.ctx, d.p)
+				results[i], err = d.e.Client(d.p).DepositAddresses(d.ctx)
 				assert.NoError(t, err)
 			})
 		}
 		wg.Wait()
-		final, err := d.e.DepositAddresses(d.ctx, d.p)
+		final, err := d.e.Client(d.p).DepositAddresses(d.ctx)
 		require.NoError(t, err)
 		for _, r := range results {
 			assert.Equal(t, final, r, "every racing read answers with the stored address")
@@ -165,7 +165,7 @@ func TestRecordDeposit(t *testing.T) {
 	eachStore(t, func(t *testing.T, s store.Store) {
 		d := newDeskEnv(t, s, nil)
 		dep := tambala.Deposit{Network: "tron", Asset: "USDT", Amount: mustParse(money.USDT, "25.5"), TxRef: "0xabc"}
-		c, err := d.e.RecordDeposit(d.ctx, d.org.ID, dep)
+		c, err := d.e.Operator().RecordDeposit(d.ctx, d.org.ID, dep)
 		require.NoError(t, err)
 		assert.Equal(t, "deposit", c.Source)
 		assert.Equal(t, "settled", c.Status)
@@ -178,28 +178,28 @@ func TestRecordDeposit(t *testing.T) {
 		d.requireUSDT(t, "1025.500000", "0.000000")
 
 		// Idempotent per (network, tx_ref).
-		again, err := d.e.RecordDeposit(d.ctx, d.org.ID, dep)
+		again, err := d.e.Operator().RecordDeposit(d.ctx, d.org.ID, dep)
 		require.NoError(t, err)
 		assert.Equal(t, c, again)
 		d.requireUSDT(t, "1025.500000", "0.000000")
 		// Other figures under the same pair: 409.
 		other := dep
 		other.Amount = mustParse(money.USDT, "26")
-		_, err = d.e.RecordDeposit(d.ctx, d.org.ID, other)
+		_, err = d.e.Operator().RecordDeposit(d.ctx, d.org.ID, other)
 		requireCode(t, errcode.Conflict, err)
 		org2 := d.newOrg(t, "Second", deskAssets())
-		_, err = d.e.RecordDeposit(d.ctx, org2.ID, dep)
+		_, err = d.e.Operator().RecordDeposit(d.ctx, org2.ID, dep)
 		requireCode(t, errcode.Conflict, err, "another organization")
 		// The same tx_ref on another network is another deposit.
 		eth := dep
 		eth.Network = "ethereum"
-		c2, err := d.e.RecordDeposit(d.ctx, d.org.ID, eth)
+		c2, err := d.e.Operator().RecordDeposit(d.ctx, d.org.ID, eth)
 		require.NoError(t, err)
 		assert.NotEqual(t, c.ID, c2.ID)
 		d.requireUSDT(t, "1051.000000", "0.000000")
 
 		// The event is the read.
-		read, err := d.e.CollectionV2(d.ctx, d.p, c.ID)
+		read, err := d.e.Client(d.p).CollectionV2(d.ctx, c.ID)
 		require.NoError(t, err)
 		assert.Equal(t, c, read)
 		var settled []deskEvent
@@ -225,14 +225,14 @@ func TestRecordDeposit(t *testing.T) {
 			"asset mismatch":    {d.org.ID, tambala.Deposit{Network: "tron", Asset: "USDT", Amount: mustParse(money.MWK, "1"), TxRef: "x5"}, errcode.ValidationError},
 			"unknown org":       {"0190c4d2-7f3a-7b1e-8a2b-000000000000", tambala.Deposit{Network: "tron", Asset: "USDT", Amount: mustParse(money.USDT, "1"), TxRef: "x6"}, errcode.NotFound},
 		} {
-			_, err := d.e.RecordDeposit(d.ctx, tc.org, tc.dep)
+			_, err := d.e.Operator().RecordDeposit(d.ctx, tc.org, tc.dep)
 			requireCode(t, tc.want, err, name)
 		}
 		noColl := d.newOrg(t, "NoCollection", []tambala.AssetAccess{{Asset: "USDT", Operations: []string{tambala.OpPayout}}})
-		_, err = d.e.RecordDeposit(d.ctx, noColl.ID, tambala.Deposit{Network: "tron", Asset: "USDT", Amount: mustParse(money.USDT, "1"), TxRef: "x7"})
+		_, err = d.e.Operator().RecordDeposit(d.ctx, noColl.ID, tambala.Deposit{Network: "tron", Asset: "USDT", Amount: mustParse(money.USDT, "1"), TxRef: "x7"})
 		requireCode(t, errcode.CorridorNotEnabled, err)
 		noUSDT := d.newOrg(t, "NoUSDT", []tambala.AssetAccess{{Asset: "MWK", Operations: []string{tambala.OpCollection}}})
-		_, err = d.e.RecordDeposit(d.ctx, noUSDT.ID, tambala.Deposit{Network: "tron", Asset: "USDT", Amount: mustParse(money.USDT, "1"), TxRef: "x8"})
+		_, err = d.e.Operator().RecordDeposit(d.ctx, noUSDT.ID, tambala.Deposit{Network: "tron", Asset: "USDT", Amount: mustParse(money.USDT, "1"), TxRef: "x8"})
 		requireCode(t, errcode.CorridorNotEnabled, err)
 
 		// The ledger: external -amount, org +credited.
@@ -256,28 +256,28 @@ func TestRotateDepositAddress(t *testing.T) {
 	eachStore(t, func(t *testing.T, s store.Store) {
 		iss := newCountingIssuer()
 		d := newDeskEnv(t, s, func(o *tambala.Options) { o.DepositIssuer = iss })
-		before, err := d.e.DepositAddresses(d.ctx, d.p)
+		before, err := d.e.Client(d.p).DepositAddresses(d.ctx)
 		require.NoError(t, err)
-		r, err := d.e.RotateDepositAddress(d.ctx, d.org.ID, "tron")
+		r, err := d.e.Operator().RotateDepositAddress(d.ctx, d.org.ID, "tron")
 		require.NoError(t, err)
 		assert.Equal(t, "tron", r.Network)
 		assert.Equal(t, []string{"USDT"}, r.Assets)
 		assert.NotEqual(t, before[1].Address, r.Address)
 		require.NoError(t, networks.Default()["tron"].CheckAddress("USDT", r.Address))
-		after, err := d.e.DepositAddresses(d.ctx, d.p)
+		after, err := d.e.Client(d.p).DepositAddresses(d.ctx)
 		require.NoError(t, err)
 		assert.Equal(t, before[0], after[0], "the other network keeps its address")
 		assert.Equal(t, r, after[1])
 
-		_, err = d.e.RotateDepositAddress(d.ctx, d.org.ID, "solana")
+		_, err = d.e.Operator().RotateDepositAddress(d.ctx, d.org.ID, "solana")
 		requireCode(t, errcode.UnsupportedNetwork, err)
-		_, err = d.e.RotateDepositAddress(d.ctx, "0190c4d2-7f3a-7b1e-8a2b-000000000000", "tron")
+		_, err = d.e.Operator().RotateDepositAddress(d.ctx, "0190c4d2-7f3a-7b1e-8a2b-000000000000", "tron")
 		requireCode(t, errcode.NotFound, err)
 		iss.Fail("tron", errors.New("down"))
-		_, err = d.e.RotateDepositAddress(d.ctx, d.org.ID, "tron")
+		_, err = d.e.Operator().RotateDepositAddress(d.ctx, d.org.ID, "tron")
 		requireCode(t, errcode.ServiceUnavailable, err)
 		iss.Fail("tron", nil)
-		again, err := d.e.DepositAddresses(d.ctx, d.p)
+		again, err := d.e.Client(d.p).DepositAddresses(d.ctx)
 		require.NoError(t, err)
 		assert.Equal(t, after, again, "a failed rotation changes nothing")
 
@@ -287,9 +287,9 @@ func TestRotateDepositAddress(t *testing.T) {
 				return sandbox.NewIssuer(nil).Issue(ctx, org, network)
 			})
 		})
-		_, err = same.e.DepositAddresses(same.ctx, same.p)
+		_, err = same.e.Client(same.p).DepositAddresses(same.ctx)
 		require.NoError(t, err)
-		_, err = same.e.RotateDepositAddress(same.ctx, same.org.ID, "tron")
+		_, err = same.e.Operator().RotateDepositAddress(same.ctx, same.org.ID, "tron")
 		requireCode(t, errcode.ServiceUnavailable, err)
 	})
 }

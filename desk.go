@@ -55,11 +55,8 @@ func visibleCorridors(tx store.Tx, org *Organization) ([]quotes.Corridor, error)
 	return quotes.Visible(all, func(code string) bool { return org.Enabled(code, "") }), nil
 }
 
-// SetCorridor creates or replaces the corridor of a fiat asset (the
-// operator's side): its rates per direction (nil closes one), minimum,
-// optional maximum and whether it is open. Quotes already issued keep
-// their frozen terms.
-func (e *Engine) SetCorridor(ctx context.Context, c quotes.Corridor) (quotes.Corridor, error) {
+// setCorridor is Operator.SetCorridor.
+func (e *Engine) setCorridor(ctx context.Context, c quotes.Corridor) (quotes.Corridor, error) {
 	if err := e.checkCorridor(c); err != nil {
 		return quotes.Corridor{}, err
 	}
@@ -80,8 +77,8 @@ func putCorridor(tx store.Tx, c quotes.Corridor) error {
 	return tx.Put(bucketCorridors, []byte(c.Asset.Code), quotes.EncodeCorridor(c))
 }
 
-// AllCorridors lists every corridor (the operator's side).
-func (e *Engine) AllCorridors(ctx context.Context) ([]quotes.Corridor, error) {
+// allCorridors is Operator.AllCorridors.
+func (e *Engine) allCorridors(ctx context.Context) ([]quotes.Corridor, error) {
 	var out []quotes.Corridor
 	err := e.store.View(ctx, func(tx store.Tx) error {
 		var err error
@@ -91,9 +88,8 @@ func (e *Engine) AllCorridors(ctx context.Context) ([]quotes.Corridor, error) {
 	return out, err
 }
 
-// Corridors lists the corridors the caller sees, by code (GET
-// /v2/orders/corridors).
-func (e *Engine) Corridors(ctx context.Context, p Principal) ([]quotes.Corridor, error) {
+// corridors is Client.Corridors.
+func (e *Engine) corridors(ctx context.Context, p Principal) ([]quotes.Corridor, error) {
 	var out []quotes.Corridor
 	err := e.store.View(ctx, func(tx store.Tx) error {
 		org, err := e.admit(tx, p, APIv2)
@@ -124,16 +120,8 @@ func deskOperation(dir quotes.Direction) string {
 	return OpCollection
 }
 
-// QuoteOrder issues a desk order quote (POST /v2/orders/quotes). Checks,
-// in order: the shape, the codes, both assets enabled, the pair, the
-// direction's operation, the fixed amount, the desk and the corridor's
-// rate (see docs/decisions.md, "/v2 desk (orders, quotes, corridors)");
-// then the derived side, rounded as the quotes package's table says and
-// held to the corridor's limits. The quote is frozen and stored for
-// QuoteTTL (and kept a day after, so a late use is quote_expired).
-// Amounts are decimal text in req because their asset decides their
-// decimals; they are parsed once the asset is known. Nothing is held.
-func (e *Engine) QuoteOrder(ctx context.Context, p Principal, req quotes.Request) (quotes.Quote, error) {
+// quoteOrder is Client.QuoteOrder.
+func (e *Engine) quoteOrder(ctx context.Context, p Principal, req quotes.Request) (quotes.Quote, error) {
 	if err := req.Check(); err != nil {
 		return quotes.Quote{}, err
 	}
@@ -244,17 +232,8 @@ var orderCodec = resourceCodec[orders.Order]{
 	decodeLegacy: func(string, []byte) (orders.Order, error) { return orders.Order{}, errcode.New(errcode.InternalError) },
 }
 
-// CreateOrder executes a quote as a desk order (POST /v2/orders), in one
-// transaction and in this order: idempotency; client_ref's format (the
-// body's shape); the quote (not_found, quote_used, quote_expired); the
-// beneficiary (required to-bank, not allowed from-bank, then its fields);
-// the assets and operation still enabled; the desk open; client_ref
-// unused in the organization; to-bank, the hold of from_amount
-// (insufficient_funds); see
-// docs/decisions.md, "/v2 desk (orders, quotes, corridors)".
-// A to-bank order starts accepted, a from-bank one awaiting_instructions.
-// A zero idem.Fingerprint is n.Fingerprint().
-func (e *Engine) CreateOrder(ctx context.Context, p Principal, n NewOrder, idem Idempotency) (Created[orders.Order], error) {
+// createOrder is Client.CreateOrder.
+func (e *Engine) createOrder(ctx context.Context, p Principal, n NewOrder, idem Idempotency) (Created[orders.Order], error) {
 	fp := idem.Fingerprint
 	if fp == (Fingerprint{}) {
 		fp = n.Fingerprint()
@@ -331,8 +310,8 @@ func (e *Engine) CreateOrder(ctx context.Context, p Principal, n NewOrder, idem 
 	return created, err
 }
 
-// Order returns one of the caller's orders (GET /v2/orders/{id}).
-func (e *Engine) Order(ctx context.Context, p Principal, id string) (orders.Order, error) {
+// order is Client.Order.
+func (e *Engine) order(ctx context.Context, p Principal, id string) (orders.Order, error) {
 	var o orders.Order
 	err := e.store.View(ctx, func(tx store.Tx) error {
 		if _, err := e.admit(tx, p, APIv2); err != nil {
@@ -351,8 +330,8 @@ type OrderFilter struct {
 	ClientRef string        // "" for every order; else the one with this exact client_ref
 }
 
-// Orders lists the caller's orders newest first (GET /v2/orders).
-func (e *Engine) Orders(ctx context.Context, p Principal, page PageRequest, f OrderFilter) (Page[orders.Order], error) {
+// orders is Client.Orders.
+func (e *Engine) orders(ctx context.Context, p Principal, page PageRequest, f OrderFilter) (Page[orders.Order], error) {
 	if f.Status != "" {
 		if _, err := orders.ParseStatus(string(f.Status)); err != nil {
 			return Page[orders.Order]{}, err
@@ -419,17 +398,8 @@ func ProofMediaType(contentType string) (string, error) {
 // MaxProofBytes is the engine's cap on a funding proof.
 func (e *Engine) MaxProofBytes() int64 { return e.orderOpts.MaxProofBytes }
 
-// UploadProof records a funding proof of one of the caller's from-bank
-// orders (PUT /v2/orders/{id}/proofs/funding), checking in this order:
-// the media type (unsupported_media_type); the order (not_found); the
-// order expecting a proof (proof_not_expected; the newest proof uploaded
-// again while it is under review answers the order unchanged); the content
-// (payload_too_large over MaxProofBytes, validation_error when empty,
-// unsupported_media_type when its first bytes are not of its type). The
-// bytes go to the ProofStore, then one transaction records the proof and
-// moves the order to proof_submitted (re-checking that it still expects
-// one). No event: the upload is the caller's own action.
-func (e *Engine) UploadProof(ctx context.Context, p Principal, orderID string, up ProofUpload) (orders.Order, error) {
+// uploadProof is Client.UploadProof.
+func (e *Engine) uploadProof(ctx context.Context, p Principal, orderID string, up ProofUpload) (orders.Order, error) {
 	mt, err := ProofMediaType(up.ContentType)
 	if err != nil {
 		return orders.Order{}, err
@@ -570,12 +540,9 @@ func proofMAC(key []byte, org, order, proof string, exp int64) []byte {
 	return m.Sum(nil)
 }
 
-// ProofLinkFor signs a link to the newest funding proof of one of the
-// caller's orders (GET /v2/orders/{id}/proofs/funding), valid for
-// OrderOptions.ProofLinkTTL; a rejected proof has one too. An order without
-// a proof, or a to-bank order, is not_found.
-func (e *Engine) ProofLinkFor(ctx context.Context, p Principal, orderID string) (ProofLink, error) {
-	o, err := e.Order(ctx, p, orderID)
+// proofLinkFor is Client.ProofLink.
+func (e *Engine) proofLinkFor(ctx context.Context, p Principal, orderID string) (ProofLink, error) {
+	o, err := e.order(ctx, p, orderID)
 	if err != nil {
 		return ProofLink{}, err
 	}
@@ -596,7 +563,7 @@ func (e *Engine) ProofLinkFor(ctx context.Context, p Principal, orderID string) 
 // OpenProofLink opens the proof a link's token names: a bad, forged or
 // expired token is not_found; while /v2 is paused, the pause's error.
 func (e *Engine) OpenProofLink(ctx context.Context, token string) (ProofFile, error) {
-	pause, err := e.Pause(ctx)
+	pause, err := e.pause(ctx)
 	if err != nil {
 		return ProofFile{}, err
 	}

@@ -88,18 +88,18 @@ func newDeskEnv(t deskTB, s store.Store, tune func(*tambala.Options)) *deskEnv {
 	require.NoError(t, err)
 	d := &deskEnv{ctx: ctx, s: s, clock: clock, e: e}
 	d.org = d.newOrg(t, "Desk", deskAssets())
-	require.NoError(t, e.Fund(ctx, d.org.ID, money.FromInt(money.USDT, 1000), "start"))
+	require.NoError(t, e.Operator().Fund(ctx, d.org.ID, money.FromInt(money.USDT, 1000), "start"))
 	d.p = actFor(e, d.org.ID)
-	_, err = e.SetCorridor(ctx, deskCorridor())
+	_, err = e.Operator().SetCorridor(ctx, deskCorridor())
 	require.NoError(t, err)
 	return d
 }
 
 func (d *deskEnv) newOrg(t deskTB, name string, assets []tambala.AssetAccess) tambala.Organization {
 	t.Helper()
-	org, err := d.e.CreateOrganization(d.ctx, tambala.NewOrganization{Name: name, Assets: assets, V2Access: tambala.V2Enabled})
+	org, err := d.e.Operator().CreateOrganization(d.ctx, tambala.NewOrganization{Name: name, Assets: assets, V2Access: tambala.V2Enabled})
 	require.NoError(t, err)
-	_, _, err = d.e.SetWebhookEndpoint(d.ctx, org.ID, "https://hooks.example.com/"+strings.ToLower(name))
+	_, _, err = d.e.Operator().SetWebhookEndpoint(d.ctx, org.ID, "https://hooks.example.com/"+strings.ToLower(name))
 	require.NoError(t, err)
 	return org
 }
@@ -129,7 +129,7 @@ func requireCode(t deskTB, want errcode.Code, err error, msgAndArgs ...any) {
 }
 
 func (d *deskEnv) quoteFor(p tambala.Principal, from, to string, fromAmt, toAmt *string) (quotes.Quote, error) {
-	return d.e.QuoteOrder(d.ctx, p, quotes.Request{FromAsset: from, ToAsset: to, FromAmount: fromAmt, ToAmount: toAmt})
+	return d.e.Client(p).QuoteOrder(d.ctx, quotes.Request{FromAsset: from, ToAsset: to, FromAmount: fromAmt, ToAmount: toAmt})
 }
 
 // quote issues a quote fixing the from side.
@@ -141,7 +141,7 @@ func (d *deskEnv) quote(t deskTB, from, to, amount string) quotes.Quote {
 }
 
 func (d *deskEnv) createFor(p tambala.Principal, qid, ref string, b *orders.Beneficiary, key string) (tambala.Created[orders.Order], error) {
-	return d.e.CreateOrder(d.ctx, p, tambala.NewOrder{QuoteID: qid, ClientRef: ref, Beneficiary: b}, tambala.Idempotency{Key: key})
+	return d.e.Client(p).CreateOrder(d.ctx, tambala.NewOrder{QuoteID: qid, ClientRef: ref, Beneficiary: b}, tambala.Idempotency{Key: key})
 }
 
 func (d *deskEnv) create(t deskTB, qid string, b *orders.Beneficiary) orders.Order {
@@ -173,18 +173,18 @@ func (d *deskEnv) funded(t deskTB, mwk string) orders.Order {
 
 func (d *deskEnv) move(t deskTB, id string, cmd orders.Command) orders.Order {
 	t.Helper()
-	o, err := d.e.MoveOrder(d.ctx, id, cmd)
+	o, err := d.e.Operator().MoveOrder(d.ctx, id, cmd)
 	require.NoError(t, err, "move %s", cmd.Name())
 	return o
 }
 
 func (d *deskEnv) upload(p tambala.Principal, id, contentType string, content []byte) (orders.Order, error) {
-	return d.e.UploadProof(d.ctx, p, id, tambala.ProofUpload{ContentType: contentType, Content: bytes.NewReader(content)})
+	return d.e.Client(p).UploadProof(d.ctx, id, tambala.ProofUpload{ContentType: contentType, Content: bytes.NewReader(content)})
 }
 
 func (d *deskEnv) order(t deskTB, id string) orders.Order {
 	t.Helper()
-	o, err := d.e.DeskOrder(d.ctx, id)
+	o, err := d.e.Operator().DeskOrder(d.ctx, id)
 	require.NoError(t, err)
 	return o
 }
@@ -226,7 +226,7 @@ func (d *deskEnv) events(t deskTB, org string) []deskEvent {
 	var out []deskEvent
 	page := tambala.PageRequest{Limit: tambala.MaxPageSize}
 	for {
-		pg, err := d.e.Deliveries(d.ctx, org, page)
+		pg, err := d.e.Operator().Deliveries(d.ctx, org, page)
 		require.NoError(t, err)
 		for _, dv := range pg.Items {
 			var env struct {
@@ -265,7 +265,7 @@ func (d *deskEnv) setCorridor(t deskTB, tune func(*quotes.Corridor)) {
 	t.Helper()
 	c := deskCorridor()
 	tune(&c)
-	_, err := d.e.SetCorridor(d.ctx, c)
+	_, err := d.e.Operator().SetCorridor(d.ctx, c)
 	require.NoError(t, err)
 }
 
@@ -333,11 +333,11 @@ func TestDeskToBankComplete(t *testing.T) {
 		assert.Equal(t, "completed", last.Data["status"])
 
 		// The caller reads what the desk sees.
-		mine, err := d.e.Order(d.ctx, d.p, o.ID)
+		mine, err := d.e.Client(d.p).Order(d.ctx, o.ID)
 		require.NoError(t, err)
 		assert.Equal(t, o, mine)
 		for _, cmd := range []orders.Command{orders.StartProcessing{}, orders.CoinsSent{}, orders.Cancel{}, orders.Fail{Code: orders.Other}, orders.ReturnRefund{}} {
-			_, err := d.e.MoveOrder(d.ctx, o.ID, cmd)
+			_, err := d.e.Operator().MoveOrder(d.ctx, o.ID, cmd)
 			requireCode(t, errcode.Conflict, err, cmd.Name())
 		}
 
@@ -345,7 +345,7 @@ func TestDeskToBankComplete(t *testing.T) {
 		o2 := d.toBank(t, "10")
 		d.requireUSDT(t, "866.543211", "10.000000")
 		d.move(t, o2.ID, orders.StartProcessing{})
-		_, err = d.e.MoveOrder(d.ctx, o2.ID, orders.Complete{})
+		_, err = d.e.Operator().MoveOrder(d.ctx, o2.ID, orders.Complete{})
 		require.NoError(t, err)
 		d.requireUSDT(t, "866.543211", "0.000000")
 		// The same quote at the order of to_amount: derived from rounded up.
@@ -377,20 +377,20 @@ func TestDeskToBankFailAndRefund(t *testing.T) {
 		assert.Nil(t, a.Refund, "no refund when the coins never left")
 		d.requireUSDT(t, "1000.000000", "0.000000")
 		assert.Equal(t, a, d.move(t, a.ID, orders.Fail{Code: orders.NotDelivered}), "a repeat")
-		_, err := d.e.MoveOrder(d.ctx, a.ID, orders.Fail{Code: orders.Other})
+		_, err := d.e.Operator().MoveOrder(d.ctx, a.ID, orders.Fail{Code: orders.Other})
 		requireCode(t, errcode.Conflict, err, "another failure of a failed order")
-		_, err = d.e.MoveOrder(d.ctx, a.ID, orders.ReturnRefund{})
+		_, err = d.e.Operator().MoveOrder(d.ctx, a.ID, orders.ReturnRefund{})
 		requireCode(t, errcode.Conflict, err, "no refund to return")
 		assert.Equal(t, []string{orders.EventProcessing, orders.EventFailed}, d.orderEvents(t, a.ID))
 
 		// From accepted: unable_to_fill or other, released, no refund;
 		// the other to-bank codes are a conflict there, from-bank's a 400.
 		b := d.toBank(t, "50")
-		_, err = d.e.MoveOrder(d.ctx, b.ID, orders.Fail{Code: orders.BeneficiaryRejected})
+		_, err = d.e.Operator().MoveOrder(d.ctx, b.ID, orders.Fail{Code: orders.BeneficiaryRejected})
 		requireCode(t, errcode.Conflict, err)
-		_, err = d.e.MoveOrder(d.ctx, b.ID, orders.Fail{Code: orders.FundsNotReceived})
+		_, err = d.e.Operator().MoveOrder(d.ctx, b.ID, orders.Fail{Code: orders.FundsNotReceived})
 		requireCode(t, errcode.ValidationError, err)
-		_, err = d.e.MoveOrder(d.ctx, b.ID, orders.Fail{Code: "made_up"})
+		_, err = d.e.Operator().MoveOrder(d.ctx, b.ID, orders.Fail{Code: "made_up"})
 		requireCode(t, errcode.ValidationError, err)
 		b = d.move(t, b.ID, orders.Fail{Code: orders.UnableToFill})
 		assert.Equal(t, orders.Failed, b.Status)
@@ -476,7 +476,7 @@ func TestDeskToBankCancel(t *testing.T) {
 		assert.Equal(t, orders.Cancelled, a.Status)
 		d.requireUSDT(t, "1000.000000", "0.000000")
 		assert.Equal(t, a, d.move(t, a.ID, orders.Cancel{}), "a repeat")
-		_, err := d.e.MoveOrder(d.ctx, a.ID, orders.StartProcessing{})
+		_, err := d.e.Operator().MoveOrder(d.ctx, a.ID, orders.StartProcessing{})
 		requireCode(t, errcode.Conflict, err)
 		assert.Equal(t, []string{orders.EventCancelled}, d.orderEvents(t, a.ID))
 
@@ -489,7 +489,7 @@ func TestDeskToBankCancel(t *testing.T) {
 		c := d.toBank(t, "100")
 		d.move(t, c.ID, orders.StartProcessing{})
 		d.move(t, c.ID, orders.CoinsSent{})
-		_, err = d.e.MoveOrder(d.ctx, c.ID, orders.Cancel{})
+		_, err = d.e.Operator().MoveOrder(d.ctx, c.ID, orders.Cancel{})
 		requireCode(t, errcode.Conflict, err)
 		assert.Equal(t, orders.Processing, d.order(t, c.ID).Status)
 		d.requireUSDT(t, "900.000000", "0.000000")
@@ -500,11 +500,11 @@ func TestDeskToBankCancel(t *testing.T) {
 		// Moves of the other direction are conflicts.
 		for _, cmd := range []orders.Command{deskInstructions(), orders.ConfirmFunds{ProofID: "x"}, orders.RejectProof{ProofID: "x", Reason: "no"}} {
 			o := d.toBank(t, "1")
-			_, err := d.e.MoveOrder(d.ctx, o.ID, cmd)
+			_, err := d.e.Operator().MoveOrder(d.ctx, o.ID, cmd)
 			requireCode(t, errcode.Conflict, err, cmd.Name())
 			assert.Equal(t, orders.Accepted, d.order(t, o.ID).Status)
 		}
-		_, err = d.e.MoveOrder(d.ctx, "0192d7f0-0000-7000-8000-000000000000", orders.Cancel{})
+		_, err = d.e.Operator().MoveOrder(d.ctx, "0192d7f0-0000-7000-8000-000000000000", orders.Cancel{})
 		requireCode(t, errcode.NotFound, err)
 		d.check(t)
 	})
@@ -547,7 +547,7 @@ func TestDeskFromBankFlow(t *testing.T) {
 		assert.Equal(t, o, d.move(t, o.ID, deskInstructions()), "a repeat")
 		other := deskInstructions()
 		other.AccountNumber = "1"
-		_, err = d.e.MoveOrder(d.ctx, o.ID, other)
+		_, err = d.e.Operator().MoveOrder(d.ctx, o.ID, other)
 		requireCode(t, errcode.Conflict, err, "instructions are set once")
 
 		o, err = d.upload(d.p, o.ID, "application/pdf", deskPDF)
@@ -559,12 +559,12 @@ func TestDeskFromBankFlow(t *testing.T) {
 		assert.Equal(t, "application/pdf", o.Proof.ContentType)
 		assert.Nil(t, o.Proof.RejectedReason)
 
-		f, err := d.e.DeskProof(d.ctx, o.ID)
+		f, err := d.e.Operator().DeskProof(d.ctx, o.ID)
 		require.NoError(t, err)
 		assert.Equal(t, "application/pdf", f.ContentType)
 		assert.Equal(t, deskPDF, readAllClose(t, f.Content))
 
-		_, err = d.e.MoveOrder(d.ctx, o.ID, orders.RejectProof{ProofID: first, Reason: ""})
+		_, err = d.e.Operator().MoveOrder(d.ctx, o.ID, orders.RejectProof{ProofID: first, Reason: ""})
 		requireCode(t, errcode.ValidationError, err, "a rejection needs a reason")
 		o = d.move(t, o.ID, orders.RejectProof{ProofID: first, Reason: "The amount on the slip is 10,000.00."})
 		assert.Equal(t, orders.AwaitingFunds, o.Status)
@@ -583,12 +583,12 @@ func TestDeskFromBankFlow(t *testing.T) {
 		assert.NotEqual(t, first, second)
 		assert.Nil(t, o.Proof.RejectedReason, "a new proof clears rejected_reason")
 
-		_, err = d.e.MoveOrder(d.ctx, o.ID, orders.ConfirmFunds{ProofID: first})
+		_, err = d.e.Operator().MoveOrder(d.ctx, o.ID, orders.ConfirmFunds{ProofID: first})
 		requireCode(t, errcode.Conflict, err, "a stale proof id")
-		_, err = d.e.MoveOrder(d.ctx, o.ID, orders.RejectProof{ProofID: first, Reason: "stale"})
+		_, err = d.e.Operator().MoveOrder(d.ctx, o.ID, orders.RejectProof{ProofID: first, Reason: "stale"})
 		requireCode(t, errcode.Conflict, err, "a stale proof id")
 		assert.Equal(t, orders.ProofSubmitted, d.order(t, o.ID).Status)
-		_, err = d.e.MoveOrder(d.ctx, o.ID, orders.Complete{})
+		_, err = d.e.Operator().MoveOrder(d.ctx, o.ID, orders.Complete{})
 		requireCode(t, errcode.Conflict, err, "complete before the funds are confirmed")
 
 		o = d.move(t, o.ID, orders.ConfirmFunds{ProofID: second})
@@ -603,13 +603,13 @@ func TestDeskFromBankFlow(t *testing.T) {
 		d.requireUSDT(t, "1055.555556", "0.000000")
 		assert.Equal(t, o, d.move(t, o.ID, orders.Complete{}), "a repeat")
 		d.requireUSDT(t, "1055.555556", "0.000000")
-		_, err = d.e.MoveOrder(d.ctx, o.ID, orders.Fail{Code: orders.Other})
+		_, err = d.e.Operator().MoveOrder(d.ctx, o.ID, orders.Fail{Code: orders.Other})
 		requireCode(t, errcode.Conflict, err)
 
 		assert.Equal(t, []string{orders.EventAwaitingFunds, orders.EventAwaitingFunds, orders.EventFundsConfirmed, orders.EventCompleted},
 			d.orderEvents(t, o.ID))
 		// The desk reads the newest proof.
-		f, err = d.e.DeskProof(d.ctx, o.ID)
+		f, err = d.e.Operator().DeskProof(d.ctx, o.ID)
 		require.NoError(t, err)
 		assert.Equal(t, deskPDF2, readAllClose(t, f.Content))
 		d.check(t)
@@ -622,16 +622,16 @@ func TestDeskFromBankEndings(t *testing.T) {
 	eachStore(t, func(t *testing.T, s store.Store) {
 		d := newDeskEnv(t, s, nil)
 		a := d.fromBank(t, "5000.00")
-		_, err := d.e.MoveOrder(d.ctx, a.ID, orders.Fail{Code: orders.FundsNotReceived})
+		_, err := d.e.Operator().MoveOrder(d.ctx, a.ID, orders.Fail{Code: orders.FundsNotReceived})
 		requireCode(t, errcode.Conflict, err, "funds_not_received before the instructions")
-		_, err = d.e.MoveOrder(d.ctx, a.ID, orders.Fail{Code: orders.NotDelivered})
+		_, err = d.e.Operator().MoveOrder(d.ctx, a.ID, orders.Fail{Code: orders.NotDelivered})
 		requireCode(t, errcode.ValidationError, err, "a to-bank code")
 		a = d.move(t, a.ID, orders.Fail{Code: orders.UnableToFill})
 		assert.Equal(t, orders.Failed, a.Status)
 		assert.Nil(t, a.Refund)
 
 		b := d.funded(t, "5000.00")
-		_, err = d.e.MoveOrder(d.ctx, b.ID, orders.Fail{Code: orders.UnableToFill})
+		_, err = d.e.Operator().MoveOrder(d.ctx, b.ID, orders.Fail{Code: orders.UnableToFill})
 		requireCode(t, errcode.Conflict, err, "unable_to_fill once awaiting funds")
 		b = d.move(t, b.ID, orders.Fail{Code: orders.FundsNotReceived})
 		assert.Equal(t, orders.Failed, b.Status)
@@ -640,7 +640,7 @@ func TestDeskFromBankEndings(t *testing.T) {
 		c, err = d.upload(d.p, c.ID, "application/pdf", deskPDF)
 		require.NoError(t, err)
 		c = d.move(t, c.ID, orders.ConfirmFunds{ProofID: c.Proof.ID})
-		_, err = d.e.MoveOrder(d.ctx, c.ID, orders.Fail{Code: orders.FundsNotReceived})
+		_, err = d.e.Operator().MoveOrder(d.ctx, c.ID, orders.Fail{Code: orders.FundsNotReceived})
 		requireCode(t, errcode.Conflict, err, "funds were confirmed")
 		c = d.move(t, c.ID, orders.Fail{Code: orders.UnableToFill})
 		assert.Equal(t, orders.Failed, c.Status)
@@ -681,12 +681,12 @@ func TestDeskFundingInstructions(t *testing.T) {
 		soon := d.clock.Now().Add(time.Hour)
 		in.Deadline = &soon
 		a := d.fromBank(t, "5000.00")
-		_, err := d.e.MoveOrder(d.ctx, a.ID, in)
+		_, err := d.e.Operator().MoveOrder(d.ctx, a.ID, in)
 		requireCode(t, errcode.ValidationError, err, "a deadline exactly 1h ahead")
 		later := d.clock.Now().Add(48 * time.Hour)
 		in.Deadline = &later
 		in.Reference = "acme-1"
-		_, err = d.e.MoveOrder(d.ctx, a.ID, in)
+		_, err = d.e.Operator().MoveOrder(d.ctx, a.ID, in)
 		requireCode(t, errcode.ValidationError, err, "a reference outside ^[A-Z0-9]{6,18}$")
 		in.Reference = "ACME2026X1"
 		a = d.move(t, a.ID, in)
@@ -701,7 +701,7 @@ func TestDeskFundingInstructions(t *testing.T) {
 		require.NoError(t, err)
 		c, err := d.createFor(po, q.ID, "r", nil, "k")
 		require.NoError(t, err)
-		_, err = d.e.MoveOrder(d.ctx, c.Resource.ID, in)
+		_, err = d.e.Operator().MoveOrder(d.ctx, c.Resource.ID, in)
 		requireCode(t, errcode.Conflict, err)
 		assert.Equal(t, orders.AwaitingInstructions, d.order(t, c.Resource.ID).Status)
 		in.Reference = ""
@@ -805,23 +805,23 @@ func TestDeskQuoteChecks(t *testing.T) {
 		// enabled for it.
 		usdtOnly := d.newOrg(t, "UsdtOnly", []tambala.AssetAccess{{Asset: "USDT", Operations: []string{tambala.OpPayout}}})
 		pu := actFor(d.e, usdtOnly.ID)
-		cs, err := d.e.Corridors(d.ctx, pu)
+		cs, err := d.e.Client(pu).Corridors(d.ctx)
 		require.NoError(t, err)
 		assert.Empty(t, cs)
 		_, err = d.quoteFor(pu, "USDT", "MWK", strp("10"), nil)
 		requireCode(t, errcode.CorridorNotEnabled, err)
-		cs, err = d.e.Corridors(d.ctx, d.p)
+		cs, err = d.e.Client(d.p).Corridors(d.ctx)
 		require.NoError(t, err)
 		require.Len(t, cs, 1)
 		assert.Equal(t, "MWK", cs[0].Asset.Code)
 
 		// /v2 paused: quotes are refused; /v2 access is checked.
-		_, err = d.e.SetPause(d.ctx, tambala.APIv2, tambala.Maintenance)
+		_, err = d.e.Operator().SetPause(d.ctx, tambala.APIv2, tambala.Maintenance)
 		require.NoError(t, err)
 		requireCode(t, errcode.ServiceMaintenance, quote("USDT", "MWK", "10"))
-		_, err = d.e.SetPause(d.ctx, tambala.APIv2, tambala.Live)
+		_, err = d.e.Operator().SetPause(d.ctx, tambala.APIv2, tambala.Live)
 		require.NoError(t, err)
-		_, err = d.e.SetV2Access(d.ctx, usdtOnly.ID, tambala.V2AccessSuspended)
+		_, err = d.e.Operator().SetV2Access(d.ctx, usdtOnly.ID, tambala.V2AccessSuspended)
 		require.NoError(t, err)
 		_, err = d.quoteFor(pu, "USDT", "MWK", strp("10"), nil)
 		requireCode(t, errcode.AccessSuspended, err)
@@ -850,10 +850,10 @@ func twoCorridorEnv(t *testing.T, s store.Store) *deskEnv {
 		o.AssetClasses = quotes.DefaultClasses()
 		o.AssetClasses["ZMW"] = quotes.Fiat
 	})
-	_, err = d.e.SetAssets(d.ctx, d.org.ID, append(deskAssets(), tambala.AssetAccess{Asset: "ZMW", Operations: []string{tambala.OpPayout, tambala.OpCollection}}))
+	_, err = d.e.Operator().SetAssets(d.ctx, d.org.ID, append(deskAssets(), tambala.AssetAccess{Asset: "ZMW", Operations: []string{tambala.OpPayout, tambala.OpCollection}}))
 	require.NoError(t, err)
 	r := money.MustRate("26.4")
-	_, err = d.e.SetCorridor(d.ctx, quotes.Corridor{Asset: zmw, RateOffRamp: &r, RateOnRamp: &r, Min: money.FromInt(zmw, 10), Open: true})
+	_, err = d.e.Operator().SetCorridor(d.ctx, quotes.Corridor{Asset: zmw, RateOffRamp: &r, RateOnRamp: &r, Min: money.FromInt(zmw, 10), Open: true})
 	require.NoError(t, err)
 	return d
 }
@@ -865,7 +865,7 @@ func twoCorridorEnv(t *testing.T, s store.Store) *deskEnv {
 func TestDeskOneCorridorClosed(t *testing.T) {
 	eachStore(t, func(t *testing.T, s store.Store) {
 		d := twoCorridorEnv(t, s)
-		cs, err := d.e.Corridors(d.ctx, d.p)
+		cs, err := d.e.Client(d.p).Corridors(d.ctx)
 		require.NoError(t, err)
 		require.Len(t, cs, 2)
 		assert.Equal(t, []string{"MWK", "ZMW"}, []string{cs[0].Asset.Code, cs[1].Asset.Code})
@@ -886,12 +886,12 @@ func TestDeskOneCorridorClosed(t *testing.T) {
 		// Every corridor closed: the desk is closed; the quote stays unused.
 		zmw, _ := d.e.Assets().Lookup("ZMW")
 		r := money.MustRate("26.4")
-		_, err = d.e.SetCorridor(d.ctx, quotes.Corridor{Asset: zmw, RateOffRamp: &r, RateOnRamp: &r, Min: money.FromInt(zmw, 10), Open: false})
+		_, err = d.e.Operator().SetCorridor(d.ctx, quotes.Corridor{Asset: zmw, RateOffRamp: &r, RateOnRamp: &r, Min: money.FromInt(zmw, 10), Open: false})
 		require.NoError(t, err)
 		_, err = d.createFor(d.p, q2.ID, "q2", deskBeneficiary(), "k-q2")
 		requireCode(t, errcode.ServiceMaintenance, err)
 		d.requireUSDT(t, "990.000000", "10.000000")
-		_, err = d.e.SetCorridor(d.ctx, quotes.Corridor{Asset: zmw, RateOffRamp: &r, RateOnRamp: &r, Min: money.FromInt(zmw, 10), Open: true})
+		_, err = d.e.Operator().SetCorridor(d.ctx, quotes.Corridor{Asset: zmw, RateOffRamp: &r, RateOnRamp: &r, Min: money.FromInt(zmw, 10), Open: true})
 		require.NoError(t, err)
 		c, err := d.createFor(d.p, q2.ID, "q2", deskBeneficiary(), "k-q2")
 		require.NoError(t, err, "the quote was left unused and the rejection stored nothing")
@@ -919,7 +919,7 @@ func TestDeskCreateOrderChecks(t *testing.T) {
 		requireCode(t, errcode.NotFound, mk(strings.Repeat("7", 300), "a", deskBeneficiary()))
 		other := d.newOrg(t, "Other", deskAssets())
 		po := actFor(d.e, other.ID)
-		require.NoError(t, d.e.Fund(d.ctx, other.ID, money.FromInt(money.USDT, 100), "start"))
+		require.NoError(t, d.e.Operator().Fund(d.ctx, other.ID, money.FromInt(money.USDT, 100), "start"))
 		foreign, err := d.quoteFor(po, "USDT", "MWK", strp("10"), nil)
 		require.NoError(t, err)
 		requireCode(t, errcode.NotFound, mk(foreign.ID, "a", deskBeneficiary()))
@@ -980,7 +980,7 @@ func TestDeskCreateOrderChecks(t *testing.T) {
 		requireCode(t, errcode.ClientRefUsed, mk(big.ID, "ORDER-1", deskBeneficiary()), "client_ref before the funds")
 		assert.Equal(t, before, d.listAll(t, tambala.OrderFilter{}))
 		d.requireUSDT(t, "1000.000000", "0.000000")
-		require.NoError(t, d.e.Fund(d.ctx, d.org.ID, money.FromUnits(money.USDT, 1), "one-more"))
+		require.NoError(t, d.e.Operator().Fund(d.ctx, d.org.ID, money.FromUnits(money.USDT, 1), "one-more"))
 		big2, err := d.createFor(d.p, big.ID, "big", deskBeneficiary(), d.next("key"))
 		require.NoError(t, err, "the quote stayed unused")
 		d.requireUSDT(t, "0.000000", "1000.000001")
@@ -989,7 +989,7 @@ func TestDeskCreateOrderChecks(t *testing.T) {
 
 		// Enablement checked again at order time.
 		q = d.quote(t, "MWK", "USDT", "5000.00")
-		_, err = d.e.SetAssets(d.ctx, d.org.ID, []tambala.AssetAccess{
+		_, err = d.e.Operator().SetAssets(d.ctx, d.org.ID, []tambala.AssetAccess{
 			{Asset: "MWK", Operations: []string{tambala.OpPayout}},
 			{Asset: "USDT", Operations: []string{tambala.OpPayout}},
 		})
@@ -1026,7 +1026,7 @@ func (d *deskEnv) listAll(t deskTB, f tambala.OrderFilter) []string {
 	var ids []string
 	page := tambala.PageRequest{Limit: 2}
 	for {
-		pg, err := d.e.Orders(d.ctx, d.p, page, f)
+		pg, err := d.e.Client(d.p).Orders(d.ctx, page, f)
 		require.NoError(t, err)
 		for _, o := range pg.Items {
 			ids = append(ids, o.ID)
@@ -1045,10 +1045,10 @@ func TestDeskCreateOrderIdempotency(t *testing.T) {
 		d := newDeskEnv(t, s, nil)
 		q := d.quote(t, "USDT", "MWK", "10")
 		n := tambala.NewOrder{QuoteID: q.ID, ClientRef: "inv-1", Beneficiary: deskBeneficiary()}
-		first, err := d.e.CreateOrder(d.ctx, d.p, n, tambala.Idempotency{Key: "k"})
+		first, err := d.e.Client(d.p).CreateOrder(d.ctx, n, tambala.Idempotency{Key: "k"})
 		require.NoError(t, err)
 		assert.False(t, first.Replayed)
-		again, err := d.e.CreateOrder(d.ctx, d.p, n, tambala.Idempotency{Key: "k"})
+		again, err := d.e.Client(d.p).CreateOrder(d.ctx, n, tambala.Idempotency{Key: "k"})
 		require.NoError(t, err)
 		assert.True(t, again.Replayed)
 		assert.Equal(t, first.Resource, again.Resource)
@@ -1056,7 +1056,7 @@ func TestDeskCreateOrderIdempotency(t *testing.T) {
 
 		// A replay after the order moved answers the order as created.
 		d.move(t, first.Resource.ID, orders.StartProcessing{})
-		again, err = d.e.CreateOrder(d.ctx, d.p, n, tambala.Idempotency{Key: "k"})
+		again, err = d.e.Client(d.p).CreateOrder(d.ctx, n, tambala.Idempotency{Key: "k"})
 		require.NoError(t, err)
 		assert.True(t, again.Replayed)
 		assert.Equal(t, first.Resource.ID, again.Resource.ID)
@@ -1066,29 +1066,29 @@ func TestDeskCreateOrderIdempotency(t *testing.T) {
 		// expired and the desk has closed.
 		d.clock.Advance(2 * time.Minute)
 		d.setCorridor(t, func(c *quotes.Corridor) { c.Open = false })
-		again, err = d.e.CreateOrder(d.ctx, d.p, n, tambala.Idempotency{Key: "k"})
+		again, err = d.e.Client(d.p).CreateOrder(d.ctx, n, tambala.Idempotency{Key: "k"})
 		require.NoError(t, err)
 		assert.True(t, again.Replayed)
 		d.setCorridor(t, func(*quotes.Corridor) {})
 
 		other := n
 		other.ClientRef = "inv-2"
-		_, err = d.e.CreateOrder(d.ctx, d.p, other, tambala.Idempotency{Key: "k"})
+		_, err = d.e.Client(d.p).CreateOrder(d.ctx, other, tambala.Idempotency{Key: "k"})
 		requireCode(t, errcode.Conflict, err)
-		_, err = d.e.CreateOrder(d.ctx, d.p, n, tambala.Idempotency{Key: "k", Fingerprint: tambala.BodyFingerprint([]byte("{}"))})
+		_, err = d.e.Client(d.p).CreateOrder(d.ctx, n, tambala.Idempotency{Key: "k", Fingerprint: tambala.BodyFingerprint([]byte("{}"))})
 		requireCode(t, errcode.Conflict, err, "an explicit fingerprint that differs")
-		_, err = d.e.CreateOrder(d.ctx, d.p, n, tambala.Idempotency{})
+		_, err = d.e.Client(d.p).CreateOrder(d.ctx, n, tambala.Idempotency{})
 		requireCode(t, errcode.ValidationError, err, "no key")
-		_, err = d.e.CreateOrder(d.ctx, d.p, n, tambala.Idempotency{Key: strings.Repeat("k", 256)})
+		_, err = d.e.Client(d.p).CreateOrder(d.ctx, n, tambala.Idempotency{Key: strings.Repeat("k", 256)})
 		requireCode(t, errcode.ValidationError, err, "a key over 255")
 
 		// A rejection under a key stores nothing: the key is free after it.
 		q2 := d.quote(t, "USDT", "MWK", "2000")
 		n2 := tambala.NewOrder{QuoteID: q2.ID, ClientRef: "inv-3", Beneficiary: deskBeneficiary()}
-		_, err = d.e.CreateOrder(d.ctx, d.p, n2, tambala.Idempotency{Key: "k2"})
+		_, err = d.e.Client(d.p).CreateOrder(d.ctx, n2, tambala.Idempotency{Key: "k2"})
 		requireCode(t, errcode.InsufficientFunds, err)
 		q3 := d.quote(t, "USDT", "MWK", "20")
-		c, err := d.e.CreateOrder(d.ctx, d.p, tambala.NewOrder{QuoteID: q3.ID, ClientRef: "inv-3", Beneficiary: deskBeneficiary()}, tambala.Idempotency{Key: "k2"})
+		c, err := d.e.Client(d.p).CreateOrder(d.ctx, tambala.NewOrder{QuoteID: q3.ID, ClientRef: "inv-3", Beneficiary: deskBeneficiary()}, tambala.Idempotency{Key: "k2"})
 		require.NoError(t, err)
 		assert.False(t, c.Replayed)
 
@@ -1097,7 +1097,7 @@ func TestDeskCreateOrderIdempotency(t *testing.T) {
 		p2 := actFor(d.e, o2.ID)
 		fq, err := d.quoteFor(p2, "MWK", "USDT", strp("5000.00"), nil)
 		require.NoError(t, err)
-		c, err = d.e.CreateOrder(d.ctx, p2, tambala.NewOrder{QuoteID: fq.ID, ClientRef: "inv-1"}, tambala.Idempotency{Key: "k"})
+		c, err = d.e.Client(p2).CreateOrder(d.ctx, tambala.NewOrder{QuoteID: fq.ID, ClientRef: "inv-1"}, tambala.Idempotency{Key: "k"})
 		require.NoError(t, err)
 		assert.False(t, c.Replayed)
 		d.requireUSDT(t, "970.000000", "30.000000")
@@ -1132,15 +1132,15 @@ func TestDeskOrderLists(t *testing.T) {
 		assert.Empty(t, d.listAll(t, tambala.OrderFilter{ClientRef: b.ClientRef, Status: orders.Accepted}))
 		assert.Empty(t, d.listAll(t, tambala.OrderFilter{ClientRef: "x"}), "another organization's client_ref")
 		assert.Empty(t, d.listAll(t, tambala.OrderFilter{ClientRef: strings.ToUpper(b.ClientRef)}))
-		_, err = d.e.Orders(d.ctx, d.p, tambala.PageRequest{}, tambala.OrderFilter{Status: "bogus"})
+		_, err = d.e.Client(d.p).Orders(d.ctx, tambala.PageRequest{}, tambala.OrderFilter{Status: "bogus"})
 		requireCode(t, errcode.ValidationError, err)
-		_, err = d.e.Order(d.ctx, d.p, foreign.Resource.ID)
+		_, err = d.e.Client(d.p).Order(d.ctx, foreign.Resource.ID)
 		requireCode(t, errcode.NotFound, err)
-		_, err = d.e.Order(d.ctx, d.p, "nope")
+		_, err = d.e.Client(d.p).Order(d.ctx, "nope")
 		requireCode(t, errcode.NotFound, err)
 
 		queue := func(q tambala.DeskQueue) []string {
-			pg, err := d.e.DeskOrders(d.ctx, q, tambala.PageRequest{})
+			pg, err := d.e.Operator().DeskOrders(d.ctx, q, tambala.PageRequest{})
 			require.NoError(t, err)
 			var ids []string
 			for _, o := range pg.Items {
@@ -1158,14 +1158,14 @@ func TestDeskOrderLists(t *testing.T) {
 		d.move(t, a.ID, orders.Complete{})
 		assert.Equal(t, []string{a.ID}, queue(tambala.DeskQueue{Status: orders.Completed}))
 		assert.Equal(t, []string{a.ID}, d.listAll(t, tambala.OrderFilter{Status: orders.Completed}))
-		pg, err := d.e.DeskOrders(d.ctx, tambala.DeskQueue{}, tambala.PageRequest{Limit: 2})
+		pg, err := d.e.Operator().DeskOrders(d.ctx, tambala.DeskQueue{}, tambala.PageRequest{Limit: 2})
 		require.NoError(t, err)
 		assert.True(t, pg.HasMore)
 		require.Len(t, pg.Items, 2)
-		pg, err = d.e.DeskOrders(d.ctx, tambala.DeskQueue{}, tambala.PageRequest{Limit: 2, BeforeID: pg.NextBeforeID})
+		pg, err = d.e.Operator().DeskOrders(d.ctx, tambala.DeskQueue{}, tambala.PageRequest{Limit: 2, BeforeID: pg.NextBeforeID})
 		require.NoError(t, err)
 		assert.Equal(t, []string{c.ID, b.ID}, []string{pg.Items[0].ID, pg.Items[1].ID})
-		_, err = d.e.DeskOrders(d.ctx, tambala.DeskQueue{Status: "bogus"}, tambala.PageRequest{})
+		_, err = d.e.Operator().DeskOrders(d.ctx, tambala.DeskQueue{Status: "bogus"}, tambala.PageRequest{})
 		requireCode(t, errcode.ValidationError, err)
 	})
 }
@@ -1195,7 +1195,7 @@ func TestDeskProofUploadRules(t *testing.T) {
 		requireCode(t, errcode.ValidationError, err, "empty")
 		_, err = d.upload(d.p, o.ID, "application/pdf", pdf(maxProof+1))
 		requireCode(t, errcode.PayloadTooLarge, err)
-		_, err = d.e.UploadProof(d.ctx, d.p, o.ID, tambala.ProofUpload{ContentType: "application/pdf", Content: nil})
+		_, err = d.e.Client(d.p).UploadProof(d.ctx, o.ID, tambala.ProofUpload{ContentType: "application/pdf", Content: nil})
 		requireCode(t, errcode.ValidationError, err, "no content")
 		cur := d.order(t, o.ID)
 		assert.Equal(t, orders.AwaitingFunds, cur.Status, "refused uploads change nothing")
@@ -1231,11 +1231,11 @@ func TestDeskProofUploadRules(t *testing.T) {
 
 		// /v2 paused: refused.
 		f2 := d.funded(t, "5000.00")
-		_, err = d.e.SetPause(d.ctx, tambala.APIv2, tambala.Incident)
+		_, err = d.e.Operator().SetPause(d.ctx, tambala.APIv2, tambala.Incident)
 		require.NoError(t, err)
 		_, err = d.upload(d.p, f2.ID, "application/pdf", deskPDF)
 		requireCode(t, errcode.ServiceIncident, err)
-		_, err = d.e.SetPause(d.ctx, tambala.APIv2, tambala.Live)
+		_, err = d.e.Operator().SetPause(d.ctx, tambala.APIv2, tambala.Live)
 		require.NoError(t, err)
 		_, err = d.upload(d.p, f2.ID, "application/pdf", deskPDF)
 		require.NoError(t, err)
@@ -1265,18 +1265,18 @@ func TestDeskProofLinks(t *testing.T) {
 	eachStore(t, func(t *testing.T, s store.Store) {
 		d := newDeskEnv(t, s, nil)
 		o := d.funded(t, "5000.00")
-		_, err := d.e.ProofLinkFor(d.ctx, d.p, o.ID)
+		_, err := d.e.Client(d.p).ProofLink(d.ctx, o.ID)
 		requireCode(t, errcode.NotFound, err, "no proof yet")
 		tb := d.toBank(t, "10")
-		_, err = d.e.ProofLinkFor(d.ctx, d.p, tb.ID)
+		_, err = d.e.Client(d.p).ProofLink(d.ctx, tb.ID)
 		requireCode(t, errcode.NotFound, err, "a to-bank order")
 		o, err = d.upload(d.p, o.ID, "application/pdf", deskPDF)
 		require.NoError(t, err)
 		other := d.newOrg(t, "Other", deskAssets())
-		_, err = d.e.ProofLinkFor(d.ctx, actFor(d.e, other.ID), o.ID)
+		_, err = d.e.Client(actFor(d.e, other.ID)).ProofLink(d.ctx, o.ID)
 		requireCode(t, errcode.NotFound, err, "another organization's order")
 
-		link, err := d.e.ProofLinkFor(d.ctx, d.p, o.ID)
+		link, err := d.e.Client(d.p).ProofLink(d.ctx, o.ID)
 		require.NoError(t, err)
 		assert.Equal(t, d.clock.Now().Add(5*time.Minute), link.ExpiresAt)
 		f, err := d.e.OpenProofLink(d.ctx, link.Token)
@@ -1300,13 +1300,13 @@ func TestDeskProofLinks(t *testing.T) {
 		}
 
 		// /v2 paused: the pause's error, even for a good token.
-		_, err = d.e.SetPause(d.ctx, tambala.APIv2, tambala.Maintenance)
+		_, err = d.e.Operator().SetPause(d.ctx, tambala.APIv2, tambala.Maintenance)
 		require.NoError(t, err)
 		_, err = d.e.OpenProofLink(d.ctx, link.Token)
 		requireCode(t, errcode.ServiceMaintenance, err)
-		_, err = d.e.ProofLinkFor(d.ctx, d.p, o.ID)
+		_, err = d.e.Client(d.p).ProofLink(d.ctx, o.ID)
 		requireCode(t, errcode.ServiceMaintenance, err)
-		_, err = d.e.SetPause(d.ctx, tambala.APIv2, tambala.Live)
+		_, err = d.e.Operator().SetPause(d.ctx, tambala.APIv2, tambala.Live)
 		require.NoError(t, err)
 
 		// Good until expires_at, not after.
@@ -1320,14 +1320,14 @@ func TestDeskProofLinks(t *testing.T) {
 
 		// A rejected proof still has a link; a new proof gets its own.
 		o = d.move(t, o.ID, orders.RejectProof{ProofID: o.Proof.ID, Reason: "blurred"})
-		link, err = d.e.ProofLinkFor(d.ctx, d.p, o.ID)
+		link, err = d.e.Client(d.p).ProofLink(d.ctx, o.ID)
 		require.NoError(t, err)
 		f, err = d.e.OpenProofLink(d.ctx, link.Token)
 		require.NoError(t, err)
 		assert.Equal(t, deskPDF, readAllClose(t, f.Content))
 		_, err = d.upload(d.p, o.ID, "image/png", deskPNG)
 		require.NoError(t, err)
-		link2, err := d.e.ProofLinkFor(d.ctx, d.p, o.ID)
+		link2, err := d.e.Client(d.p).ProofLink(d.ctx, o.ID)
 		require.NoError(t, err)
 		f, err = d.e.OpenProofLink(d.ctx, link2.Token)
 		require.NoError(t, err)
@@ -1351,7 +1351,7 @@ func TestDeskProofLinkTokenIsCanonical(t *testing.T) {
 	o := d.funded(t, "5000.00")
 	_, err := d.upload(d.p, o.ID, "application/pdf", deskPDF)
 	require.NoError(t, err)
-	link, err := d.e.ProofLinkFor(d.ctx, d.p, o.ID)
+	link, err := d.e.Client(d.p).ProofLink(d.ctx, o.ID)
 	require.NoError(t, err)
 	f, err := d.e.OpenProofLink(d.ctx, link.Token)
 	require.NoError(t, err)
@@ -1376,7 +1376,7 @@ func TestDeskProofLinkTTLOption(t *testing.T) {
 	o := d.funded(t, "5000.00")
 	_, err := d.upload(d.p, o.ID, "application/pdf", deskPDF)
 	require.NoError(t, err)
-	link, err := d.e.ProofLinkFor(d.ctx, d.p, o.ID)
+	link, err := d.e.Client(d.p).ProofLink(d.ctx, o.ID)
 	require.NoError(t, err)
 	assert.Equal(t, deskT0.Add(time.Minute), link.ExpiresAt)
 	d.clock.Advance(time.Minute + time.Millisecond)
@@ -1435,7 +1435,7 @@ func TestDeskExpirySweep(t *testing.T) {
 		}
 		assert.Equal(t, orders.ProofSubmitted, d.order(t, submitted.ID).Status)
 		assert.Equal(t, orders.AwaitingInstructions, d.order(t, waiting.ID).Status)
-		_, err = d.e.MoveOrder(d.ctx, late.ID, orders.Cancel{})
+		_, err = d.e.Operator().MoveOrder(d.ctx, late.ID, orders.Cancel{})
 		requireCode(t, errcode.Conflict, err, "expired is terminal")
 		_, err = d.upload(d.p, late.ID, "application/pdf", deskPDF)
 		requireCode(t, errcode.ProofNotExpected, err)
@@ -1461,7 +1461,7 @@ func TestDeskExpiryPause(t *testing.T) {
 
 		// Paused from T0+73h to T0+75h.
 		d.clock.Advance(69 * time.Hour) // T0+73h
-		_, err := d.e.SetPause(d.ctx, tambala.APIv2, tambala.Maintenance)
+		_, err := d.e.Operator().SetPause(d.ctx, tambala.APIv2, tambala.Maintenance)
 		require.NoError(t, err)
 		d.clock.Advance(90 * time.Minute) // T0+74h30: inside's deadline has passed
 		n, err := d.e.ProcessOrders(d.ctx)
@@ -1474,7 +1474,7 @@ func TestDeskExpiryPause(t *testing.T) {
 		requireCode(t, errcode.ServiceMaintenance, err)
 		d.clock.Advance(30 * time.Minute) // T0+75h
 		resumed := d.clock.Now()
-		_, err = d.e.SetPause(d.ctx, tambala.APIv2, tambala.Live)
+		_, err = d.e.Operator().SetPause(d.ctx, tambala.APIv2, tambala.Live)
 		require.NoError(t, err)
 		require.True(t, resumed.After(expInside))
 
@@ -1529,10 +1529,10 @@ func TestDeskExpiryIndexAfterPause(t *testing.T) {
 		ids = append(ids, d.funded(t, "5000.00").ID) // deadline T0+72h
 	}
 	d.clock.Advance(71 * time.Hour)
-	_, err := d.e.SetPause(d.ctx, tambala.APIv2, tambala.Maintenance)
+	_, err := d.e.Operator().SetPause(d.ctx, tambala.APIv2, tambala.Maintenance)
 	require.NoError(t, err)
 	d.clock.Advance(2 * time.Hour) // T0+73h
-	_, err = d.e.SetPause(d.ctx, tambala.APIv2, tambala.Live)
+	_, err = d.e.Operator().SetPause(d.ctx, tambala.APIv2, tambala.Live)
 	require.NoError(t, err)
 	n, err := d.e.ProcessOrders(d.ctx) // honoured until T0+74h: looks again then
 	require.NoError(t, err)
@@ -1560,7 +1560,7 @@ func TestDeskMovesWhilePaused(t *testing.T) {
 		fb, err := d.upload(d.p, fb.ID, "application/pdf", deskPDF)
 		require.NoError(t, err)
 		q := d.quote(t, "USDT", "MWK", "10")
-		_, err = d.e.SetPause(d.ctx, tambala.APIv2, tambala.Maintenance)
+		_, err = d.e.Operator().SetPause(d.ctx, tambala.APIv2, tambala.Maintenance)
 		require.NoError(t, err)
 		d.move(t, tb.ID, orders.StartProcessing{})
 		d.move(t, tb.ID, orders.Complete{})
@@ -1568,16 +1568,16 @@ func TestDeskMovesWhilePaused(t *testing.T) {
 		d.move(t, fb.ID, orders.Complete{})
 		_, err = d.createFor(d.p, q.ID, "p", deskBeneficiary(), "kp")
 		requireCode(t, errcode.ServiceMaintenance, err)
-		_, err = d.e.Order(d.ctx, d.p, tb.ID)
+		_, err = d.e.Client(d.p).Order(d.ctx, tb.ID)
 		requireCode(t, errcode.ServiceMaintenance, err)
-		_, err = d.e.Orders(d.ctx, d.p, tambala.PageRequest{}, tambala.OrderFilter{})
+		_, err = d.e.Client(d.p).Orders(d.ctx, tambala.PageRequest{}, tambala.OrderFilter{})
 		requireCode(t, errcode.ServiceMaintenance, err)
-		_, err = d.e.Corridors(d.ctx, d.p)
+		_, err = d.e.Client(d.p).Corridors(d.ctx)
 		requireCode(t, errcode.ServiceMaintenance, err)
 		// /v1 paused does not touch /v2.
-		_, err = d.e.SetPause(d.ctx, tambala.APIv2, tambala.Live)
+		_, err = d.e.Operator().SetPause(d.ctx, tambala.APIv2, tambala.Live)
 		require.NoError(t, err)
-		_, err = d.e.SetPause(d.ctx, tambala.APIv1, tambala.Maintenance)
+		_, err = d.e.Operator().SetPause(d.ctx, tambala.APIv1, tambala.Maintenance)
 		require.NoError(t, err)
 		c, err := d.createFor(d.p, q.ID, "p", deskBeneficiary(), "kp")
 		require.NoError(t, err, "the quote is still good and unused")
@@ -1622,7 +1622,7 @@ func TestDeskExpiryTwoPauses(t *testing.T) {
 		a := d.funded(t, "5000.00") // deadline T0+72h
 		b := d.funded(t, "5000.00")
 		pause := func(mode tambala.PauseMode) {
-			_, err := d.e.SetPause(d.ctx, tambala.APIv2, mode)
+			_, err := d.e.Operator().SetPause(d.ctx, tambala.APIv2, mode)
 			require.NoError(t, err)
 		}
 		d.clock.Advance(71 * time.Hour)
@@ -1661,10 +1661,10 @@ func TestDeskSetCorridor(t *testing.T) {
 	for i, tune := range bad {
 		c := deskCorridor()
 		tune(&c)
-		_, err := d.e.SetCorridor(d.ctx, c)
+		_, err := d.e.Operator().SetCorridor(d.ctx, c)
 		requireCode(t, errcode.ValidationError, err, "case %d", i)
 	}
-	all, err := d.e.AllCorridors(d.ctx)
+	all, err := d.e.Operator().AllCorridors(d.ctx)
 	require.NoError(t, err)
 	require.Len(t, all, 1)
 	assert.Equal(t, "1750.5", all[0].RateOffRamp.String(), "refused updates change nothing")
@@ -1685,7 +1685,7 @@ func TestDeskFiatWithoutCorridor(t *testing.T) {
 		o.AssetClasses = quotes.DefaultClasses()
 		o.AssetClasses["ZMW"] = quotes.Fiat
 	})
-	_, err = d.e.SetAssets(d.ctx, d.org.ID, append(deskAssets(), tambala.AssetAccess{Asset: "ZMW", Operations: []string{tambala.OpConvert}}))
+	_, err = d.e.Operator().SetAssets(d.ctx, d.org.ID, append(deskAssets(), tambala.AssetAccess{Asset: "ZMW", Operations: []string{tambala.OpConvert}}))
 	require.NoError(t, err)
 	_, err = quoteOK(d, "USDT", "ZMW", "10")
 	requireCode(t, errcode.UnsupportedPair, err)
@@ -1730,7 +1730,7 @@ func TestDeskGeneratedReferenceClash(t *testing.T) {
 	// Every draw clashing: an error, and the order unchanged.
 	c := d.fromBank(t, "5000.00")
 	random.stuck = 100
-	_, err := d.e.MoveOrder(d.ctx, c.ID, deskInstructions())
+	_, err := d.e.Operator().MoveOrder(d.ctx, c.ID, deskInstructions())
 	require.Error(t, err)
 	random.stuck = 0
 	assert.Equal(t, orders.AwaitingInstructions, d.order(t, c.ID).Status)
@@ -1752,7 +1752,7 @@ func TestDeskQueueOrgFilterPages(t *testing.T) {
 		require.NoError(t, err)
 	}
 	mine := d.fromBank(t, "5000.00") // the newest
-	pg, err := d.e.DeskOrders(d.ctx, tambala.DeskQueue{OrgID: d.org.ID}, tambala.PageRequest{Limit: 1})
+	pg, err := d.e.Operator().DeskOrders(d.ctx, tambala.DeskQueue{OrgID: d.org.ID}, tambala.PageRequest{Limit: 1})
 	require.NoError(t, err)
 	require.Len(t, pg.Items, 1)
 	assert.Equal(t, mine.ID, pg.Items[0].ID)

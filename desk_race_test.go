@@ -119,7 +119,7 @@ func TestDeskRaceSameKey(t *testing.T) {
 			var got [2]tambala.Created[orders.Order]
 			one := func(j int) func() {
 				return func() {
-					got[j], errs[j] = d.e.CreateOrder(d.ctx, d.p, n, tambala.Idempotency{Key: fmt.Sprintf("k-%d", i)})
+					got[j], errs[j] = d.e.Client(d.p).CreateOrder(d.ctx, n, tambala.Idempotency{Key: fmt.Sprintf("k-%d", i)})
 				}
 			}
 			deskRace(one(0), one(1))
@@ -207,7 +207,7 @@ func TestDeskRaceMoves(t *testing.T) {
 			errs := make([]error, len(cmds))
 			var fns []func()
 			for j, cmd := range cmds {
-				fns = append(fns, func() { _, errs[j] = d.e.MoveOrder(d.ctx, o.ID, cmd) })
+				fns = append(fns, func() { _, errs[j] = d.e.Operator().MoveOrder(d.ctx, o.ID, cmd) })
 			}
 			deskRace(fns...)
 			for j, err := range errs {
@@ -219,8 +219,8 @@ func TestDeskRaceMoves(t *testing.T) {
 			require.True(t, got.Status.Terminal(), "round %d: %s", i, got.Status)
 			if got.Refund != nil {
 				deskRace(
-					func() { _, err := d.e.MoveOrder(d.ctx, o.ID, orders.ReturnRefund{}); assert.NoError(t, err) },
-					func() { _, err := d.e.MoveOrder(d.ctx, o.ID, orders.ReturnRefund{}); assert.NoError(t, err) },
+					func() { _, err := d.e.Operator().MoveOrder(d.ctx, o.ID, orders.ReturnRefund{}); assert.NoError(t, err) },
+					func() { _, err := d.e.Operator().MoveOrder(d.ctx, o.ID, orders.ReturnRefund{}); assert.NoError(t, err) },
 				)
 			}
 			require.NoError(t, s.View(d.ctx, func(tx store.Tx) error {
@@ -249,7 +249,7 @@ func TestDeskRaceUploadAndCancel(t *testing.T) {
 			var up orders.Order
 			deskRace(
 				func() { up, upErr = d.upload(d.p, o.ID, "application/pdf", deskPDF) },
-				func() { _, cancelErr = d.e.MoveOrder(d.ctx, o.ID, orders.Cancel{}) },
+				func() { _, cancelErr = d.e.Operator().MoveOrder(d.ctx, o.ID, orders.Cancel{}) },
 			)
 			require.NoError(t, cancelErr, "round %d", i)
 			got := d.order(t, o.ID)

@@ -163,7 +163,7 @@ func (m *rdModel) quote(rt *rapid.T) {
 		cents := rapid.Int64Range(1000_00, 500000_00).Draw(rt, "mwk_cents")
 		req = quotes.Request{FromAsset: "MWK", ToAsset: "USDT", FromAmount: strp(money.FromUnits(money.MWK, cents).String())}
 	}
-	q, err := m.d.e.QuoteOrder(m.d.ctx, m.d.p, req)
+	q, err := m.d.e.Client(m.d.p).QuoteOrder(m.d.ctx, req)
 	var want errcode.Code
 	if m.paused || m.deskClosed {
 		want = errcode.ServiceMaintenance
@@ -275,7 +275,7 @@ func (m *rdModel) create(rt *rapid.T) {
 
 func (m *rdModel) createWith(n tambala.NewOrder, key string) {
 	want, replay := m.wantCreate(n, key)
-	c, err := m.d.e.CreateOrder(m.d.ctx, m.d.p, n, tambala.Idempotency{Key: key})
+	c, err := m.d.e.Client(m.d.p).CreateOrder(m.d.ctx, n, tambala.Idempotency{Key: key})
 	m.expect("create", want, err)
 	m.stats["create "+string(want)]++
 	if err != nil {
@@ -519,7 +519,7 @@ func (m *rdModel) move(rt *rapid.T) {
 
 func (m *rdModel) apply(o *rdOrder, cmd orders.Command) {
 	next, want := wantMove(*o, cmd, m.now())
-	got, err := m.d.e.MoveOrder(m.d.ctx, o.id, cmd)
+	got, err := m.d.e.Operator().MoveOrder(m.d.ctx, o.id, cmd)
 	m.expect(fmt.Sprintf("%s of a %s order in %s (coins %v, refund %q)", cmd.Name(), o.dir, o.status, o.coins, o.refund), want, err)
 	if err != nil {
 		return
@@ -639,12 +639,12 @@ func (m *rdModel) pause(rt *rapid.T) {
 	}
 	switch {
 	case m.paused:
-		if _, err := m.d.e.SetPause(m.d.ctx, tambala.APIv2, tambala.Live); err != nil {
+		if _, err := m.d.e.Operator().SetPause(m.d.ctx, tambala.APIv2, tambala.Live); err != nil {
 			m.fatalf("resume: %v", err)
 		}
 		m.paused, m.resumedAt = false, m.now()
 	case !m.pausedOnce:
-		if _, err := m.d.e.SetPause(m.d.ctx, tambala.APIv2, tambala.Maintenance); err != nil {
+		if _, err := m.d.e.Operator().SetPause(m.d.ctx, tambala.APIv2, tambala.Maintenance); err != nil {
 			m.fatalf("pause: %v", err)
 		}
 		m.paused, m.pausedOnce, m.pausedAt = true, true, m.now()
@@ -660,7 +660,7 @@ func (m *rdModel) desk(rt *rapid.T) {
 	m.deskClosed = !m.deskClosed
 	c := deskCorridor()
 	c.Open = !m.deskClosed
-	if _, err := m.d.e.SetCorridor(m.d.ctx, c); err != nil {
+	if _, err := m.d.e.Operator().SetCorridor(m.d.ctx, c); err != nil {
 		m.fatalf("corridor: %v", err)
 	}
 }
@@ -671,7 +671,7 @@ func (m *rdModel) fund(rt *rapid.T) {
 	}
 	amt := money.FromInt(money.USDT, int64(rapid.IntRange(1, 300).Draw(rt, "fund")))
 	m.n++
-	if err := m.d.e.Fund(m.d.ctx, m.d.org.ID, amt, fmt.Sprintf("top-up-%d", m.n)); err != nil {
+	if err := m.d.e.Operator().Fund(m.d.ctx, m.d.org.ID, amt, fmt.Sprintf("top-up-%d", m.n)); err != nil {
 		m.fatalf("fund: %v", err)
 	}
 	m.funded, _ = m.funded.Add(amt)
@@ -739,7 +739,7 @@ func (m *rdModel) invariants() {
 	}
 	quoteUsed := map[string]string{}
 	for _, o := range m.orders {
-		got, err := d.e.DeskOrder(d.ctx, o.id)
+		got, err := d.e.Operator().DeskOrder(d.ctx, o.id)
 		if err != nil {
 			m.fatalf("read %s: %v", o.id, err)
 		}
@@ -874,7 +874,7 @@ func runDeskModel(rt *rapid.T, s store.Store, stats map[string]int) {
 		o.Orders.PauseGrace = rdGrace
 		o.Orders.QuoteTTL = rdTTL
 	})
-	if err := d.e.Fund(d.ctx, d.org.ID, money.FromInt(money.MWK, 5000), "mwk"); err != nil {
+	if err := d.e.Operator().Fund(d.ctx, d.org.ID, money.FromInt(money.MWK, 5000), "mwk"); err != nil {
 		rt.Fatal(err)
 	}
 	m := &rdModel{rt: rt, d: d, byID: map[string]*rdOrder{}, keys: map[string]rdKey{}, refs: map[string]string{},

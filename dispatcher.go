@@ -434,9 +434,8 @@ func (e *Engine) record(ctx context.Context, id string, attempt Attempt, status 
 	return err
 }
 
-// Deliveries lists an organization's deliveries newest first, each with its
-// attempts newest first (the operator's side).
-func (e *Engine) Deliveries(ctx context.Context, orgID string, page PageRequest) (Page[DeliveryView], error) {
+// deliveries is Operator.Deliveries.
+func (e *Engine) deliveries(ctx context.Context, orgID string, page PageRequest) (Page[DeliveryView], error) {
 	var out Page[DeliveryView]
 	err := e.store.View(ctx, func(tx store.Tx) error {
 		var err error
@@ -465,10 +464,8 @@ func deliveryView(tx store.Tx, id string) (DeliveryView, error) {
 	return v, err
 }
 
-// Redeliver sends a dead-lettered delivery again on request (the
-// operator's side): the same bytes, signed with the secret it was created
-// with, for one more full schedule.
-func (e *Engine) Redeliver(ctx context.Context, orgID, id string) (DeliveryView, error) {
+// redeliver is Operator.Redeliver.
+func (e *Engine) redeliver(ctx context.Context, orgID, id string) (DeliveryView, error) {
 	var v DeliveryView
 	err := e.store.Update(ctx, func(tx store.Tx) error {
 		var d deliveryRecord

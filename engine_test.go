@@ -57,12 +57,12 @@ func testEngine(t *testing.T, opts *tambala.Options) (*tambala.Engine, *clock) {
 func orgWithKey(t *testing.T, e *tambala.Engine, name string, mwk int64) (tambala.Principal, string) {
 	t.Helper()
 	ctx := context.Background()
-	o, err := e.CreateOrganization(ctx, tambala.NewOrganization{Name: name})
+	o, err := e.Operator().CreateOrganization(ctx, tambala.NewOrganization{Name: name})
 	require.NoError(t, err)
 	if mwk > 0 {
-		require.NoError(t, e.Fund(ctx, o.ID, money.FromInt(money.MWK, mwk), "seed"))
+		require.NoError(t, e.Operator().Fund(ctx, o.ID, money.FromInt(money.MWK, mwk), "seed"))
 	}
-	key, _, err := e.CreateKey(ctx, o.ID)
+	key, _, err := e.Operator().CreateKey(ctx, o.ID)
 	require.NoError(t, err)
 	p, err := e.Authenticate(ctx, key)
 	require.NoError(t, err)
@@ -99,28 +99,28 @@ func TestNew_Options(t *testing.T) {
 func TestPause_Switches(t *testing.T) {
 	e, _ := testEngine(t, nil)
 	ctx := context.Background()
-	s, err := e.Pause(ctx)
+	s, err := e.Operator().Pause(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, tambala.PauseState{}, s)
 	assert.Equal(t, "live", s.PingStatus())
 	assert.NoError(t, s.Err(tambala.APIv1))
 
-	s, err = e.SetPause(ctx, tambala.APIv2, tambala.Incident)
+	s, err = e.Operator().SetPause(ctx, tambala.APIv2, tambala.Incident)
 	require.NoError(t, err)
 	assert.Equal(t, "outage", s.PingStatus())
 	assert.Equal(t, errcode.ServiceIncident, codeOf(s.Err(tambala.APIv2)))
 	assert.NoError(t, s.Err(tambala.APIv1))
-	s, err = e.SetPause(ctx, tambala.APIv1, tambala.Maintenance)
+	s, err = e.Operator().SetPause(ctx, tambala.APIv1, tambala.Maintenance)
 	require.NoError(t, err)
 	assert.Equal(t, errcode.ServiceMaintenance, codeOf(s.Err(tambala.APIv1)))
 	assert.Equal(t, tambala.Incident, s.V2, "setting v1 keeps v2")
-	s, err = e.SetPause(ctx, tambala.APIv2, tambala.Maintenance)
+	s, err = e.Operator().SetPause(ctx, tambala.APIv2, tambala.Maintenance)
 	require.NoError(t, err)
 	assert.Equal(t, "maintenance", s.PingStatus())
 
-	_, err = e.SetPause(ctx, "v3", tambala.Live)
+	_, err = e.Operator().SetPause(ctx, "v3", tambala.Live)
 	assert.Equal(t, errcode.ValidationError, codeOf(err))
-	_, err = e.SetPause(ctx, tambala.APIv1, "closed")
+	_, err = e.Operator().SetPause(ctx, tambala.APIv1, "closed")
 	assert.Equal(t, errcode.ValidationError, codeOf(err))
 
 	// Every later Authenticate sees the switches in the same read.

@@ -35,11 +35,11 @@ func exampleMomo(amount string) payouts.Request {
 // exampleOrg creates an organization funded with mwk kwacha and returns the
 // Principal a host acts for it with.
 func exampleOrg(ctx context.Context, e *tambala.Engine, mwk int64) (tambala.Principal, error) {
-	org, err := e.CreateOrganization(ctx, tambala.NewOrganization{Name: "Acme Ltd"})
+	org, err := e.Operator().CreateOrganization(ctx, tambala.NewOrganization{Name: "Acme Ltd"})
 	if err != nil {
 		return tambala.Principal{}, err
 	}
-	if err := e.Fund(ctx, org.ID, money.FromInt(money.MWK, mwk), "opening"); err != nil {
+	if err := e.Operator().Fund(ctx, org.ID, money.FromInt(money.MWK, mwk), "opening"); err != nil {
 		return tambala.Principal{}, err
 	}
 	return e.Act(ctx, org.ID)
@@ -66,13 +66,13 @@ func ExampleNew() {
 
 // The operator's side: an organization, funded from the operator's float.
 // Funding is idempotent per reference, so the second call credits nothing.
-func ExampleEngine_CreateOrganization() {
+func ExampleOperator_CreateOrganization() {
 	ctx := context.Background()
 	s := memstore.New()
 	defer s.Close()
 	e, _ := tambala.New(s, nil)
 
-	org, err := e.CreateOrganization(ctx, tambala.NewOrganization{Name: "Acme Ltd"})
+	org, err := e.Operator().CreateOrganization(ctx, tambala.NewOrganization{Name: "Acme Ltd"})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -81,7 +81,7 @@ func ExampleEngine_CreateOrganization() {
 
 	amount, _ := money.Parse(money.MWK, "250000.00")
 	for range 2 {
-		if err := e.Fund(ctx, org.ID, amount, "wire-2026-03-02"); err != nil {
+		if err := e.Operator().Fund(ctx, org.ID, amount, "wire-2026-03-02"); err != nil {
 			fmt.Println(err)
 			return
 		}
@@ -92,7 +92,7 @@ func ExampleEngine_CreateOrganization() {
 		fmt.Println(err)
 		return
 	}
-	b, _ := e.BalanceV1(ctx, p)
+	b, _ := e.Client(p).BalanceV1(ctx)
 	fmt.Printf("%s available %s, held %s, shortfall %s\n", b.Asset, b.Available, b.Held, b.Shortfall)
 	// Output:
 	// Acme Ltd active true
@@ -103,7 +103,7 @@ func ExampleEngine_CreateOrganization() {
 // the example moves by hand. The engine holds amount plus fee at accept;
 // the worker submits the payout, polls the provider and, on success,
 // captures the hold: the amount to the provider, the fee to fees.
-func ExampleEngine_CreatePayout() {
+func ExampleClient_CreatePayout() {
 	ctx := context.Background()
 	now := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
@@ -118,7 +118,7 @@ func ExampleEngine_CreatePayout() {
 		return
 	}
 
-	c, err := e.CreatePayout(ctx, p, exampleMomo("5000.00"), tambala.Idempotency{Key: "order-1042"})
+	c, err := e.Client(p).CreatePayout(ctx, exampleMomo("5000.00"), tambala.Idempotency{Key: "order-1042"})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -135,9 +135,9 @@ func ExampleEngine_CreatePayout() {
 		now = now.Add(time.Second)
 	}
 
-	po, _ = e.Payout(ctx, p, po.ID)
+	po, _ = e.Client(p).Payout(ctx, po.ID)
 	fmt.Println(po.Status, po.Amount, "fee", po.Fee, po.TerminalAt.Sub(po.CreatedAt))
-	b, _ := e.BalanceV1(ctx, p)
+	b, _ := e.Client(p).BalanceV1(ctx)
 	fmt.Println("available", b.Available, "held", b.Held)
 	// Output:
 	// held 5000.00 held fee 282.00
@@ -149,7 +149,7 @@ func ExampleEngine_CreatePayout() {
 // same key returns the payout first accepted, Replayed set, and holds
 // nothing more; another request under that key, by any create, is a
 // conflict.
-func ExampleEngine_CreatePayout_replay() {
+func ExampleClient_CreatePayout_replay() {
 	ctx := context.Background()
 	s := memstore.New()
 	defer s.Close()
@@ -161,14 +161,14 @@ func ExampleEngine_CreatePayout_replay() {
 	}
 
 	idem := tambala.Idempotency{Key: "order-1042"}
-	first, _ := e.CreatePayout(ctx, p, exampleMomo("5000.00"), idem)
-	again, err := e.CreatePayout(ctx, p, exampleMomo("5000.00"), idem)
+	first, _ := e.Client(p).CreatePayout(ctx, exampleMomo("5000.00"), idem)
+	again, err := e.Client(p).CreatePayout(ctx, exampleMomo("5000.00"), idem)
 	fmt.Println(first.Replayed, again.Replayed, again.Resource.ID == first.Resource.ID, err)
 
-	_, err = e.CreatePayout(ctx, p, exampleMomo("7000.00"), idem)
+	_, err = e.Client(p).CreatePayout(ctx, exampleMomo("7000.00"), idem)
 	fmt.Println(errcode.Of(err))
 
-	b, _ := e.BalanceV1(ctx, p)
+	b, _ := e.Client(p).BalanceV1(ctx)
 	fmt.Println("held", b.Held)
 	// Output:
 	// false true true <nil>
@@ -179,7 +179,7 @@ func ExampleEngine_CreatePayout_replay() {
 // Every rejection is an *errcode.Error with a stable code: match it with
 // errors.Is against errcode.New, or read it with errcode.Of. A rejected
 // create changes nothing.
-func ExampleEngine_CreatePayout_insufficientFunds() {
+func ExampleClient_CreatePayout_insufficientFunds() {
 	ctx := context.Background()
 	s := memstore.New()
 	defer s.Close()
@@ -191,12 +191,12 @@ func ExampleEngine_CreatePayout_insufficientFunds() {
 	}
 
 	// 1,000.00 plus its fee is more than the organization has.
-	_, err = e.CreatePayout(ctx, p, exampleMomo("1000.00"), tambala.Idempotency{Key: "order-1043"})
+	_, err = e.Client(p).CreatePayout(ctx, exampleMomo("1000.00"), tambala.Idempotency{Key: "order-1043"})
 	fmt.Println(errors.Is(err, errcode.New(errcode.InsufficientFunds)))
 	fmt.Println(errcode.Of(err), errcode.Lookup(errcode.Of(err)).HTTPStatus)
 	fmt.Println(errcode.Message(err))
 
-	b, _ := e.BalanceV1(ctx, p)
+	b, _ := e.Client(p).BalanceV1(ctx)
 	fmt.Println("available", b.Available, "held", b.Held)
 	// Output:
 	// true
@@ -207,7 +207,7 @@ func ExampleEngine_CreatePayout_insufficientFunds() {
 
 // Lists come a page at a time, newest first; a page's NextBeforeID is the
 // cursor of the next.
-func ExampleEngine_Payouts() {
+func ExampleClient_Payouts() {
 	ctx := context.Background()
 	s := memstore.New()
 	defer s.Close()
@@ -219,7 +219,7 @@ func ExampleEngine_Payouts() {
 	}
 	for i, amount := range []string{"100.00", "200.00", "300.00"} {
 		key := fmt.Sprint("order-", i)
-		if _, err := e.CreatePayout(ctx, p, exampleMomo(amount), tambala.Idempotency{Key: key}); err != nil {
+		if _, err := e.Client(p).CreatePayout(ctx, exampleMomo(amount), tambala.Idempotency{Key: key}); err != nil {
 			fmt.Println(err)
 			return
 		}
@@ -227,7 +227,7 @@ func ExampleEngine_Payouts() {
 
 	page := tambala.PageRequest{Limit: 2}
 	for {
-		res, err := e.Payouts(ctx, p, page, tambala.PayoutFilter{Status: payouts.Held})
+		res, err := e.Client(p).Payouts(ctx, page, tambala.PayoutFilter{Status: payouts.Held})
 		if err != nil {
 			fmt.Println(err)
 			return

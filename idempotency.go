@@ -250,15 +250,8 @@ func create[T any](ctx context.Context, e *Engine, p Principal, op Operation, id
 	return out, nil
 }
 
-// RefuseCreate answers a create whose request the transport could not
-// decode into the typed request (malformed JSON, a field of the wrong
-// type), in the order the engine answers every create, so that the
-// idempotency rules come first: the Principal's rules; a missing key;
-// the key in flight (conflict); the key already decided by another
-// operation or with another fingerprint (conflict, even though this
-// request is invalid). Otherwise
-// it returns reason. It stores nothing.
-func (e *Engine) RefuseCreate(ctx context.Context, p Principal, op Operation, idem Idempotency, reason error) error {
+// refuseCreate is Client.RefuseCreate.
+func (e *Engine) refuseCreate(ctx context.Context, p Principal, op Operation, idem Idempotency, reason error) error {
 	info, ok := operationInfo[op]
 	if !ok {
 		return errcode.Newf(errcode.ValidationError, "Unknown operation %q.", truncate(string(op), 40))

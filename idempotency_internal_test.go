@@ -35,7 +35,7 @@ func TestIdempotency_LegacyRecordsReplay(t *testing.T) {
 	req, err := payouts.DecodeRequest(payouts.Momo, body)
 	require.NoError(t, err)
 	idem := Idempotency{Key: "old-key", Fingerprint: BodyFingerprint(body)}
-	got, err := e.CreatePayout(ctx, p, req, idem)
+	got, err := e.createPayout(ctx, p, req, idem)
 	require.NoError(t, err)
 	assert.True(t, got.Replayed)
 	assert.Equal(t, string(rendered), string(payouts.Render(got.Resource)), "byte for byte as first answered")
@@ -44,19 +44,19 @@ func TestIdempotency_LegacyRecordsReplay(t *testing.T) {
 	other := []byte(`{"amount_mwk":"101.00","institution_id":101,"mobile_number":"111100000112","beneficiary_name":"W"}`)
 	req2, err := payouts.DecodeRequest(payouts.Momo, other)
 	require.NoError(t, err)
-	_, err = e.CreatePayout(ctx, p, req2, Idempotency{Key: "old-key", Fingerprint: BodyFingerprint(other)})
+	_, err = e.createPayout(ctx, p, req2, Idempotency{Key: "old-key", Fingerprint: BodyFingerprint(other)})
 	assert.Equal(t, errcode.Conflict, errcode.Of(err))
 	// A body that no longer decodes, under a key decided for another body.
-	err = e.RefuseCreate(ctx, p, CreateMomoPayout, Idempotency{Key: "old-key", Fingerprint: BodyFingerprint([]byte("{"))}, errcode.New(errcode.ValidationError))
+	err = e.refuseCreate(ctx, p, CreateMomoPayout, Idempotency{Key: "old-key", Fingerprint: BodyFingerprint([]byte("{"))}, errcode.New(errcode.ValidationError))
 	assert.Equal(t, errcode.Conflict, errcode.Of(err))
 	// The key decided on the momo rail names that create on every
 	// endpoint: the bank rail is conflict too.
 	bank, err := payouts.DecodeRequest(payouts.Bank, []byte(`{"amount_mwk":"100.00","institution_id":1,"account_number":"3333888800","beneficiary_name":"W"}`))
 	require.NoError(t, err)
-	_, err = e.CreatePayout(ctx, p, bank, Idempotency{Key: "old-key"})
+	_, err = e.createPayout(ctx, p, bank, Idempotency{Key: "old-key"})
 	assert.Equal(t, errcode.Conflict, errcode.Of(err))
 	// Nothing was held for the replays and refusals.
-	b, err := e.BalanceV1(ctx, p)
+	b, err := e.balanceV1(ctx, p)
 	require.NoError(t, err)
 	assert.True(t, b.Held.IsZero(), "held %s", b.Held)
 }
@@ -72,9 +72,9 @@ func legacySetup(t *testing.T, s store.Store, now *time.Time) (*Engine, Principa
 	}
 	e, err := New(s, opts)
 	require.NoError(t, err)
-	org, err := e.CreateOrganization(ctx, NewOrganization{Name: "Legacy"})
+	org, err := e.createOrganization(ctx, NewOrganization{Name: "Legacy"})
 	require.NoError(t, err)
-	require.NoError(t, e.Fund(ctx, org.ID, money.FromInt(money.MWK, 100_000), "seed"))
+	require.NoError(t, e.fundOrg(ctx, org.ID, money.FromInt(money.MWK, 100_000), "seed"))
 	p, err := e.Act(ctx, org.ID)
 	require.NoError(t, err)
 	return e, p
@@ -124,7 +124,7 @@ func TestIdempotency_LegacyLookupsEnd(t *testing.T) {
 		now := t0
 		e, p := legacySetup(t, s, &now)
 		putLegacyRecord(t, s, p.Org.ID, "old-key")
-		got, err := e.CreatePayout(ctx, p, req, idem)
+		got, err := e.createPayout(ctx, p, req, idem)
 		require.NoError(t, err)
 		assert.True(t, got.Replayed)
 		assert.Equal(t, "2026-11-23T09:00:00Z", since(t, s), "recorded at the first create")
@@ -136,12 +136,12 @@ func TestIdempotency_LegacyLookupsEnd(t *testing.T) {
 		require.NoError(t, err)
 		p2, err := e2.Act(ctx, p.Org.ID)
 		require.NoError(t, err)
-		got, err = e2.CreatePayout(ctx, p2, req, idem)
+		got, err = e2.createPayout(ctx, p2, req, idem)
 		require.NoError(t, err)
 		assert.True(t, got.Replayed, "still within the retention")
 
 		now = t0.Add(e.Limits().IdempotencyRetention)
-		got, err = e2.CreatePayout(ctx, p2, req, idem)
+		got, err = e2.createPayout(ctx, p2, req, idem)
 		require.NoError(t, err)
 		assert.False(t, got.Replayed, "past the retention the legacy record is no longer read")
 	})
@@ -150,23 +150,23 @@ func TestIdempotency_LegacyLookupsEnd(t *testing.T) {
 		s := memstore.New()
 		now := time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)
 		e, p := legacySetup(t, s, &now)
-		first, err := e.CreatePayout(ctx, p, req, Idempotency{Key: "first"})
+		first, err := e.createPayout(ctx, p, req, Idempotency{Key: "first"})
 		require.NoError(t, err)
 		assert.False(t, first.Replayed)
 		assert.Equal(t, "0001-01-01T00:00:00Z", since(t, s), "no outcome was stored before")
 		// A record under a legacy scope (only a build before operation
 		// names writes one) is never read in this store.
 		putLegacyRecord(t, s, p.Org.ID, "old-key")
-		got, err := e.CreatePayout(ctx, p, req, idem)
+		got, err := e.createPayout(ctx, p, req, idem)
 		require.NoError(t, err)
 		assert.False(t, got.Replayed)
 		// Nor after a restart.
 		putLegacyRecord(t, s, p.Org.ID, "older-key")
 		e2, err := New(s, &Options{Clock: func() time.Time { return now }})
 		require.NoError(t, err)
-		assert.Equal(t, errcode.Conflict, errcode.Of(e2.RefuseCreate(ctx, p, CreateMomoPayout, Idempotency{Key: "first", Fingerprint: BodyFingerprint([]byte("{"))}, errcode.New(errcode.ValidationError))),
+		assert.Equal(t, errcode.Conflict, errcode.Of(e2.refuseCreate(ctx, p, CreateMomoPayout, Idempotency{Key: "first", Fingerprint: BodyFingerprint([]byte("{"))}, errcode.New(errcode.ValidationError))),
 			"the new scope is read as before")
-		assert.Equal(t, errcode.ValidationError, errcode.Of(e2.RefuseCreate(ctx, p, CreateMomoPayout, Idempotency{Key: "older-key", Fingerprint: BodyFingerprint([]byte("{"))}, errcode.New(errcode.ValidationError))),
+		assert.Equal(t, errcode.ValidationError, errcode.Of(e2.refuseCreate(ctx, p, CreateMomoPayout, Idempotency{Key: "older-key", Fingerprint: BodyFingerprint([]byte("{"))}, errcode.New(errcode.ValidationError))),
 			"the legacy record is not read: the reason, not conflict")
 	})
 }
@@ -222,20 +222,20 @@ func TestIdempotency_OperationScopedRecordsAfterUpgrade(t *testing.T) {
 	now := t0
 	s := memstore.New()
 	e, p := legacySetup(t, s, &now)
-	first, err := e.CreatePayout(ctx, p, momo, idem)
+	first, err := e.createPayout(ctx, p, momo, idem)
 	require.NoError(t, err)
 	asOperationScoped(t, s, p.Org.ID, CreateMomoPayout, "b-6")
 
 	// The upgrade: a new engine on the store.
 	e2, err := New(s, &Options{Clock: func() time.Time { return now }})
 	require.NoError(t, err)
-	got, err := e2.CreatePayout(ctx, p, momo, idem)
+	got, err := e2.createPayout(ctx, p, momo, idem)
 	require.NoError(t, err)
 	assert.True(t, got.Replayed)
 	assert.Equal(t, first.Resource.ID, got.Resource.ID)
-	_, err = e2.CreatePayout(ctx, p, bank, Idempotency{Key: "b-6"})
+	_, err = e2.createPayout(ctx, p, bank, Idempotency{Key: "b-6"})
 	assert.Equal(t, errcode.Conflict, errcode.Of(err), "the key names the momo create on every endpoint")
-	assert.Equal(t, errcode.Conflict, errcode.Of(e2.RefuseCreate(ctx, p, CreateBankPayout, Idempotency{Key: "b-6"}, errcode.New(errcode.ValidationError))))
+	assert.Equal(t, errcode.Conflict, errcode.Of(e2.refuseCreate(ctx, p, CreateBankPayout, Idempotency{Key: "b-6"}, errcode.New(errcode.ValidationError))))
 	var since []byte
 	require.NoError(t, s.View(ctx, func(tx store.Tx) (err error) {
 		since, err = tx.Get(bucketSettings, settingNamespaceSince)
@@ -245,7 +245,7 @@ func TestIdempotency_OperationScopedRecordsAfterUpgrade(t *testing.T) {
 
 	// Past the retention the record would be pruned; it is not read.
 	now = t0.Add(e2.Limits().IdempotencyRetention)
-	c, err := e2.CreatePayout(ctx, p, bank, Idempotency{Key: "b-6"})
+	c, err := e2.createPayout(ctx, p, bank, Idempotency{Key: "b-6"})
 	require.NoError(t, err)
 	assert.False(t, c.Replayed)
 
@@ -254,9 +254,9 @@ func TestIdempotency_OperationScopedRecordsAfterUpgrade(t *testing.T) {
 	s2 := memstore.New()
 	now = t0
 	e3, p3 := legacySetup(t, s2, &now)
-	_, err = e3.CreatePayout(ctx, p3, momo, Idempotency{Key: "first"})
+	_, err = e3.createPayout(ctx, p3, momo, Idempotency{Key: "first"})
 	require.NoError(t, err)
-	_, err = e3.CreatePayout(ctx, p3, momo, idem)
+	_, err = e3.createPayout(ctx, p3, momo, idem)
 	require.NoError(t, err)
 	asOperationScoped(t, s2, p3.Org.ID, CreateMomoPayout, "b-6")
 	require.NoError(t, s2.Update(ctx, func(tx store.Tx) error {
@@ -265,7 +265,7 @@ func TestIdempotency_OperationScopedRecordsAfterUpgrade(t *testing.T) {
 	}))
 	e4, err := New(s2, &Options{Clock: func() time.Time { return now }})
 	require.NoError(t, err)
-	c, err = e4.CreatePayout(ctx, p3, bank, Idempotency{Key: "b-6"})
+	c, err = e4.createPayout(ctx, p3, bank, Idempotency{Key: "b-6"})
 	require.NoError(t, err)
 	assert.False(t, c.Replayed)
 }

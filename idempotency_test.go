@@ -57,7 +57,7 @@ func TestIdempotency_PruneAfterRetention(t *testing.T) {
 	reused := create(t, e, p, "K", bankPayout("101"))
 	assert.False(t, reused.Replayed, "a pruned key makes a new payout")
 	assert.NotEqual(t, first.Body, reused.Body)
-	page, err := e.Payouts(ctx, p, tambala.PageRequest{}, tambala.PayoutFilter{})
+	page, err := e.Client(p).Payouts(ctx, tambala.PageRequest{}, tambala.PayoutFilter{})
 	require.NoError(t, err)
 	assert.Len(t, page.Items, 2)
 }
@@ -160,7 +160,7 @@ func TestIdempotency_ConcurrentCreatesDecideOnce(t *testing.T) {
 		assert.Equal(t, body, outs[i].Body)
 	}
 	assert.Equal(t, 1, decided, "exactly one request decides the outcome")
-	page, err := e.Payouts(ctx, p, tambala.PageRequest{}, tambala.PayoutFilter{})
+	page, err := e.Client(p).Payouts(ctx, tambala.PageRequest{}, tambala.PayoutFilter{})
 	require.NoError(t, err)
 	assert.Len(t, page.Items, 1)
 }

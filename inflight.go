@@ -47,10 +47,8 @@ type InFlightPayout struct {
 	NextAttemptAt *time.Time
 }
 
-// PayoutsInFlight lists the payouts that are not terminal, oldest first
-// (the operator's side): what a restart, an unreachable provider or a
-// stuck rail has left in flight, each with its overdue flag.
-func (e *Engine) PayoutsInFlight(ctx context.Context, f InFlightFilter) ([]InFlightPayout, error) {
+// payoutsInFlight is Operator.PayoutsInFlight.
+func (e *Engine) payoutsInFlight(ctx context.Context, f InFlightFilter) ([]InFlightPayout, error) {
 	switch f.Status {
 	case "", payouts.Held, payouts.Submitted, payouts.Pending:
 	default:
@@ -119,14 +117,8 @@ type Resolution struct {
 	Reason string
 }
 
-// ResolvePayout finishes a submitted or pending payout as the operator
-// found it at the provider, through the same transition, ledger entries
-// and event as the worker: succeeded captures the hold (the observed fee
-// charged, an excess above the hold from available or as shortfall);
-// failed releases it whole. A payout in another status is conflict; the
-// worker, which may be talking to the provider about it at the same time,
-// leaves a payout the operator has finished alone.
-func (e *Engine) ResolvePayout(ctx context.Context, id string, r Resolution) (payouts.Payout, error) {
+// resolvePayout is Operator.ResolvePayout.
+func (e *Engine) resolvePayout(ctx context.Context, id string, r Resolution) (payouts.Payout, error) {
 	r.Reason = strings.TrimSpace(r.Reason)
 	if r.Reason == "" || len(r.Reason) > 500 {
 		return payouts.Payout{}, errcode.Newf(errcode.ValidationError, "reason must be 1 to 500 characters.")

@@ -33,11 +33,8 @@ type keyRecord struct {
 	Hash string `json:"hash"` // hex SHA-256 of the key
 }
 
-// CreateKey issues a key for an organization in the engine's environment.
-// The full key is returned here once and can never be read again. An
-// organization holds at most Limits.MaxActiveKeys active keys; at that
-// limit CreateKey fails with conflict until one is revoked.
-func (e *Engine) CreateKey(ctx context.Context, orgID string) (full string, key APIKey, err error) {
+// createKey is Operator.CreateKey.
+func (e *Engine) createKey(ctx context.Context, orgID string) (full string, key APIKey, err error) {
 	full, rec, hash, err := e.newKey(orgID)
 	if err != nil {
 		return "", APIKey{}, err
@@ -110,8 +107,8 @@ func orgKeys(tx store.Tx, orgID string) ([]APIKey, error) {
 	return out, err
 }
 
-// Keys lists an organization's keys, oldest first, by prefix.
-func (e *Engine) Keys(ctx context.Context, orgID string) ([]APIKey, error) {
+// keys is Operator.Keys.
+func (e *Engine) keys(ctx context.Context, orgID string) ([]APIKey, error) {
 	var out []APIKey
 	err := e.store.View(ctx, func(tx store.Tx) error {
 		var o Organization
@@ -125,10 +122,8 @@ func (e *Engine) Keys(ctx context.Context, orgID string) ([]APIKey, error) {
 	return out, err
 }
 
-// RevokeKey revokes a key of the organization, named by its id or its
-// prefix. It takes effect on the very next request. Revoking a revoked key
-// is not an error.
-func (e *Engine) RevokeKey(ctx context.Context, orgID, idOrPrefix string) (APIKey, error) {
+// revokeKey is Operator.RevokeKey.
+func (e *Engine) revokeKey(ctx context.Context, orgID, idOrPrefix string) (APIKey, error) {
 	var out APIKey
 	err := e.store.Update(ctx, func(tx store.Tx) error {
 		keys, err := orgKeys(tx, orgID)

@@ -90,7 +90,7 @@ func TestRun_ReturnsAfterPassesFinish(t *testing.T) {
 		Worker: tambala.WorkerOptions{Interval: time.Millisecond}, Dispatcher: tambala.DispatcherOptions{Interval: time.Millisecond}})
 	require.NoError(t, err)
 	p := fundedPrincipal(t, e, "100000.00")
-	_, err = e.CreatePayout(context.Background(), p, momoRequest("100"), tambala.Idempotency{Key: "k"})
+	_, err = e.Client(p).CreatePayout(context.Background(), momoRequest("100"), tambala.Idempotency{Key: "k"})
 	require.NoError(t, err)
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -130,14 +130,14 @@ func TestRun_PayoutSucceeds(t *testing.T) {
 			Worker: tambala.WorkerOptions{Interval: 5 * time.Millisecond, Poll: 5 * time.Millisecond}})
 		require.NoError(t, err)
 		p := fundedPrincipal(t, e, "100000.00")
-		c, err := e.CreatePayout(context.Background(), p, momoRequest("5000"), tambala.Idempotency{Key: "run"})
+		c, err := e.Client(p).CreatePayout(context.Background(), momoRequest("5000"), tambala.Idempotency{Key: "run"})
 		require.NoError(t, err)
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
 		go func() { done <- e.Run(ctx) }()
 		deadline := time.Now().Add(10 * time.Second)
 		for {
-			po, err := e.Payout(context.Background(), p, c.Resource.ID)
+			po, err := e.Client(p).Payout(context.Background(), c.Resource.ID)
 			require.NoError(t, err)
 			if po.Status.Terminal() {
 				assert.Equal(t, "succeeded", string(po.Status))

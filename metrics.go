@@ -64,10 +64,8 @@ type Backlog struct {
 	PayoutsOverdue  int
 }
 
-// Backlog reads the backlog in one read transaction: the due indexes up to
-// now, and every payout not terminal. It costs a read of each payout in
-// flight, so call it at scrape intervals, not per request.
-func (e *Engine) Backlog(ctx context.Context) (Backlog, error) {
+// backlog is Operator.Backlog.
+func (e *Engine) backlog(ctx context.Context) (Backlog, error) {
 	now := e.nowUTC()
 	b := Backlog{PayoutsInFlight: map[payouts.Status]int{payouts.Held: 0, payouts.Submitted: 0, payouts.Pending: 0}}
 	err := e.store.View(ctx, func(tx store.Tx) error {
@@ -89,7 +87,7 @@ func (e *Engine) Backlog(ctx context.Context) (Backlog, error) {
 	if err != nil {
 		return b, err
 	}
-	list, err := e.PayoutsInFlight(ctx, InFlightFilter{Limit: maxInFlightList})
+	list, err := e.payoutsInFlight(ctx, InFlightFilter{Limit: maxInFlightList})
 	for _, p := range list {
 		b.PayoutsInFlight[p.Payout.Status]++
 		if p.Overdue {

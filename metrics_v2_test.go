@@ -47,7 +47,7 @@ func TestMetrics_OrdersAndConversions(t *testing.T) {
 		o.Metrics = m
 		o.Converter = sandbox.NewConverter(&sandbox.ConverterOptions{Clock: o.Clock, Delay: convDelay})
 	})
-	_, err := d.e.SetAssets(d.ctx, d.org.ID, convAssets())
+	_, err := d.e.Operator().SetAssets(d.ctx, d.org.ID, convAssets())
 	require.NoError(t, err)
 
 	o := d.toBank(t, "10")
@@ -56,10 +56,10 @@ func TestMetrics_OrdersAndConversions(t *testing.T) {
 	d.move(t, o.ID, orders.Complete{})
 	d.move(t, o.ID, orders.Complete{}) // a repeat: not counted
 
-	q, err := d.e.QuoteConversion(d.ctx, d.p, quotes.Request{FromAsset: "USDT", ToAsset: "MWK", FromAmount: strp("5")})
+	q, err := d.e.Client(d.p).QuoteConversion(d.ctx, quotes.Request{FromAsset: "USDT", ToAsset: "MWK", FromAmount: strp("5")})
 	require.NoError(t, err)
 	for range 2 { // the second is a replay: not counted
-		_, err = d.e.CreateConversion(d.ctx, d.p, tambala.NewConversion{QuoteID: q.ID}, tambala.Idempotency{Key: "c"})
+		_, err = d.e.Client(d.p).CreateConversion(d.ctx, tambala.NewConversion{QuoteID: q.ID}, tambala.Idempotency{Key: "c"})
 		require.NoError(t, err)
 	}
 	_, err = d.e.ProcessConversions(d.ctx)

@@ -181,14 +181,8 @@ func (e *Engine) reportOrder(o orders.Order, moved bool, by string) {
 	e.metrics.OrderMoved(o.Direction, o.Status, by)
 }
 
-// MoveOrder makes one desk or operator move of an order (the operator's
-// side): orders.StartProcessing, CoinsSent, Complete, Fail, Cancel,
-// ReturnRefund, Instructions, RejectProof, ConfirmFunds. Each move is one
-// transaction with its ledger entries and events; repeating a move already
-// made returns the order unchanged; a move the order's state does not allow
-// is conflict. Moves go on while /v2 is paused: they are the operator's
-// work, not /v2 requests.
-func (e *Engine) MoveOrder(ctx context.Context, id string, cmd orders.Command) (orders.Order, error) {
+// moveOrder is Operator.MoveOrder.
+func (e *Engine) moveOrder(ctx context.Context, id string, cmd orders.Command) (orders.Order, error) {
 	switch cmd.(type) {
 	case orders.ProofUploaded, orders.Expire:
 		return orders.Order{}, errcode.Newf(errcode.ValidationError, "%s is not a desk move.", cmd.Name())
@@ -238,8 +232,8 @@ func (e *Engine) MoveOrder(ctx context.Context, id string, cmd orders.Command) (
 
 var errRetryReference = errors.New("tambala: generated funding reference already used")
 
-// DeskOrder returns any order (the operator's side).
-func (e *Engine) DeskOrder(ctx context.Context, id string) (orders.Order, error) {
+// deskOrder is Operator.DeskOrder.
+func (e *Engine) deskOrder(ctx context.Context, id string) (orders.Order, error) {
 	var o orders.Order
 	err := e.store.View(ctx, func(tx store.Tx) error {
 		var err error
@@ -255,9 +249,8 @@ type DeskQueue struct {
 	OrgID  string        // "" for every organization
 }
 
-// DeskOrders lists orders for the desk, newest first: those in one status
-// (the queue of work), or all, optionally of one organization.
-func (e *Engine) DeskOrders(ctx context.Context, q DeskQueue, page PageRequest) (Page[orders.Order], error) {
+// deskOrders is Operator.DeskOrders.
+func (e *Engine) deskOrders(ctx context.Context, q DeskQueue, page PageRequest) (Page[orders.Order], error) {
 	if q.Status != "" {
 		if _, err := orders.ParseStatus(string(q.Status)); err != nil {
 			return Page[orders.Order]{}, err
@@ -312,7 +305,7 @@ func (e *Engine) DeskOrders(ctx context.Context, q DeskQueue, page PageRequest) 
 // and a deadline that fell inside the last pause is honoured until the
 // pause ended plus the grace (OrderOptions.PauseGrace). Run calls it.
 func (e *Engine) ProcessOrders(ctx context.Context) (int, error) {
-	pause, err := e.Pause(ctx)
+	pause, err := e.pause(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -404,10 +397,9 @@ type ProofFile struct {
 	Content     io.ReadCloser
 }
 
-// DeskProof opens the newest funding proof of an order (the operator's
-// side); the caller closes Content.
-func (e *Engine) DeskProof(ctx context.Context, orderID string) (ProofFile, error) {
-	o, err := e.DeskOrder(ctx, orderID)
+// deskProof is Operator.DeskProof.
+func (e *Engine) deskProof(ctx context.Context, orderID string) (ProofFile, error) {
+	o, err := e.deskOrder(ctx, orderID)
 	if err != nil {
 		return ProofFile{}, err
 	}

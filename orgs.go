@@ -116,8 +116,8 @@ type NewOrganization struct {
 	BalanceFloorMWK string
 }
 
-// CreateOrganization creates an organization (the operator's side).
-func (e *Engine) CreateOrganization(ctx context.Context, n NewOrganization) (Organization, error) {
+// createOrganization is Operator.CreateOrganization.
+func (e *Engine) createOrganization(ctx context.Context, n NewOrganization) (Organization, error) {
 	o, err := e.newOrganization(n)
 	if err != nil {
 		return Organization{}, err
@@ -207,15 +207,15 @@ func (e *Engine) setFloor(o *Organization, floor string) error {
 	return nil
 }
 
-// Organization returns an organization (the operator's side).
-func (e *Engine) Organization(ctx context.Context, id string) (Organization, error) {
+// organization is Operator.Organization.
+func (e *Engine) organization(ctx context.Context, id string) (Organization, error) {
 	var o Organization
 	err := e.store.View(ctx, func(tx store.Tx) error { return records.GetJSON(tx, bucketOrgs, id, &o, errNotFound) })
 	return o, err
 }
 
-// Organizations lists every organization, oldest first (the operator's side).
-func (e *Engine) Organizations(ctx context.Context) ([]Organization, error) {
+// organizations is Operator.Organizations.
+func (e *Engine) organizations(ctx context.Context) ([]Organization, error) {
 	var out []Organization
 	err := e.store.View(ctx, func(tx store.Tx) error {
 		return tx.Scan(bucketOrgs, store.ScanOptions{}, func(_, v []byte) (bool, error) {
@@ -261,35 +261,31 @@ func saveOrg(tx store.Tx, o *Organization) error {
 	return tx.Put(bucketOrgFloors, []byte(o.ID), []byte(o.BalanceFloorMWK))
 }
 
-// SetOrganizationStatus suspends or reactivates an organization. A
-// suspended organization gets 403 forbidden on every request.
-func (e *Engine) SetOrganizationStatus(ctx context.Context, id string, s OrgStatus) (Organization, error) {
+// setOrganizationStatus is Operator.SetOrganizationStatus.
+func (e *Engine) setOrganizationStatus(ctx context.Context, id string, s OrgStatus) (Organization, error) {
 	return e.updateOrg(ctx, id, func(o *Organization) error { o.Status = s; return nil })
 }
 
-// SetV2Access sets an organization's access to /v2.
-func (e *Engine) SetV2Access(ctx context.Context, id string, a V2Access) (Organization, error) {
+// setV2Access is Operator.SetV2Access.
+func (e *Engine) setV2Access(ctx context.Context, id string, a V2Access) (Organization, error) {
 	return e.updateOrg(ctx, id, func(o *Organization) error { o.V2Access = a; return nil })
 }
 
-// SetAssets replaces the assets and operations enabled for an organization.
-func (e *Engine) SetAssets(ctx context.Context, id string, assets []AssetAccess) (Organization, error) {
+// setAssets is Operator.SetAssets.
+func (e *Engine) setAssets(ctx context.Context, id string, assets []AssetAccess) (Organization, error) {
 	return e.updateOrg(ctx, id, func(o *Organization) error {
 		o.Assets = append([]AssetAccess{}, assets...) // never nil: an organization with no asset lists none
 		return nil
 	})
 }
 
-// SetBalanceFloor sets the MWK floor below which balance.low is sent; ""
-// removes it.
-func (e *Engine) SetBalanceFloor(ctx context.Context, id, floorMWK string) (Organization, error) {
+// setBalanceFloor is Operator.SetBalanceFloor.
+func (e *Engine) setBalanceFloor(ctx context.Context, id, floorMWK string) (Organization, error) {
 	return e.updateOrg(ctx, id, func(o *Organization) error { return e.setFloor(o, floorMWK) })
 }
 
-// SetAllowlist replaces an organization's IP allowlist: exact IPv4 or IPv6
-// addresses, no ranges. An empty list allows every address. Only the
-// operator's side can change it, never an API key.
-func (e *Engine) SetAllowlist(ctx context.Context, id string, addrs []string) (Organization, error) {
+// setAllowlist is Operator.SetAllowlist.
+func (e *Engine) setAllowlist(ctx context.Context, id string, addrs []string) (Organization, error) {
 	clean := make([]string, 0, len(addrs))
 	for _, s := range addrs {
 		if strings.Contains(s, "/") {
@@ -306,9 +302,8 @@ func (e *Engine) SetAllowlist(ctx context.Context, id string, addrs []string) (O
 	return e.updateOrg(ctx, id, func(o *Organization) error { o.Allowlist = clean; return nil })
 }
 
-// SetPayoutLimits sets an organization's /v1 payout limits (zero fields
-// keep the defaults).
-func (e *Engine) SetPayoutLimits(ctx context.Context, id string, l PayoutLimits) (Organization, error) {
+// setPayoutLimits is Operator.SetPayoutLimits.
+func (e *Engine) setPayoutLimits(ctx context.Context, id string, l PayoutLimits) (Organization, error) {
 	for _, v := range []string{l.MaxPerPayoutMWK, l.DailyVolumeMWK} {
 		if v == "" {
 			continue
@@ -323,11 +318,8 @@ func (e *Engine) SetPayoutLimits(ctx context.Context, id string, l PayoutLimits)
 	return e.updateOrg(ctx, id, func(o *Organization) error { o.PayoutLimits = &l; return nil })
 }
 
-// Fund credits an organization's available balance from the operator's
-// float: the operator's manual funding (the demo organization's starting
-// balance, test setups). ref identifies the funding (text with no control
-// or invisible format character); funding the same ref twice credits once.
-func (e *Engine) Fund(ctx context.Context, orgID string, amount money.Amount, ref string) error {
+// fundOrg is Operator.Fund.
+func (e *Engine) fundOrg(ctx context.Context, orgID string, amount money.Amount, ref string) error {
 	if err := checkFunding(amount, ref); err != nil {
 		return err
 	}

@@ -42,11 +42,8 @@ type secretRecord struct {
 	Secret string `json:"secret"`
 }
 
-// SetWebhookEndpoint registers (or replaces) an organization's endpoint
-// and returns its new signing secret, shown this once. Deliveries already
-// created keep the secret they were created with. The URL must be https;
-// plain http is allowed only to a loopback address in the sandbox.
-func (e *Engine) SetWebhookEndpoint(ctx context.Context, orgID, rawURL string) (Endpoint, string, error) {
+// setWebhookEndpoint is Operator.SetWebhookEndpoint.
+func (e *Engine) setWebhookEndpoint(ctx context.Context, orgID, rawURL string) (Endpoint, string, error) {
 	if err := e.checkEndpointURL(rawURL); err != nil {
 		return Endpoint{}, "", err
 	}
@@ -94,8 +91,8 @@ func (e *Engine) checkEndpointURL(raw string) error {
 	return errcode.Newf(errcode.ValidationError, "url must be https (plain http only to a loopback address in the sandbox).")
 }
 
-// WebhookEndpoint returns an organization's endpoint, if any.
-func (e *Engine) WebhookEndpoint(ctx context.Context, orgID string) (Endpoint, bool, error) {
+// webhookEndpoint is Operator.WebhookEndpoint.
+func (e *Engine) webhookEndpoint(ctx context.Context, orgID string) (Endpoint, bool, error) {
 	var ep Endpoint
 	err := e.store.View(ctx, func(tx store.Tx) error {
 		return records.GetJSON(tx, bucketEndpoints, orgID, &ep, errNotFound)

@@ -93,8 +93,8 @@ func (e *Engine) readPause(tx store.Tx) (PauseState, error) {
 	return e.cachedPause.Decode(raw, cache.DecodeJSON[PauseState])
 }
 
-// Pause returns the pause switches.
-func (e *Engine) Pause(ctx context.Context) (PauseState, error) {
+// pause is Operator.Pause.
+func (e *Engine) pause(ctx context.Context) (PauseState, error) {
 	var s PauseState
 	err := e.store.View(ctx, func(tx store.Tx) error {
 		var err error
@@ -104,10 +104,8 @@ func (e *Engine) Pause(ctx context.Context) (PauseState, error) {
 	return s, err
 }
 
-// SetPause pauses api (Maintenance or Incident) or makes it Live again (the
-// operator's side). Payouts accepted before a pause go on, and webhooks are
-// still delivered.
-func (e *Engine) SetPause(ctx context.Context, api API, mode PauseMode) (PauseState, error) {
+// setPause is Operator.SetPause.
+func (e *Engine) setPause(ctx context.Context, api API, mode PauseMode) (PauseState, error) {
 	if api != APIv1 && api != APIv2 {
 		return PauseState{}, errcode.Newf(errcode.ValidationError, "api must be v1 or v2")
 	}

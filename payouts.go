@@ -172,15 +172,8 @@ var payoutCodec = resourceCodec[payouts.Payout]{
 	},
 }
 
-// CreatePayout accepts a payout: in one transaction it checks the
-// Principal's rules (/v1), settles idempotency (a replay returns the
-// payout as it was accepted, Replayed set), validates req
-// (payouts.Request.Validate), prices the fee, checks MWK payouts are
-// enabled, the per-payout maximum, the rail switch, the institution and
-// the rolling limits, holds amount plus fee, and stores the payout (status
-// held) with its idempotency record. A zero idem.Fingerprint is
-// req.Fingerprint().
-func (e *Engine) CreatePayout(ctx context.Context, p Principal, req payouts.Request, idem Idempotency) (Created[payouts.Payout], error) {
+// createPayout is Client.CreatePayout.
+func (e *Engine) createPayout(ctx context.Context, p Principal, req payouts.Request, idem Idempotency) (Created[payouts.Payout], error) {
 	wallets := e.sandboxWallets()
 	fp := idem.Fingerprint
 	if fp == (Fingerprint{}) {
@@ -450,9 +443,8 @@ func errWindowSum(org string) error {
 	return fmt.Errorf("tambala: the payout window sum of organization %s is below its cells", org)
 }
 
-// Payout returns one of the caller's payouts; a foreign, unknown or
-// malformed id is not_found alike.
-func (e *Engine) Payout(ctx context.Context, p Principal, id string) (payouts.Payout, error) {
+// payout is Client.Payout.
+func (e *Engine) payout(ctx context.Context, p Principal, id string) (payouts.Payout, error) {
 	var out payouts.Payout
 	err := e.store.View(ctx, func(tx store.Tx) error {
 		if _, err := e.admit(tx, p, APIv1); err != nil {
@@ -484,8 +476,8 @@ type PayoutFilter struct {
 	Status payouts.Status // "" for every status
 }
 
-// Payouts lists the caller's payouts newest first, a page at a time.
-func (e *Engine) Payouts(ctx context.Context, p Principal, page PageRequest, f PayoutFilter) (Page[payouts.Payout], error) {
+// payouts is Client.Payouts.
+func (e *Engine) payouts(ctx context.Context, p Principal, page PageRequest, f PayoutFilter) (Page[payouts.Payout], error) {
 	var out Page[payouts.Payout]
 	err := e.store.View(ctx, func(tx store.Tx) error {
 		if _, err := e.admit(tx, p, APIv1); err != nil {
@@ -509,10 +501,9 @@ func (e *Engine) Payouts(ctx context.Context, p Principal, page PageRequest, f P
 	return out, err
 }
 
-// QuoteFee prices a payout or collection of amount on rail with the
-// engine's fee schedule (a /v1 call).
-func (e *Engine) QuoteFee(ctx context.Context, p Principal, dir payouts.Direction, rail payouts.Rail, amount money.Amount) (payouts.FeeQuote, error) {
-	if err := e.Admit(ctx, p, APIv1); err != nil {
+// quoteFee is Client.QuoteFee.
+func (e *Engine) quoteFee(ctx context.Context, p Principal, dir payouts.Direction, rail payouts.Rail, amount money.Amount) (payouts.FeeQuote, error) {
+	if err := e.admitNow(ctx, p, APIv1); err != nil {
 		return payouts.FeeQuote{}, err
 	}
 	if dir != payouts.DirPayout && dir != payouts.DirCollection {
@@ -542,10 +533,8 @@ type institutionsRecord struct {
 	SyncedAt      time.Time      `json:"synced_at"`
 }
 
-// SyncInstitutions replaces the institutions reference data (the
-// operator's side, or a provider sync job), after checking it
-// (payouts.CheckInstitutions: validation_error, nothing replaced).
-func (e *Engine) SyncInstitutions(ctx context.Context, list []payouts.Institution) error {
+// syncInstitutions is Operator.SyncInstitutions.
+func (e *Engine) syncInstitutions(ctx context.Context, list []payouts.Institution) error {
 	if err := payouts.CheckInstitutions(list); err != nil {
 		return err
 	}
@@ -605,8 +594,8 @@ func (e *Engine) ReferenceDataReady(ctx context.Context) error {
 	})
 }
 
-// Institutions returns the payable institutions and when they were synced.
-func (e *Engine) Institutions(ctx context.Context, p Principal) ([]payouts.Institution, time.Time, error) {
+// listInstitutions is Client.Institutions.
+func (e *Engine) listInstitutions(ctx context.Context, p Principal) ([]payouts.Institution, time.Time, error) {
 	var list []payouts.Institution
 	var at time.Time
 	err := e.store.View(ctx, func(tx store.Tx) error {
@@ -646,8 +635,8 @@ func (e *Engine) checkRail(tx store.Tx, rail payouts.Rail) error {
 	return nil
 }
 
-// SetRailDisabled pauses or resumes a payout rail (the operator's side).
-func (e *Engine) SetRailDisabled(ctx context.Context, rail payouts.Rail, disabled bool) (Rails, error) {
+// setRailDisabled is Operator.SetRailDisabled.
+func (e *Engine) setRailDisabled(ctx context.Context, rail payouts.Rail, disabled bool) (Rails, error) {
 	var r Rails
 	err := e.store.Update(ctx, func(tx store.Tx) error {
 		r = Rails{}

@@ -23,11 +23,11 @@ import (
 func fundedPrincipal(t *testing.T, e *tambala.Engine, balance string) tambala.Principal {
 	t.Helper()
 	ctx := context.Background()
-	org, err := e.CreateOrganization(ctx, tambala.NewOrganization{Name: "Racer"})
+	org, err := e.Operator().CreateOrganization(ctx, tambala.NewOrganization{Name: "Racer"})
 	require.NoError(t, err)
 	amt, err := money.Parse(money.MWK, balance)
 	require.NoError(t, err)
-	require.NoError(t, e.Fund(ctx, org.ID, amt, "start"))
+	require.NoError(t, e.Operator().Fund(ctx, org.ID, amt, "start"))
 	return actFor(e, org.ID)
 }
 
@@ -41,7 +41,7 @@ func TestPayoutsRaceForOneBalance(t *testing.T) {
 		require.NoError(t, err)
 		p := fundedPrincipal(t, e, "10000.00")
 		// Each payout of 500.00 momo debits 500 + 200 + 4.00 + 35.70 = 739.70.
-		q, err := e.QuoteFee(context.Background(), p, payouts.DirPayout, payouts.Momo, money.FromInt(money.MWK, 500))
+		q, err := e.Client(p).QuoteFee(context.Background(), payouts.DirPayout, payouts.Momo, money.FromInt(money.MWK, 500))
 		require.NoError(t, err)
 		require.Equal(t, "739.70", q.TotalDebit.String())
 		const racers = 60
@@ -66,14 +66,14 @@ func TestPayoutsRaceForOneBalance(t *testing.T) {
 			assert.Equal(t, errcode.InsufficientFunds, errcode.Of(err), err.Error())
 		}
 		assert.Equal(t, want, accepted)
-		b, err := e.BalanceV1(context.Background(), p)
+		b, err := e.Client(p).BalanceV1(context.Background())
 		require.NoError(t, err)
 		assert.Equal(t, money.FromUnits(money.MWK, int64(want)*73970).String(), b.Held.String())
 		total, _ := b.Available.Add(b.Held)
 		assert.Equal(t, "10000.00", total.String())
 		assert.GreaterOrEqual(t, b.Available.Sign(), 0)
 		require.NoError(t, ledger.CheckStore(context.Background(), s))
-		page, err := e.Payouts(context.Background(), p, tambala.PageRequest{Limit: 200}, tambala.PayoutFilter{})
+		page, err := e.Client(p).Payouts(context.Background(), tambala.PageRequest{Limit: 200}, tambala.PayoutFilter{})
 		require.NoError(t, err)
 		assert.Len(t, page.Items, want)
 	})
@@ -99,7 +99,7 @@ func TestPayoutRejectionHoldsNothing(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, again.Replayed)
 	assert.Equal(t, out.Body, again.Body)
-	b, err := e.BalanceV1(ctx, p)
+	b, err := e.Client(p).BalanceV1(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, "739.70", b.Held.String())
 	require.NoError(t, ledger.CheckStore(ctx, s))
@@ -111,7 +111,7 @@ func TestPayoutLimits(t *testing.T) {
 	require.NoError(t, err)
 	ctx := context.Background()
 	p := fundedPrincipal(t, e, "100000.00")
-	org, err := e.SetPayoutLimits(ctx, p.Org.ID, tambala.PayoutLimits{MaxPerPayoutMWK: "5000.00", DailyVolumeMWK: "12000.00", HourlyCount: 3})
+	org, err := e.Operator().SetPayoutLimits(ctx, p.Org.ID, tambala.PayoutLimits{MaxPerPayoutMWK: "5000.00", DailyVolumeMWK: "12000.00", HourlyCount: 3})
 	require.NoError(t, err)
 	p.Org = org
 	body := func(amount int) []byte {
@@ -144,10 +144,10 @@ func TestPayoutRateUnavailable(t *testing.T) {
 	_, err = createFromBody(ctx, e, p, payouts.Bank, "k", []byte(`{"amount_mwk":100,"institution_id":1,"account_number":"3333888800","beneficiary_name":"B"}`))
 	assert.Equal(t, errcode.RateUnavailable, errcode.Of(err))
 	assert.Equal(t, 503, errcode.Lookup(errcode.Of(err)).HTTPStatus)
-	b, err := e.BalanceV1(ctx, p)
+	b, err := e.Client(p).BalanceV1(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, "0.00", b.Held.String())
-	page, err := e.Payouts(ctx, p, tambala.PageRequest{}, tambala.PayoutFilter{})
+	page, err := e.Client(p).Payouts(ctx, tambala.PageRequest{}, tambala.PayoutFilter{})
 	require.NoError(t, err)
 	assert.Empty(t, page.Items)
 	// The momo rail still prices.
@@ -173,9 +173,9 @@ func createFromBody(ctx context.Context, e *tambala.Engine, p tambala.Principal,
 	idem := tambala.Idempotency{Key: key, Fingerprint: tambala.BodyFingerprint(body)}
 	req, err := payouts.DecodeRequest(rail, body)
 	if err != nil {
-		return bodyOutcome{}, e.RefuseCreate(ctx, p, tambala.PayoutOperation(rail), idem, err)
+		return bodyOutcome{}, e.Client(p).RefuseCreate(ctx, tambala.PayoutOperation(rail), idem, err)
 	}
-	c, err := e.CreatePayout(ctx, p, req, idem)
+	c, err := e.Client(p).CreatePayout(ctx, req, idem)
 	if err != nil {
 		return bodyOutcome{}, err
 	}

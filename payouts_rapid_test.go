@@ -58,12 +58,12 @@ func payoutsProperty(rt *rapid.T, s store.Store) {
 		if err != nil {
 			rt.Fatal(err)
 		}
-		org, err := e.CreateOrganization(ctx, tambala.NewOrganization{Name: "R"})
+		org, err := e.Operator().CreateOrganization(ctx, tambala.NewOrganization{Name: "R"})
 		if err != nil {
 			rt.Fatal(err)
 		}
 		funding := money.FromInt(money.MWK, 20000)
-		if err := e.Fund(ctx, org.ID, funding, "start"); err != nil {
+		if err := e.Operator().Fund(ctx, org.ID, funding, "start"); err != nil {
 			rt.Fatal(err)
 		}
 		p := actFor(e, org.ID)
@@ -110,7 +110,7 @@ func payoutsProperty(rt *rapid.T, s store.Store) {
 				if len(ids) == 0 {
 					rt.Skip()
 				}
-				_ = e.ClawbackPayout(ctx, rapid.SampledFrom(ids).Draw(rt, "id"))
+				_ = e.Operator().ClawbackPayout(ctx, rapid.SampledFrom(ids).Draw(rt, "id"))
 			},
 			"": func(rt *rapid.T) {
 				if err := ledger.CheckStore(ctx, s); err != nil {
@@ -118,7 +118,7 @@ func payoutsProperty(rt *rapid.T, s store.Store) {
 				}
 				consumed := money.Zero(money.MWK)
 				for _, id := range ids {
-					b, err := payoutBytes(e.Payout(ctx, p, id))
+					b, err := payoutBytes(e.Client(p).Payout(ctx, id))
 					if err != nil {
 						rt.Fatal(err)
 					}
@@ -172,7 +172,7 @@ func payoutsProperty(rt *rapid.T, s store.Store) {
 						if po.Fee != nil {
 							charged, _ = money.Parse(money.MWK, *po.Fee)
 						} else {
-							q, _ := e.QuoteFee(context.Background(), p, payouts.DirPayout, payouts.Momo, mustMWK(rt, po.Amount))
+							q, _ := e.Client(p).QuoteFee(context.Background(), payouts.DirPayout, payouts.Momo, mustMWK(rt, po.Amount))
 							charged = q.Total
 						}
 						consumed, _ = consumed.Add(charged)
@@ -181,7 +181,7 @@ func payoutsProperty(rt *rapid.T, s store.Store) {
 						}
 					}
 				}
-				b, err := e.BalanceV1(ctx, p)
+				b, err := e.Client(p).BalanceV1(ctx)
 				if err != nil {
 					rt.Fatal(err)
 				}

@@ -311,15 +311,8 @@ func convertUp(a money.Amount, pair quotes.Pair, rate money.Rate) (money.Amount,
 	return money.Mul(a, rate, pair.From, money.RoundUp)
 }
 
-// CreatePayoutV2 accepts a /v2 payout (POST /v2/payouts), in
-// one transaction: idempotency; the assets (asset with payout, source
-// asset in the list); the amount; the destination (bank or momo in MWK
-// with /v1's rules, wallet in a stablecoin on a network carrying it); the
-// per-(asset, payout) limits; the rail switch; the fee; on an FX payout
-// the pair and the rate; the hold of principal and fee in the source
-// asset (insufficient_funds). The payout starts held. A zero
-// idem.Fingerprint is req.Fingerprint().
-func (e *Engine) CreatePayoutV2(ctx context.Context, p Principal, req PayoutV2Request, idem Idempotency) (Created[PayoutV2], error) {
+// createPayoutV2 is Client.CreatePayoutV2.
+func (e *Engine) createPayoutV2(ctx context.Context, p Principal, req PayoutV2Request, idem Idempotency) (Created[PayoutV2], error) {
 	fp := idem.Fingerprint
 	if fp == (Fingerprint{}) {
 		fp = req.Fingerprint()
@@ -563,10 +556,8 @@ func loadPayoutV2(tx store.Tx, org, id string) (PayoutV2, error) {
 	return r.payoutV2()
 }
 
-// PayoutV2 returns one of the caller's /v2 payouts (GET
-// /v2/payouts/{id}); a /v1 payout, a foreign, unknown or malformed id is
-// not_found alike.
-func (e *Engine) PayoutV2(ctx context.Context, p Principal, id string) (PayoutV2, error) {
+// payoutV2 is Client.PayoutV2.
+func (e *Engine) payoutV2(ctx context.Context, p Principal, id string) (PayoutV2, error) {
 	var out PayoutV2
 	err := e.store.View(ctx, func(tx store.Tx) error {
 		if _, err := e.admit(tx, p, APIv2); err != nil {
@@ -579,9 +570,8 @@ func (e *Engine) PayoutV2(ctx context.Context, p Principal, id string) (PayoutV2
 	return out, err
 }
 
-// PayoutsV2 lists the caller's /v2 payouts newest first, a page at a time
-// (GET /v2/payouts).
-func (e *Engine) PayoutsV2(ctx context.Context, p Principal, page PageRequest, f PayoutFilter) (Page[PayoutV2], error) {
+// listPayoutsV2 is Client.PayoutsV2.
+func (e *Engine) listPayoutsV2(ctx context.Context, p Principal, page PageRequest, f PayoutFilter) (Page[PayoutV2], error) {
 	var out Page[PayoutV2]
 	err := e.store.View(ctx, func(tx store.Tx) error {
 		if _, err := e.admit(tx, p, APIv2); err != nil {

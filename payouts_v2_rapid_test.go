@@ -108,7 +108,7 @@ func TestPayoutV2Rapid(t *testing.T) {
 						req.Destination = momoDest()
 					}
 				}
-				c, err := d.e.CreatePayoutV2(d.ctx, d.p, req, tambala.Idempotency{Key: d.next("rp")})
+				c, err := d.e.Client(d.p).CreatePayoutV2(d.ctx, req, tambala.Idempotency{Key: d.next("rp")})
 				if err != nil {
 					require.Equal(rt, errcode.InsufficientFunds, errcode.Of(err), "%v", err)
 					observe()
@@ -141,7 +141,7 @@ func TestPayoutV2Rapid(t *testing.T) {
 					return
 				}
 				m := model[rapid.IntRange(0, len(model)-1).Draw(rt, "i")]
-				err := d.e.ClawbackPayout(d.ctx, m.p.ID)
+				err := d.e.Operator().ClawbackPayout(d.ctx, m.p.ID)
 				if m.status != payouts.Succeeded {
 					require.Error(rt, err)
 				} else {

@@ -47,7 +47,7 @@ func newPV2Env(t deskTB, s store.Store, tune func(*tambala.Options)) *pv2Env {
 			tune(o)
 		}
 	})
-	require.NoError(t, d.e.Fund(d.ctx, d.org.ID, money.FromInt(money.MWK, 1_000_000), "start-mwk"))
+	require.NoError(t, d.e.Operator().Fund(d.ctx, d.org.ID, money.FromInt(money.MWK, 1_000_000), "start-mwk"))
 	return &pv2Env{deskEnv: d, prov: prov}
 }
 
@@ -64,7 +64,7 @@ func walletDest(network, addr string) tambala.PayoutV2Destination {
 }
 
 func (d *pv2Env) payFor(p tambala.Principal, src, asset, amount string, dest tambala.PayoutV2Destination) (tambala.Created[tambala.PayoutV2], error) {
-	return d.e.CreatePayoutV2(d.ctx, p, tambala.PayoutV2Request{SourceAsset: src, Asset: asset, Amount: amount, Destination: dest},
+	return d.e.Client(p).CreatePayoutV2(d.ctx, tambala.PayoutV2Request{SourceAsset: src, Asset: asset, Amount: amount, Destination: dest},
 		tambala.Idempotency{Key: d.next("pv2")})
 }
 
@@ -90,7 +90,7 @@ func (d *pv2Env) drain(t deskTB) {
 
 func (d *pv2Env) get(t deskTB, id string) tambala.PayoutV2 {
 	t.Helper()
-	p, err := d.e.PayoutV2(d.ctx, d.p, id)
+	p, err := d.e.Client(d.p).PayoutV2(d.ctx, id)
 	require.NoError(t, err)
 	return p
 }
@@ -184,18 +184,18 @@ func TestPayoutV2Checks(t *testing.T) {
 		}
 		// limits per (asset, payout)
 		mn, mx := money.FromInt(money.USDT, 2), money.FromInt(money.USDT, 10)
-		require.NoError(t, d.e.SetAssetLimits(d.ctx, "USDT", tambala.OpPayout, quotes.Limits{Min: &mn, Max: &mx}))
+		require.NoError(t, d.e.Operator().SetAssetLimits(d.ctx, "USDT", tambala.OpPayout, quotes.Limits{Min: &mn, Max: &mx}))
 		_, err := d.payFor(d.p, "USDT", "USDT", "1", walletDest("tron", pv2Tron))
 		requireCode(t, errcode.AmountBelowMinimum, err)
 		_, err = d.payFor(d.p, "USDT", "USDT", "11", walletDest("tron", pv2Tron))
 		requireCode(t, errcode.LimitExceeded, err)
-		require.NoError(t, d.e.SetAssetLimits(d.ctx, "USDT", tambala.OpPayout, quotes.Limits{}))
+		require.NoError(t, d.e.Operator().SetAssetLimits(d.ctx, "USDT", tambala.OpPayout, quotes.Limits{}))
 		// rail switch
-		_, err = d.e.SetRailDisabled(d.ctx, payouts.Bank, true)
+		_, err = d.e.Operator().SetRailDisabled(d.ctx, payouts.Bank, true)
 		require.NoError(t, err)
 		_, err = d.payFor(d.p, "MWK", "MWK", "1000", bankDest())
 		requireCode(t, errcode.RailDisabled, err)
-		_, err = d.e.SetRailDisabled(d.ctx, payouts.Bank, false)
+		_, err = d.e.Operator().SetRailDisabled(d.ctx, payouts.Bank, false)
 		require.NoError(t, err)
 		// no rate: corridor closed
 		d.setCorridor(t, func(c *quotes.Corridor) { c.Open = false })
@@ -209,16 +209,16 @@ func TestPayoutV2Checks(t *testing.T) {
 		requireCode(t, errcode.CorridorNotEnabled, err)
 		// idempotency: replay and conflict
 		req := tambala.PayoutV2Request{SourceAsset: "USDT", Asset: "USDT", Amount: "3", Destination: walletDest("tron", pv2Tron)}
-		c1, err := d.e.CreatePayoutV2(d.ctx, d.p, req, tambala.Idempotency{Key: "same"})
+		c1, err := d.e.Client(d.p).CreatePayoutV2(d.ctx, req, tambala.Idempotency{Key: "same"})
 		require.NoError(t, err)
-		c2, err := d.e.CreatePayoutV2(d.ctx, d.p, req, tambala.Idempotency{Key: "same"})
+		c2, err := d.e.Client(d.p).CreatePayoutV2(d.ctx, req, tambala.Idempotency{Key: "same"})
 		require.NoError(t, err)
 		assert.True(t, c2.Replayed)
 		assert.Equal(t, renderMap(t, c1.Resource), renderMap(t, c2.Resource))
 		req.Amount = "4"
-		_, err = d.e.CreatePayoutV2(d.ctx, d.p, req, tambala.Idempotency{Key: "same"})
+		_, err = d.e.Client(d.p).CreatePayoutV2(d.ctx, req, tambala.Idempotency{Key: "same"})
 		requireCode(t, errcode.Conflict, err)
-		_, err = d.e.CreatePayoutV2(d.ctx, d.p, req, tambala.Idempotency{})
+		_, err = d.e.Client(d.p).CreatePayoutV2(d.ctx, req, tambala.Idempotency{})
 		requireCode(t, errcode.ValidationError, err)
 		// the FX pricer port
 		d2 := newPV2Env(t, s, func(o *tambala.Options) { o.PayoutsV2.FXPricer = fixedFXPricer{rate: money.MustRate("2000")} })
@@ -302,26 +302,26 @@ func TestPayoutV2WorkerOutcomes(t *testing.T) {
 		assert.Contains(t, types, "payout_v2.succeeded")
 
 		// /v1 never sees a /v2 payout
-		_, err := d.e.Payout(d.ctx, d.p, big.ID)
+		_, err := d.e.Client(d.p).Payout(d.ctx, big.ID)
 		requireCode(t, errcode.NotFound, err)
-		page, err := d.e.Payouts(d.ctx, d.p, tambala.PageRequest{Limit: 100}, tambala.PayoutFilter{})
+		page, err := d.e.Client(d.p).Payouts(d.ctx, tambala.PageRequest{Limit: 100}, tambala.PayoutFilter{})
 		require.NoError(t, err)
 		assert.Empty(t, page.Items)
 		// and /v2 reads never a /v1 one
-		v1, err := d.e.CreatePayout(d.ctx, d.p, payouts.Request{Rail: payouts.Momo, Amount: money.FromInt(money.MWK, 500),
+		v1, err := d.e.Client(d.p).CreatePayout(d.ctx, payouts.Request{Rail: payouts.Momo, Amount: money.FromInt(money.MWK, 500),
 			Destination: payouts.Destination{InstitutionID: 101, MobileNumber: pv2Wallet, BeneficiaryName: "B"}}, tambala.Idempotency{Key: "v1"})
 		require.NoError(t, err)
-		_, err = d.e.PayoutV2(d.ctx, d.p, v1.Resource.ID)
+		_, err = d.e.Client(d.p).PayoutV2(d.ctx, v1.Resource.ID)
 		requireCode(t, errcode.NotFound, err)
-		list, err := d.e.PayoutsV2(d.ctx, d.p, tambala.PageRequest{Limit: 2}, tambala.PayoutFilter{})
+		list, err := d.e.Client(d.p).PayoutsV2(d.ctx, tambala.PageRequest{Limit: 2}, tambala.PayoutFilter{})
 		require.NoError(t, err)
 		assert.Len(t, list.Items, 2)
 		assert.NotEmpty(t, list.NextBeforeID)
-		failedOnly, err := d.e.PayoutsV2(d.ctx, d.p, tambala.PageRequest{Limit: 100}, tambala.PayoutFilter{Status: payouts.Failed})
+		failedOnly, err := d.e.Client(d.p).PayoutsV2(d.ctx, tambala.PageRequest{Limit: 100}, tambala.PayoutFilter{Status: payouts.Failed})
 		require.NoError(t, err)
 		assert.Len(t, failedOnly.Items, 2)
 		d.drain(t)
-		v1p, err := d.e.Payout(d.ctx, d.p, v1.Resource.ID)
+		v1p, err := d.e.Client(d.p).Payout(d.ctx, v1.Resource.ID)
 		require.NoError(t, err)
 		assert.Equal(t, payouts.Succeeded, v1p.Status)
 	})
@@ -331,19 +331,19 @@ func TestPayoutV2PauseHoldsBack(t *testing.T) {
 	eachStore(t, func(t *testing.T, s store.Store) {
 		d := newPV2Env(t, s, nil)
 		p := d.pay(t, "USDT", "USDT", "5", walletDest("tron", pv2Tron))
-		v1, err := d.e.CreatePayout(d.ctx, d.p, payouts.Request{Rail: payouts.Momo, Amount: money.FromInt(money.MWK, 500),
+		v1, err := d.e.Client(d.p).CreatePayout(d.ctx, payouts.Request{Rail: payouts.Momo, Amount: money.FromInt(money.MWK, 500),
 			Destination: payouts.Destination{InstitutionID: 101, MobileNumber: pv2Wallet, BeneficiaryName: "B"}}, tambala.Idempotency{Key: "v1"})
 		require.NoError(t, err)
-		_, err = d.e.SetPause(d.ctx, tambala.APIv2, tambala.Maintenance)
+		_, err = d.e.Operator().SetPause(d.ctx, tambala.APIv2, tambala.Maintenance)
 		require.NoError(t, err)
 		d.drain(t)
 		assert.Equal(t, 0, d.prov.SubmitCalls(p.ID))
-		v1p, err := d.e.Payout(d.ctx, d.p, v1.Resource.ID)
+		v1p, err := d.e.Client(d.p).Payout(d.ctx, v1.Resource.ID)
 		require.NoError(t, err)
 		assert.Equal(t, payouts.Succeeded, v1p.Status) // /v1 goes on
-		_, err = d.e.PayoutV2(d.ctx, d.p, p.ID)
+		_, err = d.e.Client(d.p).PayoutV2(d.ctx, p.ID)
 		requireCode(t, errcode.ServiceMaintenance, err)
-		_, err = d.e.SetPause(d.ctx, tambala.APIv2, tambala.Live)
+		_, err = d.e.Operator().SetPause(d.ctx, tambala.APIv2, tambala.Live)
 		require.NoError(t, err)
 		d.drain(t)
 		assert.Equal(t, payouts.Succeeded, d.get(t, p.ID).Status)
@@ -365,14 +365,14 @@ func TestPayoutV2PairAndNoDailyCap(t *testing.T) {
 			o.Networks["ethereum"] = networks.Network{ID: "ethereum", Kind: networks.EVM, Assets: []string{"USDT", "USDC"}}
 		})
 		org := d.newOrg(t, "Pair", append(deskAssets(), tambala.AssetAccess{Asset: "USDC", Operations: []string{tambala.OpPayout}}))
-		require.NoError(t, d.e.Fund(d.ctx, org.ID, money.FromInt(money.USDT, 100), "f"))
+		require.NoError(t, d.e.Operator().Fund(d.ctx, org.ID, money.FromInt(money.USDT, 100), "f"))
 		p := actFor(d.e, org.ID)
 		_, err := d.payFor(p, "USDT", "USDC", "1", walletDest("ethereum", pv2EVM))
 		requireCode(t, errcode.UnsupportedPair, err)
 		_, err = d.payFor(p, "USDT", "USDC", "1", bankDest())
 		requireCode(t, errcode.UnsupportedAsset, err)
 		// an hourly count of 1 stops /v1, never /v2
-		_, err = d.e.SetPayoutLimits(d.ctx, d.org.ID, tambala.PayoutLimits{HourlyCount: 1, DailyVolumeMWK: "1000.00"})
+		_, err = d.e.Operator().SetPayoutLimits(d.ctx, d.org.ID, tambala.PayoutLimits{HourlyCount: 1, DailyVolumeMWK: "1000.00"})
 		require.NoError(t, err)
 		for range 3 {
 			d.pay(t, "MWK", "MWK", "5000.00", momoDest())

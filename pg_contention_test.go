@@ -66,7 +66,7 @@ func TestTwoInstances_HotOrganizationOnPostgres(t *testing.T) {
 		for c := range callers {
 			wg.Go(func() {
 				for n := range each {
-					_, err := e.CreatePayout(ctx, pr, momoRequest("500"), tambala.Idempotency{Key: fmt.Sprintf("k-%d-%d-%d", i, c, n)})
+					_, err := e.Client(pr).CreatePayout(ctx, momoRequest("500"), tambala.Idempotency{Key: fmt.Sprintf("k-%d-%d-%d", i, c, n)})
 					assert.NoError(t, err)
 				}
 			})
@@ -94,7 +94,7 @@ func TestTwoInstances_HotOrganizationOnPostgres(t *testing.T) {
 	workers.Wait()
 	// What is left settles.
 	for range 20 {
-		bal, err := engines[1].BalanceV1(ctx, p)
+		bal, err := engines[1].Client(p).BalanceV1(ctx)
 		require.NoError(t, err)
 		if bal.Held.IsZero() {
 			break
@@ -108,7 +108,7 @@ func TestTwoInstances_HotOrganizationOnPostgres(t *testing.T) {
 
 	require.Zero(t, conflicts.Load(), "updates gave up with store.ErrConflict")
 	const n = 2 * callers * each
-	page, err := engines[0].Payouts(ctx, p, tambala.PageRequest{Limit: 200}, tambala.PayoutFilter{})
+	page, err := engines[0].Client(p).Payouts(ctx, tambala.PageRequest{Limit: 200}, tambala.PayoutFilter{})
 	require.NoError(t, err)
 	require.Len(t, page.Items, n)
 	// Every payout took its amount and the fee the provider charged.
@@ -121,7 +121,7 @@ func TestTwoInstances_HotOrganizationOnPostgres(t *testing.T) {
 		}
 		require.NoError(t, err)
 	}
-	bal, err := engines[1].BalanceV1(ctx, p)
+	bal, err := engines[1].Client(p).BalanceV1(ctx)
 	require.NoError(t, err)
 	assert.True(t, bal.Held.IsZero(), "held %s", bal.Held)
 	assert.Equal(t, want.String(), bal.Available.String(), "a lost or doubled update")

@@ -29,57 +29,57 @@ func momoRequest(amount string) payouts.Request {
 func useCases(e *tambala.Engine) map[string]func(ctx context.Context, p tambala.Principal, key string) error {
 	return map[string]func(ctx context.Context, p tambala.Principal, key string) error{
 		"CreatePayout": func(ctx context.Context, p tambala.Principal, key string) error {
-			_, err := e.CreatePayout(ctx, p, momoRequest("100"), tambala.Idempotency{Key: key})
+			_, err := e.Client(p).CreatePayout(ctx, momoRequest("100"), tambala.Idempotency{Key: key})
 			return err
 		},
 		"RefuseCreate": func(ctx context.Context, p tambala.Principal, key string) error {
-			err := e.RefuseCreate(ctx, p, tambala.CreateMomoPayout, tambala.Idempotency{Key: key}, errors.New("undecodable"))
+			err := e.Client(p).RefuseCreate(ctx, tambala.CreateMomoPayout, tambala.Idempotency{Key: key}, errors.New("undecodable"))
 			if err != nil && err.Error() == "undecodable" {
 				return nil
 			}
 			return err
 		},
 		"Payouts": func(ctx context.Context, p tambala.Principal, _ string) error {
-			_, err := e.Payouts(ctx, p, tambala.PageRequest{}, tambala.PayoutFilter{})
+			_, err := e.Client(p).Payouts(ctx, tambala.PageRequest{}, tambala.PayoutFilter{})
 			return err
 		},
 		"Payout": func(ctx context.Context, p tambala.Principal, _ string) error {
-			_, err := e.Payout(ctx, p, "00000000-0000-0000-0000-000000000000")
+			_, err := e.Client(p).Payout(ctx, "00000000-0000-0000-0000-000000000000")
 			if errcode.Of(err) == errcode.NotFound {
 				return nil
 			}
 			return err
 		},
 		"BalanceV1": func(ctx context.Context, p tambala.Principal, _ string) error {
-			_, err := e.BalanceV1(ctx, p)
+			_, err := e.Client(p).BalanceV1(ctx)
 			return err
 		},
 		"QuoteFee": func(ctx context.Context, p tambala.Principal, _ string) error {
-			_, err := e.QuoteFee(ctx, p, payouts.DirPayout, payouts.Momo, money.FromInt(money.MWK, 100))
+			_, err := e.Client(p).QuoteFee(ctx, payouts.DirPayout, payouts.Momo, money.FromInt(money.MWK, 100))
 			return err
 		},
 		"SimulateCollection": func(ctx context.Context, p tambala.Principal, _ string) error {
-			_, err := e.SimulateCollection(ctx, p, tambala.SimulatedCollection{Amount: money.FromInt(money.MWK, 100)})
+			_, err := e.Client(p).SimulateCollection(ctx, tambala.SimulatedCollection{Amount: money.FromInt(money.MWK, 100)})
 			return err
 		},
 		"Collections": func(ctx context.Context, p tambala.Principal, _ string) error {
-			_, err := e.Collections(ctx, p, tambala.PageRequest{})
+			_, err := e.Client(p).Collections(ctx, tambala.PageRequest{})
 			return err
 		},
 		"Trades": func(ctx context.Context, p tambala.Principal, _ string) error {
-			_, err := e.Trades(ctx, p, tambala.PageRequest{})
+			_, err := e.Client(p).Trades(ctx, tambala.PageRequest{})
 			return err
 		},
 		"Institutions": func(ctx context.Context, p tambala.Principal, _ string) error {
-			_, _, err := e.Institutions(ctx, p)
+			_, _, err := e.Client(p).Institutions(ctx)
 			return err
 		},
 		"Banks": func(ctx context.Context, p tambala.Principal, _ string) error {
-			_, err := e.Banks(ctx, p)
+			_, err := e.Client(p).Banks(ctx)
 			return err
 		},
 		"Operators": func(ctx context.Context, p tambala.Principal, _ string) error {
-			_, _, err := e.Operators(ctx, p)
+			_, _, err := e.Client(p).MobileOperators(ctx)
 			return err
 		},
 	}
@@ -89,15 +89,15 @@ func useCases(e *tambala.Engine) map[string]func(ctx context.Context, p tambala.
 func v2UseCases(e *tambala.Engine) map[string]func(ctx context.Context, p tambala.Principal) error {
 	return map[string]func(ctx context.Context, p tambala.Principal) error{
 		"Balance": func(ctx context.Context, p tambala.Principal) error {
-			_, err := e.Balance(ctx, p, "MWK")
+			_, err := e.Client(p).Balance(ctx, "MWK")
 			return err
 		},
 		"Balances": func(ctx context.Context, p tambala.Principal) error {
-			_, err := e.Balances(ctx, p)
+			_, err := e.Client(p).Balances(ctx)
 			return err
 		},
 		"EnabledAssets": func(ctx context.Context, p tambala.Principal) error {
-			_, err := e.EnabledAssets(ctx, p)
+			_, err := e.Client(p).EnabledAssets(ctx)
 			return err
 		},
 	}
@@ -114,10 +114,10 @@ func newRuleEnv(t *testing.T, s store.Store) *ruleEnv {
 	ctx := context.Background()
 	e, err := tambala.New(s, nil)
 	require.NoError(t, err)
-	org, err := e.CreateOrganization(ctx, tambala.NewOrganization{Name: "Rules", V2Access: tambala.V2Enabled,
+	org, err := e.Operator().CreateOrganization(ctx, tambala.NewOrganization{Name: "Rules", V2Access: tambala.V2Enabled,
 		Assets: []tambala.AssetAccess{{Asset: "MWK", Operations: []string{tambala.OpPayout, tambala.OpCollection}}, {Asset: "USDT", Operations: []string{tambala.OpConvert}}}})
 	require.NoError(t, err)
-	require.NoError(t, e.Fund(ctx, org.ID, money.FromInt(money.MWK, 100_000), "seed"))
+	require.NoError(t, e.Operator().Fund(ctx, org.ID, money.FromInt(money.MWK, 100_000), "seed"))
 	p, err := e.Act(ctx, org.ID)
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, ledger.CheckStore(ctx, s)) })
@@ -133,7 +133,7 @@ func (r *ruleEnv) assertNothingMoved(t *testing.T) {
 		return tx.Scan([]byte("payouts"), store.ScanOptions{}, func(_, _ []byte) (bool, error) { n++; return true, nil })
 	}))
 	assert.Zero(t, n, "payouts created")
-	b, err := r.e.BalanceV1(ctx, r.p)
+	b, err := r.e.Client(r.p).BalanceV1(ctx)
 	if err == nil {
 		assert.Equal(t, "0.00", b.Held.String(), "held")
 	}
@@ -149,7 +149,7 @@ func TestRules_HandBuiltPrincipalIsUnauthorized(t *testing.T) {
 		for name, call := range v2UseCases(r.e) {
 			assert.Equal(t, errcode.Unauthorized, errcode.Of(call(context.Background(), forged)), name)
 		}
-		assert.Equal(t, errcode.Unauthorized, errcode.Of(r.e.Admit(context.Background(), tambala.Principal{}, tambala.APIv1)))
+		assert.Equal(t, errcode.Unauthorized, errcode.Of(r.e.Client(tambala.Principal{}).Admit(context.Background(), tambala.APIv1)))
 		assert.Equal(t, errcode.Unauthorized, errcode.Of(tambala.Principal{}.Admitted(tambala.APIv1)))
 		assert.Equal(t, errcode.Unauthorized, errcode.Of(forged.Admitted(tambala.APIv1)))
 		r.assertNothingMoved(t)
@@ -160,7 +160,7 @@ func TestRules_SuspendedOrganization(t *testing.T) {
 	eachStore(t, func(t *testing.T, s store.Store) {
 		r := newRuleEnv(t, s)
 		ctx := context.Background()
-		_, err := r.e.SetOrganizationStatus(ctx, r.org.ID, tambala.OrgSuspended)
+		_, err := r.e.Operator().SetOrganizationStatus(ctx, r.org.ID, tambala.OrgSuspended)
 		require.NoError(t, err)
 		for name, call := range useCases(r.e) {
 			assert.Equal(t, errcode.Forbidden, errcode.Of(call(ctx, r.p, "k-"+name)), name)
@@ -170,11 +170,11 @@ func TestRules_SuspendedOrganization(t *testing.T) {
 		}
 		_, err = r.e.Act(ctx, r.org.ID)
 		assert.Equal(t, errcode.Forbidden, errcode.Of(err))
-		_, err = r.e.SetOrganizationStatus(ctx, r.org.ID, tambala.OrgActive)
+		_, err = r.e.Operator().SetOrganizationStatus(ctx, r.org.ID, tambala.OrgActive)
 		require.NoError(t, err)
 		r.assertNothingMoved(t)
 		// Reactivated, the same Principal works again.
-		_, err = r.e.CreatePayout(ctx, r.p, momoRequest("100"), tambala.Idempotency{Key: "after"})
+		_, err = r.e.Client(r.p).CreatePayout(ctx, momoRequest("100"), tambala.Idempotency{Key: "after"})
 		assert.NoError(t, err)
 	})
 }
@@ -193,7 +193,7 @@ func TestRules_Pause(t *testing.T) {
 			{tambala.APIv2, tambala.Incident, errcode.ServiceIncident},
 		} {
 			r := newRuleEnv(t, s)
-			_, err := r.e.SetPause(ctx, c.api, c.mode)
+			_, err := r.e.Operator().SetPause(ctx, c.api, c.mode)
 			require.NoError(t, err)
 			v1, v2 := errcode.Code(""), errcode.Code("")
 			if c.api == tambala.APIv1 {
@@ -208,8 +208,8 @@ func TestRules_Pause(t *testing.T) {
 			for name, call := range v2UseCases(r.e) {
 				assert.Equal(t, v2, errcode.Of(call(ctx, r.p)), "%s while %s is %s", name, c.api, c.mode)
 			}
-			assert.Equal(t, v1, errcode.Of(r.e.Admit(ctx, r.p, tambala.APIv1)))
-			assert.Equal(t, v2, errcode.Of(r.e.Admit(ctx, r.p, tambala.APIv2)))
+			assert.Equal(t, v1, errcode.Of(r.e.Client(r.p).Admit(ctx, tambala.APIv1)))
+			assert.Equal(t, v2, errcode.Of(r.e.Client(r.p).Admit(ctx, tambala.APIv2)))
 			// A Principal made now carries the switches: Admitted answers
 			// as Admit does, without reading the store.
 			now, err := r.e.Act(ctx, r.org.ID)
@@ -217,14 +217,14 @@ func TestRules_Pause(t *testing.T) {
 			assert.Equal(t, v1, errcode.Of(now.Admitted(tambala.APIv1)))
 			assert.Equal(t, v2, errcode.Of(now.Admitted(tambala.APIv2)))
 			// The /v2 ping status reads the switch, never refused.
-			ps, err := r.e.Pause(ctx)
+			ps, err := r.e.Operator().Pause(ctx)
 			require.NoError(t, err)
 			if c.api == tambala.APIv2 {
 				assert.NotEqual(t, "live", ps.PingStatus())
 			}
-			_, err = r.e.SetPause(ctx, c.api, tambala.Live)
+			_, err = r.e.Operator().SetPause(ctx, c.api, tambala.Live)
 			require.NoError(t, err)
-			require.NoError(t, r.e.Admit(ctx, r.p, c.api))
+			require.NoError(t, r.e.Client(r.p).Admit(ctx, c.api))
 		}
 	})
 }
@@ -237,7 +237,7 @@ func TestRules_V2Access(t *testing.T) {
 			tambala.V2OnboardingIncomplete: errcode.OnboardingIncomplete,
 			tambala.V2AccessSuspended:      errcode.AccessSuspended,
 		} {
-			_, err := r.e.SetV2Access(ctx, r.org.ID, access)
+			_, err := r.e.Operator().SetV2Access(ctx, r.org.ID, access)
 			require.NoError(t, err)
 			for name, call := range v2UseCases(r.e) {
 				assert.Equal(t, code, errcode.Of(call(ctx, r.p)), name)
@@ -245,13 +245,13 @@ func TestRules_V2Access(t *testing.T) {
 			now, err := r.e.Act(ctx, r.org.ID)
 			require.NoError(t, err)
 			assert.Equal(t, code, errcode.Of(now.Admitted(tambala.APIv2)))
-			assert.Equal(t, code, errcode.Of(r.e.Admit(ctx, r.p, tambala.APIv2)))
+			assert.Equal(t, code, errcode.Of(r.e.Client(r.p).Admit(ctx, tambala.APIv2)))
 			assert.NoError(t, now.Admitted(tambala.APIv1))
 			// /v1 is not concerned.
-			_, err = r.e.BalanceV1(ctx, r.p)
+			_, err = r.e.Client(r.p).BalanceV1(ctx)
 			assert.NoError(t, err)
 		}
-		_, err := r.e.SetV2Access(ctx, r.org.ID, tambala.V2Enabled)
+		_, err := r.e.Operator().SetV2Access(ctx, r.org.ID, tambala.V2Enabled)
 		require.NoError(t, err)
 		for name, call := range v2UseCases(r.e) {
 			assert.NoError(t, call(ctx, r.p), name)
@@ -264,20 +264,20 @@ func TestRules_AssetAndOperationEnabled(t *testing.T) {
 		r := newRuleEnv(t, s)
 		ctx := context.Background()
 		// USDT is enabled for convert only; an unknown asset is not enabled.
-		_, err := r.e.Balance(ctx, r.p, "USDT")
+		_, err := r.e.Client(r.p).Balance(ctx, "USDT")
 		assert.NoError(t, err)
-		_, err = r.e.Balance(ctx, r.p, "EURC")
+		_, err = r.e.Client(r.p).Balance(ctx, "EURC")
 		assert.Equal(t, errcode.CorridorNotEnabled, errcode.Of(err))
 		// Taking MWK payouts away refuses a payout to the same Principal.
-		_, err = r.e.SetAssets(ctx, r.org.ID, []tambala.AssetAccess{{Asset: "MWK", Operations: []string{tambala.OpCollection}}})
+		_, err = r.e.Operator().SetAssets(ctx, r.org.ID, []tambala.AssetAccess{{Asset: "MWK", Operations: []string{tambala.OpCollection}}})
 		require.NoError(t, err)
-		_, err = r.e.CreatePayout(ctx, r.p, momoRequest("100"), tambala.Idempotency{Key: "k"})
+		_, err = r.e.Client(r.p).CreatePayout(ctx, momoRequest("100"), tambala.Idempotency{Key: "k"})
 		assert.Equal(t, errcode.CorridorNotEnabled, errcode.Of(err))
-		_, err = r.e.Balance(ctx, r.p, "USDT")
+		_, err = r.e.Client(r.p).Balance(ctx, "USDT")
 		assert.Equal(t, errcode.CorridorNotEnabled, errcode.Of(err), "USDT was taken away too")
 		r.assertNothingMoved(t)
 		// Collections are still enabled.
-		_, err = r.e.SimulateCollection(ctx, r.p, tambala.SimulatedCollection{Amount: money.FromInt(money.MWK, 10)})
+		_, err = r.e.Client(r.p).SimulateCollection(ctx, tambala.SimulatedCollection{Amount: money.FromInt(money.MWK, 10)})
 		assert.NoError(t, err)
 	})
 }
@@ -307,20 +307,20 @@ func TestRules_CodedErrorsAgree(t *testing.T) {
 			}
 			assert.Equal(t, code, errcode.Of(err))
 		}
-		_, err := r.e.CreatePayout(ctx, r.p, momoRequest("1000000"), tambala.Idempotency{Key: "big"})
+		_, err := r.e.Client(r.p).CreatePayout(ctx, momoRequest("1000000"), tambala.Idempotency{Key: "big"})
 		check(err, errcode.InsufficientFunds)
 		assert.True(t, errors.Is(err, ledger.ErrInsufficientFunds), "the ledger's detail rides along")
 		var detail *ledger.InsufficientFundsError
 		assert.True(t, errors.As(err, &detail))
-		_, err = r.e.CreatePayout(ctx, r.p, payouts.Request{}, tambala.Idempotency{Key: "empty"})
+		_, err = r.e.Client(r.p).CreatePayout(ctx, payouts.Request{}, tambala.Idempotency{Key: "empty"})
 		check(err, errcode.ValidationError)
-		_, err = r.e.CreatePayout(ctx, r.p, momoRequest("100"), tambala.Idempotency{})
+		_, err = r.e.Client(r.p).CreatePayout(ctx, momoRequest("100"), tambala.Idempotency{})
 		check(err, errcode.ValidationError)
-		_, err = r.e.Payout(ctx, r.p, "nope")
+		_, err = r.e.Client(r.p).Payout(ctx, "nope")
 		check(err, errcode.NotFound)
-		_, err = r.e.CreatePayout(ctx, r.p, momoRequest("100"), tambala.Idempotency{Key: "same"})
+		_, err = r.e.Client(r.p).CreatePayout(ctx, momoRequest("100"), tambala.Idempotency{Key: "same"})
 		require.NoError(t, err)
-		_, err = r.e.CreatePayout(ctx, r.p, momoRequest("101"), tambala.Idempotency{Key: "same"})
+		_, err = r.e.Client(r.p).CreatePayout(ctx, momoRequest("101"), tambala.Idempotency{Key: "same"})
 		check(err, errcode.Conflict)
 		_, perr := money.Parse(money.MWK, "1.005")
 		check(perr, errcode.ValidationError)
@@ -333,23 +333,23 @@ func TestIdempotency_TypedDefaultFingerprint(t *testing.T) {
 	eachStore(t, func(t *testing.T, s store.Store) {
 		r := newRuleEnv(t, s)
 		ctx := context.Background()
-		first, err := r.e.CreatePayout(ctx, r.p, momoRequest("100"), tambala.Idempotency{Key: "k"})
+		first, err := r.e.Client(r.p).CreatePayout(ctx, momoRequest("100"), tambala.Idempotency{Key: "k"})
 		require.NoError(t, err)
 		assert.False(t, first.Replayed)
-		again, err := r.e.CreatePayout(ctx, r.p, momoRequest("100.00"), tambala.Idempotency{Key: "k"})
+		again, err := r.e.Client(r.p).CreatePayout(ctx, momoRequest("100.00"), tambala.Idempotency{Key: "k"})
 		require.NoError(t, err)
 		assert.True(t, again.Replayed)
 		assert.Equal(t, payouts.Render(first.Resource), payouts.Render(again.Resource))
 		assert.Equal(t, first.Resource.HeldFee.String(), again.Resource.HeldFee.String(), "the stored resource is whole")
-		_, err = r.e.CreatePayout(ctx, r.p, momoRequest("100.01"), tambala.Idempotency{Key: "k"})
+		_, err = r.e.Client(r.p).CreatePayout(ctx, momoRequest("100.01"), tambala.Idempotency{Key: "k"})
 		assert.Equal(t, errcode.Conflict, errcode.Of(err))
 		// The same key on the other rail names the same create: conflict,
 		// and nothing is created (one namespace per organization).
 		bank := payouts.Request{Rail: payouts.Bank, Amount: money.FromInt(money.MWK, 100),
 			Destination: payouts.Destination{InstitutionID: 1, AccountNumber: "3333888800", BeneficiaryName: "B"}}
-		_, err = r.e.CreatePayout(ctx, r.p, bank, tambala.Idempotency{Key: "k"})
+		_, err = r.e.Client(r.p).CreatePayout(ctx, bank, tambala.Idempotency{Key: "k"})
 		assert.Equal(t, errcode.Conflict, errcode.Of(err))
-		list, err := r.e.Payouts(ctx, r.p, tambala.PageRequest{}, tambala.PayoutFilter{})
+		list, err := r.e.Client(r.p).Payouts(ctx, tambala.PageRequest{}, tambala.PayoutFilter{})
 		require.NoError(t, err)
 		assert.Len(t, list.Items, 1)
 	})

@@ -63,12 +63,8 @@ type NewTrade struct {
 	ClientRate money.Rate
 }
 
-// RecordTrade records an OTC trade (the operator's side): the amount at the
-// rate gives whole kwacha, rounded down, credited to the organization's MWK
-// balance from the operator's float. Ref makes it happen once: recording
-// the same ref again returns the first trade; the same ref with other
-// figures is conflict.
-func (e *Engine) RecordTrade(ctx context.Context, orgID string, n NewTrade) (Trade, error) {
+// recordTrade is Operator.RecordTrade.
+func (e *Engine) recordTrade(ctx context.Context, orgID string, n NewTrade) (Trade, error) {
 	ref, amt, rate := n.Ref, n.USDTAmount, n.ClientRate
 	if ref == "" || len(ref) > 128 {
 		return Trade{}, errcode.Newf(errcode.ValidationError, "ref must be 1 to 128 characters.")
@@ -140,8 +136,8 @@ func (e *Engine) RecordTrade(ctx context.Context, orgID string, n NewTrade) (Tra
 	return t, err
 }
 
-// Trades lists the caller's trades, newest first.
-func (e *Engine) Trades(ctx context.Context, p Principal, page PageRequest) (Page[Trade], error) {
+// trades is Client.Trades.
+func (e *Engine) trades(ctx context.Context, p Principal, page PageRequest) (Page[Trade], error) {
 	var out Page[Trade]
 	err := e.store.View(ctx, func(tx store.Tx) error {
 		if _, err := e.admit(tx, p, APIv1); err != nil {
@@ -165,7 +161,7 @@ type Bank struct {
 }
 
 // Operator is an item of GET /v1/operators.
-type Operator struct {
+type MobileOperator struct {
 	RefID string `json:"ref_id"`
 	Name  string `json:"name"`
 }
@@ -173,9 +169,9 @@ type Operator struct {
 // bankNamespace derives stable bank UUIDs from institution ids.
 var bankNamespace = uuid.MustParse("6f1d7a52-2c59-4c39-9a4e-8c2b2a1d0b11")
 
-// Banks lists the bank institutions under stable UUIDs.
-func (e *Engine) Banks(ctx context.Context, p Principal) ([]Bank, error) {
-	list, _, err := e.Institutions(ctx, p)
+// banks is Client.Banks.
+func (e *Engine) banks(ctx context.Context, p Principal) ([]Bank, error) {
+	list, _, err := e.listInstitutions(ctx, p)
 	out := []Bank{}
 	for _, in := range list {
 		if in.Rail == payouts.Bank {
@@ -185,13 +181,13 @@ func (e *Engine) Banks(ctx context.Context, p Principal) ([]Bank, error) {
 	return out, err
 }
 
-// Operators lists the mobile-money operators and when they were synced.
-func (e *Engine) Operators(ctx context.Context, p Principal) ([]Operator, time.Time, error) {
-	list, at, err := e.Institutions(ctx, p)
-	out := []Operator{}
+// operators is Client.MobileOperators.
+func (e *Engine) operators(ctx context.Context, p Principal) ([]MobileOperator, time.Time, error) {
+	list, at, err := e.listInstitutions(ctx, p)
+	out := []MobileOperator{}
 	for _, in := range list {
 		if in.Rail == payouts.Momo {
-			out = append(out, Operator{RefID: strconv.Itoa(in.ID), Name: in.Name})
+			out = append(out, MobileOperator{RefID: strconv.Itoa(in.ID), Name: in.Name})
 		}
 	}
 	return out, at, err

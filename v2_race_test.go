@@ -43,11 +43,11 @@ func TestV2Race_ConversionsAndPayoutsOnOneBalance(t *testing.T) {
 		var wg sync.WaitGroup
 		for i := range 12 {
 			wg.Go(func() {
-				_, err := c.e.CreateConversion(c.ctx, c.p, tambala.NewConversion{QuoteID: qs[i].ID}, tambala.Idempotency{Key: fmt.Sprint("conv-", i)})
+				_, err := c.e.Client(c.p).CreateConversion(c.ctx, tambala.NewConversion{QuoteID: qs[i].ID}, tambala.Idempotency{Key: fmt.Sprint("conv-", i)})
 				record("conversion", err)
 			})
 			wg.Go(func() {
-				_, err := c.e.CreatePayoutV2(c.ctx, c.p, tambala.PayoutV2Request{SourceAsset: "USDT", Asset: "USDT", Amount: "100",
+				_, err := c.e.Client(c.p).CreatePayoutV2(c.ctx, tambala.PayoutV2Request{SourceAsset: "USDT", Asset: "USDT", Amount: "100",
 					Destination: tambala.PayoutV2Destination{Type: "wallet", Network: "tron", Address: "TBXSw8fM4jpQkGc6zZjsVABFpVN7UvXPdV"}},
 					tambala.Idempotency{Key: fmt.Sprint("pay-", i)})
 				record("payout", err)

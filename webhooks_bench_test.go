@@ -90,11 +90,11 @@ func benchWHEngine(b *testing.B, s store.Store, sender *webhookhttp.Sender, conc
 		b.Fatal(err)
 	}
 	ctx := context.Background()
-	org, err := e.CreateOrganization(ctx, tambala.NewOrganization{Name: "Bench"})
+	org, err := e.Operator().CreateOrganization(ctx, tambala.NewOrganization{Name: "Bench"})
 	if err != nil {
 		b.Fatal(err)
 	}
-	_, secret, err := e.SetWebhookEndpoint(ctx, org.ID, rc.url())
+	_, secret, err := e.Operator().SetWebhookEndpoint(ctx, org.ID, rc.url())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func benchWHEvents(b *testing.B, e *tambala.Engine, org string, n int) {
 	for range 16 {
 		wg.Go(func() {
 			for next.Add(1) <= int64(n) {
-				_, err := e.RecordCollection(context.Background(), org, tambala.NewCollection{
+				_, err := e.Operator().RecordCollection(context.Background(), org, tambala.NewCollection{
 					Amount: money.FromInt(money.MWK, 2500), SourceCustomerName: "Bench Payer",
 					SourceAccountNumber: "265991234567", SourceInstitution: "Airtel Money", RTPReferenceNumber: "BENCH",
 				})

@@ -163,7 +163,7 @@ func (env *whEnv) open(t *testing.T) *tambala.Engine {
 
 func (env *whEnv) setEndpoint(t *testing.T, org, url string) (tambala.Endpoint, string) {
 	t.Helper()
-	ep, secret, err := env.engine.SetWebhookEndpoint(context.Background(), org, url)
+	ep, secret, err := env.engine.Operator().SetWebhookEndpoint(context.Background(), org, url)
 	require.NoError(t, err)
 	require.True(t, strings.HasPrefix(secret, webhooks.SecretPrefix), secret)
 	return ep, secret
@@ -208,7 +208,7 @@ func createPayout(t *testing.T, e *tambala.Engine, p tambala.Principal, body str
 
 func (env *whEnv) collect(t *testing.T, amount int) tambala.Collection {
 	t.Helper()
-	c, err := env.engine.SimulateCollection(context.Background(), env.p, tambala.SimulatedCollection{Amount: money.FromInt(money.MWK, int64(amount))})
+	c, err := env.engine.Client(env.p).SimulateCollection(context.Background(), tambala.SimulatedCollection{Amount: money.FromInt(money.MWK, int64(amount))})
 	require.NoError(t, err)
 	return c
 }
@@ -226,7 +226,7 @@ func allDeliveries(t tb, e *tambala.Engine, org string, limit int) []tambala.Del
 	var out []tambala.DeliveryView
 	page := tambala.PageRequest{Limit: limit}
 	for {
-		res, err := e.Deliveries(context.Background(), org, page)
+		res, err := e.Operator().Deliveries(context.Background(), org, page)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -326,7 +326,7 @@ func TestWebhookSignatureAndEnvelope(t *testing.T) {
 	assert.Equal(t, webhooks.PayoutSucceeded, ev.EventType)
 	assert.Regexp(t, `^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`, ev.CreatedAt)
 	// The balance after the change, as JSON numbers (not strings).
-	bal, err := env.engine.BalanceV1(ctx, env.p)
+	bal, err := env.engine.Client(env.p).BalanceV1(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, "94718.00", bal.Available.String())
 	assert.Equal(t, bal.Available.String(), string(ev.Balance.Available))
@@ -338,7 +338,7 @@ func TestWebhookSignatureAndEnvelope(t *testing.T) {
 	require.NoError(t, dec.Decode(&n))
 	assert.IsType(t, json.Number(""), n)
 	// data is GET /v1/payouts/{id}, byte for byte.
-	read, err := env.engine.Payout(ctx, env.p, id)
+	read, err := env.engine.Client(env.p).Payout(ctx, id)
 	require.NoError(t, err)
 	assert.Equal(t, string(payouts.Render(read)), string(ev.Data))
 
@@ -352,12 +352,12 @@ func TestWebhookSignatureAndEnvelope(t *testing.T) {
 	assert.Equal(t, got.Signature, d.Attempts[0].Signature)
 
 	// The other resources' events carry their read rendering too.
-	col, err := env.engine.RecordCollection(ctx, env.p.Org.ID, tambala.NewCollection{
+	col, err := env.engine.Operator().RecordCollection(ctx, env.p.Org.ID, tambala.NewCollection{
 		Amount: money.FromInt(money.MWK, 1000), SourceCustomerName: `<script>"x"&</script>`, SourceAccountNumber: "265880000000",
 		SourceInstitution: "Bank & Co", RTPReferenceNumber: "RTP-1",
 	})
 	require.NoError(t, err)
-	tr, err := env.engine.RecordTrade(ctx, env.p.Org.ID, tambala.NewTrade{Ref: "otc-1", USDTAmount: mustParse(money.USDT, "10.5"), ClientRate: money.MustRate("1750.125")})
+	tr, err := env.engine.Operator().RecordTrade(ctx, env.p.Org.ID, tambala.NewTrade{Ref: "otc-1", USDTAmount: mustParse(money.USDT, "10.5"), ClientRate: money.MustRate("1750.125")})
 	require.NoError(t, err)
 	assert.Equal(t, 2, env.dispatch(t))
 	reqs = rc.requests()
@@ -368,11 +368,11 @@ func TestWebhookSignatureAndEnvelope(t *testing.T) {
 		e := parseEnvelope(t, r.Body)
 		byType[e.EventType] = e
 	}
-	gotCol, err := env.engine.CollectionByID(ctx, env.p, col.ID)
+	gotCol, err := env.engine.Client(env.p).Collection(ctx, col.ID)
 	require.NoError(t, err)
 	wantCol, _ := json.Marshal(gotCol) // GET /v1/collections/{id}
 	assert.Equal(t, string(wantCol), string(byType[webhooks.CollectionSettled].Data))
-	trades, err := env.engine.Trades(ctx, env.p, tambala.PageRequest{})
+	trades, err := env.engine.Client(env.p).Trades(ctx, tambala.PageRequest{})
 	require.NoError(t, err)
 	require.Len(t, trades.Items, 1)
 	assert.Equal(t, tr.ID, trades.Items[0].ID)
@@ -555,14 +555,14 @@ func TestWebhookSecretRotation(t *testing.T) {
 	env := newWHEnv(t, memstore.New(), rc)
 	ctx := context.Background()
 	secretA := env.secret
-	epA, _, err := env.engine.WebhookEndpoint(ctx, env.p.Org.ID)
+	epA, _, err := env.engine.Operator().WebhookEndpoint(ctx, env.p.Org.ID)
 	require.NoError(t, err)
 	first := env.collect(t, 1000)
 
 	epB, secretB := env.setEndpoint(t, env.p.Org.ID, rc.URL())
 	assert.NotEqual(t, secretA, secretB)
 	assert.NotEqual(t, epA.SecretID, epB.SecretID)
-	cur, ok, err := env.engine.WebhookEndpoint(ctx, env.p.Org.ID)
+	cur, ok, err := env.engine.Operator().WebhookEndpoint(ctx, env.p.Org.ID)
 	require.NoError(t, err)
 	require.True(t, ok)
 	assert.Equal(t, epB.SecretID, cur.SecretID)
@@ -693,14 +693,14 @@ func TestWebhookBalanceLow(t *testing.T) {
 		rc := newWHReceiver(t, http.StatusOK)
 		env := newWHEnv(t, memstore.New(), rc)
 		e := env.engine
-		org, err := e.CreateOrganization(ctx, tambala.NewOrganization{Name: "Low", BalanceFloorMWK: "5000"})
+		org, err := e.Operator().CreateOrganization(ctx, tambala.NewOrganization{Name: "Low", BalanceFloorMWK: "5000"})
 		require.NoError(t, err)
 		assert.Equal(t, "5000.00", org.BalanceFloorMWK)
-		require.NoError(t, e.Fund(ctx, org.ID, money.FromInt(money.MWK, 10000), "start"))
+		require.NoError(t, e.Operator().Fund(ctx, org.ID, money.FromInt(money.MWK, 10000), "start"))
 		_, secret := env.setEndpoint(t, org.ID, rc.URL())
 		p := actFor(e, org.ID)
 		balance := func() ledger.Balance {
-			b, err := e.BalanceV1(ctx, p)
+			b, err := e.Client(p).BalanceV1(ctx)
 			require.NoError(t, err)
 			return b
 		}
@@ -722,7 +722,7 @@ func TestWebhookBalanceLow(t *testing.T) {
 		assert.Len(t, balanceLows(t, e, org.ID), 1)
 
 		// A recovery sends nothing.
-		_, err = e.SimulateCollection(ctx, p, tambala.SimulatedCollection{Amount: money.FromInt(money.MWK, 20000)})
+		_, err = e.Client(p).SimulateCollection(ctx, tambala.SimulatedCollection{Amount: money.FromInt(money.MWK, 20000)})
 		require.NoError(t, err)
 		for _, d := range allDeliveries(t, e, org.ID, 200) {
 			assert.NotContains(t, d.EventType, "recover")
@@ -760,28 +760,28 @@ func TestWebhookBalanceLow(t *testing.T) {
 		env.payout(t, momo("111100000112", 1000))
 		assert.Empty(t, balanceLows(t, e, org), "no floor, no event")
 
-		_, err := e.SetBalanceFloor(ctx, org, "200000.00")
+		_, err := e.Operator().SetBalanceFloor(ctx, org, "200000.00")
 		require.NoError(t, err)
 		env.payout(t, momo("111100000221", 10))
 		lows := balanceLows(t, e, org)
 		require.Len(t, lows, 1)
-		bal, err := e.BalanceV1(ctx, env.p)
+		bal, err := e.Client(env.p).BalanceV1(ctx)
 		require.NoError(t, err)
 		checkData(t, lows[0], bal, "200000.00")
 
 		env.clock.Advance(9 * time.Minute)
 		col := env.collect(t, 1000)
-		_, err = e.ReverseCollection(ctx, org, col.ID) // lowers available
+		_, err = e.Operator().ReverseCollection(ctx, org, col.ID) // lowers available
 		require.NoError(t, err)
 		assert.Len(t, balanceLows(t, e, org), 1)
 
 		env.clock.Advance(time.Minute)
 		col = env.collect(t, 1000)
-		_, err = e.ReverseCollection(ctx, org, col.ID)
+		_, err = e.Operator().ReverseCollection(ctx, org, col.ID)
 		require.NoError(t, err)
 		assert.Len(t, balanceLows(t, e, org), 2, "after the configured 10 min window")
 
-		_, err = e.SetBalanceFloor(ctx, org, "")
+		_, err = e.Operator().SetBalanceFloor(ctx, org, "")
 		require.NoError(t, err)
 		env.clock.Advance(time.Hour)
 		env.payout(t, momo("111100000330", 10))
@@ -798,14 +798,14 @@ func TestWebhookNoEventOnRollback(t *testing.T) {
 		env := newWHEnv(t, memstore.New(), newWHReceiver(t, http.StatusOK))
 		col := env.collect(t, 10000) // credits 9850.00: available 109850.00
 		env.payout(t, momo("111100000112", 100000))
-		b, err := env.engine.BalanceV1(ctx, env.p)
+		b, err := env.engine.Client(env.p).BalanceV1(ctx)
 		require.NoError(t, err)
 		require.Negative(t, b.Available.Cmp(col.AmountCredited), "cannot cover the reversal")
-		_, err = env.engine.ReverseCollection(ctx, env.p.Org.ID, col.ID)
+		_, err = env.engine.Operator().ReverseCollection(ctx, env.p.Org.ID, col.ID)
 		require.Error(t, err)
 		assert.Equal(t, errcode.InsufficientFunds, errcode.Of(err))
 		assert.Equal(t, []string{webhooks.CollectionSettled}, types(env.deliveries(t)))
-		got, err := env.engine.CollectionByID(ctx, env.p, col.ID)
+		got, err := env.engine.Client(env.p).Collection(ctx, col.ID)
 		require.NoError(t, err)
 		assert.Equal(t, tambala.CollectionSettled, got.Status)
 	})
@@ -820,7 +820,7 @@ func TestWebhookNoEventOnRollback(t *testing.T) {
 			require.NoError(t, err)
 		}
 		status := func() string {
-			b, err := payoutBytes(env.engine.Payout(ctx, env.p, id))
+			b, err := payoutBytes(env.engine.Client(env.p).Payout(ctx, id))
 			require.NoError(t, err)
 			var po struct{ Status string }
 			require.NoError(t, json.Unmarshal(b, &po))
@@ -846,7 +846,7 @@ func TestWebhookNoEventOnRollback(t *testing.T) {
 		require.EqualValues(t, 1, fs.Injected())
 		assert.Equal(t, "pending", status())
 		assert.Zero(t, succeeded(), "no event for a rolled-back change")
-		b, err := env.engine.BalanceV1(ctx, env.p)
+		b, err := env.engine.Client(env.p).BalanceV1(ctx)
 		require.NoError(t, err)
 		assert.Equal(t, "5282.00", b.Held.String(), "still held")
 
@@ -873,20 +873,20 @@ func TestWebhookNoEventOnRollback(t *testing.T) {
 		fs := storetest.NewFaultStore(memstore.New())
 		env := newWHEnv(t, fs, nil)
 		env.setEndpoint(t, env.p.Org.ID, "http://127.0.0.1:9/hook")
-		before, err := env.engine.BalanceV1(ctx, env.p)
+		before, err := env.engine.Client(env.p).BalanceV1(ctx)
 		require.NoError(t, err)
 		for n := int64(1); ; n++ {
 			fs.FailOp(n)
-			_, err := env.engine.SimulateCollection(ctx, env.p, tambala.SimulatedCollection{Amount: money.FromInt(money.MWK, 100)})
+			_, err := env.engine.Client(env.p).SimulateCollection(ctx, tambala.SimulatedCollection{Amount: money.FromInt(money.MWK, 100)})
 			fs.FailOp(0)
 			if err == nil {
 				break // n is past the transaction's last operation
 			}
-			page, lerr := env.engine.Collections(ctx, env.p, tambala.PageRequest{})
+			page, lerr := env.engine.Client(env.p).Collections(ctx, tambala.PageRequest{})
 			require.NoError(t, lerr)
 			assert.Empty(t, page.Items, "op %d", n)
 			assert.Empty(t, env.deliveries(t), "op %d", n)
-			b, berr := env.engine.BalanceV1(ctx, env.p)
+			b, berr := env.engine.Client(env.p).BalanceV1(ctx)
 			require.NoError(t, berr)
 			assert.Equal(t, before.Available.String(), b.Available.String())
 			require.Less(t, n, int64(200))
@@ -928,13 +928,13 @@ func TestWebhookRedeliver(t *testing.T) {
 
 	// Another organization's delivery id is not found.
 	other := fundedPrincipal(t, env.engine, "10.00")
-	_, err := env.engine.Redeliver(ctx, other.Org.ID, dead.ID)
+	_, err := env.engine.Operator().Redeliver(ctx, other.Org.ID, dead.ID)
 	assert.Equal(t, errcode.NotFound, errcode.Of(err))
-	_, err = env.engine.Redeliver(ctx, env.p.Org.ID, "no-such-delivery")
+	_, err = env.engine.Operator().Redeliver(ctx, env.p.Org.ID, "no-such-delivery")
 	assert.Equal(t, errcode.NotFound, errcode.Of(err))
 
 	// One more full schedule: the receiver is still failing at first.
-	v, err := env.engine.Redeliver(ctx, env.p.Org.ID, dead.ID)
+	v, err := env.engine.Operator().Redeliver(ctx, env.p.Org.ID, dead.ID)
 	require.NoError(t, err)
 	assert.Equal(t, webhooks.Pending, v.State)
 	assert.Len(t, v.Attempts, 6, "the log keeps every attempt")
@@ -963,14 +963,14 @@ func TestWebhookRedeliver(t *testing.T) {
 	}
 
 	// Only a dead delivery is re-delivered.
-	_, err = env.engine.Redeliver(ctx, env.p.Org.ID, d.ID)
+	_, err = env.engine.Operator().Redeliver(ctx, env.p.Org.ID, d.ID)
 	assert.Equal(t, errcode.Conflict, errcode.Of(err), "delivered")
 	pending := env.collect(t, 500)
 	_ = pending
 	ds := env.deliveries(t)
 	require.Len(t, ds, 2)
 	require.Equal(t, webhooks.Pending, ds[0].State)
-	_, err = env.engine.Redeliver(ctx, env.p.Org.ID, ds[0].ID)
+	_, err = env.engine.Operator().Redeliver(ctx, env.p.Org.ID, ds[0].ID)
 	assert.Equal(t, errcode.Conflict, errcode.Of(err), "pending")
 	assert.Equal(t, 1, env.dispatch(t))
 	assert.Equal(t, 9, rc.count())
@@ -998,7 +998,7 @@ func TestWebhookRedeliverFullSchedule(t *testing.T) {
 	}
 	failAll()
 	assert.Equal(t, 6, rc.count())
-	_, err := env.engine.Redeliver(context.Background(), env.p.Org.ID, env.only(t).ID)
+	_, err := env.engine.Operator().Redeliver(context.Background(), env.p.Org.ID, env.only(t).ID)
 	require.NoError(t, err)
 	failAll()
 	assert.Equal(t, 12, rc.count())
@@ -1058,31 +1058,31 @@ func TestWebhookEndpoints(t *testing.T) {
 	org := env.p.Org.ID
 
 	// No endpoint: nothing is written for the organization's events.
-	_, ok, err := env.engine.WebhookEndpoint(ctx, org)
+	_, ok, err := env.engine.Operator().WebhookEndpoint(ctx, org)
 	require.NoError(t, err)
 	assert.False(t, ok)
 	env.collect(t, 100)
 	assert.Empty(t, env.deliveries(t))
 
 	for _, u := range []string{"https://hooks.example.com/x", "http://127.0.0.1:8080/x", "http://localhost/x", "http://[::1]:9/x"} {
-		_, _, err := env.engine.SetWebhookEndpoint(ctx, org, u)
+		_, _, err := env.engine.Operator().SetWebhookEndpoint(ctx, org, u)
 		assert.NoError(t, err, u)
 	}
 	for _, u := range []string{"http://hooks.example.com/x", "http://10.0.0.1/x", "ftp://127.0.0.1/x", "/relative", "https://user:pw@hooks.example.com/x", "https://" + strings.Repeat("a", 2050) + ".com"} {
-		_, _, err := env.engine.SetWebhookEndpoint(ctx, org, u)
+		_, _, err := env.engine.Operator().SetWebhookEndpoint(ctx, org, u)
 		assert.Equal(t, errcode.ValidationError, errcode.Of(err), u)
 	}
-	_, _, err = env.engine.SetWebhookEndpoint(ctx, "no-such-org", "https://hooks.example.com/x")
+	_, _, err = env.engine.Operator().SetWebhookEndpoint(ctx, "no-such-org", "https://hooks.example.com/x")
 	assert.Equal(t, errcode.NotFound, errcode.Of(err))
 
 	// In production plain http is refused even to a loopback address.
 	prod, err := tambala.New(env.store, &tambala.Options{Environment: tambala.Production, Clock: env.clock.Now})
 	require.NoError(t, err)
-	_, _, err = prod.SetWebhookEndpoint(ctx, org, "http://127.0.0.1:8080/x")
+	_, _, err = prod.Operator().SetWebhookEndpoint(ctx, org, "http://127.0.0.1:8080/x")
 	assert.Equal(t, errcode.ValidationError, errcode.Of(err))
-	_, _, err = prod.SetWebhookEndpoint(ctx, org, "https://hooks.example.com/y")
+	_, _, err = prod.Operator().SetWebhookEndpoint(ctx, org, "https://hooks.example.com/y")
 	require.NoError(t, err)
-	ep, ok, err := env.engine.WebhookEndpoint(ctx, org)
+	ep, ok, err := env.engine.Operator().WebhookEndpoint(ctx, org)
 	require.NoError(t, err)
 	require.True(t, ok)
 	assert.Equal(t, "https://hooks.example.com/y", ep.URL)
@@ -1174,14 +1174,14 @@ func webhookEventsProperty(rt *rapid.T, s store.Store) {
 		if err != nil {
 			rt.Fatal(err)
 		}
-		org, err := e.CreateOrganization(ctx, tambala.NewOrganization{Name: "R"})
+		org, err := e.Operator().CreateOrganization(ctx, tambala.NewOrganization{Name: "R"})
 		if err != nil {
 			rt.Fatal(err)
 		}
-		if err := e.Fund(ctx, org.ID, money.FromInt(money.MWK, 30000), "start"); err != nil {
+		if err := e.Operator().Fund(ctx, org.ID, money.FromInt(money.MWK, 30000), "start"); err != nil {
 			rt.Fatal(err)
 		}
-		if _, _, err := e.SetWebhookEndpoint(ctx, org.ID, "https://hooks.example.com/tambala"); err != nil {
+		if _, _, err := e.Operator().SetWebhookEndpoint(ctx, org.ID, "https://hooks.example.com/tambala"); err != nil {
 			rt.Fatal(err)
 		}
 		p := actFor(e, org.ID)
@@ -1200,7 +1200,7 @@ func webhookEventsProperty(rt *rapid.T, s store.Store) {
 		n := 0
 
 		status := func(rt *rapid.T, id string) string {
-			b, err := payoutBytes(e.Payout(ctx, p, id))
+			b, err := payoutBytes(e.Client(p).Payout(ctx, id))
 			if err != nil {
 				rt.Fatal(err)
 			}
@@ -1285,7 +1285,7 @@ func webhookEventsProperty(rt *rapid.T, s store.Store) {
 		refresh := func(rt *rapid.T) {
 			page := tambala.PageRequest{Limit: 5}
 			for {
-				res, err := e.Deliveries(ctx, org.ID, page)
+				res, err := e.Operator().Deliveries(ctx, org.ID, page)
 				if err != nil {
 					rt.Fatal(err)
 				}
@@ -1354,7 +1354,7 @@ func webhookEventsProperty(rt *rapid.T, s store.Store) {
 				}
 				id := rapid.SampledFrom(poIDs).Draw(rt, "payout")
 				was := status(rt, id)
-				err := e.ClawbackPayout(ctx, id)
+				err := e.Operator().ClawbackPayout(ctx, id)
 				switch {
 				case was == "succeeded" && err == nil:
 					pos[id].clawed = true
@@ -1366,7 +1366,7 @@ func webhookEventsProperty(rt *rapid.T, s store.Store) {
 			},
 			"collect": func(rt *rapid.T) {
 				amount := rapid.IntRange(1, 8000).Draw(rt, "amount")
-				c, err := e.SimulateCollection(ctx, p, tambala.SimulatedCollection{Amount: money.FromInt(money.MWK, int64(amount))})
+				c, err := e.Client(p).SimulateCollection(ctx, tambala.SimulatedCollection{Amount: money.FromInt(money.MWK, int64(amount))})
 				if err != nil {
 					rt.Fatal(err)
 				}
@@ -1378,7 +1378,7 @@ func webhookEventsProperty(rt *rapid.T, s store.Store) {
 					rt.Skip()
 				}
 				id := rapid.SampledFrom(colIDs).Draw(rt, "collection")
-				_, err := e.ReverseCollection(ctx, org.ID, id)
+				_, err := e.Operator().ReverseCollection(ctx, org.ID, id)
 				switch {
 				case err == nil && cols[id] == tambala.CollectionSettled:
 					cols[id] = tambala.CollectionReversed
@@ -1394,7 +1394,7 @@ func webhookEventsProperty(rt *rapid.T, s store.Store) {
 				if rapid.IntRange(0, 4).Draw(rt, "other figures") == 0 {
 					usdt = "11.00"
 				}
-				tr, err := e.RecordTrade(ctx, org.ID, tambala.NewTrade{Ref: ref, USDTAmount: mustParse(money.USDT, usdt), ClientRate: money.MustRate("1750.5")})
+				tr, err := e.Operator().RecordTrade(ctx, org.ID, tambala.NewTrade{Ref: ref, USDTAmount: mustParse(money.USDT, usdt), ClientRate: money.MustRate("1750.5")})
 				first, known := trades[ref]
 				switch {
 				case !known && err == nil:

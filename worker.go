@@ -466,9 +466,8 @@ func (e *Engine) clawback(tx store.Tx, rec *payoutRecord, now time.Time) error {
 	return e.emit(tx, p.Org, webhooks.PayoutReversed, payouts.Render(p))
 }
 
-// ClawbackPayout records a provider clawback of a succeeded payout (the
-// operator's side, or a provider callback).
-func (e *Engine) ClawbackPayout(ctx context.Context, id string) error {
+// clawbackPayout is Operator.ClawbackPayout.
+func (e *Engine) clawbackPayout(ctx context.Context, id string) error {
 	var rec payoutRecord
 	err := e.store.Update(ctx, func(tx store.Tx) error {
 		rec = payoutRecord{}

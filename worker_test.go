@@ -76,7 +76,7 @@ func (w *workerEnv) payout(t *testing.T, rail payouts.Rail, body string) string 
 
 func (w *workerEnv) read(t *testing.T, id string) map[string]any {
 	t.Helper()
-	b, err := payoutBytes(w.engine.Payout(context.Background(), w.p, id))
+	b, err := payoutBytes(w.engine.Client(w.p).Payout(context.Background(), id))
 	require.NoError(t, err)
 	var m map[string]any
 	require.NoError(t, json.Unmarshal(b, &m))
@@ -93,7 +93,7 @@ func (w *workerEnv) run(t *testing.T, steps int, step time.Duration) {
 }
 
 func (w *workerEnv) balance(t *testing.T) ledger.Balance {
-	b, err := w.engine.BalanceV1(context.Background(), w.p)
+	b, err := w.engine.Client(w.p).BalanceV1(context.Background())
 	require.NoError(t, err)
 	return b
 }
@@ -147,7 +147,7 @@ func TestWorkerClawback(t *testing.T) {
 	w.run(t, 5, time.Second)
 	before := w.read(t, id)
 	require.Equal(t, "succeeded", before["status"])
-	require.NoError(t, w.engine.ClawbackPayout(context.Background(), id))
+	require.NoError(t, w.engine.Operator().ClawbackPayout(context.Background(), id))
 	after := w.read(t, id)
 	assert.Equal(t, "reversed", after["status"])
 	assert.Equal(t, before["fee"], after["fee"], "a reversed payout keeps its fee")
@@ -156,7 +156,7 @@ func TestWorkerClawback(t *testing.T) {
 	b := w.balance(t)
 	// 10000 bank: fee 500 + 80 + 101.50 = 681.50; the amount came back, the fee did not.
 	assert.Equal(t, "99318.50", b.Available.String())
-	err := w.engine.ClawbackPayout(context.Background(), id)
+	err := w.engine.Operator().ClawbackPayout(context.Background(), id)
 	assert.Error(t, err, "a payout is clawed back once")
 
 	// A clawback the provider reports at once is succeeded then reversed.
@@ -260,7 +260,7 @@ func TestWorkerFeeAboveHold(t *testing.T) {
 	assert.Equal(t, "60.30", b.Shortfall.String())
 
 	// The next collection covers the shortfall first: 100 less 1.50 is 98.50.
-	_, err = w.engine.SimulateCollection(ctx, w.p, tambala.SimulatedCollection{Amount: money.FromInt(money.MWK, 100)})
+	_, err = w.engine.Client(w.p).SimulateCollection(ctx, tambala.SimulatedCollection{Amount: money.FromInt(money.MWK, 100)})
 	require.NoError(t, err)
 	b = w.balance(t)
 	assert.Equal(t, "38.20", b.Available.String())

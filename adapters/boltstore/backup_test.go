@@ -37,9 +37,9 @@ func TestBackup_WhileWritesRun(t *testing.T) {
 		Payouts: sandbox.New(&sandbox.Options{Delay: 5 * time.Millisecond, Store: st}),
 	})
 	require.NoError(t, err)
-	org, err := eng.CreateOrganization(ctx, tambala.NewOrganization{Name: "Backed up"})
+	org, err := eng.Operator().CreateOrganization(ctx, tambala.NewOrganization{Name: "Backed up"})
 	require.NoError(t, err)
-	require.NoError(t, eng.Fund(ctx, org.ID, money.FromInt(money.MWK, 1_000_000_000), "opening"))
+	require.NoError(t, eng.Operator().Fund(ctx, org.ID, money.FromInt(money.MWK, 1_000_000_000), "opening"))
 	p, err := eng.Act(ctx, org.ID)
 	require.NoError(t, err)
 
@@ -60,7 +60,7 @@ func TestBackup_WhileWritesRun(t *testing.T) {
 			for i := 0; !stop.Load(); i++ {
 				req := payouts.Request{Rail: payouts.Momo, Amount: money.FromInt(money.MWK, 1000),
 					Destination: payouts.Destination{InstitutionID: 101, MobileNumber: "111100000112", BeneficiaryName: "Test Wallet"}}
-				created, err := eng.CreatePayout(ctx, p, req, tambala.Idempotency{Key: fmt.Sprintf("c%d-%d", c, i)})
+				created, err := eng.Client(p).CreatePayout(ctx, req, tambala.Idempotency{Key: fmt.Sprintf("c%d-%d", c, i)})
 				if err != nil {
 					t.Errorf("client %d: %v", c, err)
 					return
@@ -116,12 +116,12 @@ func TestBackup_WhileWritesRun(t *testing.T) {
 		rp, err := reng.Act(context.Background(), org.ID)
 		require.NoError(t, err)
 		for _, id := range c.before {
-			_, err := reng.Payout(context.Background(), rp, id)
+			_, err := reng.Client(rp).Payout(context.Background(), id)
 			require.NoError(t, err, "copy %d: payout %s was acknowledged before the copy began", i, id)
 		}
 		inCopy := 0
 		for req := (tambala.PageRequest{Limit: tambala.MaxPageSize}); ; {
-			page, err := reng.Payouts(context.Background(), rp, req, tambala.PayoutFilter{})
+			page, err := reng.Client(rp).Payouts(context.Background(), req, tambala.PayoutFilter{})
 			require.NoError(t, err)
 			inCopy += len(page.Items)
 			if !page.HasMore {

@@ -133,7 +133,7 @@ func (a *Admin) reply(w http.ResponseWriter, r *http.Request, status int, v any,
 }
 
 func (a *Admin) listOrgs(w http.ResponseWriter, r *http.Request) {
-	orgs, err := a.engine.Organizations(r.Context())
+	orgs, err := a.engine.Operator().Organizations(r.Context())
 	if orgs == nil {
 		orgs = []tambala.Organization{}
 	}
@@ -151,14 +151,14 @@ func (a *Admin) createOrg(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	o, err := a.engine.CreateOrganization(r.Context(), tambala.NewOrganization{
+	o, err := a.engine.Operator().CreateOrganization(r.Context(), tambala.NewOrganization{
 		Name: in.Name, Assets: in.Assets, V2Access: in.V2Access, BalanceFloorMWK: in.BalanceFloorMWK,
 	})
 	a.reply(w, r, http.StatusCreated, o, err)
 }
 
 func (a *Admin) getOrg(w http.ResponseWriter, r *http.Request) {
-	o, err := a.engine.Organization(r.Context(), r.PathValue("org"))
+	o, err := a.engine.Operator().Organization(r.Context(), r.PathValue("org"))
 	a.reply(w, r, http.StatusOK, o, err)
 }
 
@@ -170,7 +170,7 @@ func (a *Admin) setStatus(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	o, err := a.engine.SetOrganizationStatus(r.Context(), r.PathValue("org"), in.Status)
+	o, err := a.engine.Operator().SetOrganizationStatus(r.Context(), r.PathValue("org"), in.Status)
 	a.reply(w, r, http.StatusOK, o, err)
 }
 
@@ -182,7 +182,7 @@ func (a *Admin) setV2Access(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	o, err := a.engine.SetV2Access(r.Context(), r.PathValue("org"), in.V2Access)
+	o, err := a.engine.Operator().SetV2Access(r.Context(), r.PathValue("org"), in.V2Access)
 	a.reply(w, r, http.StatusOK, o, err)
 }
 
@@ -194,7 +194,7 @@ func (a *Admin) setAssets(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	o, err := a.engine.SetAssets(r.Context(), r.PathValue("org"), in.Assets)
+	o, err := a.engine.Operator().SetAssets(r.Context(), r.PathValue("org"), in.Assets)
 	a.reply(w, r, http.StatusOK, o, err)
 }
 
@@ -206,7 +206,7 @@ func (a *Admin) setFloor(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	o, err := a.engine.SetBalanceFloor(r.Context(), r.PathValue("org"), in.FloorMWK)
+	o, err := a.engine.Operator().SetBalanceFloor(r.Context(), r.PathValue("org"), in.FloorMWK)
 	a.reply(w, r, http.StatusOK, o, err)
 }
 
@@ -218,12 +218,12 @@ func (a *Admin) setAllowlist(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	o, err := a.engine.SetAllowlist(r.Context(), r.PathValue("org"), in.Addresses)
+	o, err := a.engine.Operator().SetAllowlist(r.Context(), r.PathValue("org"), in.Addresses)
 	a.reply(w, r, http.StatusOK, o, err)
 }
 
 func (a *Admin) listKeys(w http.ResponseWriter, r *http.Request) {
-	keys, err := a.engine.Keys(r.Context(), r.PathValue("org"))
+	keys, err := a.engine.Operator().Keys(r.Context(), r.PathValue("org"))
 	if keys == nil {
 		keys = []tambala.APIKey{}
 	}
@@ -231,7 +231,7 @@ func (a *Admin) listKeys(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *Admin) createKey(w http.ResponseWriter, r *http.Request) {
-	full, k, err := a.engine.CreateKey(r.Context(), r.PathValue("org"))
+	full, k, err := a.engine.Operator().CreateKey(r.Context(), r.PathValue("org"))
 	a.reply(w, r, http.StatusCreated, struct {
 		Key string `json:"key"` // shown once, never again
 		tambala.APIKey
@@ -239,7 +239,7 @@ func (a *Admin) createKey(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *Admin) revokeKey(w http.ResponseWriter, r *http.Request) {
-	k, err := a.engine.RevokeKey(r.Context(), r.PathValue("org"), r.PathValue("key"))
+	k, err := a.engine.Operator().RevokeKey(r.Context(), r.PathValue("org"), r.PathValue("key"))
 	a.reply(w, r, http.StatusOK, k, err)
 }
 
@@ -264,7 +264,7 @@ func (a *Admin) fund(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	org := r.PathValue("org")
-	if err := a.engine.Fund(r.Context(), org, amt, in.Ref); err != nil {
+	if err := a.engine.Operator().Fund(r.Context(), org, amt, in.Ref); err != nil {
 		writeError(w, r, a.log, err)
 		return
 	}
@@ -277,7 +277,7 @@ func (a *Admin) setPayoutLimits(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	o, err := a.engine.SetPayoutLimits(r.Context(), r.PathValue("org"), in)
+	o, err := a.engine.Operator().SetPayoutLimits(r.Context(), r.PathValue("org"), in)
 	a.reply(w, r, http.StatusOK, o, err)
 }
 
@@ -289,7 +289,7 @@ func (a *Admin) setRail(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	rails, err := a.engine.SetRailDisabled(r.Context(), payouts.Rail(r.PathValue("rail")), in.Disabled)
+	rails, err := a.engine.Operator().SetRailDisabled(r.Context(), payouts.Rail(r.PathValue("rail")), in.Disabled)
 	a.reply(w, r, http.StatusOK, rails, err)
 }
 
@@ -318,13 +318,13 @@ func (a *Admin) syncInstitutions(w http.ResponseWriter, r *http.Request) {
 		}
 		list = append(list, inst)
 	}
-	err := a.engine.SyncInstitutions(r.Context(), list)
+	err := a.engine.Operator().SyncInstitutions(r.Context(), list)
 	a.reply(w, r, http.StatusOK, map[string]any{"institutions": len(list)}, err)
 }
 
 func (a *Admin) clawback(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	err := a.engine.ClawbackPayout(r.Context(), id)
+	err := a.engine.Operator().ClawbackPayout(r.Context(), id)
 	a.reply(w, r, http.StatusOK, map[string]any{"payout_id": id, "status": "reversed"}, err)
 }
 
@@ -352,12 +352,12 @@ func (a *Admin) recordTrade(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	t, err := a.engine.RecordTrade(r.Context(), r.PathValue("org"), tambala.NewTrade{Ref: in.Ref, USDTAmount: amt, ClientRate: rate})
+	t, err := a.engine.Operator().RecordTrade(r.Context(), r.PathValue("org"), tambala.NewTrade{Ref: in.Ref, USDTAmount: amt, ClientRate: rate})
 	a.reply(w, r, http.StatusCreated, t, err)
 }
 
 func (a *Admin) reverseCollection(w http.ResponseWriter, r *http.Request) {
-	c, err := a.engine.ReverseCollection(r.Context(), r.PathValue("org"), r.PathValue("id"))
+	c, err := a.engine.Operator().ReverseCollection(r.Context(), r.PathValue("org"), r.PathValue("id"))
 	a.reply(w, r, http.StatusOK, c, err)
 }
 
@@ -369,7 +369,7 @@ func (a *Admin) setWebhook(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	ep, secret, err := a.engine.SetWebhookEndpoint(r.Context(), r.PathValue("org"), in.URL)
+	ep, secret, err := a.engine.Operator().SetWebhookEndpoint(r.Context(), r.PathValue("org"), in.URL)
 	a.reply(w, r, http.StatusOK, struct {
 		tambala.Endpoint
 		Secret string `json:"secret"` // shown once, never again
@@ -383,17 +383,17 @@ func (a *Admin) listDeliveries(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	res, err := a.engine.Deliveries(r.Context(), r.PathValue("org"), page)
+	res, err := a.engine.Operator().Deliveries(r.Context(), r.PathValue("org"), page)
 	a.reply(w, r, http.StatusOK, pageJSON("deliveries", res.Items, res.HasMore, res.NextBeforeID), err)
 }
 
 func (a *Admin) redeliver(w http.ResponseWriter, r *http.Request) {
-	v, err := a.engine.Redeliver(r.Context(), r.PathValue("org"), r.PathValue("id"))
+	v, err := a.engine.Operator().Redeliver(r.Context(), r.PathValue("org"), r.PathValue("id"))
 	a.reply(w, r, http.StatusOK, v, err)
 }
 
 func (a *Admin) getPause(w http.ResponseWriter, r *http.Request) {
-	s, err := a.engine.Pause(r.Context())
+	s, err := a.engine.Operator().Pause(r.Context())
 	a.reply(w, r, http.StatusOK, pauseJSON(s), err)
 }
 
@@ -412,7 +412,7 @@ func (a *Admin) setPause(w http.ResponseWriter, r *http.Request) {
 	} else if in.Mode == "" {
 		mode = "unset"
 	}
-	s, err := a.engine.SetPause(r.Context(), in.API, mode)
+	s, err := a.engine.Operator().SetPause(r.Context(), in.API, mode)
 	a.reply(w, r, http.StatusOK, pauseJSON(s), err)
 }
 
@@ -460,7 +460,7 @@ func (a *Admin) payoutsInFlight(w http.ResponseWriter, r *http.Request) {
 		}
 		f.Limit = n
 	}
-	list, err := a.engine.PayoutsInFlight(r.Context(), f)
+	list, err := a.engine.Operator().PayoutsInFlight(r.Context(), f)
 	if err != nil {
 		writeError(w, r, a.log, err)
 		return
@@ -503,7 +503,7 @@ func (a *Admin) resolvePayout(w http.ResponseWriter, r *http.Request) {
 		}
 		res.Fee = &fee
 	}
-	p, err := a.engine.ResolvePayout(r.Context(), r.PathValue("id"), res)
+	p, err := a.engine.Operator().ResolvePayout(r.Context(), r.PathValue("id"), res)
 	if err != nil {
 		writeError(w, r, a.log, err)
 		return

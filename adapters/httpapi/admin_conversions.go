@@ -42,7 +42,7 @@ func (a *Admin) getAssetLimits(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	l, err := a.engine.AssetLimits(r.Context(), asset, op)
+	l, err := a.engine.Operator().AssetLimits(r.Context(), asset, op)
 	if err != nil {
 		writeError(w, r, a.log, err)
 		return
@@ -97,7 +97,7 @@ func (a *Admin) setAssetLimits(w http.ResponseWriter, r *http.Request) {
 		}
 		*b.out = &v
 	}
-	if err := a.engine.SetAssetLimits(r.Context(), asset, op, l); err != nil {
+	if err := a.engine.Operator().SetAssetLimits(r.Context(), asset, op, l); err != nil {
 		writeError(w, r, a.log, err)
 		return
 	}

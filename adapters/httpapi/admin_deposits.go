@@ -18,7 +18,7 @@ func (a *Admin) depositRoutes() {
 // /admin/orgs/{org}/deposit-addresses/{network}/rotate: a new address from
 // the issuer replaces the organization's address on the network.
 func (a *Admin) rotateDepositAddress(w http.ResponseWriter, r *http.Request) {
-	d, err := a.engine.RotateDepositAddress(r.Context(), r.PathValue("org"), r.PathValue("network"))
+	d, err := a.engine.Operator().RotateDepositAddress(r.Context(), r.PathValue("org"), r.PathValue("network"))
 	a.reply(w, r, http.StatusOK, d, err)
 }
 
@@ -53,7 +53,7 @@ func (a *Admin) recordDeposit(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, &errcode.Error{Code: errcode.ValidationError, Message: "amount: " + errcode.Message(err), Err: err})
 		return
 	}
-	c, err := a.engine.RecordDeposit(r.Context(), r.PathValue("org"), tambala.Deposit{Network: in.Network, Asset: asset.Code, Amount: amt, TxRef: in.TxRef})
+	c, err := a.engine.Operator().RecordDeposit(r.Context(), r.PathValue("org"), tambala.Deposit{Network: in.Network, Asset: asset.Code, Amount: amt, TxRef: in.TxRef})
 	if err != nil {
 		writeError(w, r, a.log, err)
 		return

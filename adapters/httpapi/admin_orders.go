@@ -23,7 +23,7 @@ func (a *Admin) orderRoutes() {
 }
 
 func (a *Admin) listCorridors(w http.ResponseWriter, r *http.Request) {
-	cs, err := a.engine.AllCorridors(r.Context())
+	cs, err := a.engine.Operator().AllCorridors(r.Context())
 	if err != nil {
 		writeError(w, r, a.log, err)
 		return
@@ -49,7 +49,7 @@ func (a *Admin) setCorridor(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	if _, err := a.engine.SetCorridor(r.Context(), c); err != nil {
+	if _, err := a.engine.Operator().SetCorridor(r.Context(), c); err != nil {
 		writeError(w, r, a.log, err)
 		return
 	}
@@ -95,7 +95,7 @@ func (a *Admin) deskOrders(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	res, err := a.engine.DeskOrders(r.Context(), tambala.DeskQueue{Status: orders.Status(q.Get("status")), OrgID: q.Get("org")}, page)
+	res, err := a.engine.Operator().DeskOrders(r.Context(), tambala.DeskQueue{Status: orders.Status(q.Get("status")), OrgID: q.Get("org")}, page)
 	if err != nil {
 		writeError(w, r, a.log, err)
 		return
@@ -108,12 +108,12 @@ func (a *Admin) deskOrders(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *Admin) deskOrder(w http.ResponseWriter, r *http.Request) {
-	o, err := a.engine.DeskOrder(r.Context(), r.PathValue("id"))
+	o, err := a.engine.Operator().DeskOrder(r.Context(), r.PathValue("id"))
 	a.reply(w, r, http.StatusOK, toDeskJSON(o), err)
 }
 
 func (a *Admin) deskProof(w http.ResponseWriter, r *http.Request) {
-	f, err := a.engine.DeskProof(r.Context(), r.PathValue("id"))
+	f, err := a.engine.Operator().DeskProof(r.Context(), r.PathValue("id"))
 	if err != nil {
 		writeError(w, r, a.log, err)
 		return
@@ -185,6 +185,6 @@ func (a *Admin) moveOrder(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, errcode.Newf(errcode.NotFound, "No such order move."))
 		return
 	}
-	o, err := a.engine.MoveOrder(r.Context(), r.PathValue("id"), cmd)
+	o, err := a.engine.Operator().MoveOrder(r.Context(), r.PathValue("id"), cmd)
 	a.reply(w, r, http.StatusOK, toDeskJSON(o), err)
 }

@@ -62,17 +62,17 @@ func benchHTTPEngine(b *testing.B, s store.Store) (http.Handler, string) {
 		b.Fatal(err)
 	}
 	ctx := context.Background()
-	org, err := e.CreateOrganization(ctx, tambala.NewOrganization{Name: "Bench"})
+	org, err := e.Operator().CreateOrganization(ctx, tambala.NewOrganization{Name: "Bench"})
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := e.SetPayoutLimits(ctx, org.ID, tambala.PayoutLimits{DailyVolumeMWK: "1000000000000.00", HourlyCount: 1 << 30}); err != nil {
+	if _, err := e.Operator().SetPayoutLimits(ctx, org.ID, tambala.PayoutLimits{DailyVolumeMWK: "1000000000000.00", HourlyCount: 1 << 30}); err != nil {
 		b.Fatal(err)
 	}
-	if err := e.Fund(ctx, org.ID, money.FromInt(money.MWK, 100_000_000_000), "bench"); err != nil {
+	if err := e.Operator().Fund(ctx, org.ID, money.FromInt(money.MWK, 100_000_000_000), "bench"); err != nil {
 		b.Fatal(err)
 	}
-	key, _, err := e.CreateKey(ctx, org.ID)
+	key, _, err := e.Operator().CreateKey(ctx, org.ID)
 	if err != nil {
 		b.Fatal(err)
 	}

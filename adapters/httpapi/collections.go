@@ -34,7 +34,7 @@ func (h *Handler) listCollections(w http.ResponseWriter, r *http.Request, p tamb
 	if !ok {
 		return
 	}
-	res, err := h.engine.Collections(r.Context(), p, page)
+	res, err := h.engine.Client(p).Collections(r.Context(), page)
 	if err != nil {
 		writeError(w, r, h.log, err)
 		return
@@ -43,7 +43,7 @@ func (h *Handler) listCollections(w http.ResponseWriter, r *http.Request, p tamb
 }
 
 func (h *Handler) getCollection(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
-	c, err := h.engine.CollectionByID(r.Context(), p, r.PathValue("id"))
+	c, err := h.engine.Client(p).Collection(r.Context(), r.PathValue("id"))
 	if err != nil {
 		writeError(w, r, h.log, err)
 		return
@@ -76,7 +76,7 @@ func (h *Handler) simulateCollection(w http.ResponseWriter, r *http.Request, p t
 		writeError(w, r, h.log, err)
 		return
 	}
-	c, err := h.engine.SimulateCollection(r.Context(), p, tambala.SimulatedCollection{Amount: amt, Rail: in.Rail})
+	c, err := h.engine.Client(p).SimulateCollection(r.Context(), tambala.SimulatedCollection{Amount: amt, Rail: in.Rail})
 	if err != nil {
 		writeError(w, r, h.log, err)
 		return
@@ -89,7 +89,7 @@ func (h *Handler) listTrades(w http.ResponseWriter, r *http.Request, p tambala.P
 	if !ok {
 		return
 	}
-	res, err := h.engine.Trades(r.Context(), p, page)
+	res, err := h.engine.Client(p).Trades(r.Context(), page)
 	if err != nil {
 		writeError(w, r, h.log, err)
 		return
@@ -98,7 +98,7 @@ func (h *Handler) listTrades(w http.ResponseWriter, r *http.Request, p tambala.P
 }
 
 func (h *Handler) banks(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
-	banks, err := h.engine.Banks(r.Context(), p)
+	banks, err := h.engine.Client(p).Banks(r.Context())
 	if err != nil {
 		writeError(w, r, h.log, err)
 		return
@@ -107,7 +107,7 @@ func (h *Handler) banks(w http.ResponseWriter, r *http.Request, p tambala.Princi
 }
 
 func (h *Handler) operators(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
-	ops, at, err := h.engine.Operators(r.Context(), p)
+	ops, at, err := h.engine.Client(p).MobileOperators(r.Context())
 	if err != nil {
 		writeError(w, r, h.log, err)
 		return

@@ -16,7 +16,7 @@ func (h *Handler) collectionV2Routes() {
 }
 
 func (h *Handler) depositAddresses(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
-	list, err := h.engine.DepositAddresses(r.Context(), p)
+	list, err := h.engine.Client(p).DepositAddresses(r.Context())
 	if err != nil {
 		writeError(w, r, h.log, err)
 		return
@@ -43,7 +43,7 @@ func (h *Handler) listCollectionsV2(w http.ResponseWriter, r *http.Request, p ta
 		return
 	}
 	f := tambala.CollectionV2Filter{Asset: asset}
-	res, err := h.engine.CollectionsV2(r.Context(), p, page, f)
+	res, err := h.engine.Client(p).CollectionsV2(r.Context(), page, f)
 	if err != nil {
 		writeError(w, r, h.log, err)
 		return
@@ -52,7 +52,7 @@ func (h *Handler) listCollectionsV2(w http.ResponseWriter, r *http.Request, p ta
 }
 
 func (h *Handler) getCollectionV2(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
-	c, err := h.engine.CollectionV2(r.Context(), p, r.PathValue("id"))
+	c, err := h.engine.Client(p).CollectionV2(r.Context(), r.PathValue("id"))
 	if err != nil {
 		writeError(w, r, h.log, err)
 		return
@@ -89,7 +89,7 @@ func (h *Handler) simulateCollectionV2(w http.ResponseWriter, r *http.Request, p
 		writeError(w, r, h.log, err)
 		return
 	}
-	c, err := h.engine.SimulateCollectionV2(r.Context(), p, sc)
+	c, err := h.engine.Client(p).SimulateCollectionV2(r.Context(), sc)
 	if err != nil {
 		writeError(w, r, h.log, err)
 		return

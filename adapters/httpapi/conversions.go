@@ -10,9 +10,9 @@ import (
 
 // The /v2 conversion routes.
 func (h *Handler) conversionRoutes() {
-	h.handleJSON("POST /v2/conversions/quotes", tambala.APIv2, h.serveQuote(h.engine.QuoteConversion))
+	h.handleJSON("POST /v2/conversions/quotes", tambala.APIv2, h.serveQuote((*tambala.Client).QuoteConversion))
 	h.handleJSON("POST /v2/conversions", tambala.APIv2, serveCreate(h, createRoute[tambala.NewConversion, tambala.Conversion]{
-		op: tambala.CreateConversion, decode: decodeNewConversion, create: h.engine.CreateConversion,
+		op: tambala.CreateConversion, decode: decodeNewConversion, create: (*tambala.Client).CreateConversion,
 		status: http.StatusCreated, render: tambala.Conversion.Render}))
 	h.handle("GET /v2/conversions", tambala.APIv2, h.listConversions)
 	h.handle("GET /v2/conversions/{id}", tambala.APIv2, h.getConversion)
@@ -33,7 +33,7 @@ func decodeNewConversion(body []byte) (tambala.NewConversion, error) {
 }
 
 func (h *Handler) getConversion(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
-	c, err := h.engine.Conversion(r.Context(), p, r.PathValue("id"))
+	c, err := h.engine.Client(p).Conversion(r.Context(), r.PathValue("id"))
 	if err != nil {
 		writeError(w, r, h.log, err)
 		return
@@ -52,7 +52,7 @@ func (h *Handler) listConversions(w http.ResponseWriter, r *http.Request, p tamb
 		return
 	}
 	f := tambala.ConversionFilter{Asset: asset}
-	res, err := h.engine.Conversions(r.Context(), p, page, f)
+	res, err := h.engine.Client(p).Conversions(r.Context(), page, f)
 	if err != nil {
 		writeError(w, r, h.log, err)
 		return

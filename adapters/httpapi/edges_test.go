@@ -118,7 +118,7 @@ func TestJSONRoutes_RefuseOtherMediaTypes(t *testing.T) {
 	// Routes without a JSON body are not concerned.
 	e.sendRaw(t, true, "POST", "/admin/orgs/"+org.ID+"/keys", "", bearerWith(adminToken, "Content-Type", "application/x-www-form-urlencoded")).want(t, 201, "")
 	// Nothing was created on the way.
-	orgs, err := e.Engine.Organizations(context.Background())
+	orgs, err := e.Engine.Operator().Organizations(context.Background())
 	if err != nil || len(orgs) != 1 {
 		t.Errorf("organizations: %d %v", len(orgs), err)
 	}

@@ -531,7 +531,7 @@ func (p *probes) check(ctx context.Context, reqID string) map[string]error {
 // storeCheck reads the pause switches: one read transaction through the
 // engine. The store's error goes to the log, not to the probe's body.
 func (p *probes) storeCheck(ctx context.Context, reqID string) error {
-	if _, err := p.engine.Pause(ctx); err != nil {
+	if _, err := p.engine.Operator().Pause(ctx); err != nil {
 		p.log.Warn("readiness: the store did not answer a read", zap.String("request_id", reqID), zap.Error(err))
 		return errors.New("the store did not answer a read")
 	}

@@ -368,21 +368,21 @@ func (e *testEnv) newOrg(t testing.TB, s orgSpec) (tambala.Organization, string)
 	if s.name == "" {
 		s.name = "Org " + t.Name()
 	}
-	o, err := e.Engine.CreateOrganization(ctx, tambala.NewOrganization{Name: s.name, V2Access: s.v2, Assets: s.assets})
+	o, err := e.Engine.Operator().CreateOrganization(ctx, tambala.NewOrganization{Name: s.name, V2Access: s.v2, Assets: s.assets})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if s.fundMWK > 0 {
-		if err := e.Engine.Fund(ctx, o.ID, money.FromInt(money.MWK, s.fundMWK), "seed"); err != nil {
+		if err := e.Engine.Operator().Fund(ctx, o.ID, money.FromInt(money.MWK, s.fundMWK), "seed"); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if s.fundUSDT > 0 {
-		if err := e.Engine.Fund(ctx, o.ID, money.FromInt(money.USDT, s.fundUSDT), "seed"); err != nil {
+		if err := e.Engine.Operator().Fund(ctx, o.ID, money.FromInt(money.USDT, s.fundUSDT), "seed"); err != nil {
 			t.Fatal(err)
 		}
 	}
-	key, _, err := e.Engine.CreateKey(ctx, o.ID)
+	key, _, err := e.Engine.Operator().CreateKey(ctx, o.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -93,7 +93,7 @@ func TestHealth_NeverLimitedPausedOrAuthenticated(t *testing.T) {
 	_, key := e.newOrg(t, orgSpec{})
 	ctx := context.Background()
 	for _, api := range []tambala.API{tambala.APIv1, tambala.APIv2} {
-		if _, err := e.Engine.SetPause(ctx, api, tambala.Maintenance); err != nil {
+		if _, err := e.Engine.Operator().SetPause(ctx, api, tambala.Maintenance); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -137,13 +137,13 @@ func TestReady_ProductionWaitsForReferenceData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := e.Engine.Institutions(ctx, p); errcode.Of(err) != errcode.ServiceUnavailable {
+	if _, _, err := e.Engine.Client(p).Institutions(ctx); errcode.Of(err) != errcode.ServiceUnavailable {
 		t.Fatalf("Institutions before a sync: %v, want service_unavailable", err)
 	}
-	if err := e.Engine.SyncInstitutions(ctx, []payouts.Institution{{ID: 1, Name: "Bank", Rail: payouts.Bank}}); err != nil {
+	if err := e.Engine.Operator().SyncInstitutions(ctx, []payouts.Institution{{ID: 1, Name: "Bank", Rail: payouts.Bank}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := e.Engine.Institutions(ctx, p); err != nil {
+	if _, _, err := e.Engine.Client(p).Institutions(ctx); err != nil {
 		t.Fatalf("Institutions after the sync: %v", err)
 	}
 	for name, srv := range e.servers() {

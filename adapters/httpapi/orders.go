@@ -17,9 +17,9 @@ import (
 
 func (h *Handler) orderRoutes() {
 	h.handle("GET /v2/orders/corridors", tambala.APIv2, h.corridors)
-	h.handleJSON("POST /v2/orders/quotes", tambala.APIv2, h.serveQuote(h.engine.QuoteOrder))
+	h.handleJSON("POST /v2/orders/quotes", tambala.APIv2, h.serveQuote((*tambala.Client).QuoteOrder))
 	h.handleJSON("POST /v2/orders", tambala.APIv2, serveCreate(h, createRoute[tambala.NewOrder, orders.Order]{
-		op: tambala.CreateOrder, decode: decodeNewOrder, create: h.engine.CreateOrder,
+		op: tambala.CreateOrder, decode: decodeNewOrder, create: (*tambala.Client).CreateOrder,
 		status: http.StatusCreated, render: orders.Render}))
 	h.handle("GET /v2/orders", tambala.APIv2, h.listOrders)
 	h.handle("GET /v2/orders/{id}", tambala.APIv2, h.getOrder)
@@ -46,7 +46,7 @@ func (h *Handler) maxBody(r *http.Request) int64 {
 }
 
 func (h *Handler) corridors(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
-	cs, err := h.engine.Corridors(r.Context(), p)
+	cs, err := h.engine.Client(p).Corridors(r.Context())
 	if err != nil {
 		writeError(w, r, h.log, err)
 		return
@@ -57,7 +57,7 @@ func (h *Handler) corridors(w http.ResponseWriter, r *http.Request, p tambala.Pr
 // serveQuote answers a quote route (POST /v2/orders/quotes, POST
 // /v2/conversions/quotes): the body decoded as a quotes.Request, priced by
 // quote, the quote rendered with 201.
-func (h *Handler) serveQuote(quote func(context.Context, tambala.Principal, quotes.Request) (quotes.Quote, error)) authed {
+func (h *Handler) serveQuote(quote func(*tambala.Client, context.Context, quotes.Request) (quotes.Quote, error)) authed {
 	return func(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
 		body, err := readBody(r)
 		if err != nil {
@@ -69,7 +69,7 @@ func (h *Handler) serveQuote(quote func(context.Context, tambala.Principal, quot
 			writeError(w, r, h.log, err)
 			return
 		}
-		q, err := quote(r.Context(), p, req)
+		q, err := quote(h.engine.Client(p), r.Context(), req)
 		if err != nil {
 			writeError(w, r, h.log, err)
 			return
@@ -159,7 +159,7 @@ func truncateField(k string) string {
 }
 
 func (h *Handler) getOrder(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
-	o, err := h.engine.Order(r.Context(), p, r.PathValue("id"))
+	o, err := h.engine.Client(p).Order(r.Context(), r.PathValue("id"))
 	if err != nil {
 		writeError(w, r, h.log, err)
 		return
@@ -178,7 +178,7 @@ func (h *Handler) listOrders(w http.ResponseWriter, r *http.Request, p tambala.P
 		writeError(w, r, h.log, errcode.Newf(errcode.ValidationError, "client_ref must not be empty."))
 		return
 	}
-	res, err := h.engine.Orders(r.Context(), p, page, f)
+	res, err := h.engine.Client(p).Orders(r.Context(), page, f)
 	if err != nil {
 		writeError(w, r, h.log, err)
 		return
@@ -207,7 +207,7 @@ func (h *Handler) uploadProof(w http.ResponseWriter, r *http.Request, p tambala.
 		writeError(w, r, h.log, errcode.Newf(errcode.PayloadTooLarge, "A funding proof may be at most %d bytes.", h.engine.MaxProofBytes()))
 		return
 	}
-	o, err := h.engine.UploadProof(r.Context(), p, r.PathValue("id"), tambala.ProofUpload{
+	o, err := h.engine.Client(p).UploadProof(r.Context(), r.PathValue("id"), tambala.ProofUpload{
 		ContentType: r.Header.Get("Content-Type"), Content: r.Body})
 	if err != nil {
 		writeError(w, r, h.log, err)
@@ -217,7 +217,7 @@ func (h *Handler) uploadProof(w http.ResponseWriter, r *http.Request, p tambala.
 }
 
 func (h *Handler) proofLink(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
-	link, err := h.engine.ProofLinkFor(r.Context(), p, r.PathValue("id"))
+	link, err := h.engine.Client(p).ProofLink(r.Context(), r.PathValue("id"))
 	if err != nil {
 		writeError(w, r, h.log, err)
 		return

@@ -86,14 +86,14 @@ func FuzzOrderBodies(f *testing.F) {
 		f.Fatal(err)
 	}
 	newQuote := func(t testing.TB, from, to, amount string) string {
-		q, err := e.Engine.QuoteOrder(ctx, p, quotes.Request{FromAsset: from, ToAsset: to, FromAmount: &amount})
+		q, err := e.Engine.Client(p).QuoteOrder(ctx, quotes.Request{FromAsset: from, ToAsset: to, FromAmount: &amount})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return q.ID
 	}
 	newOrder := func(t testing.TB, n tambala.NewOrder, idem string) orders.Order {
-		c, err := e.Engine.CreateOrder(ctx, p, n, tambala.Idempotency{Key: idem})
+		c, err := e.Engine.Client(p).CreateOrder(ctx, n, tambala.Idempotency{Key: idem})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,7 +102,7 @@ func FuzzOrderBodies(f *testing.F) {
 	// A from-bank order awaiting funds takes the fuzzed proofs; a to-bank
 	// one never does.
 	fb := newOrder(f, tambala.NewOrder{QuoteID: newQuote(f, "MWK", "USDT", "1000.00"), ClientRef: "fuzz-fb"}, "fuzz-fb")
-	if _, err := e.Engine.MoveOrder(ctx, fb.ID, orders.Instructions{BankName: "NBM", AccountName: "Desk", AccountNumber: "1"}); err != nil {
+	if _, err := e.Engine.Operator().MoveOrder(ctx, fb.ID, orders.Instructions{BankName: "NBM", AccountName: "Desk", AccountNumber: "1"}); err != nil {
 		f.Fatal(err)
 	}
 	tb := newOrder(f, tambala.NewOrder{QuoteID: newQuote(f, "USDT", "MWK", "1"), ClientRef: "fuzz-tb",
@@ -246,7 +246,7 @@ func FuzzOrderBodies(f *testing.F) {
 			if !bytes.HasPrefix(raw, []byte(magic)) {
 				t.Fatalf("%s: accepted %q as %s", r.name, raw, mt)
 			}
-			pf, err := e.Engine.DeskProof(ctx, fb.ID)
+			pf, err := e.Engine.Operator().DeskProof(ctx, fb.ID)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -257,12 +257,12 @@ func FuzzOrderBodies(f *testing.F) {
 				t.Fatalf("%s: stored %q as %s, sent %q as %s", r.name, stored.Bytes(), pf.ContentType, raw, mt)
 			}
 			// Reject it so that the next proof is expected again.
-			o, err := e.Engine.DeskOrder(ctx, fb.ID)
+			o, err := e.Engine.Operator().DeskOrder(ctx, fb.ID)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if o.Status == orders.ProofSubmitted {
-				if _, err := e.Engine.MoveOrder(ctx, fb.ID, orders.RejectProof{ProofID: o.Proof.ID, Reason: "fuzz"}); err != nil {
+				if _, err := e.Engine.Operator().MoveOrder(ctx, fb.ID, orders.RejectProof{ProofID: o.Proof.ID, Reason: "fuzz"}); err != nil {
 					t.Fatal(err)
 				}
 			}

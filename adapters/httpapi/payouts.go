@@ -22,11 +22,11 @@ func (h *Handler) createPayout(rail payouts.Rail) authed {
 	return serveCreate(h, createRoute[payouts.Request, payouts.Payout]{
 		op:     tambala.PayoutOperation(rail),
 		decode: func(body []byte) (payouts.Request, error) { return payouts.DecodeRequest(rail, body) },
-		create: h.engine.CreatePayout, status: http.StatusAccepted, render: payouts.Render})
+		create: (*tambala.Client).CreatePayout, status: http.StatusAccepted, render: payouts.Render})
 }
 
 func (h *Handler) getPayout(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
-	po, err := h.engine.Payout(r.Context(), p, r.PathValue("id"))
+	po, err := h.engine.Client(p).Payout(r.Context(), r.PathValue("id"))
 	if err != nil {
 		writeError(w, r, h.log, err)
 		return
@@ -58,7 +58,7 @@ func (h *Handler) listPayouts(w http.ResponseWriter, r *http.Request, p tambala.
 			return
 		}
 	}
-	res, err := h.engine.Payouts(r.Context(), p, page, tambala.PayoutFilter{Status: status})
+	res, err := h.engine.Client(p).Payouts(r.Context(), page, tambala.PayoutFilter{Status: status})
 	if err != nil {
 		writeError(w, r, h.log, err)
 		return
@@ -71,7 +71,7 @@ func (h *Handler) listPayouts(w http.ResponseWriter, r *http.Request, p tambala.
 }
 
 func (h *Handler) institutions(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
-	list, at, err := h.engine.Institutions(r.Context(), p)
+	list, at, err := h.engine.Client(p).Institutions(r.Context())
 	if err != nil {
 		writeError(w, r, h.log, err)
 		return
@@ -102,7 +102,7 @@ func (h *Handler) feeQuote(w http.ResponseWriter, r *http.Request, p tambala.Pri
 		writeError(w, r, h.log, err)
 		return
 	}
-	q, err := h.engine.QuoteFee(r.Context(), p, in.Direction, in.Rail, amt)
+	q, err := h.engine.Client(p).QuoteFee(r.Context(), in.Direction, in.Rail, amt)
 	if err != nil {
 		writeError(w, r, h.log, err)
 		return

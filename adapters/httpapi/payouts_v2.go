@@ -11,7 +11,7 @@ import (
 
 func (h *Handler) payoutV2Routes() {
 	h.handleJSON("POST /v2/payouts", tambala.APIv2, serveCreate(h, createRoute[tambala.PayoutV2Request, tambala.PayoutV2]{
-		op: tambala.CreatePayoutV2Op, decode: decodePayoutV2, create: h.engine.CreatePayoutV2,
+		op: tambala.CreatePayoutV2Op, decode: decodePayoutV2, create: (*tambala.Client).CreatePayoutV2,
 		status: http.StatusAccepted, render: renderPayoutV2}))
 	h.handle("GET /v2/payouts/{id}", tambala.APIv2, h.getPayoutV2)
 	h.handle("GET /v2/payouts", tambala.APIv2, h.listPayoutsV2)
@@ -115,7 +115,7 @@ func renderPayoutV2(p tambala.PayoutV2) []byte {
 }
 
 func (h *Handler) getPayoutV2(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
-	po, err := h.engine.PayoutV2(r.Context(), p, r.PathValue("id"))
+	po, err := h.engine.Client(p).PayoutV2(r.Context(), r.PathValue("id"))
 	if err != nil {
 		writeError(w, r, h.log, err)
 		return
@@ -136,7 +136,7 @@ func (h *Handler) listPayoutsV2(w http.ResponseWriter, r *http.Request, p tambal
 			return
 		}
 	}
-	res, err := h.engine.PayoutsV2(r.Context(), p, page, tambala.PayoutFilter{Status: status})
+	res, err := h.engine.Client(p).PayoutsV2(r.Context(), page, tambala.PayoutFilter{Status: status})
 	if err != nil {
 		writeError(w, r, h.log, err)
 		return

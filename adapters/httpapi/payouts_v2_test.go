@@ -109,21 +109,21 @@ func TestPayoutsV2HTTP(t *testing.T) {
 		post(body).want(t, 422, code)
 	}
 	mn, mx := money.FromInt(money.USDT, 2), money.FromInt(money.USDT, 10)
-	if err := e.Engine.SetAssetLimits(context.Background(), "USDT", tambala.OpPayout, quotes.Limits{Min: &mn, Max: &mx}); err != nil {
+	if err := e.Engine.Operator().SetAssetLimits(context.Background(), "USDT", tambala.OpPayout, quotes.Limits{Min: &mn, Max: &mx}); err != nil {
 		t.Fatal(err)
 	}
 	post(walletBody("USDT", "USDT", "1", "tron", v2Tron)).want(t, 422, "amount_below_minimum")
 	post(walletBody("USDT", "USDT", "11", "tron", v2Tron)).want(t, 422, "limit_exceeded")
-	if err := e.Engine.SetAssetLimits(context.Background(), "USDT", tambala.OpPayout, quotes.Limits{}); err != nil {
+	if err := e.Engine.Operator().SetAssetLimits(context.Background(), "USDT", tambala.OpPayout, quotes.Limits{}); err != nil {
 		t.Fatal(err)
 	}
 	// unsupported_pair needs two stablecoins or two fiats: TestPayoutsV2HTTPUnsupportedPair
 	// 503
-	if _, err := e.Engine.SetRailDisabled(context.Background(), payouts.Bank, true); err != nil {
+	if _, err := e.Engine.Operator().SetRailDisabled(context.Background(), payouts.Bank, true); err != nil {
 		t.Fatal(err)
 	}
 	post(bankV2Body("MWK", "1000", 1)).want(t, 503, "rail_disabled")
-	if _, err := e.Engine.SetRailDisabled(context.Background(), payouts.Bank, false); err != nil {
+	if _, err := e.Engine.Operator().SetRailDisabled(context.Background(), payouts.Bank, false); err != nil {
 		t.Fatal(err)
 	}
 	e.admin(t, "PUT", "/admin/corridors/MWK", `{"rate_off_ramp":"1750.5","rate_on_ramp":"1800","min":"1000.00","open":false}`).want(t, 200, "")

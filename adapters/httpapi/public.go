@@ -50,7 +50,7 @@ func (h *Handler) pingV2(w http.ResponseWriter, r *http.Request, p tambala.Princ
 }
 
 func (h *Handler) balanceV1(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
-	b, err := h.engine.BalanceV1(r.Context(), p)
+	b, err := h.engine.Client(p).BalanceV1(r.Context())
 	if err != nil {
 		writeError(w, r, h.log, err)
 		return
@@ -59,7 +59,7 @@ func (h *Handler) balanceV1(w http.ResponseWriter, r *http.Request, p tambala.Pr
 }
 
 func (h *Handler) assets(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
-	assets, err := h.engine.EnabledAssets(r.Context(), p)
+	assets, err := h.engine.Client(p).EnabledAssets(r.Context())
 	if err != nil {
 		writeError(w, r, h.log, err)
 		return
@@ -80,7 +80,7 @@ func toBalanceJSON(b ledger.Balance) balanceJSON {
 }
 
 func (h *Handler) balancesV2(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
-	bs, err := h.engine.Balances(r.Context(), p)
+	bs, err := h.engine.Client(p).Balances(r.Context())
 	if err != nil {
 		writeError(w, r, h.log, err)
 		return
@@ -95,7 +95,7 @@ func (h *Handler) balancesV2(w http.ResponseWriter, r *http.Request, p tambala.P
 }
 
 func (h *Handler) balanceV2(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
-	b, err := h.engine.Balance(r.Context(), p, r.PathValue("asset"))
+	b, err := h.engine.Client(p).Balance(r.Context(), r.PathValue("asset"))
 	if err != nil {
 		writeError(w, r, h.log, err)
 		return

@@ -132,7 +132,7 @@ func parsePage(limit, beforeID string) (tambala.PageRequest, error) {
 type createRoute[Req, Res any] struct {
 	op     tambala.Operation
 	decode func(body []byte) (Req, error)
-	create func(context.Context, tambala.Principal, Req, tambala.Idempotency) (tambala.Created[Res], error)
+	create func(*tambala.Client, context.Context, Req, tambala.Idempotency) (tambala.Created[Res], error)
 	status int // of a creation and of its replays
 	render func(Res) []byte
 }
@@ -151,10 +151,10 @@ func serveCreate[Req, Res any](h *Handler, c createRoute[Req, Res]) authed {
 		idem := tambala.Idempotency{Key: r.Header.Get("Idempotency-Key"), Fingerprint: tambala.BodyFingerprint(body)}
 		req, err := c.decode(body)
 		if err != nil {
-			writeError(w, r, h.log, h.engine.RefuseCreate(r.Context(), p, c.op, idem, err))
+			writeError(w, r, h.log, h.engine.Client(p).RefuseCreate(r.Context(), c.op, idem, err))
 			return
 		}
-		created, err := c.create(r.Context(), p, req, idem)
+		created, err := c.create(h.engine.Client(p), r.Context(), req, idem)
 		if err != nil {
 			writeError(w, r, h.log, err)
 			return

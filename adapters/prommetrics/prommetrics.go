@@ -139,7 +139,7 @@ func (m *Metrics) ObserveHTTP(handler, route string, status int, code string, d 
 	m.httpDur.WithLabelValues(handler, route).Observe(d.Seconds())
 }
 
-// RegisterBacklog registers gauges read from e.Backlog at each scrape:
+// RegisterBacklog registers gauges read from Engine.Operator().Backlog at each scrape:
 // payouts in flight by status, overdue payouts, and the items due now for
 // the worker and the dispatcher. A scrape that cannot read them (timeout
 // 5 s) reports nothing rather than stale figures.
@@ -165,7 +165,7 @@ func (c *backlogCollector) Describe(ch chan<- *prometheus.Desc) {
 func (c *backlogCollector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	b, err := c.e.Backlog(ctx)
+	b, err := c.e.Operator().Backlog(ctx)
 	if err != nil {
 		ch <- prometheus.NewInvalidMetric(c.overdue, err)
 		return

@@ -47,17 +47,17 @@ func TestEngineMetrics(t *testing.T) {
 		Payouts: sandbox.New(&sandbox.Options{Clock: clock, Delay: time.Second})})
 	require.NoError(t, err)
 	prommetrics.RegisterBacklog(reg, e)
-	org, err := e.CreateOrganization(ctx, tambala.NewOrganization{Name: "M"})
+	org, err := e.Operator().CreateOrganization(ctx, tambala.NewOrganization{Name: "M"})
 	require.NoError(t, err)
-	require.NoError(t, e.Fund(ctx, org.ID, money.FromInt(money.MWK, 100_000), "f"))
-	_, _, err = e.SetWebhookEndpoint(ctx, org.ID, "https://hooks.example.com/m")
+	require.NoError(t, e.Operator().Fund(ctx, org.ID, money.FromInt(money.MWK, 100_000), "f"))
+	_, _, err = e.Operator().SetWebhookEndpoint(ctx, org.ID, "https://hooks.example.com/m")
 	require.NoError(t, err)
 	p, err := e.Act(ctx, org.ID)
 	require.NoError(t, err)
 	req := payouts.Request{Rail: payouts.Momo, Amount: money.FromInt(money.MWK, 5000),
 		Destination: payouts.Destination{InstitutionID: 101, MobileNumber: "111100000112", BeneficiaryName: "W"}}
 	for range 2 { // the second is a replay
-		_, err = e.CreatePayout(ctx, p, req, tambala.Idempotency{Key: "k"})
+		_, err = e.Client(p).CreatePayout(ctx, req, tambala.Idempotency{Key: "k"})
 		require.NoError(t, err)
 	}
 	assert.Equal(t, 1.0, testutil.ToFloat64(counter(t, reg, "tambala_payouts_in_flight", "held")))

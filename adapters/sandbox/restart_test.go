@@ -402,21 +402,21 @@ func TestEngineRestart(t *testing.T) {
 		return s, prov, e
 	}
 	s, _, e := start()
-	org, err := e.CreateOrganization(ctx, tambala.NewOrganization{Name: "Restart"})
+	org, err := e.Operator().CreateOrganization(ctx, tambala.NewOrganization{Name: "Restart"})
 	require.NoError(t, err)
-	require.NoError(t, e.Fund(ctx, org.ID, money.FromInt(money.MWK, 100_000), "start"))
+	require.NoError(t, e.Operator().Fund(ctx, org.ID, money.FromInt(money.MWK, 100_000), "start"))
 	p, err := e.Act(ctx, org.ID)
 	require.NoError(t, err)
 	var ids []string
 	for i, wallet := range []string{"111100000112", "265991234567"} {
 		req := payouts.Request{Rail: payouts.Momo, Amount: money.FromInt(money.MWK, 5000),
 			Destination: payouts.Destination{InstitutionID: 101, MobileNumber: wallet, BeneficiaryName: "Chikondi"}}
-		out, err := e.CreatePayout(ctx, p, req, tambala.Idempotency{Key: fmt.Sprint("k", i)})
+		out, err := e.Client(p).CreatePayout(ctx, req, tambala.Idempotency{Key: fmt.Sprint("k", i)})
 		require.NoError(t, err)
 		ids = append(ids, out.Resource.ID)
 	}
 	status := func(e *tambala.Engine, id string) string {
-		po, err := e.Payout(ctx, p, id)
+		po, err := e.Client(p).Payout(ctx, id)
 		require.NoError(t, err)
 		return string(po.Status)
 	}

@@ -22,17 +22,17 @@ func main() {
 	ran := make(chan error, 1)
 	go func() { ran <- e.Run(ctx) }() // the payout worker, the webhook dispatcher, pruning
 
-	org := must(e.CreateOrganization(ctx, tambala.NewOrganization{Name: "Acme Ltd"}))
-	if err := e.Fund(ctx, org.ID, money.FromInt(money.MWK, 100_000), "opening"); err != nil {
+	org := must(e.Operator().CreateOrganization(ctx, tambala.NewOrganization{Name: "Acme Ltd"}))
+	if err := e.Operator().Fund(ctx, org.ID, money.FromInt(money.MWK, 100_000), "opening"); err != nil {
 		log.Fatal(err)
 	}
 	p := must(e.Act(ctx, org.ID)) // for a user the host authenticated itself
 	dest := payouts.Destination{InstitutionID: 101, MobileNumber: "111100000112", BeneficiaryName: "Test Wallet"}
 	req := payouts.Request{Rail: payouts.Momo, Amount: money.FromInt(money.MWK, 5000), Destination: dest}
-	po := must(e.CreatePayout(ctx, p, req, tambala.Idempotency{Key: "order-1042"})).Resource
+	po := must(e.Client(p).CreatePayout(ctx, req, tambala.Idempotency{Key: "order-1042"})).Resource
 	for !po.Status.Terminal() { // the sandbox pays its test wallets after 2 s
 		time.Sleep(100 * time.Millisecond)
-		po = must(e.Payout(ctx, p, po.ID))
+		po = must(e.Client(p).Payout(ctx, po.ID))
 	}
 	fmt.Println("payout", po.Status, "fee", po.Fee)
 

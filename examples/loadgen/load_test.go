@@ -229,9 +229,9 @@ func TestBalanceMismatchFails(t *testing.T) {
 	s = newServer(t, serverOptions{limits: unlimited(), wrap: func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Method == http.MethodGet && r.URL.Path == "/v1/balance" && reads.Add(1) == 2 {
-				orgs, err := s.eng.Organizations(r.Context())
+				orgs, err := s.eng.Operator().Organizations(r.Context())
 				if err == nil && len(orgs) == 1 {
-					err = s.eng.Fund(r.Context(), orgs[0].ID, money.FromInt(money.MWK, 7), "stray-credit")
+					err = s.eng.Operator().Fund(r.Context(), orgs[0].ID, money.FromInt(money.MWK, 7), "stray-credit")
 				}
 				if err != nil {
 					http.Error(w, err.Error(), http.StatusInternalServerError)

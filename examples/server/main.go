@@ -275,7 +275,7 @@ func setup(ctx context.Context, c config, log *zap.Logger, out io.Writer) (*app,
 		return nil, err
 	}
 	a := &app{store: st, storeDesc: desc, engine: eng, public: httpapi.New(eng, hopts), admin: admin, log: log, loops: lp}
-	orgs, err := eng.Organizations(ctx)
+	orgs, err := eng.Operator().Organizations(ctx)
 	if err != nil {
 		st.Close()
 		return nil, err
@@ -340,7 +340,7 @@ func bootstrap(ctx context.Context, eng *tambala.Engine) (tambala.Bootstrapped, 
 	// once: 1750.5 MWK per USDT to-bank, 1800 from-bank, orders from
 	// 1000.00 MWK.
 	off, on := money.MustRate("1750.5"), money.MustRate("1800")
-	return eng.BootstrapOrganization(ctx, tambala.Bootstrap{
+	return eng.Operator().BootstrapOrganization(ctx, tambala.Bootstrap{
 		Marker: demoMarker,
 		Organization: tambala.NewOrganization{
 			Name:     "Demo Organization",

@@ -121,7 +121,7 @@ func TestFirstSession(t *testing.T) {
 	a.store = a2.store
 	assert.NotContains(t, out.String(), "API key")
 	assert.NotContains(t, out.String(), "Admin token")
-	orgList, err := a2.engine.Organizations(context.Background())
+	orgList, err := a2.engine.Operator().Organizations(context.Background())
 	require.NoError(t, err)
 	assert.Len(t, orgList, 1)
 }

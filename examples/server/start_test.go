@@ -138,7 +138,7 @@ func TestSetup_TwoServersOnOneEmptyPostgres(t *testing.T) {
 		return a
 	}
 	oneOrg := func(t *testing.T, a *app) string {
-		orgs, err := a.engine.Organizations(ctx)
+		orgs, err := a.engine.Operator().Organizations(ctx)
 		require.NoError(t, err)
 		require.Len(t, orgs, 1, "exactly one demo organization")
 		return orgs[0].ID

@@ -10,41 +10,49 @@ import (
 )
 
 // TestEngineAPIIsTyped type-checks the root package and walks the method
-// set of *Engine: no exported method may take or return a request or
-// response body (a byte slice, json.RawMessage or any named type over
-// one), a net/http type, or an HTTP status (an integer parameter or
-// result named status), nor reach one through the fields of the types it
-// takes and returns. Transports turn bodies and statuses into the typed
-// calls; the engine never sees them.
+// sets of its faces (*Engine, *Client, *Operator): no exported method may
+// take or return a request or response body (a byte slice,
+// json.RawMessage or any named type over one), a net/http type, or an
+// HTTP status (an integer parameter or result named status), nor reach
+// one through the fields of the types it takes and returns. Transports
+// turn bodies and statuses into the typed calls; the engine never sees
+// them. No face has more than 40 exported methods.
 func TestEngineAPIIsTyped(t *testing.T) {
 	pkg, err := importer.ForCompiler(token.NewFileSet(), "source", nil).Import(module)
 	if err != nil {
 		t.Fatalf("type-checking %s: %v", module, err)
 	}
-	engine, ok := pkg.Scope().Lookup("Engine").(*types.TypeName)
-	if !ok {
-		t.Fatal("no type Engine in the root package")
-	}
-	methods := types.NewMethodSet(types.NewPointer(engine.Type()))
-	if methods.Len() < 20 {
-		t.Fatalf("only %d methods on *Engine: is this the engine?", methods.Len())
-	}
 	c := apiChecker{seen: map[types.Type]bool{}}
-	for i := range methods.Len() {
-		fn := methods.At(i).Obj().(*types.Func)
-		if !fn.Exported() {
-			continue
+	for _, face := range []string{"Engine", "Client", "Operator"} {
+		tn, ok := pkg.Scope().Lookup(face).(*types.TypeName)
+		if !ok {
+			t.Fatalf("no type %s in the root package", face)
 		}
-		sig := fn.Type().(*types.Signature)
-		for _, tuple := range []*types.Tuple{sig.Params(), sig.Results()} {
-			for j := range tuple.Len() {
-				v := tuple.At(j)
-				where := "Engine." + fn.Name() + " " + describe(v)
-				if statusName.MatchString(v.Name()) && isInteger(v.Type()) {
-					c.problems = append(c.problems, where+": an HTTP status")
-				}
-				c.check(v.Type(), where)
+		methods := types.NewMethodSet(types.NewPointer(tn.Type()))
+		exported := 0
+		for i := range methods.Len() {
+			fn := methods.At(i).Obj().(*types.Func)
+			if !fn.Exported() {
+				continue
 			}
+			exported++
+			sig := fn.Type().(*types.Signature)
+			for _, tuple := range []*types.Tuple{sig.Params(), sig.Results()} {
+				for j := range tuple.Len() {
+					v := tuple.At(j)
+					where := face + "." + fn.Name() + " " + describe(v)
+					if statusName.MatchString(v.Name()) && isInteger(v.Type()) {
+						c.problems = append(c.problems, where+": an HTTP status")
+					}
+					c.check(v.Type(), where)
+				}
+			}
+		}
+		if exported < 10 {
+			t.Errorf("only %d methods on *%s: is this a face of the engine?", exported, face)
+		}
+		if exported > 40 {
+			t.Errorf("*%s has %d exported methods; a face has at most 40", face, exported)
 		}
 	}
 	for _, p := range c.problems {

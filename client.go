@@ -1,0 +1,303 @@
+package tambala
+
+import (
+	"context"
+	"time"
+
+	"github.com/tambalapay/tambala/ledger"
+	"github.com/tambalapay/tambala/money"
+	"github.com/tambalapay/tambala/orders"
+	"github.com/tambalapay/tambala/payouts"
+	"github.com/tambalapay/tambala/quotes"
+)
+
+// Client is the face of the engine one organization calls: its payouts,
+// balances, desk orders, conversions, collections and reference lists.
+// Every call acts for the Principal the Client was made with and checks,
+// inside its own transaction, the rules that Principal is under (the
+// organization active, the API not paused, /v2 access, the asset and
+// operation enabled), so a suspension or a pause committed after the
+// Principal was made is obeyed.
+//
+// A Client is a small value: make one per request with Engine.Client.
+// It is safe for concurrent use.
+type Client struct {
+	e *Engine
+	p Principal
+}
+
+// Client returns the face of the engine for the organization p acts for.
+// p comes from Authenticate or Act; a Principal built by hand makes every
+// call fail as unauthorized.
+func (e *Engine) Client(p Principal) *Client { return &Client{e: e, p: p} }
+
+// Principal returns the Principal the Client acts for.
+func (c *Client) Principal() Principal { return c.p }
+
+// Admit checks the rules every call to api is under, against the state
+// committed now: the organization is active (forbidden), api is not paused
+// (service_maintenance, service_incident) and, for /v2, the organization's
+// multi-asset access is enabled (onboarding_incomplete, access_suspended).
+// Every use case checks the same rules itself, inside its transaction; a
+// transport calls Admit first only so that these answers come before it
+// decodes a request, in the order the reference gives.
+func (c *Client) Admit(ctx context.Context, api API) error {
+	return c.e.admitNow(ctx, c.p, api)
+}
+
+// Balance reads the caller's balance in one enabled asset (a /v2 call).
+func (c *Client) Balance(ctx context.Context, code string) (ledger.Balance, error) {
+	return c.e.balanceOf(ctx, c.p, code)
+}
+
+// BalanceV1 reads the caller's MWK balance (GET /v1/balance).
+func (c *Client) BalanceV1(ctx context.Context) (ledger.Balance, error) {
+	return c.e.balanceV1(ctx, c.p)
+}
+
+// Balances reads the caller's balance in every enabled asset, by code (a
+// /v2 call).
+func (c *Client) Balances(ctx context.Context) ([]ledger.Balance, error) {
+	return c.e.balances(ctx, c.p)
+}
+
+// Banks lists the bank institutions under stable UUIDs.
+func (c *Client) Banks(ctx context.Context) ([]Bank, error) {
+	return c.e.banks(ctx, c.p)
+}
+
+// Collection returns one of the caller's collections.
+func (c *Client) Collection(ctx context.Context, id string) (Collection, error) {
+	return c.e.collectionByID(ctx, c.p, id)
+}
+
+// CollectionV2 returns one of the caller's /v2 collections.
+func (c *Client) CollectionV2(ctx context.Context, id string) (CollectionV2, error) {
+	return c.e.collectionV2(ctx, c.p, id)
+}
+
+// Collections lists the caller's collections, newest first.
+func (c *Client) Collections(ctx context.Context, page PageRequest) (Page[Collection], error) {
+	return c.e.collections(ctx, c.p, page)
+}
+
+// CollectionsV2 lists the caller's /v2 collections (deposits, order
+// refunds, simulated), newest first.
+func (c *Client) CollectionsV2(ctx context.Context, page PageRequest, f CollectionV2Filter) (Page[CollectionV2], error) {
+	return c.e.collectionsV2(ctx, c.p, page, f)
+}
+
+// Conversion returns one of the caller's conversions (GET
+// /v2/conversions/{id}); unknown, foreign and malformed ids are not_found.
+func (c *Client) Conversion(ctx context.Context, id string) (Conversion, error) {
+	return c.e.conversion(ctx, c.p, id)
+}
+
+// Conversions lists the caller's conversions newest first (GET
+// /v2/conversions).
+func (c *Client) Conversions(ctx context.Context, page PageRequest, f ConversionFilter) (Page[Conversion], error) {
+	return c.e.conversions(ctx, c.p, page, f)
+}
+
+// Corridors lists the corridors the caller sees, by code (GET
+// /v2/orders/corridors).
+func (c *Client) Corridors(ctx context.Context) ([]quotes.Corridor, error) {
+	return c.e.corridors(ctx, c.p)
+}
+
+// CreateConversion executes a conversion quote (POST /v2/conversions)
+// in one transaction: idempotency; the quote (unknown,
+// foreign, malformed or an order quote: not_found; used: quote_used;
+// expired: quote_expired); both assets still enabled with convert (403);
+// the hold of from_amount (402 insufficient_funds). The conversion starts
+// processing and is due for the worker at once. A zero idem.Fingerprint
+// is n.Fingerprint().
+func (c *Client) CreateConversion(ctx context.Context, n NewConversion, idem Idempotency) (Created[Conversion], error) {
+	return c.e.createConversion(ctx, c.p, n, idem)
+}
+
+// CreateOrder executes a quote as a desk order (POST /v2/orders), in one
+// transaction and in this order: idempotency; client_ref's format (the
+// body's shape); the quote (not_found, quote_used, quote_expired); the
+// beneficiary (required to-bank, not allowed from-bank, then its fields);
+// the assets and operation still enabled; the desk open; client_ref
+// unused in the organization; to-bank, the hold of from_amount
+// (insufficient_funds); see
+// docs/decisions.md, "/v2 desk (orders, quotes, corridors)".
+// A to-bank order starts accepted, a from-bank one awaiting_instructions.
+// A zero idem.Fingerprint is n.Fingerprint().
+func (c *Client) CreateOrder(ctx context.Context, n NewOrder, idem Idempotency) (Created[orders.Order], error) {
+	return c.e.createOrder(ctx, c.p, n, idem)
+}
+
+// CreatePayout accepts a payout: in one transaction it checks the
+// Principal's rules (/v1), settles idempotency (a replay returns the
+// payout as it was accepted, Replayed set), validates req
+// (payouts.Request.Validate), prices the fee, checks MWK payouts are
+// enabled, the per-payout maximum, the rail switch, the institution and
+// the rolling limits, holds amount plus fee, and stores the payout (status
+// held) with its idempotency record. A zero idem.Fingerprint is
+// req.Fingerprint().
+func (c *Client) CreatePayout(ctx context.Context, req payouts.Request, idem Idempotency) (Created[payouts.Payout], error) {
+	return c.e.createPayout(ctx, c.p, req, idem)
+}
+
+// CreatePayoutV2 accepts a /v2 payout (POST /v2/payouts), in
+// one transaction: idempotency; the assets (asset with payout, source
+// asset in the list); the amount; the destination (bank or momo in MWK
+// with /v1's rules, wallet in a stablecoin on a network carrying it); the
+// per-(asset, payout) limits; the rail switch; the fee; on an FX payout
+// the pair and the rate; the hold of principal and fee in the source
+// asset (insufficient_funds). The payout starts held. A zero
+// idem.Fingerprint is req.Fingerprint().
+func (c *Client) CreatePayoutV2(ctx context.Context, req PayoutV2Request, idem Idempotency) (Created[PayoutV2], error) {
+	return c.e.createPayoutV2(ctx, c.p, req, idem)
+}
+
+// DepositAddresses lists the caller's deposit addresses, one per network
+// (GET /v2/deposit-addresses). An address is issued on its first read and
+// stored; any address the issuer can't give (or no issuer at all) makes
+// the whole call 503 service_unavailable, never a partial list.
+func (c *Client) DepositAddresses(ctx context.Context) ([]DepositAddress, error) {
+	return c.e.depositAddresses(ctx, c.p)
+}
+
+// EnabledAssets lists the assets enabled for the caller, by code (a /v2
+// call).
+func (c *Client) EnabledAssets(ctx context.Context) ([]EnabledAsset, error) {
+	return c.e.enabledAssets(ctx, c.p)
+}
+
+// Institutions returns the payable institutions and when they were synced.
+func (c *Client) Institutions(ctx context.Context) ([]payouts.Institution, time.Time, error) {
+	return c.e.listInstitutions(ctx, c.p)
+}
+
+// MobileOperators lists the mobile-money operators and when they were synced.
+func (c *Client) MobileOperators(ctx context.Context) ([]MobileOperator, time.Time, error) {
+	return c.e.operators(ctx, c.p)
+}
+
+// Order returns one of the caller's orders (GET /v2/orders/{id}).
+func (c *Client) Order(ctx context.Context, id string) (orders.Order, error) {
+	return c.e.order(ctx, c.p, id)
+}
+
+// Orders lists the caller's orders newest first (GET /v2/orders).
+func (c *Client) Orders(ctx context.Context, page PageRequest, f OrderFilter) (Page[orders.Order], error) {
+	return c.e.orders(ctx, c.p, page, f)
+}
+
+// Payout returns one of the caller's payouts; a foreign, unknown or
+// malformed id is not_found alike.
+func (c *Client) Payout(ctx context.Context, id string) (payouts.Payout, error) {
+	return c.e.payout(ctx, c.p, id)
+}
+
+// PayoutV2 returns one of the caller's /v2 payouts (GET
+// /v2/payouts/{id}); a /v1 payout, a foreign, unknown or malformed id is
+// not_found alike.
+func (c *Client) PayoutV2(ctx context.Context, id string) (PayoutV2, error) {
+	return c.e.payoutV2(ctx, c.p, id)
+}
+
+// Payouts lists the caller's payouts newest first, a page at a time.
+func (c *Client) Payouts(ctx context.Context, page PageRequest, f PayoutFilter) (Page[payouts.Payout], error) {
+	return c.e.payouts(ctx, c.p, page, f)
+}
+
+// PayoutsV2 lists the caller's /v2 payouts newest first, a page at a time
+// (GET /v2/payouts).
+func (c *Client) PayoutsV2(ctx context.Context, page PageRequest, f PayoutFilter) (Page[PayoutV2], error) {
+	return c.e.listPayoutsV2(ctx, c.p, page, f)
+}
+
+// ProofLink signs a link to the newest funding proof of one of the
+// caller's orders (GET /v2/orders/{id}/proofs/funding), valid for
+// OrderOptions.ProofLinkTTL; a rejected proof has one too. An order without
+// a proof, or a to-bank order, is not_found.
+func (c *Client) ProofLink(ctx context.Context, orderID string) (ProofLink, error) {
+	return c.e.proofLinkFor(ctx, c.p, orderID)
+}
+
+// QuoteConversion issues a conversion quote (POST
+// /v2/conversions/quotes): the request's shape (400) and codes (422
+// unsupported_asset); both assets in the organization's list with convert
+// (403 corridor_not_enabled); the pair rule (422 unsupported_pair); the
+// fixed amount (400); a rate from the ConversionPricer (none: 503
+// rate_unavailable); the rounding of quotes.Price; the (from asset,
+// convert) limits on the from side (422 amount_below_minimum,
+// limit_exceeded). The pricer is asked before the transaction, outside it;
+// its answer is used only once every earlier check has passed. Nothing is
+// held.
+func (c *Client) QuoteConversion(ctx context.Context, req quotes.Request) (quotes.Quote, error) {
+	return c.e.quoteConversion(ctx, c.p, req)
+}
+
+// QuoteFee prices a payout or collection of amount on rail with the
+// engine's fee schedule (a /v1 call).
+func (c *Client) QuoteFee(ctx context.Context, dir payouts.Direction, rail payouts.Rail, amount money.Amount) (payouts.FeeQuote, error) {
+	return c.e.quoteFee(ctx, c.p, dir, rail, amount)
+}
+
+// QuoteOrder issues a desk order quote (POST /v2/orders/quotes). Checks,
+// in order: the shape, the codes, both assets enabled, the pair, the
+// direction's operation, the fixed amount, the desk and the corridor's
+// rate (see docs/decisions.md, "/v2 desk (orders, quotes, corridors)");
+// then the derived side, rounded as the quotes package's table says and
+// held to the corridor's limits. The quote is frozen and stored for
+// QuoteTTL (and kept a day after, so a late use is quote_expired).
+// Amounts are decimal text in req because their asset decides their
+// decimals; they are parsed once the asset is known. Nothing is held.
+func (c *Client) QuoteOrder(ctx context.Context, req quotes.Request) (quotes.Quote, error) {
+	return c.e.quoteOrder(ctx, c.p, req)
+}
+
+// RefuseCreate answers a create whose request the transport could not
+// decode into the typed request (malformed JSON, a field of the wrong
+// type), in the order the engine answers every create, so that the
+// idempotency rules come first: the Principal's rules; a missing key;
+// the key in flight (conflict); the key already decided by another
+// operation or with another fingerprint (conflict, even though this
+// request is invalid). Otherwise
+// it returns reason. It stores nothing.
+func (c *Client) RefuseCreate(ctx context.Context, op Operation, idem Idempotency, reason error) error {
+	return c.e.refuseCreate(ctx, c.p, op, idem, reason)
+}
+
+// SimulateCollection credits the caller with a made-up collection, as a
+// real one would be credited (sandbox only: sandbox_only elsewhere). It is
+// not idempotent.
+func (c *Client) SimulateCollection(ctx context.Context, sc SimulatedCollection) (Collection, error) {
+	return c.e.simulateCollection(ctx, c.p, sc)
+}
+
+// SimulateCollectionV2 credits the caller with a made-up /v2 collection
+// (sandbox only). Checks in order: sandbox_only; asset and
+// amount present (400); /v2 admission; asset well-formed (422
+// unsupported_asset) and enabled with collection (403
+// corridor_not_enabled); a network on a fiat asset (400); the network
+// known and carrying the asset (422 unsupported_network); the amount's
+// decimals and sign (400). Not idempotent.
+func (c *Client) SimulateCollectionV2(ctx context.Context, sc SimulatedCollectionV2) (CollectionV2, error) {
+	return c.e.simulateCollectionV2(ctx, c.p, sc)
+}
+
+// Trades lists the caller's trades, newest first.
+func (c *Client) Trades(ctx context.Context, page PageRequest) (Page[Trade], error) {
+	return c.e.trades(ctx, c.p, page)
+}
+
+// UploadProof records a funding proof of one of the caller's from-bank
+// orders (PUT /v2/orders/{id}/proofs/funding), checking in this order:
+// the media type (unsupported_media_type); the order (not_found); the
+// order expecting a proof (proof_not_expected; the newest proof uploaded
+// again while it is under review answers the order unchanged); the content
+// (payload_too_large over MaxProofBytes, validation_error when empty,
+// unsupported_media_type when its first bytes are not of its type). The
+// bytes go to the ProofStore, then one transaction records the proof and
+// moves the order to proof_submitted (re-checking that it still expects
+// one). No event: the upload is the caller's own action.
+func (c *Client) UploadProof(ctx context.Context, orderID string, up ProofUpload) (orders.Order, error) {
+	return c.e.uploadProof(ctx, c.p, orderID, up)
+}

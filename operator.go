@@ -1,0 +1,294 @@
+package tambala
+
+import (
+	"context"
+
+	"github.com/tambalapay/tambala/money"
+	"github.com/tambalapay/tambala/orders"
+	"github.com/tambalapay/tambala/payouts"
+	"github.com/tambalapay/tambala/quotes"
+)
+
+// Operator is the face of the engine the operator's staff use:
+// organizations and their keys, settings and limits, funding and
+// deposits, the desk's queue and moves, corridors and asset limits, the
+// pause switches, payouts to resolve by hand, and webhook endpoints and
+// deliveries. Its calls act on the operator's own authority: a host puts
+// its own access control (staff roles, four-eyes) in front of them.
+//
+// It is safe for concurrent use.
+type Operator struct {
+	e *Engine
+}
+
+// Operator returns the operator's face of the engine.
+func (e *Engine) Operator() *Operator { return &Operator{e: e} }
+
+// AllCorridors lists every corridor (the operator's side).
+func (o *Operator) AllCorridors(ctx context.Context) ([]quotes.Corridor, error) {
+	return o.e.allCorridors(ctx)
+}
+
+// AssetLimits returns the limits of op in asset (the operator's side).
+func (o *Operator) AssetLimits(ctx context.Context, asset string, op string) (quotes.Limits, error) {
+	return o.e.readAssetLimits(ctx, asset, op)
+}
+
+// Backlog reads the backlog in one read transaction: the due indexes up to
+// now, and every payout not terminal. It costs a read of each payout in
+// flight, so call it at scrape intervals, not per request.
+func (o *Operator) Backlog(ctx context.Context) (Backlog, error) {
+	return o.e.backlog(ctx)
+}
+
+// BootstrapOrganization creates the store's first organization with its
+// funding, the corridors and an API key, in one storage transaction, unless
+// the store has recorded b.Marker or already holds an organization: then
+// it creates nothing and answers Created false. Two callers at once (two
+// servers starting on one empty database) create one organization between
+// them: the transaction that records the marker commits, and the other,
+// run again on the committed state, finds it.
+func (o *Operator) BootstrapOrganization(ctx context.Context, b Bootstrap) (Bootstrapped, error) {
+	return o.e.bootstrapOrganization(ctx, b)
+}
+
+// ClawbackPayout records a provider clawback of a succeeded payout (the
+// operator's side, or a provider callback).
+func (o *Operator) ClawbackPayout(ctx context.Context, id string) error {
+	return o.e.clawbackPayout(ctx, id)
+}
+
+// CreateKey issues a key for an organization in the engine's environment.
+// The full key is returned here once and can never be read again. An
+// organization holds at most Limits.MaxActiveKeys active keys; at that
+// limit CreateKey fails with conflict until one is revoked.
+func (o *Operator) CreateKey(ctx context.Context, orgID string) (full string, key APIKey, err error) {
+	return o.e.createKey(ctx, orgID)
+}
+
+// CreateOrganization creates an organization (the operator's side).
+func (o *Operator) CreateOrganization(ctx context.Context, n NewOrganization) (Organization, error) {
+	return o.e.createOrganization(ctx, n)
+}
+
+// Deliveries lists an organization's deliveries newest first, each with its
+// attempts newest first (the operator's side).
+func (o *Operator) Deliveries(ctx context.Context, orgID string, page PageRequest) (Page[DeliveryView], error) {
+	return o.e.deliveries(ctx, orgID, page)
+}
+
+// DeskOrder returns any order (the operator's side).
+func (o *Operator) DeskOrder(ctx context.Context, id string) (orders.Order, error) {
+	return o.e.deskOrder(ctx, id)
+}
+
+// DeskOrders lists orders for the desk, newest first: those in one status
+// (the queue of work), or all, optionally of one organization.
+func (o *Operator) DeskOrders(ctx context.Context, q DeskQueue, page PageRequest) (Page[orders.Order], error) {
+	return o.e.deskOrders(ctx, q, page)
+}
+
+// DeskProof opens the newest funding proof of an order (the operator's
+// side); the caller closes Content.
+func (o *Operator) DeskProof(ctx context.Context, orderID string) (ProofFile, error) {
+	return o.e.deskProof(ctx, orderID)
+}
+
+// Fund credits an organization's available balance from the operator's
+// float: the operator's manual funding (the demo organization's starting
+// balance, test setups). ref identifies the funding (text with no control
+// or invisible format character); funding the same ref twice credits once.
+func (o *Operator) Fund(ctx context.Context, orgID string, amount money.Amount, ref string) error {
+	return o.e.fundOrg(ctx, orgID, amount, ref)
+}
+
+// Keys lists an organization's keys, oldest first, by prefix.
+func (o *Operator) Keys(ctx context.Context, orgID string) ([]APIKey, error) {
+	return o.e.keys(ctx, orgID)
+}
+
+// MoveOrder makes one desk or operator move of an order (the operator's
+// side): orders.StartProcessing, CoinsSent, Complete, Fail, Cancel,
+// ReturnRefund, Instructions, RejectProof, ConfirmFunds. Each move is one
+// transaction with its ledger entries and events; repeating a move already
+// made returns the order unchanged; a move the order's state does not allow
+// is conflict. Moves go on while /v2 is paused: they are the operator's
+// work, not /v2 requests.
+func (o *Operator) MoveOrder(ctx context.Context, id string, cmd orders.Command) (orders.Order, error) {
+	return o.e.moveOrder(ctx, id, cmd)
+}
+
+// Organization returns an organization (the operator's side).
+func (o *Operator) Organization(ctx context.Context, id string) (Organization, error) {
+	return o.e.organization(ctx, id)
+}
+
+// Organizations lists every organization, oldest first (the operator's side).
+func (o *Operator) Organizations(ctx context.Context) ([]Organization, error) {
+	return o.e.organizations(ctx)
+}
+
+// Pause returns the pause switches.
+func (o *Operator) Pause(ctx context.Context) (PauseState, error) {
+	return o.e.pause(ctx)
+}
+
+// PayoutsInFlight lists the payouts that are not terminal, oldest first
+// (the operator's side): what a restart, an unreachable provider or a
+// stuck rail has left in flight, each with its overdue flag.
+func (o *Operator) PayoutsInFlight(ctx context.Context, f InFlightFilter) ([]InFlightPayout, error) {
+	return o.e.payoutsInFlight(ctx, f)
+}
+
+// RecordCollection credits a collection net of the collection fee, in one
+// transaction with the collection record.
+func (o *Operator) RecordCollection(ctx context.Context, orgID string, n NewCollection) (Collection, error) {
+	return o.e.recordCollectionByOperator(ctx, orgID, n)
+}
+
+// RecordDeposit credits a deposit: Credit From external net of the
+// asset's collection fee, a /v2 collection with source deposit and
+// collection_v2.settled, in one transaction. It is idempotent per
+// (network, tx_ref): the same deposit again returns the same collection;
+// other figures under that pair are 409 conflict. The network must be
+// known and carry the asset (422 unsupported_network), the asset
+// configured (422 unsupported_asset) and enabled with collection for the
+// organization (403 corridor_not_enabled).
+func (o *Operator) RecordDeposit(ctx context.Context, orgID string, d Deposit) (CollectionV2, error) {
+	return o.e.recordDeposit(ctx, orgID, d)
+}
+
+// RecordTrade records an OTC trade (the operator's side): the amount at the
+// rate gives whole kwacha, rounded down, credited to the organization's MWK
+// balance from the operator's float. Ref makes it happen once: recording
+// the same ref again returns the first trade; the same ref with other
+// figures is conflict.
+func (o *Operator) RecordTrade(ctx context.Context, orgID string, n NewTrade) (Trade, error) {
+	return o.e.recordTrade(ctx, orgID, n)
+}
+
+// Redeliver sends a dead-lettered delivery again on request (the
+// operator's side): the same bytes, signed with the secret it was created
+// with, for one more full schedule.
+func (o *Operator) Redeliver(ctx context.Context, orgID string, id string) (DeliveryView, error) {
+	return o.e.redeliver(ctx, orgID, id)
+}
+
+// ResolvePayout finishes a submitted or pending payout as the operator
+// found it at the provider, through the same transition, ledger entries
+// and event as the worker: succeeded captures the hold (the observed fee
+// charged, an excess above the hold from available or as shortfall);
+// failed releases it whole. A payout in another status is conflict; the
+// worker, which may be talking to the provider about it at the same time,
+// leaves a payout the operator has finished alone.
+func (o *Operator) ResolvePayout(ctx context.Context, id string, r Resolution) (payouts.Payout, error) {
+	return o.e.resolvePayout(ctx, id, r)
+}
+
+// ReverseCollection reverses a settled collection (the operator's side):
+// the credit and its fee are undone, so the organization must still have
+// the credited amount available (else insufficient_funds).
+func (o *Operator) ReverseCollection(ctx context.Context, orgID string, id string) (Collection, error) {
+	return o.e.reverseCollection(ctx, orgID, id)
+}
+
+// RevokeKey revokes a key of the organization, named by its id or its
+// prefix. It takes effect on the very next request. Revoking a revoked key
+// is not an error.
+func (o *Operator) RevokeKey(ctx context.Context, orgID string, idOrPrefix string) (APIKey, error) {
+	return o.e.revokeKey(ctx, orgID, idOrPrefix)
+}
+
+// RotateDepositAddress gives org a new address on network (the operator's
+// side, and the only way an address changes): the issuer is asked
+// outside any transaction, its address checked and stored in place of the
+// old one. 404 for an unknown organization, 422 unsupported_network for an
+// unknown network, 503 service_unavailable when the issuer fails or gives
+// the address already in use. Assets are those of the organization's list
+// with collection that the network carries (possibly none).
+func (o *Operator) RotateDepositAddress(ctx context.Context, orgID string, network string) (DepositAddress, error) {
+	return o.e.rotateDepositAddress(ctx, orgID, network)
+}
+
+// SetAllowlist replaces an organization's IP allowlist: exact IPv4 or IPv6
+// addresses, no ranges. An empty list allows every address. Only the
+// operator's side can change it, never an API key.
+func (o *Operator) SetAllowlist(ctx context.Context, id string, addrs []string) (Organization, error) {
+	return o.e.setAllowlist(ctx, id, addrs)
+}
+
+// SetAssetLimits sets the smallest and largest amount of one /v2
+// operation (OpConvert on the from side, OpPayout on the amount delivered)
+// in asset (the operator's side); nil bounds remove them. Amounts must be
+// of the asset, positive, and min at most max.
+func (o *Operator) SetAssetLimits(ctx context.Context, asset string, op string, l quotes.Limits) error {
+	return o.e.setAssetLimits(ctx, asset, op, l)
+}
+
+// SetAssets replaces the assets and operations enabled for an organization.
+func (o *Operator) SetAssets(ctx context.Context, id string, assets []AssetAccess) (Organization, error) {
+	return o.e.setAssets(ctx, id, assets)
+}
+
+// SetBalanceFloor sets the MWK floor below which balance.low is sent; ""
+// removes it.
+func (o *Operator) SetBalanceFloor(ctx context.Context, id string, floorMWK string) (Organization, error) {
+	return o.e.setBalanceFloor(ctx, id, floorMWK)
+}
+
+// SetCorridor creates or replaces the corridor of a fiat asset (the
+// operator's side): its rates per direction (nil closes one), minimum,
+// optional maximum and whether it is open. Quotes already issued keep
+// their frozen terms.
+func (o *Operator) SetCorridor(ctx context.Context, c quotes.Corridor) (quotes.Corridor, error) {
+	return o.e.setCorridor(ctx, c)
+}
+
+// SetOrganizationStatus suspends or reactivates an organization. A
+// suspended organization gets 403 forbidden on every request.
+func (o *Operator) SetOrganizationStatus(ctx context.Context, id string, s OrgStatus) (Organization, error) {
+	return o.e.setOrganizationStatus(ctx, id, s)
+}
+
+// SetPause pauses api (Maintenance or Incident) or makes it Live again (the
+// operator's side). Payouts accepted before a pause go on, and webhooks are
+// still delivered.
+func (o *Operator) SetPause(ctx context.Context, api API, mode PauseMode) (PauseState, error) {
+	return o.e.setPause(ctx, api, mode)
+}
+
+// SetPayoutLimits sets an organization's /v1 payout limits (zero fields
+// keep the defaults).
+func (o *Operator) SetPayoutLimits(ctx context.Context, id string, l PayoutLimits) (Organization, error) {
+	return o.e.setPayoutLimits(ctx, id, l)
+}
+
+// SetRailDisabled pauses or resumes a payout rail (the operator's side).
+func (o *Operator) SetRailDisabled(ctx context.Context, rail payouts.Rail, disabled bool) (Rails, error) {
+	return o.e.setRailDisabled(ctx, rail, disabled)
+}
+
+// SetV2Access sets an organization's access to /v2.
+func (o *Operator) SetV2Access(ctx context.Context, id string, a V2Access) (Organization, error) {
+	return o.e.setV2Access(ctx, id, a)
+}
+
+// SetWebhookEndpoint registers (or replaces) an organization's endpoint
+// and returns its new signing secret, shown this once. Deliveries already
+// created keep the secret they were created with. The URL must be https;
+// plain http is allowed only to a loopback address in the sandbox.
+func (o *Operator) SetWebhookEndpoint(ctx context.Context, orgID string, rawURL string) (Endpoint, string, error) {
+	return o.e.setWebhookEndpoint(ctx, orgID, rawURL)
+}
+
+// SyncInstitutions replaces the institutions reference data (the
+// operator's side, or a provider sync job), after checking it
+// (payouts.CheckInstitutions: validation_error, nothing replaced).
+func (o *Operator) SyncInstitutions(ctx context.Context, list []payouts.Institution) error {
+	return o.e.syncInstitutions(ctx, list)
+}
+
+// WebhookEndpoint returns an organization's endpoint, if any.
+func (o *Operator) WebhookEndpoint(ctx context.Context, orgID string) (Endpoint, bool, error) {
+	return o.e.webhookEndpoint(ctx, orgID)
+}
