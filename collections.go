@@ -136,16 +136,20 @@ func (e *Engine) recordCollection(ctx context.Context, orgID string, p *Principa
 		if err := tx.Put(bucketCollectionsByOrg, records.IndexKey(orgID, c.ID), nil); err != nil {
 			return err
 		}
-		return e.emit(tx, orgID, webhooks.CollectionSettled, renderCollection(c))
+		return e.emit(tx, orgID, webhooks.CollectionSettled, renderCollection(c), jsonResource(eventCollection, toCollectionRecord(orgID, c)))
 	})
 	return c, err
 }
 
 func putCollection(tx store.Tx, org string, c Collection) error {
-	return records.PutJSON(tx, bucketCollections, c.ID, collectionRecord{Org: org, ID: c.ID, Status: c.Status,
+	return records.PutJSON(tx, bucketCollections, c.ID, toCollectionRecord(org, c))
+}
+
+func toCollectionRecord(org string, c Collection) collectionRecord {
+	return collectionRecord{Org: org, ID: c.ID, Status: c.Status,
 		Amount: c.AmountMWK.String(), Fee: c.Fee.String(), Credited: c.AmountCredited.String(), Rail: c.Rail,
 		SourceCustomerName: c.SourceCustomerName, SourceAccountNumber: c.SourceAccountNumber,
-		SourceInstitution: c.SourceInstitution, RTPReferenceNumber: c.RTPReferenceNumber, CreatedAt: c.CreatedAt})
+		SourceInstitution: c.SourceInstitution, RTPReferenceNumber: c.RTPReferenceNumber, CreatedAt: c.CreatedAt}
 }
 
 // SimulatedCollection is a collection the sandbox makes up: Amount
@@ -241,7 +245,7 @@ func (e *Engine) reverseCollection(ctx context.Context, orgID, id string) (Colle
 		if err := putCollection(tx, orgID, c); err != nil {
 			return err
 		}
-		if err := e.emit(tx, orgID, webhooks.CollectionReversed, renderCollection(c)); err != nil {
+		if err := e.emit(tx, orgID, webhooks.CollectionReversed, renderCollection(c), jsonResource(eventCollection, toCollectionRecord(orgID, c))); err != nil {
 			return err
 		}
 		return e.checkBalanceLow(tx, orgID)

@@ -69,7 +69,7 @@ func (e *Engine) recordRefundCollection(tx store.Tx, _ orders.Order, rc *orders.
 	if err := tx.Put(bucketCollectionsV2ByOrg, records.IndexKey(rc.Org, id), nil); err != nil {
 		return err
 	}
-	return e.emit(tx, rc.Org, EventCollectionV2Settled, rendered)
+	return e.emit(tx, rc.Org, EventCollectionV2Settled, rendered, rawResource(eventCollectionV2, rendered))
 }
 
 // Sources of a /v2 collection.
@@ -220,7 +220,7 @@ func (e *Engine) creditCollectionV2(tx store.Tx, org string, amount, fee money.A
 	if err := tx.Put(bucketCollectionsV2ByOrg, records.IndexKey(org, c.ID), nil); err != nil {
 		return CollectionV2{}, err
 	}
-	return c, e.emit(tx, org, EventCollectionV2Settled, rendered)
+	return c, e.emit(tx, org, EventCollectionV2Settled, rendered, rawResource(eventCollectionV2, rendered))
 }
 
 // SimulatedCollectionV2 is the body of POST /v2/collections/simulate: an

@@ -326,6 +326,9 @@ func (e *Engine) quoteConversion(ctx context.Context, p Principal, req quotes.Re
 		if err != nil {
 			return err
 		}
+		if e.converter == nil {
+			return errNoConverterCoded
+		}
 		limits, err := e.assetLimits(tx, from, OpConvert)
 		if err != nil {
 			return err
@@ -381,6 +384,9 @@ func (e *Engine) createConversion(ctx context.Context, p Principal, n NewConvers
 		q, err := loadQuote(tx, org.ID, n.QuoteID)
 		if err != nil {
 			return Conversion{}, nil, err
+		}
+		if e.converter == nil {
+			return Conversion{}, nil, errNoConverterCoded
 		}
 		id := e.newID()
 		if q, err = q.Use(id, quotes.KindConversion, now); err != nil {
@@ -487,6 +493,11 @@ func (e *Engine) conversions(ctx context.Context, p Principal, page PageRequest,
 // ErrNoConverter is returned by the conversion worker's calls when the
 // engine has no Options.Converter.
 var ErrNoConverter = errors.New("tambala: no converter configured (Options.Converter)")
+
+// errNoConverterCoded answers a conversion quote or create on an engine
+// without a converter, which would otherwise hold the money and leave the
+// conversion processing.
+var errNoConverterCoded = errcode.Newf(errcode.ServiceUnavailable, "Conversions are not available.")
 
 // ProcessConversions runs one pass of the conversion worker: every
 // conversion due now (up to Batch) is handed to the Converter, polled, or
@@ -689,5 +700,5 @@ func (e *Engine) endConversion(tx store.Tx, r *conversionRecord, c Conversion, e
 	if err := moveConversionDue(tx, r, nil); err != nil {
 		return err
 	}
-	return e.emit(tx, c.Org, event, c.Render())
+	return e.emit(tx, c.Org, event, c.Render(), jsonResource(eventConversion, toConversionRecord(c)))
 }

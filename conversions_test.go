@@ -161,17 +161,33 @@ func (f fixedPricer) ConversionRate(_ context.Context, _ quotes.Pair) (money.Rat
 
 func TestConversion_Pricer(t *testing.T) {
 	r := money.MustRate("2000")
-	d := newDeskEnv(t, memstore.New(), func(o *tambala.Options) { o.ConversionPricer = fixedPricer{&r} })
+	d := newDeskEnv(t, memstore.New(), func(o *tambala.Options) { o.ConversionPricer, o.Converter = fixedPricer{&r}, sandbox.NewConverter(nil) })
 	_, err := d.e.Operator().SetAssets(d.ctx, d.org.ID, convAssets())
 	require.NoError(t, err)
 	q, err := d.e.Client(d.p).QuoteConversion(d.ctx, quotes.Request{FromAsset: "USDT", ToAsset: "MWK", FromAmount: strp("2")})
 	require.NoError(t, err)
 	assert.Equal(t, "4000.00", q.To.String())
-	d2 := newDeskEnv(t, memstore.New(), func(o *tambala.Options) { o.ConversionPricer = fixedPricer{} })
+	d2 := newDeskEnv(t, memstore.New(), func(o *tambala.Options) { o.ConversionPricer, o.Converter = fixedPricer{}, sandbox.NewConverter(nil) })
 	_, err = d2.e.Operator().SetAssets(d2.ctx, d2.org.ID, convAssets())
 	require.NoError(t, err)
 	_, err = d2.e.Client(d2.p).QuoteConversion(d2.ctx, quotes.Request{FromAsset: "USDT", ToAsset: "MWK", FromAmount: strp("2")})
 	requireCode(t, errcode.RateUnavailable, err)
+}
+
+// TestConversion_WithoutConverter: an engine without a converter refuses
+// a conversion quote with a coded error, rather than holding money for a
+// conversion nothing will execute.
+func TestConversion_WithoutConverter(t *testing.T) {
+	eachStore(t, func(t *testing.T, s store.Store) {
+		d := newDeskEnv(t, s, nil)
+		_, err := d.e.Operator().SetAssets(d.ctx, d.org.ID, convAssets())
+		require.NoError(t, err)
+		before := d.balance(t, d.org.ID, money.USDT)
+		_, err = d.e.Client(d.p).QuoteConversion(d.ctx, quotes.Request{FromAsset: "USDT", ToAsset: "MWK", FromAmount: strp("2")})
+		requireCode(t, errcode.ServiceUnavailable, err)
+		assert.Equal(t, before, d.balance(t, d.org.ID, money.USDT))
+		d.check(t)
+	})
 }
 
 func TestConversion_Create(t *testing.T) {

@@ -1,13 +1,69 @@
-// Package tambala is an embeddable payments engine: MWK payouts to banks and
-// mobile-money wallets, balances per organization and asset in a
-// double-entry ledger, API keys, idempotency, pagination, rate limits and the
-// operator's side (organizations, keys, allowlists, pause switches).
+// Package tambala is an embeddable payments engine: MWK payouts to banks
+// and mobile-money wallets, a stablecoin desk (quotes, orders, corridors),
+// conversions between assets, deposits and collections, payouts in any
+// enabled asset, balances per organization and asset in a double-entry
+// ledger, and the operator's side of all of it.
 //
-// A host creates an Engine over a store.Store (adapters/boltstore embedded,
-// adapters/memstore for tests) and calls it; adapters/httpapi is the HTTP
+// # The engine and its faces
+//
+// A host makes an Engine over a store with New and reaches it through three
+// faces, one per audience:
+//
+//   - Client, from Engine.Client(p): one organization's calls. p, a
+//     Principal, comes from Engine.Authenticate (an API key) or Engine.Act
+//     (a host that authenticates its own users). Payouts (CreatePayout,
+//     CreatePayoutV2), balances, desk quotes and orders (QuoteOrder,
+//     CreateOrder, UploadProof), conversions (QuoteConversion,
+//     CreateConversion), collections, trades and the reference lists.
+//   - Operator, from Engine.Operator(): the operator's staff.
+//     Organizations and their keys, settings and limits; funding, deposits,
+//     trades and collections recorded for an organization; the desk's queue
+//     and its moves (MoveOrder); corridors and asset limits; pause switches
+//     and rails; payouts to resolve by hand; webhook endpoints and
+//     deliveries.
+//   - Engine itself: authentication, Run and its single passes
+//     (ProcessPayouts, ProcessDeliveries, ProcessConversions,
+//     ProcessEvents, ProcessOrders, PruneIdempotency, PruneQuotes), and what
+//     a transport reads (Environment, Limits, Assets, Networks).
+//
+// Every call of a Client checks, inside its own transaction, the rules its
+// organization is under: active, its API version not paused, /v2 access,
+// the asset and operation enabled. Every create is idempotent under the
+// organization's key (Idempotency): the same request again returns the
+// first result, marked Replayed; another request under the key is a
+// conflict.
+//
+// # Transactions, money and errors
+//
+// Each use case is one storage transaction: the state change, its ledger
+// postings (package ledger), its idempotency record, its outbox rows and
+// its events commit together or not at all. Amounts are exact decimals
+// bound to their asset (package money), bounded so that every sum the
+// ledger writes can be read back. Errors carry stable codes (package
+// errcode) that errors.Is matches.
+//
+// # Background work and events
+//
+// Run runs the loops until its context ends: the payout worker (the
+// PayoutProvider port, Options.Payouts), the webhook dispatcher
+// (Options.Webhooks), the conversion worker (Options.Converter), the event
+// loop (Options.Events), the order expiry sweep and pruning; name Loops to
+// run some only. Options.Events is told of every committed event as a
+// typed Event (the payout, order, conversion, collection or trade as it
+// was), at least once, from the same outbox the webhooks come from.
+//
+// # Ports and adapters
+//
+// Storage is the store.Store port: adapters/memstore (tests),
+// adapters/boltstore (the embedded default), adapters/pebblestore and
+// adapters/pgstore (PostgreSQL, for several instances), all passing
+// store/storetest. adapters/sandbox gives the sandbox's payout provider,
+// converter and deposit address issuer; adapters/webhookhttp sends
+// webhooks; adapters/prommetrics counts; adapters/httpapi is the HTTP
 // binding of the reference API, and examples/server a runnable sandbox.
+// The pure rules live in packages of their own: payouts, orders, quotes,
+// ledger, money, networks, webhooks.
 //
-// Every use case is one storage transaction: the state change, its ledger
-// postings, its idempotency record and its outbox rows commit together or
-// not at all. Errors carry stable codes (package errcode).
+// See docs/architecture.md for the layering and docs/decisions.md for
+// why each rule is what it is.
 package tambala

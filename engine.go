@@ -95,6 +95,13 @@ type Options struct {
 	Converter Converter
 	// ConversionWorker tunes the conversion worker.
 	ConversionWorker ConversionWorkerOptions
+	// Events is told of every committed event, in-process, at least once
+	// (Run's event loop, or ProcessEvents). Set it on every instance that
+	// shares the store: events committed by an engine without a handler
+	// are not kept for one. Default: none, and nothing is kept.
+	Events EventHandler
+	// EventLoop tunes the event loop.
+	EventLoop EventOptions
 }
 
 // OrderOptions tune the /v2 desk. Zero fields take the defaults.
@@ -198,6 +205,8 @@ type Engine struct {
 	pricer             ConversionPricer
 	converter          Converter
 	convOpts           ConversionWorkerOptions
+	events             EventHandler
+	eventOpts          EventOptions
 	running            atomic.Bool // Run is under way
 	started            time.Time
 
@@ -299,6 +308,8 @@ func New(s store.Store, opts *Options) (*Engine, error) {
 	e.prune.defaults()
 	e.pricer, e.converter, e.convOpts = o.ConversionPricer, o.Converter, o.ConversionWorker
 	e.convOpts.defaults()
+	e.events, e.eventOpts = o.Events, o.EventLoop
+	e.eventOpts.defaults()
 	e.limiters.init(o.Limits.RatePerSecond, o.Limits.RateBurst)
 	e.sandboxInstitutions = payouts.DefaultInstitutions()
 	return e, nil

@@ -3,6 +3,8 @@ package tambala
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strconv"
 	"log/slog"
 	"sync"
 	"time"
@@ -32,26 +34,110 @@ func (p *PruneOptions) defaults() {
 // way.
 var ErrRunning = errors.New("tambala: Run is already running")
 
-// Run runs the engine's background work until ctx ends: the payout worker
-// (Options.Worker), the webhook dispatcher (Options.Dispatcher), the
-// expiry sweep of unfunded desk orders (ProcessOrders, every
-// OrderOptions.SweepInterval) and the pruning of idempotency outcomes and
-// old quotes (Options.Prune), and, when Options.Converter is set, the
-// conversion worker (Options.ConversionWorker; without a converter that
-// loop is skipped, so conversions stay processing). It fails at once, with
-// ErrNoPayoutProvider or ErrNoWebhookSender, when a port the work needs is
-// missing. After ctx ends it returns nil only once every loop has finished
-// the pass it was in, so the host may close the store right after.
-//
-// A host that schedules the work itself calls RunPayoutWorker,
-// RunDispatcher and PruneIdempotency (or ProcessPayouts and
-// ProcessDeliveries for single passes) instead.
-func (e *Engine) Run(ctx context.Context) error {
-	if e.provider == nil {
-		return ErrNoPayoutProvider
+// Loop names one of the loops Run runs.
+type Loop int
+
+const (
+	// LoopPayouts is the payout worker (Options.Payouts, Options.Worker).
+	LoopPayouts Loop = iota + 1
+	// LoopDeliveries is the webhook dispatcher (Options.Webhooks,
+	// Options.Dispatcher).
+	LoopDeliveries
+	// LoopConversions is the conversion worker (Options.Converter,
+	// Options.ConversionWorker).
+	LoopConversions
+	// LoopEvents hands committed events to Options.Events
+	// (Options.EventLoop).
+	LoopEvents
+	// LoopOrderExpiry is the expiry sweep of unfunded desk orders
+	// (ProcessOrders, every OrderOptions.SweepInterval).
+	LoopOrderExpiry
+	// LoopPruning prunes decided idempotency outcomes and old quotes
+	// (Options.Prune).
+	LoopPruning
+)
+
+func (l Loop) String() string {
+	switch l {
+	case LoopPayouts:
+		return "payouts"
+	case LoopDeliveries:
+		return "deliveries"
+	case LoopConversions:
+		return "conversions"
+	case LoopEvents:
+		return "events"
+	case LoopOrderExpiry:
+		return "order_expiry"
+	case LoopPruning:
+		return "pruning"
 	}
-	if e.sender == nil {
-		return ErrNoWebhookSender
+	return "loop(" + strconv.Itoa(int(l)) + ")"
+}
+
+// ErrUnknownLoop is returned by Run for a Loop it does not know.
+var ErrUnknownLoop = errors.New("tambala: unknown loop")
+
+// Run runs the engine's background work until ctx ends: the loops named,
+// or, when none is, every loop whose port is configured. That is the
+// payout worker (which needs Options.Payouts: without it Run fails at once
+// with ErrNoPayoutProvider), the order expiry sweep and pruning always;
+// the webhook dispatcher when Options.Webhooks is set (without it
+// deliveries wait in the outbox); the conversion worker when
+// Options.Converter is set; and the event loop when Options.Events is
+// set. A loop named whose port is missing fails Run at once
+// (ErrNoPayoutProvider, ErrNoWebhookSender, ErrNoConverter,
+// ErrNoEventHandler). After ctx ends Run returns nil only once every loop
+// has finished the pass it was in, so the host may close the store right
+// after; a second Run while one is under way gets ErrRunning.
+//
+// A host that schedules the work itself calls the single passes instead:
+// ProcessPayouts, ProcessDeliveries, ProcessConversions, ProcessEvents,
+// ProcessOrders, PruneIdempotency and PruneQuotes.
+func (e *Engine) Run(ctx context.Context, loops ...Loop) error {
+	if len(loops) == 0 {
+		if e.provider == nil {
+			return ErrNoPayoutProvider
+		}
+		loops = []Loop{LoopPayouts, LoopOrderExpiry, LoopPruning}
+		if e.sender != nil {
+			loops = append(loops, LoopDeliveries)
+		}
+		if e.converter != nil {
+			loops = append(loops, LoopConversions)
+		}
+		if e.events != nil {
+			loops = append(loops, LoopEvents)
+		}
+	}
+	run := make(map[Loop]bool, len(loops))
+	for _, l := range loops {
+		var missing error
+		switch l {
+		case LoopPayouts:
+			if e.provider == nil {
+				missing = ErrNoPayoutProvider
+			}
+		case LoopDeliveries:
+			if e.sender == nil {
+				missing = ErrNoWebhookSender
+			}
+		case LoopConversions:
+			if e.converter == nil {
+				missing = ErrNoConverter
+			}
+		case LoopEvents:
+			if e.events == nil {
+				missing = ErrNoEventHandler
+			}
+		case LoopOrderExpiry, LoopPruning:
+		default:
+			missing = fmt.Errorf("%w: %d", ErrUnknownLoop, int(l))
+		}
+		if missing != nil {
+			return missing
+		}
+		run[l] = true
 	}
 	if !e.running.CompareAndSwap(false, true) {
 		return ErrRunning
@@ -59,29 +145,45 @@ func (e *Engine) Run(ctx context.Context) error {
 	defer e.running.Store(false)
 	var wg sync.WaitGroup
 	errs := make(chan error, 2)
-	wg.Go(func() { errs <- e.RunPayoutWorker(ctx, e.worker.Interval) })
-	wg.Go(func() { errs <- e.RunDispatcher(ctx, e.dispatch.Interval) })
-	wg.Go(func() {
-		loop.Run(ctx, e.prune.Interval, func(ctx context.Context) (bool, error) {
-			n, err := e.PruneIdempotency(ctx, e.prune.Batch)
-			if err != nil {
+	if run[LoopPayouts] {
+		wg.Go(func() { errs <- e.RunPayoutWorker(ctx, e.worker.Interval) })
+	}
+	if run[LoopDeliveries] {
+		wg.Go(func() { errs <- e.RunDispatcher(ctx, e.dispatch.Interval) })
+	}
+	if run[LoopPruning] {
+		wg.Go(func() {
+			loop.Run(ctx, e.prune.Interval, func(ctx context.Context) (bool, error) {
+				n, err := e.PruneIdempotency(ctx, e.prune.Batch)
+				if err != nil {
+					return false, err
+				}
+				q, err := e.PruneQuotes(ctx, e.prune.Batch)
+				return n == e.prune.Batch || q == e.prune.Batch, err
+			}, func(err error) { e.log.Error("pruning", slog.Any("error", err)) })
+		})
+	}
+	if run[LoopOrderExpiry] {
+		wg.Go(func() {
+			loop.Run(ctx, e.orderOpts.SweepInterval, func(ctx context.Context) (bool, error) {
+				_, err := e.ProcessOrders(ctx)
 				return false, err
-			}
-			q, err := e.PruneQuotes(ctx, e.prune.Batch)
-			return n == e.prune.Batch || q == e.prune.Batch, err
-		}, func(err error) { e.log.Error("pruning", slog.Any("error", err)) })
-	})
-	wg.Go(func() {
-		loop.Run(ctx, e.orderOpts.SweepInterval, func(ctx context.Context) (bool, error) {
-			_, err := e.ProcessOrders(ctx)
-			return false, err
-		}, func(err error) { e.log.Error("order expiry sweep", slog.Any("error", err)) })
-	})
-	if e.converter != nil {
+			}, func(err error) { e.log.Error("order expiry sweep", slog.Any("error", err)) })
+		})
+	}
+	if run[LoopConversions] {
 		wg.Go(func() {
 			if err := e.RunConversionWorker(ctx, e.convOpts.Interval); err != nil {
 				e.log.Error("conversion worker", slog.Any("error", err))
 			}
+		})
+	}
+	if run[LoopEvents] {
+		wg.Go(func() {
+			loop.Run(ctx, e.eventOpts.Interval, func(ctx context.Context) (bool, error) {
+				n, err := e.ProcessEvents(ctx)
+				return n == e.eventOpts.Batch, err
+			}, func(err error) { e.log.Error("event loop", slog.Any("error", err)) })
 		})
 	}
 	wg.Wait()

@@ -74,7 +74,12 @@ func TestRun_FailsFastWithoutPorts(t *testing.T) {
 
 	e, err = tambala.New(memstore.New(), &tambala.Options{Payouts: sandbox.New(nil)})
 	require.NoError(t, err)
-	assert.ErrorIs(t, e.Run(ctx), tambala.ErrNoWebhookSender)
+	// Without a sender Run runs the other loops (deliveries wait); the
+	// dispatcher named explicitly cannot run.
+	assert.ErrorIs(t, e.Run(ctx, tambala.LoopDeliveries), tambala.ErrNoWebhookSender)
+	assert.ErrorIs(t, e.Run(ctx, tambala.LoopConversions), tambala.ErrNoConverter)
+	assert.ErrorIs(t, e.Run(ctx, tambala.LoopEvents), tambala.ErrNoEventHandler)
+	assert.ErrorIs(t, e.Run(ctx, tambala.Loop(99)), tambala.ErrUnknownLoop)
 	assert.ErrorIs(t, e.RunDispatcher(ctx, time.Millisecond), tambala.ErrNoWebhookSender)
 	_, err = e.ProcessDeliveries(ctx)
 	assert.ErrorIs(t, err, tambala.ErrNoWebhookSender)

@@ -159,7 +159,7 @@ func (e *Engine) applyOrder(tx store.Tx, id string, org string, cmd orders.Comma
 		return o, false, err
 	}
 	for _, ev := range fx.Events {
-		if err := e.emit(tx, o.Org, ev.Type, ev.Data); err != nil {
+		if err := e.emit(tx, o.Org, ev.Type, ev.Data, orderResource(o)); err != nil {
 			return o, false, err
 		}
 	}

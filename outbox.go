@@ -121,24 +121,33 @@ type deliveryRecord struct {
 	CreatedAt  time.Time `json:"created_at"`
 }
 
-// emit writes an event for the organization into the outbox, in the
-// caller's transaction: the envelope is rendered now, with the MWK balance
-// as it stands after the change. Without an endpoint nothing is written.
-func (e *Engine) emit(tx store.Tx, orgID, eventType string, data []byte) error {
+// emit writes an event for the organization, in the caller's transaction:
+// into the outbox when it has an endpoint (the envelope rendered now, with
+// the MWK balance as it stands after the change), and for the event
+// handler when the engine has one (res, the resource as stored). Without
+// either nothing is written.
+func (e *Engine) emit(tx store.Tx, orgID, eventType string, data []byte, res eventResource) error {
 	var ep Endpoint
 	err := records.GetJSON(tx, bucketEndpoints, orgID, &ep, errNotFound)
-	if errors.Is(err, errNotFound) {
+	endpoint := err == nil
+	if err != nil && !errors.Is(err, errNotFound) {
+		return err
+	}
+	if !endpoint && e.events == nil {
 		return nil
 	}
-	if err != nil {
+	now := e.nowUTC()
+	id := e.newID()
+	if err := e.keepEvent(tx, id, orgID, eventType, now, res); err != nil {
 		return err
+	}
+	if !endpoint {
+		return nil
 	}
 	bal, err := ledger.ReadBalance(tx, orgID, money.MWK)
 	if err != nil {
 		return err
 	}
-	now := e.nowUTC()
-	id := e.newID()
 	body, err := webhooks.Envelope{
 		ID: id, EventType: eventType, CreatedAt: now,
 		Balance: webhooks.Balance{Available: bal.Available, Held: bal.Held, Currency: money.MWK.Code},
@@ -192,7 +201,8 @@ func (e *Engine) checkBalanceLow(tx store.Tx, orgID string) error {
 		Balance  json.RawMessage `json:"balance"`
 		FloorMWK money.Amount    `json:"floor_mwk"`
 	}{render.BalanceV1(bal), floor})
-	if err := e.emit(tx, orgID, webhooks.BalanceLow, data); err != nil {
+	res := jsonResource(eventBalanceLow, balanceLowRecord{Available: bal.Available.String(), Held: bal.Held.String(), Floor: floor.String()})
+	if err := e.emit(tx, orgID, webhooks.BalanceLow, data, res); err != nil {
 		return err
 	}
 	return records.PutJSON(tx, bucketBalanceLow, orgID, now)

@@ -539,7 +539,7 @@ func (e *Engine) emitPayoutV2(tx store.Tx, rec payoutRecord, event string) error
 	if err != nil {
 		return err
 	}
-	return e.emit(tx, rec.Org, event, b)
+	return e.emit(tx, rec.Org, event, b, jsonResource(eventPayoutV2, rec))
 }
 
 func loadPayoutV2(tx store.Tx, org, id string) (PayoutV2, error) {

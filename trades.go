@@ -131,7 +131,7 @@ func (e *Engine) recordTrade(ctx context.Context, orgID string, n NewTrade) (Tra
 		if err := tx.Put(bucketTradesByOrg, records.IndexKey(orgID, r.ID), nil); err != nil {
 			return err
 		}
-		return e.emit(tx, orgID, webhooks.TradeSettled, renderTrade(t))
+		return e.emit(tx, orgID, webhooks.TradeSettled, renderTrade(t), jsonResource(eventTrade, r))
 	})
 	return t, err
 }

@@ -418,7 +418,7 @@ func (e *Engine) finishSuccess(tx store.Tx, rec *payoutRecord, p payouts.Payout,
 		}
 	}
 	*rec = withState(*rec, p)
-	if err := e.emit(tx, p.Org, webhooks.PayoutSucceeded, payouts.Render(p)); err != nil {
+	if err := e.emit(tx, p.Org, webhooks.PayoutSucceeded, payouts.Render(p), jsonResource(eventPayout, toPayoutRecord(p))); err != nil {
 		return err
 	}
 	return schedule(tx, rec, nil)
@@ -440,7 +440,7 @@ func (e *Engine) finishFailure(tx store.Tx, rec *payoutRecord, p payouts.Payout,
 		}
 		return schedule(tx, rec, nil)
 	}
-	if err := e.emit(tx, p.Org, webhooks.PayoutFailed, payouts.Render(p)); err != nil {
+	if err := e.emit(tx, p.Org, webhooks.PayoutFailed, payouts.Render(p), jsonResource(eventPayout, toPayoutRecord(p))); err != nil {
 		return err
 	}
 	return schedule(tx, rec, nil)
@@ -463,7 +463,7 @@ func (e *Engine) clawback(tx store.Tx, rec *payoutRecord, now time.Time) error {
 	if rec.V2 != nil {
 		return e.emitPayoutV2(tx, *rec, EventPayoutV2Reversed)
 	}
-	return e.emit(tx, p.Org, webhooks.PayoutReversed, payouts.Render(p))
+	return e.emit(tx, p.Org, webhooks.PayoutReversed, payouts.Render(p), jsonResource(eventPayout, toPayoutRecord(p)))
 }
 
 // clawbackPayout is Operator.ClawbackPayout.

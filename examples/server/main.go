@@ -444,26 +444,21 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	loopCtx, stopLoops := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	defer func() { stopLoops(); wg.Wait() }()
-	if !c.noWorker {
-		// The payout worker, the webhook dispatcher and pruning; Run
-		// returns only when loopCtx ends (or at once if a port is missing).
-		a.loops.start(&wg, "background_work", func() error {
-			err := a.engine.Run(loopCtx)
-			if err != nil {
-				log.Error("engine background work", zap.Error(err))
-			}
-			return err
-		})
-	} else { // no payout worker: webhooks and idempotency pruning only
-		a.loops.start(&wg, "webhook_dispatcher", func() error {
-			err := a.engine.RunDispatcher(loopCtx, 500*time.Millisecond)
-			if err != nil {
-				log.Error("webhook dispatcher", zap.Error(err))
-			}
-			return err
-		})
-		a.loops.start(&wg, "housekeeping", func() error { a.housekeeping(loopCtx); return nil })
+	// Every loop of the engine (the payout worker, the webhook dispatcher,
+	// the conversion worker, the order expiry sweep, pruning), or all but
+	// the payout worker with -worker=false; Run returns only when loopCtx
+	// ends (or at once if a port is missing).
+	var loops []tambala.Loop
+	if c.noWorker {
+		loops = []tambala.Loop{tambala.LoopDeliveries, tambala.LoopConversions, tambala.LoopOrderExpiry, tambala.LoopPruning}
 	}
+	a.loops.start(&wg, "background_work", func() error {
+		err := a.engine.Run(loopCtx, loops...)
+		if err != nil {
+			log.Error("engine background work", zap.Error(err))
+		}
+		return err
+	})
 	servers := []*http.Server{
 		{Handler: a.public, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute},
 		// GET /admin/backup lifts its own write deadline.
@@ -503,23 +498,6 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	log.Info("tambala server stopped")
 	fmt.Fprintln(out, "Stopped.")
 	return failed
-}
-
-// housekeeping prunes expired idempotency records every few minutes when
-// the server does not run the engine's whole background work (Run).
-func (a *app) housekeeping(ctx context.Context) {
-	t := time.NewTicker(5 * time.Minute)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if _, err := a.engine.PruneIdempotency(ctx, 1000); err != nil && ctx.Err() == nil {
-				a.log.Warn("pruning idempotency records", zap.Error(err))
-			}
-		}
-	}
 }
 
 // gcPercent runs the garbage collector at GOGC=400 unless the GOGC

@@ -1,0 +1,361 @@
+package tambala
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/tambalapay/tambala/internal/due"
+	"github.com/tambalapay/tambala/internal/records"
+	"github.com/tambalapay/tambala/ledger"
+	"github.com/tambalapay/tambala/money"
+	"github.com/tambalapay/tambala/orders"
+	"github.com/tambalapay/tambala/payouts"
+	"github.com/tambalapay/tambala/store"
+)
+
+// Event is a committed change a host is told of in-process
+// (Options.Events): the same events an organization's webhook endpoint
+// receives, with the resource as a Go value instead of JSON. Exactly one
+// of the resource fields is set, by the event's type:
+//
+//   - payout.succeeded, payout.failed, payout.reversed: Payout;
+//   - payout_v2.succeeded, payout_v2.failed, payout_v2.reversed: PayoutV2;
+//   - order.*: Order;
+//   - conversion.completed, conversion.failed: Conversion;
+//   - collection.settled, collection.reversed: Collection;
+//   - collection_v2.settled: CollectionV2;
+//   - trade.settled: Trade;
+//   - balance.low: BalanceLow.
+//
+// Each resource is as it stood when the event was committed.
+type Event struct {
+	ID        string // unique; a handler that sees an ID again has seen the event
+	Type      string
+	Org       string
+	CreatedAt time.Time
+
+	Payout       *payouts.Payout
+	PayoutV2     *PayoutV2
+	Order        *orders.Order
+	Conversion   *Conversion
+	Collection   *Collection
+	CollectionV2 *CollectionV2
+	Trade        *Trade
+	BalanceLow   *BalanceLow
+}
+
+// BalanceLow is the resource of a balance.low event: the organization's
+// MWK balance after the change that took it under its floor.
+type BalanceLow struct {
+	Balance ledger.Balance
+	Floor   money.Amount
+}
+
+// EventHandler is told of every committed event (Options.Events). The
+// engine calls HandleEvent from Run's event loop (or ProcessEvents) at
+// least once per event, after the transaction that made it commits, and
+// again, with a growing delay, while it returns an error; an event is
+// forgotten once HandleEvent returns nil. Events come roughly in commit
+// order, but one whose handling failed may come after later ones, and an
+// event may come twice (after a crash, or when a lease ran out): dedupe by
+// Event.ID. HandleEvent must not wait for the engine's own loops.
+type EventHandler interface {
+	HandleEvent(ctx context.Context, ev Event) error
+}
+
+// EventHandlerFunc adapts a function to EventHandler.
+type EventHandlerFunc func(ctx context.Context, ev Event) error
+
+// HandleEvent calls f.
+func (f EventHandlerFunc) HandleEvent(ctx context.Context, ev Event) error { return f(ctx, ev) }
+
+// EventOptions tune the event loop.
+type EventOptions struct {
+	// Interval is how often Run looks for events to hand over (default
+	// 100ms); a full batch is followed by the next at once.
+	Interval time.Duration
+	// Batch is the most events one pass hands over (default 256).
+	Batch int
+	// Lease hides an event from other instances' loops while one hands
+	// it over (default 30s).
+	Lease time.Duration
+	// MaxBackoff caps the delay before an event whose handling failed is
+	// handed over again (default 1m; the delay starts at one second and
+	// doubles).
+	MaxBackoff time.Duration
+}
+
+func (o *EventOptions) defaults() {
+	if o.Interval <= 0 {
+		o.Interval = 100 * time.Millisecond
+	}
+	if o.Batch <= 0 {
+		o.Batch = 256
+	}
+	if o.Lease <= 0 {
+		o.Lease = 30 * time.Second
+	}
+	if o.MaxBackoff <= 0 {
+		o.MaxBackoff = time.Minute
+	}
+}
+
+// ErrNoEventHandler is returned by ProcessEvents, and by Run when asked
+// for LoopEvents, when the engine has no Options.Events.
+var ErrNoEventHandler = errors.New("tambala: no event handler configured (Options.Events)")
+
+var (
+	bucketEvents = []byte("events.inprocess")
+	eventsDue    = due.Index("events.due")
+)
+
+// Resource kinds of a stored event.
+const (
+	eventPayout       = "payout"
+	eventPayoutV2     = "payout_v2"
+	eventOrder        = "order"
+	eventConversion   = "conversion"
+	eventCollection   = "collection"
+	eventCollectionV2 = "collection_v2"
+	eventTrade        = "trade"
+	eventBalanceLow   = "balance_low"
+)
+
+// eventResource is what emit keeps of an event's resource for the event
+// handler: its kind and its stored record, encoded only when the engine
+// has a handler.
+type eventResource struct {
+	kind   string
+	record func() ([]byte, error)
+}
+
+func jsonResource(kind string, v any) eventResource {
+	return eventResource{kind: kind, record: func() ([]byte, error) { return json.Marshal(v) }}
+}
+
+func rawResource(kind string, b []byte) eventResource {
+	return eventResource{kind: kind, record: func() ([]byte, error) { return b, nil }}
+}
+
+func orderResource(o orders.Order) eventResource {
+	return eventResource{kind: eventOrder, record: func() ([]byte, error) { return orders.Encode(o), nil }}
+}
+
+// eventRecord is an event waiting for the handler.
+type eventRecord struct {
+	ID        string          `json:"id"`
+	Type      string          `json:"type"`
+	Org       string          `json:"org"`
+	CreatedAt time.Time       `json:"created_at"`
+	Kind      string          `json:"kind"`
+	Record    json.RawMessage `json:"record"`
+	Attempts  int             `json:"attempts,omitempty"`
+	NextAt    time.Time       `json:"next_at"`
+}
+
+// balanceLowRecord is the stored resource of balance.low.
+type balanceLowRecord struct {
+	Available string `json:"available"`
+	Held      string `json:"held"`
+	Floor     string `json:"floor"`
+}
+
+// keepEvent writes the event for the handler, in the transaction that
+// makes it; without a handler it writes nothing.
+func (e *Engine) keepEvent(tx store.Tx, id, orgID, eventType string, at time.Time, res eventResource) error {
+	if e.events == nil {
+		return nil
+	}
+	rec, err := res.record()
+	if err != nil {
+		return err
+	}
+	if res.kind == eventOrder {
+		// orders' storage codec is binary: keep it as a JSON string.
+		if rec, err = json.Marshal(rec); err != nil {
+			return err
+		}
+	}
+	r := eventRecord{ID: id, Type: eventType, Org: orgID, CreatedAt: at, Kind: res.kind, Record: rec, NextAt: at}
+	if err := records.PutJSON(tx, bucketEvents, id, r); err != nil {
+		return err
+	}
+	return eventsDue.Move(tx, id, nil, &at)
+}
+
+// event decodes a stored event into its typed value.
+func (e *Engine) event(r eventRecord) (Event, error) {
+	ev := Event{ID: r.ID, Type: r.Type, Org: r.Org, CreatedAt: r.CreatedAt}
+	switch r.Kind {
+	case eventPayout, eventPayoutV2:
+		var pr payoutRecord
+		if err := json.Unmarshal(r.Record, &pr); err != nil {
+			return ev, err
+		}
+		if r.Kind == eventPayout {
+			p, err := pr.payout()
+			ev.Payout = &p
+			return ev, err
+		}
+		p, err := pr.payoutV2()
+		ev.PayoutV2 = &p
+		return ev, err
+	case eventOrder:
+		var b []byte
+		if err := json.Unmarshal(r.Record, &b); err != nil {
+			return ev, err
+		}
+		o, err := orders.Decode(b)
+		ev.Order = &o
+		return ev, err
+	case eventConversion:
+		var cr conversionRecord
+		if err := json.Unmarshal(r.Record, &cr); err != nil {
+			return ev, err
+		}
+		c, err := e.conversionOf(cr)
+		ev.Conversion = &c
+		return ev, err
+	case eventCollection:
+		var cr collectionRecord
+		if err := json.Unmarshal(r.Record, &cr); err != nil {
+			return ev, err
+		}
+		c, err := cr.collection()
+		ev.Collection = &c
+		return ev, err
+	case eventCollectionV2:
+		c, err := e.decodeCollectionV2(r.Record)
+		ev.CollectionV2 = &c
+		return ev, err
+	case eventTrade:
+		var tr tradeRecord
+		if err := json.Unmarshal(r.Record, &tr); err != nil {
+			return ev, err
+		}
+		t := tr.trade()
+		ev.Trade = &t
+		return ev, nil
+	case eventBalanceLow:
+		var br balanceLowRecord
+		if err := json.Unmarshal(r.Record, &br); err != nil {
+			return ev, err
+		}
+		var bl BalanceLow
+		var err error
+		bl.Balance.Asset = money.MWK
+		if bl.Balance.Available, err = money.ParseSigned(money.MWK, br.Available); err != nil {
+			return ev, err
+		}
+		if bl.Balance.Held, err = money.ParseSigned(money.MWK, br.Held); err != nil {
+			return ev, err
+		}
+		if bl.Floor, err = money.Parse(money.MWK, br.Floor); err != nil {
+			return ev, err
+		}
+		ev.BalanceLow = &bl
+		return ev, nil
+	}
+	return ev, fmt.Errorf("tambala: stored event %s has an unknown kind %q", r.ID, r.Kind)
+}
+
+// ProcessEvents hands the events that are due to Options.Events, once
+// each, and returns how many the handler accepted. Each is claimed under
+// a lease first, so that instances sharing a store do not hand over the
+// same event at once. Run calls it in its event loop; a host that
+// schedules its own work calls it instead. Without a handler it returns
+// ErrNoEventHandler.
+func (e *Engine) ProcessEvents(ctx context.Context) (int, error) {
+	if e.events == nil {
+		return 0, ErrNoEventHandler
+	}
+	ids, err := eventsDue.Due(ctx, e.store, e.now(), e.eventOpts.Batch)
+	if err != nil {
+		return 0, err
+	}
+	handled := 0
+	for _, id := range ids {
+		if ctx.Err() != nil {
+			return handled, ctx.Err()
+		}
+		r, ok, err := e.claimEvent(ctx, id)
+		if err != nil {
+			return handled, err
+		}
+		if !ok {
+			continue
+		}
+		ev, err := e.event(r)
+		if err == nil {
+			err = e.events.HandleEvent(ctx, ev)
+		}
+		if err := e.settleEvent(ctx, r, err); err != nil {
+			return handled, err
+		}
+		if err == nil {
+			handled++
+		}
+	}
+	return handled, nil
+}
+
+// claimEvent takes a due event under a lease.
+func (e *Engine) claimEvent(ctx context.Context, id string) (r eventRecord, ok bool, err error) {
+	err = e.store.Update(ctx, func(tx store.Tx) error {
+		ok = false
+		if err := records.GetJSON(tx, bucketEvents, id, &r, errNotFound); err != nil {
+			if errors.Is(err, errNotFound) {
+				return nil // handed over by another instance
+			}
+			return err
+		}
+		now := e.now()
+		if r.NextAt.After(now) {
+			return nil // claimed by another instance meanwhile
+		}
+		old, next := r.NextAt, now.Add(e.eventOpts.Lease)
+		r.NextAt = next
+		if err := records.PutJSON(tx, bucketEvents, id, r); err != nil {
+			return err
+		}
+		ok = true
+		return eventsDue.Move(tx, id, &old, &next)
+	})
+	return r, ok, err
+}
+
+// settleEvent forgets a handled event, or schedules it again after a
+// failure.
+func (e *Engine) settleEvent(ctx context.Context, r eventRecord, handleErr error) error {
+	return e.store.Update(ctx, func(tx store.Tx) error {
+		var cur eventRecord
+		if err := records.GetJSON(tx, bucketEvents, r.ID, &cur, errNotFound); err != nil {
+			if errors.Is(err, errNotFound) {
+				return nil
+			}
+			return err
+		}
+		old := cur.NextAt
+		if handleErr == nil {
+			if err := tx.Delete(bucketEvents, []byte(r.ID)); err != nil {
+				return err
+			}
+			return eventsDue.Move(tx, r.ID, &old, nil)
+		}
+		e.log.Warn("event handler failed; the event will be handed over again",
+			slog.String("event", r.ID), slog.String("type", r.Type), slog.Any("error", handleErr))
+		cur.Attempts++
+		delay := time.Second << min(cur.Attempts-1, 16)
+		delay = min(delay, e.eventOpts.MaxBackoff)
+		next := e.now().Add(delay)
+		cur.NextAt = next
+		if err := records.PutJSON(tx, bucketEvents, r.ID, cur); err != nil {
+			return err
+		}
+		return eventsDue.Move(tx, r.ID, &old, &next)
+	})
+}
