@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tambalapay/tambala"
+	"github.com/tambalapay/tambala/adapters/httpapi"
 	"github.com/tambalapay/tambala/adapters/memstore"
 	"github.com/tambalapay/tambala/adapters/sandbox"
 	"github.com/tambalapay/tambala/errcode"
@@ -193,7 +194,7 @@ func ExampleClient_CreatePayout_insufficientFunds() {
 	// 1,000.00 plus its fee is more than the organization has.
 	_, err = e.Client(p).CreatePayout(ctx, exampleMomo("1000.00"), tambala.Idempotency{Key: "order-1043"})
 	fmt.Println(errors.Is(err, errcode.New(errcode.InsufficientFunds)))
-	fmt.Println(errcode.Of(err), errcode.Lookup(errcode.Of(err)).HTTPStatus)
+	fmt.Println(errcode.Of(err), httpapi.Status(errcode.Of(err)))
 	fmt.Println(errcode.Message(err))
 
 	b, _ := e.Client(p).BalanceV1(ctx)

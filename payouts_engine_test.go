@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tambalapay/tambala"
+	"github.com/tambalapay/tambala/adapters/httpapi"
 	"github.com/tambalapay/tambala/adapters/memstore"
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/ledger"
@@ -143,7 +144,7 @@ func TestPayoutRateUnavailable(t *testing.T) {
 	ctx := context.Background()
 	_, err = createFromBody(ctx, e, p, payouts.Bank, "k", []byte(`{"amount_mwk":100,"institution_id":1,"account_number":"3333888800","beneficiary_name":"B"}`))
 	assert.Equal(t, errcode.RateUnavailable, errcode.Of(err))
-	assert.Equal(t, 503, errcode.Lookup(errcode.Of(err)).HTTPStatus)
+	assert.Equal(t, 503, httpapi.Status(errcode.Of(err)))
 	b, err := e.Client(p).BalanceV1(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, "0.00", b.Held.String())

@@ -52,55 +52,56 @@ const (
 	ServiceMaintenance              Code = "service_maintenance"
 )
 
-// Spec is a code's row in the table.
+// Spec is a code's row in the table: the code and its default message.
+// The HTTP binding keeps the status each code is sent with
+// (adapters/httpapi.Status).
 type Spec struct {
-	Code       Code
-	HTTPStatus int
-	Message    string
+	Code    Code
+	Message string
 }
 
 // Table lists every code, in the reference's order.
 var Table = []Spec{
-	{ValidationError, 400, "The request is malformed."},
-	{Unauthorized, 401, "Missing, malformed, revoked or unknown API key."},
-	{InsufficientFunds, 402, "The available balance does not cover this amount."},
-	{Forbidden, 403, "This request is not allowed."},
-	{OnboardingIncomplete, 403, "Multi-asset access is not set up for this organization yet."},
-	{AccessSuspended, 403, "Multi-asset access is paused for this organization."},
-	{CorridorNotEnabled, 403, "This asset or operation is not enabled for this organization."},
-	{SandboxOnly, 403, "This endpoint is available only in the sandbox."},
-	{NotFound, 404, "No such resource."},
-	{MethodNotAllowed, 405, "This method is not allowed on this path."},
-	{Conflict, 409, "The Idempotency-Key was used with a different body, or the original request is still in progress."},
-	{QuoteUsed, 409, "The quote was already executed."},
-	{ClientRefUsed, 409, "The client_ref is already used by another order."},
-	{ProofNotExpected, 409, "The order is not waiting for a funding proof."},
-	{PayloadTooLarge, 413, "The request body is too large."},
-	{UnsupportedMediaType, 415, "This content type is not accepted."},
-	{UnsupportedPair, 422, "A pair must be one corridor currency and one stablecoin."},
-	{UnsupportedAsset, 422, "This asset is not supported."},
-	{UnsupportedNetwork, 422, "This network is not supported."},
-	{InvalidWalletAddress, 422, "The wallet address is not valid for the network."},
-	{AmountBelowMinimum, 422, "The amount is below the minimum."},
-	{LimitExceeded, 422, "The amount is above the maximum."},
-	{QuoteExpired, 422, "The quote has expired."},
-	{BeneficiaryRequired, 422, "A to-bank order needs a beneficiary."},
-	{BeneficiaryNotAllowed, 422, "A from-bank order must not have a beneficiary."},
-	{UnknownBank, 422, "No payable bank has this bank_uuid."},
-	{UnknownOperator, 422, "No payable operator has this operator_ref_id."},
-	{UnknownInstitution, 422, "No payable institution has this institution_id on this rail."},
-	{InvalidMobileNumber, 422, "The mobile number is not valid."},
-	{MobileNumberInstitutionMismatch, 422, "The mobile number belongs to another institution."},
-	{InvalidAccountNumber, 422, "The account number is not valid for this bank."},
-	{AmountLimitExceeded, 422, "The amount is above the per-payout maximum."},
-	{RateLimited, 429, "Too many requests."},
-	{OrgLimitExceeded, 429, "The organization's payout limit was reached."},
-	{InternalError, 500, "Internal error. Retry with the same Idempotency-Key."},
-	{RailDisabled, 503, "This rail is paused."},
-	{RateUnavailable, 503, "No fresh rate is available."},
-	{ServiceUnavailable, 503, "The service is temporarily unavailable."},
-	{ServiceIncident, 503, "The API is paused because of an incident."},
-	{ServiceMaintenance, 503, "The API is paused for maintenance."},
+	{ValidationError, "The request is malformed."},
+	{Unauthorized, "Missing, malformed, revoked or unknown API key."},
+	{InsufficientFunds, "The available balance does not cover this amount."},
+	{Forbidden, "This request is not allowed."},
+	{OnboardingIncomplete, "Multi-asset access is not set up for this organization yet."},
+	{AccessSuspended, "Multi-asset access is paused for this organization."},
+	{CorridorNotEnabled, "This asset or operation is not enabled for this organization."},
+	{SandboxOnly, "This endpoint is available only in the sandbox."},
+	{NotFound, "No such resource."},
+	{MethodNotAllowed, "This method is not allowed on this path."},
+	{Conflict, "The Idempotency-Key was used with a different body, or the original request is still in progress."},
+	{QuoteUsed, "The quote was already executed."},
+	{ClientRefUsed, "The client_ref is already used by another order."},
+	{ProofNotExpected, "The order is not waiting for a funding proof."},
+	{PayloadTooLarge, "The request body is too large."},
+	{UnsupportedMediaType, "This content type is not accepted."},
+	{UnsupportedPair, "A pair must be one corridor currency and one stablecoin."},
+	{UnsupportedAsset, "This asset is not supported."},
+	{UnsupportedNetwork, "This network is not supported."},
+	{InvalidWalletAddress, "The wallet address is not valid for the network."},
+	{AmountBelowMinimum, "The amount is below the minimum."},
+	{LimitExceeded, "The amount is above the maximum."},
+	{QuoteExpired, "The quote has expired."},
+	{BeneficiaryRequired, "A to-bank order needs a beneficiary."},
+	{BeneficiaryNotAllowed, "A from-bank order must not have a beneficiary."},
+	{UnknownBank, "No payable bank has this bank_uuid."},
+	{UnknownOperator, "No payable operator has this operator_ref_id."},
+	{UnknownInstitution, "No payable institution has this institution_id on this rail."},
+	{InvalidMobileNumber, "The mobile number is not valid."},
+	{MobileNumberInstitutionMismatch, "The mobile number belongs to another institution."},
+	{InvalidAccountNumber, "The account number is not valid for this bank."},
+	{AmountLimitExceeded, "The amount is above the per-payout maximum."},
+	{RateLimited, "Too many requests."},
+	{OrgLimitExceeded, "The organization's payout limit was reached."},
+	{InternalError, "Internal error. Retry with the same Idempotency-Key."},
+	{RailDisabled, "This rail is paused."},
+	{RateUnavailable, "No fresh rate is available."},
+	{ServiceUnavailable, "The service is temporarily unavailable."},
+	{ServiceIncident, "The API is paused because of an incident."},
+	{ServiceMaintenance, "The API is paused for maintenance."},
 }
 
 var byCode = func() map[Code]Spec {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/tambalapay/tambala/adapters/httpapi"
 	"github.com/tambalapay/tambala/errcode"
 )
 
@@ -11,14 +12,14 @@ func Example() {
 	// A domain error carries a stable code through any wrapping.
 	err := fmt.Errorf("create payout: %w", errcode.New(errcode.InsufficientFunds))
 	code := errcode.Of(err)
-	fmt.Println(code, errcode.Lookup(code).HTTPStatus, errcode.Message(err))
+	fmt.Println(code, httpapi.Status(code), errcode.Message(err))
 	fmt.Println(errors.Is(err, errcode.New(errcode.InsufficientFunds)))
 
 	// An error without a code is an internal error; its text never reaches
 	// the caller.
 	err = fmt.Errorf("ledger: %w", errors.New("disk full on /var/lib/tambala"))
 	code = errcode.Of(err)
-	fmt.Println(code, errcode.Lookup(code).HTTPStatus, errcode.Message(err))
+	fmt.Println(code, httpapi.Status(code), errcode.Message(err))
 	// Output:
 	// insufficient_funds 402 The available balance does not cover this amount.
 	// true
@@ -27,7 +28,7 @@ func Example() {
 
 func ExampleNewf() {
 	err := errcode.Newf(errcode.MobileNumberInstitutionMismatch, "This number belongs to %s.", "TNM Mpamba")
-	fmt.Println(errcode.Of(err), errcode.Lookup(errcode.Of(err)).HTTPStatus)
+	fmt.Println(errcode.Of(err), httpapi.Status(errcode.Of(err)))
 	fmt.Println(errcode.Message(err))
 	// Output:
 	// mobile_number_institution_mismatch 422

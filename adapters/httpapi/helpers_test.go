@@ -177,7 +177,7 @@ func checkEnvelope(t testing.TB, method, target string, status int, header http.
 		t.Errorf("%s %s -> %d: code %q is not in errcode.Table", method, target, status, code)
 		return
 	}
-	if want := errcode.Lookup(errcode.Code(code)).HTTPStatus; want != status {
+	if want := httpapi.Status(errcode.Code(code)); want != status {
 		t.Errorf("%s %s: code %s sent with status %d, table says %d", method, target, code, status, want)
 	}
 }

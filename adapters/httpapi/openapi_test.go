@@ -171,7 +171,7 @@ func checkOneErrorSchema(t *testing.T, doc *openapi3.T) {
 	status := map[string]int{}
 	for _, sp := range errcode.Table {
 		want = append(want, string(sp.Code))
-		status[string(sp.Code)] = sp.HTTPStatus
+		status[string(sp.Code)] = httpapi.Status(sp.Code)
 	}
 	slices.Sort(want)
 	ec := doc.Components.Schemas["ErrorCode"]

@@ -62,7 +62,7 @@ func writeError(w http.ResponseWriter, r *http.Request, log *zap.Logger, err err
 		log.Error("internal error", zap.String("method", r.Method), zap.String("path", r.URL.Path),
 			zap.String("request_id", requestID(r)), zap.Error(err))
 	}
-	writeRaw(w, spec.HTTPStatus, mustErrorBody(spec.Code, errcode.Message(err)))
+	writeRaw(w, Status(spec.Code), mustErrorBody(spec.Code, errcode.Message(err)))
 }
 
 var errTooLarge = errcode.New(errcode.PayloadTooLarge)
