@@ -17,26 +17,34 @@ var (
 	bucketCollectionsByOrg = []byte("collections.by_org")
 )
 
+// CollectionStatus is the status of a collection (/v1 and /v2): settled
+// when credited, reversed when the operator took it back (/v1 only).
+type CollectionStatus string
+
 // Collection statuses.
 const (
-	CollectionSettled  = "settled"
-	CollectionReversed = "reversed"
+	CollectionSettled  CollectionStatus = "settled"
+	CollectionReversed CollectionStatus = "reversed"
 )
+
+// Terminal reports whether a collection in status s can change no more:
+// a settled collection may still be reversed.
+func (s CollectionStatus) Terminal() bool { return s == CollectionReversed }
 
 // Collection is money received for an organization, credited net of the
 // collection fee: AmountMWK - Fee = AmountCredited, always.
 type Collection struct {
-	ID                  string       `json:"id"`
-	Status              string       `json:"status"`
-	AmountMWK           money.Amount `json:"amount_mwk"`
-	Fee                 money.Amount `json:"fee"`
-	AmountCredited      money.Amount `json:"amount_credited"`
-	Rail                payouts.Rail `json:"rail"`
-	SourceCustomerName  string       `json:"source_customer_name"`
-	SourceAccountNumber string       `json:"source_account_number"`
-	SourceInstitution   string       `json:"source_institution"`
-	RTPReferenceNumber  string       `json:"rtp_reference_number"`
-	CreatedAt           string       `json:"created_at"`
+	ID                  string           `json:"id"`
+	Status              CollectionStatus `json:"status"`
+	AmountMWK           money.Amount     `json:"amount_mwk"`
+	Fee                 money.Amount     `json:"fee"`
+	AmountCredited      money.Amount     `json:"amount_credited"`
+	Rail                payouts.Rail     `json:"rail"`
+	SourceCustomerName  string           `json:"source_customer_name"`
+	SourceAccountNumber string           `json:"source_account_number"`
+	SourceInstitution   string           `json:"source_institution"`
+	RTPReferenceNumber  string           `json:"rtp_reference_number"`
+	CreatedAt           string           `json:"created_at"`
 }
 
 // collectionRecord is the stored form: amounts as decimal strings.
@@ -56,7 +64,7 @@ type collectionRecord struct {
 }
 
 func (r collectionRecord) collection() (Collection, error) {
-	c := Collection{ID: r.ID, Status: r.Status, Rail: r.Rail, SourceCustomerName: r.SourceCustomerName,
+	c := Collection{ID: r.ID, Status: CollectionStatus(r.Status), Rail: r.Rail, SourceCustomerName: r.SourceCustomerName,
 		SourceAccountNumber: r.SourceAccountNumber, SourceInstitution: r.SourceInstitution,
 		RTPReferenceNumber: r.RTPReferenceNumber, CreatedAt: r.CreatedAt}
 	var err error
@@ -146,7 +154,7 @@ func putCollection(tx store.Tx, org string, c Collection) error {
 }
 
 func toCollectionRecord(org string, c Collection) collectionRecord {
-	return collectionRecord{Org: org, ID: c.ID, Status: c.Status,
+	return collectionRecord{Org: org, ID: c.ID, Status: string(c.Status),
 		Amount: c.AmountMWK.String(), Fee: c.Fee.String(), Credited: c.AmountCredited.String(), Rail: c.Rail,
 		SourceCustomerName: c.SourceCustomerName, SourceAccountNumber: c.SourceAccountNumber,
 		SourceInstitution: c.SourceInstitution, RTPReferenceNumber: c.RTPReferenceNumber, CreatedAt: c.CreatedAt}
@@ -232,7 +240,7 @@ func (e *Engine) reverseCollection(ctx context.Context, orgID, id string) (Colle
 		if err != nil {
 			return err
 		}
-		if r.Status != CollectionSettled {
+		if CollectionStatus(r.Status) != CollectionSettled {
 			return errcode.Newf(errcode.Conflict, "This collection is already %s.", r.Status)
 		}
 		if _, err := ledger.Post(tx, ledger.Reverse{EntryID: collectionEntry(id) + ":reverse", Of: collectionEntry(id), Ref: id, At: e.nowUTC()}); err != nil {

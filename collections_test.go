@@ -25,7 +25,7 @@ func TestCollectionsAndTrades(t *testing.T) {
 
 	c, err := e.Client(p).SimulateCollection(ctx, tambala.SimulatedCollection{Amount: mwkAmt(t, "33.33"), Rail: payouts.Bank})
 	require.NoError(t, err)
-	assert.Equal(t, "settled", c.Status)
+	assert.Equal(t, "settled", string(c.Status))
 	assert.Equal(t, "0.50", c.Fee.String())
 	net, _ := c.AmountMWK.Sub(c.Fee)
 	assert.True(t, net.Equal(c.AmountCredited), "amount_mwk - fee = amount_credited")
@@ -54,7 +54,7 @@ func TestCollectionsAndTrades(t *testing.T) {
 
 	rev, err := e.Operator().ReverseCollection(ctx, p.Org.ID, c.ID)
 	require.NoError(t, err)
-	assert.Equal(t, "reversed", rev.Status)
+	assert.Equal(t, "reversed", string(rev.Status))
 	_, err = e.Operator().ReverseCollection(ctx, p.Org.ID, c.ID)
 	assert.Equal(t, errcode.Conflict, errcode.Of(err))
 	b, err = e.Client(p).BalanceV1(ctx)
@@ -71,13 +71,13 @@ func TestCollectionsAndTrades(t *testing.T) {
 	assert.Equal(t, errcode.InsufficientFunds, errcode.Of(err))
 	again, err := e.Client(p).Collection(ctx, c2.ID)
 	require.NoError(t, err)
-	assert.Equal(t, "settled", again.Status)
+	assert.Equal(t, "settled", string(again.Status))
 
 	// Trades: whole kwacha rounded down, credited once per ref.
 	tr, err := e.Operator().RecordTrade(ctx, p.Org.ID, newTrade(t, "otc-1", "100.50", "1750.25"))
 	require.NoError(t, err)
 	assert.Equal(t, int64(175900), tr.MWKAmount) // 175900.125 rounded down
-	assert.Equal(t, "100.500000", tr.USDTAmount)
+	assert.Equal(t, "100.500000", tr.USDTAmount.String())
 	same, err := e.Operator().RecordTrade(ctx, p.Org.ID, newTrade(t, "otc-1", "100.5", "1750.250"))
 	require.NoError(t, err)
 	assert.Equal(t, tr, same)

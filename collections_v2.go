@@ -24,16 +24,16 @@ const EventCollectionV2Settled = "collection_v2.settled"
 // order_refund collection records the refund's one ledger posting; it is
 // never a second credit.
 type CollectionV2 struct {
-	ID             string       `json:"id"`
-	Status         string       `json:"status"` // settled or reversed
-	Asset          string       `json:"asset"`
-	Amount         money.Amount `json:"amount"`
-	Fee            money.Amount `json:"fee"`
-	AmountCredited money.Amount `json:"amount_credited"`
-	Network        *string      `json:"network"`
-	Source         string       `json:"source"` // deposit, order_refund or simulated
-	OrderID        *string      `json:"order_id"`
-	CreatedAt      string       `json:"created_at"`
+	ID             string           `json:"id"`
+	Status         CollectionStatus `json:"status"`
+	Asset          string           `json:"asset"`
+	Amount         money.Amount     `json:"amount"`
+	Fee            money.Amount     `json:"fee"`
+	AmountCredited money.Amount     `json:"amount_credited"`
+	Network        *string          `json:"network"`
+	Source         CollectionSource `json:"source"`
+	OrderID        *string          `json:"order_id"`
+	CreatedAt      string           `json:"created_at"`
 }
 
 var (
@@ -72,11 +72,14 @@ func (e *Engine) recordRefundCollection(tx store.Tx, _ orders.Order, rc *orders.
 	return e.emit(tx, rc.Org, EventCollectionV2Settled, rendered, rawResource(eventCollectionV2, rendered))
 }
 
+// CollectionSource is where a /v2 collection came from.
+type CollectionSource string
+
 // Sources of a /v2 collection.
 const (
-	CollectionSourceDeposit     = "deposit"
-	CollectionSourceOrderRefund = "order_refund"
-	CollectionSourceSimulated   = "simulated"
+	CollectionSourceDeposit     CollectionSource = "deposit"
+	CollectionSourceOrderRefund CollectionSource = "order_refund"
+	CollectionSourceSimulated   CollectionSource = "simulated"
 )
 
 // RenderCollectionV2 is the bytes of GET /v2/collections/{id} for c, the
@@ -201,7 +204,7 @@ func (e *Engine) collectionV2Fee(amount money.Amount) (money.Amount, error) {
 // creditCollectionV2 credits org with amount net of fee, From external,
 // and writes the /v2 collection and its collection_v2.settled event, in
 // tx.
-func (e *Engine) creditCollectionV2(tx store.Tx, org string, amount, fee money.Amount, network *string, source string) (CollectionV2, error) {
+func (e *Engine) creditCollectionV2(tx store.Tx, org string, amount, fee money.Amount, network *string, source CollectionSource) (CollectionV2, error) {
 	now := e.nowUTC()
 	credited, err := amount.Sub(fee)
 	if err != nil {

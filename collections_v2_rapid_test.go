@@ -98,7 +98,7 @@ func runCollectionsV2Model(rt *rapid.T, s store.Store) {
 				requireCode(rt, errcode.Conflict, err)
 			default:
 				require.NoError(rt, err)
-				require.Equal(rt, "deposit", c.Source)
+				require.Equal(rt, "deposit", string(c.Source))
 				require.True(rt, c.Fee.IsZero())
 				deposits[key] = cv2Deposit{org: org.ID, asset: asset, amount: amount.String(), id: c.ID}
 				credit(org.ID, c)
@@ -121,7 +121,7 @@ func runCollectionsV2Model(rt *rapid.T, s store.Store) {
 				requireCode(rt, errcode.ValidationError, err)
 			default:
 				require.NoError(rt, err)
-				require.Equal(rt, "simulated", c.Source)
+				require.Equal(rt, "simulated", string(c.Source))
 				credit(org.ID, c)
 			}
 		}

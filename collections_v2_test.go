@@ -27,7 +27,7 @@ func TestSimulateCollectionV2(t *testing.T) {
 
 		c, err := d.e.Client(d.p).SimulateCollectionV2(d.ctx, simV2("USDT", "10.5", strp("tron")))
 		require.NoError(t, err)
-		assert.Equal(t, "simulated", c.Source)
+		assert.Equal(t, "simulated", string(c.Source))
 		assert.Equal(t, "10.500000", c.Amount.String())
 		assert.Equal(t, "0.000000", c.Fee.String())
 		assert.Equal(t, "10.500000", c.AmountCredited.String())
@@ -113,7 +113,7 @@ func TestCollectionsV2Reads(t *testing.T) {
 		require.NoError(t, err)
 		require.Len(t, all.Items, 4)
 		ref := all.Items[0]
-		assert.Equal(t, "order_refund", ref.Source)
+		assert.Equal(t, "order_refund", string(ref.Source))
 		require.NotNil(t, ref.OrderID)
 		assert.Equal(t, o.ID, *ref.OrderID)
 		assert.Equal(t, "3.000000", ref.AmountCredited.String())

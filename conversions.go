@@ -60,6 +60,9 @@ const (
 	ConversionFailed     ConversionStatus = "failed"
 )
 
+// Terminal reports whether a conversion in status s can change no more.
+func (s ConversionStatus) Terminal() bool { return s == ConversionCompleted || s == ConversionFailed }
+
 // Failure codes of a failed conversion.
 const (
 	ConversionProviderDeclined = "provider_declined"

@@ -167,8 +167,8 @@ func TestRecordDeposit(t *testing.T) {
 		dep := tambala.Deposit{Network: "tron", Asset: "USDT", Amount: mustParse(money.USDT, "25.5"), TxRef: "0xabc"}
 		c, err := d.e.Operator().RecordDeposit(d.ctx, d.org.ID, dep)
 		require.NoError(t, err)
-		assert.Equal(t, "deposit", c.Source)
-		assert.Equal(t, "settled", c.Status)
+		assert.Equal(t, "deposit", string(c.Source))
+		assert.Equal(t, "settled", string(c.Status))
 		require.NotNil(t, c.Network)
 		assert.Equal(t, "tron", *c.Network)
 		assert.Nil(t, c.OrderID)

@@ -237,9 +237,9 @@ func (e *Engine) event(r eventRecord) (Event, error) {
 		if err := json.Unmarshal(r.Record, &tr); err != nil {
 			return ev, err
 		}
-		t := tr.trade()
+		t, err := tr.trade()
 		ev.Trade = &t
-		return ev, nil
+		return ev, err
 	case eventBalanceLow:
 		var br balanceLowRecord
 		if err := json.Unmarshal(r.Record, &br); err != nil {

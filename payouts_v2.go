@@ -38,11 +38,14 @@ func init() {
 
 var bucketPayoutsV2ByOrg = []byte("payouts_v2.by_org")
 
-// Destination types of a /v2 payout.
+// DestinationKind is the kind of a /v2 payout's destination.
+type DestinationKind string
+
+// Destination kinds of a /v2 payout.
 const (
-	DestinationBank   = "bank"
-	DestinationMomo   = "momo"
-	DestinationWallet = "wallet"
+	DestinationBank   DestinationKind = "bank"
+	DestinationMomo   DestinationKind = "momo"
+	DestinationWallet DestinationKind = "wallet"
 )
 
 // FXPricer prices a /v2 FX payout at accept: the rate, in corridor
@@ -68,13 +71,13 @@ type PayoutV2Options struct {
 // PayoutV2Destination is where a /v2 payout goes: bank or momo (the /v1
 // fields and rules) or wallet (Network and Address).
 type PayoutV2Destination struct {
-	Type            string `json:"type"`
-	InstitutionID   int    `json:"institution_id,omitempty"`
-	AccountNumber   string `json:"account_number,omitempty"`
-	MobileNumber    string `json:"mobile_number,omitempty"`
-	BeneficiaryName string `json:"beneficiary_name,omitempty"`
-	Network         string `json:"network,omitempty"`
-	Address         string `json:"address,omitempty"`
+	Type            DestinationKind `json:"type"`
+	InstitutionID   int             `json:"institution_id,omitempty"`
+	AccountNumber   string          `json:"account_number,omitempty"`
+	MobileNumber    string          `json:"mobile_number,omitempty"`
+	BeneficiaryName string          `json:"beneficiary_name,omitempty"`
+	Network         string          `json:"network,omitempty"`
+	Address         string          `json:"address,omitempty"`
 }
 
 // PayoutV2Request asks for a /v2 payout: Amount (decimal text, parsed at
@@ -96,7 +99,7 @@ func (r PayoutV2Request) Fingerprint() Fingerprint {
 	}
 	field("tambala.PayoutV2Request/v1")
 	d := r.Destination
-	for _, s := range []string{r.SourceAsset, r.Asset, r.Amount, d.Type, strconv.Itoa(d.InstitutionID), d.AccountNumber,
+	for _, s := range []string{r.SourceAsset, r.Asset, r.Amount, string(d.Type), strconv.Itoa(d.InstitutionID), d.AccountNumber,
 		d.MobileNumber, d.BeneficiaryName, d.Network, d.Address} {
 		field(s)
 	}

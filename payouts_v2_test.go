@@ -131,7 +131,7 @@ func TestPayoutV2Pricing(t *testing.T) {
 			assert.Equal(t, c.rate, m["rate"], c.name)
 			assert.Nil(t, m["fee"], c.name) // null until terminal
 			assert.Equal(t, "held", m["status"], c.name)
-			assert.Equal(t, c.dest.Type, m["destination"].(map[string]any)["type"], c.name)
+			assert.Equal(t, string(c.dest.Type), m["destination"].(map[string]any)["type"], c.name)
 			after := d.balance(t, d.org.ID, mustAsset(t, d.e, c.src))
 			held, _ := after.Held.Sub(before.Held)
 			assert.Equal(t, c.source, held.String(), c.name)

@@ -27,14 +27,20 @@ var (
 // Trade is an OTC funding trade: the organization bought MWK with a
 // stablecoin at its client rate, and its MWK balance was credited once.
 type Trade struct {
-	ID         string     `json:"id"`
-	USDTAmount string     `json:"usdt_amount"`
-	ClientRate money.Rate `json:"client_rate"`
-	MWKAmount  int64      `json:"mwk_amount"`
-	Status     string     `json:"status"`
-	CreatedAt  string     `json:"created_at"`
-	SettledAt  string     `json:"settled_at"`
+	ID         string       `json:"id"`
+	USDTAmount money.Amount `json:"usdt_amount"`
+	ClientRate money.Rate   `json:"client_rate"`
+	MWKAmount  int64        `json:"mwk_amount"`
+	Status     TradeStatus  `json:"status"`
+	CreatedAt  string       `json:"created_at"`
+	SettledAt  string       `json:"settled_at"`
 }
+
+// TradeStatus is the status of a trade; a trade is recorded settled.
+type TradeStatus string
+
+// TradeSettled is the status of every recorded trade.
+const TradeSettled TradeStatus = "settled"
 
 type tradeRecord struct {
 	Org        string `json:"org"`
@@ -48,9 +54,16 @@ type tradeRecord struct {
 	SettledAt  string `json:"settled_at"`
 }
 
-func (r tradeRecord) trade() Trade {
-	rate, _ := money.ParseRate(r.ClientRate)
-	return Trade{ID: r.ID, USDTAmount: r.USDTAmount, ClientRate: rate, MWKAmount: r.MWKAmount, Status: r.Status, CreatedAt: r.CreatedAt, SettledAt: r.SettledAt}
+func (r tradeRecord) trade() (Trade, error) {
+	rate, err := money.ParseRate(r.ClientRate)
+	if err != nil {
+		return Trade{}, err
+	}
+	amt, err := money.Parse(money.USDT, r.USDTAmount)
+	if err != nil {
+		return Trade{}, err
+	}
+	return Trade{ID: r.ID, USDTAmount: amt, ClientRate: rate, MWKAmount: r.MWKAmount, Status: TradeStatus(r.Status), CreatedAt: r.CreatedAt, SettledAt: r.SettledAt}, nil
 }
 
 // NewTrade is an OTC trade the operator records: USDTAmount of the
@@ -110,8 +123,8 @@ func (e *Engine) recordTrade(ctx context.Context, orgID string, n NewTrade) (Tra
 			if r.USDTAmount != amt.String() || r.ClientRate != rate.String() {
 				return errcode.Newf(errcode.Conflict, "This trade ref was already recorded with other figures.")
 			}
-			t = r.trade()
-			return nil
+			t, err = r.trade()
+			return err
 		}
 		now := payouts.FormatTime(e.nowUTC())
 		r := tradeRecord{Org: orgID, Ref: ref, ID: e.newID(), USDTAmount: amt.String(), ClientRate: rate.String(),
@@ -127,7 +140,9 @@ func (e *Engine) recordTrade(ctx context.Context, orgID string, n NewTrade) (Tra
 		if err := tx.Put(bucketTradesByRef, records.IndexKey(orgID, ref), []byte(r.ID)); err != nil {
 			return err
 		}
-		t = r.trade()
+		if t, err = r.trade(); err != nil {
+			return err
+		}
 		if err := tx.Put(bucketTradesByOrg, records.IndexKey(orgID, r.ID), nil); err != nil {
 			return err
 		}
@@ -146,8 +161,10 @@ func (e *Engine) trades(ctx context.Context, p Principal, page PageRequest) (Pag
 		var err error
 		out, err = listPage(tx, bucketTradesByOrg, p.Org.ID, page, nil, func(id string) (Trade, error) {
 			var r tradeRecord
-			err := records.GetJSON(tx, bucketTrades, id, &r, errNotFound)
-			return r.trade(), err
+			if err := records.GetJSON(tx, bucketTrades, id, &r, errNotFound); err != nil {
+				return Trade{}, err
+			}
+			return r.trade()
 		})
 		return err
 	})
@@ -160,7 +177,7 @@ type Bank struct {
 	Name     string `json:"name"`
 }
 
-// Operator is an item of GET /v1/operators.
+// MobileOperator is an item of GET /v1/operators.
 type MobileOperator struct {
 	RefID string `json:"ref_id"`
 	Name  string `json:"name"`

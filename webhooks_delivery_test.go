@@ -1193,7 +1193,7 @@ func webhookEventsProperty(rt *rapid.T, s store.Store) {
 		}
 		pos := map[string]*payoutModel{}
 		var poIDs []string
-		cols := map[string]string{} // id -> settled/reversed
+		cols := map[string]tambala.CollectionStatus{} // id -> settled/reversed
 		var colIDs []string
 		type tradeModel struct{ id, usdt string }
 		trades := map[string]tradeModel{} // by ref

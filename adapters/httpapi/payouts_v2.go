@@ -62,14 +62,15 @@ func decodePayoutV2(body []byte) (tambala.PayoutV2Request, error) {
 	if d.Type == nil || *d.Type == "" {
 		return r, missing("destination.type")
 	}
-	r.Destination.Type = *d.Type
+	kind := tambala.DestinationKind(*d.Type)
+	r.Destination.Type = kind
 	str := func(p *string) string {
 		if p == nil {
 			return ""
 		}
 		return *p
 	}
-	switch *d.Type {
+	switch kind {
 	case tambala.DestinationBank, tambala.DestinationMomo:
 		if len(d.InstitutionID) == 0 || string(d.InstitutionID) == "null" {
 			return r, missing("destination.institution_id")
@@ -83,7 +84,7 @@ func decodePayoutV2(body []byte) (tambala.PayoutV2Request, error) {
 		if d.BeneficiaryName == nil {
 			return r, missing("destination.beneficiary_name")
 		}
-		if *d.Type == tambala.DestinationBank {
+		if kind == tambala.DestinationBank {
 			if d.AccountNumber == nil || d.MobileNumber != nil {
 				return r, errcode.Newf(errcode.ValidationError, "A bank destination has account_number and no mobile_number.")
 			}
