@@ -206,7 +206,7 @@ func TestBoundsAtTheMaximumKeepLedgerReadable(t *testing.T) {
 }
 
 func quoteReq(from, to, fromAmount string) quotes.Request {
-	return quotes.Request{FromAsset: from, ToAsset: to, FromAmount: &fromAmount}
+	return quotes.Request{FromAsset: from, ToAsset: to, FromAmount: money.DecimalText(fromAmount)}
 }
 
 // genBoundAmount draws an amount text of asset: mostly ordinary, often at

@@ -231,7 +231,7 @@ func (e *Engine) creditCollectionV2(tx store.Tx, org string, amount, fee money.A
 // and an optional network.
 type SimulatedCollectionV2 struct {
 	Asset   string
-	Amount  string
+	Amount  money.Decimal // in Asset, bound to it when the asset is checked
 	Network *string
 }
 
@@ -243,7 +243,7 @@ func (e *Engine) simulateCollectionV2(ctx context.Context, p Principal, sc Simul
 	if sc.Asset == "" {
 		return CollectionV2{}, errcode.Newf(errcode.ValidationError, "asset is required.")
 	}
-	if sc.Amount == "" {
+	if sc.Amount.String() == "" {
 		return CollectionV2{}, errcode.Newf(errcode.ValidationError, "amount is required.")
 	}
 	var c CollectionV2
@@ -268,7 +268,7 @@ func (e *Engine) simulateCollectionV2(ctx context.Context, p Principal, sc Simul
 				return errcode.Newf(errcode.UnsupportedNetwork, "%s is not carried on the %s network.", asset.Code, n.ID)
 			}
 		}
-		amount, err := parseV2Amount(asset, sc.Amount)
+		amount, err := parseV2Amount(asset, sc.Amount.String())
 		if err != nil {
 			return err
 		}

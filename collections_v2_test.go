@@ -18,7 +18,7 @@ import (
 // its codes, and the reads of every source, on every store.
 
 func simV2(asset, amount string, network *string) tambala.SimulatedCollectionV2 {
-	return tambala.SimulatedCollectionV2{Asset: asset, Amount: amount, Network: network}
+	return tambala.SimulatedCollectionV2{Asset: asset, Amount: money.DecimalText(amount), Network: network}
 }
 
 func TestSimulateCollectionV2(t *testing.T) {

@@ -58,7 +58,7 @@ func newConvEnv(t deskTB, s store.Store) *convEnv {
 }
 
 func (c *convEnv) cquote(p tambala.Principal, from, to string, fromAmt, toAmt *string) (quotes.Quote, error) {
-	return c.e.Client(p).QuoteConversion(c.ctx, quotes.Request{FromAsset: from, ToAsset: to, FromAmount: fromAmt, ToAmount: toAmt})
+	return c.e.Client(p).QuoteConversion(c.ctx, quotes.Request{FromAsset: from, ToAsset: to, FromAmount: optDecimal(fromAmt), ToAmount: optDecimal(toAmt)})
 }
 
 func (c *convEnv) convert(t deskTB, from, to, amount string) tambala.Conversion {
@@ -164,13 +164,13 @@ func TestConversion_Pricer(t *testing.T) {
 	d := newDeskEnv(t, memstore.New(), func(o *tambala.Options) { o.ConversionPricer, o.Converter = fixedPricer{&r}, sandbox.NewConverter(nil) })
 	_, err := d.e.Operator().SetAssets(d.ctx, d.org.ID, convAssets())
 	require.NoError(t, err)
-	q, err := d.e.Client(d.p).QuoteConversion(d.ctx, quotes.Request{FromAsset: "USDT", ToAsset: "MWK", FromAmount: strp("2")})
+	q, err := d.e.Client(d.p).QuoteConversion(d.ctx, quotes.Request{FromAsset: "USDT", ToAsset: "MWK", FromAmount: money.DecimalText("2")})
 	require.NoError(t, err)
 	assert.Equal(t, "4000.00", q.To.String())
 	d2 := newDeskEnv(t, memstore.New(), func(o *tambala.Options) { o.ConversionPricer, o.Converter = fixedPricer{}, sandbox.NewConverter(nil) })
 	_, err = d2.e.Operator().SetAssets(d2.ctx, d2.org.ID, convAssets())
 	require.NoError(t, err)
-	_, err = d2.e.Client(d2.p).QuoteConversion(d2.ctx, quotes.Request{FromAsset: "USDT", ToAsset: "MWK", FromAmount: strp("2")})
+	_, err = d2.e.Client(d2.p).QuoteConversion(d2.ctx, quotes.Request{FromAsset: "USDT", ToAsset: "MWK", FromAmount: money.DecimalText("2")})
 	requireCode(t, errcode.RateUnavailable, err)
 }
 
@@ -183,7 +183,7 @@ func TestConversion_WithoutConverter(t *testing.T) {
 		_, err := d.e.Operator().SetAssets(d.ctx, d.org.ID, convAssets())
 		require.NoError(t, err)
 		before := d.balance(t, d.org.ID, money.USDT)
-		_, err = d.e.Client(d.p).QuoteConversion(d.ctx, quotes.Request{FromAsset: "USDT", ToAsset: "MWK", FromAmount: strp("2")})
+		_, err = d.e.Client(d.p).QuoteConversion(d.ctx, quotes.Request{FromAsset: "USDT", ToAsset: "MWK", FromAmount: money.DecimalText("2")})
 		requireCode(t, errcode.ServiceUnavailable, err)
 		assert.Equal(t, before, d.balance(t, d.org.ID, money.USDT))
 		d.check(t)
@@ -443,7 +443,7 @@ func TestConversion_RunCompletes(t *testing.T) {
 	_, err = e.Operator().SetCorridor(ctx, deskCorridor())
 	require.NoError(t, err)
 	p := actFor(e, org.ID)
-	q, err := e.Client(p).QuoteConversion(ctx, quotes.Request{FromAsset: "USDT", ToAsset: "MWK", FromAmount: strp("10")})
+	q, err := e.Client(p).QuoteConversion(ctx, quotes.Request{FromAsset: "USDT", ToAsset: "MWK", FromAmount: money.DecimalText("10")})
 	require.NoError(t, err)
 	cr, err := e.Client(p).CreateConversion(ctx, tambala.NewConversion{QuoteID: q.ID}, tambala.Idempotency{Key: "run"})
 	require.NoError(t, err)

@@ -108,6 +108,14 @@ func (d *deskEnv) next(prefix string) string { d.n++; return fmt.Sprintf("%s-%d"
 
 func strp(s string) *string { return &s }
 
+// optDecimal is the decimal of *s, absent when s is nil.
+func optDecimal(s *string) money.Decimal {
+	if s == nil {
+		return money.Decimal{}
+	}
+	return money.DecimalText(*s)
+}
+
 func deskBeneficiary() *orders.Beneficiary {
 	return &orders.Beneficiary{Name: "Chikondi Banda", BankName: "National Bank of Malawi", AccountNumber: "1001234567"}
 }
@@ -129,7 +137,7 @@ func requireCode(t deskTB, want errcode.Code, err error, msgAndArgs ...any) {
 }
 
 func (d *deskEnv) quoteFor(p tambala.Principal, from, to string, fromAmt, toAmt *string) (quotes.Quote, error) {
-	return d.e.Client(p).QuoteOrder(d.ctx, quotes.Request{FromAsset: from, ToAsset: to, FromAmount: fromAmt, ToAmount: toAmt})
+	return d.e.Client(p).QuoteOrder(d.ctx, quotes.Request{FromAsset: from, ToAsset: to, FromAmount: optDecimal(fromAmt), ToAmount: optDecimal(toAmt)})
 }
 
 // quote issues a quote fixing the from side.

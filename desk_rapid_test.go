@@ -158,10 +158,10 @@ func (m *rdModel) quote(rt *rapid.T) {
 		if avail, _ := m.available().Units(); avail > 2_000000 && rapid.IntRange(0, 3).Draw(rt, "boundary") == 0 {
 			units = avail + rapid.Int64Range(-1, 1).Draw(rt, "off_by") // at the edge of the funds
 		}
-		req = quotes.Request{FromAsset: "USDT", ToAsset: "MWK", FromAmount: strp(money.FromUnits(money.USDT, units).String())}
+		req = quotes.Request{FromAsset: "USDT", ToAsset: "MWK", FromAmount: money.DecimalText(money.FromUnits(money.USDT, units).String())}
 	} else {
 		cents := rapid.Int64Range(1000_00, 500000_00).Draw(rt, "mwk_cents")
-		req = quotes.Request{FromAsset: "MWK", ToAsset: "USDT", FromAmount: strp(money.FromUnits(money.MWK, cents).String())}
+		req = quotes.Request{FromAsset: "MWK", ToAsset: "USDT", FromAmount: money.DecimalText(money.FromUnits(money.MWK, cents).String())}
 	}
 	q, err := m.d.e.Client(m.d.p).QuoteOrder(m.d.ctx, req)
 	var want errcode.Code

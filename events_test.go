@@ -111,7 +111,7 @@ func TestEvents_InProcessMatchTheOutbox(t *testing.T) {
 		d.move(t, o.ID, orders.StartProcessing{})
 		d.move(t, o.ID, orders.Complete{})
 		// A conversion to completed.
-		q, err := c.QuoteConversion(ctx, quotes.Request{FromAsset: "USDT", ToAsset: "MWK", FromAmount: strp("5")})
+		q, err := c.QuoteConversion(ctx, quotes.Request{FromAsset: "USDT", ToAsset: "MWK", FromAmount: money.DecimalText("5")})
 		require.NoError(t, err)
 		_, err = c.CreateConversion(ctx, tambala.NewConversion{QuoteID: q.ID}, tambala.Idempotency{Key: "conv"})
 		require.NoError(t, err)

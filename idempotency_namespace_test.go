@@ -23,7 +23,7 @@ func TestIdempotency_OneNamespacePerOrganization(t *testing.T) {
 		bank := payouts.Request{Rail: payouts.Bank, Amount: money.FromInt(money.MWK, 100),
 			Destination: payouts.Destination{InstitutionID: 1, AccountNumber: pv2Bank, BeneficiaryName: "Chikondi Banda"}}
 		momo := momoRequest("100")
-		v2 := tambala.PayoutV2Request{SourceAsset: "USDT", Asset: "USDT", Amount: "5", Destination: walletDest("tron", pv2Tron)}
+		v2 := tambala.PayoutV2Request{SourceAsset: "USDT", Asset: "USDT", Amount: money.DecimalText("5"), Destination: walletDest("tron", pv2Tron)}
 		others := func(key tambala.Idempotency) map[string]func() error {
 			return map[string]func() error{
 				"momo payout": func() error { _, err := b.e.Client(b.p).CreatePayout(b.ctx, momo, key); return err },

@@ -11,6 +11,7 @@ import (
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/adapters/memstore"
 	"github.com/tambalapay/tambala/adapters/sandbox"
+	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/orders"
 	"github.com/tambalapay/tambala/payouts"
 	"github.com/tambalapay/tambala/quotes"
@@ -56,7 +57,7 @@ func TestMetrics_OrdersAndConversions(t *testing.T) {
 	d.move(t, o.ID, orders.Complete{})
 	d.move(t, o.ID, orders.Complete{}) // a repeat: not counted
 
-	q, err := d.e.Client(d.p).QuoteConversion(d.ctx, quotes.Request{FromAsset: "USDT", ToAsset: "MWK", FromAmount: strp("5")})
+	q, err := d.e.Client(d.p).QuoteConversion(d.ctx, quotes.Request{FromAsset: "USDT", ToAsset: "MWK", FromAmount: money.DecimalText("5")})
 	require.NoError(t, err)
 	for range 2 { // the second is a replay: not counted
 		_, err = d.e.Client(d.p).CreateConversion(d.ctx, tambala.NewConversion{QuoteID: q.ID}, tambala.Idempotency{Key: "c"})

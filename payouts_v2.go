@@ -86,7 +86,7 @@ type PayoutV2Destination struct {
 type PayoutV2Request struct {
 	SourceAsset string
 	Asset       string
-	Amount      string
+	Amount      money.Decimal // in Asset, bound to it when the asset is checked
 	Destination PayoutV2Destination
 }
 
@@ -99,7 +99,7 @@ func (r PayoutV2Request) Fingerprint() Fingerprint {
 	}
 	field("tambala.PayoutV2Request/v1")
 	d := r.Destination
-	for _, s := range []string{r.SourceAsset, r.Asset, r.Amount, string(d.Type), strconv.Itoa(d.InstitutionID), d.AccountNumber,
+	for _, s := range []string{r.SourceAsset, r.Asset, r.Amount.String(), string(d.Type), strconv.Itoa(d.InstitutionID), d.AccountNumber,
 		d.MobileNumber, d.BeneficiaryName, d.Network, d.Address} {
 		field(s)
 	}
@@ -330,7 +330,7 @@ func (e *Engine) createPayoutV2(ctx context.Context, p Principal, req PayoutV2Re
 		if err != nil {
 			return PayoutV2{}, nil, err
 		}
-		amount, err := quotes.ParseAmount("amount", req.Amount, asset)
+		amount, err := quotes.ParseAmount("amount", req.Amount.String(), asset)
 		if err != nil {
 			return PayoutV2{}, nil, err
 		}

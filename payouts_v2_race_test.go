@@ -29,9 +29,9 @@ func TestPayoutV2RaceForOneBalance(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				req := tambala.PayoutV2Request{SourceAsset: "USDT", Asset: "USDT", Amount: "28.5", Destination: walletDest("ethereum", pv2EVM)}
+				req := tambala.PayoutV2Request{SourceAsset: "USDT", Asset: "USDT", Amount: money.DecimalText("28.5"), Destination: walletDest("ethereum", pv2EVM)}
 				if i%2 == 1 {
-					req = tambala.PayoutV2Request{SourceAsset: "USDT", Asset: "MWK", Amount: "50000.00", Destination: bankDest()}
+					req = tambala.PayoutV2Request{SourceAsset: "USDT", Asset: "MWK", Amount: money.DecimalText("50000.00"), Destination: bankDest()}
 				}
 				var c tambala.Created[tambala.PayoutV2]
 				c, results[i] = d.e.Client(d.p).CreatePayoutV2(d.ctx, req, tambala.Idempotency{Key: "race-" + string(rune('A'+i))})

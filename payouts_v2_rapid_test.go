@@ -89,7 +89,7 @@ func TestPayoutV2Rapid(t *testing.T) {
 				case "wallet":
 					req.Asset = "USDT"
 					req.SourceAsset = rapid.SampledFrom([]string{"USDT", "MWK"}).Draw(rt, "src")
-					req.Amount = money.FromUnits(money.USDT, rapid.Int64Range(1, 30_000_000).Draw(rt, "usdt")).String()
+					req.Amount = money.DecimalText(money.FromUnits(money.USDT, rapid.Int64Range(1, 30_000_000).Draw(rt, "usdt")).String())
 					network := rapid.SampledFrom([]string{"tron", "ethereum"}).Draw(rt, "network")
 					addrs := append([]string{"TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t", "0xdac17f958d2ee523a2206206994597c13d831ec7"}, sandbox.TestWalletAddresses[network]...)
 					addr := rapid.SampledFrom(addrs).Draw(rt, "address")
@@ -100,7 +100,7 @@ func TestPayoutV2Rapid(t *testing.T) {
 				default:
 					req.Asset = "MWK"
 					req.SourceAsset = rapid.SampledFrom([]string{"USDT", "MWK"}).Draw(rt, "src")
-					req.Amount = money.FromUnits(money.MWK, rapid.Int64Range(100_00, 5_000_000_00).Draw(rt, "mwk")).String()
+					req.Amount = money.DecimalText(money.FromUnits(money.MWK, rapid.Int64Range(100_00, 5_000_000_00).Draw(rt, "mwk")).String())
 					if kind == "bank" {
 						req.Destination = bankDest()
 						req.Destination.AccountNumber = rapid.SampledFrom([]string{pv2Bank, "3333888805", "12345678"}).Draw(rt, "account")

@@ -64,7 +64,7 @@ func walletDest(network, addr string) tambala.PayoutV2Destination {
 }
 
 func (d *pv2Env) payFor(p tambala.Principal, src, asset, amount string, dest tambala.PayoutV2Destination) (tambala.Created[tambala.PayoutV2], error) {
-	return d.e.Client(p).CreatePayoutV2(d.ctx, tambala.PayoutV2Request{SourceAsset: src, Asset: asset, Amount: amount, Destination: dest},
+	return d.e.Client(p).CreatePayoutV2(d.ctx, tambala.PayoutV2Request{SourceAsset: src, Asset: asset, Amount: money.DecimalText(amount), Destination: dest},
 		tambala.Idempotency{Key: d.next("pv2")})
 }
 
@@ -208,14 +208,14 @@ func TestPayoutV2Checks(t *testing.T) {
 		_, err = d.payFor(op, "MWK", "USDT", "1", walletDest("tron", pv2Tron))
 		requireCode(t, errcode.CorridorNotEnabled, err)
 		// idempotency: replay and conflict
-		req := tambala.PayoutV2Request{SourceAsset: "USDT", Asset: "USDT", Amount: "3", Destination: walletDest("tron", pv2Tron)}
+		req := tambala.PayoutV2Request{SourceAsset: "USDT", Asset: "USDT", Amount: money.DecimalText("3"), Destination: walletDest("tron", pv2Tron)}
 		c1, err := d.e.Client(d.p).CreatePayoutV2(d.ctx, req, tambala.Idempotency{Key: "same"})
 		require.NoError(t, err)
 		c2, err := d.e.Client(d.p).CreatePayoutV2(d.ctx, req, tambala.Idempotency{Key: "same"})
 		require.NoError(t, err)
 		assert.True(t, c2.Replayed)
 		assert.Equal(t, renderMap(t, c1.Resource), renderMap(t, c2.Resource))
-		req.Amount = "4"
+		req.Amount = money.DecimalText("4")
 		_, err = d.e.Client(d.p).CreatePayoutV2(d.ctx, req, tambala.Idempotency{Key: "same"})
 		requireCode(t, errcode.Conflict, err)
 		_, err = d.e.Client(d.p).CreatePayoutV2(d.ctx, req, tambala.Idempotency{})

@@ -112,7 +112,7 @@ func (q Quote) Use(id string, kind Kind, now time.Time) (Quote, error) {
 // decimal text. DecodeRequest reads one from a body; a Go host builds it.
 type Request struct {
 	FromAsset, ToAsset   string
-	FromAmount, ToAmount *string
+	FromAmount, ToAmount money.Decimal // exactly one is set
 }
 
 // DecodeRequest reads a quote body with the strict decoding of every
@@ -141,14 +141,14 @@ func DecodeRequest(body []byte) (Request, error) {
 	for _, a := range []struct {
 		field string
 		raw   json.RawMessage
-		dst   **string
+		dst   *money.Decimal
 	}{{"from_amount", w.FromAmount, &r.FromAmount}, {"to_amount", w.ToAmount, &r.ToAmount}} {
 		s, present, err := jsonString(a.field, a.raw)
 		if err != nil {
 			return Request{}, err
 		}
 		if present {
-			*a.dst = &s
+			*a.dst = money.DecimalText(s)
 		}
 	}
 	if err := r.checkShape(); err != nil {
@@ -165,23 +165,23 @@ func (r Request) checkShape() error {
 	if r.ToAsset == "" {
 		return missing("to_asset")
 	}
-	if (r.FromAmount == nil) == (r.ToAmount == nil) {
+	if r.FromAmount.IsSet() == r.ToAmount.IsSet() {
 		return errExactlyOneAmount()
 	}
-	field, s := r.fixed()
+	field, d := r.fixed()
 	// The grammar only: decimals and sign need the asset (step 6).
-	if _, err := money.Parse(money.Asset{Code: "", Decimals: money.MaxDecimals}, s); err != nil {
+	if err := d.Check(); err != nil {
 		return fieldErr(field, err)
 	}
 	return nil
 }
 
-// fixed returns the name and text of the side the caller fixed.
-func (r Request) fixed() (field, s string) {
-	if r.FromAmount != nil {
-		return "from_amount", *r.FromAmount
+// fixed returns the name and amount of the side the caller fixed.
+func (r Request) fixed() (field string, d money.Decimal) {
+	if r.FromAmount.IsSet() {
+		return "from_amount", r.FromAmount
 	}
-	return "to_amount", *r.ToAmount
+	return "to_amount", r.ToAmount
 }
 
 // Check is steps 1 and 2 of the package's checks: the shape (400
@@ -230,16 +230,16 @@ func (r Request) checkPair(pair Pair) error {
 
 // parseFixed is step 6: the fixed amount at its asset's decimals, above 0.
 func (r Request) parseFixed(pair Pair) (fixedFrom, fixedTo *money.Amount, err error) {
-	field, s := r.fixed()
+	field, d := r.fixed()
 	asset := pair.From
-	if r.FromAmount == nil {
+	if !r.FromAmount.IsSet() {
 		asset = pair.To
 	}
-	a, err := ParseAmount(field, s, asset)
+	a, err := ParseAmount(field, d.String(), asset)
 	if err != nil {
 		return nil, nil, err
 	}
-	if r.FromAmount != nil {
+	if r.FromAmount.IsSet() {
 		return &a, nil, nil
 	}
 	return nil, &a, nil

@@ -42,11 +42,11 @@ func TestDecodeRequest(t *testing.T) {
 		msg  string
 	}{
 		{body: `{"from_asset":"USDT","to_asset":"MWK","from_amount":"100"}`,
-			want: quotes.Request{FromAsset: "USDT", ToAsset: "MWK", FromAmount: ptr("100")}},
+			want: quotes.Request{FromAsset: "USDT", ToAsset: "MWK", FromAmount: money.DecimalText("100")}},
 		{body: `{"from_asset":"MWK","to_asset":"USDT","to_amount":"55.555556","from_amount":null}`,
-			want: quotes.Request{FromAsset: "MWK", ToAsset: "USDT", ToAmount: ptr("55.555556")}},
+			want: quotes.Request{FromAsset: "MWK", ToAsset: "USDT", ToAmount: money.DecimalText("55.555556")}},
 		{body: `{"from_asset":"usdt","to_asset":"MWK","from_amount":"1.1234567"}`,
-			want: quotes.Request{FromAsset: "usdt", ToAsset: "MWK", FromAmount: ptr("1.1234567")}}, // codes and decimals are later checks
+			want: quotes.Request{FromAsset: "usdt", ToAsset: "MWK", FromAmount: money.DecimalText("1.1234567")}}, // codes and decimals are later checks
 		{body: `{"from_asset":"USDT","to_asset":"MWK","from_amount":100}`, msg: `from_amount must be a JSON string (send "100.50", not 100.50).`},
 		{body: `{"from_asset":"USDT","to_asset":"MWK","to_amount":1e3}`, msg: `to_amount must be a JSON string (send "100.50", not 100.50).`},
 		{body: `{"from_asset":"USDT","to_asset":"MWK"}`, msg: "Exactly one of from_amount and to_amount is required."},
@@ -84,14 +84,14 @@ func TestRequestCheck(t *testing.T) {
 		code errcode.Code
 		msg  string
 	}{
-		{req: quotes.Request{FromAsset: "USDT", ToAsset: "MWK", FromAmount: ptr("1")}},
-		{req: quotes.Request{FromAsset: "usdt", ToAsset: "MWK", FromAmount: ptr("1")}, code: errcode.UnsupportedAsset},
-		{req: quotes.Request{FromAsset: "USDT", ToAsset: "MWK-X", FromAmount: ptr("1")}, code: errcode.UnsupportedAsset},
-		{req: quotes.Request{FromAsset: "usdt", ToAsset: "mwk", FromAmount: ptr("1")}, code: errcode.UnsupportedAsset, msg: `Asset code "usdt" is not supported`},
+		{req: quotes.Request{FromAsset: "USDT", ToAsset: "MWK", FromAmount: money.DecimalText("1")}},
+		{req: quotes.Request{FromAsset: "usdt", ToAsset: "MWK", FromAmount: money.DecimalText("1")}, code: errcode.UnsupportedAsset},
+		{req: quotes.Request{FromAsset: "USDT", ToAsset: "MWK-X", FromAmount: money.DecimalText("1")}, code: errcode.UnsupportedAsset},
+		{req: quotes.Request{FromAsset: "usdt", ToAsset: "mwk", FromAmount: money.DecimalText("1")}, code: errcode.UnsupportedAsset, msg: `Asset code "usdt" is not supported`},
 		// Shape (400) before codes (422).
 		{req: quotes.Request{FromAsset: "usdt", ToAsset: "MWK"}, code: errcode.ValidationError},
-		{req: quotes.Request{FromAsset: "usdt", ToAsset: "MWK", FromAmount: ptr("x")}, code: errcode.ValidationError},
-		{req: quotes.Request{FromAsset: "usdt", ToAsset: "", FromAmount: ptr("1")}, code: errcode.ValidationError},
+		{req: quotes.Request{FromAsset: "usdt", ToAsset: "MWK", FromAmount: money.DecimalText("x")}, code: errcode.ValidationError},
+		{req: quotes.Request{FromAsset: "usdt", ToAsset: "", FromAmount: money.DecimalText("1")}, code: errcode.ValidationError},
 	}
 	for _, tc := range tests {
 		err := tc.req.Check()
@@ -109,10 +109,10 @@ func TestRequestCheck(t *testing.T) {
 func req(from, to string, fromAmount, toAmount string) quotes.Request {
 	r := quotes.Request{FromAsset: from, ToAsset: to}
 	if fromAmount != "" {
-		r.FromAmount = &fromAmount
+		r.FromAmount = money.DecimalText(fromAmount)
 	}
 	if toAmount != "" {
-		r.ToAmount = &toAmount
+		r.ToAmount = money.DecimalText(toAmount)
 	}
 	return r
 }
@@ -591,7 +591,7 @@ func FuzzDecodeRequest(f *testing.F) {
 		}
 		require.NotEmpty(t, r.FromAsset)
 		require.NotEmpty(t, r.ToAsset)
-		require.True(t, (r.FromAmount == nil) != (r.ToAmount == nil))
+		require.True(t, r.FromAmount.IsSet() != r.ToAmount.IsSet())
 		if err := r.Check(); err != nil {
 			requireCode(t, err, errcode.UnsupportedAsset)
 			return

@@ -6,6 +6,7 @@ import (
 
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/money"
 )
 
 func (h *Handler) collectionV2Routes() {
@@ -116,7 +117,7 @@ func decodeSimulatedCollectionV2(body []byte) (tambala.SimulatedCollectionV2, er
 	if err != nil {
 		return tambala.SimulatedCollectionV2{}, err
 	}
-	return tambala.SimulatedCollectionV2{Asset: *in.Asset, Amount: amount, Network: in.Network}, nil
+	return tambala.SimulatedCollectionV2{Asset: *in.Asset, Amount: money.DecimalText(amount), Network: in.Network}, nil
 }
 
 // v2AmountText reads a required /v2 amount field as its decimal text: a

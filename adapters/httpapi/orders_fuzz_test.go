@@ -11,6 +11,7 @@ import (
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/strictjson"
+	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/orders"
 	"github.com/tambalapay/tambala/quotes"
 )
@@ -86,7 +87,7 @@ func FuzzOrderBodies(f *testing.F) {
 		f.Fatal(err)
 	}
 	newQuote := func(t testing.TB, from, to, amount string) string {
-		q, err := e.Engine.Client(p).QuoteOrder(ctx, quotes.Request{FromAsset: from, ToAsset: to, FromAmount: &amount})
+		q, err := e.Engine.Client(p).QuoteOrder(ctx, quotes.Request{FromAsset: from, ToAsset: to, FromAmount: money.DecimalText(amount)})
 		if err != nil {
 			t.Fatal(err)
 		}

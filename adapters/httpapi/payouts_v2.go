@@ -6,6 +6,7 @@ import (
 
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/payouts"
 )
 
@@ -52,9 +53,11 @@ func decodePayoutV2(body []byte) (tambala.PayoutV2Request, error) {
 	if len(w.Amount) == 0 || string(w.Amount) == "null" {
 		return r, missing("amount")
 	}
-	if err := json.Unmarshal(w.Amount, &r.Amount); err != nil {
+	var amount string
+	if err := json.Unmarshal(w.Amount, &amount); err != nil {
 		return r, errcode.Newf(errcode.ValidationError, "amount must be a JSON string (send a string, not a number).")
 	}
+	r.Amount = money.DecimalText(amount)
 	d := w.Destination
 	if d == nil {
 		return r, missing("destination")

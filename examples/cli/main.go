@@ -120,8 +120,8 @@ func setUp(ctx context.Context, op *tambala.Operator) (string, error) {
 // operator's desk pays the beneficiary and moves the order to completed
 // (the hold is captured).
 func deskOrder(ctx context.Context, op *tambala.Operator, client *tambala.Client, done *outcomes, out io.Writer) error {
-	amount := "100" // quotes.Request takes the fixed side as *string
-	q, err := client.QuoteOrder(ctx, quotes.Request{FromAsset: "USDT", ToAsset: "MWK", FromAmount: &amount})
+	amount := money.DecimalOf(money.FromInt(money.USDT, 100))
+	q, err := client.QuoteOrder(ctx, quotes.Request{FromAsset: "USDT", ToAsset: "MWK", FromAmount: amount})
 	if err != nil {
 		return err
 	}
@@ -151,8 +151,8 @@ func deskOrder(ctx context.Context, op *tambala.Operator, client *tambala.Client
 // conversion converts 200 USDT into MWK on the organization's own balances,
 // executed by the sandbox converter.
 func conversion(ctx context.Context, client *tambala.Client, done *outcomes, out io.Writer) error {
-	amount := "200"
-	q, err := client.QuoteConversion(ctx, quotes.Request{FromAsset: "USDT", ToAsset: "MWK", FromAmount: &amount})
+	amount := money.DecimalOf(money.FromInt(money.USDT, 200))
+	q, err := client.QuoteConversion(ctx, quotes.Request{FromAsset: "USDT", ToAsset: "MWK", FromAmount: amount})
 	if err != nil {
 		return err
 	}
@@ -177,7 +177,7 @@ func walletPayout(ctx context.Context, client *tambala.Client, done *outcomes, o
 	created, err := client.CreatePayoutV2(ctx, tambala.PayoutV2Request{
 		SourceAsset: "USDT",
 		Asset:       "USDT",
-		Amount:      "50",
+		Amount:      money.DecimalOf(money.FromInt(money.USDT, 50)),
 		Destination: tambala.PayoutV2Destination{Type: tambala.DestinationWallet, Network: "tron", Address: address},
 	}, tambala.Idempotency{Key: "payout-1"})
 	if err != nil {
