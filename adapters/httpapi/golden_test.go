@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -167,6 +168,7 @@ type goldenEnv struct {
 	store  *bucketStore
 	prov   *sandbox.Provider
 	conv   *sandbox.Converter
+	issuer *sandbox.Issuer
 	sender *goldenSender
 
 	files []goldenFile
@@ -180,7 +182,7 @@ type goldenFile struct {
 
 // newGoldenEnv builds the engine with every deterministic port, the real
 // handlers on httptest servers, and the MWK corridor.
-func newGoldenEnv(t *testing.T, limits tambala.Limits) *goldenEnv {
+func newGoldenEnv(t *testing.T, env tambala.Environment, limits tambala.Limits) *goldenEnv {
 	t.Helper()
 	g := &goldenEnv{t: t, store: &bucketStore{Store: memstore.New(), buckets: map[string]bool{}},
 		sender: &goldenSender{down: map[string]bool{}}}
@@ -189,14 +191,16 @@ func newGoldenEnv(t *testing.T, limits tambala.Limits) *goldenEnv {
 	clock := e.Clock.Now
 	g.prov = sandbox.New(&sandbox.Options{Clock: clock, Delay: time.Second})
 	g.conv = sandbox.NewConverter(&sandbox.ConverterOptions{Clock: clock, Delay: 2 * time.Second})
+	g.issuer = sandbox.NewIssuer(nil)
 	eng, err := tambala.New(g.store, &tambala.Options{
 		Clock:            clock,
 		NewID:            goldenIDs(),
 		Random:           newGoldenRandom(),
+		Environment:      env,
 		Limits:           limits,
 		Payouts:          g.prov,
 		Converter:        g.conv,
-		DepositIssuer:    sandbox.NewIssuer(nil),
+		DepositIssuer:    g.issuer,
 		Webhooks:         g.sender,
 		Dispatcher:       tambala.DispatcherOptions{Schedule: []time.Duration{}, Concurrency: 1},
 		Worker:           tambala.WorkerOptions{Concurrency: 1},
@@ -552,7 +556,7 @@ func (g *goldenEnv) dumpWebhooks(orgs []string, wantTypes []string) []byte {
 		}
 	}
 	for _, typ := range sortedKeys(seen) {
-		if !slices.Contains(wantTypes, typ) {
+		if wantTypes != nil && !slices.Contains(wantTypes, typ) {
 			g.t.Errorf("event type %s is not in the test's list: add it", typ)
 		}
 	}
@@ -646,7 +650,7 @@ const (
 )
 
 func TestGolden(t *testing.T) {
-	g := newGoldenEnv(t, tambala.Limits{RatePerSecond: 1_000_000, RateBurst: 1_000_000})
+	g := newGoldenEnv(t, tambala.Sandbox, tambala.Limits{RatePerSecond: 1_000_000, RateBurst: 1_000_000})
 	orgs := goldenSetup(g)
 	goldenV1(g, orgs)
 	goldenOrders(g, orgs)
@@ -663,7 +667,7 @@ func TestGolden(t *testing.T) {
 // TestGolden_RateLimit pins the 429 and its Retry-After, on an engine of
 // its own with a small bucket.
 func TestGolden_RateLimit(t *testing.T) {
-	g := newGoldenEnv(t, tambala.Limits{RatePerSecond: 1, RateBurst: 2})
+	g := newGoldenEnv(t, tambala.Sandbox, tambala.Limits{RatePerSecond: 1, RateBurst: 2})
 	g.section("ratelimit", "An engine with 1 request per second and a burst of 2: the 429 and its Retry-After.")
 	org := g.adm(201, "POST", "/admin/orgs", `{"name":"Delta"}`).str(t, "id")
 	key := g.adm(201, "POST", "/admin/orgs/"+org+"/keys", "").str(t, "key")
@@ -674,6 +678,39 @@ func TestGolden_RateLimit(t *testing.T) {
 	g.advance(time.Second)
 	g.pub(200, key, "GET", "/v1/balance", "")
 	g.checkFiles()
+}
+
+// TestGolden_Production pins what only a production engine answers: the
+// readiness of its reference data, the sandbox-only routes, the webhook
+// URL rule, payouts before and after the institutions are synced.
+func TestGolden_Production(t *testing.T) {
+	g := newGoldenEnv(t, tambala.Production, tambala.Limits{RatePerSecond: 1_000_000, RateBurst: 1_000_000})
+	g.section("production", "A production engine: reference data readiness, sandbox-only routes, payouts before and after the sync.")
+	g.pub(200, "", "GET", "/healthz", "")
+	g.pub(503, "", "GET", "/readyz", "")
+	g.adm(503, "GET", "/readyz", "")
+	org := g.adm(201, "POST", "/admin/orgs", `{"name":"Epsilon","v2_access":"enabled","assets":[{"asset":"MWK","operations":["payout","collection"]},{"asset":"USDT","operations":["payout","collection"]}]}`).str(t, "id")
+	key := g.adm(201, "POST", "/admin/orgs/"+org+"/keys", "").str(t, "key")
+	g.adm(200, "POST", "/admin/orgs/"+org+"/funding", `{"asset":"MWK","amount":"100000","ref":"seed"}`)
+	g.adm(400, "PUT", "/admin/orgs/"+org+"/webhook", `{"url":"http://127.0.0.1:9/hook"}`)
+	g.adm(200, "PUT", "/admin/orgs/"+org+"/webhook", `{"url":"https://hooks.example.com/epsilon"}`)
+	g.pub(200, key, "GET", "/v1/ping", "")
+	g.pub(403, key, "POST", "/v1/collections/simulate", `{"amount_mwk":"1000"}`)
+	g.pub(403, key, "POST", "/v1/collections/simulate", `{"amount_mwk":`)
+	g.pub(403, key, "POST", "/v2/collections/simulate", `{"asset":"USDT","amount":"1"}`)
+	g.pub(503, key, "GET", "/v1/institutions", "")
+	g.pub(503, key, "POST", "/v1/payouts/bank", fmt.Sprintf(goldenBank, "1000", "1234567890"), "Idempotency-Key", "p-1")
+	g.pub(200, key, "POST", "/v1/fees/quote", feeBody("payout", "bank", "1000"))
+	g.adm(200, "PUT", "/admin/institutions", `{"institutions":[{"institution_id":1,"name":"National Bank of Malawi","rail":"bank"},{"institution_id":101,"name":"Airtel Money","rail":"momo","network":"9"}]}`)
+	g.pub(200, "", "GET", "/readyz", "")
+	g.pub(200, key, "GET", "/v1/institutions", "")
+	g.pub(202, key, "POST", "/v1/payouts/bank", fmt.Sprintf(goldenBank, "1000", "1234567890"), "Idempotency-Key", "p-1")
+	g.pub(422, key, "POST", "/v1/payouts/momo", fmt.Sprintf(goldenMomo, "1000", sandboxWallet), "Idempotency-Key", "p-2")
+	g.work(3)
+	g.deliver()
+	g.adm(200, "GET", "/admin/orgs/"+org+"/deliveries", "")
+	g.checkFiles()
+	checkGolden(t, "production_webhooks.golden", g.dumpWebhooks([]string{org}, nil))
 }
 
 type goldenOrgs struct {
@@ -1122,8 +1159,21 @@ func goldenPayoutsV2(g *goldenEnv, o goldenOrgs) {
 func goldenCollectionsV2(g *goldenEnv, o goldenOrgs) {
 	t := g.t
 	g.section("06_v2_collections", "/v2 deposit addresses and collections: simulated, recorded deposits, reads.")
+	// An issuer that fails: no partial list, the first time.
+	g.issuer.Fail("ethereum", errors.New("the issuer is down"))
+	g.note("the issuer fails on ethereum")
+	g.pub(503, o.keyA, "GET", "/v2/deposit-addresses", "")
+	g.issuer.Fail("ethereum", nil)
+	g.note("the issuer works again")
 	g.pub(200, o.keyA, "GET", "/v2/deposit-addresses", "")
+	// Once issued, kept: the issuer is not asked again.
+	g.issuer.Fail("ethereum", errors.New("the issuer is down"))
+	g.note("the issuer fails on ethereum")
 	g.pub(200, o.keyA, "GET", "/v2/deposit-addresses", "")
+	g.adm(503, "POST", "/admin/orgs/"+o.a+"/deposit-addresses/ethereum/rotate", "")
+	g.issuer.Fail("ethereum", nil)
+	g.note("the issuer works again")
+	g.pub(200, o.keyC, "GET", "/v2/deposit-addresses", "") // no asset with collection: none
 	g.adm(200, "POST", "/admin/orgs/"+o.a+"/deposit-addresses/tron/rotate", "")
 	g.adm(422, "POST", "/admin/orgs/"+o.a+"/deposit-addresses/solana/rotate", "")
 	g.adm(404, "POST", "/admin/orgs/"+goldenUnknownID+"/deposit-addresses/tron/rotate", "")
