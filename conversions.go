@@ -8,14 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync/atomic"
 	"time"
 
 	"github.com/tambalapay/tambala/errcode"
-	"github.com/tambalapay/tambala/internal/concurrent"
 	"github.com/tambalapay/tambala/internal/due"
 	"github.com/tambalapay/tambala/internal/loop"
 	"github.com/tambalapay/tambala/internal/records"
+	"github.com/tambalapay/tambala/internal/work"
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/quotes"
@@ -522,20 +521,21 @@ func (e *Engine) processConversions(ctx context.Context) (int, bool, error) {
 	if err != nil {
 		return 0, false, err
 	}
-	var count atomic.Int64
-	concurrent.ForEach(ctx, e.convOpts.Concurrency, len(ids), func(i int) {
-		ok, err := e.advanceConversion(ctx, ids[i])
-		if err != nil {
-			if ctx.Err() == nil {
-				e.log.Error("conversion worker", slog.String("conversion", ids[i]), slog.Any("error", err))
-			}
-			return
-		}
-		if ok {
-			count.Add(1)
-		}
-	})
-	return int(count.Load()), len(ids) == e.convOpts.Batch, ctx.Err()
+	n := work.Pass(ctx, e.store, e.log, e.convOpts.Concurrency, ids, e.conversionJob())
+	return n, len(ids) == e.convOpts.Batch, ctx.Err()
+}
+
+// conversionJob is the conversion worker's work: a due conversion claimed
+// under a lease, handed to the converter (once) and polled, the outcome
+// recorded.
+func (e *Engine) conversionJob() work.Job[conversionRecord, converterCall] {
+	return work.Job[conversionRecord, converterCall]{
+		Name: "conversion worker", Item: "conversion",
+		ID:     func(r conversionRecord) string { return r.ID },
+		Claim:  e.claimConversion,
+		Call:   e.callConverter,
+		Record: e.recordConverterCall,
+	}
 }
 
 // RunConversionWorker runs ProcessConversions every interval until ctx
@@ -562,50 +562,66 @@ func moveConversionDue(tx store.Tx, r *conversionRecord, next *time.Time) error 
 	return nil
 }
 
-// claimConversion takes a due conversion under a lease.
-func (e *Engine) claimConversion(ctx context.Context, id string) (r conversionRecord, ok bool, err error) {
-	err = e.store.Update(ctx, func(tx store.Tx) error {
-		ok = false
-		var err error
-		if r, err = loadConversionRecord(tx, id); err != nil {
-			return err
+// claimConversion takes a due conversion under a lease inside tx; a
+// terminal one still listed is unlisted.
+func (e *Engine) claimConversion(tx store.Tx, id string) (conversionRecord, bool, error) {
+	r, err := loadConversionRecord(tx, id)
+	if err != nil {
+		return r, false, err
+	}
+	now := e.nowUTC()
+	if r.DueAt == nil || r.DueAt.After(now) {
+		return r, false, nil
+	}
+	if r.Status != ConversionProcessing { // terminal but listed: unlist
+		if err := moveConversionDue(tx, &r, nil); err != nil {
+			return r, false, err
 		}
-		now := e.nowUTC()
-		if r.DueAt == nil || r.DueAt.After(now) {
-			return nil
-		}
-		if r.Status != ConversionProcessing { // terminal but listed: unlist
-			if err := moveConversionDue(tx, &r, nil); err != nil {
-				return err
-			}
-			return records.PutJSON(tx, bucketConversions, id, r)
-		}
-		if err := moveConversionDue(tx, &r, at(now.Add(e.convOpts.Lease))); err != nil {
-			return err
-		}
-		ok = true
-		return records.PutJSON(tx, bucketConversions, id, r)
-	})
-	return r, ok, err
+		return r, false, records.PutJSON(tx, bucketConversions, id, r)
+	}
+	if err := moveConversionDue(tx, &r, at(now.Add(e.convOpts.Lease))); err != nil {
+		return r, false, err
+	}
+	return r, true, records.PutJSON(tx, bucketConversions, id, r)
 }
 
-func (e *Engine) advanceConversion(ctx context.Context, id string) (bool, error) {
-	r, ok, err := e.claimConversion(ctx, id)
-	if err != nil || !ok {
-		return false, err
-	}
+// converterCall is the outcome of the converter's calls for a claimed
+// conversion.
+type converterCall struct {
+	err        error // a failure before any call: nothing is recorded
+	convertErr error // Convert's answer, when it was called and failed
+	status     ConverterStatus
+	statusErr  error
+}
+
+// callConverter hands the conversion to the converter unless it was
+// already, then asks for its status, with no transaction open.
+func (e *Engine) callConverter(ctx context.Context, r conversionRecord) (converterCall, bool) {
 	c, err := e.conversionOf(r)
 	if err != nil {
-		return false, err
+		return converterCall{err: err}, true
 	}
 	if !r.Submitted {
 		if callErr := e.converter.Convert(ctx, ConversionRequest{Reference: c.ID, From: c.From, To: c.To}); callErr != nil {
-			return true, e.settleConversion(ctx, id, func(tx store.Tx, r *conversionRecord, _ Conversion, now time.Time) error {
-				return e.conversionRetry(tx, r, now, callErr)
-			})
+			return converterCall{convertErr: callErr}, true
 		}
 	}
 	st, callErr := e.converter.Status(ctx, c.ID)
+	return converterCall{status: st, statusErr: callErr}, true
+}
+
+// recordConverterCall records the converter's answers.
+func (e *Engine) recordConverterCall(ctx context.Context, r conversionRecord, out converterCall) (bool, error) {
+	id := r.ID
+	if out.err != nil {
+		return false, out.err
+	}
+	if out.convertErr != nil {
+		return true, e.settleConversion(ctx, id, func(tx store.Tx, r *conversionRecord, _ Conversion, now time.Time) error {
+			return e.conversionRetry(tx, r, now, out.convertErr)
+		})
+	}
+	st, callErr := out.status, out.statusErr
 	return true, e.settleConversion(ctx, id, func(tx store.Tx, r *conversionRecord, c Conversion, now time.Time) error {
 		r.Submitted = true
 		if errors.Is(callErr, ErrUnknownReference) {

@@ -7,13 +7,12 @@ import (
 	"errors"
 	"log/slog"
 	"math/rand/v2"
-	"runtime"
-	"sync"
 	"time"
 
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/loop"
 	"github.com/tambalapay/tambala/internal/records"
+	"github.com/tambalapay/tambala/internal/work"
 	"github.com/tambalapay/tambala/store"
 	"github.com/tambalapay/tambala/webhooks"
 )
@@ -113,156 +112,43 @@ func (e *Engine) ProcessDeliveries(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	p := &dispatchPass{e: e, ids: ids, workers: max(1, min(e.dispatch.Concurrency, len(ids)))}
-	p.cond.L = &p.mu
-	var wg sync.WaitGroup
-	for range p.workers - 1 {
-		wg.Go(func() { p.helper(ctx) })
-	}
-	finished := false
-	defer func() {
-		if !finished {
-			// A Send on this goroutine panicked or called Goexit: let the
-			// helpers record what they sent, then go on dying.
-			p.halt(nil, false)
-			wg.Wait()
-		}
-	}()
-	p.work(ctx)
-	wg.Wait()
-	finished = true
-	if p.panicked != nil {
-		panic(p.panicked)
-	}
-	if p.exited {
-		runtime.Goexit()
-	}
-	e.metrics.DispatcherPass(time.Since(start), p.sent)
+	sent := work.Pass(ctx, e.store, e.log, e.dispatch.Concurrency, ids, e.deliveryJob())
+	e.metrics.DispatcherPass(time.Since(start), sent)
 	if err := ctx.Err(); err != nil {
-		return p.sent, err
+		return sent, err
 	}
-	return p.sent, nil
+	return sent, nil
 }
 
-// dispatchPass is one ProcessDeliveries: its workers take claimed
-// deliveries from ready, and the first to find it empty claims more for
-// every worker free then. A worker is free once its send returns: the
-// claim for its next delivery overlaps the record of its last, and a group
-// commit can share one fsync between them.
-type dispatchPass struct {
-	e       *Engine
-	workers int
+// deliveryJob is the dispatcher's work: a pending delivery claimed under a
+// lease, sent, and its attempt recorded.
+func (e *Engine) deliveryJob() work.Job[claimedDelivery, sentDelivery] {
+	return work.Job[claimedDelivery, sentDelivery]{
+		Name: "webhook dispatcher", Item: "delivery",
+		ID:    func(c claimedDelivery) string { return c.d.ID },
+		Claim: e.claimDelivery,
+		Call: func(ctx context.Context, c claimedDelivery) (sentDelivery, bool) {
+			a, status, ok := e.send(ctx, c)
+			return sentDelivery{attempt: a, status: status}, ok
+		},
+		Record: func(ctx context.Context, c claimedDelivery, s sentDelivery) (bool, error) {
+			err := e.record(ctx, c.d.ID, s.attempt, s.status)
+			return err == nil, err
+		},
+	}
+}
 
-	mu       sync.Mutex
-	cond     sync.Cond         // signalled when a claim ends or the pass halts
-	ids      []string          // due when the pass began, not claimed yet
-	ready    []claimedDelivery // claimed, waiting for a free worker
-	busy     int               // workers sending
-	claiming bool              // a claim is under way (one at a time)
-	halted   bool
-	sent     int
-	panicked any  // a helper's Send panicked
-	exited   bool // a helper's Send called runtime.Goexit
+// sentDelivery is the outcome of a send: the attempt and the status it
+// counts as.
+type sentDelivery struct {
+	attempt Attempt
+	status  int
 }
 
 // claimedDelivery is a delivery under this dispatcher's lease.
 type claimedDelivery struct {
 	d      deliveryRecord // URL is the endpoint's current one
 	secret string
-}
-
-// helper is a worker on a goroutine of its own: a panic or Goexit in it is
-// handed to the pass's caller.
-func (p *dispatchPass) helper(ctx context.Context) {
-	normal := false
-	defer func() {
-		if !normal {
-			v := recover() // nil after runtime.Goexit
-			p.halt(v, v == nil)
-		}
-	}()
-	p.work(ctx)
-	normal = true
-}
-
-func (p *dispatchPass) halt(panicked any, exited bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.halted = true
-	if p.panicked == nil && !p.exited {
-		p.panicked, p.exited = panicked, exited
-	}
-	p.cond.Broadcast()
-}
-
-func (p *dispatchPass) work(ctx context.Context) {
-	for {
-		c, ok := p.next(ctx)
-		if !ok {
-			return
-		}
-		a, status, ok := p.e.send(ctx, c)
-		p.mu.Lock()
-		p.busy-- // free: the next claim may be for this worker while it records
-		p.mu.Unlock()
-		var err error
-		if ok {
-			err = p.e.record(ctx, c.d.ID, a, status)
-		}
-		if err != nil {
-			p.e.log.Error("webhook dispatcher", slog.String("delivery", c.d.ID), slog.Any("error", err))
-		}
-		p.mu.Lock()
-		if err == nil {
-			p.sent++
-		}
-		p.mu.Unlock()
-	}
-}
-
-// next hands the calling worker a claimed delivery; false when the pass is
-// over for it.
-func (p *dispatchPass) next(ctx context.Context) (claimedDelivery, bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for {
-		if p.halted || ctx.Err() != nil {
-			return claimedDelivery{}, false
-		}
-		if len(p.ready) > 0 {
-			c := p.ready[0]
-			p.ready = p.ready[1:]
-			p.busy++
-			return c, true
-		}
-		if p.claiming { // what it claims may be for this worker
-			p.cond.Wait()
-			continue
-		}
-		if len(p.ids) == 0 {
-			return claimedDelivery{}, false
-		}
-		// Claim for every worker free now (this one at least), in one
-		// transaction: none waits in ready for more than a record, so its
-		// lease covers its send.
-		n := max(1, min(p.workers-p.busy, len(p.ids)))
-		take := p.ids[:n:n]
-		p.ids = p.ids[n:]
-		p.ready = append(p.ready, p.claim(ctx, take)...)
-	}
-}
-
-// claim runs claimDeliveries without the lock; called and returning with
-// it held, also when claimDeliveries panics.
-func (p *dispatchPass) claim(ctx context.Context, ids []string) []claimedDelivery {
-	p.claiming = true
-	p.mu.Unlock()
-	defer func() {
-		p.mu.Lock()
-		p.claiming = false
-		p.cond.Broadcast()
-	}()
-	return p.e.claimDeliveries(ctx, ids)
 }
 
 // RunDispatcher runs ProcessDeliveries every interval until ctx ends, and
@@ -297,76 +183,36 @@ func moveDue(tx store.Tx, d *deliveryRecord, next *time.Time) error {
 	return nil
 }
 
-// claimDeliveries claims those of ids still due, under a lease, in one
-// transaction. Should that fail, it claims them one transaction each, so
-// one bad delivery holds back no other; failures are logged.
-func (e *Engine) claimDeliveries(ctx context.Context, ids []string) []claimedDelivery {
-	out, err := e.claimIn(ctx, ids)
-	if err == nil {
-		return out
+// claimDelivery claims delivery id, if still due, under a lease inside tx.
+func (e *Engine) claimDelivery(tx store.Tx, id string) (claimedDelivery, bool, error) {
+	now := e.nowUTC()
+	var d deliveryRecord
+	if err := records.GetJSON(tx, bucketDeliveries, id, &d, errNotFound); err != nil {
+		return claimedDelivery{}, false, err
 	}
-	if ctx.Err() != nil {
-		return nil
+	if d.State != webhooks.Pending || d.NextAt.After(now) {
+		return claimedDelivery{}, false, nil // finished, or claimed by another dispatcher
 	}
-	if len(ids) == 1 {
-		e.log.Error("webhook dispatcher", slog.String("delivery", ids[0]), slog.Any("error", err))
-		return nil
+	var secret secretRecord
+	if err := records.GetJSON(tx, bucketSecrets, d.SecretID, &secret, errNotFound); err != nil {
+		return claimedDelivery{}, false, err
 	}
-	out = nil
-	for _, id := range ids {
-		c, err := e.claimIn(ctx, []string{id})
-		if err != nil {
-			if ctx.Err() != nil {
-				return out
-			}
-			e.log.Error("webhook dispatcher", slog.String("delivery", id), slog.Any("error", err))
-			continue
-		}
-		out = append(out, c...)
+	// The bytes and the secret are the delivery's own; the address is the
+	// endpoint's current one, so replacing a broken URL rescues the
+	// deliveries still pending.
+	var ep Endpoint
+	if err := records.GetJSON(tx, bucketEndpoints, d.Org, &ep, errNotFound); err == nil {
+		d.URL = ep.URL
+	} else if !errors.Is(err, errNotFound) {
+		return claimedDelivery{}, false, err
 	}
-	return out
-}
-
-func (e *Engine) claimIn(ctx context.Context, ids []string) ([]claimedDelivery, error) {
-	var out []claimedDelivery
-	err := e.store.Update(ctx, func(tx store.Tx) error {
-		out = out[:0] // the store may run fn again
-		now := e.nowUTC()
-		for _, id := range ids {
-			var d deliveryRecord
-			if err := records.GetJSON(tx, bucketDeliveries, id, &d, errNotFound); err != nil {
-				return err
-			}
-			if d.State != webhooks.Pending || d.NextAt.After(now) {
-				continue // finished, or claimed by another dispatcher
-			}
-			var secret secretRecord
-			if err := records.GetJSON(tx, bucketSecrets, d.SecretID, &secret, errNotFound); err != nil {
-				return err
-			}
-			// The bytes and the secret are the delivery's own; the address is
-			// the endpoint's current one, so replacing a broken URL rescues the
-			// deliveries still pending.
-			var ep Endpoint
-			if err := records.GetJSON(tx, bucketEndpoints, d.Org, &ep, errNotFound); err == nil {
-				d.URL = ep.URL
-			} else if !errors.Is(err, errNotFound) {
-				return err
-			}
-			if err := moveDue(tx, &d, at(now.Add(e.dispatch.Lease))); err != nil {
-				return err
-			}
-			if err := records.PutJSON(tx, bucketDeliveries, d.ID, d); err != nil {
-				return err
-			}
-			out = append(out, claimedDelivery{d: d, secret: secret.Secret})
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
+	if err := moveDue(tx, &d, at(now.Add(e.dispatch.Lease))); err != nil {
+		return claimedDelivery{}, false, err
 	}
-	return out, nil
+	if err := records.PutJSON(tx, bucketDeliveries, d.ID, d); err != nil {
+		return claimedDelivery{}, false, err
+	}
+	return claimedDelivery{d: d, secret: secret.Secret}, true, nil
 }
 
 // send sends a claimed delivery: the attempt and the status it counts as,

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tambalapay/tambala/internal/due"
 	"github.com/tambalapay/tambala/internal/records"
+	"github.com/tambalapay/tambala/internal/work"
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/orders"
@@ -277,55 +278,52 @@ func (e *Engine) ProcessEvents(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	handled := 0
-	for _, id := range ids {
-		if ctx.Err() != nil {
-			return handled, ctx.Err()
-		}
-		r, ok, err := e.claimEvent(ctx, id)
-		if err != nil {
-			return handled, err
-		}
-		if !ok {
-			continue
-		}
-		ev, err := e.event(r)
-		if err == nil {
-			err = e.events.HandleEvent(ctx, ev)
-		}
-		if err := e.settleEvent(ctx, r, err); err != nil {
-			return handled, err
-		}
-		if err == nil {
-			handled++
-		}
-	}
-	return handled, nil
+	// One at a time, in the order they became due.
+	return work.Pass(ctx, e.store, e.log, 1, ids, e.eventJob()), ctx.Err()
 }
 
-// claimEvent takes a due event under a lease.
-func (e *Engine) claimEvent(ctx context.Context, id string) (r eventRecord, ok bool, err error) {
-	err = e.store.Update(ctx, func(tx store.Tx) error {
-		ok = false
-		if err := records.GetJSON(tx, bucketEvents, id, &r, errNotFound); err != nil {
-			if errors.Is(err, errNotFound) {
-				return nil // handed over by another instance
+// eventJob is the event loop's work: an event claimed under a lease,
+// handed to the handler, then forgotten or scheduled again.
+func (e *Engine) eventJob() work.Job[eventRecord, handled] {
+	return work.Job[eventRecord, handled]{
+		Name: "event loop", Item: "event",
+		ID:    func(r eventRecord) string { return r.ID },
+		Claim: e.claimEvent,
+		Call: func(ctx context.Context, r eventRecord) (handled, bool) {
+			ev, err := e.event(r)
+			if err == nil {
+				err = e.events.HandleEvent(ctx, ev)
 			}
-			return err
+			return handled{err: err}, true
+		},
+		Record: func(ctx context.Context, r eventRecord, h handled) (bool, error) {
+			return h.err == nil, e.settleEvent(ctx, r, h.err)
+		},
+	}
+}
+
+// handled is the handler's answer about one event.
+type handled struct{ err error }
+
+// claimEvent takes a due event under a lease inside tx.
+func (e *Engine) claimEvent(tx store.Tx, id string) (eventRecord, bool, error) {
+	var r eventRecord
+	if err := records.GetJSON(tx, bucketEvents, id, &r, errNotFound); err != nil {
+		if errors.Is(err, errNotFound) {
+			return r, false, nil // handed over by another instance
 		}
-		now := e.now()
-		if r.NextAt.After(now) {
-			return nil // claimed by another instance meanwhile
-		}
-		old, next := r.NextAt, now.Add(e.eventOpts.Lease)
-		r.NextAt = next
-		if err := records.PutJSON(tx, bucketEvents, id, r); err != nil {
-			return err
-		}
-		ok = true
-		return eventsDue.Move(tx, id, &old, &next)
-	})
-	return r, ok, err
+		return r, false, err
+	}
+	now := e.now()
+	if r.NextAt.After(now) {
+		return r, false, nil // claimed by another instance meanwhile
+	}
+	old, next := r.NextAt, now.Add(e.eventOpts.Lease)
+	r.NextAt = next
+	if err := records.PutJSON(tx, bucketEvents, id, r); err != nil {
+		return r, false, err
+	}
+	return r, true, eventsDue.Move(tx, id, &old, &next)
 }
 
 // settleEvent forgets a handled event, or schedules it again after a

@@ -347,6 +347,11 @@ func TestPayoutV2PauseHoldsBack(t *testing.T) {
 		require.NoError(t, err)
 		d.drain(t)
 		assert.Equal(t, payouts.Succeeded, d.get(t, p.ID).Status)
+		// The passes that held it back left nothing due behind.
+		d.clock.Advance(time.Hour)
+		b, err := d.e.Operator().Backlog(d.ctx)
+		require.NoError(t, err)
+		assert.Zero(t, b.PayoutsDue, "a payout held back by the pause leaves no due entry once finished")
 	})
 }
 

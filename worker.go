@@ -6,13 +6,12 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"sync/atomic"
 	"time"
 
 	"github.com/tambalapay/tambala/errcode"
-	"github.com/tambalapay/tambala/internal/concurrent"
 	"github.com/tambalapay/tambala/internal/loop"
 	"github.com/tambalapay/tambala/internal/records"
+	"github.com/tambalapay/tambala/internal/work"
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/payouts"
@@ -106,6 +105,14 @@ func schedule(tx store.Tx, rec *payoutRecord, at *time.Time) error {
 
 func at(t time.Time) *time.Time { return &t }
 
+// putScheduled schedules rec at next and stores it.
+func (e *Engine) putScheduled(tx store.Tx, rec *payoutRecord, next *time.Time) error {
+	if err := schedule(tx, rec, next); err != nil {
+		return err
+	}
+	return records.PutJSON(tx, bucketPayouts, rec.ID, *rec)
+}
+
 // ErrNoPayoutProvider is returned by the payout worker's calls when the
 // engine has no Options.Payouts.
 var ErrNoPayoutProvider = errors.New("tambala: no payout provider configured (Options.Payouts)")
@@ -134,20 +141,7 @@ func (e *Engine) processPayouts(ctx context.Context) (advanced int, full bool, e
 		return 0, false, err
 	}
 	defer func() { e.metrics.WorkerPass(time.Since(start), advanced) }()
-	var count atomic.Int64
-	concurrent.ForEach(ctx, e.worker.Concurrency, len(ids), func(i int) {
-		ok, err := e.advancePayout(ctx, ids[i])
-		if err != nil {
-			if ctx.Err() == nil {
-				e.log.Error("payout worker", slog.String("payout", ids[i]), slog.Any("error", err))
-			}
-			return
-		}
-		if ok {
-			count.Add(1)
-		}
-	})
-	advanced = int(count.Load())
+	advanced = work.Pass(ctx, e.store, e.log, e.worker.Concurrency, ids, e.payoutJob())
 	return advanced, len(ids) == e.worker.Batch, ctx.Err()
 }
 
@@ -170,52 +164,69 @@ func (e *Engine) RunPayoutWorker(ctx context.Context, interval time.Duration) er
 	return nil
 }
 
-// claim takes a due payout under a lease; a held payout becomes submitted
-// in the same transaction. ok is false when another worker has it.
-func (e *Engine) claim(ctx context.Context, id string) (rec payoutRecord, ok bool, err error) {
-	var from payouts.Status
-	err = e.store.Update(ctx, func(tx store.Tx) error {
-		ok = false
-		rec = payoutRecord{}
-		from = ""
-		if err := records.GetJSON(tx, bucketPayouts, id, &rec, errNotFound); err != nil {
-			return err
-		}
-		now := e.nowUTC()
-		if rec.DueAt == nil || rec.DueAt.After(now) {
-			return nil // finished or claimed meanwhile
-		}
-		if rec.Status == payouts.Held && rec.V2 != nil {
-			// A /v2 payout still held is not submitted while /v2 is
-			// paused: it stays due, polled again later.
-			ps, err := e.readPause(tx)
-			if err != nil {
-				return err
+// claimedPayout is a payout under this worker's lease; from is Held when
+// the claim submitted it.
+type claimedPayout struct {
+	rec  payoutRecord
+	from payouts.Status
+}
+
+// payoutJob is the payout worker's work: a due payout claimed under a
+// lease (a held one becomes submitted), the provider called, the outcome
+// recorded.
+func (e *Engine) payoutJob() work.Job[claimedPayout, payoutCall] {
+	return work.Job[claimedPayout, payoutCall]{
+		Name: "payout worker", Item: "payout",
+		ID:    func(c claimedPayout) string { return c.rec.ID },
+		Claim: e.claimPayout,
+		Claimed: func(c claimedPayout) {
+			if c.from != "" {
+				e.reportPayout(stateChange{id: c.rec.ID, org: c.rec.Org, rail: c.rec.Rail, from: c.from, to: c.rec.Status, by: "worker"})
 			}
-			if ps.Err(APIv2) != nil {
-				return schedule(tx, &rec, at(now.Add(e.worker.Poll)))
-			}
-		}
-		if rec.Status == payouts.Held {
-			p, err := rec.payout()
-			if err != nil {
-				return err
-			}
-			if p, err = p.Submit(now); err != nil {
-				return err
-			}
-			from, rec = payouts.Held, withState(rec, p)
-		}
-		if err := schedule(tx, &rec, at(now.Add(e.worker.Lease))); err != nil {
-			return err
-		}
-		ok = true
-		return records.PutJSON(tx, bucketPayouts, rec.ID, rec)
-	})
-	if err == nil && from != "" {
-		e.reportPayout(stateChange{id: rec.ID, org: rec.Org, rail: rec.Rail, from: from, to: rec.Status, by: "worker"})
+		},
+		Call:   e.callProvider,
+		Record: e.recordPayoutCall,
 	}
-	return rec, ok, err
+}
+
+// claimPayout takes a due payout under a lease inside tx; a held payout
+// becomes submitted in the same transaction. ok is false when another
+// worker has it.
+func (e *Engine) claimPayout(tx store.Tx, id string) (claimedPayout, bool, error) {
+	var rec payoutRecord
+	var from payouts.Status
+	if err := records.GetJSON(tx, bucketPayouts, id, &rec, errNotFound); err != nil {
+		return claimedPayout{}, false, err
+	}
+	now := e.nowUTC()
+	if rec.DueAt == nil || rec.DueAt.After(now) {
+		return claimedPayout{}, false, nil // finished or claimed meanwhile
+	}
+	if rec.Status == payouts.Held && rec.V2 != nil {
+		// A /v2 payout still held is not submitted while /v2 is paused: it
+		// stays due, polled again later.
+		ps, err := e.readPause(tx)
+		if err != nil {
+			return claimedPayout{}, false, err
+		}
+		if ps.Err(APIv2) != nil {
+			return claimedPayout{}, false, e.putScheduled(tx, &rec, at(now.Add(e.worker.Poll)))
+		}
+	}
+	if rec.Status == payouts.Held {
+		p, err := rec.payout()
+		if err != nil {
+			return claimedPayout{}, false, err
+		}
+		if p, err = p.Submit(now); err != nil {
+			return claimedPayout{}, false, err
+		}
+		from, rec = payouts.Held, withState(rec, p)
+	}
+	if err := e.putScheduled(tx, &rec, at(now.Add(e.worker.Lease))); err != nil {
+		return claimedPayout{}, false, err
+	}
+	return claimedPayout{rec: rec, from: from}, true, nil
 }
 
 // withState copies the domain state of p onto rec, keeping the worker's
@@ -227,17 +238,51 @@ func withState(rec payoutRecord, p payouts.Payout) payoutRecord {
 	return n
 }
 
-func (e *Engine) advancePayout(ctx context.Context, id string) (bool, error) {
-	rec, ok, err := e.claim(ctx, id)
-	if err != nil || !ok {
-		return false, err
-	}
-	switch rec.Status {
-	case payouts.Submitted:
+// payoutCall is the outcome of the provider call the claimed payout's
+// state asks for.
+type payoutCall struct {
+	step    payoutStep
+	err     error // a failure before the call: nothing is recorded
+	callErr error // the provider's answer
+	status  ProviderStatus
+}
+
+type payoutStep int
+
+const (
+	stepSubmit     payoutStep = iota // a submitted payout handed to the provider
+	stepResubmit                     // a pending one handed over again
+	stepPoll                         // a pending one polled
+	stepUnschedule                   // a terminal one left due (should not happen)
+)
+
+// callProvider submits, submits again or polls the claimed payout, with no
+// transaction open.
+func (e *Engine) callProvider(ctx context.Context, c claimedPayout) (payoutCall, bool) {
+	rec := c.rec
+	switch {
+	case rec.Status == payouts.Submitted:
 		callErr, err := e.submit(ctx, rec)
-		if err != nil {
-			return false, err
-		}
+		return payoutCall{step: stepSubmit, err: err, callErr: callErr}, true
+	case rec.Status == payouts.Pending && rec.Resubmit:
+		callErr, err := e.submit(ctx, rec)
+		return payoutCall{step: stepResubmit, err: err, callErr: callErr}, true
+	case rec.Status == payouts.Pending:
+		st, callErr := e.provider.Status(ctx, rec.ID)
+		return payoutCall{step: stepPoll, callErr: callErr, status: st}, true
+	default:
+		return payoutCall{step: stepUnschedule}, true
+	}
+}
+
+// recordPayoutCall records the outcome of the provider call.
+func (e *Engine) recordPayoutCall(ctx context.Context, c claimedPayout, out payoutCall) (bool, error) {
+	if out.err != nil {
+		return false, out.err
+	}
+	id, callErr := c.rec.ID, out.callErr
+	switch out.step {
+	case stepSubmit:
 		return true, e.settle(ctx, id, payouts.Submitted, func(tx store.Tx, rec *payoutRecord, p payouts.Payout, now time.Time) error {
 			if callErr != nil {
 				return e.retryLater(tx, rec, now, callErr)
@@ -250,21 +295,16 @@ func (e *Engine) advancePayout(ctx context.Context, id string) (bool, error) {
 			rec.Attempts = 0
 			return schedule(tx, rec, at(now.Add(e.worker.Poll)))
 		})
-	case payouts.Pending:
-		if rec.Resubmit {
-			callErr, err := e.submit(ctx, rec)
-			if err != nil {
-				return false, err
+	case stepResubmit:
+		return true, e.settle(ctx, id, payouts.Pending, func(tx store.Tx, rec *payoutRecord, p payouts.Payout, now time.Time) error {
+			if callErr != nil {
+				return e.retryLater(tx, rec, now, callErr)
 			}
-			return true, e.settle(ctx, id, payouts.Pending, func(tx store.Tx, rec *payoutRecord, p payouts.Payout, now time.Time) error {
-				if callErr != nil {
-					return e.retryLater(tx, rec, now, callErr)
-				}
-				rec.Resubmit, rec.Attempts = false, 0
-				return schedule(tx, rec, at(now.Add(e.worker.Poll)))
-			})
-		}
-		st, callErr := e.provider.Status(ctx, id)
+			rec.Resubmit, rec.Attempts = false, 0
+			return schedule(tx, rec, at(now.Add(e.worker.Poll)))
+		})
+	case stepPoll:
+		st := out.status
 		return true, e.settle(ctx, id, payouts.Pending, func(tx store.Tx, rec *payoutRecord, p payouts.Payout, now time.Time) error {
 			if errors.Is(callErr, ErrUnknownReference) {
 				return e.unknownReference(tx, rec, p, now)
@@ -291,7 +331,7 @@ func (e *Engine) advancePayout(ctx context.Context, id string) (bool, error) {
 		})
 	default:
 		// A terminal payout left due (should not happen): unschedule it.
-		return false, e.settle(ctx, id, rec.Status, func(tx store.Tx, rec *payoutRecord, _ payouts.Payout, _ time.Time) error {
+		return false, e.settle(ctx, id, c.rec.Status, func(tx store.Tx, rec *payoutRecord, _ payouts.Payout, _ time.Time) error {
 			return schedule(tx, rec, nil)
 		})
 	}
