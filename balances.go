@@ -10,8 +10,8 @@ import (
 	"github.com/tambalapay/tambala/store"
 )
 
-// EnabledAsset is an asset enabled for an organization, as GET /v2/assets
-// lists it.
+// EnabledAsset is an asset enabled for an organization, as
+// Client.EnabledAssets lists it.
 type EnabledAsset struct {
 	Asset      string   `json:"asset"`
 	Decimals   int32    `json:"decimals"`

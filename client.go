@@ -50,7 +50,7 @@ func (c *Client) Balance(ctx context.Context, code string) (ledger.Balance, erro
 	return c.e.balanceOf(ctx, c.p, code)
 }
 
-// BalanceV1 reads the caller's MWK balance (GET /v1/balance).
+// BalanceV1 reads the caller's MWK balance under the /v1 rules.
 func (c *Client) BalanceV1(ctx context.Context) (ledger.Balance, error) {
 	return c.e.balanceV1(ctx, c.p)
 }
@@ -87,36 +87,35 @@ func (c *Client) CollectionsV2(ctx context.Context, page PageRequest, f Collecti
 	return c.e.collectionsV2(ctx, c.p, page, f)
 }
 
-// Conversion returns one of the caller's conversions (GET
-// /v2/conversions/{id}); unknown, foreign and malformed ids are not_found.
+// Conversion returns one of the caller's conversions (a /v2 call);
+// unknown, foreign and malformed ids are not_found.
 func (c *Client) Conversion(ctx context.Context, id string) (Conversion, error) {
 	return c.e.conversion(ctx, c.p, id)
 }
 
-// Conversions lists the caller's conversions newest first (GET
-// /v2/conversions).
+// Conversions lists the caller's conversions newest first, a page at a
+// time (a /v2 call).
 func (c *Client) Conversions(ctx context.Context, page PageRequest, f ConversionFilter) (Page[Conversion], error) {
 	return c.e.conversions(ctx, c.p, page, f)
 }
 
-// Corridors lists the corridors the caller sees, by code (GET
-// /v2/orders/corridors).
+// Corridors lists the desk corridors the caller sees, by code (a /v2
+// call).
 func (c *Client) Corridors(ctx context.Context) ([]quotes.Corridor, error) {
 	return c.e.corridors(ctx, c.p)
 }
 
-// CreateConversion executes a conversion quote (POST /v2/conversions)
-// in one transaction: idempotency; the quote (unknown,
-// foreign, malformed or an order quote: not_found; used: quote_used;
-// expired: quote_expired); both assets still enabled with convert (403);
-// the hold of from_amount (402 insufficient_funds). The conversion starts
-// processing and is due for the worker at once. A zero idem.Fingerprint
-// is n.Fingerprint().
+// CreateConversion executes a conversion quote (a /v2 call) in one
+// transaction: idempotency; the quote (unknown, foreign, malformed or an
+// order quote: not_found; used: quote_used; expired: quote_expired); both
+// assets still enabled with convert (corridor_not_enabled); the hold of
+// from_amount (insufficient_funds). The conversion starts processing and is
+// due for the worker at once. A zero idem.Fingerprint is n.Fingerprint().
 func (c *Client) CreateConversion(ctx context.Context, n NewConversion, idem Idempotency) (Created[Conversion], error) {
 	return c.e.createConversion(ctx, c.p, n, idem)
 }
 
-// CreateOrder executes a quote as a desk order (POST /v2/orders), in one
+// CreateOrder executes a quote as a desk order (a /v2 call), in one
 // transaction and in this order: idempotency; client_ref's format (the
 // body's shape); the quote (not_found, quote_used, quote_expired); the
 // beneficiary (required to-bank, not allowed from-bank, then its fields);
@@ -142,22 +141,21 @@ func (c *Client) CreatePayout(ctx context.Context, req payouts.Request, idem Ide
 	return c.e.createPayout(ctx, c.p, req, idem)
 }
 
-// CreatePayoutV2 accepts a /v2 payout (POST /v2/payouts), in
-// one transaction: idempotency; the assets (asset with payout, source
-// asset in the list); the amount; the destination (bank or momo in MWK
-// with /v1's rules, wallet in a stablecoin on a network carrying it); the
-// per-(asset, payout) limits; the rail switch; the fee; on an FX payout
-// the pair and the rate; the hold of principal and fee in the source
-// asset (insufficient_funds). The payout starts held. A zero
-// idem.Fingerprint is req.Fingerprint().
+// CreatePayoutV2 accepts a /v2 payout, in one transaction: idempotency; the
+// assets (asset with payout, source asset in the list); the amount; the
+// destination (bank or momo in MWK with /v1's rules, wallet in a stablecoin
+// on a network carrying it); the per-(asset, payout) limits; the rail
+// switch; the fee; on an FX payout the pair and the rate; the hold of
+// principal and fee in the source asset (insufficient_funds). The payout
+// starts held. A zero idem.Fingerprint is req.Fingerprint().
 func (c *Client) CreatePayoutV2(ctx context.Context, req PayoutV2Request, idem Idempotency) (Created[PayoutV2], error) {
 	return c.e.createPayoutV2(ctx, c.p, req, idem)
 }
 
-// DepositAddresses lists the caller's deposit addresses, one per network
-// (GET /v2/deposit-addresses). An address is issued on its first read and
-// stored; any address the issuer can't give (or no issuer at all) makes
-// the whole call 503 service_unavailable, never a partial list.
+// DepositAddresses lists the caller's deposit addresses, one per network (a
+// /v2 call). An address is issued on its first read and stored; any address
+// the issuer can't give (or no issuer at all) makes the whole call
+// service_unavailable, never a partial list.
 func (c *Client) DepositAddresses(ctx context.Context) ([]DepositAddress, error) {
 	return c.e.depositAddresses(ctx, c.p)
 }
@@ -178,12 +176,13 @@ func (c *Client) MobileOperators(ctx context.Context) ([]MobileOperator, time.Ti
 	return c.e.operators(ctx, c.p)
 }
 
-// Order returns one of the caller's orders (GET /v2/orders/{id}).
+// Order returns one of the caller's desk orders (a /v2 call).
 func (c *Client) Order(ctx context.Context, id string) (orders.Order, error) {
 	return c.e.order(ctx, c.p, id)
 }
 
-// Orders lists the caller's orders newest first (GET /v2/orders).
+// Orders lists the caller's desk orders newest first, a page at a time
+// (a /v2 call).
 func (c *Client) Orders(ctx context.Context, page PageRequest, f OrderFilter) (Page[orders.Order], error) {
 	return c.e.orders(ctx, c.p, page, f)
 }
@@ -194,9 +193,8 @@ func (c *Client) Payout(ctx context.Context, id string) (payouts.Payout, error) 
 	return c.e.payout(ctx, c.p, id)
 }
 
-// PayoutV2 returns one of the caller's /v2 payouts (GET
-// /v2/payouts/{id}); a /v1 payout, a foreign, unknown or malformed id is
-// not_found alike.
+// PayoutV2 returns one of the caller's /v2 payouts; a /v1 payout, a
+// foreign, unknown or malformed id is not_found alike.
 func (c *Client) PayoutV2(ctx context.Context, id string) (PayoutV2, error) {
 	return c.e.payoutV2(ctx, c.p, id)
 }
@@ -206,30 +204,29 @@ func (c *Client) Payouts(ctx context.Context, page PageRequest, f PayoutFilter) 
 	return c.e.payouts(ctx, c.p, page, f)
 }
 
-// PayoutsV2 lists the caller's /v2 payouts newest first, a page at a time
-// (GET /v2/payouts).
+// PayoutsV2 lists the caller's /v2 payouts newest first, a page at a
+// time.
 func (c *Client) PayoutsV2(ctx context.Context, page PageRequest, f PayoutFilter) (Page[PayoutV2], error) {
 	return c.e.listPayoutsV2(ctx, c.p, page, f)
 }
 
-// ProofLink signs a link to the newest funding proof of one of the
-// caller's orders (GET /v2/orders/{id}/proofs/funding), valid for
-// OrderOptions.ProofLinkTTL; a rejected proof has one too. An order without
-// a proof, or a to-bank order, is not_found.
+// ProofLink signs a link to the newest funding proof of one of the caller's
+// orders (a /v2 call), valid for OrderOptions.ProofLinkTTL; a rejected
+// proof has one too. An order without a proof, or a to-bank order, is
+// not_found.
 func (c *Client) ProofLink(ctx context.Context, orderID string) (ProofLink, error) {
 	return c.e.proofLinkFor(ctx, c.p, orderID)
 }
 
-// QuoteConversion issues a conversion quote (POST
-// /v2/conversions/quotes): the request's shape (400) and codes (422
-// unsupported_asset); both assets in the organization's list with convert
-// (403 corridor_not_enabled); the pair rule (422 unsupported_pair); the
-// fixed amount (400); a rate from the ConversionPricer (none: 503
-// rate_unavailable); the rounding of quotes.Price; the (from asset,
-// convert) limits on the from side (422 amount_below_minimum,
-// limit_exceeded). The pricer is asked before the transaction, outside it;
-// its answer is used only once every earlier check has passed. Nothing is
-// held.
+// QuoteConversion issues a conversion quote (a /v2 call): the request's
+// shape (validation_error) and codes (unsupported_asset); both assets in
+// the organization's list with convert (corridor_not_enabled); the pair
+// rule (unsupported_pair); the fixed amount (validation_error); a rate
+// from the ConversionPricer (none: rate_unavailable); the rounding of
+// quotes.Price; the (from asset, convert) limits on the from side
+// (amount_below_minimum, limit_exceeded). The pricer is asked before the
+// transaction, outside it; its answer is used only once every earlier
+// check has passed. Nothing is held.
 func (c *Client) QuoteConversion(ctx context.Context, req quotes.Request) (quotes.Quote, error) {
 	return c.e.quoteConversion(ctx, c.p, req)
 }
@@ -240,7 +237,7 @@ func (c *Client) QuoteFee(ctx context.Context, dir payouts.Direction, rail payou
 	return c.e.quoteFee(ctx, c.p, dir, rail, amount)
 }
 
-// QuoteOrder issues a desk order quote (POST /v2/orders/quotes). Checks,
+// QuoteOrder issues a desk order quote (a /v2 call). Checks,
 // in order: the shape, the codes, both assets enabled, the pair, the
 // direction's operation, the fixed amount, the desk and the corridor's
 // rate (see docs/decisions.md, "/v2 desk (orders, quotes, corridors)");
@@ -273,12 +270,12 @@ func (c *Client) SimulateCollection(ctx context.Context, sc SimulatedCollection)
 }
 
 // SimulateCollectionV2 credits the caller with a made-up /v2 collection
-// (sandbox only). Checks in order: sandbox_only; asset and
-// amount present (400); /v2 admission; asset well-formed (422
-// unsupported_asset) and enabled with collection (403
-// corridor_not_enabled); a network on a fiat asset (400); the network
-// known and carrying the asset (422 unsupported_network); the amount's
-// decimals and sign (400). Not idempotent.
+// (sandbox only). Checks in order: sandbox_only; asset and amount present
+// (validation_error); /v2 admission; asset well-formed (unsupported_asset)
+// and enabled with collection (corridor_not_enabled); a network on a fiat
+// asset (validation_error); the network known and carrying the asset
+// (unsupported_network); the amount's decimals and sign (validation_error).
+// Not idempotent.
 func (c *Client) SimulateCollectionV2(ctx context.Context, sc SimulatedCollectionV2) (CollectionV2, error) {
 	return c.e.simulateCollectionV2(ctx, c.p, sc)
 }
@@ -289,15 +286,15 @@ func (c *Client) Trades(ctx context.Context, page PageRequest) (Page[Trade], err
 }
 
 // UploadProof records a funding proof of one of the caller's from-bank
-// orders (PUT /v2/orders/{id}/proofs/funding), checking in this order:
-// the media type (unsupported_media_type); the order (not_found); the
-// order expecting a proof (proof_not_expected; the newest proof uploaded
-// again while it is under review answers the order unchanged); the content
-// (payload_too_large over MaxProofBytes, validation_error when empty,
-// unsupported_media_type when its first bytes are not of its type). The
-// bytes go to the ProofStore, then one transaction records the proof and
-// moves the order to proof_submitted (re-checking that it still expects
-// one). No event: the upload is the caller's own action.
+// orders (a /v2 call), checking in this order: the media type
+// (unsupported_media_type); the order (not_found); the order expecting a
+// proof (proof_not_expected; the newest proof uploaded again while it is
+// under review answers the order unchanged); the content (payload_too_large
+// over MaxProofBytes, validation_error when empty, unsupported_media_type
+// when its first bytes are not of its type). The bytes go to the
+// ProofStore, then one transaction records the proof and moves the order to
+// proof_submitted (re-checking that it still expects one). No event: the
+// upload is the caller's own action.
 func (c *Client) UploadProof(ctx context.Context, orderID string, up ProofUpload) (orders.Order, error) {
 	return c.e.uploadProof(ctx, c.p, orderID, up)
 }

@@ -82,8 +82,9 @@ const (
 	CollectionSourceSimulated   CollectionSource = "simulated"
 )
 
-// RenderCollectionV2 is the bytes of GET /v2/collections/{id} for c, the
-// same as the data of its collection_v2.settled event.
+// RenderCollectionV2 is the JSON rendering of c, as a /v2 collection is
+// read (Client.CollectionV2), the same as the data of its
+// collection_v2.settled event.
 func RenderCollectionV2(c CollectionV2) []byte { return renderCollectionV2(c) }
 
 func collectionV2Entry(id string) string { return "collection_v2:" + id }
@@ -118,8 +119,8 @@ func (e *Engine) decodeCollectionV2(raw []byte) (CollectionV2, error) {
 	return c, nil
 }
 
-// loadCollectionV2 reads one of org's /v2 collections: 404 for an unknown,
-// foreign or malformed id.
+// loadCollectionV2 reads one of org's /v2 collections: not_found for an
+// unknown, foreign or malformed id.
 func (e *Engine) loadCollectionV2(tx store.Tx, org, id string) (CollectionV2, error) {
 	if id == "" || len(id) > 64 {
 		return CollectionV2{}, errNotFound
@@ -134,7 +135,7 @@ func (e *Engine) loadCollectionV2(tx store.Tx, org, id string) (CollectionV2, er
 	return e.decodeCollectionV2(r.Rendered)
 }
 
-// CollectionV2Filter narrows GET /v2/collections: Asset, when set, keeps
+// CollectionV2Filter narrows Client.CollectionsV2: Asset, when set, keeps
 // that asset's collections (it must be well-formed and in the
 // organization's list).
 type CollectionV2Filter struct {
@@ -226,7 +227,7 @@ func (e *Engine) creditCollectionV2(tx store.Tx, org string, amount, fee money.A
 	return c, e.emit(tx, org, EventCollectionV2Settled, rendered, rawResource(eventCollectionV2, rendered))
 }
 
-// SimulatedCollectionV2 is the body of POST /v2/collections/simulate: an
+// SimulatedCollectionV2 is what Client.SimulateCollectionV2 takes: an
 // asset code, an amount as decimal text (parsed once the asset is known)
 // and an optional network.
 type SimulatedCollectionV2 struct {
@@ -283,8 +284,8 @@ func (e *Engine) simulateCollectionV2(ctx context.Context, p Principal, sc Simul
 }
 
 // parseV2Amount parses a /v2 amount of asset: the grammar of
-// money.Parse, no more decimals than the asset carries, above 0 (400
-// otherwise), and at most money.Max (422 limit_exceeded).
+// money.Parse, no more decimals than the asset carries, above 0
+// (validation_error otherwise), and at most money.Max (limit_exceeded).
 func parseV2Amount(asset money.Asset, s string) (money.Amount, error) {
 	a, err := money.Parse(asset, s)
 	if err != nil {

@@ -93,10 +93,10 @@ type Conversion struct {
 	UpdatedAt time.Time
 }
 
-// Render is the one rendering of a conversion, shared by POST
-// /v2/conversions, both reads and the events' data: {id, from_asset,
-// to_asset, from_amount, to_amount, rate, status, failure|null,
-// created_at}.
+// Render is the one rendering of a conversion, shared by its creation
+// (Client.CreateConversion), both reads (Client.Conversion,
+// Client.Conversions) and the events' data: {id, from_asset, to_asset,
+// from_amount, to_amount, rate, status, failure|null, created_at}.
 func (c Conversion) Render() []byte {
 	b, _ := json.Marshal(struct {
 		ID         string             `json:"id"`
@@ -114,7 +114,7 @@ func (c Conversion) Render() []byte {
 
 // ConversionPricer prices conversions: the rate (corridor currency per one
 // stablecoin, as every quote's) for pair's direction; ok false when there
-// is none now (503 rate_unavailable). It is called outside any store
+// is none now (rate_unavailable). It is called outside any store
 // transaction. The default is the corridor rate of the direction, only
 // while the corridor is open and that rate non-null.
 type ConversionPricer interface {
@@ -347,7 +347,7 @@ func (e *Engine) quoteConversion(ctx context.Context, p Principal, req quotes.Re
 	return q, nil
 }
 
-// NewConversion is what POST /v2/conversions asks for: the quote to
+// NewConversion is what Client.CreateConversion takes: the quote to
 // execute.
 type NewConversion struct {
 	QuoteID string
@@ -462,8 +462,8 @@ func (e *Engine) conversion(ctx context.Context, p Principal, id string) (Conver
 type ConversionFilter struct {
 	// Asset keeps the conversions into or out of this asset; "" keeps
 	// every one. An asset not in the organization's list is
-	// corridor_not_enabled. (The transport answers an empty `asset`
-	// parameter with 400 before the engine.)
+	// corridor_not_enabled. (A transport refuses an empty `asset`
+	// parameter with validation_error before the engine.)
 	Asset string
 }
 

@@ -16,12 +16,12 @@ import (
 // network. It is called outside any transaction, once per
 // (org, network) the engine has no address for yet; the engine stores
 // what it returns and never asks again for that pair. An error makes the
-// whole GET /v2/deposit-addresses 503 service_unavailable.
+// whole Client.DepositAddresses call service_unavailable.
 type DepositAddressIssuer interface {
 	Issue(ctx context.Context, org, network string) (address string, err error)
 }
 
-// DepositAddress is one entry of GET /v2/deposit-addresses: a network, the
+// DepositAddress is one entry of Client.DepositAddresses: a network, the
 // organization's address on it and the assets it may deposit there.
 type DepositAddress struct {
 	Network string   `json:"network"`
@@ -127,8 +127,8 @@ func (e *Engine) depositAddresses(ctx context.Context, p Principal) ([]DepositAd
 }
 
 // issueDepositAddress asks the issuer for org's address on network and
-// checks it with the network's validator: 503 service_unavailable when
-// there is no issuer, it fails, or its address is not valid.
+// checks it with the network's validator: service_unavailable when there
+// is no issuer, it fails, or its address is not valid.
 func (e *Engine) issueDepositAddress(ctx context.Context, org, network string) (string, error) {
 	if e.depositIssuer == nil {
 		return "", errcode.Newf(errcode.ServiceUnavailable, "Deposit addresses are not available.")
@@ -150,7 +150,7 @@ func (e *Engine) issueDepositAddress(ctx context.Context, org, network string) (
 }
 
 // Deposit is money received on a network for an organization: a
-// provider's callback or the operator's POST /admin/orgs/{org}/deposits.
+// provider's callback or the operator's Operator.RecordDeposit.
 // (Network, TxRef) identifies it.
 type Deposit struct {
 	Network string

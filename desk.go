@@ -185,7 +185,7 @@ func loadQuote(tx store.Tx, org, id string) (quotes.Quote, error) {
 	return q, err
 }
 
-// NewOrder is what POST /v2/orders asks for: the quote to execute, the
+// NewOrder is what Client.CreateOrder takes: the quote to execute, the
 // caller's own reference, and for a to-bank order the beneficiary (nil
 // when absent or null).
 type NewOrder struct {
@@ -487,8 +487,8 @@ func (e *Engine) uploadProof(ctx context.Context, p Principal, orderID string, u
 	return o, err
 }
 
-// ProofLink is a short-lived link to a funding proof: the token of
-// GET /files/proofs/{token}, which needs no API key.
+// ProofLink is a short-lived link to a funding proof: the token that
+// Engine.OpenProofLink opens, which needs no API key.
 type ProofLink struct {
 	Token     string
 	ExpiresAt time.Time

@@ -92,10 +92,10 @@ var ErrNoWebhookSender = errors.New("tambala: no webhook sender configured (Opti
 // commit before). Each is sent outside any transaction with the secret it
 // was created with, and its attempt recorded in a transaction of its own,
 // which retries it on the schedule, dead-letters it after the last retry,
-// or finishes it on a 2xx. A dispatcher that dies between send and record
-// leaves the delivery due again after its lease: at least once.
-// Deliveries may be sent in any order (the reference promises none);
-// with Concurrency 1 they are sent one at a time in due order.
+// or finishes it on a success status. A dispatcher that dies between send
+// and record leaves the delivery due again after its lease: at least once.
+// Deliveries may be sent in any order (the reference promises none); with
+// Concurrency 1 they are sent one at a time in due order.
 //
 // The calling goroutine is one of the senders, and the pass returns only
 // once every send it started is recorded. A Send that panics or ends its

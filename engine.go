@@ -69,9 +69,9 @@ type Options struct {
 	// Networks are the blockchain networks /v2 accepts, with the assets
 	// each carries. Default: networks.Default (USDT on tron and ethereum).
 	Networks networks.Table
-	// DepositIssuer gives organizations their deposit addresses (GET
-	// /v2/deposit-addresses; adapters/sandbox.Issuer in the sandbox).
-	// Without one, that read is 503 service_unavailable.
+	// DepositIssuer gives organizations their deposit addresses
+	// (Client.DepositAddresses; adapters/sandbox.Issuer in the sandbox).
+	// Without one, that read is service_unavailable.
 	DepositIssuer DepositAddressIssuer
 	// PayoutsV2 tunes /v2 payouts: the FX pricer and the wallet fees.
 	PayoutsV2 PayoutV2Options

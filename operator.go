@@ -150,10 +150,10 @@ func (o *Operator) RecordCollection(ctx context.Context, orgID string, n NewColl
 // asset's collection fee, a /v2 collection with source deposit and
 // collection_v2.settled, in one transaction. It is idempotent per
 // (network, tx_ref): the same deposit again returns the same collection;
-// other figures under that pair are 409 conflict. The network must be
-// known and carry the asset (422 unsupported_network), the asset
-// configured (422 unsupported_asset) and enabled with collection for the
-// organization (403 corridor_not_enabled).
+// other figures under that pair are conflict. The network must be known
+// and carry the asset (unsupported_network), the asset configured
+// (unsupported_asset) and enabled with collection for the organization
+// (corridor_not_enabled).
 func (o *Operator) RecordDeposit(ctx context.Context, orgID string, d Deposit) (CollectionV2, error) {
 	return o.e.recordDeposit(ctx, orgID, d)
 }
@@ -200,12 +200,12 @@ func (o *Operator) RevokeKey(ctx context.Context, orgID string, idOrPrefix strin
 }
 
 // RotateDepositAddress gives org a new address on network (the operator's
-// side, and the only way an address changes): the issuer is asked
-// outside any transaction, its address checked and stored in place of the
-// old one. 404 for an unknown organization, 422 unsupported_network for an
-// unknown network, 503 service_unavailable when the issuer fails or gives
-// the address already in use. Assets are those of the organization's list
-// with collection that the network carries (possibly none).
+// side, and the only way an address changes): the issuer is asked outside
+// any transaction, its address checked and stored in place of the old one.
+// An unknown organization is not_found, an unknown network
+// unsupported_network; an issuer that fails or gives the address already in
+// use makes it service_unavailable. Assets are those of the organization's
+// list with collection that the network carries (possibly none).
 func (o *Operator) RotateDepositAddress(ctx context.Context, orgID string, network string) (DepositAddress, error) {
 	return o.e.rotateDepositAddress(ctx, orgID, network)
 }
@@ -244,8 +244,8 @@ func (o *Operator) SetCorridor(ctx context.Context, c quotes.Corridor) (quotes.C
 	return o.e.setCorridor(ctx, c)
 }
 
-// SetOrganizationStatus suspends or reactivates an organization. A
-// suspended organization gets 403 forbidden on every request.
+// SetOrganizationStatus suspends or reactivates an organization. Every
+// call of a suspended organization is forbidden.
 func (o *Operator) SetOrganizationStatus(ctx context.Context, id string, s OrgStatus) (Organization, error) {
 	return o.e.setOrganizationStatus(ctx, id, s)
 }

@@ -67,7 +67,8 @@ func (s PauseState) Err(api API) error {
 	return nil
 }
 
-// PingStatus is GET /v2/ping's status: live, maintenance or outage.
+// PingStatus is the state of /v2 under s, as a /v2 ping reports it: live,
+// maintenance or outage.
 func (s PauseState) PingStatus() string {
 	switch s.V2 {
 	case Maintenance:

@@ -51,7 +51,7 @@ const (
 // FXPricer prices a /v2 FX payout at accept: the rate, in corridor
 // currency per one stablecoin, at which pair (From the source asset, To the
 // delivered asset) is converted. An error with code service_unavailable (or
-// any error, which becomes one) refuses the payout with 503.
+// any error, which becomes one) refuses the payout with that code.
 type FXPricer interface {
 	PayoutRate(ctx context.Context, pair quotes.Pair) (money.Rate, error)
 }
@@ -272,7 +272,7 @@ func (e *Engine) walletFee(asset money.Asset, network string) (money.Amount, err
 	return money.Zero(asset), nil
 }
 
-// payoutRate is the FX pricer's rate of pair, any failure 503
+// payoutRate is the FX pricer's rate of pair, any failure
 // service_unavailable.
 func (e *Engine) payoutRate(ctx context.Context, tx store.Tx, pair quotes.Pair) (money.Rate, error) {
 	var rate money.Rate

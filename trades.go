@@ -171,13 +171,13 @@ func (e *Engine) trades(ctx context.Context, p Principal, page PageRequest) (Pag
 	return out, err
 }
 
-// Bank is an item of GET /v1/banks (the earlier API's bank list).
+// Bank is an item of Client.Banks (the earlier API's bank list).
 type Bank struct {
 	BankUUID string `json:"bank_uuid"`
 	Name     string `json:"name"`
 }
 
-// MobileOperator is an item of GET /v1/operators.
+// MobileOperator is an item of Client.MobileOperators.
 type MobileOperator struct {
 	RefID string `json:"ref_id"`
 	Name  string `json:"name"`

@@ -41,7 +41,7 @@ func (a Amount) Exceeds(wholeDigits int) bool {
 	return a.d.NumDigits()+int64(a.d.Exponent) > int64(wholeDigits)
 }
 
-// CheckMax is the one rule for the bound: an amount above Max is 422
+// CheckMax is the one rule for the bound: an amount above Max is
 // limit_exceeded, naming field and the maximum.
 func CheckMax(field string, a Amount) error {
 	if !a.AboveMax() {

@@ -36,9 +36,9 @@ type Network struct {
 // Carries reports whether the network carries asset.
 func (n Network) Carries(asset string) bool { return slices.Contains(n.Assets, asset) }
 
-// CheckAddress checks a wallet address for asset on n: 422
-// invalid_wallet_address naming the network when the shape is wrong for
-// the network or the asset is not on it.
+// CheckAddress checks a wallet address for asset on n:
+// invalid_wallet_address naming the network when the shape is wrong for the
+// network or the asset is not on it.
 func (n Network) CheckAddress(asset, addr string) error {
 	if !n.Carries(asset) {
 		return errcode.Newf(errcode.InvalidWalletAddress, "%s is not carried on the %s network.", asset, n.ID)
@@ -69,8 +69,8 @@ func Default() Table {
 
 var idPattern = regexp.MustCompile(`^[a-z0-9_]{1,32}$`)
 
-// Lookup returns the network id names: 422 unsupported_network for an id
-// that is malformed or not in the table.
+// Lookup returns the network id names: unsupported_network for an id that
+// is malformed or not in the table.
 func (t Table) Lookup(id string) (Network, error) {
 	n, ok := t[id]
 	if !ok || !idPattern.MatchString(id) {

@@ -25,12 +25,12 @@ type Params struct {
 }
 
 // New creates an order from an accepted quote at now. It checks, in the
-// order of creation's checks as far as they are its own: client_ref (400
-// validation_error), the beneficiary's presence (422 beneficiary_required
-// on a to-bank order without one, beneficiary_not_allowed on a from-bank
-// order with one), then its fields (400). The engine has already checked
-// idempotency, the quote (found, unused, unexpired), enablement and the
-// desk, and checks client_ref uniqueness and the funds afterwards.
+// order of creation's checks as far as they are its own: client_ref
+// (validation_error), the beneficiary's presence (beneficiary_required on a
+// to-bank order without one, beneficiary_not_allowed on a from-bank order
+// with one), then its fields (validation_error). The engine has already
+// checked idempotency, the quote (found, unused, unexpired), enablement and
+// the desk, and checks client_ref uniqueness and the funds afterwards.
 //
 // A to-bank order starts accepted and comes with one posting, the PlaceHold
 // of from_amount (entry order:<id>:hold, hold order:<id>); a from-bank

@@ -2,8 +2,9 @@
 // record, the validation of client_ref, the beneficiary and the funding
 // instructions, the to-bank and from-bank state machines as one function
 // (Apply), the failure vocabulary with its fixed messages, the one
-// rendering of an order that GET /v2/orders/{id} and every order event
-// share (Render), and the storage encoding (Encode, Decode).
+// rendering of an order that its reads (the engine's Client.Order) and
+// every order event share (Render), and the storage encoding (Encode,
+// Decode).
 //
 // No I/O, no clock, no randomness, no context: callers pass ids, times and
 // random bytes in. The package does not import the ledger (a pure package
@@ -21,14 +22,14 @@
 // New makes an order from an accepted quote: a to-bank order starts
 // accepted with a PlaceHold of from_amount (entry order:<id>:hold, hold
 // order:<id>); a from-bank order starts awaiting_instructions and holds
-// nothing. New checks the beneficiary's presence (422
-// beneficiary_required or beneficiary_not_allowed) before its fields (400),
-// and client_ref (400). Everything that needs storage stays with the
-// engine: idempotency, the quote's lookup, use and expiry, enablement, the
-// desk being open, client_ref uniqueness and the funds check of the hold.
-// To keep the order of creation's checks, the engine calls New after the
-// quote's checks (lookup, used, expired) and before enablement, the desk,
-// the client_ref index and the hold (see docs/decisions.md,
+// nothing. New checks the beneficiary's presence (beneficiary_required or
+// beneficiary_not_allowed) before its fields (validation_error), and
+// client_ref (validation_error). Everything that needs storage stays with
+// the engine: idempotency, the quote's lookup, use and expiry, enablement,
+// the desk being open, client_ref uniqueness and the funds check of the
+// hold. To keep the order of creation's checks, the engine calls New after
+// the quote's checks (lookup, used, expired) and before enablement, the
+// desk, the client_ref index and the hold (see docs/decisions.md,
 // "/v2 desk (orders, quotes, corridors)").
 //
 // # Moving an order
@@ -38,24 +39,26 @@
 // collection record to write), or an *errcode.Error and the order
 // unchanged:
 //   - a bad command (a failure code outside the direction's list, a text
-//     field out of bounds) gives 400 validation_error;
+//     field out of bounds) gives validation_error;
 //   - repeating a move the order already shows (same target, same data)
 //     gives the order unchanged, no effects and no error (Effects.Changed
 //     false), so desk retries are safe;
 //   - a move the state does not allow, a reject-proof or confirm-funds that
 //     names a proof that is not the newest, a cancel after the coins left,
 //     or a failure code the direction knows but the state does not allow
-//     gives 409 conflict;
-//   - a proof upload the order does not expect gives 409
+//     gives conflict;
+//   - a proof upload the order does not expect gives
 //     proof_not_expected; a re-upload of the newest proof's SHA-256 while
 //     proof_submitted is the order unchanged.
 //
-// Each command checks its own data first (400; 415 for a proof's media
-// type), then recognises a repeat, then the state (409). A command is a
-// repeat when the order already stands where the move would put it with
-// the same data (a move made once and since superseded by another is a
-// 409, not a repeat). CoinsSent changes only the internal CoinsLeftAt: the
-// record changes (Effects.Changed) but not updated_at or the rendering.
+// Each command checks its own data first (validation_error;
+// unsupported_media_type for a proof's media type), then recognises a
+// repeat, then the state (conflict; proof_not_expected for a proof upload).
+// A command is a repeat when the order already stands where the move would
+// put it with the same data (a move made once and since superseded by
+// another is a conflict, not a repeat). CoinsSent changes only the internal
+// CoinsLeftAt: the record changes (Effects.Changed) but not updated_at or
+// the rendering.
 //
 // updated_at changes on every status, proof or refund change, and
 // never goes back: it is the later of its old value and now. Every stored

@@ -49,7 +49,7 @@ var EventTypes = []string{EventProcessing, EventCompleted, EventFailed, EventCan
 	EventAwaitingFunds, EventFundsConfirmed, EventExpired, EventRefundReturned}
 
 // Event is one outbox row to write in the move's transaction: its type and
-// its data, the bytes of GET /v2/orders/{id} after the move.
+// its data, the order's rendering (Render) after the move.
 type Event struct {
 	Type string
 	Data []byte

@@ -37,8 +37,8 @@ type CoinsSent struct{}
 type Complete struct{}
 
 // Fail ends an order with a failure code (failCodes). A code outside
-// the direction's list is 400 validation_error; a code the direction knows
-// but the state does not allow is 409 conflict. A to-bank order whose
+// the direction's list is validation_error; a code the direction knows
+// but the state does not allow is conflict. A to-bank order whose
 // coins had not left releases its hold (entry order:<id>:release); one
 // whose coins had left gets refund pending and no posting (the hold was
 // captured). From-bank failures post nothing. Event order.failed.
@@ -48,7 +48,7 @@ type Fail struct {
 
 // Cancel is the operator cancelling an order on request. To-bank: from
 // accepted, or from processing before the coins left, releasing the hold;
-// after the coins left it is 409 conflict (use Fail, which starts the
+// after the coins left it is conflict (use Fail, which starts the
 // refund). From-bank: from any non-terminal state, posting nothing. Event
 // order.cancelled.
 type Cancel struct{}
@@ -87,7 +87,7 @@ type Instructions struct {
 // ProofUploaded records a funding proof the caller uploaded:
 // awaiting_funds -> proof_submitted with Proof set (clearing any
 // rejected_reason). No event: it is the caller's own action. Anything else
-// is 409 proof_not_expected, including an order that never had a proof and
+// is proof_not_expected, including an order that never had a proof and
 // whose deadline passed (before the sweep has expired it), except a
 // re-upload of the newest proof's SHA-256 while proof_submitted, which is
 // the order unchanged.
@@ -105,7 +105,7 @@ type ProofUploaded struct {
 // proof_submitted -> awaiting_funds with rejected_reason set (1 to 500
 // characters), expires_at unchanged, event order.awaiting_funds (the
 // order reaches that state again). A
-// ProofID that is not the newest proof is 409 conflict.
+// ProofID that is not the newest proof is conflict.
 type RejectProof struct {
 	ProofID string
 	Reason  string
@@ -113,7 +113,7 @@ type RejectProof struct {
 
 // ConfirmFunds is the desk confirming the funds the newest proof, named by
 // ProofID, shows: proof_submitted -> funds_confirmed, event
-// order.funds_confirmed. A ProofID that is not the newest proof is 409
+// order.funds_confirmed. A ProofID that is not the newest proof is
 // conflict.
 type ConfirmFunds struct {
 	ProofID string
@@ -121,7 +121,7 @@ type ConfirmFunds struct {
 
 // Expire is the sweep ending a from-bank order that never had a proof past
 // its deadline: awaiting_funds -> expired, event order.expired, only when
-// ExpiryDue; otherwise 409 conflict (the sweeper skips the order).
+// ExpiryDue; otherwise conflict (the sweeper skips the order).
 type Expire struct {
 	// Deadline is the effective deadline when later than expires_at (a
 	// deadline that fell inside a /v2 pause); zero means expires_at.

@@ -99,9 +99,9 @@ func view(o Order) rendered {
 	return r
 }
 
-// Render is the one JSON rendering of an order: GET
-// /v2/orders/{id}, each item of the order lists and the data of every
-// order event are these bytes. Presence rules: failure is null unless
+// Render is the one JSON rendering of an order: a read of one order (the
+// engine's Client.Order), each item of the order lists and the data of
+// every order event are these bytes. Presence rules: failure is null unless
 // failed; refund only on a failed to-bank order whose coins had left;
 // beneficiary on to-bank orders only, branch only when sent; funding and
 // expires_at on from-bank orders from awaiting_funds on; proofs is {} until

@@ -33,7 +33,7 @@ func checkText(field, v string, max int) error { return textrule.Check(field, v,
 // ValidateClientRef checks a client_ref: 1 to 64 code points of valid
 // UTF-8 with no control or invisible format characters (checkText). It is
 // neither trimmed nor case-folded; two refs are the same only when their
-// bytes are. Failure is 400 validation_error.
+// bytes are. Failure is validation_error.
 func ValidateClientRef(ref string) error {
 	return checkText("client_ref", ref, MaxClientRefLength)
 }
@@ -42,8 +42,8 @@ func ValidateClientRef(ref string) error {
 // account_number 1 to 200 code points each; branch nil (absent or null) or
 // 1 to 200; each under checkText's rule. The account number is free text:
 // bank_name names no institution of the reference data, so no institution's
-// account number format applies. Failure is 400 validation_error naming
-// the field. Unknown fields are refused by the transport, which alone sees
+// account number format applies. Failure is validation_error naming the
+// field. Unknown fields are refused by the transport, which alone sees
 // them.
 func (b Beneficiary) Validate() error {
 	if err := checkText("beneficiary.name", b.Name, MaxTextLength); err != nil {

@@ -51,8 +51,9 @@ func view(p Payout) rendered {
 	return r
 }
 
-// Render is the one JSON rendering of a payout: GET /v1/payouts/{id}, each
-// item of GET /v1/payouts and the data of payout webhooks are these bytes.
+// Render is the one JSON rendering of a payout: a read of one (the
+// engine's Client.Payout), each item of its list (Client.Payouts) and the
+// data of payout webhooks are these bytes.
 func Render(p Payout) []byte {
 	b, err := json.Marshal(view(p))
 	if err != nil {

@@ -77,9 +77,9 @@ func (in Institution) AccountNumberDigits() (min, max int) {
 
 // CheckAccountNumber is the one account number rule of a bank payout (/v1
 // and /v2): ASCII digits only, no spaces, dashes or letters, and as many as
-// the institution's AccountNumberDigits. Failure is 422
-// invalid_account_number naming the institution and its range, never the
-// number. The number is never corrected.
+// the institution's AccountNumberDigits. Failure is invalid_account_number
+// naming the institution and its range, never the number. The number is
+// never corrected.
 func (in Institution) CheckAccountNumber(n string) error {
 	min, max := in.AccountNumberDigits()
 	ok := len(n) >= min && len(n) <= max
@@ -316,12 +316,11 @@ func text(field string, v *string) (string, error) {
 	return *v, nil
 }
 
-// CheckInstitution checks the request's institution against reference
-// data: it must exist and be payable on the request's rail, a bank account
-// number must fit the institution (CheckAccountNumber: 422
-// invalid_account_number), and a mobile number must be on the
-// institution's network. sandboxWallets (sandbox test wallets) skip the
-// network check.
+// CheckInstitution checks the request's institution against reference data:
+// it must exist and be payable on the request's rail, a bank account number
+// must fit the institution (CheckAccountNumber: invalid_account_number),
+// and a mobile number must be on the institution's network. sandboxWallets
+// (sandbox test wallets) skip the network check.
 func CheckInstitution(r Request, institutions []Institution, sandboxWallets map[string]bool) (Institution, error) {
 	var found *Institution
 	for i := range institutions {

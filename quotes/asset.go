@@ -44,9 +44,9 @@ const MaxCodeLength = 12
 
 // CheckCode checks the form of an asset code sent by a caller: 1 to 12
 // uppercase letters or digits, never compound (^[A-Z0-9]{1,12}$). Anything
-// else (usdt, USDT-TRC20, "") is 422 unsupported_asset, and the message
+// else (usdt, USDT-TRC20, "") is unsupported_asset, and the message
 // names the code (truncated). Whether the organization may use the asset
-// is the engine's check (403 corridor_not_enabled).
+// is the engine's check (corridor_not_enabled).
 func CheckCode(code string) error {
 	ok := len(code) >= 1 && len(code) <= MaxCodeLength
 	for i := 0; ok && i < len(code); i++ {
@@ -93,7 +93,7 @@ func (d Direction) Valid() bool { return d == ToBank || d == FromBank }
 // Classify decides a pair by the classes of its codes: one stablecoin and
 // one fiat asset, the stablecoin side deciding the direction (S→C is
 // ToBank, C→S FromBank). The same asset twice, two fiat assets, two
-// stablecoins, or a code without a class is 422 unsupported_pair. A fiat
+// stablecoins, or a code without a class is unsupported_pair. A fiat
 // asset without a corridor is unsupported_pair too: FindCorridor applies
 // that with the corridor table.
 func Classify(from, to string, classes Classes) (dir Direction, fiat, stablecoin string, err error) {

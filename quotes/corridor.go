@@ -37,7 +37,7 @@ type Corridor struct {
 // positive with at most money.MaxRateDecimals decimals (and at most
 // money.MaxIntegerDigits integer digits); Min an amount of Asset, at its
 // decimals, not negative; Max, if set, an amount of Asset above zero and
-// at least Min. Every failure is 400 validation_error.
+// at least Min. Every failure is validation_error.
 func (c Corridor) Validate(classes Classes) error {
 	code := c.Asset.Code
 	if _, err := money.NewAsset(code, int(c.Asset.Decimals)); err != nil {
@@ -88,7 +88,7 @@ func checkRate(field string, r money.Rate) error {
 	return nil
 }
 
-// Rate returns the corridor's rate for dir: 503 rate_unavailable (no
+// Rate returns the corridor's rate for dir: rate_unavailable (no
 // Retry-After) when the corridor is closed or that direction's rate is
 // null. It is also the default conversion pricer's rate: a
 // closed corridor's rate is stale.
@@ -116,7 +116,7 @@ func (c Corridor) Limits() Limits {
 }
 
 // FindCorridor returns the corridor of the fiat asset code among
-// corridors; a fiat asset without one is 422 unsupported_pair (part of
+// corridors; a fiat asset without one is unsupported_pair (part of
 // step 4, the pair).
 func FindCorridor(fiat string, corridors []Corridor) (Corridor, error) {
 	for _, c := range corridors {
@@ -146,7 +146,8 @@ func sortByCode(cs []Corridor) {
 
 // DeskClosed reports whether the desk is closed for an organization whose
 // visible corridors are visible: every one has Open false, or there
-// are none. POST /v2/orders and quotes then answer 503 service_maintenance.
+// are none. Desk orders and their quotes (Client.CreateOrder,
+// Client.QuoteOrder) are then service_maintenance.
 func DeskClosed(visible []Corridor) bool {
 	for _, c := range visible {
 		if c.Open {
@@ -156,14 +157,14 @@ func DeskClosed(visible []Corridor) bool {
 	return true
 }
 
-// errDeskClosed is the 503 of a closed desk.
+// errDeskClosed is the service_maintenance error of a closed desk.
 func errDeskClosed() error {
 	return errcode.Newf(errcode.ServiceMaintenance, "The desk is closed: every corridor is closed. Retry later.")
 }
 
 // CheckDeskOpen is DeskClosed as the error order creation answers (after
-// enablement, before client_ref's uniqueness): 503 service_maintenance,
-// or nil.
+// enablement, before client_ref's uniqueness): service_maintenance, or
+// nil.
 func CheckDeskOpen(visible []Corridor) error {
 	if DeskClosed(visible) {
 		return errDeskClosed()
@@ -188,7 +189,8 @@ type renderedAdminCorridor struct {
 	Open        bool          `json:"open"`
 }
 
-// RenderCorridors is the body of GET /v2/orders/corridors:
+// RenderCorridors is the JSON of an organization's corridors
+// (Client.Corridors):
 // {"corridors":[{"asset","rate_off_ramp","rate_on_ramp","min","open"}]},
 // sorted by code, rates trimmed strings or null, min at the asset's
 // decimals; max is never rendered. Pass the organization's visible
@@ -207,8 +209,8 @@ func RenderCorridors(visible []Corridor) []byte {
 	return mustMarshal(out)
 }
 
-// RenderAdminCorridors is the operator's view (GET /admin/corridors): the
-// organization's fields plus max (null when unset), sorted by code.
+// RenderAdminCorridors is the operator's view (Operator.AllCorridors):
+// the organization's fields plus max (null when unset), sorted by code.
 func RenderAdminCorridors(all []Corridor) []byte {
 	cs := slices.Clone(all)
 	sortByCode(cs)
@@ -231,13 +233,13 @@ func mustMarshal(v any) []byte {
 	return b
 }
 
-// DecodeCorridorUpdate reads the body of PUT /admin/corridors/{asset} for
-// asset, with the strict decoding of every request body:
-// {"rate_off_ramp": string|null, "rate_on_ramp": string|null,
+// DecodeCorridorUpdate reads the JSON of an operator's corridor update for
+// asset (for Operator.SetCorridor), with the strict decoding of every
+// request body: {"rate_off_ramp": string|null, "rate_on_ramp": string|null,
 // "min": string, "open": bool, "max"?: string|null}. Both rates must be
 // present (null closes the direction); amounts and rates are JSON strings.
-// It checks the shape (400); Validate checks the values against the
-// configuration.
+// It checks the shape (validation_error); Validate checks the values
+// against the configuration.
 func DecodeCorridorUpdate(asset money.Asset, body []byte) (Corridor, error) {
 	var w struct {
 		RateOffRamp json.RawMessage `json:"rate_off_ramp"`

@@ -9,7 +9,7 @@
 //
 // A rate R is corridor currency (C, a fiat asset) per one stablecoin (S).
 // The caller fixes exactly one side; that side is never rounded (it must
-// already fit its asset's decimals, else 400 validation_error) and must be
+// already fit its asset's decimals, else validation_error) and must be
 // above zero. The other side is derived with one rounding, to its asset's
 // decimals (Price):
 //
@@ -19,41 +19,45 @@
 //	from-bank (C→S)       from (C)     to (S)       from ÷ R  up
 //	from-bank (C→S)       to (S)       from (C)     to × R    down
 //
-// In words: a derived corridor-currency amount is rounded down and a derived
-// stablecoin amount up. On the to-bank (off-ramp) side that never favours
-// the caller; on the from-bank (on-ramp) side it favours the caller by less
-// than one minor unit: one rule, whatever the direction. A
-// derived side that rounds to zero is 422 amount_below_minimum. So
-// 123.456789 USDT at 1750.5 gives 216111.10 MWK (216111.1011... rounded
-// down) and 100000.00 MWK at 1800 gives 55.555556 USDT (55.5555555...
-// rounded up).
+// In words: a derived corridor-currency amount is rounded down and a
+// derived stablecoin amount up. On the to-bank (off-ramp) side that never
+// favours the caller; on the from-bank (on-ramp) side it favours the caller
+// by less than one minor unit: one rule, whatever the direction. A derived
+// side that rounds to zero is amount_below_minimum. So 123.456789 USDT at
+// 1750.5 gives 216111.10 MWK (216111.1011... rounded down) and 100000.00
+// MWK at 1800 gives 55.555556 USDT (55.5555555... rounded up).
 //
 // # Who checks what
 //
-// The checks of POST /v2/orders/quotes run in this order (the package's
-// comments name them by these numbers; see docs/decisions.md,
-// "/v2 desk (orders, quotes, corridors)"); the package does those that
-// need no storage and no organization:
+// The checks of a desk order quote (the engine's Client.QuoteOrder) run in
+// this order (the package's comments name them by these numbers; see
+// docs/decisions.md, "/v2 desk (orders, quotes, corridors)"); the package
+// does those that need no storage and no organization:
 //
-//  1. shape (400): DecodeRequest for a body, Request.Check for any Request;
-//  2. asset codes (422 unsupported_asset): Request.Check (CheckCode);
-//  3. both assets in the organization's list (403): the engine;
-//  4. the pair (422 unsupported_pair): PairOf (Classify), then
+//  1. shape (validation_error): DecodeRequest for a body, Request.Check
+//     for any Request;
+//  2. asset codes (unsupported_asset): Request.Check (CheckCode);
+//  3. both assets in the organization's list (corridor_not_enabled): the
+//     engine;
+//  4. the pair (unsupported_pair): PairOf (Classify), then
 //     FindCorridor for a fiat asset without a corridor;
-//  5. the operation enabled (403): the engine (it gets the direction and
-//     the fiat asset from the Pair);
-//  6. to 8. the amount (400), the desk and the corridor (503), derivation,
-//     rounding and limits (422): NewOrder, which repeats 1 and 2 first so
-//     that a Go host that skips them gets the same answers.
+//  5. the operation enabled (corridor_not_enabled): the engine (it gets
+//     the direction and the fiat asset from the Pair);
+//  6. to 8. the amount (validation_error), the desk and the corridor
+//     (service_maintenance, rate_unavailable), derivation, rounding and
+//     limits (amount_below_minimum, limit_exceeded): NewOrder, which
+//     repeats 1 and 2 first so that a Go host that skips them gets the
+//     same answers.
 //
 // Conversion quotes take the same steps with NewConversion:
 // the engine checks `convert` on both assets and asks its pricer for the
 // rate (default: Corridor.Rate of the direction), and the limits are those
 // of (from asset, convert), checked on the from side.
 //
-// Using a quote (POST /v2/orders, POST /v2/conversions) is Quote.Use: the
-// wrong kind is 404 not_found (the same error as an unknown quote, see
-// NotFound), a used quote 409 quote_used, an expired one 422 quote_expired,
-// in that order. Expiry is at millisecond precision: a quote is expired
-// when now > expires_at, so it is still usable at exactly expires_at.
+// Using a quote (the engine's Client.CreateOrder, Client.CreateConversion)
+// is Quote.Use: the wrong kind is not_found (the same error as an unknown
+// quote, see NotFound), a used quote quote_used, an expired one
+// quote_expired, in that order. Expiry is at millisecond precision: a quote
+// is expired when now > expires_at, so it is still usable at exactly
+// expires_at.
 package quotes

@@ -15,9 +15,9 @@ import (
 // fixedTo is given.
 //
 // The fixed side is returned as given, never rounded: it must be an amount
-// of its asset that fits the asset's decimals and is above zero (else 400
-// validation_error). A derived side of zero is 422 amount_below_minimum.
-// Either side above money.Max of its asset is 422 limit_exceeded
+// of its asset that fits the asset's decimals and is above zero (else
+// validation_error). A derived side of zero is amount_below_minimum.
+// Either side above money.Max of its asset is limit_exceeded
 // (money.CheckMax), so that no quote can move more than any operation
 // accepts. Limits (corridor min and max, conversion limits) are the
 // caller's next step: Corridor.Limits, Limits.Check.
@@ -104,8 +104,9 @@ func checkDerived(field string, a money.Amount) error {
 }
 
 // ParseAmount is a quote request's amount check, for one side: s in
-// the grammar of money.Parse, at most asset's decimals (more is 400, never
-// rounded), greater than zero; above money.Max is 422 limit_exceeded.
+// the grammar of money.Parse, at most asset's decimals (more is
+// validation_error, never rounded), greater than zero; above money.Max is
+// limit_exceeded.
 // field names the side in messages.
 func ParseAmount(field, s string, asset money.Asset) (money.Amount, error) {
 	a, err := money.Parse(asset, s)
@@ -132,9 +133,9 @@ type Limits struct {
 	Min, Max *money.Amount
 }
 
-// Check answers 422 amount_below_minimum when a is below Min and 422
-// limit_exceeded when it is above Max; both bounds are inclusive. A limit
-// of another asset than a's is a programming error (an uncoded error).
+// Check returns amount_below_minimum when a is below Min and limit_exceeded
+// when it is above Max; both bounds are inclusive. A limit of another asset
+// than a's is a programming error (an uncoded error).
 func (l Limits) Check(a money.Amount) error {
 	if l.Min != nil {
 		if l.Min.Asset() != a.Asset() {

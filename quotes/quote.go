@@ -31,10 +31,11 @@ func FormatTime(t time.Time) string { return t.UTC().Format(TimeFormat) }
 type Kind string
 
 const (
-	// KindOrder is a quote of POST /v2/orders/quotes, for POST /v2/orders.
+	// KindOrder is a desk order quote (the engine's Client.QuoteOrder), for
+	// an order (Client.CreateOrder).
 	KindOrder Kind = "order"
-	// KindConversion is a quote of POST /v2/conversions/quotes, for POST
-	// /v2/conversions.
+	// KindConversion is a conversion quote (Client.QuoteConversion), for a
+	// conversion (Client.CreateConversion).
 	KindConversion Kind = "conversion"
 )
 
@@ -85,11 +86,11 @@ func (q Quote) Prunable(now time.Time) bool {
 func NotFound() error { return errcode.New(errcode.NotFound) }
 
 // Use consumes the quote for the order or conversion id, of kind kind, at
-// now, in the order of order creation's checks: a quote of another
-// kind is 404 not_found (NotFound), an already used one 409 quote_used
-// (the first use stands), an expired one 422 quote_expired. It returns the
-// quote with UsedBy set; the engine writes it in the transaction that
-// creates id. Loading the quote by (organization, id) is the engine's.
+// now, in the order of order creation's checks: a quote of another kind is
+// not_found (NotFound), an already used one quote_used (the first use
+// stands), an expired one quote_expired. It returns the quote with UsedBy
+// set; the engine writes it in the transaction that creates id. Loading the
+// quote by (organization, id) is the engine's.
 func (q Quote) Use(id string, kind Kind, now time.Time) (Quote, error) {
 	if id == "" {
 		return Quote{}, errors.New("quotes: using a quote needs the id of what uses it")
@@ -107,8 +108,8 @@ func (q Quote) Use(id string, kind Kind, now time.Time) (Quote, error) {
 	return q, nil
 }
 
-// Request is the body of POST /v2/orders/quotes and POST
-// /v2/conversions/quotes: two asset codes and exactly one amount, as
+// Request is what both quote calls take (the engine's Client.QuoteOrder
+// and Client.QuoteConversion): two asset codes and exactly one amount, as
 // decimal text. DecodeRequest reads one from a body; a Go host builds it.
 type Request struct {
 	FromAsset, ToAsset   string
@@ -117,7 +118,7 @@ type Request struct {
 
 // DecodeRequest reads a quote body with the strict decoding of every
 // request body and checks its shape (step 1 of the package's checks, all
-// 400 validation_error): both asset codes non-empty strings, exactly one of
+// validation_error): both asset codes non-empty strings, exactly one of
 // from_amount and to_amount (null counts as absent), as a JSON string in
 // the grammar of money.Parse (a JSON number is refused: send a string).
 // Codes, decimals and the sign are checked later (Request.Check, NewOrder).
@@ -184,8 +185,8 @@ func (r Request) fixed() (field string, d money.Decimal) {
 	return "to_amount", r.ToAmount
 }
 
-// Check is steps 1 and 2 of the package's checks: the shape (400
-// validation_error), then both codes well-formed (422 unsupported_asset,
+// Check is steps 1 and 2 of the package's checks: the shape
+// (validation_error), then both codes well-formed (unsupported_asset,
 // from_asset first).
 func (r Request) Check() error {
 	if err := r.checkShape(); err != nil {
@@ -252,14 +253,15 @@ func (r Request) parseFixed(pair Pair) (fixedFrom, fixedTo *money.Amount, err er
 // (Visible). In order:
 //
 //   - steps 1, 2 and the corridor part of 4 again (Request.Check,
-//     FindCorridor): 400, 422 unsupported_asset, 422 unsupported_pair;
-//   - step 6, the fixed amount (ParseAmount): 400 validation_error;
-//   - step 7, the desk closed (DeskClosed): 503 service_maintenance; this
-//     corridor closed or the direction's rate null (Corridor.Rate): 503
+//     FindCorridor): validation_error, unsupported_asset,
+//     unsupported_pair;
+//   - step 6, the fixed amount (ParseAmount): validation_error;
+//   - step 7, the desk closed (DeskClosed): service_maintenance; this
+//     corridor closed or the direction's rate null (Corridor.Rate):
 //     rate_unavailable;
-//   - step 8, Price (a derived zero: 422 amount_below_minimum), then the
+//   - step 8, Price (a derived zero: amount_below_minimum), then the
 //     corridor's limits on the corridor-currency side (Corridor.Limits):
-//     422 amount_below_minimum or limit_exceeded.
+//     amount_below_minimum or limit_exceeded.
 func NewOrder(req Request, pair Pair, visible []Corridor, in Issue) (Quote, error) {
 	if err := req.Check(); err != nil {
 		return Quote{}, err
@@ -305,10 +307,10 @@ func NewOrder(req Request, pair Pair, visible []Corridor, in Issue) (Quote, erro
 // organization's list with `convert` on both. rate is what the engine's
 // pricer gave for the direction (default: the corridor's Corridor.Rate),
 // nil for none. limits are those of (from asset, convert). In order:
-// steps 1 and 2 again (400, 422), the fixed amount (400), no rate (503
-// rate_unavailable), Price (422 amount_below_minimum on a derived zero),
-// then limits on the from side (422 amount_below_minimum or
-// limit_exceeded).
+// steps 1 and 2 again (validation_error, unsupported_asset), the fixed
+// amount (validation_error), no rate (rate_unavailable), Price
+// (amount_below_minimum on a derived zero), then limits on the from side
+// (amount_below_minimum or limit_exceeded).
 func NewConversion(req Request, pair Pair, rate *money.Rate, limits Limits, in Issue) (Quote, error) {
 	if err := req.Check(); err != nil {
 		return Quote{}, err
@@ -356,7 +358,7 @@ type rendered struct {
 	ExpiresAt  string       `json:"expires_at"`
 }
 
-// Render is the response of both quote endpoints (201):
+// Render is the JSON of a quote, as both quote calls issue it:
 // {"quote_id","from_asset","to_asset","from_amount","to_amount","rate",
 // "expires_at"}, amounts at their asset's decimals, the rate trimmed,
 // expires_at in TimeFormat.

@@ -122,7 +122,7 @@ type State string
 
 const (
 	Pending   State = "pending"   // due at NextAt
-	Delivered State = "delivered" // a 2xx was recorded
+	Delivered State = "delivered" // a success status was recorded
 	Dead      State = "dead"      // every attempt failed; never re-sent on its own
 )
 
@@ -136,9 +136,11 @@ type Delivery struct {
 // ErrNotPending is an attempt recorded on a delivery that is not pending.
 var ErrNotPending = errors.New("webhooks: delivery is not pending")
 
-// Record applies the outcome of an attempt made at now. A 2xx delivers;
-// anything else (a 3xx, a 4xx, a 5xx, a timeout, a refused connection)
-// schedules the next retry of schedule, or dead-letters after the last.
+// Record applies the outcome of an attempt made at now, statusCode being
+// the receiver's HTTP status. A success status delivers; anything else (a
+// redirection, a client or server error status, a timeout, a refused
+// connection) schedules the next retry of schedule, or dead-letters after
+// the last.
 // jitter in [0, 1) spreads the retry by up to a tenth of its wait.
 func (d Delivery) Record(now time.Time, statusCode int, schedule []time.Duration, jitter float64) (Delivery, error) {
 	if d.State != Pending {

@@ -67,8 +67,8 @@ func (c ctxWriter) Write(p []byte) (int, error) {
 // it. A process that has the file open as a Store (a running server) holds
 // its lock; BackupFile waits up to timeout for it and then fails with an
 // error Locked reports: take such a database's copy through that process
-// instead (Store.Backup, GET /admin/backup). A missing file is an error
-// that wraps os.ErrNotExist.
+// instead (its Store.Backup). A missing file is an error that wraps
+// os.ErrNotExist.
 func BackupFile(ctx context.Context, path string, w io.Writer, timeout time.Duration) (int64, error) {
 	if _, err := os.Stat(path); err != nil {
 		return 0, fmt.Errorf("boltstore: %w", err)

@@ -42,7 +42,7 @@ func NewIssuer(t networks.Table) *Issuer {
 }
 
 // Fail scripts the issuer to fail on network with err (nil clears it), a
-// test hook for the 503 service_unavailable of an issuer that fails.
+// test hook for the service_unavailable of an issuer that fails.
 func (i *Issuer) Fail(network string, err error) {
 	i.mu.Lock()
 	defer i.mu.Unlock()

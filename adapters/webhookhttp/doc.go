@@ -2,6 +2,6 @@
 // engine's outbox over HTTP (10 s timeout, redirects never followed and
 // counted as failures, response read capped), and Receiver is a net/http
 // handler for hosts that receive our events: it verifies the Signature over
-// the raw body against one or two secrets, answers 401 on a mismatch, and
-// hands each event id to the host once.
+// the raw body against one or two secrets, answers http.StatusUnauthorized
+// on a mismatch, and hands each event id to the host once.
 package webhookhttp

@@ -87,10 +87,10 @@ type Receiver struct {
 	// Secrets returns the secrets to accept: the current one, and during a
 	// rotation the previous one too.
 	Secrets func() []string
-	// Handle processes an event once; an error answers 500 so the sender
-	// retries. A copy arriving while the same id is still being handled
-	// answers 409, also retried. Keep it quick and do real work
-	// asynchronously.
+	// Handle processes an event once; an error answers
+	// http.StatusInternalServerError so the sender retries. A copy arriving
+	// while the same id is still being handled answers http.StatusConflict,
+	// also retried. Keep it quick and do real work asynchronously.
 	Handle func(ctx context.Context, e Event) error
 	// MaxBody caps the body (default 1 MiB).
 	MaxBody int64

@@ -10,8 +10,8 @@ import (
 	"github.com/tambalapay/tambala/money"
 )
 
-// BalanceV1 is the one rendering of GET /v1/balance, reused as the
-// balance.low event's data.
+// BalanceV1 is the one rendering of a /v1 balance (the engine's
+// Client.BalanceV1), reused as the balance.low event's data.
 func BalanceV1(b ledger.Balance) []byte {
 	out, _ := json.Marshal(struct {
 		Available money.Amount `json:"available"`
