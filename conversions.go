@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/tambalapay/tambala/conversions"
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/due"
 	"github.com/tambalapay/tambala/internal/loop"
@@ -45,72 +46,32 @@ func init() {
 // Events of a conversion's end; their data is the Conversion's
 // rendering.
 const (
-	EventConversionCompleted = "conversion.completed"
-	EventConversionFailed    = "conversion.failed"
+	EventConversionCompleted = conversions.EventCompleted
+	EventConversionFailed    = conversions.EventFailed
 )
 
 // ConversionStatus is where a conversion is: processing, then completed or
-// failed (both terminal).
-type ConversionStatus string
+// failed (both terminal). The rules are package conversions'.
+type ConversionStatus = conversions.Status
 
 const (
-	ConversionProcessing ConversionStatus = "processing"
-	ConversionCompleted  ConversionStatus = "completed"
-	ConversionFailed     ConversionStatus = "failed"
+	ConversionProcessing = conversions.Processing
+	ConversionCompleted  = conversions.Completed
+	ConversionFailed     = conversions.Failed
 )
-
-// Terminal reports whether a conversion in status s can change no more.
-func (s ConversionStatus) Terminal() bool { return s == ConversionCompleted || s == ConversionFailed }
 
 // Failure codes of a failed conversion.
 const (
-	ConversionProviderDeclined = "provider_declined"
-	ConversionOther            = "other"
+	ConversionProviderDeclined = conversions.FailureProviderDeclined
+	ConversionOther            = conversions.FailureOther
 )
 
 // ConversionFailure says why a conversion failed.
-type ConversionFailure struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-}
+type ConversionFailure = conversions.Failure
 
-func conversionFailureFor(code string) *ConversionFailure {
-	if code == ConversionProviderDeclined {
-		return &ConversionFailure{Code: code, Message: "The conversion provider declined the conversion."}
-	}
-	return &ConversionFailure{Code: ConversionOther, Message: "The conversion failed."}
-}
-
-// Conversion is an organization's conversion of From into To at Rate.
-type Conversion struct {
-	ID        string
-	Org       string
-	From, To  money.Amount
-	Rate      money.Rate
-	Status    ConversionStatus
-	Failure   *ConversionFailure
-	CreatedAt time.Time
-	UpdatedAt time.Time
-}
-
-// Render is the one rendering of a conversion, shared by its creation
-// (Client.CreateConversion), both reads (Client.Conversion,
-// Client.Conversions) and the events' data: {id, from_asset, to_asset,
-// from_amount, to_amount, rate, status, failure|null, created_at}.
-func (c Conversion) Render() []byte {
-	b, _ := json.Marshal(struct {
-		ID         string             `json:"id"`
-		FromAsset  string             `json:"from_asset"`
-		ToAsset    string             `json:"to_asset"`
-		FromAmount money.Amount       `json:"from_amount"`
-		ToAmount   money.Amount       `json:"to_amount"`
-		Rate       money.Rate         `json:"rate"`
-		Status     ConversionStatus   `json:"status"`
-		Failure    *ConversionFailure `json:"failure"`
-		CreatedAt  string             `json:"created_at"`
-	}{c.ID, c.From.Asset().Code, c.To.Asset().Code, c.From, c.To, c.Rate, c.Status, c.Failure, quotes.FormatTime(c.CreatedAt)})
-	return b
-}
+// Conversion is an organization's conversion of From into To at Rate
+// (package conversions); conversions.Render is its one rendering.
+type Conversion = conversions.Conversion
 
 // ConversionPricer prices conversions: the rate (corridor currency per one
 // stablecoin, as every quote's) for pair's direction; ok false when there
@@ -191,26 +152,36 @@ func (w *ConversionWorkerOptions) defaults() {
 // conversionRecord is a conversion as stored, with the worker's
 // bookkeeping.
 type conversionRecord struct {
-	ID         string             `json:"id"`
-	Org        string             `json:"org"`
-	FromAsset  string             `json:"from_asset"`
-	FromAmount string             `json:"from_amount"`
-	ToAsset    string             `json:"to_asset"`
-	ToAmount   string             `json:"to_amount"`
-	Rate       string             `json:"rate"`
-	Status     ConversionStatus   `json:"status"`
-	Failure    *ConversionFailure `json:"failure,omitempty"`
-	CreatedAt  time.Time          `json:"created_at"`
-	UpdatedAt  time.Time          `json:"updated_at"`
-	DueAt      *time.Time         `json:"due_at,omitempty"`
-	Submitted  bool               `json:"submitted,omitempty"` // Convert accepted it
-	Attempts   int                `json:"attempts,omitempty"`  // consecutive failed calls
+	ID         string           `json:"id"`
+	Org        string           `json:"org"`
+	FromAsset  string           `json:"from_asset"`
+	FromAmount string           `json:"from_amount"`
+	ToAsset    string           `json:"to_asset"`
+	ToAmount   string           `json:"to_amount"`
+	Rate       string           `json:"rate"`
+	Status     ConversionStatus `json:"status"`
+	Failure    *failureRecord   `json:"failure,omitempty"`
+	CreatedAt  time.Time        `json:"created_at"`
+	UpdatedAt  time.Time        `json:"updated_at"`
+	DueAt      *time.Time       `json:"due_at,omitempty"`
+	Submitted  bool             `json:"submitted,omitempty"` // Convert accepted it
+	Attempts   int              `json:"attempts,omitempty"`  // consecutive failed calls
+}
+
+// failureRecord is a conversion's failure as stored.
+type failureRecord struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
 }
 
 func toConversionRecord(c Conversion) conversionRecord {
+	var f *failureRecord
+	if c.Failure != nil {
+		f = &failureRecord{Code: c.Failure.Code, Message: c.Failure.Message}
+	}
 	return conversionRecord{ID: c.ID, Org: c.Org, FromAsset: c.From.Asset().Code, FromAmount: c.From.String(),
 		ToAsset: c.To.Asset().Code, ToAmount: c.To.String(), Rate: c.Rate.String(), Status: c.Status,
-		Failure: c.Failure, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}
+		Failure: f, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}
 }
 
 func (e *Engine) conversionOf(r conversionRecord) (Conversion, error) {
@@ -231,7 +202,11 @@ func (e *Engine) conversionOf(r conversionRecord) (Conversion, error) {
 	if err != nil {
 		return Conversion{}, err
 	}
-	return Conversion{ID: r.ID, Org: r.Org, From: from, To: to, Rate: rate, Status: r.Status, Failure: r.Failure,
+	var f *ConversionFailure
+	if r.Failure != nil {
+		f = &ConversionFailure{Code: r.Failure.Code, Message: r.Failure.Message}
+	}
+	return Conversion{ID: r.ID, Org: r.Org, From: from, To: to, Rate: rate, Status: r.Status, Failure: f,
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}, nil
 }
 
@@ -255,7 +230,28 @@ func (e *Engine) loadOwnConversion(tx store.Tx, org, id string) (Conversion, err
 	return e.conversionOf(r)
 }
 
-func conversionHold(id string) string { return "conversion:" + id + ":hold" }
+// postConversion posts a move's postings in tx.
+func postConversion(tx store.Tx, ps []conversions.Posting, now time.Time) error {
+	for _, p := range ps {
+		var cmd ledger.Command
+		switch p.Kind {
+		case conversions.PlaceHold:
+			cmd = ledger.PlaceHold{EntryID: p.EntryID, HoldID: p.HoldID, Org: p.Org, Amount: p.Amount, Ref: p.Ref, At: now}
+		case conversions.CaptureHold:
+			cmd = ledger.CaptureHold{EntryID: p.EntryID, HoldID: p.HoldID, Amount: p.Amount, To: ledger.Desk, Ref: p.Ref, At: now}
+		case conversions.ReleaseHold:
+			cmd = ledger.ReleaseHold{EntryID: p.EntryID, HoldID: p.HoldID, Ref: p.Ref, At: now}
+		case conversions.Credit:
+			cmd = ledger.Credit{EntryID: p.EntryID, Org: p.Org, Amount: p.Amount, From: ledger.Desk, Ref: p.Ref, At: now}
+		default:
+			return fmt.Errorf("conversions: unknown posting %q", p.Kind)
+		}
+		if _, err := ledger.Post(tx, cmd); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // corridorPricer is the default ConversionPricer.
 type corridorPricer struct{ s store.Store }
@@ -399,9 +395,8 @@ func (e *Engine) createConversion(ctx context.Context, p Principal, n NewConvers
 				return Conversion{}, nil, err
 			}
 		}
-		c := Conversion{ID: id, Org: org.ID, From: q.From, To: q.To, Rate: q.Rate, Status: ConversionProcessing, CreatedAt: now, UpdatedAt: now}
-		if _, err := ledger.Post(tx, ledger.PlaceHold{EntryID: conversionHold(id), HoldID: conversionHold(id), Org: org.ID,
-			Amount: c.From, Ref: id, At: now}); err != nil {
+		c, postings := conversions.New(id, org.ID, q, now)
+		if err := postConversion(tx, postings, now); err != nil {
 			return Conversion{}, nil, err
 		}
 		if c.From.Asset() == money.MWK {
@@ -690,26 +685,26 @@ func (e *Engine) settleConversion(ctx context.Context, id string, fn func(tx sto
 // completeConversion captures the hold to the desk and credits to_amount
 // from the desk, with the event.
 func (e *Engine) completeConversion(tx store.Tx, r *conversionRecord, c Conversion, now time.Time) error {
-	if _, err := ledger.Post(tx, ledger.CaptureHold{EntryID: "conversion:" + c.ID + ":capture", HoldID: conversionHold(c.ID),
-		Amount: c.From, To: ledger.Desk, Ref: c.ID, At: now}); err != nil {
+	c, postings, event, err := conversions.Complete(c, now)
+	if err != nil {
 		return err
 	}
-	if _, err := ledger.Post(tx, ledger.Credit{EntryID: "conversion:" + c.ID + ":credit", Org: c.Org, Amount: c.To,
-		From: ledger.Desk, Ref: c.ID, At: now}); err != nil {
+	if err := postConversion(tx, postings, now); err != nil {
 		return err
 	}
-	c.Status, c.UpdatedAt = ConversionCompleted, now
-	return e.endConversion(tx, r, c, EventConversionCompleted)
+	return e.endConversion(tx, r, c, event)
 }
 
 // failConversion releases the hold and sets the failure, with the event.
 func (e *Engine) failConversion(tx store.Tx, r *conversionRecord, c Conversion, code string, now time.Time) error {
-	if _, err := ledger.Post(tx, ledger.ReleaseHold{EntryID: "conversion:" + c.ID + ":release", HoldID: conversionHold(c.ID),
-		Ref: c.ID, At: now}); err != nil {
+	c, postings, event, err := conversions.Fail(c, code, now)
+	if err != nil {
 		return err
 	}
-	c.Status, c.Failure, c.UpdatedAt = ConversionFailed, conversionFailureFor(code), now
-	return e.endConversion(tx, r, c, EventConversionFailed)
+	if err := postConversion(tx, postings, now); err != nil {
+		return err
+	}
+	return e.endConversion(tx, r, c, event)
 }
 
 func (e *Engine) endConversion(tx store.Tx, r *conversionRecord, c Conversion, event string) error {
@@ -719,5 +714,5 @@ func (e *Engine) endConversion(tx store.Tx, r *conversionRecord, c Conversion, e
 	if err := moveConversionDue(tx, r, nil); err != nil {
 		return err
 	}
-	return e.emit(tx, c.Org, event, c.Render(), jsonResource(eventConversion, toConversionRecord(c)))
+	return e.emit(tx, c.Org, event, conversions.Render(c), jsonResource(eventConversion, toConversionRecord(c)))
 }

@@ -58,15 +58,16 @@ var engineRule = rule{
 // rules maps a package (relative to the module) to its rule. Packages not
 // yet written are skipped.
 var rules = map[string]rule{
-	module:     engineRule,
-	"money":    pureRule(false),
-	"quotes":   pureRule(false),
-	"orders":   pureRule(false),
-	"payouts":  pureRule(false),
-	"webhooks": pureRule(false),
-	"apikeys":  pureRule(false),
-	"networks": pureRule(false),
-	"ledger":   pureRule(true),
+	module:        engineRule,
+	"money":       pureRule(false),
+	"quotes":      pureRule(false),
+	"orders":      pureRule(false),
+	"conversions": pureRule(false),
+	"payouts":     pureRule(false),
+	"webhooks":    pureRule(false),
+	"apikeys":     pureRule(false),
+	"networks":    pureRule(false),
+	"ledger":      pureRule(true),
 	// The text rule of every field a person reads, shared by payouts,
 	// orders and the engine.
 	"internal/textrule": pureRule(false),
