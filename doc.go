@@ -62,7 +62,7 @@
 // webhooks; adapters/prommetrics counts; adapters/httpapi is the HTTP
 // binding of the reference API, and examples/server a runnable sandbox.
 // The pure rules live in packages of their own: payouts, orders, quotes,
-// ledger, money, networks, webhooks.
+// conversions, ledger, money, networks, webhooks.
 //
 // See docs/architecture.md for the layering and docs/decisions.md for
 // why each rule is what it is.
