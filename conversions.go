@@ -2,8 +2,6 @@ package tambala
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +11,7 @@ import (
 	"github.com/tambalapay/tambala/conversions"
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/due"
+	"github.com/tambalapay/tambala/internal/fingerprint"
 	"github.com/tambalapay/tambala/internal/loop"
 	"github.com/tambalapay/tambala/internal/records"
 	"github.com/tambalapay/tambala/internal/work"
@@ -351,14 +350,7 @@ type NewConversion struct {
 
 // Fingerprint is the default idempotency fingerprint of n.
 func (n NewConversion) Fingerprint() Fingerprint {
-	h := sha256.New()
-	for _, s := range []string{"tambala.NewConversion/v1", n.QuoteID} {
-		h.Write(binary.AppendUvarint(nil, uint64(len(s))))
-		h.Write([]byte(s))
-	}
-	var f Fingerprint
-	h.Sum(f[:0])
-	return f
+	return fingerprint.Of("tambala.NewConversion/v1", n.QuoteID)
 }
 
 // createConversion is Client.CreateConversion.

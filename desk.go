@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/fingerprint"
 	"github.com/tambalapay/tambala/internal/records"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/orders"
@@ -204,27 +205,20 @@ type NewOrder struct {
 // Fingerprint is the default idempotency fingerprint of n: SHA-256 over a
 // length-prefixed encoding of every field.
 func (n NewOrder) Fingerprint() Fingerprint {
-	h := sha256.New()
-	field := func(s string) {
-		h.Write(binary.AppendUvarint(nil, uint64(len(s))))
-		h.Write([]byte(s))
-	}
-	field("tambala.NewOrder/v1")
-	field(n.QuoteID)
-	field(n.ClientRef)
+	f := fingerprint.New("tambala.NewOrder/v1")
+	f.Field(n.QuoteID)
+	f.Field(n.ClientRef)
 	if b := n.Beneficiary; b != nil {
-		field("beneficiary")
-		field(b.Name)
-		field(b.BankName)
-		field(b.AccountNumber)
+		f.Field("beneficiary")
+		f.Field(b.Name)
+		f.Field(b.BankName)
+		f.Field(b.AccountNumber)
 		if b.Branch != nil {
-			field("branch")
-			field(*b.Branch)
+			f.Field("branch")
+			f.Field(*b.Branch)
 		}
 	}
-	var f Fingerprint
-	h.Sum(f[:0])
-	return f
+	return f.Sum()
 }
 
 var orderCodec = resourceCodec[orders.Order]{

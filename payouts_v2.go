@@ -2,14 +2,13 @@ package tambala
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"strconv"
 	"time"
 
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/fingerprint"
 	"github.com/tambalapay/tambala/internal/records"
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/money"
@@ -92,20 +91,9 @@ type PayoutV2Request struct {
 
 // Fingerprint is the default idempotency fingerprint of r.
 func (r PayoutV2Request) Fingerprint() Fingerprint {
-	h := sha256.New()
-	field := func(s string) {
-		h.Write(binary.AppendUvarint(nil, uint64(len(s))))
-		h.Write([]byte(s))
-	}
-	field("tambala.PayoutV2Request/v1")
 	d := r.Destination
-	for _, s := range []string{r.SourceAsset, r.Asset, r.Amount.String(), string(d.Type), strconv.Itoa(d.InstitutionID), d.AccountNumber,
-		d.MobileNumber, d.BeneficiaryName, d.Network, d.Address} {
-		field(s)
-	}
-	var f Fingerprint
-	h.Sum(f[:0])
-	return f
+	return fingerprint.Of("tambala.PayoutV2Request/v1", r.SourceAsset, r.Asset, r.Amount.String(), string(d.Type),
+		strconv.Itoa(d.InstitutionID), d.AccountNumber, d.MobileNumber, d.BeneficiaryName, d.Network, d.Address)
 }
 
 // PayoutV2 is a /v2 payout. Amount is what the destination

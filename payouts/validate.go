@@ -1,13 +1,12 @@
 package payouts
 
 import (
-	"crypto/sha256"
-	"encoding/binary"
 	"encoding/json"
 	"regexp"
 	"strconv"
 
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/fingerprint"
 	"github.com/tambalapay/tambala/internal/strictjson"
 	"github.com/tambalapay/tambala/internal/textrule"
 	"github.com/tambalapay/tambala/money"
@@ -245,23 +244,9 @@ func (r Request) Validate(sandboxWallets map[string]bool) error {
 // decimals and every destination field, so two requests have one
 // fingerprint exactly when they ask for the same payout.
 func (r Request) Fingerprint() [32]byte {
-	h := sha256.New()
-	var n [binary.MaxVarintLen64]byte
-	field := func(s string) {
-		h.Write(n[:binary.PutUvarint(n[:], uint64(len(s)))])
-		h.Write([]byte(s))
-	}
-	field("payouts.Request/v1")
-	field(string(r.Rail))
-	field(r.Amount.Asset().Code)
-	field(r.Amount.String())
-	field(strconv.Itoa(r.Destination.InstitutionID))
-	field(r.Destination.AccountNumber)
-	field(r.Destination.MobileNumber)
-	field(r.Destination.BeneficiaryName)
-	var sum [32]byte
-	h.Sum(sum[:0])
-	return sum
+	return fingerprint.Of("payouts.Request/v1", string(r.Rail), r.Amount.Asset().Code, r.Amount.String(),
+		strconv.Itoa(r.Destination.InstitutionID), r.Destination.AccountNumber, r.Destination.MobileNumber,
+		r.Destination.BeneficiaryName)
 }
 
 // ParseAmount is the one rule for amount_mwk in a request body: a JSON
