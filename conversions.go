@@ -15,7 +15,6 @@ import (
 	"github.com/tambalapay/tambala/internal/loop"
 	"github.com/tambalapay/tambala/internal/records"
 	"github.com/tambalapay/tambala/internal/work"
-	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/quotes"
 	"github.com/tambalapay/tambala/store"
@@ -232,20 +231,8 @@ func (e *Engine) loadOwnConversion(tx store.Tx, org, id string) (Conversion, err
 // postConversion posts a move's postings in tx.
 func postConversion(tx store.Tx, ps []conversions.Posting, now time.Time) error {
 	for _, p := range ps {
-		var cmd ledger.Command
-		switch p.Kind {
-		case conversions.PlaceHold:
-			cmd = ledger.PlaceHold{EntryID: p.EntryID, HoldID: p.HoldID, Org: p.Org, Amount: p.Amount, Ref: p.Ref, At: now}
-		case conversions.CaptureHold:
-			cmd = ledger.CaptureHold{EntryID: p.EntryID, HoldID: p.HoldID, Amount: p.Amount, To: ledger.Desk, Ref: p.Ref, At: now}
-		case conversions.ReleaseHold:
-			cmd = ledger.ReleaseHold{EntryID: p.EntryID, HoldID: p.HoldID, Ref: p.Ref, At: now}
-		case conversions.Credit:
-			cmd = ledger.Credit{EntryID: p.EntryID, Org: p.Org, Amount: p.Amount, From: ledger.Desk, Ref: p.Ref, At: now}
-		default:
-			return fmt.Errorf("conversions: unknown posting %q", p.Kind)
-		}
-		if _, err := ledger.Post(tx, cmd); err != nil {
+		if err := postDesk(tx, deskPosting{kind: string(p.Kind), entryID: p.EntryID, holdID: p.HoldID, org: p.Org,
+			amount: p.Amount, ref: p.Ref}, now); err != nil {
 			return err
 		}
 	}
