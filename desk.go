@@ -372,29 +372,12 @@ type ProofUpload struct {
 	Content     io.Reader
 }
 
-var proofMagic = map[string][]byte{
-	"application/pdf": []byte("%PDF-"),
-	"image/png":       []byte("\x89PNG\r\n\x1a\n"),
-	"image/jpeg":      {0xFF, 0xD8, 0xFF},
-}
-
-// ProofMediaType returns the media type of a Content-Type value that a
-// funding proof may have, or unsupported_media_type.
-func ProofMediaType(contentType string) (string, error) {
-	mt, _, _ := strings.Cut(contentType, ";")
-	mt = strings.ToLower(strings.TrimSpace(mt))
-	if _, ok := proofMagic[mt]; !ok {
-		return "", errcode.Newf(errcode.UnsupportedMediaType, "A funding proof must be application/pdf, image/png or image/jpeg.")
-	}
-	return mt, nil
-}
-
 // MaxProofBytes is the engine's cap on a funding proof.
 func (e *Engine) MaxProofBytes() int64 { return e.orderOpts.MaxProofBytes }
 
 // uploadProof is Client.UploadProof.
 func (e *Engine) uploadProof(ctx context.Context, p Principal, orderID string, up ProofUpload) (orders.Order, error) {
-	mt, err := ProofMediaType(up.ContentType)
+	mt, err := orders.ProofMediaType(up.ContentType)
 	if err != nil {
 		return orders.Order{}, err
 	}
@@ -441,7 +424,7 @@ func (e *Engine) uploadProof(ctx context.Context, p Principal, orderID string, u
 		return orders.Order{}, errcode.Newf(errcode.PayloadTooLarge, "A funding proof may be at most %d bytes.", e.orderOpts.MaxProofBytes)
 	case len(data) == 0:
 		return orders.Order{}, errcode.Newf(errcode.ValidationError, "The funding proof is empty.")
-	case !bytes.HasPrefix(data, proofMagic[mt]):
+	case !orders.ProofIs(mt, data):
 		return orders.Order{}, errcode.Newf(errcode.UnsupportedMediaType, "The content is not %s.", mt)
 	}
 	sum := sha256.Sum256(data)

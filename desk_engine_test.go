@@ -1083,7 +1083,7 @@ func TestDeskCreateOrderIdempotency(t *testing.T) {
 		other.ClientRef = "inv-2"
 		_, err = d.e.Client(d.p).CreateOrder(d.ctx, other, tambala.Idempotency{Key: "k"})
 		requireCode(t, errcode.Conflict, err)
-		_, err = d.e.Client(d.p).CreateOrder(d.ctx, n, tambala.Idempotency{Key: "k", Fingerprint: tambala.BodyFingerprint([]byte("{}"))})
+		_, err = d.e.Client(d.p).CreateOrder(d.ctx, n, tambala.Idempotency{Key: "k", Fingerprint: bodyFingerprint([]byte("{}"))})
 		requireCode(t, errcode.Conflict, err, "an explicit fingerprint that differs")
 		_, err = d.e.Client(d.p).CreateOrder(d.ctx, n, tambala.Idempotency{})
 		requireCode(t, errcode.ValidationError, err, "no key")

@@ -2,7 +2,6 @@ package tambala
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"slices"
@@ -43,11 +42,6 @@ var operationInfo = map[Operation]struct {
 // Fingerprint identifies the request a create was made with. Two calls
 // with one idempotency key and different fingerprints are a conflict.
 type Fingerprint [32]byte
-
-// BodyFingerprint is the fingerprint of a request body: its SHA-256. The
-// HTTP binding uses it over the raw bytes, so a body that differs even in
-// spacing is a different request.
-func BodyFingerprint(body []byte) Fingerprint { return sha256.Sum256(body) }
 
 // Idempotency makes a create safe to retry. Key is required (at most
 // MaxIdempotencyKeyLength bytes). Fingerprint identifies the request; when

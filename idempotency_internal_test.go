@@ -269,3 +269,6 @@ func TestIdempotency_OperationScopedRecordsAfterUpgrade(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, c.Replayed)
 }
+
+// BodyFingerprint is the fingerprint the HTTP binding gives a body.
+func BodyFingerprint(body []byte) Fingerprint { return sha256.Sum256(body) }

@@ -199,7 +199,7 @@ func renderOrders(os []orders.Order) []json.RawMessage {
 // first, so a large body is never read for nothing; the engine does the
 // rest, in the order UploadProof gives.
 func (h *Handler) uploadProof(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
-	if _, err := tambala.ProofMediaType(r.Header.Get("Content-Type")); err != nil {
+	if _, err := orders.ProofMediaType(r.Header.Get("Content-Type")); err != nil {
 		writeError(w, r, h.log, err)
 		return
 	}

@@ -239,7 +239,7 @@ func FuzzOrderBodies(f *testing.F) {
 				t.Fatalf("%s: status %s with beneficiary %v", r.name, out.Status, out.Beneficiary)
 			}
 		case r.kind == "proof":
-			mt, err := tambala.ProofMediaType(contentType)
+			mt, err := orders.ProofMediaType(contentType)
 			if err != nil {
 				t.Fatalf("%s: accepted Content-Type %q", r.name, contentType)
 			}

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"io"
@@ -148,7 +149,7 @@ func serveCreate[Req, Res any](h *Handler, c createRoute[Req, Res]) authed {
 			writeError(w, r, h.log, err)
 			return
 		}
-		idem := tambala.Idempotency{Key: r.Header.Get("Idempotency-Key"), Fingerprint: tambala.BodyFingerprint(body)}
+		idem := tambala.Idempotency{Key: r.Header.Get("Idempotency-Key"), Fingerprint: bodyFingerprint(body)}
 		req, err := c.decode(body)
 		if err != nil {
 			writeError(w, r, h.log, h.engine.Client(p).RefuseCreate(r.Context(), c.op, idem, err))
@@ -165,3 +166,8 @@ func serveCreate[Req, Res any](h *Handler, c createRoute[Req, Res]) authed {
 		writeRaw(w, c.status, c.render(created.Resource))
 	}
 }
+
+// bodyFingerprint is the fingerprint of a create's request body: its
+// SHA-256 over the raw bytes, so a body that differs even in spacing is a
+// different request under the same Idempotency-Key.
+func bodyFingerprint(body []byte) tambala.Fingerprint { return sha256.Sum256(body) }
