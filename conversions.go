@@ -15,6 +15,7 @@ import (
 	"github.com/tambalapay/tambala/internal/due"
 	"github.com/tambalapay/tambala/internal/loop"
 	"github.com/tambalapay/tambala/internal/records"
+	"github.com/tambalapay/tambala/internal/render"
 	"github.com/tambalapay/tambala/internal/work"
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/money"
@@ -70,7 +71,7 @@ const (
 type ConversionFailure = conversions.Failure
 
 // Conversion is an organization's conversion of From into To at Rate
-// (package conversions); conversions.Render is its one rendering.
+// (package conversions); its one rendering is internal/render's.
 type Conversion = conversions.Conversion
 
 // ConversionPricer prices conversions: the rate (corridor currency per one
@@ -714,5 +715,5 @@ func (e *Engine) endConversion(tx store.Tx, r *conversionRecord, c Conversion, e
 	if err := moveConversionDue(tx, r, nil); err != nil {
 		return err
 	}
-	return e.emit(tx, c.Org, event, conversions.Render(c), jsonResource(eventConversion, toConversionRecord(c)))
+	return e.emit(tx, c.Org, event, render.Conversion(c), jsonResource(eventConversion, toConversionRecord(c)))
 }
