@@ -12,6 +12,7 @@ import (
 
 	"github.com/tambalapay/tambala/conversions"
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/codec"
 	"github.com/tambalapay/tambala/internal/due"
 	"github.com/tambalapay/tambala/internal/loop"
 	"github.com/tambalapay/tambala/internal/records"
@@ -269,7 +270,7 @@ func (c corridorPricer) ConversionRate(ctx context.Context, pair quotes.Pair) (m
 		if err != nil {
 			return err
 		}
-		cor, err := quotes.DecodeCorridor(v)
+		cor, err := codec.DecodeCorridor(v)
 		if err != nil {
 			return err
 		}
@@ -336,7 +337,7 @@ func (e *Engine) quoteConversion(ctx context.Context, p Principal, req quotes.Re
 		if err != nil {
 			return err
 		}
-		return tx.Put(bucketQuotes, []byte(q.ID), quotes.EncodeStored(q))
+		return tx.Put(bucketQuotes, []byte(q.ID), codec.EncodeQuote(q))
 	})
 	if err != nil {
 		return quotes.Quote{}, err
@@ -405,7 +406,7 @@ func (e *Engine) createConversion(ctx context.Context, p Principal, n NewConvers
 				return Conversion{}, nil, err
 			}
 		}
-		if err := tx.Put(bucketQuotes, []byte(q.ID), quotes.EncodeStored(q)); err != nil {
+		if err := tx.Put(bucketQuotes, []byte(q.ID), codec.EncodeQuote(q)); err != nil {
 			return Conversion{}, nil, err
 		}
 		rec := toConversionRecord(c)

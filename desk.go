@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/codec"
 	"github.com/tambalapay/tambala/internal/records"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/orders"
@@ -38,7 +39,7 @@ func init() {
 func allCorridors(tx store.Tx) ([]quotes.Corridor, error) {
 	var out []quotes.Corridor
 	err := tx.Scan(bucketCorridors, store.ScanOptions{}, func(_, v []byte) (bool, error) {
-		c, err := quotes.DecodeCorridor(v)
+		c, err := codec.DecodeCorridor(v)
 		out = append(out, c)
 		return err == nil, err
 	})
@@ -74,7 +75,7 @@ func (e *Engine) checkCorridor(c quotes.Corridor) error {
 }
 
 func putCorridor(tx store.Tx, c quotes.Corridor) error {
-	return tx.Put(bucketCorridors, []byte(c.Asset.Code), quotes.EncodeCorridor(c))
+	return tx.Put(bucketCorridors, []byte(c.Asset.Code), codec.EncodeCorridor(c))
 }
 
 // allCorridors is Operator.AllCorridors.
@@ -157,7 +158,7 @@ func (e *Engine) quoteOrder(ctx context.Context, p Principal, req quotes.Request
 		if err != nil {
 			return err
 		}
-		return tx.Put(bucketQuotes, []byte(q.ID), quotes.EncodeStored(q))
+		return tx.Put(bucketQuotes, []byte(q.ID), codec.EncodeQuote(q))
 	})
 	if err != nil {
 		return quotes.Quote{}, err
@@ -178,7 +179,7 @@ func loadQuote(tx store.Tx, org, id string) (quotes.Quote, error) {
 	if err != nil {
 		return quotes.Quote{}, err
 	}
-	q, err := quotes.DecodeStored(v)
+	q, err := codec.DecodeQuote(v)
 	if err == nil && q.Org != org {
 		return quotes.Quote{}, quotes.NotFound()
 	}
@@ -290,7 +291,7 @@ func (e *Engine) createOrder(ctx context.Context, p Principal, n NewOrder, idem 
 		if err := postOrder(tx, postings, now); err != nil {
 			return orders.Order{}, nil, err
 		}
-		if err := tx.Put(bucketQuotes, []byte(q.ID), quotes.EncodeStored(q)); err != nil {
+		if err := tx.Put(bucketQuotes, []byte(q.ID), codec.EncodeQuote(q)); err != nil {
 			return orders.Order{}, nil, err
 		}
 		if err := tx.Put(bucketOrderClientRefs, refKey, []byte(o.ID)); err != nil {
@@ -605,7 +606,7 @@ func (e *Engine) PruneQuotes(ctx context.Context, batch int) (int, error) {
 		n = 0
 		var old [][]byte
 		err := tx.Scan(bucketQuotes, store.ScanOptions{}, func(k, v []byte) (bool, error) {
-			q, err := quotes.DecodeStored(v)
+			q, err := codec.DecodeQuote(v)
 			if err != nil {
 				return false, err
 			}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/render"
 	"github.com/tambalapay/tambala/orders"
 	"github.com/tambalapay/tambala/quotes"
 )
@@ -51,7 +52,7 @@ func (h *Handler) corridors(w http.ResponseWriter, r *http.Request, p tambala.Pr
 		writeError(w, r, h.log, err)
 		return
 	}
-	writeRaw(w, http.StatusOK, quotes.RenderCorridors(cs))
+	writeRaw(w, http.StatusOK, render.Corridors(cs))
 }
 
 // serveQuote answers a quote route (POST /v2/orders/quotes, POST
@@ -64,7 +65,7 @@ func (h *Handler) serveQuote(quote func(*tambala.Client, context.Context, quotes
 			writeError(w, r, h.log, err)
 			return
 		}
-		req, err := quotes.DecodeRequest(body)
+		req, err := decodeQuoteRequest(body)
 		if err != nil {
 			writeError(w, r, h.log, err)
 			return
@@ -74,7 +75,7 @@ func (h *Handler) serveQuote(quote func(*tambala.Client, context.Context, quotes
 			writeError(w, r, h.log, err)
 			return
 		}
-		writeRaw(w, http.StatusCreated, quotes.Render(q))
+		writeRaw(w, http.StatusCreated, render.Quote(q))
 	}
 }
 
