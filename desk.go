@@ -229,7 +229,7 @@ func (n NewOrder) Fingerprint() Fingerprint {
 }
 
 var orderCodec = resourceCodec[orders.Order]{
-	decode:       func(_ string, stored []byte) (orders.Order, error) { return orders.Decode(stored) },
+	decode:       func(_ string, stored []byte) (orders.Order, error) { return codec.DecodeOrder(stored) },
 	decodeLegacy: func(string, []byte) (orders.Order, error) { return orders.Order{}, errcode.New(errcode.InternalError) },
 }
 
@@ -303,7 +303,7 @@ func (e *Engine) createOrder(ctx context.Context, p Principal, n NewOrder, idem 
 		if err := putOrder(tx, orders.Order{}, o); err != nil {
 			return orders.Order{}, nil, err
 		}
-		return o, orders.Encode(o), nil
+		return o, codec.EncodeOrder(o), nil
 	})
 	if err == nil && !created.Replayed {
 		e.reportOrder(created.Resource, true, "api")

@@ -76,12 +76,12 @@ type deskProofJSON struct {
 }
 
 func toDeskJSON(o orders.Order) deskOrderJSON {
-	d := deskOrderJSON{Org: o.Org, Order: orders.Render(o)}
+	d := deskOrderJSON{Org: o.Org, Order: render.Order(o)}
 	if o.Proof != nil {
 		d.Proof = &deskProofJSON{ID: o.Proof.ID, SHA256: o.Proof.SHA256, ContentType: o.Proof.ContentType, Size: o.Proof.Size}
 	}
 	if o.CoinsLeftAt != nil {
-		s := orders.FormatTime(*o.CoinsLeftAt)
+		s := render.Time(*o.CoinsLeftAt)
 		d.CoinsLeftAt = &s
 	}
 	return d

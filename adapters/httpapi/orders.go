@@ -21,7 +21,7 @@ func (h *Handler) orderRoutes() {
 	h.handleJSON("POST /v2/orders/quotes", tambala.APIv2, h.serveQuote((*tambala.Client).QuoteOrder))
 	h.handleJSON("POST /v2/orders", tambala.APIv2, serveCreate(h, createRoute[tambala.NewOrder, orders.Order]{
 		op: tambala.CreateOrder, decode: decodeNewOrder, create: (*tambala.Client).CreateOrder,
-		status: http.StatusCreated, render: orders.Render}))
+		status: http.StatusCreated, render: render.Order}))
 	h.handle("GET /v2/orders", tambala.APIv2, h.listOrders)
 	h.handle("GET /v2/orders/{id}", tambala.APIv2, h.getOrder)
 	h.handle("PUT /v2/orders/{id}/proofs/funding", tambala.APIv2, h.uploadProof)
@@ -165,7 +165,7 @@ func (h *Handler) getOrder(w http.ResponseWriter, r *http.Request, p tambala.Pri
 		writeError(w, r, h.log, err)
 		return
 	}
-	writeRaw(w, http.StatusOK, orders.Render(o))
+	writeRaw(w, http.StatusOK, render.Order(o))
 }
 
 func (h *Handler) listOrders(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
@@ -190,7 +190,7 @@ func (h *Handler) listOrders(w http.ResponseWriter, r *http.Request, p tambala.P
 func renderOrders(os []orders.Order) []json.RawMessage {
 	out := make([]json.RawMessage, len(os))
 	for i, o := range os {
-		out[i] = orders.Render(o)
+		out[i] = render.Order(o)
 	}
 	return out
 }
@@ -214,7 +214,7 @@ func (h *Handler) uploadProof(w http.ResponseWriter, r *http.Request, p tambala.
 		writeError(w, r, h.log, err)
 		return
 	}
-	writeRaw(w, http.StatusOK, orders.Render(o))
+	writeRaw(w, http.StatusOK, render.Order(o))
 }
 
 func (h *Handler) proofLink(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
@@ -225,7 +225,7 @@ func (h *Handler) proofLink(w http.ResponseWriter, r *http.Request, p tambala.Pr
 	}
 	writeJSON(w, http.StatusOK, map[string]string{
 		"url":        h.publicBase + "/files/proofs/" + link.Token,
-		"expires_at": orders.FormatTime(link.ExpiresAt),
+		"expires_at": render.Time(link.ExpiresAt),
 	})
 }
 
