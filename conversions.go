@@ -10,10 +10,12 @@ import (
 
 	"github.com/tambalapay/tambala/conversions"
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/codec"
 	"github.com/tambalapay/tambala/internal/due"
 	"github.com/tambalapay/tambala/internal/fingerprint"
 	"github.com/tambalapay/tambala/internal/loop"
 	"github.com/tambalapay/tambala/internal/records"
+	"github.com/tambalapay/tambala/internal/render"
 	"github.com/tambalapay/tambala/internal/work"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/quotes"
@@ -68,7 +70,7 @@ const (
 type ConversionFailure = conversions.Failure
 
 // Conversion is an organization's conversion of From into To at Rate
-// (package conversions); conversions.Render is its one rendering.
+// (package conversions); its one rendering is internal/render's.
 type Conversion = conversions.Conversion
 
 // ConversionPricer prices conversions: the rate (corridor currency per one
@@ -254,7 +256,7 @@ func (c corridorPricer) ConversionRate(ctx context.Context, pair quotes.Pair) (m
 		if err != nil {
 			return err
 		}
-		cor, err := quotes.DecodeCorridor(v)
+		cor, err := codec.DecodeCorridor(v)
 		if err != nil {
 			return err
 		}
@@ -321,7 +323,7 @@ func (e *Engine) quoteConversion(ctx context.Context, p Principal, req quotes.Re
 		if err != nil {
 			return err
 		}
-		return tx.Put(bucketQuotes, []byte(q.ID), quotes.EncodeStored(q))
+		return tx.Put(bucketQuotes, []byte(q.ID), codec.EncodeQuote(q))
 	})
 	if err != nil {
 		return quotes.Quote{}, err
@@ -383,7 +385,7 @@ func (e *Engine) createConversion(ctx context.Context, p Principal, n NewConvers
 				return Conversion{}, nil, err
 			}
 		}
-		if err := tx.Put(bucketQuotes, []byte(q.ID), quotes.EncodeStored(q)); err != nil {
+		if err := tx.Put(bucketQuotes, []byte(q.ID), codec.EncodeQuote(q)); err != nil {
 			return Conversion{}, nil, err
 		}
 		rec := toConversionRecord(c)
@@ -693,5 +695,5 @@ func (e *Engine) endConversion(tx store.Tx, r *conversionRecord, c Conversion, e
 	if err := moveConversionDue(tx, r, nil); err != nil {
 		return err
 	}
-	return e.emit(tx, c.Org, event, conversions.Render(c), jsonResource(eventConversion, toConversionRecord(c)))
+	return e.emit(tx, c.Org, event, render.Conversion(c), jsonResource(eventConversion, toConversionRecord(c)))
 }

@@ -15,8 +15,8 @@ import (
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/adapters/memstore"
 	"github.com/tambalapay/tambala/adapters/sandbox"
-	"github.com/tambalapay/tambala/conversions"
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/render"
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/quotes"
@@ -210,7 +210,7 @@ func TestConversion_Create(t *testing.T) {
 		again, err := c.e.Client(c.p).CreateConversion(c.ctx, tambala.NewConversion{QuoteID: q.ID}, key)
 		require.NoError(t, err)
 		assert.True(t, again.Replayed)
-		assert.Equal(t, string(conversions.Render(conv)), string(conversions.Render(again.Resource)))
+		assert.Equal(t, string(render.Conversion(conv)), string(render.Conversion(again.Resource)))
 		_, err = c.e.Client(c.p).CreateConversion(c.ctx, tambala.NewConversion{QuoteID: "other"}, key)
 		requireCode(t, errcode.Conflict, err)
 		_, err = c.e.Client(c.p).CreateConversion(c.ctx, tambala.NewConversion{QuoteID: q.ID}, tambala.Idempotency{})
@@ -251,7 +251,7 @@ func TestConversion_Create(t *testing.T) {
 		requireCode(t, errcode.NotFound, err)
 		got, err := c.e.Client(c.p).Conversion(c.ctx, conv.ID)
 		require.NoError(t, err)
-		assert.Equal(t, string(conversions.Render(conv)), string(conversions.Render(got)))
+		assert.Equal(t, string(render.Conversion(conv)), string(render.Conversion(got)))
 		c.check(t)
 	})
 }
@@ -296,7 +296,7 @@ func TestConversion_CompletedAndFailed(t *testing.T) {
 			if ev.Data["id"] == ok.ID || ev.Data["id"] == bad.ID {
 				types = append(types, ev.Type)
 				if ev.Data["id"] == ok.ID {
-					assert.JSONEq(t, string(conversions.Render(got)), string(ev.Raw))
+					assert.JSONEq(t, string(render.Conversion(got)), string(ev.Raw))
 				}
 			}
 		}
@@ -310,7 +310,7 @@ func TestConversion_CompletedAndFailed(t *testing.T) {
 		c.requireBal(t, money.MWK, "275050.00", "0.00")
 
 		var r map[string]any
-		require.NoError(t, json.Unmarshal(conversions.Render(failed), &r))
+		require.NoError(t, json.Unmarshal(render.Conversion(failed), &r))
 		assert.Equal(t, []string{"created_at", "failure", "from_amount", "from_asset", "id", "rate", "status", "to_amount", "to_asset"}, sortedKeys(r))
 	})
 }

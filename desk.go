@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/codec"
 	"github.com/tambalapay/tambala/internal/fingerprint"
 	"github.com/tambalapay/tambala/internal/records"
 	"github.com/tambalapay/tambala/money"
@@ -39,7 +40,7 @@ func init() {
 func allCorridors(tx store.Tx) ([]quotes.Corridor, error) {
 	var out []quotes.Corridor
 	err := tx.Scan(bucketCorridors, store.ScanOptions{}, func(_, v []byte) (bool, error) {
-		c, err := quotes.DecodeCorridor(v)
+		c, err := codec.DecodeCorridor(v)
 		out = append(out, c)
 		return err == nil, err
 	})
@@ -75,7 +76,7 @@ func (e *Engine) checkCorridor(c quotes.Corridor) error {
 }
 
 func putCorridor(tx store.Tx, c quotes.Corridor) error {
-	return tx.Put(bucketCorridors, []byte(c.Asset.Code), quotes.EncodeCorridor(c))
+	return tx.Put(bucketCorridors, []byte(c.Asset.Code), codec.EncodeCorridor(c))
 }
 
 // allCorridors is Operator.AllCorridors.
@@ -158,7 +159,7 @@ func (e *Engine) quoteOrder(ctx context.Context, p Principal, req quotes.Request
 		if err != nil {
 			return err
 		}
-		return tx.Put(bucketQuotes, []byte(q.ID), quotes.EncodeStored(q))
+		return tx.Put(bucketQuotes, []byte(q.ID), codec.EncodeQuote(q))
 	})
 	if err != nil {
 		return quotes.Quote{}, err
@@ -179,7 +180,7 @@ func loadQuote(tx store.Tx, org, id string) (quotes.Quote, error) {
 	if err != nil {
 		return quotes.Quote{}, err
 	}
-	q, err := quotes.DecodeStored(v)
+	q, err := codec.DecodeQuote(v)
 	if err == nil && q.Org != org {
 		return quotes.Quote{}, quotes.NotFound()
 	}
@@ -222,7 +223,7 @@ func (n NewOrder) Fingerprint() Fingerprint {
 }
 
 var orderCodec = resourceCodec[orders.Order]{
-	decode:       func(_ string, stored []byte) (orders.Order, error) { return orders.Decode(stored) },
+	decode:       func(_ string, stored []byte) (orders.Order, error) { return codec.DecodeOrder(stored) },
 	decodeLegacy: func(string, []byte) (orders.Order, error) { return orders.Order{}, errcode.New(errcode.InternalError) },
 }
 
@@ -284,7 +285,7 @@ func (e *Engine) createOrder(ctx context.Context, p Principal, n NewOrder, idem 
 		if err := postOrder(tx, postings, now); err != nil {
 			return orders.Order{}, nil, err
 		}
-		if err := tx.Put(bucketQuotes, []byte(q.ID), quotes.EncodeStored(q)); err != nil {
+		if err := tx.Put(bucketQuotes, []byte(q.ID), codec.EncodeQuote(q)); err != nil {
 			return orders.Order{}, nil, err
 		}
 		if err := tx.Put(bucketOrderClientRefs, refKey, []byte(o.ID)); err != nil {
@@ -296,7 +297,7 @@ func (e *Engine) createOrder(ctx context.Context, p Principal, n NewOrder, idem 
 		if err := putOrder(tx, orders.Order{}, o); err != nil {
 			return orders.Order{}, nil, err
 		}
-		return o, orders.Encode(o), nil
+		return o, codec.EncodeOrder(o), nil
 	})
 	if err == nil && !created.Replayed {
 		e.reportOrder(created.Resource, true, "api")
@@ -582,7 +583,7 @@ func (e *Engine) PruneQuotes(ctx context.Context, batch int) (int, error) {
 		n = 0
 		var old [][]byte
 		err := tx.Scan(bucketQuotes, store.ScanOptions{}, func(k, v []byte) (bool, error) {
-			q, err := quotes.DecodeStored(v)
+			q, err := codec.DecodeQuote(v)
 			if err != nil {
 				return false, err
 			}

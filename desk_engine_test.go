@@ -20,6 +20,7 @@ import (
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/adapters/memstore"
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/render"
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/orders"
@@ -337,7 +338,7 @@ func TestDeskToBankComplete(t *testing.T) {
 		evs := d.events(t, d.org.ID)
 		last := evs[len(evs)-1]
 		require.Equal(t, orders.EventCompleted, last.Type)
-		assert.JSONEq(t, string(orders.Render(o)), string(last.Raw))
+		assert.JSONEq(t, string(render.Order(o)), string(last.Raw))
 		assert.Equal(t, "completed", last.Data["status"])
 
 		// The caller reads what the desk sees.
@@ -581,7 +582,7 @@ func TestDeskFromBankFlow(t *testing.T) {
 		exp2, _ := o.ExpiresAt()
 		assert.Equal(t, exp, exp2, "expires_at never moves")
 		var rendered map[string]any
-		require.NoError(t, json.Unmarshal(orders.Render(o), &rendered))
+		require.NoError(t, json.Unmarshal(render.Order(o), &rendered))
 		assert.Equal(t, "The amount on the slip is 10,000.00.", rendered["proofs"].(map[string]any)["funding"].(map[string]any)["rejected_reason"])
 
 		o, err = d.upload(d.p, o.ID, "application/pdf", deskPDF2)

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/tambalapay/tambala/internal/codec"
 	"github.com/tambalapay/tambala/internal/due"
 	"github.com/tambalapay/tambala/internal/records"
 	"github.com/tambalapay/tambala/internal/work"
@@ -143,7 +144,7 @@ func rawResource(kind string, b []byte) eventResource {
 }
 
 func orderResource(o orders.Order) eventResource {
-	return eventResource{kind: eventOrder, record: func() ([]byte, error) { return orders.Encode(o), nil }}
+	return eventResource{kind: eventOrder, record: func() ([]byte, error) { return codec.EncodeOrder(o), nil }}
 }
 
 // eventRecord is an event waiting for the handler.
@@ -210,7 +211,7 @@ func (e *Engine) event(r eventRecord) (Event, error) {
 		if err := json.Unmarshal(r.Record, &b); err != nil {
 			return ev, err
 		}
-		o, err := orders.Decode(b)
+		o, err := codec.DecodeOrder(b)
 		ev.Order = &o
 		return ev, err
 	case eventConversion:

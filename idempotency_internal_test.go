@@ -13,6 +13,7 @@ import (
 	"github.com/tambalapay/tambala/adapters/memstore"
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/codec"
+	"github.com/tambalapay/tambala/internal/render"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/payouts"
 	"github.com/tambalapay/tambala/store"
@@ -32,18 +33,16 @@ func TestIdempotency_LegacyRecordsReplay(t *testing.T) {
 	body := []byte(legacyBody)
 	rendered := putLegacyRecord(t, s, org.ID, "old-key")
 
-	req, err := payouts.DecodeRequest(payouts.Momo, body)
-	require.NoError(t, err)
+	req := legacyRequest(100)
 	idem := Idempotency{Key: "old-key", Fingerprint: BodyFingerprint(body)}
 	got, err := e.createPayout(ctx, p, req, idem)
 	require.NoError(t, err)
 	assert.True(t, got.Replayed)
-	assert.Equal(t, string(rendered), string(payouts.Render(got.Resource)), "byte for byte as first answered")
+	assert.Equal(t, string(rendered), string(render.Payout(got.Resource)), "byte for byte as first answered")
 	assert.Equal(t, org.ID, got.Resource.Org)
 
 	other := []byte(`{"amount_mwk":"101.00","institution_id":101,"mobile_number":"111100000112","beneficiary_name":"W"}`)
-	req2, err := payouts.DecodeRequest(payouts.Momo, other)
-	require.NoError(t, err)
+	req2 := legacyRequest(101)
 	_, err = e.createPayout(ctx, p, req2, Idempotency{Key: "old-key", Fingerprint: BodyFingerprint(other)})
 	assert.Equal(t, errcode.Conflict, errcode.Of(err))
 	// A body that no longer decodes, under a key decided for another body.
@@ -51,8 +50,8 @@ func TestIdempotency_LegacyRecordsReplay(t *testing.T) {
 	assert.Equal(t, errcode.Conflict, errcode.Of(err))
 	// The key decided on the momo rail names that create on every
 	// endpoint: the bank rail is conflict too.
-	bank, err := payouts.DecodeRequest(payouts.Bank, []byte(`{"amount_mwk":"100.00","institution_id":1,"account_number":"3333888800","beneficiary_name":"W"}`))
-	require.NoError(t, err)
+	bank := payouts.Request{Rail: payouts.Bank, Amount: money.FromInt(money.MWK, 100),
+		Destination: payouts.Destination{InstitutionID: 1, AccountNumber: "3333888800", BeneficiaryName: "W"}}
 	_, err = e.createPayout(ctx, p, bank, Idempotency{Key: "old-key"})
 	assert.Equal(t, errcode.Conflict, errcode.Of(err))
 	// Nothing was held for the replays and refusals.
@@ -82,6 +81,13 @@ func legacySetup(t *testing.T, s store.Store, now *time.Time) (*Engine, Principa
 
 const legacyBody = `{"amount_mwk":"100.00","institution_id":101,"mobile_number":"111100000112","beneficiary_name":"W"}`
 
+// legacyRequest is the Request of legacyBody, for amount MWK (100 is
+// legacyBody's).
+func legacyRequest(amount int64) payouts.Request {
+	return payouts.Request{Rail: payouts.Momo, Amount: money.FromInt(money.MWK, amount),
+		Destination: payouts.Destination{InstitutionID: 101, MobileNumber: "111100000112", BeneficiaryName: "W"}}
+}
+
 // putLegacyRecord stores, as a version before operation names did, the
 // outcome of a momo payout created with legacyBody under key, and returns
 // the response it stored.
@@ -92,7 +98,7 @@ func putLegacyRecord(t *testing.T, s store.Store, org, key string) []byte {
 	old := payouts.Payout{ID: "0190a000-0000-7000-8000-000000000001", Rail: payouts.Momo, Amount: money.FromInt(money.MWK, 100),
 		Fee: &fee, Status: payouts.Succeeded, CreatedAt: at, TerminalAt: &at,
 		Destination: payouts.Destination{InstitutionID: 101, MobileNumber: "111100000112", BeneficiaryName: "W"}}
-	rendered := payouts.Render(old)
+	rendered := render.Payout(old)
 	v1 := (&codec.IdemRecord{Status: 202, Body: rendered, CreatedAt: at}).EncodeV1(sha256.Sum256([]byte(legacyBody)))
 	require.NoError(t, s.Update(context.Background(), func(tx store.Tx) error {
 		return tx.Put(bucketIdem, []byte(legacyIdemScope(org, "POST\x00/v1/payouts/momo", key)), v1)
@@ -106,8 +112,7 @@ func putLegacyRecord(t *testing.T, s store.Store, org, key string) []byte {
 // whose first create found no outcome at all.
 func TestIdempotency_LegacyLookupsEnd(t *testing.T) {
 	ctx := context.Background()
-	req, err := payouts.DecodeRequest(payouts.Momo, []byte(legacyBody))
-	require.NoError(t, err)
+	req := legacyRequest(100)
 	idem := Idempotency{Key: "old-key", Fingerprint: BodyFingerprint([]byte(legacyBody))}
 	since := func(t *testing.T, s store.Store) string {
 		var v []byte
@@ -212,8 +217,7 @@ func asOperationScoped(t *testing.T, s store.Store, org string, op Operation, ke
 // decision at the upgrade, they are not read.
 func TestIdempotency_OperationScopedRecordsAfterUpgrade(t *testing.T) {
 	ctx := context.Background()
-	momo, err := payouts.DecodeRequest(payouts.Momo, []byte(legacyBody))
-	require.NoError(t, err)
+	momo := legacyRequest(100)
 	idem := Idempotency{Key: "b-6", Fingerprint: BodyFingerprint([]byte(legacyBody))}
 	bank := payouts.Request{Rail: payouts.Bank, Amount: money.FromInt(money.MWK, 100),
 		Destination: payouts.Destination{InstitutionID: 1, AccountNumber: "3333888800", BeneficiaryName: "W"}}

@@ -11,8 +11,10 @@ import (
 	"time"
 
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/codec"
 	"github.com/tambalapay/tambala/internal/due"
 	"github.com/tambalapay/tambala/internal/records"
+	"github.com/tambalapay/tambala/internal/render"
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/orders"
@@ -40,7 +42,7 @@ func loadOrder(tx store.Tx, id string) (orders.Order, error) {
 	if err != nil {
 		return orders.Order{}, err
 	}
-	return orders.Decode(v)
+	return codec.DecodeOrder(v)
 }
 
 // loadOwnOrder is loadOrder for org's own orders: another organization's
@@ -79,7 +81,7 @@ func putOrder(tx store.Tx, prev, o orders.Order) error {
 			return err
 		}
 	}
-	return tx.Put(bucketOrders, []byte(o.ID), orders.Encode(o))
+	return tx.Put(bucketOrders, []byte(o.ID), codec.EncodeOrder(o))
 }
 
 // bucketOrderExpiryAt keeps, per order, the time it is listed at in the
@@ -178,7 +180,7 @@ func (e *Engine) applyOrder(tx store.Tx, id string, org string, cmd orders.Comma
 		return o, false, err
 	}
 	for _, ev := range fx.Events {
-		if err := e.emit(tx, o.Org, ev.Type, ev.Data, orderResource(o)); err != nil {
+		if err := e.emit(tx, o.Org, ev.Type, render.Order(o), orderResource(o)); err != nil {
 			return o, false, err
 		}
 	}

@@ -83,7 +83,7 @@ type payoutRecord struct {
 	Fee         *string             `json:"fee"`
 	Status      payouts.Status      `json:"status"`
 	Destination payouts.Destination `json:"destination"`
-	Failure     *payouts.Failure    `json:"failure"`
+	Failure     *codec.Failure      `json:"failure"`
 	CreatedAt   time.Time           `json:"created_at"`
 	UpdatedAt   time.Time           `json:"updated_at"`
 	TerminalAt  *time.Time          `json:"terminal_at"`
@@ -111,7 +111,7 @@ type resolutionRecord struct {
 
 func toPayoutRecord(p payouts.Payout) payoutRecord {
 	r := payoutRecord{ID: p.ID, Org: p.Org, Rail: p.Rail, Amount: p.Amount.String(), HeldFee: p.HeldFee.String(),
-		Status: p.Status, Destination: p.Destination, Failure: p.Failure, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt, TerminalAt: p.TerminalAt}
+		Status: p.Status, Destination: p.Destination, Failure: codec.StorePayoutFailure(p.Failure), CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt, TerminalAt: p.TerminalAt}
 	if p.Fee != nil {
 		s := p.Fee.String()
 		r.Fee = &s
@@ -133,7 +133,7 @@ func (r payoutRecord) payout() (payouts.Payout, error) {
 		return payouts.Payout{}, err
 	}
 	p := payouts.Payout{ID: r.ID, Org: r.Org, Rail: r.Rail, Amount: amt, HeldFee: held, Status: r.Status,
-		Destination: r.Destination, Failure: r.Failure, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, TerminalAt: r.TerminalAt}
+		Destination: r.Destination, Failure: r.Failure.PayoutFailure(), CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, TerminalAt: r.TerminalAt}
 	if r.Fee != nil {
 		f, err := money.Parse(asset, *r.Fee)
 		if err != nil {
@@ -166,7 +166,7 @@ var payoutCodec = resourceCodec[payouts.Payout]{
 		return rec.payout()
 	},
 	decodeLegacy: func(org string, body []byte) (payouts.Payout, error) {
-		p, err := payouts.DecodeRendered(body)
+		p, err := codec.PayoutFromRendering(body)
 		p.Org = org
 		return p, err
 	},
@@ -524,13 +524,16 @@ func (e *Engine) quoteFee(ctx context.Context, p Principal, dir payouts.Directio
 }
 
 type institutionsRecord struct {
-	Institutions []payouts.Institution `json:"institutions"`
-	Networks     map[int]string        `json:"networks"`
+	Institutions []codec.Institution `json:"institutions"`
+	Networks     map[int]string      `json:"networks"`
 	// AccountDigits are the banks' account number bounds [min, max] as
 	// synced (zero for a default); absent in records written before them,
 	// which read as the defaults.
 	AccountDigits map[int][2]int `json:"account_digits,omitempty"`
 	SyncedAt      time.Time      `json:"synced_at"`
+
+	// list is Institutions with their networks and bounds, once decoded.
+	list []payouts.Institution
 }
 
 // syncInstitutions is Operator.SyncInstitutions.
@@ -538,7 +541,7 @@ func (e *Engine) syncInstitutions(ctx context.Context, list []payouts.Institutio
 	if err := payouts.CheckInstitutions(list); err != nil {
 		return err
 	}
-	rec := institutionsRecord{Institutions: list, Networks: map[int]string{}, AccountDigits: map[int][2]int{}, SyncedAt: e.nowUTC()}
+	rec := institutionsRecord{Institutions: codec.StoreInstitutions(list), Networks: map[int]string{}, AccountDigits: map[int][2]int{}, SyncedAt: e.nowUTC()}
 	for _, in := range list {
 		switch in.Rail {
 		case payouts.Momo:
@@ -571,15 +574,16 @@ func (e *Engine) institutions(tx store.Tx) ([]payouts.Institution, time.Time, er
 		if err := json.Unmarshal(raw, &rec); err != nil {
 			return rec, err
 		}
-		for i := range rec.Institutions {
-			in := &rec.Institutions[i]
+		rec.list = codec.LoadInstitutions(rec.Institutions)
+		for i := range rec.list {
+			in := &rec.list[i]
 			in.Network = rec.Networks[in.ID]
 			d := rec.AccountDigits[in.ID]
 			in.AccountNumberMinDigits, in.AccountNumberMaxDigits = d[0], d[1]
 		}
 		return rec, nil
 	})
-	return rec.Institutions, rec.SyncedAt, err
+	return rec.list, rec.SyncedAt, err
 }
 
 // ReferenceDataReady reports whether payouts can be priced against

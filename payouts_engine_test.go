@@ -3,6 +3,7 @@ package tambala_test
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"sync"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"github.com/tambalapay/tambala/adapters/httpapi"
 	"github.com/tambalapay/tambala/adapters/memstore"
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/render"
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/payouts"
@@ -170,10 +172,12 @@ type bodyOutcome struct {
 // createFromBody creates a payout from a request body the way the HTTP
 // binding does: the fingerprint is the body's SHA-256, a body that does
 // not decode goes through RefuseCreate, and the payout is rendered with
-// the one renderer.
+// the one renderer. The binding's strict decoder is its own
+// (adapters/httpapi); here the body reads as a Go host would build the
+// Request (requestFromBody), and the engine's validation answers.
 func createFromBody(ctx context.Context, e *tambala.Engine, p tambala.Principal, rail payouts.Rail, key string, body []byte) (bodyOutcome, error) {
 	idem := tambala.Idempotency{Key: key, Fingerprint: bodyFingerprint(body)}
-	req, err := payouts.DecodeRequest(rail, body)
+	req, err := requestFromBody(rail, body)
 	if err != nil {
 		return bodyOutcome{}, e.Client(p).RefuseCreate(ctx, tambala.PayoutOperation(rail), idem, err)
 	}
@@ -181,7 +185,29 @@ func createFromBody(ctx context.Context, e *tambala.Engine, p tambala.Principal,
 	if err != nil {
 		return bodyOutcome{}, err
 	}
-	return bodyOutcome{Status: 202, Body: payouts.Render(c.Resource), Replayed: c.Replayed, Payout: c.Resource}, nil
+	return bodyOutcome{Status: 202, Body: render.Payout(c.Resource), Replayed: c.Replayed, Payout: c.Resource}, nil
+}
+
+// requestFromBody reads a create-payout body into a Request plainly:
+// amount_mwk through money.ParseJSON, the other fields as they stand. The
+// engine validates the values (payouts.Request.Validate).
+func requestFromBody(rail payouts.Rail, body []byte) (payouts.Request, error) {
+	var w struct {
+		AmountMWK       json.RawMessage `json:"amount_mwk"`
+		InstitutionID   int             `json:"institution_id"`
+		AccountNumber   string          `json:"account_number"`
+		MobileNumber    string          `json:"mobile_number"`
+		BeneficiaryName string          `json:"beneficiary_name"`
+	}
+	if err := json.Unmarshal(body, &w); err != nil {
+		return payouts.Request{}, errcode.Wrap(errcode.ValidationError, err)
+	}
+	amt, err := money.ParseJSON(money.MWK, w.AmountMWK)
+	if err != nil {
+		return payouts.Request{}, errcode.Wrap(errcode.ValidationError, err)
+	}
+	return payouts.Request{Rail: rail, Amount: amt, Destination: payouts.Destination{InstitutionID: w.InstitutionID,
+		AccountNumber: w.AccountNumber, MobileNumber: w.MobileNumber, BeneficiaryName: w.BeneficiaryName}}, nil
 }
 
 // payoutBytes renders a payout read as the HTTP binding does.
@@ -189,7 +215,7 @@ func payoutBytes(p payouts.Payout, err error) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return payouts.Render(p), nil
+	return render.Payout(p), nil
 }
 
 func mustParse(a money.Asset, s string) money.Amount {

@@ -10,6 +10,7 @@ import (
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/fingerprint"
 	"github.com/tambalapay/tambala/internal/records"
+	"github.com/tambalapay/tambala/internal/render"
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/payouts"
@@ -140,11 +141,11 @@ func (p PayoutV2) MarshalJSON() ([]byte, error) {
 		Fee          *money.Amount       `json:"fee"`
 		Status       payouts.Status      `json:"status"`
 		Destination  PayoutV2Destination `json:"destination"`
-		Failure      *payouts.Failure    `json:"failure"`
+		Failure      *render.Failure     `json:"failure"`
 		CreatedAt    string              `json:"created_at"`
 		TerminalAt   *string             `json:"terminal_at"`
 	}{p.ID, p.SourceAsset.Code, p.SourceAmount, p.Asset.Code, p.Amount, p.Rate, p.Fee, p.Status, p.Destination,
-		p.Failure, payouts.FormatTime(p.CreatedAt), term})
+		render.PayoutFailure(p.Failure), payouts.FormatTime(p.CreatedAt), term})
 }
 
 // payoutV2Record is the /v2 part of a payout record.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/render"
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/payouts"
@@ -339,7 +340,7 @@ func TestIdempotency_TypedDefaultFingerprint(t *testing.T) {
 		again, err := r.e.Client(r.p).CreatePayout(ctx, momoRequest("100.00"), tambala.Idempotency{Key: "k"})
 		require.NoError(t, err)
 		assert.True(t, again.Replayed)
-		assert.Equal(t, payouts.Render(first.Resource), payouts.Render(again.Resource))
+		assert.Equal(t, render.Payout(first.Resource), render.Payout(again.Resource))
 		assert.Equal(t, first.Resource.HeldFee.String(), again.Resource.HeldFee.String(), "the stored resource is whole")
 		_, err = r.e.Client(r.p).CreatePayout(ctx, momoRequest("100.01"), tambala.Idempotency{Key: "k"})
 		assert.Equal(t, errcode.Conflict, errcode.Of(err))

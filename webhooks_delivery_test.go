@@ -340,7 +340,7 @@ func TestWebhookSignatureAndEnvelope(t *testing.T) {
 	// data is GET /v1/payouts/{id}, byte for byte.
 	read, err := env.engine.Client(env.p).Payout(ctx, id)
 	require.NoError(t, err)
-	assert.Equal(t, string(payouts.Render(read)), string(ev.Data))
+	assert.Equal(t, string(render.Payout(read)), string(ev.Data))
 
 	// The operator's record: the bytes sent and the signature computed.
 	d := env.only(t)

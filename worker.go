@@ -11,6 +11,7 @@ import (
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/loop"
 	"github.com/tambalapay/tambala/internal/records"
+	"github.com/tambalapay/tambala/internal/render"
 	"github.com/tambalapay/tambala/internal/work"
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/money"
@@ -458,7 +459,7 @@ func (e *Engine) finishSuccess(tx store.Tx, rec *payoutRecord, p payouts.Payout,
 		}
 	}
 	*rec = withState(*rec, p)
-	if err := e.emit(tx, p.Org, webhooks.PayoutSucceeded, payouts.Render(p), jsonResource(eventPayout, toPayoutRecord(p))); err != nil {
+	if err := e.emit(tx, p.Org, webhooks.PayoutSucceeded, render.Payout(p), jsonResource(eventPayout, toPayoutRecord(p))); err != nil {
 		return err
 	}
 	return schedule(tx, rec, nil)
@@ -480,7 +481,7 @@ func (e *Engine) finishFailure(tx store.Tx, rec *payoutRecord, p payouts.Payout,
 		}
 		return schedule(tx, rec, nil)
 	}
-	if err := e.emit(tx, p.Org, webhooks.PayoutFailed, payouts.Render(p), jsonResource(eventPayout, toPayoutRecord(p))); err != nil {
+	if err := e.emit(tx, p.Org, webhooks.PayoutFailed, render.Payout(p), jsonResource(eventPayout, toPayoutRecord(p))); err != nil {
 		return err
 	}
 	return schedule(tx, rec, nil)
@@ -503,7 +504,7 @@ func (e *Engine) clawback(tx store.Tx, rec *payoutRecord, now time.Time) error {
 	if rec.V2 != nil {
 		return e.emitPayoutV2(tx, *rec, EventPayoutV2Reversed)
 	}
-	return e.emit(tx, p.Org, webhooks.PayoutReversed, payouts.Render(p), jsonResource(eventPayout, toPayoutRecord(p)))
+	return e.emit(tx, p.Org, webhooks.PayoutReversed, render.Payout(p), jsonResource(eventPayout, toPayoutRecord(p)))
 }
 
 // clawbackPayout is Operator.ClawbackPayout.

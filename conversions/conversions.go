@@ -1,7 +1,6 @@
 package conversions
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -117,30 +116,4 @@ func Fail(c Conversion, code string, now time.Time) (Conversion, []Posting, stri
 	}
 	c.Status, c.Failure, c.UpdatedAt = Failed, FailureFor(code), now
 	return c, []Posting{{Kind: ReleaseHold, EntryID: "conversion:" + c.ID + ":release", HoldID: HoldID(c.ID), Ref: c.ID}}, EventFailed, nil
-}
-
-// Render is the one rendering of a conversion, shared by its creation,
-// its reads and its events' data: {id, from_asset, to_asset, from_amount,
-// to_amount, rate, status, failure|null, created_at}.
-func Render(c Conversion) []byte {
-	type failure struct {
-		Code    string `json:"code"`
-		Message string `json:"message"`
-	}
-	var f *failure
-	if c.Failure != nil {
-		f = &failure{c.Failure.Code, c.Failure.Message}
-	}
-	b, _ := json.Marshal(struct {
-		ID         string       `json:"id"`
-		FromAsset  string       `json:"from_asset"`
-		ToAsset    string       `json:"to_asset"`
-		FromAmount money.Amount `json:"from_amount"`
-		ToAmount   money.Amount `json:"to_amount"`
-		Rate       money.Rate   `json:"rate"`
-		Status     Status       `json:"status"`
-		Failure    *failure     `json:"failure"`
-		CreatedAt  string       `json:"created_at"`
-	}{c.ID, c.From.Asset().Code, c.To.Asset().Code, c.From, c.To, c.Rate, c.Status, f, quotes.FormatTime(c.CreatedAt)})
-	return b
 }

@@ -167,11 +167,3 @@ func TestPostingsBalance(t *testing.T) {
 		}
 	})
 }
-
-func TestRender(t *testing.T) {
-	c, _ := conversions.New("c1", "org", quote(2_000_000, "1750.5"), t0)
-	assert.Equal(t, `{"id":"c1","from_asset":"USDT","to_asset":"MWK","from_amount":"2.000000","to_amount":"3501.00","rate":"1750.5","status":"processing","failure":null,"created_at":"2026-03-02T09:00:00.000Z"}`,
-		string(conversions.Render(c)))
-	c, _, _, _ = conversions.Fail(c, "provider_declined", t0)
-	assert.Contains(t, string(conversions.Render(c)), `"status":"failed","failure":{"code":"provider_declined","message":"The conversion provider declined the conversion."}`)
-}

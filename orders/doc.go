@@ -1,10 +1,10 @@
 // Package orders holds the pure rules of /v2 desk orders: the Order
 // record, the validation of client_ref, the beneficiary and the funding
 // instructions, the to-bank and from-bank state machines as one function
-// (Apply), the failure vocabulary with its fixed messages, the one
-// rendering of an order that its reads (the engine's Client.Order) and
-// every order event share (Render), and the storage encoding (Encode,
-// Decode).
+// (Apply) and the failure vocabulary with its fixed messages. An order's
+// one rendering, which its reads (the engine's Client.Order) and every
+// order event share, is internal/render's, and its storage encoding
+// internal/codec's.
 //
 // No I/O, no clock, no randomness, no context: callers pass ids, times and
 // random bytes in. The package does not import the ledger (a pure package

@@ -31,8 +31,8 @@ type Posting struct {
 	Ref     string       // the order id
 }
 
-// Order event types. The data of each is Render of
-// the order after the move.
+// Order event types. The data of each is the order's one rendering after
+// the move (the engine's, internal/render).
 const (
 	EventProcessing     = "order.processing"
 	EventCompleted      = "order.completed"
@@ -48,11 +48,11 @@ const (
 var EventTypes = []string{EventProcessing, EventCompleted, EventFailed, EventCancelled,
 	EventAwaitingFunds, EventFundsConfirmed, EventExpired, EventRefundReturned}
 
-// Event is one outbox row to write in the move's transaction: its type and
-// its data, the order's rendering (Render) after the move.
+// Event is one outbox row to write in the move's transaction: its type.
+// Its data is the order's one rendering after the move, which the engine
+// renders as it writes the row.
 type Event struct {
 	Type string
-	Data []byte
 }
 
 // RefundCollection is the /v2 collection record the engine writes when a

@@ -7,6 +7,7 @@ import (
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/orders"
+	"github.com/tambalapay/tambala/payouts"
 )
 
 func printPostings(ps []orders.Posting) {
@@ -98,7 +99,7 @@ func Example_fromBank() {
 		printPostings(eff.Postings)
 	}
 	exp, _ := o.ExpiresAt()
-	fmt.Println(o.Funding.Reference, orders.FormatTime(exp))
+	fmt.Println(o.Funding.Reference, payouts.FormatTime(exp))
 	// Output:
 	// instructions -> awaiting_funds
 	// proof upload -> proof_submitted

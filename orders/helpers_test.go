@@ -80,7 +80,7 @@ type tb interface {
 
 var timeRE = regexp.MustCompile(`^"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"$`)
 
-// checkRendered holds a rendering to the presence rules of Render.
+// checkRendered holds a rendering to the presence rules of render.Order.
 // instructed says whether the order ever got its funding instructions.
 func checkRendered(t tb, o orders.Order, b []byte) {
 	t.Helper()

@@ -192,7 +192,8 @@ func (t *transition) credit(step string) Posting {
 // the moved order and its Effects; on a repeat, the order unchanged and
 // Effects.Changed false; on error, an *errcode.Error (or an uncoded error
 // for a command the engine should never build), o unchanged and no
-// effects. The events' data is Render of the returned order.
+// effects. Each event's data is the returned order's one rendering, which
+// the engine renders as it writes the event.
 func Apply(o Order, cmd Command, now time.Time) (Order, Effects, error) {
 	if cmd == nil {
 		return o, Effects{}, errors.New("orders: nil command")
@@ -205,11 +206,8 @@ func Apply(o Order, cmd Command, now time.Time) (Order, Effects, error) {
 		return o, Effects{}, nil
 	}
 	eff := Effects{Changed: true, Postings: t.postings, Collection: t.collection}
-	if len(t.events) > 0 {
-		data := Render(t.o)
-		for _, typ := range t.events {
-			eff.Events = append(eff.Events, Event{Type: typ, Data: data})
-		}
+	for _, typ := range t.events {
+		eff.Events = append(eff.Events, Event{Type: typ})
 	}
 	return t.o, eff, nil
 }

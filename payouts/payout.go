@@ -9,6 +9,14 @@ import (
 	"github.com/tambalapay/tambala/money"
 )
 
+// TimeFormat is the wire's one timestamp format: UTC, millisecond
+// precision. The renderings (internal/render) and the engine's records
+// that keep a time as text use it.
+const TimeFormat = "2006-01-02T15:04:05.000Z"
+
+// FormatTime renders t in TimeFormat.
+func FormatTime(t time.Time) string { return t.UTC().Format(TimeFormat) }
+
 // Status is a payout's state.
 type Status string
 
@@ -77,8 +85,8 @@ func FailureFor(code string) Failure {
 
 // Failure is why a payout failed.
 type Failure struct {
-	Code    FailureCode `json:"code"`
-	Message string      `json:"message"`
+	Code    FailureCode
+	Message string
 }
 
 // Destination is the validated snapshot of where the money goes.

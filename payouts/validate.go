@@ -1,13 +1,11 @@
 package payouts
 
 import (
-	"encoding/json"
 	"regexp"
 	"strconv"
 
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/fingerprint"
-	"github.com/tambalapay/tambala/internal/strictjson"
 	"github.com/tambalapay/tambala/internal/textrule"
 	"github.com/tambalapay/tambala/money"
 )
@@ -32,18 +30,18 @@ const (
 
 // Institution is a payable bank or mobile-money operator.
 type Institution struct {
-	ID   int    `json:"institution_id"`
-	Name string `json:"name"`
-	Rail Rail   `json:"rail"`
+	ID   int
+	Name string
+	Rail Rail
 	// Network is the digit after 265 that the operator's numbers carry
 	// ("9" Airtel Money, "8" TNM Mpamba); momo only.
-	Network string `json:"-"`
+	Network string
 	// AccountNumberMinDigits and AccountNumberMaxDigits bound a bank's
 	// account numbers, which are digits only (CheckAccountNumber); zero
 	// means the default bound (DefaultAccountNumberMinDigits,
 	// DefaultAccountNumberMaxDigits). Bank only; not rendered.
-	AccountNumberMinDigits int `json:"-"`
-	AccountNumberMaxDigits int `json:"-"`
+	AccountNumberMinDigits int
+	AccountNumberMaxDigits int
 }
 
 // DefaultInstitutions is the sandbox's reference data. Each bank carries
@@ -133,66 +131,16 @@ func CheckInstitutions(list []Institution) error {
 }
 
 // Request asks for a payout of Amount on Rail to Destination. A transport
-// decodes one from a body (DecodeRequest); a Go host builds it.
+// decodes one from a body (with the checks CheckAmount,
+// CheckInstitutionID, CheckText and CheckRail, in its own order); a Go
+// host builds it.
 type Request struct {
 	Rail        Rail
 	Amount      money.Amount
 	Destination Destination
 }
 
-// wireRequest is the JSON body of both create endpoints.
-type wireRequest struct {
-	AmountMWK       json.RawMessage `json:"amount_mwk"`
-	InstitutionID   json.RawMessage `json:"institution_id"`
-	AccountNumber   *string         `json:"account_number"`
-	MobileNumber    *string         `json:"mobile_number"`
-	BeneficiaryName *string         `json:"beneficiary_name"`
-}
-
 var mobilePattern = regexp.MustCompile(`^265[89][0-9]{8}$`)
-
-// DecodeRequest reads a create-payout body for rail into a Request with the
-// strict decoding of every request body (exact field names, no duplicate
-// names, valid UTF-8, no control characters): one JSON object with amount_mwk (a JSON integer or a decimal string with at
-// most 2 places, positive, at most MaxAmount), institution_id (a JSON
-// integer) and the destination's text fields. It is what a transport uses;
-// the engine validates the Request it is given again (Validate), so a Go
-// host that builds a Request gets the same rules.
-func DecodeRequest(rail Rail, body []byte) (Request, error) {
-	var w wireRequest
-	if err := strictjson.Unmarshal(body, &w); err != nil {
-		return Request{}, err
-	}
-	amt, err := ParseAmount(w.AmountMWK)
-	if err != nil {
-		return Request{}, err
-	}
-	if len(w.InstitutionID) == 0 || string(w.InstitutionID) == "null" {
-		return Request{}, missing("institution_id")
-	}
-	var inst int
-	if err := json.Unmarshal(w.InstitutionID, &inst); err != nil || inst <= 0 {
-		return Request{}, errcode.Newf(errcode.ValidationError, "institution_id must be a positive JSON integer.")
-	}
-	r := Request{Rail: rail, Amount: amt, Destination: Destination{InstitutionID: inst}}
-	if r.Destination.BeneficiaryName, err = text("beneficiary_name", w.BeneficiaryName); err != nil {
-		return Request{}, err
-	}
-	switch rail {
-	case Bank:
-		if r.Destination.AccountNumber, err = text("account_number", w.AccountNumber); err != nil {
-			return Request{}, err
-		}
-	case Momo:
-		if w.MobileNumber == nil || *w.MobileNumber == "" {
-			return Request{}, missing("mobile_number")
-		}
-		r.Destination.MobileNumber = *w.MobileNumber
-	default:
-		return Request{}, errcode.Newf(errcode.ValidationError, "rail must be bank or momo.")
-	}
-	return r, nil
-}
 
 // Validate checks a Request against the rules of both create endpoints:
 // the rail, the amount (positive, at most MaxAmount, MWK at 2 places), a
@@ -204,17 +152,17 @@ func DecodeRequest(rail Rail, body []byte) (Request, error) {
 // Institution checks, the account number's format among them, need
 // reference data and happen in CheckInstitution.
 func (r Request) Validate(sandboxWallets map[string]bool) error {
-	if r.Rail != Bank && r.Rail != Momo {
-		return errcode.Newf(errcode.ValidationError, "rail must be bank or momo.")
+	if err := CheckRail(r.Rail); err != nil {
+		return err
 	}
 	if err := CheckAmount(r.Amount); err != nil {
 		return err
 	}
-	if r.Destination.InstitutionID <= 0 {
-		return errcode.Newf(errcode.ValidationError, "institution_id must be a positive JSON integer.")
+	if err := CheckInstitutionID(r.Destination.InstitutionID); err != nil {
+		return err
 	}
 	d := r.Destination
-	if _, err := text("beneficiary_name", &d.BeneficiaryName); err != nil {
+	if err := CheckText("beneficiary_name", d.BeneficiaryName); err != nil {
 		return err
 	}
 	switch r.Rail {
@@ -222,8 +170,7 @@ func (r Request) Validate(sandboxWallets map[string]bool) error {
 		if d.MobileNumber != "" {
 			return errcode.Newf(errcode.ValidationError, "A bank payout has no mobile_number.")
 		}
-		_, err := text("account_number", &d.AccountNumber)
-		return err
+		return CheckText("account_number", d.AccountNumber)
 	default:
 		if d.AccountNumber != "" {
 			return errcode.Newf(errcode.ValidationError, "A momo payout has no account_number.")
@@ -249,25 +196,10 @@ func (r Request) Fingerprint() [32]byte {
 		r.Destination.BeneficiaryName)
 }
 
-// ParseAmount is the one rule for amount_mwk in a request body: a JSON
-// integer or a decimal string with at most 2 places, greater than zero and
-// at most MaxAmount; anything else is validation_error.
-func ParseAmount(raw json.RawMessage) (money.Amount, error) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return money.Amount{}, missing("amount_mwk")
-	}
-	amt, err := money.ParseJSON(money.MWK, raw)
-	if err != nil {
-		return money.Amount{}, fieldErr("amount_mwk", err)
-	}
-	if err := CheckAmount(amt); err != nil {
-		return money.Amount{}, err
-	}
-	return amt, nil
-}
-
 // CheckAmount is the range rule of amount_mwk: an MWK amount greater than
-// zero and at most MaxAmount.
+// zero and at most MaxAmount. A transport parses a body's amount_mwk (a
+// JSON integer or a decimal string with at most 2 places, money.ParseJSON)
+// and then checks it with CheckAmount.
 func CheckAmount(amt money.Amount) error {
 	if amt.Asset() != money.MWK {
 		return errcode.Newf(errcode.ValidationError, "amount_mwk must be an MWK amount.")
@@ -285,20 +217,32 @@ func missing(field string) error {
 	return errcode.Newf(errcode.ValidationError, "%s is required.", field)
 }
 
-func fieldErr(field string, err error) error {
-	return errcode.Newf(errcode.ValidationError, "%s: %s", field, errcode.Message(err))
+// CheckRail is the rule of a request's rail: bank or momo.
+func CheckRail(rail Rail) error {
+	if rail != Bank && rail != Momo {
+		return errcode.Newf(errcode.ValidationError, "rail must be bank or momo.")
+	}
+	return nil
 }
 
-// text is a destination's text field under the text rule of every field a
-// person reads (textrule.Check), at most MaxTextLength code points.
-func text(field string, v *string) (string, error) {
-	if v == nil || *v == "" {
-		return "", missing(field)
+// CheckInstitutionID is the rule of a request's institution_id: a
+// positive integer (a transport refuses a body's value that is not a JSON
+// integer with the same error, as it would a zero).
+func CheckInstitutionID(id int) error {
+	if id <= 0 {
+		return errcode.Newf(errcode.ValidationError, "institution_id must be a positive JSON integer.")
 	}
-	if err := textrule.Check(field, *v, MaxTextLength); err != nil {
-		return "", err
+	return nil
+}
+
+// CheckText is the rule of a destination's text field (beneficiary_name,
+// account_number): present (not empty), then the text rule of every field
+// a person reads (textrule.Check), at most MaxTextLength code points.
+func CheckText(field, v string) error {
+	if v == "" {
+		return missing(field)
 	}
-	return *v, nil
+	return textrule.Check(field, v, MaxTextLength)
 }
 
 // CheckInstitution checks the request's institution against reference data:

@@ -1,13 +1,11 @@
 package quotes
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/tambalapay/tambala/errcode"
-	"github.com/tambalapay/tambala/internal/strictjson"
 	"github.com/tambalapay/tambala/money"
 )
 
@@ -144,6 +142,14 @@ func sortByCode(cs []Corridor) {
 	slices.SortStableFunc(cs, func(a, b Corridor) int { return strings.Compare(a.Asset.Code, b.Asset.Code) })
 }
 
+// SortedByCode returns a copy of cs sorted by asset code, the order in
+// which every list of corridors is shown (Visible's).
+func SortedByCode(cs []Corridor) []Corridor {
+	out := slices.Clone(cs)
+	sortByCode(out)
+	return out
+}
+
 // DeskClosed reports whether the desk is closed for an organization whose
 // visible corridors are visible: every one has Open false, or there
 // are none. Desk orders and their quotes (Client.CreateOrder,
@@ -170,149 +176,6 @@ func CheckDeskOpen(visible []Corridor) error {
 		return errDeskClosed()
 	}
 	return nil
-}
-
-type renderedCorridor struct {
-	Asset       string       `json:"asset"`
-	RateOffRamp *money.Rate  `json:"rate_off_ramp"`
-	RateOnRamp  *money.Rate  `json:"rate_on_ramp"`
-	Min         money.Amount `json:"min"`
-	Open        bool         `json:"open"`
-}
-
-type renderedAdminCorridor struct {
-	Asset       string        `json:"asset"`
-	RateOffRamp *money.Rate   `json:"rate_off_ramp"`
-	RateOnRamp  *money.Rate   `json:"rate_on_ramp"`
-	Min         money.Amount  `json:"min"`
-	Max         *money.Amount `json:"max"`
-	Open        bool          `json:"open"`
-}
-
-// RenderCorridors is the JSON of an organization's corridors
-// (Client.Corridors):
-// {"corridors":[{"asset","rate_off_ramp","rate_on_ramp","min","open"}]},
-// sorted by code, rates trimmed strings or null, min at the asset's
-// decimals; max is never rendered. Pass the organization's visible
-// corridors (Visible).
-func RenderCorridors(visible []Corridor) []byte {
-	cs := slices.Clone(visible)
-	sortByCode(cs)
-	out := struct {
-		Corridors []renderedCorridor `json:"corridors"`
-	}{Corridors: make([]renderedCorridor, 0, len(cs))}
-	for _, c := range cs {
-		out.Corridors = append(out.Corridors, renderedCorridor{
-			Asset: c.Asset.Code, RateOffRamp: c.RateOffRamp, RateOnRamp: c.RateOnRamp, Min: c.Min, Open: c.Open,
-		})
-	}
-	return mustMarshal(out)
-}
-
-// RenderAdminCorridors is the operator's view (Operator.AllCorridors):
-// the organization's fields plus max (null when unset), sorted by code.
-func RenderAdminCorridors(all []Corridor) []byte {
-	cs := slices.Clone(all)
-	sortByCode(cs)
-	out := struct {
-		Corridors []renderedAdminCorridor `json:"corridors"`
-	}{Corridors: make([]renderedAdminCorridor, 0, len(cs))}
-	for _, c := range cs {
-		out.Corridors = append(out.Corridors, renderedAdminCorridor{
-			Asset: c.Asset.Code, RateOffRamp: c.RateOffRamp, RateOnRamp: c.RateOnRamp, Min: c.Min, Max: c.Max, Open: c.Open,
-		})
-	}
-	return mustMarshal(out)
-}
-
-func mustMarshal(v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic("quotes: rendering cannot fail: " + err.Error())
-	}
-	return b
-}
-
-// DecodeCorridorUpdate reads the JSON of an operator's corridor update for
-// asset (for Operator.SetCorridor), with the strict decoding of every
-// request body: {"rate_off_ramp": string|null, "rate_on_ramp": string|null,
-// "min": string, "open": bool, "max"?: string|null}. Both rates must be
-// present (null closes the direction); amounts and rates are JSON strings.
-// It checks the shape (validation_error); Validate checks the values
-// against the configuration.
-func DecodeCorridorUpdate(asset money.Asset, body []byte) (Corridor, error) {
-	var w struct {
-		RateOffRamp json.RawMessage `json:"rate_off_ramp"`
-		RateOnRamp  json.RawMessage `json:"rate_on_ramp"`
-		Min         json.RawMessage `json:"min"`
-		Max         json.RawMessage `json:"max"`
-		Open        *bool           `json:"open"`
-	}
-	if err := strictjson.Unmarshal(body, &w); err != nil {
-		return Corridor{}, err
-	}
-	c := Corridor{Asset: asset}
-	var err error
-	if c.RateOffRamp, err = decodeRate("rate_off_ramp", w.RateOffRamp); err != nil {
-		return Corridor{}, err
-	}
-	if c.RateOnRamp, err = decodeRate("rate_on_ramp", w.RateOnRamp); err != nil {
-		return Corridor{}, err
-	}
-	s, present, err := jsonString("min", w.Min)
-	if err != nil {
-		return Corridor{}, err
-	}
-	if !present {
-		return Corridor{}, missing("min")
-	}
-	if c.Min, err = money.Parse(asset, s); err != nil {
-		return Corridor{}, fieldErr("min", err)
-	}
-	if s, present, err = jsonString("max", w.Max); err != nil {
-		return Corridor{}, err
-	} else if present {
-		m, err := money.Parse(asset, s)
-		if err != nil {
-			return Corridor{}, fieldErr("max", err)
-		}
-		c.Max = &m
-	}
-	if w.Open == nil {
-		return Corridor{}, missing("open")
-	}
-	c.Open = *w.Open
-	return c, nil
-}
-
-func decodeRate(field string, raw json.RawMessage) (*money.Rate, error) {
-	if len(raw) == 0 {
-		return nil, errcode.Newf(errcode.ValidationError, "%s is required: a decimal string, or null to close the direction.", field)
-	}
-	s, present, err := jsonString(field, raw)
-	if err != nil || !present {
-		return nil, err
-	}
-	r, err := money.ParseRate(s)
-	if err != nil {
-		return nil, fieldErr(field, err)
-	}
-	return &r, nil
-}
-
-// jsonString reads a raw JSON value that must be a string; absent and null
-// are not present.
-func jsonString(field string, raw json.RawMessage) (s string, present bool, err error) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return "", false, nil
-	}
-	if raw[0] != '"' {
-		return "", false, errcode.Newf(errcode.ValidationError, "%s must be a JSON string (send \"100.50\", not 100.50).", field)
-	}
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return "", false, errcode.Newf(errcode.ValidationError, "%s must be a JSON string.", field)
-	}
-	return s, true, nil
 }
 
 func missing(field string) error {

@@ -1,7 +1,6 @@
 package quotes_test
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -171,73 +170,4 @@ func TestDeskClosed(t *testing.T) {
 			assert.NoError(t, err, tc.name)
 		}
 	}
-}
-
-func TestRenderCorridors(t *testing.T) {
-	m := mwkCorridor(t)
-	m.Max = ptr(amt(t, mwk, "5000000.00"))
-	z := quotes.Corridor{Asset: zmw, RateOnRamp: ptr(money.MustRate("25.250")), Min: money.Zero(zmw), Open: false}
-	assert.Equal(t,
-		`{"corridors":[{"asset":"MWK","rate_off_ramp":"1750.5","rate_on_ramp":"1800","min":"1000.00","open":true},`+
-			`{"asset":"ZMW","rate_off_ramp":null,"rate_on_ramp":"25.25","min":"0.00","open":false}]}`,
-		string(quotes.RenderCorridors([]quotes.Corridor{z, m})))
-	assert.Equal(t, `{"corridors":[]}`, string(quotes.RenderCorridors(nil)))
-	assert.Equal(t,
-		`{"corridors":[{"asset":"MWK","rate_off_ramp":"1750.5","rate_on_ramp":"1800","min":"1000.00","max":"5000000.00","open":true},`+
-			`{"asset":"ZMW","rate_off_ramp":null,"rate_on_ramp":"25.25","min":"0.00","max":null,"open":false}]}`,
-		string(quotes.RenderAdminCorridors([]quotes.Corridor{z, m})))
-}
-
-func TestDecodeCorridorUpdate(t *testing.T) {
-	tests := []struct {
-		body string
-		want string // the admin rendering of the result
-		msg  string
-	}{
-		{body: `{"rate_off_ramp":"1750.50","rate_on_ramp":"1800","min":"1000","open":true}`,
-			want: `{"asset":"MWK","rate_off_ramp":"1750.5","rate_on_ramp":"1800","min":"1000.00","max":null,"open":true}`},
-		{body: `{"rate_off_ramp":null,"rate_on_ramp":null,"min":"0","open":false,"max":"5000.5"}`,
-			want: `{"asset":"MWK","rate_off_ramp":null,"rate_on_ramp":null,"min":"0.00","max":"5000.50","open":false}`},
-		{body: `{"rate_off_ramp":"1","rate_on_ramp":"1","min":"1","open":true,"max":null}`,
-			want: `{"asset":"MWK","rate_off_ramp":"1","rate_on_ramp":"1","min":"1.00","max":null,"open":true}`},
-		{body: `{"rate_on_ramp":"1800","min":"1000","open":true}`, msg: "rate_off_ramp is required: a decimal string, or null to close the direction."},
-		{body: `{"rate_off_ramp":1750.5,"rate_on_ramp":"1800","min":"1000","open":true}`, msg: `rate_off_ramp must be a JSON string (send "100.50", not 100.50).`},
-		{body: `{"rate_off_ramp":"0","rate_on_ramp":"1800","min":"1000","open":true}`, msg: "rate_off_ramp: amount is not a decimal number"},
-		{body: `{"rate_off_ramp":"1.0000000000000000001","rate_on_ramp":"1800","min":"1000","open":true}`, msg: "rate_off_ramp: amount has more decimal places than the asset carries"},
-		{body: `{"rate_off_ramp":"1","rate_on_ramp":"1800","open":true}`, msg: "min is required."},
-		{body: `{"rate_off_ramp":"1","rate_on_ramp":"1800","min":"1000.001","open":true}`, msg: "min: MWK amount has more decimal places than the asset carries"},
-		{body: `{"rate_off_ramp":"1","rate_on_ramp":"1800","min":1000,"open":true}`, msg: `min must be a JSON string (send "100.50", not 100.50).`},
-		{body: `{"rate_off_ramp":"1","rate_on_ramp":"1800","min":"1000"}`, msg: "open is required."},
-		{body: `{"rate_off_ramp":"1","rate_on_ramp":"1800","min":"1000","open":"yes"}`},
-		{body: `{"rate_off_ramp":"1","rate_on_ramp":"1800","min":"1000","open":true,"max":"-1"}`, msg: "max: amount must not carry a sign"},
-		{body: `{"rate_off_ramp":"1","rate_off_ramp":"2","rate_on_ramp":"1800","min":"1000","open":true}`, msg: `Duplicate field "rate_off_ramp".`},
-		{body: `[]`},
-		{body: ``},
-	}
-	for _, tc := range tests {
-		c, err := quotes.DecodeCorridorUpdate(mwk, []byte(tc.body))
-		if tc.want != "" {
-			require.NoError(t, err, tc.body)
-			require.NoError(t, c.Validate(quotes.DefaultClasses()))
-			assert.Equal(t, `{"corridors":[`+tc.want+`]}`, string(quotes.RenderAdminCorridors([]quotes.Corridor{c})))
-			continue
-		}
-		requireCode(t, err, errcode.ValidationError)
-		if tc.msg != "" {
-			assert.Equal(t, tc.msg, errcode.Message(err), tc.body)
-		}
-	}
-}
-
-func ExampleRenderCorridors() {
-	off, on := money.MustRate("1750.50"), money.MustRate("1800")
-	mwk := quotes.Corridor{Asset: money.MWK, RateOffRamp: &off, RateOnRamp: &on, Min: money.FromInt(money.MWK, 1000), Open: true}
-	fmt.Println(mwk.Validate(quotes.DefaultClasses()))
-	fmt.Println(string(quotes.RenderCorridors([]quotes.Corridor{mwk})))
-	mwk.Open = false
-	fmt.Println(quotes.DeskClosed([]quotes.Corridor{mwk}))
-	// Output:
-	// <nil>
-	// {"corridors":[{"asset":"MWK","rate_off_ramp":"1750.5","rate_on_ramp":"1800","min":"1000.00","open":true}]}
-	// true
 }

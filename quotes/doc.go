@@ -1,9 +1,11 @@
 // Package quotes holds the pure rules of /v2 quotes, for desk orders and
 // conversions: asset classes and codes, corridors, pair classification,
 // the derivation and rounding of a quote's amounts, limits, and the quote
-// record itself (expiry, single use, its rendering and its stored form).
-// No I/O, no context, no clock, no randomness: callers pass the
-// organization's view, the corridor table, times and ids in.
+// record itself (expiry, single use). No I/O, no context, no clock, no
+// randomness: callers pass the organization's view, the corridor table,
+// times and ids in. A quote's and the corridors' renderings are
+// internal/render's, their stored forms internal/codec's, and a body's
+// decoding the transport's.
 //
 // # The rounding rule
 //
@@ -34,8 +36,8 @@
 // docs/decisions.md, "/v2 desk (orders, quotes, corridors)"); the package
 // does those that need no storage and no organization:
 //
-//  1. shape (validation_error): DecodeRequest for a body, Request.Check
-//     for any Request;
+//  1. shape (validation_error): Request.CheckShape (after the transport's
+//     JSON types for a body), Request.Check for any Request;
 //  2. asset codes (unsupported_asset): Request.Check (CheckCode);
 //  3. both assets in the organization's list (corridor_not_enabled): the
 //     engine;

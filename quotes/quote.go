@@ -1,13 +1,11 @@
 package quotes
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/tambalapay/tambala/errcode"
-	"github.com/tambalapay/tambala/internal/strictjson"
 	"github.com/tambalapay/tambala/money"
 )
 
@@ -20,8 +18,9 @@ const DefaultTTL = 60 * time.Second
 // pruned (Quote.Prunable).
 const Retention = 24 * time.Hour
 
-// TimeFormat renders every timestamp: UTC, millisecond precision. It is
-// payouts.TimeFormat (a test keeps them equal).
+// TimeFormat is the wire's timestamp format, UTC with millisecond
+// precision, in which Use's quote_expired message names the expiry. It is
+// payouts.TimeFormat (a test keeps them equal), the one renderings use.
 const TimeFormat = "2006-01-02T15:04:05.000Z"
 
 // FormatTime renders t in TimeFormat.
@@ -110,56 +109,18 @@ func (q Quote) Use(id string, kind Kind, now time.Time) (Quote, error) {
 
 // Request is what both quote calls take (the engine's Client.QuoteOrder
 // and Client.QuoteConversion): two asset codes and exactly one amount, as
-// decimal text. DecodeRequest reads one from a body; a Go host builds it.
+// decimal text. A transport decodes one from a body; a Go host builds it.
 type Request struct {
 	FromAsset, ToAsset   string
 	FromAmount, ToAmount money.Decimal // exactly one is set
 }
 
-// DecodeRequest reads a quote body with the strict decoding of every
-// request body and checks its shape (step 1 of the package's checks, all
-// validation_error): both asset codes non-empty strings, exactly one of
-// from_amount and to_amount (null counts as absent), as a JSON string in
-// the grammar of money.Parse (a JSON number is refused: send a string).
-// Codes, decimals and the sign are checked later (Request.Check, NewOrder).
-func DecodeRequest(body []byte) (Request, error) {
-	var w struct {
-		FromAsset  *string         `json:"from_asset"`
-		ToAsset    *string         `json:"to_asset"`
-		FromAmount json.RawMessage `json:"from_amount"`
-		ToAmount   json.RawMessage `json:"to_amount"`
-	}
-	if err := strictjson.Unmarshal(body, &w); err != nil {
-		return Request{}, err
-	}
-	var r Request
-	if w.FromAsset != nil {
-		r.FromAsset = *w.FromAsset
-	}
-	if w.ToAsset != nil {
-		r.ToAsset = *w.ToAsset
-	}
-	for _, a := range []struct {
-		field string
-		raw   json.RawMessage
-		dst   *money.Decimal
-	}{{"from_amount", w.FromAmount, &r.FromAmount}, {"to_amount", w.ToAmount, &r.ToAmount}} {
-		s, present, err := jsonString(a.field, a.raw)
-		if err != nil {
-			return Request{}, err
-		}
-		if present {
-			*a.dst = money.DecimalText(s)
-		}
-	}
-	if err := r.checkShape(); err != nil {
-		return Request{}, err
-	}
-	return r, nil
-}
-
-// checkShape is step 1 of the package's checks on a decoded request.
-func (r Request) checkShape() error {
+// CheckShape is step 1 of the package's checks (validation_error): both
+// asset codes non-empty, exactly one of FromAmount and ToAmount set, in
+// the grammar of money.Parse. Codes, decimals and the sign are checked
+// later (Check, NewOrder). A transport that decodes a body checks its
+// JSON types (an amount is a JSON string), then CheckShape.
+func (r Request) CheckShape() error {
 	if r.FromAsset == "" {
 		return missing("from_asset")
 	}
@@ -189,7 +150,7 @@ func (r Request) fixed() (field string, d money.Decimal) {
 // (validation_error), then both codes well-formed (unsupported_asset,
 // from_asset first).
 func (r Request) Check() error {
-	if err := r.checkShape(); err != nil {
+	if err := r.CheckShape(); err != nil {
 		return err
 	}
 	if err := CheckCode(r.FromAsset); err != nil {
@@ -346,25 +307,4 @@ func newQuote(kind Kind, dir Direction, from, to money.Amount, rate money.Rate, 
 		CreatedAt: created,
 		ExpiresAt: created.Add(in.TTL).Truncate(time.Millisecond),
 	}
-}
-
-type rendered struct {
-	QuoteID    string       `json:"quote_id"`
-	FromAsset  string       `json:"from_asset"`
-	ToAsset    string       `json:"to_asset"`
-	FromAmount money.Amount `json:"from_amount"`
-	ToAmount   money.Amount `json:"to_amount"`
-	Rate       money.Rate   `json:"rate"`
-	ExpiresAt  string       `json:"expires_at"`
-}
-
-// Render is the JSON of a quote, as both quote calls issue it:
-// {"quote_id","from_asset","to_asset","from_amount","to_amount","rate",
-// "expires_at"}, amounts at their asset's decimals, the rate trimmed,
-// expires_at in TimeFormat.
-func Render(q Quote) []byte {
-	return mustMarshal(rendered{
-		QuoteID: q.ID, FromAsset: q.From.Asset().Code, ToAsset: q.To.Asset().Code,
-		FromAmount: q.From, ToAmount: q.To, Rate: q.Rate, ExpiresAt: FormatTime(q.ExpiresAt),
-	})
 }

@@ -12,6 +12,8 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/codec"
+	"github.com/tambalapay/tambala/internal/render"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/payouts"
 	"github.com/tambalapay/tambala/quotes"
@@ -33,49 +35,6 @@ func TestTimeFormatIsPayouts(t *testing.T) {
 	assert.Equal(t, payouts.TimeFormat, quotes.TimeFormat)
 	tm := time.Date(2026, 3, 1, 14, 0, 0, 123456789, time.FixedZone("CAT", 2*3600))
 	assert.Equal(t, payouts.FormatTime(tm), quotes.FormatTime(tm))
-}
-
-func TestDecodeRequest(t *testing.T) {
-	tests := []struct {
-		body string
-		want quotes.Request
-		msg  string
-	}{
-		{body: `{"from_asset":"USDT","to_asset":"MWK","from_amount":"100"}`,
-			want: quotes.Request{FromAsset: "USDT", ToAsset: "MWK", FromAmount: money.DecimalText("100")}},
-		{body: `{"from_asset":"MWK","to_asset":"USDT","to_amount":"55.555556","from_amount":null}`,
-			want: quotes.Request{FromAsset: "MWK", ToAsset: "USDT", ToAmount: money.DecimalText("55.555556")}},
-		{body: `{"from_asset":"usdt","to_asset":"MWK","from_amount":"1.1234567"}`,
-			want: quotes.Request{FromAsset: "usdt", ToAsset: "MWK", FromAmount: money.DecimalText("1.1234567")}}, // codes and decimals are later checks
-		{body: `{"from_asset":"USDT","to_asset":"MWK","from_amount":100}`, msg: `from_amount must be a JSON string (send "100.50", not 100.50).`},
-		{body: `{"from_asset":"USDT","to_asset":"MWK","to_amount":1e3}`, msg: `to_amount must be a JSON string (send "100.50", not 100.50).`},
-		{body: `{"from_asset":"USDT","to_asset":"MWK"}`, msg: "Exactly one of from_amount and to_amount is required."},
-		{body: `{"from_asset":"USDT","to_asset":"MWK","from_amount":null,"to_amount":null}`, msg: "Exactly one of from_amount and to_amount is required."},
-		{body: `{"from_asset":"USDT","to_asset":"MWK","from_amount":"1","to_amount":"1"}`, msg: "Exactly one of from_amount and to_amount is required."},
-		{body: `{"to_asset":"MWK","from_amount":"1"}`, msg: "from_asset is required."},
-		{body: `{"from_asset":"","to_asset":"MWK","from_amount":"1"}`, msg: "from_asset is required."},
-		{body: `{"from_asset":"USDT","to_asset":"","from_amount":"1"}`, msg: "to_asset is required."},
-		{body: `{"from_asset":"USDT","to_asset":"MWK","from_amount":"abc"}`, msg: "from_amount: amount is not a decimal number"},
-		{body: `{"from_asset":"USDT","to_asset":"MWK","from_amount":"-1"}`, msg: "from_amount: amount must not carry a sign"},
-		{body: `{"from_asset":"USDT","to_asset":"MWK","from_amount":""}`, msg: "from_amount: amount is missing"},
-		{body: `{"from_asset":"USDT","to_asset":"MWK","from_amount":" 1"}`, msg: "from_amount: amount must not contain whitespace"},
-		{body: `{"from_asset":7,"to_asset":"MWK","from_amount":"1"}`},
-		{body: `{"from_asset":"USDT","to_asset":"MWK","from_amount":"1","from_amount":"2"}`, msg: `Duplicate field "from_amount".`},
-		{body: `not json`},
-		{body: ``},
-	}
-	for _, tc := range tests {
-		r, err := quotes.DecodeRequest([]byte(tc.body))
-		if tc.want.FromAsset != "" {
-			require.NoError(t, err, tc.body)
-			assert.Equal(t, tc.want, r, tc.body)
-			continue
-		}
-		requireCode(t, err, errcode.ValidationError)
-		if tc.msg != "" {
-			assert.Equal(t, tc.msg, errcode.Message(err), tc.body)
-		}
-	}
 }
 
 func TestRequestCheck(t *testing.T) {
@@ -333,23 +292,6 @@ func TestUse(t *testing.T) {
 	assert.Equal(t, errcode.InternalError, errcode.Of(err))
 }
 
-func TestRender(t *testing.T) {
-	q := sampleQuote(t)
-	q.ExpiresAt = time.Date(2026, 3, 1, 14, 1, 0, 123456789, time.FixedZone("CAT", 2*3600))
-	assert.Equal(t,
-		`{"quote_id":"01890a5d-ac96-774b-bcce-b302099a8057","from_asset":"USDT","to_asset":"MWK",`+
-			`"from_amount":"123.456789","to_amount":"216111.10","rate":"1750.5","expires_at":"2026-03-01T12:01:00.123Z"}`,
-		string(quotes.Render(q)))
-
-	q = quotes.Quote{ID: quoteID, Org: orgID, Kind: quotes.KindConversion, Direction: quotes.FromBank,
-		From: amt(t, mwk, "100000"), To: amt(t, usdt, "55.555556"), Rate: money.MustRate("1800.000"),
-		CreatedAt: t0, ExpiresAt: t0.Add(time.Minute)}
-	assert.Equal(t,
-		`{"quote_id":"01890a5d-ac96-774b-bcce-b302099a8057","from_asset":"MWK","to_asset":"USDT",`+
-			`"from_amount":"100000.00","to_amount":"55.555556","rate":"1800","expires_at":"2026-03-01T12:01:00.000Z"}`,
-		string(quotes.Render(q)))
-}
-
 // --- Storage.
 
 func genAmountOf(t *rapid.T, label string, asset money.Asset) money.Amount {
@@ -431,24 +373,24 @@ func sameQuote(t *rapid.T, want, got quotes.Quote) {
 func TestStoredRoundTrip(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		q := genQuote(t)
-		b := quotes.EncodeStored(q)
-		got, err := quotes.DecodeStored(b)
+		b := codec.EncodeQuote(q)
+		got, err := codec.DecodeQuote(b)
 		if err != nil {
 			t.Fatalf("DecodeStored: %v", err)
 		}
 		sameQuote(t, q, got)
-		if string(quotes.EncodeStored(got)) != string(b) {
+		if string(codec.EncodeQuote(got)) != string(b) {
 			t.Fatal("re-encoding differs")
 		}
-		if string(quotes.Render(got)) != string(quotes.Render(q)) {
+		if string(render.Quote(got)) != string(render.Quote(q)) {
 			t.Fatal("the rendering differs")
 		}
 		// Every strict prefix, and any trailing byte, is refused.
 		n := rapid.IntRange(0, len(b)-1).Draw(t, "cut")
-		if _, err := quotes.DecodeStored(b[:n]); err == nil {
+		if _, err := codec.DecodeQuote(b[:n]); err == nil {
 			t.Fatalf("a %d-byte prefix of %d decoded", n, len(b))
 		}
-		if _, err := quotes.DecodeStored(append(b, 0)); err == nil {
+		if _, err := codec.DecodeQuote(append(b, 0)); err == nil {
 			t.Fatal("a trailing byte decoded")
 		}
 	})
@@ -462,14 +404,14 @@ func TestStoredQuoteIssued(t *testing.T) {
 	used, err := q.Use(orderID, quotes.KindOrder, t0)
 	require.NoError(t, err)
 	for _, q := range []quotes.Quote{q, used} {
-		got, err := quotes.DecodeStored(quotes.EncodeStored(q))
+		got, err := codec.DecodeQuote(codec.EncodeQuote(q))
 		require.NoError(t, err)
 		assert.Equal(t, q, got)
 	}
 }
 
 func TestDecodeStoredRefuses(t *testing.T) {
-	b := quotes.EncodeStored(sampleQuote(t))
+	b := codec.EncodeQuote(sampleQuote(t))
 	for name, edit := range map[string]func([]byte) []byte{
 		"empty":       func([]byte) []byte { return nil },
 		"version":     func(b []byte) []byte { b[0] = 2; return b },
@@ -480,7 +422,7 @@ func TestDecodeStoredRefuses(t *testing.T) {
 		"asset code":  func(b []byte) []byte { return []byte(strings.Replace(string(b), "USDT", "usdt", 1)) },
 		"huge length": func(b []byte) []byte { return append([]byte{1, 0xff, 0xff, 0xff, 0xff, 0x0f}, b[1:]...) },
 	} {
-		_, err := quotes.DecodeStored(edit(append([]byte(nil), b...)))
+		_, err := codec.DecodeQuote(edit(append([]byte(nil), b...)))
 		assert.Error(t, err, name)
 	}
 }
@@ -506,12 +448,12 @@ func genCorridor(t *rapid.T) quotes.Corridor {
 func TestStoredCorridorRoundTrip(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		c := genCorridor(t)
-		b := quotes.EncodeCorridor(c)
-		got, err := quotes.DecodeCorridor(b)
+		b := codec.EncodeCorridor(c)
+		got, err := codec.DecodeCorridor(b)
 		if err != nil {
 			t.Fatalf("DecodeCorridor: %v", err)
 		}
-		if string(quotes.EncodeCorridor(got)) != string(b) {
+		if string(codec.EncodeCorridor(got)) != string(b) {
 			t.Fatal("re-encoding differs")
 		}
 		if got.Asset != c.Asset || got.Open != c.Open || !got.Min.Equal(c.Min) ||
@@ -520,14 +462,14 @@ func TestStoredCorridorRoundTrip(t *testing.T) {
 			(got.RateOnRamp == nil) != (c.RateOnRamp == nil) || c.RateOnRamp != nil && got.RateOnRamp.Decimal().String() != c.RateOnRamp.Decimal().String() {
 			t.Fatalf("want %+v, got %+v", c, got)
 		}
-		if string(quotes.RenderAdminCorridors([]quotes.Corridor{got})) != string(quotes.RenderAdminCorridors([]quotes.Corridor{c})) {
+		if string(render.AdminCorridors([]quotes.Corridor{got})) != string(render.AdminCorridors([]quotes.Corridor{c})) {
 			t.Fatal("the rendering differs")
 		}
 		n := rapid.IntRange(0, len(b)-1).Draw(t, "cut")
-		if _, err := quotes.DecodeCorridor(b[:n]); err == nil {
+		if _, err := codec.DecodeCorridor(b[:n]); err == nil {
 			t.Fatalf("a %d-byte prefix of %d decoded", n, len(b))
 		}
-		if _, err := quotes.DecodeCorridor(append(b, 0)); err == nil {
+		if _, err := codec.DecodeCorridor(append(b, 0)); err == nil {
 			t.Fatal("a trailing byte decoded")
 		}
 	})
@@ -537,14 +479,14 @@ func ExampleNewOrder() {
 	off, on := money.MustRate("1750.5"), money.MustRate("1800")
 	mwk := quotes.Corridor{Asset: money.MWK, RateOffRamp: &off, RateOnRamp: &on, Min: money.FromInt(money.MWK, 1000), Open: true}
 
-	r, _ := quotes.DecodeRequest([]byte(`{"from_asset":"USDT","to_asset":"MWK","from_amount":"123.456789"}`))
+	r := quotes.Request{FromAsset: "USDT", ToAsset: "MWK", FromAmount: money.DecimalText("123.456789")}
 	_ = r.Check() // steps 1 and 2; the engine then checks the organization's list
 	pair, _ := quotes.PairOf(money.USDT, money.MWK, quotes.DefaultClasses())
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	q, err := quotes.NewOrder(r, pair, []quotes.Corridor{mwk},
 		quotes.Issue{Org: "org-1", Now: now, TTL: quotes.DefaultTTL, ID: "01890a5d-ac96-774b-bcce-b302099a8057"})
 	fmt.Println(err)
-	fmt.Println(string(quotes.Render(q)))
+	fmt.Println(string(render.Quote(q)))
 
 	used, err := q.Use("order-1", quotes.KindOrder, q.ExpiresAt)
 	fmt.Println(used.UsedBy, err)
@@ -561,60 +503,4 @@ func ExampleNewOrder() {
 	// quote_used
 	// quote_expired
 	// not_found
-}
-
-// FuzzDecodeRequest holds the quote body to its contract: an accepted body
-// has both codes and exactly one amount in the decimal grammar, and the
-// rest of the package's checks answer it with a coded error or a quote,
-// never a panic or an uncoded error.
-func FuzzDecodeRequest(f *testing.F) {
-	for _, s := range []string{
-		`{"from_asset":"USDT","to_asset":"MWK","from_amount":"123.456789"}`,
-		`{"from_asset":"MWK","to_asset":"USDT","to_amount":"55.555556"}`,
-		`{"from_asset":"USDT","to_asset":"MWK","to_amount":"999.99"}`,
-		`{"from_asset":"usdt","to_asset":"MWK","from_amount":"1"}`,
-		`{"from_asset":"USDT","to_asset":"USDT","from_amount":"1"}`,
-		`{"from_asset":"USDT","to_asset":"MWK","from_amount":1}`,
-		`{"from_asset":"USDT","to_asset":"MWK","from_amount":"0.0000001"}`,
-		`{"from_asset":"USDT","to_asset":"MWK","from_amount":"1","to_amount":null}`,
-	} {
-		f.Add([]byte(s))
-	}
-	assets := money.DefaultAssets()
-	corridors := []quotes.Corridor{{Asset: money.MWK, RateOffRamp: ptr(money.MustRate("1750.5")), RateOnRamp: ptr(money.MustRate("1800")),
-		Min: money.FromInt(money.MWK, 1000), Max: ptr(money.FromInt(money.MWK, 5_000_000)), Open: true}}
-	f.Fuzz(func(t *testing.T, body []byte) {
-		r, err := quotes.DecodeRequest(body)
-		if err != nil {
-			requireCode(t, err, errcode.ValidationError)
-			return
-		}
-		require.NotEmpty(t, r.FromAsset)
-		require.NotEmpty(t, r.ToAsset)
-		require.True(t, r.FromAmount.IsSet() != r.ToAmount.IsSet())
-		if err := r.Check(); err != nil {
-			requireCode(t, err, errcode.UnsupportedAsset)
-			return
-		}
-		from, okFrom := assets.Lookup(r.FromAsset)
-		to, okTo := assets.Lookup(r.ToAsset)
-		if !okFrom || !okTo {
-			return // the engine's 403
-		}
-		pair, err := quotes.PairOf(from, to, quotes.DefaultClasses())
-		if err != nil {
-			requireCode(t, err, errcode.UnsupportedPair)
-			return
-		}
-		q, err := quotes.NewOrder(r, pair, corridors, issue(t0))
-		if err != nil {
-			if errcode.Of(err) == errcode.InternalError {
-				t.Fatalf("uncoded error: %v", err)
-			}
-			return
-		}
-		got, err := quotes.DecodeStored(quotes.EncodeStored(q))
-		require.NoError(t, err)
-		require.Equal(t, quotes.Render(q), quotes.Render(got))
-	})
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/render"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/payouts"
 )
@@ -467,13 +468,13 @@ func (a *Admin) payoutsInFlight(w http.ResponseWriter, r *http.Request) {
 	}
 	out := make([]inFlightJSON, len(list))
 	for i, p := range list {
-		out[i] = inFlightJSON{APIVersion: "v1", Payout: payouts.Render(p.Payout), Org: p.Payout.Org, Overdue: p.Overdue,
+		out[i] = inFlightJSON{APIVersion: "v1", Payout: render.Payout(p.Payout), Org: p.Payout.Org, Overdue: p.Overdue,
 			FailedCalls: p.FailedCalls, UnknownAnswers: p.UnknownAnswers}
 		if p.V2 != nil {
 			out[i].APIVersion, out[i].Payout = "v2", renderPayoutV2(*p.V2)
 		}
 		if p.NextAttemptAt != nil {
-			s := payouts.FormatTime(*p.NextAttemptAt)
+			s := render.Time(*p.NextAttemptAt)
 			out[i].NextAttemptAt = &s
 		}
 	}
@@ -508,7 +509,7 @@ func (a *Admin) resolvePayout(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	writeRaw(w, http.StatusOK, payouts.Render(p))
+	writeRaw(w, http.StatusOK, render.Payout(p))
 }
 
 // backup is GET /admin/backup: a consistent copy of the whole store, read

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/render"
 	"github.com/tambalapay/tambala/orders"
 	"github.com/tambalapay/tambala/quotes"
 )
@@ -28,7 +29,7 @@ func (a *Admin) listCorridors(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	writeRaw(w, http.StatusOK, quotes.RenderAdminCorridors(cs))
+	writeRaw(w, http.StatusOK, render.AdminCorridors(cs))
 }
 
 // setCorridor is PUT /admin/corridors/{asset} with
@@ -44,7 +45,7 @@ func (a *Admin) setCorridor(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	c, err := quotes.DecodeCorridorUpdate(asset, body)
+	c, err := decodeCorridorUpdate(asset, body)
 	if err != nil {
 		writeError(w, r, a.log, err)
 		return
@@ -53,7 +54,7 @@ func (a *Admin) setCorridor(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	writeRaw(w, http.StatusOK, quotes.RenderAdminCorridors([]quotes.Corridor{c}))
+	writeRaw(w, http.StatusOK, render.AdminCorridors([]quotes.Corridor{c}))
 }
 
 // deskOrderJSON is an order as the desk sees it: the organization's
@@ -75,12 +76,12 @@ type deskProofJSON struct {
 }
 
 func toDeskJSON(o orders.Order) deskOrderJSON {
-	d := deskOrderJSON{Org: o.Org, Order: orders.Render(o)}
+	d := deskOrderJSON{Org: o.Org, Order: render.Order(o)}
 	if o.Proof != nil {
 		d.Proof = &deskProofJSON{ID: o.Proof.ID, SHA256: o.Proof.SHA256, ContentType: o.Proof.ContentType, Size: o.Proof.Size}
 	}
 	if o.CoinsLeftAt != nil {
-		s := orders.FormatTime(*o.CoinsLeftAt)
+		s := render.Time(*o.CoinsLeftAt)
 		d.CoinsLeftAt = &s
 	}
 	return d

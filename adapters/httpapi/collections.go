@@ -6,6 +6,7 @@ import (
 
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/render"
 	"github.com/tambalapay/tambala/payouts"
 )
 
@@ -71,7 +72,7 @@ func (h *Handler) simulateCollection(w http.ResponseWriter, r *http.Request, p t
 		writeError(w, r, h.log, err)
 		return
 	}
-	amt, err := payouts.ParseAmount(in.AmountMWK)
+	amt, err := parseAmountMWK(in.AmountMWK)
 	if err != nil {
 		writeError(w, r, h.log, err)
 		return
@@ -112,5 +113,5 @@ func (h *Handler) operators(w http.ResponseWriter, r *http.Request, p tambala.Pr
 		writeError(w, r, h.log, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"operators": ops, "fetched_at": payouts.FormatTime(at)})
+	writeJSON(w, http.StatusOK, map[string]any{"operators": ops, "fetched_at": render.Time(at)})
 }

@@ -5,8 +5,8 @@ import (
 	"net/http"
 
 	"github.com/tambalapay/tambala"
-	"github.com/tambalapay/tambala/conversions"
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/render"
 )
 
 // The /v2 conversion routes.
@@ -14,7 +14,7 @@ func (h *Handler) conversionRoutes() {
 	h.handleJSON("POST /v2/conversions/quotes", tambala.APIv2, h.serveQuote((*tambala.Client).QuoteConversion))
 	h.handleJSON("POST /v2/conversions", tambala.APIv2, serveCreate(h, createRoute[tambala.NewConversion, tambala.Conversion]{
 		op: tambala.CreateConversion, decode: decodeNewConversion, create: (*tambala.Client).CreateConversion,
-		status: http.StatusCreated, render: conversions.Render}))
+		status: http.StatusCreated, render: render.Conversion}))
 	h.handle("GET /v2/conversions", tambala.APIv2, h.listConversions)
 	h.handle("GET /v2/conversions/{id}", tambala.APIv2, h.getConversion)
 }
@@ -39,7 +39,7 @@ func (h *Handler) getConversion(w http.ResponseWriter, r *http.Request, p tambal
 		writeError(w, r, h.log, err)
 		return
 	}
-	writeRaw(w, http.StatusOK, conversions.Render(c))
+	writeRaw(w, http.StatusOK, render.Conversion(c))
 }
 
 func (h *Handler) listConversions(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
@@ -60,7 +60,7 @@ func (h *Handler) listConversions(w http.ResponseWriter, r *http.Request, p tamb
 	}
 	items := make([]json.RawMessage, len(res.Items))
 	for i, c := range res.Items {
-		items[i] = conversions.Render(c)
+		items[i] = render.Conversion(c)
 	}
 	writeJSON(w, http.StatusOK, pageJSON("conversions", items, res.HasMore, res.NextBeforeID))
 }

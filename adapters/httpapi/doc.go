@@ -2,7 +2,12 @@
 // the reference (/v1, /v2, GET /openapi.json) and, on its own handler for its
 // own listener, the operator's admin API. It maps HTTP to engine calls and
 // engine errors to the {"error":{"code","message"}} envelope with the
-// statuses of errcode.Table; it never touches the store.
+// statuses of errcode.Table; it never touches the store. It decodes every
+// request body itself (decode_*.go: the strict decoding of
+// internal/strictjson, then the pure checks of the domain packages, such
+// as payouts.CheckAmount and quotes.Request.CheckShape) and answers reads
+// with the renderings of internal/render, the bytes the engine's events
+// carry.
 //
 // Each authenticated request runs, in order: authentication (401
 // unauthorized; 403 forbidden for a suspended organization or an address

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/render"
 	"github.com/tambalapay/tambala/orders"
 	"github.com/tambalapay/tambala/quotes"
 )
@@ -20,7 +21,7 @@ func (h *Handler) orderRoutes() {
 	h.handleJSON("POST /v2/orders/quotes", tambala.APIv2, h.serveQuote((*tambala.Client).QuoteOrder))
 	h.handleJSON("POST /v2/orders", tambala.APIv2, serveCreate(h, createRoute[tambala.NewOrder, orders.Order]{
 		op: tambala.CreateOrder, decode: decodeNewOrder, create: (*tambala.Client).CreateOrder,
-		status: http.StatusCreated, render: orders.Render}))
+		status: http.StatusCreated, render: render.Order}))
 	h.handle("GET /v2/orders", tambala.APIv2, h.listOrders)
 	h.handle("GET /v2/orders/{id}", tambala.APIv2, h.getOrder)
 	h.handle("PUT /v2/orders/{id}/proofs/funding", tambala.APIv2, h.uploadProof)
@@ -51,7 +52,7 @@ func (h *Handler) corridors(w http.ResponseWriter, r *http.Request, p tambala.Pr
 		writeError(w, r, h.log, err)
 		return
 	}
-	writeRaw(w, http.StatusOK, quotes.RenderCorridors(cs))
+	writeRaw(w, http.StatusOK, render.Corridors(cs))
 }
 
 // serveQuote answers a quote route (POST /v2/orders/quotes, POST
@@ -64,7 +65,7 @@ func (h *Handler) serveQuote(quote func(*tambala.Client, context.Context, quotes
 			writeError(w, r, h.log, err)
 			return
 		}
-		req, err := quotes.DecodeRequest(body)
+		req, err := decodeQuoteRequest(body)
 		if err != nil {
 			writeError(w, r, h.log, err)
 			return
@@ -74,7 +75,7 @@ func (h *Handler) serveQuote(quote func(*tambala.Client, context.Context, quotes
 			writeError(w, r, h.log, err)
 			return
 		}
-		writeRaw(w, http.StatusCreated, quotes.Render(q))
+		writeRaw(w, http.StatusCreated, render.Quote(q))
 	}
 }
 
@@ -164,7 +165,7 @@ func (h *Handler) getOrder(w http.ResponseWriter, r *http.Request, p tambala.Pri
 		writeError(w, r, h.log, err)
 		return
 	}
-	writeRaw(w, http.StatusOK, orders.Render(o))
+	writeRaw(w, http.StatusOK, render.Order(o))
 }
 
 func (h *Handler) listOrders(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
@@ -189,7 +190,7 @@ func (h *Handler) listOrders(w http.ResponseWriter, r *http.Request, p tambala.P
 func renderOrders(os []orders.Order) []json.RawMessage {
 	out := make([]json.RawMessage, len(os))
 	for i, o := range os {
-		out[i] = orders.Render(o)
+		out[i] = render.Order(o)
 	}
 	return out
 }
@@ -213,7 +214,7 @@ func (h *Handler) uploadProof(w http.ResponseWriter, r *http.Request, p tambala.
 		writeError(w, r, h.log, err)
 		return
 	}
-	writeRaw(w, http.StatusOK, orders.Render(o))
+	writeRaw(w, http.StatusOK, render.Order(o))
 }
 
 func (h *Handler) proofLink(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
@@ -224,7 +225,7 @@ func (h *Handler) proofLink(w http.ResponseWriter, r *http.Request, p tambala.Pr
 	}
 	writeJSON(w, http.StatusOK, map[string]string{
 		"url":        h.publicBase + "/files/proofs/" + link.Token,
-		"expires_at": orders.FormatTime(link.ExpiresAt),
+		"expires_at": render.Time(link.ExpiresAt),
 	})
 }
 

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/tambalapay/tambala"
+	"github.com/tambalapay/tambala/internal/render"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/payouts"
 )
@@ -21,8 +22,8 @@ func (h *Handler) payoutRoutes() {
 func (h *Handler) createPayout(rail payouts.Rail) authed {
 	return serveCreate(h, createRoute[payouts.Request, payouts.Payout]{
 		op:     tambala.PayoutOperation(rail),
-		decode: func(body []byte) (payouts.Request, error) { return payouts.DecodeRequest(rail, body) },
-		create: (*tambala.Client).CreatePayout, status: http.StatusAccepted, render: payouts.Render})
+		decode: func(body []byte) (payouts.Request, error) { return decodePayoutRequest(rail, body) },
+		create: (*tambala.Client).CreatePayout, status: http.StatusAccepted, render: render.Payout})
 }
 
 func (h *Handler) getPayout(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
@@ -31,7 +32,7 @@ func (h *Handler) getPayout(w http.ResponseWriter, r *http.Request, p tambala.Pr
 		writeError(w, r, h.log, err)
 		return
 	}
-	writeRaw(w, http.StatusOK, payouts.Render(po))
+	writeRaw(w, http.StatusOK, render.Payout(po))
 }
 
 // pageJSON is the list envelope: the items under name, has_more and
@@ -65,7 +66,7 @@ func (h *Handler) listPayouts(w http.ResponseWriter, r *http.Request, p tambala.
 	}
 	items := make([]json.RawMessage, len(res.Items))
 	for i, po := range res.Items {
-		items[i] = payouts.Render(po)
+		items[i] = render.Payout(po)
 	}
 	writeJSON(w, http.StatusOK, pageJSON("payouts", items, res.HasMore, res.NextBeforeID))
 }
@@ -76,10 +77,7 @@ func (h *Handler) institutions(w http.ResponseWriter, r *http.Request, p tambala
 		writeError(w, r, h.log, err)
 		return
 	}
-	if list == nil {
-		list = []payouts.Institution{}
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"institutions": list, "synced_at": payouts.FormatTime(at)})
+	writeRaw(w, http.StatusOK, render.Institutions(list, at))
 }
 
 func (h *Handler) feeQuote(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
@@ -97,7 +95,7 @@ func (h *Handler) feeQuote(w http.ResponseWriter, r *http.Request, p tambala.Pri
 		writeError(w, r, h.log, err)
 		return
 	}
-	amt, err := payouts.ParseAmount(in.AmountMWK)
+	amt, err := parseAmountMWK(in.AmountMWK)
 	if err != nil {
 		writeError(w, r, h.log, err)
 		return

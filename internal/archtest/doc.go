@@ -1,6 +1,9 @@
 // Package archtest holds the tests that keep the layering of
 // docs/architecture.md true: the pure domain packages do no I/O and know no
-// storage, logging or transport; the ledger knows storage only through the
+// storage, logging or transport, and render, decode and store no JSON (no
+// json struct tag, no encoding/json or internal/strictjson import: the
+// renderings are internal/render's, the stored forms internal/codec's, a
+// body's decoding the transport's); the ledger knows storage only through the
 // store port; the root package (the engine) imports no transport, logger or
 // adapter; and no exported method of the engine's faces (*Engine,
 // *Client, *Operator) takes or returns a request or response body or an

@@ -1,14 +1,42 @@
-// Package render holds the wire renderings that the engine's events and
-// the HTTP binding share, so that an event's data and the read it mirrors
-// are the same bytes. Payouts render in package payouts.
+// Package render holds the wire renderings of the engine's resources: the
+// one JSON of each, which the engine's events carry as data and the HTTP
+// binding answers reads with, so that an event's data and the read it
+// mirrors are the same bytes. The domain packages (payouts, orders,
+// quotes, conversions) hold rules only; their resources render here, one
+// file a resource: Payout (and the institutions), Order, Quote, Corridors
+// and AdminCorridors, Conversion, BalanceV1. Every timestamp renders
+// through Time.
 package render
 
 import (
 	"encoding/json"
+	"time"
 
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/money"
+	"github.com/tambalapay/tambala/payouts"
 )
+
+// Time renders t as every timestamp of the wire: UTC, millisecond
+// precision (payouts.FormatTime, which the engine's records use too).
+func Time(t time.Time) string { return payouts.FormatTime(t) }
+
+// Failure is the rendering of why a payout, an order or a conversion
+// failed: {"code","message"}.
+type Failure struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// mustMarshal marshals a rendering, which cannot fail: every value
+// rendered is made of strings, numbers, amounts and rates.
+func mustMarshal(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic("render: rendering cannot fail: " + err.Error())
+	}
+	return b
+}
 
 // BalanceV1 is the one rendering of a /v1 balance (the engine's
 // Client.BalanceV1), reused as the balance.low event's data.

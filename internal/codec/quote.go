@@ -1,4 +1,4 @@
-package quotes
+package codec
 
 import (
 	"encoding/binary"
@@ -9,9 +9,11 @@ import (
 
 	"github.com/tambalapay/tambala/internal/binrec"
 	"github.com/tambalapay/tambala/money"
+	"github.com/tambalapay/tambala/quotes"
 )
 
-// The stored forms are binary, in the style of the ledger's records:
+// The stored forms of a quote and a corridor (package quotes) are binary,
+// in the style of the ledger's records:
 //
 //	quote:    0x01 id org kind(1) direction(1) amount(from) amount(to)
 //	          rate time(created) time(expires) usedBy
@@ -34,26 +36,26 @@ const (
 	dirFromBankByte    = 2
 )
 
-// EncodeStored is the stored form of q; DecodeStored reads it back
+// EncodeQuote is the stored form of q; DecodeQuote reads it back
 // exactly: every field, the amounts with their assets and decimals, and
 // the rate with its exact decimal (times in UTC). q must be valid (a kind
-// and direction of this package).
-func EncodeStored(q Quote) []byte {
+// and direction of package quotes).
+func EncodeQuote(q quotes.Quote) []byte {
 	b := make([]byte, 0, 128)
 	b = append(b, storedV1)
 	b = appendString(b, q.ID)
 	b = appendString(b, q.Org)
 	var k, d byte
 	switch q.Kind {
-	case KindOrder:
+	case quotes.KindOrder:
 		k = kindOrderByte
-	case KindConversion:
+	case quotes.KindConversion:
 		k = kindConversionByte
 	}
 	switch q.Direction {
-	case ToBank:
+	case quotes.ToBank:
 		d = dirToBankByte
-	case FromBank:
+	case quotes.FromBank:
 		d = dirFromBankByte
 	}
 	b = append(b, k, d)
@@ -65,28 +67,28 @@ func EncodeStored(q Quote) []byte {
 	return appendString(b, q.UsedBy)
 }
 
-// DecodeStored reads a quote written by EncodeStored.
-func DecodeStored(b []byte) (Quote, error) {
+// DecodeQuote reads a quote written by EncodeQuote.
+func DecodeQuote(b []byte) (quotes.Quote, error) {
 	r := reader{binrec.Reader{B: b}}
 	if v := r.Byte(); r.Err == nil && v != storedV1 {
-		return Quote{}, fmt.Errorf("quotes: stored quote has version %d", v)
+		return quotes.Quote{}, fmt.Errorf("quotes: stored quote has version %d", v)
 	}
-	var q Quote
+	var q quotes.Quote
 	q.ID = r.string()
 	q.Org = r.string()
 	switch k := r.Byte(); k {
 	case kindOrderByte:
-		q.Kind = KindOrder
+		q.Kind = quotes.KindOrder
 	case kindConversionByte:
-		q.Kind = KindConversion
+		q.Kind = quotes.KindConversion
 	default:
 		r.FailWith(fmt.Errorf("kind %d", k))
 	}
 	switch d := r.Byte(); d {
 	case dirToBankByte:
-		q.Direction = ToBank
+		q.Direction = quotes.ToBank
 	case dirFromBankByte:
-		q.Direction = FromBank
+		q.Direction = quotes.FromBank
 	default:
 		r.FailWith(fmt.Errorf("direction %d", d))
 	}
@@ -97,82 +99,9 @@ func DecodeStored(b []byte) (Quote, error) {
 	q.ExpiresAt = r.time()
 	q.UsedBy = r.string()
 	if err := r.done(); err != nil {
-		return Quote{}, fmt.Errorf("quotes: bad stored quote: %w", err)
+		return quotes.Quote{}, fmt.Errorf("quotes: bad stored quote: %w", err)
 	}
 	return q, nil
-}
-
-const (
-	flagOpen = 1 << iota
-	flagOffRamp
-	flagOnRamp
-	flagMax
-)
-
-// EncodeCorridor is the stored form of a corridor; DecodeCorridor reads it
-// back exactly.
-func EncodeCorridor(c Corridor) []byte {
-	b := make([]byte, 0, 64)
-	b = append(b, storedV1)
-	b = appendString(b, c.Asset.Code)
-	b = append(b, byte(c.Asset.Decimals))
-	var flags byte
-	if c.Open {
-		flags |= flagOpen
-	}
-	if c.RateOffRamp != nil {
-		flags |= flagOffRamp
-	}
-	if c.RateOnRamp != nil {
-		flags |= flagOnRamp
-	}
-	if c.Max != nil {
-		flags |= flagMax
-	}
-	b = append(b, flags)
-	if c.RateOffRamp != nil {
-		b = appendRate(b, *c.RateOffRamp)
-	}
-	if c.RateOnRamp != nil {
-		b = appendRate(b, *c.RateOnRamp)
-	}
-	b = appendUnits(b, c.Min)
-	if c.Max != nil {
-		b = appendUnits(b, *c.Max)
-	}
-	return b
-}
-
-// DecodeCorridor reads a corridor written by EncodeCorridor.
-func DecodeCorridor(b []byte) (Corridor, error) {
-	r := reader{binrec.Reader{B: b}}
-	if v := r.Byte(); r.Err == nil && v != storedV1 {
-		return Corridor{}, fmt.Errorf("quotes: stored corridor has version %d", v)
-	}
-	var c Corridor
-	c.Asset = r.asset()
-	flags := r.Byte()
-	if flags&^(flagOpen|flagOffRamp|flagOnRamp|flagMax) != 0 {
-		r.FailWith(fmt.Errorf("flags %#x", flags))
-	}
-	c.Open = flags&flagOpen != 0
-	if flags&flagOffRamp != 0 {
-		rate := r.rate()
-		c.RateOffRamp = &rate
-	}
-	if flags&flagOnRamp != 0 {
-		rate := r.rate()
-		c.RateOnRamp = &rate
-	}
-	c.Min = r.units(c.Asset)
-	if flags&flagMax != 0 {
-		m := r.units(c.Asset)
-		c.Max = &m
-	}
-	if err := r.done(); err != nil {
-		return Corridor{}, fmt.Errorf("quotes: bad stored corridor: %w", err)
-	}
-	return c, nil
 }
 
 func appendString(b []byte, s string) []byte {
