@@ -13,6 +13,7 @@ import (
 
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/render"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/payouts"
 )
@@ -416,14 +417,8 @@ func (a *Admin) setPause(w http.ResponseWriter, r *http.Request) {
 	a.reply(w, r, http.StatusOK, pauseJSON(s), err)
 }
 
-func pauseJSON(s tambala.PauseState) map[string]string {
-	name := func(m tambala.PauseMode) string {
-		if m == tambala.Live {
-			return "live"
-		}
-		return string(m)
-	}
-	return map[string]string{"v1": name(s.V1), "v2": name(s.V2)}
+func pauseJSON(s tambala.PauseState) json.RawMessage {
+	return render.Pause(string(s.V1), string(s.V2))
 }
 
 // inFlightJSON is a payout not terminal yet as the operator lists it: the
