@@ -611,8 +611,8 @@ func (e *Engine) listInstitutions(ctx context.Context, p Principal) ([]payouts.I
 
 // Rails holds the rail pause switches.
 type Rails struct {
-	BankDisabled bool `json:"bank_disabled"`
-	MomoDisabled bool `json:"momo_disabled"`
+	BankDisabled bool
+	MomoDisabled bool
 }
 
 func (e *Engine) checkRail(tx store.Tx, rail payouts.Rail) error {
@@ -620,10 +620,7 @@ func (e *Engine) checkRail(tx store.Tx, rail payouts.Rail) error {
 	raw, err := tx.Get(bucketSettings, []byte("rails"))
 	switch {
 	case err == nil:
-		if r, err = e.cachedRails.Decode(raw, func(raw []byte) (Rails, error) {
-			var r Rails
-			return r, json.Unmarshal(raw, &r)
-		}); err != nil {
+		if r, err = e.cachedRails.Decode(raw, decodeRails); err != nil {
 			return err
 		}
 	case !errors.Is(err, store.ErrNotFound):
@@ -639,10 +636,11 @@ func (e *Engine) checkRail(tx store.Tx, rail payouts.Rail) error {
 func (e *Engine) setRailDisabled(ctx context.Context, rail payouts.Rail, disabled bool) (Rails, error) {
 	var r Rails
 	err := e.store.Update(ctx, func(tx store.Tx) error {
-		r = Rails{}
-		if err := records.GetJSON(tx, bucketSettings, "rails", &r, nil); err != nil {
+		var rec codec.RailsRecord
+		if err := records.GetJSON(tx, bucketSettings, "rails", &rec, nil); err != nil {
 			return err
 		}
+		r = Rails(rec)
 		switch rail {
 		case payouts.Bank:
 			r.BankDisabled = disabled
@@ -651,7 +649,7 @@ func (e *Engine) setRailDisabled(ctx context.Context, rail payouts.Rail, disable
 		default:
 			return errcode.Newf(errcode.ValidationError, "rail must be bank or momo.")
 		}
-		return records.PutJSON(tx, bucketSettings, "rails", r)
+		return records.PutJSON(tx, bucketSettings, "rails", codec.RailsRecord(r))
 	})
 	return r, err
 }

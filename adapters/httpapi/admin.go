@@ -291,7 +291,7 @@ func (a *Admin) setRail(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rails, err := a.engine.Operator().SetRailDisabled(r.Context(), payouts.Rail(r.PathValue("rail")), in.Disabled)
-	a.reply(w, r, http.StatusOK, rails, err)
+	a.reply(w, r, http.StatusOK, json.RawMessage(render.Rails(rails.BankDisabled, rails.MomoDisabled)), err)
 }
 
 func (a *Admin) syncInstitutions(w http.ResponseWriter, r *http.Request) {
