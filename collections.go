@@ -121,7 +121,7 @@ func (e *Engine) recordCollection(ctx context.Context, orgID string, p *Principa
 			if o, err = e.admit(tx, *p, APIv1); err != nil {
 				return err
 			}
-		} else if err := records.GetJSON(tx, bucketOrgs, orgID, o, errNotFound); err != nil {
+		} else if err := loadOrg(tx, orgID, o, errNotFound); err != nil {
 			return err
 		}
 		if _, err := e.enabledAsset(o, money.MWK.Code, OpCollection); err != nil {

@@ -200,7 +200,7 @@ func (e *Engine) recordDeposit(ctx context.Context, orgID string, d Deposit) (Co
 	var c CollectionV2
 	err = e.store.Update(ctx, func(tx store.Tx) error {
 		org := &Organization{}
-		if err := records.GetJSON(tx, bucketOrgs, orgID, org, errNotFound); err != nil {
+		if err := loadOrg(tx, orgID, org, errNotFound); err != nil {
 			return err
 		}
 		key := string(records.IndexKey(n.ID, d.TxRef))
@@ -240,7 +240,7 @@ func (e *Engine) rotateDepositAddress(ctx context.Context, orgID, network string
 	}
 	var old string
 	err = e.store.View(ctx, func(tx store.Tx) error {
-		if err := records.GetJSON(tx, bucketOrgs, orgID, &Organization{}, errNotFound); err != nil {
+		if err := loadOrg(tx, orgID, &Organization{}, errNotFound); err != nil {
 			return err
 		}
 		v, err := tx.Get(bucketDepositAddresses, depositAddressKey(orgID, n.ID))
@@ -263,7 +263,7 @@ func (e *Engine) rotateDepositAddress(ctx context.Context, orgID, network string
 	out := DepositAddress{Network: n.ID, Address: addr, Assets: []string{}}
 	err = e.store.Update(ctx, func(tx store.Tx) error {
 		org := &Organization{}
-		if err := records.GetJSON(tx, bucketOrgs, orgID, org, errNotFound); err != nil {
+		if err := loadOrg(tx, orgID, org, errNotFound); err != nil {
 			return err
 		}
 		for _, a := range n.Assets {

@@ -41,7 +41,7 @@ func (e *Engine) createKey(ctx context.Context, orgID string) (full string, key 
 	}
 	err = e.store.Update(ctx, func(tx store.Tx) error {
 		var o Organization
-		if err := records.GetJSON(tx, bucketOrgs, orgID, &o, errNotFound); err != nil {
+		if err := loadOrg(tx, orgID, &o, errNotFound); err != nil {
 			return err
 		}
 		keys, err := orgKeys(tx, orgID)
@@ -112,7 +112,7 @@ func (e *Engine) keys(ctx context.Context, orgID string) ([]APIKey, error) {
 	var out []APIKey
 	err := e.store.View(ctx, func(tx store.Tx) error {
 		var o Organization
-		if err := records.GetJSON(tx, bucketOrgs, orgID, &o, errNotFound); err != nil {
+		if err := loadOrg(tx, orgID, &o, errNotFound); err != nil {
 			return err
 		}
 		var err error
@@ -174,7 +174,7 @@ func (e *Engine) Authenticate(ctx context.Context, key string) (Principal, error
 		if err != nil {
 			return err
 		}
-		rec, err := cache.Get(tx, bucketKeys, string(id), &e.cachedKeys, errUnauthorized)
+		rec, err := cache.Get(tx, bucketKeys, string(id), &e.cachedKeys, errUnauthorized, cache.DecodeJSON[keyRecord])
 		if err != nil {
 			return err
 		}
@@ -182,7 +182,7 @@ func (e *Engine) Authenticate(ctx context.Context, key string) (Principal, error
 		if err != nil || !apikeys.Equal(stored, h[:]) || !rec.Active() || rec.Environment != e.env {
 			return errUnauthorized
 		}
-		org, err := cache.Get(tx, bucketOrgs, rec.Org, &e.cachedOrgs, errUnauthorized)
+		org, err := e.cachedOrg(tx, rec.Org, errUnauthorized)
 		if err != nil {
 			return err
 		}

@@ -58,7 +58,7 @@ func (e *Engine) setWebhookEndpoint(ctx context.Context, orgID, rawURL string) (
 	ep := Endpoint{URL: rawURL, SecretID: e.newID(), CreatedAt: e.nowUTC()}
 	err = e.store.Update(ctx, func(tx store.Tx) error {
 		var o Organization
-		if err := records.GetJSON(tx, bucketOrgs, orgID, &o, errNotFound); err != nil {
+		if err := loadOrg(tx, orgID, &o, errNotFound); err != nil {
 			return err
 		}
 		if err := records.PutJSON(tx, bucketSecrets, ep.SecretID, secretRecord{Org: orgID, Secret: secret}); err != nil {

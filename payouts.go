@@ -64,9 +64,9 @@ func (e *Engine) sandboxWallets() map[string]bool {
 // PayoutLimits are an organization's business limits on /v1 payouts,
 // measured on the amount alone and kept in storage.
 type PayoutLimits struct {
-	MaxPerPayoutMWK string `json:"max_per_payout_mwk"` // amount_limit_exceeded above it
-	DailyVolumeMWK  string `json:"daily_volume_mwk"`   // rolling 24 hours; org_limit_exceeded
-	HourlyCount     int    `json:"hourly_count"`       // rolling hour; org_limit_exceeded
+	MaxPerPayoutMWK string // amount_limit_exceeded above it
+	DailyVolumeMWK  string // rolling 24 hours; org_limit_exceeded
+	HourlyCount     int    // rolling hour; org_limit_exceeded
 }
 
 // DefaultPayoutLimits apply to an organization with none set.

@@ -135,32 +135,33 @@ func (a *Admin) reply(w http.ResponseWriter, r *http.Request, status int, v any,
 
 func (a *Admin) listOrgs(w http.ResponseWriter, r *http.Request) {
 	orgs, err := a.engine.Operator().Organizations(r.Context())
-	if orgs == nil {
-		orgs = []tambala.Organization{}
+	out := make([]json.RawMessage, len(orgs))
+	for i, o := range orgs {
+		out[i] = renderOrg(o)
 	}
-	a.reply(w, r, http.StatusOK, map[string]any{"organizations": orgs}, err)
+	a.reply(w, r, http.StatusOK, map[string]any{"organizations": out}, err)
 }
 
 func (a *Admin) createOrg(w http.ResponseWriter, r *http.Request) {
 	var in struct {
-		Name            string                `json:"name"`
-		Assets          []tambala.AssetAccess `json:"assets"`
-		V2Access        tambala.V2Access      `json:"v2_access"`
-		BalanceFloorMWK string                `json:"balance_floor_mwk"`
+		Name            string            `json:"name"`
+		Assets          []assetAccessJSON `json:"assets"`
+		V2Access        tambala.V2Access  `json:"v2_access"`
+		BalanceFloorMWK string            `json:"balance_floor_mwk"`
 	}
 	if err := bind(r, &in); err != nil {
 		writeError(w, r, a.log, err)
 		return
 	}
 	o, err := a.engine.Operator().CreateOrganization(r.Context(), tambala.NewOrganization{
-		Name: in.Name, Assets: in.Assets, V2Access: in.V2Access, BalanceFloorMWK: in.BalanceFloorMWK,
+		Name: in.Name, Assets: assetAccesses(in.Assets), V2Access: in.V2Access, BalanceFloorMWK: in.BalanceFloorMWK,
 	})
-	a.reply(w, r, http.StatusCreated, o, err)
+	a.reply(w, r, http.StatusCreated, renderOrg(o), err)
 }
 
 func (a *Admin) getOrg(w http.ResponseWriter, r *http.Request) {
 	o, err := a.engine.Operator().Organization(r.Context(), r.PathValue("org"))
-	a.reply(w, r, http.StatusOK, o, err)
+	a.reply(w, r, http.StatusOK, renderOrg(o), err)
 }
 
 func (a *Admin) setStatus(w http.ResponseWriter, r *http.Request) {
@@ -172,7 +173,7 @@ func (a *Admin) setStatus(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	o, err := a.engine.Operator().SetOrganizationStatus(r.Context(), r.PathValue("org"), in.Status)
-	a.reply(w, r, http.StatusOK, o, err)
+	a.reply(w, r, http.StatusOK, renderOrg(o), err)
 }
 
 func (a *Admin) setV2Access(w http.ResponseWriter, r *http.Request) {
@@ -184,19 +185,19 @@ func (a *Admin) setV2Access(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	o, err := a.engine.Operator().SetV2Access(r.Context(), r.PathValue("org"), in.V2Access)
-	a.reply(w, r, http.StatusOK, o, err)
+	a.reply(w, r, http.StatusOK, renderOrg(o), err)
 }
 
 func (a *Admin) setAssets(w http.ResponseWriter, r *http.Request) {
 	var in struct {
-		Assets []tambala.AssetAccess `json:"assets"`
+		Assets []assetAccessJSON `json:"assets"`
 	}
 	if err := bind(r, &in); err != nil {
 		writeError(w, r, a.log, err)
 		return
 	}
-	o, err := a.engine.Operator().SetAssets(r.Context(), r.PathValue("org"), in.Assets)
-	a.reply(w, r, http.StatusOK, o, err)
+	o, err := a.engine.Operator().SetAssets(r.Context(), r.PathValue("org"), assetAccesses(in.Assets))
+	a.reply(w, r, http.StatusOK, renderOrg(o), err)
 }
 
 func (a *Admin) setFloor(w http.ResponseWriter, r *http.Request) {
@@ -208,7 +209,7 @@ func (a *Admin) setFloor(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	o, err := a.engine.Operator().SetBalanceFloor(r.Context(), r.PathValue("org"), in.FloorMWK)
-	a.reply(w, r, http.StatusOK, o, err)
+	a.reply(w, r, http.StatusOK, renderOrg(o), err)
 }
 
 func (a *Admin) setAllowlist(w http.ResponseWriter, r *http.Request) {
@@ -220,7 +221,7 @@ func (a *Admin) setAllowlist(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	o, err := a.engine.Operator().SetAllowlist(r.Context(), r.PathValue("org"), in.Addresses)
-	a.reply(w, r, http.StatusOK, o, err)
+	a.reply(w, r, http.StatusOK, renderOrg(o), err)
 }
 
 func (a *Admin) listKeys(w http.ResponseWriter, r *http.Request) {
@@ -273,13 +274,13 @@ func (a *Admin) fund(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *Admin) setPayoutLimits(w http.ResponseWriter, r *http.Request) {
-	var in tambala.PayoutLimits
+	var in payoutLimitsJSON
 	if err := bind(r, &in); err != nil {
 		writeError(w, r, a.log, err)
 		return
 	}
-	o, err := a.engine.Operator().SetPayoutLimits(r.Context(), r.PathValue("org"), in)
-	a.reply(w, r, http.StatusOK, o, err)
+	o, err := a.engine.Operator().SetPayoutLimits(r.Context(), r.PathValue("org"), tambala.PayoutLimits(in))
+	a.reply(w, r, http.StatusOK, renderOrg(o), err)
 }
 
 func (a *Admin) setRail(w http.ResponseWriter, r *http.Request) {

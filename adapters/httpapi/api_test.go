@@ -398,7 +398,7 @@ func TestV2_AssetsAndBalances(t *testing.T) {
 		t.Errorf("MWK balance = %v", b)
 	}
 
-	e.admin(t, "PUT", "/admin/orgs/"+o.ID+"/assets", map[string]any{"assets": allAssets}).want(t, 200, "")
+	e.admin(t, "PUT", "/admin/orgs/"+o.ID+"/assets", map[string]any{"assets": assetsJSON(allAssets)}).want(t, 200, "")
 	e.admin(t, "POST", "/admin/orgs/"+o.ID+"/funding", map[string]string{"asset": "USDT", "amount": "5.5", "ref": "r1"}).want(t, 200, "")
 	b = e.do(t, "GET", "/v2/balances/USDT", nil, hdr(key)).want(t, 200, "").obj(t)
 	if b["available"] != "5.500000" || b["held"] != "0.000000" {

@@ -1,0 +1,58 @@
+package httpapi
+
+import (
+	"encoding/json"
+
+	"github.com/tambalapay/tambala"
+	"github.com/tambalapay/tambala/internal/render"
+)
+
+// The engine's own resources as internal/render takes them, and the
+// bodies the admin API takes for them. render cannot import the engine
+// (the engine renders its events there), so the binding hands it each
+// resource's fields.
+
+// renderOrg is the rendering of an organization.
+func renderOrg(o tambala.Organization) json.RawMessage {
+	f := render.OrganizationFields{ID: o.ID, Name: o.Name, Status: string(o.Status), V2Access: string(o.V2Access),
+		BalanceFloorMWK: o.BalanceFloorMWK, Allowlist: o.Allowlist, CreatedAt: o.CreatedAt}
+	if o.Assets != nil {
+		f.Assets = make([]render.AssetAccess, len(o.Assets))
+		for i, a := range o.Assets {
+			f.Assets[i] = render.AssetAccess(a)
+		}
+	}
+	if o.PayoutLimits != nil {
+		l := render.PayoutLimits(*o.PayoutLimits)
+		f.PayoutLimits = &l
+	}
+	return render.Organization(f)
+}
+
+// assetAccessJSON is an asset and its operations as the admin API takes
+// them.
+type assetAccessJSON struct {
+	Asset      string   `json:"asset"`
+	Operations []string `json:"operations"`
+}
+
+// assetAccesses reads a list of assetAccessJSON; nil stays nil (no list
+// given).
+func assetAccesses(in []assetAccessJSON) []tambala.AssetAccess {
+	if in == nil {
+		return nil
+	}
+	out := make([]tambala.AssetAccess, len(in))
+	for i, a := range in {
+		out[i] = tambala.AssetAccess(a)
+	}
+	return out
+}
+
+// payoutLimitsJSON is an organization's /v1 payout limits as the admin
+// API takes them.
+type payoutLimitsJSON struct {
+	MaxPerPayoutMWK string `json:"max_per_payout_mwk"`
+	DailyVolumeMWK  string `json:"daily_volume_mwk"`
+	HourlyCount     int    `json:"hourly_count"`
+}
