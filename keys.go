@@ -17,20 +17,21 @@ import (
 // APIKey is a stored key. The key itself is never stored, only its hash;
 // Prefix (its first 16 characters) is all that is ever shown again.
 type APIKey struct {
-	ID          string      `json:"id"`
-	Org         string      `json:"org_id"`
-	Prefix      string      `json:"prefix"`
-	Environment Environment `json:"environment"`
-	CreatedAt   time.Time   `json:"created_at"`
-	RevokedAt   *time.Time  `json:"revoked_at"`
+	ID          string
+	Org         string
+	Prefix      string
+	Environment Environment
+	CreatedAt   time.Time
+	RevokedAt   *time.Time
 }
 
 // Active reports whether the key has not been revoked.
 func (k APIKey) Active() bool { return k.RevokedAt == nil }
 
+// keyRecord is a stored key; its stored form is codec.KeyRecord.
 type keyRecord struct {
 	APIKey
-	Hash string `json:"hash"` // hex SHA-256 of the key
+	Hash string // hex SHA-256 of the key
 }
 
 // createKey is Operator.CreateKey.
@@ -85,7 +86,7 @@ func (e *Engine) newKey(orgID string) (string, keyRecord, [32]byte, error) {
 
 // putKey writes a key's record and its indexes.
 func putKey(tx store.Tx, rec *keyRecord, hash [32]byte) error {
-	if err := records.PutJSON(tx, bucketKeys, rec.ID, rec); err != nil {
+	if err := records.PutJSON(tx, bucketKeys, rec.ID, toKeyRecord(*rec)); err != nil {
 		return err
 	}
 	if err := tx.Put(bucketKeysByHash, hash[:], []byte(rec.ID)); err != nil {
@@ -98,7 +99,7 @@ func orgKeys(tx store.Tx, orgID string) ([]APIKey, error) {
 	var out []APIKey
 	err := tx.Scan(bucketKeysByOrg, store.ScanOptions{Prefix: records.IndexPrefix(orgID)}, func(k, _ []byte) (bool, error) {
 		var rec keyRecord
-		if err := records.GetJSON(tx, bucketKeys, string(k[len(orgID)+1:]), &rec, errNotFound); err != nil {
+		if err := loadKey(tx, string(k[len(orgID)+1:]), &rec, errNotFound); err != nil {
 			return false, err
 		}
 		out = append(out, rec.APIKey)
@@ -135,13 +136,13 @@ func (e *Engine) revokeKey(ctx context.Context, orgID, idOrPrefix string) (APIKe
 				continue
 			}
 			var rec keyRecord
-			if err := records.GetJSON(tx, bucketKeys, k.ID, &rec, errNotFound); err != nil {
+			if err := loadKey(tx, k.ID, &rec, errNotFound); err != nil {
 				return err
 			}
 			if rec.RevokedAt == nil {
 				now := e.nowUTC()
 				rec.RevokedAt = &now
-				if err := records.PutJSON(tx, bucketKeys, rec.ID, &rec); err != nil {
+				if err := records.PutJSON(tx, bucketKeys, rec.ID, toKeyRecord(rec)); err != nil {
 					return err
 				}
 			}
@@ -174,7 +175,7 @@ func (e *Engine) Authenticate(ctx context.Context, key string) (Principal, error
 		if err != nil {
 			return err
 		}
-		rec, err := cache.Get(tx, bucketKeys, string(id), &e.cachedKeys, errUnauthorized, cache.DecodeJSON[keyRecord])
+		rec, err := cache.Get(tx, bucketKeys, string(id), &e.cachedKeys, errUnauthorized, decodeKey)
 		if err != nil {
 			return err
 		}

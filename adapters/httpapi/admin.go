@@ -226,23 +226,21 @@ func (a *Admin) setAllowlist(w http.ResponseWriter, r *http.Request) {
 
 func (a *Admin) listKeys(w http.ResponseWriter, r *http.Request) {
 	keys, err := a.engine.Operator().Keys(r.Context(), r.PathValue("org"))
-	if keys == nil {
-		keys = []tambala.APIKey{}
+	out := make([]json.RawMessage, len(keys))
+	for i, k := range keys {
+		out[i] = render.APIKey(keyFields(k))
 	}
-	a.reply(w, r, http.StatusOK, map[string]any{"keys": keys}, err)
+	a.reply(w, r, http.StatusOK, map[string]any{"keys": out}, err)
 }
 
 func (a *Admin) createKey(w http.ResponseWriter, r *http.Request) {
 	full, k, err := a.engine.Operator().CreateKey(r.Context(), r.PathValue("org"))
-	a.reply(w, r, http.StatusCreated, struct {
-		Key string `json:"key"` // shown once, never again
-		tambala.APIKey
-	}{full, k}, err)
+	a.reply(w, r, http.StatusCreated, json.RawMessage(render.NewAPIKey(full, keyFields(k))), err)
 }
 
 func (a *Admin) revokeKey(w http.ResponseWriter, r *http.Request) {
 	k, err := a.engine.Operator().RevokeKey(r.Context(), r.PathValue("org"), r.PathValue("key"))
-	a.reply(w, r, http.StatusOK, k, err)
+	a.reply(w, r, http.StatusOK, json.RawMessage(render.APIKey(keyFields(k))), err)
 }
 
 func (a *Admin) fund(w http.ResponseWriter, r *http.Request) {

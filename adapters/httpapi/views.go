@@ -56,3 +56,9 @@ type payoutLimitsJSON struct {
 	DailyVolumeMWK  string `json:"daily_volume_mwk"`
 	HourlyCount     int    `json:"hourly_count"`
 }
+
+// keyFields is an API key as render takes it.
+func keyFields(k tambala.APIKey) render.APIKeyFields {
+	return render.APIKeyFields{ID: k.ID, Org: k.Org, Prefix: k.Prefix, Environment: string(k.Environment),
+		CreatedAt: k.CreatedAt, RevokedAt: k.RevokedAt}
+}
