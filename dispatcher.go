@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/codec"
 	"github.com/tambalapay/tambala/internal/loop"
 	"github.com/tambalapay/tambala/internal/records"
 	"github.com/tambalapay/tambala/internal/work"
@@ -193,7 +194,7 @@ func (e *Engine) claimDelivery(tx store.Tx, id string) (claimedDelivery, bool, e
 	if d.State != webhooks.Pending || d.NextAt.After(now) {
 		return claimedDelivery{}, false, nil // finished, or claimed by another dispatcher
 	}
-	var secret secretRecord
+	var secret codec.SecretRecord
 	if err := records.GetJSON(tx, bucketSecrets, d.SecretID, &secret, errNotFound); err != nil {
 		return claimedDelivery{}, false, err
 	}
@@ -201,7 +202,7 @@ func (e *Engine) claimDelivery(tx store.Tx, id string) (claimedDelivery, bool, e
 	// endpoint's current one, so replacing a broken URL rescues the
 	// deliveries still pending.
 	var ep Endpoint
-	if err := records.GetJSON(tx, bucketEndpoints, d.Org, &ep, errNotFound); err == nil {
+	if err := loadEndpoint(tx, d.Org, &ep, errNotFound); err == nil {
 		d.URL = ep.URL
 	} else if !errors.Is(err, errNotFound) {
 		return claimedDelivery{}, false, err

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/codec"
 	"github.com/tambalapay/tambala/internal/records"
 	"github.com/tambalapay/tambala/internal/render"
 	"github.com/tambalapay/tambala/ledger"
@@ -30,16 +31,9 @@ var (
 
 // Endpoint is an organization's webhook endpoint.
 type Endpoint struct {
-	URL       string    `json:"url"`
-	SecretID  string    `json:"secret_id"`
-	CreatedAt time.Time `json:"created_at"`
-}
-
-// secretRecord keeps a signing secret. It must be kept in the clear: it is
-// an HMAC key the engine signs with, not a credential it checks.
-type secretRecord struct {
-	Org    string `json:"org"`
-	Secret string `json:"secret"`
+	URL       string
+	SecretID  string
+	CreatedAt time.Time
 }
 
 // setWebhookEndpoint is Operator.SetWebhookEndpoint.
@@ -61,10 +55,12 @@ func (e *Engine) setWebhookEndpoint(ctx context.Context, orgID, rawURL string) (
 		if err := loadOrg(tx, orgID, &o, errNotFound); err != nil {
 			return err
 		}
-		if err := records.PutJSON(tx, bucketSecrets, ep.SecretID, secretRecord{Org: orgID, Secret: secret}); err != nil {
+		// The secret is kept in the clear: it is an HMAC key the engine
+		// signs with, not a credential it checks.
+		if err := records.PutJSON(tx, bucketSecrets, ep.SecretID, codec.SecretRecord{Org: orgID, Secret: secret}); err != nil {
 			return err
 		}
-		return records.PutJSON(tx, bucketEndpoints, orgID, ep)
+		return records.PutJSON(tx, bucketEndpoints, orgID, codec.EndpointRecord(ep))
 	})
 	if err != nil {
 		return Endpoint{}, "", err
@@ -95,7 +91,7 @@ func (e *Engine) checkEndpointURL(raw string) error {
 func (e *Engine) webhookEndpoint(ctx context.Context, orgID string) (Endpoint, bool, error) {
 	var ep Endpoint
 	err := e.store.View(ctx, func(tx store.Tx) error {
-		return records.GetJSON(tx, bucketEndpoints, orgID, &ep, errNotFound)
+		return loadEndpoint(tx, orgID, &ep, errNotFound)
 	})
 	if errors.Is(err, errNotFound) {
 		return Endpoint{}, false, nil
@@ -128,7 +124,7 @@ type deliveryRecord struct {
 // either nothing is written.
 func (e *Engine) emit(tx store.Tx, orgID, eventType string, data []byte, res eventResource) error {
 	var ep Endpoint
-	err := records.GetJSON(tx, bucketEndpoints, orgID, &ep, errNotFound)
+	err := loadEndpoint(tx, orgID, &ep, errNotFound)
 	endpoint := err == nil
 	if err != nil && !errors.Is(err, errNotFound) {
 		return err

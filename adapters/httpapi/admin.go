@@ -370,10 +370,7 @@ func (a *Admin) setWebhook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ep, secret, err := a.engine.Operator().SetWebhookEndpoint(r.Context(), r.PathValue("org"), in.URL)
-	a.reply(w, r, http.StatusOK, struct {
-		tambala.Endpoint
-		Secret string `json:"secret"` // shown once, never again
-	}{ep, secret}, err)
+	a.reply(w, r, http.StatusOK, json.RawMessage(render.NewEndpoint(render.EndpointFields(ep), secret)), err)
 }
 
 func (a *Admin) listDeliveries(w http.ResponseWriter, r *http.Request) {
