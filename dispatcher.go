@@ -3,7 +3,6 @@ package tambala
 import (
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"math/rand/v2"
@@ -32,23 +31,23 @@ type WebhookSender interface {
 
 // Attempt is one recorded delivery attempt.
 type Attempt struct {
-	At         time.Time     `json:"at"`
-	StatusCode int           `json:"status_code"`
-	Error      string        `json:"error,omitempty"`
-	Duration   time.Duration `json:"duration_ns"`
-	Response   string        `json:"response,omitempty"`
-	Signature  string        `json:"signature"`
+	At         time.Time
+	StatusCode int
+	Error      string
+	Duration   time.Duration
+	Response   string
+	Signature  string
 }
 
 // DeliveryView is a delivery as the operator lists it.
 type DeliveryView struct {
-	ID        string         `json:"id"`
-	EventType string         `json:"event_type"`
-	URL       string         `json:"url"`
-	State     webhooks.State `json:"state"`
-	Attempts  []Attempt      `json:"attempts"` // newest first
-	Body      string         `json:"body"`
-	CreatedAt time.Time      `json:"created_at"`
+	ID        string
+	EventType string
+	URL       string
+	State     webhooks.State
+	Attempts  []Attempt // newest first
+	Body      string
+	CreatedAt time.Time
 }
 
 // DispatcherOptions tune webhook delivery. Zero fields take the defaults.
@@ -256,7 +255,7 @@ func (e *Engine) record(ctx context.Context, id string, attempt Attempt, status 
 		}
 		total := cur.RoundStart + next.Attempts
 		key := binary.BigEndian.AppendUint32(records.IndexPrefix(id), uint32(total))
-		if err := records.PutJSON(tx, bucketAttempts, string(key), attempt); err != nil {
+		if err := records.PutJSON(tx, bucketAttempts, string(key), codec.AttemptRecord(attempt)); err != nil {
 			return err
 		}
 		var due *time.Time
@@ -301,8 +300,8 @@ func deliveryView(tx store.Tx, id string) (DeliveryView, error) {
 	}
 	v := DeliveryView{ID: d.ID, EventType: d.EventType, URL: d.URL, State: d.State, Body: string(d.Body), CreatedAt: d.CreatedAt, Attempts: []Attempt{}}
 	err := tx.Scan(bucketAttempts, store.ScanOptions{Prefix: records.IndexPrefix(id), Reverse: true}, func(_, val []byte) (bool, error) {
-		var a Attempt
-		if err := json.Unmarshal(val, &a); err != nil {
+		a, err := decodeAttempt(val)
+		if err != nil {
 			return false, err
 		}
 		v.Attempts = append(v.Attempts, a)

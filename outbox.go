@@ -99,24 +99,6 @@ func (e *Engine) webhookEndpoint(ctx context.Context, orgID string) (Endpoint, b
 	return ep, err == nil, err
 }
 
-// deliveryRecord is an outbox row: the exact bytes to send, the secret
-// that signs them, and where the delivery is.
-type deliveryRecord struct {
-	ID        string         `json:"id"` // the event id
-	Org       string         `json:"org"`
-	EventType string         `json:"event_type"`
-	URL       string         `json:"url"`
-	SecretID  string         `json:"secret_id"`
-	Body      []byte         `json:"body"`
-	State     webhooks.State `json:"state"`
-	Attempts  int            `json:"attempts"` // every attempt, numbering the attempt log
-	// RoundStart is how many attempts came before the current schedule: 0,
-	// or the attempts made before the last re-delivery.
-	RoundStart int       `json:"round_start,omitempty"`
-	NextAt     time.Time `json:"next_at"`
-	CreatedAt  time.Time `json:"created_at"`
-}
-
 // emit writes an event for the organization, in the caller's transaction:
 // into the outbox when it has an endpoint (the envelope rendered now, with
 // the MWK balance as it stands after the change), and for the event

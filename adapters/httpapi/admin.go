@@ -381,12 +381,16 @@ func (a *Admin) listDeliveries(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res, err := a.engine.Operator().Deliveries(r.Context(), r.PathValue("org"), page)
-	a.reply(w, r, http.StatusOK, pageJSON("deliveries", res.Items, res.HasMore, res.NextBeforeID), err)
+	items := make([]json.RawMessage, len(res.Items))
+	for i, d := range res.Items {
+		items[i] = renderDelivery(d)
+	}
+	a.reply(w, r, http.StatusOK, pageJSON("deliveries", items, res.HasMore, res.NextBeforeID), err)
 }
 
 func (a *Admin) redeliver(w http.ResponseWriter, r *http.Request) {
 	v, err := a.engine.Operator().Redeliver(r.Context(), r.PathValue("org"), r.PathValue("id"))
-	a.reply(w, r, http.StatusOK, v, err)
+	a.reply(w, r, http.StatusOK, renderDelivery(v), err)
 }
 
 func (a *Admin) getPause(w http.ResponseWriter, r *http.Request) {

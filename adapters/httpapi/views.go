@@ -62,3 +62,13 @@ func keyFields(k tambala.APIKey) render.APIKeyFields {
 	return render.APIKeyFields{ID: k.ID, Org: k.Org, Prefix: k.Prefix, Environment: string(k.Environment),
 		CreatedAt: k.CreatedAt, RevokedAt: k.RevokedAt}
 }
+
+// renderDelivery is the rendering of a webhook delivery.
+func renderDelivery(v tambala.DeliveryView) json.RawMessage {
+	f := render.DeliveryFields{ID: v.ID, EventType: v.EventType, URL: v.URL, State: string(v.State), Body: v.Body,
+		CreatedAt: v.CreatedAt, Attempts: make([]render.AttemptFields, len(v.Attempts))}
+	for i, a := range v.Attempts {
+		f.Attempts[i] = render.AttemptFields(a)
+	}
+	return render.Delivery(f)
+}
