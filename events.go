@@ -226,7 +226,7 @@ func (e *Engine) event(r eventRecord) (Event, error) {
 		if err := json.Unmarshal(r.Record, &cr); err != nil {
 			return ev, err
 		}
-		c, err := cr.collection()
+		c, err := fromCollectionRecord(cr)
 		ev.Collection = &c
 		return ev, err
 	case eventCollectionV2:

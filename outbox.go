@@ -186,7 +186,6 @@ func (e *Engine) checkBalanceLow(tx store.Tx, orgID string) error {
 	return records.PutJSON(tx, bucketBalanceLow, orgID, now)
 }
 
-// renderCollection and renderTrade are the one rendering of each resource,
-// shared by the read endpoints' items and the events' data.
-func renderCollection(c Collection) []byte { b, _ := json.Marshal(c); return b }
-func renderTrade(t Trade) []byte           { b, _ := json.Marshal(t); return b }
+// renderTrade is the one rendering of a trade, shared by the read
+// endpoints' items and the events' data.
+func renderTrade(t Trade) []byte { b, _ := json.Marshal(t); return b }

@@ -370,7 +370,7 @@ func TestWebhookSignatureAndEnvelope(t *testing.T) {
 	}
 	gotCol, err := env.engine.Client(env.p).Collection(ctx, col.ID)
 	require.NoError(t, err)
-	wantCol, _ := json.Marshal(gotCol) // GET /v1/collections/{id}
+	wantCol := tambala.RenderCollection(gotCol) // GET /v1/collections/{id}
 	assert.Equal(t, string(wantCol), string(byType[webhooks.CollectionSettled].Data))
 	trades, err := env.engine.Client(env.p).Trades(ctx, tambala.PageRequest{})
 	require.NoError(t, err)

@@ -358,7 +358,7 @@ func (a *Admin) recordTrade(w http.ResponseWriter, r *http.Request) {
 
 func (a *Admin) reverseCollection(w http.ResponseWriter, r *http.Request) {
 	c, err := a.engine.Operator().ReverseCollection(r.Context(), r.PathValue("org"), r.PathValue("id"))
-	a.reply(w, r, http.StatusOK, c, err)
+	a.reply(w, r, http.StatusOK, renderCollection(c), err)
 }
 
 func (a *Admin) setWebhook(w http.ResponseWriter, r *http.Request) {

@@ -39,7 +39,11 @@ func (h *Handler) listCollections(w http.ResponseWriter, r *http.Request, p tamb
 		writeError(w, r, h.log, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, pageJSON("collections", res.Items, res.HasMore, res.NextBeforeID))
+	items := make([]json.RawMessage, len(res.Items))
+	for i, c := range res.Items {
+		items[i] = renderCollection(c)
+	}
+	writeJSON(w, http.StatusOK, pageJSON("collections", items, res.HasMore, res.NextBeforeID))
 }
 
 func (h *Handler) getCollection(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
@@ -48,7 +52,7 @@ func (h *Handler) getCollection(w http.ResponseWriter, r *http.Request, p tambal
 		writeError(w, r, h.log, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, c)
+	writeRaw(w, http.StatusOK, renderCollection(c))
 }
 
 func (h *Handler) simulateCollection(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
@@ -81,7 +85,7 @@ func (h *Handler) simulateCollection(w http.ResponseWriter, r *http.Request, p t
 		writeError(w, r, h.log, err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, c)
+	writeRaw(w, http.StatusCreated, renderCollection(c))
 }
 
 func (h *Handler) listTrades(w http.ResponseWriter, r *http.Request, p tambala.Principal) {

@@ -72,3 +72,11 @@ func renderDelivery(v tambala.DeliveryView) json.RawMessage {
 	}
 	return render.Delivery(f)
 }
+
+// renderCollection is the rendering of a /v1 collection.
+func renderCollection(c tambala.Collection) json.RawMessage {
+	return render.Collection(render.CollectionFields{ID: c.ID, Status: string(c.Status), AmountMWK: c.AmountMWK, Fee: c.Fee,
+		AmountCredited: c.AmountCredited, Rail: string(c.Rail), SourceCustomerName: c.SourceCustomerName,
+		SourceAccountNumber: c.SourceAccountNumber, SourceInstitution: c.SourceInstitution,
+		RTPReferenceNumber: c.RTPReferenceNumber, CreatedAt: c.CreatedAt})
+}

@@ -1,0 +1,17 @@
+package tambala
+
+import "github.com/tambalapay/tambala/internal/render"
+
+// The renderings of the engine's own resources that its events carry as
+// data (internal/render holds them; it cannot import the engine, so the
+// engine hands it each resource's fields). The binding renders its reads
+// of the same resources with the same functions.
+
+// renderCollection is the data of collection.settled and
+// collection.reversed.
+func renderCollection(c Collection) []byte {
+	return render.Collection(render.CollectionFields{ID: c.ID, Status: string(c.Status), AmountMWK: c.AmountMWK, Fee: c.Fee,
+		AmountCredited: c.AmountCredited, Rail: string(c.Rail), SourceCustomerName: c.SourceCustomerName,
+		SourceAccountNumber: c.SourceAccountNumber, SourceInstitution: c.SourceInstitution,
+		RTPReferenceNumber: c.RTPReferenceNumber, CreatedAt: c.CreatedAt})
+}
