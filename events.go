@@ -238,7 +238,7 @@ func (e *Engine) event(r eventRecord) (Event, error) {
 		if err := json.Unmarshal(r.Record, &tr); err != nil {
 			return ev, err
 		}
-		t, err := tr.trade()
+		t, err := fromTradeRecord(tr)
 		ev.Trade = &t
 		return ev, err
 	case eventBalanceLow:

@@ -15,3 +15,9 @@ func renderCollection(c Collection) []byte {
 		SourceAccountNumber: c.SourceAccountNumber, SourceInstitution: c.SourceInstitution,
 		RTPReferenceNumber: c.RTPReferenceNumber, CreatedAt: c.CreatedAt})
 }
+
+// renderTrade is the data of trade.settled.
+func renderTrade(t Trade) []byte {
+	return render.Trade(render.TradeFields{ID: t.ID, USDTAmount: t.USDTAmount, ClientRate: t.ClientRate, MWKAmount: t.MWKAmount,
+		Status: string(t.Status), CreatedAt: t.CreatedAt, SettledAt: t.SettledAt})
+}

@@ -185,7 +185,3 @@ func (e *Engine) checkBalanceLow(tx store.Tx, orgID string) error {
 	}
 	return records.PutJSON(tx, bucketBalanceLow, orgID, now)
 }
-
-// renderTrade is the one rendering of a trade, shared by the read
-// endpoints' items and the events' data.
-func renderTrade(t Trade) []byte { b, _ := json.Marshal(t); return b }

@@ -376,7 +376,7 @@ func TestWebhookSignatureAndEnvelope(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, trades.Items, 1)
 	assert.Equal(t, tr.ID, trades.Items[0].ID)
-	wantTrade, _ := json.Marshal(trades.Items[0]) // an item of GET /v1/trades
+	wantTrade := tambala.RenderTrade(trades.Items[0]) // an item of GET /v1/trades
 	assert.Equal(t, string(wantTrade), string(byType[webhooks.TradeSettled].Data))
 }
 

@@ -353,7 +353,7 @@ func (a *Admin) recordTrade(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t, err := a.engine.Operator().RecordTrade(r.Context(), r.PathValue("org"), tambala.NewTrade{Ref: in.Ref, USDTAmount: amt, ClientRate: rate})
-	a.reply(w, r, http.StatusCreated, t, err)
+	a.reply(w, r, http.StatusCreated, renderTrade(t), err)
 }
 
 func (a *Admin) reverseCollection(w http.ResponseWriter, r *http.Request) {

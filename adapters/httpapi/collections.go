@@ -6,6 +6,7 @@ import (
 
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/render"
 	"github.com/tambalapay/tambala/payouts"
 )
 
@@ -98,7 +99,11 @@ func (h *Handler) listTrades(w http.ResponseWriter, r *http.Request, p tambala.P
 		writeError(w, r, h.log, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, pageJSON("trades", res.Items, res.HasMore, res.NextBeforeID))
+	items := make([]json.RawMessage, len(res.Items))
+	for i, t := range res.Items {
+		items[i] = renderTrade(t)
+	}
+	writeJSON(w, http.StatusOK, pageJSON("trades", items, res.HasMore, res.NextBeforeID))
 }
 
 func (h *Handler) banks(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
@@ -107,7 +112,11 @@ func (h *Handler) banks(w http.ResponseWriter, r *http.Request, p tambala.Princi
 		writeError(w, r, h.log, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"banks": banks})
+	items := make([]json.RawMessage, len(banks))
+	for i, b := range banks {
+		items[i] = render.Bank(render.BankFields(b))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"banks": items})
 }
 
 func (h *Handler) operators(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
@@ -116,5 +125,9 @@ func (h *Handler) operators(w http.ResponseWriter, r *http.Request, p tambala.Pr
 		writeError(w, r, h.log, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"operators": ops, "fetched_at": payouts.FormatTime(at)})
+	items := make([]json.RawMessage, len(ops))
+	for i, o := range ops {
+		items[i] = render.MobileOperator(render.MobileOperatorFields(o))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"operators": items, "fetched_at": payouts.FormatTime(at)})
 }

@@ -80,3 +80,9 @@ func renderCollection(c tambala.Collection) json.RawMessage {
 		SourceAccountNumber: c.SourceAccountNumber, SourceInstitution: c.SourceInstitution,
 		RTPReferenceNumber: c.RTPReferenceNumber, CreatedAt: c.CreatedAt})
 }
+
+// renderTrade is the rendering of a trade.
+func renderTrade(t tambala.Trade) json.RawMessage {
+	return render.Trade(render.TradeFields{ID: t.ID, USDTAmount: t.USDTAmount, ClientRate: t.ClientRate, MWKAmount: t.MWKAmount,
+		Status: string(t.Status), CreatedAt: t.CreatedAt, SettledAt: t.SettledAt})
+}
