@@ -21,3 +21,11 @@ func renderTrade(t Trade) []byte {
 	return render.Trade(render.TradeFields{ID: t.ID, USDTAmount: t.USDTAmount, ClientRate: t.ClientRate, MWKAmount: t.MWKAmount,
 		Status: string(t.Status), CreatedAt: t.CreatedAt, SettledAt: t.SettledAt})
 }
+
+// renderCollectionV2 is the data of collection_v2.settled, stored with the
+// collection.
+func renderCollectionV2(c CollectionV2) []byte {
+	return render.CollectionV2(render.CollectionV2Fields{ID: c.ID, Status: string(c.Status), Asset: c.Asset, Amount: c.Amount,
+		Fee: c.Fee, AmountCredited: c.AmountCredited, Network: c.Network, Source: string(c.Source), OrderID: c.OrderID,
+		CreatedAt: c.CreatedAt})
+}

@@ -58,5 +58,5 @@ func (a *Admin) recordDeposit(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	writeRaw(w, http.StatusCreated, tambala.RenderCollectionV2(c))
+	writeRaw(w, http.StatusCreated, renderCollectionV2(c))
 }

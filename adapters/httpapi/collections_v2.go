@@ -28,7 +28,7 @@ func (h *Handler) depositAddresses(w http.ResponseWriter, r *http.Request, p tam
 func renderCollectionsV2(cs []tambala.CollectionV2) []json.RawMessage {
 	out := make([]json.RawMessage, len(cs))
 	for i, c := range cs {
-		out[i] = tambala.RenderCollectionV2(c)
+		out[i] = renderCollectionV2(c)
 	}
 	return out
 }
@@ -58,7 +58,7 @@ func (h *Handler) getCollectionV2(w http.ResponseWriter, r *http.Request, p tamb
 		writeError(w, r, h.log, err)
 		return
 	}
-	writeRaw(w, http.StatusOK, tambala.RenderCollectionV2(c))
+	writeRaw(w, http.StatusOK, renderCollectionV2(c))
 }
 
 // assetFilter reads the optional ?asset= of a /v2 list: absent is every
@@ -95,7 +95,7 @@ func (h *Handler) simulateCollectionV2(w http.ResponseWriter, r *http.Request, p
 		writeError(w, r, h.log, err)
 		return
 	}
-	writeRaw(w, http.StatusCreated, tambala.RenderCollectionV2(c))
+	writeRaw(w, http.StatusCreated, renderCollectionV2(c))
 }
 
 // decodeSimulatedCollectionV2 reads {asset, amount, network?}: asset a

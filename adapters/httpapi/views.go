@@ -86,3 +86,10 @@ func renderTrade(t tambala.Trade) json.RawMessage {
 	return render.Trade(render.TradeFields{ID: t.ID, USDTAmount: t.USDTAmount, ClientRate: t.ClientRate, MWKAmount: t.MWKAmount,
 		Status: string(t.Status), CreatedAt: t.CreatedAt, SettledAt: t.SettledAt})
 }
+
+// renderCollectionV2 is the rendering of a /v2 collection.
+func renderCollectionV2(c tambala.CollectionV2) json.RawMessage {
+	return render.CollectionV2(render.CollectionV2Fields{ID: c.ID, Status: string(c.Status), Asset: c.Asset, Amount: c.Amount,
+		Fee: c.Fee, AmountCredited: c.AmountCredited, Network: c.Network, Source: string(c.Source), OrderID: c.OrderID,
+		CreatedAt: c.CreatedAt})
+}
