@@ -387,7 +387,11 @@ func TestV2_AssetsAndBalances(t *testing.T) {
 		e.do(t, "GET", "/v2/balances/"+a, nil, hdr(key)).want(t, 422, "unsupported_asset")
 	}
 	var assets struct {
-		Assets []tambala.EnabledAsset `json:"assets"`
+		Assets []struct {
+			Asset      string   `json:"asset"`
+			Decimals   int32    `json:"decimals"`
+			Operations []string `json:"operations"`
+		} `json:"assets"`
 	}
 	e.do(t, "GET", "/v2/assets", nil, hdr(key)).want(t, 200, "").decode(t, &assets)
 	if len(assets.Assets) != 1 || assets.Assets[0].Asset != "MWK" || assets.Assets[0].Decimals != 2 {

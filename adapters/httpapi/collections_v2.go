@@ -6,6 +6,7 @@ import (
 
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/render"
 	"github.com/tambalapay/tambala/money"
 )
 
@@ -22,7 +23,11 @@ func (h *Handler) depositAddresses(w http.ResponseWriter, r *http.Request, p tam
 		writeError(w, r, h.log, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"deposit_addresses": list})
+	items := make([]json.RawMessage, len(list))
+	for i, d := range list {
+		items[i] = render.DepositAddress(render.DepositAddressFields(d))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"deposit_addresses": items})
 }
 
 func renderCollectionsV2(cs []tambala.CollectionV2) []json.RawMessage {
