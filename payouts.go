@@ -523,32 +523,12 @@ func (e *Engine) quoteFee(ctx context.Context, p Principal, dir payouts.Directio
 	return q, err
 }
 
-type institutionsRecord struct {
-	Institutions []payouts.Institution `json:"institutions"`
-	Networks     map[int]string        `json:"networks"`
-	// AccountDigits are the banks' account number bounds [min, max] as
-	// synced (zero for a default); absent in records written before them,
-	// which read as the defaults.
-	AccountDigits map[int][2]int `json:"account_digits,omitempty"`
-	SyncedAt      time.Time      `json:"synced_at"`
-}
-
 // syncInstitutions is Operator.SyncInstitutions.
 func (e *Engine) syncInstitutions(ctx context.Context, list []payouts.Institution) error {
 	if err := payouts.CheckInstitutions(list); err != nil {
 		return err
 	}
-	rec := institutionsRecord{Institutions: list, Networks: map[int]string{}, AccountDigits: map[int][2]int{}, SyncedAt: e.nowUTC()}
-	for _, in := range list {
-		switch in.Rail {
-		case payouts.Momo:
-			rec.Networks[in.ID] = in.Network
-		case payouts.Bank:
-			if in.AccountNumberMinDigits != 0 || in.AccountNumberMaxDigits != 0 {
-				rec.AccountDigits[in.ID] = [2]int{in.AccountNumberMinDigits, in.AccountNumberMaxDigits}
-			}
-		}
-	}
+	rec := toInstitutionsRecord(list, e.nowUTC())
 	return e.store.Update(ctx, func(tx store.Tx) error { return records.PutJSON(tx, bucketRefData, "institutions", rec) })
 }
 
@@ -566,19 +546,7 @@ func (e *Engine) institutions(tx store.Tx) ([]payouts.Institution, time.Time, er
 	if err != nil {
 		return nil, time.Time{}, err
 	}
-	rec, err := e.cachedInstitutions.Decode(raw, func(raw []byte) (institutionsRecord, error) {
-		var rec institutionsRecord
-		if err := json.Unmarshal(raw, &rec); err != nil {
-			return rec, err
-		}
-		for i := range rec.Institutions {
-			in := &rec.Institutions[i]
-			in.Network = rec.Networks[in.ID]
-			d := rec.AccountDigits[in.ID]
-			in.AccountNumberMinDigits, in.AccountNumberMaxDigits = d[0], d[1]
-		}
-		return rec, nil
-	})
+	rec, err := e.cachedInstitutions.Decode(raw, decodeInstitutions)
 	return rec.Institutions, rec.SyncedAt, err
 }
 
