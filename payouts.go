@@ -3,7 +3,6 @@ package tambala
 import (
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -72,76 +71,6 @@ type PayoutLimits struct {
 // DefaultPayoutLimits apply to an organization with none set.
 func DefaultPayoutLimits() PayoutLimits {
 	return PayoutLimits{MaxPerPayoutMWK: "5000000.00", DailyVolumeMWK: "50000000.00", HourlyCount: 1000}
-}
-
-type payoutRecord struct {
-	ID          string              `json:"id"`
-	Org         string              `json:"org"`
-	Rail        payouts.Rail        `json:"rail"`
-	Amount      string              `json:"amount"`
-	HeldFee     string              `json:"held_fee"`
-	Fee         *string             `json:"fee"`
-	Status      payouts.Status      `json:"status"`
-	Destination payouts.Destination `json:"destination"`
-	Failure     *payouts.Failure    `json:"failure"`
-	CreatedAt   time.Time           `json:"created_at"`
-	UpdatedAt   time.Time           `json:"updated_at"`
-	TerminalAt  *time.Time          `json:"terminal_at"`
-	// The worker's bookkeeping: when the payout is next due, and how many
-	// provider calls in a row failed.
-	DueAt    *time.Time `json:"due_at,omitempty"`
-	Attempts int        `json:"attempts,omitempty"`
-	// Unknown counts the provider's definite "unknown reference" answers
-	// in a row; Resubmit says the next call is a submission again.
-	Unknown  int  `json:"unknown,omitempty"`
-	Resubmit bool `json:"resubmit,omitempty"`
-	// Resolution is the operator's, when the operator finished it.
-	Resolution *resolutionRecord `json:"resolution,omitempty"`
-	// V2 is set on a /v2 payout only (absent from /v1 records, which read
-	// as before). On a /v2 payout Amount and HeldFee are principal_src and
-	// fee_src, and Fee the fee charged, all in the source asset.
-	V2 *payoutV2Record `json:"v2,omitempty"`
-}
-
-type resolutionRecord struct {
-	Outcome payouts.Status `json:"outcome"`
-	Reason  string         `json:"reason"`
-	At      time.Time      `json:"at"`
-}
-
-func toPayoutRecord(p payouts.Payout) payoutRecord {
-	r := payoutRecord{ID: p.ID, Org: p.Org, Rail: p.Rail, Amount: p.Amount.String(), HeldFee: p.HeldFee.String(),
-		Status: p.Status, Destination: p.Destination, Failure: p.Failure, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt, TerminalAt: p.TerminalAt}
-	if p.Fee != nil {
-		s := p.Fee.String()
-		r.Fee = &s
-	}
-	return r
-}
-
-func (r payoutRecord) payout() (payouts.Payout, error) {
-	asset := money.MWK
-	if r.V2 != nil {
-		asset = r.V2.source()
-	}
-	amt, err := money.Parse(asset, r.Amount)
-	if err != nil {
-		return payouts.Payout{}, err
-	}
-	held, err := money.Parse(asset, r.HeldFee)
-	if err != nil {
-		return payouts.Payout{}, err
-	}
-	p := payouts.Payout{ID: r.ID, Org: r.Org, Rail: r.Rail, Amount: amt, HeldFee: held, Status: r.Status,
-		Destination: r.Destination, Failure: r.Failure, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, TerminalAt: r.TerminalAt}
-	if r.Fee != nil {
-		f, err := money.Parse(asset, *r.Fee)
-		if err != nil {
-			return payouts.Payout{}, err
-		}
-		p.Fee = &f
-	}
-	return p, nil
 }
 
 // holdID is the ledger hold of a payout.
@@ -238,7 +167,7 @@ func (e *Engine) createPayout(ctx context.Context, p Principal, req payouts.Requ
 		if err := schedule(tx, &rec, at(now)); err != nil {
 			return payouts.Payout{}, nil, err
 		}
-		stored, err := json.Marshal(rec)
+		stored, err := records.Encode(rec)
 		if err != nil {
 			return payouts.Payout{}, nil, err
 		}
