@@ -29,3 +29,13 @@ func renderCollectionV2(c CollectionV2) []byte {
 		Fee: c.Fee, AmountCredited: c.AmountCredited, Network: c.Network, Source: string(c.Source), OrderID: c.OrderID,
 		CreatedAt: c.CreatedAt})
 }
+
+// renderPayoutV2 is the data of the payout_v2.* events.
+func renderPayoutV2(p PayoutV2) []byte {
+	d := p.Destination
+	return render.PayoutV2(render.PayoutV2Fields{ID: p.ID, SourceAsset: p.SourceAsset.Code, SourceAmount: p.SourceAmount,
+		Asset: p.Asset.Code, Amount: p.Amount, Rate: p.Rate, Fee: p.Fee, Status: p.Status, Failure: p.Failure,
+		CreatedAt: p.CreatedAt, TerminalAt: p.TerminalAt,
+		Destination: render.PayoutV2Destination{Type: string(d.Type), InstitutionID: d.InstitutionID, AccountNumber: d.AccountNumber,
+			MobileNumber: d.MobileNumber, BeneficiaryName: d.BeneficiaryName, Network: d.Network, Address: d.Address}})
+}

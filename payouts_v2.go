@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"strconv"
 	"time"
@@ -72,13 +71,13 @@ type PayoutV2Options struct {
 // PayoutV2Destination is where a /v2 payout goes: bank or momo (the /v1
 // fields and rules) or wallet (Network and Address).
 type PayoutV2Destination struct {
-	Type            DestinationKind `json:"type"`
-	InstitutionID   int             `json:"institution_id,omitempty"`
-	AccountNumber   string          `json:"account_number,omitempty"`
-	MobileNumber    string          `json:"mobile_number,omitempty"`
-	BeneficiaryName string          `json:"beneficiary_name,omitempty"`
-	Network         string          `json:"network,omitempty"`
-	Address         string          `json:"address,omitempty"`
+	Type            DestinationKind
+	InstitutionID   int
+	AccountNumber   string
+	MobileNumber    string
+	BeneficiaryName string
+	Network         string
+	Address         string
 }
 
 // PayoutV2Request asks for a /v2 payout: Amount (decimal text, parsed at
@@ -133,31 +132,6 @@ type PayoutV2 struct {
 	// SourceAmount (not rendered).
 	PrincipalSource money.Amount
 	FeeSource       money.Amount
-}
-
-// MarshalJSON is the one rendering of a /v2 payout: its reads and the
-// data of its events.
-func (p PayoutV2) MarshalJSON() ([]byte, error) {
-	var term *string
-	if p.TerminalAt != nil {
-		s := payouts.FormatTime(*p.TerminalAt)
-		term = &s
-	}
-	return json.Marshal(struct {
-		ID           string              `json:"id"`
-		SourceAsset  string              `json:"source_asset"`
-		SourceAmount money.Amount        `json:"source_amount"`
-		Asset        string              `json:"asset"`
-		Amount       money.Amount        `json:"amount"`
-		Rate         *money.Rate         `json:"rate"`
-		Fee          *money.Amount       `json:"fee"`
-		Status       payouts.Status      `json:"status"`
-		Destination  PayoutV2Destination `json:"destination"`
-		Failure      *payouts.Failure    `json:"failure"`
-		CreatedAt    string              `json:"created_at"`
-		TerminalAt   *string             `json:"terminal_at"`
-	}{p.ID, p.SourceAsset.Code, p.SourceAmount, p.Asset.Code, p.Amount, p.Rate, p.Fee, p.Status, p.Destination,
-		p.Failure, payouts.FormatTime(p.CreatedAt), term})
 }
 
 // v2Submission is the provider's submission of the /v2 payout p of v.
@@ -518,11 +492,7 @@ func (e *Engine) emitPayoutV2(tx store.Tx, rec payoutRecord, event string) error
 	if err != nil {
 		return err
 	}
-	b, err := json.Marshal(p)
-	if err != nil {
-		return err
-	}
-	return e.emit(tx, rec.Org, event, b, jsonResource(eventPayoutV2, rec))
+	return e.emit(tx, rec.Org, event, renderPayoutV2(p), jsonResource(eventPayoutV2, rec))
 }
 
 func loadPayoutV2(tx store.Tx, org, id string) (PayoutV2, error) {

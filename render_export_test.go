@@ -6,4 +6,5 @@ var (
 	RenderCollection   = renderCollection
 	RenderTrade        = renderTrade
 	RenderCollectionV2 = renderCollectionV2
+	RenderPayoutV2     = renderPayoutV2
 )
