@@ -2,7 +2,6 @@ package tambala
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/netip"
@@ -175,10 +174,7 @@ func (e *Engine) checkBalanceLow(tx store.Tx, orgID string) error {
 	if !last.IsZero() && now.Sub(last) < e.balanceLowCooldown {
 		return nil
 	}
-	data, _ := json.Marshal(struct {
-		Balance  json.RawMessage `json:"balance"`
-		FloorMWK money.Amount    `json:"floor_mwk"`
-	}{render.BalanceV1(bal), floor})
+	data := render.BalanceLow(bal, floor)
 	res := jsonResource(eventBalanceLow, balanceLowRecord{Available: bal.Available.String(), Held: bal.Held.String(), Floor: floor.String()})
 	if err := e.emit(tx, orgID, webhooks.BalanceLow, data, res); err != nil {
 		return err
