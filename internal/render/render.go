@@ -1,6 +1,10 @@
 // Package render holds the wire renderings that the engine's events and
 // the HTTP binding share, so that an event's data and the read it mirrors
-// are the same bytes. Payouts render in package payouts.
+// are the same bytes; and the renderings of the engine's other resources,
+// which only the binding answers with. It is below the engine, so a
+// rendering of an engine type takes that type's fields (CollectionFields,
+// OrganizationFields, ...), which the engine and the binding fill. Payouts
+// render in package payouts.
 package render
 
 import (
