@@ -67,15 +67,8 @@ func TestRootPackageHasNoJSON(t *testing.T) {
 		if p.ImportPath != module {
 			continue
 		}
-		var names []string
-		names = append(names, p.GoFiles...)
-		names = append(names, p.CgoFiles...)
-		names = append(names, p.IgnoredGoFiles...)
-		for _, name := range names {
-			if strings.HasSuffix(name, "_test.go") {
-				continue
-			}
-			f, err := parser.ParseFile(fset, filepath.Join(p.Dir, name), nil, parser.SkipObjectResolution)
+		for _, path := range p.sourceFiles() {
+			f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
 			if err != nil {
 				t.Fatal(err)
 			}
