@@ -421,19 +421,6 @@ func pauseJSON(s tambala.PauseState) json.RawMessage {
 	return render.Pause(string(s.V1), string(s.V2))
 }
 
-// inFlightJSON is a payout not terminal yet as the operator lists it: the
-// payout as its client reads it under "payout" (the /v1 or the /v2
-// rendering, as api_version says), and the worker's view beside it.
-type inFlightJSON struct {
-	APIVersion     string          `json:"api_version"`
-	Payout         json.RawMessage `json:"payout"`
-	Org            string          `json:"org"`
-	Overdue        bool            `json:"overdue"`
-	FailedCalls    int             `json:"failed_calls"`
-	UnknownAnswers int             `json:"unknown_answers"`
-	NextAttemptAt  *string         `json:"next_attempt_at"`
-}
-
 // payoutsInFlight is GET /admin/payouts/in-flight?status=&older_than=&org=&limit=:
 // older_than is a Go duration ("15m", "2h").
 func (a *Admin) payoutsInFlight(w http.ResponseWriter, r *http.Request) {
@@ -460,17 +447,14 @@ func (a *Admin) payoutsInFlight(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	out := make([]inFlightJSON, len(list))
+	out := make([]json.RawMessage, len(list))
 	for i, p := range list {
-		out[i] = inFlightJSON{APIVersion: "v1", Payout: payouts.Render(p.Payout), Org: p.Payout.Org, Overdue: p.Overdue,
-			FailedCalls: p.FailedCalls, UnknownAnswers: p.UnknownAnswers}
+		f := render.InFlightPayoutFields{APIVersion: "v1", Payout: payouts.Render(p.Payout), Org: p.Payout.Org, Overdue: p.Overdue,
+			FailedCalls: p.FailedCalls, UnknownAnswers: p.UnknownAnswers, NextAttemptAt: p.NextAttemptAt}
 		if p.V2 != nil {
-			out[i].APIVersion, out[i].Payout = "v2", renderPayoutV2(*p.V2)
+			f.APIVersion, f.Payout = "v2", renderPayoutV2(*p.V2)
 		}
-		if p.NextAttemptAt != nil {
-			s := payouts.FormatTime(*p.NextAttemptAt)
-			out[i].NextAttemptAt = &s
-		}
+		out[i] = render.InFlightPayout(f)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"payouts": out})
 }
