@@ -5,7 +5,6 @@ import (
 	"errors"
 
 	"github.com/tambalapay/tambala/errcode"
-	"github.com/tambalapay/tambala/internal/cache"
 	"github.com/tambalapay/tambala/store"
 )
 
@@ -43,7 +42,7 @@ var ErrNotAllowlisted error = errNotAllowlisted
 func (e *Engine) Act(ctx context.Context, orgID string) (Principal, error) {
 	var p Principal
 	err := e.store.View(ctx, func(tx store.Tx) error {
-		org, err := cache.Get(tx, bucketOrgs, orgID, &e.cachedOrgs, errNotFound)
+		org, err := e.cachedOrg(tx, orgID, errNotFound)
 		if err != nil {
 			return err
 		}
@@ -96,7 +95,7 @@ func (e *Engine) admit(tx store.Tx, p Principal, api API) (*Organization, error)
 	if !p.valid {
 		return nil, errNoPrincipal
 	}
-	org, err := cache.Get(tx, bucketOrgs, p.Org.ID, &e.cachedOrgs, errUnauthorized)
+	org, err := e.cachedOrg(tx, p.Org.ID, errUnauthorized)
 	if err != nil {
 		return nil, err
 	}

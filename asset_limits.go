@@ -2,10 +2,11 @@ package tambala
 
 import (
 	"context"
-	"encoding/json"
 	"slices"
 
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/codec"
+	"github.com/tambalapay/tambala/internal/records"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/networks"
 	"github.com/tambalapay/tambala/quotes"
@@ -14,12 +15,7 @@ import (
 
 var bucketAssetLimits = []byte("asset_limits") // asset NUL operation -> limits
 
-type assetLimitsRecord struct {
-	Min *string `json:"min,omitempty"`
-	Max *string `json:"max,omitempty"`
-}
-
-func assetLimitsKey(asset, op string) []byte { return []byte(asset + "\x00" + op) }
+func assetLimitsKey(asset, op string) string { return asset + "\x00" + op }
 
 // setAssetLimits is Operator.SetAssetLimits.
 func (e *Engine) setAssetLimits(ctx context.Context, asset, op string, l quotes.Limits) error {
@@ -30,7 +26,7 @@ func (e *Engine) setAssetLimits(ctx context.Context, asset, op string, l quotes.
 	if op != OpConvert && op != OpPayout {
 		return errcode.Newf(errcode.ValidationError, "operation must be convert or payout.")
 	}
-	var rec assetLimitsRecord
+	var rec codec.AssetLimitsRecord
 	for _, b := range []struct {
 		v   *money.Amount
 		out **string
@@ -49,27 +45,16 @@ func (e *Engine) setAssetLimits(ctx context.Context, asset, op string, l quotes.
 	}
 	return e.store.Update(ctx, func(tx store.Tx) error {
 		if rec.Min == nil && rec.Max == nil {
-			return tx.Delete(bucketAssetLimits, assetLimitsKey(asset, op))
+			return tx.Delete(bucketAssetLimits, []byte(assetLimitsKey(asset, op)))
 		}
-		b, err := json.Marshal(rec)
-		if err != nil {
-			return err
-		}
-		return tx.Put(bucketAssetLimits, assetLimitsKey(asset, op), b)
+		return records.PutJSON(tx, bucketAssetLimits, assetLimitsKey(asset, op), rec)
 	})
 }
 
 // assetLimits reads the limits of op in asset (none: zero Limits).
 func (e *Engine) assetLimits(tx store.Tx, asset money.Asset, op string) (quotes.Limits, error) {
-	v, err := tx.Get(bucketAssetLimits, assetLimitsKey(asset.Code, op))
-	if isNotFound(err) {
-		return quotes.Limits{}, nil
-	}
-	if err != nil {
-		return quotes.Limits{}, err
-	}
-	var rec assetLimitsRecord
-	if err := json.Unmarshal(v, &rec); err != nil {
+	var rec codec.AssetLimitsRecord
+	if err := records.GetJSON(tx, bucketAssetLimits, assetLimitsKey(asset.Code, op), &rec, nil); err != nil {
 		return quotes.Limits{}, err
 	}
 	var l quotes.Limits

@@ -13,9 +13,9 @@ import (
 // EnabledAsset is an asset enabled for an organization, as
 // Client.EnabledAssets lists it.
 type EnabledAsset struct {
-	Asset      string   `json:"asset"`
-	Decimals   int32    `json:"decimals"`
-	Operations []string `json:"operations"`
+	Asset      string
+	Decimals   int32
+	Operations []string
 }
 
 // enabledAssets is Client.EnabledAssets.

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/tambalapay/tambala/errcode"
-	"github.com/tambalapay/tambala/internal/records"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/quotes"
 	"github.com/tambalapay/tambala/store"
@@ -82,7 +81,7 @@ func (e *Engine) bootstrapOrganization(ctx context.Context, b Bootstrap) (Bootst
 		id, err := tx.Get(bucketSettings, marker)
 		switch {
 		case err == nil:
-			return records.GetJSON(tx, bucketOrgs, string(id), &out.Organization, errNotFound)
+			return loadOrg(tx, string(id), &out.Organization, errNotFound)
 		case !isNotFound(err):
 			return err
 		}

@@ -34,50 +34,17 @@ func (s CollectionStatus) Terminal() bool { return s == CollectionReversed }
 // Collection is money received for an organization, credited net of the
 // collection fee: AmountMWK - Fee = AmountCredited, always.
 type Collection struct {
-	ID                  string           `json:"id"`
-	Status              CollectionStatus `json:"status"`
-	AmountMWK           money.Amount     `json:"amount_mwk"`
-	Fee                 money.Amount     `json:"fee"`
-	AmountCredited      money.Amount     `json:"amount_credited"`
-	Rail                payouts.Rail     `json:"rail"`
-	SourceCustomerName  string           `json:"source_customer_name"`
-	SourceAccountNumber string           `json:"source_account_number"`
-	SourceInstitution   string           `json:"source_institution"`
-	RTPReferenceNumber  string           `json:"rtp_reference_number"`
-	CreatedAt           string           `json:"created_at"`
-}
-
-// collectionRecord is the stored form: amounts as decimal strings.
-type collectionRecord struct {
-	Org                 string       `json:"org"`
-	ID                  string       `json:"id"`
-	Status              string       `json:"status"`
-	Amount              string       `json:"amount_mwk"`
-	Fee                 string       `json:"fee"`
-	Credited            string       `json:"amount_credited"`
-	Rail                payouts.Rail `json:"rail"`
-	SourceCustomerName  string       `json:"source_customer_name"`
-	SourceAccountNumber string       `json:"source_account_number"`
-	SourceInstitution   string       `json:"source_institution"`
-	RTPReferenceNumber  string       `json:"rtp_reference_number"`
-	CreatedAt           string       `json:"created_at"`
-}
-
-func (r collectionRecord) collection() (Collection, error) {
-	c := Collection{ID: r.ID, Status: CollectionStatus(r.Status), Rail: r.Rail, SourceCustomerName: r.SourceCustomerName,
-		SourceAccountNumber: r.SourceAccountNumber, SourceInstitution: r.SourceInstitution,
-		RTPReferenceNumber: r.RTPReferenceNumber, CreatedAt: r.CreatedAt}
-	var err error
-	if c.AmountMWK, err = money.Parse(money.MWK, r.Amount); err != nil {
-		return Collection{}, err
-	}
-	if c.Fee, err = money.Parse(money.MWK, r.Fee); err != nil {
-		return Collection{}, err
-	}
-	if c.AmountCredited, err = money.Parse(money.MWK, r.Credited); err != nil {
-		return Collection{}, err
-	}
-	return c, nil
+	ID                  string
+	Status              CollectionStatus
+	AmountMWK           money.Amount
+	Fee                 money.Amount
+	AmountCredited      money.Amount
+	Rail                payouts.Rail
+	SourceCustomerName  string
+	SourceAccountNumber string
+	SourceInstitution   string
+	RTPReferenceNumber  string
+	CreatedAt           string
 }
 
 func collectionEntry(id string) string { return "collection:" + id }
@@ -121,7 +88,7 @@ func (e *Engine) recordCollection(ctx context.Context, orgID string, p *Principa
 			if o, err = e.admit(tx, *p, APIv1); err != nil {
 				return err
 			}
-		} else if err := records.GetJSON(tx, bucketOrgs, orgID, o, errNotFound); err != nil {
+		} else if err := loadOrg(tx, orgID, o, errNotFound); err != nil {
 			return err
 		}
 		if _, err := e.enabledAsset(o, money.MWK.Code, OpCollection); err != nil {
@@ -151,13 +118,6 @@ func (e *Engine) recordCollection(ctx context.Context, orgID string, p *Principa
 
 func putCollection(tx store.Tx, org string, c Collection) error {
 	return records.PutJSON(tx, bucketCollections, c.ID, toCollectionRecord(org, c))
-}
-
-func toCollectionRecord(org string, c Collection) collectionRecord {
-	return collectionRecord{Org: org, ID: c.ID, Status: string(c.Status),
-		Amount: c.AmountMWK.String(), Fee: c.Fee.String(), Credited: c.AmountCredited.String(), Rail: c.Rail,
-		SourceCustomerName: c.SourceCustomerName, SourceAccountNumber: c.SourceAccountNumber,
-		SourceInstitution: c.SourceInstitution, RTPReferenceNumber: c.RTPReferenceNumber, CreatedAt: c.CreatedAt}
 }
 
 // SimulatedCollection is a collection the sandbox makes up: Amount
@@ -206,7 +166,7 @@ func (e *Engine) collectionByID(ctx context.Context, p Principal, id string) (Co
 		if err != nil {
 			return err
 		}
-		c, err = r.collection()
+		c, err = fromCollectionRecord(r)
 		return err
 	})
 	return c, err
@@ -225,7 +185,7 @@ func (e *Engine) collections(ctx context.Context, p Principal, page PageRequest)
 			if err != nil {
 				return Collection{}, err
 			}
-			return r.collection()
+			return fromCollectionRecord(r)
 		})
 		return err
 	})
@@ -246,7 +206,7 @@ func (e *Engine) reverseCollection(ctx context.Context, orgID, id string) (Colle
 		if _, err := ledger.Post(tx, ledger.Reverse{EntryID: collectionEntry(id) + ":reverse", Of: collectionEntry(id), Ref: id, At: e.nowUTC()}); err != nil {
 			return err
 		}
-		if c, err = r.collection(); err != nil {
+		if c, err = fromCollectionRecord(r); err != nil {
 			return err
 		}
 		c.Status = CollectionReversed

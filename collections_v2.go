@@ -2,8 +2,6 @@ package tambala
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"time"
 
 	"github.com/tambalapay/tambala/errcode"
@@ -24,35 +22,22 @@ const EventCollectionV2Settled = "collection_v2.settled"
 // order_refund collection records the refund's one ledger posting; it is
 // never a second credit.
 type CollectionV2 struct {
-	ID             string           `json:"id"`
-	Status         CollectionStatus `json:"status"`
-	Asset          string           `json:"asset"`
-	Amount         money.Amount     `json:"amount"`
-	Fee            money.Amount     `json:"fee"`
-	AmountCredited money.Amount     `json:"amount_credited"`
-	Network        *string          `json:"network"`
-	Source         CollectionSource `json:"source"`
-	OrderID        *string          `json:"order_id"`
-	CreatedAt      string           `json:"created_at"`
+	ID             string
+	Status         CollectionStatus
+	Asset          string
+	Amount         money.Amount
+	Fee            money.Amount
+	AmountCredited money.Amount
+	Network        *string
+	Source         CollectionSource
+	OrderID        *string
+	CreatedAt      string
 }
 
 var (
 	bucketCollectionsV2      = []byte("collections_v2")
 	bucketCollectionsV2ByOrg = []byte("collections_v2.by_org")
 )
-
-// collectionV2Record is a stored /v2 collection: its owner, the ledger
-// entry it records and its rendering (amounts as text at the asset's
-// decimals).
-type collectionV2Record struct {
-	Org      string          `json:"org"`
-	EntryID  string          `json:"entry_id"`
-	Rendered json.RawMessage `json:"rendered"`
-}
-
-// renderCollectionV2 is the one rendering of a /v2 collection: its read
-// and the data of collection_v2.settled.
-func renderCollectionV2(c CollectionV2) []byte { b, _ := json.Marshal(c); return b }
 
 // recordRefundCollection writes the /v2 collection of a returned order
 // refund and its event, in the refund's transaction.
@@ -82,42 +67,7 @@ const (
 	CollectionSourceSimulated   CollectionSource = "simulated"
 )
 
-// RenderCollectionV2 is the JSON rendering of c, as a /v2 collection is
-// read (Client.CollectionV2), the same as the data of its
-// collection_v2.settled event.
-func RenderCollectionV2(c CollectionV2) []byte { return renderCollectionV2(c) }
-
 func collectionV2Entry(id string) string { return "collection_v2:" + id }
-
-// decodeCollectionV2 reads a stored rendering back, its amounts at the
-// asset's decimals.
-func (e *Engine) decodeCollectionV2(raw []byte) (CollectionV2, error) {
-	var w struct {
-		CollectionV2
-		Amount         string `json:"amount"`
-		Fee            string `json:"fee"`
-		AmountCredited string `json:"amount_credited"`
-	}
-	if err := json.Unmarshal(raw, &w); err != nil {
-		return CollectionV2{}, err
-	}
-	c := w.CollectionV2
-	asset, ok := e.assets.Lookup(c.Asset)
-	if !ok {
-		return CollectionV2{}, fmt.Errorf("tambala: collection %s of unknown asset %q", c.ID, c.Asset)
-	}
-	var err error
-	if c.Amount, err = money.Parse(asset, w.Amount); err != nil {
-		return CollectionV2{}, err
-	}
-	if c.Fee, err = money.Parse(asset, w.Fee); err != nil {
-		return CollectionV2{}, err
-	}
-	if c.AmountCredited, err = money.Parse(asset, w.AmountCredited); err != nil {
-		return CollectionV2{}, err
-	}
-	return c, nil
-}
 
 // loadCollectionV2 reads one of org's /v2 collections: not_found for an
 // unknown, foreign or malformed id.

@@ -2,7 +2,6 @@ package tambala
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/tambalapay/tambala/conversions"
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/cache"
 	"github.com/tambalapay/tambala/internal/codec"
 	"github.com/tambalapay/tambala/internal/due"
 	"github.com/tambalapay/tambala/internal/fingerprint"
@@ -147,41 +147,6 @@ func (w *ConversionWorkerOptions) defaults() {
 	if w.Concurrency <= 0 {
 		w.Concurrency = 8
 	}
-}
-
-// conversionRecord is a conversion as stored, with the worker's
-// bookkeeping.
-type conversionRecord struct {
-	ID         string           `json:"id"`
-	Org        string           `json:"org"`
-	FromAsset  string           `json:"from_asset"`
-	FromAmount string           `json:"from_amount"`
-	ToAsset    string           `json:"to_asset"`
-	ToAmount   string           `json:"to_amount"`
-	Rate       string           `json:"rate"`
-	Status     ConversionStatus `json:"status"`
-	Failure    *failureRecord   `json:"failure,omitempty"`
-	CreatedAt  time.Time        `json:"created_at"`
-	UpdatedAt  time.Time        `json:"updated_at"`
-	DueAt      *time.Time       `json:"due_at,omitempty"`
-	Submitted  bool             `json:"submitted,omitempty"` // Convert accepted it
-	Attempts   int              `json:"attempts,omitempty"`  // consecutive failed calls
-}
-
-// failureRecord is a conversion's failure as stored.
-type failureRecord struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-}
-
-func toConversionRecord(c Conversion) conversionRecord {
-	var f *failureRecord
-	if c.Failure != nil {
-		f = &failureRecord{Code: c.Failure.Code, Message: c.Failure.Message}
-	}
-	return conversionRecord{ID: c.ID, Org: c.Org, FromAsset: c.From.Asset().Code, FromAmount: c.From.String(),
-		ToAsset: c.To.Asset().Code, ToAmount: c.To.String(), Rate: c.Rate.String(), Status: c.Status,
-		Failure: f, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}
 }
 
 func (e *Engine) conversionOf(r conversionRecord) (Conversion, error) {
@@ -350,8 +315,8 @@ func (e *Engine) createConversion(ctx context.Context, p Principal, n NewConvers
 	}
 	rc := resourceCodec[Conversion]{
 		decode: func(_ string, stored []byte) (Conversion, error) {
-			var r conversionRecord
-			if err := json.Unmarshal(stored, &r); err != nil {
+			r, err := cache.DecodeJSON[conversionRecord](stored)
+			if err != nil {
 				return Conversion{}, err
 			}
 			return e.conversionOf(r)
@@ -401,7 +366,7 @@ func (e *Engine) createConversion(ctx context.Context, p Principal, n NewConvers
 		}
 		stored := rec
 		stored.DueAt = nil
-		b, err := json.Marshal(stored)
+		b, err := records.Encode(stored)
 		return c, b, err
 	})
 	if err == nil && !created.Replayed {

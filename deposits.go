@@ -6,6 +6,7 @@ import (
 	"log/slog"
 
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/codec"
 	"github.com/tambalapay/tambala/internal/records"
 	"github.com/tambalapay/tambala/internal/textrule"
 	"github.com/tambalapay/tambala/money"
@@ -24,9 +25,9 @@ type DepositAddressIssuer interface {
 // DepositAddress is one entry of Client.DepositAddresses: a network, the
 // organization's address on it and the assets it may deposit there.
 type DepositAddress struct {
-	Network string   `json:"network"`
-	Address string   `json:"address"`
-	Assets  []string `json:"assets"`
+	Network string
+	Address string
+	Assets  []string
 }
 
 var (
@@ -160,12 +161,7 @@ type Deposit struct {
 }
 
 // depositRecord remembers a recorded deposit by (network, tx_ref).
-type depositRecord struct {
-	Org        string `json:"org"`
-	Asset      string `json:"asset"`
-	Amount     string `json:"amount"`
-	Collection string `json:"collection"`
-}
+type depositRecord = codec.DepositRecord
 
 // MaxTxRefLength bounds a deposit's tx_ref, in bytes; it holds no control
 // or invisible format character either, so one transaction is never
@@ -200,7 +196,7 @@ func (e *Engine) recordDeposit(ctx context.Context, orgID string, d Deposit) (Co
 	var c CollectionV2
 	err = e.store.Update(ctx, func(tx store.Tx) error {
 		org := &Organization{}
-		if err := records.GetJSON(tx, bucketOrgs, orgID, org, errNotFound); err != nil {
+		if err := loadOrg(tx, orgID, org, errNotFound); err != nil {
 			return err
 		}
 		key := string(records.IndexKey(n.ID, d.TxRef))
@@ -240,7 +236,7 @@ func (e *Engine) rotateDepositAddress(ctx context.Context, orgID, network string
 	}
 	var old string
 	err = e.store.View(ctx, func(tx store.Tx) error {
-		if err := records.GetJSON(tx, bucketOrgs, orgID, &Organization{}, errNotFound); err != nil {
+		if err := loadOrg(tx, orgID, &Organization{}, errNotFound); err != nil {
 			return err
 		}
 		v, err := tx.Get(bucketDepositAddresses, depositAddressKey(orgID, n.ID))
@@ -263,7 +259,7 @@ func (e *Engine) rotateDepositAddress(ctx context.Context, orgID, network string
 	out := DepositAddress{Network: n.ID, Address: addr, Assets: []string{}}
 	err = e.store.Update(ctx, func(tx store.Tx) error {
 		org := &Organization{}
-		if err := records.GetJSON(tx, bucketOrgs, orgID, org, errNotFound); err != nil {
+		if err := loadOrg(tx, orgID, org, errNotFound); err != nil {
 			return err
 		}
 		for _, a := range n.Assets {

@@ -3,13 +3,13 @@ package tambala
 import (
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"math/rand/v2"
 	"time"
 
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/codec"
 	"github.com/tambalapay/tambala/internal/loop"
 	"github.com/tambalapay/tambala/internal/records"
 	"github.com/tambalapay/tambala/internal/work"
@@ -31,23 +31,23 @@ type WebhookSender interface {
 
 // Attempt is one recorded delivery attempt.
 type Attempt struct {
-	At         time.Time     `json:"at"`
-	StatusCode int           `json:"status_code"`
-	Error      string        `json:"error,omitempty"`
-	Duration   time.Duration `json:"duration_ns"`
-	Response   string        `json:"response,omitempty"`
-	Signature  string        `json:"signature"`
+	At         time.Time
+	StatusCode int
+	Error      string
+	Duration   time.Duration
+	Response   string
+	Signature  string
 }
 
 // DeliveryView is a delivery as the operator lists it.
 type DeliveryView struct {
-	ID        string         `json:"id"`
-	EventType string         `json:"event_type"`
-	URL       string         `json:"url"`
-	State     webhooks.State `json:"state"`
-	Attempts  []Attempt      `json:"attempts"` // newest first
-	Body      string         `json:"body"`
-	CreatedAt time.Time      `json:"created_at"`
+	ID        string
+	EventType string
+	URL       string
+	State     webhooks.State
+	Attempts  []Attempt // newest first
+	Body      string
+	CreatedAt time.Time
 }
 
 // DispatcherOptions tune webhook delivery. Zero fields take the defaults.
@@ -193,7 +193,7 @@ func (e *Engine) claimDelivery(tx store.Tx, id string) (claimedDelivery, bool, e
 	if d.State != webhooks.Pending || d.NextAt.After(now) {
 		return claimedDelivery{}, false, nil // finished, or claimed by another dispatcher
 	}
-	var secret secretRecord
+	var secret codec.SecretRecord
 	if err := records.GetJSON(tx, bucketSecrets, d.SecretID, &secret, errNotFound); err != nil {
 		return claimedDelivery{}, false, err
 	}
@@ -201,7 +201,7 @@ func (e *Engine) claimDelivery(tx store.Tx, id string) (claimedDelivery, bool, e
 	// endpoint's current one, so replacing a broken URL rescues the
 	// deliveries still pending.
 	var ep Endpoint
-	if err := records.GetJSON(tx, bucketEndpoints, d.Org, &ep, errNotFound); err == nil {
+	if err := loadEndpoint(tx, d.Org, &ep, errNotFound); err == nil {
 		d.URL = ep.URL
 	} else if !errors.Is(err, errNotFound) {
 		return claimedDelivery{}, false, err
@@ -255,7 +255,7 @@ func (e *Engine) record(ctx context.Context, id string, attempt Attempt, status 
 		}
 		total := cur.RoundStart + next.Attempts
 		key := binary.BigEndian.AppendUint32(records.IndexPrefix(id), uint32(total))
-		if err := records.PutJSON(tx, bucketAttempts, string(key), attempt); err != nil {
+		if err := records.PutJSON(tx, bucketAttempts, string(key), codec.AttemptRecord(attempt)); err != nil {
 			return err
 		}
 		var due *time.Time
@@ -300,8 +300,8 @@ func deliveryView(tx store.Tx, id string) (DeliveryView, error) {
 	}
 	v := DeliveryView{ID: d.ID, EventType: d.EventType, URL: d.URL, State: d.State, Body: string(d.Body), CreatedAt: d.CreatedAt, Attempts: []Attempt{}}
 	err := tx.Scan(bucketAttempts, store.ScanOptions{Prefix: records.IndexPrefix(id), Reverse: true}, func(_, val []byte) (bool, error) {
-		var a Attempt
-		if err := json.Unmarshal(val, &a); err != nil {
+		a, err := decodeAttempt(val)
+		if err != nil {
 			return false, err
 		}
 		v.Attempts = append(v.Attempts, a)

@@ -2,7 +2,6 @@ package tambala
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -136,7 +135,7 @@ type eventResource struct {
 }
 
 func jsonResource(kind string, v any) eventResource {
-	return eventResource{kind: kind, record: func() ([]byte, error) { return json.Marshal(v) }}
+	return eventResource{kind: kind, record: func() ([]byte, error) { return records.Encode(v) }}
 }
 
 func rawResource(kind string, b []byte) eventResource {
@@ -148,23 +147,10 @@ func orderResource(o orders.Order) eventResource {
 }
 
 // eventRecord is an event waiting for the handler.
-type eventRecord struct {
-	ID        string          `json:"id"`
-	Type      string          `json:"type"`
-	Org       string          `json:"org"`
-	CreatedAt time.Time       `json:"created_at"`
-	Kind      string          `json:"kind"`
-	Record    json.RawMessage `json:"record"`
-	Attempts  int             `json:"attempts,omitempty"`
-	NextAt    time.Time       `json:"next_at"`
-}
+type eventRecord = codec.EventRecord
 
 // balanceLowRecord is the stored resource of balance.low.
-type balanceLowRecord struct {
-	Available string `json:"available"`
-	Held      string `json:"held"`
-	Floor     string `json:"floor"`
-}
+type balanceLowRecord = codec.BalanceLowRecord
 
 // keepEvent writes the event for the handler, in the transaction that
 // makes it; without a handler it writes nothing.
@@ -178,7 +164,7 @@ func (e *Engine) keepEvent(tx store.Tx, id, orgID, eventType string, at time.Tim
 	}
 	if res.kind == eventOrder {
 		// orders' storage codec is binary: keep it as a JSON string.
-		if rec, err = json.Marshal(rec); err != nil {
+		if rec, err = records.Encode(rec); err != nil {
 			return err
 		}
 	}
@@ -195,7 +181,7 @@ func (e *Engine) event(r eventRecord) (Event, error) {
 	switch r.Kind {
 	case eventPayout, eventPayoutV2:
 		var pr payoutRecord
-		if err := json.Unmarshal(r.Record, &pr); err != nil {
+		if err := records.Decode(r.Record, &pr); err != nil {
 			return ev, err
 		}
 		if r.Kind == eventPayout {
@@ -208,7 +194,7 @@ func (e *Engine) event(r eventRecord) (Event, error) {
 		return ev, err
 	case eventOrder:
 		var b []byte
-		if err := json.Unmarshal(r.Record, &b); err != nil {
+		if err := records.Decode(r.Record, &b); err != nil {
 			return ev, err
 		}
 		o, err := codec.DecodeOrder(b)
@@ -216,7 +202,7 @@ func (e *Engine) event(r eventRecord) (Event, error) {
 		return ev, err
 	case eventConversion:
 		var cr conversionRecord
-		if err := json.Unmarshal(r.Record, &cr); err != nil {
+		if err := records.Decode(r.Record, &cr); err != nil {
 			return ev, err
 		}
 		c, err := e.conversionOf(cr)
@@ -224,10 +210,10 @@ func (e *Engine) event(r eventRecord) (Event, error) {
 		return ev, err
 	case eventCollection:
 		var cr collectionRecord
-		if err := json.Unmarshal(r.Record, &cr); err != nil {
+		if err := records.Decode(r.Record, &cr); err != nil {
 			return ev, err
 		}
-		c, err := cr.collection()
+		c, err := fromCollectionRecord(cr)
 		ev.Collection = &c
 		return ev, err
 	case eventCollectionV2:
@@ -236,15 +222,15 @@ func (e *Engine) event(r eventRecord) (Event, error) {
 		return ev, err
 	case eventTrade:
 		var tr tradeRecord
-		if err := json.Unmarshal(r.Record, &tr); err != nil {
+		if err := records.Decode(r.Record, &tr); err != nil {
 			return ev, err
 		}
-		t, err := tr.trade()
+		t, err := fromTradeRecord(tr)
 		ev.Trade = &t
 		return ev, err
 	case eventBalanceLow:
 		var br balanceLowRecord
-		if err := json.Unmarshal(r.Record, &br); err != nil {
+		if err := records.Decode(r.Record, &br); err != nil {
 			return ev, err
 		}
 		var bl BalanceLow

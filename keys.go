@@ -17,20 +17,21 @@ import (
 // APIKey is a stored key. The key itself is never stored, only its hash;
 // Prefix (its first 16 characters) is all that is ever shown again.
 type APIKey struct {
-	ID          string      `json:"id"`
-	Org         string      `json:"org_id"`
-	Prefix      string      `json:"prefix"`
-	Environment Environment `json:"environment"`
-	CreatedAt   time.Time   `json:"created_at"`
-	RevokedAt   *time.Time  `json:"revoked_at"`
+	ID          string
+	Org         string
+	Prefix      string
+	Environment Environment
+	CreatedAt   time.Time
+	RevokedAt   *time.Time
 }
 
 // Active reports whether the key has not been revoked.
 func (k APIKey) Active() bool { return k.RevokedAt == nil }
 
+// keyRecord is a stored key; its stored form is codec.KeyRecord.
 type keyRecord struct {
 	APIKey
-	Hash string `json:"hash"` // hex SHA-256 of the key
+	Hash string // hex SHA-256 of the key
 }
 
 // createKey is Operator.CreateKey.
@@ -41,7 +42,7 @@ func (e *Engine) createKey(ctx context.Context, orgID string) (full string, key 
 	}
 	err = e.store.Update(ctx, func(tx store.Tx) error {
 		var o Organization
-		if err := records.GetJSON(tx, bucketOrgs, orgID, &o, errNotFound); err != nil {
+		if err := loadOrg(tx, orgID, &o, errNotFound); err != nil {
 			return err
 		}
 		keys, err := orgKeys(tx, orgID)
@@ -85,7 +86,7 @@ func (e *Engine) newKey(orgID string) (string, keyRecord, [32]byte, error) {
 
 // putKey writes a key's record and its indexes.
 func putKey(tx store.Tx, rec *keyRecord, hash [32]byte) error {
-	if err := records.PutJSON(tx, bucketKeys, rec.ID, rec); err != nil {
+	if err := records.PutJSON(tx, bucketKeys, rec.ID, toKeyRecord(*rec)); err != nil {
 		return err
 	}
 	if err := tx.Put(bucketKeysByHash, hash[:], []byte(rec.ID)); err != nil {
@@ -98,7 +99,7 @@ func orgKeys(tx store.Tx, orgID string) ([]APIKey, error) {
 	var out []APIKey
 	err := tx.Scan(bucketKeysByOrg, store.ScanOptions{Prefix: records.IndexPrefix(orgID)}, func(k, _ []byte) (bool, error) {
 		var rec keyRecord
-		if err := records.GetJSON(tx, bucketKeys, string(k[len(orgID)+1:]), &rec, errNotFound); err != nil {
+		if err := loadKey(tx, string(k[len(orgID)+1:]), &rec, errNotFound); err != nil {
 			return false, err
 		}
 		out = append(out, rec.APIKey)
@@ -112,7 +113,7 @@ func (e *Engine) keys(ctx context.Context, orgID string) ([]APIKey, error) {
 	var out []APIKey
 	err := e.store.View(ctx, func(tx store.Tx) error {
 		var o Organization
-		if err := records.GetJSON(tx, bucketOrgs, orgID, &o, errNotFound); err != nil {
+		if err := loadOrg(tx, orgID, &o, errNotFound); err != nil {
 			return err
 		}
 		var err error
@@ -135,13 +136,13 @@ func (e *Engine) revokeKey(ctx context.Context, orgID, idOrPrefix string) (APIKe
 				continue
 			}
 			var rec keyRecord
-			if err := records.GetJSON(tx, bucketKeys, k.ID, &rec, errNotFound); err != nil {
+			if err := loadKey(tx, k.ID, &rec, errNotFound); err != nil {
 				return err
 			}
 			if rec.RevokedAt == nil {
 				now := e.nowUTC()
 				rec.RevokedAt = &now
-				if err := records.PutJSON(tx, bucketKeys, rec.ID, &rec); err != nil {
+				if err := records.PutJSON(tx, bucketKeys, rec.ID, toKeyRecord(rec)); err != nil {
 					return err
 				}
 			}
@@ -174,7 +175,7 @@ func (e *Engine) Authenticate(ctx context.Context, key string) (Principal, error
 		if err != nil {
 			return err
 		}
-		rec, err := cache.Get(tx, bucketKeys, string(id), &e.cachedKeys, errUnauthorized)
+		rec, err := cache.Get(tx, bucketKeys, string(id), &e.cachedKeys, errUnauthorized, decodeKey)
 		if err != nil {
 			return err
 		}
@@ -182,7 +183,7 @@ func (e *Engine) Authenticate(ctx context.Context, key string) (Principal, error
 		if err != nil || !apikeys.Equal(stored, h[:]) || !rec.Active() || rec.Environment != e.env {
 			return errUnauthorized
 		}
-		org, err := cache.Get(tx, bucketOrgs, rec.Org, &e.cachedOrgs, errUnauthorized)
+		org, err := e.cachedOrg(tx, rec.Org, errUnauthorized)
 		if err != nil {
 			return err
 		}

@@ -401,15 +401,7 @@ func (e *Engine) effectiveDeadline(p PauseState, exp time.Time) time.Time {
 }
 
 // proofRecord is a stored funding proof: its bytes are in the ProofStore.
-type proofRecord struct {
-	ID          string    `json:"id"`
-	Order       string    `json:"order"`
-	Org         string    `json:"org"`
-	SHA256      string    `json:"sha256"`
-	ContentType string    `json:"content_type"`
-	Size        int64     `json:"size"`
-	UploadedAt  time.Time `json:"uploaded_at"`
-}
+type proofRecord = codec.ProofRecord
 
 // ProofFile is a stored funding proof's content.
 type ProofFile struct {

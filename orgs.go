@@ -2,7 +2,6 @@ package tambala
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/netip"
@@ -45,23 +44,23 @@ const (
 // AssetAccess is an asset enabled for an organization and the operations
 // it may run in it.
 type AssetAccess struct {
-	Asset      string   `json:"asset"`
-	Operations []string `json:"operations"`
+	Asset      string
+	Operations []string
 }
 
 // Organization is a customer of the operator.
 type Organization struct {
-	ID       string        `json:"id"`
-	Name     string        `json:"name"`
-	Status   OrgStatus     `json:"status"`
-	V2Access V2Access      `json:"v2_access"`
-	Assets   []AssetAccess `json:"assets"`
+	ID       string
+	Name     string
+	Status   OrgStatus
+	V2Access V2Access
+	Assets   []AssetAccess
 	// BalanceFloorMWK is the balance.low floor ("" when none).
-	BalanceFloorMWK string   `json:"balance_floor_mwk,omitempty"`
-	Allowlist       []string `json:"ip_allowlist"`
+	BalanceFloorMWK string
+	Allowlist       []string
 	// PayoutLimits overrides DefaultPayoutLimits field by field.
-	PayoutLimits *PayoutLimits `json:"payout_limits,omitempty"`
-	CreatedAt    time.Time     `json:"created_at"`
+	PayoutLimits *PayoutLimits
+	CreatedAt    time.Time
 }
 
 // clone returns a copy of o that shares no slice or pointer with it.
@@ -210,7 +209,7 @@ func (e *Engine) setFloor(o *Organization, floor string) error {
 // organization is Operator.Organization.
 func (e *Engine) organization(ctx context.Context, id string) (Organization, error) {
 	var o Organization
-	err := e.store.View(ctx, func(tx store.Tx) error { return records.GetJSON(tx, bucketOrgs, id, &o, errNotFound) })
+	err := e.store.View(ctx, func(tx store.Tx) error { return loadOrg(tx, id, &o, errNotFound) })
 	return o, err
 }
 
@@ -219,8 +218,8 @@ func (e *Engine) organizations(ctx context.Context) ([]Organization, error) {
 	var out []Organization
 	err := e.store.View(ctx, func(tx store.Tx) error {
 		return tx.Scan(bucketOrgs, store.ScanOptions{}, func(_, v []byte) (bool, error) {
-			var o Organization
-			if err := json.Unmarshal(v, &o); err != nil {
+			o, err := decodeOrg(v)
+			if err != nil {
 				return false, err
 			}
 			out = append(out, o)
@@ -234,7 +233,7 @@ func (e *Engine) updateOrg(ctx context.Context, id string, mutate func(*Organiza
 	var o Organization
 	err := e.store.Update(ctx, func(tx store.Tx) error {
 		o = Organization{}
-		if err := records.GetJSON(tx, bucketOrgs, id, &o, errNotFound); err != nil {
+		if err := loadOrg(tx, id, &o, errNotFound); err != nil {
 			return err
 		}
 		if err := mutate(&o); err != nil {
@@ -252,7 +251,7 @@ func (e *Engine) updateOrg(ctx context.Context, id string, mutate func(*Organiza
 // transaction that lowers a balance checks the floor, and reads only that
 // small record instead of decoding the whole organization.
 func saveOrg(tx store.Tx, o *Organization) error {
-	if err := records.PutJSON(tx, bucketOrgs, o.ID, o); err != nil {
+	if err := records.PutJSON(tx, bucketOrgs, o.ID, toOrgRecord(*o)); err != nil {
 		return err
 	}
 	if o.BalanceFloorMWK == "" {
@@ -328,7 +327,7 @@ func (e *Engine) fundOrg(ctx context.Context, orgID string, amount money.Amount,
 	}
 	return e.store.Update(ctx, func(tx store.Tx) error {
 		var o Organization
-		if err := records.GetJSON(tx, bucketOrgs, orgID, &o, errNotFound); err != nil {
+		if err := loadOrg(tx, orgID, &o, errNotFound); err != nil {
 			return err
 		}
 		return e.fund(tx, &o, amount, ref)

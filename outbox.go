@@ -2,7 +2,6 @@ package tambala
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/netip"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/codec"
 	"github.com/tambalapay/tambala/internal/records"
 	"github.com/tambalapay/tambala/internal/render"
 	"github.com/tambalapay/tambala/ledger"
@@ -30,16 +30,9 @@ var (
 
 // Endpoint is an organization's webhook endpoint.
 type Endpoint struct {
-	URL       string    `json:"url"`
-	SecretID  string    `json:"secret_id"`
-	CreatedAt time.Time `json:"created_at"`
-}
-
-// secretRecord keeps a signing secret. It must be kept in the clear: it is
-// an HMAC key the engine signs with, not a credential it checks.
-type secretRecord struct {
-	Org    string `json:"org"`
-	Secret string `json:"secret"`
+	URL       string
+	SecretID  string
+	CreatedAt time.Time
 }
 
 // setWebhookEndpoint is Operator.SetWebhookEndpoint.
@@ -58,13 +51,15 @@ func (e *Engine) setWebhookEndpoint(ctx context.Context, orgID, rawURL string) (
 	ep := Endpoint{URL: rawURL, SecretID: e.newID(), CreatedAt: e.nowUTC()}
 	err = e.store.Update(ctx, func(tx store.Tx) error {
 		var o Organization
-		if err := records.GetJSON(tx, bucketOrgs, orgID, &o, errNotFound); err != nil {
+		if err := loadOrg(tx, orgID, &o, errNotFound); err != nil {
 			return err
 		}
-		if err := records.PutJSON(tx, bucketSecrets, ep.SecretID, secretRecord{Org: orgID, Secret: secret}); err != nil {
+		// The secret is kept in the clear: it is an HMAC key the engine
+		// signs with, not a credential it checks.
+		if err := records.PutJSON(tx, bucketSecrets, ep.SecretID, codec.SecretRecord{Org: orgID, Secret: secret}); err != nil {
 			return err
 		}
-		return records.PutJSON(tx, bucketEndpoints, orgID, ep)
+		return records.PutJSON(tx, bucketEndpoints, orgID, codec.EndpointRecord(ep))
 	})
 	if err != nil {
 		return Endpoint{}, "", err
@@ -95,30 +90,12 @@ func (e *Engine) checkEndpointURL(raw string) error {
 func (e *Engine) webhookEndpoint(ctx context.Context, orgID string) (Endpoint, bool, error) {
 	var ep Endpoint
 	err := e.store.View(ctx, func(tx store.Tx) error {
-		return records.GetJSON(tx, bucketEndpoints, orgID, &ep, errNotFound)
+		return loadEndpoint(tx, orgID, &ep, errNotFound)
 	})
 	if errors.Is(err, errNotFound) {
 		return Endpoint{}, false, nil
 	}
 	return ep, err == nil, err
-}
-
-// deliveryRecord is an outbox row: the exact bytes to send, the secret
-// that signs them, and where the delivery is.
-type deliveryRecord struct {
-	ID        string         `json:"id"` // the event id
-	Org       string         `json:"org"`
-	EventType string         `json:"event_type"`
-	URL       string         `json:"url"`
-	SecretID  string         `json:"secret_id"`
-	Body      []byte         `json:"body"`
-	State     webhooks.State `json:"state"`
-	Attempts  int            `json:"attempts"` // every attempt, numbering the attempt log
-	// RoundStart is how many attempts came before the current schedule: 0,
-	// or the attempts made before the last re-delivery.
-	RoundStart int       `json:"round_start,omitempty"`
-	NextAt     time.Time `json:"next_at"`
-	CreatedAt  time.Time `json:"created_at"`
 }
 
 // emit writes an event for the organization, in the caller's transaction:
@@ -128,7 +105,7 @@ type deliveryRecord struct {
 // either nothing is written.
 func (e *Engine) emit(tx store.Tx, orgID, eventType string, data []byte, res eventResource) error {
 	var ep Endpoint
-	err := records.GetJSON(tx, bucketEndpoints, orgID, &ep, errNotFound)
+	err := loadEndpoint(tx, orgID, &ep, errNotFound)
 	endpoint := err == nil
 	if err != nil && !errors.Is(err, errNotFound) {
 		return err
@@ -197,18 +174,10 @@ func (e *Engine) checkBalanceLow(tx store.Tx, orgID string) error {
 	if !last.IsZero() && now.Sub(last) < e.balanceLowCooldown {
 		return nil
 	}
-	data, _ := json.Marshal(struct {
-		Balance  json.RawMessage `json:"balance"`
-		FloorMWK money.Amount    `json:"floor_mwk"`
-	}{render.BalanceV1(bal), floor})
+	data := render.BalanceLow(bal, floor)
 	res := jsonResource(eventBalanceLow, balanceLowRecord{Available: bal.Available.String(), Held: bal.Held.String(), Floor: floor.String()})
 	if err := e.emit(tx, orgID, webhooks.BalanceLow, data, res); err != nil {
 		return err
 	}
 	return records.PutJSON(tx, bucketBalanceLow, orgID, now)
 }
-
-// renderCollection and renderTrade are the one rendering of each resource,
-// shared by the read endpoints' items and the events' data.
-func renderCollection(c Collection) []byte { b, _ := json.Marshal(c); return b }
-func renderTrade(t Trade) []byte           { b, _ := json.Marshal(t); return b }

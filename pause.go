@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/tambalapay/tambala/errcode"
-	"github.com/tambalapay/tambala/internal/cache"
 	"github.com/tambalapay/tambala/internal/records"
 	"github.com/tambalapay/tambala/store"
 )
@@ -32,16 +31,16 @@ const (
 // expiry sweep and proof uploads honour funding deadlines that fell inside
 // one).
 type PauseState struct {
-	V1       PauseMode     `json:"v1"`
-	V2       PauseMode     `json:"v2"`
-	V2Pauses []PauseWindow `json:"v2_pauses,omitempty"`
+	V1       PauseMode
+	V2       PauseMode
+	V2Pauses []PauseWindow
 }
 
 // PauseWindow is one /v2 pause: From when it started, To when /v2 was live
 // again (nil while it lasts).
 type PauseWindow struct {
-	From time.Time  `json:"from"`
-	To   *time.Time `json:"to,omitempty"`
+	From time.Time
+	To   *time.Time
 }
 
 // maxPauseWindows is how many /v2 pauses are remembered: enough for every
@@ -91,7 +90,7 @@ func (e *Engine) readPause(tx store.Tx) (PauseState, error) {
 	if err != nil {
 		return PauseState{}, err
 	}
-	return e.cachedPause.Decode(raw, cache.DecodeJSON[PauseState])
+	return e.cachedPause.Decode(raw, decodePause)
 }
 
 // pause is Operator.Pause.
@@ -134,7 +133,7 @@ func (e *Engine) setPause(ctx context.Context, api API, mode PauseMode) (PauseSt
 			}
 			s.V2 = mode
 		}
-		return records.PutJSON(tx, bucketSettings, string(pauseKey), &s)
+		return records.PutJSON(tx, bucketSettings, string(pauseKey), toPauseRecord(s))
 	})
 	return s, err
 }

@@ -3,7 +3,6 @@ package tambala
 import (
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -64,84 +63,14 @@ func (e *Engine) sandboxWallets() map[string]bool {
 // PayoutLimits are an organization's business limits on /v1 payouts,
 // measured on the amount alone and kept in storage.
 type PayoutLimits struct {
-	MaxPerPayoutMWK string `json:"max_per_payout_mwk"` // amount_limit_exceeded above it
-	DailyVolumeMWK  string `json:"daily_volume_mwk"`   // rolling 24 hours; org_limit_exceeded
-	HourlyCount     int    `json:"hourly_count"`       // rolling hour; org_limit_exceeded
+	MaxPerPayoutMWK string // amount_limit_exceeded above it
+	DailyVolumeMWK  string // rolling 24 hours; org_limit_exceeded
+	HourlyCount     int    // rolling hour; org_limit_exceeded
 }
 
 // DefaultPayoutLimits apply to an organization with none set.
 func DefaultPayoutLimits() PayoutLimits {
 	return PayoutLimits{MaxPerPayoutMWK: "5000000.00", DailyVolumeMWK: "50000000.00", HourlyCount: 1000}
-}
-
-type payoutRecord struct {
-	ID          string              `json:"id"`
-	Org         string              `json:"org"`
-	Rail        payouts.Rail        `json:"rail"`
-	Amount      string              `json:"amount"`
-	HeldFee     string              `json:"held_fee"`
-	Fee         *string             `json:"fee"`
-	Status      payouts.Status      `json:"status"`
-	Destination payouts.Destination `json:"destination"`
-	Failure     *codec.Failure      `json:"failure"`
-	CreatedAt   time.Time           `json:"created_at"`
-	UpdatedAt   time.Time           `json:"updated_at"`
-	TerminalAt  *time.Time          `json:"terminal_at"`
-	// The worker's bookkeeping: when the payout is next due, and how many
-	// provider calls in a row failed.
-	DueAt    *time.Time `json:"due_at,omitempty"`
-	Attempts int        `json:"attempts,omitempty"`
-	// Unknown counts the provider's definite "unknown reference" answers
-	// in a row; Resubmit says the next call is a submission again.
-	Unknown  int  `json:"unknown,omitempty"`
-	Resubmit bool `json:"resubmit,omitempty"`
-	// Resolution is the operator's, when the operator finished it.
-	Resolution *resolutionRecord `json:"resolution,omitempty"`
-	// V2 is set on a /v2 payout only (absent from /v1 records, which read
-	// as before). On a /v2 payout Amount and HeldFee are principal_src and
-	// fee_src, and Fee the fee charged, all in the source asset.
-	V2 *payoutV2Record `json:"v2,omitempty"`
-}
-
-type resolutionRecord struct {
-	Outcome payouts.Status `json:"outcome"`
-	Reason  string         `json:"reason"`
-	At      time.Time      `json:"at"`
-}
-
-func toPayoutRecord(p payouts.Payout) payoutRecord {
-	r := payoutRecord{ID: p.ID, Org: p.Org, Rail: p.Rail, Amount: p.Amount.String(), HeldFee: p.HeldFee.String(),
-		Status: p.Status, Destination: p.Destination, Failure: codec.StorePayoutFailure(p.Failure), CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt, TerminalAt: p.TerminalAt}
-	if p.Fee != nil {
-		s := p.Fee.String()
-		r.Fee = &s
-	}
-	return r
-}
-
-func (r payoutRecord) payout() (payouts.Payout, error) {
-	asset := money.MWK
-	if r.V2 != nil {
-		asset = r.V2.source()
-	}
-	amt, err := money.Parse(asset, r.Amount)
-	if err != nil {
-		return payouts.Payout{}, err
-	}
-	held, err := money.Parse(asset, r.HeldFee)
-	if err != nil {
-		return payouts.Payout{}, err
-	}
-	p := payouts.Payout{ID: r.ID, Org: r.Org, Rail: r.Rail, Amount: amt, HeldFee: held, Status: r.Status,
-		Destination: r.Destination, Failure: r.Failure.PayoutFailure(), CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, TerminalAt: r.TerminalAt}
-	if r.Fee != nil {
-		f, err := money.Parse(asset, *r.Fee)
-		if err != nil {
-			return payouts.Payout{}, err
-		}
-		p.Fee = &f
-	}
-	return p, nil
 }
 
 // holdID is the ledger hold of a payout.
@@ -238,7 +167,7 @@ func (e *Engine) createPayout(ctx context.Context, p Principal, req payouts.Requ
 		if err := schedule(tx, &rec, at(now)); err != nil {
 			return payouts.Payout{}, nil, err
 		}
-		stored, err := json.Marshal(rec)
+		stored, err := records.Encode(rec)
 		if err != nil {
 			return payouts.Payout{}, nil, err
 		}
@@ -523,35 +452,12 @@ func (e *Engine) quoteFee(ctx context.Context, p Principal, dir payouts.Directio
 	return q, err
 }
 
-type institutionsRecord struct {
-	Institutions []codec.Institution `json:"institutions"`
-	Networks     map[int]string      `json:"networks"`
-	// AccountDigits are the banks' account number bounds [min, max] as
-	// synced (zero for a default); absent in records written before them,
-	// which read as the defaults.
-	AccountDigits map[int][2]int `json:"account_digits,omitempty"`
-	SyncedAt      time.Time      `json:"synced_at"`
-
-	// list is Institutions with their networks and bounds, once decoded.
-	list []payouts.Institution
-}
-
 // syncInstitutions is Operator.SyncInstitutions.
 func (e *Engine) syncInstitutions(ctx context.Context, list []payouts.Institution) error {
 	if err := payouts.CheckInstitutions(list); err != nil {
 		return err
 	}
-	rec := institutionsRecord{Institutions: codec.StoreInstitutions(list), Networks: map[int]string{}, AccountDigits: map[int][2]int{}, SyncedAt: e.nowUTC()}
-	for _, in := range list {
-		switch in.Rail {
-		case payouts.Momo:
-			rec.Networks[in.ID] = in.Network
-		case payouts.Bank:
-			if in.AccountNumberMinDigits != 0 || in.AccountNumberMaxDigits != 0 {
-				rec.AccountDigits[in.ID] = [2]int{in.AccountNumberMinDigits, in.AccountNumberMaxDigits}
-			}
-		}
-	}
+	rec := toInstitutionsRecord(list, e.nowUTC())
 	return e.store.Update(ctx, func(tx store.Tx) error { return records.PutJSON(tx, bucketRefData, "institutions", rec) })
 }
 
@@ -569,21 +475,8 @@ func (e *Engine) institutions(tx store.Tx) ([]payouts.Institution, time.Time, er
 	if err != nil {
 		return nil, time.Time{}, err
 	}
-	rec, err := e.cachedInstitutions.Decode(raw, func(raw []byte) (institutionsRecord, error) {
-		var rec institutionsRecord
-		if err := json.Unmarshal(raw, &rec); err != nil {
-			return rec, err
-		}
-		rec.list = codec.LoadInstitutions(rec.Institutions)
-		for i := range rec.list {
-			in := &rec.list[i]
-			in.Network = rec.Networks[in.ID]
-			d := rec.AccountDigits[in.ID]
-			in.AccountNumberMinDigits, in.AccountNumberMaxDigits = d[0], d[1]
-		}
-		return rec, nil
-	})
-	return rec.list, rec.SyncedAt, err
+	rec, err := e.cachedInstitutions.Decode(raw, decodeInstitutions)
+	return rec.Institutions, rec.SyncedAt, err
 }
 
 // ReferenceDataReady reports whether payouts can be priced against
@@ -615,8 +508,8 @@ func (e *Engine) listInstitutions(ctx context.Context, p Principal) ([]payouts.I
 
 // Rails holds the rail pause switches.
 type Rails struct {
-	BankDisabled bool `json:"bank_disabled"`
-	MomoDisabled bool `json:"momo_disabled"`
+	BankDisabled bool
+	MomoDisabled bool
 }
 
 func (e *Engine) checkRail(tx store.Tx, rail payouts.Rail) error {
@@ -624,10 +517,7 @@ func (e *Engine) checkRail(tx store.Tx, rail payouts.Rail) error {
 	raw, err := tx.Get(bucketSettings, []byte("rails"))
 	switch {
 	case err == nil:
-		if r, err = e.cachedRails.Decode(raw, func(raw []byte) (Rails, error) {
-			var r Rails
-			return r, json.Unmarshal(raw, &r)
-		}); err != nil {
+		if r, err = e.cachedRails.Decode(raw, decodeRails); err != nil {
 			return err
 		}
 	case !errors.Is(err, store.ErrNotFound):
@@ -643,10 +533,11 @@ func (e *Engine) checkRail(tx store.Tx, rail payouts.Rail) error {
 func (e *Engine) setRailDisabled(ctx context.Context, rail payouts.Rail, disabled bool) (Rails, error) {
 	var r Rails
 	err := e.store.Update(ctx, func(tx store.Tx) error {
-		r = Rails{}
-		if err := records.GetJSON(tx, bucketSettings, "rails", &r, nil); err != nil {
+		var rec codec.RailsRecord
+		if err := records.GetJSON(tx, bucketSettings, "rails", &rec, nil); err != nil {
 			return err
 		}
+		r = Rails(rec)
 		switch rail {
 		case payouts.Bank:
 			r.BankDisabled = disabled
@@ -655,7 +546,7 @@ func (e *Engine) setRailDisabled(ctx context.Context, rail payouts.Rail, disable
 		default:
 			return errcode.Newf(errcode.ValidationError, "rail must be bank or momo.")
 		}
-		return records.PutJSON(tx, bucketSettings, "rails", r)
+		return records.PutJSON(tx, bucketSettings, "rails", codec.RailsRecord(r))
 	})
 	return r, err
 }

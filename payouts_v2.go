@@ -2,15 +2,14 @@ package tambala
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"strconv"
 	"time"
 
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/cache"
 	"github.com/tambalapay/tambala/internal/fingerprint"
 	"github.com/tambalapay/tambala/internal/records"
-	"github.com/tambalapay/tambala/internal/render"
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/payouts"
@@ -71,13 +70,13 @@ type PayoutV2Options struct {
 // PayoutV2Destination is where a /v2 payout goes: bank or momo (the /v1
 // fields and rules) or wallet (Network and Address).
 type PayoutV2Destination struct {
-	Type            DestinationKind `json:"type"`
-	InstitutionID   int             `json:"institution_id,omitempty"`
-	AccountNumber   string          `json:"account_number,omitempty"`
-	MobileNumber    string          `json:"mobile_number,omitempty"`
-	BeneficiaryName string          `json:"beneficiary_name,omitempty"`
-	Network         string          `json:"network,omitempty"`
-	Address         string          `json:"address,omitempty"`
+	Type            DestinationKind
+	InstitutionID   int
+	AccountNumber   string
+	MobileNumber    string
+	BeneficiaryName string
+	Network         string
+	Address         string
 }
 
 // PayoutV2Request asks for a /v2 payout: Amount (decimal text, parsed at
@@ -123,56 +122,9 @@ type PayoutV2 struct {
 	FeeSource       money.Amount
 }
 
-// MarshalJSON is the one rendering of a /v2 payout: its reads and the
-// data of its events.
-func (p PayoutV2) MarshalJSON() ([]byte, error) {
-	var term *string
-	if p.TerminalAt != nil {
-		s := payouts.FormatTime(*p.TerminalAt)
-		term = &s
-	}
-	return json.Marshal(struct {
-		ID           string              `json:"id"`
-		SourceAsset  string              `json:"source_asset"`
-		SourceAmount money.Amount        `json:"source_amount"`
-		Asset        string              `json:"asset"`
-		Amount       money.Amount        `json:"amount"`
-		Rate         *money.Rate         `json:"rate"`
-		Fee          *money.Amount       `json:"fee"`
-		Status       payouts.Status      `json:"status"`
-		Destination  PayoutV2Destination `json:"destination"`
-		Failure      *render.Failure     `json:"failure"`
-		CreatedAt    string              `json:"created_at"`
-		TerminalAt   *string             `json:"terminal_at"`
-	}{p.ID, p.SourceAsset.Code, p.SourceAmount, p.Asset.Code, p.Amount, p.Rate, p.Fee, p.Status, p.Destination,
-		render.PayoutFailure(p.Failure), payouts.FormatTime(p.CreatedAt), term})
-}
-
-// payoutV2Record is the /v2 part of a payout record.
-type payoutV2Record struct {
-	SourceAsset    string              `json:"source_asset"`
-	SourceDecimals int32               `json:"source_decimals"`
-	Asset          string              `json:"asset"`
-	AssetDecimals  int32               `json:"asset_decimals"`
-	Amount         string              `json:"amount"` // delivered, in asset
-	PricedFee      string              `json:"fee"`    // priced at accept, in asset
-	Rate           *string             `json:"rate"`   // nil on a same-asset payout
-	Destination    PayoutV2Destination `json:"destination"`
-	// FeeObserved is the provider's fee in asset when it was below the
-	// priced fee on an FX payout (charged converted); nil otherwise.
-	FeeObserved *string `json:"fee_observed,omitempty"`
-}
-
-func (v *payoutV2Record) source() money.Asset {
-	return money.Asset{Code: v.SourceAsset, Decimals: v.SourceDecimals}
-}
-
-func (v *payoutV2Record) asset() money.Asset {
-	return money.Asset{Code: v.Asset, Decimals: v.AssetDecimals}
-}
-
-func (v *payoutV2Record) submission(p payouts.Payout) (PayoutSubmission, error) {
-	amt, err := money.Parse(v.asset(), v.Amount)
+// v2Submission is the provider's submission of the /v2 payout p of v.
+func v2Submission(v *payoutV2Record, p payouts.Payout) (PayoutSubmission, error) {
+	amt, err := money.Parse(v2Asset(v), v.Amount)
 	if err != nil {
 		return PayoutSubmission{}, err
 	}
@@ -181,7 +133,7 @@ func (v *payoutV2Record) submission(p payouts.Payout) (PayoutSubmission, error) 
 		return PayoutSubmission{}, err
 	}
 	s := PayoutSubmission{Reference: p.ID, Rail: p.Rail, Amount: amt, V2: true, SourceAmount: src}
-	d := v.Destination
+	d := fromPayoutV2DestinationRecord(v.Destination)
 	if d.Type == DestinationWallet {
 		s.Network, s.Address = d.Network, d.Address
 	} else {
@@ -201,7 +153,7 @@ func (r payoutRecord) payoutV2() (PayoutV2, error) {
 		return PayoutV2{}, err
 	}
 	v := r.V2
-	amt, err := money.Parse(v.asset(), v.Amount)
+	amt, err := money.Parse(v2Asset(v), v.Amount)
 	if err != nil {
 		return PayoutV2{}, err
 	}
@@ -209,8 +161,8 @@ func (r payoutRecord) payoutV2() (PayoutV2, error) {
 	if err != nil {
 		return PayoutV2{}, err
 	}
-	out := PayoutV2{ID: p.ID, Org: p.Org, SourceAsset: v.source(), SourceAmount: src, Asset: v.asset(), Amount: amt,
-		Status: p.Status, Destination: v.Destination, Failure: p.Failure, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt,
+	out := PayoutV2{ID: p.ID, Org: p.Org, SourceAsset: v2Source(v), SourceAmount: src, Asset: v2Asset(v), Amount: amt,
+		Status: p.Status, Destination: fromPayoutV2DestinationRecord(v.Destination), Failure: p.Failure, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt,
 		TerminalAt: p.TerminalAt, PrincipalSource: p.Amount, FeeSource: p.HeldFee}
 	if v.Rate != nil {
 		rate, err := money.ParseRate(*v.Rate)
@@ -223,13 +175,13 @@ func (r payoutRecord) payoutV2() (PayoutV2, error) {
 		var fee money.Amount
 		switch {
 		case p.Status == payouts.Failed:
-			fee = money.Zero(v.asset())
+			fee = money.Zero(v2Asset(v))
 		case v.Rate == nil: // same asset: the fee charged
-			fee, err = money.Parse(v.asset(), p.Fee.String())
+			fee, err = money.Parse(v2Asset(v), p.Fee.String())
 		case v.FeeObserved != nil: // FX, the provider's fee below the priced one
-			fee, err = money.Parse(v.asset(), *v.FeeObserved)
+			fee, err = money.Parse(v2Asset(v), *v.FeeObserved)
 		default: // FX: fee_src was charged, the priced fee in asset
-			fee, err = money.Parse(v.asset(), v.PricedFee)
+			fee, err = money.Parse(v2Asset(v), v.PricedFee)
 		}
 		if err != nil {
 			return PayoutV2{}, err
@@ -241,8 +193,8 @@ func (r payoutRecord) payoutV2() (PayoutV2, error) {
 
 var payoutV2Codec = resourceCodec[PayoutV2]{
 	decode: func(_ string, stored []byte) (PayoutV2, error) {
-		var rec payoutRecord
-		if err := json.Unmarshal(stored, &rec); err != nil {
+		rec, err := cache.DecodeJSON[payoutRecord](stored)
+		if err != nil {
 			return PayoutV2{}, err
 		}
 		return rec.payoutV2()
@@ -430,11 +382,12 @@ func (e *Engine) createPayoutV2(ctx context.Context, p Principal, req PayoutV2Re
 		}
 		rec := toPayoutRecord(po)
 		rec.V2 = &payoutV2Record{SourceAsset: source.Code, SourceDecimals: source.Decimals, Asset: asset.Code,
-			AssetDecimals: asset.Decimals, Amount: amount.String(), PricedFee: fee.String(), Rate: rateText, Destination: snap}
+			AssetDecimals: asset.Decimals, Amount: amount.String(), PricedFee: fee.String(), Rate: rateText,
+			Destination: toPayoutV2DestinationRecord(snap)}
 		if err := schedule(tx, &rec, at(now)); err != nil {
 			return PayoutV2{}, nil, err
 		}
-		stored, err := json.Marshal(rec)
+		stored, err := records.Encode(rec)
 		if err != nil {
 			return PayoutV2{}, nil, err
 		}
@@ -482,7 +435,7 @@ func (e *Engine) finishSuccessV2(tx store.Tx, rec *payoutRecord, p payouts.Payou
 	v := rec.V2
 	v.FeeObserved = nil
 	if fee != nil {
-		if fee.Asset() != v.asset() || fee.Sign() < 0 {
+		if fee.Asset() != v2Asset(v) || fee.Sign() < 0 {
 			return errcode.Newf(errcode.ValidationError, "The fee of payout %s must be a non-negative amount in %s.", p.ID, v.Asset)
 		}
 		inSource := *fee
@@ -491,7 +444,7 @@ func (e *Engine) finishSuccessV2(tx store.Tx, rec *payoutRecord, p payouts.Payou
 			if err != nil {
 				return err
 			}
-			pair := quotes.Pair{Direction: quotes.FromBank, From: v.source(), To: v.asset()}
+			pair := quotes.Pair{Direction: quotes.FromBank, From: v2Source(v), To: v2Asset(v)}
 			if c, _ := e.classes.Lookup(v.SourceAsset); c == quotes.Stablecoin {
 				pair.Direction = quotes.ToBank
 			}
@@ -527,11 +480,7 @@ func (e *Engine) emitPayoutV2(tx store.Tx, rec payoutRecord, event string) error
 	if err != nil {
 		return err
 	}
-	b, err := json.Marshal(p)
-	if err != nil {
-		return err
-	}
-	return e.emit(tx, rec.Org, event, b, jsonResource(eventPayoutV2, rec))
+	return e.emit(tx, rec.Org, event, renderPayoutV2(p), jsonResource(eventPayoutV2, rec))
 }
 
 func loadPayoutV2(tx store.Tx, org, id string) (PayoutV2, error) {

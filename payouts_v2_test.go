@@ -97,8 +97,7 @@ func (d *pv2Env) get(t deskTB, id string) tambala.PayoutV2 {
 
 func renderMap(t *testing.T, p tambala.PayoutV2) map[string]any {
 	t.Helper()
-	b, err := json.Marshal(p)
-	require.NoError(t, err)
+	b := tambala.RenderPayoutV2(p)
 	var m map[string]any
 	require.NoError(t, json.Unmarshal(b, &m))
 	return m

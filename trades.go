@@ -27,13 +27,13 @@ var (
 // Trade is an OTC funding trade: the organization bought MWK with a
 // stablecoin at its client rate, and its MWK balance was credited once.
 type Trade struct {
-	ID         string       `json:"id"`
-	USDTAmount money.Amount `json:"usdt_amount"`
-	ClientRate money.Rate   `json:"client_rate"`
-	MWKAmount  int64        `json:"mwk_amount"`
-	Status     TradeStatus  `json:"status"`
-	CreatedAt  string       `json:"created_at"`
-	SettledAt  string       `json:"settled_at"`
+	ID         string
+	USDTAmount money.Amount
+	ClientRate money.Rate
+	MWKAmount  int64
+	Status     TradeStatus
+	CreatedAt  string
+	SettledAt  string
 }
 
 // TradeStatus is the status of a trade; a trade is recorded settled.
@@ -41,30 +41,6 @@ type TradeStatus string
 
 // TradeSettled is the status of every recorded trade.
 const TradeSettled TradeStatus = "settled"
-
-type tradeRecord struct {
-	Org        string `json:"org"`
-	Ref        string `json:"ref"`
-	ID         string `json:"id"`
-	USDTAmount string `json:"usdt_amount"`
-	ClientRate string `json:"client_rate"`
-	MWKAmount  int64  `json:"mwk_amount"`
-	Status     string `json:"status"`
-	CreatedAt  string `json:"created_at"`
-	SettledAt  string `json:"settled_at"`
-}
-
-func (r tradeRecord) trade() (Trade, error) {
-	rate, err := money.ParseRate(r.ClientRate)
-	if err != nil {
-		return Trade{}, err
-	}
-	amt, err := money.Parse(money.USDT, r.USDTAmount)
-	if err != nil {
-		return Trade{}, err
-	}
-	return Trade{ID: r.ID, USDTAmount: amt, ClientRate: rate, MWKAmount: r.MWKAmount, Status: TradeStatus(r.Status), CreatedAt: r.CreatedAt, SettledAt: r.SettledAt}, nil
-}
 
 // NewTrade is an OTC trade the operator records: USDTAmount of the
 // stablecoin sold to the organization at ClientRate kwacha per unit. Ref
@@ -108,7 +84,7 @@ func (e *Engine) recordTrade(ctx context.Context, orgID string, n NewTrade) (Tra
 	var t Trade
 	err = e.store.Update(ctx, func(tx store.Tx) error {
 		var o Organization
-		if err := records.GetJSON(tx, bucketOrgs, orgID, &o, errNotFound); err != nil {
+		if err := loadOrg(tx, orgID, &o, errNotFound); err != nil {
 			return err
 		}
 		id, err := tx.Get(bucketTradesByRef, records.IndexKey(orgID, ref))
@@ -123,7 +99,7 @@ func (e *Engine) recordTrade(ctx context.Context, orgID string, n NewTrade) (Tra
 			if r.USDTAmount != amt.String() || r.ClientRate != rate.String() {
 				return errcode.Newf(errcode.Conflict, "This trade ref was already recorded with other figures.")
 			}
-			t, err = r.trade()
+			t, err = fromTradeRecord(r)
 			return err
 		}
 		now := payouts.FormatTime(e.nowUTC())
@@ -140,7 +116,7 @@ func (e *Engine) recordTrade(ctx context.Context, orgID string, n NewTrade) (Tra
 		if err := tx.Put(bucketTradesByRef, records.IndexKey(orgID, ref), []byte(r.ID)); err != nil {
 			return err
 		}
-		if t, err = r.trade(); err != nil {
+		if t, err = fromTradeRecord(r); err != nil {
 			return err
 		}
 		if err := tx.Put(bucketTradesByOrg, records.IndexKey(orgID, r.ID), nil); err != nil {
@@ -164,7 +140,7 @@ func (e *Engine) trades(ctx context.Context, p Principal, page PageRequest) (Pag
 			if err := records.GetJSON(tx, bucketTrades, id, &r, errNotFound); err != nil {
 				return Trade{}, err
 			}
-			return r.trade()
+			return fromTradeRecord(r)
 		})
 		return err
 	})
@@ -173,14 +149,14 @@ func (e *Engine) trades(ctx context.Context, p Principal, page PageRequest) (Pag
 
 // Bank is an item of Client.Banks (the earlier API's bank list).
 type Bank struct {
-	BankUUID string `json:"bank_uuid"`
-	Name     string `json:"name"`
+	BankUUID string
+	Name     string
 }
 
 // MobileOperator is an item of Client.MobileOperators.
 type MobileOperator struct {
-	RefID string `json:"ref_id"`
-	Name  string `json:"name"`
+	RefID string
+	Name  string
 }
 
 // bankNamespace derives stable bank UUIDs from institution ids.

@@ -370,13 +370,13 @@ func TestWebhookSignatureAndEnvelope(t *testing.T) {
 	}
 	gotCol, err := env.engine.Client(env.p).Collection(ctx, col.ID)
 	require.NoError(t, err)
-	wantCol, _ := json.Marshal(gotCol) // GET /v1/collections/{id}
+	wantCol := tambala.RenderCollection(gotCol) // GET /v1/collections/{id}
 	assert.Equal(t, string(wantCol), string(byType[webhooks.CollectionSettled].Data))
 	trades, err := env.engine.Client(env.p).Trades(ctx, tambala.PageRequest{})
 	require.NoError(t, err)
 	require.Len(t, trades.Items, 1)
 	assert.Equal(t, tr.ID, trades.Items[0].ID)
-	wantTrade, _ := json.Marshal(trades.Items[0]) // an item of GET /v1/trades
+	wantTrade := tambala.RenderTrade(trades.Items[0]) // an item of GET /v1/trades
 	assert.Equal(t, string(wantTrade), string(byType[webhooks.TradeSettled].Data))
 }
 

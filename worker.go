@@ -346,7 +346,7 @@ func (e *Engine) submit(ctx context.Context, rec payoutRecord) (callErr, err err
 		return nil, err
 	}
 	if rec.V2 != nil {
-		s, err := rec.V2.submission(p)
+		s, err := v2Submission(rec.V2, p)
 		if err != nil {
 			return nil, err
 		}

@@ -135,32 +135,33 @@ func (a *Admin) reply(w http.ResponseWriter, r *http.Request, status int, v any,
 
 func (a *Admin) listOrgs(w http.ResponseWriter, r *http.Request) {
 	orgs, err := a.engine.Operator().Organizations(r.Context())
-	if orgs == nil {
-		orgs = []tambala.Organization{}
+	out := make([]json.RawMessage, len(orgs))
+	for i, o := range orgs {
+		out[i] = renderOrg(o)
 	}
-	a.reply(w, r, http.StatusOK, map[string]any{"organizations": orgs}, err)
+	a.reply(w, r, http.StatusOK, map[string]any{"organizations": out}, err)
 }
 
 func (a *Admin) createOrg(w http.ResponseWriter, r *http.Request) {
 	var in struct {
-		Name            string                `json:"name"`
-		Assets          []tambala.AssetAccess `json:"assets"`
-		V2Access        tambala.V2Access      `json:"v2_access"`
-		BalanceFloorMWK string                `json:"balance_floor_mwk"`
+		Name            string            `json:"name"`
+		Assets          []assetAccessJSON `json:"assets"`
+		V2Access        tambala.V2Access  `json:"v2_access"`
+		BalanceFloorMWK string            `json:"balance_floor_mwk"`
 	}
 	if err := bind(r, &in); err != nil {
 		writeError(w, r, a.log, err)
 		return
 	}
 	o, err := a.engine.Operator().CreateOrganization(r.Context(), tambala.NewOrganization{
-		Name: in.Name, Assets: in.Assets, V2Access: in.V2Access, BalanceFloorMWK: in.BalanceFloorMWK,
+		Name: in.Name, Assets: assetAccesses(in.Assets), V2Access: in.V2Access, BalanceFloorMWK: in.BalanceFloorMWK,
 	})
-	a.reply(w, r, http.StatusCreated, o, err)
+	a.reply(w, r, http.StatusCreated, renderOrg(o), err)
 }
 
 func (a *Admin) getOrg(w http.ResponseWriter, r *http.Request) {
 	o, err := a.engine.Operator().Organization(r.Context(), r.PathValue("org"))
-	a.reply(w, r, http.StatusOK, o, err)
+	a.reply(w, r, http.StatusOK, renderOrg(o), err)
 }
 
 func (a *Admin) setStatus(w http.ResponseWriter, r *http.Request) {
@@ -172,7 +173,7 @@ func (a *Admin) setStatus(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	o, err := a.engine.Operator().SetOrganizationStatus(r.Context(), r.PathValue("org"), in.Status)
-	a.reply(w, r, http.StatusOK, o, err)
+	a.reply(w, r, http.StatusOK, renderOrg(o), err)
 }
 
 func (a *Admin) setV2Access(w http.ResponseWriter, r *http.Request) {
@@ -184,19 +185,19 @@ func (a *Admin) setV2Access(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	o, err := a.engine.Operator().SetV2Access(r.Context(), r.PathValue("org"), in.V2Access)
-	a.reply(w, r, http.StatusOK, o, err)
+	a.reply(w, r, http.StatusOK, renderOrg(o), err)
 }
 
 func (a *Admin) setAssets(w http.ResponseWriter, r *http.Request) {
 	var in struct {
-		Assets []tambala.AssetAccess `json:"assets"`
+		Assets []assetAccessJSON `json:"assets"`
 	}
 	if err := bind(r, &in); err != nil {
 		writeError(w, r, a.log, err)
 		return
 	}
-	o, err := a.engine.Operator().SetAssets(r.Context(), r.PathValue("org"), in.Assets)
-	a.reply(w, r, http.StatusOK, o, err)
+	o, err := a.engine.Operator().SetAssets(r.Context(), r.PathValue("org"), assetAccesses(in.Assets))
+	a.reply(w, r, http.StatusOK, renderOrg(o), err)
 }
 
 func (a *Admin) setFloor(w http.ResponseWriter, r *http.Request) {
@@ -208,7 +209,7 @@ func (a *Admin) setFloor(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	o, err := a.engine.Operator().SetBalanceFloor(r.Context(), r.PathValue("org"), in.FloorMWK)
-	a.reply(w, r, http.StatusOK, o, err)
+	a.reply(w, r, http.StatusOK, renderOrg(o), err)
 }
 
 func (a *Admin) setAllowlist(w http.ResponseWriter, r *http.Request) {
@@ -220,28 +221,26 @@ func (a *Admin) setAllowlist(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	o, err := a.engine.Operator().SetAllowlist(r.Context(), r.PathValue("org"), in.Addresses)
-	a.reply(w, r, http.StatusOK, o, err)
+	a.reply(w, r, http.StatusOK, renderOrg(o), err)
 }
 
 func (a *Admin) listKeys(w http.ResponseWriter, r *http.Request) {
 	keys, err := a.engine.Operator().Keys(r.Context(), r.PathValue("org"))
-	if keys == nil {
-		keys = []tambala.APIKey{}
+	out := make([]json.RawMessage, len(keys))
+	for i, k := range keys {
+		out[i] = render.APIKey(keyFields(k))
 	}
-	a.reply(w, r, http.StatusOK, map[string]any{"keys": keys}, err)
+	a.reply(w, r, http.StatusOK, map[string]any{"keys": out}, err)
 }
 
 func (a *Admin) createKey(w http.ResponseWriter, r *http.Request) {
 	full, k, err := a.engine.Operator().CreateKey(r.Context(), r.PathValue("org"))
-	a.reply(w, r, http.StatusCreated, struct {
-		Key string `json:"key"` // shown once, never again
-		tambala.APIKey
-	}{full, k}, err)
+	a.reply(w, r, http.StatusCreated, json.RawMessage(render.NewAPIKey(full, keyFields(k))), err)
 }
 
 func (a *Admin) revokeKey(w http.ResponseWriter, r *http.Request) {
 	k, err := a.engine.Operator().RevokeKey(r.Context(), r.PathValue("org"), r.PathValue("key"))
-	a.reply(w, r, http.StatusOK, k, err)
+	a.reply(w, r, http.StatusOK, json.RawMessage(render.APIKey(keyFields(k))), err)
 }
 
 func (a *Admin) fund(w http.ResponseWriter, r *http.Request) {
@@ -273,13 +272,13 @@ func (a *Admin) fund(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *Admin) setPayoutLimits(w http.ResponseWriter, r *http.Request) {
-	var in tambala.PayoutLimits
+	var in payoutLimitsJSON
 	if err := bind(r, &in); err != nil {
 		writeError(w, r, a.log, err)
 		return
 	}
-	o, err := a.engine.Operator().SetPayoutLimits(r.Context(), r.PathValue("org"), in)
-	a.reply(w, r, http.StatusOK, o, err)
+	o, err := a.engine.Operator().SetPayoutLimits(r.Context(), r.PathValue("org"), tambala.PayoutLimits(in))
+	a.reply(w, r, http.StatusOK, renderOrg(o), err)
 }
 
 func (a *Admin) setRail(w http.ResponseWriter, r *http.Request) {
@@ -291,7 +290,7 @@ func (a *Admin) setRail(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rails, err := a.engine.Operator().SetRailDisabled(r.Context(), payouts.Rail(r.PathValue("rail")), in.Disabled)
-	a.reply(w, r, http.StatusOK, rails, err)
+	a.reply(w, r, http.StatusOK, json.RawMessage(render.Rails(rails.BankDisabled, rails.MomoDisabled)), err)
 }
 
 func (a *Admin) syncInstitutions(w http.ResponseWriter, r *http.Request) {
@@ -354,12 +353,12 @@ func (a *Admin) recordTrade(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t, err := a.engine.Operator().RecordTrade(r.Context(), r.PathValue("org"), tambala.NewTrade{Ref: in.Ref, USDTAmount: amt, ClientRate: rate})
-	a.reply(w, r, http.StatusCreated, t, err)
+	a.reply(w, r, http.StatusCreated, renderTrade(t), err)
 }
 
 func (a *Admin) reverseCollection(w http.ResponseWriter, r *http.Request) {
 	c, err := a.engine.Operator().ReverseCollection(r.Context(), r.PathValue("org"), r.PathValue("id"))
-	a.reply(w, r, http.StatusOK, c, err)
+	a.reply(w, r, http.StatusOK, renderCollection(c), err)
 }
 
 func (a *Admin) setWebhook(w http.ResponseWriter, r *http.Request) {
@@ -371,10 +370,7 @@ func (a *Admin) setWebhook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ep, secret, err := a.engine.Operator().SetWebhookEndpoint(r.Context(), r.PathValue("org"), in.URL)
-	a.reply(w, r, http.StatusOK, struct {
-		tambala.Endpoint
-		Secret string `json:"secret"` // shown once, never again
-	}{ep, secret}, err)
+	a.reply(w, r, http.StatusOK, json.RawMessage(render.NewEndpoint(render.EndpointFields(ep), secret)), err)
 }
 
 func (a *Admin) listDeliveries(w http.ResponseWriter, r *http.Request) {
@@ -385,12 +381,16 @@ func (a *Admin) listDeliveries(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res, err := a.engine.Operator().Deliveries(r.Context(), r.PathValue("org"), page)
-	a.reply(w, r, http.StatusOK, pageJSON("deliveries", res.Items, res.HasMore, res.NextBeforeID), err)
+	items := make([]json.RawMessage, len(res.Items))
+	for i, d := range res.Items {
+		items[i] = renderDelivery(d)
+	}
+	a.reply(w, r, http.StatusOK, pageJSON("deliveries", items, res.HasMore, res.NextBeforeID), err)
 }
 
 func (a *Admin) redeliver(w http.ResponseWriter, r *http.Request) {
 	v, err := a.engine.Operator().Redeliver(r.Context(), r.PathValue("org"), r.PathValue("id"))
-	a.reply(w, r, http.StatusOK, v, err)
+	a.reply(w, r, http.StatusOK, renderDelivery(v), err)
 }
 
 func (a *Admin) getPause(w http.ResponseWriter, r *http.Request) {
@@ -417,27 +417,8 @@ func (a *Admin) setPause(w http.ResponseWriter, r *http.Request) {
 	a.reply(w, r, http.StatusOK, pauseJSON(s), err)
 }
 
-func pauseJSON(s tambala.PauseState) map[string]string {
-	name := func(m tambala.PauseMode) string {
-		if m == tambala.Live {
-			return "live"
-		}
-		return string(m)
-	}
-	return map[string]string{"v1": name(s.V1), "v2": name(s.V2)}
-}
-
-// inFlightJSON is a payout not terminal yet as the operator lists it: the
-// payout as its client reads it under "payout" (the /v1 or the /v2
-// rendering, as api_version says), and the worker's view beside it.
-type inFlightJSON struct {
-	APIVersion     string          `json:"api_version"`
-	Payout         json.RawMessage `json:"payout"`
-	Org            string          `json:"org"`
-	Overdue        bool            `json:"overdue"`
-	FailedCalls    int             `json:"failed_calls"`
-	UnknownAnswers int             `json:"unknown_answers"`
-	NextAttemptAt  *string         `json:"next_attempt_at"`
+func pauseJSON(s tambala.PauseState) json.RawMessage {
+	return render.Pause(string(s.V1), string(s.V2))
 }
 
 // payoutsInFlight is GET /admin/payouts/in-flight?status=&older_than=&org=&limit=:
@@ -466,17 +447,14 @@ func (a *Admin) payoutsInFlight(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	out := make([]inFlightJSON, len(list))
+	out := make([]json.RawMessage, len(list))
 	for i, p := range list {
-		out[i] = inFlightJSON{APIVersion: "v1", Payout: render.Payout(p.Payout), Org: p.Payout.Org, Overdue: p.Overdue,
-			FailedCalls: p.FailedCalls, UnknownAnswers: p.UnknownAnswers}
+		f := render.InFlightPayoutFields{APIVersion: "v1", Payout: render.Payout(p.Payout), Org: p.Payout.Org, Overdue: p.Overdue,
+			FailedCalls: p.FailedCalls, UnknownAnswers: p.UnknownAnswers, NextAttemptAt: p.NextAttemptAt}
 		if p.V2 != nil {
-			out[i].APIVersion, out[i].Payout = "v2", renderPayoutV2(*p.V2)
+			f.APIVersion, f.Payout = "v2", renderPayoutV2(*p.V2)
 		}
-		if p.NextAttemptAt != nil {
-			s := render.Time(*p.NextAttemptAt)
-			out[i].NextAttemptAt = &s
-		}
+		out[i] = render.InFlightPayout(f)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"payouts": out})
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/render"
 	"github.com/tambalapay/tambala/money"
 )
 
@@ -19,7 +20,7 @@ func (a *Admin) depositRoutes() {
 // the issuer replaces the organization's address on the network.
 func (a *Admin) rotateDepositAddress(w http.ResponseWriter, r *http.Request) {
 	d, err := a.engine.Operator().RotateDepositAddress(r.Context(), r.PathValue("org"), r.PathValue("network"))
-	a.reply(w, r, http.StatusOK, d, err)
+	a.reply(w, r, http.StatusOK, json.RawMessage(render.DepositAddress(render.DepositAddressFields(d))), err)
 }
 
 // recordDeposit is POST /admin/orgs/{org}/deposits {network, asset,
@@ -58,5 +59,5 @@ func (a *Admin) recordDeposit(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	writeRaw(w, http.StatusCreated, tambala.RenderCollectionV2(c))
+	writeRaw(w, http.StatusCreated, renderCollectionV2(c))
 }

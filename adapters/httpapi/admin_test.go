@@ -31,7 +31,7 @@ func adminRoutes(org string) []struct {
 		{"GET", "/admin/orgs/" + org, nil, 200},
 		{"PUT", "/admin/orgs/" + org + "/status", map[string]any{"status": "active"}, 200},
 		{"PUT", "/admin/orgs/" + org + "/v2-access", map[string]any{"v2_access": "enabled"}, 200},
-		{"PUT", "/admin/orgs/" + org + "/assets", map[string]any{"assets": allAssets}, 200},
+		{"PUT", "/admin/orgs/" + org + "/assets", map[string]any{"assets": assetsJSON(allAssets)}, 200},
 		{"PUT", "/admin/orgs/" + org + "/balance-floor", map[string]any{"floor_mwk": "5000.00"}, 200},
 		{"PUT", "/admin/orgs/" + org + "/allowlist", map[string]any{"addresses": []string{}}, 200},
 		{"GET", "/admin/orgs/" + org + "/keys", nil, 200},
@@ -226,7 +226,7 @@ func TestLogs_NeverContainKeysOrAdminToken(t *testing.T) {
 	log := zap.New(core)
 	e := newEnv(t, withLogger(log), withLimits(tambala.Limits{RatePerSecond: 1, RateBurst: 20}))
 
-	org := e.admin(t, "POST", "/admin/orgs", map[string]any{"name": "Logged", "v2_access": "enabled", "assets": allAssets}).want(t, 201, "").obj(t)["id"].(string)
+	org := e.admin(t, "POST", "/admin/orgs", map[string]any{"name": "Logged", "v2_access": "enabled", "assets": assetsJSON(allAssets)}).want(t, 201, "").obj(t)["id"].(string)
 	key := e.admin(t, "POST", "/admin/orgs/"+org+"/keys", nil).want(t, 201, "").obj(t)["key"].(string)
 	e.admin(t, "POST", "/admin/orgs/"+org+"/funding", map[string]any{"asset": "MWK", "amount": "100000", "ref": "f"}).want(t, 200, "")
 	e.adminWith(t, "GET", "/admin/orgs", nil, map[string]string{"Authorization": "Bearer " + adminToken + "x"}).want(t, 401, "")

@@ -387,7 +387,11 @@ func TestV2_AssetsAndBalances(t *testing.T) {
 		e.do(t, "GET", "/v2/balances/"+a, nil, hdr(key)).want(t, 422, "unsupported_asset")
 	}
 	var assets struct {
-		Assets []tambala.EnabledAsset `json:"assets"`
+		Assets []struct {
+			Asset      string   `json:"asset"`
+			Decimals   int32    `json:"decimals"`
+			Operations []string `json:"operations"`
+		} `json:"assets"`
 	}
 	e.do(t, "GET", "/v2/assets", nil, hdr(key)).want(t, 200, "").decode(t, &assets)
 	if len(assets.Assets) != 1 || assets.Assets[0].Asset != "MWK" || assets.Assets[0].Decimals != 2 {
@@ -398,7 +402,7 @@ func TestV2_AssetsAndBalances(t *testing.T) {
 		t.Errorf("MWK balance = %v", b)
 	}
 
-	e.admin(t, "PUT", "/admin/orgs/"+o.ID+"/assets", map[string]any{"assets": allAssets}).want(t, 200, "")
+	e.admin(t, "PUT", "/admin/orgs/"+o.ID+"/assets", map[string]any{"assets": assetsJSON(allAssets)}).want(t, 200, "")
 	e.admin(t, "POST", "/admin/orgs/"+o.ID+"/funding", map[string]string{"asset": "USDT", "amount": "5.5", "ref": "r1"}).want(t, 200, "")
 	b = e.do(t, "GET", "/v2/balances/USDT", nil, hdr(key)).want(t, 200, "").obj(t)
 	if b["available"] != "5.500000" || b["held"] != "0.000000" {

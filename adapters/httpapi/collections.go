@@ -40,7 +40,11 @@ func (h *Handler) listCollections(w http.ResponseWriter, r *http.Request, p tamb
 		writeError(w, r, h.log, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, pageJSON("collections", res.Items, res.HasMore, res.NextBeforeID))
+	items := make([]json.RawMessage, len(res.Items))
+	for i, c := range res.Items {
+		items[i] = renderCollection(c)
+	}
+	writeJSON(w, http.StatusOK, pageJSON("collections", items, res.HasMore, res.NextBeforeID))
 }
 
 func (h *Handler) getCollection(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
@@ -49,7 +53,7 @@ func (h *Handler) getCollection(w http.ResponseWriter, r *http.Request, p tambal
 		writeError(w, r, h.log, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, c)
+	writeRaw(w, http.StatusOK, renderCollection(c))
 }
 
 func (h *Handler) simulateCollection(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
@@ -82,7 +86,7 @@ func (h *Handler) simulateCollection(w http.ResponseWriter, r *http.Request, p t
 		writeError(w, r, h.log, err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, c)
+	writeRaw(w, http.StatusCreated, renderCollection(c))
 }
 
 func (h *Handler) listTrades(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
@@ -95,7 +99,11 @@ func (h *Handler) listTrades(w http.ResponseWriter, r *http.Request, p tambala.P
 		writeError(w, r, h.log, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, pageJSON("trades", res.Items, res.HasMore, res.NextBeforeID))
+	items := make([]json.RawMessage, len(res.Items))
+	for i, t := range res.Items {
+		items[i] = renderTrade(t)
+	}
+	writeJSON(w, http.StatusOK, pageJSON("trades", items, res.HasMore, res.NextBeforeID))
 }
 
 func (h *Handler) banks(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
@@ -104,7 +112,11 @@ func (h *Handler) banks(w http.ResponseWriter, r *http.Request, p tambala.Princi
 		writeError(w, r, h.log, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"banks": banks})
+	items := make([]json.RawMessage, len(banks))
+	for i, b := range banks {
+		items[i] = render.Bank(render.BankFields(b))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"banks": items})
 }
 
 func (h *Handler) operators(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
@@ -113,5 +125,9 @@ func (h *Handler) operators(w http.ResponseWriter, r *http.Request, p tambala.Pr
 		writeError(w, r, h.log, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"operators": ops, "fetched_at": render.Time(at)})
+	items := make([]json.RawMessage, len(ops))
+	for i, o := range ops {
+		items[i] = render.MobileOperator(render.MobileOperatorFields(o))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"operators": items, "fetched_at": render.Time(at)})
 }

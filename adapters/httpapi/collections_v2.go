@@ -6,6 +6,7 @@ import (
 
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/render"
 	"github.com/tambalapay/tambala/money"
 )
 
@@ -22,13 +23,17 @@ func (h *Handler) depositAddresses(w http.ResponseWriter, r *http.Request, p tam
 		writeError(w, r, h.log, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"deposit_addresses": list})
+	items := make([]json.RawMessage, len(list))
+	for i, d := range list {
+		items[i] = render.DepositAddress(render.DepositAddressFields(d))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"deposit_addresses": items})
 }
 
 func renderCollectionsV2(cs []tambala.CollectionV2) []json.RawMessage {
 	out := make([]json.RawMessage, len(cs))
 	for i, c := range cs {
-		out[i] = tambala.RenderCollectionV2(c)
+		out[i] = renderCollectionV2(c)
 	}
 	return out
 }
@@ -58,7 +63,7 @@ func (h *Handler) getCollectionV2(w http.ResponseWriter, r *http.Request, p tamb
 		writeError(w, r, h.log, err)
 		return
 	}
-	writeRaw(w, http.StatusOK, tambala.RenderCollectionV2(c))
+	writeRaw(w, http.StatusOK, renderCollectionV2(c))
 }
 
 // assetFilter reads the optional ?asset= of a /v2 list: absent is every
@@ -95,7 +100,7 @@ func (h *Handler) simulateCollectionV2(w http.ResponseWriter, r *http.Request, p
 		writeError(w, r, h.log, err)
 		return
 	}
-	writeRaw(w, http.StatusCreated, tambala.RenderCollectionV2(c))
+	writeRaw(w, http.StatusCreated, renderCollectionV2(c))
 }
 
 // decodeSimulatedCollectionV2 reads {asset, amount, network?}: asset a

@@ -205,7 +205,7 @@ func TestConversions_Codes(t *testing.T) {
 	// Operation re-checked: convert removed from MWK.
 	q3 := convQuote(t, e, key, "USDT", "MWK", "1")
 	org := mustOrgOfKey(t, e, key)
-	e.admin(t, "PUT", "/admin/orgs/"+org+"/assets", map[string]any{"assets": deskAssets}).want(t, 200, "")
+	e.admin(t, "PUT", "/admin/orgs/"+org+"/assets", map[string]any{"assets": assetsJSON(deskAssets)}).want(t, 200, "")
 	create("disabled", convBody(q3.QuoteID), 403, "corridor_not_enabled")
 
 	// Reads.

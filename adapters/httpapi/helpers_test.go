@@ -361,6 +361,16 @@ var allAssets = []tambala.AssetAccess{
 	{Asset: "USDT", Operations: []string{tambala.OpPayout, tambala.OpCollection, tambala.OpConvert}},
 }
 
+// assetsJSON is assets as the admin API takes them:
+// [{"asset","operations"}].
+func assetsJSON(assets []tambala.AssetAccess) []map[string]any {
+	out := make([]map[string]any, len(assets))
+	for i, a := range assets {
+		out[i] = map[string]any{"asset": a.Asset, "operations": a.Operations}
+	}
+	return out
+}
+
 // newOrg creates an organization and one key on the engine.
 func (e *testEnv) newOrg(t testing.TB, s orgSpec) (tambala.Organization, string) {
 	t.Helper()

@@ -922,11 +922,11 @@ func TestOrders_CreateErrors(t *testing.T) {
 	// 403 corridor_not_enabled: the operation was taken away after the
 	// quote.
 	tq4 := toBankQuote(t, e, key)
-	e.admin(t, "PUT", "/admin/orgs/"+org.ID+"/assets", map[string]any{"assets": []tambala.AssetAccess{
-		{Asset: "MWK", Operations: []string{tambala.OpCollection}}, {Asset: "USDT", Operations: []string{tambala.OpPayout}}}}).want(t, 200, "")
+	e.admin(t, "PUT", "/admin/orgs/"+org.ID+"/assets", map[string]any{"assets": assetsJSON([]tambala.AssetAccess{
+		{Asset: "MWK", Operations: []string{tambala.OpCollection}}, {Asset: "USDT", Operations: []string{tambala.OpPayout}}})}).want(t, 200, "")
 	e.do(t, "POST", "/v2/orders", orderBody(tq4.QuoteID, "op-gone", beneficiaryJSON), hdr(key, "Idempotency-Key", "op-gone")).want(t, 403, "corridor_not_enabled")
-	e.admin(t, "PUT", "/admin/orgs/"+org.ID+"/assets", map[string]any{"assets": []tambala.AssetAccess{
-		{Asset: "MWK", Operations: []string{tambala.OpPayout, tambala.OpCollection}}}}).want(t, 200, "")
+	e.admin(t, "PUT", "/admin/orgs/"+org.ID+"/assets", map[string]any{"assets": assetsJSON([]tambala.AssetAccess{
+		{Asset: "MWK", Operations: []string{tambala.OpPayout, tambala.OpCollection}}})}).want(t, 200, "")
 	e.do(t, "POST", "/v2/orders", orderBody(tq4.QuoteID, "op-gone", beneficiaryJSON), hdr(key, "Idempotency-Key", "asset-gone")).want(t, 403, "corridor_not_enabled")
 	checkLedger(t, e)
 }

@@ -174,7 +174,7 @@ func TestPayouts_Rejections(t *testing.T) {
 	e.admin(t, "PUT", "/admin/orgs/"+o.ID+"/payout-limits", map[string]any{"hourly_count": 2}).want(t, 200, "")
 	e.do(t, "POST", "/v1/payouts/bank", bankBody("100"), hdr(key, "Idempotency-Key", "limits")).want(t, 202, "")
 	e.do(t, "POST", "/v1/payouts/bank", bankBody("100"), hdr(key, "Idempotency-Key", "third")).want(t, 429, "org_limit_exceeded")
-	e.admin(t, "PUT", "/admin/orgs/"+o.ID+"/assets", map[string]any{"assets": []tambala.AssetAccess{{Asset: "MWK", Operations: []string{"collection"}}}}).want(t, 200, "")
+	e.admin(t, "PUT", "/admin/orgs/"+o.ID+"/assets", map[string]any{"assets": assetsJSON([]tambala.AssetAccess{{Asset: "MWK", Operations: []string{"collection"}}})}).want(t, 200, "")
 	e.do(t, "POST", "/v1/payouts/bank", bankBody("100"), hdr(key, "Idempotency-Key", "ops")).want(t, 403, "corridor_not_enabled")
 }
 
@@ -500,7 +500,7 @@ func TestIdempotency_ReplaySurvivesOperatorChanges(t *testing.T) {
 	replay("lowering the hourly count")
 	e.admin(t, "PUT", "/admin/orgs/"+o.ID+"/payout-limits", map[string]any{"max_per_payout_mwk": "500.00"}).want(t, 200, "")
 	replay("lowering the per-payout maximum")
-	e.admin(t, "PUT", "/admin/orgs/"+o.ID+"/assets", map[string]any{"assets": []tambala.AssetAccess{{Asset: "MWK", Operations: []string{"collection"}}}}).want(t, 200, "")
+	e.admin(t, "PUT", "/admin/orgs/"+o.ID+"/assets", map[string]any{"assets": assetsJSON([]tambala.AssetAccess{{Asset: "MWK", Operations: []string{"collection"}}})}).want(t, 200, "")
 	replay("disabling MWK payouts")
 	assertPayoutCount(t, e, key, 1)
 }

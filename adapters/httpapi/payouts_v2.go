@@ -113,11 +113,6 @@ func decodePayoutV2(body []byte) (tambala.PayoutV2Request, error) {
 	return r, nil
 }
 
-func renderPayoutV2(p tambala.PayoutV2) []byte {
-	b, _ := json.Marshal(p)
-	return b
-}
-
 func (h *Handler) getPayoutV2(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
 	po, err := h.engine.Client(p).PayoutV2(r.Context(), r.PathValue("id"))
 	if err != nil {

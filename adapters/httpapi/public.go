@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	_ "embed"
+	"encoding/json"
 	"net/http"
 	"strconv"
 
@@ -64,9 +65,13 @@ func (h *Handler) assets(w http.ResponseWriter, r *http.Request, p tambala.Princ
 		writeError(w, r, h.log, err)
 		return
 	}
+	items := make([]json.RawMessage, len(assets))
+	for i, a := range assets {
+		items[i] = render.EnabledAsset(render.EnabledAssetFields(a))
+	}
 	writeJSON(w, http.StatusOK, struct {
-		Assets []tambala.EnabledAsset `json:"assets"`
-	}{assets})
+		Assets []json.RawMessage `json:"assets"`
+	}{items})
 }
 
 type balanceJSON struct {

@@ -12,5 +12,7 @@
 // but the transports (adapters/httpapi, examples/...) names no HTTP route
 // or status, only the engine's error codes and Go calls; and the design
 // notes' bookkeeping (their section numbers and decision ids) stays in
-// docs/.
+// docs/. The root package's non-test files import no JSON package and
+// carry no json struct tag: renderings live in internal/render, stored
+// records in internal/codec.
 package archtest

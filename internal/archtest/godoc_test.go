@@ -194,6 +194,20 @@ func modulePackages(t *testing.T) []listedPkg {
 	return pkgs
 }
 
+// sourceFiles returns the paths of p's non-test Go files, whatever their
+// build constraints.
+func (p listedPkg) sourceFiles() []string {
+	var out []string
+	for _, names := range [][]string{p.GoFiles, p.CgoFiles, p.IgnoredGoFiles} {
+		for _, name := range names {
+			if !strings.HasSuffix(name, "_test.go") {
+				out = append(out, filepath.Join(p.Dir, name))
+			}
+		}
+	}
+	return out
+}
+
 // docGroups returns the doc comments godoc shows for f: the package doc,
 // and the Doc (and trailing line comment) of every top-level declaration,
 // spec, struct field and interface method. Comments inside function
@@ -283,15 +297,7 @@ func TestGodocIsTransportFree(t *testing.T) {
 		if godocExempt(rel) {
 			continue
 		}
-		var names []string
-		names = append(names, p.GoFiles...)
-		names = append(names, p.CgoFiles...)
-		names = append(names, p.IgnoredGoFiles...)
-		for _, name := range names {
-			if strings.HasSuffix(name, "_test.go") {
-				continue
-			}
-			path := filepath.Join(p.Dir, name)
+		for _, path := range p.sourceFiles() {
 			f, err := parser.ParseFile(fset, path, nil, parser.ParseComments|parser.SkipObjectResolution)
 			if err != nil {
 				t.Fatal(err)
@@ -300,7 +306,7 @@ func TestGodocIsTransportFree(t *testing.T) {
 			for _, cg := range docGroups(f) {
 				text, lines := commentText(fset, cg)
 				for _, p := range transportProblems(text) {
-					t.Errorf("%s:%d: doc comment names %s: %q", filepath.Join(rel, name),
+					t.Errorf("%s:%d: doc comment names %s: %q", filepath.Join(rel, filepath.Base(path)),
 						lineAt(text, lines, p.at), p.rule, p.match)
 				}
 			}

@@ -75,9 +75,9 @@ func DecodeJSON[T any](raw []byte) (T, error) {
 	return v, err
 }
 
-// Get reads the record at key in tx and decodes it (JSON) through c; a
-// missing record is notFound.
-func Get[T any](tx store.Tx, bucket []byte, key string, c *Records[T], notFound error) (T, error) {
+// Get reads the record at key in tx and decodes it with decode through c;
+// a missing record is notFound.
+func Get[T any](tx store.Tx, bucket []byte, key string, c *Records[T], notFound error, decode func([]byte) (T, error)) (T, error) {
 	b, err := tx.Get(bucket, []byte(key))
 	if errors.Is(err, store.ErrNotFound) {
 		var zero T
@@ -87,7 +87,7 @@ func Get[T any](tx store.Tx, bucket []byte, key string, c *Records[T], notFound 
 		var zero T
 		return zero, err
 	}
-	return c.Decode(key, b, DecodeJSON[T])
+	return c.Decode(key, b, decode)
 }
 
 func (c *Records[T]) limit() int {

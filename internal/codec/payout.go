@@ -34,35 +34,6 @@ func (f *Failure) PayoutFailure() *payouts.Failure {
 	return &payouts.Failure{Code: payouts.FailureCode(f.Code), Message: f.Message}
 }
 
-// Institution is the stored form of a payable institution in the
-// engine's reference data record: {"institution_id","name","rail"}. The
-// record keeps a momo institution's network and a bank's account number
-// bounds in maps of their own, beside the list.
-type Institution struct {
-	ID   int          `json:"institution_id"`
-	Name string       `json:"name"`
-	Rail payouts.Rail `json:"rail"`
-}
-
-// StoreInstitutions is the stored form of list.
-func StoreInstitutions(list []payouts.Institution) []Institution {
-	out := make([]Institution, len(list))
-	for i, in := range list {
-		out[i] = Institution{ID: in.ID, Name: in.Name, Rail: in.Rail}
-	}
-	return out
-}
-
-// LoadInstitutions reads a stored list back, without the networks and
-// account number bounds the record keeps apart.
-func LoadInstitutions(list []Institution) []payouts.Institution {
-	out := make([]payouts.Institution, len(list))
-	for i, in := range list {
-		out[i] = payouts.Institution{ID: in.ID, Name: in.Name, Rail: in.Rail}
-	}
-	return out
-}
-
 // PayoutFromRendering reads a /v1 payout back from its rendering (the
 // bytes of render.Payout): every field the rendering carries, so that
 // rendering the payout again gives the same bytes. The organization, the

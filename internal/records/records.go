@@ -1,5 +1,6 @@
 // Package records holds the helpers every engine record shares: JSON
-// records by key, and per-owner index keys in creation order.
+// records (the record types of internal/codec) by key or as bytes, and
+// per-owner index keys in creation order.
 package records
 
 import (

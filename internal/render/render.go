@@ -2,10 +2,13 @@
 // one JSON of each, which the engine's events carry as data and the HTTP
 // binding answers reads with, so that an event's data and the read it
 // mirrors are the same bytes. The domain packages (payouts, orders,
-// quotes, conversions) hold rules only; their resources render here, one
-// file a resource: Payout (and the institutions), Order, Quote, Corridors
-// and AdminCorridors, Conversion, BalanceV1. Every timestamp renders
-// through Time.
+// quotes, conversions) and the engine's own types hold no JSON; they
+// render here, one file a resource: Payout (and the institutions), Order,
+// Quote, Corridors and AdminCorridors, Conversion, BalanceV1, Collection,
+// CollectionV2, Trade, PayoutV2, Organization and the rest. It is below
+// the engine, so a rendering of an engine type takes that type's fields
+// (CollectionFields, OrganizationFields, ...), which the engine and the
+// binding fill. Every timestamp renders through Time.
 package render
 
 import (

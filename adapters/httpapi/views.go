@@ -1,0 +1,105 @@
+package httpapi
+
+import (
+	"encoding/json"
+
+	"github.com/tambalapay/tambala"
+	"github.com/tambalapay/tambala/internal/render"
+)
+
+// The engine's own resources as internal/render takes them, and the
+// bodies the admin API takes for them. render cannot import the engine
+// (the engine renders its events there), so the binding hands it each
+// resource's fields.
+
+// renderOrg is the rendering of an organization.
+func renderOrg(o tambala.Organization) json.RawMessage {
+	f := render.OrganizationFields{ID: o.ID, Name: o.Name, Status: string(o.Status), V2Access: string(o.V2Access),
+		BalanceFloorMWK: o.BalanceFloorMWK, Allowlist: o.Allowlist, CreatedAt: o.CreatedAt}
+	if o.Assets != nil {
+		f.Assets = make([]render.AssetAccess, len(o.Assets))
+		for i, a := range o.Assets {
+			f.Assets[i] = render.AssetAccess(a)
+		}
+	}
+	if o.PayoutLimits != nil {
+		l := render.PayoutLimits(*o.PayoutLimits)
+		f.PayoutLimits = &l
+	}
+	return render.Organization(f)
+}
+
+// assetAccessJSON is an asset and its operations as the admin API takes
+// them.
+type assetAccessJSON struct {
+	Asset      string   `json:"asset"`
+	Operations []string `json:"operations"`
+}
+
+// assetAccesses reads a list of assetAccessJSON; nil stays nil (no list
+// given).
+func assetAccesses(in []assetAccessJSON) []tambala.AssetAccess {
+	if in == nil {
+		return nil
+	}
+	out := make([]tambala.AssetAccess, len(in))
+	for i, a := range in {
+		out[i] = tambala.AssetAccess(a)
+	}
+	return out
+}
+
+// payoutLimitsJSON is an organization's /v1 payout limits as the admin
+// API takes them.
+type payoutLimitsJSON struct {
+	MaxPerPayoutMWK string `json:"max_per_payout_mwk"`
+	DailyVolumeMWK  string `json:"daily_volume_mwk"`
+	HourlyCount     int    `json:"hourly_count"`
+}
+
+// keyFields is an API key as render takes it.
+func keyFields(k tambala.APIKey) render.APIKeyFields {
+	return render.APIKeyFields{ID: k.ID, Org: k.Org, Prefix: k.Prefix, Environment: string(k.Environment),
+		CreatedAt: k.CreatedAt, RevokedAt: k.RevokedAt}
+}
+
+// renderDelivery is the rendering of a webhook delivery.
+func renderDelivery(v tambala.DeliveryView) json.RawMessage {
+	f := render.DeliveryFields{ID: v.ID, EventType: v.EventType, URL: v.URL, State: string(v.State), Body: v.Body,
+		CreatedAt: v.CreatedAt, Attempts: make([]render.AttemptFields, len(v.Attempts))}
+	for i, a := range v.Attempts {
+		f.Attempts[i] = render.AttemptFields(a)
+	}
+	return render.Delivery(f)
+}
+
+// renderCollection is the rendering of a /v1 collection.
+func renderCollection(c tambala.Collection) json.RawMessage {
+	return render.Collection(render.CollectionFields{ID: c.ID, Status: string(c.Status), AmountMWK: c.AmountMWK, Fee: c.Fee,
+		AmountCredited: c.AmountCredited, Rail: string(c.Rail), SourceCustomerName: c.SourceCustomerName,
+		SourceAccountNumber: c.SourceAccountNumber, SourceInstitution: c.SourceInstitution,
+		RTPReferenceNumber: c.RTPReferenceNumber, CreatedAt: c.CreatedAt})
+}
+
+// renderTrade is the rendering of a trade.
+func renderTrade(t tambala.Trade) json.RawMessage {
+	return render.Trade(render.TradeFields{ID: t.ID, USDTAmount: t.USDTAmount, ClientRate: t.ClientRate, MWKAmount: t.MWKAmount,
+		Status: string(t.Status), CreatedAt: t.CreatedAt, SettledAt: t.SettledAt})
+}
+
+// renderCollectionV2 is the rendering of a /v2 collection.
+func renderCollectionV2(c tambala.CollectionV2) json.RawMessage {
+	return render.CollectionV2(render.CollectionV2Fields{ID: c.ID, Status: string(c.Status), Asset: c.Asset, Amount: c.Amount,
+		Fee: c.Fee, AmountCredited: c.AmountCredited, Network: c.Network, Source: string(c.Source), OrderID: c.OrderID,
+		CreatedAt: c.CreatedAt})
+}
+
+// renderPayoutV2 is the rendering of a /v2 payout.
+func renderPayoutV2(p tambala.PayoutV2) []byte {
+	d := p.Destination
+	return render.PayoutV2(render.PayoutV2Fields{ID: p.ID, SourceAsset: p.SourceAsset.Code, SourceAmount: p.SourceAmount,
+		Asset: p.Asset.Code, Amount: p.Amount, Rate: p.Rate, Fee: p.Fee, Status: p.Status, Failure: p.Failure,
+		CreatedAt: p.CreatedAt, TerminalAt: p.TerminalAt,
+		Destination: render.PayoutV2Destination{Type: string(d.Type), InstitutionID: d.InstitutionID, AccountNumber: d.AccountNumber,
+			MobileNumber: d.MobileNumber, BeneficiaryName: d.BeneficiaryName, Network: d.Network, Address: d.Address}})
+}

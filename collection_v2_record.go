@@ -1,0 +1,38 @@
+package tambala
+
+import (
+	"fmt"
+
+	"github.com/tambalapay/tambala/internal/cache"
+	"github.com/tambalapay/tambala/internal/codec"
+	"github.com/tambalapay/tambala/money"
+)
+
+// collectionV2Record is a stored /v2 collection: its owner, the ledger
+// entry it records and its rendering.
+type collectionV2Record = codec.CollectionV2Record
+
+// decodeCollectionV2 reads a stored rendering back, its amounts at the
+// asset's decimals.
+func (e *Engine) decodeCollectionV2(raw []byte) (CollectionV2, error) {
+	r, err := cache.DecodeJSON[codec.CollectionV2Rendering](raw)
+	if err != nil {
+		return CollectionV2{}, err
+	}
+	c := CollectionV2{ID: r.ID, Status: CollectionStatus(r.Status), Asset: r.Asset, Network: r.Network,
+		Source: CollectionSource(r.Source), OrderID: r.OrderID, CreatedAt: r.CreatedAt}
+	asset, ok := e.assets.Lookup(c.Asset)
+	if !ok {
+		return CollectionV2{}, fmt.Errorf("tambala: collection %s of unknown asset %q", c.ID, c.Asset)
+	}
+	if c.Amount, err = money.Parse(asset, r.Amount); err != nil {
+		return CollectionV2{}, err
+	}
+	if c.Fee, err = money.Parse(asset, r.Fee); err != nil {
+		return CollectionV2{}, err
+	}
+	if c.AmountCredited, err = money.Parse(asset, r.AmountCredited); err != nil {
+		return CollectionV2{}, err
+	}
+	return c, nil
+}

@@ -1,0 +1,16 @@
+package codec
+
+import (
+	"testing"
+	"time"
+)
+
+func TestOrgRecordBytes(t *testing.T) {
+	pinRecord(t, OrgRecord{CreatedAt: time.Time{}},
+		`{"id":"","name":"","status":"","v2_access":"","assets":null,"ip_allowlist":null,"created_at":"0001-01-01T00:00:00Z"}`)
+	pinRecord(t, OrgRecord{ID: "o1", Name: "N", Status: "active", V2Access: "enabled",
+		Assets:          []AssetAccessRecord{{Asset: "MWK", Operations: []string{"payout"}}, {Asset: "USDT"}},
+		BalanceFloorMWK: "1.00", Allowlist: []string{"1.2.3.4"},
+		PayoutLimits: &PayoutLimitsRecord{MaxPerPayoutMWK: "1", DailyVolumeMWK: "2", HourlyCount: 3}, CreatedAt: pinAt},
+		`{"id":"o1","name":"N","status":"active","v2_access":"enabled","assets":[{"asset":"MWK","operations":["payout"]},{"asset":"USDT","operations":null}],"balance_floor_mwk":"1.00","ip_allowlist":["1.2.3.4"],"payout_limits":{"max_per_payout_mwk":"1","daily_volume_mwk":"2","hourly_count":3},"created_at":"2026-03-04T05:06:07.891234567Z"}`)
+}

@@ -1,0 +1,10 @@
+package render
+
+import "testing"
+
+func TestDepositAddressAndEnabledAssetBytes(t *testing.T) {
+	pin(t, DepositAddress(DepositAddressFields{Network: "n", Address: "a", Assets: []string{"USDT"}}), `{"network":"n","address":"a","assets":["USDT"]}`)
+	pin(t, DepositAddress(DepositAddressFields{}), `{"network":"","address":"","assets":null}`)
+	pin(t, EnabledAsset(EnabledAssetFields{Asset: "MWK", Decimals: 2, Operations: []string{"payout"}}), `{"asset":"MWK","decimals":2,"operations":["payout"]}`)
+	pin(t, EnabledAsset(EnabledAssetFields{}), `{"asset":"","decimals":0,"operations":null}`)
+}

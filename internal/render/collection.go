@@ -1,0 +1,36 @@
+package render
+
+import (
+	"encoding/json"
+
+	"github.com/tambalapay/tambala/money"
+)
+
+// CollectionFields is a /v1 collection: the engine's Collection, field for
+// field (this package cannot import the engine, which renders its events
+// here). CreatedAt is already rendered.
+type CollectionFields struct {
+	ID                  string       `json:"id"`
+	Status              string       `json:"status"`
+	AmountMWK           money.Amount `json:"amount_mwk"`
+	Fee                 money.Amount `json:"fee"`
+	AmountCredited      money.Amount `json:"amount_credited"`
+	Rail                string       `json:"rail"`
+	SourceCustomerName  string       `json:"source_customer_name"`
+	SourceAccountNumber string       `json:"source_account_number"`
+	SourceInstitution   string       `json:"source_institution"`
+	RTPReferenceNumber  string       `json:"rtp_reference_number"`
+	CreatedAt           string       `json:"created_at"`
+}
+
+// Collection is the one rendering of a /v1 collection: a read of one (the
+// engine's Client.Collection), each item of its list (Client.Collections),
+// the operator's reversal and the data of collection.settled and
+// collection.reversed are these bytes:
+// {"id","status","amount_mwk","fee","amount_credited","rail",
+// "source_customer_name","source_account_number","source_institution",
+// "rtp_reference_number","created_at"}.
+func Collection(c CollectionFields) []byte {
+	b, _ := json.Marshal(c)
+	return b
+}

@@ -1,0 +1,35 @@
+package render
+
+import (
+	"encoding/json"
+
+	"github.com/tambalapay/tambala/money"
+)
+
+// CollectionV2Fields is a /v2 collection: the engine's CollectionV2, field
+// for field. Network and OrderID render as null when nil; CreatedAt is
+// already rendered.
+type CollectionV2Fields struct {
+	ID             string       `json:"id"`
+	Status         string       `json:"status"`
+	Asset          string       `json:"asset"`
+	Amount         money.Amount `json:"amount"`
+	Fee            money.Amount `json:"fee"`
+	AmountCredited money.Amount `json:"amount_credited"`
+	Network        *string      `json:"network"`
+	Source         string       `json:"source"`
+	OrderID        *string      `json:"order_id"`
+	CreatedAt      string       `json:"created_at"`
+}
+
+// CollectionV2 is the one rendering of a /v2 collection: a read of one
+// (the engine's Client.CollectionV2), each item of its list, the answer to
+// a simulated collection and to a recorded deposit, and the data of
+// collection_v2.settled are these bytes (the engine stores them with the
+// collection): {"id","status","asset","amount","fee","amount_credited",
+// "network","source","order_id","created_at"}, amounts at the asset's
+// decimals.
+func CollectionV2(c CollectionV2Fields) []byte {
+	b, _ := json.Marshal(c)
+	return b
+}

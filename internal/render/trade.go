@@ -1,0 +1,29 @@
+package render
+
+import (
+	"encoding/json"
+
+	"github.com/tambalapay/tambala/money"
+)
+
+// TradeFields is an OTC funding trade: the engine's Trade, field for
+// field. The times are already rendered.
+type TradeFields struct {
+	ID         string       `json:"id"`
+	USDTAmount money.Amount `json:"usdt_amount"`
+	ClientRate money.Rate   `json:"client_rate"`
+	MWKAmount  int64        `json:"mwk_amount"`
+	Status     string       `json:"status"`
+	CreatedAt  string       `json:"created_at"`
+	SettledAt  string       `json:"settled_at"`
+}
+
+// Trade is the one rendering of a trade: each item of its list (the
+// engine's Client.Trades), the operator's record of one and the data of
+// trade.settled are these bytes:
+// {"id","usdt_amount","client_rate","mwk_amount","status","created_at",
+// "settled_at"}, the kwacha credited a whole number.
+func Trade(t TradeFields) []byte {
+	b, _ := json.Marshal(t)
+	return b
+}
