@@ -20,7 +20,10 @@ func (e *Engine) decodeCollectionV2(raw []byte) (CollectionV2, error) {
 		return CollectionV2{}, err
 	}
 	c := CollectionV2{ID: r.ID, Status: CollectionStatus(r.Status), Asset: r.Asset, Network: r.Network,
-		Source: CollectionSource(r.Source), OrderID: r.OrderID, CreatedAt: r.CreatedAt}
+		Source: CollectionSource(r.Source), OrderID: r.OrderID}
+	if c.CreatedAt, err = parseWireTime(r.CreatedAt); err != nil {
+		return CollectionV2{}, err
+	}
 	asset, ok := e.assets.Lookup(c.Asset)
 	if !ok {
 		return CollectionV2{}, fmt.Errorf("tambala: collection %s of unknown asset %q", c.ID, c.Asset)

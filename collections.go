@@ -2,6 +2,7 @@ package tambala
 
 import (
 	"context"
+	"time"
 
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/records"
@@ -44,7 +45,7 @@ type Collection struct {
 	SourceAccountNumber string
 	SourceInstitution   string
 	RTPReferenceNumber  string
-	CreatedAt           string
+	CreatedAt           time.Time
 }
 
 func collectionEntry(id string) string { return "collection:" + id }
@@ -98,7 +99,7 @@ func (e *Engine) recordCollection(ctx context.Context, orgID string, p *Principa
 		c = Collection{
 			ID: e.newID(), Status: CollectionSettled, AmountMWK: n.Amount, Fee: q.Total, AmountCredited: *q.AmountReceived,
 			Rail: n.Rail, SourceCustomerName: n.SourceCustomerName, SourceAccountNumber: n.SourceAccountNumber,
-			SourceInstitution: n.SourceInstitution, RTPReferenceNumber: n.RTPReferenceNumber, CreatedAt: payouts.FormatTime(now),
+			SourceInstitution: n.SourceInstitution, RTPReferenceNumber: n.RTPReferenceNumber, CreatedAt: now,
 		}
 		if _, err := ledger.Post(tx, ledger.Credit{
 			EntryID: collectionEntry(c.ID), Org: orgID, Amount: c.AmountMWK, Fee: c.Fee, From: ledger.External, Ref: c.ID, At: now,

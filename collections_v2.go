@@ -31,7 +31,7 @@ type CollectionV2 struct {
 	Network        *string
 	Source         CollectionSource
 	OrderID        *string
-	CreatedAt      string
+	CreatedAt      time.Time
 }
 
 var (
@@ -45,7 +45,7 @@ func (e *Engine) recordRefundCollection(tx store.Tx, _ orders.Order, rc *orders.
 	id := e.newID()
 	order := rc.OrderID
 	c := CollectionV2{ID: id, Status: "settled", Asset: rc.Amount.Asset().Code, Amount: rc.Amount, Fee: money.Zero(rc.Amount.Asset()),
-		AmountCredited: rc.Amount, Source: "order_refund", OrderID: &order, CreatedAt: payouts.FormatTime(now)}
+		AmountCredited: rc.Amount, Source: "order_refund", OrderID: &order, CreatedAt: now}
 	rendered := renderCollectionV2(c)
 	rec := collectionV2Record{Org: rc.Org, EntryID: rc.EntryID, Rendered: rendered}
 	if err := records.PutJSON(tx, bucketCollectionsV2, id, rec); err != nil {
@@ -162,7 +162,7 @@ func (e *Engine) creditCollectionV2(tx store.Tx, org string, amount, fee money.A
 		return CollectionV2{}, err
 	}
 	c := CollectionV2{ID: e.newID(), Status: CollectionSettled, Asset: amount.Asset().Code, Amount: amount, Fee: fee,
-		AmountCredited: credited, Network: network, Source: source, CreatedAt: payouts.FormatTime(now)}
+		AmountCredited: credited, Network: network, Source: source, CreatedAt: now}
 	entry := collectionV2Entry(c.ID)
 	if _, err := ledger.Post(tx, ledger.Credit{EntryID: entry, Org: org, Amount: amount, Fee: fee, From: ledger.External, Ref: c.ID, At: now}); err != nil {
 		return CollectionV2{}, err

@@ -13,13 +13,13 @@ func renderCollection(c Collection) []byte {
 	return render.Collection(render.CollectionFields{ID: c.ID, Status: string(c.Status), AmountMWK: c.AmountMWK, Fee: c.Fee,
 		AmountCredited: c.AmountCredited, Rail: string(c.Rail), SourceCustomerName: c.SourceCustomerName,
 		SourceAccountNumber: c.SourceAccountNumber, SourceInstitution: c.SourceInstitution,
-		RTPReferenceNumber: c.RTPReferenceNumber, CreatedAt: c.CreatedAt})
+		RTPReferenceNumber: c.RTPReferenceNumber, CreatedAt: render.Time(c.CreatedAt)})
 }
 
 // renderTrade is the data of trade.settled.
 func renderTrade(t Trade) []byte {
 	return render.Trade(render.TradeFields{ID: t.ID, USDTAmount: t.USDTAmount, ClientRate: t.ClientRate, MWKAmount: t.MWKAmount,
-		Status: string(t.Status), CreatedAt: t.CreatedAt, SettledAt: t.SettledAt})
+		Status: string(t.Status), CreatedAt: render.Time(t.CreatedAt), SettledAt: render.Time(t.SettledAt)})
 }
 
 // renderCollectionV2 is the data of collection_v2.settled, stored with the
@@ -27,7 +27,7 @@ func renderTrade(t Trade) []byte {
 func renderCollectionV2(c CollectionV2) []byte {
 	return render.CollectionV2(render.CollectionV2Fields{ID: c.ID, Status: string(c.Status), Asset: c.Asset, Amount: c.Amount,
 		Fee: c.Fee, AmountCredited: c.AmountCredited, Network: c.Network, Source: string(c.Source), OrderID: c.OrderID,
-		CreatedAt: c.CreatedAt})
+		CreatedAt: render.Time(c.CreatedAt)})
 }
 
 // renderPayoutV2 is the data of the payout_v2.* events.

@@ -1,8 +1,12 @@
 package tambala
 
 import (
+	"fmt"
+	"time"
+
 	"github.com/tambalapay/tambala/internal/codec"
 	"github.com/tambalapay/tambala/money"
+	"github.com/tambalapay/tambala/payouts"
 )
 
 // tradeRecord is a trade as stored.
@@ -18,5 +22,23 @@ func fromTradeRecord(r tradeRecord) (Trade, error) {
 	if err != nil {
 		return Trade{}, err
 	}
-	return Trade{ID: r.ID, USDTAmount: amt, ClientRate: rate, MWKAmount: r.MWKAmount, Status: TradeStatus(r.Status), CreatedAt: r.CreatedAt, SettledAt: r.SettledAt}, nil
+	created, err := parseWireTime(r.CreatedAt)
+	if err != nil {
+		return Trade{}, err
+	}
+	settled, err := parseWireTime(r.SettledAt)
+	if err != nil {
+		return Trade{}, err
+	}
+	return Trade{ID: r.ID, USDTAmount: amt, ClientRate: rate, MWKAmount: r.MWKAmount, Status: TradeStatus(r.Status), CreatedAt: created, SettledAt: settled}, nil
+}
+
+// parseWireTime reads a time a record keeps as its wire text
+// (payouts.FormatTime: UTC, milliseconds).
+func parseWireTime(s string) (time.Time, error) {
+	t, err := time.Parse(payouts.TimeFormat, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("tambala: stored time %q: %w", s, err)
+	}
+	return t, nil
 }

@@ -32,8 +32,8 @@ type Trade struct {
 	ClientRate money.Rate
 	MWKAmount  int64
 	Status     TradeStatus
-	CreatedAt  string
-	SettledAt  string
+	CreatedAt  time.Time
+	SettledAt  time.Time
 }
 
 // TradeStatus is the status of a trade; a trade is recorded settled.
@@ -102,7 +102,7 @@ func (e *Engine) recordTrade(ctx context.Context, orgID string, n NewTrade) (Tra
 			t, err = fromTradeRecord(r)
 			return err
 		}
-		now := payouts.FormatTime(e.nowUTC())
+		now := payouts.FormatTime(e.nowUTC()) // the record keeps the wire text
 		r := tradeRecord{Org: orgID, Ref: ref, ID: e.newID(), USDTAmount: amt.String(), ClientRate: rate.String(),
 			MWKAmount: whole, Status: "settled", CreatedAt: now, SettledAt: now}
 		if _, err := ledger.Post(tx, ledger.Credit{

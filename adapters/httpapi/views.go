@@ -78,20 +78,20 @@ func renderCollection(c tambala.Collection) json.RawMessage {
 	return render.Collection(render.CollectionFields{ID: c.ID, Status: string(c.Status), AmountMWK: c.AmountMWK, Fee: c.Fee,
 		AmountCredited: c.AmountCredited, Rail: string(c.Rail), SourceCustomerName: c.SourceCustomerName,
 		SourceAccountNumber: c.SourceAccountNumber, SourceInstitution: c.SourceInstitution,
-		RTPReferenceNumber: c.RTPReferenceNumber, CreatedAt: c.CreatedAt})
+		RTPReferenceNumber: c.RTPReferenceNumber, CreatedAt: render.Time(c.CreatedAt)})
 }
 
 // renderTrade is the rendering of a trade.
 func renderTrade(t tambala.Trade) json.RawMessage {
 	return render.Trade(render.TradeFields{ID: t.ID, USDTAmount: t.USDTAmount, ClientRate: t.ClientRate, MWKAmount: t.MWKAmount,
-		Status: string(t.Status), CreatedAt: t.CreatedAt, SettledAt: t.SettledAt})
+		Status: string(t.Status), CreatedAt: render.Time(t.CreatedAt), SettledAt: render.Time(t.SettledAt)})
 }
 
 // renderCollectionV2 is the rendering of a /v2 collection.
 func renderCollectionV2(c tambala.CollectionV2) json.RawMessage {
 	return render.CollectionV2(render.CollectionV2Fields{ID: c.ID, Status: string(c.Status), Asset: c.Asset, Amount: c.Amount,
 		Fee: c.Fee, AmountCredited: c.AmountCredited, Network: c.Network, Source: string(c.Source), OrderID: c.OrderID,
-		CreatedAt: c.CreatedAt})
+		CreatedAt: render.Time(c.CreatedAt)})
 }
 
 // renderPayoutV2 is the rendering of a /v2 payout.
