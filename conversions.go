@@ -195,17 +195,6 @@ func (e *Engine) loadOwnConversion(tx store.Tx, org, id string) (Conversion, err
 	return e.conversionOf(r)
 }
 
-// postConversion posts a move's postings in tx.
-func postConversion(tx store.Tx, ps []conversions.Posting, now time.Time) error {
-	for _, p := range ps {
-		if err := postDesk(tx, deskPosting{kind: string(p.Kind), entryID: p.EntryID, holdID: p.HoldID, org: p.Org,
-			amount: p.Amount, ref: p.Ref}, now); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // corridorPricer is the default ConversionPricer.
 type corridorPricer struct{ s store.Store }
 
@@ -342,7 +331,7 @@ func (e *Engine) createConversion(ctx context.Context, p Principal, n NewConvers
 			}
 		}
 		c, postings := conversions.New(id, org.ID, q, now)
-		if err := postConversion(tx, postings, now); err != nil {
+		if err := postDesk(tx, postings, now); err != nil {
 			return Conversion{}, nil, err
 		}
 		if c.From.Asset() == money.MWK {
@@ -635,7 +624,7 @@ func (e *Engine) completeConversion(tx store.Tx, r *conversionRecord, c Conversi
 	if err != nil {
 		return err
 	}
-	if err := postConversion(tx, postings, now); err != nil {
+	if err := postDesk(tx, postings, now); err != nil {
 		return err
 	}
 	return e.endConversion(tx, r, c, event)
@@ -647,7 +636,7 @@ func (e *Engine) failConversion(tx store.Tx, r *conversionRecord, c Conversion, 
 	if err != nil {
 		return err
 	}
-	if err := postConversion(tx, postings, now); err != nil {
+	if err := postDesk(tx, postings, now); err != nil {
 		return err
 	}
 	return e.endConversion(tx, r, c, event)

@@ -282,7 +282,7 @@ func (e *Engine) createOrder(ctx context.Context, p Principal, n NewOrder, idem 
 		} else if !isNotFound(err) {
 			return orders.Order{}, nil, err
 		}
-		if err := postOrder(tx, postings, now); err != nil {
+		if err := postDesk(tx, postings, now); err != nil {
 			return orders.Order{}, nil, err
 		}
 		if err := tx.Put(bucketQuotes, []byte(q.ID), codec.EncodeQuote(q)); err != nil {

@@ -16,7 +16,6 @@ import (
 	"github.com/tambalapay/tambala/internal/records"
 	"github.com/tambalapay/tambala/internal/render"
 	"github.com/tambalapay/tambala/ledger"
-	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/orders"
 	"github.com/tambalapay/tambala/store"
 )
@@ -113,45 +112,28 @@ func moveExpiry(tx store.Tx, id string, next *time.Time) error {
 	return tx.Put(bucketOrderExpiryAt, []byte(id), binary.BigEndian.AppendUint64(nil, uint64(next.UnixNano())))
 }
 
-// postOrder posts an order's ledger movements in tx.
-func postOrder(tx store.Tx, ps []orders.Posting, now time.Time) error {
+// postDesk posts the ledger movements of a desk product (an order's or a
+// conversion's, both orders.Posting) at now in tx.
+func postDesk(tx store.Tx, ps []orders.Posting, now time.Time) error {
 	for _, p := range ps {
-		if err := postDesk(tx, deskPosting{kind: string(p.Kind), entryID: p.EntryID, holdID: p.HoldID, org: p.Org,
-			amount: p.Amount, ref: p.Ref}, now); err != nil {
+		var cmd ledger.Command
+		switch p.Kind {
+		case orders.KindPlaceHold:
+			cmd = ledger.PlaceHold{EntryID: p.EntryID, HoldID: p.HoldID, Org: p.Org, Amount: p.Amount, Ref: p.Ref, At: now}
+		case orders.KindCaptureHold:
+			cmd = ledger.CaptureHold{EntryID: p.EntryID, HoldID: p.HoldID, Amount: p.Amount, To: ledger.Desk, Ref: p.Ref, At: now}
+		case orders.KindReleaseHold:
+			cmd = ledger.ReleaseHold{EntryID: p.EntryID, HoldID: p.HoldID, Ref: p.Ref, At: now}
+		case orders.KindCredit:
+			cmd = ledger.Credit{EntryID: p.EntryID, Org: p.Org, Amount: p.Amount, From: ledger.Desk, Ref: p.Ref, At: now}
+		default:
+			return fmt.Errorf("tambala: unknown desk posting %q", p.Kind)
+		}
+		if _, err := ledger.Post(tx, cmd); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// deskPosting is a ledger movement between an organization and the desk,
-// as the pure packages of desk products describe it (orders.Posting,
-// conversions.Posting): a hold, its capture to the desk or its release, or
-// a credit from the desk.
-type deskPosting struct {
-	kind                 string // hold, capture, release or credit
-	entryID, holdID, org string
-	amount               money.Amount
-	ref                  string
-}
-
-// postDesk posts p at now in tx.
-func postDesk(tx store.Tx, p deskPosting, now time.Time) error {
-	var cmd ledger.Command
-	switch p.kind {
-	case "hold":
-		cmd = ledger.PlaceHold{EntryID: p.entryID, HoldID: p.holdID, Org: p.org, Amount: p.amount, Ref: p.ref, At: now}
-	case "capture":
-		cmd = ledger.CaptureHold{EntryID: p.entryID, HoldID: p.holdID, Amount: p.amount, To: ledger.Desk, Ref: p.ref, At: now}
-	case "release":
-		cmd = ledger.ReleaseHold{EntryID: p.entryID, HoldID: p.holdID, Ref: p.ref, At: now}
-	case "credit":
-		cmd = ledger.Credit{EntryID: p.entryID, Org: p.org, Amount: p.amount, From: ledger.Desk, Ref: p.ref, At: now}
-	default:
-		return fmt.Errorf("tambala: unknown desk posting %q", p.kind)
-	}
-	_, err := ledger.Post(tx, cmd)
-	return err
 }
 
 // applyOrder makes one move of order id in tx: the order package's rules,
@@ -168,7 +150,7 @@ func (e *Engine) applyOrder(tx store.Tx, id string, org string, cmd orders.Comma
 	if err != nil || !fx.Changed {
 		return o, false, err
 	}
-	if err := postOrder(tx, fx.Postings, now); err != nil {
+	if err := postDesk(tx, fx.Postings, now); err != nil {
 		return o, false, err
 	}
 	if fx.Collection != nil {

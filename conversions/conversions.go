@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tambalapay/tambala/money"
+	"github.com/tambalapay/tambala/orders"
 	"github.com/tambalapay/tambala/quotes"
 )
 
@@ -61,26 +62,12 @@ const (
 	EventFailed    = "conversion.failed"
 )
 
-// PostingKind names the ledger command a Posting stands for.
-type PostingKind string
-
-const (
-	PlaceHold   PostingKind = "hold"    // Amount held from Org's available
-	CaptureHold PostingKind = "capture" // the hold's Amount paid to the desk
-	ReleaseHold PostingKind = "release" // the hold back to available
-	Credit      PostingKind = "credit"  // Amount credited to Org from the desk
-)
-
 // Posting is one ledger movement a move asks the engine to post, in the
-// transaction that stores the conversion, with the move's time.
-type Posting struct {
-	Kind    PostingKind
-	EntryID string // conversion:<id>:hold|capture|credit|release
-	HoldID  string // conversion:<id>:hold, for hold, capture and release
-	Org     string // hold and credit
-	Amount  money.Amount
-	Ref     string // the conversion id
-}
+// transaction that stores the conversion, with the move's time: a
+// movement between the organization and the desk, described as an
+// order's are (EntryID conversion:<id>:hold|capture|credit|release,
+// HoldID conversion:<id>:hold, Ref the conversion id).
+type Posting = orders.Posting
 
 // ErrEnded is returned by a move of a conversion that has ended.
 var ErrEnded = errors.New("conversions: the conversion has ended")
@@ -92,7 +79,7 @@ func HoldID(id string) string { return "conversion:" + id + ":hold" }
 // its From amount held.
 func New(id, org string, q quotes.Quote, now time.Time) (Conversion, []Posting) {
 	c := Conversion{ID: id, Org: org, From: q.From, To: q.To, Rate: q.Rate, Status: Processing, CreatedAt: now, UpdatedAt: now}
-	return c, []Posting{{Kind: PlaceHold, EntryID: HoldID(id), HoldID: HoldID(id), Org: org, Amount: c.From, Ref: id}}
+	return c, []Posting{{Kind: orders.KindPlaceHold, EntryID: HoldID(id), HoldID: HoldID(id), Org: org, Amount: c.From, Ref: id}}
 }
 
 // Complete ends a processing conversion as completed: the hold captured
@@ -103,8 +90,8 @@ func Complete(c Conversion, now time.Time) (Conversion, []Posting, string, error
 	}
 	c.Status, c.UpdatedAt = Completed, now
 	return c, []Posting{
-		{Kind: CaptureHold, EntryID: "conversion:" + c.ID + ":capture", HoldID: HoldID(c.ID), Amount: c.From, Ref: c.ID},
-		{Kind: Credit, EntryID: "conversion:" + c.ID + ":credit", Org: c.Org, Amount: c.To, Ref: c.ID},
+		{Kind: orders.KindCaptureHold, EntryID: "conversion:" + c.ID + ":capture", HoldID: HoldID(c.ID), Amount: c.From, System: orders.Desk, Ref: c.ID},
+		{Kind: orders.KindCredit, EntryID: "conversion:" + c.ID + ":credit", Org: c.Org, Amount: c.To, System: orders.Desk, Ref: c.ID},
 	}, EventCompleted, nil
 }
 
@@ -115,5 +102,5 @@ func Fail(c Conversion, code string, now time.Time) (Conversion, []Posting, stri
 		return c, nil, "", fmt.Errorf("%w: %s is %s", ErrEnded, c.ID, c.Status)
 	}
 	c.Status, c.Failure, c.UpdatedAt = Failed, FailureFor(code), now
-	return c, []Posting{{Kind: ReleaseHold, EntryID: "conversion:" + c.ID + ":release", HoldID: HoldID(c.ID), Ref: c.ID}}, EventFailed, nil
+	return c, []Posting{{Kind: orders.KindReleaseHold, EntryID: "conversion:" + c.ID + ":release", HoldID: HoldID(c.ID), Ref: c.ID}}, EventFailed, nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tambalapay/tambala/conversions"
 	"github.com/tambalapay/tambala/money"
+	"github.com/tambalapay/tambala/orders"
 	"github.com/tambalapay/tambala/quotes"
 )
 
@@ -33,7 +34,7 @@ func TestNew(t *testing.T) {
 	assert.Equal(t, "2.000000", c.From.String())
 	assert.Equal(t, "3501.00", c.To.String())
 	assert.Equal(t, t0, c.CreatedAt)
-	assert.Equal(t, []conversions.Posting{{Kind: conversions.PlaceHold, EntryID: "conversion:c1:hold", HoldID: "conversion:c1:hold",
+	assert.Equal(t, []conversions.Posting{{Kind: orders.KindPlaceHold, EntryID: "conversion:c1:hold", HoldID: "conversion:c1:hold",
 		Org: "org", Amount: c.From, Ref: "c1"}}, ps)
 }
 
@@ -47,18 +48,18 @@ func TestMoves(t *testing.T) {
 		move     func(conversions.Conversion) (conversions.Conversion, []conversions.Posting, string, error)
 		to       conversions.Status
 		event    string
-		postings []conversions.PostingKind
+		postings []orders.PostingKind
 		failure  string
 	}{
 		{"complete", conversions.Processing, func(c conversions.Conversion) (conversions.Conversion, []conversions.Posting, string, error) {
 			return conversions.Complete(c, t1)
-		}, conversions.Completed, conversions.EventCompleted, []conversions.PostingKind{conversions.CaptureHold, conversions.Credit}, ""},
+		}, conversions.Completed, conversions.EventCompleted, []orders.PostingKind{orders.KindCaptureHold, orders.KindCredit}, ""},
 		{"fail declined", conversions.Processing, func(c conversions.Conversion) (conversions.Conversion, []conversions.Posting, string, error) {
 			return conversions.Fail(c, conversions.FailureProviderDeclined, t1)
-		}, conversions.Failed, conversions.EventFailed, []conversions.PostingKind{conversions.ReleaseHold}, conversions.FailureProviderDeclined},
+		}, conversions.Failed, conversions.EventFailed, []orders.PostingKind{orders.KindReleaseHold}, conversions.FailureProviderDeclined},
 		{"fail other code", conversions.Processing, func(c conversions.Conversion) (conversions.Conversion, []conversions.Posting, string, error) {
 			return conversions.Fail(c, "liquidity", t1)
-		}, conversions.Failed, conversions.EventFailed, []conversions.PostingKind{conversions.ReleaseHold}, conversions.FailureOther},
+		}, conversions.Failed, conversions.EventFailed, []orders.PostingKind{orders.KindReleaseHold}, conversions.FailureOther},
 		{"complete completed", conversions.Completed, func(c conversions.Conversion) (conversions.Conversion, []conversions.Posting, string, error) {
 			return conversions.Complete(c, t1)
 		}, conversions.Completed, "", nil, ""},
@@ -88,7 +89,7 @@ func TestMoves(t *testing.T) {
 			assert.Equal(t, tc.event, event)
 			assert.Equal(t, t1, got.UpdatedAt)
 			assert.Equal(t, t0, got.CreatedAt)
-			var kinds []conversions.PostingKind
+			var kinds []orders.PostingKind
 			for _, p := range ps {
 				kinds = append(kinds, p.Kind)
 				assert.Equal(t, "c1", p.Ref)
@@ -124,13 +125,13 @@ func TestPostingsBalance(t *testing.T) {
 				require.False(t, ids[p.EntryID], "entry %s posted twice", p.EntryID)
 				ids[p.EntryID] = true
 				switch p.Kind {
-				case conversions.PlaceHold:
+				case orders.KindPlaceHold:
 					held = p.Amount
-				case conversions.CaptureHold:
+				case orders.KindCaptureHold:
 					captured = p.Amount
-				case conversions.ReleaseHold:
+				case orders.KindReleaseHold:
 					released++
-				case conversions.Credit:
+				case orders.KindCredit:
 					credited = p.Amount
 				}
 			}
