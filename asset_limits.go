@@ -28,10 +28,10 @@ func (e *Engine) setAssetLimits(ctx context.Context, asset, op string, l quotes.
 	}
 	var rec codec.AssetLimitsRecord
 	for _, b := range []struct {
-		v   *money.Amount
+		v   money.Amount
 		out **string
 	}{{l.Min, &rec.Min}, {l.Max, &rec.Max}} {
-		if b.v == nil {
+		if !b.v.IsSet() {
 			continue
 		}
 		if b.v.Asset() != a || b.v.Sign() <= 0 {
@@ -40,7 +40,7 @@ func (e *Engine) setAssetLimits(ctx context.Context, asset, op string, l quotes.
 		s := b.v.String()
 		*b.out = &s
 	}
-	if l.Min != nil && l.Max != nil && l.Min.Cmp(*l.Max) > 0 {
+	if l.Min.IsSet() && l.Max.IsSet() && l.Min.Cmp(l.Max) > 0 {
 		return errcode.Newf(errcode.ValidationError, "min must be at most max.")
 	}
 	return e.store.Update(ctx, func(tx store.Tx) error {
@@ -60,7 +60,7 @@ func (e *Engine) assetLimits(tx store.Tx, asset money.Asset, op string) (quotes.
 	var l quotes.Limits
 	for _, b := range []struct {
 		s   *string
-		out **money.Amount
+		out *money.Amount
 	}{{rec.Min, &l.Min}, {rec.Max, &l.Max}} {
 		if b.s == nil {
 			continue
@@ -69,7 +69,7 @@ func (e *Engine) assetLimits(tx store.Tx, asset money.Asset, op string) (quotes.
 		if err != nil {
 			return quotes.Limits{}, err
 		}
-		*b.out = &a
+		*b.out = a
 	}
 	return l, nil
 }

@@ -25,7 +25,7 @@ func demoBootstrap() tambala.Bootstrap {
 		Organization: tambala.NewOrganization{Name: "Demo", V2Access: tambala.V2Enabled, Assets: []tambala.AssetAccess{
 			{Asset: "MWK", Operations: []string{tambala.OpPayout}}, {Asset: "USDT", Operations: []string{tambala.OpPayout}}}},
 		Funding: []tambala.Funding{{Amount: money.FromInt(money.MWK, 1000), Ref: "opening"}, {Amount: money.FromInt(money.USDT, 10), Ref: "opening"}},
-		Corridors: []quotes.Corridor{{Asset: money.MWK, RateOffRamp: &off, RateOnRamp: &on,
+		Corridors: []quotes.Corridor{{Asset: money.MWK, RateOffRamp: off, RateOnRamp: on,
 			Min: money.FromInt(money.MWK, 1000), Open: true}},
 	}
 }

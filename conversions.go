@@ -234,7 +234,7 @@ func (e *Engine) quoteConversion(ctx context.Context, p Principal, req quotes.Re
 	if err := req.Check(); err != nil {
 		return quotes.Quote{}, err
 	}
-	var rate *money.Rate
+	var rate money.Rate // the zero Rate: none
 	fa, ok1 := e.assets.Lookup(req.FromAsset)
 	ta, ok2 := e.assets.Lookup(req.ToAsset)
 	if ok1 && ok2 {
@@ -244,7 +244,7 @@ func (e *Engine) quoteConversion(ctx context.Context, p Principal, req quotes.Re
 				return quotes.Quote{}, err
 			}
 			if ok && !r.IsZero() && r.Decimal().Sign() > 0 {
-				rate = &r
+				rate = r
 			}
 		}
 	}

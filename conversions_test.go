@@ -131,7 +131,7 @@ func TestConversion_Quote(t *testing.T) {
 
 		// limits on the from side.
 		min, max := money.FromInt(money.USDT, 10), money.FromInt(money.USDT, 500)
-		require.NoError(t, c.e.Operator().SetAssetLimits(c.ctx, "USDT", tambala.OpConvert, quotes.Limits{Min: &min, Max: &max}))
+		require.NoError(t, c.e.Operator().SetAssetLimits(c.ctx, "USDT", tambala.OpConvert, quotes.Limits{Min: min, Max: max}))
 		_, err = c.cquote(c.p, "USDT", "MWK", strp("9.999999"), nil)
 		requireCode(t, errcode.AmountBelowMinimum, err)
 		_, err = c.cquote(c.p, "USDT", "MWK", strp("500.000001"), nil)
@@ -140,7 +140,7 @@ func TestConversion_Quote(t *testing.T) {
 		require.NoError(t, err)
 
 		// No rate: the corridor closed, or the direction's rate null.
-		c.setCorridor(t, func(k *quotes.Corridor) { k.RateOffRamp = nil })
+		c.setCorridor(t, func(k *quotes.Corridor) { k.RateOffRamp = money.Rate{} })
 		_, err = c.cquote(c.p, "USDT", "MWK", strp("20"), nil)
 		requireCode(t, errcode.RateUnavailable, err)
 		_, err = c.cquote(c.p, "MWK", "USDT", strp("20000"), nil)

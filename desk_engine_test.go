@@ -74,7 +74,7 @@ func deskAssets() []tambala.AssetAccess {
 
 func deskCorridor() quotes.Corridor {
 	off, on := deskOffRamp, deskOnRamp
-	return quotes.Corridor{Asset: money.MWK, RateOffRamp: &off, RateOnRamp: &on, Min: money.FromInt(money.MWK, 1000), Open: true}
+	return quotes.Corridor{Asset: money.MWK, RateOffRamp: off, RateOnRamp: on, Min: money.FromInt(money.MWK, 1000), Open: true}
 }
 
 func newDeskEnv(t deskTB, s store.Store, tune func(*tambala.Options)) *deskEnv {
@@ -778,16 +778,16 @@ func TestDeskQuoteChecks(t *testing.T) {
 		require.NoError(t, err, "the minimum itself")
 
 		// A maximum (never rendered) gives limit_exceeded.
-		d.setCorridor(t, func(c *quotes.Corridor) { m := money.FromInt(money.MWK, 1_000_000); c.Max = &m })
+		d.setCorridor(t, func(c *quotes.Corridor) { m := money.FromInt(money.MWK, 1_000_000); c.Max = m })
 		requireCode(t, errcode.LimitExceeded, quote("MWK", "USDT", "1000000.01"))
 		require.NoError(t, quote("MWK", "USDT", "1000000.00"))
 
 		// A null rate closes one direction; open:false (the only corridor)
 		// closes the desk.
-		d.setCorridor(t, func(c *quotes.Corridor) { c.RateOffRamp = nil })
+		d.setCorridor(t, func(c *quotes.Corridor) { c.RateOffRamp = money.Rate{} })
 		requireCode(t, errcode.RateUnavailable, quote("USDT", "MWK", "10"))
 		require.NoError(t, quote("MWK", "USDT", "5000.00"))
-		d.setCorridor(t, func(c *quotes.Corridor) { c.RateOnRamp = nil })
+		d.setCorridor(t, func(c *quotes.Corridor) { c.RateOnRamp = money.Rate{} })
 		requireCode(t, errcode.RateUnavailable, quote("MWK", "USDT", "5000.00"))
 		d.setCorridor(t, func(c *quotes.Corridor) { c.Open = false })
 		requireCode(t, errcode.ServiceMaintenance, quote("USDT", "MWK", "10"))
@@ -862,7 +862,7 @@ func twoCorridorEnv(t *testing.T, s store.Store) *deskEnv {
 	_, err = d.e.Operator().SetAssets(d.ctx, d.org.ID, append(deskAssets(), tambala.AssetAccess{Asset: "ZMW", Operations: []string{tambala.OpPayout, tambala.OpCollection}}))
 	require.NoError(t, err)
 	r := money.MustRate("26.4")
-	_, err = d.e.Operator().SetCorridor(d.ctx, quotes.Corridor{Asset: zmw, RateOffRamp: &r, RateOnRamp: &r, Min: money.FromInt(zmw, 10), Open: true})
+	_, err = d.e.Operator().SetCorridor(d.ctx, quotes.Corridor{Asset: zmw, RateOffRamp: r, RateOnRamp: r, Min: money.FromInt(zmw, 10), Open: true})
 	require.NoError(t, err)
 	return d
 }
@@ -895,12 +895,12 @@ func TestDeskOneCorridorClosed(t *testing.T) {
 		// Every corridor closed: the desk is closed; the quote stays unused.
 		zmw, _ := d.e.Assets().Lookup("ZMW")
 		r := money.MustRate("26.4")
-		_, err = d.e.Operator().SetCorridor(d.ctx, quotes.Corridor{Asset: zmw, RateOffRamp: &r, RateOnRamp: &r, Min: money.FromInt(zmw, 10), Open: false})
+		_, err = d.e.Operator().SetCorridor(d.ctx, quotes.Corridor{Asset: zmw, RateOffRamp: r, RateOnRamp: r, Min: money.FromInt(zmw, 10), Open: false})
 		require.NoError(t, err)
 		_, err = d.createFor(d.p, q2.ID, "q2", deskBeneficiary(), "k-q2")
 		requireCode(t, errcode.ServiceMaintenance, err)
 		d.requireUSDT(t, "990.000000", "10.000000")
-		_, err = d.e.Operator().SetCorridor(d.ctx, quotes.Corridor{Asset: zmw, RateOffRamp: &r, RateOnRamp: &r, Min: money.FromInt(zmw, 10), Open: true})
+		_, err = d.e.Operator().SetCorridor(d.ctx, quotes.Corridor{Asset: zmw, RateOffRamp: r, RateOnRamp: r, Min: money.FromInt(zmw, 10), Open: true})
 		require.NoError(t, err)
 		c, err := d.createFor(d.p, q2.ID, "q2", deskBeneficiary(), "k-q2")
 		require.NoError(t, err, "the quote was left unused and the rejection stored nothing")
@@ -1665,7 +1665,7 @@ func TestDeskSetCorridor(t *testing.T) {
 		func(c *quotes.Corridor) { c.Asset = money.Asset{Code: "MWK", Decimals: 3} }, // not as configured
 		func(c *quotes.Corridor) { c.Min = money.FromInt(money.MWK, -1) },            // negative
 		func(c *quotes.Corridor) { c.Min = money.FromInt(money.USDT, 1) },            // another asset
-		func(c *quotes.Corridor) { m := money.FromInt(money.MWK, 999); c.Max = &m },  // below min
+		func(c *quotes.Corridor) { m := money.FromInt(money.MWK, 999); c.Max = m },   // below min
 	}
 	for i, tune := range bad {
 		c := deskCorridor()
@@ -1677,7 +1677,7 @@ func TestDeskSetCorridor(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, all, 1)
 	assert.Equal(t, "1750.5", all[0].RateOffRamp.String(), "refused updates change nothing")
-	d.setCorridor(t, func(c *quotes.Corridor) { r := money.MustRate("1760.25"); c.RateOffRamp = &r })
+	d.setCorridor(t, func(c *quotes.Corridor) { r := money.MustRate("1760.25"); c.RateOffRamp = r })
 	q := d.quote(t, "USDT", "MWK", "10")
 	assert.Equal(t, "17602.50", q.To.String(), "the new rate prices new quotes")
 }

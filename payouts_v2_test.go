@@ -183,7 +183,7 @@ func TestPayoutV2Checks(t *testing.T) {
 		}
 		// limits per (asset, payout)
 		mn, mx := money.FromInt(money.USDT, 2), money.FromInt(money.USDT, 10)
-		require.NoError(t, d.e.Operator().SetAssetLimits(d.ctx, "USDT", tambala.OpPayout, quotes.Limits{Min: &mn, Max: &mx}))
+		require.NoError(t, d.e.Operator().SetAssetLimits(d.ctx, "USDT", tambala.OpPayout, quotes.Limits{Min: mn, Max: mx}))
 		_, err := d.payFor(d.p, "USDT", "USDT", "1", walletDest("tron", pv2Tron))
 		requireCode(t, errcode.AmountBelowMinimum, err)
 		_, err = d.payFor(d.p, "USDT", "USDT", "11", walletDest("tron", pv2Tron))

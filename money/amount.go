@@ -127,6 +127,10 @@ func mustQuantize(asset Asset, d *apd.Decimal) Amount {
 // Asset returns the amount's asset.
 func (a Amount) Asset() Asset { return a.asset }
 
+// IsSet reports whether a is an amount of some asset: the zero Amount is
+// none, which is how an optional amount (a limit, a maximum) says unset.
+func (a Amount) IsSet() bool { return a.asset != Asset{} }
+
 // Units returns the value in minor units (10^-decimals), ok=false when it
 // does not fit an int64.
 func (a Amount) Units() (units int64, ok bool) { return a.units, a.d == nil }

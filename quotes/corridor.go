@@ -17,15 +17,15 @@ type Corridor struct {
 	// Asset is the corridor currency; it must be configured as Fiat.
 	Asset money.Asset
 	// RateOffRamp prices to-bank orders (S → C), RateOnRamp from-bank
-	// orders (C → S); each is corridor currency per one stablecoin. nil
-	// closes that direction.
-	RateOffRamp, RateOnRamp *money.Rate
+	// orders (C → S); each is corridor currency per one stablecoin. The
+	// zero Rate closes that direction.
+	RateOffRamp, RateOnRamp money.Rate
 	// Min is the smallest order, in Asset, compared with the quote's
 	// corridor-currency side.
 	Min money.Amount
-	// Max is the largest order, in Asset; nil for none. Never rendered to
-	// organizations.
-	Max *money.Amount
+	// Max is the largest order, in Asset; the zero Amount for none. Never
+	// rendered to organizations.
+	Max money.Amount
 	// Open false closes both directions.
 	Open bool
 }
@@ -46,12 +46,12 @@ func (c Corridor) Validate(classes Classes) error {
 	}
 	for _, r := range []struct {
 		field string
-		rate  *money.Rate
+		rate  money.Rate
 	}{{"rate_off_ramp", c.RateOffRamp}, {"rate_on_ramp", c.RateOnRamp}} {
-		if r.rate == nil {
+		if r.rate.IsZero() {
 			continue
 		}
-		if err := checkRate(r.field, *r.rate); err != nil {
+		if err := checkRate(r.field, r.rate); err != nil {
 			return err
 		}
 	}
@@ -61,7 +61,7 @@ func (c Corridor) Validate(classes Classes) error {
 	if c.Min.Sign() < 0 {
 		return errcode.Newf(errcode.ValidationError, "min must not be negative.")
 	}
-	if c.Max != nil {
+	if c.Max.IsSet() {
 		switch {
 		case c.Max.Asset() != c.Asset:
 			return errcode.Newf(errcode.ValidationError, "max must be an amount of %s at %d decimals.", code, c.Asset.Decimals)
@@ -100,17 +100,16 @@ func (c Corridor) Rate(dir Direction) (money.Rate, error) {
 	} else if dir != ToBank {
 		return money.Rate{}, fmt.Errorf("quotes: unknown direction %q", dir)
 	}
-	if r == nil {
+	if r.IsZero() {
 		return money.Rate{}, errcode.Newf(errcode.RateUnavailable, "No %s %s rate is available.", c.Asset.Code, name)
 	}
-	return *r, nil
+	return r, nil
 }
 
 // Limits returns the corridor's minimum and maximum, for the quote's
 // corridor-currency side.
 func (c Corridor) Limits() Limits {
-	m := c.Min
-	return Limits{Min: &m, Max: c.Max}
+	return Limits{Min: c.Min, Max: c.Max}
 }
 
 // FindCorridor returns the corridor of the fiat asset code among

@@ -23,20 +23,20 @@ func testClasses() quotes.Classes {
 func mwkCorridor(t testing.TB) quotes.Corridor {
 	return quotes.Corridor{
 		Asset:       mwk,
-		RateOffRamp: ptr(money.MustRate("1750.5")),
-		RateOnRamp:  ptr(money.MustRate("1800")),
+		RateOffRamp: money.MustRate("1750.5"),
+		RateOnRamp:  money.MustRate("1800"),
 		Min:         amt(t, mwk, "1000.00"),
 		Open:        true,
 	}
 }
 
 func TestCorridorValidate(t *testing.T) {
-	r19 := func() *money.Rate {
+	r19 := func() money.Rate {
 		d := money.MustRate("1.000000000000000001").Decimal()
 		d.Exponent-- // 0.1000000000000000001: 19 decimals
 		r, err := money.RateFromDecimal(d)
 		require.NoError(t, err)
-		return &r
+		return r
 	}()
 	mwk3 := money.Asset{Code: "MWK", Decimals: 3}
 	tests := []struct {
@@ -45,13 +45,13 @@ func TestCorridorValidate(t *testing.T) {
 		msg  string // "" for valid
 	}{
 		{"valid", func(*quotes.Corridor) {}, ""},
-		{"both rates null", func(c *quotes.Corridor) { c.RateOffRamp, c.RateOnRamp = nil, nil }, ""},
+		{"both rates null", func(c *quotes.Corridor) { c.RateOffRamp, c.RateOnRamp = money.Rate{}, money.Rate{} }, ""},
 		{"closed", func(c *quotes.Corridor) { c.Open = false }, ""},
 		{"min zero", func(c *quotes.Corridor) { c.Min = money.Zero(mwk) }, ""},
-		{"max equal to min", func(c *quotes.Corridor) { c.Max = ptr(amt(t, mwk, "1000.00")) }, ""},
-		{"rate with 18 decimals", func(c *quotes.Corridor) { c.RateOnRamp = ptr(money.MustRate("0.000000000000000001")) }, ""},
+		{"max equal to min", func(c *quotes.Corridor) { c.Max = amt(t, mwk, "1000.00") }, ""},
+		{"rate with 18 decimals", func(c *quotes.Corridor) { c.RateOnRamp = money.MustRate("0.000000000000000001") }, ""},
 		{"rate with 19 decimals", func(c *quotes.Corridor) { c.RateOffRamp = r19 }, "rate_off_ramp: amount has more decimal places than the asset carries"},
-		{"zero rate", func(c *quotes.Corridor) { c.RateOnRamp = &money.Rate{} }, "rate_on_ramp must be a positive decimal."},
+		{"the zero Rate closes the direction (a set rate is positive by construction)", func(c *quotes.Corridor) { c.RateOnRamp = money.Rate{} }, ""},
 		{"a stablecoin", func(c *quotes.Corridor) { c.Asset = usdt; c.Min = money.Zero(usdt) }, "USDT is not configured as a fiat asset; only a fiat asset has a corridor."},
 		{"an unknown asset", func(c *quotes.Corridor) { c.Asset = money.Asset{Code: "EUR", Decimals: 2}; c.Min = money.Zero(c.Asset) }, "EUR is not configured as a fiat asset; only a fiat asset has a corridor."},
 		{"a malformed code", func(c *quotes.Corridor) { c.Asset = money.Asset{Code: "mwk", Decimals: 2} }, `asset "mwk" is not a valid asset.`},
@@ -59,9 +59,9 @@ func TestCorridorValidate(t *testing.T) {
 		{"min at other decimals", func(c *quotes.Corridor) { c.Min = amt(t, mwk3, "1.000") }, "min must be an amount of MWK at 2 decimals."},
 		{"min unset", func(c *quotes.Corridor) { c.Min = money.Amount{} }, "min must be an amount of MWK at 2 decimals."},
 		{"min negative", func(c *quotes.Corridor) { c.Min = amt(t, mwk, "-0.01") }, "min must not be negative."},
-		{"max below min", func(c *quotes.Corridor) { c.Max = ptr(amt(t, mwk, "999.99")) }, "max must be at least min."},
-		{"max zero", func(c *quotes.Corridor) { c.Min = money.Zero(mwk); c.Max = ptr(money.Zero(mwk)) }, "max must be greater than zero."},
-		{"max of another asset", func(c *quotes.Corridor) { c.Max = ptr(amt(t, zmw, "5000")) }, "max must be an amount of MWK at 2 decimals."},
+		{"max below min", func(c *quotes.Corridor) { c.Max = amt(t, mwk, "999.99") }, "max must be at least min."},
+		{"max zero", func(c *quotes.Corridor) { c.Min = money.Zero(mwk); c.Max = money.Zero(mwk) }, "max must be greater than zero."},
+		{"max of another asset", func(c *quotes.Corridor) { c.Max = amt(t, zmw, "5000") }, "max must be an amount of MWK at 2 decimals."},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -87,7 +87,7 @@ func TestCorridorRate(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "1800", r.String())
 
-	c.RateOnRamp = nil
+	c.RateOnRamp = money.Rate{}
 	_, err = c.Rate(quotes.FromBank)
 	requireCode(t, err, errcode.RateUnavailable)
 	assert.Equal(t, "No MWK on-ramp rate is available.", errcode.Message(err))
@@ -105,7 +105,7 @@ func TestCorridorRate(t *testing.T) {
 
 func TestCorridorLimits(t *testing.T) {
 	c := mwkCorridor(t)
-	c.Max = ptr(amt(t, mwk, "5000.00"))
+	c.Max = amt(t, mwk, "5000.00")
 	for s, code := range map[string]errcode.Code{"999.99": errcode.AmountBelowMinimum, "1000.00": "", "5000.00": "", "5000.01": errcode.LimitExceeded} {
 		err := c.Limits().Check(amt(t, mwk, s))
 		if code == "" {
@@ -114,9 +114,9 @@ func TestCorridorLimits(t *testing.T) {
 			requireCode(t, err, code)
 		}
 	}
-	// Limits copies Min: editing the result never edits the corridor.
+	// Limits are values: editing the result never edits the corridor.
 	l := c.Limits()
-	*l.Min = money.Zero(mwk)
+	l.Min = money.Zero(mwk)
 	assert.Equal(t, "1000.00", c.Min.String())
 }
 
@@ -147,7 +147,7 @@ func TestDeskClosed(t *testing.T) {
 	closed := open
 	closed.Open = false
 	nullRates := open
-	nullRates.RateOffRamp, nullRates.RateOnRamp = nil, nil
+	nullRates.RateOffRamp, nullRates.RateOnRamp = money.Rate{}, money.Rate{}
 	tests := []struct {
 		name    string
 		visible []quotes.Corridor

@@ -12,7 +12,7 @@ import (
 // rounding table of the package documentation. dir is the pair's
 // direction, rate the direction's rate (corridor currency per one
 // stablecoin), from and to the pair's assets; exactly one of fixedFrom and
-// fixedTo is given.
+// fixedTo is set (the other the zero Amount).
 //
 // The fixed side is returned as given, never rounded: it must be an amount
 // of its asset that fits the asset's decimals and is above zero (else
@@ -21,19 +21,19 @@ import (
 // (money.CheckMax), so that no quote can move more than any operation
 // accepts. Limits (corridor min and max, conversion limits) are the
 // caller's next step: Corridor.Limits, Limits.Check.
-func Price(dir Direction, rate money.Rate, from, to money.Asset, fixedFrom, fixedTo *money.Amount) (fromAmt, toAmt money.Amount, err error) {
+func Price(dir Direction, rate money.Rate, from, to money.Asset, fixedFrom, fixedTo money.Amount) (fromAmt, toAmt money.Amount, err error) {
 	if !dir.Valid() {
 		return money.Amount{}, money.Amount{}, fmt.Errorf("quotes: unknown direction %q", dir)
 	}
 	if rate.IsZero() || rate.Decimal().Sign() <= 0 {
 		return money.Amount{}, money.Amount{}, errors.New("quotes: pricing needs a positive rate")
 	}
-	if (fixedFrom == nil) == (fixedTo == nil) {
+	if fixedFrom.IsSet() == fixedTo.IsSet() {
 		return money.Amount{}, money.Amount{}, errExactlyOneAmount()
 	}
 	// The stablecoin side is from on ToBank, to on FromBank; C is the other.
-	if fixedFrom != nil {
-		if fromAmt, err = checkFixed("from_amount", *fixedFrom, from); err != nil {
+	if fixedFrom.IsSet() {
+		if fromAmt, err = checkFixed("from_amount", fixedFrom, from); err != nil {
 			return money.Amount{}, money.Amount{}, err
 		}
 		if dir == ToBank {
@@ -49,7 +49,7 @@ func Price(dir Direction, rate money.Rate, from, to money.Asset, fixedFrom, fixe
 		}
 		return fromAmt, toAmt, nil
 	}
-	if toAmt, err = checkFixed("to_amount", *fixedTo, to); err != nil {
+	if toAmt, err = checkFixed("to_amount", fixedTo, to); err != nil {
 		return money.Amount{}, money.Amount{}, err
 	}
 	if dir == ToBank {
@@ -130,27 +130,27 @@ func fieldErr(field string, err error) error {
 // corridor's (Corridor.Limits, on the corridor-currency side) or those of
 // (asset, operation) (conversions check them on the from side).
 type Limits struct {
-	Min, Max *money.Amount
+	Min, Max money.Amount
 }
 
 // Check returns amount_below_minimum when a is below Min and limit_exceeded
 // when it is above Max; both bounds are inclusive. A limit of another asset
 // than a's is a programming error (an uncoded error).
 func (l Limits) Check(a money.Amount) error {
-	if l.Min != nil {
+	if l.Min.IsSet() {
 		if l.Min.Asset() != a.Asset() {
 			return fmt.Errorf("quotes: a minimum in %s for an amount in %s", l.Min.Asset().Code, a.Asset().Code)
 		}
-		if a.Cmp(*l.Min) < 0 {
-			return errcode.Newf(errcode.AmountBelowMinimum, "The amount is below the minimum of %s %s.", *l.Min, l.Min.Asset().Code)
+		if a.Cmp(l.Min) < 0 {
+			return errcode.Newf(errcode.AmountBelowMinimum, "The amount is below the minimum of %s %s.", l.Min, l.Min.Asset().Code)
 		}
 	}
-	if l.Max != nil {
+	if l.Max.IsSet() {
 		if l.Max.Asset() != a.Asset() {
 			return fmt.Errorf("quotes: a maximum in %s for an amount in %s", l.Max.Asset().Code, a.Asset().Code)
 		}
-		if a.Cmp(*l.Max) > 0 {
-			return errcode.Newf(errcode.LimitExceeded, "The amount is above the maximum of %s %s.", *l.Max, l.Max.Asset().Code)
+		if a.Cmp(l.Max) > 0 {
+			return errcode.Newf(errcode.LimitExceeded, "The amount is above the maximum of %s %s.", l.Max, l.Max.Asset().Code)
 		}
 	}
 	return nil

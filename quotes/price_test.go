@@ -94,7 +94,14 @@ func reference(t tb, dir quotes.Direction, rate string, from, to money.Asset, fi
 }
 
 func price(dir quotes.Direction, rate string, from, to money.Asset, fixedFrom *money.Amount, fixedTo *money.Amount) (money.Amount, money.Amount, error) {
-	return quotes.Price(dir, money.MustRate(rate), from, to, fixedFrom, fixedTo)
+	var ff, ft money.Amount // the zero Amount: not fixed
+	if fixedFrom != nil {
+		ff = *fixedFrom
+	}
+	if fixedTo != nil {
+		ft = *fixedTo
+	}
+	return quotes.Price(dir, money.MustRate(rate), from, to, ff, ft)
 }
 
 // TestPriceTable covers every row of the rounding table, exact and inexact
@@ -214,14 +221,14 @@ func TestPriceFixedSide(t *testing.T) {
 			}
 		})
 	}
-	_, _, err = quotes.Price("sideways", money.MustRate("1"), usdt, mwk, ptr(amt(t, usdt, "1")), nil)
+	_, _, err = quotes.Price("sideways", money.MustRate("1"), usdt, mwk, amt(t, usdt, "1"), money.Amount{})
 	assert.Equal(t, errcode.InternalError, errcode.Of(err))
-	_, _, err = quotes.Price(quotes.ToBank, money.Rate{}, usdt, mwk, ptr(amt(t, usdt, "1")), nil)
+	_, _, err = quotes.Price(quotes.ToBank, money.Rate{}, usdt, mwk, amt(t, usdt, "1"), money.Amount{})
 	assert.Equal(t, errcode.InternalError, errcode.Of(err))
 }
 
 func TestLimits(t *testing.T) {
-	lim := quotes.Limits{Min: ptr(amt(t, mwk, "1000.00")), Max: ptr(amt(t, mwk, "5000.00"))}
+	lim := quotes.Limits{Min: amt(t, mwk, "1000.00"), Max: amt(t, mwk, "5000.00")}
 	tests := []struct {
 		amount string
 		code   errcode.Code
@@ -241,7 +248,7 @@ func TestLimits(t *testing.T) {
 		}
 	}
 	assert.NoError(t, quotes.Limits{}.Check(amt(t, mwk, "0.01")), "no limits")
-	assert.NoError(t, quotes.Limits{Max: ptr(amt(t, mwk, "1"))}.Check(amt(t, mwk, "0.01")), "max only")
+	assert.NoError(t, quotes.Limits{Max: amt(t, mwk, "1")}.Check(amt(t, mwk, "0.01")), "max only")
 	err := lim.Check(amt(t, usdt, "2000"))
 	require.Error(t, err)
 	assert.Equal(t, errcode.InternalError, errcode.Of(err), "a limit of another asset is a programming error")
@@ -342,11 +349,11 @@ func TestPriceProperty(t *testing.T) {
 				t.Fatalf("Parse(%s): %v", fixedText, err)
 			}
 		}
-		var ff, ft *money.Amount
+		var ff, ft money.Amount
 		if fixedFrom {
-			ff = &fixed
+			ff = fixed
 		} else {
-			ft = &fixed
+			ft = fixed
 		}
 		gotFrom, gotTo, err := quotes.Price(dir, money.MustRate(rate), from, to, ff, ft)
 
@@ -409,17 +416,17 @@ func TestPriceProperty(t *testing.T) {
 func ExamplePrice() {
 	// To-bank: 123.456789 USDT at 1750.5; MWK derived, rounded down.
 	from, _ := money.Parse(money.USDT, "123.456789")
-	_, mwkOut, _ := quotes.Price(quotes.ToBank, money.MustRate("1750.5"), money.USDT, money.MWK, &from, nil)
+	_, mwkOut, _ := quotes.Price(quotes.ToBank, money.MustRate("1750.5"), money.USDT, money.MWK, from, money.Amount{})
 	fmt.Println(mwkOut, mwkOut.Asset())
 
 	// From-bank: 100000.00 MWK at 1800; USDT derived, rounded up.
 	pay, _ := money.Parse(money.MWK, "100000.00")
-	_, usdtOut, _ := quotes.Price(quotes.FromBank, money.MustRate("1800"), money.MWK, money.USDT, &pay, nil)
+	_, usdtOut, _ := quotes.Price(quotes.FromBank, money.MustRate("1800"), money.MWK, money.USDT, pay, money.Amount{})
 	fmt.Println(usdtOut, usdtOut.Asset())
 
 	// A derived side that rounds to zero is below the minimum.
 	tiny, _ := money.Parse(money.USDT, "0.000001")
-	_, _, err := quotes.Price(quotes.ToBank, money.MustRate("1750.5"), money.USDT, money.MWK, &tiny, nil)
+	_, _, err := quotes.Price(quotes.ToBank, money.MustRate("1750.5"), money.USDT, money.MWK, tiny, money.Amount{})
 	fmt.Println(errcode.Of(err))
 	// Output:
 	// 216111.10 MWK

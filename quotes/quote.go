@@ -191,7 +191,7 @@ func (r Request) checkPair(pair Pair) error {
 }
 
 // parseFixed is step 6: the fixed amount at its asset's decimals, above 0.
-func (r Request) parseFixed(pair Pair) (fixedFrom, fixedTo *money.Amount, err error) {
+func (r Request) parseFixed(pair Pair) (fixedFrom, fixedTo money.Amount, err error) {
 	field, d := r.fixed()
 	asset := pair.From
 	if !r.FromAmount.IsSet() {
@@ -199,12 +199,12 @@ func (r Request) parseFixed(pair Pair) (fixedFrom, fixedTo *money.Amount, err er
 	}
 	a, err := ParseAmount(field, d.String(), asset)
 	if err != nil {
-		return nil, nil, err
+		return money.Amount{}, money.Amount{}, err
 	}
 	if r.FromAmount.IsSet() {
-		return &a, nil, nil
+		return a, money.Amount{}, nil
 	}
-	return nil, &a, nil
+	return money.Amount{}, a, nil
 }
 
 // NewOrder issues an order quote (kind KindOrder) for req, whose assets
@@ -267,12 +267,12 @@ func NewOrder(req Request, pair Pair, visible []Corridor, in Issue) (Quote, erro
 // one-fiat-one-stablecoin rule applies) and found in the
 // organization's list with `convert` on both. rate is what the engine's
 // pricer gave for the direction (default: the corridor's Corridor.Rate),
-// nil for none. limits are those of (from asset, convert). In order:
+// the zero Rate for none. limits are those of (from asset, convert). In order:
 // steps 1 and 2 again (validation_error, unsupported_asset), the fixed
 // amount (validation_error), no rate (rate_unavailable), Price
 // (amount_below_minimum on a derived zero), then limits on the from side
 // (amount_below_minimum or limit_exceeded).
-func NewConversion(req Request, pair Pair, rate *money.Rate, limits Limits, in Issue) (Quote, error) {
+func NewConversion(req Request, pair Pair, rate money.Rate, limits Limits, in Issue) (Quote, error) {
 	if err := req.Check(); err != nil {
 		return Quote{}, err
 	}
@@ -286,17 +286,17 @@ func NewConversion(req Request, pair Pair, rate *money.Rate, limits Limits, in I
 	if err != nil {
 		return Quote{}, err
 	}
-	if rate == nil {
+	if rate.IsZero() {
 		return Quote{}, errcode.Newf(errcode.RateUnavailable, "No rate is available for %s to %s.", pair.From.Code, pair.To.Code)
 	}
-	from, to, err := Price(pair.Direction, *rate, pair.From, pair.To, fixedFrom, fixedTo)
+	from, to, err := Price(pair.Direction, rate, pair.From, pair.To, fixedFrom, fixedTo)
 	if err != nil {
 		return Quote{}, err
 	}
 	if err := limits.Check(from); err != nil {
 		return Quote{}, err
 	}
-	return newQuote(KindConversion, pair.Direction, from, to, *rate, in), nil
+	return newQuote(KindConversion, pair.Direction, from, to, rate, in), nil
 }
 
 func newQuote(kind Kind, dir Direction, from, to money.Amount, rate money.Rate, in Issue) Quote {

@@ -82,10 +82,10 @@ func TestNewOrder(t *testing.T) {
 	toBank := quotes.Pair{Direction: quotes.ToBank, From: usdt, To: mwk}
 	fromBank := quotes.Pair{Direction: quotes.FromBank, From: mwk, To: usdt}
 	closed := func(c quotes.Corridor) quotes.Corridor { c.Open = false; return c }
-	withMax := func(c quotes.Corridor) quotes.Corridor { c.Max = ptr(amt(t, mwk, "5000.00")); return c }
-	noOff := func(c quotes.Corridor) quotes.Corridor { c.RateOffRamp = nil; return c }
+	withMax := func(c quotes.Corridor) quotes.Corridor { c.Max = amt(t, mwk, "5000.00"); return c }
+	noOff := func(c quotes.Corridor) quotes.Corridor { c.RateOffRamp = money.Rate{}; return c }
 	m := mwkCorridor(t)
-	z := quotes.Corridor{Asset: zmw, RateOffRamp: ptr(money.MustRate("25")), Min: money.Zero(zmw), Open: true}
+	z := quotes.Corridor{Asset: zmw, RateOffRamp: money.MustRate("25"), Min: money.Zero(zmw), Open: true}
 	tests := []struct {
 		name     string
 		req      quotes.Request
@@ -169,14 +169,14 @@ func TestNewOrder(t *testing.T) {
 func TestNewConversion(t *testing.T) {
 	toBank := quotes.Pair{Direction: quotes.ToBank, From: usdt, To: mwk}
 	fromBank := quotes.Pair{Direction: quotes.FromBank, From: mwk, To: usdt}
-	rate := ptr(money.MustRate("1750.5"))
-	usdtLimits := quotes.Limits{Min: ptr(amt(t, usdt, "10")), Max: ptr(amt(t, usdt, "1000"))}
-	mwkLimits := quotes.Limits{Min: ptr(amt(t, mwk, "1000.00"))}
+	rate := money.MustRate("1750.5")
+	usdtLimits := quotes.Limits{Min: amt(t, usdt, "10"), Max: amt(t, usdt, "1000")}
+	mwkLimits := quotes.Limits{Min: amt(t, mwk, "1000.00")}
 	tests := []struct {
 		name     string
 		req      quotes.Request
 		pair     quotes.Pair
-		rate     *money.Rate
+		rate     money.Rate
 		limits   quotes.Limits
 		code     errcode.Code
 		from, to string
@@ -191,8 +191,8 @@ func TestNewConversion(t *testing.T) {
 		{"from-bank, limits on MWK", req("MWK", "USDT", "999.99", ""), fromBank, rate, mwkLimits, errcode.AmountBelowMinimum, "", ""},
 		{"from-bank at min", req("MWK", "USDT", "1000", ""), fromBank, rate, mwkLimits, "", "1000.00", "0.571266"},
 		{"derived zero", req("USDT", "MWK", "0.000001", ""), toBank, rate, quotes.Limits{}, errcode.AmountBelowMinimum, "", ""},
-		{"no rate", req("USDT", "MWK", "100", ""), toBank, nil, usdtLimits, errcode.RateUnavailable, "", ""},
-		{"amount before rate", req("USDT", "MWK", "1.1234567", ""), toBank, nil, usdtLimits, errcode.ValidationError, "", ""},
+		{"no rate", req("USDT", "MWK", "100", ""), toBank, money.Rate{}, usdtLimits, errcode.RateUnavailable, "", ""},
+		{"amount before rate", req("USDT", "MWK", "1.1234567", ""), toBank, money.Rate{}, usdtLimits, errcode.ValidationError, "", ""},
 		{"codes", req("USDT", "mwk", "1", ""), toBank, rate, usdtLimits, errcode.UnsupportedAsset, "", ""},
 	}
 	for _, tc := range tests {
@@ -432,15 +432,15 @@ func genCorridor(t *rapid.T) quotes.Corridor {
 	c := quotes.Corridor{Asset: asset, Min: genAmountOf(t, "min", asset), Open: rapid.Bool().Draw(t, "open")}
 	if rapid.Bool().Draw(t, "has_off") {
 		r := genRate(t, "off")
-		c.RateOffRamp = &r
+		c.RateOffRamp = r
 	}
 	if rapid.Bool().Draw(t, "has_on") {
 		r := genRate(t, "on")
-		c.RateOnRamp = &r
+		c.RateOnRamp = r
 	}
 	if rapid.Bool().Draw(t, "has_max") {
 		m := genAmountOf(t, "max", asset)
-		c.Max = &m
+		c.Max = m
 	}
 	return c
 }
@@ -457,9 +457,9 @@ func TestStoredCorridorRoundTrip(t *testing.T) {
 			t.Fatal("re-encoding differs")
 		}
 		if got.Asset != c.Asset || got.Open != c.Open || !got.Min.Equal(c.Min) ||
-			(got.Max == nil) != (c.Max == nil) || c.Max != nil && !got.Max.Equal(*c.Max) ||
-			(got.RateOffRamp == nil) != (c.RateOffRamp == nil) || c.RateOffRamp != nil && got.RateOffRamp.Decimal().String() != c.RateOffRamp.Decimal().String() ||
-			(got.RateOnRamp == nil) != (c.RateOnRamp == nil) || c.RateOnRamp != nil && got.RateOnRamp.Decimal().String() != c.RateOnRamp.Decimal().String() {
+			got.Max.IsSet() != c.Max.IsSet() || c.Max.IsSet() && !got.Max.Equal(c.Max) ||
+			got.RateOffRamp.IsZero() != c.RateOffRamp.IsZero() || !c.RateOffRamp.IsZero() && got.RateOffRamp.Decimal().String() != c.RateOffRamp.Decimal().String() ||
+			got.RateOnRamp.IsZero() != c.RateOnRamp.IsZero() || !c.RateOnRamp.IsZero() && got.RateOnRamp.Decimal().String() != c.RateOnRamp.Decimal().String() {
 			t.Fatalf("want %+v, got %+v", c, got)
 		}
 		if string(render.AdminCorridors([]quotes.Corridor{got})) != string(render.AdminCorridors([]quotes.Corridor{c})) {
@@ -477,7 +477,7 @@ func TestStoredCorridorRoundTrip(t *testing.T) {
 
 func ExampleNewOrder() {
 	off, on := money.MustRate("1750.5"), money.MustRate("1800")
-	mwk := quotes.Corridor{Asset: money.MWK, RateOffRamp: &off, RateOnRamp: &on, Min: money.FromInt(money.MWK, 1000), Open: true}
+	mwk := quotes.Corridor{Asset: money.MWK, RateOffRamp: off, RateOnRamp: on, Min: money.FromInt(money.MWK, 1000), Open: true}
 
 	r := quotes.Request{FromAsset: "USDT", ToAsset: "MWK", FromAmount: money.DecimalText("123.456789")}
 	_ = r.Check() // steps 1 and 2; the engine then checks the organization's list

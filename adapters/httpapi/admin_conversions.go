@@ -20,10 +20,10 @@ func (a *Admin) conversionRoutes() {
 
 func renderAssetLimits(asset, op string, l quotes.Limits) map[string]any {
 	out := map[string]any{"asset": asset, "operation": op, "min": nil, "max": nil}
-	if l.Min != nil {
+	if l.Min.IsSet() {
 		out["min"] = l.Min.String()
 	}
-	if l.Max != nil {
+	if l.Max.IsSet() {
 		out["max"] = l.Max.String()
 	}
 	return out
@@ -80,7 +80,7 @@ func (a *Admin) setAssetLimits(w http.ResponseWriter, r *http.Request) {
 	for _, b := range []struct {
 		field string
 		raw   json.RawMessage
-		out   **money.Amount
+		out   *money.Amount
 	}{{"min", in.Min, &l.Min}, {"max", in.Max, &l.Max}} {
 		if len(b.raw) == 0 || string(b.raw) == "null" {
 			continue
@@ -95,7 +95,7 @@ func (a *Admin) setAssetLimits(w http.ResponseWriter, r *http.Request) {
 			writeError(w, r, a.log, err)
 			return
 		}
-		*b.out = &v
+		*b.out = v
 	}
 	if err := a.engine.Operator().SetAssetLimits(r.Context(), asset, op, l); err != nil {
 		writeError(w, r, a.log, err)

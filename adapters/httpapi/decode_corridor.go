@@ -47,11 +47,9 @@ func decodeCorridorUpdate(asset money.Asset, body []byte) (quotes.Corridor, erro
 	if s, present, err = jsonString("max", w.Max); err != nil {
 		return quotes.Corridor{}, err
 	} else if present {
-		m, err := money.Parse(asset, s)
-		if err != nil {
+		if c.Max, err = money.Parse(asset, s); err != nil {
 			return quotes.Corridor{}, fieldError("max", err)
 		}
-		c.Max = &m
 	}
 	if w.Open == nil {
 		return quotes.Corridor{}, required("open")
@@ -61,18 +59,18 @@ func decodeCorridorUpdate(asset money.Asset, body []byte) (quotes.Corridor, erro
 }
 
 // decodeRate reads a corridor's rate: required, a decimal string
-// (money.ParseRate) or null for none.
-func decodeRate(field string, raw json.RawMessage) (*money.Rate, error) {
+// (money.ParseRate) or null for none (the zero Rate).
+func decodeRate(field string, raw json.RawMessage) (money.Rate, error) {
 	if len(raw) == 0 {
-		return nil, errcode.Newf(errcode.ValidationError, "%s is required: a decimal string, or null to close the direction.", field)
+		return money.Rate{}, errcode.Newf(errcode.ValidationError, "%s is required: a decimal string, or null to close the direction.", field)
 	}
 	s, present, err := jsonString(field, raw)
 	if err != nil || !present {
-		return nil, err
+		return money.Rate{}, err
 	}
 	r, err := money.ParseRate(s)
 	if err != nil {
-		return nil, fieldError(field, err)
+		return money.Rate{}, fieldError(field, err)
 	}
-	return &r, nil
+	return r, nil
 }

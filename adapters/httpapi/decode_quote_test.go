@@ -75,8 +75,8 @@ func FuzzDecodeQuoteRequest(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	assets := money.DefaultAssets()
-	corridors := []quotes.Corridor{{Asset: money.MWK, RateOffRamp: pointer(money.MustRate("1750.5")), RateOnRamp: pointer(money.MustRate("1800")),
-		Min: money.FromInt(money.MWK, 1000), Max: pointer(money.FromInt(money.MWK, 5_000_000)), Open: true}}
+	corridors := []quotes.Corridor{{Asset: money.MWK, RateOffRamp: money.MustRate("1750.5"), RateOnRamp: money.MustRate("1800"),
+		Min: money.FromInt(money.MWK, 1000), Max: money.FromInt(money.MWK, 5_000_000), Open: true}}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		r, err := decodeQuoteRequest(body)
 		if err != nil {

@@ -109,7 +109,7 @@ func TestPayoutsV2HTTP(t *testing.T) {
 		post(body).want(t, 422, code)
 	}
 	mn, mx := money.FromInt(money.USDT, 2), money.FromInt(money.USDT, 10)
-	if err := e.Engine.Operator().SetAssetLimits(context.Background(), "USDT", tambala.OpPayout, quotes.Limits{Min: &mn, Max: &mx}); err != nil {
+	if err := e.Engine.Operator().SetAssetLimits(context.Background(), "USDT", tambala.OpPayout, quotes.Limits{Min: mn, Max: mx}); err != nil {
 		t.Fatal(err)
 	}
 	post(walletBody("USDT", "USDT", "1", "tron", v2Tron)).want(t, 422, "amount_below_minimum")

@@ -108,9 +108,8 @@ func setUp(ctx context.Context, op *tambala.Operator) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	offRamp, onRamp := money.MustRate("1750.5"), money.MustRate("1800") // MWK per USDT
-	_, err = op.SetCorridor(ctx, quotes.Corridor{
-		Asset: money.MWK, RateOffRamp: &offRamp, RateOnRamp: &onRamp, Min: money.FromInt(money.MWK, 1000), Open: true,
+	_, err = op.SetCorridor(ctx, quotes.Corridor{ // rates in MWK per USDT
+		Asset: money.MWK, RateOffRamp: money.MustRate("1750.5"), RateOnRamp: money.MustRate("1800"), Min: money.FromInt(money.MWK, 1000), Open: true,
 	})
 	return org.ID, err
 }

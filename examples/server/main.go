@@ -339,7 +339,6 @@ func bootstrap(ctx context.Context, eng *tambala.Engine) (tambala.Bootstrapped, 
 	// One open MWK corridor, so that the desk quotes and takes orders at
 	// once: 1750.5 MWK per USDT to-bank, 1800 from-bank, orders from
 	// 1000.00 MWK.
-	off, on := money.MustRate("1750.5"), money.MustRate("1800")
 	return eng.Operator().BootstrapOrganization(ctx, tambala.Bootstrap{
 		Marker: demoMarker,
 		Organization: tambala.NewOrganization{
@@ -355,7 +354,7 @@ func bootstrap(ctx context.Context, eng *tambala.Engine) (tambala.Bootstrapped, 
 			{Amount: money.FromInt(money.MWK, 1_000_000), Ref: "demo-opening-balance"},
 			{Amount: money.FromInt(money.USDT, 10_000), Ref: "demo-opening-balance"},
 		},
-		Corridors: []quotes.Corridor{{Asset: money.MWK, RateOffRamp: &off, RateOnRamp: &on,
+		Corridors: []quotes.Corridor{{Asset: money.MWK, RateOffRamp: money.MustRate("1750.5"), RateOnRamp: money.MustRate("1800"),
 			Min: money.FromInt(money.MWK, 1000), Open: true}},
 	})
 }

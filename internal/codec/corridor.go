@@ -25,25 +25,25 @@ func EncodeCorridor(c quotes.Corridor) []byte {
 	if c.Open {
 		flags |= flagOpen
 	}
-	if c.RateOffRamp != nil {
+	if !c.RateOffRamp.IsZero() {
 		flags |= flagOffRamp
 	}
-	if c.RateOnRamp != nil {
+	if !c.RateOnRamp.IsZero() {
 		flags |= flagOnRamp
 	}
-	if c.Max != nil {
+	if c.Max.IsSet() {
 		flags |= flagMax
 	}
 	b = append(b, flags)
-	if c.RateOffRamp != nil {
-		b = appendRate(b, *c.RateOffRamp)
+	if !c.RateOffRamp.IsZero() {
+		b = appendRate(b, c.RateOffRamp)
 	}
-	if c.RateOnRamp != nil {
-		b = appendRate(b, *c.RateOnRamp)
+	if !c.RateOnRamp.IsZero() {
+		b = appendRate(b, c.RateOnRamp)
 	}
 	b = appendUnits(b, c.Min)
-	if c.Max != nil {
-		b = appendUnits(b, *c.Max)
+	if c.Max.IsSet() {
+		b = appendUnits(b, c.Max)
 	}
 	return b
 }
@@ -62,17 +62,14 @@ func DecodeCorridor(b []byte) (quotes.Corridor, error) {
 	}
 	c.Open = flags&flagOpen != 0
 	if flags&flagOffRamp != 0 {
-		rate := r.rate()
-		c.RateOffRamp = &rate
+		c.RateOffRamp = r.rate()
 	}
 	if flags&flagOnRamp != 0 {
-		rate := r.rate()
-		c.RateOnRamp = &rate
+		c.RateOnRamp = r.rate()
 	}
 	c.Min = r.units(c.Asset)
 	if flags&flagMax != 0 {
-		m := r.units(c.Asset)
-		c.Max = &m
+		c.Max = r.units(c.Asset)
 	}
 	if err := r.done(); err != nil {
 		return quotes.Corridor{}, fmt.Errorf("quotes: bad stored corridor: %w", err)

@@ -35,7 +35,7 @@ func Corridors(visible []quotes.Corridor) []byte {
 	}{Corridors: make([]corridor, 0, len(cs))}
 	for _, c := range cs {
 		out.Corridors = append(out.Corridors, corridor{
-			Asset: c.Asset.Code, RateOffRamp: c.RateOffRamp, RateOnRamp: c.RateOnRamp, Min: c.Min, Open: c.Open,
+			Asset: c.Asset.Code, RateOffRamp: optionalRate(c.RateOffRamp), RateOnRamp: optionalRate(c.RateOnRamp), Min: c.Min, Open: c.Open,
 		})
 	}
 	return mustMarshal(out)
@@ -50,8 +50,25 @@ func AdminCorridors(all []quotes.Corridor) []byte {
 	}{Corridors: make([]adminCorridor, 0, len(cs))}
 	for _, c := range cs {
 		out.Corridors = append(out.Corridors, adminCorridor{
-			Asset: c.Asset.Code, RateOffRamp: c.RateOffRamp, RateOnRamp: c.RateOnRamp, Min: c.Min, Max: c.Max, Open: c.Open,
+			Asset: c.Asset.Code, RateOffRamp: optionalRate(c.RateOffRamp), RateOnRamp: optionalRate(c.RateOnRamp), Min: c.Min,
+			Max: optionalAmount(c.Max), Open: c.Open,
 		})
 	}
 	return mustMarshal(out)
+}
+
+// optionalRate renders the zero Rate (none) as null.
+func optionalRate(r money.Rate) *money.Rate {
+	if r.IsZero() {
+		return nil
+	}
+	return &r
+}
+
+// optionalAmount renders the zero Amount (none) as null.
+func optionalAmount(a money.Amount) *money.Amount {
+	if !a.IsSet() {
+		return nil
+	}
+	return &a
 }
