@@ -37,14 +37,15 @@ func init() {
 
 var bucketPayoutsV2ByOrg = []byte("payouts_v2.by_org")
 
-// DestinationKind is the kind of a /v2 payout's destination.
-type DestinationKind string
+// DestinationKind is the kind of a /v2 payout's destination: the rules
+// are package payouts'.
+type DestinationKind = payouts.DestinationKind
 
 // Destination kinds of a /v2 payout.
 const (
-	DestinationBank   DestinationKind = "bank"
-	DestinationMomo   DestinationKind = "momo"
-	DestinationWallet DestinationKind = "wallet"
+	DestinationBank   = payouts.DestinationBank
+	DestinationMomo   = payouts.DestinationMomo
+	DestinationWallet = payouts.DestinationWallet
 )
 
 // FXPricer prices a /v2 FX payout at accept: the rate, in corridor
@@ -68,16 +69,9 @@ type PayoutV2Options struct {
 }
 
 // PayoutV2Destination is where a /v2 payout goes: bank or momo (the /v1
-// fields and rules) or wallet (Network and Address).
-type PayoutV2Destination struct {
-	Type            DestinationKind
-	InstitutionID   int
-	AccountNumber   string
-	MobileNumber    string
-	BeneficiaryName string
-	Network         string
-	Address         string
-}
+// fields and rules) or wallet (Network and Address). Which fields each
+// kind carries is payouts.V2Destination.CheckFields.
+type PayoutV2Destination = payouts.V2Destination
 
 // PayoutV2Request asks for a /v2 payout: Amount (decimal text, parsed at
 // Asset's decimals once the asset is known) delivered in Asset to
@@ -137,8 +131,7 @@ func v2Submission(v *payoutV2Record, p payouts.Payout) (PayoutSubmission, error)
 	if d.Type == DestinationWallet {
 		s.Network, s.Address = d.Network, d.Address
 	} else {
-		s.Destination = payouts.Destination{InstitutionID: d.InstitutionID, AccountNumber: d.AccountNumber,
-			MobileNumber: d.MobileNumber, BeneficiaryName: d.BeneficiaryName}
+		s.Destination = d.Destination()
 	}
 	return s, nil
 }
@@ -172,21 +165,21 @@ func (r payoutRecord) payoutV2() (PayoutV2, error) {
 		out.Rate = &rate
 	}
 	if p.Fee != nil {
-		var fee money.Amount
-		switch {
-		case p.Status == payouts.Failed:
-			fee = money.Zero(v2Asset(v))
-		case v.Rate == nil: // same asset: the fee charged
-			fee, err = money.Parse(v2Asset(v), p.Fee.String())
-		case v.FeeObserved != nil: // FX, the provider's fee below the priced one
-			fee, err = money.Parse(v2Asset(v), *v.FeeObserved)
-		default: // FX: fee_src was charged, the priced fee in asset
-			fee, err = money.Parse(v2Asset(v), v.PricedFee)
-		}
+		priced, err := money.Parse(v2Asset(v), v.PricedFee)
 		if err != nil {
 			return PayoutV2{}, err
 		}
-		out.Fee = &fee
+		var observed *money.Amount
+		if v.FeeObserved != nil {
+			o, err := money.Parse(v2Asset(v), *v.FeeObserved)
+			if err != nil {
+				return PayoutV2{}, err
+			}
+			observed = &o
+		}
+		if out.Fee, err = payouts.FeeShownV2(p, v2Asset(v), v.Rate != nil, priced, observed); err != nil {
+			return PayoutV2{}, err
+		}
 	}
 	return out, nil
 }
@@ -243,16 +236,21 @@ func (e *Engine) payoutRate(ctx context.Context, tx store.Tx, pair quotes.Pair) 
 	return rate, nil
 }
 
-// convertUp converts a, in pair.To, to pair.From at rate (corridor
-// currency per stablecoin), rounded up to the source decimals.
-func convertUp(a money.Amount, pair quotes.Pair, rate money.Rate) (money.Amount, error) {
-	if a.IsZero() {
-		return money.Zero(pair.From), nil
+// frozenFX is the rate a /v2 payout of v was priced at (nil on a
+// same-asset payout), its direction by the class of the source asset.
+func (e *Engine) frozenFX(v *payoutV2Record) (*payouts.FX, error) {
+	if v.Rate == nil {
+		return nil, nil
 	}
-	if pair.Direction == quotes.ToBank { // source stablecoin, delivered corridor currency
-		return money.Quo(a, rate, pair.From, money.RoundUp)
+	rate, err := money.ParseRate(*v.Rate)
+	if err != nil {
+		return nil, err
 	}
-	return money.Mul(a, rate, pair.From, money.RoundUp)
+	pair := quotes.Pair{Direction: quotes.FromBank, From: v2Source(v), To: v2Asset(v)}
+	if c, _ := e.classes.Lookup(v.SourceAsset); c == quotes.Stablecoin {
+		pair.Direction = quotes.ToBank
+	}
+	return &payouts.FX{Pair: pair, Rate: rate}, nil
 }
 
 // createPayoutV2 is Client.CreatePayoutV2.
@@ -276,23 +274,34 @@ func (e *Engine) createPayoutV2(ctx context.Context, p Principal, req PayoutV2Re
 			return PayoutV2{}, nil, err
 		}
 		d := req.Destination
-		var rail payouts.Rail
-		var snap PayoutV2Destination
-		switch d.Type {
-		case DestinationBank, DestinationMomo:
-			rail = payouts.Rail(d.Type)
-			if asset.Code != money.MWK.Code {
-				return PayoutV2{}, nil, errcode.Newf(errcode.UnsupportedAsset, "A %s payout is paid in MWK only, not %s.", d.Type, asset.Code)
+		if err := d.Type.Check(); err != nil {
+			return PayoutV2{}, nil, err
+		}
+		if err := d.Type.CheckAsset(asset, e.classes); err != nil {
+			return PayoutV2{}, nil, err
+		}
+		rail := d.Type.Rail()
+		if rail == RailWallet {
+			if err := d.CheckFields(d.Present()); err != nil {
+				return PayoutV2{}, nil, err
 			}
-			if d.Network != "" || d.Address != "" {
-				return PayoutV2{}, nil, errcode.Newf(errcode.ValidationError, "A %s destination has no network or address.", d.Type)
+			n, err := e.networks.Lookup(d.Network)
+			if err != nil {
+				return PayoutV2{}, nil, err
 			}
-			r := payouts.Request{Rail: rail, Amount: amount, Destination: payouts.Destination{InstitutionID: d.InstitutionID,
-				AccountNumber: d.AccountNumber, MobileNumber: d.MobileNumber, BeneficiaryName: d.BeneficiaryName}}
-			if rail == payouts.Bank && d.MobileNumber != "" || rail == payouts.Momo && d.AccountNumber != "" {
-				return PayoutV2{}, nil, errcode.Newf(errcode.ValidationError, "A bank destination has account_number, a momo one mobile_number.")
+			if err := n.CheckAddress(asset.Code, d.Address); err != nil {
+				return PayoutV2{}, nil, err
 			}
+		} else {
+			r := payouts.Request{Rail: rail, Amount: amount, Destination: d.Destination()}
 			if err := r.Validate(wallets); err != nil {
+				return PayoutV2{}, nil, err
+			}
+			// After Validate, which refuses an empty field with the /v1
+			// messages: so nil for every destination a transport's
+			// decoding let through (it checked the same rule on the
+			// members it read), while a Go caller gets the rule too.
+			if err := d.CheckFields(d.Present()); err != nil {
 				return PayoutV2{}, nil, err
 			}
 			insts, _, err := e.institutions(tx)
@@ -302,26 +311,6 @@ func (e *Engine) createPayoutV2(ctx context.Context, p Principal, req PayoutV2Re
 			if _, err := payouts.CheckInstitution(r, insts, wallets); err != nil {
 				return PayoutV2{}, nil, err
 			}
-			snap = PayoutV2Destination{Type: d.Type, InstitutionID: d.InstitutionID, AccountNumber: d.AccountNumber,
-				MobileNumber: d.MobileNumber, BeneficiaryName: d.BeneficiaryName}
-		case DestinationWallet:
-			rail = RailWallet
-			if c, _ := e.classes.Lookup(asset.Code); c != quotes.Stablecoin {
-				return PayoutV2{}, nil, errcode.Newf(errcode.UnsupportedAsset, "A wallet payout is paid in a stablecoin only, not %s.", asset.Code)
-			}
-			if d.InstitutionID != 0 || d.AccountNumber != "" || d.MobileNumber != "" || d.BeneficiaryName != "" {
-				return PayoutV2{}, nil, errcode.Newf(errcode.ValidationError, "A wallet destination has only network and address.")
-			}
-			n, err := e.networks.Lookup(d.Network)
-			if err != nil {
-				return PayoutV2{}, nil, err
-			}
-			if err := n.CheckAddress(asset.Code, d.Address); err != nil {
-				return PayoutV2{}, nil, err
-			}
-			snap = PayoutV2Destination{Type: d.Type, Network: d.Network, Address: d.Address}
-		default:
-			return PayoutV2{}, nil, errcode.Newf(errcode.ValidationError, "destination.type must be bank, momo or wallet.")
 		}
 		limits, err := e.assetLimits(tx, asset, OpPayout)
 		if err != nil {
@@ -345,7 +334,7 @@ func (e *Engine) createPayoutV2(ctx context.Context, p Principal, req PayoutV2Re
 			}
 			fee = q.Total
 		}
-		principalSrc, feeSrc := amount, fee
+		var fx *payouts.FX
 		var rateText *string
 		if source != asset {
 			pair, err := quotes.PairOf(source, asset, e.classes)
@@ -356,24 +345,20 @@ func (e *Engine) createPayoutV2(ctx context.Context, p Principal, req PayoutV2Re
 			if err != nil {
 				return PayoutV2{}, nil, err
 			}
-			if principalSrc, err = convertUp(amount, pair, rate); err != nil {
-				return PayoutV2{}, nil, err
-			}
-			if err := money.CheckMax("the source amount at this rate", principalSrc); err != nil {
-				return PayoutV2{}, nil, err
-			}
-			if feeSrc, err = convertUp(fee, pair, rate); err != nil {
-				return PayoutV2{}, nil, err
-			}
+			fx = &payouts.FX{Pair: pair, Rate: rate}
 			s := rate.String()
 			rateText = &s
 		}
-		total, err := principalSrc.Add(feeSrc)
+		price, err := payouts.PriceV2(amount, fee, fx)
+		if err != nil {
+			return PayoutV2{}, nil, err
+		}
+		total, err := price.Total()
 		if err != nil {
 			return PayoutV2{}, nil, err
 		}
 		now := e.nowUTC()
-		po := payouts.Payout{ID: e.newID(), Org: org.ID, Rail: rail, Amount: principalSrc, HeldFee: feeSrc,
+		po := payouts.Payout{ID: e.newID(), Org: org.ID, Rail: rail, Amount: price.Principal, HeldFee: price.Fee,
 			Status: payouts.Held, CreatedAt: now, UpdatedAt: now}
 		if _, err := ledger.Post(tx, ledger.PlaceHold{
 			EntryID: "payout:" + po.ID + ":hold", HoldID: holdID(po.ID), Org: po.Org, Amount: total, Ref: po.ID, At: now,
@@ -383,7 +368,7 @@ func (e *Engine) createPayoutV2(ctx context.Context, p Principal, req PayoutV2Re
 		rec := toPayoutRecord(po)
 		rec.V2 = &payoutV2Record{SourceAsset: source.Code, SourceDecimals: source.Decimals, Asset: asset.Code,
 			AssetDecimals: asset.Decimals, Amount: amount.String(), PricedFee: fee.String(), Rate: rateText,
-			Destination: toPayoutV2DestinationRecord(snap)}
+			Destination: toPayoutV2DestinationRecord(d)}
 		if err := schedule(tx, &rec, at(now)); err != nil {
 			return PayoutV2{}, nil, err
 		}
@@ -417,49 +402,30 @@ func (e *Engine) createPayoutV2(ctx context.Context, p Principal, req PayoutV2Re
 	return created, err
 }
 
-func railOfV2(p PayoutV2) payouts.Rail {
-	if p.Destination.Type == DestinationWallet {
-		return RailWallet
-	}
-	return payouts.Rail(p.Destination.Type)
-}
+func railOfV2(p PayoutV2) payouts.Rail { return p.Destination.Type.Rail() }
 
 // finishSuccessV2 captures a /v2 payout's hold in the source asset:
-// principal_src to the provider; as fee the observed fee (in asset),
-// converted at the frozen rate and rounded up on an FX payout, capped at
-// fee_src (fee_src when none was reported); the rest of the hold returns
-// to available. A provider fee above the hold is absorbed (see
-// docs/decisions.md, "/v2 payouts").
+// principal_src to the provider; as fee payouts.ChargeV2's charge (the
+// observed fee, in asset, converted at the frozen rate and rounded up on
+// an FX payout, capped at fee_src; fee_src when none was reported); the
+// rest of the hold returns to available. A provider fee above the hold is
+// absorbed (see docs/decisions.md, "/v2 payouts").
 func (e *Engine) finishSuccessV2(tx store.Tx, rec *payoutRecord, p payouts.Payout, fee *money.Amount, now time.Time) error {
-	charged := p.HeldFee
 	v := rec.V2
 	v.FeeObserved = nil
-	if fee != nil {
-		if fee.Asset() != v2Asset(v) || fee.Sign() < 0 {
-			return errcode.Newf(errcode.ValidationError, "The fee of payout %s must be a non-negative amount in %s.", p.ID, v.Asset)
-		}
-		inSource := *fee
-		if v.Rate != nil {
-			rate, err := money.ParseRate(*v.Rate)
-			if err != nil {
-				return err
-			}
-			pair := quotes.Pair{Direction: quotes.FromBank, From: v2Source(v), To: v2Asset(v)}
-			if c, _ := e.classes.Lookup(v.SourceAsset); c == quotes.Stablecoin {
-				pair.Direction = quotes.ToBank
-			}
-			if inSource, err = convertUp(*fee, pair, rate); err != nil {
-				return err
-			}
-		}
-		if inSource.Cmp(p.HeldFee) < 0 {
-			charged = inSource
-			s := fee.String()
-			v.FeeObserved = &s
-		}
-	}
-	p, err := p.Succeed(&charged, now)
+	fx, err := e.frozenFX(v)
 	if err != nil {
+		return err
+	}
+	charged, observed, err := payouts.ChargeV2(p, v2Asset(v), fee, fx)
+	if err != nil {
+		return err
+	}
+	if observed != nil {
+		s := observed.String()
+		v.FeeObserved = &s
+	}
+	if p, err = p.Succeed(&charged, now); err != nil {
 		return err
 	}
 	if _, err := ledger.Post(tx, ledger.CaptureHold{

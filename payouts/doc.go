@@ -1,8 +1,14 @@
-// Package payouts holds the pure rules of /v1 MWK payouts: request
-// validation, institutions and mobile networks, the fee schedule, the state
-// machine and the failure vocabulary. No I/O, no clock, no randomness:
-// callers pass ids and times in. It neither renders nor decodes JSON: a
-// payout's one rendering (a read, the list and webhook data) is
-// internal/render's, a body's decoding the transport's, which calls the
-// checks here (CheckAmount, CheckInstitutionID, CheckText, CheckRail).
+// Package payouts holds the pure rules of payouts: /v1 MWK payouts
+// (request validation, institutions and mobile networks, the fee
+// schedule, the state machine and the failure vocabulary) and the rules
+// /v2 payouts add (v2.go): the destination's kinds and which fields each
+// carries (V2Destination.CheckFields), the asset a kind is paid in, the
+// pricing in the source asset at a frozen rate rounded up (PriceV2), the
+// fee charged on success (ChargeV2) and the fee a payout shows
+// (FeeShownV2). No I/O, no clock, no randomness: callers pass ids, times
+// and rates in. It neither renders nor decodes JSON: a payout's one
+// rendering (a read, the list and webhook data) is internal/render's, a
+// body's decoding the transport's, which calls the checks here
+// (CheckAmount, CheckInstitutionID, CheckText, CheckRail,
+// V2Destination.CheckFields).
 package payouts

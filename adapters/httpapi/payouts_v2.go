@@ -21,8 +21,11 @@ func (h *Handler) payoutV2Routes() {
 // decodePayoutV2 reads a POST /v2/payouts body with the strict decoding
 // of every body: source_asset, asset and amount are JSON strings (a number
 // is refused: send a string); destination is an object whose type says
-// which other fields it has; institution_id is a positive JSON integer.
-// Codes, decimals, the sign and the destination's rules are the engine's.
+// which other fields it has (payouts.V2Destination.CheckFields, on the
+// members the body carries: a text sent as "" is sent; institution_id is
+// sent with any value, null included, which where it is needed reads as
+// missing); institution_id is a positive JSON integer. Codes, decimals,
+// the sign and the destination's values are the engine's rules.
 func decodePayoutV2(body []byte) (tambala.PayoutV2Request, error) {
 	var w struct {
 		SourceAsset *string         `json:"source_asset"`
@@ -41,17 +44,16 @@ func decodePayoutV2(body []byte) (tambala.PayoutV2Request, error) {
 	if err := decodeJSON(body, &w); err != nil {
 		return tambala.PayoutV2Request{}, err
 	}
-	missing := func(f string) error { return errcode.Newf(errcode.ValidationError, "%s is required.", f) }
 	var r tambala.PayoutV2Request
 	if w.SourceAsset == nil || *w.SourceAsset == "" {
-		return r, missing("source_asset")
+		return r, required("source_asset")
 	}
 	if w.Asset == nil || *w.Asset == "" {
-		return r, missing("asset")
+		return r, required("asset")
 	}
 	r.SourceAsset, r.Asset = *w.SourceAsset, *w.Asset
 	if len(w.Amount) == 0 || string(w.Amount) == "null" {
-		return r, missing("amount")
+		return r, required("amount")
 	}
 	var amount string
 	if err := json.Unmarshal(w.Amount, &amount); err != nil {
@@ -60,56 +62,40 @@ func decodePayoutV2(body []byte) (tambala.PayoutV2Request, error) {
 	r.Amount = money.DecimalText(amount)
 	d := w.Destination
 	if d == nil {
-		return r, missing("destination")
+		return r, required("destination")
 	}
-	if d.Type == nil || *d.Type == "" {
-		return r, missing("destination.type")
-	}
-	kind := tambala.DestinationKind(*d.Type)
-	r.Destination.Type = kind
-	str := func(p *string) string {
+	var sent payouts.DestinationFields
+	text := func(p *string, f payouts.DestinationFields) string {
 		if p == nil {
 			return ""
 		}
+		sent |= f
 		return *p
 	}
-	switch kind {
-	case tambala.DestinationBank, tambala.DestinationMomo:
-		if len(d.InstitutionID) == 0 || string(d.InstitutionID) == "null" {
-			return r, missing("destination.institution_id")
-		}
-		if err := json.Unmarshal(d.InstitutionID, &r.Destination.InstitutionID); err != nil || r.Destination.InstitutionID <= 0 {
+	dest := payouts.V2Destination{
+		Type:            payouts.DestinationKind(text(d.Type, 0)),
+		AccountNumber:   text(d.AccountNumber, payouts.FieldAccountNumber),
+		MobileNumber:    text(d.MobileNumber, payouts.FieldMobileNumber),
+		BeneficiaryName: text(d.BeneficiaryName, payouts.FieldBeneficiaryName),
+		Network:         text(d.Network, payouts.FieldNetwork),
+		Address:         text(d.Address, payouts.FieldAddress),
+	}
+	if len(d.InstitutionID) != 0 {
+		sent |= payouts.FieldInstitutionID
+	}
+	if dest.Type.Fields().Has(payouts.FieldInstitutionID) && sent.Has(payouts.FieldInstitutionID) {
+		// The value first, as a kind that has one reads it: null is
+		// missing, anything else a positive JSON integer.
+		if string(d.InstitutionID) == "null" {
+			sent &^= payouts.FieldInstitutionID
+		} else if err := json.Unmarshal(d.InstitutionID, &dest.InstitutionID); err != nil || dest.InstitutionID <= 0 {
 			return r, errcode.Newf(errcode.ValidationError, "destination.institution_id must be a positive JSON integer.")
 		}
-		if d.Network != nil || d.Address != nil {
-			return r, errcode.Newf(errcode.ValidationError, "A %s destination has no network or address.", *d.Type)
-		}
-		if d.BeneficiaryName == nil {
-			return r, missing("destination.beneficiary_name")
-		}
-		if kind == tambala.DestinationBank {
-			if d.AccountNumber == nil || d.MobileNumber != nil {
-				return r, errcode.Newf(errcode.ValidationError, "A bank destination has account_number and no mobile_number.")
-			}
-		} else if d.MobileNumber == nil || d.AccountNumber != nil {
-			return r, errcode.Newf(errcode.ValidationError, "A momo destination has mobile_number and no account_number.")
-		}
-		r.Destination.AccountNumber, r.Destination.MobileNumber = str(d.AccountNumber), str(d.MobileNumber)
-		r.Destination.BeneficiaryName = *d.BeneficiaryName
-	case tambala.DestinationWallet:
-		if len(d.InstitutionID) != 0 || d.AccountNumber != nil || d.MobileNumber != nil || d.BeneficiaryName != nil {
-			return r, errcode.Newf(errcode.ValidationError, "A wallet destination has only network and address.")
-		}
-		if d.Network == nil || *d.Network == "" {
-			return r, missing("destination.network")
-		}
-		if d.Address == nil || *d.Address == "" {
-			return r, missing("destination.address")
-		}
-		r.Destination.Network, r.Destination.Address = *d.Network, *d.Address
-	default:
-		return r, errcode.Newf(errcode.ValidationError, "destination.type must be bank, momo or wallet.")
 	}
+	if err := dest.CheckFields(sent); err != nil {
+		return r, err
+	}
+	r.Destination = dest
 	return r, nil
 }
 
