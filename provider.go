@@ -33,7 +33,7 @@ type PayoutSubmission struct {
 }
 
 // RailWallet is the rail of a /v2 payout to a blockchain wallet.
-const RailWallet payouts.Rail = "wallet"
+const RailWallet = payouts.Wallet
 
 // ProviderState is where a provider says a payout is.
 type ProviderState string
