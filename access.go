@@ -65,7 +65,7 @@ func (e *Engine) principal(tx store.Tx, org Organization) (Principal, error) {
 	if err != nil {
 		return Principal{}, err
 	}
-	return Principal{Org: org.clone(), Pause: pause, valid: true}, nil
+	return Principal{Org: org.Clone(), Pause: pause, valid: true}, nil
 }
 
 // admitNow is Client.Admit.

@@ -111,7 +111,7 @@ func TestAuthenticate_SuspendedAndAllowlist(t *testing.T) {
 	_, err = e.Operator().SetOrganizationStatus(ctx, p.Org.ID, tambala.OrgActive)
 	require.NoError(t, err)
 
-	_, err = e.Operator().SetAllowlist(ctx, p.Org.ID, []string{"203.0.113.7", "2001:db8::1"})
+	_, err = e.Operator().SetAllowlist(ctx, p.Org.ID, mustAddrs(t, "203.0.113.7", "2001:db8::1"))
 	require.NoError(t, err)
 	for addr, ok := range map[string]bool{
 		"203.0.113.7": true, "::ffff:203.0.113.7": true, "2001:db8::1": true, "2001:0db8::0001": true,
@@ -160,13 +160,13 @@ func TestAuthenticate_CachedRecordsStayFresh(t *testing.T) {
 	ctx := context.Background()
 	e, _ := testEngine(t, nil)
 	p, key := orgWithKey(t, e, "A", 0)
-	_, err := e.Operator().SetAllowlist(ctx, p.Org.ID, []string{"203.0.113.7"})
+	_, err := e.Operator().SetAllowlist(ctx, p.Org.ID, mustAddrs(t, "203.0.113.7"))
 	require.NoError(t, err)
 	allowed := netip.MustParseAddr("203.0.113.7")
 
 	first, err := authFrom(ctx, e, key, allowed)
 	require.NoError(t, err)
-	first.Org.Allowlist[0] = "198.51.100.1"
+	first.Org.Allowlist[0] = netip.MustParseAddr("198.51.100.1")
 	first.Org.Name = "changed by a caller"
 	again, err := authFrom(ctx, e, key, allowed)
 	require.NoError(t, err, "a caller's change to its principal is its own")

@@ -5,6 +5,7 @@ import (
 
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/money"
+	"github.com/tambalapay/tambala/orgs"
 	"github.com/tambalapay/tambala/quotes"
 	"github.com/tambalapay/tambala/store"
 )
@@ -61,7 +62,7 @@ func (e *Engine) bootstrapOrganization(ctx context.Context, b Bootstrap) (Bootst
 		return Bootstrapped{}, err
 	}
 	for _, f := range b.Funding {
-		if err := checkFunding(f.Amount, f.Ref); err != nil {
+		if err := orgs.CheckFunding(f.Amount, f.Ref); err != nil {
 			return Bootstrapped{}, err
 		}
 	}
@@ -95,7 +96,7 @@ func (e *Engine) bootstrapOrganization(ctx context.Context, b Bootstrap) (Bootst
 		if !empty {
 			return nil
 		}
-		org := o.clone()
+		org := o.Clone()
 		if err := saveOrg(tx, &org); err != nil {
 			return err
 		}

@@ -133,7 +133,7 @@ func TestEvents_InProcessMatchTheOutbox(t *testing.T) {
 		_, err = op.RecordTrade(ctx, d.org.ID, tambala.NewTrade{Ref: "t-1", USDTAmount: money.FromInt(money.USDT, 1), ClientRate: money.MustRate("1750")})
 		require.NoError(t, err)
 		// A floor above the balance: the next payout emits balance.low.
-		_, err = op.SetBalanceFloor(ctx, d.org.ID, "100000000.00")
+		_, err = op.SetBalanceFloor(ctx, d.org.ID, money.FromInt(money.MWK, 100_000_000))
 		require.NoError(t, err)
 		_, err = c.CreatePayout(ctx, momoRequest("100"), tambala.Idempotency{Key: "po-2"})
 		require.NoError(t, err)

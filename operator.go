@@ -2,6 +2,7 @@ package tambala
 
 import (
 	"context"
+	"net/netip"
 
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/orders"
@@ -211,9 +212,11 @@ func (o *Operator) RotateDepositAddress(ctx context.Context, orgID string, netwo
 }
 
 // SetAllowlist replaces an organization's IP allowlist: exact IPv4 or IPv6
-// addresses, no ranges. An empty list allows every address. Only the
-// operator's side can change it, never an API key.
-func (o *Operator) SetAllowlist(ctx context.Context, id string, addrs []string) (Organization, error) {
+// addresses without a zone (validation_error otherwise), kept unmapped,
+// sorted and without repeats; orgs.ParseAllowlist reads a list written as
+// text. An empty list allows every address. Only the operator's side can
+// change it, never an API key.
+func (o *Operator) SetAllowlist(ctx context.Context, id string, addrs []netip.Addr) (Organization, error) {
 	return o.e.setAllowlist(ctx, id, addrs)
 }
 
@@ -230,9 +233,10 @@ func (o *Operator) SetAssets(ctx context.Context, id string, assets []AssetAcces
 	return o.e.setAssets(ctx, id, assets)
 }
 
-// SetBalanceFloor sets the MWK floor below which balance.low is sent; ""
-// removes it.
-func (o *Operator) SetBalanceFloor(ctx context.Context, id string, floorMWK string) (Organization, error) {
+// SetBalanceFloor sets the MWK floor below which balance.low is sent: an
+// MWK amount of zero or more (validation_error otherwise); the zero
+// Amount removes it.
+func (o *Operator) SetBalanceFloor(ctx context.Context, id string, floorMWK money.Amount) (Organization, error) {
 	return o.e.setBalanceFloor(ctx, id, floorMWK)
 }
 
@@ -257,8 +261,10 @@ func (o *Operator) SetPause(ctx context.Context, api API, mode PauseMode) (Pause
 	return o.e.setPause(ctx, api, mode)
 }
 
-// SetPayoutLimits sets an organization's /v1 payout limits (zero fields
-// keep the defaults).
+// SetPayoutLimits sets an organization's /v1 payout limits: amounts of
+// MWK, zero or more, and an hourly count not negative (validation_error
+// otherwise). Unset fields (the zero Amount, a zero count) keep the
+// defaults.
 func (o *Operator) SetPayoutLimits(ctx context.Context, id string, l PayoutLimits) (Organization, error) {
 	return o.e.setPayoutLimits(ctx, id, l)
 }

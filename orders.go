@@ -18,6 +18,7 @@ import (
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/orders"
 	"github.com/tambalapay/tambala/store"
+	"github.com/tambalapay/tambala/trades"
 )
 
 var (
@@ -113,7 +114,8 @@ func moveExpiry(tx store.Tx, id string, next *time.Time) error {
 }
 
 // postDesk posts the ledger movements of a desk product (an order's or a
-// conversion's, both orders.Posting) at now in tx.
+// conversion's) or a trade, all orders.Posting, at now in tx: a capture
+// pays the desk, a credit comes from the desk or, for a trade, the float.
 func postDesk(tx store.Tx, ps []orders.Posting, now time.Time) error {
 	for _, p := range ps {
 		var cmd ledger.Command
@@ -125,7 +127,11 @@ func postDesk(tx store.Tx, ps []orders.Posting, now time.Time) error {
 		case orders.KindReleaseHold:
 			cmd = ledger.ReleaseHold{EntryID: p.EntryID, HoldID: p.HoldID, Ref: p.Ref, At: now}
 		case orders.KindCredit:
-			cmd = ledger.Credit{EntryID: p.EntryID, Org: p.Org, Amount: p.Amount, From: ledger.Desk, Ref: p.Ref, At: now}
+			from := ledger.Desk
+			if p.System == trades.Float {
+				from = ledger.Float
+			}
+			cmd = ledger.Credit{EntryID: p.EntryID, Org: p.Org, Amount: p.Amount, From: from, Ref: p.Ref, At: now}
 		default:
 			return fmt.Errorf("tambala: unknown desk posting %q", p.Kind)
 		}

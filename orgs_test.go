@@ -12,6 +12,7 @@ import (
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/money"
+	"github.com/tambalapay/tambala/orgs"
 )
 
 func TestOrganizations_CreateAndValidate(t *testing.T) {
@@ -23,7 +24,7 @@ func TestOrganizations_CreateAndValidate(t *testing.T) {
 	assert.Equal(t, tambala.OrgActive, o.Status)
 	assert.Equal(t, tambala.V2OnboardingIncomplete, o.V2Access)
 	assert.Equal(t, []tambala.AssetAccess{{Asset: "MWK", Operations: []string{"collection", "payout"}}}, o.Assets)
-	assert.Equal(t, []string{}, o.Allowlist)
+	assert.Equal(t, []netip.Addr{}, o.Allowlist)
 	assert.True(t, o.Enabled("MWK", "payout"))
 	assert.True(t, o.Enabled("MWK", ""))
 	assert.False(t, o.Enabled("MWK", "convert"))
@@ -41,7 +42,7 @@ func TestOrganizations_CreateAndValidate(t *testing.T) {
 		"bad access":    {Name: "x", V2Access: "maybe"},
 		"bad operation": {Name: "x", Assets: []tambala.AssetAccess{{Asset: "MWK", Operations: []string{"mint"}}}},
 		"dup asset":     {Name: "x", Assets: []tambala.AssetAccess{{Asset: "MWK"}, {Asset: "MWK"}}},
-		"bad floor":     {Name: "x", BalanceFloorMWK: "1.234"},
+		"bad floor":     {Name: "x", BalanceFloorMWK: money.FromUnits(money.USDT, 1234)},
 	} {
 		_, err := e.Operator().CreateOrganization(ctx, n)
 		assert.Equal(t, errcode.ValidationError, errcode.Of(err), name)
@@ -70,12 +71,12 @@ func TestOrganizations_Updates(t *testing.T) {
 	got, _ := e.Operator().Organization(ctx, o.ID)
 	assert.Equal(t, tambala.V2Enabled, got.V2Access, "a refused update changes nothing")
 
-	o, err = e.Operator().SetBalanceFloor(ctx, o.ID, "10")
+	o, err = e.Operator().SetBalanceFloor(ctx, o.ID, mustParse(money.MWK, "10"))
 	require.NoError(t, err)
-	assert.Equal(t, "10.00", o.BalanceFloorMWK)
-	o, err = e.Operator().SetBalanceFloor(ctx, o.ID, "")
+	assert.Equal(t, "10.00", o.BalanceFloorMWK.String())
+	o, err = e.Operator().SetBalanceFloor(ctx, o.ID, money.Amount{})
 	require.NoError(t, err)
-	assert.Equal(t, "", o.BalanceFloorMWK)
+	assert.False(t, orgs.IsSet(o.BalanceFloorMWK))
 
 	_, err = e.Operator().SetOrganizationStatus(ctx, o.ID, "closed")
 	assert.Equal(t, errcode.ValidationError, errcode.Of(err))
@@ -88,13 +89,13 @@ func TestOrganizations_Allowlist(t *testing.T) {
 	e, _ := testEngine(t, nil)
 	o, err := e.Operator().CreateOrganization(ctx, tambala.NewOrganization{Name: "A"})
 	require.NoError(t, err)
-	o, err = e.Operator().SetAllowlist(ctx, o.ID, []string{"203.0.113.7", " 2001:DB8::1 ", "::ffff:203.0.113.7", "198.51.100.1"})
+	o, err = e.Operator().SetAllowlist(ctx, o.ID, mustAddrs(t, "203.0.113.7", " 2001:DB8::1 ", "::ffff:203.0.113.7", "198.51.100.1"))
 	require.NoError(t, err)
-	assert.Equal(t, []string{"198.51.100.1", "2001:db8::1", "203.0.113.7"}, o.Allowlist, "normalised, unmapped, sorted, deduplicated")
+	assert.Equal(t, mustAddrs(t, "198.51.100.1", "2001:db8::1", "203.0.113.7"), o.Allowlist, "normalised, unmapped, sorted, deduplicated")
 	assert.True(t, o.Allows(netip.MustParseAddr("::ffff:198.51.100.1")))
 	assert.False(t, o.Allows(netip.MustParseAddr("198.51.100.2")))
 	for _, bad := range []string{"10.0.0.0/8", "2001:db8::/32", "fe80::1%eth0", "host", "", "1.2.3.4:5"} {
-		_, err := e.Operator().SetAllowlist(ctx, o.ID, []string{bad})
+		_, err := orgs.ParseAllowlist([]string{bad})
 		assert.Equal(t, errcode.ValidationError, errcode.Of(err), bad)
 	}
 	got, _ := e.Operator().Organization(ctx, o.ID)
@@ -137,4 +138,13 @@ func TestOrganizations_Fund(t *testing.T) {
 	assets, err := e.Client(p).EnabledAssets(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, []tambala.EnabledAsset{{Asset: "MWK", Decimals: 2, Operations: []string{"collection", "payout"}}}, assets)
+}
+
+// mustAddrs reads an allowlist written as text, as the admin binding does
+// (orgs.ParseAllowlist).
+func mustAddrs(t testing.TB, entries ...string) []netip.Addr {
+	t.Helper()
+	addrs, err := orgs.ParseAllowlist(entries)
+	require.NoError(t, err)
+	return addrs
 }

@@ -60,19 +60,6 @@ func (e *Engine) sandboxWallets() map[string]bool {
 	return sandboxWalletSet
 }
 
-// PayoutLimits are an organization's business limits on /v1 payouts,
-// measured on the amount alone and kept in storage.
-type PayoutLimits struct {
-	MaxPerPayoutMWK string // amount_limit_exceeded above it
-	DailyVolumeMWK  string // rolling 24 hours; org_limit_exceeded
-	HourlyCount     int    // rolling hour; org_limit_exceeded
-}
-
-// DefaultPayoutLimits apply to an organization with none set.
-func DefaultPayoutLimits() PayoutLimits {
-	return PayoutLimits{MaxPerPayoutMWK: "5000000.00", DailyVolumeMWK: "50000000.00", HourlyCount: 1000}
-}
-
 // holdID is the ledger hold of a payout.
 func holdID(payoutID string) string { return "payout:" + payoutID }
 
@@ -131,11 +118,8 @@ func (e *Engine) createPayout(ctx context.Context, p Principal, req payouts.Requ
 		if _, err := e.enabledAsset(org, money.MWK.Code, OpPayout); err != nil {
 			return payouts.Payout{}, nil, err
 		}
-		limits := org.payoutLimits()
-		max, err := money.Parse(money.MWK, limits.MaxPerPayoutMWK)
-		if err != nil {
-			return payouts.Payout{}, nil, err
-		}
+		limits := org.PayoutLimitsInForce()
+		max := limits.MaxPerPayoutMWK
 		if req.Amount.Cmp(max) > 0 {
 			return payouts.Payout{}, nil, errcode.Newf(errcode.AmountLimitExceeded, "amount_mwk is above this organization's per-payout maximum of %s.", max)
 		}
@@ -194,22 +178,6 @@ func (e *Engine) createPayout(ctx context.Context, p Principal, req payouts.Requ
 	return created, err
 }
 
-func (o *Organization) payoutLimits() PayoutLimits {
-	l := DefaultPayoutLimits()
-	if o.PayoutLimits != nil {
-		if o.PayoutLimits.MaxPerPayoutMWK != "" {
-			l.MaxPerPayoutMWK = o.PayoutLimits.MaxPerPayoutMWK
-		}
-		if o.PayoutLimits.DailyVolumeMWK != "" {
-			l.DailyVolumeMWK = o.PayoutLimits.DailyVolumeMWK
-		}
-		if o.PayoutLimits.HourlyCount > 0 {
-			l.HourlyCount = o.PayoutLimits.HourlyCount
-		}
-	}
-	return l
-}
-
 func windowKey(org string, minute int64) []byte {
 	return binary.BigEndian.AppendUint64(records.IndexPrefix(org), uint64(minute))
 }
@@ -221,10 +189,7 @@ func windowKey(org string, minute int64) []byte {
 // minute moves the sum past the cells that left the windows, deleting those
 // older than a day.
 func (e *Engine) checkAndCountWindow(tx store.Tx, org string, l PayoutLimits, amount money.Amount, now time.Time) error {
-	cap, err := money.Parse(money.MWK, l.DailyVolumeMWK)
-	if err != nil {
-		return err
-	}
+	cap := l.DailyVolumeMWK
 	minute := now.Unix() / 60
 	sum, err := windowSum(tx, org, minute)
 	if err != nil {

@@ -115,7 +115,7 @@ func TestPayoutLimits(t *testing.T) {
 	require.NoError(t, err)
 	ctx := context.Background()
 	p := fundedPrincipal(t, e, "100000.00")
-	org, err := e.Operator().SetPayoutLimits(ctx, p.Org.ID, tambala.PayoutLimits{MaxPerPayoutMWK: "5000.00", DailyVolumeMWK: "12000.00", HourlyCount: 3})
+	org, err := e.Operator().SetPayoutLimits(ctx, p.Org.ID, tambala.PayoutLimits{MaxPerPayoutMWK: mustParse(money.MWK, "5000.00"), DailyVolumeMWK: mustParse(money.MWK, "12000.00"), HourlyCount: 3})
 	require.NoError(t, err)
 	p.Org = org
 	body := func(amount int) []byte {

@@ -376,7 +376,7 @@ func TestPayoutV2PairAndNoDailyCap(t *testing.T) {
 		_, err = d.payFor(p, "USDT", "USDC", "1", bankDest())
 		requireCode(t, errcode.UnsupportedAsset, err)
 		// an hourly count of 1 stops /v1, never /v2
-		_, err = d.e.Operator().SetPayoutLimits(d.ctx, d.org.ID, tambala.PayoutLimits{HourlyCount: 1, DailyVolumeMWK: "1000.00"})
+		_, err = d.e.Operator().SetPayoutLimits(d.ctx, d.org.ID, tambala.PayoutLimits{HourlyCount: 1, DailyVolumeMWK: mustParse(money.MWK, "1000.00")})
 		require.NoError(t, err)
 		for range 3 {
 			d.pay(t, "MWK", "MWK", "5000.00", momoDest())

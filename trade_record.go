@@ -12,6 +12,13 @@ import (
 // tradeRecord is a trade as stored.
 type tradeRecord = codec.TradeRecord
 
+// toTradeRecord is the stored form of t: its figures as decimal text, its
+// times as rendered (payouts.FormatTime).
+func toTradeRecord(t Trade) tradeRecord {
+	return tradeRecord{Org: t.Org, Ref: t.Ref, ID: t.ID, USDTAmount: t.USDTAmount.String(), ClientRate: t.ClientRate.String(),
+		MWKAmount: t.MWKAmount, Status: string(t.Status), CreatedAt: payouts.FormatTime(t.CreatedAt), SettledAt: payouts.FormatTime(t.SettledAt)}
+}
+
 // fromTradeRecord reads a stored trade back.
 func fromTradeRecord(r tradeRecord) (Trade, error) {
 	rate, err := money.ParseRate(r.ClientRate)
@@ -30,7 +37,7 @@ func fromTradeRecord(r tradeRecord) (Trade, error) {
 	if err != nil {
 		return Trade{}, err
 	}
-	return Trade{ID: r.ID, USDTAmount: amt, ClientRate: rate, MWKAmount: r.MWKAmount, Status: TradeStatus(r.Status), CreatedAt: created, SettledAt: settled}, nil
+	return Trade{ID: r.ID, Org: r.Org, Ref: r.Ref, USDTAmount: amt, ClientRate: rate, MWKAmount: r.MWKAmount, Status: TradeStatus(r.Status), CreatedAt: created, SettledAt: settled}, nil
 }
 
 // parseWireTime reads a time a record keeps as its wire text

@@ -8,14 +8,10 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/records"
-	"github.com/tambalapay/tambala/internal/textrule"
-	"github.com/tambalapay/tambala/ledger"
-	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/payouts"
 	"github.com/tambalapay/tambala/store"
-	"github.com/tambalapay/tambala/webhooks"
+	"github.com/tambalapay/tambala/trades"
 )
 
 var (
@@ -24,70 +20,36 @@ var (
 	bucketTradesByRef = []byte("trades.by_ref")
 )
 
-// Trade is an OTC funding trade: the organization bought MWK with a
-// stablecoin at its client rate, and its MWK balance was credited once.
-type Trade struct {
-	ID         string
-	USDTAmount money.Amount
-	ClientRate money.Rate
-	MWKAmount  int64
-	Status     TradeStatus
-	CreatedAt  time.Time
-	SettledAt  time.Time
-}
+// Trade is an OTC funding trade (trades.Trade): the organization bought
+// MWK with a stablecoin at its client rate, and its MWK balance was
+// credited once.
+type Trade = trades.Trade
 
 // TradeStatus is the status of a trade; a trade is recorded settled.
-type TradeStatus string
+type TradeStatus = trades.Status
 
 // TradeSettled is the status of every recorded trade.
-const TradeSettled TradeStatus = "settled"
+const TradeSettled = trades.Settled
 
-// NewTrade is an OTC trade the operator records: USDTAmount of the
-// stablecoin sold to the organization at ClientRate kwacha per unit. Ref
-// is the operator's reference (1 to 128 bytes of text with no control or
-// invisible format character), unique per organization.
-type NewTrade struct {
-	Ref        string
-	USDTAmount money.Amount
-	ClientRate money.Rate
-}
+// NewTrade is an OTC trade the operator records (trades.Params).
+type NewTrade = trades.Params
 
-// recordTrade is Operator.RecordTrade.
+// recordTrade is Operator.RecordTrade: the trade checked (trades.Check),
+// then, in one transaction, the organization read (not_found), the ref
+// looked up (a repeat is trades.Replay) or the trade made (trades.New),
+// its credit posted, the trade and its indexes stored and trade.settled
+// written.
 func (e *Engine) recordTrade(ctx context.Context, orgID string, n NewTrade) (Trade, error) {
-	ref, amt, rate := n.Ref, n.USDTAmount, n.ClientRate
-	if ref == "" || len(ref) > 128 {
-		return Trade{}, errcode.Newf(errcode.ValidationError, "ref must be 1 to 128 characters.")
-	}
-	if err := textrule.CheckChars("ref", ref); err != nil {
+	if _, err := trades.Check(n); err != nil {
 		return Trade{}, err
-	}
-	if amt.Asset().Code != money.USDT.Code || amt.Sign() <= 0 {
-		return Trade{}, errcode.Newf(errcode.ValidationError, "usdt_amount must be a positive USDT amount.")
-	}
-	if rate.IsZero() {
-		return Trade{}, errcode.Newf(errcode.ValidationError, "client_rate must be positive.")
-	}
-	if err := money.CheckMax("usdt_amount", amt); err != nil {
-		return Trade{}, err
-	}
-	mwk, err := money.Mul(amt, rate, money.Asset{Code: "MWK", Decimals: 0}, money.RoundDown)
-	if err != nil {
-		return Trade{}, err
-	}
-	if err := money.CheckMax("the MWK amount at client_rate", mwk); err != nil {
-		return Trade{}, err
-	}
-	whole, err := strconv.ParseInt(mwk.String(), 10, 64)
-	if err != nil || whole <= 0 {
-		return Trade{}, errcode.Newf(errcode.ValidationError, "The trade must be worth at least 1 whole kwacha.")
 	}
 	var t Trade
-	err = e.store.Update(ctx, func(tx store.Tx) error {
+	err := e.store.Update(ctx, func(tx store.Tx) error {
 		var o Organization
 		if err := loadOrg(tx, orgID, &o, errNotFound); err != nil {
 			return err
 		}
-		id, err := tx.Get(bucketTradesByRef, records.IndexKey(orgID, ref))
+		id, err := tx.Get(bucketTradesByRef, records.IndexKey(orgID, n.Ref))
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
@@ -96,33 +58,35 @@ func (e *Engine) recordTrade(ctx context.Context, orgID string, n NewTrade) (Tra
 			if err := records.GetJSON(tx, bucketTrades, string(id), &r, errNotFound); err != nil {
 				return err
 			}
-			if r.USDTAmount != amt.String() || r.ClientRate != rate.String() {
-				return errcode.Newf(errcode.Conflict, "This trade ref was already recorded with other figures.")
+			prev, err := fromTradeRecord(r)
+			if err != nil {
+				return err
 			}
-			t, err = fromTradeRecord(r)
+			t, err = trades.Replay(prev, n)
 			return err
 		}
-		now := payouts.FormatTime(e.nowUTC()) // the record keeps the wire text
-		r := tradeRecord{Org: orgID, Ref: ref, ID: e.newID(), USDTAmount: amt.String(), ClientRate: rate.String(),
-			MWKAmount: whole, Status: "settled", CreatedAt: now, SettledAt: now}
-		if _, err := ledger.Post(tx, ledger.Credit{
-			EntryID: "trade:" + r.ID, Org: orgID, Amount: money.FromInt(money.MWK, whole), From: ledger.Float, Ref: r.ID, At: e.nowUTC(),
-		}); err != nil {
+		now := e.nowUTC()
+		made, postings, event, err := trades.New(e.newID(), orgID, n, now)
+		if err != nil {
+			return err
+		}
+		r := toTradeRecord(made)
+		if err := postDesk(tx, postings, now); err != nil {
 			return err
 		}
 		if err := records.PutJSON(tx, bucketTrades, r.ID, r); err != nil {
 			return err
 		}
-		if err := tx.Put(bucketTradesByRef, records.IndexKey(orgID, ref), []byte(r.ID)); err != nil {
+		if err := tx.Put(bucketTradesByRef, records.IndexKey(orgID, n.Ref), []byte(r.ID)); err != nil {
 			return err
 		}
-		if t, err = fromTradeRecord(r); err != nil {
+		if t, err = fromTradeRecord(r); err != nil { // as a later read gives it
 			return err
 		}
 		if err := tx.Put(bucketTradesByOrg, records.IndexKey(orgID, r.ID), nil); err != nil {
 			return err
 		}
-		return e.emit(tx, orgID, webhooks.TradeSettled, renderTrade(t), jsonResource(eventTrade, r))
+		return e.emit(tx, orgID, event, renderTrade(t), jsonResource(eventTrade, r))
 	})
 	return t, err
 }

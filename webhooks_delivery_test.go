@@ -693,9 +693,9 @@ func TestWebhookBalanceLow(t *testing.T) {
 		rc := newWHReceiver(t, http.StatusOK)
 		env := newWHEnv(t, memstore.New(), rc)
 		e := env.engine
-		org, err := e.Operator().CreateOrganization(ctx, tambala.NewOrganization{Name: "Low", BalanceFloorMWK: "5000"})
+		org, err := e.Operator().CreateOrganization(ctx, tambala.NewOrganization{Name: "Low", BalanceFloorMWK: mustParse(money.MWK, "5000")})
 		require.NoError(t, err)
-		assert.Equal(t, "5000.00", org.BalanceFloorMWK)
+		assert.Equal(t, "5000.00", org.BalanceFloorMWK.String())
 		require.NoError(t, e.Operator().Fund(ctx, org.ID, money.FromInt(money.MWK, 10000), "start"))
 		_, secret := env.setEndpoint(t, org.ID, rc.URL())
 		p := actFor(e, org.ID)
@@ -760,7 +760,7 @@ func TestWebhookBalanceLow(t *testing.T) {
 		env.payout(t, momo("111100000112", 1000))
 		assert.Empty(t, balanceLows(t, e, org), "no floor, no event")
 
-		_, err := e.Operator().SetBalanceFloor(ctx, org, "200000.00")
+		_, err := e.Operator().SetBalanceFloor(ctx, org, mustParse(money.MWK, "200000.00"))
 		require.NoError(t, err)
 		env.payout(t, momo("111100000221", 10))
 		lows := balanceLows(t, e, org)
@@ -781,7 +781,7 @@ func TestWebhookBalanceLow(t *testing.T) {
 		require.NoError(t, err)
 		assert.Len(t, balanceLows(t, e, org), 2, "after the configured 10 min window")
 
-		_, err = e.Operator().SetBalanceFloor(ctx, org, "")
+		_, err = e.Operator().SetBalanceFloor(ctx, org, money.Amount{})
 		require.NoError(t, err)
 		env.clock.Advance(time.Hour)
 		env.payout(t, momo("111100000330", 10))

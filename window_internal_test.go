@@ -23,10 +23,8 @@ import (
 type windowModel map[int64]codec.WindowCell
 
 func (m windowModel) check(minute int64, l PayoutLimits, amount money.Amount) (bool, error) {
-	cap, err := money.Parse(money.MWK, l.DailyVolumeMWK)
-	if err != nil {
-		return false, err
-	}
+	cap := l.DailyVolumeMWK
+	var err error
 	dayStart, hourStart := minute-24*60+1, minute-60+1
 	volume, count := money.Zero(money.MWK), uint64(0)
 	for at, c := range m {
@@ -77,7 +75,7 @@ func TestPayoutWindowSumAgreesWithCells(t *testing.T) {
 		minute := int64(29_500_000)
 		limits := PayoutLimits{
 			HourlyCount:    rapid.IntRange(1, 40).Draw(rt, "hourly"),
-			DailyVolumeMWK: rapid.SampledFrom([]string{"5000.00", "20000.00", "1000000.00"}).Draw(rt, "daily"),
+			DailyVolumeMWK: rapid.SampledFrom([]money.Amount{money.FromInt(money.MWK, 5000), money.FromInt(money.MWK, 20000), money.FromInt(money.MWK, 1000000)}).Draw(rt, "daily"),
 		}
 		steps := rapid.IntRange(1, 120).Draw(rt, "steps")
 		for i := range steps {
@@ -158,19 +156,19 @@ func TestPayoutWindowSumFromCellsAlone(t *testing.T) {
 		}
 		return nil
 	}))
-	limits := PayoutLimits{HourlyCount: 5, DailyVolumeMWK: "4600.00"}
+	limits := PayoutLimits{HourlyCount: 5, DailyVolumeMWK: money.FromInt(money.MWK, 4600)}
 	now := time.Unix(minute*60, 0)
 	// The day holds 4,600.00 (the cell of minute-1440 left it), the hour 4 payouts.
 	err = s.Update(ctx, func(tx store.Tx) error {
 		return e.checkAndCountWindow(tx, org, limits, money.FromUnits(money.MWK, 1), now)
 	})
 	require.Equal(t, errcode.OrgLimitExceeded, errcode.Of(err), "4,600.01 is above the day's limit")
-	limits.DailyVolumeMWK = "4600.01"
+	limits.DailyVolumeMWK = money.FromUnits(money.MWK, 4600_01)
 	require.NoError(t, s.Update(ctx, func(tx store.Tx) error {
 		return e.checkAndCountWindow(tx, org, limits, money.FromUnits(money.MWK, 1), now)
 	}))
 	err = s.Update(ctx, func(tx store.Tx) error {
-		return e.checkAndCountWindow(tx, org, PayoutLimits{HourlyCount: 5, DailyVolumeMWK: "1000000.00"}, money.FromUnits(money.MWK, 1), now)
+		return e.checkAndCountWindow(tx, org, PayoutLimits{HourlyCount: 5, DailyVolumeMWK: money.FromInt(money.MWK, 1000000)}, money.FromUnits(money.MWK, 1), now)
 	})
 	require.Equal(t, errcode.OrgLimitExceeded, errcode.Of(err), "the hour's sixth payout")
 	require.NoError(t, s.View(ctx, func(tx store.Tx) error {

@@ -27,7 +27,7 @@ type Posting struct {
 	HoldID  string       // order:<id>; hold, capture and release
 	Org     string       // hold and credit: the organization
 	Amount  money.Amount // hold, capture (the whole hold) and credit; zero on release
-	System  string       // capture: To; credit: From; always Desk
+	System  string       // capture: To; credit: From; Desk (a trade's credit: trades.Float)
 	Ref     string       // the order id
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/render"
 	"github.com/tambalapay/tambala/money"
+	"github.com/tambalapay/tambala/orgs"
 	"github.com/tambalapay/tambala/payouts"
 )
 
@@ -153,9 +154,18 @@ func (a *Admin) createOrg(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	o, err := a.engine.Operator().CreateOrganization(r.Context(), tambala.NewOrganization{
-		Name: in.Name, Assets: assetAccesses(in.Assets), V2Access: in.V2Access, BalanceFloorMWK: in.BalanceFloorMWK,
-	})
+	floor, floorErr := optionalMWK(in.BalanceFloorMWK)
+	n := tambala.NewOrganization{Name: in.Name, Assets: assetAccesses(in.Assets), V2Access: in.V2Access, BalanceFloorMWK: floor}
+	if floorErr != nil {
+		// The engine checks the name, the access and the assets before
+		// the floor: their failure comes first.
+		if _, err := orgs.New("", n, a.engine.Assets(), time.Time{}); err != nil {
+			floorErr = err
+		}
+		writeError(w, r, a.log, floorErr)
+		return
+	}
+	o, err := a.engine.Operator().CreateOrganization(r.Context(), n)
 	a.reply(w, r, http.StatusCreated, renderOrg(o), err)
 }
 
@@ -208,7 +218,16 @@ func (a *Admin) setFloor(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	o, err := a.engine.Operator().SetBalanceFloor(r.Context(), r.PathValue("org"), in.FloorMWK)
+	floor, err := optionalMWK(in.FloorMWK)
+	if err != nil {
+		// An unknown organization is not_found before its floor is read.
+		if _, lookupErr := a.engine.Operator().Organization(r.Context(), r.PathValue("org")); lookupErr != nil {
+			err = lookupErr
+		}
+		writeError(w, r, a.log, err)
+		return
+	}
+	o, err := a.engine.Operator().SetBalanceFloor(r.Context(), r.PathValue("org"), floor)
 	a.reply(w, r, http.StatusOK, renderOrg(o), err)
 }
 
@@ -220,7 +239,12 @@ func (a *Admin) setAllowlist(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	o, err := a.engine.Operator().SetAllowlist(r.Context(), r.PathValue("org"), in.Addresses)
+	addrs, err := orgs.ParseAllowlist(in.Addresses)
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	o, err := a.engine.Operator().SetAllowlist(r.Context(), r.PathValue("org"), addrs)
 	a.reply(w, r, http.StatusOK, renderOrg(o), err)
 }
 
@@ -277,8 +301,27 @@ func (a *Admin) setPayoutLimits(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	o, err := a.engine.Operator().SetPayoutLimits(r.Context(), r.PathValue("org"), tambala.PayoutLimits(in))
+	l := tambala.PayoutLimits{HourlyCount: in.HourlyCount}
+	var err error
+	if l.MaxPerPayoutMWK, err = optionalMWK(in.MaxPerPayoutMWK); err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	if l.DailyVolumeMWK, err = optionalMWK(in.DailyVolumeMWK); err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	o, err := a.engine.Operator().SetPayoutLimits(r.Context(), r.PathValue("org"), l)
 	a.reply(w, r, http.StatusOK, renderOrg(o), err)
+}
+
+// optionalMWK reads an optional MWK amount of the admin API: "" is unset
+// (the zero Amount), anything else money.Parse's.
+func optionalMWK(s string) (money.Amount, error) {
+	if s == "" {
+		return money.Amount{}, nil
+	}
+	return money.Parse(money.MWK, s)
 }
 
 func (a *Admin) setRail(w http.ResponseWriter, r *http.Request) {

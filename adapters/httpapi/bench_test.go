@@ -66,7 +66,7 @@ func benchHTTPEngine(b *testing.B, s store.Store) (http.Handler, string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := e.Operator().SetPayoutLimits(ctx, org.ID, tambala.PayoutLimits{DailyVolumeMWK: "1000000000000.00", HourlyCount: 1 << 30}); err != nil {
+	if _, err := e.Operator().SetPayoutLimits(ctx, org.ID, tambala.PayoutLimits{DailyVolumeMWK: money.FromInt(money.MWK, 1_000_000_000_000), HourlyCount: 1 << 30}); err != nil {
 		b.Fatal(err)
 	}
 	if err := e.Operator().Fund(ctx, org.ID, money.FromInt(money.MWK, 100_000_000_000), "bench"); err != nil {

@@ -433,7 +433,7 @@ func setupOrg(ctx context.Context, adm, pub *endpoint, c config, amount money.Am
 	}
 	limits := tambala.PayoutLimits{
 		MaxPerPayoutMWK: maxAmount(amount, tambala.DefaultPayoutLimits().MaxPerPayoutMWK),
-		DailyVolumeMWK:  volume.String(),
+		DailyVolumeMWK:  volume,
 		HourlyCount:     int(min(2*count+10, math.MaxInt32)),
 	}
 	if err := adm.call(ctx, http.MethodPut, "/admin/orgs/"+org.ID+"/payout-limits", limits, http.StatusOK, nil); err != nil {
@@ -444,14 +444,12 @@ func setupOrg(ctx context.Context, adm, pub *endpoint, c config, amount money.Am
 	return key.Key, nil
 }
 
-// maxAmount is the larger of a and the decimal string s (s when it does not
-// parse, which the server then rejects).
-func maxAmount(a money.Amount, s string) string {
-	b, err := money.Parse(money.MWK, s)
-	if err != nil || a.Cmp(b) > 0 {
-		return a.String()
+// maxAmount is the larger of a and b.
+func maxAmount(a, b money.Amount) money.Amount {
+	if a.Cmp(b) > 0 {
+		return a
 	}
-	return b.String()
+	return b
 }
 
 // mulInt is a × n, exactly.

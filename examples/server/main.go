@@ -348,7 +348,7 @@ func bootstrap(ctx context.Context, eng *tambala.Engine) (tambala.Bootstrapped, 
 				{Asset: "MWK", Operations: []string{tambala.OpPayout, tambala.OpCollection, tambala.OpConvert}},
 				{Asset: "USDT", Operations: []string{tambala.OpPayout, tambala.OpCollection, tambala.OpConvert}},
 			},
-			BalanceFloorMWK: "10000.00",
+			BalanceFloorMWK: money.FromInt(money.MWK, 10_000),
 		},
 		Funding: []tambala.Funding{
 			{Amount: money.FromInt(money.MWK, 1_000_000), Ref: "demo-opening-balance"},

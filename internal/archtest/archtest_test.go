@@ -63,6 +63,8 @@ var rules = map[string]rule{
 	"quotes":      pureRule(false),
 	"orders":      pureRule(false),
 	"conversions": pureRule(false),
+	"trades":      pureRule(false),
+	"orgs":        pureRule(false),
 	"payouts":     pureRule(false),
 	"webhooks":    pureRule(false),
 	"apikeys":     pureRule(false),
