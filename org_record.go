@@ -8,13 +8,12 @@ import (
 	"github.com/tambalapay/tambala/internal/codec"
 	"github.com/tambalapay/tambala/internal/records"
 	"github.com/tambalapay/tambala/money"
-	"github.com/tambalapay/tambala/orgs"
 	"github.com/tambalapay/tambala/store"
 )
 
 // mwkText is the stored text of an optional MWK amount: "" when unset.
 func mwkText(a money.Amount) string {
-	if !orgs.IsSet(a) {
+	if !a.IsSet() {
 		return ""
 	}
 	return a.String()

@@ -76,7 +76,7 @@ func TestOrganizations_Updates(t *testing.T) {
 	assert.Equal(t, "10.00", o.BalanceFloorMWK.String())
 	o, err = e.Operator().SetBalanceFloor(ctx, o.ID, money.Amount{})
 	require.NoError(t, err)
-	assert.False(t, orgs.IsSet(o.BalanceFloorMWK))
+	assert.False(t, o.BalanceFloorMWK.IsSet())
 
 	_, err = e.Operator().SetOrganizationStatus(ctx, o.ID, "closed")
 	assert.Equal(t, errcode.ValidationError, errcode.Of(err))

@@ -5,15 +5,11 @@ import (
 	"github.com/tambalapay/tambala/money"
 )
 
-// IsSet reports whether a is set: any amount but the zero Amount, which
-// has no asset. money.Zero(money.MWK) is set.
-func IsSet(a money.Amount) bool { return a.Asset() != (money.Asset{}) }
-
 // checkMWK checks that a set amount is of MWK, zero or more, and within
 // the integer digits the wire allows (so that its stored text reads back);
 // what names it in the message.
 func checkMWK(what string, a money.Amount) error {
-	if !IsSet(a) {
+	if !a.IsSet() {
 		return nil
 	}
 	if a.Asset() != money.MWK || a.Sign() < 0 || a.Exceeds(money.MaxIntegerDigits) {
@@ -65,10 +61,10 @@ func (l PayoutLimits) Check() error {
 func (o *Organization) PayoutLimitsInForce() PayoutLimits {
 	l := DefaultPayoutLimits()
 	if o.PayoutLimits != nil {
-		if IsSet(o.PayoutLimits.MaxPerPayoutMWK) {
+		if o.PayoutLimits.MaxPerPayoutMWK.IsSet() {
 			l.MaxPerPayoutMWK = o.PayoutLimits.MaxPerPayoutMWK
 		}
-		if IsSet(o.PayoutLimits.DailyVolumeMWK) {
+		if o.PayoutLimits.DailyVolumeMWK.IsSet() {
 			l.DailyVolumeMWK = o.PayoutLimits.DailyVolumeMWK
 		}
 		if o.PayoutLimits.HourlyCount > 0 {

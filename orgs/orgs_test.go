@@ -41,7 +41,7 @@ func TestNewDefaults(t *testing.T) {
 	assert.Equal(t, orgs.Organization{ID: "o1", Name: "Acme", Status: orgs.Active, V2Access: orgs.V2OnboardingIncomplete,
 		Assets:    []orgs.AssetAccess{{Asset: "MWK", Operations: []string{"collection", "payout"}}},
 		Allowlist: []netip.Addr{}, CreatedAt: t0}, o)
-	assert.False(t, orgs.IsSet(o.BalanceFloorMWK))
+	assert.False(t, o.BalanceFloorMWK.IsSet())
 	assert.Nil(t, o.PayoutLimits)
 
 	in := []orgs.AssetAccess{{Asset: "USDT", Operations: []string{"payout", "convert", "payout"}}, {Asset: "MWK"}}
@@ -144,7 +144,7 @@ func TestApply(t *testing.T) {
 			assert.Equal(t, "10.00", o.BalanceFloorMWK.String())
 		}, "", "", false},
 		{"floor removed", orgs.SetBalanceFloor{}, func(t *testing.T, o orgs.Organization) {
-			assert.False(t, orgs.IsSet(o.BalanceFloorMWK))
+			assert.False(t, o.BalanceFloorMWK.IsSet())
 		}, "", "", false},
 		{"floor in USDT", orgs.SetBalanceFloor{Floor: money.FromInt(money.USDT, 1)}, nil, errcode.ValidationError,
 			"the balance floor must be an MWK amount of zero or more", false},

@@ -164,7 +164,7 @@ func TestLimitsProperties(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		l := orgs.PayoutLimits{MaxPerPayoutMWK: amount.Draw(t, "max"), DailyVolumeMWK: amount.Draw(t, "daily"),
 			HourlyCount: rapid.IntRange(-2, 5000).Draw(t, "hourly")}
-		ok := func(a money.Amount) bool { return !orgs.IsSet(a) || a.Asset() == money.MWK && a.Sign() >= 0 }
+		ok := func(a money.Amount) bool { return !a.IsSet() || a.Asset() == money.MWK && a.Sign() >= 0 }
 		valid := ok(l.MaxPerPayoutMWK) && ok(l.DailyVolumeMWK) && l.HourlyCount >= 0
 		o, err := orgs.Apply(base(), orgs.SetPayoutLimits{Limits: l}, assets)
 		require.Equal(t, valid, l.Check() == nil)
@@ -175,7 +175,7 @@ func TestLimitsProperties(t *testing.T) {
 		require.NoError(t, err)
 		got, d := o.PayoutLimitsInForce(), orgs.DefaultPayoutLimits()
 		pick := func(set, def money.Amount) money.Amount {
-			if orgs.IsSet(set) {
+			if set.IsSet() {
 				return set
 			}
 			return def

@@ -6,7 +6,6 @@ import (
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/internal/render"
 	"github.com/tambalapay/tambala/money"
-	"github.com/tambalapay/tambala/orgs"
 )
 
 // The engine's own resources as internal/render takes them, and the
@@ -39,7 +38,7 @@ func renderOrg(o tambala.Organization) json.RawMessage {
 
 // mwkText is the text of an optional MWK amount: "" when unset.
 func mwkText(a money.Amount) string {
-	if !orgs.IsSet(a) {
+	if !a.IsSet() {
 		return ""
 	}
 	return a.String()
