@@ -63,6 +63,7 @@ var rules = map[string]rule{
 	"quotes":      pureRule(false),
 	"orders":      pureRule(false),
 	"conversions": pureRule(false),
+	"collections": pureRule(false),
 	"payouts":     pureRule(false),
 	"webhooks":    pureRule(false),
 	"apikeys":     pureRule(false),
