@@ -13,21 +13,24 @@ import (
 type collectionV2Record = codec.CollectionV2Record
 
 // decodeCollectionV2 reads a stored rendering back, its amounts at the
-// asset's decimals.
+// asset's decimals; a null network is "".
 func (e *Engine) decodeCollectionV2(raw []byte) (CollectionV2, error) {
 	r, err := cache.DecodeJSON[codec.CollectionV2Rendering](raw)
 	if err != nil {
 		return CollectionV2{}, err
 	}
-	c := CollectionV2{ID: r.ID, Status: CollectionStatus(r.Status), Asset: r.Asset, Network: r.Network,
-		Source: CollectionSource(r.Source), OrderID: r.OrderID}
+	c := CollectionV2{ID: r.ID, Status: CollectionStatus(r.Status), Source: CollectionSource(r.Source), OrderID: r.OrderID}
+	if r.Network != nil {
+		c.Network = *r.Network
+	}
 	if c.CreatedAt, err = parseWireTime(r.CreatedAt); err != nil {
 		return CollectionV2{}, err
 	}
-	asset, ok := e.assets.Lookup(c.Asset)
+	asset, ok := e.assets.Lookup(r.Asset)
 	if !ok {
-		return CollectionV2{}, fmt.Errorf("tambala: collection %s of unknown asset %q", c.ID, c.Asset)
+		return CollectionV2{}, fmt.Errorf("tambala: collection %s of unknown asset %q", c.ID, r.Asset)
 	}
+	c.Asset = asset
 	if c.Amount, err = money.Parse(asset, r.Amount); err != nil {
 		return CollectionV2{}, err
 	}

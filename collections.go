@@ -2,16 +2,19 @@ package tambala
 
 import (
 	"context"
+	"fmt"
 	"time"
 
+	"github.com/tambalapay/tambala/collections"
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/records"
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/money"
-	"github.com/tambalapay/tambala/payouts"
 	"github.com/tambalapay/tambala/store"
-	"github.com/tambalapay/tambala/webhooks"
 )
+
+// The /v1 collections: the rules are package collections'; here they are
+// loaded, stored, posted and announced.
 
 var (
 	bucketCollections      = []byte("collections")
@@ -19,45 +22,47 @@ var (
 )
 
 // CollectionStatus is the status of a collection (/v1 and /v2): settled
-// when credited, reversed when the operator took it back (/v1 only).
-type CollectionStatus string
+// when credited, reversed when the operator took it back (/v1 only). The
+// rules are package collections'.
+type CollectionStatus = collections.Status
 
 // Collection statuses.
 const (
-	CollectionSettled  CollectionStatus = "settled"
-	CollectionReversed CollectionStatus = "reversed"
+	CollectionSettled  = collections.Settled
+	CollectionReversed = collections.Reversed
 )
 
-// Terminal reports whether a collection in status s can change no more:
-// a settled collection may still be reversed.
-func (s CollectionStatus) Terminal() bool { return s == CollectionReversed }
-
 // Collection is money received for an organization, credited net of the
-// collection fee: AmountMWK - Fee = AmountCredited, always.
-type Collection struct {
-	ID                  string
-	Status              CollectionStatus
-	AmountMWK           money.Amount
-	Fee                 money.Amount
-	AmountCredited      money.Amount
-	Rail                payouts.Rail
-	SourceCustomerName  string
-	SourceAccountNumber string
-	SourceInstitution   string
-	RTPReferenceNumber  string
-	CreatedAt           time.Time
-}
+// collection fee: AmountMWK - Fee = AmountCredited, always (package
+// collections).
+type Collection = collections.Collection
 
-func collectionEntry(id string) string { return "collection:" + id }
+// NewCollection describes money received for an organization (package
+// collections' Received).
+type NewCollection = collections.Received
 
-// NewCollection describes money received for an organization.
-type NewCollection struct {
-	Amount              money.Amount
-	Rail                payouts.Rail // default momo
-	SourceCustomerName  string
-	SourceAccountNumber string
-	SourceInstitution   string
-	RTPReferenceNumber  string
+// SimulatedCollection is a collection the sandbox makes up: Amount
+// received on Rail (default momo) from a sandbox customer.
+type SimulatedCollection = collections.Simulated
+
+// postCollection posts the ledger movements of a collection (/v1 or /v2)
+// at now in tx.
+func postCollection(tx store.Tx, ps []collections.Posting, now time.Time) error {
+	for _, p := range ps {
+		var cmd ledger.Command
+		switch {
+		case p.Kind == collections.KindCredit && p.System == collections.External:
+			cmd = ledger.Credit{EntryID: p.EntryID, Org: p.Org, Amount: p.Amount, Fee: p.Fee, From: ledger.External, Ref: p.Ref, At: now}
+		case p.Kind == collections.KindReverse:
+			cmd = ledger.Reverse{EntryID: p.EntryID, Of: p.Of, Ref: p.Ref, At: now}
+		default:
+			return fmt.Errorf("tambala: unknown collection posting %q from %q", p.Kind, p.System)
+		}
+		if _, err := ledger.Post(tx, cmd); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // recordCollectionByOperator is Operator.RecordCollection.
@@ -68,18 +73,13 @@ func (e *Engine) recordCollectionByOperator(ctx context.Context, orgID string, n
 // recordCollection is RecordCollection; with a Principal (a simulated
 // collection) the Principal's /v1 rules are checked in the transaction.
 func (e *Engine) recordCollection(ctx context.Context, orgID string, p *Principal, n NewCollection) (Collection, error) {
-	if n.Rail == "" {
-		n.Rail = payouts.Momo
-	}
-	if n.Rail != payouts.Momo && n.Rail != payouts.Bank {
-		return Collection{}, errcode.Newf(errcode.ValidationError, "rail must be momo or bank.")
-	}
-	if n.Amount.Asset() != money.MWK || n.Amount.Sign() <= 0 || n.Amount.Cmp(payouts.MaxAmount) > 0 {
-		return Collection{}, errcode.Newf(errcode.ValidationError, "amount_mwk must be positive and at most %s.", payouts.MaxAmount)
-	}
-	q, err := e.fees.Quote(payouts.DirCollection, n.Rail, n.Amount)
+	n, err := n.Check()
 	if err != nil {
-		return Collection{}, errcode.Wrap(errcode.RateUnavailable, err)
+		return Collection{}, err
+	}
+	fee, err := collections.Fee(e.fees, n.Rail, n.Amount)
+	if err != nil {
+		return Collection{}, err
 	}
 	var c Collection
 	err = e.store.Update(ctx, func(tx store.Tx) error {
@@ -96,14 +96,12 @@ func (e *Engine) recordCollection(ctx context.Context, orgID string, p *Principa
 			return err
 		}
 		now := e.nowUTC()
-		c = Collection{
-			ID: e.newID(), Status: CollectionSettled, AmountMWK: n.Amount, Fee: q.Total, AmountCredited: *q.AmountReceived,
-			Rail: n.Rail, SourceCustomerName: n.SourceCustomerName, SourceAccountNumber: n.SourceAccountNumber,
-			SourceInstitution: n.SourceInstitution, RTPReferenceNumber: n.RTPReferenceNumber, CreatedAt: now,
+		settled, postings, event, err := collections.Settle(e.newID(), orgID, n, fee, now)
+		if err != nil {
+			return err
 		}
-		if _, err := ledger.Post(tx, ledger.Credit{
-			EntryID: collectionEntry(c.ID), Org: orgID, Amount: c.AmountMWK, Fee: c.Fee, From: ledger.External, Ref: c.ID, At: now,
-		}); err != nil {
+		c = settled
+		if err := postCollection(tx, postings, now); err != nil {
 			return err
 		}
 		if err := putCollection(tx, orgID, c); err != nil {
@@ -112,7 +110,7 @@ func (e *Engine) recordCollection(ctx context.Context, orgID string, p *Principa
 		if err := tx.Put(bucketCollectionsByOrg, records.IndexKey(orgID, c.ID), nil); err != nil {
 			return err
 		}
-		return e.emit(tx, orgID, webhooks.CollectionSettled, renderCollection(c), jsonResource(eventCollection, toCollectionRecord(orgID, c)))
+		return e.emit(tx, orgID, event, renderCollection(c), jsonResource(eventCollection, toCollectionRecord(orgID, c)))
 	})
 	return c, err
 }
@@ -121,25 +119,15 @@ func putCollection(tx store.Tx, org string, c Collection) error {
 	return records.PutJSON(tx, bucketCollections, c.ID, toCollectionRecord(org, c))
 }
 
-// SimulatedCollection is a collection the sandbox makes up: Amount
-// received on Rail (default momo) from a sandbox customer.
-type SimulatedCollection struct {
-	Amount money.Amount
-	Rail   payouts.Rail
-}
-
 // simulateCollection is Client.SimulateCollection.
 func (e *Engine) simulateCollection(ctx context.Context, p Principal, sc SimulatedCollection) (Collection, error) {
 	if e.env != Sandbox {
 		return Collection{}, errcode.New(errcode.SandboxOnly)
 	}
-	if err := payouts.CheckAmount(sc.Amount); err != nil {
+	if err := sc.Check(); err != nil {
 		return Collection{}, err
 	}
-	return e.recordCollection(ctx, p.Org.ID, &p, NewCollection{
-		Amount: sc.Amount, Rail: sc.Rail, SourceCustomerName: "Sandbox Customer", SourceAccountNumber: "265880000000",
-		SourceInstitution: "Sandbox", RTPReferenceNumber: "SIM-" + e.newID(),
-	})
+	return e.recordCollection(ctx, p.Org.ID, &p, sc.Received(e.newID()))
 }
 
 func loadCollection(tx store.Tx, org, id string) (collectionRecord, error) {
@@ -201,22 +189,24 @@ func (e *Engine) reverseCollection(ctx context.Context, orgID, id string) (Colle
 		if err != nil {
 			return err
 		}
-		if CollectionStatus(r.Status) != CollectionSettled {
-			return errcode.Newf(errcode.Conflict, "This collection is already %s.", r.Status)
-		}
-		if _, err := ledger.Post(tx, ledger.Reverse{EntryID: collectionEntry(id) + ":reverse", Of: collectionEntry(id), Ref: id, At: e.nowUTC()}); err != nil {
+		settled, err := fromCollectionRecord(r)
+		if err != nil {
 			return err
 		}
-		if c, err = fromCollectionRecord(r); err != nil {
+		reversed, postings, event, err := collections.Reverse(settled)
+		if err != nil {
 			return err
 		}
-		c.Status = CollectionReversed
-		if err := putCollection(tx, orgID, c); err != nil {
+		if err := postCollection(tx, postings, e.nowUTC()); err != nil {
 			return err
 		}
-		if err := e.emit(tx, orgID, webhooks.CollectionReversed, renderCollection(c), jsonResource(eventCollection, toCollectionRecord(orgID, c))); err != nil {
+		if err := putCollection(tx, orgID, reversed); err != nil {
 			return err
 		}
+		if err := e.emit(tx, orgID, event, renderCollection(reversed), jsonResource(eventCollection, toCollectionRecord(orgID, reversed))); err != nil {
+			return err
+		}
+		c = reversed
 		return e.checkBalanceLow(tx, orgID)
 	})
 	return c, err

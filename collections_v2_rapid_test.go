@@ -60,9 +60,9 @@ func runCollectionsV2Model(rt *rapid.T, s store.Store) {
 	}
 	credit := func(org string, c tambala.CollectionV2) {
 		require.Equal(rt, c.AmountCredited.String(), mustSub(c.Amount, c.Fee).String(), "amount - fee = amount_credited")
-		add(avail, org+"/"+c.Asset, c.AmountCredited)
-		add(fees, c.Asset, c.Fee)
-		add(external, c.Asset, c.Amount)
+		add(avail, org+"/"+c.Asset.Code, c.AmountCredited)
+		add(fees, c.Asset.Code, c.Fee)
+		add(external, c.Asset.Code, c.Amount)
 		count[org]++
 	}
 	assets := map[string]money.Asset{"MWK": money.MWK, "USDT": money.USDT}

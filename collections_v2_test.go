@@ -17,8 +17,14 @@ import (
 // The engine-level tests of /v2 collections: simulate,
 // its codes, and the reads of every source, on every store.
 
+// simV2 is a simulated collection as a transport decodes it: network nil
+// when absent, and strp("") when present and empty (EmptyNetwork).
 func simV2(asset, amount string, network *string) tambala.SimulatedCollectionV2 {
-	return tambala.SimulatedCollectionV2{Asset: asset, Amount: money.DecimalText(amount), Network: network}
+	sc := tambala.SimulatedCollectionV2{Asset: asset, Amount: money.DecimalText(amount)}
+	if network != nil {
+		sc.Network, sc.EmptyNetwork = *network, *network == ""
+	}
+	return sc
 }
 
 func TestSimulateCollectionV2(t *testing.T) {
@@ -31,15 +37,14 @@ func TestSimulateCollectionV2(t *testing.T) {
 		assert.Equal(t, "10.500000", c.Amount.String())
 		assert.Equal(t, "0.000000", c.Fee.String())
 		assert.Equal(t, "10.500000", c.AmountCredited.String())
-		require.NotNil(t, c.Network)
-		assert.Equal(t, "tron", *c.Network)
+		assert.Equal(t, "tron", c.Network)
 		d.requireUSDT(t, "1010.500000", "0.000000")
 
 		// Not idempotent: the same body twice is two collections.
 		c2, err := d.e.Client(d.p).SimulateCollectionV2(d.ctx, simV2("USDT", "10.5", nil))
 		require.NoError(t, err)
 		assert.NotEqual(t, c.ID, c2.ID)
-		assert.Nil(t, c2.Network)
+		assert.Empty(t, c2.Network)
 		d.requireUSDT(t, "1021.000000", "0.000000")
 
 		// MWK pays the /v1 collection fee.
@@ -67,6 +72,8 @@ func TestSimulateCollectionV2(t *testing.T) {
 			"malformed network":      {d.p, simV2("USDT", "1", strp("Tron")), errcode.UnsupportedNetwork},
 			"empty network":          {d.p, simV2("USDT", "1", strp("")), errcode.UnsupportedNetwork},
 			"network on fiat":        {d.p, simV2("MWK", "1000", strp("tron")), errcode.ValidationError},
+			"empty network on fiat":  {d.p, simV2("MWK", "1000", strp("")), errcode.ValidationError},
+			"empty network, no coll": {actFor(d.e, noColl.ID), simV2("USDT", "1", strp("")), errcode.CorridorNotEnabled},
 			"too many decimals":      {d.p, simV2("USDT", "1.0000001", nil), errcode.ValidationError},
 			"MWK three decimals":     {d.p, simV2("MWK", "1.001", nil), errcode.ValidationError},
 			"zero":                   {d.p, simV2("USDT", "0", nil), errcode.ValidationError},

@@ -5,11 +5,10 @@ import (
 	"errors"
 	"log/slog"
 
+	"github.com/tambalapay/tambala/collections"
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/codec"
 	"github.com/tambalapay/tambala/internal/records"
-	"github.com/tambalapay/tambala/internal/textrule"
-	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/store"
 )
 
@@ -23,12 +22,9 @@ type DepositAddressIssuer interface {
 }
 
 // DepositAddress is one entry of Client.DepositAddresses: a network, the
-// organization's address on it and the assets it may deposit there.
-type DepositAddress struct {
-	Network string
-	Address string
-	Assets  []string
-}
+// organization's address on it and the assets it may deposit there
+// (package collections).
+type DepositAddress = collections.DepositAddress
 
 var (
 	bucketDepositAddresses = []byte("deposit_addresses") // org \x00 network -> address
@@ -37,23 +33,10 @@ var (
 
 func depositAddressKey(org, network string) []byte { return records.IndexKey(org, network) }
 
-// depositNetworks are the networks org may deposit on: those carrying at
-// least one asset of its list with collection, each with those assets in
-// the network's order; by network id.
-func (e *Engine) depositNetworks(org *Organization) []DepositAddress {
-	var out []DepositAddress
-	for _, n := range e.networks.Sorted() {
-		var assets []string
-		for _, a := range n.Assets {
-			if org.Enabled(a, OpCollection) {
-				assets = append(assets, a)
-			}
-		}
-		if len(assets) > 0 {
-			out = append(out, DepositAddress{Network: n.ID, Assets: assets})
-		}
-	}
-	return out
+// collects reports whether org may collect asset: the predicate of the
+// deposit-address rules (collections.DepositNetworks).
+func collects(org *Organization) func(asset string) bool {
+	return func(asset string) bool { return org.Enabled(asset, OpCollection) }
 }
 
 // depositAddresses is Client.DepositAddresses.
@@ -69,7 +52,7 @@ func (e *Engine) depositAddresses(ctx context.Context, p Principal) ([]DepositAd
 			return err
 		}
 		orgID = org.ID
-		list = e.depositNetworks(org)
+		list = collections.DepositNetworks(e.networks, collects(org))
 		for i := range list {
 			v, err := tx.Get(bucketDepositAddresses, depositAddressKey(org.ID, list[i].Network))
 			switch {
@@ -140,7 +123,7 @@ func (e *Engine) issueDepositAddress(ctx context.Context, org, network string) (
 	}
 	addr, err := e.depositIssuer.Issue(ctx, org, network)
 	if err == nil {
-		err = n.CheckAddress(n.Assets[0], addr)
+		err = collections.CheckIssued(n, addr)
 	}
 	if err != nil {
 		e.log.LogAttrs(ctx, slog.LevelError, "deposit address not issued", slog.String("org", org),
@@ -152,13 +135,8 @@ func (e *Engine) issueDepositAddress(ctx context.Context, org, network string) (
 
 // Deposit is money received on a network for an organization: a
 // provider's callback or the operator's Operator.RecordDeposit.
-// (Network, TxRef) identifies it.
-type Deposit struct {
-	Network string
-	Asset   string
-	Amount  money.Amount
-	TxRef   string
-}
+// (Network, TxRef) identifies it (package collections).
+type Deposit = collections.Deposit
 
 // depositRecord remembers a recorded deposit by (network, tx_ref).
 type depositRecord = codec.DepositRecord
@@ -166,31 +144,12 @@ type depositRecord = codec.DepositRecord
 // MaxTxRefLength bounds a deposit's tx_ref, in bytes; it holds no control
 // or invisible format character either, so one transaction is never
 // recorded twice under references that look the same.
-const MaxTxRefLength = 255
+const MaxTxRefLength = collections.MaxTxRefLength
 
 // recordDeposit is Operator.RecordDeposit.
 func (e *Engine) recordDeposit(ctx context.Context, orgID string, d Deposit) (CollectionV2, error) {
-	if d.TxRef == "" || len(d.TxRef) > MaxTxRefLength {
-		return CollectionV2{}, errcode.Newf(errcode.ValidationError, "tx_ref must be 1 to %d characters.", MaxTxRefLength)
-	}
-	if err := textrule.CheckChars("tx_ref", d.TxRef); err != nil {
-		return CollectionV2{}, err
-	}
-	n, err := e.networks.Lookup(d.Network)
+	n, asset, err := d.Check(e.networks, e.assets)
 	if err != nil {
-		return CollectionV2{}, err
-	}
-	asset, ok := e.assets.Lookup(d.Asset)
-	if !ok {
-		return CollectionV2{}, errcode.Newf(errcode.UnsupportedAsset, "The asset %q is not configured.", truncate(d.Asset, 12))
-	}
-	if !n.Carries(asset.Code) {
-		return CollectionV2{}, errcode.Newf(errcode.UnsupportedNetwork, "%s is not carried on the %s network.", asset.Code, n.ID)
-	}
-	if d.Amount.Asset() != asset || d.Amount.Sign() <= 0 {
-		return CollectionV2{}, errcode.Newf(errcode.ValidationError, "amount must be a positive %s amount.", asset.Code)
-	}
-	if err := money.CheckMax("amount", d.Amount); err != nil {
 		return CollectionV2{}, err
 	}
 	var c CollectionV2
@@ -204,10 +163,11 @@ func (e *Engine) recordDeposit(ctx context.Context, orgID string, d Deposit) (Co
 		err := records.GetJSON(tx, bucketDeposits, key, &prev, errNotFound)
 		switch {
 		case err == nil:
-			if prev.Org != orgID || prev.Asset != asset.Code || prev.Amount != d.Amount.String() {
-				return errcode.Newf(errcode.Conflict, "The deposit %s on %s was recorded with other figures.", truncate(d.TxRef, 64), n.ID)
+			id, err := d.Replay(orgID, collections.Recorded(prev))
+			if err != nil {
+				return err
 			}
-			c, err = e.loadCollectionV2(tx, orgID, prev.Collection)
+			c, err = e.loadCollectionV2(tx, orgID, id)
 			return err
 		case !errors.Is(err, errNotFound):
 			return err
@@ -215,15 +175,10 @@ func (e *Engine) recordDeposit(ctx context.Context, orgID string, d Deposit) (Co
 		if _, err := e.enabledAsset(org, asset.Code, OpCollection); err != nil {
 			return err
 		}
-		fee, err := e.collectionV2Fee(d.Amount)
-		if err != nil {
+		if c, err = e.creditCollectionV2(tx, orgID, d.Amount, n.ID, CollectionSourceDeposit); err != nil {
 			return err
 		}
-		network := n.ID
-		if c, err = e.creditCollectionV2(tx, orgID, d.Amount, fee, &network, CollectionSourceDeposit); err != nil {
-			return err
-		}
-		return records.PutJSON(tx, bucketDeposits, key, depositRecord{Org: orgID, Asset: asset.Code, Amount: d.Amount.String(), Collection: c.ID})
+		return records.PutJSON(tx, bucketDeposits, key, depositRecord(d.Recorded(orgID, c.ID)))
 	})
 	return c, err
 }
@@ -253,20 +208,16 @@ func (e *Engine) rotateDepositAddress(ctx context.Context, orgID, network string
 	if err != nil {
 		return DepositAddress{}, err
 	}
-	if addr == old {
-		return DepositAddress{}, errcode.Newf(errcode.ServiceUnavailable, "The issuer gave the address already in use; try again later.")
+	if err := collections.CheckRotation(old, addr); err != nil {
+		return DepositAddress{}, err
 	}
-	out := DepositAddress{Network: n.ID, Address: addr, Assets: []string{}}
+	var out DepositAddress
 	err = e.store.Update(ctx, func(tx store.Tx) error {
 		org := &Organization{}
 		if err := loadOrg(tx, orgID, org, errNotFound); err != nil {
 			return err
 		}
-		for _, a := range n.Assets {
-			if org.Enabled(a, OpCollection) {
-				out.Assets = append(out.Assets, a)
-			}
-		}
+		out = collections.AddressOn(n, addr, collects(org))
 		return tx.Put(bucketDepositAddresses, depositAddressKey(orgID, n.ID), []byte(addr))
 	})
 	if err != nil {

@@ -25,9 +25,17 @@ func renderTrade(t Trade) []byte {
 // renderCollectionV2 is the data of collection_v2.settled, stored with the
 // collection.
 func renderCollectionV2(c CollectionV2) []byte {
-	return render.CollectionV2(render.CollectionV2Fields{ID: c.ID, Status: string(c.Status), Asset: c.Asset, Amount: c.Amount,
-		Fee: c.Fee, AmountCredited: c.AmountCredited, Network: c.Network, Source: string(c.Source), OrderID: c.OrderID,
+	return render.CollectionV2(render.CollectionV2Fields{ID: c.ID, Status: string(c.Status), Asset: c.Asset.Code, Amount: c.Amount,
+		Fee: c.Fee, AmountCredited: c.AmountCredited, Network: nullable(c.Network), Source: string(c.Source), OrderID: c.OrderID,
 		CreatedAt: render.Time(c.CreatedAt)})
+}
+
+// nullable is s for a rendering field that is null when empty.
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
 
 // renderPayoutV2 is the data of the payout_v2.* events.

@@ -122,7 +122,11 @@ func decodeSimulatedCollectionV2(body []byte) (tambala.SimulatedCollectionV2, er
 	if err != nil {
 		return tambala.SimulatedCollectionV2{}, err
 	}
-	return tambala.SimulatedCollectionV2{Asset: *in.Asset, Amount: money.DecimalText(amount), Network: in.Network}, nil
+	sc := tambala.SimulatedCollectionV2{Asset: *in.Asset, Amount: money.DecimalText(amount)}
+	if in.Network != nil {
+		sc.Network, sc.EmptyNetwork = *in.Network, *in.Network == ""
+	}
+	return sc, nil
 }
 
 // v2AmountText reads a required /v2 amount field as its decimal text: a

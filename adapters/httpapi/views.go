@@ -104,9 +104,17 @@ func renderTrade(t tambala.Trade) json.RawMessage {
 
 // renderCollectionV2 is the rendering of a /v2 collection.
 func renderCollectionV2(c tambala.CollectionV2) json.RawMessage {
-	return render.CollectionV2(render.CollectionV2Fields{ID: c.ID, Status: string(c.Status), Asset: c.Asset, Amount: c.Amount,
-		Fee: c.Fee, AmountCredited: c.AmountCredited, Network: c.Network, Source: string(c.Source), OrderID: c.OrderID,
+	return render.CollectionV2(render.CollectionV2Fields{ID: c.ID, Status: string(c.Status), Asset: c.Asset.Code, Amount: c.Amount,
+		Fee: c.Fee, AmountCredited: c.AmountCredited, Network: nullable(c.Network), Source: string(c.Source), OrderID: c.OrderID,
 		CreatedAt: render.Time(c.CreatedAt)})
+}
+
+// nullable is s for a rendering field that is null when empty.
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
 
 // renderPayoutV2 is the rendering of a /v2 payout.

@@ -65,6 +65,7 @@ var rules = map[string]rule{
 	"conversions": pureRule(false),
 	"trades":      pureRule(false),
 	"orgs":        pureRule(false),
+	"collections": pureRule(false),
 	"payouts":     pureRule(false),
 	"webhooks":    pureRule(false),
 	"apikeys":     pureRule(false),
