@@ -15,13 +15,13 @@ import (
 
 var bucketAssetLimits = []byte("asset_limits") // asset NUL operation -> limits
 
-func assetLimitsKey(asset, op string) string { return asset + "\x00" + op }
+func assetLimitsKey(asset money.AssetCode, op string) string { return string(asset) + "\x00" + op }
 
 // setAssetLimits is Operator.SetAssetLimits.
-func (e *Engine) setAssetLimits(ctx context.Context, asset, op string, l quotes.Limits) error {
+func (e *Engine) setAssetLimits(ctx context.Context, asset money.AssetCode, op string, l quotes.Limits) error {
 	a, ok := e.assets.Lookup(asset)
 	if !ok {
-		return errcode.Newf(errcode.ValidationError, "%s is not a configured asset.", truncate(asset, 12))
+		return errcode.Newf(errcode.ValidationError, "%s is not a configured asset.", truncate(string(asset), 12))
 	}
 	if op != OpConvert && op != OpPayout {
 		return errcode.Newf(errcode.ValidationError, "operation must be convert or payout.")
@@ -75,10 +75,10 @@ func (e *Engine) assetLimits(tx store.Tx, asset money.Asset, op string) (quotes.
 }
 
 // readAssetLimits is Operator.AssetLimits.
-func (e *Engine) readAssetLimits(ctx context.Context, asset, op string) (quotes.Limits, error) {
+func (e *Engine) readAssetLimits(ctx context.Context, asset money.AssetCode, op string) (quotes.Limits, error) {
 	a, ok := e.assets.Lookup(asset)
 	if !ok {
-		return quotes.Limits{}, errcode.Newf(errcode.ValidationError, "%s is not a configured asset.", truncate(asset, 12))
+		return quotes.Limits{}, errcode.Newf(errcode.ValidationError, "%s is not a configured asset.", truncate(string(asset), 12))
 	}
 	var l quotes.Limits
 	err := e.store.View(ctx, func(tx store.Tx) error {

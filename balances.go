@@ -13,7 +13,7 @@ import (
 // EnabledAsset is an asset enabled for an organization, as
 // Client.EnabledAssets lists it.
 type EnabledAsset struct {
-	Asset      string
+	Asset      money.AssetCode
 	Decimals   int32
 	Operations []string
 }
@@ -42,10 +42,10 @@ func (e *Engine) enabledAssets(ctx context.Context, p Principal) ([]EnabledAsset
 // enabledAsset returns the configured asset if it is enabled for the
 // organization, else corridor_not_enabled (an asset absent from the
 // organization's list does not exist for it).
-func (e *Engine) enabledAsset(o *Organization, code, op string) (money.Asset, error) {
+func (e *Engine) enabledAsset(o *Organization, code money.AssetCode, op string) (money.Asset, error) {
 	asset, ok := e.assets.Lookup(code)
 	if !ok || !o.Enabled(code, "") {
-		return money.Asset{}, errcode.Newf(errcode.CorridorNotEnabled, "The asset %s is not enabled for this organization.", truncate(code, 12))
+		return money.Asset{}, errcode.Newf(errcode.CorridorNotEnabled, "The asset %s is not enabled for this organization.", truncate(string(code), 12))
 	}
 	if op != "" && !o.Enabled(code, op) {
 		return money.Asset{}, errcode.Newf(errcode.CorridorNotEnabled, "The operation %s is not enabled in %s for this organization.", op, code)
@@ -54,10 +54,10 @@ func (e *Engine) enabledAsset(o *Organization, code, op string) (money.Asset, er
 }
 
 // Asset returns a configured asset by code, or unsupported_asset.
-func (e *Engine) Asset(code string) (money.Asset, error) {
+func (e *Engine) Asset(code money.AssetCode) (money.Asset, error) {
 	a, ok := e.assets.Lookup(code)
 	if !ok {
-		return money.Asset{}, errcode.Newf(errcode.UnsupportedAsset, "The asset %q is not configured.", truncate(code, 12))
+		return money.Asset{}, errcode.Newf(errcode.UnsupportedAsset, "The asset %q is not configured.", truncate(string(code), 12))
 	}
 	return a, nil
 }
@@ -75,11 +75,11 @@ func (e *Engine) balanceV1(ctx context.Context, p Principal) (ledger.Balance, er
 }
 
 // balanceOf is Client.Balance.
-func (e *Engine) balanceOf(ctx context.Context, p Principal, code string) (ledger.Balance, error) {
+func (e *Engine) balanceOf(ctx context.Context, p Principal, code money.AssetCode) (ledger.Balance, error) {
 	return e.balance(ctx, p, APIv2, code)
 }
 
-func (e *Engine) balance(ctx context.Context, p Principal, api API, code string) (ledger.Balance, error) {
+func (e *Engine) balance(ctx context.Context, p Principal, api API, code money.AssetCode) (ledger.Balance, error) {
 	var b ledger.Balance
 	err := e.store.View(ctx, func(tx store.Tx) error {
 		org, err := e.admit(tx, p, api)

@@ -206,7 +206,7 @@ func TestBoundsAtTheMaximumKeepLedgerReadable(t *testing.T) {
 }
 
 func quoteReq(from, to, fromAmount string) quotes.Request {
-	return quotes.Request{FromAsset: from, ToAsset: to, FromAmount: money.DecimalText(fromAmount)}
+	return quotes.Request{FromAsset: money.AssetCode(from), ToAsset: money.AssetCode(to), FromAmount: money.DecimalText(fromAmount)}
 }
 
 // genBoundAmount draws an amount text of asset: mostly ordinary, often at
@@ -269,7 +269,7 @@ func runBoundsModel(rt *rapid.T, s store.Store) {
 		amt := genBoundAmount(rt, asset, "amount")
 		switch rapid.IntRange(0, 6).Draw(rt, "op") {
 		case 0:
-			_, err := d.e.Client(d.p).SimulateCollectionV2(d.ctx, simV2(asset.Code, amt, nil))
+			_, err := d.e.Client(d.p).SimulateCollectionV2(d.ctx, simV2(string(asset.Code), amt, nil))
 			accepted("simulate", err)
 		case 1:
 			a, err := money.Parse(asset, amt)
@@ -285,14 +285,14 @@ func runBoundsModel(rt *rapid.T, s store.Store) {
 			if asset == money.MWK {
 				dest = bankDest()
 			}
-			_, err := d.payFor(d.p, asset.Code, asset.Code, amt, dest)
+			_, err := d.payFor(d.p, string(asset.Code), string(asset.Code), amt, dest)
 			accepted("payout", err)
 		case 4:
 			to := "MWK"
 			if asset == money.MWK {
 				to = "USDT"
 			}
-			q, err := d.e.Client(d.p).QuoteConversion(d.ctx, quoteReq(asset.Code, to, amt))
+			q, err := d.e.Client(d.p).QuoteConversion(d.ctx, quoteReq(string(asset.Code), to, amt))
 			accepted("quote", err)
 			if err == nil {
 				_, err = d.e.Client(d.p).CreateConversion(d.ctx, tambala.NewConversion{QuoteID: q.ID}, tambala.Idempotency{Key: d.next("conv")})

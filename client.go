@@ -46,7 +46,7 @@ func (c *Client) Admit(ctx context.Context, api API) error {
 }
 
 // Balance reads the caller's balance in one enabled asset (a /v2 call).
-func (c *Client) Balance(ctx context.Context, code string) (ledger.Balance, error) {
+func (c *Client) Balance(ctx context.Context, code money.AssetCode) (ledger.Balance, error) {
 	return c.e.balanceOf(ctx, c.p, code)
 }
 

@@ -26,7 +26,7 @@ func (e *Engine) decodeCollectionV2(raw []byte) (CollectionV2, error) {
 	if c.CreatedAt, err = parseWireTime(r.CreatedAt); err != nil {
 		return CollectionV2{}, err
 	}
-	asset, ok := e.assets.Lookup(r.Asset)
+	asset, ok := e.assets.Lookup(money.AssetCode(r.Asset))
 	if !ok {
 		return CollectionV2{}, fmt.Errorf("tambala: collection %s of unknown asset %q", c.ID, r.Asset)
 	}

@@ -83,7 +83,7 @@ func (e *Engine) loadCollectionV2(tx store.Tx, org, id string) (CollectionV2, er
 // that asset's collections (it must be well-formed and in the
 // organization's list).
 type CollectionV2Filter struct {
-	Asset string
+	Asset money.AssetCode
 }
 
 // collectionsV2 is Client.CollectionsV2.

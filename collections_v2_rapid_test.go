@@ -60,9 +60,9 @@ func runCollectionsV2Model(rt *rapid.T, s store.Store) {
 	}
 	credit := func(org string, c tambala.CollectionV2) {
 		require.Equal(rt, c.AmountCredited.String(), mustSub(c.Amount, c.Fee).String(), "amount - fee = amount_credited")
-		add(avail, org+"/"+c.Asset.Code, c.AmountCredited)
-		add(fees, c.Asset.Code, c.Fee)
-		add(external, c.Asset.Code, c.Amount)
+		add(avail, org+"/"+string(c.Asset.Code), c.AmountCredited)
+		add(fees, string(c.Asset.Code), c.Fee)
+		add(external, string(c.Asset.Code), c.Amount)
 		count[org]++
 	}
 	assets := map[string]money.Asset{"MWK": money.MWK, "USDT": money.USDT}
@@ -83,7 +83,7 @@ func runCollectionsV2Model(rt *rapid.T, s store.Store) {
 			ref := fmt.Sprintf("tx%d", rapid.IntRange(0, 6).Draw(rt, "ref"))
 			amt := amountOf(asset)
 			amount := mustParse(assets[asset], amt)
-			c, err := d.e.Operator().RecordDeposit(d.ctx, org.ID, tambala.Deposit{Network: network, Asset: asset, Amount: amount, TxRef: ref})
+			c, err := d.e.Operator().RecordDeposit(d.ctx, org.ID, tambala.Deposit{Network: network, Asset: money.AssetCode(asset), Amount: amount, TxRef: ref})
 			key := network + "/" + ref
 			prev, seen := deposits[key]
 			switch {
@@ -134,7 +134,7 @@ func runCollectionsV2Model(rt *rapid.T, s store.Store) {
 			}
 			sums := map[string]money.Amount{}
 			for _, b := range snap.Balances {
-				add(sums, b.Account.Asset.Code, b.Balance)
+				add(sums, string(b.Account.Asset.Code), b.Balance)
 			}
 			for code, sum := range sums {
 				require.True(rt, sum.IsZero(), "%s accounts sum to %s", code, sum)

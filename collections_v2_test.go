@@ -20,7 +20,7 @@ import (
 // simV2 is a simulated collection as a transport decodes it: network nil
 // when absent, and strp("") when present and empty (EmptyNetwork).
 func simV2(asset, amount string, network *string) tambala.SimulatedCollectionV2 {
-	sc := tambala.SimulatedCollectionV2{Asset: asset, Amount: money.DecimalText(amount)}
+	sc := tambala.SimulatedCollectionV2{Asset: money.AssetCode(asset), Amount: money.DecimalText(amount)}
 	if network != nil {
 		sc.Network, sc.EmptyNetwork = *network, *network == ""
 	}

@@ -11,7 +11,7 @@ func toConversionRecord(c Conversion) conversionRecord {
 	if c.Failure != nil {
 		f = &codec.Failure{Code: c.Failure.Code, Message: c.Failure.Message}
 	}
-	return conversionRecord{ID: c.ID, Org: c.Org, FromAsset: c.From.Asset().Code, FromAmount: c.From.String(),
-		ToAsset: c.To.Asset().Code, ToAmount: c.To.String(), Rate: c.Rate.String(), Status: c.Status,
+	return conversionRecord{ID: c.ID, Org: c.Org, FromAsset: string(c.From.Asset().Code), FromAmount: c.From.String(),
+		ToAsset: string(c.To.Asset().Code), ToAmount: c.To.String(), Rate: c.Rate.String(), Status: c.Status,
 		Failure: f, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}
 }

@@ -150,8 +150,8 @@ func (w *ConversionWorkerOptions) defaults() {
 }
 
 func (e *Engine) conversionOf(r conversionRecord) (Conversion, error) {
-	fa, ok1 := e.assets.Lookup(r.FromAsset)
-	ta, ok2 := e.assets.Lookup(r.ToAsset)
+	fa, ok1 := e.assets.Lookup(money.AssetCode(r.FromAsset))
+	ta, ok2 := e.assets.Lookup(money.AssetCode(r.ToAsset))
 	if !ok1 || !ok2 {
 		return Conversion{}, fmt.Errorf("conversion %s: asset %s or %s is not configured", r.ID, r.FromAsset, r.ToAsset)
 	}
@@ -325,7 +325,7 @@ func (e *Engine) createConversion(ctx context.Context, p Principal, n NewConvers
 		if q, err = q.Use(id, quotes.KindConversion, now); err != nil {
 			return Conversion{}, nil, err
 		}
-		for _, code := range []string{q.From.Asset().Code, q.To.Asset().Code} {
+		for _, code := range []money.AssetCode{q.From.Asset().Code, q.To.Asset().Code} {
 			if _, err := e.enabledAsset(org, code, OpConvert); err != nil {
 				return Conversion{}, nil, err
 			}
@@ -394,7 +394,7 @@ type ConversionFilter struct {
 	// every one. An asset not in the organization's list is
 	// corridor_not_enabled. (A transport refuses an empty `asset`
 	// parameter with validation_error before the engine.)
-	Asset string
+	Asset money.AssetCode
 }
 
 // conversions is Client.Conversions.

@@ -106,7 +106,7 @@ func conversionsProperty(rt *rapid.T, s store.Store) {
 					from, to = "MWK", "USDT"
 					amt = money.FromInt(money.MWK, int64(rapid.IntRange(1, 60000).Draw(rt, "mwk_amount"))).String()
 				}
-				q, err := c.e.Client(c.p).QuoteConversion(c.ctx, quotes.Request{FromAsset: from, ToAsset: to, FromAmount: money.DecimalText(amt)})
+				q, err := c.e.Client(c.p).QuoteConversion(c.ctx, quotes.Request{FromAsset: money.AssetCode(from), ToAsset: money.AssetCode(to), FromAmount: money.DecimalText(amt)})
 				must(rt, err)
 				cr, err := c.e.Client(c.p).CreateConversion(c.ctx, tambala.NewConversion{QuoteID: q.ID}, tambala.Idempotency{Key: c.next("r")})
 				fa := q.From.Asset()

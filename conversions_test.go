@@ -59,7 +59,7 @@ func newConvEnv(t deskTB, s store.Store) *convEnv {
 }
 
 func (c *convEnv) cquote(p tambala.Principal, from, to string, fromAmt, toAmt *string) (quotes.Quote, error) {
-	return c.e.Client(p).QuoteConversion(c.ctx, quotes.Request{FromAsset: from, ToAsset: to, FromAmount: optDecimal(fromAmt), ToAmount: optDecimal(toAmt)})
+	return c.e.Client(p).QuoteConversion(c.ctx, quotes.Request{FromAsset: money.AssetCode(from), ToAsset: money.AssetCode(to), FromAmount: optDecimal(fromAmt), ToAmount: optDecimal(toAmt)})
 }
 
 func (c *convEnv) convert(t deskTB, from, to, amount string) tambala.Conversion {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"log/slog"
 
+	"github.com/tambalapay/tambala/money"
+
 	"github.com/tambalapay/tambala/collections"
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/codec"
@@ -35,8 +37,8 @@ func depositAddressKey(org, network string) []byte { return records.IndexKey(org
 
 // collects reports whether org may collect asset: the predicate of the
 // deposit-address rules (collections.DepositNetworks).
-func collects(org *Organization) func(asset string) bool {
-	return func(asset string) bool { return org.Enabled(asset, OpCollection) }
+func collects(org *Organization) func(asset money.AssetCode) bool {
+	return func(asset money.AssetCode) bool { return org.Enabled(asset, OpCollection) }
 }
 
 // depositAddresses is Client.DepositAddresses.

@@ -54,7 +54,7 @@ func visibleCorridors(tx store.Tx, org *Organization) ([]quotes.Corridor, error)
 	if err != nil {
 		return nil, err
 	}
-	return quotes.Visible(all, func(code string) bool { return org.Enabled(code, "") }), nil
+	return quotes.Visible(all, func(code money.AssetCode) bool { return org.Enabled(code, "") }), nil
 }
 
 // setCorridor is Operator.SetCorridor.
@@ -70,7 +70,7 @@ func (e *Engine) setCorridor(ctx context.Context, c quotes.Corridor) (quotes.Cor
 func (e *Engine) checkCorridor(c quotes.Corridor) error {
 	asset, ok := e.assets.Lookup(c.Asset.Code)
 	if !ok || asset != c.Asset {
-		return errcode.Newf(errcode.ValidationError, "%s is not a configured asset.", truncate(c.Asset.Code, 12))
+		return errcode.Newf(errcode.ValidationError, "%s is not a configured asset.", truncate(string(c.Asset.Code), 12))
 	}
 	return c.Validate(e.classes)
 }
@@ -106,7 +106,7 @@ func (e *Engine) corridors(ctx context.Context, p Principal) ([]quotes.Corridor,
 
 // assetOf checks a /v2 asset code: well-formed (else unsupported_asset),
 // in the organization's list (else corridor_not_enabled, naming it).
-func (e *Engine) assetOf(org *Organization, code, op string) (money.Asset, error) {
+func (e *Engine) assetOf(org *Organization, code money.AssetCode, op string) (money.Asset, error) {
 	if err := quotes.CheckCode(code); err != nil {
 		return money.Asset{}, err
 	}
@@ -261,7 +261,7 @@ func (e *Engine) createOrder(ctx context.Context, p Principal, n NewOrder, idem 
 		if err != nil {
 			return orders.Order{}, nil, err
 		}
-		for _, code := range []string{q.From.Asset().Code, q.To.Asset().Code} {
+		for _, code := range []money.AssetCode{q.From.Asset().Code, q.To.Asset().Code} {
 			if _, err := e.enabledAsset(org, code, ""); err != nil {
 				return orders.Order{}, nil, err
 			}

@@ -138,7 +138,7 @@ func requireCode(t deskTB, want errcode.Code, err error, msgAndArgs ...any) {
 }
 
 func (d *deskEnv) quoteFor(p tambala.Principal, from, to string, fromAmt, toAmt *string) (quotes.Quote, error) {
-	return d.e.Client(p).QuoteOrder(d.ctx, quotes.Request{FromAsset: from, ToAsset: to, FromAmount: optDecimal(fromAmt), ToAmount: optDecimal(toAmt)})
+	return d.e.Client(p).QuoteOrder(d.ctx, quotes.Request{FromAsset: money.AssetCode(from), ToAsset: money.AssetCode(to), FromAmount: optDecimal(fromAmt), ToAmount: optDecimal(toAmt)})
 }
 
 // quote issues a quote fixing the from side.
@@ -877,7 +877,7 @@ func TestDeskOneCorridorClosed(t *testing.T) {
 		cs, err := d.e.Client(d.p).Corridors(d.ctx)
 		require.NoError(t, err)
 		require.Len(t, cs, 2)
-		assert.Equal(t, []string{"MWK", "ZMW"}, []string{cs[0].Asset.Code, cs[1].Asset.Code})
+		assert.Equal(t, []string{"MWK", "ZMW"}, []string{string(cs[0].Asset.Code), string(cs[1].Asset.Code)})
 
 		q1 := d.quote(t, "USDT", "MWK", "10")
 		q2 := d.quote(t, "USDT", "MWK", "20")

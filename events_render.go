@@ -25,7 +25,7 @@ func renderTrade(t Trade) []byte {
 // renderCollectionV2 is the data of collection_v2.settled, stored with the
 // collection.
 func renderCollectionV2(c CollectionV2) []byte {
-	return render.CollectionV2(render.CollectionV2Fields{ID: c.ID, Status: string(c.Status), Asset: c.Asset.Code, Amount: c.Amount,
+	return render.CollectionV2(render.CollectionV2Fields{ID: c.ID, Status: string(c.Status), Asset: string(c.Asset.Code), Amount: c.Amount,
 		Fee: c.Fee, AmountCredited: c.AmountCredited, Network: nullable(c.Network), Source: string(c.Source), OrderID: c.OrderID,
 		CreatedAt: render.Time(c.CreatedAt)})
 }
@@ -41,8 +41,8 @@ func nullable(s string) *string {
 // renderPayoutV2 is the data of the payout_v2.* events.
 func renderPayoutV2(p PayoutV2) []byte {
 	d := p.Destination
-	return render.PayoutV2(render.PayoutV2Fields{ID: p.ID, SourceAsset: p.SourceAsset.Code, SourceAmount: p.SourceAmount,
-		Asset: p.Asset.Code, Amount: p.Amount, Rate: p.Rate, Fee: p.Fee, Status: p.Status, Failure: p.Failure,
+	return render.PayoutV2(render.PayoutV2Fields{ID: p.ID, SourceAsset: string(p.SourceAsset.Code), SourceAmount: p.SourceAmount,
+		Asset: string(p.Asset.Code), Amount: p.Amount, Rate: p.Rate, Fee: p.Fee, Status: p.Status, Failure: p.Failure,
 		CreatedAt: p.CreatedAt, TerminalAt: p.TerminalAt,
 		Destination: render.PayoutV2Destination{Type: string(d.Type), InstitutionID: d.InstitutionID, AccountNumber: d.AccountNumber,
 			MobileNumber: d.MobileNumber, BeneficiaryName: d.BeneficiaryName, Network: d.Network, Address: d.Address}})

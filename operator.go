@@ -31,7 +31,7 @@ func (o *Operator) AllCorridors(ctx context.Context) ([]quotes.Corridor, error) 
 }
 
 // AssetLimits returns the limits of op in asset (the operator's side).
-func (o *Operator) AssetLimits(ctx context.Context, asset string, op string) (quotes.Limits, error) {
+func (o *Operator) AssetLimits(ctx context.Context, asset money.AssetCode, op string) (quotes.Limits, error) {
 	return o.e.readAssetLimits(ctx, asset, op)
 }
 
@@ -224,7 +224,7 @@ func (o *Operator) SetAllowlist(ctx context.Context, id string, addrs []netip.Ad
 // operation (OpConvert on the from side, OpPayout on the amount delivered)
 // in asset (the operator's side); nil bounds remove them. Amounts must be
 // of the asset, positive, and min at most max.
-func (o *Operator) SetAssetLimits(ctx context.Context, asset string, op string, l quotes.Limits) error {
+func (o *Operator) SetAssetLimits(ctx context.Context, asset money.AssetCode, op string, l quotes.Limits) error {
 	return o.e.setAssetLimits(ctx, asset, op, l)
 }
 

@@ -199,7 +199,7 @@ func (e *Engine) fund(tx store.Tx, o *Organization, amount money.Amount, ref str
 		return err
 	}
 	_, err := ledger.Post(tx, ledger.Credit{
-		EntryID: orgs.FundingEntryID(o.ID, code, ref), Org: o.ID, Amount: amount, From: ledger.Float, Ref: ref, At: e.nowUTC(),
+		EntryID: orgs.FundingEntryID(o.ID, string(code), ref), Org: o.ID, Amount: amount, From: ledger.Float, Ref: ref, At: e.nowUTC(),
 	})
 	if errors.Is(err, ledger.ErrEntryIDReused) {
 		return errcode.Newf(errcode.Conflict, "This funding ref was already used with another amount.")

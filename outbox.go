@@ -127,7 +127,7 @@ func (e *Engine) emit(tx store.Tx, orgID, eventType string, data []byte, res eve
 	}
 	body, err := webhooks.Envelope{
 		ID: id, EventType: eventType, CreatedAt: now,
-		Balance: webhooks.Balance{Available: bal.Available, Held: bal.Held, Currency: money.MWK.Code},
+		Balance: webhooks.Balance{Available: bal.Available, Held: bal.Held, Currency: string(money.MWK.Code)},
 		Data:    data,
 	}.Render()
 	if err != nil {

@@ -56,12 +56,12 @@ func (r payoutRecord) payout() (payouts.Payout, error) {
 
 // v2Source is the source asset of a /v2 payout.
 func v2Source(v *payoutV2Record) money.Asset {
-	return money.Asset{Code: v.SourceAsset, Decimals: v.SourceDecimals}
+	return money.Asset{Code: money.AssetCode(v.SourceAsset), Decimals: v.SourceDecimals}
 }
 
 // v2Asset is the delivered asset of a /v2 payout.
 func v2Asset(v *payoutV2Record) money.Asset {
-	return money.Asset{Code: v.Asset, Decimals: v.AssetDecimals}
+	return money.Asset{Code: money.AssetCode(v.Asset), Decimals: v.AssetDecimals}
 }
 
 // toPayoutV2DestinationRecord is the stored form of d.

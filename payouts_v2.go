@@ -65,7 +65,7 @@ type PayoutV2Options struct {
 	FXPricer FXPricer
 	// WalletFees are flat fees of wallet payouts by asset then network id,
 	// in the payout's asset. Default: none (0).
-	WalletFees map[string]map[string]money.Amount
+	WalletFees map[money.AssetCode]map[string]money.Amount
 }
 
 // PayoutV2Destination is where a /v2 payout goes: bank or momo (the /v1
@@ -77,8 +77,8 @@ type PayoutV2Destination = payouts.V2Destination
 // Asset's decimals once the asset is known) delivered in Asset to
 // Destination, paid from SourceAsset.
 type PayoutV2Request struct {
-	SourceAsset string
-	Asset       string
+	SourceAsset money.AssetCode
+	Asset       money.AssetCode
 	Amount      money.Decimal // in Asset, bound to it when the asset is checked
 	Destination PayoutV2Destination
 }
@@ -86,7 +86,7 @@ type PayoutV2Request struct {
 // Fingerprint is the default idempotency fingerprint of r.
 func (r PayoutV2Request) Fingerprint() Fingerprint {
 	d := r.Destination
-	return fingerprint.Of("tambala.PayoutV2Request/v1", r.SourceAsset, r.Asset, r.Amount.String(), string(d.Type),
+	return fingerprint.Of("tambala.PayoutV2Request/v1", string(r.SourceAsset), string(r.Asset), r.Amount.String(), string(d.Type),
 		strconv.Itoa(d.InstitutionID), d.AccountNumber, d.MobileNumber, d.BeneficiaryName, d.Network, d.Address)
 }
 
@@ -247,7 +247,7 @@ func (e *Engine) frozenFX(v *payoutV2Record) (*payouts.FX, error) {
 		return nil, err
 	}
 	pair := quotes.Pair{Direction: quotes.FromBank, From: v2Source(v), To: v2Asset(v)}
-	if c, _ := e.classes.Lookup(v.SourceAsset); c == quotes.Stablecoin {
+	if c, _ := e.classes.Lookup(money.AssetCode(v.SourceAsset)); c == quotes.Stablecoin {
 		pair.Direction = quotes.ToBank
 	}
 	return &payouts.FX{Pair: pair, Rate: rate}, nil
@@ -366,7 +366,7 @@ func (e *Engine) createPayoutV2(ctx context.Context, p Principal, req PayoutV2Re
 			return PayoutV2{}, nil, err
 		}
 		rec := toPayoutRecord(po)
-		rec.V2 = &payoutV2Record{SourceAsset: source.Code, SourceDecimals: source.Decimals, Asset: asset.Code,
+		rec.V2 = &payoutV2Record{SourceAsset: string(source.Code), SourceDecimals: source.Decimals, Asset: string(asset.Code),
 			AssetDecimals: asset.Decimals, Amount: amount.String(), PricedFee: fee.String(), Rate: rateText,
 			Destination: toPayoutV2DestinationRecord(d)}
 		if err := schedule(tx, &rec, at(now)); err != nil {

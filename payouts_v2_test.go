@@ -42,7 +42,7 @@ func newPV2Env(t deskTB, s store.Store, tune func(*tambala.Options)) *pv2Env {
 		prov = sandbox.New(&sandbox.Options{Clock: o.Clock, Delay: time.Second})
 		o.Payouts = prov
 		o.Worker = tambala.WorkerOptions{Poll: time.Second, Concurrency: 1}
-		o.PayoutsV2.WalletFees = map[string]map[string]money.Amount{"USDT": {"ethereum": mustParse(money.USDT, "1.5")}}
+		o.PayoutsV2.WalletFees = map[money.AssetCode]map[string]money.Amount{"USDT": {"ethereum": mustParse(money.USDT, "1.5")}}
 		if tune != nil {
 			tune(o)
 		}
@@ -64,7 +64,7 @@ func walletDest(network, addr string) tambala.PayoutV2Destination {
 }
 
 func (d *pv2Env) payFor(p tambala.Principal, src, asset, amount string, dest tambala.PayoutV2Destination) (tambala.Created[tambala.PayoutV2], error) {
-	return d.e.Client(p).CreatePayoutV2(d.ctx, tambala.PayoutV2Request{SourceAsset: src, Asset: asset, Amount: money.DecimalText(amount), Destination: dest},
+	return d.e.Client(p).CreatePayoutV2(d.ctx, tambala.PayoutV2Request{SourceAsset: money.AssetCode(src), Asset: money.AssetCode(asset), Amount: money.DecimalText(amount), Destination: dest},
 		tambala.Idempotency{Key: d.next("pv2")})
 }
 
@@ -148,7 +148,7 @@ func TestPayoutV2Pricing(t *testing.T) {
 }
 
 func mustAsset(t deskTB, e *tambala.Engine, code string) money.Asset {
-	a, err := e.Asset(code)
+	a, err := e.Asset(money.AssetCode(code))
 	require.NoError(t, err)
 	return a
 }
@@ -366,7 +366,7 @@ func TestPayoutV2PairAndNoDailyCap(t *testing.T) {
 			o.AssetClasses = quotes.DefaultClasses()
 			o.AssetClasses["USDC"] = quotes.Stablecoin
 			o.Networks = networks.Default()
-			o.Networks["ethereum"] = networks.Network{ID: "ethereum", Kind: networks.EVM, Assets: []string{"USDT", "USDC"}}
+			o.Networks["ethereum"] = networks.Network{ID: "ethereum", Kind: networks.EVM, Assets: []money.AssetCode{"USDT", "USDC"}}
 		})
 		org := d.newOrg(t, "Pair", append(deskAssets(), tambala.AssetAccess{Asset: "USDC", Operations: []string{tambala.OpPayout}}))
 		require.NoError(t, d.e.Operator().Fund(d.ctx, org.ID, money.FromInt(money.USDT, 100), "f"))

@@ -44,7 +44,7 @@ type CollectionV2 struct {
 // amount as decimal text (bound to the asset once it is checked) and the
 // network it came on, "" for none.
 type SimulatedV2 struct {
-	Asset   string
+	Asset   money.AssetCode
 	Amount  money.Decimal // in Asset, bound to it when the asset is checked
 	Network string
 	// EmptyNetwork is set by a transport whose request named the network

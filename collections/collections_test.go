@@ -240,7 +240,7 @@ func TestSimulatedV2(t *testing.T) {
 
 	classes := quotes.DefaultClasses()
 	table := networks.Default()
-	table["polygon"] = networks.Network{ID: "polygon", Kind: networks.EVM, Assets: []string{"USDC"}}
+	table["polygon"] = networks.Network{ID: "polygon", Kind: networks.EVM, Assets: []money.AssetCode{"USDC"}}
 	for name, tc := range map[string]struct {
 		s     collections.SimulatedV2
 		asset money.Asset
@@ -330,7 +330,7 @@ func TestDepositCheck(t *testing.T) {
 		_, _, err := tc.d.Check(table, assets)
 		assert.Equal(t, tc.want, code(err), name)
 	}
-	_, _, err = with(func(d *collections.Deposit) { d.Asset = strings.Repeat("E", 40) }).Check(table, assets)
+	_, _, err = with(func(d *collections.Deposit) { d.Asset = money.AssetCode(strings.Repeat("E", 40)) }).Check(table, assets)
 	assert.Equal(t, `The asset "EEEEEEEEEEEE" is not configured.`, errcode.Message(err), "the asset is cut in the message")
 }
 
@@ -369,10 +369,10 @@ func TestDepositReplay(t *testing.T) {
 
 func TestDepositAddresses(t *testing.T) {
 	table := networks.Default()
-	table["polygon"] = networks.Network{ID: "polygon", Kind: networks.EVM, Assets: []string{"USDT", "USDC"}}
-	table["bitcoin_x"] = networks.Network{ID: "bitcoin_x", Kind: networks.TRON, Assets: []string{"XBT"}}
-	only := func(codes ...string) func(string) bool {
-		return func(a string) bool {
+	table["polygon"] = networks.Network{ID: "polygon", Kind: networks.EVM, Assets: []money.AssetCode{"USDT", "USDC"}}
+	table["bitcoin_x"] = networks.Network{ID: "bitcoin_x", Kind: networks.TRON, Assets: []money.AssetCode{"XBT"}}
+	only := func(codes ...money.AssetCode) func(money.AssetCode) bool {
+		return func(a money.AssetCode) bool {
 			for _, c := range codes {
 				if a == c {
 					return true
@@ -382,16 +382,16 @@ func TestDepositAddresses(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []collections.DepositAddress{
-		{Network: "ethereum", Assets: []string{"USDT"}},
-		{Network: "polygon", Assets: []string{"USDT", "USDC"}},
-		{Network: "tron", Assets: []string{"USDT"}},
+		{Network: "ethereum", Assets: []money.AssetCode{"USDT"}},
+		{Network: "polygon", Assets: []money.AssetCode{"USDT", "USDC"}},
+		{Network: "tron", Assets: []money.AssetCode{"USDT"}},
 	}, collections.DepositNetworks(table, only("USDC", "USDT", "MWK")), "by network id, assets in the network's order")
-	assert.Equal(t, []collections.DepositAddress{{Network: "polygon", Assets: []string{"USDC"}}},
+	assert.Equal(t, []collections.DepositAddress{{Network: "polygon", Assets: []money.AssetCode{"USDC"}}},
 		collections.DepositNetworks(table, only("USDC")))
 	assert.Nil(t, collections.DepositNetworks(table, only("MWK")))
 
 	d := collections.AddressOn(table["tron"], "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t", only())
-	assert.Equal(t, collections.DepositAddress{Network: "tron", Address: "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t", Assets: []string{}}, d,
+	assert.Equal(t, collections.DepositAddress{Network: "tron", Address: "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t", Assets: []money.AssetCode{}}, d,
 		"no asset is an empty list")
 
 	assert.NoError(t, collections.CheckIssued(table["tron"], "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t"))

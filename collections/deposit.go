@@ -12,7 +12,7 @@ import (
 // identifies it. Asset is the asset's code; Amount is in that asset.
 type Deposit struct {
 	Network string
-	Asset   string
+	Asset   money.AssetCode
 	Amount  money.Amount
 	TxRef   string
 }
@@ -42,7 +42,7 @@ func (d Deposit) Check(t networks.Table, assets money.Assets) (networks.Network,
 	}
 	asset, ok := assets.Lookup(d.Asset)
 	if !ok {
-		return networks.Network{}, money.Asset{}, errcode.Newf(errcode.UnsupportedAsset, "The asset %q is not configured.", truncate(d.Asset, 12))
+		return networks.Network{}, money.Asset{}, errcode.Newf(errcode.UnsupportedAsset, "The asset %q is not configured.", truncate(string(d.Asset), 12))
 	}
 	if !n.Carries(asset.Code) {
 		return networks.Network{}, money.Asset{}, errcode.Newf(errcode.UnsupportedNetwork, "%s is not carried on the %s network.", asset.Code, n.ID)
@@ -62,7 +62,7 @@ func (d Deposit) Check(t networks.Table, assets money.Assets) (networks.Network,
 // that recorded it.
 type Recorded struct {
 	Org        string
-	Asset      string
+	Asset      money.AssetCode
 	Amount     string
 	Collection string
 }
@@ -88,7 +88,7 @@ func (d Deposit) Replay(org string, first Recorded) (string, error) {
 type DepositAddress struct {
 	Network string
 	Address string
-	Assets  []string
+	Assets  []money.AssetCode
 }
 
 // DepositNetworks are the networks of t an organization may deposit on,
@@ -96,7 +96,7 @@ type DepositAddress struct {
 // asset it collects (collects reports whether an asset of its list is
 // enabled with collection), each with those assets in the network's
 // order. Nil when there is none.
-func DepositNetworks(t networks.Table, collects func(asset string) bool) []DepositAddress {
+func DepositNetworks(t networks.Table, collects func(asset money.AssetCode) bool) []DepositAddress {
 	var out []DepositAddress
 	for _, n := range t.Sorted() {
 		if d := AddressOn(n, "", collects); len(d.Assets) > 0 {
@@ -108,8 +108,8 @@ func DepositNetworks(t networks.Table, collects func(asset string) bool) []Depos
 
 // AddressOn is an organization's entry on network n with address: the
 // assets of n it collects, in n's order (empty, never nil, when none).
-func AddressOn(n networks.Network, address string, collects func(asset string) bool) DepositAddress {
-	d := DepositAddress{Network: n.ID, Address: address, Assets: []string{}}
+func AddressOn(n networks.Network, address string, collects func(asset money.AssetCode) bool) DepositAddress {
+	d := DepositAddress{Network: n.ID, Address: address, Assets: []money.AssetCode{}}
 	for _, a := range n.Assets {
 		if collects(a) {
 			d.Assets = append(d.Assets, a)

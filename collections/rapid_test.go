@@ -27,7 +27,7 @@ func newBooks() *books {
 }
 
 func (b *books) add(t *rapid.T, account string, a money.Amount) {
-	key := account + "/" + a.Asset().Code
+	key := account + "/" + string(a.Asset().Code)
 	cur, ok := b.accounts[key]
 	if !ok {
 		cur = money.Zero(a.Asset())
@@ -90,7 +90,7 @@ func (b *books) balanced(t *rapid.T) {
 }
 
 func (b *books) balance(org string, asset money.Asset) money.Amount {
-	if a, ok := b.accounts[org+"/"+asset.Code]; ok {
+	if a, ok := b.accounts[org+"/"+string(asset.Code)]; ok {
 		return a
 	}
 	return money.Zero(asset)

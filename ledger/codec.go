@@ -45,7 +45,7 @@ func parseBalanceKey(k []byte) (Account, error) {
 	if len(parts) != 3 {
 		return Account{}, fmt.Errorf("ledger: bad balance key %q", k)
 	}
-	return Account{Owner: parts[0], Asset: money.Asset{Code: parts[1]}, Bucket: Bucket(parts[2])}, nil
+	return Account{Owner: parts[0], Asset: money.Asset{Code: money.AssetCode(parts[1])}, Bucket: Bucket(parts[2])}, nil
 }
 
 // appendAmountValue appends a balance record's value.
@@ -65,7 +65,7 @@ func decodeAmountValue(code string, v []byte, want *money.Asset) (money.Amount, 
 	if len(v) < 2 {
 		return money.Amount{}, fmt.Errorf("ledger: bad stored amount %q", v)
 	}
-	asset := money.Asset{Code: code, Decimals: int32(v[0])}
+	asset := money.Asset{Code: money.AssetCode(code), Decimals: int32(v[0])}
 	if asset.Decimals > money.MaxDecimals {
 		return money.Amount{}, fmt.Errorf("ledger: bad stored amount: %d decimals", asset.Decimals)
 	}
@@ -87,7 +87,7 @@ func appendString(b []byte, s string) []byte {
 }
 
 func appendAmount(b []byte, a money.Amount) []byte {
-	b = appendString(b, a.Asset().Code)
+	b = appendString(b, string(a.Asset().Code))
 	b = append(b, byte(a.Asset().Decimals))
 	if u, ok := a.Units(); ok {
 		b = append(b, 0)
@@ -185,7 +185,7 @@ func (r *reader) name() string {
 }
 
 func (r *reader) amount() money.Amount {
-	asset := money.Asset{Code: r.name(), Decimals: int32(r.Byte())}
+	asset := money.Asset{Code: money.AssetCode(r.name()), Decimals: int32(r.Byte())}
 	if asset.Decimals > money.MaxDecimals {
 		if r.Err == nil {
 			r.Err = fmt.Errorf("%d decimals", asset.Decimals)
@@ -274,7 +274,7 @@ func (w wireAmount) amount() (money.Amount, error) {
 	if w.Decimals < 0 || w.Decimals > money.MaxDecimals {
 		return money.Amount{}, fmt.Errorf("ledger: bad stored amount: %d decimals", w.Decimals)
 	}
-	return money.ParseSigned(money.Asset{Code: w.Asset, Decimals: w.Decimals}, w.Value)
+	return money.ParseSigned(money.Asset{Code: money.AssetCode(w.Asset), Decimals: w.Decimals}, w.Value)
 }
 
 type wirePosting struct {

@@ -73,8 +73,8 @@ func FuzzDecodeAmountValue(f *testing.F) {
 		codecBig(f, codecETH, "999999999999999999999999999999.999999999999999999"),
 		codecBig(f, codecJPY, strings.Repeat("9", 30)),
 	} {
-		f.Add(a.Asset().Code, appendAmountValue(nil, a))
-		f.Add(a.Asset().Code, append([]byte{byte(a.Asset().Decimals)}, a.String()...)) // the text form of earlier versions
+		f.Add(string(a.Asset().Code), appendAmountValue(nil, a))
+		f.Add(string(a.Asset().Code), append([]byte{byte(a.Asset().Decimals)}, a.String()...)) // the text form of earlier versions
 	}
 	f.Add("MWK", []byte{2})
 	f.Add("X", []byte{})

@@ -212,7 +212,7 @@ func requireEntryEqual(t require.TestingT, want, got Entry) {
 // --- the JSON writers of earlier versions, as they were ---
 
 func legacyAmount(a money.Amount) wireAmount {
-	return wireAmount{Asset: a.Asset().Code, Decimals: a.Asset().Decimals, Value: a.String()}
+	return wireAmount{Asset: string(a.Asset().Code), Decimals: a.Asset().Decimals, Value: a.String()}
 }
 
 func legacyHoldJSON(t require.TestingT, h Hold) []byte {
@@ -317,7 +317,7 @@ func TestSampleRecordsRoundTrip(t *testing.T) {
 // must not change the values.
 func TestDecodeSharesNames(t *testing.T) {
 	for _, n := range codecNames {
-		a := money.FromUnits(money.Asset{Code: n, Decimals: 2}, 1)
+		a := money.FromUnits(money.Asset{Code: money.AssetCode(n), Decimals: 2}, 1)
 		e := Entry{ID: n, Kind: Kind(n), At: time.Unix(0, 0).UTC(),
 			Postings: []Posting{{Account: Account{Owner: n, Bucket: Bucket(n), Asset: a.Asset()}, Amount: a}}}
 		got, err := decodeEntry(appendEntry(nil, &e))
@@ -347,14 +347,14 @@ func TestAmountValueRoundTrip(t *testing.T) {
 		}
 
 		for _, want := range []*money.Asset{nil, &asset} {
-			got, err := decodeAmountValue(asset.Code, v, want)
+			got, err := decodeAmountValue(string(asset.Code), v, want)
 			require.NoError(t, err)
 			requireAmountEqual(t, a, got, "balance")
 		}
 
 		other := asset
 		other.Decimals = (asset.Decimals + 1) % (money.MaxDecimals + 1)
-		_, err := decodeAmountValue(asset.Code, v, &other)
+		_, err := decodeAmountValue(string(asset.Code), v, &other)
 		require.Error(t, err, "stored decimals differ from the configured ones")
 	})
 }
@@ -366,7 +366,7 @@ func TestAmountValueLegacyText(t *testing.T) {
 		a := genCodecAmount(t, "amount", true)
 		v := append([]byte{byte(a.Asset().Decimals)}, a.String()...)
 		asset := a.Asset()
-		got, err := decodeAmountValue(asset.Code, v, &asset)
+		got, err := decodeAmountValue(string(asset.Code), v, &asset)
 		require.NoError(t, err)
 		requireAmountEqual(t, a, got, "legacy balance")
 	})
@@ -385,7 +385,7 @@ func TestAmountValueLegacyText(t *testing.T) {
 		{money.USDT, "\x06-9223372036854.775808", "-9223372036854.775808"},
 		{codecETH, "\x12999999999999999999999999999999.999999999999999999", "999999999999999999999999999999.999999999999999999"},
 	} {
-		got, err := decodeAmountValue(c.asset.Code, []byte(c.v), &c.asset)
+		got, err := decodeAmountValue(string(c.asset.Code), []byte(c.v), &c.asset)
 		require.NoError(t, err, "%q", c.v)
 		require.Equal(t, c.asset, got.Asset())
 		require.Equal(t, c.want, got.String())

@@ -100,7 +100,7 @@ func positive(what string, a money.Amount) error {
 		return invalid("%s must be a positive amount", what)
 	}
 	// The asset code is part of a NUL-separated balance key.
-	if strings.ContainsRune(a.Asset().Code, 0) {
+	if strings.ContainsRune(string(a.Asset().Code), 0) {
 		return invalid("%s: asset code contains NUL", what)
 	}
 	return nil

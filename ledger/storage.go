@@ -147,7 +147,7 @@ func (s *txState) Balance(a Account) (money.Amount, error) {
 	if err != nil {
 		return money.Amount{}, err
 	}
-	return decodeAmountValue(a.Asset.Code, v, &a.Asset)
+	return decodeAmountValue(string(a.Asset.Code), v, &a.Asset)
 }
 
 func (s *txState) Hold(id string) (Hold, bool, error) {
@@ -229,7 +229,7 @@ func ReadSnapshot(tx store.Tx) (Snapshot, error) {
 		if err != nil {
 			return false, err
 		}
-		amt, err := decodeAmountValue(a.Asset.Code, v, nil)
+		amt, err := decodeAmountValue(string(a.Asset.Code), v, nil)
 		if err != nil {
 			return false, err
 		}

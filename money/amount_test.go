@@ -22,7 +22,7 @@ var (
 )
 
 func mustAsset(code string, decimals int) money.Asset {
-	a, err := money.NewAsset(code, decimals)
+	a, err := money.NewAsset(money.AssetCode(code), decimals)
 	if err != nil {
 		panic(err)
 	}
@@ -119,7 +119,7 @@ func TestParseAccepted(t *testing.T) {
 		{jpy, nines30, nines30},
 	}
 	for _, tt := range tests {
-		t.Run(tt.asset.Code+"/"+tt.in, func(t *testing.T) {
+		t.Run(string(tt.asset.Code)+"/"+tt.in, func(t *testing.T) {
 			a, err := money.Parse(tt.asset, tt.in)
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, a.String())
@@ -259,7 +259,7 @@ func TestParseJSON(t *testing.T) {
 		{jpy, `"5000"`, "5000"},
 	}
 	for _, tt := range accepted {
-		t.Run("ok/"+tt.asset.Code+"/"+tt.raw, func(t *testing.T) {
+		t.Run("ok/"+string(tt.asset.Code)+"/"+tt.raw, func(t *testing.T) {
 			a, err := money.ParseJSON(tt.asset, []byte(tt.raw))
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, a.String())
@@ -359,7 +359,7 @@ func TestParseSigned(t *testing.T) {
 		{money.MWK, "-" + nines30 + ".99", "-" + nines30 + ".99", -1},
 	}
 	for _, tt := range tests {
-		t.Run(tt.asset.Code+"/"+tt.in, func(t *testing.T) {
+		t.Run(string(tt.asset.Code)+"/"+tt.in, func(t *testing.T) {
 			a := mustParseSigned(t, tt.asset, tt.in)
 			assert.Equal(t, tt.want, a.String())
 			assert.Equal(t, tt.sign, a.Sign())
@@ -396,7 +396,7 @@ func TestAddSub(t *testing.T) {
 		{jpy, "7", "5", "12", "2"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.asset.Code+"/"+tt.a+"+"+tt.b, func(t *testing.T) {
+		t.Run(string(tt.asset.Code)+"/"+tt.a+"+"+tt.b, func(t *testing.T) {
 			a, b := mustParseSigned(t, tt.asset, tt.a), mustParseSigned(t, tt.asset, tt.b)
 			sum, err := a.Add(b)
 			require.NoError(t, err)
@@ -585,7 +585,7 @@ func TestAssets(t *testing.T) {
 		code string
 		dec  int
 	}{{"", 2}, {"usdt", 6}, {"USD-T", 6}, {"ABCDEFGHIJKLM", 2}, {"MWK", -1}, {"MWK", 19}} {
-		_, err := money.NewAsset(bad.code, bad.dec)
+		_, err := money.NewAsset(money.AssetCode(bad.code), bad.dec)
 		assert.Error(t, err, "%q/%d", bad.code, bad.dec)
 	}
 	_, err := money.NewAsset("ABCDEFGHIJKL", 18)

@@ -2,15 +2,20 @@ package money
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 )
 
 // MaxDecimals is the most decimals an asset may carry.
 const MaxDecimals = 18
 
+// AssetCode is an asset's code: 1 to 12 uppercase letters or digits
+// ("MWK", "USDT"). The codes of the default assets are MWK.Code and
+// USDT.Code.
+type AssetCode string
+
 // Asset is an asset code and the decimals its amounts carry on the wire.
 type Asset struct {
-	Code     string
+	Code     AssetCode
 	Decimals int32
 }
 
@@ -22,7 +27,7 @@ var (
 
 // NewAsset validates an asset code (1 to 12 uppercase letters or digits,
 // never compound) and its decimals (0 to MaxDecimals).
-func NewAsset(code string, decimals int) (Asset, error) {
+func NewAsset(code AssetCode, decimals int) (Asset, error) {
 	if len(code) == 0 || len(code) > 12 {
 		return Asset{}, fmt.Errorf("money: asset code %q must be 1 to 12 characters", code)
 	}
@@ -38,26 +43,26 @@ func NewAsset(code string, decimals int) (Asset, error) {
 	return Asset{Code: code, Decimals: int32(decimals)}, nil
 }
 
-func (a Asset) String() string { return a.Code }
+func (a Asset) String() string { return string(a.Code) }
 
 // Assets is the configured set of assets, by code.
-type Assets map[string]Asset
+type Assets map[AssetCode]Asset
 
 // DefaultAssets returns MWK and USDT.
 func DefaultAssets() Assets { return Assets{MWK.Code: MWK, USDT.Code: USDT} }
 
 // Lookup returns the asset with code.
-func (as Assets) Lookup(code string) (Asset, bool) {
+func (as Assets) Lookup(code AssetCode) (Asset, bool) {
 	a, ok := as[code]
 	return a, ok
 }
 
 // Codes returns the codes in ascending order.
-func (as Assets) Codes() []string {
-	out := make([]string, 0, len(as))
+func (as Assets) Codes() []AssetCode {
+	out := make([]AssetCode, 0, len(as))
 	for c := range as {
 		out = append(out, c)
 	}
-	sort.Strings(out)
+	slices.Sort(out)
 	return out
 }

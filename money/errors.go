@@ -28,9 +28,9 @@ var ErrInexact = errors.New("money: result is not exact")
 // ParseError is the detail of a rejected amount or rate. Parsers return it
 // as the cause of an *errcode.Error with code validation_error.
 type ParseError struct {
-	Input  string // the rejected text, truncated to 40 bytes
-	Asset  string // the asset it was parsed for, if any
-	Reason error  // one of the Err* reasons above
+	Input  string    // the rejected text, truncated to 40 bytes
+	Asset  AssetCode // the asset it was parsed for, if any
+	Reason error     // one of the Err* reasons above
 }
 
 func (e *ParseError) Error() string {
@@ -42,7 +42,7 @@ func (e *ParseError) Unwrap() error { return e.Reason }
 // PublicMessage is the message shown to API callers.
 func (e *ParseError) PublicMessage() string {
 	if errors.Is(e.Reason, ErrTooManyDecimals) && e.Asset != "" {
-		return e.Asset + " " + e.Reason.Error()
+		return string(e.Asset) + " " + e.Reason.Error()
 	}
 	return e.Reason.Error()
 }

@@ -241,7 +241,7 @@ func TestRound(t *testing.T) {
 	}
 	for _, tt := range tests {
 		for _, rule := range allRules {
-			t.Run(tt.to.Code+"/"+tt.in+"/"+ruleName(rule), func(t *testing.T) {
+			t.Run(string(tt.to.Code)+"/"+tt.in+"/"+ruleName(rule), func(t *testing.T) {
 				d := dec(t, tt.in)
 				orig := new(apd.Decimal).Set(d)
 				got, err := money.Round(tt.to, d, rule)

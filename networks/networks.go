@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tambalapay/tambala/money"
+
 	"golang.org/x/crypto/sha3"
 
 	"github.com/tambalapay/tambala/errcode"
@@ -30,16 +32,16 @@ const (
 type Network struct {
 	ID     string
 	Kind   Kind
-	Assets []string
+	Assets []money.AssetCode
 }
 
 // Carries reports whether the network carries asset.
-func (n Network) Carries(asset string) bool { return slices.Contains(n.Assets, asset) }
+func (n Network) Carries(asset money.AssetCode) bool { return slices.Contains(n.Assets, asset) }
 
 // CheckAddress checks a wallet address for asset on n:
 // invalid_wallet_address naming the network when the shape is wrong for the
 // network or the asset is not on it.
-func (n Network) CheckAddress(asset, addr string) error {
+func (n Network) CheckAddress(asset money.AssetCode, addr string) error {
 	if !n.Carries(asset) {
 		return errcode.Newf(errcode.InvalidWalletAddress, "%s is not carried on the %s network.", asset, n.ID)
 	}
@@ -62,8 +64,8 @@ type Table map[string]Network
 // Default is the sandbox's table: USDT on TRON and on Ethereum.
 func Default() Table {
 	return Table{
-		"tron":     {ID: "tron", Kind: TRON, Assets: []string{"USDT"}},
-		"ethereum": {ID: "ethereum", Kind: EVM, Assets: []string{"USDT"}},
+		"tron":     {ID: "tron", Kind: TRON, Assets: []money.AssetCode{"USDT"}},
+		"ethereum": {ID: "ethereum", Kind: EVM, Assets: []money.AssetCode{"USDT"}},
 	}
 }
 

@@ -318,7 +318,7 @@ func genTime(t *rapid.T, label string) time.Time {
 
 func genAmount(t *rapid.T, label string) money.Amount {
 	code := rapid.SampledFrom([]string{"MWK", "USDT", "ZAR", "USDC", "X1"}).Draw(t, label+" asset")
-	asset, err := money.NewAsset(code, rapid.IntRange(0, money.MaxDecimals).Draw(t, label+" decimals"))
+	asset, err := money.NewAsset(money.AssetCode(code), rapid.IntRange(0, money.MaxDecimals).Draw(t, label+" decimals"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ func CheckFunding(amount money.Amount, ref string) error {
 
 // CheckFundable checks that the organization may be funded in asset: the
 // asset is enabled for it (corridor_not_enabled).
-func (o *Organization) CheckFundable(asset string) error {
+func (o *Organization) CheckFundable(asset money.AssetCode) error {
 	if !o.Enabled(asset, "") {
 		return errcode.Newf(errcode.CorridorNotEnabled, "%s is not enabled for this organization", asset)
 	}

@@ -87,10 +87,10 @@ func Validate(o *Organization, assets money.Assets) error {
 		if _, ok := assets.Lookup(a.Asset); !ok {
 			return errcode.Newf(errcode.UnsupportedAsset, "asset %q is not configured", a.Asset)
 		}
-		if seen[a.Asset] {
+		if seen[string(a.Asset)] {
 			return errcode.Newf(errcode.ValidationError, "asset %s listed twice", a.Asset)
 		}
-		seen[a.Asset] = true
+		seen[string(a.Asset)] = true
 		ops := slices.Clone(a.Operations)
 		for _, op := range ops {
 			if op != OpPayout && op != OpConvert && op != OpCollection {
@@ -103,7 +103,7 @@ func Validate(o *Organization, assets money.Assets) error {
 			o.Assets[i].Operations = []string{}
 		}
 	}
-	slices.SortFunc(o.Assets, func(a, b AssetAccess) int { return strings.Compare(a.Asset, b.Asset) })
+	slices.SortFunc(o.Assets, func(a, b AssetAccess) int { return strings.Compare(string(a.Asset), string(b.Asset)) })
 	if err := CheckFloor(o.BalanceFloorMWK); err != nil {
 		return err
 	}

@@ -35,7 +35,7 @@ const (
 // AssetAccess is an asset enabled for an organization and the operations
 // it may run in it.
 type AssetAccess struct {
-	Asset      string
+	Asset      money.AssetCode
 	Operations []string
 }
 
@@ -84,7 +84,7 @@ func cloneAssets(in []AssetAccess) []AssetAccess {
 
 // Enabled reports whether operation op is enabled in asset for the
 // organization (op "" asks whether the asset is enabled at all).
-func (o *Organization) Enabled(asset, op string) bool {
+func (o *Organization) Enabled(asset money.AssetCode, op string) bool {
 	for _, a := range o.Assets {
 		if a.Asset == asset {
 			return op == "" || slices.Contains(a.Operations, op)

@@ -191,7 +191,7 @@ func (r Request) Validate(sandboxWallets map[string]bool) error {
 // decimals and every destination field, so two requests have one
 // fingerprint exactly when they ask for the same payout.
 func (r Request) Fingerprint() [32]byte {
-	return fingerprint.Of("payouts.Request/v1", string(r.Rail), r.Amount.Asset().Code, r.Amount.String(),
+	return fingerprint.Of("payouts.Request/v1", string(r.Rail), string(r.Amount.Asset().Code), r.Amount.String(),
 		strconv.Itoa(r.Destination.InstitutionID), r.Destination.AccountNumber, r.Destination.MobileNumber,
 		r.Destination.BeneficiaryName)
 }

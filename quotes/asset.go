@@ -25,7 +25,7 @@ func (c Class) Valid() bool { return c == Fiat || c == Stablecoin }
 // beside its asset configuration (money.Asset is unchanged). A class must
 // not change once an asset has balances; that is the engine's to
 // enforce.
-type Classes map[string]Class
+type Classes map[money.AssetCode]Class
 
 // DefaultClasses returns MWK fiat and USDT stablecoin.
 func DefaultClasses() Classes {
@@ -34,7 +34,7 @@ func DefaultClasses() Classes {
 
 // Lookup returns the class of code; ok is false for an unknown code or an
 // invalid class.
-func (cs Classes) Lookup(code string) (Class, bool) {
+func (cs Classes) Lookup(code money.AssetCode) (Class, bool) {
 	c, ok := cs[code]
 	return c, ok && c.Valid()
 }
@@ -47,7 +47,7 @@ const MaxCodeLength = 12
 // else (usdt, USDT-TRC20, "") is unsupported_asset, and the message
 // names the code (truncated). Whether the organization may use the asset
 // is the engine's check (corridor_not_enabled).
-func CheckCode(code string) error {
+func CheckCode(code money.AssetCode) error {
 	ok := len(code) >= 1 && len(code) <= MaxCodeLength
 	for i := 0; ok && i < len(code); i++ {
 		c := code[i]
@@ -63,7 +63,7 @@ func CheckCode(code string) error {
 
 // quoteCode quotes a caller's code for a message, cut to a bounded length
 // (%q escapes control characters and invalid UTF-8).
-func quoteCode(code string) string {
+func quoteCode(code money.AssetCode) string {
 	const limit = 24
 	if len(code) > limit {
 		cut := limit
@@ -96,7 +96,7 @@ func (d Direction) Valid() bool { return d == ToBank || d == FromBank }
 // stablecoins, or a code without a class is unsupported_pair. A fiat
 // asset without a corridor is unsupported_pair too: FindCorridor applies
 // that with the corridor table.
-func Classify(from, to string, classes Classes) (dir Direction, fiat, stablecoin string, err error) {
+func Classify(from, to money.AssetCode, classes Classes) (dir Direction, fiat, stablecoin money.AssetCode, err error) {
 	fc, fok := classes.Lookup(from)
 	tc, tok := classes.Lookup(to)
 	switch {
@@ -115,15 +115,15 @@ func Classify(from, to string, classes Classes) (dir Direction, fiat, stablecoin
 	}
 }
 
-func unsupportedPair(from, to, why string) error {
+func unsupportedPair(from, to money.AssetCode, why string) error {
 	return errcode.Newf(errcode.UnsupportedPair, "%s to %s is not a supported pair: %s.", showCode(from), showCode(to), why)
 }
 
 // showCode is a code as messages show it: as is when well-formed, else
 // quoted and truncated.
-func showCode(code string) string {
+func showCode(code money.AssetCode) string {
 	if CheckCode(code) == nil {
-		return code
+		return string(code)
 	}
 	return quoteCode(code)
 }

@@ -51,7 +51,7 @@ func TestCheckCode(t *testing.T) {
 		{code: strings.Repeat("é", 30), msg: `Asset code "` + strings.Repeat("é", 12) + `"... is not supported`},
 	}
 	for _, tc := range tests {
-		err := quotes.CheckCode(tc.code)
+		err := quotes.CheckCode(money.AssetCode(tc.code))
 		if tc.ok {
 			assert.NoError(t, err, tc.code)
 			continue
@@ -85,7 +85,7 @@ func TestClassify(t *testing.T) {
 		{from: "usdt", to: "MWK", msg: `"usdt" to MWK is not a supported pair: a pair must be one corridor currency and one stablecoin.`},
 	}
 	for _, tc := range tests {
-		dir, fiat, coin, err := quotes.Classify(tc.from, tc.to, cs)
+		dir, fiat, coin, err := quotes.Classify(money.AssetCode(tc.from), money.AssetCode(tc.to), cs)
 		if tc.dir == "" {
 			requireCode(t, err, errcode.UnsupportedPair)
 			if tc.msg != "" {

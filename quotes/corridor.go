@@ -1,9 +1,9 @@
 package quotes
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/money"
@@ -115,7 +115,7 @@ func (c Corridor) Limits() Limits {
 // FindCorridor returns the corridor of the fiat asset code among
 // corridors; a fiat asset without one is unsupported_pair (part of
 // step 4, the pair).
-func FindCorridor(fiat string, corridors []Corridor) (Corridor, error) {
+func FindCorridor(fiat money.AssetCode, corridors []Corridor) (Corridor, error) {
 	for _, c := range corridors {
 		if c.Asset.Code == fiat {
 			return c, nil
@@ -126,7 +126,7 @@ func FindCorridor(fiat string, corridors []Corridor) (Corridor, error) {
 
 // Visible returns the corridors an organization sees: those whose
 // currency enabled reports in its asset list, sorted by code.
-func Visible(all []Corridor, enabled func(code string) bool) []Corridor {
+func Visible(all []Corridor, enabled func(code money.AssetCode) bool) []Corridor {
 	out := make([]Corridor, 0, len(all))
 	for _, c := range all {
 		if enabled(c.Asset.Code) {
@@ -138,7 +138,7 @@ func Visible(all []Corridor, enabled func(code string) bool) []Corridor {
 }
 
 func sortByCode(cs []Corridor) {
-	slices.SortStableFunc(cs, func(a, b Corridor) int { return strings.Compare(a.Asset.Code, b.Asset.Code) })
+	slices.SortStableFunc(cs, func(a, b Corridor) int { return cmp.Compare(a.Asset.Code, b.Asset.Code) })
 }
 
 // SortedByCode returns a copy of cs sorted by asset code, the order in

@@ -131,15 +131,15 @@ func TestFindCorridorAndVisible(t *testing.T) {
 	requireCode(t, err, errcode.UnsupportedPair)
 	assert.Equal(t, "EUR has no corridor: a pair must be one corridor currency and one stablecoin.", errcode.Message(err))
 
-	vis := quotes.Visible(all, func(code string) bool { return true })
+	vis := quotes.Visible(all, func(code money.AssetCode) bool { return true })
 	require.Len(t, vis, 2)
 	assert.Equal(t, "MWK", vis[0].Asset.Code, "sorted by code")
 	assert.Equal(t, "ZMW", vis[1].Asset.Code)
 	assert.Equal(t, "ZMW", all[0].Asset.Code, "the input is not reordered")
-	vis = quotes.Visible(all, func(code string) bool { return code == "ZMW" })
+	vis = quotes.Visible(all, func(code money.AssetCode) bool { return code == "ZMW" })
 	require.Len(t, vis, 1)
 	assert.Equal(t, "ZMW", vis[0].Asset.Code)
-	assert.Empty(t, quotes.Visible(all, func(string) bool { return false }))
+	assert.Empty(t, quotes.Visible(all, func(money.AssetCode) bool { return false }))
 }
 
 func TestDeskClosed(t *testing.T) {

@@ -288,7 +288,7 @@ func TestParseAmount(t *testing.T) {
 var propCodes = []string{"S", "C"}
 
 func genAsset(t *rapid.T, code string) money.Asset {
-	return money.Asset{Code: code, Decimals: int32(rapid.IntRange(0, money.MaxDecimals).Draw(t, code+"_decimals"))}
+	return money.Asset{Code: money.AssetCode(code), Decimals: int32(rapid.IntRange(0, money.MaxDecimals).Draw(t, code+"_decimals"))}
 }
 
 // genDecimal draws a positive decimal text with up to intDigits integer

@@ -59,7 +59,7 @@ type Quote struct {
 
 // Corridor returns the corridor currency's code: the asset of the fiat
 // side.
-func (q Quote) Corridor() string {
+func (q Quote) Corridor() money.AssetCode {
 	if q.Direction == ToBank {
 		return q.To.Asset().Code
 	}
@@ -111,7 +111,7 @@ func (q Quote) Use(id string, kind Kind, now time.Time) (Quote, error) {
 // and Client.QuoteConversion): two asset codes and exactly one amount, as
 // decimal text. A transport decodes one from a body; a Go host builds it.
 type Request struct {
-	FromAsset, ToAsset   string
+	FromAsset, ToAsset   money.AssetCode
 	FromAmount, ToAmount money.Decimal // exactly one is set
 }
 

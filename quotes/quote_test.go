@@ -66,7 +66,7 @@ func TestRequestCheck(t *testing.T) {
 }
 
 func req(from, to string, fromAmount, toAmount string) quotes.Request {
-	r := quotes.Request{FromAsset: from, ToAsset: to}
+	r := quotes.Request{FromAsset: money.AssetCode(from), ToAsset: money.AssetCode(to)}
 	if fromAmount != "" {
 		r.FromAmount = money.DecimalText(fromAmount)
 	}
@@ -331,7 +331,7 @@ func genCode(t *rapid.T, label string) string {
 }
 
 func genAssetCode(t *rapid.T, label string) money.Asset {
-	return money.Asset{Code: genCode(t, label), Decimals: int32(rapid.IntRange(0, money.MaxDecimals).Draw(t, label+"_dec"))}
+	return money.Asset{Code: money.AssetCode(genCode(t, label)), Decimals: int32(rapid.IntRange(0, money.MaxDecimals).Draw(t, label+"_dec"))}
 }
 
 func genQuote(t *rapid.T) quotes.Quote {

@@ -277,7 +277,7 @@ func (a *Admin) fund(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	asset, err := a.engine.Asset(in.Asset)
+	asset, err := a.engine.Asset(money.AssetCode(in.Asset))
 	if err != nil {
 		writeError(w, r, a.log, err)
 		return

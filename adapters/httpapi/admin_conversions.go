@@ -42,7 +42,7 @@ func (a *Admin) getAssetLimits(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	l, err := a.engine.Operator().AssetLimits(r.Context(), asset, op)
+	l, err := a.engine.Operator().AssetLimits(r.Context(), money.AssetCode(asset), op)
 	if err != nil {
 		writeError(w, r, a.log, err)
 		return
@@ -58,7 +58,7 @@ func (a *Admin) setAssetLimits(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	ma, err := a.engine.Asset(asset)
+	ma, err := a.engine.Asset(money.AssetCode(asset))
 	if err != nil {
 		writeError(w, r, a.log, errcode.Newf(errcode.ValidationError, "%s is not a configured asset.", truncateField(asset)))
 		return
@@ -97,7 +97,7 @@ func (a *Admin) setAssetLimits(w http.ResponseWriter, r *http.Request) {
 		}
 		*b.out = v
 	}
-	if err := a.engine.Operator().SetAssetLimits(r.Context(), asset, op, l); err != nil {
+	if err := a.engine.Operator().SetAssetLimits(r.Context(), money.AssetCode(asset), op, l); err != nil {
 		writeError(w, r, a.log, err)
 		return
 	}
@@ -108,9 +108,9 @@ func (a *Admin) setAssetLimits(w http.ResponseWriter, r *http.Request) {
 // with their address format and the assets each carries.
 func (a *Admin) listNetworks(w http.ResponseWriter, r *http.Request) {
 	type networkJSON struct {
-		ID     string   `json:"id"`
-		Kind   string   `json:"kind"`
-		Assets []string `json:"assets"`
+		ID     string            `json:"id"`
+		Kind   string            `json:"kind"`
+		Assets []money.AssetCode `json:"assets"`
 	}
 	var out []networkJSON
 	for _, n := range a.engine.Networks() {

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/tambalapay/tambala/money"
+
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/render"
@@ -35,7 +37,7 @@ func (a *Admin) listCorridors(w http.ResponseWriter, r *http.Request) {
 // setCorridor is PUT /admin/corridors/{asset} with
 // {"rate_off_ramp":"1750.5"|null,"rate_on_ramp":"1800"|null,"min":"1000.00","open":true,"max":"...."?}.
 func (a *Admin) setCorridor(w http.ResponseWriter, r *http.Request) {
-	asset, err := a.engine.Asset(r.PathValue("asset"))
+	asset, err := a.engine.Asset(money.AssetCode(r.PathValue("asset")))
 	if err != nil {
 		writeError(w, r, a.log, errcode.Newf(errcode.ValidationError, "%s is not a configured asset.", truncateField(r.PathValue("asset"))))
 		return

@@ -48,7 +48,7 @@ func (h *Handler) listCollectionsV2(w http.ResponseWriter, r *http.Request, p ta
 		writeError(w, r, h.log, err)
 		return
 	}
-	f := tambala.CollectionV2Filter{Asset: asset}
+	f := tambala.CollectionV2Filter{Asset: money.AssetCode(asset)}
 	res, err := h.engine.Client(p).CollectionsV2(r.Context(), page, f)
 	if err != nil {
 		writeError(w, r, h.log, err)
@@ -122,7 +122,7 @@ func decodeSimulatedCollectionV2(body []byte) (tambala.SimulatedCollectionV2, er
 	if err != nil {
 		return tambala.SimulatedCollectionV2{}, err
 	}
-	sc := tambala.SimulatedCollectionV2{Asset: *in.Asset, Amount: money.DecimalText(amount)}
+	sc := tambala.SimulatedCollectionV2{Asset: money.AssetCode(*in.Asset), Amount: money.DecimalText(amount)}
 	if in.Network != nil {
 		sc.Network, sc.EmptyNetwork = *in.Network, *in.Network == ""
 	}

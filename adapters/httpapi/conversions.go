@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"net/http"
 
+	"github.com/tambalapay/tambala/money"
+
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/render"
@@ -52,7 +54,7 @@ func (h *Handler) listConversions(w http.ResponseWriter, r *http.Request, p tamb
 		writeError(w, r, h.log, err)
 		return
 	}
-	f := tambala.ConversionFilter{Asset: asset}
+	f := tambala.ConversionFilter{Asset: money.AssetCode(asset)}
 	res, err := h.engine.Client(p).Conversions(r.Context(), page, f)
 	if err != nil {
 		writeError(w, r, h.log, err)

@@ -28,10 +28,10 @@ func decodeQuoteRequest(body []byte) (quotes.Request, error) {
 	}
 	var r quotes.Request
 	if w.FromAsset != nil {
-		r.FromAsset = *w.FromAsset
+		r.FromAsset = money.AssetCode(*w.FromAsset)
 	}
 	if w.ToAsset != nil {
-		r.ToAsset = *w.ToAsset
+		r.ToAsset = money.AssetCode(*w.ToAsset)
 	}
 	for _, a := range []struct {
 		field string

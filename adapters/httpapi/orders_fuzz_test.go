@@ -87,7 +87,7 @@ func FuzzOrderBodies(f *testing.F) {
 		f.Fatal(err)
 	}
 	newQuote := func(t testing.TB, from, to, amount string) string {
-		q, err := e.Engine.Client(p).QuoteOrder(ctx, quotes.Request{FromAsset: from, ToAsset: to, FromAmount: money.DecimalText(amount)})
+		q, err := e.Engine.Client(p).QuoteOrder(ctx, quotes.Request{FromAsset: money.AssetCode(from), ToAsset: money.AssetCode(to), FromAmount: money.DecimalText(amount)})
 		if err != nil {
 			t.Fatal(err)
 		}

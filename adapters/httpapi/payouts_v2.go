@@ -51,7 +51,7 @@ func decodePayoutV2(body []byte) (tambala.PayoutV2Request, error) {
 	if w.Asset == nil || *w.Asset == "" {
 		return r, required("asset")
 	}
-	r.SourceAsset, r.Asset = *w.SourceAsset, *w.Asset
+	r.SourceAsset, r.Asset = money.AssetCode(*w.SourceAsset), money.AssetCode(*w.Asset)
 	if len(w.Amount) == 0 || string(w.Amount) == "null" {
 		return r, required("amount")
 	}

@@ -185,7 +185,7 @@ func TestPayoutsV2HTTPUnsupportedPair(t *testing.T) {
 		o.Assets["USDC"] = money.Asset{Code: "USDC", Decimals: 6}
 		o.AssetClasses["USDC"] = quotes.Stablecoin
 		o.Networks = networks.Default()
-		o.Networks["ethereum"] = networks.Network{ID: "ethereum", Kind: networks.EVM, Assets: []string{"USDT", "USDC"}}
+		o.Networks["ethereum"] = networks.Network{ID: "ethereum", Kind: networks.EVM, Assets: []money.AssetCode{"USDT", "USDC"}}
 	})
 	assets := append([]tambala.AssetAccess{
 		{Asset: "USDC", Operations: []string{tambala.OpPayout}},

@@ -81,7 +81,7 @@ type balanceJSON struct {
 }
 
 func toBalanceJSON(b ledger.Balance) balanceJSON {
-	return balanceJSON{Asset: b.Asset.Code, Available: b.Available, Held: b.Held}
+	return balanceJSON{Asset: string(b.Asset.Code), Available: b.Available, Held: b.Held}
 }
 
 func (h *Handler) balancesV2(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
@@ -100,7 +100,7 @@ func (h *Handler) balancesV2(w http.ResponseWriter, r *http.Request, p tambala.P
 }
 
 func (h *Handler) balanceV2(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
-	b, err := h.engine.Client(p).Balance(r.Context(), r.PathValue("asset"))
+	b, err := h.engine.Client(p).Balance(r.Context(), money.AssetCode(r.PathValue("asset")))
 	if err != nil {
 		writeError(w, r, h.log, err)
 		return

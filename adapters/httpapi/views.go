@@ -47,8 +47,8 @@ func mwkText(a money.Amount) string {
 // assetAccessJSON is an asset and its operations as the admin API takes
 // them.
 type assetAccessJSON struct {
-	Asset      string   `json:"asset"`
-	Operations []string `json:"operations"`
+	Asset      money.AssetCode `json:"asset"`
+	Operations []string        `json:"operations"`
 }
 
 // assetAccesses reads a list of assetAccessJSON; nil stays nil (no list
@@ -104,7 +104,7 @@ func renderTrade(t tambala.Trade) json.RawMessage {
 
 // renderCollectionV2 is the rendering of a /v2 collection.
 func renderCollectionV2(c tambala.CollectionV2) json.RawMessage {
-	return render.CollectionV2(render.CollectionV2Fields{ID: c.ID, Status: string(c.Status), Asset: c.Asset.Code, Amount: c.Amount,
+	return render.CollectionV2(render.CollectionV2Fields{ID: c.ID, Status: string(c.Status), Asset: string(c.Asset.Code), Amount: c.Amount,
 		Fee: c.Fee, AmountCredited: c.AmountCredited, Network: nullable(c.Network), Source: string(c.Source), OrderID: c.OrderID,
 		CreatedAt: render.Time(c.CreatedAt)})
 }
@@ -120,8 +120,8 @@ func nullable(s string) *string {
 // renderPayoutV2 is the rendering of a /v2 payout.
 func renderPayoutV2(p tambala.PayoutV2) []byte {
 	d := p.Destination
-	return render.PayoutV2(render.PayoutV2Fields{ID: p.ID, SourceAsset: p.SourceAsset.Code, SourceAmount: p.SourceAmount,
-		Asset: p.Asset.Code, Amount: p.Amount, Rate: p.Rate, Fee: p.Fee, Status: p.Status, Failure: p.Failure,
+	return render.PayoutV2(render.PayoutV2Fields{ID: p.ID, SourceAsset: string(p.SourceAsset.Code), SourceAmount: p.SourceAmount,
+		Asset: string(p.Asset.Code), Amount: p.Amount, Rate: p.Rate, Fee: p.Fee, Status: p.Status, Failure: p.Failure,
 		CreatedAt: p.CreatedAt, TerminalAt: p.TerminalAt,
 		Destination: render.PayoutV2Destination{Type: string(d.Type), InstitutionID: d.InstitutionID, AccountNumber: d.AccountNumber,
 			MobileNumber: d.MobileNumber, BeneficiaryName: d.BeneficiaryName, Network: d.Network, Address: d.Address}})

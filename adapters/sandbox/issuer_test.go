@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/tambalapay/tambala/money"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -17,7 +19,7 @@ import (
 func TestIssuerAddressesAreValidAndStable(t *testing.T) {
 	ctx := context.Background()
 	table := networks.Default()
-	table["polygon"] = networks.Network{ID: "polygon", Kind: networks.EVM, Assets: []string{"USDC"}}
+	table["polygon"] = networks.Network{ID: "polygon", Kind: networks.EVM, Assets: []money.AssetCode{"USDC"}}
 	iss := sandbox.NewIssuer(table)
 	seen := map[string]bool{}
 	for i := range 50 {

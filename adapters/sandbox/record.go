@@ -43,11 +43,11 @@ type amountRecord struct {
 }
 
 func toAmountRecord(a money.Amount) amountRecord {
-	return amountRecord{Value: a.String(), Asset: a.Asset().Code, Decimals: a.Asset().Decimals}
+	return amountRecord{Value: a.String(), Asset: string(a.Asset().Code), Decimals: a.Asset().Decimals}
 }
 
 func (r amountRecord) amount() (money.Amount, error) {
-	asset, err := money.NewAsset(r.Asset, int(r.Decimals))
+	asset, err := money.NewAsset(money.AssetCode(r.Asset), int(r.Decimals))
 	if err != nil {
 		return money.Amount{}, fmt.Errorf("sandbox: stored amount: %w", err)
 	}

@@ -79,8 +79,8 @@ func options(done *outcomes) *tambala.Options {
 		Events:           done,
 		EventLoop:        tambala.EventOptions{Interval: fast},
 		// A flat fee on USDT wallet payouts over tron.
-		PayoutsV2: tambala.PayoutV2Options{WalletFees: map[string]map[string]money.Amount{
-			"USDT": {"tron": money.FromInt(money.USDT, 1)},
+		PayoutsV2: tambala.PayoutV2Options{WalletFees: map[money.AssetCode]map[string]money.Amount{
+			money.USDT.Code: {"tron": money.FromInt(money.USDT, 1)},
 		}},
 	}
 }
@@ -189,7 +189,7 @@ func walletPayout(ctx context.Context, client *tambala.Client, done *outcomes, o
 	}
 	fee := "none"
 	if po.Fee != nil {
-		fee = po.Fee.String() + " " + po.Fee.Asset().Code
+		fee = po.Fee.String() + " " + string(po.Fee.Asset().Code)
 	}
 	_, err = fmt.Fprintf(out, "payout      %s: %s %s to %s wallet, fee %s, debited %s %s\n",
 		po.Status, po.Amount, po.Asset.Code, po.Destination.Network, fee, po.SourceAmount, po.SourceAsset.Code)

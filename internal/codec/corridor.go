@@ -19,7 +19,7 @@ const (
 func EncodeCorridor(c quotes.Corridor) []byte {
 	b := make([]byte, 0, 64)
 	b = append(b, storedV1)
-	b = appendString(b, c.Asset.Code)
+	b = appendString(b, string(c.Asset.Code))
 	b = append(b, byte(c.Asset.Decimals))
 	var flags byte
 	if c.Open {

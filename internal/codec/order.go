@@ -72,11 +72,11 @@ type storedOrder struct {
 }
 
 func storeOrderAmount(a money.Amount) orderAmount {
-	return orderAmount{Asset: a.Asset().Code, Decimals: a.Asset().Decimals, Value: a.String()}
+	return orderAmount{Asset: string(a.Asset().Code), Decimals: a.Asset().Decimals, Value: a.String()}
 }
 
 func loadOrderAmount(s orderAmount) (money.Amount, error) {
-	asset, err := money.NewAsset(s.Asset, int(s.Decimals))
+	asset, err := money.NewAsset(money.AssetCode(s.Asset), int(s.Decimals))
 	if err != nil {
 		return money.Amount{}, err
 	}

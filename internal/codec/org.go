@@ -1,6 +1,10 @@
 package codec
 
-import "time"
+import (
+	"time"
+
+	"github.com/tambalapay/tambala/money"
+)
 
 // OrgRecord is the stored form of an organization (the engine's
 // Organization). Assets and ip_allowlist are null when nil;
@@ -20,8 +24,8 @@ type OrgRecord struct {
 // AssetAccessRecord is an asset enabled for an organization and its
 // operations: {"asset","operations"}.
 type AssetAccessRecord struct {
-	Asset      string   `json:"asset"`
-	Operations []string `json:"operations"`
+	Asset      money.AssetCode `json:"asset"`
+	Operations []string        `json:"operations"`
 }
 
 // PayoutLimitsRecord is an organization's /v1 payout limits:

@@ -110,7 +110,7 @@ func appendString(b []byte, s string) []byte {
 }
 
 func appendAmount(b []byte, a money.Amount) []byte {
-	b = appendString(b, a.Asset().Code)
+	b = appendString(b, string(a.Asset().Code))
 	b = append(b, byte(a.Asset().Decimals))
 	return appendUnits(b, a)
 }
@@ -151,7 +151,7 @@ func (r *reader) asset() money.Asset {
 	if r.Err != nil {
 		return money.Asset{}
 	}
-	a, err := money.NewAsset(code, int(dec))
+	a, err := money.NewAsset(money.AssetCode(code), int(dec))
 	if err != nil {
 		r.FailWith(err)
 	}

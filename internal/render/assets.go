@@ -1,13 +1,17 @@
 package render
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/tambalapay/tambala/money"
+)
 
 // DepositAddressFields is an organization's deposit address on a network:
 // the engine's DepositAddress, field for field.
 type DepositAddressFields struct {
-	Network string   `json:"network"`
-	Address string   `json:"address"`
-	Assets  []string `json:"assets"`
+	Network string            `json:"network"`
+	Address string            `json:"address"`
+	Assets  []money.AssetCode `json:"assets"`
 }
 
 // DepositAddress is the rendering of a deposit address (the items of the
@@ -21,9 +25,9 @@ func DepositAddress(d DepositAddressFields) []byte {
 // EnabledAssetFields is an asset enabled for an organization: the engine's
 // EnabledAsset, field for field.
 type EnabledAssetFields struct {
-	Asset      string   `json:"asset"`
-	Decimals   int32    `json:"decimals"`
-	Operations []string `json:"operations"`
+	Asset      money.AssetCode `json:"asset"`
+	Decimals   int32           `json:"decimals"`
+	Operations []string        `json:"operations"`
 }
 
 // EnabledAsset is the rendering of an enabled asset (the items of the

@@ -23,5 +23,5 @@ func Conversion(c conversions.Conversion) []byte {
 		Status     conversions.Status `json:"status"`
 		Failure    *Failure           `json:"failure"`
 		CreatedAt  string             `json:"created_at"`
-	}{c.ID, c.From.Asset().Code, c.To.Asset().Code, c.From, c.To, c.Rate, c.Status, f, Time(c.CreatedAt)})
+	}{c.ID, string(c.From.Asset().Code), string(c.To.Asset().Code), c.From, c.To, c.Rate, c.Status, f, Time(c.CreatedAt)})
 }

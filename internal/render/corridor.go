@@ -35,7 +35,7 @@ func Corridors(visible []quotes.Corridor) []byte {
 	}{Corridors: make([]corridor, 0, len(cs))}
 	for _, c := range cs {
 		out.Corridors = append(out.Corridors, corridor{
-			Asset: c.Asset.Code, RateOffRamp: optionalRate(c.RateOffRamp), RateOnRamp: optionalRate(c.RateOnRamp), Min: c.Min, Open: c.Open,
+			Asset: string(c.Asset.Code), RateOffRamp: optionalRate(c.RateOffRamp), RateOnRamp: optionalRate(c.RateOnRamp), Min: c.Min, Open: c.Open,
 		})
 	}
 	return mustMarshal(out)
@@ -50,7 +50,7 @@ func AdminCorridors(all []quotes.Corridor) []byte {
 	}{Corridors: make([]adminCorridor, 0, len(cs))}
 	for _, c := range cs {
 		out.Corridors = append(out.Corridors, adminCorridor{
-			Asset: c.Asset.Code, RateOffRamp: optionalRate(c.RateOffRamp), RateOnRamp: optionalRate(c.RateOnRamp), Min: c.Min,
+			Asset: string(c.Asset.Code), RateOffRamp: optionalRate(c.RateOffRamp), RateOnRamp: optionalRate(c.RateOnRamp), Min: c.Min,
 			Max: optionalAmount(c.Max), Open: c.Open,
 		})
 	}

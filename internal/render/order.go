@@ -67,8 +67,8 @@ type order struct {
 func Order(o orders.Order) []byte {
 	r := order{
 		ID: o.ID, ClientRef: o.ClientRef,
-		FromAsset: o.From.Asset().Code, FromAmount: o.From,
-		ToAsset: o.To.Asset().Code, ToAmount: o.To,
+		FromAsset: string(o.From.Asset().Code), FromAmount: o.From,
+		ToAsset: string(o.To.Asset().Code), ToAmount: o.To,
 		Rate: o.Rate, Status: o.Status,
 		CreatedAt: Time(o.CreatedAt), UpdatedAt: Time(o.UpdatedAt),
 	}
@@ -87,7 +87,7 @@ func Order(o orders.Order) []byte {
 		if f := o.Funding; f != nil {
 			deadline := Time(f.Deadline)
 			r.Funding = &orderFunding{BankName: f.BankName, AccountName: f.AccountName, AccountNumber: f.AccountNumber,
-				Reference: f.Reference, Amount: f.Amount, Asset: f.Amount.Asset().Code, Deadline: deadline}
+				Reference: f.Reference, Amount: f.Amount, Asset: string(f.Amount.Asset().Code), Deadline: deadline}
 			r.ExpiresAt = &deadline
 		}
 		if p := o.Proof; p != nil {

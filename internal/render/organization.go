@@ -3,6 +3,8 @@ package render
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/tambalapay/tambala/money"
 )
 
 // OrganizationFields is an organization as the operator reads it: the
@@ -23,8 +25,8 @@ type OrganizationFields struct {
 
 // AssetAccess is an asset enabled for an organization and its operations.
 type AssetAccess struct {
-	Asset      string   `json:"asset"`
-	Operations []string `json:"operations"`
+	Asset      money.AssetCode `json:"asset"`
+	Operations []string        `json:"operations"`
 }
 
 // PayoutLimits are an organization's /v1 payout limits.

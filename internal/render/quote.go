@@ -19,5 +19,5 @@ func Quote(q quotes.Quote) []byte {
 		ToAmount   money.Amount `json:"to_amount"`
 		Rate       money.Rate   `json:"rate"`
 		ExpiresAt  string       `json:"expires_at"`
-	}{q.ID, q.From.Asset().Code, q.To.Asset().Code, q.From, q.To, q.Rate, Time(q.ExpiresAt)})
+	}{q.ID, string(q.From.Asset().Code), string(q.To.Asset().Code), q.From, q.To, q.Rate, Time(q.ExpiresAt)})
 }

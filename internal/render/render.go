@@ -49,6 +49,6 @@ func BalanceV1(b ledger.Balance) []byte {
 		Held      money.Amount `json:"held"`
 		Shortfall money.Amount `json:"shortfall"`
 		Currency  string       `json:"currency"`
-	}{b.Available, b.Held, b.Shortfall, money.MWK.Code})
+	}{b.Available, b.Held, b.Shortfall, string(money.MWK.Code)})
 	return out
 }
