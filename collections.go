@@ -3,6 +3,7 @@ package tambala
 import (
 	"context"
 	"fmt"
+	"github.com/tambalapay/tambala/internal/render"
 	"time"
 
 	"github.com/tambalapay/tambala/collections"
@@ -110,7 +111,7 @@ func (e *Engine) recordCollection(ctx context.Context, orgID string, p *Principa
 		if err := tx.Put(bucketCollectionsByOrg, records.IndexKey(orgID, c.ID), nil); err != nil {
 			return err
 		}
-		return e.emit(tx, orgID, event, renderCollection(c), jsonResource(eventCollection, toCollectionRecord(orgID, c)))
+		return e.emit(tx, orgID, event, render.Collection(c), jsonResource(eventCollection, toCollectionRecord(orgID, c)))
 	})
 	return c, err
 }
@@ -203,7 +204,7 @@ func (e *Engine) reverseCollection(ctx context.Context, orgID, id string) (Colle
 		if err := putCollection(tx, orgID, reversed); err != nil {
 			return err
 		}
-		if err := e.emit(tx, orgID, event, renderCollection(reversed), jsonResource(eventCollection, toCollectionRecord(orgID, reversed))); err != nil {
+		if err := e.emit(tx, orgID, event, render.Collection(reversed), jsonResource(eventCollection, toCollectionRecord(orgID, reversed))); err != nil {
 			return err
 		}
 		c = reversed

@@ -2,6 +2,7 @@ package tambala
 
 import (
 	"context"
+	"github.com/tambalapay/tambala/internal/render"
 	"time"
 
 	"github.com/tambalapay/tambala/collections"
@@ -53,7 +54,7 @@ func (e *Engine) recordRefundCollection(tx store.Tx, _ orders.Order, rc *orders.
 // putCollectionV2 stores /v2 collection c of org, the record of ledger
 // entry entry, with its index and event.
 func (e *Engine) putCollectionV2(tx store.Tx, org, entry string, c CollectionV2, event string) error {
-	rendered := renderCollectionV2(c)
+	rendered := render.CollectionV2(c)
 	if err := records.PutJSON(tx, bucketCollectionsV2, c.ID, collectionV2Record{Org: org, EntryID: entry, Rendered: rendered}); err != nil {
 		return err
 	}

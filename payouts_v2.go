@@ -3,6 +3,7 @@ package tambala
 import (
 	"context"
 	"errors"
+	"github.com/tambalapay/tambala/internal/render"
 	"strconv"
 	"time"
 
@@ -90,31 +91,8 @@ func (r PayoutV2Request) Fingerprint() Fingerprint {
 		strconv.Itoa(d.InstitutionID), d.AccountNumber, d.MobileNumber, d.BeneficiaryName, d.Network, d.Address)
 }
 
-// PayoutV2 is a /v2 payout. Amount is what the destination
-// receives in Asset; SourceAmount what was held in SourceAsset
-// (principal plus fee, each converted and rounded up on an FX payout).
-// Fee, in Asset, is null until the payout is terminal: then the fee
-// charged (0 on a failure).
-type PayoutV2 struct {
-	ID           string
-	Org          string
-	SourceAsset  money.Asset
-	SourceAmount money.Amount
-	Asset        money.Asset
-	Amount       money.Amount
-	Rate         *money.Rate
-	Fee          *money.Amount
-	Status       payouts.Status
-	Destination  PayoutV2Destination
-	Failure      *payouts.Failure
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
-	TerminalAt   *time.Time
-	// PrincipalSource and FeeSource are the frozen source-asset parts of
-	// SourceAmount (not rendered).
-	PrincipalSource money.Amount
-	FeeSource       money.Amount
-}
+// PayoutV2 is a /v2 payout (payouts.V2Payout).
+type PayoutV2 = payouts.V2Payout
 
 // v2Submission is the provider's submission of the /v2 payout p of v.
 func v2Submission(v *payoutV2Record, p payouts.Payout) (PayoutSubmission, error) {
@@ -446,7 +424,7 @@ func (e *Engine) emitPayoutV2(tx store.Tx, rec payoutRecord, event string) error
 	if err != nil {
 		return err
 	}
-	return e.emit(tx, rec.Org, event, renderPayoutV2(p), jsonResource(eventPayoutV2, rec))
+	return e.emit(tx, rec.Org, event, render.PayoutV2(p), jsonResource(eventPayoutV2, rec))
 }
 
 func loadPayoutV2(tx store.Tx, org, id string) (PayoutV2, error) {

@@ -1,10 +1,12 @@
 package tambala
 
-// The engine's renderings of its own resources, for the tests of package
+import "github.com/tambalapay/tambala/internal/render"
+
+// The renderings of the engine's resources, for the tests of package
 // tambala_test that compare a read with an event's data.
 var (
-	RenderCollection   = renderCollection
-	RenderTrade        = renderTrade
-	RenderCollectionV2 = renderCollectionV2
-	RenderPayoutV2     = renderPayoutV2
+	RenderCollection   = render.Collection
+	RenderTrade        = render.Trade
+	RenderCollectionV2 = render.CollectionV2
+	RenderPayoutV2     = render.PayoutV2
 )

@@ -3,6 +3,7 @@ package tambala
 import (
 	"context"
 	"errors"
+	"github.com/tambalapay/tambala/internal/render"
 	"strconv"
 	"time"
 
@@ -86,7 +87,7 @@ func (e *Engine) recordTrade(ctx context.Context, orgID string, n NewTrade) (Tra
 		if err := tx.Put(bucketTradesByOrg, records.IndexKey(orgID, r.ID), nil); err != nil {
 			return err
 		}
-		return e.emit(tx, orgID, event, renderTrade(t), jsonResource(eventTrade, r))
+		return e.emit(tx, orgID, event, render.Trade(t), jsonResource(eventTrade, r))
 	})
 	return t, err
 }

@@ -4,6 +4,7 @@ import (
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/quotes"
+	"time"
 )
 
 // Wallet is the rail of a /v2 payout to a blockchain wallet.
@@ -303,4 +304,30 @@ func FeeShownV2(p Payout, asset money.Asset, fx bool, priced money.Amount, obser
 		return nil, err
 	}
 	return &fee, nil
+}
+
+// V2Payout is a /v2 payout. Amount is what the destination
+// receives in Asset; SourceAmount what was held in SourceAsset
+// (principal plus fee, each converted and rounded up on an FX payout).
+// Fee, in Asset, is nil until the payout is terminal: then the fee
+// charged (0 on a failure).
+type V2Payout struct {
+	ID           string
+	Org          string
+	SourceAsset  money.Asset
+	SourceAmount money.Amount
+	Asset        money.Asset
+	Amount       money.Amount
+	Rate         *money.Rate
+	Fee          *money.Amount
+	Status       Status
+	Destination  V2Destination
+	Failure      *Failure
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+	TerminalAt   *time.Time
+	// PrincipalSource and FeeSource are the frozen source-asset parts of
+	// SourceAmount (not rendered).
+	PrincipalSource money.Amount
+	FeeSource       money.Amount
 }

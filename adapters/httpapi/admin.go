@@ -396,12 +396,12 @@ func (a *Admin) recordTrade(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t, err := a.engine.Operator().RecordTrade(r.Context(), r.PathValue("org"), tambala.NewTrade{Ref: in.Ref, USDTAmount: amt, ClientRate: rate})
-	a.reply(w, r, http.StatusCreated, renderTrade(t), err)
+	a.reply(w, r, http.StatusCreated, json.RawMessage(render.Trade(t)), err)
 }
 
 func (a *Admin) reverseCollection(w http.ResponseWriter, r *http.Request) {
 	c, err := a.engine.Operator().ReverseCollection(r.Context(), r.PathValue("org"), r.PathValue("id"))
-	a.reply(w, r, http.StatusOK, renderCollection(c), err)
+	a.reply(w, r, http.StatusOK, json.RawMessage(render.Collection(c)), err)
 }
 
 func (a *Admin) setWebhook(w http.ResponseWriter, r *http.Request) {
@@ -495,7 +495,7 @@ func (a *Admin) payoutsInFlight(w http.ResponseWriter, r *http.Request) {
 		f := render.InFlightPayoutFields{APIVersion: "v1", Payout: render.Payout(p.Payout), Org: p.Payout.Org, Overdue: p.Overdue,
 			FailedCalls: p.FailedCalls, UnknownAnswers: p.UnknownAnswers, NextAttemptAt: p.NextAttemptAt}
 		if p.V2 != nil {
-			f.APIVersion, f.Payout = "v2", renderPayoutV2(*p.V2)
+			f.APIVersion, f.Payout = "v2", render.PayoutV2(*p.V2)
 		}
 		out[i] = render.InFlightPayout(f)
 	}

@@ -59,5 +59,5 @@ func (a *Admin) recordDeposit(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	writeRaw(w, http.StatusCreated, renderCollectionV2(c))
+	writeRaw(w, http.StatusCreated, render.CollectionV2(c))
 }

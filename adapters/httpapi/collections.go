@@ -42,7 +42,7 @@ func (h *Handler) listCollections(w http.ResponseWriter, r *http.Request, p tamb
 	}
 	items := make([]json.RawMessage, len(res.Items))
 	for i, c := range res.Items {
-		items[i] = renderCollection(c)
+		items[i] = render.Collection(c)
 	}
 	writeJSON(w, http.StatusOK, pageJSON("collections", items, res.HasMore, res.NextBeforeID))
 }
@@ -53,7 +53,7 @@ func (h *Handler) getCollection(w http.ResponseWriter, r *http.Request, p tambal
 		writeError(w, r, h.log, err)
 		return
 	}
-	writeRaw(w, http.StatusOK, renderCollection(c))
+	writeRaw(w, http.StatusOK, render.Collection(c))
 }
 
 func (h *Handler) simulateCollection(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
@@ -86,7 +86,7 @@ func (h *Handler) simulateCollection(w http.ResponseWriter, r *http.Request, p t
 		writeError(w, r, h.log, err)
 		return
 	}
-	writeRaw(w, http.StatusCreated, renderCollection(c))
+	writeRaw(w, http.StatusCreated, render.Collection(c))
 }
 
 func (h *Handler) listTrades(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
@@ -101,7 +101,7 @@ func (h *Handler) listTrades(w http.ResponseWriter, r *http.Request, p tambala.P
 	}
 	items := make([]json.RawMessage, len(res.Items))
 	for i, t := range res.Items {
-		items[i] = renderTrade(t)
+		items[i] = render.Trade(t)
 	}
 	writeJSON(w, http.StatusOK, pageJSON("trades", items, res.HasMore, res.NextBeforeID))
 }

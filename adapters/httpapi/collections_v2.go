@@ -33,7 +33,7 @@ func (h *Handler) depositAddresses(w http.ResponseWriter, r *http.Request, p tam
 func renderCollectionsV2(cs []tambala.CollectionV2) []json.RawMessage {
 	out := make([]json.RawMessage, len(cs))
 	for i, c := range cs {
-		out[i] = renderCollectionV2(c)
+		out[i] = render.CollectionV2(c)
 	}
 	return out
 }
@@ -63,7 +63,7 @@ func (h *Handler) getCollectionV2(w http.ResponseWriter, r *http.Request, p tamb
 		writeError(w, r, h.log, err)
 		return
 	}
-	writeRaw(w, http.StatusOK, renderCollectionV2(c))
+	writeRaw(w, http.StatusOK, render.CollectionV2(c))
 }
 
 // assetFilter reads the optional ?asset= of a /v2 list: absent is every
@@ -100,7 +100,7 @@ func (h *Handler) simulateCollectionV2(w http.ResponseWriter, r *http.Request, p
 		writeError(w, r, h.log, err)
 		return
 	}
-	writeRaw(w, http.StatusCreated, renderCollectionV2(c))
+	writeRaw(w, http.StatusCreated, render.CollectionV2(c))
 }
 
 // decodeSimulatedCollectionV2 reads {asset, amount, network?}: asset a

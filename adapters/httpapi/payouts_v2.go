@@ -6,6 +6,7 @@ import (
 
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/render"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/payouts"
 )
@@ -13,7 +14,7 @@ import (
 func (h *Handler) payoutV2Routes() {
 	h.handleJSON("POST /v2/payouts", tambala.APIv2, serveCreate(h, createRoute[tambala.PayoutV2Request, tambala.PayoutV2]{
 		op: tambala.CreatePayoutV2Op, decode: decodePayoutV2, create: (*tambala.Client).CreatePayoutV2,
-		status: http.StatusAccepted, render: renderPayoutV2}))
+		status: http.StatusAccepted, render: render.PayoutV2}))
 	h.handle("GET /v2/payouts/{id}", tambala.APIv2, h.getPayoutV2)
 	h.handle("GET /v2/payouts", tambala.APIv2, h.listPayoutsV2)
 }
@@ -105,7 +106,7 @@ func (h *Handler) getPayoutV2(w http.ResponseWriter, r *http.Request, p tambala.
 		writeError(w, r, h.log, err)
 		return
 	}
-	writeRaw(w, http.StatusOK, renderPayoutV2(po))
+	writeRaw(w, http.StatusOK, render.PayoutV2(po))
 }
 
 func (h *Handler) listPayoutsV2(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
@@ -128,7 +129,7 @@ func (h *Handler) listPayoutsV2(w http.ResponseWriter, r *http.Request, p tambal
 	}
 	items := make([]json.RawMessage, len(res.Items))
 	for i, po := range res.Items {
-		items[i] = renderPayoutV2(po)
+		items[i] = render.PayoutV2(po)
 	}
 	writeJSON(w, http.StatusOK, pageJSON("payouts", items, res.HasMore, res.NextBeforeID))
 }

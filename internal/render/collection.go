@@ -3,6 +3,8 @@ package render
 import (
 	"encoding/json"
 
+	"github.com/tambalapay/tambala/collections"
+
 	"github.com/tambalapay/tambala/money"
 )
 
@@ -30,7 +32,14 @@ type CollectionFields struct {
 // {"id","status","amount_mwk","fee","amount_credited","rail",
 // "source_customer_name","source_account_number","source_institution",
 // "rtp_reference_number","created_at"}.
-func Collection(c CollectionFields) []byte {
-	b, _ := json.Marshal(c)
+func Collection(c collections.Collection) []byte {
+	return collectionBytes(CollectionFields{ID: c.ID, Status: string(c.Status), AmountMWK: c.AmountMWK, Fee: c.Fee,
+		AmountCredited: c.AmountCredited, Rail: string(c.Rail), SourceCustomerName: c.SourceCustomerName,
+		SourceAccountNumber: c.SourceAccountNumber, SourceInstitution: c.SourceInstitution,
+		RTPReferenceNumber: c.RTPReferenceNumber, CreatedAt: Time(c.CreatedAt)})
+}
+
+func collectionBytes(f CollectionFields) []byte {
+	b, _ := json.Marshal(f)
 	return b
 }

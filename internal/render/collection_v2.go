@@ -3,6 +3,8 @@ package render
 import (
 	"encoding/json"
 
+	"github.com/tambalapay/tambala/collections"
+
 	"github.com/tambalapay/tambala/money"
 )
 
@@ -29,7 +31,17 @@ type CollectionV2Fields struct {
 // collection): {"id","status","asset","amount","fee","amount_credited",
 // "network","source","order_id","created_at"}, amounts at the asset's
 // decimals.
-func CollectionV2(c CollectionV2Fields) []byte {
-	b, _ := json.Marshal(c)
+func CollectionV2(c collections.CollectionV2) []byte {
+	var network *string
+	if c.Network != "" {
+		network = &c.Network
+	}
+	return collectionV2Bytes(CollectionV2Fields{ID: c.ID, Status: string(c.Status), Asset: string(c.Asset.Code), Amount: c.Amount,
+		Fee: c.Fee, AmountCredited: c.AmountCredited, Network: network, Source: string(c.Source), OrderID: c.OrderID,
+		CreatedAt: Time(c.CreatedAt)})
+}
+
+func collectionV2Bytes(f CollectionV2Fields) []byte {
+	b, _ := json.Marshal(f)
 	return b
 }

@@ -45,7 +45,16 @@ type PayoutV2Destination struct {
 // {"id","source_asset","source_amount","asset","amount","rate","fee",
 // "status","destination","failure","created_at","terminal_at"}, rate,
 // fee, failure and terminal_at null until known, the times in Time.
-func PayoutV2(p PayoutV2Fields) []byte {
+func PayoutV2(p payouts.V2Payout) []byte {
+	d := p.Destination
+	return payoutV2Bytes(PayoutV2Fields{ID: p.ID, SourceAsset: string(p.SourceAsset.Code), SourceAmount: p.SourceAmount,
+		Asset: string(p.Asset.Code), Amount: p.Amount, Rate: p.Rate, Fee: p.Fee, Status: p.Status, Failure: p.Failure,
+		CreatedAt: p.CreatedAt, TerminalAt: p.TerminalAt,
+		Destination: PayoutV2Destination{Type: string(d.Type), InstitutionID: d.InstitutionID, AccountNumber: d.AccountNumber,
+			MobileNumber: d.MobileNumber, BeneficiaryName: d.BeneficiaryName, Network: d.Network, Address: d.Address}})
+}
+
+func payoutV2Bytes(p PayoutV2Fields) []byte {
 	var term *string
 	if p.TerminalAt != nil {
 		s := Time(*p.TerminalAt)

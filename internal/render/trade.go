@@ -3,6 +3,8 @@ package render
 import (
 	"encoding/json"
 
+	"github.com/tambalapay/tambala/trades"
+
 	"github.com/tambalapay/tambala/money"
 )
 
@@ -23,7 +25,12 @@ type TradeFields struct {
 // trade.settled are these bytes:
 // {"id","usdt_amount","client_rate","mwk_amount","status","created_at",
 // "settled_at"}, the kwacha credited a whole number.
-func Trade(t TradeFields) []byte {
-	b, _ := json.Marshal(t)
+func Trade(t trades.Trade) []byte {
+	return tradeBytes(TradeFields{ID: t.ID, USDTAmount: t.USDTAmount, ClientRate: t.ClientRate, MWKAmount: t.MWKAmount,
+		Status: string(t.Status), CreatedAt: Time(t.CreatedAt), SettledAt: Time(t.SettledAt)})
+}
+
+func tradeBytes(f TradeFields) []byte {
+	b, _ := json.Marshal(f)
 	return b
 }

@@ -11,7 +11,7 @@ func TestTradeBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pin(t, Trade(TradeFields{ID: "t", USDTAmount: money.FromInt(money.USDT, 1000000), ClientRate: rate, MWKAmount: 1750, Status: "settled", CreatedAt: "c", SettledAt: "s"}),
+	pin(t, tradeBytes(TradeFields{ID: "t", USDTAmount: money.FromInt(money.USDT, 1000000), ClientRate: rate, MWKAmount: 1750, Status: "settled", CreatedAt: "c", SettledAt: "s"}),
 		`{"id":"t","usdt_amount":"1000000.000000","client_rate":"1750.5","mwk_amount":1750,"status":"settled","created_at":"c","settled_at":"s"}`)
 }
 
