@@ -836,7 +836,7 @@ func (q *crSeq) check(where string) map[string]payouts.Payout {
 					q.failf("%s: payout %s failed (%+v), its hold released, but the provider paid it", where, id, po.Failure)
 				}
 				if po.Status == payouts.Succeeded || po.Status == payouts.Reversed {
-					if (po.Fee == nil) != (st.Fee == nil) || (po.Fee != nil && !po.Fee.Equal(*st.Fee)) {
+					if (po.Fee == nil) != !st.Fee.IsSet() || (po.Fee != nil && !po.Fee.Equal(st.Fee)) {
 						q.failf("%s: payout %s has fee %v, the provider reported %v", where, id, po.Fee, st.Fee)
 					}
 				}

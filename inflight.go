@@ -106,9 +106,9 @@ func (e *Engine) payoutsInFlight(ctx context.Context, f InFlightFilter) ([]InFli
 type Resolution struct {
 	// Outcome is payouts.Succeeded or payouts.Failed.
 	Outcome payouts.Status
-	// Fee is the provider's observed fee of a succeeded payout; nil charges
-	// the fee held at accept.
-	Fee *money.Amount
+	// Fee is the provider's observed fee of a succeeded payout; the zero Amount
+	// charges the fee held at accept.
+	Fee money.Amount
 	// FailureCode is why a failed payout failed.
 	FailureCode payouts.FailureCode
 	// Reason is what the operator found (required, at most 500
@@ -128,11 +128,11 @@ func (e *Engine) resolvePayout(ctx context.Context, id string, r Resolution) (pa
 	}
 	switch r.Outcome {
 	case payouts.Succeeded:
-		if r.Fee != nil && (r.Fee.Asset() != money.MWK || r.Fee.Sign() < 0) {
+		if r.Fee.IsSet() && (r.Fee.Asset() != money.MWK || r.Fee.Sign() < 0) {
 			return payouts.Payout{}, errcode.Newf(errcode.ValidationError, "fee must be a non-negative MWK amount.")
 		}
-		if r.Fee != nil {
-			if err := money.CheckMax("fee", *r.Fee); err != nil {
+		if r.Fee.IsSet() {
+			if err := money.CheckMax("fee", r.Fee); err != nil {
 				return payouts.Payout{}, err
 			}
 		}
@@ -167,7 +167,7 @@ func (e *Engine) resolvePayout(ctx context.Context, id string, r Resolution) (pa
 			}
 		}
 		if r.Outcome == payouts.Succeeded {
-			err = e.finishSuccess(tx, &rec, p, r.Fee, now)
+			err = e.finishSuccess(tx, &rec, p, observedFee(r.Fee), now)
 		} else {
 			err = e.finishFailure(tx, &rec, p, string(r.FailureCode), now)
 		}

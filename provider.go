@@ -48,8 +48,9 @@ const (
 // ProviderStatus is a provider's report on one payout.
 type ProviderStatus struct {
 	State ProviderState
-	// Fee is the provider's observed charge; nil when it reported none.
-	Fee *money.Amount
+	// Fee is the provider's observed charge; the zero Amount when it
+	// reported none.
+	Fee money.Amount
 	// FailureCode is the provider's reason when failed; codes outside the
 	// payout failure vocabulary become declined.
 	FailureCode string
@@ -67,4 +68,12 @@ type PayoutProvider interface {
 	Submit(ctx context.Context, s PayoutSubmission) error
 	// Status reports on a submitted payout.
 	Status(ctx context.Context, reference string) (ProviderStatus, error)
+}
+
+// observedFee is a fee reported as an optional Amount, nil when none.
+func observedFee(f money.Amount) *money.Amount {
+	if !f.IsSet() {
+		return nil
+	}
+	return &f
 }

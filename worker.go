@@ -316,7 +316,7 @@ func (e *Engine) recordPayoutCall(ctx context.Context, c claimedPayout, out payo
 			rec.Unknown = 0
 			switch st.State {
 			case ProviderSucceeded, ProviderReversed:
-				if err := e.finishSuccess(tx, rec, p, st.Fee, now); err != nil {
+				if err := e.finishSuccess(tx, rec, p, observedFee(st.Fee), now); err != nil {
 					return err
 				}
 				if st.State == ProviderReversed {

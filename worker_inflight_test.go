@@ -184,7 +184,7 @@ func TestPayoutsInFlightFilters(t *testing.T) {
 // same observed fee; failed releases the hold whole.
 func TestResolvePayout(t *testing.T) {
 	ctx := context.Background()
-	fee := func(s string) *money.Amount { a := mustParse(money.MWK, s); return &a }
+	fee := func(s string) money.Amount { return mustParse(money.MWK, s) }
 
 	t.Run("refusals", func(t *testing.T) {
 		w := newWorkerEnv(t, memstore.New())
@@ -203,8 +203,8 @@ func TestResolvePayout(t *testing.T) {
 			"no reason":        {held, tambala.Resolution{Outcome: payouts.Failed, FailureCode: payouts.Declined}, errcode.ValidationError},
 			"bad outcome":      {held, tambala.Resolution{Outcome: payouts.Reversed, Reason: "r"}, errcode.ValidationError},
 			"bad failure code": {held, tambala.Resolution{Outcome: payouts.Failed, FailureCode: "on_fire", Reason: "r"}, errcode.ValidationError},
-			"negative fee":     {held, tambala.Resolution{Outcome: payouts.Succeeded, Fee: ptr(mustSubAmt(money.Zero(money.MWK), money.FromInt(money.MWK, 1))), Reason: "r"}, errcode.ValidationError},
-			"USDT fee":         {held, tambala.Resolution{Outcome: payouts.Succeeded, Fee: ptr(money.FromInt(money.USDT, 1)), Reason: "r"}, errcode.ValidationError},
+			"negative fee":     {held, tambala.Resolution{Outcome: payouts.Succeeded, Fee: mustSubAmt(money.Zero(money.MWK), money.FromInt(money.MWK, 1)), Reason: "r"}, errcode.ValidationError},
+			"USDT fee":         {held, tambala.Resolution{Outcome: payouts.Succeeded, Fee: money.FromInt(money.USDT, 1), Reason: "r"}, errcode.ValidationError},
 		} {
 			_, err := w.engine.Operator().ResolvePayout(ctx, c.id, c.r)
 			assert.Equal(t, c.code, errcode.Of(err), name)
@@ -233,8 +233,9 @@ func TestResolvePayout(t *testing.T) {
 			}
 			if c.r.Outcome == payouts.Failed {
 				worker.provider.ScriptPayout(sent[0], sandbox.Outcome{Fail: string(c.r.FailureCode)})
-			} else if c.r.Fee != nil {
-				worker.provider.ScriptPayout(sent[0], sandbox.Outcome{Fee: c.r.Fee})
+			} else if c.r.Fee.IsSet() {
+				fee := c.r.Fee
+				worker.provider.ScriptPayout(sent[0], sandbox.Outcome{Fee: &fee})
 			} else {
 				worker.provider.ScriptPayout(sent[0], sandbox.Outcome{NoFee: true})
 			}

@@ -523,7 +523,7 @@ func (a *Admin) resolvePayout(w http.ResponseWriter, r *http.Request) {
 			writeError(w, r, a.log, err)
 			return
 		}
-		res.Fee = &fee
+		res.Fee = fee
 	}
 	p, err := a.engine.Operator().ResolvePayout(r.Context(), r.PathValue("id"), res)
 	if err != nil {

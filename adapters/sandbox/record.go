@@ -123,7 +123,7 @@ func (r record) status() (tambala.ProviderStatus, error) {
 		if err != nil {
 			return tambala.ProviderStatus{}, err
 		}
-		st.Fee = &f
+		st.Fee = f
 	}
 	return st, nil
 }

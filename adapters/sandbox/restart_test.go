@@ -93,7 +93,7 @@ func statuses(t *testing.T, p *sandbox.Provider, refs []string) map[string]strin
 		if st.FailureCode != "" {
 			s += " " + st.FailureCode
 		}
-		if st.Fee != nil {
+		if st.Fee.IsSet() {
 			s += " fee " + st.Fee.String()
 		}
 		out[ref] = s
