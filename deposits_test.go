@@ -59,7 +59,7 @@ func TestDepositAddresses(t *testing.T) {
 		assert.Equal(t, "tron", got[1].Network)
 		table := networks.Default()
 		for _, a := range got {
-			assert.Equal(t, []string{"USDT"}, a.Assets)
+			assert.Equal(t, []money.AssetCode{"USDT"}, a.Assets)
 			require.NoError(t, table[a.Network].CheckAddress("USDT", a.Address))
 			assert.Equal(t, 1, iss.count(a.Network), "issued on the first read")
 		}
@@ -260,7 +260,7 @@ func TestRotateDepositAddress(t *testing.T) {
 		r, err := d.e.Operator().RotateDepositAddress(d.ctx, d.org.ID, "tron")
 		require.NoError(t, err)
 		assert.Equal(t, "tron", r.Network)
-		assert.Equal(t, []string{"USDT"}, r.Assets)
+		assert.Equal(t, []money.AssetCode{"USDT"}, r.Assets)
 		assert.NotEqual(t, before[1].Address, r.Address)
 		require.NoError(t, networks.Default()["tron"].CheckAddress("USDT", r.Address))
 		after, err := d.e.Client(d.p).DepositAddresses(d.ctx)

@@ -822,7 +822,7 @@ func TestDeskQuoteChecks(t *testing.T) {
 		cs, err = d.e.Client(d.p).Corridors(d.ctx)
 		require.NoError(t, err)
 		require.Len(t, cs, 1)
-		assert.Equal(t, "MWK", cs[0].Asset.Code)
+		assert.Equal(t, money.MWK.Code, cs[0].Asset.Code)
 
 		// /v2 paused: quotes are refused; /v2 access is checked.
 		_, err = d.e.Operator().SetPause(d.ctx, tambala.APIv2, tambala.Maintenance)

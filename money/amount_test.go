@@ -574,7 +574,7 @@ func TestAssets(t *testing.T) {
 	assert.Equal(t, money.Asset{Code: "MWK", Decimals: 2}, money.MWK)
 	assert.Equal(t, money.Asset{Code: "USDT", Decimals: 6}, money.USDT)
 	as := money.DefaultAssets()
-	assert.Equal(t, []string{"MWK", "USDT"}, as.Codes())
+	assert.Equal(t, []money.AssetCode{"MWK", "USDT"}, as.Codes())
 	got, ok := as.Lookup("USDT")
 	assert.True(t, ok)
 	assert.Equal(t, money.USDT, got)

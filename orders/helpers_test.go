@@ -113,7 +113,7 @@ func checkRendered(t tb, o orders.Order, b []byte) {
 			require.Equal(t, string(m["expires_at"]), string(f["deadline"]))
 			require.Regexp(t, timeRE, string(f["deadline"]))
 			require.Equal(t, `"`+o.From.String()+`"`, string(f["amount"]))
-			require.Equal(t, `"`+o.From.Asset().Code+`"`, string(f["asset"]))
+			require.Equal(t, `"`+string(o.From.Asset().Code)+`"`, string(f["asset"]))
 			require.Len(t, f, 7)
 		}
 		if o.Proof == nil {

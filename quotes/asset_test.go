@@ -95,8 +95,8 @@ func TestClassify(t *testing.T) {
 		}
 		require.NoError(t, err)
 		assert.Equal(t, tc.dir, dir)
-		assert.Equal(t, tc.fiat, fiat)
-		assert.Equal(t, tc.coin, coin)
+		assert.Equal(t, tc.fiat, string(fiat))
+		assert.Equal(t, tc.coin, string(coin))
 	}
 }
 

@@ -133,12 +133,12 @@ func TestFindCorridorAndVisible(t *testing.T) {
 
 	vis := quotes.Visible(all, func(code money.AssetCode) bool { return true })
 	require.Len(t, vis, 2)
-	assert.Equal(t, "MWK", vis[0].Asset.Code, "sorted by code")
-	assert.Equal(t, "ZMW", vis[1].Asset.Code)
-	assert.Equal(t, "ZMW", all[0].Asset.Code, "the input is not reordered")
+	assert.Equal(t, money.AssetCode("MWK"), vis[0].Asset.Code, "sorted by code")
+	assert.Equal(t, money.AssetCode("ZMW"), vis[1].Asset.Code)
+	assert.Equal(t, money.AssetCode("ZMW"), all[0].Asset.Code, "the input is not reordered")
 	vis = quotes.Visible(all, func(code money.AssetCode) bool { return code == "ZMW" })
 	require.Len(t, vis, 1)
-	assert.Equal(t, "ZMW", vis[0].Asset.Code)
+	assert.Equal(t, money.AssetCode("ZMW"), vis[0].Asset.Code)
 	assert.Empty(t, quotes.Visible(all, func(money.AssetCode) bool { return false }))
 }
 

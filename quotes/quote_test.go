@@ -141,7 +141,7 @@ func TestNewOrder(t *testing.T) {
 			assert.Equal(t, tc.pair.To, q.To.Asset())
 			assert.Equal(t, quotes.KindOrder, q.Kind)
 			assert.Equal(t, tc.pair.Direction, q.Direction)
-			assert.Equal(t, "MWK", q.Corridor())
+			assert.Equal(t, money.MWK.Code, q.Corridor())
 			assert.Equal(t, quoteID, q.ID)
 			assert.Equal(t, orgID, q.Org)
 			assert.Empty(t, q.UsedBy)
