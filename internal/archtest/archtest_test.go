@@ -69,6 +69,7 @@ var rules = map[string]rule{
 	"payouts":     pureRule(false),
 	"webhooks":    pureRule(false),
 	"apikeys":     pureRule(false),
+	"accounts":    pureRule(false),
 	"networks":    pureRule(false),
 	"ledger":      pureRule(true),
 	// The text rule of every field a person reads, shared by payouts,

@@ -30,9 +30,9 @@ import (
 //     package below it), the strict body decoder internal/strictjson or
 //     the JSON library it wraps.
 var (
-	noJSONTags    = []string{"money", "payouts", "orders", "quotes", "conversions", "collections", "trades", "orgs", "networks", "apikeys", "errcode", "ledger"}
+	noJSONTags    = []string{"money", "payouts", "orders", "quotes", "conversions", "collections", "trades", "orgs", "accounts", "networks", "apikeys", "errcode", "ledger"}
 	jsonTagExempt = map[string]bool{"ledger/codec.go": true}
-	noJSONImports = []string{"payouts", "orders", "quotes", "conversions", "collections", "trades", "orgs", "networks", "apikeys", "errcode"}
+	noJSONImports = []string{"payouts", "orders", "quotes", "conversions", "collections", "trades", "orgs", "accounts", "networks", "apikeys", "errcode"}
 )
 
 // jsonImport reports whether importing path brings in a JSON codec.
