@@ -61,8 +61,12 @@
 // converter and deposit address issuer; adapters/webhookhttp sends
 // webhooks; adapters/prommetrics counts; adapters/httpapi is the HTTP
 // binding of the reference API, and examples/server a runnable sandbox.
-// The pure rules live in packages of their own: payouts, orders, quotes,
-// conversions, ledger, money, networks, webhooks.
+// The pure rules live in packages of their own, one per resource: payouts
+// (/v1 and /v2), orders and quotes (the desk), conversions, collections
+// (and deposits), trades, orgs, accounts (the people who sign in), and
+// ledger, money, networks, webhooks, apikeys. Asset codes are
+// money.AssetCode; amounts are money.Amount bound to their asset, or
+// money.Decimal while the asset is not known yet.
 //
 // See docs/architecture.md for the layering and docs/decisions.md for
 // why each rule is what it is.
