@@ -92,8 +92,8 @@ func setUp(ctx context.Context, op *tambala.Operator) (string, error) {
 		Name:     "Acme Ltd",
 		V2Access: tambala.V2Enabled,
 		Assets: []tambala.AssetAccess{
-			{Asset: "MWK", Operations: []string{tambala.OpPayout, tambala.OpConvert}},
-			{Asset: "USDT", Operations: []string{tambala.OpPayout, tambala.OpConvert, tambala.OpCollection}},
+			{Asset: money.MWK.Code, Operations: []string{tambala.OpPayout, tambala.OpConvert}},
+			{Asset: money.USDT.Code, Operations: []string{tambala.OpPayout, tambala.OpConvert, tambala.OpCollection}},
 		},
 	})
 	if err != nil {
@@ -103,7 +103,7 @@ func setUp(ctx context.Context, op *tambala.Operator) (string, error) {
 		return "", err
 	}
 	_, err = op.RecordDeposit(ctx, org.ID, tambala.Deposit{
-		Network: "tron", Asset: "USDT", Amount: money.FromInt(money.USDT, 1000), TxRef: "tron-tx-0001",
+		Network: "tron", Asset: money.USDT.Code, Amount: money.FromInt(money.USDT, 1000), TxRef: "tron-tx-0001",
 	})
 	if err != nil {
 		return "", err
@@ -120,7 +120,7 @@ func setUp(ctx context.Context, op *tambala.Operator) (string, error) {
 // (the hold is captured).
 func deskOrder(ctx context.Context, op *tambala.Operator, client *tambala.Client, done *outcomes, out io.Writer) error {
 	amount := money.DecimalOf(money.FromInt(money.USDT, 100))
-	q, err := client.QuoteOrder(ctx, quotes.Request{FromAsset: "USDT", ToAsset: "MWK", FromAmount: amount})
+	q, err := client.QuoteOrder(ctx, quotes.Request{FromAsset: money.USDT.Code, ToAsset: money.MWK.Code, FromAmount: amount})
 	if err != nil {
 		return err
 	}
@@ -151,7 +151,7 @@ func deskOrder(ctx context.Context, op *tambala.Operator, client *tambala.Client
 // executed by the sandbox converter.
 func conversion(ctx context.Context, client *tambala.Client, done *outcomes, out io.Writer) error {
 	amount := money.DecimalOf(money.FromInt(money.USDT, 200))
-	q, err := client.QuoteConversion(ctx, quotes.Request{FromAsset: "USDT", ToAsset: "MWK", FromAmount: amount})
+	q, err := client.QuoteConversion(ctx, quotes.Request{FromAsset: money.USDT.Code, ToAsset: money.MWK.Code, FromAmount: amount})
 	if err != nil {
 		return err
 	}
@@ -174,8 +174,8 @@ func conversion(ctx context.Context, client *tambala.Client, done *outcomes, out
 func walletPayout(ctx context.Context, client *tambala.Client, done *outcomes, out io.Writer) error {
 	address := sandbox.TestWalletAddresses["tron"][0]
 	created, err := client.CreatePayoutV2(ctx, tambala.PayoutV2Request{
-		SourceAsset: "USDT",
-		Asset:       "USDT",
+		SourceAsset: money.USDT.Code,
+		Asset:       money.USDT.Code,
 		Amount:      money.DecimalOf(money.FromInt(money.USDT, 50)),
 		Destination: tambala.PayoutV2Destination{Type: tambala.DestinationWallet, Network: "tron", Address: address},
 	}, tambala.Idempotency{Key: "payout-1"})
@@ -189,7 +189,7 @@ func walletPayout(ctx context.Context, client *tambala.Client, done *outcomes, o
 	}
 	fee := "none"
 	if po.Fee != nil {
-		fee = po.Fee.String() + " " + string(po.Fee.Asset().Code)
+		fee = po.Fee.String() + " " + po.Fee.Asset().String()
 	}
 	_, err = fmt.Fprintf(out, "payout      %s: %s %s to %s wallet, fee %s, debited %s %s\n",
 		po.Status, po.Amount, po.Asset.Code, po.Destination.Network, fee, po.SourceAmount, po.SourceAsset.Code)
