@@ -3,8 +3,9 @@ package tambala
 import (
 	"context"
 	"fmt"
-	"github.com/tambalapay/tambala/internal/render"
 	"time"
+
+	"github.com/tambalapay/tambala/internal/render"
 
 	"github.com/tambalapay/tambala/collections"
 	"github.com/tambalapay/tambala/errcode"

@@ -2,8 +2,9 @@ package tambala
 
 import (
 	"context"
-	"github.com/tambalapay/tambala/internal/render"
 	"time"
+
+	"github.com/tambalapay/tambala/internal/render"
 
 	"github.com/tambalapay/tambala/collections"
 	"github.com/tambalapay/tambala/errcode"

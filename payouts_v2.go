@@ -3,9 +3,10 @@ package tambala
 import (
 	"context"
 	"errors"
-	"github.com/tambalapay/tambala/internal/render"
 	"strconv"
 	"time"
+
+	"github.com/tambalapay/tambala/internal/render"
 
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/cache"

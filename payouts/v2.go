@@ -1,10 +1,11 @@
 package payouts
 
 import (
+	"time"
+
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/quotes"
-	"time"
 )
 
 // Wallet is the rail of a /v2 payout to a blockchain wallet.
