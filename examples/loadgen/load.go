@@ -431,10 +431,10 @@ func setupOrg(ctx context.Context, adm, pub *endpoint, c config, amount money.Am
 	if err != nil {
 		return "", err
 	}
-	limits := tambala.PayoutLimits{
-		MaxPerPayoutMWK: maxAmount(amount, tambala.DefaultPayoutLimits().MaxPerPayoutMWK),
-		DailyVolumeMWK:  volume,
-		HourlyCount:     int(min(2*count+10, math.MaxInt32)),
+	limits := map[string]any{ // the admin API's body, in its field names
+		"max_per_payout_mwk": maxAmount(amount, tambala.DefaultPayoutLimits().MaxPerPayoutMWK).String(),
+		"daily_volume_mwk":   volume.String(),
+		"hourly_count":       int(min(2*count+10, math.MaxInt32)),
 	}
 	if err := adm.call(ctx, http.MethodPut, "/admin/orgs/"+org.ID+"/payout-limits", limits, http.StatusOK, nil); err != nil {
 		return "", fmt.Errorf("raising the payout limits: %w", err)
