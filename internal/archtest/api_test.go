@@ -10,7 +10,7 @@ import (
 )
 
 // TestEngineAPIIsTyped type-checks the root package and walks the method
-// sets of its faces (*Engine, *Client, *Operator): no exported method may
+// sets of its faces (*Engine, *Client, *Operator, *Accounts, *Portal): no exported method may
 // take or return a request or response body (a byte slice,
 // json.RawMessage or any named type over one), a net/http type, or an
 // HTTP status (an integer parameter or result named status), nor reach
@@ -23,7 +23,7 @@ func TestEngineAPIIsTyped(t *testing.T) {
 		t.Fatalf("type-checking %s: %v", module, err)
 	}
 	c := apiChecker{seen: map[types.Type]bool{}}
-	for _, face := range []string{"Engine", "Client", "Operator"} {
+	for _, face := range []string{"Engine", "Client", "Operator", "Accounts", "Portal"} {
 		tn, ok := pkg.Scope().Lookup(face).(*types.TypeName)
 		if !ok {
 			t.Fatalf("no type %s in the root package", face)
