@@ -154,3 +154,34 @@ func (e *Engine) auditTrail(ctx context.Context, page PageRequest, org string) (
 	})
 	return out, err
 }
+
+// The actions of an organization admin's own changes (OrgAdmin).
+const (
+	AuditKeyCreated          AuditAction = "key.created"
+	AuditKeyRevoked          AuditAction = "key.revoked"
+	AuditAllowlistChanged    AuditAction = "org.allowlist_changed"
+	AuditBalanceFloorChanged AuditAction = "org.balance_floor_changed"
+	AuditOrgChanged          AuditAction = "org.changed"
+	AuditWebhookEndpointSet  AuditAction = "webhook.endpoint_set"
+)
+
+type actorKey struct{}
+
+// asActor returns ctx whose calls of the engine's shared use cases
+// (createKey, revokeKey, updateOrg, setWebhookEndpoint) append their
+// changes to the audit trail with actor as its actor. Only the engine
+// sets it (OrgAdmin); the Operator face's calls carry none and are not
+// audited.
+func asActor(ctx context.Context, actor AuditActor) context.Context {
+	return context.WithValue(ctx, actorKey{}, actor)
+}
+
+// auditAs appends an entry in tx when ctx carries an actor (asActor), and
+// does nothing otherwise.
+func (e *Engine) auditAs(ctx context.Context, tx store.Tx, org string, action AuditAction, target, summary string) error {
+	actor, ok := ctx.Value(actorKey{}).(AuditActor)
+	if !ok {
+		return nil
+	}
+	return e.audit(ctx, tx, actor, org, action, target, summary)
+}

@@ -30,6 +30,10 @@
 //     a signed-in user reaches their organization's Client. Every change
 //     to people and their sessions is appended to the audit trail in its
 //     own transaction.
+//   - OrgAdmin, from Portal.Admin(ctx, token): a signed-in admin's own
+//     organization: API keys, IP allowlist, webhook endpoint and
+//     deliveries, balance floor, audit trail; each change audited with
+//     the user as its actor.
 //   - Engine itself: authentication, Run and its single passes
 //     (ProcessPayouts, ProcessDeliveries, ProcessConversions,
 //     ProcessEvents, ProcessOrders, PruneIdempotency, PruneQuotes), and what

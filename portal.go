@@ -59,10 +59,11 @@ type TOTPConfirmed struct {
 // organizations: accepting an invitation, signing in (password, then TOTP
 // or a recovery code, or TOTP enrolment when the organization requires
 // it), the session of every later request, signing out and changing a
-// password. Sessions are tokens of their own: a session token never
-// authenticates an API call and an API key never a session. The client
-// address that sign-in throttling keys on, and that the audit trail
-// records, comes from the context's RequestInfo (WithRequestInfo).
+// password, and the admin's own organization (Admin). Sessions are
+// tokens of their own: a session token never authenticates an API call
+// and an API key never a session. The client address that sign-in
+// throttling keys on, and that the audit trail records, comes from the
+// context's RequestInfo (WithRequestInfo).
 //
 // It is safe for concurrent use.
 type Portal struct {
