@@ -211,8 +211,11 @@ type Engine struct {
 	events             EventHandler
 	eventOpts          EventOptions
 	acct               AccountsOptions
-	running            atomic.Bool // Run is under way
-	started            time.Time
+	// passwordWorkHook, when set (tests only), runs before every password
+	// hash or verification (passwordWork).
+	passwordWorkHook func()
+	running          atomic.Bool // Run is under way
+	started          time.Time
 
 	inflight sync.Map // idempotency scopes being decided in this process
 	// legacySince is when this store's creates began to be scoped by

@@ -63,7 +63,11 @@ type TOTPConfirmed struct {
 // tokens of their own: a session token never authenticates an API call
 // and an API key never a session. The client address that sign-in
 // throttling keys on, and that the audit trail records, comes from the
-// context's RequestInfo (WithRequestInfo).
+// context's RequestInfo (WithRequestInfo). Passwords are hashed and
+// verified (argon2id) outside every store transaction: a transaction only
+// re-reads what the check read and records its outcome, so sign-ins,
+// whoever makes them, never hold the store's write path for the length of
+// a hash.
 //
 // It is safe for concurrent use.
 type Portal struct {
@@ -189,47 +193,155 @@ func (e *Engine) failSignIn(ctx context.Context, tx store.Tx, u *accounts.User, 
 	return nil
 }
 
-// signIn is Portal.SignIn, in accounts' sequence: Admit on both
-// throttles, Authenticate, then Fail or Succeed in the same transaction.
+// passwordWork marks the start of a password hash or verification
+// (argon2id, about 50 ms at accounts.DefaultParams). The engine runs them
+// outside every store transaction, never while it holds the store's write
+// path: an Update only re-reads what the slow step read and records the
+// outcome, so one organization's (or an outsider's) sign-ins cannot stall
+// the writes of another.
+func (e *Engine) passwordWork() {
+	if e.passwordWorkHook != nil {
+		e.passwordWorkHook()
+	}
+}
+
+// signInRead is what a sign-in reads of the store: the user with the
+// email (nil for none) and the throttles of the account and the address.
+type signInRead struct {
+	user       *accounts.User
+	acct, addr accounts.Throttle
+}
+
+func readSignIn(tx store.Tx, account, addrKey string) (signInRead, error) {
+	var r signInRead
+	var err error
+	if r.addr, err = loadThrottle(tx, bucketThrottleAddrs, addrKey); err != nil {
+		return r, err
+	}
+	if account == "" {
+		return r, nil
+	}
+	if r.acct, err = loadThrottle(tx, bucketThrottleAccounts, account); err != nil {
+		return r, err
+	}
+	u, ok, err := userByEmail(tx, account)
+	if err != nil {
+		return r, err
+	}
+	if ok {
+		r.user = &u
+	}
+	return r, nil
+}
+
+// sameCredentials reports whether a sign-in checked against a would be
+// answered alike against b: no user for both, or the same user with the
+// same password hash and status (what accounts.Authenticate decides by).
+func sameCredentials(a, b *accounts.User) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return a.ID == b.ID && a.PasswordHash == b.PasswordHash && a.Disabled() == b.Disabled()
+}
+
+// signIn is Portal.SignIn, in accounts' sequence, with the slow step out
+// of every transaction:
+//  1. a View reads the user and both throttles; Admit refuses at once
+//     (no hashing);
+//  2. outside any transaction, accounts.Authenticate (VerifyDummy for an
+//     unknown email) against what was read, and on success the new hash
+//     when the stored one NeedsRehash;
+//  3. one Update re-reads the user and the throttles, checks Admit again
+//     (attempts that failed meanwhile may have locked the account or the
+//     address: the attempt is then throttled whatever its password, so no
+//     more failures than the policy's are ever recorded), and records Fail
+//     or Succeed, the rehash, the session and the audit entry.
+//
+// A user record that changed between the reads in a way that matters
+// (created, another password hash, disabled or enabled) makes the
+// attempt start again from 1, once: the password is verified again
+// against the new record. If it changed again, the attempt is refused as
+// invalid credentials and recorded as a failure, as for any password not
+// shown to match the stored hash. A user gone by the Update is an unknown
+// email.
 func (e *Engine) signIn(ctx context.Context, email, password string) (SignInResult, error) {
 	addrKey := accounts.AddressKey(requestInfo(ctx).Address)
 	account, emailErr := accounts.NormalizeEmail(email)
 	if emailErr != nil {
 		account = "" // no account to throttle: the address's throttle alone
 	}
+	for round := 0; ; round++ {
+		out, stale, err := e.signInOnce(ctx, account, addrKey, password, round > 0)
+		if err != nil {
+			return SignInResult{}, err
+		}
+		if !stale {
+			return out, nil
+		}
+	}
+}
+
+// signInOnce is one round of signIn; stale reports a user record that
+// changed between the reads, unless last, when it is refused instead.
+func (e *Engine) signInOnce(ctx context.Context, account, addrKey, password string, last bool) (SignInResult, bool, error) {
+	var seen signInRead
+	if err := e.store.View(ctx, func(tx store.Tx) error {
+		var err error
+		seen, err = readSignIn(tx, account, addrKey)
+		return err
+	}); err != nil {
+		return SignInResult{}, false, err
+	}
+	if refused := accounts.Admit(e.nowUTC(), seen.acct, seen.addr); refused != nil {
+		return SignInResult{}, false, refused
+	}
+
+	// The slow step, in no transaction.
+	e.passwordWork()
+	checked := accounts.Authenticate(seen.user, password, e.acct.PasswordParams)
+	if checked != nil && errcode.Of(checked) != errcode.Unauthorized {
+		return SignInResult{}, false, checked
+	}
+	var rehash accounts.PasswordHash
+	if checked == nil && seen.user.PasswordHash.NeedsRehash(e.acct.PasswordParams) {
+		e.passwordWork()
+		h, err := accounts.HashPassword(password, e.acct.PasswordParams, e.acct.Random)
+		if err != nil {
+			return SignInResult{}, false, err
+		}
+		rehash = h
+	}
+
 	var out SignInResult
 	var refused error
+	var stale bool
 	err := e.store.Update(ctx, func(tx store.Tx) error {
-		out, refused = SignInResult{}, nil
+		out, refused, stale = SignInResult{}, nil, false
 		now := e.nowUTC()
-		addr, err := loadThrottle(tx, bucketThrottleAddrs, addrKey)
+		cur, err := readSignIn(tx, account, addrKey)
 		if err != nil {
 			return err
 		}
-		var acct accounts.Throttle
-		var user *accounts.User
-		if account != "" {
-			if acct, err = loadThrottle(tx, bucketThrottleAccounts, account); err != nil {
-				return err
-			}
-			u, ok, err := userByEmail(tx, account)
-			if err != nil {
-				return err
-			}
-			if ok {
-				user = &u
-			}
-		}
-		if refused = accounts.Admit(now, acct, addr); refused != nil {
+		if refused = accounts.Admit(now, cur.acct, cur.addr); refused != nil {
 			return nil
 		}
-		if refused = accounts.Authenticate(user, password, e.acct.PasswordParams); refused != nil {
-			if errcode.Of(refused) != errcode.Unauthorized {
-				return refused
+		refused = checked
+		switch {
+		case cur.user == nil:
+			if seen.user != nil {
+				refused = accounts.InvalidCredentials() // gone meanwhile
 			}
-			return e.failSignIn(ctx, tx, user, account, acct, addrKey, addr, AuditSignInFailed, now)
+		case !sameCredentials(seen.user, cur.user):
+			if !last {
+				stale = true
+				return nil // nothing written: verify again against cur
+			}
+			refused = accounts.InvalidCredentials()
 		}
-		u := *user
+		if refused != nil {
+			return e.failSignIn(ctx, tx, cur.user, account, cur.acct, addrKey, cur.addr, AuditSignInFailed, now)
+		}
+		u := *cur.user
 		totp, err := orgTOTPRequired(tx, u.Org)
 		if err != nil {
 			return err
@@ -238,16 +350,12 @@ func (e *Engine) signIn(ctx context.Context, email, password string) (SignInResu
 		if stage != accounts.StageSecondFactor {
 			// The account's throttle is cleared once the sign-in is
 			// complete: at the second factor, when the code is right.
-			if err := putThrottle(tx, bucketThrottleAccounts, account, acct.Succeed()); err != nil {
+			if err := putThrottle(tx, bucketThrottleAccounts, account, cur.acct.Succeed()); err != nil {
 				return err
 			}
 		}
-		if u.PasswordHash.NeedsRehash(e.acct.PasswordParams) {
-			h, err := accounts.HashPassword(password, e.acct.PasswordParams, e.acct.Random)
-			if err != nil {
-				return err
-			}
-			u.PasswordHash = h
+		if rehash != "" {
+			u.PasswordHash = rehash
 			if err := putUser(tx, u); err != nil {
 				return err
 			}
@@ -263,12 +371,15 @@ func (e *Engine) signIn(ctx context.Context, email, password string) (SignInResu
 		return e.audit(ctx, tx, userActor(u.ID, u.Email), u.Org, AuditSignedIn, u.ID, "password checked; stage "+string(stage))
 	})
 	if err != nil {
-		return SignInResult{}, err
+		return SignInResult{}, false, err
+	}
+	if stale {
+		return SignInResult{}, true, nil
 	}
 	if refused != nil {
-		return SignInResult{}, refused
+		return SignInResult{}, false, refused
 	}
-	return out, nil
+	return out, false, nil
 }
 
 // loadSessionUser reads the session of token and its user. An unknown
@@ -537,11 +648,58 @@ func (e *Engine) signOut(ctx context.Context, token string) error {
 	})
 }
 
-// changePassword is Portal.ChangePassword.
+// changePassword is Portal.ChangePassword, with the slow step out of
+// every transaction: a View checks the session and the account's throttle
+// (Admit) and reads the user; outside any transaction the current
+// password is verified and the next one checked and hashed
+// (accounts.User.ChangePassword); then one Update checks the session and
+// Admit again and that the user's hash is still the one verified, and
+// records the outcome. A hash that changed in between (a concurrent
+// change or rehash) makes the call start again, once; if it changed again
+// the current password counts as wrong, as not shown to match the stored
+// hash.
 func (e *Engine) changePassword(ctx context.Context, token, current, next string) error {
+	for round := 0; ; round++ {
+		stale, err := e.changePasswordOnce(ctx, token, current, next, round > 0)
+		if err != nil || !stale {
+			return err
+		}
+	}
+}
+
+// changePasswordOnce is one round of changePassword; stale reports a
+// password hash that changed between the reads, unless last, when it is
+// refused instead.
+func (e *Engine) changePasswordOnce(ctx context.Context, token, current, next string, last bool) (bool, error) {
+	var seen accounts.User
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		now := e.nowUTC()
+		_, u, err := authorized(tx, token, now)
+		if err != nil {
+			return err
+		}
+		acct, err := loadThrottle(tx, bucketThrottleAccounts, u.Email)
+		if err != nil {
+			return err
+		}
+		seen = u
+		return accounts.Admit(now, acct)
+	})
+	if err != nil {
+		return false, err
+	}
+
+	// The slow step, in no transaction.
+	e.passwordWork()
+	changed, checked := seen.ChangePassword(current, next, e.acct.PasswordParams, e.acct.Random)
+	if checked != nil && !errors.Is(checked, accounts.ErrWrongPassword) {
+		return false, checked // the next password's policy, before any write
+	}
+
 	var refused error
-	err := e.store.Update(ctx, func(tx store.Tx) error {
-		refused = nil
+	var stale bool
+	err = e.store.Update(ctx, func(tx store.Tx) error {
+		refused, stale = nil, false
 		now := e.nowUTC()
 		s, u, err := authorized(tx, token, now)
 		if err != nil {
@@ -554,15 +712,19 @@ func (e *Engine) changePassword(ctx context.Context, token, current, next string
 		if refused = accounts.Admit(now, acct); refused != nil {
 			return nil
 		}
-		changed, err := u.ChangePassword(current, next, e.acct.PasswordParams, e.acct.Random)
-		if errors.Is(err, accounts.ErrWrongPassword) {
-			refused = err
+		refused = checked
+		if u.ID != seen.ID || u.PasswordHash != seen.PasswordHash {
+			if !last {
+				stale = true
+				return nil // nothing written: verify again against u
+			}
+			refused = accounts.WrongPassword() // not verified against u's hash
+		}
+		if refused != nil {
 			return e.failSignIn(ctx, tx, &u, u.Email, acct, "", accounts.Throttle{}, AuditPasswordChangeFailed, now)
 		}
-		if err != nil {
-			return err
-		}
-		if err := putUser(tx, changed); err != nil {
+		u.PasswordHash = changed.PasswordHash
+		if err := putUser(tx, u); err != nil {
 			return err
 		}
 		n, err := e.endUserSessions(tx, u.ID, &s.TokenHash, now)
@@ -576,47 +738,81 @@ func (e *Engine) changePassword(ctx context.Context, token, current, next string
 			fmt.Sprintf("%d other sessions ended", n))
 	})
 	if err != nil {
-		return err
+		return false, err
 	}
-	return refused
+	return stale, refused
 }
 
 var errUnknownInvitation = errors.New("tambala: no invitation has this token")
 
-// acceptInvitation is Portal.AcceptInvitation.
+// loadUsableInvitation reads the invitation of token (hash h) and checks
+// that it can be accepted at now: unauthorized, with accounts' errors,
+// for a token no invitation has or an invitation used, revoked or
+// expired.
+func (e *Engine) loadUsableInvitation(tx store.Tx, token string, h [32]byte, now time.Time) (accounts.Invitation, error) {
+	inv, err := loadInvitation(tx, h, errUnknownInvitation)
+	if err == errUnknownInvitation {
+		// The error of a token no invitation has, from accounts (no
+		// password is hashed: the token does not match).
+		_, _, err = accounts.Invitation{}.Accept(accounts.Acceptance{Token: token}, e.acct.Random, now)
+		return inv, orErr(err, errcode.New(errcode.Unauthorized))
+	}
+	if err != nil {
+		return inv, err
+	}
+	return inv, inv.Usable(now)
+}
+
+// acceptInvitation is Portal.AcceptInvitation, with the slow step out of
+// every transaction: a View checks that the invitation is usable (a junk
+// token costs no hashing); outside any transaction accounts.Invitation.Accept
+// checks the password and hashes it; then one Update checks the
+// invitation again (still usable: not accepted or revoked meanwhile) and
+// that no user has the email, and writes the user, the invitation and the
+// audit entry.
 func (e *Engine) acceptInvitation(ctx context.Context, token, password string) (User, error) {
 	h, err := accounts.InvitationTokenHash(token)
 	if err != nil {
 		return User{}, err
 	}
+	var inv accounts.Invitation
+	if err := e.store.View(ctx, func(tx store.Tx) error {
+		var err error
+		inv, err = e.loadUsableInvitation(tx, token, h, e.nowUTC())
+		return err
+	}); err != nil {
+		return User{}, err
+	}
+
+	// The slow step, in no transaction.
+	e.passwordWork()
+	accepted, u, err := inv.Accept(accounts.Acceptance{Token: token, UserID: e.newID(), Password: password,
+		Params: e.acct.PasswordParams}, e.acct.Random, e.nowUTC())
+	if err != nil {
+		return User{}, err
+	}
+
 	var out User
 	err = e.store.Update(ctx, func(tx store.Tx) error {
-		now := e.nowUTC()
-		inv, err := loadInvitation(tx, h, errUnknownInvitation)
-		if err == errUnknownInvitation {
-			// The error of a token no invitation has, from accounts.
-			_, _, err = accounts.Invitation{}.Accept(accounts.Acceptance{Token: token}, e.acct.Random, now)
-			return orErr(err, errcode.New(errcode.Unauthorized))
-		}
+		cur, err := e.loadUsableInvitation(tx, token, h, e.nowUTC())
 		if err != nil {
 			return err
 		}
-		accepted, u, err := inv.Accept(accounts.Acceptance{Token: token, UserID: e.newID(), Password: password,
-			Params: e.acct.PasswordParams}, e.acct.Random, now)
-		if err != nil {
-			return err
+		if cur.ID != inv.ID {
+			return errcode.New(errcode.Unauthorized) // not the invitation the password was hashed for
 		}
 		if _, taken, err := userByEmail(tx, u.Email); err != nil || taken {
 			return orErr(err, errEmailTaken)
 		}
-		if err := putInvitation(tx, accepted); err != nil {
+		cur.AcceptedAt, cur.UserID = accepted.AcceptedAt, accepted.UserID
+		if err := putInvitation(tx, cur); err != nil {
 			return err
 		}
 		if err := putUser(tx, u); err != nil {
 			return err
 		}
 		out = userView(u)
-		return e.audit(ctx, tx, userActor(u.ID, u.Email), u.Org, AuditInvitationAccepted, inv.ID,
+		return e.audit(ctx, tx, userActor(u.ID, u.Email), u.Org, AuditInvitationAccepted, cur.ID,
 			fmt.Sprintf("user %s created as %s", u.ID, u.Role))
 	})
 	if err != nil {
