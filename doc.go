@@ -6,7 +6,7 @@
 //
 // # The engine and its faces
 //
-// A host makes an Engine over a store with New and reaches it through three
+// A host makes an Engine over a store with New and reaches it through its
 // faces, one per audience:
 //
 //   - Client, from Engine.Client(p): one organization's calls. p, a
@@ -21,6 +21,19 @@
 //     and its moves (MoveOrder); corridors and asset limits; pause switches
 //     and rails; payouts to resolve by hand; webhook endpoints and
 //     deliveries.
+//   - Accounts, from Engine.Accounts(): the operator's management of the
+//     people who sign in to the portal for an organization: invitations,
+//     users, their sessions and TOTP, and the audit trail.
+//   - Portal, from Engine.Portal(): what a transport calls for those
+//     people: accepting an invitation, signing in with sign-in throttling
+//     and TOTP, sessions, signing out, and Portal.Principal, through which
+//     a signed-in user reaches their organization's Client. Every change
+//     to people and their sessions is appended to the audit trail in its
+//     own transaction.
+//   - OrgAdmin, from Portal.Admin(ctx, token): a signed-in admin's own
+//     organization: API keys, IP allowlist, webhook endpoint and
+//     deliveries, balance floor, audit trail; each change audited with
+//     the user as its actor.
 //   - Engine itself: authentication, Run and its single passes
 //     (ProcessPayouts, ProcessDeliveries, ProcessConversions,
 //     ProcessEvents, ProcessOrders, PruneIdempotency, PruneQuotes), and what

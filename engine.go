@@ -102,6 +102,9 @@ type Options struct {
 	Events EventHandler
 	// EventLoop tunes the event loop.
 	EventLoop EventOptions
+	// Accounts tunes the portal's people: password hashing, the random
+	// source of their secrets, the TOTP issuer.
+	Accounts AccountsOptions
 }
 
 // OrderOptions tune the /v2 desk. Zero fields take the defaults.
@@ -207,8 +210,12 @@ type Engine struct {
 	convOpts           ConversionWorkerOptions
 	events             EventHandler
 	eventOpts          EventOptions
-	running            atomic.Bool // Run is under way
-	started            time.Time
+	acct               AccountsOptions
+	// passwordWorkHook, when set (tests only), runs before every password
+	// hash or verification (passwordWork).
+	passwordWorkHook func()
+	running          atomic.Bool // Run is under way
+	started          time.Time
 
 	inflight sync.Map // idempotency scopes being decided in this process
 	// legacySince is when this store's creates began to be scoped by
@@ -310,6 +317,8 @@ func New(s store.Store, opts *Options) (*Engine, error) {
 	e.convOpts.defaults()
 	e.events, e.eventOpts = o.Events, o.EventLoop
 	e.eventOpts.defaults()
+	e.acct = o.Accounts
+	e.acct.defaults()
 	e.limiters.init(o.Limits.RatePerSecond, o.Limits.RateBurst)
 	e.sandboxInstitutions = payouts.DefaultInstitutions()
 	return e, nil

@@ -58,7 +58,10 @@ func (e *Engine) createKey(ctx context.Context, orgID string) (full string, key 
 		if active >= e.limits.MaxActiveKeys {
 			return errcode.Newf(errcode.Conflict, "the organization already has %d active keys; revoke one first", active)
 		}
-		return putKey(tx, &rec, hash)
+		if err := putKey(tx, &rec, hash); err != nil {
+			return err
+		}
+		return e.auditAs(ctx, tx, orgID, AuditKeyCreated, rec.ID, "key "+rec.Prefix+" created")
 	})
 	if err != nil {
 		return "", APIKey{}, err
@@ -143,6 +146,9 @@ func (e *Engine) revokeKey(ctx context.Context, orgID, idOrPrefix string) (APIKe
 				now := e.nowUTC()
 				rec.RevokedAt = &now
 				if err := records.PutJSON(tx, bucketKeys, rec.ID, toKeyRecord(rec)); err != nil {
+					return err
+				}
+				if err := e.auditAs(ctx, tx, orgID, AuditKeyRevoked, rec.ID, "key "+rec.Prefix+" revoked"); err != nil {
 					return err
 				}
 			}

@@ -122,7 +122,10 @@ func (e *Engine) updateOrg(ctx context.Context, id string, c orgs.Change) (Organ
 			return err
 		}
 		o = next
-		return saveOrg(tx, &o)
+		if err := saveOrg(tx, &o); err != nil {
+			return err
+		}
+		return e.auditOrgChange(ctx, tx, prev, next, c)
 	})
 	if err != nil {
 		return Organization{}, err

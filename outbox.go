@@ -54,6 +54,17 @@ func (e *Engine) setWebhookEndpoint(ctx context.Context, orgID, rawURL string) (
 		if err := loadOrg(tx, orgID, &o, errNotFound); err != nil {
 			return err
 		}
+		var prev Endpoint
+		if err := loadEndpoint(tx, orgID, &prev, errNotFound); err != nil && !errors.Is(err, errNotFound) {
+			return err
+		}
+		summary := "url " + prev.URL + " -> " + ep.URL + "; secret rotated"
+		if prev.URL == "" {
+			summary = "url none -> " + ep.URL + "; secret made"
+		}
+		if err := e.auditAs(ctx, tx, orgID, AuditWebhookEndpointSet, orgID, summary); err != nil {
+			return err
+		}
 		// The secret is kept in the clear: it is an HMAC key the engine
 		// signs with, not a credential it checks.
 		if err := records.PutJSON(tx, bucketSecrets, ep.SecretID, codec.SecretRecord{Org: orgID, Secret: secret}); err != nil {

@@ -37,14 +37,21 @@
 //
 // # Signing in
 //
-// A sign-in, in the store's transaction:
+// A sign-in, whose password work (argon2id, slow on purpose) the store
+// runs outside its transactions, so that it never holds the store's write
+// path:
 //
-//  1. Admit(now, accountThrottle, addressThrottle): refused attempts stop
-//     here, without checking the password.
-//  2. Authenticate(user or nil, password, params).
-//  3. On failure, Throttle.Fail on both throttles. On success,
-//     Throttle.Succeed on the account's (never the address's), a rehash
-//     when NeedsRehash, and NewSession at StageAfterPassword(user,
+//  1. In a read: Admit(now, accountThrottle, addressThrottle): refused
+//     attempts stop here, without checking the password.
+//  2. Outside any transaction: Authenticate(user or nil, password,
+//     params), and on success HashPassword when NeedsRehash.
+//  3. In one write transaction, after reading the user and the throttles
+//     again: Admit again (failures recorded meanwhile may lock the key:
+//     the attempt is then refused as throttled, whatever its password), a
+//     user record that changed since step 1 is checked again rather than
+//     trusted; then on failure, Throttle.Fail on both throttles. On
+//     success, Throttle.Succeed on the account's (never the address's),
+//     the rehash, and NewSession at StageAfterPassword(user,
 //     orgRequiresTOTP), whose token the transport sets as the cookie.
 //  4. At StageSecondFactor, VerifyTOTP or UseRecoveryCode (a wrong code is
 //     a failure on the account's throttle, checked by Admit first), then

@@ -133,6 +133,21 @@ func invalidCredentials() error {
 	return coded(errcode.Unauthorized, msgInvalidCredentials, ErrInvalidCredentials)
 }
 
+// InvalidCredentials is the error of a refused sign-in, the one
+// Authenticate returns (unauthorized, ErrInvalidCredentials): for a store
+// that refuses an attempt without a verification of its own, when the
+// user record changed after the password was verified against it.
+func InvalidCredentials() error { return invalidCredentials() }
+
+// WrongPassword is the error of a refused password change, the one
+// User.ChangePassword returns for a wrong current password (unauthorized,
+// ErrWrongPassword): for a store that refuses a change without a
+// verification of its own, when the password hash changed after the
+// current password was verified against it.
+func WrongPassword() error {
+	return coded(errcode.Unauthorized, "The current password is incorrect.", ErrWrongPassword)
+}
+
 func invalidCode(cause error) error { return coded(errcode.Unauthorized, msgInvalidCode, cause) }
 
 func sessionError(cause error) error { return coded(errcode.Unauthorized, msgSessionEnded, cause) }

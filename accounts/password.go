@@ -288,7 +288,7 @@ func (u User) SetPassword(password string, p Params, random io.Reader) (User, er
 // current password as a failed sign-in on the account's Throttle.
 func (u User) ChangePassword(current, next string, p Params, random io.Reader) (User, error) {
 	if !u.PasswordHash.Verify(current) {
-		return u, coded(errcode.Unauthorized, "The current password is incorrect.", ErrWrongPassword)
+		return u, WrongPassword()
 	}
 	return u.SetPassword(next, p, random)
 }
@@ -302,7 +302,10 @@ func (u User) ChangePassword(current, next string, p Params, random io.Reader) (
 // DefaultParams), and a disabled user's password is verified before it is
 // refused. The caller checks the throttles first (Admit) and records the
 // outcome after (Throttle.Fail, Throttle.Succeed); on success it rehashes
-// the password when u.PasswordHash.NeedsRehash(p).
+// the password when u.PasswordHash.NeedsRehash(p). It is slow on purpose
+// (one argon2id run): a store calls it, and HashPassword, outside its
+// transactions, between a read of u and the throttles and the write of
+// the outcome, which checks that neither moved meanwhile.
 func Authenticate(u *User, password string, p Params) error {
 	if u == nil {
 		VerifyDummy(password, p)

@@ -31,8 +31,10 @@ var (
 )
 
 // Throttle is the failed sign-ins of one key: a pure state machine the
-// store keeps per key, read and written in the transaction of the
-// attempt.
+// store keeps per key, read again and written in the transaction that
+// records the attempt (and Admit checked there again: the password is
+// checked outside any transaction, and other attempts may fail
+// meanwhile).
 type Throttle struct {
 	// Failures are the times of the failures within the last Window,
 	// oldest first; at most MaxFailures.

@@ -10,9 +10,10 @@ import (
 )
 
 // TestEngineAPIIsTyped type-checks the root package and walks the method
-// sets of its faces (*Engine, *Client, *Operator): no exported method may
-// take or return a request or response body (a byte slice,
-// json.RawMessage or any named type over one), a net/http type, or an
+// sets of its faces (*Engine, *Client, *Operator, *Accounts, *Portal,
+// *OrgAdmin): no exported method may take or return a request or
+// response body (a byte slice, json.RawMessage or any named type over
+// one), a net/http type, or an
 // HTTP status (an integer parameter or result named status), nor reach
 // one through the fields of the types it takes and returns. Transports
 // turn bodies and statuses into the typed calls; the engine never sees
@@ -23,7 +24,7 @@ func TestEngineAPIIsTyped(t *testing.T) {
 		t.Fatalf("type-checking %s: %v", module, err)
 	}
 	c := apiChecker{seen: map[types.Type]bool{}}
-	for _, face := range []string{"Engine", "Client", "Operator"} {
+	for _, face := range []string{"Engine", "Client", "Operator", "Accounts", "Portal", "OrgAdmin"} {
 		tn, ok := pkg.Scope().Lookup(face).(*types.TypeName)
 		if !ok {
 			t.Fatalf("no type %s in the root package", face)

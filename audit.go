@@ -1,0 +1,187 @@
+package tambala
+
+import (
+	"context"
+	"net/netip"
+	"time"
+
+	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/codec"
+	"github.com/tambalapay/tambala/internal/records"
+	"github.com/tambalapay/tambala/store"
+)
+
+// AuditEntry is one entry of the audit trail: who did what to which
+// organization's people and settings, when, and from where. An entry is
+// written in the transaction of the change it records, so a change that
+// does not commit leaves none; entries are never changed or removed.
+type AuditEntry struct {
+	// ID sorts by creation time, like every id of the engine.
+	ID    string
+	At    time.Time
+	Actor AuditActor
+	// Org is the organization the entry belongs to.
+	Org    string
+	Action AuditAction
+	// Target is what was acted on: a user, an invitation or the
+	// organization's id.
+	Target string
+	// Summary tells what changed, before and after, never a secret.
+	Summary string
+	// Address and RequestID come from the RequestInfo of the call's
+	// context; the zero Addr and "" when it had none.
+	Address   netip.Addr
+	RequestID string
+}
+
+// AuditActor is who acted: a portal user, the operator, or the engine
+// itself.
+type AuditActor struct {
+	Kind AuditActorKind
+	// ID and Email are the user's, for a user; empty otherwise.
+	ID    string
+	Email string
+}
+
+// AuditActorKind is the kind of an AuditActor.
+type AuditActorKind string
+
+const (
+	ActorUser     AuditActorKind = "user"
+	ActorOperator AuditActorKind = "operator"
+	ActorSystem   AuditActorKind = "system"
+)
+
+// AuditAction is what an audit entry records.
+type AuditAction string
+
+// The actions of the audit trail. Sign-in failures are recorded for users
+// that exist (an unknown email has no organization to file them under),
+// and so are the lockouts they bring.
+const (
+	AuditUserInvited          AuditAction = "user.invited"
+	AuditInvitationRevoked    AuditAction = "invitation.revoked"
+	AuditInvitationAccepted   AuditAction = "invitation.accepted"
+	AuditUserDisabled         AuditAction = "user.disabled"
+	AuditUserEnabled          AuditAction = "user.enabled"
+	AuditSessionsEnded        AuditAction = "user.sessions_ended"
+	AuditTOTPReset            AuditAction = "user.totp_reset"
+	AuditTOTPRequired         AuditAction = "org.totp_required_changed"
+	AuditSignedIn             AuditAction = "user.signed_in"
+	AuditSignInFailed         AuditAction = "user.sign_in_failed"
+	AuditLockedOut            AuditAction = "user.locked_out"
+	AuditSecondFactorPassed   AuditAction = "user.second_factor_passed"
+	AuditSecondFactorFailed   AuditAction = "user.second_factor_failed"
+	AuditTOTPEnrolled         AuditAction = "user.totp_enrolled"
+	AuditSignedOut            AuditAction = "user.signed_out"
+	AuditPasswordChanged      AuditAction = "user.password_changed"
+	AuditPasswordChangeFailed AuditAction = "user.password_change_failed"
+)
+
+// AuditFilter narrows the operator's read of the audit trail.
+type AuditFilter struct {
+	// Org, when set, keeps one organization's entries.
+	Org string
+}
+
+// RequestInfo is what a transport knows of the request behind a call: the
+// client's address (sign-in throttling, the audit trail) and its request
+// id (the audit trail).
+type RequestInfo struct {
+	Address   netip.Addr
+	RequestID string
+}
+
+type requestInfoKey struct{}
+
+// WithRequestInfo returns ctx carrying ri, for the calls made with it.
+func WithRequestInfo(ctx context.Context, ri RequestInfo) context.Context {
+	return context.WithValue(ctx, requestInfoKey{}, ri)
+}
+
+// requestInfo is the RequestInfo ctx carries; the zero one when none.
+func requestInfo(ctx context.Context) RequestInfo {
+	ri, _ := ctx.Value(requestInfoKey{}).(RequestInfo)
+	return ri
+}
+
+var operatorActor = AuditActor{Kind: ActorOperator}
+
+// userActor is the actor of a user's own act.
+func userActor(id, email string) AuditActor { return AuditActor{Kind: ActorUser, ID: id, Email: email} }
+
+// audit appends an entry to the trail in tx, the transaction of the change
+// it records, with the request's address and id from ctx.
+func (e *Engine) audit(ctx context.Context, tx store.Tx, actor AuditActor, org string, action AuditAction, target, summary string) error {
+	ri := requestInfo(ctx)
+	a := AuditEntry{ID: e.newID(), At: e.nowUTC(), Actor: actor, Org: org, Action: action, Target: target,
+		Summary: summary, Address: ri.Address, RequestID: ri.RequestID}
+	if err := records.PutJSON(tx, bucketAudit, string(records.IndexKey(org, a.ID)), toAuditRecord(a)); err != nil {
+		return err
+	}
+	return tx.Put(bucketAuditAll, records.IndexKey("", a.ID), []byte(org))
+}
+
+// loadAudit reads entry id of org.
+func loadAudit(tx store.Tx, org, id string) (AuditEntry, error) {
+	var r codec.AuditRecord
+	if err := records.GetJSON(tx, bucketAudit, string(records.IndexKey(org, id)), &r, errcode.New(errcode.InternalError)); err != nil {
+		return AuditEntry{}, err
+	}
+	return fromAuditRecord(r)
+}
+
+// auditTrail reads one page of the trail, newest first: one
+// organization's when org is set, else every entry.
+func (e *Engine) auditTrail(ctx context.Context, page PageRequest, org string) (Page[AuditEntry], error) {
+	var out Page[AuditEntry]
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		var err error
+		if org != "" {
+			out, err = listPage(tx, bucketAudit, org, page, nil, func(id string) (AuditEntry, error) {
+				return loadAudit(tx, org, id)
+			})
+			return err
+		}
+		out, err = listPage(tx, bucketAuditAll, "", page, nil, func(id string) (AuditEntry, error) {
+			o, err := tx.Get(bucketAuditAll, records.IndexKey("", id))
+			if err != nil {
+				return AuditEntry{}, err
+			}
+			return loadAudit(tx, string(o), id)
+		})
+		return err
+	})
+	return out, err
+}
+
+// The actions of an organization admin's own changes (OrgAdmin).
+const (
+	AuditKeyCreated          AuditAction = "key.created"
+	AuditKeyRevoked          AuditAction = "key.revoked"
+	AuditAllowlistChanged    AuditAction = "org.allowlist_changed"
+	AuditBalanceFloorChanged AuditAction = "org.balance_floor_changed"
+	AuditOrgChanged          AuditAction = "org.changed"
+	AuditWebhookEndpointSet  AuditAction = "webhook.endpoint_set"
+)
+
+type actorKey struct{}
+
+// asActor returns ctx whose calls of the engine's shared use cases
+// (createKey, revokeKey, updateOrg, setWebhookEndpoint) append their
+// changes to the audit trail with actor as its actor. Only the engine
+// sets it (OrgAdmin); the Operator face's calls carry none and are not
+// audited.
+func asActor(ctx context.Context, actor AuditActor) context.Context {
+	return context.WithValue(ctx, actorKey{}, actor)
+}
+
+// auditAs appends an entry in tx when ctx carries an actor (asActor), and
+// does nothing otherwise.
+func (e *Engine) auditAs(ctx context.Context, tx store.Tx, org string, action AuditAction, target, summary string) error {
+	actor, ok := ctx.Value(actorKey{}).(AuditActor)
+	if !ok {
+		return nil
+	}
+	return e.audit(ctx, tx, actor, org, action, target, summary)
+}

@@ -1,0 +1,207 @@
+package tambala
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"strings"
+
+	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/money"
+	"github.com/tambalapay/tambala/orgs"
+	"github.com/tambalapay/tambala/store"
+)
+
+// OrgAdmin is the face of the engine for a signed-in organization admin
+// managing their own organization: its API keys, IP allowlist, webhook
+// endpoint and deliveries, balance floor, and audit trail. Every call
+// checks the session again (live, signed in, its user enabled, the
+// organization active) and extends it; every change appends an entry to
+// the audit trail, with the user as its actor, in the change's own
+// transaction. The rules are the operator's (Operator.CreateKey, ...):
+// at most Limits.MaxActiveKeys active keys, a key or a webhook secret
+// shown once.
+//
+// It is safe for concurrent use.
+type OrgAdmin struct {
+	e     *Engine
+	token string
+}
+
+// Admin checks the session of token and returns the face through which
+// its user administers their organization. A session that is not signed
+// in, or whose organization is suspended, is refused as Session and
+// Principal refuse it.
+func (p *Portal) Admin(ctx context.Context, token string) (*OrgAdmin, error) {
+	if _, _, err := p.e.adminContext(ctx, token); err != nil {
+		return nil, err
+	}
+	return &OrgAdmin{e: p.e, token: token}, nil
+}
+
+// AuditTrail reads one page of the organization's audit trail, newest
+// first.
+func (a *OrgAdmin) AuditTrail(ctx context.Context, page PageRequest) (Page[AuditEntry], error) {
+	ctx, org, err := a.e.adminContext(ctx, a.token)
+	if err != nil {
+		return Page[AuditEntry]{}, err
+	}
+	return a.e.auditTrail(ctx, page, org)
+}
+
+// CreateKey issues an API key for the organization. The full key is
+// returned here once and can never be read again; at Limits.MaxActiveKeys
+// active keys it is conflict until one is revoked.
+func (a *OrgAdmin) CreateKey(ctx context.Context) (full string, key APIKey, err error) {
+	ctx, org, err := a.e.adminContext(ctx, a.token)
+	if err != nil {
+		return "", APIKey{}, err
+	}
+	return a.e.createKey(ctx, org)
+}
+
+// Deliveries lists the organization's webhook deliveries newest first,
+// each with its attempts newest first.
+func (a *OrgAdmin) Deliveries(ctx context.Context, page PageRequest) (Page[DeliveryView], error) {
+	ctx, org, err := a.e.adminContext(ctx, a.token)
+	if err != nil {
+		return Page[DeliveryView]{}, err
+	}
+	return a.e.deliveries(ctx, org, page)
+}
+
+// Keys lists the organization's API keys, never the keys themselves.
+func (a *OrgAdmin) Keys(ctx context.Context) ([]APIKey, error) {
+	ctx, org, err := a.e.adminContext(ctx, a.token)
+	if err != nil {
+		return nil, err
+	}
+	return a.e.keys(ctx, org)
+}
+
+// Organization reads the organization.
+func (a *OrgAdmin) Organization(ctx context.Context) (Organization, error) {
+	ctx, org, err := a.e.adminContext(ctx, a.token)
+	if err != nil {
+		return Organization{}, err
+	}
+	return a.e.organization(ctx, org)
+}
+
+// RevokeKey revokes one of the organization's keys, by id or prefix; a
+// key revoked already is returned as is.
+func (a *OrgAdmin) RevokeKey(ctx context.Context, idOrPrefix string) (APIKey, error) {
+	ctx, org, err := a.e.adminContext(ctx, a.token)
+	if err != nil {
+		return APIKey{}, err
+	}
+	return a.e.revokeKey(ctx, org, idOrPrefix)
+}
+
+// SetAllowlist replaces the organization's IP allowlist with exact
+// addresses; an empty list allows every address.
+func (a *OrgAdmin) SetAllowlist(ctx context.Context, addrs []netip.Addr) (Organization, error) {
+	ctx, org, err := a.e.adminContext(ctx, a.token)
+	if err != nil {
+		return Organization{}, err
+	}
+	return a.e.setAllowlist(ctx, org, addrs)
+}
+
+// SetBalanceFloor sets the organization's MWK balance floor; the zero
+// Amount removes it.
+func (a *OrgAdmin) SetBalanceFloor(ctx context.Context, floorMWK money.Amount) (Organization, error) {
+	ctx, org, err := a.e.adminContext(ctx, a.token)
+	if err != nil {
+		return Organization{}, err
+	}
+	return a.e.setBalanceFloor(ctx, org, floorMWK)
+}
+
+// SetWebhookEndpoint sets the organization's webhook endpoint with a new
+// signing secret, returned here once; replacing the endpoint rotates the
+// secret.
+func (a *OrgAdmin) SetWebhookEndpoint(ctx context.Context, rawURL string) (Endpoint, string, error) {
+	ctx, org, err := a.e.adminContext(ctx, a.token)
+	if err != nil {
+		return Endpoint{}, "", err
+	}
+	return a.e.setWebhookEndpoint(ctx, org, rawURL)
+}
+
+// WebhookEndpoint reads the organization's webhook endpoint; false when it
+// has none.
+func (a *OrgAdmin) WebhookEndpoint(ctx context.Context) (Endpoint, bool, error) {
+	ctx, org, err := a.e.adminContext(ctx, a.token)
+	if err != nil {
+		return Endpoint{}, false, err
+	}
+	return a.e.webhookEndpoint(ctx, org)
+}
+
+// adminContext checks the session of token for an admin's call (as
+// Principal does: signed in, its organization active), extends it, and
+// returns ctx carrying its user as the audit actor, and the organization.
+func (e *Engine) adminContext(ctx context.Context, token string) (context.Context, string, error) {
+	var actor AuditActor
+	var orgID string
+	err := e.store.Update(ctx, func(tx store.Tx) error {
+		now := e.nowUTC()
+		s, u, err := authorized(tx, token, now)
+		if err != nil {
+			return err
+		}
+		if u.Org == "" {
+			return errcode.New(errcode.Forbidden)
+		}
+		org, err := e.cachedOrg(tx, u.Org, errUnauthorized)
+		if err != nil {
+			return err
+		}
+		if org.Status != OrgActive {
+			return errSuspended
+		}
+		if _, err := touch(tx, s, now); err != nil {
+			return err
+		}
+		actor, orgID = userActor(u.ID, u.Email), u.Org
+		return nil
+	})
+	if err != nil {
+		return ctx, "", err
+	}
+	return asActor(ctx, actor), orgID, nil
+}
+
+// auditOrgChange appends change c of organization prev (now next) to the
+// audit trail when ctx carries an actor.
+func (e *Engine) auditOrgChange(ctx context.Context, tx store.Tx, prev, next Organization, c orgs.Change) error {
+	switch c.(type) {
+	case orgs.SetAllowlist:
+		return e.auditAs(ctx, tx, next.ID, AuditAllowlistChanged, next.ID,
+			fmt.Sprintf("allowlist %s -> %s", addrList(prev.Allowlist), addrList(next.Allowlist)))
+	case orgs.SetBalanceFloor:
+		return e.auditAs(ctx, tx, next.ID, AuditBalanceFloorChanged, next.ID,
+			fmt.Sprintf("balance floor %s -> %s", floorText(prev.BalanceFloorMWK), floorText(next.BalanceFloorMWK)))
+	default:
+		return e.auditAs(ctx, tx, next.ID, AuditOrgChanged, next.ID, fmt.Sprintf("%T", c))
+	}
+}
+
+func addrList(addrs []netip.Addr) string {
+	if len(addrs) == 0 {
+		return "[any]"
+	}
+	s := make([]string, len(addrs))
+	for i, a := range addrs {
+		s[i] = a.String()
+	}
+	return "[" + strings.Join(s, " ") + "]"
+}
+
+func floorText(a money.Amount) string {
+	if !a.IsSet() {
+		return "none"
+	}
+	return a.String() + " MWK"
+}

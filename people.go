@@ -1,0 +1,464 @@
+package tambala
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/tambalapay/tambala/accounts"
+	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/records"
+	"github.com/tambalapay/tambala/store"
+)
+
+// AccountsOptions tune the portal's people (package accounts). Zero fields
+// take the defaults.
+type AccountsOptions struct {
+	// PasswordParams are the argon2id parameters of new password hashes
+	// (default accounts.DefaultParams; accounts.TestParams in tests only).
+	// A hash made with others is redone at its user's next sign-in.
+	PasswordParams accounts.Params
+	// Random is the source of tokens, salts, TOTP secrets and recovery
+	// codes. Default: crypto/rand.Reader.
+	Random io.Reader
+	// Issuer names the service in authenticator apps (default "tambala").
+	Issuer string
+}
+
+func (o *AccountsOptions) defaults() {
+	if o.PasswordParams == (accounts.Params{}) {
+		o.PasswordParams = accounts.DefaultParams
+	}
+	if o.Random == nil {
+		o.Random = rand.Reader
+	}
+	if o.Issuer == "" {
+		o.Issuer = "tambala"
+	}
+}
+
+// User is a person who signs in to the portal, as the engine shows them:
+// never their password hash, TOTP secret or recovery codes.
+type User struct {
+	ID    string
+	Email string
+	Role  accounts.Role
+	// Org is the organization the user administers.
+	Org               string
+	Status            accounts.Status
+	TOTPEnrolled      bool
+	RecoveryCodesLeft int
+	CreatedAt         time.Time
+	// DisabledAt is zero while the user is active.
+	DisabledAt time.Time
+}
+
+func userView(u accounts.User) User {
+	return User{ID: u.ID, Email: u.Email, Role: u.Role, Org: u.Org, Status: u.Status(), TOTPEnrolled: u.TOTP.Enrolled,
+		RecoveryCodesLeft: u.TOTP.RecoveryCodesLeft(), CreatedAt: u.CreatedAt, DisabledAt: u.DisabledAt}
+}
+
+// Invitation is the operator's invitation of an email address to an
+// organization, as the engine shows it: never its token.
+type Invitation struct {
+	ID        string
+	Email     string
+	Org       string
+	Role      accounts.Role
+	InvitedBy string
+	// Status is where the invitation stands at the time of the read.
+	Status     accounts.InvitationStatus
+	CreatedAt  time.Time
+	ExpiresAt  time.Time
+	AcceptedAt time.Time // zero until accepted
+	UserID     string    // the user the acceptance made
+	RevokedAt  time.Time // zero unless revoked
+}
+
+func invitationView(i accounts.Invitation, now time.Time) Invitation {
+	return Invitation{ID: i.ID, Email: i.Email, Org: i.Org, Role: i.Role, InvitedBy: i.InvitedBy, Status: i.Status(now),
+		CreatedAt: i.CreatedAt, ExpiresAt: i.ExpiresAt, AcceptedAt: i.AcceptedAt, UserID: i.UserID, RevokedAt: i.RevokedAt}
+}
+
+// InviteUser is what the operator gives to invite a person to an
+// organization.
+type InviteUser struct {
+	Org   string
+	Email string
+	// Role defaults to accounts.RoleOrgAdmin.
+	Role accounts.Role
+	// TTL is the invitation's lifetime: zero for
+	// accounts.DefaultInvitationTTL.
+	TTL time.Duration
+}
+
+// Invited is a new invitation and its token, to be sent to the invitee:
+// the token is shown here once and never stored.
+type Invited struct {
+	Invitation Invitation
+	Token      string
+}
+
+// Accounts is the face of the engine through which the operator manages
+// the people of organizations: invitations, users, their sessions and
+// TOTP, an organization's TOTP requirement, and the audit trail. Every
+// change appends an entry to the audit trail, with the operator as its
+// actor, in the change's own transaction. Its calls act on the operator's
+// own authority, as Operator's do.
+//
+// It is safe for concurrent use.
+type Accounts struct {
+	e *Engine
+}
+
+// Accounts returns the operator's face for the people of organizations.
+func (e *Engine) Accounts() *Accounts { return &Accounts{e: e} }
+
+// AuditTrail reads one page of the audit trail, newest first: every
+// organization's, or f.Org's alone.
+func (a *Accounts) AuditTrail(ctx context.Context, page PageRequest, f AuditFilter) (Page[AuditEntry], error) {
+	return a.e.auditTrail(ctx, page, f.Org)
+}
+
+// DisableUser disables a user and ends every session of theirs; a user
+// disabled already is returned as is.
+func (a *Accounts) DisableUser(ctx context.Context, userID string) (User, error) {
+	return a.e.setUserDisabled(ctx, userID, true)
+}
+
+// EnableUser lets a disabled user sign in again; an active user is
+// returned as is.
+func (a *Accounts) EnableUser(ctx context.Context, userID string) (User, error) {
+	return a.e.setUserDisabled(ctx, userID, false)
+}
+
+// EndSessions ends every session of a user, who must sign in again, and
+// returns how many were live.
+func (a *Accounts) EndSessions(ctx context.Context, userID string) (int, error) {
+	return a.e.endSessions(ctx, userID)
+}
+
+// Invitations lists an organization's invitations, oldest first, each
+// with where it stands now.
+func (a *Accounts) Invitations(ctx context.Context, orgID string) ([]Invitation, error) {
+	return a.e.invitations(ctx, orgID)
+}
+
+// InviteUser invites an email address to an organization. The token, to be
+// sent to the invitee, is returned here once and can never be read again.
+// An email that a user has already is conflict.
+func (a *Accounts) InviteUser(ctx context.Context, n InviteUser) (Invited, error) {
+	return a.e.inviteUser(ctx, n)
+}
+
+// ResetTOTP removes a user's TOTP and recovery codes (a lost device) and
+// ends every session of theirs; if the organization requires TOTP, their
+// next sign-in enrols again.
+func (a *Accounts) ResetTOTP(ctx context.Context, userID string) (User, error) {
+	return a.e.resetTOTP(ctx, userID)
+}
+
+// RevokeInvitation withdraws an organization's invitation by id; one
+// accepted already cannot be (conflict).
+func (a *Accounts) RevokeInvitation(ctx context.Context, orgID, id string) (Invitation, error) {
+	return a.e.revokeInvitation(ctx, orgID, id)
+}
+
+// SetTOTPRequired sets whether an organization's users must have TOTP: a
+// user without it enrols at their next sign-in, and a signed-in one is
+// held to enrolment before anything else.
+func (a *Accounts) SetTOTPRequired(ctx context.Context, orgID string, required bool) error {
+	return a.e.setTOTPRequired(ctx, orgID, required)
+}
+
+// TOTPRequired reports whether an organization requires TOTP of its users.
+func (a *Accounts) TOTPRequired(ctx context.Context, orgID string) (bool, error) {
+	return a.e.totpRequired(ctx, orgID)
+}
+
+// User reads a user by id.
+func (a *Accounts) User(ctx context.Context, id string) (User, error) {
+	return a.e.user(ctx, id)
+}
+
+// Users lists an organization's users, oldest first.
+func (a *Accounts) Users(ctx context.Context, orgID string) ([]User, error) {
+	return a.e.users(ctx, orgID)
+}
+
+var errEmailTaken = errcode.Newf(errcode.Conflict, "A user with this email address already exists.")
+
+// inviteUser is Accounts.InviteUser.
+func (e *Engine) inviteUser(ctx context.Context, n InviteUser) (Invited, error) {
+	if n.Role == "" {
+		n.Role = accounts.RoleOrgAdmin
+	}
+	var out Invited
+	err := e.store.Update(ctx, func(tx store.Tx) error {
+		var o Organization
+		if err := loadOrg(tx, n.Org, &o, errNotFound); err != nil {
+			return err
+		}
+		now := e.nowUTC()
+		inv, token, err := accounts.Invite(accounts.InvitationRequest{ID: e.newID(), Email: n.Email, Org: n.Org, Role: n.Role,
+			InvitedBy: string(ActorOperator), TTL: n.TTL}, e.acct.Random, now)
+		if err != nil {
+			return err
+		}
+		if _, taken, err := userByEmail(tx, inv.Email); err != nil || taken {
+			return orErr(err, errEmailTaken)
+		}
+		if err := putInvitation(tx, inv); err != nil {
+			return err
+		}
+		out = Invited{Invitation: invitationView(inv, now), Token: token}
+		return e.audit(ctx, tx, operatorActor, inv.Org, AuditUserInvited, inv.ID,
+			fmt.Sprintf("invited %s as %s until %s", inv.Email, inv.Role, inv.ExpiresAt.Format(time.RFC3339)))
+	})
+	if err != nil {
+		return Invited{}, err
+	}
+	return out, nil
+}
+
+// orErr is err when set, else alt.
+func orErr(err, alt error) error {
+	if err != nil {
+		return err
+	}
+	return alt
+}
+
+// invitations is Accounts.Invitations.
+func (e *Engine) invitations(ctx context.Context, orgID string) ([]Invitation, error) {
+	out := []Invitation{}
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		var o Organization
+		if err := loadOrg(tx, orgID, &o, errNotFound); err != nil {
+			return err
+		}
+		now := e.nowUTC()
+		return tx.Scan(bucketInvitationsByOrg, store.ScanOptions{Prefix: records.IndexPrefix(orgID)}, func(_, v []byte) (bool, error) {
+			inv, err := loadInvitation(tx, [32]byte(v), errNotFound)
+			if err != nil {
+				return false, err
+			}
+			out = append(out, invitationView(inv, now))
+			return true, nil
+		})
+	})
+	return out, err
+}
+
+// revokeInvitation is Accounts.RevokeInvitation.
+func (e *Engine) revokeInvitation(ctx context.Context, orgID, id string) (Invitation, error) {
+	var out Invitation
+	err := e.store.Update(ctx, func(tx store.Tx) error {
+		h, err := tx.Get(bucketInvitationsByOrg, records.IndexKey(orgID, id))
+		if isNotFound(err) || (err == nil && len(h) != 32) {
+			return errNotFound
+		}
+		if err != nil {
+			return err
+		}
+		inv, err := loadInvitation(tx, [32]byte(h), errNotFound)
+		if err != nil {
+			return err
+		}
+		now := e.nowUTC()
+		revoked, err := inv.Revoke(now)
+		if err != nil {
+			return err
+		}
+		out = invitationView(revoked, now)
+		if revoked.RevokedAt.Equal(inv.RevokedAt) {
+			return nil // revoked before: nothing changes
+		}
+		if err := putInvitation(tx, revoked); err != nil {
+			return err
+		}
+		return e.audit(ctx, tx, operatorActor, orgID, AuditInvitationRevoked, inv.ID, "revoked the invitation of "+inv.Email)
+	})
+	if err != nil {
+		return Invitation{}, err
+	}
+	return out, nil
+}
+
+// users is Accounts.Users.
+func (e *Engine) users(ctx context.Context, orgID string) ([]User, error) {
+	out := []User{}
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		var o Organization
+		if err := loadOrg(tx, orgID, &o, errNotFound); err != nil {
+			return err
+		}
+		return tx.Scan(bucketUsersByOrg, store.ScanOptions{Prefix: records.IndexPrefix(orgID)}, func(k, _ []byte) (bool, error) {
+			u, err := loadUser(tx, string(k[len(orgID)+1:]), errNotFound)
+			if err != nil {
+				return false, err
+			}
+			out = append(out, userView(u))
+			return true, nil
+		})
+	})
+	return out, err
+}
+
+// user is Accounts.User.
+func (e *Engine) user(ctx context.Context, id string) (User, error) {
+	var out User
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		u, err := loadUser(tx, id, errNotFound)
+		out = userView(u)
+		return err
+	})
+	if err != nil {
+		return User{}, err
+	}
+	return out, nil
+}
+
+// changeUser runs change on user id in one transaction and stores the
+// user it returns, if changed; the change audits itself.
+func (e *Engine) changeUser(ctx context.Context, id string, change func(tx store.Tx, u accounts.User, now time.Time) (accounts.User, bool, error)) (User, error) {
+	var out User
+	err := e.store.Update(ctx, func(tx store.Tx) error {
+		u, err := loadUser(tx, id, errNotFound)
+		if err != nil {
+			return err
+		}
+		next, changed, err := change(tx, u, e.nowUTC())
+		if err != nil {
+			return err
+		}
+		out = userView(next)
+		if !changed {
+			return nil
+		}
+		return putUser(tx, next)
+	})
+	if err != nil {
+		return User{}, err
+	}
+	return out, nil
+}
+
+// setUserDisabled is Accounts.DisableUser and Accounts.EnableUser.
+func (e *Engine) setUserDisabled(ctx context.Context, id string, disable bool) (User, error) {
+	return e.changeUser(ctx, id, func(tx store.Tx, u accounts.User, now time.Time) (accounts.User, bool, error) {
+		if u.Disabled() == disable {
+			return u, false, nil
+		}
+		if !disable {
+			return u.Enable(), true, e.audit(ctx, tx, operatorActor, u.Org, AuditUserEnabled, u.ID, "status disabled -> active")
+		}
+		n, err := e.endUserSessions(tx, u.ID, nil, now)
+		if err != nil {
+			return u, false, err
+		}
+		return u.Disable(now), true, e.audit(ctx, tx, operatorActor, u.Org, AuditUserDisabled, u.ID,
+			fmt.Sprintf("status active -> disabled; %d sessions ended", n))
+	})
+}
+
+// resetTOTP is Accounts.ResetTOTP.
+func (e *Engine) resetTOTP(ctx context.Context, id string) (User, error) {
+	return e.changeUser(ctx, id, func(tx store.Tx, u accounts.User, now time.Time) (accounts.User, bool, error) {
+		before := "none"
+		switch {
+		case u.TOTP.Enrolled:
+			before = "enrolled"
+		case u.TOTP.Secret != "":
+			before = "enrolment begun"
+		}
+		n, err := e.endUserSessions(tx, u.ID, nil, now)
+		if err != nil {
+			return u, false, err
+		}
+		return u.ResetTOTP(), true, e.audit(ctx, tx, operatorActor, u.Org, AuditTOTPReset, u.ID,
+			fmt.Sprintf("TOTP %s -> none; %d sessions ended", before, n))
+	})
+}
+
+// endSessions is Accounts.EndSessions.
+func (e *Engine) endSessions(ctx context.Context, id string) (int, error) {
+	var n int
+	_, err := e.changeUser(ctx, id, func(tx store.Tx, u accounts.User, now time.Time) (accounts.User, bool, error) {
+		var err error
+		if n, err = e.endUserSessions(tx, u.ID, nil, now); err != nil {
+			return u, false, err
+		}
+		return u, false, e.audit(ctx, tx, operatorActor, u.Org, AuditSessionsEnded, u.ID, fmt.Sprintf("%d sessions ended", n))
+	})
+	return n, err
+}
+
+// endUserSessions ends (EndRevoked) every session of user id but except,
+// and returns how many of them were live.
+func (e *Engine) endUserSessions(tx store.Tx, userID string, except *[32]byte, now time.Time) (int, error) {
+	var hashes [][32]byte
+	prefix := records.IndexPrefix(userID)
+	err := tx.Scan(bucketSessionsByUser, store.ScanOptions{Prefix: prefix}, func(k, _ []byte) (bool, error) {
+		if len(k) != len(prefix)+32 {
+			return false, fmt.Errorf("tambala: malformed session index key of user %s", userID)
+		}
+		hashes = append(hashes, [32]byte(k[len(prefix):]))
+		return true, nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	live := 0
+	for _, h := range hashes {
+		if except != nil && h == *except {
+			continue
+		}
+		s, err := loadSession(tx, h, errNotFound)
+		if err != nil {
+			return 0, err
+		}
+		if s.Check(now) == nil {
+			live++
+		}
+		if err := putSession(tx, s.End(accounts.EndRevoked, now)); err != nil {
+			return 0, err
+		}
+	}
+	return live, nil
+}
+
+// setTOTPRequired is Accounts.SetTOTPRequired.
+func (e *Engine) setTOTPRequired(ctx context.Context, orgID string, required bool) error {
+	return e.store.Update(ctx, func(tx store.Tx) error {
+		var o Organization
+		if err := loadOrg(tx, orgID, &o, errNotFound); err != nil {
+			return err
+		}
+		was, err := orgTOTPRequired(tx, orgID)
+		if err != nil || was == required {
+			return err
+		}
+		if err := putPortalSettings(tx, orgID, required); err != nil {
+			return err
+		}
+		return e.audit(ctx, tx, operatorActor, orgID, AuditTOTPRequired, orgID, fmt.Sprintf("TOTP required %t -> %t", was, required))
+	})
+}
+
+// totpRequired is Accounts.TOTPRequired.
+func (e *Engine) totpRequired(ctx context.Context, orgID string) (bool, error) {
+	var out bool
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		var o Organization
+		if err := loadOrg(tx, orgID, &o, errNotFound); err != nil {
+			return err
+		}
+		var err error
+		out, err = orgTOTPRequired(tx, orgID)
+		return err
+	})
+	return out, err
+}

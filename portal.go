@@ -1,0 +1,822 @@
+package tambala
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/tambalapay/tambala/accounts"
+	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/store"
+)
+
+// PortalSession is a signed-in browser as the engine shows it: never its
+// token, which only the browser keeps.
+type PortalSession struct {
+	Stage      accounts.Stage
+	SignedInAt time.Time
+	CreatedAt  time.Time
+	LastSeenAt time.Time
+	// ExpiresAt is when the session ends unless a request comes first.
+	ExpiresAt time.Time
+	// CSRFToken is the token the session's forms carry (Portal.CheckCSRF);
+	// empty when the session token was not at hand.
+	CSRFToken string
+}
+
+func sessionView(s accounts.Session, token string) PortalSession {
+	v := PortalSession{Stage: s.Stage, SignedInAt: s.SignedInAt, CreatedAt: s.CreatedAt, LastSeenAt: s.LastSeenAt, ExpiresAt: s.ExpiresAt()}
+	if token != "" {
+		v.CSRFToken = accounts.CSRFToken(token)
+	}
+	return v
+}
+
+// SignInResult is a new session: its token, shown here once (the
+// transport's cookie), and the stage it stands at.
+type SignInResult struct {
+	Token   string
+	Stage   accounts.Stage
+	Session PortalSession
+}
+
+// SignedIn is the user a session token stands for, and its session.
+type SignedIn struct {
+	User    User
+	Session PortalSession
+}
+
+// TOTPConfirmed is a completed TOTP enrolment: the recovery codes, shown
+// here once, and the session that replaces the one the enrolment was made
+// in, with its token.
+type TOTPConfirmed struct {
+	RecoveryCodes []string
+	Session       SignInResult
+}
+
+// Portal is the face of the engine a transport calls for the people of
+// organizations: accepting an invitation, signing in (password, then TOTP
+// or a recovery code, or TOTP enrolment when the organization requires
+// it), the session of every later request, signing out and changing a
+// password, and the admin's own organization (Admin). Sessions are
+// tokens of their own: a session token never authenticates an API call
+// and an API key never a session. The client address that sign-in
+// throttling keys on, and that the audit trail records, comes from the
+// context's RequestInfo (WithRequestInfo). Passwords are hashed and
+// verified (argon2id) outside every store transaction: a transaction only
+// re-reads what the check read and records its outcome, so sign-ins,
+// whoever makes them, never hold the store's write path for the length of
+// a hash.
+//
+// It is safe for concurrent use.
+type Portal struct {
+	e *Engine
+}
+
+// Portal returns the face of the engine for the people of organizations.
+func (e *Engine) Portal() *Portal { return &Portal{e: e} }
+
+// AcceptInvitation accepts an invitation with its token and the password
+// the invitee chose, and returns the new user, who then signs in.
+// Unauthorized for an unknown, used, revoked or expired invitation;
+// validation_error for a password against the policy; conflict when a
+// user has the email already.
+func (p *Portal) AcceptInvitation(ctx context.Context, token, password string) (User, error) {
+	return p.e.acceptInvitation(ctx, token, password)
+}
+
+// AuditTrail reads one page of the audit trail of the signed-in user's
+// organization, newest first.
+func (p *Portal) AuditTrail(ctx context.Context, token string, page PageRequest) (Page[AuditEntry], error) {
+	si, err := p.e.session(ctx, token)
+	if err != nil {
+		return Page[AuditEntry]{}, err
+	}
+	if si.User.Org == "" {
+		return Page[AuditEntry]{}, errcode.New(errcode.Forbidden)
+	}
+	return p.e.auditTrail(ctx, page, si.User.Org)
+}
+
+// BeginTOTP starts (or starts again) the TOTP enrolment of the session's
+// user: the secret and its otpauth URL, for the authenticator app, are
+// returned here once. Allowed to a session that is signed in or at
+// accounts.StageEnrolTOTP.
+func (p *Portal) BeginTOTP(ctx context.Context, token string) (accounts.Enrolment, error) {
+	return p.e.beginTOTP(ctx, token)
+}
+
+// ChangePassword changes the session's user's password after checking
+// the current one, and ends every other session of theirs. A wrong
+// current password counts as a failed sign-in.
+func (p *Portal) ChangePassword(ctx context.Context, token, current, next string) error {
+	return p.e.changePassword(ctx, token, current, next)
+}
+
+// CheckCSRF checks the CSRF token a state-changing request carries against
+// its session token: forbidden when it is missing or wrong.
+func (p *Portal) CheckCSRF(token, csrf string) error { return accounts.CheckCSRF(token, csrf) }
+
+// ConfirmTOTP completes the session's user's TOTP enrolment with a code
+// from the app. The session is replaced by a signed-in one, whose token
+// and the first recovery codes are returned here once.
+func (p *Portal) ConfirmTOTP(ctx context.Context, token, code string) (TOTPConfirmed, error) {
+	return p.e.confirmTOTP(ctx, token, code)
+}
+
+// Principal returns the Principal of the signed-in user's organization,
+// for Engine.Client: the session's user reads and acts for it under every
+// rule an API key's Principal is under (a suspended organization is
+// forbidden).
+func (p *Portal) Principal(ctx context.Context, token string) (Principal, error) {
+	return p.e.portalPrincipal(ctx, token)
+}
+
+// SecondFactor checks a TOTP code, or a recovery code (each works once),
+// for a session waiting for one, and returns the signed-in session that
+// replaces it. A wrong code counts as a failed sign-in of the account.
+func (p *Portal) SecondFactor(ctx context.Context, token, code string) (SignInResult, error) {
+	return p.e.secondFactor(ctx, token, code)
+}
+
+// Session checks the session of a request: live (neither idle nor past its
+// absolute limit, not ended), of an enabled user, signed in, and enrolled
+// in TOTP when the organization requires it. It extends the idle limit
+// and returns the user and the session.
+func (p *Portal) Session(ctx context.Context, token string) (SignedIn, error) {
+	return p.e.session(ctx, token)
+}
+
+// SignIn checks an email and password and opens a session, whose token is
+// returned here once, at accounts.StageSecondFactor, accounts.StageEnrolTOTP
+// or accounts.StageSignedIn. An unknown email, a wrong password and a
+// disabled user get one error; too many failures of the account or the
+// client address are rate_limited.
+func (p *Portal) SignIn(ctx context.Context, email, password string) (SignInResult, error) {
+	return p.e.signIn(ctx, email, password)
+}
+
+// SignOut ends a session; one ended already is left as it is.
+func (p *Portal) SignOut(ctx context.Context, token string) error {
+	return p.e.signOut(ctx, token)
+}
+
+// failSignIn records a failed attempt of u (nil for no user) on the
+// account's throttle and, when addrKey is set, the address's, and audits
+// it with action, and a lockout it brings, when u exists.
+func (e *Engine) failSignIn(ctx context.Context, tx store.Tx, u *accounts.User, account string, acct accounts.Throttle,
+	addrKey string, addr accounts.Throttle, action AuditAction, now time.Time) error {
+	if addrKey != "" {
+		if err := putThrottle(tx, bucketThrottleAddrs, addrKey, addr.Fail(accounts.AddressPolicy, now)); err != nil {
+			return err
+		}
+	}
+	if account == "" {
+		return nil
+	}
+	after := acct.Fail(accounts.AccountPolicy, now)
+	if err := putThrottle(tx, bucketThrottleAccounts, account, after); err != nil {
+		return err
+	}
+	if u == nil {
+		return nil
+	}
+	actor := userActor(u.ID, u.Email)
+	if err := e.audit(ctx, tx, actor, u.Org, action, u.ID, ""); err != nil {
+		return err
+	}
+	if wait := after.Wait(now); wait > 0 {
+		return e.audit(ctx, tx, actor, u.Org, AuditLockedOut, u.ID,
+			fmt.Sprintf("locked until %s", after.LockedUntil.Format(time.RFC3339)))
+	}
+	return nil
+}
+
+// passwordWork marks the start of a password hash or verification
+// (argon2id, about 50 ms at accounts.DefaultParams). The engine runs them
+// outside every store transaction, never while it holds the store's write
+// path: an Update only re-reads what the slow step read and records the
+// outcome, so one organization's (or an outsider's) sign-ins cannot stall
+// the writes of another.
+func (e *Engine) passwordWork() {
+	if e.passwordWorkHook != nil {
+		e.passwordWorkHook()
+	}
+}
+
+// signInRead is what a sign-in reads of the store: the user with the
+// email (nil for none) and the throttles of the account and the address.
+type signInRead struct {
+	user       *accounts.User
+	acct, addr accounts.Throttle
+}
+
+func readSignIn(tx store.Tx, account, addrKey string) (signInRead, error) {
+	var r signInRead
+	var err error
+	if r.addr, err = loadThrottle(tx, bucketThrottleAddrs, addrKey); err != nil {
+		return r, err
+	}
+	if account == "" {
+		return r, nil
+	}
+	if r.acct, err = loadThrottle(tx, bucketThrottleAccounts, account); err != nil {
+		return r, err
+	}
+	u, ok, err := userByEmail(tx, account)
+	if err != nil {
+		return r, err
+	}
+	if ok {
+		r.user = &u
+	}
+	return r, nil
+}
+
+// sameCredentials reports whether a sign-in checked against a would be
+// answered alike against b: no user for both, or the same user with the
+// same password hash and status (what accounts.Authenticate decides by).
+func sameCredentials(a, b *accounts.User) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return a.ID == b.ID && a.PasswordHash == b.PasswordHash && a.Disabled() == b.Disabled()
+}
+
+// signIn is Portal.SignIn, in accounts' sequence, with the slow step out
+// of every transaction:
+//  1. a View reads the user and both throttles; Admit refuses at once
+//     (no hashing);
+//  2. outside any transaction, accounts.Authenticate (VerifyDummy for an
+//     unknown email) against what was read, and on success the new hash
+//     when the stored one NeedsRehash;
+//  3. one Update re-reads the user and the throttles, checks Admit again
+//     (attempts that failed meanwhile may have locked the account or the
+//     address: the attempt is then throttled whatever its password, so no
+//     more failures than the policy's are ever recorded), and records Fail
+//     or Succeed, the rehash, the session and the audit entry.
+//
+// A user record that changed between the reads in a way that matters
+// (created, another password hash, disabled or enabled) makes the
+// attempt start again from 1, once: the password is verified again
+// against the new record. If it changed again, the attempt is refused as
+// invalid credentials and recorded as a failure, as for any password not
+// shown to match the stored hash. A user gone by the Update is an unknown
+// email.
+func (e *Engine) signIn(ctx context.Context, email, password string) (SignInResult, error) {
+	addrKey := accounts.AddressKey(requestInfo(ctx).Address)
+	account, emailErr := accounts.NormalizeEmail(email)
+	if emailErr != nil {
+		account = "" // no account to throttle: the address's throttle alone
+	}
+	for round := 0; ; round++ {
+		out, stale, err := e.signInOnce(ctx, account, addrKey, password, round > 0)
+		if err != nil {
+			return SignInResult{}, err
+		}
+		if !stale {
+			return out, nil
+		}
+	}
+}
+
+// signInOnce is one round of signIn; stale reports a user record that
+// changed between the reads, unless last, when it is refused instead.
+func (e *Engine) signInOnce(ctx context.Context, account, addrKey, password string, last bool) (SignInResult, bool, error) {
+	var seen signInRead
+	if err := e.store.View(ctx, func(tx store.Tx) error {
+		var err error
+		seen, err = readSignIn(tx, account, addrKey)
+		return err
+	}); err != nil {
+		return SignInResult{}, false, err
+	}
+	if refused := accounts.Admit(e.nowUTC(), seen.acct, seen.addr); refused != nil {
+		return SignInResult{}, false, refused
+	}
+
+	// The slow step, in no transaction.
+	e.passwordWork()
+	checked := accounts.Authenticate(seen.user, password, e.acct.PasswordParams)
+	if checked != nil && errcode.Of(checked) != errcode.Unauthorized {
+		return SignInResult{}, false, checked
+	}
+	var rehash accounts.PasswordHash
+	if checked == nil && seen.user.PasswordHash.NeedsRehash(e.acct.PasswordParams) {
+		e.passwordWork()
+		h, err := accounts.HashPassword(password, e.acct.PasswordParams, e.acct.Random)
+		if err != nil {
+			return SignInResult{}, false, err
+		}
+		rehash = h
+	}
+
+	var out SignInResult
+	var refused error
+	var stale bool
+	err := e.store.Update(ctx, func(tx store.Tx) error {
+		out, refused, stale = SignInResult{}, nil, false
+		now := e.nowUTC()
+		cur, err := readSignIn(tx, account, addrKey)
+		if err != nil {
+			return err
+		}
+		if refused = accounts.Admit(now, cur.acct, cur.addr); refused != nil {
+			return nil
+		}
+		refused = checked
+		switch {
+		case cur.user == nil:
+			if seen.user != nil {
+				refused = accounts.InvalidCredentials() // gone meanwhile
+			}
+		case !sameCredentials(seen.user, cur.user):
+			if !last {
+				stale = true
+				return nil // nothing written: verify again against cur
+			}
+			refused = accounts.InvalidCredentials()
+		}
+		if refused != nil {
+			return e.failSignIn(ctx, tx, cur.user, account, cur.acct, addrKey, cur.addr, AuditSignInFailed, now)
+		}
+		u := *cur.user
+		totp, err := orgTOTPRequired(tx, u.Org)
+		if err != nil {
+			return err
+		}
+		stage := accounts.StageAfterPassword(u, totp)
+		if stage != accounts.StageSecondFactor {
+			// The account's throttle is cleared once the sign-in is
+			// complete: at the second factor, when the code is right.
+			if err := putThrottle(tx, bucketThrottleAccounts, account, cur.acct.Succeed()); err != nil {
+				return err
+			}
+		}
+		if rehash != "" {
+			u.PasswordHash = rehash
+			if err := putUser(tx, u); err != nil {
+				return err
+			}
+		}
+		s, token, err := accounts.NewSession(u.ID, stage, e.acct.Random, now)
+		if err != nil {
+			return err
+		}
+		if err := putSession(tx, s); err != nil {
+			return err
+		}
+		out = SignInResult{Token: token, Stage: stage, Session: sessionView(s, token)}
+		return e.audit(ctx, tx, userActor(u.ID, u.Email), u.Org, AuditSignedIn, u.ID, "password checked; stage "+string(stage))
+	})
+	if err != nil {
+		return SignInResult{}, false, err
+	}
+	if stale {
+		return SignInResult{}, true, nil
+	}
+	if refused != nil {
+		return SignInResult{}, false, refused
+	}
+	return out, false, nil
+}
+
+// loadSessionUser reads the session of token and its user. An unknown
+// token, or a session whose user is gone, is unauthorized.
+func loadSessionUser(tx store.Tx, token string, now time.Time) (accounts.Session, accounts.User, error) {
+	h, err := accounts.SessionTokenHash(token)
+	if err != nil {
+		return accounts.Session{}, accounts.User{}, err
+	}
+	unknown := accounts.Session{}.CheckToken(token, now) // the error of a token no session has
+	s, err := loadSession(tx, h, unknown)
+	if err != nil {
+		return accounts.Session{}, accounts.User{}, err
+	}
+	if err := s.CheckToken(token, now); err != nil {
+		return accounts.Session{}, accounts.User{}, err
+	}
+	u, err := loadUser(tx, s.UserID, unknown)
+	if err != nil {
+		return accounts.Session{}, accounts.User{}, err
+	}
+	return s, u, nil
+}
+
+// authorized reads the session of token and its user and checks them
+// (accounts.Authorize) with the organization's TOTP requirement; allow
+// lets through the causes a call accepts (a session at the enrolment of
+// TOTP, for one).
+func authorized(tx store.Tx, token string, now time.Time, allow ...error) (accounts.Session, accounts.User, error) {
+	s, u, err := loadSessionUser(tx, token, now)
+	if err != nil {
+		return s, u, err
+	}
+	totp, err := orgTOTPRequired(tx, u.Org)
+	if err != nil {
+		return s, u, err
+	}
+	if err := accounts.Authorize(s, u, totp, now); err != nil {
+		for _, a := range allow {
+			if errors.Is(err, a) {
+				return s, u, nil
+			}
+		}
+		return s, u, err
+	}
+	return s, u, nil
+}
+
+// session is Portal.Session: Authorize, then Touch.
+func (e *Engine) session(ctx context.Context, token string) (SignedIn, error) {
+	var out SignedIn
+	err := e.store.Update(ctx, func(tx store.Tx) error {
+		now := e.nowUTC()
+		s, u, err := authorized(tx, token, now)
+		if err != nil {
+			return err
+		}
+		if s, err = touch(tx, s, now); err != nil {
+			return err
+		}
+		out = SignedIn{User: userView(u), Session: sessionView(s, token)}
+		return nil
+	})
+	if err != nil {
+		return SignedIn{}, err
+	}
+	return out, nil
+}
+
+// touch stores s seen at now, when that moves it.
+func touch(tx store.Tx, s accounts.Session, now time.Time) (accounts.Session, error) {
+	t := s.Touch(now)
+	if t.LastSeenAt.Equal(s.LastSeenAt) {
+		return s, nil
+	}
+	return t, putSession(tx, t)
+}
+
+// portalPrincipal is Portal.Principal.
+func (e *Engine) portalPrincipal(ctx context.Context, token string) (Principal, error) {
+	var p Principal
+	err := e.store.Update(ctx, func(tx store.Tx) error {
+		now := e.nowUTC()
+		s, u, err := authorized(tx, token, now)
+		if err != nil {
+			return err
+		}
+		if u.Org == "" {
+			return errcode.New(errcode.Forbidden)
+		}
+		if _, err := touch(tx, s, now); err != nil {
+			return err
+		}
+		org, err := e.cachedOrg(tx, u.Org, errUnauthorized)
+		if err != nil {
+			return err
+		}
+		p, err = e.principal(tx, org)
+		return err
+	})
+	if err != nil {
+		return Principal{}, err
+	}
+	return p, nil
+}
+
+var errNoSecondFactorAwaited = errcode.Newf(errcode.Conflict, "This session is not waiting for a second factor.")
+
+// isTOTPCode reports whether code has the shape of a TOTP code (six
+// digits, spaces aside) rather than of a recovery code.
+func isTOTPCode(code string) bool {
+	digits := 0
+	for _, r := range code {
+		switch {
+		case r == ' ':
+		case r >= '0' && r <= '9':
+			digits++
+		default:
+			return false
+		}
+	}
+	return digits == accounts.TOTPDigits
+}
+
+// secondFactor is Portal.SecondFactor.
+func (e *Engine) secondFactor(ctx context.Context, token, code string) (SignInResult, error) {
+	var out SignInResult
+	var refused error
+	err := e.store.Update(ctx, func(tx store.Tx) error {
+		out, refused = SignInResult{}, nil
+		now := e.nowUTC()
+		s, u, err := authorized(tx, token, now, accounts.ErrSecondFactorRequired)
+		if err != nil {
+			return err
+		}
+		if s.Stage != accounts.StageSecondFactor {
+			return errNoSecondFactorAwaited
+		}
+		acct, err := loadThrottle(tx, bucketThrottleAccounts, u.Email)
+		if err != nil {
+			return err
+		}
+		if refused = accounts.Admit(now, acct); refused != nil {
+			return nil
+		}
+		var next accounts.User
+		how := "TOTP code"
+		if isTOTPCode(code) {
+			next, refused = u.VerifyTOTP(code, now)
+		} else {
+			next, refused = u.UseRecoveryCode(code, now)
+			how = fmt.Sprintf("recovery code; %d left", next.TOTP.RecoveryCodesLeft())
+		}
+		if refused != nil {
+			if errcode.Of(refused) != errcode.Unauthorized {
+				return refused
+			}
+			return e.failSignIn(ctx, tx, &u, u.Email, acct, "", accounts.Throttle{}, AuditSecondFactorFailed, now)
+		}
+		if err := putUser(tx, next); err != nil {
+			return err
+		}
+		if err := putThrottle(tx, bucketThrottleAccounts, u.Email, acct.Succeed()); err != nil {
+			return err
+		}
+		if out, err = rotate(tx, s, e.acct, now); err != nil {
+			return err
+		}
+		return e.audit(ctx, tx, userActor(u.ID, u.Email), u.Org, AuditSecondFactorPassed, u.ID, how)
+	})
+	if err != nil {
+		return SignInResult{}, err
+	}
+	if refused != nil {
+		return SignInResult{}, refused
+	}
+	return out, nil
+}
+
+// rotate replaces s with a signed-in session and stores both.
+func rotate(tx store.Tx, s accounts.Session, o AccountsOptions, now time.Time) (SignInResult, error) {
+	ended, next, token, err := s.Rotate(accounts.StageSignedIn, o.Random, now)
+	if err != nil {
+		return SignInResult{}, err
+	}
+	if err := putSession(tx, ended); err != nil {
+		return SignInResult{}, err
+	}
+	if err := putSession(tx, next); err != nil {
+		return SignInResult{}, err
+	}
+	return SignInResult{Token: token, Stage: next.Stage, Session: sessionView(next, token)}, nil
+}
+
+// beginTOTP is Portal.BeginTOTP.
+func (e *Engine) beginTOTP(ctx context.Context, token string) (accounts.Enrolment, error) {
+	var out accounts.Enrolment
+	err := e.store.Update(ctx, func(tx store.Tx) error {
+		now := e.nowUTC()
+		s, u, err := authorized(tx, token, now, accounts.ErrTOTPRequired)
+		if err != nil {
+			return err
+		}
+		next, enrolment, err := u.BeginTOTP(e.acct.Issuer, e.acct.Random)
+		if err != nil {
+			return err
+		}
+		if err := putUser(tx, next); err != nil {
+			return err
+		}
+		out = enrolment
+		_, err = touch(tx, s, now)
+		return err
+	})
+	if err != nil {
+		return accounts.Enrolment{}, err
+	}
+	return out, nil
+}
+
+// confirmTOTP is Portal.ConfirmTOTP.
+func (e *Engine) confirmTOTP(ctx context.Context, token, code string) (TOTPConfirmed, error) {
+	var out TOTPConfirmed
+	err := e.store.Update(ctx, func(tx store.Tx) error {
+		now := e.nowUTC()
+		s, u, err := authorized(tx, token, now, accounts.ErrTOTPRequired)
+		if err != nil {
+			return err
+		}
+		next, codes, err := u.ConfirmTOTP(code, e.acct.Random, now)
+		if err != nil {
+			return err
+		}
+		if err := putUser(tx, next); err != nil {
+			return err
+		}
+		res, err := rotate(tx, s, e.acct, now)
+		if err != nil {
+			return err
+		}
+		out = TOTPConfirmed{RecoveryCodes: codes, Session: res}
+		return e.audit(ctx, tx, userActor(u.ID, u.Email), u.Org, AuditTOTPEnrolled, u.ID,
+			fmt.Sprintf("TOTP none -> enrolled; %d recovery codes", len(codes)))
+	})
+	if err != nil {
+		return TOTPConfirmed{}, err
+	}
+	return out, nil
+}
+
+// signOut is Portal.SignOut.
+func (e *Engine) signOut(ctx context.Context, token string) error {
+	return e.store.Update(ctx, func(tx store.Tx) error {
+		now := e.nowUTC()
+		s, u, err := loadSessionUser(tx, token, now)
+		if err != nil {
+			if errors.Is(err, accounts.ErrSessionEnded) || errors.Is(err, accounts.ErrSessionExpired) {
+				return nil // over already
+			}
+			return err
+		}
+		if err := putSession(tx, s.End(accounts.EndLogout, now)); err != nil {
+			return err
+		}
+		return e.audit(ctx, tx, userActor(u.ID, u.Email), u.Org, AuditSignedOut, u.ID, "")
+	})
+}
+
+// changePassword is Portal.ChangePassword, with the slow step out of
+// every transaction: a View checks the session and the account's throttle
+// (Admit) and reads the user; outside any transaction the current
+// password is verified and the next one checked and hashed
+// (accounts.User.ChangePassword); then one Update checks the session and
+// Admit again and that the user's hash is still the one verified, and
+// records the outcome. A hash that changed in between (a concurrent
+// change or rehash) makes the call start again, once; if it changed again
+// the current password counts as wrong, as not shown to match the stored
+// hash.
+func (e *Engine) changePassword(ctx context.Context, token, current, next string) error {
+	for round := 0; ; round++ {
+		stale, err := e.changePasswordOnce(ctx, token, current, next, round > 0)
+		if err != nil || !stale {
+			return err
+		}
+	}
+}
+
+// changePasswordOnce is one round of changePassword; stale reports a
+// password hash that changed between the reads, unless last, when it is
+// refused instead.
+func (e *Engine) changePasswordOnce(ctx context.Context, token, current, next string, last bool) (bool, error) {
+	var seen accounts.User
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		now := e.nowUTC()
+		_, u, err := authorized(tx, token, now)
+		if err != nil {
+			return err
+		}
+		acct, err := loadThrottle(tx, bucketThrottleAccounts, u.Email)
+		if err != nil {
+			return err
+		}
+		seen = u
+		return accounts.Admit(now, acct)
+	})
+	if err != nil {
+		return false, err
+	}
+
+	// The slow step, in no transaction.
+	e.passwordWork()
+	changed, checked := seen.ChangePassword(current, next, e.acct.PasswordParams, e.acct.Random)
+	if checked != nil && !errors.Is(checked, accounts.ErrWrongPassword) {
+		return false, checked // the next password's policy, before any write
+	}
+
+	var refused error
+	var stale bool
+	err = e.store.Update(ctx, func(tx store.Tx) error {
+		refused, stale = nil, false
+		now := e.nowUTC()
+		s, u, err := authorized(tx, token, now)
+		if err != nil {
+			return err
+		}
+		acct, err := loadThrottle(tx, bucketThrottleAccounts, u.Email)
+		if err != nil {
+			return err
+		}
+		if refused = accounts.Admit(now, acct); refused != nil {
+			return nil
+		}
+		refused = checked
+		if u.ID != seen.ID || u.PasswordHash != seen.PasswordHash {
+			if !last {
+				stale = true
+				return nil // nothing written: verify again against u
+			}
+			refused = accounts.WrongPassword() // not verified against u's hash
+		}
+		if refused != nil {
+			return e.failSignIn(ctx, tx, &u, u.Email, acct, "", accounts.Throttle{}, AuditPasswordChangeFailed, now)
+		}
+		u.PasswordHash = changed.PasswordHash
+		if err := putUser(tx, u); err != nil {
+			return err
+		}
+		n, err := e.endUserSessions(tx, u.ID, &s.TokenHash, now)
+		if err != nil {
+			return err
+		}
+		if _, err := touch(tx, s, now); err != nil {
+			return err
+		}
+		return e.audit(ctx, tx, userActor(u.ID, u.Email), u.Org, AuditPasswordChanged, u.ID,
+			fmt.Sprintf("%d other sessions ended", n))
+	})
+	if err != nil {
+		return false, err
+	}
+	return stale, refused
+}
+
+var errUnknownInvitation = errors.New("tambala: no invitation has this token")
+
+// loadUsableInvitation reads the invitation of token (hash h) and checks
+// that it can be accepted at now: unauthorized, with accounts' errors,
+// for a token no invitation has or an invitation used, revoked or
+// expired.
+func (e *Engine) loadUsableInvitation(tx store.Tx, token string, h [32]byte, now time.Time) (accounts.Invitation, error) {
+	inv, err := loadInvitation(tx, h, errUnknownInvitation)
+	if err == errUnknownInvitation {
+		// The error of a token no invitation has, from accounts (no
+		// password is hashed: the token does not match).
+		_, _, err = accounts.Invitation{}.Accept(accounts.Acceptance{Token: token}, e.acct.Random, now)
+		return inv, orErr(err, errcode.New(errcode.Unauthorized))
+	}
+	if err != nil {
+		return inv, err
+	}
+	return inv, inv.Usable(now)
+}
+
+// acceptInvitation is Portal.AcceptInvitation, with the slow step out of
+// every transaction: a View checks that the invitation is usable (a junk
+// token costs no hashing); outside any transaction accounts.Invitation.Accept
+// checks the password and hashes it; then one Update checks the
+// invitation again (still usable: not accepted or revoked meanwhile) and
+// that no user has the email, and writes the user, the invitation and the
+// audit entry.
+func (e *Engine) acceptInvitation(ctx context.Context, token, password string) (User, error) {
+	h, err := accounts.InvitationTokenHash(token)
+	if err != nil {
+		return User{}, err
+	}
+	var inv accounts.Invitation
+	if err := e.store.View(ctx, func(tx store.Tx) error {
+		var err error
+		inv, err = e.loadUsableInvitation(tx, token, h, e.nowUTC())
+		return err
+	}); err != nil {
+		return User{}, err
+	}
+
+	// The slow step, in no transaction.
+	e.passwordWork()
+	accepted, u, err := inv.Accept(accounts.Acceptance{Token: token, UserID: e.newID(), Password: password,
+		Params: e.acct.PasswordParams}, e.acct.Random, e.nowUTC())
+	if err != nil {
+		return User{}, err
+	}
+
+	var out User
+	err = e.store.Update(ctx, func(tx store.Tx) error {
+		cur, err := e.loadUsableInvitation(tx, token, h, e.nowUTC())
+		if err != nil {
+			return err
+		}
+		if cur.ID != inv.ID {
+			return errcode.New(errcode.Unauthorized) // not the invitation the password was hashed for
+		}
+		if _, taken, err := userByEmail(tx, u.Email); err != nil || taken {
+			return orErr(err, errEmailTaken)
+		}
+		cur.AcceptedAt, cur.UserID = accepted.AcceptedAt, accepted.UserID
+		if err := putInvitation(tx, cur); err != nil {
+			return err
+		}
+		if err := putUser(tx, u); err != nil {
+			return err
+		}
+		out = userView(u)
+		return e.audit(ctx, tx, userActor(u.ID, u.Email), u.Org, AuditInvitationAccepted, cur.ID,
+			fmt.Sprintf("user %s created as %s", u.ID, u.Role))
+	})
+	if err != nil {
+		return User{}, err
+	}
+	return out, nil
+}
