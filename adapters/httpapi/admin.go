@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"time"
 
@@ -27,6 +28,7 @@ type Admin struct {
 	engine    *tambala.Engine
 	log       *zap.Logger
 	tokenHash [32]byte
+	addr      func(*http.Request) netip.Addr // Options.ClientAddr, for the audit trail
 	mux       *http.ServeMux
 	backuper  Backuper // Options.Backup
 	observe   func(route string, status int, code string, d time.Duration)
@@ -44,7 +46,11 @@ func NewAdmin(engine *tambala.Engine, token string, opts *Options) (*Admin, erro
 	if o.Logger == nil {
 		o.Logger = zap.NewNop()
 	}
-	a := &Admin{engine: engine, log: o.Logger, tokenHash: sha256.Sum256([]byte(token)), mux: http.NewServeMux(), backuper: o.Backup, observe: o.Observe}
+	if o.ClientAddr == nil {
+		o.ClientAddr = remoteAddr
+	}
+	a := &Admin{engine: engine, log: o.Logger, tokenHash: sha256.Sum256([]byte(token)), addr: o.ClientAddr, mux: http.NewServeMux(),
+		backuper: o.Backup, observe: o.Observe}
 	a.routes(o)
 	return a, nil
 }
@@ -80,6 +86,7 @@ func (a *Admin) routes(o Options) {
 	a.depositRoutes()
 	a.orderRoutes()
 	a.conversionRoutes()
+	a.peopleRoutes()
 	a.handle("GET /admin/pause", a.getPause)
 	a.handleJSON("PUT /admin/pause", a.setPause)
 	a.handle("GET /admin/openapi.json", a.openAPI)
@@ -101,7 +108,10 @@ func (a *Admin) handle(pattern string, fn http.HandlerFunc) {
 			writeError(w, r, a.log, errcode.New(errcode.Unauthorized))
 			return
 		}
-		fn(w, r)
+		// Every call the operator makes carries the caller's address and
+		// the request id, which the audit trail records.
+		ctx := tambala.WithRequestInfo(r.Context(), tambala.RequestInfo{Address: a.addr(r), RequestID: requestID(r)})
+		fn(w, r.WithContext(ctx))
 	})
 }
 

@@ -26,8 +26,9 @@ type Options struct {
 	// Logger receives request logs (method, path, status, duration,
 	// organization, key prefix; never a key or a secret). Default: none.
 	Logger *zap.Logger
-	// ClientAddr returns the caller's address for the allowlist. Default:
-	// the connection's remote address. A host behind a reverse proxy
+	// ClientAddr returns the caller's address for the allowlist (public
+	// handler) and for the audit trail (both handlers). Default: the
+	// connection's remote address. A host behind a reverse proxy
 	// supplies its own, trusting only its proxy's header.
 	ClientAddr func(*http.Request) netip.Addr
 	// PublicBaseURL is the public API's address as callers reach it

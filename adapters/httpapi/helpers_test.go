@@ -30,6 +30,7 @@ import (
 	"go.uber.org/zap/exp/zapslog"
 
 	"github.com/tambalapay/tambala"
+	"github.com/tambalapay/tambala/accounts"
 	"github.com/tambalapay/tambala/adapters/httpapi"
 	"github.com/tambalapay/tambala/adapters/memstore"
 	"github.com/tambalapay/tambala/adapters/prommetrics"
@@ -292,6 +293,8 @@ func newEnv(t testing.TB, opts ...option) *testEnv {
 	pm := prommetrics.New(reg)
 	eopts := &tambala.Options{Metrics: pm,
 		Logger: slog.New(zapslog.NewHandler(c.logger.Core())), Clock: clock, Environment: c.environment, Limits: c.limits,
+		// Cheap password hashes: the portal's people are made in tests.
+		Accounts: tambala.AccountsOptions{PasswordParams: accounts.TestParams},
 	}
 	if c.provider {
 		e.Provider = sandbox.New(&sandbox.Options{Clock: clock, Delay: c.delay})

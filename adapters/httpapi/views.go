@@ -87,3 +87,26 @@ func renderDelivery(v tambala.DeliveryView) json.RawMessage {
 	}
 	return render.Delivery(f)
 }
+
+// renderUser is the rendering of a portal user: never a secret of theirs.
+func renderUser(u tambala.User) json.RawMessage {
+	return render.User(render.UserFields{ID: u.ID, Org: u.Org, Email: u.Email, Role: string(u.Role), Status: string(u.Status),
+		TOTPEnrolled: u.TOTPEnrolled, RecoveryCodesLeft: u.RecoveryCodesLeft, CreatedAt: u.CreatedAt, DisabledAt: u.DisabledAt})
+}
+
+// invitationFields is an invitation as render takes it (never its token).
+func invitationFields(i tambala.Invitation) render.InvitationFields {
+	return render.InvitationFields{ID: i.ID, Org: i.Org, Email: i.Email, Role: string(i.Role), InvitedBy: i.InvitedBy,
+		Status: string(i.Status), CreatedAt: i.CreatedAt, ExpiresAt: i.ExpiresAt, AcceptedAt: i.AcceptedAt, UserID: i.UserID,
+		RevokedAt: i.RevokedAt}
+}
+
+// renderAuditEntry is the rendering of an entry of the audit trail.
+func renderAuditEntry(a tambala.AuditEntry) json.RawMessage {
+	f := render.AuditEntryFields{ID: a.ID, At: a.At, ActorKind: string(a.Actor.Kind), ActorID: a.Actor.ID, ActorEmail: a.Actor.Email,
+		Org: a.Org, Action: string(a.Action), Target: a.Target, Summary: a.Summary, RequestID: a.RequestID}
+	if a.Address.IsValid() {
+		f.Address = a.Address.String()
+	}
+	return render.AuditEntry(f)
+}

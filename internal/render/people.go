@@ -1,0 +1,175 @@
+package render
+
+import (
+	"time"
+)
+
+// The people of an organization's portal as the operator reads them:
+// users, invitations, the organization's portal settings and the audit
+// trail. Each takes the engine's type field for field (this package cannot
+// import the engine); none has a field for a secret, so none can render
+// one: no password hash, TOTP secret, recovery code, invitation or session
+// token.
+
+// UserFields is a portal user: the engine's User, field for field.
+// DisabledAt is zero while the user is active.
+type UserFields struct {
+	ID                string
+	Org               string
+	Email             string
+	Role              string
+	Status            string
+	TOTPEnrolled      bool
+	RecoveryCodesLeft int
+	CreatedAt         time.Time
+	DisabledAt        time.Time
+}
+
+// User is the one rendering of a portal user (the items of
+// Accounts.Users, Accounts.User and every call that changes one):
+// {"id","org_id","email","role","status","totp_enrolled",
+// "recovery_codes_left","created_at","disabled_at"}, disabled_at null
+// while the user is active.
+func User(u UserFields) []byte {
+	return mustMarshal(struct {
+		ID                string  `json:"id"`
+		Org               string  `json:"org_id"`
+		Email             string  `json:"email"`
+		Role              string  `json:"role"`
+		Status            string  `json:"status"`
+		TOTPEnrolled      bool    `json:"totp_enrolled"`
+		RecoveryCodesLeft int     `json:"recovery_codes_left"`
+		CreatedAt         string  `json:"created_at"`
+		DisabledAt        *string `json:"disabled_at"`
+	}{u.ID, u.Org, u.Email, u.Role, u.Status, u.TOTPEnrolled, u.RecoveryCodesLeft, Time(u.CreatedAt), optionalTime(u.DisabledAt)})
+}
+
+// InvitationFields is an invitation: the engine's Invitation, field for
+// field (never its token). The zero times and an empty UserID are unset.
+type InvitationFields struct {
+	ID         string
+	Org        string
+	Email      string
+	Role       string
+	InvitedBy  string
+	Status     string
+	CreatedAt  time.Time
+	ExpiresAt  time.Time
+	AcceptedAt time.Time
+	UserID     string
+	RevokedAt  time.Time
+}
+
+type invitationJSON struct {
+	ID         string  `json:"id"`
+	Org        string  `json:"org_id"`
+	Email      string  `json:"email"`
+	Role       string  `json:"role"`
+	Status     string  `json:"status"`
+	InvitedBy  string  `json:"invited_by"`
+	CreatedAt  string  `json:"created_at"`
+	ExpiresAt  string  `json:"expires_at"`
+	AcceptedAt *string `json:"accepted_at"`
+	UserID     *string `json:"user_id"`
+	RevokedAt  *string `json:"revoked_at"`
+}
+
+func invitation(i InvitationFields) invitationJSON {
+	var user *string
+	if i.UserID != "" {
+		user = &i.UserID
+	}
+	return invitationJSON{i.ID, i.Org, i.Email, i.Role, i.Status, i.InvitedBy, Time(i.CreatedAt), Time(i.ExpiresAt),
+		optionalTime(i.AcceptedAt), user, optionalTime(i.RevokedAt)}
+}
+
+// Invitation is the one rendering of an invitation (the items of
+// Accounts.Invitations and Accounts.RevokeInvitation):
+// {"id","org_id","email","role","status","invited_by","created_at",
+// "expires_at","accepted_at","user_id","revoked_at"}, the last three null
+// until the invitation is accepted or revoked.
+func Invitation(i InvitationFields) []byte {
+	return mustMarshal(invitation(i))
+}
+
+// NewInvitation is the rendering of an invitation just made
+// (Accounts.InviteUser): {"invitation":<Invitation>,"token","accept_path"},
+// the token shown this once and acceptPath the portal's page for it,
+// relative to the portal's root.
+func NewInvitation(token, acceptPath string, i InvitationFields) []byte {
+	return mustMarshal(struct {
+		Invitation invitationJSON `json:"invitation"`
+		Token      string         `json:"token"`
+		AcceptPath string         `json:"accept_path"`
+	}{invitation(i), token, acceptPath})
+}
+
+// PortalSettings is the rendering of an organization's portal settings
+// (Accounts.TOTPRequired, Accounts.SetTOTPRequired):
+// {"org_id","totp_required"}.
+func PortalSettings(org string, totpRequired bool) []byte {
+	return mustMarshal(struct {
+		Org          string `json:"org_id"`
+		TOTPRequired bool   `json:"totp_required"`
+	}{org, totpRequired})
+}
+
+// AuditEntryFields is an entry of the audit trail: the engine's
+// AuditEntry, field for field, the actor flattened (ActorID and
+// ActorEmail are a user's, empty otherwise) and the address already text
+// ("" when the call had none).
+type AuditEntryFields struct {
+	ID         string
+	At         time.Time
+	ActorKind  string
+	ActorID    string
+	ActorEmail string
+	Org        string
+	Action     string
+	Target     string
+	Summary    string
+	Address    string
+	RequestID  string
+}
+
+// AuditEntry is the one rendering of an entry of the audit trail (the
+// items of Accounts.AuditTrail and Portal.AuditTrail):
+// {"id","at","org_id","actor":{"kind","user_id","email"},"action",
+// "target","summary","address","request_id"}; the actor's user_id and
+// email, the address and the request id are null when there are none.
+func AuditEntry(a AuditEntryFields) []byte {
+	type actor struct {
+		Kind  string  `json:"kind"`
+		ID    *string `json:"user_id"`
+		Email *string `json:"email"`
+	}
+	return mustMarshal(struct {
+		ID        string  `json:"id"`
+		At        string  `json:"at"`
+		Org       string  `json:"org_id"`
+		Actor     actor   `json:"actor"`
+		Action    string  `json:"action"`
+		Target    string  `json:"target"`
+		Summary   string  `json:"summary"`
+		Address   *string `json:"address"`
+		RequestID *string `json:"request_id"`
+	}{a.ID, Time(a.At), a.Org, actor{a.ActorKind, optionalText(a.ActorID), optionalText(a.ActorEmail)}, a.Action, a.Target,
+		a.Summary, optionalText(a.Address), optionalText(a.RequestID)})
+}
+
+// optionalTime is t rendered, or nil (null) when t is zero.
+func optionalTime(t time.Time) *string {
+	if t.IsZero() {
+		return nil
+	}
+	s := Time(t)
+	return &s
+}
+
+// optionalText is s, or nil (null) when s is empty.
+func optionalText(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
