@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"os"
 	"os/signal"
@@ -35,6 +36,7 @@ import (
 	"github.com/tambalapay/tambala/adapters/httpapi"
 	"github.com/tambalapay/tambala/adapters/pebblestore"
 	"github.com/tambalapay/tambala/adapters/pgstore"
+	"github.com/tambalapay/tambala/adapters/portal"
 	"github.com/tambalapay/tambala/adapters/prommetrics"
 	"github.com/tambalapay/tambala/adapters/sandbox"
 	"github.com/tambalapay/tambala/adapters/webhookhttp"
@@ -274,7 +276,14 @@ func setup(ctx context.Context, c config, log *zap.Logger, out io.Writer) (*app,
 		st.Close()
 		return nil, err
 	}
-	a := &app{store: st, storeDesc: desc, engine: eng, public: httpapi.New(eng, hopts), admin: admin, log: log, loops: lp}
+	// The public listener serves the API and, under /portal/, the
+	// organization admins' portal (plain-HTTP cookies only for a sandbox
+	// on loopback).
+	public := http.NewServeMux()
+	public.Handle("/", httpapi.New(eng, hopts))
+	public.Handle("/portal/", portal.New(eng, &portal.Options{Logger: opts.Logger,
+		InsecureCookies: !production && loopback(c.addr)}))
+	a := &app{store: st, storeDesc: desc, engine: eng, public: public, admin: admin, log: log, loops: lp}
 	orgs, err := eng.Operator().Organizations(ctx)
 	if err != nil {
 		st.Close()
@@ -305,6 +314,19 @@ func setup(ctx context.Context, c config, log *zap.Logger, out io.Writer) (*app,
 		fmt.Fprintf(out, "Admin token (shown once; kept in %s): %s\n", filepath.Join(c.data, "admin-token"), token)
 	}
 	return a, nil
+}
+
+// loopback reports whether the listen address addr is on loopback only.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
 }
 
 // adminToken reads DATA/admin-token, or makes one; fresh says it was made now.

@@ -1,0 +1,32 @@
+// Package portal is the web portal of an organization's admins: server
+// rendered pages (html/template, embedded with the one style sheet and a
+// small copy-to-clipboard script) over the engine's Portal and OrgAdmin
+// faces. The host mounts the Handler under "/portal/" on its public
+// listener, beside the API.
+//
+// The pages: sign in (email and password, then a TOTP or recovery code,
+// or TOTP enrolment when the organization requires it, whose recovery
+// codes are shown once), accepting an invitation with a new password, the
+// overview of the organization's balances, its API keys (created with the
+// full key shown once, revoked after a confirmation page), its IP
+// allowlist, its audit trail, and signing out. Every page works without
+// JavaScript.
+//
+// # Security
+//
+// A page is opened by the session cookie alone, never by an API key, and
+// the session never authenticates the API. The cookie is HttpOnly,
+// SameSite=Strict, without Max-Age (it ends with the browser, and the
+// engine ends the session at its own limits), named __Host-tambala_session
+// and Secure unless Options.InsecureCookies is set for a plain-HTTP
+// loopback sandbox, when it is tambala_session with Path /portal. Every
+// state-changing form of a session carries the session's CSRF token
+// (Portal.CheckCSRF): a form sent without it, or with a wrong one, is
+// forbidden and changes nothing. Forms sent from another origin are
+// refused before that (http.CrossOriginProtection), which also guards the
+// forms that come before a session (sign in, accepting an invitation).
+// Every response carries a strict Content-Security-Policy (no inline
+// script or style), nosniff and no-referrer; pages are never cached.
+// Every engine call carries the client's address and the request's id
+// (tambala.WithRequestInfo), for sign-in throttling and the audit trail.
+package portal

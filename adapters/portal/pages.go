@@ -1,0 +1,447 @@
+package portal
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/netip"
+	"strings"
+
+	"github.com/tambalapay/tambala"
+	"github.com/tambalapay/tambala/accounts"
+	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/ledger"
+)
+
+// auditPageSize is how many audit entries a page shows.
+const auditPageSize = 25
+
+func (h *Handler) signInPage(w http.ResponseWriter, r *http.Request) {
+	v := view{Title: "Sign in"}
+	if r.URL.Query().Get("accepted") == "1" {
+		v.Notice = "Your password is set: sign in with it."
+	}
+	if r.URL.Query().Get("signed-out") == "1" {
+		v.Notice = "You are signed out."
+	}
+	h.render(w, http.StatusOK, "signin", v)
+}
+
+func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) {
+	email := strings.TrimSpace(r.PostFormValue("email"))
+	password := r.PostFormValue("password")
+	v := view{Title: "Sign in", Form: map[string]string{"email": email}, Errors: map[string]string{}}
+	if email == "" {
+		v.Errors["email"] = "Enter your email address."
+	}
+	if password == "" {
+		v.Errors["password"] = "Enter your password."
+	}
+	if len(v.Errors) > 0 {
+		h.render(w, http.StatusUnprocessableEntity, "signin", v)
+		return
+	}
+	res, err := h.portal.SignIn(r.Context(), email, password)
+	if err != nil {
+		// The engine's own message: one for every wrong email or
+		// password, and the wait of a throttled attempt.
+		if errcode.Of(err) == errcode.Unauthorized || errcode.Of(err) == errcode.ValidationError {
+			v.Errors["password"] = errcode.Message(err)
+		} else {
+			v.Error = h.friendly(err)
+		}
+		h.render(w, statusOf(err), "signin", v)
+		return
+	}
+	h.setSession(w, r, res.Token)
+	h.afterStage(w, r, res.Stage)
+}
+
+// afterStage sends a browser on from a session at stage.
+func (h *Handler) afterStage(w http.ResponseWriter, r *http.Request, stage accounts.Stage) {
+	switch stage {
+	case accounts.StageSecondFactor:
+		http.Redirect(w, r, "/portal/second-factor", http.StatusSeeOther)
+	case accounts.StageEnrolTOTP:
+		http.Redirect(w, r, "/portal/enrol", http.StatusSeeOther)
+	default:
+		http.Redirect(w, r, "/portal/", http.StatusSeeOther)
+	}
+}
+
+func (h *Handler) secondFactorPage(w http.ResponseWriter, r *http.Request) {
+	token := h.token(r)
+	if token == "" {
+		http.Redirect(w, r, "/portal/sign-in", http.StatusSeeOther)
+		return
+	}
+	h.render(w, http.StatusOK, "second", view{Title: "Second factor", CSRF: accounts.CSRFToken(token)})
+}
+
+func (h *Handler) secondFactor(w http.ResponseWriter, r *http.Request) {
+	token := h.token(r)
+	if token == "" {
+		http.Redirect(w, r, "/portal/sign-in", http.StatusSeeOther)
+		return
+	}
+	if !h.checkCSRF(w, r, token) {
+		return
+	}
+	code := strings.TrimSpace(r.PostFormValue("code"))
+	v := view{Title: "Second factor", CSRF: accounts.CSRFToken(token), Errors: map[string]string{}}
+	if code == "" {
+		v.Errors["code"] = "Enter a code."
+		h.render(w, http.StatusUnprocessableEntity, "second", v)
+		return
+	}
+	res, err := h.portal.SecondFactor(r.Context(), token, code)
+	if err != nil {
+		if errors.Is(err, accounts.ErrSessionExpired) || errors.Is(err, accounts.ErrSessionEnded) || errors.Is(err, accounts.ErrSessionUnknown) {
+			h.redirectFor(w, r, err)
+			return
+		}
+		v.Errors["code"] = h.friendly(err)
+		h.render(w, statusOf(err), "second", v)
+		return
+	}
+	h.setSession(w, r, res.Token)
+	h.afterStage(w, r, res.Stage)
+}
+
+func (h *Handler) enrolPage(w http.ResponseWriter, r *http.Request) {
+	token := h.token(r)
+	if token == "" {
+		http.Redirect(w, r, "/portal/sign-in", http.StatusSeeOther)
+		return
+	}
+	en, err := h.portal.BeginTOTP(r.Context(), token)
+	if err != nil {
+		h.redirectFor(w, r, err)
+		return
+	}
+	h.render(w, http.StatusOK, "enrol", view{Title: "Set up two-factor sign-in", CSRF: accounts.CSRFToken(token), Data: en})
+}
+
+func (h *Handler) enrol(w http.ResponseWriter, r *http.Request) {
+	token := h.token(r)
+	if token == "" {
+		http.Redirect(w, r, "/portal/sign-in", http.StatusSeeOther)
+		return
+	}
+	if !h.checkCSRF(w, r, token) {
+		return
+	}
+	code := strings.TrimSpace(r.PostFormValue("code"))
+	res, err := h.portal.ConfirmTOTP(r.Context(), token, code)
+	if err != nil {
+		if errcode.Of(err) == errcode.Unauthorized && !errors.Is(err, accounts.ErrInvalidCode) {
+			h.redirectFor(w, r, err)
+			return
+		}
+		// A wrong code: the secret is shown once, so the enrolment begins
+		// again with a new one for the app.
+		en, berr := h.portal.BeginTOTP(r.Context(), token)
+		if berr != nil {
+			h.redirectFor(w, r, berr)
+			return
+		}
+		h.render(w, statusOf(err), "enrol", view{Title: "Set up two-factor sign-in", CSRF: accounts.CSRFToken(token), Data: en,
+			Errors: map[string]string{"code": h.friendly(err) + " Add this new secret to your app and try again."}})
+		return
+	}
+	h.setSession(w, r, res.Session.Token)
+	t := res.Session.Token
+	h.render(w, http.StatusOK, "recovery", view{Title: "Recovery codes", CSRF: accounts.CSRFToken(t), Data: res.RecoveryCodes})
+}
+
+func (h *Handler) acceptPage(w http.ResponseWriter, r *http.Request) {
+	token := r.URL.Query().Get("token")
+	if token == "" {
+		h.message(w, http.StatusBadRequest, "Invitation", "This invitation link is incomplete: open the link from your invitation email.", "")
+		return
+	}
+	h.render(w, http.StatusOK, "accept", view{Title: "Accept your invitation", Form: map[string]string{"token": token}, Data: h.minPass})
+}
+
+func (h *Handler) accept(w http.ResponseWriter, r *http.Request) {
+	token := r.PostFormValue("token")
+	password, confirm := r.PostFormValue("password"), r.PostFormValue("confirm")
+	v := view{Title: "Accept your invitation", Form: map[string]string{"token": token}, Errors: map[string]string{}, Data: h.minPass}
+	switch {
+	case len([]rune(password)) < h.minPass:
+		v.Errors["password"] = fmt.Sprintf("Use at least %d characters.", h.minPass)
+	case password != confirm:
+		v.Errors["confirm"] = "The two passwords differ."
+	}
+	if len(v.Errors) > 0 {
+		h.render(w, http.StatusUnprocessableEntity, "accept", v)
+		return
+	}
+	if _, err := h.portal.AcceptInvitation(r.Context(), token, password); err != nil {
+		if errcode.Of(err) == errcode.ValidationError {
+			v.Errors["password"] = errcode.Message(err)
+		} else {
+			v.Error = h.friendly(err)
+		}
+		h.render(w, statusOf(err), "accept", v)
+		return
+	}
+	http.Redirect(w, r, "/portal/sign-in?accepted=1", http.StatusSeeOther)
+}
+
+// overviewData is the overview page's: the /v1 balance, and every enabled
+// asset's when the organization has /v2 access.
+type overviewData struct {
+	V1  ledger.Balance
+	V2  bool
+	All []ledger.Balance
+}
+
+func (h *Handler) overview(w http.ResponseWriter, r *http.Request, s session) {
+	v := s.view("Overview", "overview")
+	p, err := h.portal.Principal(r.Context(), s.token)
+	if err != nil {
+		v.Error = h.friendly(err)
+		h.render(w, statusOf(err), "message", v)
+		return
+	}
+	c := h.engine.Client(p)
+	var d overviewData
+	if d.V1, err = c.BalanceV1(r.Context()); err != nil {
+		v.Error = h.friendly(err)
+		h.render(w, statusOf(err), "message", v)
+		return
+	}
+	if all, err := c.Balances(r.Context()); err == nil {
+		d.V2, d.All = true, all
+	} else if errcode.Of(err) != errcode.Forbidden {
+		v.Error = h.friendly(err)
+	}
+	v.Data = d
+	h.render(w, http.StatusOK, "overview", v)
+}
+
+// keysData is the keys page's.
+type keysData struct {
+	Keys []tambala.APIKey
+	Full bool
+	Max  int
+}
+
+func (h *Handler) keysView(r *http.Request, s session) (view, int) {
+	v := s.view("API keys", "keys")
+	a, err := h.portal.Admin(r.Context(), s.token)
+	if err != nil {
+		v.Error = h.friendly(err)
+		return v, statusOf(err)
+	}
+	keys, err := a.Keys(r.Context())
+	if err != nil {
+		v.Error = h.friendly(err)
+		return v, statusOf(err)
+	}
+	active := 0
+	for _, k := range keys {
+		if k.Active() {
+			active++
+		}
+	}
+	v.Data = keysData{Keys: keys, Full: active >= h.maxKeys, Max: h.maxKeys}
+	return v, http.StatusOK
+}
+
+func (h *Handler) keys(w http.ResponseWriter, r *http.Request, s session) {
+	v, status := h.keysView(r, s)
+	if v.Data == nil {
+		h.render(w, status, "message", v)
+		return
+	}
+	h.render(w, status, "keys", v)
+}
+
+func (h *Handler) createKey(w http.ResponseWriter, r *http.Request, s session) {
+	a, err := h.portal.Admin(r.Context(), s.token)
+	var full string
+	var key tambala.APIKey
+	if err == nil {
+		full, key, err = a.CreateKey(r.Context())
+	}
+	if err != nil {
+		v, _ := h.keysView(r, s)
+		v.Error = h.friendly(err)
+		if v.Data == nil {
+			h.render(w, statusOf(err), "message", v)
+			return
+		}
+		h.render(w, statusOf(err), "keys", v)
+		return
+	}
+	v := s.view("Your new API key", "keys")
+	v.Script = true
+	v.Data = struct{ Full, Prefix string }{full, key.Prefix}
+	h.render(w, http.StatusOK, "key_created", v)
+}
+
+// findKey returns the organization's key id (a key id or prefix).
+func (h *Handler) findKey(r *http.Request, s session, id string) (tambala.APIKey, error) {
+	a, err := h.portal.Admin(r.Context(), s.token)
+	if err != nil {
+		return tambala.APIKey{}, err
+	}
+	keys, err := a.Keys(r.Context())
+	if err != nil {
+		return tambala.APIKey{}, err
+	}
+	for _, k := range keys {
+		if k.ID == id && k.Active() {
+			return k, nil
+		}
+	}
+	return tambala.APIKey{}, errcode.Newf(errcode.NotFound, "No active key of your organization has this id.")
+}
+
+func (h *Handler) revokePage(w http.ResponseWriter, r *http.Request, s session) {
+	k, err := h.findKey(r, s, r.PathValue("id"))
+	if err != nil {
+		v := s.view("Revoke a key", "keys")
+		v.Error, v.Data = h.friendly(err), "/portal/keys"
+		h.render(w, statusOf(err), "message", v)
+		return
+	}
+	v := s.view("Revoke a key", "keys")
+	v.Data = k
+	h.render(w, http.StatusOK, "revoke", v)
+}
+
+func (h *Handler) revokeKey(w http.ResponseWriter, r *http.Request, s session) {
+	a, err := h.portal.Admin(r.Context(), s.token)
+	var k tambala.APIKey
+	if err == nil {
+		k, err = a.RevokeKey(r.Context(), r.PathValue("id"))
+	}
+	if err != nil {
+		v := s.view("Revoke a key", "keys")
+		v.Error, v.Data = h.friendly(err), "/portal/keys"
+		h.render(w, statusOf(err), "message", v)
+		return
+	}
+	v, status := h.keysView(r, s)
+	v.Notice = "The key " + k.Prefix + " is revoked."
+	if v.Data == nil {
+		h.render(w, status, "message", v)
+		return
+	}
+	h.render(w, status, "keys", v)
+}
+
+func (h *Handler) allowlistPage(w http.ResponseWriter, r *http.Request, s session) {
+	v := s.view("IP allowlist", "allowlist")
+	a, err := h.portal.Admin(r.Context(), s.token)
+	var org tambala.Organization
+	if err == nil {
+		org, err = a.Organization(r.Context())
+	}
+	if err != nil {
+		v.Error = h.friendly(err)
+		h.render(w, statusOf(err), "message", v)
+		return
+	}
+	lines := make([]string, len(org.Allowlist))
+	for i, a := range org.Allowlist {
+		lines[i] = a.String()
+	}
+	v.Form = map[string]string{"addresses": strings.Join(lines, "\n")}
+	h.render(w, http.StatusOK, "allowlist", v)
+}
+
+// parseAllowlist reads exact addresses, one a line (blank lines skipped):
+// no ranges, no zones.
+func parseAllowlist(text string) ([]netip.Addr, string) {
+	var out []netip.Addr
+	var bad []string
+	for i, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		a, err := netip.ParseAddr(line)
+		if err != nil || a.Zone() != "" {
+			if len(bad) < 5 {
+				bad = append(bad, fmt.Sprintf("line %d (%q)", i+1, line))
+			}
+			continue
+		}
+		out = append(out, a.Unmap())
+	}
+	if len(bad) > 0 {
+		return nil, "Not an exact IPv4 or IPv6 address: " + strings.Join(bad, ", ") + "."
+	}
+	return out, ""
+}
+
+func (h *Handler) saveAllowlist(w http.ResponseWriter, r *http.Request, s session) {
+	text := r.PostFormValue("addresses")
+	v := s.view("IP allowlist", "allowlist")
+	v.Form = map[string]string{"addresses": text}
+	addrs, problem := parseAllowlist(text)
+	if problem != "" {
+		v.Errors = map[string]string{"addresses": problem}
+		h.render(w, http.StatusUnprocessableEntity, "allowlist", v)
+		return
+	}
+	a, err := h.portal.Admin(r.Context(), s.token)
+	var org tambala.Organization
+	if err == nil {
+		org, err = a.SetAllowlist(r.Context(), addrs)
+	}
+	if err != nil {
+		if errcode.Of(err) == errcode.ValidationError {
+			v.Errors = map[string]string{"addresses": errcode.Message(err)}
+		} else {
+			v.Error = h.friendly(err)
+		}
+		h.render(w, statusOf(err), "allowlist", v)
+		return
+	}
+	lines := make([]string, len(org.Allowlist))
+	for i, a := range org.Allowlist {
+		lines[i] = a.String()
+	}
+	v.Form["addresses"] = strings.Join(lines, "\n")
+	if len(lines) == 0 {
+		v.Notice = "Saved: your keys work from every address."
+	} else {
+		v.Notice = fmt.Sprintf("Saved: your keys work from %d addresses only.", len(lines))
+	}
+	h.render(w, http.StatusOK, "allowlist", v)
+}
+
+func (h *Handler) audit(w http.ResponseWriter, r *http.Request, s session) {
+	v := s.view("Audit trail", "audit")
+	page, err := h.portal.AuditTrail(r.Context(), s.token,
+		tambala.PageRequest{Limit: auditPageSize, BeforeID: r.URL.Query().Get("before")})
+	if err != nil {
+		v.Error, v.Data = h.friendly(err), "/portal/audit"
+		h.render(w, statusOf(err), "message", v)
+		return
+	}
+	v.Data = page
+	h.render(w, http.StatusOK, "audit", v)
+}
+
+func (h *Handler) signOut(w http.ResponseWriter, r *http.Request) {
+	token := h.token(r)
+	if token == "" {
+		http.Redirect(w, r, "/portal/sign-in", http.StatusSeeOther)
+		return
+	}
+	if !h.checkCSRF(w, r, token) {
+		return
+	}
+	if err := h.portal.SignOut(r.Context(), token); err != nil {
+		h.message(w, statusOf(err), "Sign out", h.friendly(err), "/portal/")
+		return
+	}
+	h.clearSession(w, r)
+	http.Redirect(w, r, "/portal/sign-in?signed-out=1", http.StatusSeeOther)
+}
