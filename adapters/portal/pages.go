@@ -212,10 +212,13 @@ func (h *Handler) overview(w http.ResponseWriter, r *http.Request, s session) {
 		h.render(w, statusOf(err), "message", v)
 		return
 	}
-	if all, err := c.Balances(r.Context()); err == nil {
-		d.V2, d.All = true, all
-	} else if errcode.Of(err) != errcode.Forbidden {
-		v.Error = h.friendly(err)
+	// An organization without /v2 access sees its /v1 balance alone.
+	if p.Admitted(tambala.APIv2) == nil {
+		if all, err := c.Balances(r.Context()); err == nil {
+			d.V2, d.All = true, all
+		} else {
+			v.Error = h.friendly(err)
+		}
 	}
 	v.Data = d
 	h.render(w, http.StatusOK, "overview", v)

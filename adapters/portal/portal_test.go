@@ -343,3 +343,33 @@ func TestInsecureCookieNotReadOverTLS(t *testing.T) {
 		t.Errorf("a plain-HTTP cookie over TLS: %d", w.Code)
 	}
 }
+
+func TestKeyLimitAndOverviewWithoutV2(t *testing.T) {
+	f := newFixture(t, "ada@example.com")
+	h := f.handler()
+	token := f.signIn(t)
+	w := do(h, "GET", "/portal/", token, nil)
+	body := w.Body.String()
+	if w.Code != http.StatusOK || !strings.Contains(body, "12345.00") || strings.Contains(body, `id="balances"`) || strings.Contains(body, `id="page-error"`) {
+		t.Errorf("overview of an organization without /v2: %d %s", w.Code, body)
+	}
+	csrf := url.Values{"csrf": {accounts.CSRFToken(token)}}
+	for i := range 3 {
+		w := do(h, "POST", "/portal/keys", token, csrf)
+		if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), `id="full-key"`) {
+			t.Fatalf("key %d: %d %s", i, w.Code, w.Body)
+		}
+		if w.Header().Get("Cache-Control") != "no-store" {
+			t.Error("the page of a full key may be cached")
+		}
+	}
+	w = do(h, "GET", "/portal/keys", token, nil)
+	if !strings.Contains(w.Body.String(), `id="create-key" disabled aria-describedby="create-key-reason"`) ||
+		!strings.Contains(w.Body.String(), "at most 3 active keys") {
+		t.Errorf("at the limit: %s", w.Body)
+	}
+	w = do(h, "POST", "/portal/keys", token, csrf)
+	if w.Code != http.StatusConflict || !strings.Contains(w.Body.String(), `id="page-error"`) {
+		t.Errorf("a fourth key: %d %s", w.Code, w.Body)
+	}
+}
