@@ -202,3 +202,32 @@ func TestRunRateAndWorkerFlags(t *testing.T) {
 	require.Equal(t, 200, res.StatusCode, got)
 	assert.Equal(t, "held", got["status"], "-worker=false must not start the payout worker")
 }
+
+// TestPortalMounted checks the public listener serves the portal under
+// /portal/ beside the API, with plain-HTTP cookies only for a sandbox on
+// loopback.
+func TestPortalMounted(t *testing.T) {
+	a, err := setup(context.Background(), config{data: t.TempDir(), env: "sandbox", addr: "127.0.0.1:0", payoutDelay: 50 * time.Millisecond}, zap.NewNop(), io.Discard)
+	require.NoError(t, err)
+	t.Cleanup(func() { a.store.Close() })
+	pub := httptest.NewServer(a.public)
+	defer pub.Close()
+	res, err := http.Get(pub.URL + "/portal/sign-in")
+	require.NoError(t, err)
+	res.Body.Close()
+	assert.Equal(t, 200, res.StatusCode)
+	assert.Contains(t, res.Header.Get("Content-Security-Policy"), "frame-ancestors 'none'")
+	res, err = http.PostForm(pub.URL+"/portal/sign-in", map[string][]string{"email": {"nobody@example.com"}, "password": {"not a password"}})
+	require.NoError(t, err)
+	res.Body.Close()
+	assert.Equal(t, 401, res.StatusCode)
+	res, err = http.Get(pub.URL + "/v1/ping")
+	require.NoError(t, err)
+	res.Body.Close()
+	assert.Equal(t, 401, res.StatusCode, "the API is still served beside the portal")
+	assert.True(t, loopback("127.0.0.1:8080"))
+	assert.True(t, loopback("[::1]:8080"))
+	assert.True(t, loopback("localhost:8080"))
+	assert.False(t, loopback(":8080"))
+	assert.False(t, loopback("0.0.0.0:8080"))
+}
