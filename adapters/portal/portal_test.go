@@ -7,8 +7,10 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/accounts"
@@ -371,5 +373,57 @@ func TestKeyLimitAndOverviewWithoutV2(t *testing.T) {
 	w = do(h, "POST", "/portal/keys", token, csrf)
 	if w.Code != http.StatusConflict || !strings.Contains(w.Body.String(), `id="page-error"`) {
 		t.Errorf("a fourth key: %d %s", w.Code, w.Body)
+	}
+}
+
+func TestEnrolThenSecondFactor(t *testing.T) {
+	f := newFixture(t, "ada@example.com")
+	if err := f.engine.Accounts().SetTOTPRequired(f.ctx, f.org.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	h := f.handler()
+	w := do(h, "POST", "/portal/sign-in", "", url.Values{"email": {f.email}, "password": {password}})
+	token := sessionCookie(t, w).Value
+	w = do(h, "GET", "/portal/enrol", token, nil)
+	m := regexp.MustCompile(`id="totp-secret">([A-Z2-7]+)<`).FindStringSubmatch(w.Body.String())
+	if m == nil {
+		t.Fatalf("no secret on the enrolment page: %s", w.Body)
+	}
+	code, err := accounts.TOTPCode(m[1], time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w = do(h, "POST", "/portal/enrol", token, url.Values{"csrf": {accounts.CSRFToken(token)}, "code": {code}})
+	if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), `id="recovery-codes"`) || w.Header().Get("Cache-Control") != "no-store" {
+		t.Fatalf("confirming: %d %s", w.Code, w.Body)
+	}
+	codes := regexp.MustCompile(`<li><code>([^<]+)</code></li>`).FindAllStringSubmatch(w.Body.String(), -1)
+	if len(codes) == 0 {
+		t.Fatalf("no recovery codes: %s", w.Body)
+	}
+	signedIn := sessionCookie(t, w).Value
+	if w := do(h, "GET", "/portal/", signedIn, nil); w.Code != http.StatusOK {
+		t.Fatalf("overview after enrolling: %d", w.Code)
+	}
+
+	// The next sign-in asks for a code: a recovery code works.
+	w = do(h, "POST", "/portal/sign-in", "", url.Values{"email": {f.email}, "password": {password}})
+	if w.Header().Get("Location") != "/portal/second-factor" {
+		t.Fatalf("second sign in: %s", w.Header().Get("Location"))
+	}
+	pending := sessionCookie(t, w).Value
+	if w := do(h, "GET", "/portal/keys", pending, nil); w.Header().Get("Location") != "/portal/second-factor" {
+		t.Errorf("keys before the second factor: %d %s", w.Code, w.Header().Get("Location"))
+	}
+	w = do(h, "POST", "/portal/second-factor", pending, url.Values{"csrf": {accounts.CSRFToken(pending)}, "code": {"not-a-code"}})
+	if w.Code != http.StatusUnauthorized || !strings.Contains(w.Body.String(), `id="code-error"`) {
+		t.Errorf("wrong code: %d %s", w.Code, w.Body)
+	}
+	w = do(h, "POST", "/portal/second-factor", pending, url.Values{"csrf": {accounts.CSRFToken(pending)}, "code": {codes[0][1]}})
+	if w.Code != http.StatusSeeOther || w.Header().Get("Location") != "/portal/" {
+		t.Fatalf("recovery code: %d %s", w.Code, w.Body)
+	}
+	if w := do(h, "GET", "/portal/", sessionCookie(t, w).Value, nil); w.Code != http.StatusOK {
+		t.Errorf("overview after the second factor: %d", w.Code)
 	}
 }
