@@ -302,6 +302,12 @@ func setup(ctx context.Context, c config, log *zap.Logger, out io.Writer) (*app,
 		if demo.Created {
 			fmt.Fprintf(out, "Demo organization %q (%s) created, funded with 1000000.00 MWK and 10000.000000 USDT.\n", demo.Organization.Name, demo.Organization.ID)
 			fmt.Fprintf(out, "API key (shown once, store it now):  %s\n", demo.Key)
+			link, err := inviteDemoAdmin(ctx, eng, demo.Organization.ID, c)
+			if err != nil {
+				st.Close()
+				return nil, err
+			}
+			fmt.Fprintf(out, "Portal: the demo admin (%s) sets a password at (shown once, for 72 hours):\n  %s\n", demoAdminEmail, link)
 		} else if demo.Organization.ID != "" {
 			// Another server on the same database created it after the
 			// check above: the bootstrap transaction found its marker.
@@ -314,6 +320,24 @@ func setup(ctx context.Context, c config, log *zap.Logger, out io.Writer) (*app,
 		fmt.Fprintf(out, "Admin token (shown once; kept in %s): %s\n", filepath.Join(c.data, "admin-token"), token)
 	}
 	return a, nil
+}
+
+// demoAdminEmail is the demo organization's first admin in the sandbox.
+const demoAdminEmail = "admin@demo.example"
+
+// inviteDemoAdmin invites the demo organization's admin and returns the
+// link where they set a password, on the public base URL when one is set,
+// else on the public listen address.
+func inviteDemoAdmin(ctx context.Context, eng *tambala.Engine, org string, c config) (string, error) {
+	inv, err := eng.Accounts().InviteUser(ctx, tambala.InviteUser{Org: org, Email: demoAdminEmail})
+	if err != nil {
+		return "", fmt.Errorf("inviting the demo admin: %w", err)
+	}
+	base := strings.TrimSuffix(c.publicURL, "/")
+	if base == "" {
+		base = "http://" + c.addr
+	}
+	return base + "/portal/invitations/accept?token=" + url.QueryEscape(inv.Token), nil
 }
 
 // loopback reports whether the listen address addr is on loopback only.

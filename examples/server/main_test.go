@@ -231,3 +231,39 @@ func TestPortalMounted(t *testing.T) {
 	assert.False(t, loopback(":8080"))
 	assert.False(t, loopback("0.0.0.0:8080"))
 }
+
+// TestDemoAdminInvitation: a first start in the sandbox prints, once, the
+// link where the demo organization's admin sets a password; the link
+// works, and the admin then signs in to the portal.
+func TestDemoAdminInvitation(t *testing.T) {
+	dir := t.TempDir()
+	var out bytes.Buffer
+	c := config{data: dir, env: "sandbox", addr: "127.0.0.1:8080", payoutDelay: 50 * time.Millisecond}
+	a, err := setup(context.Background(), c, zap.NewNop(), &out)
+	require.NoError(t, err)
+	t.Cleanup(func() { a.store.Close() })
+	m := regexp.MustCompile(`(http://127\.0\.0\.1:8080/portal/invitations/accept\?token=)(inv_\S+)`).FindStringSubmatch(out.String())
+	require.Len(t, m, 3, out.String())
+	assert.Contains(t, out.String(), demoAdminEmail)
+
+	pub := httptest.NewServer(a.public)
+	defer pub.Close()
+	const password = "a long demo password"
+	res, err := http.PostForm(pub.URL+"/portal/invitations/accept?token="+m[2],
+		map[string][]string{"token": {m[2]}, "password": {password}, "confirm": {password}})
+	require.NoError(t, err)
+	res.Body.Close()
+	assert.Equal(t, 200, res.StatusCode, "the accept form redirects to sign-in (followed)")
+	assert.Equal(t, "/portal/sign-in", res.Request.URL.Path)
+	signed, err := a.engine.Portal().SignIn(context.Background(), demoAdminEmail, password)
+	require.NoError(t, err)
+	assert.NotEmpty(t, signed.Token)
+
+	// A later start prints no new invitation.
+	a.store.Close()
+	var again bytes.Buffer
+	b, err := setup(context.Background(), c, zap.NewNop(), &again)
+	require.NoError(t, err)
+	t.Cleanup(func() { b.store.Close() })
+	assert.NotContains(t, again.String(), "invitations/accept")
+}
