@@ -1,0 +1,303 @@
+package portal
+
+import (
+	"errors"
+	"fmt"
+	"html/template"
+	"net/http"
+	"strings"
+
+	"github.com/tambalapay/tambala"
+	"github.com/tambalapay/tambala/accounts"
+	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/money"
+)
+
+// The settings pages: the webhook endpoint, its deliveries, the balance
+// floor, and the admin's own account (password and TOTP).
+
+// deliveriesPageSize is how many deliveries a page shows.
+const deliveriesPageSize = 10
+
+// settingsPages are the templates of the settings pages.
+var settingsPages = []string{"webhook", "webhook_set", "deliveries", "floor", "account", "account_totp"}
+
+// addPages parses the page templates names over the layout.
+func (h *Handler) addPages(names ...string) {
+	layout := template.Must(template.ParseFS(templateFS, "templates/layout.html"))
+	for _, name := range names {
+		t, err := layout.Clone()
+		if err == nil {
+			t, err = t.ParseFS(templateFS, "templates/"+name+".html")
+		}
+		if err != nil {
+			panic(err)
+		}
+		h.pages[name] = t
+	}
+}
+
+// admin is the signed-in admin of s, or a page saying why not.
+func (h *Handler) admin(w http.ResponseWriter, r *http.Request, v view) (*tambala.OrgAdmin, bool) {
+	a, err := h.portal.Admin(r.Context(), h.token(r))
+	if err != nil {
+		v.Error = h.friendly(err)
+		h.render(w, statusOf(err), "message", v)
+		return nil, false
+	}
+	return a, true
+}
+
+// webhookData is the webhook page's.
+type webhookData struct {
+	Endpoint tambala.Endpoint
+	Set      bool
+}
+
+func (h *Handler) webhookPage(w http.ResponseWriter, r *http.Request, s session) {
+	v := s.view("Webhook endpoint", "webhook")
+	a, ok := h.admin(w, r, v)
+	if !ok {
+		return
+	}
+	ep, set, err := a.WebhookEndpoint(r.Context())
+	if err != nil {
+		v.Error = h.friendly(err)
+		h.render(w, statusOf(err), "message", v)
+		return
+	}
+	v.Data = webhookData{Endpoint: ep, Set: set}
+	v.Form = map[string]string{"url": ep.URL}
+	h.render(w, http.StatusOK, "webhook", v)
+}
+
+func (h *Handler) setWebhook(w http.ResponseWriter, r *http.Request, s session) {
+	raw := strings.TrimSpace(r.PostFormValue("url"))
+	v := s.view("Webhook endpoint", "webhook")
+	a, ok := h.admin(w, r, v)
+	if !ok {
+		return
+	}
+	old, set, err := a.WebhookEndpoint(r.Context())
+	if err != nil {
+		v.Error = h.friendly(err)
+		h.render(w, statusOf(err), "message", v)
+		return
+	}
+	v.Data = webhookData{Endpoint: old, Set: set}
+	v.Form = map[string]string{"url": raw}
+	if raw == "" {
+		v.Errors = map[string]string{"url": "Enter the URL of your endpoint."}
+		h.render(w, http.StatusUnprocessableEntity, "webhook", v)
+		return
+	}
+	ep, secret, err := a.SetWebhookEndpoint(r.Context(), raw)
+	if err != nil {
+		if errcode.Of(err) == errcode.ValidationError {
+			v.Errors = map[string]string{"url": errcode.Message(err)}
+		} else {
+			v.Error = h.friendly(err)
+		}
+		h.render(w, statusOf(err), "webhook", v)
+		return
+	}
+	v = s.view("Your webhook signing secret", "webhook")
+	v.Script = true
+	v.Data = struct {
+		Endpoint tambala.Endpoint
+		Secret   string
+		Replaced bool
+	}{ep, secret, set}
+	h.render(w, http.StatusOK, "webhook_set", v)
+}
+
+func (h *Handler) deliveries(w http.ResponseWriter, r *http.Request, s session) {
+	v := s.view("Webhook deliveries", "deliveries")
+	a, ok := h.admin(w, r, v)
+	if !ok {
+		return
+	}
+	page, err := a.Deliveries(r.Context(), tambala.PageRequest{Limit: deliveriesPageSize, BeforeID: r.URL.Query().Get("before")})
+	if err != nil {
+		v.Error, v.Data = h.friendly(err), "/portal/deliveries"
+		h.render(w, statusOf(err), "message", v)
+		return
+	}
+	v.Data = page
+	h.render(w, http.StatusOK, "deliveries", v)
+}
+
+// floorData is the floor page's: the current floor, "" when none.
+type floorData struct{ Current string }
+
+func floorOf(o tambala.Organization) floorData {
+	if !o.BalanceFloorMWK.IsSet() {
+		return floorData{}
+	}
+	return floorData{Current: o.BalanceFloorMWK.String()}
+}
+
+func (h *Handler) floorPage(w http.ResponseWriter, r *http.Request, s session) {
+	v := s.view("Balance floor", "floor")
+	a, ok := h.admin(w, r, v)
+	if !ok {
+		return
+	}
+	org, err := a.Organization(r.Context())
+	if err != nil {
+		v.Error = h.friendly(err)
+		h.render(w, statusOf(err), "message", v)
+		return
+	}
+	d := floorOf(org)
+	v.Data, v.Form = d, map[string]string{"amount": d.Current}
+	h.render(w, http.StatusOK, "floor", v)
+}
+
+func (h *Handler) setFloor(w http.ResponseWriter, r *http.Request, s session) {
+	text := strings.TrimSpace(r.PostFormValue("amount"))
+	v := s.view("Balance floor", "floor")
+	a, ok := h.admin(w, r, v)
+	if !ok {
+		return
+	}
+	org, err := a.Organization(r.Context())
+	if err != nil {
+		v.Error = h.friendly(err)
+		h.render(w, statusOf(err), "message", v)
+		return
+	}
+	v.Data, v.Form = floorOf(org), map[string]string{"amount": text}
+	var floor money.Amount // the zero Amount removes the floor
+	if text != "" {
+		if floor, err = money.Parse(money.MWK, text); err != nil {
+			v.Errors = map[string]string{"amount": fmt.Sprintf(
+				"Enter an amount in MWK: digits, optionally a point and at most %d decimals, such as 5000 or 5000.50.", money.MWK.Decimals)}
+			h.render(w, http.StatusUnprocessableEntity, "floor", v)
+			return
+		}
+	}
+	if org, err = a.SetBalanceFloor(r.Context(), floor); err != nil {
+		if errcode.Of(err) == errcode.ValidationError {
+			v.Errors = map[string]string{"amount": errcode.Message(err)}
+		} else {
+			v.Error = h.friendly(err)
+		}
+		h.render(w, statusOf(err), "floor", v)
+		return
+	}
+	d := floorOf(org)
+	v.Data, v.Form = d, map[string]string{"amount": d.Current}
+	if d.Current == "" {
+		v.Notice = "Saved: your organization has no balance floor."
+	} else {
+		v.Notice = "Saved: the balance floor is MWK " + d.Current + "."
+	}
+	h.render(w, http.StatusOK, "floor", v)
+}
+
+// accountData is the account page's.
+type accountData struct {
+	User    tambala.User
+	MinPass int
+}
+
+func (h *Handler) accountView(s session) view {
+	v := s.view("Account", "account")
+	v.Data = accountData{User: s.user, MinPass: h.minPass}
+	return v
+}
+
+func (h *Handler) accountPage(w http.ResponseWriter, r *http.Request, s session) {
+	h.render(w, http.StatusOK, "account", h.accountView(s))
+}
+
+// sessionEnded reports an error that ends the request's session.
+func sessionEnded(err error) bool {
+	return errors.Is(err, accounts.ErrSessionExpired) || errors.Is(err, accounts.ErrSessionEnded) ||
+		errors.Is(err, accounts.ErrSessionUnknown)
+}
+
+func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, s session) {
+	current, next, repeat := r.PostFormValue("current"), r.PostFormValue("new"), r.PostFormValue("repeat")
+	v := h.accountView(s)
+	v.Errors = map[string]string{}
+	switch {
+	case current == "":
+		v.Errors["current"] = "Enter your current password."
+	case len([]rune(next)) < h.minPass:
+		v.Errors["new"] = fmt.Sprintf("Use at least %d characters.", h.minPass)
+	case next != repeat:
+		v.Errors["repeat"] = "The two new passwords differ."
+	}
+	if len(v.Errors) > 0 {
+		h.render(w, http.StatusUnprocessableEntity, "account", v)
+		return
+	}
+	err := h.portal.ChangePassword(r.Context(), s.token, current, next)
+	switch {
+	case err == nil:
+		v.Notice = "Your password is changed. Your other sessions are signed out; this one goes on."
+		h.render(w, http.StatusOK, "account", v)
+		return
+	case sessionEnded(err):
+		h.redirectFor(w, r, err)
+		return
+	case errors.Is(err, accounts.ErrWrongPassword), errcode.Of(err) == errcode.RateLimited:
+		v.Errors["current"] = errcode.Message(err)
+	case errcode.Of(err) == errcode.ValidationError:
+		v.Errors["new"] = errcode.Message(err)
+	default:
+		v.Error = h.friendly(err)
+	}
+	h.render(w, statusOf(err), "account", v)
+}
+
+// beginTOTP starts a voluntary TOTP enrolment: a new secret for the app.
+func (h *Handler) beginTOTP(w http.ResponseWriter, r *http.Request, s session) {
+	if s.user.TOTPEnrolled {
+		v := h.accountView(s)
+		v.Notice = "Two-factor sign-in is already on."
+		h.render(w, http.StatusConflict, "account", v)
+		return
+	}
+	en, err := h.portal.BeginTOTP(r.Context(), s.token)
+	if err != nil {
+		v := h.accountView(s)
+		v.Error = h.friendly(err)
+		h.render(w, statusOf(err), "account", v)
+		return
+	}
+	v := s.view("Set up two-factor sign-in", "account")
+	v.Data = en
+	h.render(w, http.StatusOK, "account_totp", v)
+}
+
+func (h *Handler) confirmTOTP(w http.ResponseWriter, r *http.Request, s session) {
+	code := strings.TrimSpace(r.PostFormValue("code"))
+	res, err := h.portal.ConfirmTOTP(r.Context(), s.token, code)
+	if err != nil {
+		if sessionEnded(err) {
+			h.redirectFor(w, r, err)
+			return
+		}
+		// The secret is shown once, so a wrong code begins again with a
+		// new one.
+		en, berr := h.portal.BeginTOTP(r.Context(), s.token)
+		if berr != nil {
+			v := h.accountView(s)
+			v.Error = h.friendly(berr)
+			h.render(w, statusOf(berr), "account", v)
+			return
+		}
+		v := s.view("Set up two-factor sign-in", "account")
+		v.Data = en
+		v.Errors = map[string]string{"code": h.friendly(err) + " Add this new secret to your app and try again."}
+		h.render(w, statusOf(err), "account_totp", v)
+		return
+	}
+	t := res.Session.Token
+	h.setSession(w, r, t)
+	v := view{Title: "Recovery codes", Nav: "account", Email: s.user.Email, CSRF: accounts.CSRFToken(t), Data: res.RecoveryCodes}
+	h.render(w, http.StatusOK, "recovery", v)
+}
