@@ -330,6 +330,10 @@ func (h *Handler) order(w http.ResponseWriter, r *http.Request, s session) {
 // proofForm reads a funding proof's multipart form, its body capped a
 // little above the engine's limit, before the CSRF check of changing.
 func (h *Handler) proofForm(w http.ResponseWriter, r *http.Request) {
+	if h.token(r) == "" {
+		http.Redirect(w, r, "/portal/sign-in", http.StatusSeeOther)
+		return
+	}
 	r.Body = http.MaxBytesReader(w, r.Body, h.engine.MaxProofBytes()+proofFormSlack)
 	if err := r.ParseMultipartForm(1 << 20); err != nil {
 		var tooLarge *http.MaxBytesError

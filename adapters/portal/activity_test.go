@@ -365,7 +365,18 @@ func TestActivityProofUpload(t *testing.T) {
 		t.Errorf("too large: %d", w.Code)
 	}
 	contains(t, "too large", w.Body.String(), `id="proof-error"`, "too large")
-	// No file.
+	// Far too large: the form is refused before it is read whole.
+	huge := append(append([]byte{}, proofPNG...), make([]byte, a.engine.MaxProofBytes()+1<<20)...)
+	w = upload(h, id, tok, accounts.CSRFToken(tok), "huge.png", "image/png", huge)
+	if w.Code != http.StatusRequestEntityTooLarge {
+		t.Errorf("far too large: %d", w.Code)
+	}
+	contains(t, "far too large", w.Body.String(), `id="proof-error"`, "too large")
+	// Signed out: sent to sign in.
+	if w = upload(h, id, "", "", "proof.pdf", "application/pdf", proofPDF); w.Code != http.StatusSeeOther {
+		t.Errorf("signed out: %d", w.Code)
+	}
+	// An empty file.
 	w = upload(h, id, tok, accounts.CSRFToken(tok), "empty.pdf", "application/pdf", nil)
 	if w.Code != http.StatusUnprocessableEntity {
 		t.Errorf("an empty file: %d", w.Code)
