@@ -9,8 +9,14 @@
 // codes are shown once), accepting an invitation with a new password, the
 // overview of the organization's balances, its API keys (created with the
 // full key shown once, revoked after a confirmation page), its IP
-// allowlist, its audit trail, and signing out. Every page works without
-// JavaScript.
+// allowlist, its webhook endpoint (the secret shown once; replacing it
+// rotates the secret) and every delivery attempt (the bytes sent, the
+// signature, the answer's status and duration), its balance floor, its
+// audit trail, the account's password and optional TOTP, the read-only
+// lists and details of payouts (/v1 and /v2), desk orders, conversions
+// and collections (/v1 and /v2) with the API's filters, the upload of a
+// from-bank order's funding proof, and signing out. Every page works
+// without JavaScript.
 //
 // # Security
 //
