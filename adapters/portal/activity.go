@@ -1,6 +1,7 @@
 package portal
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -201,21 +202,6 @@ func (h *Handler) payouts(w http.ResponseWriter, r *http.Request, s session) {
 	h.render(w, http.StatusOK, "payouts", v.view)
 }
 
-func (h *Handler) payout(w http.ResponseWriter, r *http.Request, s session) {
-	v := h.newPageView(s, "Payout", "payouts", r)
-	c, ok := h.client(w, r, v)
-	if !ok {
-		return
-	}
-	p, err := c.Payout(r.Context(), r.PathValue("id"))
-	if err != nil {
-		h.detailFailed(w, r, v, "/portal/payouts", err)
-		return
-	}
-	v.Data = p
-	h.render(w, http.StatusOK, "payout", v.view)
-}
-
 func (h *Handler) payoutsV2(w http.ResponseWriter, r *http.Request, s session) {
 	v := h.newPageView(s, "Payouts (/v2)", "payouts", r)
 	c, ok := h.client(w, r, v)
@@ -242,21 +228,6 @@ func (h *Handler) payoutsV2(w http.ResponseWriter, r *http.Request, s session) {
 	d.Items, d.Next = pg.Items, nextLink("/portal/v2/payouts", r.URL.Query(), pg.HasMore, pg.NextBeforeID)
 	v.Data = d
 	h.render(w, http.StatusOK, "payouts_v2", v.view)
-}
-
-func (h *Handler) payoutV2(w http.ResponseWriter, r *http.Request, s session) {
-	v := h.newPageView(s, "Payout (/v2)", "payouts", r)
-	c, ok := h.client(w, r, v)
-	if !ok {
-		return
-	}
-	p, err := c.PayoutV2(r.Context(), r.PathValue("id"))
-	if err != nil {
-		h.detailFailed(w, r, v, "/portal/v2/payouts", err)
-		return
-	}
-	v.Data = p
-	h.render(w, http.StatusOK, "payout_v2", v.view)
 }
 
 func (h *Handler) orders(w http.ResponseWriter, r *http.Request, s session) {
@@ -443,21 +414,6 @@ func (h *Handler) conversions(w http.ResponseWriter, r *http.Request, s session)
 	h.render(w, http.StatusOK, "conversions", v.view)
 }
 
-func (h *Handler) conversion(w http.ResponseWriter, r *http.Request, s session) {
-	v := h.newPageView(s, "Conversion", "conversions", r)
-	c, ok := h.client(w, r, v)
-	if !ok {
-		return
-	}
-	cv, err := c.Conversion(r.Context(), r.PathValue("id"))
-	if err != nil {
-		h.detailFailed(w, r, v, "/portal/conversions", err)
-		return
-	}
-	v.Data = cv
-	h.render(w, http.StatusOK, "conversion", v.view)
-}
-
 func (h *Handler) collections(w http.ResponseWriter, r *http.Request, s session) {
 	v := h.newPageView(s, "Collections (/v1)", "collections", r)
 	c, ok := h.client(w, r, v)
@@ -473,21 +429,6 @@ func (h *Handler) collections(w http.ResponseWriter, r *http.Request, s session)
 	d.Items, d.Next = pg.Items, nextLink("/portal/collections", r.URL.Query(), pg.HasMore, pg.NextBeforeID)
 	v.Data = d
 	h.render(w, http.StatusOK, "collections", v.view)
-}
-
-func (h *Handler) collection(w http.ResponseWriter, r *http.Request, s session) {
-	v := h.newPageView(s, "Collection", "collections", r)
-	c, ok := h.client(w, r, v)
-	if !ok {
-		return
-	}
-	col, err := c.Collection(r.Context(), r.PathValue("id"))
-	if err != nil {
-		h.detailFailed(w, r, v, "/portal/collections", err)
-		return
-	}
-	v.Data = col
-	h.render(w, http.StatusOK, "collection", v.view)
 }
 
 func (h *Handler) collectionsV2(w http.ResponseWriter, r *http.Request, s session) {
@@ -513,17 +454,22 @@ func (h *Handler) collectionsV2(w http.ResponseWriter, r *http.Request, s sessio
 	h.render(w, http.StatusOK, "collections_v2", v.view)
 }
 
-func (h *Handler) collectionV2(w http.ResponseWriter, r *http.Request, s session) {
-	v := h.newPageView(s, "Collection (/v2)", "collections", r)
-	c, ok := h.client(w, r, v)
-	if !ok {
-		return
+// detail is a read-only detail page: read fetches the organization's
+// resource by the path's id (another organization's id is not found),
+// rendered with tmpl; back is the list a not-found page links to.
+func detail[T any](h *Handler, title, nav, tmpl, back string, read func(*tambala.Client, context.Context, string) (T, error)) func(http.ResponseWriter, *http.Request, session) {
+	return func(w http.ResponseWriter, r *http.Request, s session) {
+		v := h.newPageView(s, title, nav, r)
+		c, ok := h.client(w, r, v)
+		if !ok {
+			return
+		}
+		x, err := read(c, r.Context(), r.PathValue("id"))
+		if err != nil {
+			h.detailFailed(w, r, v, back, err)
+			return
+		}
+		v.Data = x
+		h.render(w, http.StatusOK, tmpl, v.view)
 	}
-	col, err := c.CollectionV2(r.Context(), r.PathValue("id"))
-	if err != nil {
-		h.detailFailed(w, r, v, "/portal/v2/collections", err)
-		return
-	}
-	v.Data = col
-	h.render(w, http.StatusOK, "collection_v2", v.view)
 }
