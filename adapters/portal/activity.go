@@ -391,29 +391,6 @@ func byteSize(n int64) string {
 	}
 }
 
-func (h *Handler) conversions(w http.ResponseWriter, r *http.Request, s session) {
-	v := h.newPageView(s, "Conversions", "conversions", r)
-	c, ok := h.client(w, r, v)
-	if !ok {
-		return
-	}
-	d := listData{Denied: v2Denied(c)}
-	if d.Denied != "" {
-		v.Data = d
-		h.render(w, http.StatusOK, "conversions", v.view)
-		return
-	}
-	f := tambala.ConversionFilter{Asset: money.AssetCode(strings.ToUpper(strings.TrimSpace(v.Form["asset"])))}
-	pg, err := c.Conversions(r.Context(), tambala.PageRequest{Limit: activityPageSize, BeforeID: r.URL.Query().Get("before")}, f)
-	if err != nil {
-		h.listFailed(w, "conversions", "asset", v, d, err)
-		return
-	}
-	d.Items, d.Next = pg.Items, nextLink("/portal/conversions", r.URL.Query(), pg.HasMore, pg.NextBeforeID)
-	v.Data = d
-	h.render(w, http.StatusOK, "conversions", v.view)
-}
-
 func (h *Handler) collections(w http.ResponseWriter, r *http.Request, s session) {
 	v := h.newPageView(s, "Collections (/v1)", "collections", r)
 	c, ok := h.client(w, r, v)
@@ -429,29 +406,6 @@ func (h *Handler) collections(w http.ResponseWriter, r *http.Request, s session)
 	d.Items, d.Next = pg.Items, nextLink("/portal/collections", r.URL.Query(), pg.HasMore, pg.NextBeforeID)
 	v.Data = d
 	h.render(w, http.StatusOK, "collections", v.view)
-}
-
-func (h *Handler) collectionsV2(w http.ResponseWriter, r *http.Request, s session) {
-	v := h.newPageView(s, "Collections (/v2)", "collections", r)
-	c, ok := h.client(w, r, v)
-	if !ok {
-		return
-	}
-	d := listData{Denied: v2Denied(c)}
-	if d.Denied != "" {
-		v.Data = d
-		h.render(w, http.StatusOK, "collections_v2", v.view)
-		return
-	}
-	f := tambala.CollectionV2Filter{Asset: money.AssetCode(strings.ToUpper(strings.TrimSpace(v.Form["asset"])))}
-	pg, err := c.CollectionsV2(r.Context(), tambala.PageRequest{Limit: activityPageSize, BeforeID: r.URL.Query().Get("before")}, f)
-	if err != nil {
-		h.listFailed(w, "collections_v2", "asset", v, d, err)
-		return
-	}
-	d.Items, d.Next = pg.Items, nextLink("/portal/v2/collections", r.URL.Query(), pg.HasMore, pg.NextBeforeID)
-	v.Data = d
-	h.render(w, http.StatusOK, "collections_v2", v.view)
 }
 
 // detail is a read-only detail page: read fetches the organization's
@@ -470,6 +424,36 @@ func detail[T any](h *Handler, title, nav, tmpl, back string, read func(*tambala
 			return
 		}
 		v.Data = x
+		h.render(w, http.StatusOK, tmpl, v.view)
+	}
+}
+
+// assetList is a /v2 list page with the API's asset filter (the form's
+// asset, upper-cased): list reads one page of the organization's
+// resources; path is the page's own, for its "Older" link. An
+// organization without /v2 gets the page with the reason, not an error.
+func assetList[T any](h *Handler, title, nav, tmpl, path string,
+	list func(c *tambala.Client, ctx context.Context, page tambala.PageRequest, asset money.AssetCode) (tambala.Page[T], error)) func(http.ResponseWriter, *http.Request, session) {
+	return func(w http.ResponseWriter, r *http.Request, s session) {
+		v := h.newPageView(s, title, nav, r)
+		c, ok := h.client(w, r, v)
+		if !ok {
+			return
+		}
+		d := listData{Denied: v2Denied(c)}
+		if d.Denied != "" {
+			v.Data = d
+			h.render(w, http.StatusOK, tmpl, v.view)
+			return
+		}
+		asset := money.AssetCode(strings.ToUpper(strings.TrimSpace(v.Form["asset"])))
+		pg, err := list(c, r.Context(), tambala.PageRequest{Limit: activityPageSize, BeforeID: r.URL.Query().Get("before")}, asset)
+		if err != nil {
+			h.listFailed(w, tmpl, "asset", v, d, err)
+			return
+		}
+		d.Items, d.Next = pg.Items, nextLink(path, r.URL.Query(), pg.HasMore, pg.NextBeforeID)
+		v.Data = d
 		h.render(w, http.StatusOK, tmpl, v.view)
 	}
 }

@@ -1,10 +1,12 @@
 package portal
 
 import (
+	"context"
 	"crypto/rand"
 	"embed"
 	"encoding/hex"
 	"errors"
+	"github.com/tambalapay/tambala/money"
 	"html/template"
 	"io/fs"
 	"log/slog"
@@ -122,11 +124,17 @@ func New(engine *tambala.Engine, o *Options) *Handler {
 	mux.HandleFunc("GET /portal/orders", h.signedIn(h.orders))
 	mux.HandleFunc("GET /portal/orders/{id}", h.signedIn(h.order))
 	mux.HandleFunc("POST /portal/orders/{id}/proof", h.proofForm)
-	mux.HandleFunc("GET /portal/conversions", h.signedIn(h.conversions))
+	mux.HandleFunc("GET /portal/conversions", h.signedIn(assetList(h, "Conversions", "conversions", "conversions", "/portal/conversions",
+		func(c *tambala.Client, ctx context.Context, pg tambala.PageRequest, asset money.AssetCode) (tambala.Page[tambala.Conversion], error) {
+			return c.Conversions(ctx, pg, tambala.ConversionFilter{Asset: asset})
+		})))
 	mux.HandleFunc("GET /portal/conversions/{id}", h.signedIn(detail(h, "Conversion", "conversions", "conversion", "/portal/conversions", (*tambala.Client).Conversion)))
 	mux.HandleFunc("GET /portal/collections", h.signedIn(h.collections))
 	mux.HandleFunc("GET /portal/collections/{id}", h.signedIn(detail(h, "Collection", "collections", "collection", "/portal/collections", (*tambala.Client).Collection)))
-	mux.HandleFunc("GET /portal/v2/collections", h.signedIn(h.collectionsV2))
+	mux.HandleFunc("GET /portal/v2/collections", h.signedIn(assetList(h, "Collections (/v2)", "collections", "collections_v2", "/portal/v2/collections",
+		func(c *tambala.Client, ctx context.Context, pg tambala.PageRequest, asset money.AssetCode) (tambala.Page[tambala.CollectionV2], error) {
+			return c.CollectionsV2(ctx, pg, tambala.CollectionV2Filter{Asset: asset})
+		})))
 	mux.HandleFunc("GET /portal/v2/collections/{id}", h.signedIn(detail(h, "Collection (/v2)", "collections", "collection_v2", "/portal/v2/collections", (*tambala.Client).CollectionV2)))
 	mux.HandleFunc("/portal/", h.notFound)
 	h.handler = http.NewCrossOriginProtection().Handler(mux)
@@ -318,9 +326,8 @@ func (h *Handler) redirectFor(w http.ResponseWriter, r *http.Request, err error)
 // signedIn wraps a page that needs a signed-in session.
 func (h *Handler) signedIn(page func(http.ResponseWriter, *http.Request, session)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		token := h.token(r)
-		if token == "" {
-			http.Redirect(w, r, "/portal/sign-in", http.StatusSeeOther)
+		token, ok := h.sessionToken(w, r)
+		if !ok {
 			return
 		}
 		si, err := h.portal.Session(r.Context(), token)
@@ -347,9 +354,8 @@ func (h *Handler) checkCSRF(w http.ResponseWriter, r *http.Request, token string
 // token is checked before the session, so a forged form changes nothing.
 func (h *Handler) changing(action func(http.ResponseWriter, *http.Request, session)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		token := h.token(r)
-		if token == "" {
-			http.Redirect(w, r, "/portal/sign-in", http.StatusSeeOther)
+		token, ok := h.sessionToken(w, r)
+		if !ok {
 			return
 		}
 		if !h.checkCSRF(w, r, token) {
@@ -357,4 +363,14 @@ func (h *Handler) changing(action func(http.ResponseWriter, *http.Request, sessi
 		}
 		h.signedIn(action)(w, r)
 	}
+}
+
+// sessionToken is the request's session token; without one it sends the
+// browser to sign in and reports false.
+func (h *Handler) sessionToken(w http.ResponseWriter, r *http.Request) (string, bool) {
+	token := h.token(r)
+	if token == "" {
+		http.Redirect(w, r, "/portal/sign-in", http.StatusSeeOther)
+	}
+	return token, token != ""
 }

@@ -70,18 +70,16 @@ func (h *Handler) afterStage(w http.ResponseWriter, r *http.Request, stage accou
 }
 
 func (h *Handler) secondFactorPage(w http.ResponseWriter, r *http.Request) {
-	token := h.token(r)
-	if token == "" {
-		http.Redirect(w, r, "/portal/sign-in", http.StatusSeeOther)
+	token, ok := h.sessionToken(w, r)
+	if !ok {
 		return
 	}
 	h.render(w, http.StatusOK, "second", view{Title: "Second factor", CSRF: accounts.CSRFToken(token)})
 }
 
 func (h *Handler) secondFactor(w http.ResponseWriter, r *http.Request) {
-	token := h.token(r)
-	if token == "" {
-		http.Redirect(w, r, "/portal/sign-in", http.StatusSeeOther)
+	token, ok := h.sessionToken(w, r)
+	if !ok {
 		return
 	}
 	if !h.checkCSRF(w, r, token) {
@@ -109,9 +107,8 @@ func (h *Handler) secondFactor(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) enrolPage(w http.ResponseWriter, r *http.Request) {
-	token := h.token(r)
-	if token == "" {
-		http.Redirect(w, r, "/portal/sign-in", http.StatusSeeOther)
+	token, ok := h.sessionToken(w, r)
+	if !ok {
 		return
 	}
 	en, err := h.portal.BeginTOTP(r.Context(), token)
@@ -123,9 +120,8 @@ func (h *Handler) enrolPage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) enrol(w http.ResponseWriter, r *http.Request) {
-	token := h.token(r)
-	if token == "" {
-		http.Redirect(w, r, "/portal/sign-in", http.StatusSeeOther)
+	token, ok := h.sessionToken(w, r)
+	if !ok {
 		return
 	}
 	if !h.checkCSRF(w, r, token) {
@@ -433,9 +429,8 @@ func (h *Handler) audit(w http.ResponseWriter, r *http.Request, s session) {
 }
 
 func (h *Handler) signOut(w http.ResponseWriter, r *http.Request) {
-	token := h.token(r)
-	if token == "" {
-		http.Redirect(w, r, "/portal/sign-in", http.StatusSeeOther)
+	token, ok := h.sessionToken(w, r)
+	if !ok {
 		return
 	}
 	if !h.checkCSRF(w, r, token) {
