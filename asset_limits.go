@@ -2,6 +2,7 @@ package tambala
 
 import (
 	"context"
+	"fmt"
 	"slices"
 
 	"github.com/tambalapay/tambala/errcode"
@@ -44,6 +45,14 @@ func (e *Engine) setAssetLimits(ctx context.Context, asset money.AssetCode, op s
 		return errcode.Newf(errcode.ValidationError, "min must be at most max.")
 	}
 	return e.store.Update(ctx, func(tx store.Tx) error {
+		var prev codec.AssetLimitsRecord
+		if err := records.GetJSON(tx, bucketAssetLimits, assetLimitsKey(asset, op), &prev, nil); err != nil {
+			return err
+		}
+		if err := e.auditAs(ctx, tx, "", AuditAssetLimitsChanged, string(asset), fmt.Sprintf("%s %s: min %s -> %s, max %s -> %s",
+			asset, op, orNone(deref(prev.Min)), orNone(deref(rec.Min)), orNone(deref(prev.Max)), orNone(deref(rec.Max)))); err != nil {
+			return err
+		}
 		if rec.Min == nil && rec.Max == nil {
 			return tx.Delete(bucketAssetLimits, []byte(assetLimitsKey(asset, op)))
 		}

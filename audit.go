@@ -8,6 +8,7 @@ import (
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/codec"
 	"github.com/tambalapay/tambala/internal/records"
+	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/store"
 )
 
@@ -163,17 +164,53 @@ const (
 	AuditBalanceFloorChanged AuditAction = "org.balance_floor_changed"
 	AuditOrgChanged          AuditAction = "org.changed"
 	AuditWebhookEndpointSet  AuditAction = "webhook.endpoint_set"
+	AuditProofUploaded       AuditAction = "order.proof_uploaded"
+)
+
+// The actions of the operator's changes (Operator). Entries of the
+// engine's own settings (corridors, asset limits, pause switches, rails,
+// institutions) belong to no organization: their Org is "".
+const (
+	AuditOrgCreated            AuditAction = "org.created"
+	AuditOrgBootstrapped       AuditAction = "org.bootstrapped"
+	AuditOrgStatusChanged      AuditAction = "org.status_changed"
+	AuditOrgAssetsChanged      AuditAction = "org.assets_changed"
+	AuditOrgV2AccessChanged    AuditAction = "org.v2_access_changed"
+	AuditPayoutLimitsChanged   AuditAction = "org.payout_limits_changed"
+	AuditOrgFunded             AuditAction = "org.funded"
+	AuditOrderMoved            AuditAction = "order.moved"
+	AuditCollectionRecorded    AuditAction = "collection.recorded"
+	AuditCollectionReversed    AuditAction = "collection.reversed"
+	AuditDepositRecorded       AuditAction = "deposit.recorded"
+	AuditDepositAddressRotated AuditAction = "deposit_address.rotated"
+	AuditTradeRecorded         AuditAction = "trade.recorded"
+	AuditDeliveryRedelivered   AuditAction = "delivery.redelivered"
+	AuditPayoutResolved        AuditAction = "payout.resolved"
+	AuditPayoutClawedBack      AuditAction = "payout.clawed_back"
+	AuditCorridorSet           AuditAction = "corridor.set"
+	AuditAssetLimitsChanged    AuditAction = "asset_limits.changed"
+	AuditPauseChanged          AuditAction = "pause.changed"
+	AuditRailChanged           AuditAction = "rail.changed"
+	AuditInstitutionsSynced    AuditAction = "institutions.synced"
 )
 
 type actorKey struct{}
 
-// asActor returns ctx whose calls of the engine's shared use cases
-// (createKey, revokeKey, updateOrg, setWebhookEndpoint) append their
-// changes to the audit trail with actor as its actor. Only the engine
-// sets it (OrgAdmin); the Operator face's calls carry none and are not
-// audited.
+// asActor returns ctx whose calls of the engine's use cases append their
+// changes to the audit trail with actor as its actor (auditAs). Only the
+// engine's faces set it: OrgAdmin with its user, Operator with the
+// operator. The engine's own work (the workers, the dispatcher, a
+// client's API calls) carries none and is not audited.
 func asActor(ctx context.Context, actor AuditActor) context.Context {
 	return context.WithValue(ctx, actorKey{}, actor)
+}
+
+// actorOr is the actor ctx carries, or def when it carries none.
+func actorOr(ctx context.Context, def AuditActor) AuditActor {
+	if a, ok := ctx.Value(actorKey{}).(AuditActor); ok {
+		return a
+	}
+	return def
 }
 
 // auditAs appends an entry in tx when ctx carries an actor (asActor), and
@@ -185,3 +222,21 @@ func (e *Engine) auditAs(ctx context.Context, tx store.Tx, org string, action Au
 	}
 	return e.audit(ctx, tx, actor, org, action, target, summary)
 }
+
+// orNone is s, or "none" when s is empty, for an audit summary.
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+// amountText is an amount with its asset, for an audit summary.
+func amountText(a money.Amount) string { return a.String() + " " + string(a.Asset().Code) }

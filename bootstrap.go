@@ -2,6 +2,7 @@ package tambala
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/money"
@@ -101,7 +102,7 @@ func (e *Engine) bootstrapOrganization(ctx context.Context, b Bootstrap) (Bootst
 			return err
 		}
 		for _, f := range b.Funding {
-			if err := e.fund(tx, &org, f.Amount, f.Ref); err != nil {
+			if _, err := e.fund(tx, &org, f.Amount, f.Ref); err != nil {
 				return err
 			}
 		}
@@ -117,7 +118,8 @@ func (e *Engine) bootstrapOrganization(ctx context.Context, b Bootstrap) (Bootst
 			return err
 		}
 		out = Bootstrapped{Created: true, Organization: org, Key: full, APIKey: rec.APIKey}
-		return nil
+		return e.auditAs(ctx, tx, org.ID, AuditOrgBootstrapped, org.ID, fmt.Sprintf("created %q with %d fundings, %d corridors and the key %s",
+			org.Name, len(b.Funding), len(b.Corridors), rec.Prefix))
 	})
 	if err != nil {
 		return Bootstrapped{}, err

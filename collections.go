@@ -112,6 +112,10 @@ func (e *Engine) recordCollection(ctx context.Context, orgID string, p *Principa
 		if err := tx.Put(bucketCollectionsByOrg, records.IndexKey(orgID, c.ID), nil); err != nil {
 			return err
 		}
+		if err := e.auditAs(ctx, tx, orgID, AuditCollectionRecorded, c.ID, fmt.Sprintf("credited %s net of the fee %s, rail %s, RTP reference %q",
+			amountText(c.AmountCredited), amountText(c.Fee), c.Rail, c.RTPReferenceNumber)); err != nil {
+			return err
+		}
 		return e.emit(tx, orgID, event, render.Collection(c), jsonResource(eventCollection, toCollectionRecord(orgID, c)))
 	})
 	return c, err
@@ -206,6 +210,10 @@ func (e *Engine) reverseCollection(ctx context.Context, orgID, id string) (Colle
 			return err
 		}
 		if err := e.emit(tx, orgID, event, render.Collection(reversed), jsonResource(eventCollection, toCollectionRecord(orgID, reversed))); err != nil {
+			return err
+		}
+		if err := e.auditAs(ctx, tx, orgID, AuditCollectionReversed, id, fmt.Sprintf("status %s -> %s, debited %s and the fee %s refunded",
+			settled.Status, reversed.Status, amountText(settled.AmountCredited), amountText(settled.Fee))); err != nil {
 			return err
 		}
 		c = reversed

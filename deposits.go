@@ -3,6 +3,7 @@ package tambala
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 
 	"github.com/tambalapay/tambala/money"
@@ -180,6 +181,10 @@ func (e *Engine) recordDeposit(ctx context.Context, orgID string, d Deposit) (Co
 		if c, err = e.creditCollectionV2(tx, orgID, d.Amount, n.ID, CollectionSourceDeposit); err != nil {
 			return err
 		}
+		if err := e.auditAs(ctx, tx, orgID, AuditDepositRecorded, c.ID, fmt.Sprintf("credited %s net of the fee %s, network %s, tx_ref %q",
+			amountText(c.AmountCredited), amountText(c.Fee), n.ID, d.TxRef)); err != nil {
+			return err
+		}
 		return records.PutJSON(tx, bucketDeposits, key, depositRecord(d.Recorded(orgID, c.ID)))
 	})
 	return c, err
@@ -220,6 +225,9 @@ func (e *Engine) rotateDepositAddress(ctx context.Context, orgID, network string
 			return err
 		}
 		out = collections.AddressOn(n, addr, collects(org))
+		if err := e.auditAs(ctx, tx, orgID, AuditDepositAddressRotated, orgID, fmt.Sprintf("network %s: address %s -> %s", n.ID, orNone(old), addr)); err != nil {
+			return err
+		}
 		return tx.Put(bucketDepositAddresses, depositAddressKey(orgID, n.ID), []byte(addr))
 	})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"strings"
 	"time"
@@ -62,8 +63,39 @@ func (e *Engine) setCorridor(ctx context.Context, c quotes.Corridor) (quotes.Cor
 	if err := e.checkCorridor(c); err != nil {
 		return quotes.Corridor{}, err
 	}
-	err := e.store.Update(ctx, func(tx store.Tx) error { return putCorridor(tx, c) })
+	err := e.store.Update(ctx, func(tx store.Tx) error {
+		before := "none"
+		switch raw, err := tx.Get(bucketCorridors, []byte(c.Asset.Code)); {
+		case err == nil:
+			prev, err := codec.DecodeCorridor(raw)
+			if err != nil {
+				return err
+			}
+			before = corridorText(prev)
+		case !isNotFound(err):
+			return err
+		}
+		if err := e.auditAs(ctx, tx, "", AuditCorridorSet, string(c.Asset.Code), before+" -> "+corridorText(c)); err != nil {
+			return err
+		}
+		return putCorridor(tx, c)
+	})
 	return c, err
+}
+
+// corridorText is a corridor's figures for the audit trail.
+func corridorText(c quotes.Corridor) string {
+	rate := func(r money.Rate) string {
+		if r.IsZero() {
+			return "closed"
+		}
+		return r.String()
+	}
+	max := "none"
+	if c.Max.IsSet() {
+		max = c.Max.String()
+	}
+	return fmt.Sprintf("[open %t, to-bank rate %s, from-bank rate %s, min %s, max %s]", c.Open, rate(c.RateOffRamp), rate(c.RateOnRamp), c.Min, max)
 }
 
 // checkCorridor checks a corridor before any transaction.
@@ -450,10 +482,14 @@ func (e *Engine) uploadProof(ctx context.Context, p Principal, orderID string, u
 			return err
 		}
 		now := e.nowUTC()
-		var err error
-		o, _, err = e.applyOrder(tx, orderID, p.Org.ID, orders.ProofUploaded{ID: proofID, SHA256: digest, ContentType: mt,
+		m, err := e.applyOrder(tx, orderID, p.Org.ID, orders.ProofUploaded{ID: proofID, SHA256: digest, ContentType: mt,
 			Size: int64(len(data)), Deadline: deadline}, now)
+		o = m.Order
 		if err != nil {
+			return err
+		}
+		if err := e.auditAs(ctx, tx, p.Org.ID, AuditProofUploaded, orderID, fmt.Sprintf("proof %s (%s, %d bytes, sha256 %s): status %s -> %s",
+			proofID, mt, len(data), digest, m.From, o.Status)); err != nil {
 			return err
 		}
 		return records.PutJSON(tx, bucketProofs, proofID, proofRecord{ID: proofID, Order: orderID, Org: p.Org.ID,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"log/slog"
 	"math/rand/v2"
 	"time"
@@ -333,6 +334,10 @@ func (e *Engine) redeliver(ctx context.Context, orgID, id string) (DeliveryView,
 			return err
 		}
 		if err := records.PutJSON(tx, bucketDeliveries, d.ID, d); err != nil {
+			return err
+		}
+		if err := e.auditAs(ctx, tx, orgID, AuditDeliveryRedelivered, d.ID, fmt.Sprintf("%s delivery to %s: dead -> %s after %d attempts",
+			d.EventType, d.URL, d.State, d.Attempts)); err != nil {
 			return err
 		}
 		v, err = deliveryView(tx, id)

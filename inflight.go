@@ -2,6 +2,7 @@ package tambala
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
@@ -175,6 +176,15 @@ func (e *Engine) resolvePayout(ctx context.Context, id string, r Resolution) (pa
 			return err
 		}
 		if out, err = rec.payout(); err != nil {
+			return err
+		}
+		summary := fmt.Sprintf("status %s -> %s, reason %q", from, out.Status, r.Reason)
+		if r.Outcome == payouts.Succeeded && r.Fee.IsSet() {
+			summary += ", fee charged " + amountText(r.Fee)
+		} else if r.Outcome == payouts.Failed {
+			summary += ", failure code " + string(r.FailureCode)
+		}
+		if err := e.auditAs(ctx, tx, out.Org, AuditPayoutResolved, id, summary); err != nil {
 			return err
 		}
 		return records.PutJSON(tx, bucketPayouts, rec.ID, rec)

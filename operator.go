@@ -17,13 +17,23 @@ import (
 // deliveries. Its calls act on the operator's own authority: a host puts
 // its own access control (staff roles, four-eyes) in front of them.
 //
+// Every call that changes something appends an entry to the audit trail
+// in the transaction of its change, with the operator as its actor and
+// the address and request id of the context's RequestInfo; a call that
+// changes nothing (a read, a repeated funding ref, a move already made)
+// appends none.
+//
 // It is safe for concurrent use.
 type Operator struct {
-	e *Engine
+	e     *Engine
+	actor AuditActor
 }
 
 // Operator returns the operator's face of the engine.
-func (e *Engine) Operator() *Operator { return &Operator{e: e} }
+func (e *Engine) Operator() *Operator { return &Operator{e: e, actor: operatorActor} }
+
+// act returns ctx whose changes are audited with o's actor.
+func (o *Operator) act(ctx context.Context) context.Context { return asActor(ctx, o.actor) }
 
 // AllCorridors lists every corridor (the operator's side).
 func (o *Operator) AllCorridors(ctx context.Context) ([]quotes.Corridor, error) {
@@ -50,12 +60,14 @@ func (o *Operator) Backlog(ctx context.Context) (Backlog, error) {
 // them: the transaction that records the marker commits, and the other,
 // run again on the committed state, finds it.
 func (o *Operator) BootstrapOrganization(ctx context.Context, b Bootstrap) (Bootstrapped, error) {
+	ctx = o.act(ctx)
 	return o.e.bootstrapOrganization(ctx, b)
 }
 
 // ClawbackPayout records a provider clawback of a succeeded payout (the
 // operator's side, or a provider callback).
 func (o *Operator) ClawbackPayout(ctx context.Context, id string) error {
+	ctx = o.act(ctx)
 	return o.e.clawbackPayout(ctx, id)
 }
 
@@ -64,11 +76,13 @@ func (o *Operator) ClawbackPayout(ctx context.Context, id string) error {
 // organization holds at most Limits.MaxActiveKeys active keys; at that
 // limit CreateKey fails with conflict until one is revoked.
 func (o *Operator) CreateKey(ctx context.Context, orgID string) (full string, key APIKey, err error) {
+	ctx = o.act(ctx)
 	return o.e.createKey(ctx, orgID)
 }
 
 // CreateOrganization creates an organization (the operator's side).
 func (o *Operator) CreateOrganization(ctx context.Context, n NewOrganization) (Organization, error) {
+	ctx = o.act(ctx)
 	return o.e.createOrganization(ctx, n)
 }
 
@@ -100,6 +114,7 @@ func (o *Operator) DeskProof(ctx context.Context, orderID string) (ProofFile, er
 // balance, test setups). ref identifies the funding (text with no control
 // or invisible format character); funding the same ref twice credits once.
 func (o *Operator) Fund(ctx context.Context, orgID string, amount money.Amount, ref string) error {
+	ctx = o.act(ctx)
 	return o.e.fundOrg(ctx, orgID, amount, ref)
 }
 
@@ -116,6 +131,7 @@ func (o *Operator) Keys(ctx context.Context, orgID string) ([]APIKey, error) {
 // is conflict. Moves go on while /v2 is paused: they are the operator's
 // work, not /v2 requests.
 func (o *Operator) MoveOrder(ctx context.Context, id string, cmd orders.Command) (orders.Order, error) {
+	ctx = o.act(ctx)
 	return o.e.moveOrder(ctx, id, cmd)
 }
 
@@ -144,6 +160,7 @@ func (o *Operator) PayoutsInFlight(ctx context.Context, f InFlightFilter) ([]InF
 // RecordCollection credits a collection net of the collection fee, in one
 // transaction with the collection record.
 func (o *Operator) RecordCollection(ctx context.Context, orgID string, n NewCollection) (Collection, error) {
+	ctx = o.act(ctx)
 	return o.e.recordCollectionByOperator(ctx, orgID, n)
 }
 
@@ -156,6 +173,7 @@ func (o *Operator) RecordCollection(ctx context.Context, orgID string, n NewColl
 // (unsupported_asset) and enabled with collection for the organization
 // (corridor_not_enabled).
 func (o *Operator) RecordDeposit(ctx context.Context, orgID string, d Deposit) (CollectionV2, error) {
+	ctx = o.act(ctx)
 	return o.e.recordDeposit(ctx, orgID, d)
 }
 
@@ -165,6 +183,7 @@ func (o *Operator) RecordDeposit(ctx context.Context, orgID string, d Deposit) (
 // the same ref again returns the first trade; the same ref with other
 // figures is conflict.
 func (o *Operator) RecordTrade(ctx context.Context, orgID string, n NewTrade) (Trade, error) {
+	ctx = o.act(ctx)
 	return o.e.recordTrade(ctx, orgID, n)
 }
 
@@ -172,6 +191,7 @@ func (o *Operator) RecordTrade(ctx context.Context, orgID string, n NewTrade) (T
 // operator's side): the same bytes, signed with the secret it was created
 // with, for one more full schedule.
 func (o *Operator) Redeliver(ctx context.Context, orgID string, id string) (DeliveryView, error) {
+	ctx = o.act(ctx)
 	return o.e.redeliver(ctx, orgID, id)
 }
 
@@ -183,6 +203,7 @@ func (o *Operator) Redeliver(ctx context.Context, orgID string, id string) (Deli
 // worker, which may be talking to the provider about it at the same time,
 // leaves a payout the operator has finished alone.
 func (o *Operator) ResolvePayout(ctx context.Context, id string, r Resolution) (payouts.Payout, error) {
+	ctx = o.act(ctx)
 	return o.e.resolvePayout(ctx, id, r)
 }
 
@@ -190,6 +211,7 @@ func (o *Operator) ResolvePayout(ctx context.Context, id string, r Resolution) (
 // the credit and its fee are undone, so the organization must still have
 // the credited amount available (else insufficient_funds).
 func (o *Operator) ReverseCollection(ctx context.Context, orgID string, id string) (Collection, error) {
+	ctx = o.act(ctx)
 	return o.e.reverseCollection(ctx, orgID, id)
 }
 
@@ -197,6 +219,7 @@ func (o *Operator) ReverseCollection(ctx context.Context, orgID string, id strin
 // prefix. It takes effect on the very next request. Revoking a revoked key
 // is not an error.
 func (o *Operator) RevokeKey(ctx context.Context, orgID string, idOrPrefix string) (APIKey, error) {
+	ctx = o.act(ctx)
 	return o.e.revokeKey(ctx, orgID, idOrPrefix)
 }
 
@@ -208,6 +231,7 @@ func (o *Operator) RevokeKey(ctx context.Context, orgID string, idOrPrefix strin
 // use makes it service_unavailable. Assets are those of the organization's
 // list with collection that the network carries (possibly none).
 func (o *Operator) RotateDepositAddress(ctx context.Context, orgID string, network string) (DepositAddress, error) {
+	ctx = o.act(ctx)
 	return o.e.rotateDepositAddress(ctx, orgID, network)
 }
 
@@ -217,6 +241,7 @@ func (o *Operator) RotateDepositAddress(ctx context.Context, orgID string, netwo
 // text. An empty list allows every address. Only the operator's side can
 // change it, never an API key.
 func (o *Operator) SetAllowlist(ctx context.Context, id string, addrs []netip.Addr) (Organization, error) {
+	ctx = o.act(ctx)
 	return o.e.setAllowlist(ctx, id, addrs)
 }
 
@@ -225,11 +250,13 @@ func (o *Operator) SetAllowlist(ctx context.Context, id string, addrs []netip.Ad
 // in asset (the operator's side); nil bounds remove them. Amounts must be
 // of the asset, positive, and min at most max.
 func (o *Operator) SetAssetLimits(ctx context.Context, asset money.AssetCode, op string, l quotes.Limits) error {
+	ctx = o.act(ctx)
 	return o.e.setAssetLimits(ctx, asset, op, l)
 }
 
 // SetAssets replaces the assets and operations enabled for an organization.
 func (o *Operator) SetAssets(ctx context.Context, id string, assets []AssetAccess) (Organization, error) {
+	ctx = o.act(ctx)
 	return o.e.setAssets(ctx, id, assets)
 }
 
@@ -237,6 +264,7 @@ func (o *Operator) SetAssets(ctx context.Context, id string, assets []AssetAcces
 // MWK amount of zero or more (validation_error otherwise); the zero
 // Amount removes it.
 func (o *Operator) SetBalanceFloor(ctx context.Context, id string, floorMWK money.Amount) (Organization, error) {
+	ctx = o.act(ctx)
 	return o.e.setBalanceFloor(ctx, id, floorMWK)
 }
 
@@ -245,12 +273,14 @@ func (o *Operator) SetBalanceFloor(ctx context.Context, id string, floorMWK mone
 // optional maximum and whether it is open. Quotes already issued keep
 // their frozen terms.
 func (o *Operator) SetCorridor(ctx context.Context, c quotes.Corridor) (quotes.Corridor, error) {
+	ctx = o.act(ctx)
 	return o.e.setCorridor(ctx, c)
 }
 
 // SetOrganizationStatus suspends or reactivates an organization. Every
 // call of a suspended organization is forbidden.
 func (o *Operator) SetOrganizationStatus(ctx context.Context, id string, s OrgStatus) (Organization, error) {
+	ctx = o.act(ctx)
 	return o.e.setOrganizationStatus(ctx, id, s)
 }
 
@@ -258,6 +288,7 @@ func (o *Operator) SetOrganizationStatus(ctx context.Context, id string, s OrgSt
 // operator's side). Payouts accepted before a pause go on, and webhooks are
 // still delivered.
 func (o *Operator) SetPause(ctx context.Context, api API, mode PauseMode) (PauseState, error) {
+	ctx = o.act(ctx)
 	return o.e.setPause(ctx, api, mode)
 }
 
@@ -266,16 +297,19 @@ func (o *Operator) SetPause(ctx context.Context, api API, mode PauseMode) (Pause
 // otherwise). Unset fields (the zero Amount, a zero count) keep the
 // defaults.
 func (o *Operator) SetPayoutLimits(ctx context.Context, id string, l PayoutLimits) (Organization, error) {
+	ctx = o.act(ctx)
 	return o.e.setPayoutLimits(ctx, id, l)
 }
 
 // SetRailDisabled pauses or resumes a payout rail (the operator's side).
 func (o *Operator) SetRailDisabled(ctx context.Context, rail payouts.Rail, disabled bool) (Rails, error) {
+	ctx = o.act(ctx)
 	return o.e.setRailDisabled(ctx, rail, disabled)
 }
 
 // SetV2Access sets an organization's access to /v2.
 func (o *Operator) SetV2Access(ctx context.Context, id string, a V2Access) (Organization, error) {
+	ctx = o.act(ctx)
 	return o.e.setV2Access(ctx, id, a)
 }
 
@@ -284,6 +318,7 @@ func (o *Operator) SetV2Access(ctx context.Context, id string, a V2Access) (Orga
 // created keep the secret they were created with. The URL must be https;
 // plain http is allowed only to a loopback address in the sandbox.
 func (o *Operator) SetWebhookEndpoint(ctx context.Context, orgID string, rawURL string) (Endpoint, string, error) {
+	ctx = o.act(ctx)
 	return o.e.setWebhookEndpoint(ctx, orgID, rawURL)
 }
 
@@ -291,6 +326,7 @@ func (o *Operator) SetWebhookEndpoint(ctx context.Context, orgID string, rawURL 
 // operator's side, or a provider sync job), after checking it
 // (payouts.CheckInstitutions: validation_error, nothing replaced).
 func (o *Operator) SyncInstitutions(ctx context.Context, list []payouts.Institution) error {
+	ctx = o.act(ctx)
 	return o.e.syncInstitutions(ctx, list)
 }
 

@@ -142,40 +142,53 @@ func postDesk(tx store.Tx, ps []orders.Posting, now time.Time) error {
 	return nil
 }
 
+// orderMove is what applyOrder did: the order's status before, the order
+// after, and whether the move changed it (a move already made does not).
+type orderMove struct {
+	From    orders.Status
+	Order   orders.Order
+	Changed bool
+}
+
+// moved says the move changed the order's status.
+func (m orderMove) moved() bool { return m.Changed && m.From != m.Order.Status }
+
 // applyOrder makes one move of order id in tx: the order package's rules,
 // then the postings, the records and the events of the move, together.
-func (e *Engine) applyOrder(tx store.Tx, id string, org string, cmd orders.Command, now time.Time) (orders.Order, bool, error) {
+func (e *Engine) applyOrder(tx store.Tx, id string, org string, cmd orders.Command, now time.Time) (orderMove, error) {
 	prev, err := loadOrder(tx, id)
 	if err != nil {
-		return orders.Order{}, false, err
+		return orderMove{}, err
 	}
 	if org != "" && prev.Org != org {
-		return orders.Order{}, false, errNotFound
+		return orderMove{}, errNotFound
 	}
 	o, fx, err := orders.Apply(prev, cmd, now)
+	m := orderMove{From: prev.Status, Order: o}
 	if err != nil || !fx.Changed {
-		return o, false, err
+		return m, err
 	}
 	if err := postDesk(tx, fx.Postings, now); err != nil {
-		return o, false, err
+		return m, err
 	}
 	if fx.Collection != nil {
 		if err := e.recordRefundCollection(tx, o, fx.Collection, now); err != nil {
-			return o, false, err
+			return m, err
 		}
 	}
 	if err := putOrder(tx, prev, o); err != nil {
-		return o, false, err
+		return m, err
 	}
 	for _, ev := range fx.Events {
 		if err := e.emit(tx, o.Org, ev.Type, render.Order(o), orderResource(o)); err != nil {
-			return o, false, err
+			return m, err
 		}
 	}
 	if err := e.checkBalanceLow(tx, o.Org); err != nil {
-		return o, false, err
+		return m, err
 	}
-	return o, prev.Status != o.Status, nil
+	m.Changed = true
+	return m, nil
 }
 
 // reportOrder logs and counts an order's committed move.
@@ -209,11 +222,17 @@ func (e *Engine) moveOrder(ctx context.Context, id string, cmd orders.Command) (
 		var o orders.Order
 		var moved, clash bool
 		err := e.store.Update(ctx, func(tx store.Tx) error {
-			var err error
 			clash = false
-			o, moved, err = e.applyOrder(tx, id, "", cmd, e.nowUTC())
-			if err != nil || !moved || o.Funding == nil || o.Status != orders.AwaitingFunds {
+			m, err := e.applyOrder(tx, id, "", cmd, e.nowUTC())
+			o, moved = m.Order, m.moved()
+			if err != nil || !m.Changed {
 				return err
+			}
+			if err := e.auditAs(ctx, tx, o.Org, AuditOrderMoved, o.ID, orderMoveSummary(cmd, m)); err != nil {
+				return err
+			}
+			if !moved || o.Funding == nil || o.Status != orders.AwaitingFunds {
+				return nil
 			}
 			// The funding reference is unique across organizations.
 			ref := []byte(o.Funding.Reference)
@@ -346,7 +365,8 @@ func (e *Engine) ProcessOrders(ctx context.Context) (int, error) {
 				}
 				return nil
 			}
-			o, moved, err = e.applyOrder(tx, id, "", orders.Expire{Deadline: effective}, now)
+			m, err := e.applyOrder(tx, id, "", orders.Expire{Deadline: effective}, now)
+			o, moved = m.Order, m.moved()
 			return err
 		})
 		if err != nil {
@@ -460,3 +480,26 @@ func (p kvProofs) Open(ctx context.Context, id string) (io.ReadCloser, error) {
 }
 
 func clientRefKey(org, ref string) []byte { return records.IndexKey(org, ref) }
+
+// orderMoveSummary tells, for the audit trail, which move m was and what
+// it changed: the status before and after, and the move's own figures
+// (a failure code, a proof, a reason, a funding reference).
+func orderMoveSummary(cmd orders.Command, m orderMove) string {
+	s := fmt.Sprintf("%s: status %s -> %s", cmd.Name(), m.From, m.Order.Status)
+	switch c := cmd.(type) {
+	case orders.Fail:
+		s += ", failure code " + string(c.Code)
+	case orders.RejectProof:
+		s += fmt.Sprintf(", proof %s, reason %q", c.ProofID, c.Reason)
+	case orders.ConfirmFunds:
+		s += ", proof " + c.ProofID
+	case orders.Instructions:
+		if f := m.Order.Funding; f != nil {
+			s += ", funding reference " + f.Reference
+		}
+	}
+	if m.Order.Refund != nil && m.From == m.Order.Status {
+		s += ", refund " + string(m.Order.Refund.Status)
+	}
+	return s
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/money"
+	"github.com/tambalapay/tambala/orders"
 	"github.com/tambalapay/tambala/orgs"
 	"github.com/tambalapay/tambala/store"
 )
@@ -129,6 +130,21 @@ func (a *OrgAdmin) SetWebhookEndpoint(ctx context.Context, rawURL string) (Endpo
 	return a.e.setWebhookEndpoint(ctx, org, rawURL)
 }
 
+// UploadProof uploads a funding proof for one of the organization's
+// from-bank orders, as Client.UploadProof does, and records it in the
+// audit trail with the user as its actor.
+func (a *OrgAdmin) UploadProof(ctx context.Context, orderID string, up ProofUpload) (orders.Order, error) {
+	ctx, _, err := a.e.adminContext(ctx, a.token)
+	if err != nil {
+		return orders.Order{}, err
+	}
+	p, err := a.e.portalPrincipal(ctx, a.token)
+	if err != nil {
+		return orders.Order{}, err
+	}
+	return a.e.uploadProof(ctx, p, orderID, up)
+}
+
 // WebhookEndpoint reads the organization's webhook endpoint; false when it
 // has none.
 func (a *OrgAdmin) WebhookEndpoint(ctx context.Context) (Endpoint, bool, error) {
@@ -183,9 +199,47 @@ func (e *Engine) auditOrgChange(ctx context.Context, tx store.Tx, prev, next Org
 	case orgs.SetBalanceFloor:
 		return e.auditAs(ctx, tx, next.ID, AuditBalanceFloorChanged, next.ID,
 			fmt.Sprintf("balance floor %s -> %s", floorText(prev.BalanceFloorMWK), floorText(next.BalanceFloorMWK)))
+	case orgs.SetStatus:
+		return e.auditAs(ctx, tx, next.ID, AuditOrgStatusChanged, next.ID, fmt.Sprintf("status %s -> %s", prev.Status, next.Status))
+	case orgs.SetV2Access:
+		return e.auditAs(ctx, tx, next.ID, AuditOrgV2AccessChanged, next.ID, fmt.Sprintf("/v2 access %s -> %s", prev.V2Access, next.V2Access))
+	case orgs.SetAssets:
+		return e.auditAs(ctx, tx, next.ID, AuditOrgAssetsChanged, next.ID, fmt.Sprintf("assets %s -> %s", assetsText(prev.Assets), assetsText(next.Assets)))
+	case orgs.SetPayoutLimits:
+		return e.auditAs(ctx, tx, next.ID, AuditPayoutLimitsChanged, next.ID,
+			fmt.Sprintf("payout limits %s -> %s", limitsText(prev.PayoutLimits), limitsText(next.PayoutLimits)))
 	default:
 		return e.auditAs(ctx, tx, next.ID, AuditOrgChanged, next.ID, fmt.Sprintf("%T", c))
 	}
+}
+
+// assetsText is an organization's asset access for the audit trail.
+func assetsText(list []AssetAccess) string {
+	s := make([]string, len(list))
+	for i, a := range list {
+		s[i] = string(a.Asset) + ":" + strings.Join(a.Operations, ",")
+	}
+	return "[" + strings.Join(s, " ") + "]"
+}
+
+// limitsText is an organization's own payout limits for the audit trail
+// (unset ones are "default").
+func limitsText(p *PayoutLimits) string {
+	var l PayoutLimits
+	if p != nil {
+		l = *p
+	}
+	amount := func(a money.Amount) string {
+		if !a.IsSet() {
+			return "default"
+		}
+		return a.String()
+	}
+	count := "default"
+	if l.HourlyCount > 0 {
+		count = fmt.Sprint(l.HourlyCount)
+	}
+	return fmt.Sprintf("[per payout %s, daily %s, hourly count %s]", amount(l.MaxPerPayoutMWK), amount(l.DailyVolumeMWK), count)
 }
 
 func addrList(addrs []netip.Addr) string {

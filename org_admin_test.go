@@ -70,7 +70,7 @@ func TestOrgAdmin(t *testing.T) {
 		require.NoError(t, err)
 		assert.Empty(t, dl.Items)
 
-		// The operator's own calls are not the admin's: not audited.
+		// The operator's own calls are audited as the operator's.
 		_, _, err = p.e.Operator().CreateKey(p.ctx, p.org)
 		require.NoError(t, err)
 		_, err = p.e.Operator().SetAllowlist(p.ctx, p.org, nil)
@@ -79,22 +79,29 @@ func TestOrgAdmin(t *testing.T) {
 		trail, err := admin.AuditTrail(p.ctx, tambala.PageRequest{Limit: tambala.MaxPageSize})
 		require.NoError(t, err)
 		var acts []tambala.AuditAction
+		user := tambala.AuditActor{Kind: tambala.ActorUser, ID: u.ID, Email: u.Email}
+		operator := tambala.AuditActor{Kind: tambala.ActorOperator}
 		for i := len(trail.Items) - 1; i >= 0; i-- {
 			a := trail.Items[i]
 			if i < len(trail.Items)-before {
 				acts = append(acts, a.Action)
-				assert.Equal(t, tambala.AuditActor{Kind: tambala.ActorUser, ID: u.ID, Email: u.Email}, a.Actor)
+				if i < 2 {
+					assert.Equal(t, operator, a.Actor)
+				} else {
+					assert.Equal(t, user, a.Actor)
+				}
 				assert.Equal(t, p.org, a.Org)
 			}
 		}
 		assert.Equal(t, []tambala.AuditAction{tambala.AuditKeyCreated, tambala.AuditKeyCreated, tambala.AuditKeyCreated,
 			tambala.AuditKeyRevoked, tambala.AuditAllowlistChanged, tambala.AuditBalanceFloorChanged,
-			tambala.AuditWebhookEndpointSet, tambala.AuditWebhookEndpointSet}, acts)
+			tambala.AuditWebhookEndpointSet, tambala.AuditWebhookEndpointSet, tambala.AuditKeyCreated, tambala.AuditAllowlistChanged}, acts)
+		assert.Equal(t, "allowlist [192.0.2.1] -> [any]", trail.Items[0].Summary)
 		for _, a := range trail.Items {
 			assert.NotContains(t, a.Summary, secret1)
 			assert.NotContains(t, a.Summary, secret2)
 		}
-		assert.Equal(t, "balance floor none -> 100.00 MWK", trail.Items[2].Summary)
+		assert.Equal(t, "balance floor none -> 100.00 MWK", trail.Items[4].Summary)
 
 		// The face checks the session at every call, and the organization.
 		_, err = p.e.Operator().SetOrganizationStatus(p.ctx, p.org, tambala.OrgSuspended)

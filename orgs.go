@@ -66,7 +66,12 @@ func (e *Engine) createOrganization(ctx context.Context, n NewOrganization) (Org
 	if err != nil {
 		return Organization{}, err
 	}
-	err = e.store.Update(ctx, func(tx store.Tx) error { return saveOrg(tx, &o) })
+	err = e.store.Update(ctx, func(tx store.Tx) error {
+		if err := saveOrg(tx, &o); err != nil {
+			return err
+		}
+		return e.auditAs(ctx, tx, o.ID, AuditOrgCreated, o.ID, fmt.Sprintf("created %q", o.Name))
+	})
 	return o, err
 }
 
@@ -190,25 +195,29 @@ func (e *Engine) fundOrg(ctx context.Context, orgID string, amount money.Amount,
 		if err := loadOrg(tx, orgID, &o, errNotFound); err != nil {
 			return err
 		}
-		return e.fund(tx, &o, amount, ref)
+		credited, err := e.fund(tx, &o, amount, ref)
+		if err != nil || !credited {
+			return err
+		}
+		return e.auditAs(ctx, tx, orgID, AuditOrgFunded, orgID, fmt.Sprintf("credited %s from the float, ref %q", amountText(amount), ref))
 	})
 }
 
 // fund credits o from the operator's float in tx (orgs.CheckFunding
-// first).
-func (e *Engine) fund(tx store.Tx, o *Organization, amount money.Amount, ref string) error {
+// first); credited is false when ref had already credited the same amount.
+func (e *Engine) fund(tx store.Tx, o *Organization, amount money.Amount, ref string) (credited bool, err error) {
 	code := amount.Asset().Code
 	if err := o.CheckFundable(code); err != nil {
-		return err
+		return false, err
 	}
-	_, err := ledger.Post(tx, ledger.Credit{
+	eff, err := ledger.Post(tx, ledger.Credit{
 		EntryID: orgs.FundingEntryID(o.ID, string(code), ref), Org: o.ID, Amount: amount, From: ledger.Float, Ref: ref, At: e.nowUTC(),
 	})
 	if errors.Is(err, ledger.ErrEntryIDReused) {
-		return errcode.Newf(errcode.Conflict, "This funding ref was already used with another amount.")
+		return false, errcode.Newf(errcode.Conflict, "This funding ref was already used with another amount.")
 	}
 	if err != nil {
-		return fmt.Errorf("fund %s: %w", o.ID, err)
+		return false, fmt.Errorf("fund %s: %w", o.ID, err)
 	}
-	return nil
+	return !eff.Replayed, nil
 }

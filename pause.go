@@ -3,6 +3,7 @@ package tambala
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/tambalapay/tambala/errcode"
@@ -118,6 +119,13 @@ func (e *Engine) setPause(ctx context.Context, api API, mode PauseMode) (PauseSt
 		if s, err = e.readPause(tx); err != nil {
 			return err
 		}
+		was := s.V1
+		if api == APIv2 {
+			was = s.V2
+		}
+		if err := e.auditAs(ctx, tx, "", AuditPauseChanged, string(api), fmt.Sprintf("%s %s -> %s", api, modeText(was), modeText(mode))); err != nil {
+			return err
+		}
 		if api == APIv1 {
 			s.V1 = mode
 		} else {
@@ -136,4 +144,12 @@ func (e *Engine) setPause(ctx context.Context, api API, mode PauseMode) (PauseSt
 		return records.PutJSON(tx, bucketSettings, string(pauseKey), toPauseRecord(s))
 	})
 	return s, err
+}
+
+// modeText is a pause mode for the audit trail: "live" for Live.
+func modeText(m PauseMode) string {
+	if m == Live {
+		return "live"
+	}
+	return string(m)
 }

@@ -423,7 +423,12 @@ func (e *Engine) syncInstitutions(ctx context.Context, list []payouts.Institutio
 		return err
 	}
 	rec := toInstitutionsRecord(list, e.nowUTC())
-	return e.store.Update(ctx, func(tx store.Tx) error { return records.PutJSON(tx, bucketRefData, "institutions", rec) })
+	return e.store.Update(ctx, func(tx store.Tx) error {
+		if err := e.auditAs(ctx, tx, "", AuditInstitutionsSynced, "institutions", fmt.Sprintf("%d institutions", len(list))); err != nil {
+			return err
+		}
+		return records.PutJSON(tx, bucketRefData, "institutions", rec)
+	})
 }
 
 // institutions returns the reference data: the last sync, or in the
@@ -503,13 +508,17 @@ func (e *Engine) setRailDisabled(ctx context.Context, rail payouts.Rail, disable
 			return err
 		}
 		r = Rails(rec)
+		var was bool
 		switch rail {
 		case payouts.Bank:
-			r.BankDisabled = disabled
+			was, r.BankDisabled = r.BankDisabled, disabled
 		case payouts.Momo:
-			r.MomoDisabled = disabled
+			was, r.MomoDisabled = r.MomoDisabled, disabled
 		default:
 			return errcode.Newf(errcode.ValidationError, "rail must be bank or momo.")
+		}
+		if err := e.auditAs(ctx, tx, "", AuditRailChanged, string(rail), fmt.Sprintf("%s disabled %t -> %t", rail, was, disabled)); err != nil {
+			return err
 		}
 		return records.PutJSON(tx, bucketSettings, "rails", codec.RailsRecord(r))
 	})

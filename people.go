@@ -214,7 +214,7 @@ func (e *Engine) inviteUser(ctx context.Context, n InviteUser) (Invited, error) 
 			return err
 		}
 		out = Invited{Invitation: invitationView(inv, now), Token: token}
-		return e.audit(ctx, tx, operatorActor, inv.Org, AuditUserInvited, inv.ID,
+		return e.audit(ctx, tx, actorOr(ctx, operatorActor), inv.Org, AuditUserInvited, inv.ID,
 			fmt.Sprintf("invited %s as %s until %s", inv.Email, inv.Role, inv.ExpiresAt.Format(time.RFC3339)))
 	})
 	if err != nil {
@@ -279,7 +279,7 @@ func (e *Engine) revokeInvitation(ctx context.Context, orgID, id string) (Invita
 		if err := putInvitation(tx, revoked); err != nil {
 			return err
 		}
-		return e.audit(ctx, tx, operatorActor, orgID, AuditInvitationRevoked, inv.ID, "revoked the invitation of "+inv.Email)
+		return e.audit(ctx, tx, actorOr(ctx, operatorActor), orgID, AuditInvitationRevoked, inv.ID, "revoked the invitation of "+inv.Email)
 	})
 	if err != nil {
 		return Invitation{}, err
@@ -353,13 +353,13 @@ func (e *Engine) setUserDisabled(ctx context.Context, id string, disable bool) (
 			return u, false, nil
 		}
 		if !disable {
-			return u.Enable(), true, e.audit(ctx, tx, operatorActor, u.Org, AuditUserEnabled, u.ID, "status disabled -> active")
+			return u.Enable(), true, e.audit(ctx, tx, actorOr(ctx, operatorActor), u.Org, AuditUserEnabled, u.ID, "status disabled -> active")
 		}
 		n, err := e.endUserSessions(tx, u.ID, nil, now)
 		if err != nil {
 			return u, false, err
 		}
-		return u.Disable(now), true, e.audit(ctx, tx, operatorActor, u.Org, AuditUserDisabled, u.ID,
+		return u.Disable(now), true, e.audit(ctx, tx, actorOr(ctx, operatorActor), u.Org, AuditUserDisabled, u.ID,
 			fmt.Sprintf("status active -> disabled; %d sessions ended", n))
 	})
 }
@@ -378,7 +378,7 @@ func (e *Engine) resetTOTP(ctx context.Context, id string) (User, error) {
 		if err != nil {
 			return u, false, err
 		}
-		return u.ResetTOTP(), true, e.audit(ctx, tx, operatorActor, u.Org, AuditTOTPReset, u.ID,
+		return u.ResetTOTP(), true, e.audit(ctx, tx, actorOr(ctx, operatorActor), u.Org, AuditTOTPReset, u.ID,
 			fmt.Sprintf("TOTP %s -> none; %d sessions ended", before, n))
 	})
 }
@@ -391,7 +391,7 @@ func (e *Engine) endSessions(ctx context.Context, id string) (int, error) {
 		if n, err = e.endUserSessions(tx, u.ID, nil, now); err != nil {
 			return u, false, err
 		}
-		return u, false, e.audit(ctx, tx, operatorActor, u.Org, AuditSessionsEnded, u.ID, fmt.Sprintf("%d sessions ended", n))
+		return u, false, e.audit(ctx, tx, actorOr(ctx, operatorActor), u.Org, AuditSessionsEnded, u.ID, fmt.Sprintf("%d sessions ended", n))
 	})
 	return n, err
 }
@@ -444,7 +444,7 @@ func (e *Engine) setTOTPRequired(ctx context.Context, orgID string, required boo
 		if err := putPortalSettings(tx, orgID, required); err != nil {
 			return err
 		}
-		return e.audit(ctx, tx, operatorActor, orgID, AuditTOTPRequired, orgID, fmt.Sprintf("TOTP required %t -> %t", was, required))
+		return e.audit(ctx, tx, actorOr(ctx, operatorActor), orgID, AuditTOTPRequired, orgID, fmt.Sprintf("TOTP required %t -> %t", was, required))
 	})
 }
 

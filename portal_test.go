@@ -142,8 +142,9 @@ func TestPortalSignInFlow(t *testing.T) {
 		_, err = portal.Session(p.ctx, r.Token)
 		assert.ErrorIs(t, err, accounts.ErrSessionEnded)
 
-		assert.Equal(t, []tambala.AuditAction{tambala.AuditUserInvited, tambala.AuditInvitationAccepted,
-			tambala.AuditSignedIn, tambala.AuditSignedOut}, p.actions(t, p.org))
+		assert.Equal(t, []tambala.AuditAction{tambala.AuditOrgCreated, tambala.AuditOrgFunded, tambala.AuditUserInvited,
+			tambala.AuditInvitationAccepted, tambala.AuditSignedIn, tambala.AuditKeyCreated, tambala.AuditOrgStatusChanged,
+			tambala.AuditOrgStatusChanged, tambala.AuditSignedOut}, p.actions(t, p.org))
 		page, err := p.e.Accounts().AuditTrail(p.ctx, tambala.PageRequest{Limit: 1}, tambala.AuditFilter{})
 		require.NoError(t, err)
 		require.Len(t, page.Items, 1)
@@ -407,8 +408,8 @@ func TestPortalOperatorEndsSessions(t *testing.T) {
 		_, err = p.e.Accounts().User(p.ctx, "nobody")
 		assert.Equal(t, errcode.NotFound, errcode.Of(err))
 
-		assert.Equal(t, []tambala.AuditAction{tambala.AuditUserInvited, tambala.AuditInvitationAccepted,
-			tambala.AuditSignedIn, tambala.AuditSignedIn, tambala.AuditSessionsEnded, tambala.AuditSignedIn,
+		assert.Equal(t, []tambala.AuditAction{tambala.AuditOrgCreated, tambala.AuditOrgFunded, tambala.AuditUserInvited,
+			tambala.AuditInvitationAccepted, tambala.AuditSignedIn, tambala.AuditSignedIn, tambala.AuditSessionsEnded, tambala.AuditSignedIn,
 			tambala.AuditUserDisabled, tambala.AuditSignInFailed, tambala.AuditUserEnabled, tambala.AuditSignedIn,
 			tambala.AuditSignedIn, tambala.AuditPasswordChangeFailed, tambala.AuditPasswordChanged, tambala.AuditSignedIn},
 			p.actions(t, p.org))

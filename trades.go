@@ -3,6 +3,7 @@ package tambala
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"time"
 
@@ -86,6 +87,10 @@ func (e *Engine) recordTrade(ctx context.Context, orgID string, n NewTrade) (Tra
 			return err
 		}
 		if err := tx.Put(bucketTradesByOrg, records.IndexKey(orgID, r.ID), nil); err != nil {
+			return err
+		}
+		if err := e.auditAs(ctx, tx, orgID, AuditTradeRecorded, t.ID, fmt.Sprintf("%s at %s credited %d MWK from the float, ref %q",
+			amountText(t.USDTAmount), t.ClientRate, t.MWKAmount, t.Ref)); err != nil {
 			return err
 		}
 		return e.emit(tx, orgID, event, render.Trade(t), jsonResource(eventTrade, r))

@@ -521,6 +521,9 @@ func (e *Engine) clawbackPayout(ctx context.Context, id string) error {
 		if err := e.clawback(tx, &rec, e.nowUTC()); err != nil {
 			return err
 		}
+		if err := e.auditAs(ctx, tx, rec.Org, AuditPayoutClawedBack, rec.ID, fmt.Sprintf("status %s -> %s", payouts.Succeeded, rec.Status)); err != nil {
+			return err
+		}
 		return records.PutJSON(tx, bucketPayouts, rec.ID, rec)
 	})
 	if err == nil {

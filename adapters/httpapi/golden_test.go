@@ -58,7 +58,10 @@ import (
 //   - a webhook attempt's duration_ns (the real time a send took), in the
 //     admin deliveries answers and in the webhooks.attempts records: the
 //     digits are written as <elapsed>, and the Content-Length of such an
-//     answer as <normalised>.
+//     answer as <normalised>;
+//   - the request id of an audit entry of a request that sent no
+//     Request-Id (the one the handler made, a UUIDv7 of the real time):
+//     written as <uuidv7>.
 
 var updateGolden = flag.Bool("update", false, "TestGolden*: rewrite the golden files under testdata/golden")
 
@@ -367,6 +370,10 @@ func (g *goldenEnv) validate(admin bool, method, path string, r *resp) {
 // durationNS is a webhook attempt's real send time.
 var durationNS = regexp.MustCompile(`"duration_ns":[0-9]+`)
 
+// auditRequestID matches the request id of an audit entry when it is a
+// UUIDv7 (the one the handler made for a request that sent none).
+var auditRequestID = regexp.MustCompile(`"request_id":"[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"`)
+
 func (g *goldenEnv) record(admin bool, req *http.Request, body string, r *resp) {
 	g.t.Helper()
 	g.n++
@@ -492,8 +499,11 @@ func (g *goldenEnv) dumpStore() []byte {
 			n := 0
 			err := tx.Scan([]byte(name), store.ScanOptions{}, func(k, v []byte) (bool, error) {
 				n++
-				if name == "webhooks.attempts" {
+				switch name {
+				case "webhooks.attempts":
 					v = durationNS.ReplaceAll(v, []byte(`"duration_ns":<elapsed>`))
+				case "audit":
+					v = auditRequestID.ReplaceAll(v, []byte(`"request_id":"<uuidv7>"`))
 				}
 				fmt.Fprintf(&keys, "key: %s\nval: %s\n", bodyText(k), bodyText(v))
 				return true, nil

@@ -455,3 +455,35 @@ func TestAdmin_SetAssetsEmpty(t *testing.T) {
 		}
 	}
 }
+
+// TestAdminOpenAPI_AuditActions: the document's AuditAction enum is the
+// engine's list of actions, the AuditAction constants of audit.go, in
+// their order.
+func TestAdminOpenAPI_AuditActions(t *testing.T) {
+	af, err := parser.ParseFile(token.NewFileSet(), "../../audit.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []any
+	for _, d := range af.Decls {
+		g, ok := d.(*ast.GenDecl)
+		if !ok || g.Tok != token.CONST {
+			continue
+		}
+		for _, s := range g.Specs {
+			vs := s.(*ast.ValueSpec)
+			if id, ok := vs.Type.(*ast.Ident); !ok || id.Name != "AuditAction" {
+				continue
+			}
+			for _, v := range vs.Values {
+				if s, err := strconv.Unquote(v.(*ast.BasicLit).Value); err == nil {
+					want = append(want, s)
+				}
+			}
+		}
+	}
+	got := loadAdminSpec(t).doc.Components.Schemas["AuditAction"].Value.Enum
+	if len(want) < 40 || !reflect.DeepEqual(got, want) {
+		t.Errorf("the document's AuditAction enum is %v, the engine's actions are %v", got, want)
+	}
+}

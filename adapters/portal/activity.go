@@ -348,11 +348,11 @@ func (h *Handler) uploadProof(w http.ResponseWriter, r *http.Request, s session)
 	}
 	defer file.Close()
 	v := h.newPageView(s, "Order", "orders", r)
-	c, ok := h.client(w, r, v)
+	a, ok := h.admin(w, r, v.view)
 	if !ok {
 		return
 	}
-	_, err = c.UploadProof(r.Context(), id, tambala.ProofUpload{ContentType: hdr.Header.Get("Content-Type"), Content: file})
+	_, err = a.UploadProof(r.Context(), id, tambala.ProofUpload{ContentType: hdr.Header.Get("Content-Type"), Content: file})
 	if err != nil {
 		code := errcode.Of(err)
 		switch code {

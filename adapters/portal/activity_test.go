@@ -399,6 +399,8 @@ func TestActivityProofUpload(t *testing.T) {
 	if p := stored(); p == nil || p.Size != int64(len(proofPDF)) {
 		t.Errorf("stored proof: %+v", p)
 	}
+	// The upload is the user's act in the audit trail, and so on its page.
+	contains(t, "the audit trail", get(t, h, "/portal/audit", tok, http.StatusOK), "order.proof_uploaded", "application/pdf")
 	// The order no longer expects one.
 	w = upload(h, id, tok, accounts.CSRFToken(tok), "other.png", "image/png", proofPNG)
 	if w.Code != http.StatusConflict {

@@ -135,8 +135,9 @@ type AuditEntryFields struct {
 // AuditEntry is the one rendering of an entry of the audit trail (the
 // items of Accounts.AuditTrail and Portal.AuditTrail):
 // {"id","at","org_id","actor":{"kind","user_id","email"},"action",
-// "target","summary","address","request_id"}; the actor's user_id and
-// email, the address and the request id are null when there are none.
+// "target","summary","address","request_id"}; the organization (for an
+// entry of the engine's own settings), the actor's user_id and email, the
+// address and the request id are null when there are none.
 func AuditEntry(a AuditEntryFields) []byte {
 	type actor struct {
 		Kind  string  `json:"kind"`
@@ -146,14 +147,14 @@ func AuditEntry(a AuditEntryFields) []byte {
 	return mustMarshal(struct {
 		ID        string  `json:"id"`
 		At        string  `json:"at"`
-		Org       string  `json:"org_id"`
+		Org       *string `json:"org_id"`
 		Actor     actor   `json:"actor"`
 		Action    string  `json:"action"`
 		Target    string  `json:"target"`
 		Summary   string  `json:"summary"`
 		Address   *string `json:"address"`
 		RequestID *string `json:"request_id"`
-	}{a.ID, Time(a.At), a.Org, actor{a.ActorKind, optionalText(a.ActorID), optionalText(a.ActorEmail)}, a.Action, a.Target,
+	}{a.ID, Time(a.At), optionalText(a.Org), actor{a.ActorKind, optionalText(a.ActorID), optionalText(a.ActorEmail)}, a.Action, a.Target,
 		a.Summary, optionalText(a.Address), optionalText(a.RequestID)})
 }
 
