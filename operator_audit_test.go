@@ -171,7 +171,10 @@ func TestOperatorAudit(t *testing.T) {
 			return err
 		})
 
-		none("a client's order", func() error { _, err := d.createFor(d.p, d.quote(t, "MWK", "USDT", "1500").ID, "c-1", nil, "k-1"); return err }, "")
+		none("a client's order", func() error {
+			_, err := d.createFor(d.p, d.quote(t, "MWK", "USDT", "1500").ID, "c-1", nil, "k-1")
+			return err
+		}, "")
 
 		// The engine's own settings belong to no organization.
 		wrote(tambala.AuditCorridorSet, "", "", func() error {
