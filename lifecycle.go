@@ -52,8 +52,8 @@ const (
 	// LoopOrderExpiry is the expiry sweep of unfunded desk orders
 	// (ProcessOrders, every OrderOptions.SweepInterval).
 	LoopOrderExpiry
-	// LoopPruning prunes decided idempotency outcomes and old quotes
-	// (Options.Prune).
+	// LoopPruning prunes decided idempotency outcomes, old quotes, and
+	// old sessions and sign-in throttles (Options.Prune).
 	LoopPruning
 )
 
@@ -159,7 +159,11 @@ func (e *Engine) Run(ctx context.Context, loops ...Loop) error {
 					return false, err
 				}
 				q, err := e.PruneQuotes(ctx, e.prune.Batch)
-				return n == e.prune.Batch || q == e.prune.Batch, err
+				if err != nil {
+					return false, err
+				}
+				s, err := e.PruneSessions(ctx, e.prune.Batch)
+				return n == e.prune.Batch || q == e.prune.Batch || s >= e.prune.Batch, err
 			}, func(err error) { e.log.Error("pruning", slog.Any("error", err)) })
 		})
 	}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/tambalapay/tambala/accounts"
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/cache"
+	"github.com/tambalapay/tambala/internal/codec"
 	"github.com/tambalapay/tambala/internal/records"
 	"github.com/tambalapay/tambala/store"
 )
@@ -461,4 +463,74 @@ func (e *Engine) totpRequired(ctx context.Context, orgID string) (bool, error) {
 		return err
 	})
 	return out, err
+}
+
+// PruneSessions deletes sessions accounts.SessionRetention past their end
+// or expiry, and sign-in throttles that hold nothing any more
+// (accounts.Throttle.Forgotten), at most batch of each kind per call,
+// and reports how many it deleted in all. Run calls it with the idempotency pruning.
+// The audit trail is never pruned.
+func (e *Engine) PruneSessions(ctx context.Context, batch int) (int, error) {
+	if batch <= 0 {
+		batch = 1000
+	}
+	now := e.nowUTC()
+	n := 0
+	err := e.store.Update(ctx, func(tx store.Tx) error {
+		n = 0
+		var old []accounts.Session
+		err := tx.Scan(bucketSessions, store.ScanOptions{}, func(_, v []byte) (bool, error) {
+			r, err := cache.DecodeJSON[codec.SessionRecord](v)
+			if err != nil {
+				return false, err
+			}
+			s, err := fromSessionRecord(r)
+			if err != nil {
+				return false, err
+			}
+			if s.Prunable(now) {
+				old = append(old, s)
+			}
+			return len(old) < batch, nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, s := range old {
+			if err := tx.Delete(bucketSessions, s.TokenHash[:]); err != nil {
+				return err
+			}
+			if err := tx.Delete(bucketSessionsByUser, records.IndexKey(s.UserID, string(s.TokenHash[:]))); err != nil {
+				return err
+			}
+		}
+		n = len(old)
+		for _, b := range []struct {
+			bucket []byte
+			policy accounts.ThrottlePolicy
+		}{{bucketThrottleAccounts, accounts.AccountPolicy}, {bucketThrottleAddrs, accounts.AddressPolicy}} {
+			var keys [][]byte
+			err := tx.Scan(b.bucket, store.ScanOptions{}, func(k, v []byte) (bool, error) {
+				r, err := cache.DecodeJSON[codec.ThrottleRecord](v)
+				if err != nil {
+					return false, err
+				}
+				if fromThrottleRecord(r).Forgotten(b.policy, now) {
+					keys = append(keys, append([]byte(nil), k...))
+				}
+				return len(keys) < batch, nil
+			})
+			if err != nil {
+				return err
+			}
+			for _, k := range keys {
+				if err := tx.Delete(b.bucket, k); err != nil {
+					return err
+				}
+			}
+			n += len(keys)
+		}
+		return nil
+	})
+	return n, err
 }

@@ -144,6 +144,21 @@ func (s Session) ExpiresAt() time.Time {
 // Ended reports whether s was logged out, revoked or rotated.
 func (s Session) Ended() bool { return !s.EndedAt.IsZero() }
 
+// SessionRetention is how long a session is kept once it has ended or
+// expired: a request with its token in that time is told the session has
+// ended, and after it is pruned the token is unknown (the same answer).
+const SessionRetention = 24 * time.Hour
+
+// Prunable reports whether s may be deleted at now: SessionRetention past
+// the end of an ended session, or past ExpiresAt.
+func (s Session) Prunable(now time.Time) bool {
+	over := s.ExpiresAt()
+	if s.Ended() && s.EndedAt.Before(over) {
+		over = s.EndedAt
+	}
+	return !now.Before(over.Add(SessionRetention))
+}
+
 // Check checks that s is live at now: not ended (unauthorized,
 // ErrSessionEnded) and before ExpiresAt (unauthorized, ErrSessionExpired).
 // Both show "Your session has ended; sign in again."

@@ -93,6 +93,19 @@ func (t Throttle) Fail(p ThrottlePolicy, now time.Time) Throttle {
 	return Throttle{Failures: kept, Lockouts: lockouts, LockedUntil: until}
 }
 
+// Forgotten reports whether t holds nothing under p at now, so that
+// deleting it changes no answer: no failure within the Window, no lock in
+// force, and a whole Window since the last lock ended (Fail forgets the
+// doubling then).
+func (t Throttle) Forgotten(p ThrottlePolicy, now time.Time) bool {
+	for _, f := range t.Failures {
+		if now.Sub(f) < p.Window {
+			return false
+		}
+	}
+	return !now.Before(t.LockedUntil.Add(p.Window))
+}
+
 // Succeed returns t after a successful sign-in: cleared. A success resets
 // an account's throttle, never an address's (one good account must not
 // buy an address more guesses at others).
