@@ -44,7 +44,7 @@ func timeOf(p *time.Time) time.Time {
 }
 
 func toUserRecord(u accounts.User) codec.UserRecord {
-	r := codec.UserRecord{ID: u.ID, Email: u.Email, Role: string(u.Role), Org: u.Org, PasswordHash: string(u.PasswordHash),
+	r := codec.UserRecord{ID: u.ID, Email: u.Email, Role: string(u.Role), Org: u.Org, StaffRoles: staffRoleStrings(u.StaffRoles), PasswordHash: string(u.PasswordHash),
 		CreatedAt: u.CreatedAt, DisabledAt: timePtr(u.DisabledAt),
 		TOTP: codec.TOTPRecord{Secret: u.TOTP.Secret, Enrolled: u.TOTP.Enrolled, EnrolledAt: timePtr(u.TOTP.EnrolledAt),
 			LastStep: u.TOTP.LastStep, RecoveryCodes: []codec.RecoveryCodeRecord{}}}
@@ -56,7 +56,7 @@ func toUserRecord(u accounts.User) codec.UserRecord {
 }
 
 func fromUserRecord(r codec.UserRecord) (accounts.User, error) {
-	u := accounts.User{ID: r.ID, Email: r.Email, Role: accounts.Role(r.Role), Org: r.Org, PasswordHash: accounts.PasswordHash(r.PasswordHash),
+	u := accounts.User{ID: r.ID, Email: r.Email, Role: accounts.Role(r.Role), Org: r.Org, StaffRoles: staffRolesOf(r.StaffRoles), PasswordHash: accounts.PasswordHash(r.PasswordHash),
 		CreatedAt: r.CreatedAt, DisabledAt: timeOf(r.DisabledAt),
 		TOTP: accounts.TOTP{Secret: r.TOTP.Secret, Enrolled: r.TOTP.Enrolled, EnrolledAt: timeOf(r.TOTP.EnrolledAt), LastStep: r.TOTP.LastStep}}
 	for _, c := range r.TOTP.RecoveryCodes {
@@ -88,12 +88,12 @@ func hex32(s string, dst []byte) error {
 
 func toInvitationRecord(i accounts.Invitation) codec.InvitationRecord {
 	return codec.InvitationRecord{ID: i.ID, TokenHash: hex.EncodeToString(i.TokenHash[:]), Email: i.Email, Org: i.Org,
-		Role: string(i.Role), InvitedBy: i.InvitedBy, CreatedAt: i.CreatedAt, ExpiresAt: i.ExpiresAt,
+		Role: string(i.Role), StaffRoles: staffRoleStrings(i.StaffRoles), InvitedBy: i.InvitedBy, CreatedAt: i.CreatedAt, ExpiresAt: i.ExpiresAt,
 		AcceptedAt: timePtr(i.AcceptedAt), UserID: i.UserID, RevokedAt: timePtr(i.RevokedAt)}
 }
 
 func fromInvitationRecord(r codec.InvitationRecord) (accounts.Invitation, error) {
-	i := accounts.Invitation{ID: r.ID, Email: r.Email, Org: r.Org, Role: accounts.Role(r.Role), InvitedBy: r.InvitedBy,
+	i := accounts.Invitation{ID: r.ID, Email: r.Email, Org: r.Org, Role: accounts.Role(r.Role), StaffRoles: staffRolesOf(r.StaffRoles), InvitedBy: r.InvitedBy,
 		CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, AcceptedAt: timeOf(r.AcceptedAt), UserID: r.UserID, RevokedAt: timeOf(r.RevokedAt)}
 	if err := hex32(r.TokenHash, i.TokenHash[:]); err != nil {
 		return accounts.Invitation{}, fmt.Errorf("tambala: invitation %s: stored token hash: %w", r.ID, err)
@@ -247,6 +247,15 @@ func putThrottle(tx store.Tx, bucket []byte, key string, t accounts.Throttle) er
 	return records.PutJSON(tx, bucket, key, toThrottleRecord(t))
 }
 
+// totpRequired reads whether u must sign in with TOTP: every staff user
+// must, and an organization's users when it requires it.
+func totpRequired(tx store.Tx, u accounts.User) (bool, error) {
+	if u.IsStaff() {
+		return true, nil
+	}
+	return orgTOTPRequired(tx, u.Org)
+}
+
 // orgTOTPRequired reads whether organization org requires TOTP of its
 // users.
 func orgTOTPRequired(tx store.Tx, org string) (bool, error) {
@@ -260,4 +269,26 @@ func orgTOTPRequired(tx store.Tx, org string) (bool, error) {
 
 func putPortalSettings(tx store.Tx, org string, totpRequired bool) error {
 	return records.PutJSON(tx, bucketOrgPortal, org, codec.PortalSettingsRecord{TOTPRequired: totpRequired})
+}
+
+func staffRoleStrings(roles []accounts.StaffRole) []string {
+	if len(roles) == 0 {
+		return nil
+	}
+	out := make([]string, len(roles))
+	for i, r := range roles {
+		out[i] = string(r)
+	}
+	return out
+}
+
+func staffRolesOf(roles []string) []accounts.StaffRole {
+	if len(roles) == 0 {
+		return nil
+	}
+	out := make([]accounts.StaffRole, len(roles))
+	for i, r := range roles {
+		out[i] = accounts.StaffRole(r)
+	}
+	return out
 }

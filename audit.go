@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/tambalapay/tambala/accounts"
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/codec"
 	"github.com/tambalapay/tambala/internal/records"
@@ -35,11 +36,11 @@ type AuditEntry struct {
 	RequestID string
 }
 
-// AuditActor is who acted: a portal user, the operator, or the engine
-// itself.
+// AuditActor is who acted: an organization's user, one of the operator's
+// staff, the operator's automation, or the engine itself.
 type AuditActor struct {
 	Kind AuditActorKind
-	// ID and Email are the user's, for a user; empty otherwise.
+	// ID and Email are the user's, for a user or staff; empty otherwise.
 	ID    string
 	Email string
 }
@@ -48,9 +49,15 @@ type AuditActor struct {
 type AuditActorKind string
 
 const (
-	ActorUser     AuditActorKind = "user"
-	ActorOperator AuditActorKind = "operator"
-	ActorSystem   AuditActorKind = "system"
+	// ActorUser is an organization's user (the portal).
+	ActorUser AuditActorKind = "user"
+	// ActorStaff is one of the operator's staff, signed in (Portal.Operator).
+	ActorStaff AuditActorKind = "staff"
+	// ActorAutomation is the operator's automation: the admin API's token
+	// or a host's own code (Engine.Operator, Engine.Accounts).
+	ActorAutomation AuditActorKind = "automation"
+	// ActorSystem is the engine itself.
+	ActorSystem AuditActorKind = "system"
 )
 
 // AuditAction is what an audit entry records.
@@ -77,6 +84,7 @@ const (
 	AuditSignedOut            AuditAction = "user.signed_out"
 	AuditPasswordChanged      AuditAction = "user.password_changed"
 	AuditPasswordChangeFailed AuditAction = "user.password_change_failed"
+	AuditStaffRolesChanged    AuditAction = "user.staff_roles_changed"
 )
 
 // AuditFilter narrows the operator's read of the audit trail.
@@ -106,10 +114,15 @@ func requestInfo(ctx context.Context) RequestInfo {
 	return ri
 }
 
-var operatorActor = AuditActor{Kind: ActorOperator}
+var automationActor = AuditActor{Kind: ActorAutomation}
 
 // userActor is the actor of a user's own act.
 func userActor(id, email string) AuditActor { return AuditActor{Kind: ActorUser, ID: id, Email: email} }
+
+// staffActor is the actor of a staff user's act.
+func staffActor(u accounts.User) AuditActor {
+	return AuditActor{Kind: ActorStaff, ID: u.ID, Email: u.Email}
+}
 
 // audit appends an entry to the trail in tx, the transaction of the change
 // it records, with the request's address and id from ctx.
@@ -240,3 +253,12 @@ func deref(p *string) string {
 
 // amountText is an amount with its asset, for an audit summary.
 func amountText(a money.Amount) string { return a.String() + " " + string(a.Asset().Code) }
+
+// name is how an invitation records who made it: the staff user's email,
+// or the actor's kind.
+func (a AuditActor) name() string {
+	if a.Email != "" {
+		return a.Email
+	}
+	return string(a.Kind)
+}

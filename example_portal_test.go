@@ -64,9 +64,9 @@ func ExampleEngine_Portal() {
 	// unauthorized The email or password is incorrect.
 	// stage signed_in
 	// available 10000.00
-	// org.created operator 192.0.2.10 req-42
-	// org.funded operator 192.0.2.10 req-42
-	// user.invited operator 192.0.2.10 req-42
+	// org.created automation 192.0.2.10 req-42
+	// org.funded automation 192.0.2.10 req-42
+	// user.invited automation 192.0.2.10 req-42
 	// invitation.accepted user 192.0.2.10 req-42
 	// user.sign_in_failed user 192.0.2.10 req-42
 	// user.signed_in user 192.0.2.10 req-42

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/netip"
 
+	"github.com/tambalapay/tambala/accounts"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/orders"
 	"github.com/tambalapay/tambala/payouts"
@@ -14,34 +15,55 @@ import (
 // organizations and their keys, settings and limits, funding and
 // deposits, the desk's queue and moves, corridors and asset limits, the
 // pause switches, payouts to resolve by hand, and webhook endpoints and
-// deliveries. Its calls act on the operator's own authority: a host puts
-// its own access control (staff roles, four-eyes) in front of them.
+// deliveries.
+//
+// Two kinds of caller use it. Engine.Operator is the operator's
+// automation (the admin API's token, a host's own jobs): it may call
+// everything, and its changes are recorded as the actor automation.
+// Portal.Operator is a signed-in staff user: each call checks the session
+// again and the user's staff roles (accounts.StaffRole: support reads,
+// desk moves orders and sets corridors and asset limits, operations does
+// the rest), forbidden otherwise, and records the user as the actor.
 //
 // Every call that changes something appends an entry to the audit trail
-// in the transaction of its change, with the operator as its actor and
-// the address and request id of the context's RequestInfo; a call that
+// in the transaction of its change, with the caller as its actor and the
+// address and request id of the context's RequestInfo; a call that
 // changes nothing (a read, a repeated funding ref, a move already made)
 // appends none.
 //
 // It is safe for concurrent use.
 type Operator struct {
-	e     *Engine
-	actor AuditActor
+	e *Engine
+	// token is the staff user's session; "" for the automation.
+	token string
 }
 
-// Operator returns the operator's face of the engine.
-func (e *Engine) Operator() *Operator { return &Operator{e: e, actor: operatorActor} }
+// Operator returns the operator's automation face of the engine: every
+// call allowed, recorded as the actor automation.
+func (e *Engine) Operator() *Operator { return &Operator{e: e} }
 
-// act returns ctx whose changes are audited with o's actor.
-func (o *Operator) act(ctx context.Context) context.Context { return asActor(ctx, o.actor) }
+// act checks that o's caller may make a call needing role ("" for a
+// read, which every staff role may make) and returns ctx whose changes are
+// audited with the caller as the actor.
+func (o *Operator) act(ctx context.Context, role accounts.StaffRole) (context.Context, error) {
+	return o.e.actAs(ctx, o.token, role)
+}
 
 // AllCorridors lists every corridor (the operator's side).
 func (o *Operator) AllCorridors(ctx context.Context) ([]quotes.Corridor, error) {
+	ctx, err := o.act(ctx, "")
+	if err != nil {
+		return nil, err
+	}
 	return o.e.allCorridors(ctx)
 }
 
 // AssetLimits returns the limits of op in asset (the operator's side).
 func (o *Operator) AssetLimits(ctx context.Context, asset money.AssetCode, op string) (quotes.Limits, error) {
+	ctx, err := o.act(ctx, "")
+	if err != nil {
+		return quotes.Limits{}, err
+	}
 	return o.e.readAssetLimits(ctx, asset, op)
 }
 
@@ -49,6 +71,10 @@ func (o *Operator) AssetLimits(ctx context.Context, asset money.AssetCode, op st
 // now, and every payout not terminal. It costs a read of each payout in
 // flight, so call it at scrape intervals, not per request.
 func (o *Operator) Backlog(ctx context.Context) (Backlog, error) {
+	ctx, err := o.act(ctx, "")
+	if err != nil {
+		return Backlog{}, err
+	}
 	return o.e.backlog(ctx)
 }
 
@@ -60,14 +86,20 @@ func (o *Operator) Backlog(ctx context.Context) (Backlog, error) {
 // them: the transaction that records the marker commits, and the other,
 // run again on the committed state, finds it.
 func (o *Operator) BootstrapOrganization(ctx context.Context, b Bootstrap) (Bootstrapped, error) {
-	ctx = o.act(ctx)
+	ctx, err := o.act(ctx, accounts.StaffOperations)
+	if err != nil {
+		return Bootstrapped{}, err
+	}
 	return o.e.bootstrapOrganization(ctx, b)
 }
 
 // ClawbackPayout records a provider clawback of a succeeded payout (the
 // operator's side, or a provider callback).
 func (o *Operator) ClawbackPayout(ctx context.Context, id string) error {
-	ctx = o.act(ctx)
+	ctx, err := o.act(ctx, accounts.StaffOperations)
+	if err != nil {
+		return err
+	}
 	return o.e.clawbackPayout(ctx, id)
 }
 
@@ -76,36 +108,58 @@ func (o *Operator) ClawbackPayout(ctx context.Context, id string) error {
 // organization holds at most Limits.MaxActiveKeys active keys; at that
 // limit CreateKey fails with conflict until one is revoked.
 func (o *Operator) CreateKey(ctx context.Context, orgID string) (full string, key APIKey, err error) {
-	ctx = o.act(ctx)
+	ctx, err = o.act(ctx, accounts.StaffOperations)
+	if err != nil {
+		return "", APIKey{}, err
+	}
 	return o.e.createKey(ctx, orgID)
 }
 
 // CreateOrganization creates an organization (the operator's side).
 func (o *Operator) CreateOrganization(ctx context.Context, n NewOrganization) (Organization, error) {
-	ctx = o.act(ctx)
+	ctx, err := o.act(ctx, accounts.StaffOperations)
+	if err != nil {
+		return Organization{}, err
+	}
 	return o.e.createOrganization(ctx, n)
 }
 
 // Deliveries lists an organization's deliveries newest first, each with its
 // attempts newest first (the operator's side).
 func (o *Operator) Deliveries(ctx context.Context, orgID string, page PageRequest) (Page[DeliveryView], error) {
+	ctx, err := o.act(ctx, "")
+	if err != nil {
+		return Page[DeliveryView]{}, err
+	}
 	return o.e.deliveries(ctx, orgID, page)
 }
 
 // DeskOrder returns any order (the operator's side).
 func (o *Operator) DeskOrder(ctx context.Context, id string) (orders.Order, error) {
+	ctx, err := o.act(ctx, "")
+	if err != nil {
+		return orders.Order{}, err
+	}
 	return o.e.deskOrder(ctx, id)
 }
 
 // DeskOrders lists orders for the desk, newest first: those in one status
 // (the queue of work), or all, optionally of one organization.
 func (o *Operator) DeskOrders(ctx context.Context, q DeskQueue, page PageRequest) (Page[orders.Order], error) {
+	ctx, err := o.act(ctx, "")
+	if err != nil {
+		return Page[orders.Order]{}, err
+	}
 	return o.e.deskOrders(ctx, q, page)
 }
 
 // DeskProof opens the newest funding proof of an order (the operator's
 // side); the caller closes Content.
 func (o *Operator) DeskProof(ctx context.Context, orderID string) (ProofFile, error) {
+	ctx, err := o.act(ctx, "")
+	if err != nil {
+		return ProofFile{}, err
+	}
 	return o.e.deskProof(ctx, orderID)
 }
 
@@ -114,12 +168,19 @@ func (o *Operator) DeskProof(ctx context.Context, orderID string) (ProofFile, er
 // balance, test setups). ref identifies the funding (text with no control
 // or invisible format character); funding the same ref twice credits once.
 func (o *Operator) Fund(ctx context.Context, orgID string, amount money.Amount, ref string) error {
-	ctx = o.act(ctx)
+	ctx, err := o.act(ctx, accounts.StaffOperations)
+	if err != nil {
+		return err
+	}
 	return o.e.fundOrg(ctx, orgID, amount, ref)
 }
 
 // Keys lists an organization's keys, oldest first, by prefix.
 func (o *Operator) Keys(ctx context.Context, orgID string) ([]APIKey, error) {
+	ctx, err := o.act(ctx, "")
+	if err != nil {
+		return nil, err
+	}
 	return o.e.keys(ctx, orgID)
 }
 
@@ -131,22 +192,37 @@ func (o *Operator) Keys(ctx context.Context, orgID string) ([]APIKey, error) {
 // is conflict. Moves go on while /v2 is paused: they are the operator's
 // work, not /v2 requests.
 func (o *Operator) MoveOrder(ctx context.Context, id string, cmd orders.Command) (orders.Order, error) {
-	ctx = o.act(ctx)
+	ctx, err := o.act(ctx, accounts.StaffDesk)
+	if err != nil {
+		return orders.Order{}, err
+	}
 	return o.e.moveOrder(ctx, id, cmd)
 }
 
 // Organization returns an organization (the operator's side).
 func (o *Operator) Organization(ctx context.Context, id string) (Organization, error) {
+	ctx, err := o.act(ctx, "")
+	if err != nil {
+		return Organization{}, err
+	}
 	return o.e.organization(ctx, id)
 }
 
 // Organizations lists every organization, oldest first (the operator's side).
 func (o *Operator) Organizations(ctx context.Context) ([]Organization, error) {
+	ctx, err := o.act(ctx, "")
+	if err != nil {
+		return nil, err
+	}
 	return o.e.organizations(ctx)
 }
 
 // Pause returns the pause switches.
 func (o *Operator) Pause(ctx context.Context) (PauseState, error) {
+	ctx, err := o.act(ctx, "")
+	if err != nil {
+		return PauseState{}, err
+	}
 	return o.e.pause(ctx)
 }
 
@@ -154,13 +230,20 @@ func (o *Operator) Pause(ctx context.Context) (PauseState, error) {
 // (the operator's side): what a restart, an unreachable provider or a
 // stuck rail has left in flight, each with its overdue flag.
 func (o *Operator) PayoutsInFlight(ctx context.Context, f InFlightFilter) ([]InFlightPayout, error) {
+	ctx, err := o.act(ctx, "")
+	if err != nil {
+		return nil, err
+	}
 	return o.e.payoutsInFlight(ctx, f)
 }
 
 // RecordCollection credits a collection net of the collection fee, in one
 // transaction with the collection record.
 func (o *Operator) RecordCollection(ctx context.Context, orgID string, n NewCollection) (Collection, error) {
-	ctx = o.act(ctx)
+	ctx, err := o.act(ctx, accounts.StaffOperations)
+	if err != nil {
+		return Collection{}, err
+	}
 	return o.e.recordCollectionByOperator(ctx, orgID, n)
 }
 
@@ -173,7 +256,10 @@ func (o *Operator) RecordCollection(ctx context.Context, orgID string, n NewColl
 // (unsupported_asset) and enabled with collection for the organization
 // (corridor_not_enabled).
 func (o *Operator) RecordDeposit(ctx context.Context, orgID string, d Deposit) (CollectionV2, error) {
-	ctx = o.act(ctx)
+	ctx, err := o.act(ctx, accounts.StaffOperations)
+	if err != nil {
+		return CollectionV2{}, err
+	}
 	return o.e.recordDeposit(ctx, orgID, d)
 }
 
@@ -183,7 +269,10 @@ func (o *Operator) RecordDeposit(ctx context.Context, orgID string, d Deposit) (
 // the same ref again returns the first trade; the same ref with other
 // figures is conflict.
 func (o *Operator) RecordTrade(ctx context.Context, orgID string, n NewTrade) (Trade, error) {
-	ctx = o.act(ctx)
+	ctx, err := o.act(ctx, accounts.StaffOperations)
+	if err != nil {
+		return Trade{}, err
+	}
 	return o.e.recordTrade(ctx, orgID, n)
 }
 
@@ -191,7 +280,10 @@ func (o *Operator) RecordTrade(ctx context.Context, orgID string, n NewTrade) (T
 // operator's side): the same bytes, signed with the secret it was created
 // with, for one more full schedule.
 func (o *Operator) Redeliver(ctx context.Context, orgID string, id string) (DeliveryView, error) {
-	ctx = o.act(ctx)
+	ctx, err := o.act(ctx, accounts.StaffOperations)
+	if err != nil {
+		return DeliveryView{}, err
+	}
 	return o.e.redeliver(ctx, orgID, id)
 }
 
@@ -203,7 +295,10 @@ func (o *Operator) Redeliver(ctx context.Context, orgID string, id string) (Deli
 // worker, which may be talking to the provider about it at the same time,
 // leaves a payout the operator has finished alone.
 func (o *Operator) ResolvePayout(ctx context.Context, id string, r Resolution) (payouts.Payout, error) {
-	ctx = o.act(ctx)
+	ctx, err := o.act(ctx, accounts.StaffOperations)
+	if err != nil {
+		return payouts.Payout{}, err
+	}
 	return o.e.resolvePayout(ctx, id, r)
 }
 
@@ -211,7 +306,10 @@ func (o *Operator) ResolvePayout(ctx context.Context, id string, r Resolution) (
 // the credit and its fee are undone, so the organization must still have
 // the credited amount available (else insufficient_funds).
 func (o *Operator) ReverseCollection(ctx context.Context, orgID string, id string) (Collection, error) {
-	ctx = o.act(ctx)
+	ctx, err := o.act(ctx, accounts.StaffOperations)
+	if err != nil {
+		return Collection{}, err
+	}
 	return o.e.reverseCollection(ctx, orgID, id)
 }
 
@@ -219,7 +317,10 @@ func (o *Operator) ReverseCollection(ctx context.Context, orgID string, id strin
 // prefix. It takes effect on the very next request. Revoking a revoked key
 // is not an error.
 func (o *Operator) RevokeKey(ctx context.Context, orgID string, idOrPrefix string) (APIKey, error) {
-	ctx = o.act(ctx)
+	ctx, err := o.act(ctx, accounts.StaffOperations)
+	if err != nil {
+		return APIKey{}, err
+	}
 	return o.e.revokeKey(ctx, orgID, idOrPrefix)
 }
 
@@ -231,7 +332,10 @@ func (o *Operator) RevokeKey(ctx context.Context, orgID string, idOrPrefix strin
 // use makes it service_unavailable. Assets are those of the organization's
 // list with collection that the network carries (possibly none).
 func (o *Operator) RotateDepositAddress(ctx context.Context, orgID string, network string) (DepositAddress, error) {
-	ctx = o.act(ctx)
+	ctx, err := o.act(ctx, accounts.StaffOperations)
+	if err != nil {
+		return DepositAddress{}, err
+	}
 	return o.e.rotateDepositAddress(ctx, orgID, network)
 }
 
@@ -241,7 +345,10 @@ func (o *Operator) RotateDepositAddress(ctx context.Context, orgID string, netwo
 // text. An empty list allows every address. Only the operator's side can
 // change it, never an API key.
 func (o *Operator) SetAllowlist(ctx context.Context, id string, addrs []netip.Addr) (Organization, error) {
-	ctx = o.act(ctx)
+	ctx, err := o.act(ctx, accounts.StaffOperations)
+	if err != nil {
+		return Organization{}, err
+	}
 	return o.e.setAllowlist(ctx, id, addrs)
 }
 
@@ -250,13 +357,19 @@ func (o *Operator) SetAllowlist(ctx context.Context, id string, addrs []netip.Ad
 // in asset (the operator's side); nil bounds remove them. Amounts must be
 // of the asset, positive, and min at most max.
 func (o *Operator) SetAssetLimits(ctx context.Context, asset money.AssetCode, op string, l quotes.Limits) error {
-	ctx = o.act(ctx)
+	ctx, err := o.act(ctx, accounts.StaffDesk)
+	if err != nil {
+		return err
+	}
 	return o.e.setAssetLimits(ctx, asset, op, l)
 }
 
 // SetAssets replaces the assets and operations enabled for an organization.
 func (o *Operator) SetAssets(ctx context.Context, id string, assets []AssetAccess) (Organization, error) {
-	ctx = o.act(ctx)
+	ctx, err := o.act(ctx, accounts.StaffOperations)
+	if err != nil {
+		return Organization{}, err
+	}
 	return o.e.setAssets(ctx, id, assets)
 }
 
@@ -264,7 +377,10 @@ func (o *Operator) SetAssets(ctx context.Context, id string, assets []AssetAcces
 // MWK amount of zero or more (validation_error otherwise); the zero
 // Amount removes it.
 func (o *Operator) SetBalanceFloor(ctx context.Context, id string, floorMWK money.Amount) (Organization, error) {
-	ctx = o.act(ctx)
+	ctx, err := o.act(ctx, accounts.StaffOperations)
+	if err != nil {
+		return Organization{}, err
+	}
 	return o.e.setBalanceFloor(ctx, id, floorMWK)
 }
 
@@ -273,14 +389,20 @@ func (o *Operator) SetBalanceFloor(ctx context.Context, id string, floorMWK mone
 // optional maximum and whether it is open. Quotes already issued keep
 // their frozen terms.
 func (o *Operator) SetCorridor(ctx context.Context, c quotes.Corridor) (quotes.Corridor, error) {
-	ctx = o.act(ctx)
+	ctx, err := o.act(ctx, accounts.StaffDesk)
+	if err != nil {
+		return quotes.Corridor{}, err
+	}
 	return o.e.setCorridor(ctx, c)
 }
 
 // SetOrganizationStatus suspends or reactivates an organization. Every
 // call of a suspended organization is forbidden.
 func (o *Operator) SetOrganizationStatus(ctx context.Context, id string, s OrgStatus) (Organization, error) {
-	ctx = o.act(ctx)
+	ctx, err := o.act(ctx, accounts.StaffOperations)
+	if err != nil {
+		return Organization{}, err
+	}
 	return o.e.setOrganizationStatus(ctx, id, s)
 }
 
@@ -288,7 +410,10 @@ func (o *Operator) SetOrganizationStatus(ctx context.Context, id string, s OrgSt
 // operator's side). Payouts accepted before a pause go on, and webhooks are
 // still delivered.
 func (o *Operator) SetPause(ctx context.Context, api API, mode PauseMode) (PauseState, error) {
-	ctx = o.act(ctx)
+	ctx, err := o.act(ctx, accounts.StaffOperations)
+	if err != nil {
+		return PauseState{}, err
+	}
 	return o.e.setPause(ctx, api, mode)
 }
 
@@ -297,19 +422,28 @@ func (o *Operator) SetPause(ctx context.Context, api API, mode PauseMode) (Pause
 // otherwise). Unset fields (the zero Amount, a zero count) keep the
 // defaults.
 func (o *Operator) SetPayoutLimits(ctx context.Context, id string, l PayoutLimits) (Organization, error) {
-	ctx = o.act(ctx)
+	ctx, err := o.act(ctx, accounts.StaffOperations)
+	if err != nil {
+		return Organization{}, err
+	}
 	return o.e.setPayoutLimits(ctx, id, l)
 }
 
 // SetRailDisabled pauses or resumes a payout rail (the operator's side).
 func (o *Operator) SetRailDisabled(ctx context.Context, rail payouts.Rail, disabled bool) (Rails, error) {
-	ctx = o.act(ctx)
+	ctx, err := o.act(ctx, accounts.StaffOperations)
+	if err != nil {
+		return Rails{}, err
+	}
 	return o.e.setRailDisabled(ctx, rail, disabled)
 }
 
 // SetV2Access sets an organization's access to /v2.
 func (o *Operator) SetV2Access(ctx context.Context, id string, a V2Access) (Organization, error) {
-	ctx = o.act(ctx)
+	ctx, err := o.act(ctx, accounts.StaffOperations)
+	if err != nil {
+		return Organization{}, err
+	}
 	return o.e.setV2Access(ctx, id, a)
 }
 
@@ -318,7 +452,10 @@ func (o *Operator) SetV2Access(ctx context.Context, id string, a V2Access) (Orga
 // created keep the secret they were created with. The URL must be https;
 // plain http is allowed only to a loopback address in the sandbox.
 func (o *Operator) SetWebhookEndpoint(ctx context.Context, orgID string, rawURL string) (Endpoint, string, error) {
-	ctx = o.act(ctx)
+	ctx, err := o.act(ctx, accounts.StaffOperations)
+	if err != nil {
+		return Endpoint{}, "", err
+	}
 	return o.e.setWebhookEndpoint(ctx, orgID, rawURL)
 }
 
@@ -326,11 +463,18 @@ func (o *Operator) SetWebhookEndpoint(ctx context.Context, orgID string, rawURL 
 // operator's side, or a provider sync job), after checking it
 // (payouts.CheckInstitutions: validation_error, nothing replaced).
 func (o *Operator) SyncInstitutions(ctx context.Context, list []payouts.Institution) error {
-	ctx = o.act(ctx)
+	ctx, err := o.act(ctx, accounts.StaffOperations)
+	if err != nil {
+		return err
+	}
 	return o.e.syncInstitutions(ctx, list)
 }
 
 // WebhookEndpoint returns an organization's endpoint, if any.
 func (o *Operator) WebhookEndpoint(ctx context.Context, orgID string) (Endpoint, bool, error) {
+	ctx, err := o.act(ctx, "")
+	if err != nil {
+		return Endpoint{}, false, err
+	}
 	return o.e.webhookEndpoint(ctx, orgID)
 }

@@ -45,7 +45,7 @@ func TestOperatorAudit(t *testing.T) {
 			if org != "*" {
 				assert.Equal(t, org, got.Org, action)
 			}
-			assert.Equal(t, tambala.AuditActor{Kind: tambala.ActorOperator}, got.Actor, action)
+			assert.Equal(t, tambala.AuditActor{Kind: tambala.ActorAutomation}, got.Actor, action)
 			assert.Equal(t, netip.MustParseAddr("198.51.100.4"), got.Address, action)
 			assert.Equal(t, "req-op", got.RequestID, action)
 			if summary != "" {

@@ -80,7 +80,7 @@ func TestOrgAdmin(t *testing.T) {
 		require.NoError(t, err)
 		var acts []tambala.AuditAction
 		user := tambala.AuditActor{Kind: tambala.ActorUser, ID: u.ID, Email: u.Email}
-		operator := tambala.AuditActor{Kind: tambala.ActorOperator}
+		operator := tambala.AuditActor{Kind: tambala.ActorAutomation}
 		for i := len(trail.Items) - 1; i >= 0; i-- {
 			a := trail.Items[i]
 			if i < len(trail.Items)-before {

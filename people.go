@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/tambalapay/tambala/accounts"
@@ -47,8 +48,10 @@ type User struct {
 	ID    string
 	Email string
 	Role  accounts.Role
-	// Org is the organization the user administers.
-	Org               string
+	// Org is the organization the user administers; "" for staff.
+	Org string
+	// StaffRoles are a staff user's roles; none for an organization's.
+	StaffRoles        []accounts.StaffRole
 	Status            accounts.Status
 	TOTPEnrolled      bool
 	RecoveryCodesLeft int
@@ -58,18 +61,20 @@ type User struct {
 }
 
 func userView(u accounts.User) User {
-	return User{ID: u.ID, Email: u.Email, Role: u.Role, Org: u.Org, Status: u.Status(), TOTPEnrolled: u.TOTP.Enrolled,
+	return User{ID: u.ID, Email: u.Email, Role: u.Role, Org: u.Org, StaffRoles: u.StaffRoles, Status: u.Status(), TOTPEnrolled: u.TOTP.Enrolled,
 		RecoveryCodesLeft: u.TOTP.RecoveryCodesLeft(), CreatedAt: u.CreatedAt, DisabledAt: u.DisabledAt}
 }
 
 // Invitation is the operator's invitation of an email address to an
 // organization, as the engine shows it: never its token.
 type Invitation struct {
-	ID        string
-	Email     string
-	Org       string
-	Role      accounts.Role
-	InvitedBy string
+	ID    string
+	Email string
+	Org   string
+	Role  accounts.Role
+	// StaffRoles are a staff invitee's roles.
+	StaffRoles []accounts.StaffRole
+	InvitedBy  string
 	// Status is where the invitation stands at the time of the read.
 	Status     accounts.InvitationStatus
 	CreatedAt  time.Time
@@ -80,17 +85,22 @@ type Invitation struct {
 }
 
 func invitationView(i accounts.Invitation, now time.Time) Invitation {
-	return Invitation{ID: i.ID, Email: i.Email, Org: i.Org, Role: i.Role, InvitedBy: i.InvitedBy, Status: i.Status(now),
+	return Invitation{ID: i.ID, Email: i.Email, Org: i.Org, Role: i.Role, StaffRoles: i.StaffRoles, InvitedBy: i.InvitedBy, Status: i.Status(now),
 		CreatedAt: i.CreatedAt, ExpiresAt: i.ExpiresAt, AcceptedAt: i.AcceptedAt, UserID: i.UserID, RevokedAt: i.RevokedAt}
 }
 
 // InviteUser is what the operator gives to invite a person to an
-// organization.
+// organization, or (Org "") to the operator's staff.
 type InviteUser struct {
+	// Org is the organization; "" invites one of the operator's staff.
 	Org   string
 	Email string
-	// Role defaults to accounts.RoleOrgAdmin.
+	// Role defaults to accounts.RoleOrgAdmin with an Org, else
+	// accounts.RoleStaff.
 	Role accounts.Role
+	// StaffRoles are a staff invitee's roles (at least one); none for an
+	// organization's user.
+	StaffRoles []accounts.StaffRole
 	// TTL is the invitation's lifetime: zero for
 	// accounts.DefaultInvitationTTL.
 	TTL time.Duration
@@ -104,47 +114,101 @@ type Invited struct {
 }
 
 // Accounts is the face of the engine through which the operator manages
-// the people of organizations: invitations, users, their sessions and
-// TOTP, an organization's TOTP requirement, and the audit trail. Every
-// change appends an entry to the audit trail, with the operator as its
-// actor, in the change's own transaction. Its calls act on the operator's
-// own authority, as Operator's do.
+// people: the users of organizations and the operator's own staff (the
+// users of no organization, orgID ""), their invitations, sessions, TOTP
+// and staff roles, an organization's TOTP requirement, and the audit
+// trail. Every change appends an entry to the audit trail, with the
+// caller as its actor, in the change's own transaction.
+//
+// As with Operator, Engine.Accounts is the operator's automation, allowed
+// everything; Portal.Accounts is a signed-in staff user, for whom a
+// change to the staff needs the admin role, a change to an
+// organization's people the operations role, and a read any staff role.
 //
 // It is safe for concurrent use.
 type Accounts struct {
 	e *Engine
+	// token is the staff user's session; "" for the automation.
+	token string
 }
 
-// Accounts returns the operator's face for the people of organizations.
+// Accounts returns the operator's automation face for people.
 func (e *Engine) Accounts() *Accounts { return &Accounts{e: e} }
+
+// act checks the caller for a call needing role ("" for a read).
+func (a *Accounts) act(ctx context.Context, role accounts.StaffRole) (context.Context, error) {
+	return a.e.actAs(ctx, a.token, role)
+}
+
+// actOn checks the caller for a change to user id's account: the staff
+// admin role for a staff user, operations for an organization's.
+func (a *Accounts) actOn(ctx context.Context, id string) (context.Context, error) {
+	if a.token == "" {
+		return a.act(ctx, "")
+	}
+	u, err := a.e.user(ctx, id)
+	if err != nil {
+		return ctx, err
+	}
+	return a.act(ctx, peopleRole(u.Org))
+}
+
+// peopleRole is the staff role that manages the people of org: admin for
+// the staff (org ""), operations for an organization's.
+func peopleRole(org string) accounts.StaffRole {
+	if org == "" {
+		return accounts.StaffAdmin
+	}
+	return accounts.StaffOperations
+}
 
 // AuditTrail reads one page of the audit trail, newest first: every
 // organization's, or f.Org's alone.
 func (a *Accounts) AuditTrail(ctx context.Context, page PageRequest, f AuditFilter) (Page[AuditEntry], error) {
+	ctx, err := a.act(ctx, "")
+	if err != nil {
+		return Page[AuditEntry]{}, err
+	}
 	return a.e.auditTrail(ctx, page, f.Org)
 }
 
 // DisableUser disables a user and ends every session of theirs; a user
 // disabled already is returned as is.
 func (a *Accounts) DisableUser(ctx context.Context, userID string) (User, error) {
+	ctx, err := a.actOn(ctx, userID)
+	if err != nil {
+		return User{}, err
+	}
 	return a.e.setUserDisabled(ctx, userID, true)
 }
 
 // EnableUser lets a disabled user sign in again; an active user is
 // returned as is.
 func (a *Accounts) EnableUser(ctx context.Context, userID string) (User, error) {
+	ctx, err := a.actOn(ctx, userID)
+	if err != nil {
+		return User{}, err
+	}
 	return a.e.setUserDisabled(ctx, userID, false)
 }
 
 // EndSessions ends every session of a user, who must sign in again, and
 // returns how many were live.
 func (a *Accounts) EndSessions(ctx context.Context, userID string) (int, error) {
+	ctx, err := a.actOn(ctx, userID)
+	if err != nil {
+		return 0, err
+	}
 	return a.e.endSessions(ctx, userID)
 }
 
 // Invitations lists an organization's invitations, oldest first, each
 // with where it stands now.
 func (a *Accounts) Invitations(ctx context.Context, orgID string) ([]Invitation, error) {
+	ctx, err := a.act(ctx, "")
+	if err != nil {
+		return nil, err
+	}
 	return a.e.invitations(ctx, orgID)
 }
 
@@ -152,6 +216,10 @@ func (a *Accounts) Invitations(ctx context.Context, orgID string) ([]Invitation,
 // sent to the invitee, is returned here once and can never be read again.
 // An email that a user has already is conflict.
 func (a *Accounts) InviteUser(ctx context.Context, n InviteUser) (Invited, error) {
+	ctx, err := a.act(ctx, peopleRole(n.Org))
+	if err != nil {
+		return Invited{}, err
+	}
 	return a.e.inviteUser(ctx, n)
 }
 
@@ -159,12 +227,20 @@ func (a *Accounts) InviteUser(ctx context.Context, n InviteUser) (Invited, error
 // ends every session of theirs; if the organization requires TOTP, their
 // next sign-in enrols again.
 func (a *Accounts) ResetTOTP(ctx context.Context, userID string) (User, error) {
+	ctx, err := a.actOn(ctx, userID)
+	if err != nil {
+		return User{}, err
+	}
 	return a.e.resetTOTP(ctx, userID)
 }
 
 // RevokeInvitation withdraws an organization's invitation by id; one
 // accepted already cannot be (conflict).
 func (a *Accounts) RevokeInvitation(ctx context.Context, orgID, id string) (Invitation, error) {
+	ctx, err := a.act(ctx, peopleRole(orgID))
+	if err != nil {
+		return Invitation{}, err
+	}
 	return a.e.revokeInvitation(ctx, orgID, id)
 }
 
@@ -172,21 +248,37 @@ func (a *Accounts) RevokeInvitation(ctx context.Context, orgID, id string) (Invi
 // user without it enrols at their next sign-in, and a signed-in one is
 // held to enrolment before anything else.
 func (a *Accounts) SetTOTPRequired(ctx context.Context, orgID string, required bool) error {
+	ctx, err := a.act(ctx, accounts.StaffOperations)
+	if err != nil {
+		return err
+	}
 	return a.e.setTOTPRequired(ctx, orgID, required)
 }
 
 // TOTPRequired reports whether an organization requires TOTP of its users.
 func (a *Accounts) TOTPRequired(ctx context.Context, orgID string) (bool, error) {
+	ctx, err := a.act(ctx, "")
+	if err != nil {
+		return false, err
+	}
 	return a.e.totpRequired(ctx, orgID)
 }
 
 // User reads a user by id.
 func (a *Accounts) User(ctx context.Context, id string) (User, error) {
+	ctx, err := a.act(ctx, "")
+	if err != nil {
+		return User{}, err
+	}
 	return a.e.user(ctx, id)
 }
 
 // Users lists an organization's users, oldest first.
 func (a *Accounts) Users(ctx context.Context, orgID string) ([]User, error) {
+	ctx, err := a.act(ctx, "")
+	if err != nil {
+		return nil, err
+	}
 	return a.e.users(ctx, orgID)
 }
 
@@ -196,16 +288,18 @@ var errEmailTaken = errcode.Newf(errcode.Conflict, "A user with this email addre
 func (e *Engine) inviteUser(ctx context.Context, n InviteUser) (Invited, error) {
 	if n.Role == "" {
 		n.Role = accounts.RoleOrgAdmin
+		if n.Org == "" {
+			n.Role = accounts.RoleStaff
+		}
 	}
 	var out Invited
 	err := e.store.Update(ctx, func(tx store.Tx) error {
-		var o Organization
-		if err := loadOrg(tx, n.Org, &o, errNotFound); err != nil {
+		if err := loadPeopleOrg(tx, n.Org); err != nil {
 			return err
 		}
 		now := e.nowUTC()
 		inv, token, err := accounts.Invite(accounts.InvitationRequest{ID: e.newID(), Email: n.Email, Org: n.Org, Role: n.Role,
-			InvitedBy: string(ActorOperator), TTL: n.TTL}, e.acct.Random, now)
+			StaffRoles: n.StaffRoles, InvitedBy: actorOr(ctx, automationActor).name(), TTL: n.TTL}, e.acct.Random, now)
 		if err != nil {
 			return err
 		}
@@ -216,7 +310,7 @@ func (e *Engine) inviteUser(ctx context.Context, n InviteUser) (Invited, error) 
 			return err
 		}
 		out = Invited{Invitation: invitationView(inv, now), Token: token}
-		return e.audit(ctx, tx, actorOr(ctx, operatorActor), inv.Org, AuditUserInvited, inv.ID,
+		return e.audit(ctx, tx, actorOr(ctx, automationActor), inv.Org, AuditUserInvited, inv.ID,
 			fmt.Sprintf("invited %s as %s until %s", inv.Email, inv.Role, inv.ExpiresAt.Format(time.RFC3339)))
 	})
 	if err != nil {
@@ -237,8 +331,7 @@ func orErr(err, alt error) error {
 func (e *Engine) invitations(ctx context.Context, orgID string) ([]Invitation, error) {
 	out := []Invitation{}
 	err := e.store.View(ctx, func(tx store.Tx) error {
-		var o Organization
-		if err := loadOrg(tx, orgID, &o, errNotFound); err != nil {
+		if err := loadPeopleOrg(tx, orgID); err != nil {
 			return err
 		}
 		now := e.nowUTC()
@@ -281,7 +374,7 @@ func (e *Engine) revokeInvitation(ctx context.Context, orgID, id string) (Invita
 		if err := putInvitation(tx, revoked); err != nil {
 			return err
 		}
-		return e.audit(ctx, tx, actorOr(ctx, operatorActor), orgID, AuditInvitationRevoked, inv.ID, "revoked the invitation of "+inv.Email)
+		return e.audit(ctx, tx, actorOr(ctx, automationActor), orgID, AuditInvitationRevoked, inv.ID, "revoked the invitation of "+inv.Email)
 	})
 	if err != nil {
 		return Invitation{}, err
@@ -293,8 +386,7 @@ func (e *Engine) revokeInvitation(ctx context.Context, orgID, id string) (Invita
 func (e *Engine) users(ctx context.Context, orgID string) ([]User, error) {
 	out := []User{}
 	err := e.store.View(ctx, func(tx store.Tx) error {
-		var o Organization
-		if err := loadOrg(tx, orgID, &o, errNotFound); err != nil {
+		if err := loadPeopleOrg(tx, orgID); err != nil {
 			return err
 		}
 		return tx.Scan(bucketUsersByOrg, store.ScanOptions{Prefix: records.IndexPrefix(orgID)}, func(k, _ []byte) (bool, error) {
@@ -355,13 +447,13 @@ func (e *Engine) setUserDisabled(ctx context.Context, id string, disable bool) (
 			return u, false, nil
 		}
 		if !disable {
-			return u.Enable(), true, e.audit(ctx, tx, actorOr(ctx, operatorActor), u.Org, AuditUserEnabled, u.ID, "status disabled -> active")
+			return u.Enable(), true, e.audit(ctx, tx, actorOr(ctx, automationActor), u.Org, AuditUserEnabled, u.ID, "status disabled -> active")
 		}
 		n, err := e.endUserSessions(tx, u.ID, nil, now)
 		if err != nil {
 			return u, false, err
 		}
-		return u.Disable(now), true, e.audit(ctx, tx, actorOr(ctx, operatorActor), u.Org, AuditUserDisabled, u.ID,
+		return u.Disable(now), true, e.audit(ctx, tx, actorOr(ctx, automationActor), u.Org, AuditUserDisabled, u.ID,
 			fmt.Sprintf("status active -> disabled; %d sessions ended", n))
 	})
 }
@@ -380,7 +472,7 @@ func (e *Engine) resetTOTP(ctx context.Context, id string) (User, error) {
 		if err != nil {
 			return u, false, err
 		}
-		return u.ResetTOTP(), true, e.audit(ctx, tx, actorOr(ctx, operatorActor), u.Org, AuditTOTPReset, u.ID,
+		return u.ResetTOTP(), true, e.audit(ctx, tx, actorOr(ctx, automationActor), u.Org, AuditTOTPReset, u.ID,
 			fmt.Sprintf("TOTP %s -> none; %d sessions ended", before, n))
 	})
 }
@@ -393,7 +485,7 @@ func (e *Engine) endSessions(ctx context.Context, id string) (int, error) {
 		if n, err = e.endUserSessions(tx, u.ID, nil, now); err != nil {
 			return u, false, err
 		}
-		return u, false, e.audit(ctx, tx, actorOr(ctx, operatorActor), u.Org, AuditSessionsEnded, u.ID, fmt.Sprintf("%d sessions ended", n))
+		return u, false, e.audit(ctx, tx, actorOr(ctx, automationActor), u.Org, AuditSessionsEnded, u.ID, fmt.Sprintf("%d sessions ended", n))
 	})
 	return n, err
 }
@@ -446,7 +538,7 @@ func (e *Engine) setTOTPRequired(ctx context.Context, orgID string, required boo
 		if err := putPortalSettings(tx, orgID, required); err != nil {
 			return err
 		}
-		return e.audit(ctx, tx, actorOr(ctx, operatorActor), orgID, AuditTOTPRequired, orgID, fmt.Sprintf("TOTP required %t -> %t", was, required))
+		return e.audit(ctx, tx, actorOr(ctx, automationActor), orgID, AuditTOTPRequired, orgID, fmt.Sprintf("TOTP required %t -> %t", was, required))
 	})
 }
 
@@ -533,4 +625,32 @@ func (e *Engine) PruneSessions(ctx context.Context, batch int) (int, error) {
 		return nil
 	})
 	return n, err
+}
+
+// loadPeopleOrg checks that org, whose people a call manages, exists
+// (not_found otherwise); "" is the operator's staff, which always does.
+func loadPeopleOrg(tx store.Tx, org string) error {
+	if org == "" {
+		return nil
+	}
+	var o Organization
+	return loadOrg(tx, org, &o, errNotFound)
+}
+
+// SetStaffRoles replaces a staff user's roles (at least one of
+// accounts.StaffRoles); validation_error for a user who is not staff.
+// Sessions go on: every call checks the roles again.
+func (a *Accounts) SetStaffRoles(ctx context.Context, userID string, roles []accounts.StaffRole) (User, error) {
+	ctx, err := a.act(ctx, accounts.StaffAdmin)
+	if err != nil {
+		return User{}, err
+	}
+	return a.e.changeUser(ctx, userID, func(tx store.Tx, u accounts.User, _ time.Time) (accounts.User, bool, error) {
+		next, err := u.WithStaffRoles(roles)
+		if err != nil || slices.Equal(next.StaffRoles, u.StaffRoles) {
+			return u, false, err
+		}
+		return next, true, a.e.audit(ctx, tx, actorOr(ctx, automationActor), "", AuditStaffRolesChanged, u.ID,
+			fmt.Sprintf("staff roles %v -> %v", u.StaffRoles, next.StaffRoles))
+	})
 }

@@ -342,7 +342,7 @@ func (e *Engine) signInOnce(ctx context.Context, account, addrKey, password stri
 			return e.failSignIn(ctx, tx, cur.user, account, cur.acct, addrKey, cur.addr, AuditSignInFailed, now)
 		}
 		u := *cur.user
-		totp, err := orgTOTPRequired(tx, u.Org)
+		totp, err := totpRequired(tx, u)
 		if err != nil {
 			return err
 		}
@@ -413,7 +413,7 @@ func authorized(tx store.Tx, token string, now time.Time, allow ...error) (accou
 	if err != nil {
 		return s, u, err
 	}
-	totp, err := orgTOTPRequired(tx, u.Org)
+	totp, err := totpRequired(tx, u)
 	if err != nil {
 		return s, u, err
 	}

@@ -461,7 +461,7 @@ func TestAuditTrail(t *testing.T) {
 		theirs := p.actions(t, other.ID)
 		assert.Equal(t, len(all), len(mine.Items)+len(theirs))
 		assert.Equal(t, tambala.AuditInvitationRevoked, mine.Items[0].Action)
-		assert.Equal(t, tambala.ActorOperator, mine.Items[0].Actor.Kind)
+		assert.Equal(t, tambala.ActorAutomation, mine.Items[0].Actor.Kind)
 
 		// Pages, newest first, without gaps.
 		var paged []tambala.AuditEntry

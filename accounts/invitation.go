@@ -50,6 +50,8 @@ type Invitation struct {
 	Email     string
 	Org       string
 	Role      Role
+	// StaffRoles are a staff invitee's (StaffRolesFor).
+	StaffRoles []StaffRole
 	// InvitedBy is who invited, for the audit trail.
 	InvitedBy string
 	CreatedAt time.Time
@@ -65,12 +67,13 @@ type Invitation struct {
 // user will have, who invites, and a lifetime (zero for
 // DefaultInvitationTTL).
 type InvitationRequest struct {
-	ID        string
-	Email     string
-	Org       string
-	Role      Role
-	InvitedBy string
-	TTL       time.Duration
+	ID         string
+	Email      string
+	Org        string
+	Role       Role
+	StaffRoles []StaffRole
+	InvitedBy  string
+	TTL        time.Duration
 }
 
 // Invite checks r and returns the pending invitation and its token,
@@ -90,6 +93,10 @@ func Invite(r InvitationRequest, random io.Reader, now time.Time) (Invitation, s
 	if err := CheckRole(r.Role, r.Org); err != nil {
 		return Invitation{}, "", err
 	}
+	roles, err := StaffRolesFor(r.Role, r.StaffRoles)
+	if err != nil {
+		return Invitation{}, "", err
+	}
 	ttl := r.TTL
 	if ttl == 0 {
 		ttl = DefaultInvitationTTL
@@ -103,7 +110,7 @@ func Invite(r InvitationRequest, random io.Reader, now time.Time) (Invitation, s
 		return Invitation{}, "", err
 	}
 	return Invitation{
-		ID: r.ID, TokenHash: hash, Email: email, Org: r.Org, Role: r.Role, InvitedBy: r.InvitedBy,
+		ID: r.ID, TokenHash: hash, Email: email, Org: r.Org, Role: r.Role, StaffRoles: roles, InvitedBy: r.InvitedBy,
 		CreatedAt: now, ExpiresAt: now.Add(ttl),
 	}, token, nil
 }
@@ -229,7 +236,7 @@ func (inv Invitation) Accept(a Acceptance, random io.Reader, now time.Time) (Inv
 	if err := inv.Usable(now); err != nil {
 		return inv, User{}, err
 	}
-	u, err := NewUser(UserRequest{ID: a.UserID, Email: inv.Email, Role: inv.Role, Org: inv.Org}, now)
+	u, err := NewUser(UserRequest{ID: a.UserID, Email: inv.Email, Role: inv.Role, Org: inv.Org, StaffRoles: inv.StaffRoles}, now)
 	if err != nil {
 		return inv, User{}, err
 	}

@@ -10,16 +10,21 @@ import (
 	"github.com/tambalapay/tambala/internal/textrule"
 )
 
-// Role is what a user may do. An organization's users are org_admin; the
-// operator's staff roles (users without an organization) come with a
-// later issue.
+// Role is what kind of user someone is. An organization's users are
+// org_admin; the operator's staff (users without an organization) are
+// staff, and what each may do is their StaffRoles.
 type Role string
 
-// RoleOrgAdmin administers one organization in the portal.
-const RoleOrgAdmin Role = "org_admin"
+const (
+	// RoleOrgAdmin administers one organization in the portal.
+	RoleOrgAdmin Role = "org_admin"
+	// RoleStaff is one of the operator's staff, with one or more
+	// StaffRoles.
+	RoleStaff Role = "staff"
+)
 
 // Valid reports whether r is a role this package knows.
-func (r Role) Valid() bool { return r == RoleOrgAdmin }
+func (r Role) Valid() bool { return r == RoleOrgAdmin || r == RoleStaff }
 
 // OrgScoped reports whether a user with role r belongs to an organization
 // (and so must name one).
@@ -60,7 +65,10 @@ type User struct {
 	Email string
 	Role  Role
 	// Org is the user's organization; empty for the operator's staff.
-	Org          string
+	Org string
+	// StaffRoles are what a staff user may do (CheckStaffRoles: sorted,
+	// at least one); none for an organization's user.
+	StaffRoles   []StaffRole
 	PasswordHash PasswordHash
 	TOTP         TOTP
 	CreatedAt    time.Time
@@ -69,12 +77,14 @@ type User struct {
 }
 
 // UserRequest is what makes a user: an id the caller chose, an email address
-// (normalised here), a role and the organization the role needs.
+// (normalised here), a role and the organization the role needs, and a
+// staff user's staff roles.
 type UserRequest struct {
-	ID    string
-	Email string
-	Role  Role
-	Org   string
+	ID         string
+	Email      string
+	Role       Role
+	Org        string
+	StaffRoles []StaffRole
 }
 
 // NewUser checks r and returns the user, active, with no password and no
@@ -91,7 +101,11 @@ func NewUser(r UserRequest, now time.Time) (User, error) {
 	if err := CheckRole(r.Role, r.Org); err != nil {
 		return User{}, err
 	}
-	return User{ID: r.ID, Email: email, Role: r.Role, Org: r.Org, CreatedAt: now}, nil
+	roles, err := StaffRolesFor(r.Role, r.StaffRoles)
+	if err != nil {
+		return User{}, err
+	}
+	return User{ID: r.ID, Email: email, Role: r.Role, Org: r.Org, StaffRoles: roles, CreatedAt: now}, nil
 }
 
 // Status is StatusDisabled once DisabledAt is set, else StatusActive.

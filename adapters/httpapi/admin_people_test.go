@@ -131,7 +131,7 @@ func TestAdminPeople_InviteListRevoke(t *testing.T) {
 		t.Errorf("token %q, accept_path %q", inv.Token, inv.AcceptPath)
 	}
 	if i.Org != o.ID || i.Email != "ada@example.com" || i.Role != "org_admin" || i.Status != "pending" ||
-		i.InvitedBy != "operator" || i.AcceptedAt != nil || i.UserID != nil || i.RevokedAt != nil {
+		i.InvitedBy != "automation" || i.AcceptedAt != nil || i.UserID != nil || i.RevokedAt != nil {
 		t.Errorf("invitation = %+v", i)
 	}
 	if i.CreatedAt != "2026-03-02T09:00:00.000Z" || i.ExpiresAt != "2026-03-05T09:00:00.000Z" {
@@ -405,7 +405,7 @@ func TestAdminPeople_AuditTrail(t *testing.T) {
 	// The operator's acts: the caller's address and the Request-Id sent.
 	for action, reqID := range map[string]string{"user.disabled": "req-disable", "user.enabled": "req-enable"} {
 		en := byAction[action]
-		if en.Actor.Kind != "operator" || en.Actor.UserID != nil || en.Actor.Email != nil || en.Target != u.ID ||
+		if en.Actor.Kind != "automation" || en.Actor.UserID != nil || en.Actor.Email != nil || en.Target != u.ID ||
 			en.Address == nil || *en.Address != "127.0.0.1" || en.RequestID == nil || *en.RequestID != reqID {
 			t.Errorf("%s entry = %+v", action, en)
 		}

@@ -11,6 +11,7 @@ type UserRecord struct {
 	Email        string     `json:"email"`
 	Role         string     `json:"role"`
 	Org          string     `json:"org_id"`
+	StaffRoles   []string   `json:"staff_roles,omitempty"`
 	PasswordHash string     `json:"password_hash"`
 	TOTP         TOTPRecord `json:"totp"`
 	CreatedAt    time.Time  `json:"created_at"`
@@ -44,6 +45,7 @@ type InvitationRecord struct {
 	Email      string     `json:"email"`
 	Org        string     `json:"org_id"`
 	Role       string     `json:"role"`
+	StaffRoles []string   `json:"staff_roles,omitempty"`
 	InvitedBy  string     `json:"invited_by"`
 	CreatedAt  time.Time  `json:"created_at"`
 	ExpiresAt  time.Time  `json:"expires_at"`
