@@ -116,7 +116,16 @@ type Resolution struct {
 	// bytes once trimmed, no control or invisible format character); it is
 	// kept with the payout and logged.
 	Reason string
+	// Reference is the provider's own reference for the payment, as the
+	// staff read it from the bank's or the mobile-money operator's portal
+	// (optional, at most 100 bytes once trimmed, no control or invisible
+	// format character); it is kept with the payout's resolution and in the
+	// audit entry.
+	Reference string
 }
+
+// maxResolutionReference bounds Resolution.Reference, in bytes.
+const maxResolutionReference = 100
 
 // resolvePayout is Operator.ResolvePayout.
 func (e *Engine) resolvePayout(ctx context.Context, id string, r Resolution) (payouts.Payout, error) {
@@ -125,6 +134,13 @@ func (e *Engine) resolvePayout(ctx context.Context, id string, r Resolution) (pa
 		return payouts.Payout{}, errcode.Newf(errcode.ValidationError, "reason must be 1 to 500 characters.")
 	}
 	if err := textrule.CheckChars("reason", r.Reason); err != nil {
+		return payouts.Payout{}, err
+	}
+	r.Reference = strings.TrimSpace(r.Reference)
+	if len(r.Reference) > maxResolutionReference {
+		return payouts.Payout{}, errcode.Newf(errcode.ValidationError, "reference must be at most %d characters.", maxResolutionReference)
+	}
+	if err := textrule.CheckChars("reference", r.Reference); err != nil {
 		return payouts.Payout{}, err
 	}
 	switch r.Outcome {
@@ -161,7 +177,7 @@ func (e *Engine) resolvePayout(ctx context.Context, id string, r Resolution) (pa
 			return err
 		}
 		now := e.nowUTC()
-		rec.Resolution = &resolutionRecord{Outcome: r.Outcome, Reason: r.Reason, At: now}
+		rec.Resolution = &resolutionRecord{Outcome: r.Outcome, Reason: r.Reason, Reference: r.Reference, At: now}
 		if p.Status == payouts.Submitted { // the state machine finishes from pending
 			if p, err = p.MarkPending(now); err != nil {
 				return err
@@ -183,6 +199,9 @@ func (e *Engine) resolvePayout(ctx context.Context, id string, r Resolution) (pa
 			summary += ", fee charged " + amountText(r.Fee)
 		} else if r.Outcome == payouts.Failed {
 			summary += ", failure code " + string(r.FailureCode)
+		}
+		if r.Reference != "" {
+			summary += fmt.Sprintf(", provider reference %q", r.Reference)
 		}
 		if err := e.auditAs(ctx, tx, out.Org, AuditPayoutResolved, id, summary); err != nil {
 			return err

@@ -513,20 +513,22 @@ func (a *Admin) payoutsInFlight(w http.ResponseWriter, r *http.Request) {
 }
 
 // resolvePayout is POST /admin/payouts/{id}/resolve with
-// {"outcome":"succeeded","fee":"282.00","reason":"..."} or
-// {"outcome":"failed","failure_code":"declined","reason":"..."}.
+// {"outcome":"succeeded","fee":"282.00","reason":"...","reference":"..."}
+// or {"outcome":"failed","failure_code":"declined","reason":"..."}; the
+// provider's reference is optional.
 func (a *Admin) resolvePayout(w http.ResponseWriter, r *http.Request) {
 	var in struct {
 		Outcome     payouts.Status      `json:"outcome"`
 		Fee         json.RawMessage     `json:"fee"`
 		FailureCode payouts.FailureCode `json:"failure_code"`
 		Reason      string              `json:"reason"`
+		Reference   string              `json:"reference"`
 	}
 	if err := bind(r, &in); err != nil {
 		writeError(w, r, a.log, err)
 		return
 	}
-	res := tambala.Resolution{Outcome: in.Outcome, FailureCode: in.FailureCode, Reason: in.Reason}
+	res := tambala.Resolution{Outcome: in.Outcome, FailureCode: in.FailureCode, Reason: in.Reason, Reference: in.Reference}
 	if len(in.Fee) > 0 && string(in.Fee) != "null" {
 		fee, err := money.ParseJSON(money.MWK, in.Fee)
 		if err != nil {

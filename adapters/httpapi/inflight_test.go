@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tambalapay/tambala"
 )
 
 // The operator lists what is left in flight and resolves it after
@@ -50,9 +52,28 @@ func TestAdmin_PayoutsInFlightAndResolve(t *testing.T) {
 	e.admin(t, "POST", "/admin/payouts/"+c.ID+"/resolve", map[string]any{"outcome": "failed", "failure_code": "declined", "reason": "x"}).want(t, 409, "conflict")
 	e.admin(t, "POST", "/admin/payouts/"+a.ID+"/resolve", map[string]any{"outcome": "failed", "failure_code": "declined"}).want(t, 400, "validation_error")
 	e.admin(t, "POST", "/admin/payouts/"+a.ID+"/resolve", map[string]any{"outcome": "succeeded", "fee": "1.001", "reason": "x"}).want(t, 400, "validation_error")
+	// The provider's reference: at most 100 bytes once trimmed, no control
+	// or invisible format character, a JSON string.
+	for _, ref := range []any{
+		strings.Repeat("R", 101), // too long
+		"MP24\u00070311",         // a control character
+		"MP24\u202e0311",         // a bidi control
+		240311,                   // not a string
+	} {
+		e.admin(t, "POST", "/admin/payouts/"+a.ID+"/resolve", map[string]any{"outcome": "succeeded", "fee": "282.00", "reason": "x", "reference": ref}).
+			want(t, 400, "validation_error")
+	}
 	var done payoutJSON
-	e.admin(t, "POST", "/admin/payouts/"+a.ID+"/resolve", map[string]any{"outcome": "succeeded", "fee": "282.00", "reason": "paid per statement 42"}).
-		want(t, 200, "").decode(t, &done)
+	e.admin(t, "POST", "/admin/payouts/"+a.ID+"/resolve", map[string]any{"outcome": "succeeded", "fee": "282.00", "reason": "paid per statement 42",
+		"reference": " MP240311.1523.A12345 "}).want(t, 200, "").decode(t, &done)
+	trail, err := e.Engine.Accounts().AuditTrail(context.Background(), tambala.PageRequest{Limit: 10}, tambala.AuditFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(trail.Items) == 0 || trail.Items[0].Action != tambala.AuditPayoutResolved ||
+		trail.Items[0].Summary != `status pending -> succeeded, reason "paid per statement 42", fee charged 282.00 MWK, provider reference "MP240311.1523.A12345"` {
+		t.Errorf("audit trail = %+v", trail.Items)
+	}
 	if done.Status != "succeeded" || done.Fee == nil || *done.Fee != "282.00" {
 		t.Errorf("resolved = %+v", done)
 	}

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -59,15 +60,32 @@ type config struct {
 	backup      string // copy the data folder's database to this file, then exit
 	showVersion bool
 
-	// payouts is the payout provider in production. No flag sets it: this
-	// server ships only the sandbox provider, so production refuses to
-	// start; tests set it to exercise production mode.
+	// provider is the payout provider: "" (the sandbox's in the sandbox,
+	// none in production), providerSandbox or providerManual.
+	provider string
+
+	// payouts is a payout provider for production when -provider names
+	// none; no flag sets it: tests set it to exercise production mode with
+	// a provider of their own.
 	payouts tambala.PayoutProvider
+	// webhookTransport, tests only, carries the webhook deliveries (nil:
+	// the sender's default transport).
+	webhookTransport http.RoundTripper
 	// logOut receives the JSON log (default os.Stderr).
 	logOut io.Writer
 	// wrapStore, tests only, wraps the store the server opened.
 	wrapStore func(store.Store) store.Store
 }
+
+// The payout providers -provider names.
+const (
+	// providerSandbox is the simulated provider: it pays the sandbox test
+	// destinations only, so production refuses it.
+	providerSandbox = "sandbox"
+	// providerManual is the manual rail (adapters/manualrail): staff pay
+	// each payout by hand and record the outcome through the admin API.
+	providerManual = "manual"
+)
 
 // envPrefix starts the name of every setting's environment variable:
 // -admin-addr is TAMBALA_ADMIN_ADDR.
@@ -91,6 +109,7 @@ func declare(fs *flag.FlagSet, c *config, worker *bool) {
 	fs.StringVar(&c.adminAddr, "admin-addr", "127.0.0.1:8081", "admin API listen address (keep it private: loopback or an internal network)")
 	fs.StringVar(&c.env, "env", "sandbox", "environment: sandbox or production")
 	fs.BoolVar(&c.quiet, "quiet", false, "log warnings and errors only")
+	fs.StringVar(&c.provider, "provider", "", "payout provider: sandbox (the default in the sandbox; refused in production) or manual (staff pay each payout by hand through the bank's or the mobile-money operator's portal and record the outcome through the admin API: POST /admin/payouts/{id}/resolve)")
 	fs.DurationVar(&c.payoutDelay, "payout-delay", 2*time.Second, "sandbox: how long the simulated provider takes to pay")
 	fs.Float64Var(&c.rate, "rate", 50, "requests per second allowed per organization (token bucket rate)")
 	fs.IntVar(&c.burst, "burst", 100, "requests allowed in a burst per organization (token bucket size)")
@@ -154,6 +173,8 @@ func parseConfig(args, environ []string, stderr io.Writer) (config, error) {
 		return c, errors.New("-rate and -burst must be positive")
 	case c.env != string(tambala.Sandbox) && c.env != string(tambala.Production):
 		return c, fmt.Errorf("-env must be sandbox or production, not %q", c.env)
+	case c.provider != "" && c.provider != providerSandbox && c.provider != providerManual:
+		return c, fmt.Errorf("-provider must be sandbox or manual, not %q", c.provider)
 	case c.payoutDelay < 0:
 		return c, errors.New("-payout-delay must not be negative")
 	case c.data == "":

@@ -36,10 +36,15 @@
 // Restore: put the copy as tambala.bolt in a data folder and start the
 // server there.
 //
+// -provider (TAMBALA_PROVIDER) is the payout provider: sandbox, the
+// simulated provider and the sandbox's default, or manual, the manual rail
+// (adapters/manualrail): staff pay each payout by hand and record the
+// outcome through the admin API (POST /admin/payouts/{id}/resolve).
+//
 // -env production never creates a demo organization and does not print
-// the admin token; it refuses to start without a payout provider, and this
-// server ships only the sandbox provider, so a production host embeds the
-// engine with its provider's adapter (README "Embed it").
+// the admin token; it refuses to start without a payout provider or with
+// the sandbox's: run it with -provider manual, or embed the engine with
+// your rail's adapter (README "Embed it").
 //
 // For a load run (see examples/loadgen), -rate and -burst size each
 // organization's request rate limit (default 50/s, burst 100), and

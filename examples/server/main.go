@@ -34,6 +34,7 @@ import (
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/adapters/boltstore"
 	"github.com/tambalapay/tambala/adapters/httpapi"
+	"github.com/tambalapay/tambala/adapters/manualrail"
 	"github.com/tambalapay/tambala/adapters/pebblestore"
 	"github.com/tambalapay/tambala/adapters/pgstore"
 	"github.com/tambalapay/tambala/adapters/portal"
@@ -143,9 +144,14 @@ func newLogger(quiet bool, w io.Writer) *zap.Logger {
 func dbFile(data string) string { return filepath.Join(data, "tambala.bolt") }
 
 // errNoProvider says what production lacks.
-var errNoProvider = errors.New("production needs a payout provider: the payout worker submits every accepted payout to one, " +
-	"and this server ships only the sandbox provider, which pays test destinations in the sandbox only; " +
-	"embed the engine with your provider's adapter in tambala.Options.Payouts (README \"Embed it\"), or run -env sandbox")
+var errNoProvider = errors.New("production needs a payout provider: the payout worker submits every accepted payout to one; " +
+	"run with -provider manual (staff pay each payout by hand through the bank's or the mobile-money operator's portal " +
+	"and record the outcome through the admin API, README \"Production with the manual rail\"), " +
+	"embed the engine with your rail's adapter in tambala.Options.Payouts (README \"Embed it\"), or run -env sandbox")
+
+// errSandboxInProduction refuses the sandbox provider in production.
+var errSandboxInProduction = errors.New("production refuses -provider sandbox: the sandbox provider pays test destinations only; " +
+	"run with -provider manual, or run -env sandbox")
 
 // openStore opens the data folder's database, saying so plainly when
 // another process holds it.
@@ -212,11 +218,24 @@ func redactURL(raw string) string {
 // a fresh admin token is printed in the sandbox,
 // and only named (DATA/admin-token) in production, where stdout may be
 // collected with the logs. Production never creates a demo organization,
-// and refuses to start without a payout provider, before it touches the
-// data folder.
+// and refuses to start without a payout provider (-provider manual, or
+// c.payouts from a test) or with the sandbox's, before it touches the data
+// folder.
 func setup(ctx context.Context, c config, log *zap.Logger, out io.Writer) (*app, error) {
 	production := c.env == string(tambala.Production)
-	if production && c.payouts == nil {
+	slogger := slog.New(zapslog.NewHandler(log.Core()))
+	var provider tambala.PayoutProvider
+	switch {
+	case c.provider == providerManual:
+		// The queue of payouts to pay by hand is the engine's list of
+		// payouts in flight; the staff finish each through the admin API.
+		provider = manualrail.New(&manualrail.Options{Logger: slogger})
+	case production && c.provider == providerSandbox:
+		return nil, errSandboxInProduction
+	case production:
+		provider = c.payouts
+	}
+	if production && provider == nil {
 		return nil, errNoProvider
 	}
 	if err := os.MkdirAll(c.data, 0o700); err != nil {
@@ -236,12 +255,14 @@ func setup(ctx context.Context, c config, log *zap.Logger, out io.Writer) (*app,
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	pm := prommetrics.New(reg)
 	opts := &tambala.Options{Metrics: pm,
-		Logger: slog.New(zapslog.NewHandler(log.Core())), Environment: tambala.Environment(c.env), Webhooks: webhookhttp.NewSender(nil),
-		Limits: tambala.Limits{RatePerSecond: c.rate, RateBurst: c.burst}, Payouts: c.payouts,
+		Logger: slogger, Environment: tambala.Environment(c.env), Webhooks: webhookhttp.NewSender(c.webhookTransport),
+		Limits: tambala.Limits{RatePerSecond: c.rate, RateBurst: c.burst}, Payouts: provider,
 	}
 	if !production {
-		// The sandbox provider pays the test destinations after a short delay.
-		opts.Payouts = sandbox.New(&sandbox.Options{Delay: c.payoutDelay, Store: st}) // its submissions survive a restart
+		if provider == nil {
+			// The sandbox provider pays the test destinations after a short delay.
+			opts.Payouts = sandbox.New(&sandbox.Options{Delay: c.payoutDelay, Store: st}) // its submissions survive a restart
+		}
 		// Deterministic deposit addresses for GET /v2/deposit-addresses.
 		opts.DepositIssuer = sandbox.NewIssuer(nil)
 		// The sandbox converter completes /v2 conversions after the same
@@ -318,6 +339,9 @@ func setup(ctx context.Context, c config, log *zap.Logger, out io.Writer) (*app,
 		fmt.Fprintf(out, "Admin token created in %s (readable only by its owner).\n", filepath.Join(c.data, "admin-token"))
 	} else if fresh {
 		fmt.Fprintf(out, "Admin token (shown once; kept in %s): %s\n", filepath.Join(c.data, "admin-token"), token)
+	}
+	if c.provider == providerManual {
+		fmt.Fprintln(out, "Payouts go to the manual rail: pay each payout in flight by hand (GET /admin/payouts/in-flight), then record its outcome (POST /admin/payouts/{id}/resolve).")
 	}
 	return a, nil
 }

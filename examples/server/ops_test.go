@@ -70,12 +70,12 @@ func TestConfig_EnvironmentAndFlags(t *testing.T) {
 	environ := []string{
 		"TAMBALA_DATA=/srv/tambala", "TAMBALA_ADDR=0.0.0.0:9000", "TAMBALA_ADMIN_ADDR=127.0.0.1:9001",
 		"TAMBALA_ENV=production", "TAMBALA_RATE=12.5", "TAMBALA_BURST=7", "TAMBALA_PAYOUT_DELAY=150ms",
-		"TAMBALA_WORKER=false", "TAMBALA_QUIET=true", "TAMBALA_CPUPROFILE=/tmp/p", "PATH=/bin", "HOME=/root",
+		"TAMBALA_WORKER=false", "TAMBALA_QUIET=true", "TAMBALA_CPUPROFILE=/tmp/p", "TAMBALA_PROVIDER=manual", "PATH=/bin", "HOME=/root",
 	}
 	c, err := parseConfig(nil, environ, io.Discard)
 	require.NoError(t, err)
 	assert.Equal(t, config{data: "/srv/tambala", addr: "0.0.0.0:9000", adminAddr: "127.0.0.1:9001", env: "production",
-		rate: 12.5, burst: 7, payoutDelay: 150 * time.Millisecond, noWorker: true, quiet: true, cpuProfile: "/tmp/p"}, c)
+		rate: 12.5, burst: 7, payoutDelay: 150 * time.Millisecond, noWorker: true, quiet: true, cpuProfile: "/tmp/p", provider: "manual"}, c)
 
 	c, err = parseConfig([]string{"-data", "here", "-rate", "3", "-worker", "-env", "sandbox"}, environ, io.Discard)
 	require.NoError(t, err)
@@ -193,14 +193,14 @@ func TestProduction_RefusesWithoutProvider(t *testing.T) {
 	err := run(context.Background(), config{data: data, addr: "127.0.0.1:0", adminAddr: "127.0.0.1:0", env: "production", rate: 1, burst: 1, logOut: io.Discard}, &out)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "production needs a payout provider")
-	assert.Contains(t, err.Error(), "this server ships only the sandbox provider")
+	assert.Contains(t, err.Error(), "run with -provider manual")
 	assert.Empty(t, out.String())
 	_, statErr := os.Stat(data)
 	assert.ErrorIs(t, statErr, os.ErrNotExist, "the data folder is not even created")
 }
 
-// TestProduction_NoDemoOrganization: with a provider (only tests can give
-// one), production starts on an empty folder without creating any
+// TestProduction_NoDemoOrganization: with a provider (here one the test
+// gives; -provider manual in TestProduction_ManualRailStarts), production starts on an empty folder without creating any
 // organization or printing the admin token, and is not ready until the
 // institutions are synced.
 func TestProduction_NoDemoOrganization(t *testing.T) {

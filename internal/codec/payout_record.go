@@ -57,11 +57,14 @@ func (d PayoutDestination) Destination() payouts.Destination {
 }
 
 // ResolutionRecord is how the operator finished a payout: the outcome,
-// the reason given and when.
+// the reason given, the provider's reference when given, and when.
+// Reference is omitted when empty, so a record written before it existed
+// reads unchanged.
 type ResolutionRecord struct {
-	Outcome payouts.Status `json:"outcome"`
-	Reason  string         `json:"reason"`
-	At      time.Time      `json:"at"`
+	Outcome   payouts.Status `json:"outcome"`
+	Reason    string         `json:"reason"`
+	Reference string         `json:"reference,omitempty"`
+	At        time.Time      `json:"at"`
 }
 
 // PayoutV2Record is the /v2 part of a payout record: the source and
