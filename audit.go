@@ -77,6 +77,8 @@ const (
 	AuditSignedOut            AuditAction = "user.signed_out"
 	AuditPasswordChanged      AuditAction = "user.password_changed"
 	AuditPasswordChangeFailed AuditAction = "user.password_change_failed"
+	AuditPasswordResetIssued  AuditAction = "user.password_reset_issued"
+	AuditPasswordReset        AuditAction = "user.password_reset"
 )
 
 // AuditFilter narrows the operator's read of the audit trail.
