@@ -88,13 +88,13 @@ func hex32(s string, dst []byte) error {
 
 func toInvitationRecord(i accounts.Invitation) codec.InvitationRecord {
 	return codec.InvitationRecord{ID: i.ID, TokenHash: hex.EncodeToString(i.TokenHash[:]), Email: i.Email, Org: i.Org,
-		Role: string(i.Role), StaffRoles: staffRoleStrings(i.StaffRoles), InvitedBy: i.InvitedBy, CreatedAt: i.CreatedAt, ExpiresAt: i.ExpiresAt,
+		Role: string(i.Role), StaffRoles: staffRoleStrings(i.StaffRoles), InvitedBy: i.InvitedBy, ResetOf: i.ResetOf, CreatedAt: i.CreatedAt, ExpiresAt: i.ExpiresAt,
 		AcceptedAt: timePtr(i.AcceptedAt), UserID: i.UserID, RevokedAt: timePtr(i.RevokedAt)}
 }
 
 func fromInvitationRecord(r codec.InvitationRecord) (accounts.Invitation, error) {
 	i := accounts.Invitation{ID: r.ID, Email: r.Email, Org: r.Org, Role: accounts.Role(r.Role), StaffRoles: staffRolesOf(r.StaffRoles), InvitedBy: r.InvitedBy,
-		CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, AcceptedAt: timeOf(r.AcceptedAt), UserID: r.UserID, RevokedAt: timeOf(r.RevokedAt)}
+		ResetOf: r.ResetOf, CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, AcceptedAt: timeOf(r.AcceptedAt), UserID: r.UserID, RevokedAt: timeOf(r.RevokedAt)}
 	if err := hex32(r.TokenHash, i.TokenHash[:]); err != nil {
 		return accounts.Invitation{}, fmt.Errorf("tambala: invitation %s: stored token hash: %w", r.ID, err)
 	}

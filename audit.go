@@ -85,6 +85,8 @@ const (
 	AuditPasswordChanged      AuditAction = "user.password_changed"
 	AuditPasswordChangeFailed AuditAction = "user.password_change_failed"
 	AuditStaffRolesChanged    AuditAction = "user.staff_roles_changed"
+	AuditPasswordResetIssued  AuditAction = "user.password_reset_issued"
+	AuditPasswordReset        AuditAction = "user.password_reset"
 )
 
 // AuditFilter narrows the operator's read of the audit trail.

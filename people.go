@@ -75,6 +75,9 @@ type Invitation struct {
 	// StaffRoles are a staff invitee's roles.
 	StaffRoles []accounts.StaffRole
 	InvitedBy  string
+	// ResetOf is, for a password reset (Accounts.ResetPassword), the user
+	// whose password it resets; empty for an invitation that makes a user.
+	ResetOf string
 	// Status is where the invitation stands at the time of the read.
 	Status     accounts.InvitationStatus
 	CreatedAt  time.Time
@@ -85,7 +88,7 @@ type Invitation struct {
 }
 
 func invitationView(i accounts.Invitation, now time.Time) Invitation {
-	return Invitation{ID: i.ID, Email: i.Email, Org: i.Org, Role: i.Role, StaffRoles: i.StaffRoles, InvitedBy: i.InvitedBy, Status: i.Status(now),
+	return Invitation{ID: i.ID, Email: i.Email, Org: i.Org, Role: i.Role, StaffRoles: i.StaffRoles, InvitedBy: i.InvitedBy, ResetOf: i.ResetOf, Status: i.Status(now),
 		CreatedAt: i.CreatedAt, ExpiresAt: i.ExpiresAt, AcceptedAt: i.AcceptedAt, UserID: i.UserID, RevokedAt: i.RevokedAt}
 }
 
@@ -223,6 +226,21 @@ func (a *Accounts) InviteUser(ctx context.Context, n InviteUser) (Invited, error
 	return a.e.inviteUser(ctx, n)
 }
 
+// ResetPassword issues a password reset of a user who forgot theirs: a
+// one-time invitation of the user's email to their organization, whose
+// token, to be sent to the user, is returned here once. ttl is its
+// lifetime as InviteUser's (zero for accounts.DefaultInvitationTTL). The
+// user accepts it on the invitation's page (Portal.AcceptInvitation) by
+// choosing a new password: every session of theirs ends, their TOTP stays.
+// An unknown user is not_found.
+func (a *Accounts) ResetPassword(ctx context.Context, userID string, ttl time.Duration) (Invited, error) {
+	ctx, err := a.actOn(ctx, userID)
+	if err != nil {
+		return Invited{}, err
+	}
+	return a.e.resetPassword(ctx, userID, ttl)
+}
+
 // ResetTOTP removes a user's TOTP and recovery codes (a lost device) and
 // ends every session of theirs; if the organization requires TOTP, their
 // next sign-in enrols again.
@@ -312,6 +330,33 @@ func (e *Engine) inviteUser(ctx context.Context, n InviteUser) (Invited, error) 
 		out = Invited{Invitation: invitationView(inv, now), Token: token}
 		return e.audit(ctx, tx, actorOr(ctx, automationActor), inv.Org, AuditUserInvited, inv.ID,
 			fmt.Sprintf("invited %s as %s until %s", inv.Email, inv.Role, inv.ExpiresAt.Format(time.RFC3339)))
+	})
+	if err != nil {
+		return Invited{}, err
+	}
+	return out, nil
+}
+
+// resetPassword is Accounts.ResetPassword.
+func (e *Engine) resetPassword(ctx context.Context, userID string, ttl time.Duration) (Invited, error) {
+	var out Invited
+	err := e.store.Update(ctx, func(tx store.Tx) error {
+		u, err := loadUser(tx, userID, errNotFound)
+		if err != nil {
+			return err
+		}
+		now := e.nowUTC()
+		inv, token, err := accounts.Invite(accounts.InvitationRequest{ID: e.newID(), Email: u.Email, Org: u.Org, Role: u.Role,
+			StaffRoles: u.StaffRoles, InvitedBy: actorOr(ctx, automationActor).name(), TTL: ttl, ResetOf: u.ID}, e.acct.Random, now)
+		if err != nil {
+			return err
+		}
+		if err := putInvitation(tx, inv); err != nil {
+			return err
+		}
+		out = Invited{Invitation: invitationView(inv, now), Token: token}
+		return e.audit(ctx, tx, actorOr(ctx, automationActor), inv.Org, AuditPasswordResetIssued, inv.ID,
+			fmt.Sprintf("password reset of user %s (%s) until %s", u.ID, u.Email, inv.ExpiresAt.Format(time.RFC3339)))
 	})
 	if err != nil {
 		return Invited{}, err

@@ -81,9 +81,34 @@ func (e *Engine) Portal() *Portal { return &Portal{e: e} }
 // the invitee chose, and returns the new user, who then signs in.
 // Unauthorized for an unknown, used, revoked or expired invitation;
 // validation_error for a password against the policy; conflict when a
-// user has the email already.
+// user has the email already. For a password reset (Accounts.ResetPassword)
+// the password is the user's new one and the user returned is theirs:
+// every session of theirs ends, their TOTP stays, and their account's
+// sign-in throttle is cleared.
 func (p *Portal) AcceptInvitation(ctx context.Context, token, password string) (User, error) {
 	return p.e.acceptInvitation(ctx, token, password)
+}
+
+// Invitation reads the invitation of a token, never the token, for its
+// page to tell an invitation from a password reset (Invitation.ResetOf).
+// Unauthorized, as AcceptInvitation, for an unknown, used, revoked or
+// expired invitation.
+func (p *Portal) Invitation(ctx context.Context, token string) (Invitation, error) {
+	h, err := accounts.InvitationTokenHash(token)
+	if err != nil {
+		return Invitation{}, err
+	}
+	var out Invitation
+	err = p.e.store.View(ctx, func(tx store.Tx) error {
+		now := p.e.nowUTC()
+		inv, err := p.e.loadUsableInvitation(tx, token, h, now)
+		out = invitationView(inv, now)
+		return err
+	})
+	if err != nil {
+		return Invitation{}, err
+	}
+	return out, nil
 }
 
 // AuditTrail reads one page of the audit trail of the signed-in user's
@@ -769,19 +794,31 @@ func (e *Engine) loadUsableInvitation(tx store.Tx, token string, h [32]byte, now
 // checks the password and hashes it; then one Update checks the
 // invitation again (still usable: not accepted or revoked meanwhile) and
 // that no user has the email, and writes the user, the invitation and the
-// audit entry.
+// audit entry. A password reset (accounts.Invitation.IsReset) is
+// acceptReset's, its user read in the same View.
 func (e *Engine) acceptInvitation(ctx context.Context, token, password string) (User, error) {
 	h, err := accounts.InvitationTokenHash(token)
 	if err != nil {
 		return User{}, err
 	}
 	var inv accounts.Invitation
+	var seen accounts.User // a reset's user, as read
 	if err := e.store.View(ctx, func(tx store.Tx) error {
 		var err error
 		inv, err = e.loadUsableInvitation(tx, token, h, e.nowUTC())
+		if err != nil || !inv.IsReset() {
+			return err
+		}
+		seen, err = loadUser(tx, inv.ResetOf, errUnknownUser)
+		if err == errUnknownUser {
+			seen, err = accounts.User{}, nil // AcceptReset refuses it as any other user
+		}
 		return err
 	}); err != nil {
 		return User{}, err
+	}
+	if inv.IsReset() {
+		return e.acceptReset(ctx, token, h, inv, seen, password)
 	}
 
 	// The slow step, in no transaction.
@@ -814,6 +851,72 @@ func (e *Engine) acceptInvitation(ctx context.Context, token, password string) (
 		out = userView(u)
 		return e.audit(ctx, tx, userActor(u.ID, u.Email), u.Org, AuditInvitationAccepted, cur.ID,
 			fmt.Sprintf("user %s created as %s", u.ID, u.Role))
+	})
+	if err != nil {
+		return User{}, err
+	}
+	return out, nil
+}
+
+var errUnknownUser = errors.New("tambala: no user has this id")
+
+// acceptReset is acceptInvitation of a password reset inv of user seen,
+// as read with it, with the slow step out of every transaction:
+// accounts.Invitation.AcceptReset checks the token, the user and the new
+// password and hashes it; then one Update checks the invitation again,
+// and that the user's password hash is still the one read (a password
+// changed meanwhile refuses the reset, unauthorized), and writes the new
+// hash, ends every session of the user, clears the account's sign-in
+// throttle, and records the invitation accepted and the audit entry, the
+// user its actor. The user's TOTP stays.
+func (e *Engine) acceptReset(ctx context.Context, token string, h [32]byte, inv accounts.Invitation, seen accounts.User, password string) (User, error) {
+	// The slow step, in no transaction.
+	e.passwordWork()
+	accepted, next, err := inv.AcceptReset(accounts.Acceptance{Token: token, Password: password,
+		Params: e.acct.PasswordParams}, seen, e.acct.Random, e.nowUTC())
+	if err != nil {
+		return User{}, err
+	}
+
+	var out User
+	err = e.store.Update(ctx, func(tx store.Tx) error {
+		now := e.nowUTC()
+		cur, err := e.loadUsableInvitation(tx, token, h, now)
+		if err != nil {
+			return err
+		}
+		if cur.ID != inv.ID {
+			return errcode.New(errcode.Unauthorized) // not the invitation the password was hashed for
+		}
+		u, err := loadUser(tx, seen.ID, errcode.New(errcode.Unauthorized))
+		if err != nil {
+			return err
+		}
+		if u.ID != seen.ID || u.Email != seen.Email || u.PasswordHash != seen.PasswordHash {
+			return errcode.New(errcode.Unauthorized) // the password changed since the reset was checked
+		}
+		u.PasswordHash = next.PasswordHash
+		if err := putUser(tx, u); err != nil {
+			return err
+		}
+		n, err := e.endUserSessions(tx, u.ID, nil, now)
+		if err != nil {
+			return err
+		}
+		acct, err := loadThrottle(tx, bucketThrottleAccounts, u.Email)
+		if err != nil {
+			return err
+		}
+		if err := putThrottle(tx, bucketThrottleAccounts, u.Email, acct.Succeed()); err != nil {
+			return err
+		}
+		cur.AcceptedAt, cur.UserID = accepted.AcceptedAt, accepted.UserID
+		if err := putInvitation(tx, cur); err != nil {
+			return err
+		}
+		out = userView(u)
+		return e.audit(ctx, tx, userActor(u.ID, u.Email), u.Org, AuditPasswordReset, u.ID,
+			fmt.Sprintf("password reset by invitation %s; %d sessions ended", cur.ID, n))
 	})
 	if err != nil {
 		return User{}, err

@@ -54,6 +54,10 @@ type Invitation struct {
 	StaffRoles []StaffRole
 	// InvitedBy is who invited, for the audit trail.
 	InvitedBy string
+	// ResetOf is, for a password reset, the id of the user whose password
+	// it resets (of the invitation's email); empty for an invitation that
+	// makes a new user. A reset is accepted by AcceptReset, never Accept.
+	ResetOf   string
 	CreatedAt time.Time
 	ExpiresAt time.Time
 	// AcceptedAt and UserID are set when the invitation is accepted.
@@ -65,7 +69,8 @@ type Invitation struct {
 // InvitationRequest is what makes an invitation: an id the caller chose, the
 // email address invited (normalised here), the organization and role the
 // user will have, who invites, and a lifetime (zero for
-// DefaultInvitationTTL).
+// DefaultInvitationTTL). ResetOf, when set, makes it a password reset of
+// that existing user (whose email, organization and role the caller gives).
 type InvitationRequest struct {
 	ID         string
 	Email      string
@@ -74,6 +79,7 @@ type InvitationRequest struct {
 	StaffRoles []StaffRole
 	InvitedBy  string
 	TTL        time.Duration
+	ResetOf    string
 }
 
 // Invite checks r and returns the pending invitation and its token,
@@ -110,7 +116,7 @@ func Invite(r InvitationRequest, random io.Reader, now time.Time) (Invitation, s
 		return Invitation{}, "", err
 	}
 	return Invitation{
-		ID: r.ID, TokenHash: hash, Email: email, Org: r.Org, Role: r.Role, StaffRoles: roles, InvitedBy: r.InvitedBy,
+		ID: r.ID, TokenHash: hash, Email: email, Org: r.Org, Role: r.Role, StaffRoles: roles, InvitedBy: r.InvitedBy, ResetOf: r.ResetOf,
 		CreatedAt: now, ExpiresAt: now.Add(ttl),
 	}, token, nil
 }
@@ -162,6 +168,9 @@ func invitationError(cause error) error {
 	}
 	return coded(errcode.Unauthorized, msg, cause)
 }
+
+// IsReset reports whether inv is a password reset of an existing user.
+func (inv Invitation) IsReset() bool { return inv.ResetOf != "" }
 
 // Status is where inv stands at now. An invitation expires at ExpiresAt.
 func (inv Invitation) Status(now time.Time) InvitationStatus {
@@ -227,10 +236,14 @@ type Acceptance struct {
 // On an error inv is returned unchanged. The user has no TOTP; when the
 // organization requires it, the first session is at StageEnrolTOTP. That
 // no user has the email yet is the store's check, in the same
-// transaction.
+// transaction. A password reset (IsReset) is not accepted here, which
+// would make a second user of its email: unauthorized,
+// ErrInvitationUnknown, after the token matches; AcceptReset accepts it.
 func (inv Invitation) Accept(a Acceptance, random io.Reader, now time.Time) (Invitation, User, error) {
-	h, ok := tokenHash(InvitationTokenPrefix, a.Token)
-	if !ok || subtle.ConstantTimeCompare(h[:], inv.TokenHash[:]) != 1 {
+	if !inv.tokenMatches(a.Token) {
+		return inv, User{}, invitationError(ErrInvitationUnknown)
+	}
+	if inv.IsReset() {
 		return inv, User{}, invitationError(ErrInvitationUnknown)
 	}
 	if err := inv.Usable(now); err != nil {
@@ -246,4 +259,43 @@ func (inv Invitation) Accept(a Acceptance, random io.Reader, now time.Time) (Inv
 	}
 	inv.AcceptedAt, inv.UserID = now, u.ID
 	return inv, u, nil
+}
+
+// tokenMatches reports whether token is inv's, compared in constant time.
+func (inv Invitation) tokenMatches(token string) bool {
+	h, ok := tokenHash(InvitationTokenPrefix, token)
+	return ok && subtle.ConstantTimeCompare(h[:], inv.TokenHash[:]) == 1
+}
+
+// AcceptReset checks a, a password reset's acceptance, in this order, and
+// returns inv accepted at now and u with the new password:
+//   - the token is inv's, compared in constant time (unauthorized,
+//     ErrInvitationUnknown);
+//   - inv is Usable at now (unauthorized, ErrInvitationUsed,
+//     ErrInvitationRevoked or ErrInvitationExpired);
+//   - inv is a password reset of u: IsReset, u's id is ResetOf and u's
+//     email the invitation's (unauthorized, ErrInvitationUnknown);
+//   - the password passes CheckPassword for u's email (validation_error).
+//
+// a.UserID is not used. On an error inv and u are returned unchanged.
+// Everything else of u stays: its TOTP (a reset does not bypass the second
+// factor; ResetTOTP is for a lost device), status and role. Ending u's
+// sessions and clearing its sign-in throttle are the store's, in the
+// transaction that records the reset.
+func (inv Invitation) AcceptReset(a Acceptance, u User, random io.Reader, now time.Time) (Invitation, User, error) {
+	if !inv.tokenMatches(a.Token) {
+		return inv, u, invitationError(ErrInvitationUnknown)
+	}
+	if err := inv.Usable(now); err != nil {
+		return inv, u, err
+	}
+	if !inv.IsReset() || u.ID != inv.ResetOf || u.Email != inv.Email {
+		return inv, u, invitationError(ErrInvitationUnknown)
+	}
+	next, err := u.SetPassword(a.Password, a.Params, random)
+	if err != nil {
+		return inv, u, err
+	}
+	inv.AcceptedAt, inv.UserID = now, u.ID
+	return inv, next, nil
 }

@@ -164,3 +164,104 @@ func TestAccept(t *testing.T) {
 	_, _, err = inv.Accept(a, failing{}, now)
 	assertCoded(t, err, errcode.InternalError, accounts.ErrRandom, "")
 }
+
+// resetOf makes a password reset of u, as the engine does: u's email,
+// organization and role.
+func resetOf(t *testing.T, u accounts.User, ttl time.Duration) (accounts.Invitation, string) {
+	t.Helper()
+	inv, token, err := accounts.Invite(accounts.InvitationRequest{
+		ID: "inv-r", Email: u.Email, Org: u.Org, Role: u.Role, InvitedBy: "operator", TTL: ttl, ResetOf: u.ID,
+	}, seeded(30), t0)
+	require.NoError(t, err)
+	return inv, token
+}
+
+func TestInviteReset(t *testing.T) {
+	u := testUser(t, "the old password, long enough")
+	inv, _ := resetOf(t, u, 0)
+	assert.True(t, inv.IsReset())
+	assert.Equal(t, "usr_1", inv.ResetOf)
+	assert.Equal(t, "alice@example.com", inv.Email)
+	assert.Equal(t, t0.Add(accounts.DefaultInvitationTTL), inv.ExpiresAt)
+	plain, _ := invite(t, 0)
+	assert.False(t, plain.IsReset())
+}
+
+func TestAcceptRefusesReset(t *testing.T) {
+	u := testUser(t, "the old password, long enough")
+	inv, token := resetOf(t, u, 0)
+	got, nu, err := inv.Accept(accounts.Acceptance{Token: token, UserID: "usr_2", Password: "a brand new password", Params: accounts.TestParams}, seeded(3), t0)
+	assertCoded(t, err, errcode.Unauthorized, accounts.ErrInvitationUnknown, "This invitation link is not valid.")
+	assert.Equal(t, inv, got)
+	assert.Zero(t, nu, "no second user of the email")
+}
+
+func TestAcceptReset(t *testing.T) {
+	const old, next = "the old password, long enough", "a brand new password"
+	u := testUser(t, old)
+	u.TOTP = accounts.TOTP{Secret: "JBSWY3DPEHPK3PXP", Enrolled: true, EnrolledAt: t0, LastStep: 7}
+	inv, token := resetOf(t, u, 0)
+	a := accounts.Acceptance{Token: token, Password: next, Params: accounts.TestParams}
+	now := t0.Add(time.Hour)
+
+	got, nu, err := inv.AcceptReset(a, u, seeded(40), now)
+	require.NoError(t, err)
+	assert.Equal(t, now, got.AcceptedAt)
+	assert.Equal(t, "usr_1", got.UserID)
+	assert.Equal(t, accounts.InvitationAccepted, got.Status(now))
+	assert.True(t, nu.PasswordHash.Verify(next))
+	assert.False(t, nu.PasswordHash.Verify(old))
+	assert.Equal(t, u.TOTP, nu.TOTP, "the second factor stays")
+	want := u
+	want.PasswordHash = nu.PasswordHash
+	assert.Equal(t, want, nu, "only the password changes")
+	assert.True(t, u.PasswordHash.Verify(old), "the receiver's user is a value")
+	assert.Zero(t, inv.AcceptedAt, "the receiver is a value")
+
+	// Used once.
+	_, _, err = got.AcceptReset(a, nu, seeded(41), now)
+	assertCoded(t, err, errcode.Unauthorized, accounts.ErrInvitationUsed, "")
+
+	plain, plainToken := invite(t, 0)
+	other := u
+	other.ID = "usr_2"
+	otherEmail := u
+	otherEmail.Email = "bob@example.com"
+	tests := []struct {
+		name  string
+		inv   accounts.Invitation
+		u     accounts.User
+		a     func(accounts.Acceptance) accounts.Acceptance
+		at    time.Time
+		code  errcode.Code
+		cause error
+	}{
+		{"another token", inv, u, func(a accounts.Acceptance) accounts.Acceptance { a.Token = plainToken; return a }, now, errcode.Unauthorized, accounts.ErrInvitationUnknown},
+		{"malformed token", inv, u, func(a accounts.Acceptance) accounts.Acceptance { a.Token = "inv_x"; return a }, now, errcode.Unauthorized, accounts.ErrInvitationUnknown},
+		{"a wrong token comes before expiry", inv, u, func(a accounts.Acceptance) accounts.Acceptance { a.Token = "inv_x"; return a }, inv.ExpiresAt, errcode.Unauthorized, accounts.ErrInvitationUnknown},
+		{"at expiry", inv, u, nil, inv.ExpiresAt, errcode.Unauthorized, accounts.ErrInvitationExpired},
+		{"revoked", func() accounts.Invitation { r, _ := inv.Revoke(t0); return r }(), u, nil, now, errcode.Unauthorized, accounts.ErrInvitationRevoked},
+		{"expiry comes before the user", inv, other, nil, inv.ExpiresAt, errcode.Unauthorized, accounts.ErrInvitationExpired},
+		{"not a reset", plain, u, func(a accounts.Acceptance) accounts.Acceptance { a.Token = plainToken; return a }, now, errcode.Unauthorized, accounts.ErrInvitationUnknown},
+		{"another user", inv, other, nil, now, errcode.Unauthorized, accounts.ErrInvitationUnknown},
+		{"the user's email changed", inv, otherEmail, nil, now, errcode.Unauthorized, accounts.ErrInvitationUnknown},
+		{"the user comes before the password", inv, other, func(a accounts.Acceptance) accounts.Acceptance { a.Password = "short"; return a }, now, errcode.Unauthorized, accounts.ErrInvitationUnknown},
+		{"short password", inv, u, func(a accounts.Acceptance) accounts.Acceptance { a.Password = "short"; return a }, now, errcode.ValidationError, accounts.ErrPasswordTooShort},
+		{"the email as password", inv, u, func(a accounts.Acceptance) accounts.Acceptance { a.Password = "ALICE@example.com"; return a }, now, errcode.ValidationError, accounts.ErrPasswordIsEmail},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			aa := a
+			if tt.a != nil {
+				aa = tt.a(a)
+			}
+			got, gu, err := tt.inv.AcceptReset(aa, tt.u, seeded(42), tt.at)
+			assertCoded(t, err, tt.code, tt.cause, "")
+			assert.Equal(t, tt.inv, got, "unchanged on an error")
+			assert.Equal(t, tt.u, gu, "unchanged on an error")
+		})
+	}
+
+	_, _, err = inv.AcceptReset(a, u, failing{}, now)
+	assertCoded(t, err, errcode.InternalError, accounts.ErrRandom, "")
+}

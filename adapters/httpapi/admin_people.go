@@ -36,6 +36,7 @@ func (a *Admin) peopleRoutes() {
 	a.handle("POST /admin/users/{id}/enable", a.enableUser)
 	a.handle("POST /admin/users/{id}/sessions/end", a.endSessions)
 	a.handle("POST /admin/users/{id}/totp/reset", a.resetTOTP)
+	a.handle("POST /admin/users/{id}/password-reset", a.resetPassword)
 	a.handleJSON("PUT /admin/orgs/{org}/totp-required", a.setTOTPRequired)
 	a.handle("GET /admin/audit", a.auditTrail)
 	a.handle("GET /admin/orgs/{org}/audit", a.orgAuditTrail)
@@ -118,6 +119,19 @@ func (a *Admin) endSessions(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	n, err := a.engine.Accounts().EndSessions(r.Context(), id)
 	a.reply(w, r, http.StatusOK, map[string]any{"user_id": id, "sessions_ended": n}, err)
+}
+
+// resetPassword is POST /admin/users/{id}/password-reset, no body: 201
+// {"invitation":{...,"kind":"password_reset"},"token":"inv_...",
+// "accept_path":"..."} as invite's, the token shown in this answer only.
+// The user sets a new password on the accept page; their TOTP stays.
+func (a *Admin) resetPassword(w http.ResponseWriter, r *http.Request) {
+	inv, err := a.engine.Accounts().ResetPassword(r.Context(), r.PathValue("id"), 0)
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	writeRaw(w, http.StatusCreated, render.NewInvitation(inv.Token, acceptPath(inv.Token), invitationFields(inv.Invitation)))
 }
 
 func (a *Admin) resetTOTP(w http.ResponseWriter, r *http.Request) {

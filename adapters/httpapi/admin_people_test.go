@@ -29,6 +29,7 @@ type invited struct {
 
 type invitationJSON struct {
 	ID         string  `json:"id"`
+	Kind       string  `json:"kind"`
 	Org        string  `json:"org_id"`
 	Email      string  `json:"email"`
 	Role       string  `json:"role"`
@@ -130,7 +131,7 @@ func TestAdminPeople_InviteListRevoke(t *testing.T) {
 	if !strings.HasPrefix(inv.Token, "inv_") || inv.AcceptPath != "/portal/invitations/accept?token="+inv.Token {
 		t.Errorf("token %q, accept_path %q", inv.Token, inv.AcceptPath)
 	}
-	if i.Org != o.ID || i.Email != "ada@example.com" || i.Role != "org_admin" || i.Status != "pending" ||
+	if i.Kind != "invitation" || i.Org != o.ID || i.Email != "ada@example.com" || i.Role != "org_admin" || i.Status != "pending" ||
 		i.InvitedBy != "automation" || i.AcceptedAt != nil || i.UserID != nil || i.RevokedAt != nil {
 		t.Errorf("invitation = %+v", i)
 	}
@@ -207,7 +208,7 @@ func TestAdminPeople_BadInputCreatesNothing(t *testing.T) {
 	e.admin(t, "GET", "/admin/audit?org="+unknownID, nil).want(t, 404, "not_found")
 	e.admin(t, "PUT", "/admin/orgs/"+unknownID+"/totp-required", map[string]any{"required": true}).want(t, 404, "not_found")
 	e.admin(t, "PUT", "/admin/orgs/"+unknownID+"/totp-required", map[string]any{}).want(t, 404, "not_found")
-	for _, p := range []string{"", "/disable", "/enable", "/sessions/end", "/totp/reset"} {
+	for _, p := range []string{"", "/disable", "/enable", "/sessions/end", "/totp/reset", "/password-reset"} {
 		method := "POST"
 		if p == "" {
 			method = "GET"
@@ -480,5 +481,98 @@ func TestAdminPeople_AuditTrail(t *testing.T) {
 				t.Errorf("a read shows an invitation token: %s", truncate(r.Body))
 			}
 		}
+	}
+}
+
+// TestAdminPeople_PasswordReset: the operator issues a password reset of
+// a user, answered as an invitation is (its token shown once), listed
+// with the organization's invitations as kind password_reset; the user
+// sets a new password with it, which ends their sessions; the trail has
+// both, never the token.
+func TestAdminPeople_PasswordReset(t *testing.T) {
+	e := newEnv(t)
+	o, _ := e.newOrg(t, orgSpec{})
+	base := "/admin/orgs/" + o.ID
+	inv := e.invite(t, o.ID, "ada@example.com")
+	ctx := portalCtx("192.0.2.7")
+	u, err := e.Engine.Portal().AcceptInvitation(ctx, inv.Token, peoplePassword)
+	if err != nil {
+		t.Fatal(err)
+	}
+	signed, err := e.Engine.Portal().SignIn(ctx, "ada@example.com", peoplePassword)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	e.admin(t, "POST", "/admin/users/"+unknownID+"/password-reset", nil).want(t, 404, "not_found")
+	e.admin(t, "POST", "/admin/users/not-an-id/password-reset", nil).want(t, 404, "not_found")
+
+	var reset invited
+	e.adminWith(t, "POST", "/admin/users/"+u.ID+"/password-reset", nil,
+		map[string]string{"Authorization": "Bearer " + adminToken, "Request-Id": "req-reset"}).want(t, 201, "").decode(t, &reset)
+	r := reset.Invitation
+	if !strings.HasPrefix(reset.Token, "inv_") || reset.AcceptPath != "/portal/invitations/accept?token="+reset.Token {
+		t.Errorf("token %q, accept_path %q", reset.Token, reset.AcceptPath)
+	}
+	if r.Kind != "password_reset" || r.Org != o.ID || r.Email != "ada@example.com" || r.Role != "org_admin" || r.Status != "pending" ||
+		r.InvitedBy != "automation" || r.AcceptedAt != nil || r.UserID != nil || r.RevokedAt != nil {
+		t.Errorf("reset = %+v", r)
+	}
+	if r.ExpiresAt != "2026-03-05T09:00:00.000Z" {
+		t.Errorf("expires_at %s: want 72 hours after the clock's time", r.ExpiresAt)
+	}
+	list := e.invitations(t, o.ID)
+	if len(list) != 2 || list[0].Kind != "invitation" || list[1].ID != r.ID || list[1].Kind != "password_reset" {
+		t.Fatalf("invitations = %+v", list)
+	}
+
+	// Issuing changes nothing: the session lives, the password works.
+	if _, err := e.Engine.Portal().Session(ctx, signed.Token); err != nil {
+		t.Fatalf("issuing a reset ended a session: %v", err)
+	}
+	const next = "a new password after the reset"
+	got, err := e.Engine.Portal().AcceptInvitation(ctx, reset.Token, next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ID != u.ID {
+		t.Errorf("the reset answered user %s, want %s", got.ID, u.ID)
+	}
+	if _, err := e.Engine.Portal().Session(ctx, signed.Token); err == nil {
+		t.Error("a session outlived its user's password reset")
+	}
+	if _, err := e.Engine.Portal().SignIn(ctx, "ada@example.com", peoplePassword); err == nil {
+		t.Error("the old password still signs in")
+	}
+	if _, err := e.Engine.Portal().SignIn(ctx, "ada@example.com", next); err != nil {
+		t.Errorf("the new password does not sign in: %v", err)
+	}
+	if l := e.invitations(t, o.ID); l[1].Status != "accepted" || l[1].UserID == nil || *l[1].UserID != u.ID {
+		t.Errorf("used reset = %+v", l[1])
+	}
+	if l := e.users(t, o.ID); len(l.Users) != 1 {
+		t.Errorf("users after a reset: %+v", l.Users)
+	}
+	// Used, it can no longer be revoked; a second reset can be issued.
+	e.admin(t, "DELETE", base+"/invitations/"+r.ID, nil).want(t, 409, "conflict")
+
+	var issued, done *auditJSON
+	entries := e.audit(t, base+"/audit").Entries
+	for i := range entries {
+		switch entries[i].Action {
+		case "user.password_reset_issued":
+			issued = &entries[i]
+		case "user.password_reset":
+			done = &entries[i]
+		}
+		if strings.Contains(entries[i].Summary, reset.Token) || strings.Contains(entries[i].Summary, next) {
+			t.Errorf("a secret in the trail: %+v", entries[i])
+		}
+	}
+	if issued == nil || issued.Actor.Kind != "automation" || issued.Target != r.ID || issued.RequestID == nil || *issued.RequestID != "req-reset" {
+		t.Errorf("issued entry = %+v", issued)
+	}
+	if done == nil || done.Actor.Kind != "user" || done.Actor.UserID == nil || *done.Actor.UserID != u.ID || done.Target != u.ID {
+		t.Errorf("reset entry = %+v", done)
 	}
 }

@@ -96,7 +96,7 @@ func renderUser(u tambala.User) json.RawMessage {
 
 // invitationFields is an invitation as render takes it (never its token).
 func invitationFields(i tambala.Invitation) render.InvitationFields {
-	return render.InvitationFields{ID: i.ID, Org: i.Org, Email: i.Email, Role: string(i.Role), InvitedBy: i.InvitedBy,
+	return render.InvitationFields{ID: i.ID, ResetOf: i.ResetOf, Org: i.Org, Email: i.Email, Role: string(i.Role), InvitedBy: i.InvitedBy,
 		Status: string(i.Status), CreatedAt: i.CreatedAt, ExpiresAt: i.ExpiresAt, AcceptedAt: i.AcceptedAt, UserID: i.UserID,
 		RevokedAt: i.RevokedAt}
 }

@@ -40,13 +40,16 @@ type RecoveryCodeRecord struct {
 // (accounts.Invitation), kept under the SHA-256 of its token, which
 // token_hash repeats in hex; never the token itself.
 type InvitationRecord struct {
-	ID         string     `json:"id"`
-	TokenHash  string     `json:"token_hash"`
-	Email      string     `json:"email"`
-	Org        string     `json:"org_id"`
-	Role       string     `json:"role"`
-	StaffRoles []string   `json:"staff_roles,omitempty"`
-	InvitedBy  string     `json:"invited_by"`
+	ID         string   `json:"id"`
+	TokenHash  string   `json:"token_hash"`
+	Email      string   `json:"email"`
+	Org        string   `json:"org_id"`
+	Role       string   `json:"role"`
+	StaffRoles []string `json:"staff_roles,omitempty"`
+	InvitedBy  string   `json:"invited_by"`
+	// ResetOf is the user a password reset is of; absent for an
+	// invitation that makes a user.
+	ResetOf    string     `json:"reset_of,omitempty"`
 	CreatedAt  time.Time  `json:"created_at"`
 	ExpiresAt  time.Time  `json:"expires_at"`
 	AcceptedAt *time.Time `json:"accepted_at,omitempty"`

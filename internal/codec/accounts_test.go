@@ -13,6 +13,9 @@ func TestAccountsRecordBytes(t *testing.T) {
 	pinRecord(t, InvitationRecord{ID: "i", TokenHash: "ab", Email: "a@b.co", Org: "o", Role: "org_admin", InvitedBy: "operator",
 		CreatedAt: pinAt, ExpiresAt: pinAt2},
 		`{"id":"i","token_hash":"ab","email":"a@b.co","org_id":"o","role":"org_admin","invited_by":"operator","created_at":"2026-03-04T05:06:07.891234567Z","expires_at":"2026-03-04T06:36:07.891234567Z"}`)
+	pinRecord(t, InvitationRecord{ID: "i", TokenHash: "ab", Email: "a@b.co", Org: "o", Role: "org_admin", InvitedBy: "operator",
+		ResetOf: "u", CreatedAt: pinAt, ExpiresAt: pinAt2},
+		`{"id":"i","token_hash":"ab","email":"a@b.co","org_id":"o","role":"org_admin","invited_by":"operator","reset_of":"u","created_at":"2026-03-04T05:06:07.891234567Z","expires_at":"2026-03-04T06:36:07.891234567Z"}`)
 	pinRecord(t, SessionRecord{TokenHash: "ab", UserID: "u", Stage: "signed_in", SignedInAt: pinAt, CreatedAt: pinAt, LastSeenAt: pinAt2,
 		EndedAt: &pinAt2, EndReason: "logout"},
 		`{"token_hash":"ab","user_id":"u","stage":"signed_in","signed_in_at":"2026-03-04T05:06:07.891234567Z","created_at":"2026-03-04T05:06:07.891234567Z","last_seen_at":"2026-03-04T06:36:07.891234567Z","ended_at":"2026-03-04T06:36:07.891234567Z","end_reason":"logout"}`)

@@ -45,9 +45,11 @@ func User(u UserFields) []byte {
 }
 
 // InvitationFields is an invitation: the engine's Invitation, field for
-// field (never its token). The zero times and an empty UserID are unset.
+// field (never its token). The zero times and an empty UserID are unset;
+// ResetOf is set for a password reset, rendered as its kind.
 type InvitationFields struct {
 	ID         string
+	ResetOf    string
 	Org        string
 	Email      string
 	Role       string
@@ -62,6 +64,7 @@ type InvitationFields struct {
 
 type invitationJSON struct {
 	ID         string  `json:"id"`
+	Kind       string  `json:"kind"`
 	Org        string  `json:"org_id"`
 	Email      string  `json:"email"`
 	Role       string  `json:"role"`
@@ -79,21 +82,34 @@ func invitation(i InvitationFields) invitationJSON {
 	if i.UserID != "" {
 		user = &i.UserID
 	}
-	return invitationJSON{i.ID, i.Org, i.Email, i.Role, i.Status, i.InvitedBy, Time(i.CreatedAt), Time(i.ExpiresAt),
+	kind := InvitationKindInvitation
+	if i.ResetOf != "" {
+		kind = InvitationKindPasswordReset
+	}
+	return invitationJSON{i.ID, kind, i.Org, i.Email, i.Role, i.Status, i.InvitedBy, Time(i.CreatedAt), Time(i.ExpiresAt),
 		optionalTime(i.AcceptedAt), user, optionalTime(i.RevokedAt)}
 }
 
+// The kinds of an invitation: one that makes a user, or a password reset
+// of an existing user (Accounts.ResetPassword).
+const (
+	InvitationKindInvitation    = "invitation"
+	InvitationKindPasswordReset = "password_reset"
+)
+
 // Invitation is the one rendering of an invitation (the items of
 // Accounts.Invitations and Accounts.RevokeInvitation):
-// {"id","org_id","email","role","status","invited_by","created_at",
+// {"id","kind","org_id","email","role","status","invited_by","created_at",
 // "expires_at","accepted_at","user_id","revoked_at"}, the last three null
-// until the invitation is accepted or revoked.
+// until the invitation is accepted or revoked; kind is "invitation" or
+// "password_reset".
 func Invitation(i InvitationFields) []byte {
 	return mustMarshal(invitation(i))
 }
 
 // NewInvitation is the rendering of an invitation just made
-// (Accounts.InviteUser): {"invitation":<Invitation>,"token","accept_path"},
+// (Accounts.InviteUser, Accounts.ResetPassword):
+// {"invitation":<Invitation>,"token","accept_path"},
 // the token shown this once and acceptPath the portal's page for it,
 // relative to the portal's root.
 func NewInvitation(token, acceptPath string, i InvitationFields) []byte {

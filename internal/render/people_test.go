@@ -12,10 +12,12 @@ func TestUserBytes(t *testing.T) {
 func TestInvitationBytes(t *testing.T) {
 	i := InvitationFields{ID: "i", Org: "o", Email: "ada@example.com", Role: "org_admin", InvitedBy: "operator", Status: "pending",
 		CreatedAt: pinAt, ExpiresAt: pinAt2}
-	pin(t, Invitation(i), `{"id":"i","org_id":"o","email":"ada@example.com","role":"org_admin","status":"pending","invited_by":"operator","created_at":"2026-03-04T05:06:07.891Z","expires_at":"2026-03-04T06:36:07.891Z","accepted_at":null,"user_id":null,"revoked_at":null}`)
-	pin(t, NewInvitation("inv_t", "/p?token=inv_t", i), `{"invitation":{"id":"i","org_id":"o","email":"ada@example.com","role":"org_admin","status":"pending","invited_by":"operator","created_at":"2026-03-04T05:06:07.891Z","expires_at":"2026-03-04T06:36:07.891Z","accepted_at":null,"user_id":null,"revoked_at":null},"token":"inv_t","accept_path":"/p?token=inv_t"}`)
+	pin(t, Invitation(i), `{"id":"i","kind":"invitation","org_id":"o","email":"ada@example.com","role":"org_admin","status":"pending","invited_by":"operator","created_at":"2026-03-04T05:06:07.891Z","expires_at":"2026-03-04T06:36:07.891Z","accepted_at":null,"user_id":null,"revoked_at":null}`)
+	pin(t, NewInvitation("inv_t", "/p?token=inv_t", i), `{"invitation":{"id":"i","kind":"invitation","org_id":"o","email":"ada@example.com","role":"org_admin","status":"pending","invited_by":"operator","created_at":"2026-03-04T05:06:07.891Z","expires_at":"2026-03-04T06:36:07.891Z","accepted_at":null,"user_id":null,"revoked_at":null},"token":"inv_t","accept_path":"/p?token=inv_t"}`)
 	i.Status, i.AcceptedAt, i.UserID = "accepted", pinAt2, "u"
-	pin(t, Invitation(i), `{"id":"i","org_id":"o","email":"ada@example.com","role":"org_admin","status":"accepted","invited_by":"operator","created_at":"2026-03-04T05:06:07.891Z","expires_at":"2026-03-04T06:36:07.891Z","accepted_at":"2026-03-04T06:36:07.891Z","user_id":"u","revoked_at":null}`)
+	pin(t, Invitation(i), `{"id":"i","kind":"invitation","org_id":"o","email":"ada@example.com","role":"org_admin","status":"accepted","invited_by":"operator","created_at":"2026-03-04T05:06:07.891Z","expires_at":"2026-03-04T06:36:07.891Z","accepted_at":"2026-03-04T06:36:07.891Z","user_id":"u","revoked_at":null}`)
+	i.ResetOf = "u"
+	pin(t, Invitation(i), `{"id":"i","kind":"password_reset","org_id":"o","email":"ada@example.com","role":"org_admin","status":"accepted","invited_by":"operator","created_at":"2026-03-04T05:06:07.891Z","expires_at":"2026-03-04T06:36:07.891Z","accepted_at":"2026-03-04T06:36:07.891Z","user_id":"u","revoked_at":null}`)
 }
 
 func TestPortalSettingsBytes(t *testing.T) {
