@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/tambalapay/tambala/accounts"
+	"github.com/tambalapay/tambala/approvals"
 	"github.com/tambalapay/tambala/money"
 
 	"github.com/tambalapay/tambala/collections"
@@ -156,7 +158,9 @@ func (e *Engine) recordDeposit(ctx context.Context, orgID string, d Deposit) (Co
 		return CollectionV2{}, err
 	}
 	var c CollectionV2
+	var pending *Approval
 	err = e.store.Update(ctx, func(tx store.Tx) error {
+		pending = nil
 		org := &Organization{}
 		if err := loadOrg(tx, orgID, org, errNotFound); err != nil {
 			return err
@@ -178,16 +182,41 @@ func (e *Engine) recordDeposit(ctx context.Context, orgID string, d Deposit) (Co
 		if _, err := e.enabledAsset(org, asset.Code, OpCollection); err != nil {
 			return err
 		}
-		if c, err = e.creditCollectionV2(tx, orgID, d.Amount, n.ID, CollectionSourceDeposit); err != nil {
+		pending, err = e.gate(ctx, tx, approvals.Deposit, orgID, d.Amount, key, accounts.StaffOperations,
+			map[string]string{"network": n.ID, "tx_ref": d.TxRef})
+		if err != nil || pending != nil {
 			return err
 		}
-		if err := e.auditAs(ctx, tx, orgID, AuditDepositRecorded, c.ID, fmt.Sprintf("credited %s net of the fee %s, network %s, tx_ref %q",
-			amountText(c.AmountCredited), amountText(c.Fee), n.ID, d.TxRef)); err != nil {
-			return err
-		}
-		return records.PutJSON(tx, bucketDeposits, key, depositRecord(d.Recorded(orgID, c.ID)))
+		c, err = e.creditDeposit(ctx, tx, orgID, d, n.ID, "")
+		return err
 	})
+	if err == nil && pending != nil {
+		return CollectionV2{}, &ApprovalPendingError{Approval: *pending}
+	}
 	return c, err
+}
+
+// creditDeposit credits deposit d of org on network in tx (its checks
+// made): the /v2 collection, the deposit's record and the audit entry,
+// whose summary ends with note.
+func (e *Engine) creditDeposit(ctx context.Context, tx store.Tx, orgID string, d Deposit, network, note string) (CollectionV2, error) {
+	org := &Organization{}
+	if err := loadOrg(tx, orgID, org, errNotFound); err != nil {
+		return CollectionV2{}, err
+	}
+	if _, err := e.enabledAsset(org, d.Amount.Asset().Code, OpCollection); err != nil {
+		return CollectionV2{}, err
+	}
+	c, err := e.creditCollectionV2(tx, orgID, d.Amount, network, CollectionSourceDeposit)
+	if err != nil {
+		return CollectionV2{}, err
+	}
+	if err := e.auditAs(ctx, tx, orgID, AuditDepositRecorded, c.ID, fmt.Sprintf("credited %s net of the fee %s, network %s, tx_ref %q",
+		amountText(c.AmountCredited), amountText(c.Fee), network, d.TxRef)+note); err != nil {
+		return CollectionV2{}, err
+	}
+	key := string(records.IndexKey(network, d.TxRef))
+	return c, records.PutJSON(tx, bucketDeposits, key, depositRecord(d.Recorded(orgID, c.ID)))
 }
 
 // rotateDepositAddress is Operator.RotateDepositAddress.

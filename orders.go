@@ -10,6 +10,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/tambalapay/tambala/accounts"
+	"github.com/tambalapay/tambala/approvals"
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/codec"
 	"github.com/tambalapay/tambala/internal/due"
@@ -221,8 +223,15 @@ func (e *Engine) moveOrder(ctx context.Context, id string, cmd orders.Command) (
 		}
 		var o orders.Order
 		var moved, clash bool
+		var pending *Approval
 		err := e.store.Update(ctx, func(tx store.Tx) error {
-			clash = false
+			clash, pending = false, nil
+			if _, ok := cmd.(orders.ReturnRefund); ok {
+				var err error
+				if pending, err = e.gateRefund(ctx, tx, id); err != nil || pending != nil {
+					return err
+				}
+			}
 			m, err := e.applyOrder(tx, id, "", cmd, e.nowUTC())
 			o, moved = m.Order, m.moved()
 			if err != nil || !m.Changed {
@@ -252,6 +261,9 @@ func (e *Engine) moveOrder(ctx context.Context, id string, cmd orders.Command) (
 		}
 		if err != nil {
 			return orders.Order{}, err
+		}
+		if pending != nil {
+			return orders.Order{}, &ApprovalPendingError{Approval: *pending}
 		}
 		e.reportOrder(o, moved, "desk")
 		return o, nil
@@ -502,4 +514,18 @@ func orderMoveSummary(cmd orders.Command, m orderMove) string {
 		s += ", refund " + string(m.Order.Refund.Status)
 	}
 	return s
+}
+
+// gateRefund is four-eyes for the desk's refund returned of order id: a
+// move the order's state allows and that credits above the threshold
+// waits for a desk approval (gate).
+func (e *Engine) gateRefund(ctx context.Context, tx store.Tx, id string) (*Approval, error) {
+	o, err := loadOrder(tx, id)
+	if err != nil {
+		return nil, err
+	}
+	if _, fx, err := orders.Apply(o, orders.ReturnRefund{}, e.nowUTC()); err != nil || !fx.Changed {
+		return nil, err
+	}
+	return e.gate(ctx, tx, approvals.RefundReturned, o.Org, o.From, o.ID, accounts.StaffDesk, map[string]string{"order": o.ID})
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/netip"
 
+	"github.com/tambalapay/tambala/accounts"
+	"github.com/tambalapay/tambala/approvals"
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/records"
 	"github.com/tambalapay/tambala/internal/textrule"
@@ -190,9 +192,20 @@ func (e *Engine) fundOrg(ctx context.Context, orgID string, amount money.Amount,
 	if err := textrule.CheckChars("ref", ref); err != nil {
 		return err
 	}
-	return e.store.Update(ctx, func(tx store.Tx) error {
+	var pending *Approval
+	err := e.store.Update(ctx, func(tx store.Tx) error {
+		pending = nil
 		var o Organization
 		if err := loadOrg(tx, orgID, &o, errNotFound); err != nil {
+			return err
+		}
+		if err := o.CheckFundable(amount.Asset().Code); err != nil {
+			return err
+		}
+		var err error
+		pending, err = e.gate(ctx, tx, approvals.Funding, orgID, amount, orgs.FundingEntryID(orgID, string(amount.Asset().Code), ref),
+			accounts.StaffOperations, map[string]string{"ref": ref})
+		if err != nil || pending != nil {
 			return err
 		}
 		credited, err := e.fund(tx, &o, amount, ref)
@@ -201,6 +214,10 @@ func (e *Engine) fundOrg(ctx context.Context, orgID string, amount money.Amount,
 		}
 		return e.auditAs(ctx, tx, orgID, AuditOrgFunded, orgID, fmt.Sprintf("credited %s from the float, ref %q", amountText(amount), ref))
 	})
+	if err == nil && pending != nil {
+		return &ApprovalPendingError{Approval: *pending}
+	}
+	return err
 }
 
 // fund credits o from the operator's float in tx (orgs.CheckFunding

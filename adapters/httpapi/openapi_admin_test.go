@@ -272,13 +272,16 @@ func TestAdminOpenAPI_OperationConventions(t *testing.T) {
 			t.Errorf("%s: an operation on an organization or a resource by id must document 404", k)
 		}
 		n := 0
-		for st := range op.Responses.Map() {
+		for st, r := range op.Responses.Map() {
+			if st == "202" && r.Value != nil && r.Value.Content.Get("application/json").Schema.Ref == "#/components/schemas/ApprovalPending" {
+				continue // the one exception: a move that waits for four-eyes
+			}
 			if st[0] == '2' {
 				n++
 			}
 		}
 		if n != 1 {
-			t.Errorf("%s: %d success responses, want 1", k, n)
+			t.Errorf("%s: %d success responses, want 1 (besides a 202 ApprovalPending)", k, n)
 		}
 	}
 }

@@ -54,6 +54,13 @@ func mustErrorBody(code errcode.Code, msg string) []byte {
 // writeError renders err in the envelope with its code's status. Errors
 // without a code are internal_error; their details go only to the log.
 func writeError(w http.ResponseWriter, r *http.Request, log *zap.Logger, err error) {
+	var pending *tambala.ApprovalPendingError
+	if errors.As(err, &pending) {
+		// An operator's move above its approval threshold: nothing moved,
+		// and it waits for a staff member's approval.
+		writeJSON(w, http.StatusAccepted, map[string]any{"approval": approvalJSON(pending.Approval)})
+		return
+	}
 	code := errcode.Of(err)
 	spec := errcode.Lookup(code)
 	if li := logInfoFrom(r.Context()); li != nil {

@@ -1,0 +1,388 @@
+package tambala
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/tambalapay/tambala/accounts"
+	"github.com/tambalapay/tambala/approvals"
+	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/codec"
+	"github.com/tambalapay/tambala/internal/records"
+	"github.com/tambalapay/tambala/money"
+	"github.com/tambalapay/tambala/orders"
+	"github.com/tambalapay/tambala/store"
+)
+
+var (
+	bucketApprovals          = []byte("approvals")           // id -> record
+	bucketApprovalsAll       = []byte("approvals.all")       // "" NUL id, for the list
+	bucketApprovalsByKey     = []byte("approvals.by_key")    // kind NUL key -> id
+	bucketApprovalThresholds = []byte("approval_thresholds") // asset code -> amount
+)
+
+// Approval is a money move waiting for a second staff member (four-eyes):
+// see package approvals.
+type Approval = approvals.Approval
+
+// ErrApprovalPending is matched (errors.Is) by the error of an operator's
+// funding, deposit or refund returned above its asset's approval
+// threshold: nothing moved, and the move waits as a pending approval
+// (ApprovalPendingError) until a second staff member approves it.
+var ErrApprovalPending = errors.New("tambala: the move waits for a staff approval")
+
+// ApprovalPendingError is the error of a move that waits for approval.
+// The same request again returns it again, with the same approval.
+type ApprovalPendingError struct {
+	Approval Approval
+}
+
+func (e *ApprovalPendingError) Error() string {
+	return fmt.Sprintf("tambala: the %s of %s waits for a staff approval (%s)", e.Approval.Kind, amountText(e.Approval.Amount), e.Approval.ID)
+}
+
+// Is makes errors.Is(err, ErrApprovalPending) true.
+func (e *ApprovalPendingError) Is(target error) bool { return target == ErrApprovalPending }
+
+// The actions of four-eyes.
+const (
+	AuditApprovalRequested AuditAction = "approval.requested"
+	AuditApprovalApproved  AuditAction = "approval.approved"
+	AuditApprovalRejected  AuditAction = "approval.rejected"
+	AuditThresholdChanged  AuditAction = "approval.threshold_changed"
+)
+
+// Approvals is the operator's face for four-eyes: the pending approvals,
+// their decisions, and the per-asset thresholds above which an
+// operator's funding, deposit recorded by hand or refund returned waits
+// for one. It has the caller of the Operator it came from: the automation
+// may read, reject and set thresholds but never approve; a staff user
+// approves with the role the approval names (operations for fundings and
+// deposits, desk for refunds) and never their own request.
+type Approvals struct {
+	e     *Engine
+	token string
+}
+
+// Approvals returns the four-eyes face for o's caller.
+func (o *Operator) Approvals() *Approvals { return &Approvals{e: o.e, token: o.token} }
+
+// caller checks the caller for a call needing role ("" for any staff
+// role) and returns ctx with its actor, its party and its roles.
+func (a *Approvals) caller(ctx context.Context, role accounts.StaffRole) (context.Context, approvals.Party, []string, error) {
+	if a.token == "" {
+		return asActor(ctx, automationActor), approvals.Party{Kind: approvals.Automation}, nil, nil
+	}
+	u, err := a.e.staffCall(ctx, a.token)
+	if err != nil {
+		return ctx, approvals.Party{}, nil, err
+	}
+	if !u.May(role) {
+		return ctx, approvals.Party{}, nil, errStaffRole
+	}
+	roles := make([]string, len(u.StaffRoles))
+	for i, r := range u.StaffRoles {
+		roles[i] = string(r)
+	}
+	return asActor(ctx, staffActor(u)), approvals.Party{Kind: approvals.Staff, UserID: u.ID, Email: u.Email}, roles, nil
+}
+
+// List reads one page of approvals, newest first; status "" for all.
+func (a *Approvals) List(ctx context.Context, status approvals.Status, page PageRequest) (Page[Approval], error) {
+	ctx, _, _, err := a.caller(ctx, "")
+	if err != nil {
+		return Page[Approval]{}, err
+	}
+	var out Page[Approval]
+	err = a.e.store.View(ctx, func(tx store.Tx) error {
+		var err error
+		out, err = listPage(tx, bucketApprovalsAll, "", page, func(id string) (bool, error) {
+			if status == "" {
+				return true, nil
+			}
+			ap, err := a.e.loadApproval(tx, id)
+			return ap.Status == status, err
+		}, func(id string) (Approval, error) { return a.e.loadApproval(tx, id) })
+		return err
+	})
+	return out, err
+}
+
+// Get reads one approval.
+func (a *Approvals) Get(ctx context.Context, id string) (Approval, error) {
+	ctx, _, _, err := a.caller(ctx, "")
+	if err != nil {
+		return Approval{}, err
+	}
+	var out Approval
+	err = a.e.store.View(ctx, func(tx store.Tx) error {
+		var err error
+		out, err = a.e.loadApproval(tx, id)
+		return err
+	})
+	return out, err
+}
+
+// Approve approves a pending approval and makes its move, in one
+// transaction with the approval's record and both audit entries: the
+// money moves only here. Two approvers at once: one approves, the other
+// is conflict.
+func (a *Approvals) Approve(ctx context.Context, id string) (Approval, error) {
+	ctx, by, roles, err := a.caller(ctx, "")
+	if err != nil {
+		return Approval{}, err
+	}
+	var out Approval
+	err = a.e.store.Update(ctx, func(tx store.Tx) error {
+		cur, err := a.e.loadApproval(tx, id)
+		if err != nil {
+			return err
+		}
+		next, err := cur.Approve(by, roles, a.e.nowUTC())
+		if err != nil {
+			return err
+		}
+		if err := a.e.makeApprovedMove(ctx, tx, next); err != nil {
+			return err
+		}
+		if err := a.e.putApproval(tx, next); err != nil {
+			return err
+		}
+		out = next
+		return a.e.audit(ctx, tx, actorOr(ctx, automationActor), next.Org, AuditApprovalApproved, next.ID,
+			fmt.Sprintf("%s of %s, key %q, requested by %s: approved", next.Kind, amountText(next.Amount), next.Key, partyName(next.RequestedBy)))
+	})
+	return out, err
+}
+
+// Reject rejects a pending approval with a reason; nothing moves. The
+// same request again is then conflict.
+func (a *Approvals) Reject(ctx context.Context, id, reason string) (Approval, error) {
+	ctx, by, roles, err := a.caller(ctx, "")
+	if err != nil {
+		return Approval{}, err
+	}
+	var out Approval
+	err = a.e.store.Update(ctx, func(tx store.Tx) error {
+		cur, err := a.e.loadApproval(tx, id)
+		if err != nil {
+			return err
+		}
+		next, err := cur.Reject(by, roles, reason, a.e.nowUTC())
+		if err != nil {
+			return err
+		}
+		if err := a.e.putApproval(tx, next); err != nil {
+			return err
+		}
+		out = next
+		return a.e.audit(ctx, tx, actorOr(ctx, automationActor), next.Org, AuditApprovalRejected, next.ID,
+			fmt.Sprintf("%s of %s, key %q, requested by %s: rejected, reason %q", next.Kind, amountText(next.Amount), next.Key,
+				partyName(next.RequestedBy), next.Reason))
+	})
+	return out, err
+}
+
+// SetThreshold sets the amount of asset above which an operator's move
+// waits for approval; the zero Amount removes it (no four-eyes in that
+// asset). Needs the operations role.
+func (a *Approvals) SetThreshold(ctx context.Context, asset money.AssetCode, threshold money.Amount) error {
+	ctx, _, _, err := a.caller(ctx, accounts.StaffOperations)
+	if err != nil {
+		return err
+	}
+	as, err := a.e.Asset(asset)
+	if err != nil {
+		return err
+	}
+	if threshold.IsSet() && (threshold.Asset() != as || threshold.Sign() <= 0) {
+		return errcode.Newf(errcode.ValidationError, "The threshold must be a positive %s amount.", as.Code)
+	}
+	return a.e.store.Update(ctx, func(tx store.Tx) error {
+		prev, err := a.e.threshold(tx, as.Code)
+		if err != nil {
+			return err
+		}
+		if err := a.e.audit(ctx, tx, actorOr(ctx, automationActor), "", AuditThresholdChanged, string(as.Code),
+			fmt.Sprintf("%s threshold %s -> %s", as.Code, thresholdText(prev), thresholdText(threshold))); err != nil {
+			return err
+		}
+		if !threshold.IsSet() {
+			return tx.Delete(bucketApprovalThresholds, []byte(as.Code))
+		}
+		return tx.Put(bucketApprovalThresholds, []byte(as.Code), []byte(threshold.String()))
+	})
+}
+
+// Thresholds reads the threshold of every asset that has one.
+func (a *Approvals) Thresholds(ctx context.Context) (map[money.AssetCode]money.Amount, error) {
+	ctx, _, _, err := a.caller(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	out := map[money.AssetCode]money.Amount{}
+	err = a.e.store.View(ctx, func(tx store.Tx) error {
+		return tx.Scan(bucketApprovalThresholds, store.ScanOptions{}, func(k, _ []byte) (bool, error) {
+			t, err := a.e.threshold(tx, money.AssetCode(k))
+			out[money.AssetCode(k)] = t
+			return err == nil, err
+		})
+	})
+	return out, err
+}
+
+// threshold reads asset's threshold: the zero Amount when none is set.
+func (e *Engine) threshold(tx store.Tx, asset money.AssetCode) (money.Amount, error) {
+	v, err := tx.Get(bucketApprovalThresholds, []byte(asset))
+	if isNotFound(err) {
+		return money.Amount{}, nil
+	}
+	if err != nil {
+		return money.Amount{}, err
+	}
+	as, ok := e.assets.Lookup(asset)
+	if !ok {
+		return money.Amount{}, nil // an asset no longer configured moves nothing
+	}
+	return money.Parse(as, string(v))
+}
+
+func thresholdText(t money.Amount) string {
+	if !t.IsSet() {
+		return "none"
+	}
+	return amountText(t)
+}
+
+func partyName(p approvals.Party) string {
+	if p.Email != "" {
+		return p.Email
+	}
+	return string(p.Kind)
+}
+
+// partyOf is the approvals' party of an audit actor.
+func partyOf(a AuditActor) approvals.Party {
+	if a.Kind == ActorStaff {
+		return approvals.Party{Kind: approvals.Staff, UserID: a.ID, Email: a.Email}
+	}
+	return approvals.Party{Kind: approvals.Automation}
+}
+
+// gate decides, in the transaction of an operator's move, whether the
+// move waits for approval. A call that carries no actor (the engine's own
+// work, a bootstrap) never waits. An approval under the same kind and key
+// decides: pending, it is returned again (the same figures, else
+// conflict); approved, the move was made and the caller replays it;
+// rejected, conflict. Otherwise a move above its asset's threshold makes
+// a new pending approval, written here with its audit entry, and is
+// returned; the caller commits and makes no move.
+func (e *Engine) gate(ctx context.Context, tx store.Tx, kind approvals.Kind, org string, amount money.Amount, key string,
+	role accounts.StaffRole, details map[string]string) (*Approval, error) {
+	actor, ok := ctx.Value(actorKey{}).(AuditActor)
+	if !ok {
+		return nil, nil
+	}
+	id, err := tx.Get(bucketApprovalsByKey, records.IndexKey(string(kind), key))
+	switch {
+	case err == nil:
+		prev, err := e.loadApproval(tx, string(id))
+		if err != nil {
+			return nil, err
+		}
+		if err := prev.Same(kind, org, amount); err != nil {
+			return nil, err
+		}
+		switch prev.Status {
+		case approvals.Pending:
+			return &prev, nil
+		case approvals.Rejected:
+			return nil, errcode.Newf(errcode.Conflict, "This request was rejected (%s): make a new one under another reference.", prev.Reason)
+		}
+		return nil, nil
+	case !isNotFound(err):
+		return nil, err
+	}
+	t, err := e.threshold(tx, amount.Asset().Code)
+	if err != nil || !approvals.Needed(t, amount) {
+		return nil, err
+	}
+	a := approvals.New(e.newID(), kind, org, amount, key, string(role), details, partyOf(actor), e.nowUTC())
+	if err := e.putApproval(tx, a); err != nil {
+		return nil, err
+	}
+	if err := tx.Put(bucketApprovalsAll, records.IndexKey("", a.ID), nil); err != nil {
+		return nil, err
+	}
+	if err := tx.Put(bucketApprovalsByKey, records.IndexKey(string(kind), key), []byte(a.ID)); err != nil {
+		return nil, err
+	}
+	if err := e.audit(ctx, tx, actor, org, AuditApprovalRequested, a.ID, fmt.Sprintf("%s of %s, key %q, above the threshold %s: waits for %s approval",
+		kind, amountText(amount), key, amountText(t), role)); err != nil {
+		return nil, err
+	}
+	return &a, nil
+}
+
+// makeApprovedMove makes the move of approval a in tx, audited with the
+// approver (ctx's actor).
+func (e *Engine) makeApprovedMove(ctx context.Context, tx store.Tx, a Approval) error {
+	by := fmt.Sprintf(", requested by %s, approved in %s", partyName(a.RequestedBy), a.ID)
+	switch a.Kind {
+	case approvals.Funding:
+		var o Organization
+		if err := loadOrg(tx, a.Org, &o, errNotFound); err != nil {
+			return err
+		}
+		ref := a.Details["ref"]
+		credited, err := e.fund(tx, &o, a.Amount, ref)
+		if err != nil || !credited {
+			return err
+		}
+		return e.auditAs(ctx, tx, a.Org, AuditOrgFunded, a.Org, fmt.Sprintf("credited %s from the float, ref %q", amountText(a.Amount), ref)+by)
+	case approvals.Deposit:
+		d := Deposit{Network: a.Details["network"], Asset: a.Amount.Asset().Code, Amount: a.Amount, TxRef: a.Details["tx_ref"]}
+		n, _, err := d.Check(e.networks, e.assets)
+		if err != nil {
+			return err
+		}
+		_, err = e.creditDeposit(ctx, tx, a.Org, d, n.ID, by)
+		return err
+	case approvals.RefundReturned:
+		m, err := e.applyOrder(tx, a.Details["order"], "", orders.ReturnRefund{}, e.nowUTC())
+		if err != nil || !m.Changed {
+			return err
+		}
+		return e.auditAs(ctx, tx, m.Order.Org, AuditOrderMoved, m.Order.ID, orderMoveSummary(orders.ReturnRefund{}, m)+by)
+	}
+	return fmt.Errorf("tambala: approval %s of unknown kind %q", a.ID, a.Kind)
+}
+
+func (e *Engine) loadApproval(tx store.Tx, id string) (Approval, error) {
+	var r codec.ApprovalRecord
+	if err := records.GetJSON(tx, bucketApprovals, id, &r, errNotFound); err != nil {
+		return Approval{}, err
+	}
+	as, ok := e.assets.Lookup(money.AssetCode(r.Asset))
+	if !ok {
+		return Approval{}, fmt.Errorf("tambala: approval %s: asset %s is not configured", r.ID, r.Asset)
+	}
+	amt, err := money.Parse(as, r.Amount)
+	if err != nil {
+		return Approval{}, fmt.Errorf("tambala: approval %s: amount: %w", r.ID, err)
+	}
+	return Approval{ID: r.ID, Kind: approvals.Kind(r.Kind), Org: r.Org, Amount: amt, Key: r.Key, Role: r.Role, Details: r.Details,
+		RequestedBy: approvals.Party{Kind: approvals.PartyKind(r.RequestedByKind), UserID: r.RequestedByID, Email: r.RequestedByEmail},
+		RequestedAt: r.RequestedAt, Status: approvals.Status(r.Status),
+		DecidedBy: approvals.Party{Kind: approvals.PartyKind(r.DecidedByKind), UserID: r.DecidedByID, Email: r.DecidedByEmail},
+		DecidedAt: timeOf(r.DecidedAt), Reason: r.Reason}, nil
+}
+
+func (e *Engine) putApproval(tx store.Tx, a Approval) error {
+	return records.PutJSON(tx, bucketApprovals, a.ID, codec.ApprovalRecord{ID: a.ID, Kind: string(a.Kind), Org: a.Org,
+		Asset: string(a.Amount.Asset().Code), Amount: a.Amount.String(), Key: a.Key, Role: a.Role, Details: a.Details,
+		RequestedByKind: string(a.RequestedBy.Kind), RequestedByID: a.RequestedBy.UserID, RequestedByEmail: a.RequestedBy.Email,
+		RequestedAt: a.RequestedAt, Status: string(a.Status), DecidedByKind: string(a.DecidedBy.Kind), DecidedByID: a.DecidedBy.UserID,
+		DecidedByEmail: a.DecidedBy.Email, DecidedAt: timePtr(a.DecidedAt), Reason: a.Reason})
+}

@@ -1,0 +1,166 @@
+package approvals
+
+import (
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/textrule"
+	"github.com/tambalapay/tambala/money"
+)
+
+// Kind is the money move an approval holds.
+type Kind string
+
+const (
+	// Funding is the operator crediting an organization from its float.
+	Funding Kind = "funding"
+	// Deposit is a stablecoin deposit the operator records by hand.
+	Deposit Kind = "deposit"
+	// RefundReturned is the desk recording that a failed to-bank order's
+	// stablecoin came back, crediting the organization.
+	RefundReturned Kind = "refund_returned"
+)
+
+// Status is where an approval stands.
+type Status string
+
+const (
+	Pending  Status = "pending"
+	Approved Status = "approved"
+	Rejected Status = "rejected"
+)
+
+// PartyKind is who asked for or decided an approval.
+type PartyKind string
+
+const (
+	// Staff is a signed-in staff user.
+	Staff PartyKind = "staff"
+	// Automation is the operator's automation (the admin token): it may
+	// ask and reject, never approve.
+	Automation PartyKind = "automation"
+)
+
+// Party is one side of an approval.
+type Party struct {
+	Kind   PartyKind
+	UserID string // a staff user's id; "" for the automation
+	Email  string
+}
+
+// Approval is a money move waiting for a second pair of eyes.
+type Approval struct {
+	ID   string
+	Kind Kind
+	Org  string
+	// Amount is what the move credits.
+	Amount money.Amount
+	// Key is what makes the request once: a funding's ref, a deposit's
+	// network and tx_ref, an order's id. The same request again finds
+	// this approval.
+	Key string
+	// Role is the staff role that may approve: operations for fundings
+	// and deposits, desk for refunds returned.
+	Role string
+	// Details are what the move needs besides Amount (a deposit's
+	// network and tx_ref, the order's id), as the engine stores them.
+	Details     map[string]string
+	RequestedBy Party
+	RequestedAt time.Time
+	Status      Status
+	DecidedBy   Party
+	DecidedAt   time.Time
+	// Reason is a rejection's.
+	Reason string
+}
+
+// Errors of the rules; each carries its errcode.
+var (
+	ErrNotPending   = errors.New("approvals: not pending")
+	ErrOwnRequest   = errors.New("approvals: the requester cannot approve")
+	ErrNotStaff     = errors.New("approvals: only staff approve")
+	ErrWrongRole    = errors.New("approvals: role does not approve this")
+	ErrReason       = errors.New("approvals: reason")
+	ErrDifferentAsk = errors.New("approvals: a different request under the same key")
+)
+
+// Needed reports whether amount needs an approval under threshold: when a
+// threshold is set for the amount's asset and the amount is above it.
+// The zero threshold (not set) needs none.
+func Needed(threshold, amount money.Amount) bool {
+	return threshold.IsSet() && threshold.Asset() == amount.Asset() && amount.Cmp(threshold) > 0
+}
+
+// New is a pending approval of a move asked for by by at now.
+func New(id string, kind Kind, org string, amount money.Amount, key, role string, details map[string]string, by Party, now time.Time) Approval {
+	return Approval{ID: id, Kind: kind, Org: org, Amount: amount, Key: key, Role: role, Details: details,
+		RequestedBy: by, RequestedAt: now, Status: Pending}
+}
+
+// Same checks that a request again under a's key asks for the same move:
+// conflict (ErrDifferentAsk) otherwise.
+func (a Approval) Same(kind Kind, org string, amount money.Amount) error {
+	if a.Kind != kind || a.Org != org || !a.Amount.Equal(amount) {
+		return coded(errcode.Conflict, "A request with this reference waits for approval with other figures.", ErrDifferentAsk)
+	}
+	return nil
+}
+
+// Approve returns a approved by by, who holds roles, at now: conflict
+// (ErrNotPending) unless pending; forbidden when by is not staff
+// (ErrNotStaff), asked for it (ErrOwnRequest) or lacks a's role
+// (ErrWrongRole).
+func (a Approval) Approve(by Party, roles []string, now time.Time) (Approval, error) {
+	if err := a.decidable(by, roles); err != nil {
+		return a, err
+	}
+	if by.Kind != Staff {
+		return a, coded(errcode.Forbidden, "A staff member approves: the automation cannot.", ErrNotStaff)
+	}
+	if a.RequestedBy.Kind == Staff && a.RequestedBy.UserID == by.UserID {
+		return a, coded(errcode.Forbidden, "You asked for this: a second staff member must approve it.", ErrOwnRequest)
+	}
+	a.Status, a.DecidedBy, a.DecidedAt = Approved, by, now
+	return a, nil
+}
+
+// Reject returns a rejected by by at now with reason (1 to 500 bytes once
+// trimmed, no control or invisible character: validation_error,
+// ErrReason). The requester may withdraw their own; the automation may
+// reject. conflict (ErrNotPending) unless pending; forbidden
+// (ErrWrongRole) for staff without a's role.
+func (a Approval) Reject(by Party, roles []string, reason string, now time.Time) (Approval, error) {
+	reason = strings.TrimSpace(reason)
+	if reason == "" || len(reason) > 500 {
+		return a, coded(errcode.ValidationError, "reason must be 1 to 500 characters.", ErrReason)
+	}
+	if err := textrule.CheckChars("reason", reason); err != nil {
+		return a, err
+	}
+	if err := a.decidable(by, roles); err != nil {
+		return a, err
+	}
+	a.Status, a.DecidedBy, a.DecidedAt, a.Reason = Rejected, by, now, reason
+	return a, nil
+}
+
+func (a Approval) decidable(by Party, roles []string) error {
+	if a.Status != Pending {
+		return coded(errcode.Conflict, "This approval was "+string(a.Status)+" already.", ErrNotPending)
+	}
+	if by.Kind == Staff {
+		for _, r := range roles {
+			if r == a.Role {
+				return nil
+			}
+		}
+		return coded(errcode.Forbidden, "Only staff with the "+a.Role+" role decide this approval.", ErrWrongRole)
+	}
+	return nil
+}
+
+func coded(code errcode.Code, msg string, cause error) error {
+	return &errcode.Error{Code: code, Message: msg, Err: cause}
+}
