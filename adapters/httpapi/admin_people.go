@@ -40,6 +40,7 @@ func (a *Admin) peopleRoutes() {
 	a.handleJSON("PUT /admin/orgs/{org}/totp-required", a.setTOTPRequired)
 	a.handle("GET /admin/audit", a.auditTrail)
 	a.handle("GET /admin/orgs/{org}/audit", a.orgAuditTrail)
+	a.staffRoutes()
 }
 
 // invite is POST /admin/orgs/{org}/invitations with {"email","role"?}:

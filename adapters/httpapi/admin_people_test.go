@@ -255,7 +255,7 @@ func TestAdminPeople_UsersSessionsAndTOTP(t *testing.T) {
 		fields = append(fields, f)
 	}
 	slices.Sort(fields)
-	if want := []string{"created_at", "disabled_at", "email", "id", "org_id", "recovery_codes_left", "role", "status", "totp_enrolled"}; !slices.Equal(fields, want) {
+	if want := []string{"created_at", "disabled_at", "email", "id", "org_id", "recovery_codes_left", "role", "staff_roles", "status", "totp_enrolled"}; !slices.Equal(fields, want) {
 		t.Errorf("user fields %v, want %v", fields, want)
 	}
 	// The accepted invitation says so, and can no longer be revoked; the

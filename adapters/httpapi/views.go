@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/tambalapay/tambala"
+	"github.com/tambalapay/tambala/accounts"
 	"github.com/tambalapay/tambala/internal/render"
 	"github.com/tambalapay/tambala/money"
 )
@@ -90,15 +91,26 @@ func renderDelivery(v tambala.DeliveryView) json.RawMessage {
 
 // renderUser is the rendering of a portal user: never a secret of theirs.
 func renderUser(u tambala.User) json.RawMessage {
-	return render.User(render.UserFields{ID: u.ID, Org: u.Org, Email: u.Email, Role: string(u.Role), Status: string(u.Status),
-		TOTPEnrolled: u.TOTPEnrolled, RecoveryCodesLeft: u.RecoveryCodesLeft, CreatedAt: u.CreatedAt, DisabledAt: u.DisabledAt})
+	return render.User(render.UserFields{ID: u.ID, Org: u.Org, Email: u.Email, Role: string(u.Role), StaffRoles: staffRoleTexts(u.StaffRoles),
+		Status: string(u.Status), TOTPEnrolled: u.TOTPEnrolled, RecoveryCodesLeft: u.RecoveryCodesLeft, CreatedAt: u.CreatedAt,
+		DisabledAt: u.DisabledAt})
+}
+
+// staffRoleTexts is a staff user's or invitation's roles as text; none
+// for an organization's.
+func staffRoleTexts(roles []accounts.StaffRole) []string {
+	out := make([]string, len(roles))
+	for i, r := range roles {
+		out[i] = string(r)
+	}
+	return out
 }
 
 // invitationFields is an invitation as render takes it (never its token).
 func invitationFields(i tambala.Invitation) render.InvitationFields {
-	return render.InvitationFields{ID: i.ID, ResetOf: i.ResetOf, Org: i.Org, Email: i.Email, Role: string(i.Role), InvitedBy: i.InvitedBy,
-		Status: string(i.Status), CreatedAt: i.CreatedAt, ExpiresAt: i.ExpiresAt, AcceptedAt: i.AcceptedAt, UserID: i.UserID,
-		RevokedAt: i.RevokedAt}
+	return render.InvitationFields{ID: i.ID, ResetOf: i.ResetOf, Org: i.Org, Email: i.Email, Role: string(i.Role),
+		StaffRoles: staffRoleTexts(i.StaffRoles), InvitedBy: i.InvitedBy, Status: string(i.Status), CreatedAt: i.CreatedAt,
+		ExpiresAt: i.ExpiresAt, AcceptedAt: i.AcceptedAt, UserID: i.UserID, RevokedAt: i.RevokedAt}
 }
 
 // renderAuditEntry is the rendering of an entry of the audit trail.

@@ -12,12 +12,14 @@ import (
 // token.
 
 // UserFields is a portal user: the engine's User, field for field.
-// DisabledAt is zero while the user is active.
+// Org is empty for one of the operator's staff, and StaffRoles empty for
+// an organization's user. DisabledAt is zero while the user is active.
 type UserFields struct {
 	ID                string
 	Org               string
 	Email             string
 	Role              string
+	StaffRoles        []string
 	Status            string
 	TOTPEnrolled      bool
 	RecoveryCodesLeft int
@@ -27,32 +29,38 @@ type UserFields struct {
 
 // User is the one rendering of a portal user (the items of
 // Accounts.Users, Accounts.User and every call that changes one):
-// {"id","org_id","email","role","status","totp_enrolled",
-// "recovery_codes_left","created_at","disabled_at"}, disabled_at null
-// while the user is active.
+// {"id","org_id","email","role","staff_roles","status","totp_enrolled",
+// "recovery_codes_left","created_at","disabled_at"}, org_id null for one
+// of the operator's staff, staff_roles always an array ([] for an
+// organization's user), disabled_at null while the user is active.
 func User(u UserFields) []byte {
 	return mustMarshal(struct {
-		ID                string  `json:"id"`
-		Org               string  `json:"org_id"`
-		Email             string  `json:"email"`
-		Role              string  `json:"role"`
-		Status            string  `json:"status"`
-		TOTPEnrolled      bool    `json:"totp_enrolled"`
-		RecoveryCodesLeft int     `json:"recovery_codes_left"`
-		CreatedAt         string  `json:"created_at"`
-		DisabledAt        *string `json:"disabled_at"`
-	}{u.ID, u.Org, u.Email, u.Role, u.Status, u.TOTPEnrolled, u.RecoveryCodesLeft, Time(u.CreatedAt), optionalTime(u.DisabledAt)})
+		ID                string   `json:"id"`
+		Org               *string  `json:"org_id"`
+		Email             string   `json:"email"`
+		Role              string   `json:"role"`
+		StaffRoles        []string `json:"staff_roles"`
+		Status            string   `json:"status"`
+		TOTPEnrolled      bool     `json:"totp_enrolled"`
+		RecoveryCodesLeft int      `json:"recovery_codes_left"`
+		CreatedAt         string   `json:"created_at"`
+		DisabledAt        *string  `json:"disabled_at"`
+	}{u.ID, optionalText(u.Org), u.Email, u.Role, textList(u.StaffRoles), u.Status, u.TOTPEnrolled, u.RecoveryCodesLeft, Time(u.CreatedAt),
+		optionalTime(u.DisabledAt)})
 }
 
 // InvitationFields is an invitation: the engine's Invitation, field for
 // field (never its token). The zero times and an empty UserID are unset;
-// ResetOf is set for a password reset, rendered as its kind.
+// ResetOf is set for a password reset, rendered as its kind. Org is empty
+// for an invitation to the operator's staff, and StaffRoles empty for one
+// to an organization.
 type InvitationFields struct {
 	ID         string
 	ResetOf    string
 	Org        string
 	Email      string
 	Role       string
+	StaffRoles []string
 	InvitedBy  string
 	Status     string
 	CreatedAt  time.Time
@@ -63,18 +71,19 @@ type InvitationFields struct {
 }
 
 type invitationJSON struct {
-	ID         string  `json:"id"`
-	Kind       string  `json:"kind"`
-	Org        string  `json:"org_id"`
-	Email      string  `json:"email"`
-	Role       string  `json:"role"`
-	Status     string  `json:"status"`
-	InvitedBy  string  `json:"invited_by"`
-	CreatedAt  string  `json:"created_at"`
-	ExpiresAt  string  `json:"expires_at"`
-	AcceptedAt *string `json:"accepted_at"`
-	UserID     *string `json:"user_id"`
-	RevokedAt  *string `json:"revoked_at"`
+	ID         string   `json:"id"`
+	Kind       string   `json:"kind"`
+	Org        *string  `json:"org_id"`
+	Email      string   `json:"email"`
+	Role       string   `json:"role"`
+	StaffRoles []string `json:"staff_roles"`
+	Status     string   `json:"status"`
+	InvitedBy  string   `json:"invited_by"`
+	CreatedAt  string   `json:"created_at"`
+	ExpiresAt  string   `json:"expires_at"`
+	AcceptedAt *string  `json:"accepted_at"`
+	UserID     *string  `json:"user_id"`
+	RevokedAt  *string  `json:"revoked_at"`
 }
 
 func invitation(i InvitationFields) invitationJSON {
@@ -86,7 +95,7 @@ func invitation(i InvitationFields) invitationJSON {
 	if i.ResetOf != "" {
 		kind = InvitationKindPasswordReset
 	}
-	return invitationJSON{i.ID, kind, i.Org, i.Email, i.Role, i.Status, i.InvitedBy, Time(i.CreatedAt), Time(i.ExpiresAt),
+	return invitationJSON{i.ID, kind, optionalText(i.Org), i.Email, i.Role, textList(i.StaffRoles), i.Status, i.InvitedBy, Time(i.CreatedAt), Time(i.ExpiresAt),
 		optionalTime(i.AcceptedAt), user, optionalTime(i.RevokedAt)}
 }
 
@@ -99,10 +108,12 @@ const (
 
 // Invitation is the one rendering of an invitation (the items of
 // Accounts.Invitations and Accounts.RevokeInvitation):
-// {"id","kind","org_id","email","role","status","invited_by","created_at",
-// "expires_at","accepted_at","user_id","revoked_at"}, the last three null
-// until the invitation is accepted or revoked; kind is "invitation" or
-// "password_reset".
+// {"id","kind","org_id","email","role","staff_roles","status","invited_by",
+// "created_at","expires_at","accepted_at","user_id","revoked_at"}, the
+// last three null until the invitation is accepted or revoked; kind is
+// "invitation" or "password_reset"; org_id is null for an invitation to
+// the operator's staff, and staff_roles always an array ([] for one to an
+// organization).
 func Invitation(i InvitationFields) []byte {
 	return mustMarshal(invitation(i))
 }
@@ -181,6 +192,14 @@ func optionalTime(t time.Time) *string {
 	}
 	s := Time(t)
 	return &s
+}
+
+// textList is s, or an empty list (never null) when s is nil.
+func textList(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }
 
 // optionalText is s, or nil (null) when s is empty.
