@@ -121,36 +121,24 @@ func (a *Approvals) Get(ctx context.Context, id string) (Approval, error) {
 // money moves only here. Two approvers at once: one approves, the other
 // is conflict.
 func (a *Approvals) Approve(ctx context.Context, id string) (Approval, error) {
-	ctx, by, roles, err := a.caller(ctx, "")
-	if err != nil {
-		return Approval{}, err
-	}
-	var out Approval
-	err = a.e.store.Update(ctx, func(tx store.Tx) error {
-		cur, err := a.e.loadApproval(tx, id)
-		if err != nil {
-			return err
-		}
-		next, err := cur.Approve(by, roles, a.e.nowUTC())
-		if err != nil {
-			return err
-		}
-		if err := a.e.makeApprovedMove(ctx, tx, next); err != nil {
-			return err
-		}
-		if err := a.e.putApproval(tx, next); err != nil {
-			return err
-		}
-		out = next
-		return a.e.audit(ctx, tx, actorOr(ctx, automationActor), next.Org, AuditApprovalApproved, next.ID,
-			fmt.Sprintf("%s of %s, key %q, requested by %s: approved", next.Kind, amountText(next.Amount), next.Key, partyName(next.RequestedBy)))
+	return a.decide(ctx, id, AuditApprovalApproved, func(cur Approval, by approvals.Party, roles []string) (Approval, error) {
+		return cur.Approve(by, roles, a.e.nowUTC())
 	})
-	return out, err
 }
 
 // Reject rejects a pending approval with a reason; nothing moves. The
 // same request again is then conflict.
 func (a *Approvals) Reject(ctx context.Context, id, reason string) (Approval, error) {
+	return a.decide(ctx, id, AuditApprovalRejected, func(cur Approval, by approvals.Party, roles []string) (Approval, error) {
+		return cur.Reject(by, roles, reason, a.e.nowUTC())
+	})
+}
+
+// decide makes decision on approval id in one transaction: the rules
+// (approvals.Approval.Approve or Reject), the move of an approval
+// approved, the record and the audit entry.
+func (a *Approvals) decide(ctx context.Context, id string, action AuditAction,
+	decision func(cur Approval, by approvals.Party, roles []string) (Approval, error)) (Approval, error) {
 	ctx, by, roles, err := a.caller(ctx, "")
 	if err != nil {
 		return Approval{}, err
@@ -161,17 +149,24 @@ func (a *Approvals) Reject(ctx context.Context, id, reason string) (Approval, er
 		if err != nil {
 			return err
 		}
-		next, err := cur.Reject(by, roles, reason, a.e.nowUTC())
+		next, err := decision(cur, by, roles)
 		if err != nil {
 			return err
+		}
+		summary := fmt.Sprintf("%s of %s, key %q, requested by %s: %s", next.Kind, amountText(next.Amount), next.Key,
+			partyName(next.RequestedBy), next.Status)
+		if next.Status == approvals.Approved {
+			if err := a.e.makeApprovedMove(ctx, tx, next); err != nil {
+				return err
+			}
+		} else {
+			summary += fmt.Sprintf(", reason %q", next.Reason)
 		}
 		if err := a.e.putApproval(tx, next); err != nil {
 			return err
 		}
 		out = next
-		return a.e.audit(ctx, tx, actorOr(ctx, automationActor), next.Org, AuditApprovalRejected, next.ID,
-			fmt.Sprintf("%s of %s, key %q, requested by %s: rejected, reason %q", next.Kind, amountText(next.Amount), next.Key,
-				partyName(next.RequestedBy), next.Reason))
+		return a.e.audit(ctx, tx, actorOr(ctx, automationActor), next.Org, action, next.ID, summary)
 	})
 	return out, err
 }
