@@ -15,15 +15,20 @@
 //     CreatePayoutV2), balances, desk quotes and orders (QuoteOrder,
 //     CreateOrder, UploadProof), conversions (QuoteConversion,
 //     CreateConversion), collections, trades and the reference lists.
-//   - Operator, from Engine.Operator(): the operator's staff.
-//     Organizations and their keys, settings and limits; funding, deposits,
-//     trades and collections recorded for an organization; the desk's queue
-//     and its moves (MoveOrder); corridors and asset limits; pause switches
-//     and rails; payouts to resolve by hand; webhook endpoints and
-//     deliveries.
-//   - Accounts, from Engine.Accounts(): the operator's management of the
-//     people who sign in to the portal for an organization: invitations,
-//     users, their sessions and TOTP, and the audit trail.
+//   - Operator, from Engine.Operator() (the operator's automation, allowed
+//     everything) or Portal.Operator(ctx, token) (a signed-in staff user,
+//     held to their staff roles at every call). Organizations and their
+//     keys, settings and limits; funding, deposits, trades and collections
+//     recorded for an organization; the desk's queue and its moves
+//     (MoveOrder); corridors and asset limits; pause switches and rails;
+//     payouts to resolve by hand; webhook endpoints and deliveries; and
+//     Operator.Approvals, four-eyes. Every change is audited with its
+//     caller as the actor.
+//   - Accounts, from Engine.Accounts() or Portal.Accounts(ctx, token): the
+//     operator's management of people: organizations' users and the
+//     operator's own staff (the users of no organization, with staff
+//     roles), invitations, password resets, sessions and TOTP, and the
+//     audit trail with its filters.
 //   - Portal, from Engine.Portal(): what a transport calls for those
 //     people: accepting an invitation, signing in with sign-in throttling
 //     and TOTP, sessions, signing out, and Portal.Principal, through which
@@ -36,7 +41,8 @@
 //     the user as its actor.
 //   - Engine itself: authentication, Run and its single passes
 //     (ProcessPayouts, ProcessDeliveries, ProcessConversions,
-//     ProcessEvents, ProcessOrders, PruneIdempotency, PruneQuotes), and what
+//     ProcessEvents, ProcessOrders, PruneIdempotency, PruneQuotes,
+//     PruneSessions), and what
 //     a transport reads (Environment, Limits, Assets, Networks).
 //
 // Every call of a Client checks, inside its own transaction, the rules its
