@@ -83,12 +83,7 @@ func New(engine *tambala.Engine, o *Options) http.Handler {
 	if h.opts.Now == nil {
 		h.opts.Now = time.Now
 	}
-	pages := map[string]*template.Template{}
-	layout := template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html"))
-	for _, name := range pageNames {
-		t := template.Must(layout.Clone())
-		pages[name] = template.Must(t.ParseFS(templateFS, "templates/"+name+".html"))
-	}
+	pages := parsePages()
 	h.site = &webui.Site{Portal: h.portal, Prefix: "/console", Home: "/console/desk",
 		SecureCookie: SecureCookieName, InsecureCookie: InsecureCookieName, InsecureCookies: h.opts.InsecureCookies,
 		CSP: ContentSecurityPolicy, StaticPrefix: "/console/static/", ClientAddr: h.opts.ClientAddr,
@@ -127,6 +122,17 @@ func New(engine *tambala.Engine, o *Options) http.Handler {
 	mux.HandleFunc("/console/", s.NotFound)
 	h.mux = http.NewCrossOriginProtection().Handler(mux)
 	return h
+}
+
+// parsePages parses every page over the layout.
+func parsePages() map[string]*template.Template {
+	pages := map[string]*template.Template{}
+	layout := template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html"))
+	for _, name := range pageNames {
+		t := template.Must(layout.Clone())
+		pages[name] = template.Must(t.ParseFS(templateFS, "templates/"+name+".html"))
+	}
+	return pages
 }
 
 // ServeHTTP serves a request under /console/ with the console's headers.

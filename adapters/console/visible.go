@@ -3,7 +3,8 @@ package console
 import (
 	"fmt"
 	"strings"
-	"unicode"
+
+	"github.com/tambalapay/tambala/internal/textrule"
 )
 
 // Segment is a piece of text as the console shows it: the text itself, or
@@ -14,15 +15,15 @@ type Segment struct {
 }
 
 // Visible splits s into segments: each rune that is a control character
-// (Cc) or a Unicode format character (Cf: U+200B, U+202E, U+FEFF ...)
-// becomes a marker segment ⟨U+XXXX⟩, the runs between them text
+// (Cc) or a Unicode format character (Cf: U+200B, U+202E, U+FEFF ...),
+// the characters textrule refuses, becomes a marker segment ⟨U+XXXX⟩, the runs between them text
 // segments. The template escapes each segment; nothing of s is dropped
 // or reordered.
 func Visible(s string) []Segment {
 	var out []Segment
 	var run strings.Builder
 	for _, r := range s {
-		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+		if textrule.Refused(r) {
 			if run.Len() > 0 {
 				out = append(out, Segment{Text: run.String()})
 				run.Reset()
