@@ -183,6 +183,8 @@ type orderData struct {
 	HistoryErr  string
 	Desk        bool
 	Moves       moves
+	// Moved names the move just made, for the page's notice.
+	Moved string
 }
 
 // history is the audit trail of order id of org, oldest first.
@@ -246,8 +248,9 @@ func (h *handler) orderView(r *http.Request, s webui.Session, id string) (webui.
 
 func (h *handler) order(w http.ResponseWriter, r *http.Request, s webui.Session) {
 	v, page, status := h.orderView(r, s, r.PathValue("id"))
-	if m := r.URL.Query().Get("moved"); m != "" && page == "order" {
-		v.Notice = "Done: " + m + "."
+	if d, ok := v.Data.(orderData); ok {
+		d.Moved = r.URL.Query().Get("moved")
+		v.Data = d
 	}
 	h.site.Render(w, status, page, v)
 }
