@@ -288,3 +288,27 @@ func TestCorridors(t *testing.T) {
 		t.Errorf("after saving: %s", body)
 	}
 }
+
+func TestAssetLimits(t *testing.T) {
+	v := newEnv(t)
+	secret := v.staff(t, "desk@operator.example", accounts.StaffDesk)
+	token := v.signIn(t, "desk@operator.example", secret)
+	h := v.handler()
+	body := do(h, "GET", "/console/corridors", token, nil).Body.String()
+	if !strings.Contains(body, `id="limits-USDT-convert"`) || !strings.Contains(body, `id="limits-form-MWK-payout"`) {
+		t.Fatalf("limits: %s", body)
+	}
+	csrf := accounts.CSRFToken(token)
+	w := do(h, "POST", "/console/limits/USDT/convert", token, url.Values{"csrf": {csrf}, "min": {"5"}, "max": {"1"}})
+	if w.Code != http.StatusUnprocessableEntity || !strings.Contains(w.Body.String(), `id="USDT-convert-form-error"`) {
+		t.Fatalf("min above max: %d %s", w.Code, w.Body.String())
+	}
+	w = do(h, "POST", "/console/limits/USDT/convert", token, url.Values{"csrf": {csrf}, "min": {"5"}, "max": {"500"}})
+	if w.Code != http.StatusSeeOther {
+		t.Fatalf("saving: %d %s", w.Code, w.Body.String())
+	}
+	l, err := v.engine.Operator().AssetLimits(v.ctx, "USDT", tambala.OpConvert)
+	if err != nil || l.Min.String() != "5.000000" || l.Max.String() != "500.000000" {
+		t.Errorf("limits %v %v (%v)", l.Min, l.Max, err)
+	}
+}

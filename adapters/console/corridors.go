@@ -20,10 +20,20 @@ type corridorRow struct {
 	Last     *tambala.AuditEntry
 }
 
-type corridorsData struct {
-	Rows []corridorRow
-	Desk bool
+// limitRow is the limits of one /v2 operation in one asset.
+type limitRow struct {
+	Key, Asset, Op string
+	Limits         quotes.Limits
 }
+
+type corridorsData struct {
+	Rows   []corridorRow
+	Limits []limitRow
+	Desk   bool
+}
+
+// limitOps are the operations with asset limits.
+var limitOps = []string{tambala.OpConvert, tambala.OpPayout}
 
 // lastSet finds the newest corridor.set entry of each asset in codes.
 func (h *handler) lastSet(r *http.Request, s webui.Session, codes []string) map[string]*tambala.AuditEntry {
@@ -81,6 +91,18 @@ func (h *handler) corridorsView(w http.ResponseWriter, r *http.Request, s webui.
 			v.Form[code+".open"] = "yes"
 		}
 	}
+	for _, code := range h.engine.Assets().Codes() {
+		for _, opName := range limitOps {
+			l, err := op.AssetLimits(r.Context(), code, opName)
+			if err != nil {
+				h.fail(w, v, err)
+				return v, false
+			}
+			key := string(code) + "-" + opName
+			d.Limits = append(d.Limits, limitRow{Key: key, Asset: string(code), Op: opName, Limits: l})
+			v.Form[key+".min"], v.Form[key+".max"] = amountText(l.Min), amountText(l.Max)
+		}
+	}
 	v.Data = d
 	return v, true
 }
@@ -106,6 +128,9 @@ func (h *handler) corridors(w http.ResponseWriter, r *http.Request, s webui.Sess
 	}
 	if a := r.URL.Query().Get("saved"); a != "" {
 		v.Notice = "The " + a + " corridor is saved."
+	}
+	if k := r.URL.Query().Get("limits"); k != "" {
+		v.Notice = "The " + k + " limits are saved."
 	}
 	h.site.Render(w, http.StatusOK, "corridors", v)
 }
@@ -199,6 +224,58 @@ func (h *handler) setCorridor(w http.ResponseWriter, r *http.Request, s webui.Se
 	}
 	for f, p := range problems {
 		v.Errors[code+"."+f] = p
+	}
+	h.site.Render(w, status, "corridors", v)
+}
+
+func (h *handler) setLimits(w http.ResponseWriter, r *http.Request, s webui.Session) {
+	v, ok := h.corridorsView(w, r, s)
+	if !ok {
+		return
+	}
+	code, opName := r.PathValue("asset"), r.PathValue("op")
+	asset, found := h.engine.Assets().Lookup(money.AssetCode(code))
+	if !found || (opName != tambala.OpConvert && opName != tambala.OpPayout) {
+		h.site.NotFound(w, r)
+		return
+	}
+	key := code + "-" + opName
+	var l quotes.Limits
+	problems := map[string]string{}
+	for _, f := range []struct {
+		name string
+		to   *money.Amount
+	}{{"min", &l.Min}, {"max", &l.Max}} {
+		text := strings.TrimSpace(r.PostFormValue(f.name))
+		v.Form[key+"."+f.name] = text
+		if text == "" {
+			continue // no bound
+		}
+		a, err := money.Parse(asset, text)
+		if err != nil {
+			problems[f.name] = errcode.Message(err)
+			continue
+		}
+		*f.to = a
+	}
+	status := http.StatusUnprocessableEntity
+	if len(problems) == 0 {
+		op, err := h.portal.Operator(r.Context(), s.Token)
+		if err == nil {
+			err = op.SetAssetLimits(r.Context(), asset.Code, opName, l)
+		}
+		if err == nil {
+			http.Redirect(w, r, "/console/corridors?limits="+url.QueryEscape(key), http.StatusSeeOther)
+			return
+		}
+		status = webui.StatusOf(err)
+		problems["form"] = h.site.Friendly(err)
+		if status == http.StatusForbidden {
+			v.Error = problems["form"]
+		}
+	}
+	for f, p := range problems {
+		v.Errors[key+"."+f] = p
 	}
 	h.site.Render(w, status, "corridors", v)
 }

@@ -16,7 +16,7 @@
 // funding proof in a sandboxed frame, and a form for each move the order's
 // state allows (decided by orders.Apply on the order, never by a table of
 // its own); and the corridors with the desk's form for each and who set
-// it last.
+// it last, beside the /v2 asset limits of every configured asset.
 //
 // Only the operator's staff sign in: an organization's user is refused and
 // the session ended. The forms that change something are rendered only for
