@@ -2,6 +2,7 @@ package console_test
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -59,10 +60,17 @@ func TestCSRF(t *testing.T) {
 	if w := do(h, "POST", "/console/sign-out", token, url.Values{}); w.Code != http.StatusForbidden {
 		t.Errorf("sign-out without csrf: %d", w.Code)
 	}
-	// A form from another origin is refused before the session.
-	r := do(h, "GET", "/console/desk", token, nil)
-	if r.Code != http.StatusOK {
-		t.Fatalf("desk: %d", r.Code)
+	// A form from another origin is refused before the session, even
+	// with the right token.
+	r := httptest.NewRequest("POST", "/console/orders/"+o.ID+"/moves/complete",
+		strings.NewReader(url.Values{"csrf": {accounts.CSRFToken(token)}, "confirm": {"yes"}}.Encode()))
+	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	r.Header.Set("Sec-Fetch-Site", "cross-site")
+	r.AddCookie(&http.Cookie{Name: console.InsecureCookieName, Value: token})
+	w = httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	if w.Code != http.StatusForbidden || v.status(t, o.ID) != orders.Processing {
+		t.Errorf("a cross-site form: %d, order %s", w.Code, v.status(t, o.ID))
 	}
 }
 
