@@ -61,8 +61,8 @@ type pageView struct {
 	token string
 }
 
-func (s session) page(title, nav string) pageView {
-	return pageView{view: s.view(title, nav), token: s.token}
+func pageOf(s session, title, nav string) pageView {
+	return pageView{view: s.View(title, nav), token: s.Token}
 }
 
 // v2Denied is the short message shown instead of a /v2 page, "" when the
@@ -136,7 +136,7 @@ func (h *Handler) listFailed(w http.ResponseWriter, page, field string, v pageVi
 func (h *Handler) detailFailed(w http.ResponseWriter, r *http.Request, v pageView, list string, err error) {
 	switch {
 	case errcode.Of(err) == errcode.NotFound:
-		h.notFound(w, r)
+		h.site.NotFound(w, r)
 	case deniedByRules(err):
 		v.Error, v.Data = v2Message(err), "/portal/"
 		h.render(w, http.StatusOK, "message", v.view)
@@ -147,7 +147,7 @@ func (h *Handler) detailFailed(w http.ResponseWriter, r *http.Request, v pageVie
 }
 
 func (h *Handler) newPageView(s session, title, nav string, r *http.Request) pageView {
-	v := s.page(title, nav)
+	v := pageOf(s, title, nav)
 	v.Errors = map[string]string{}
 	v.Form = map[string]string{}
 	for k, vs := range r.URL.Query() {
@@ -357,7 +357,7 @@ func (h *Handler) uploadProof(w http.ResponseWriter, r *http.Request, s session)
 		code := errcode.Of(err)
 		switch code {
 		case errcode.NotFound:
-			h.notFound(w, r)
+			h.site.NotFound(w, r)
 		case errcode.UnsupportedMediaType:
 			h.proofFailed(w, r, s, http.StatusUnsupportedMediaType, "Upload a PDF, PNG or JPEG file.")
 		case errcode.PayloadTooLarge:

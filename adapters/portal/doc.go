@@ -35,4 +35,5 @@
 // script or style), nosniff and no-referrer; pages are never cached.
 // Every engine call carries the client's address and the request's id
 // (tambala.WithRequestInfo), for sign-in throttling and the audit trail.
+// This machinery is internal/webui's, shared with the operator's console.
 package portal

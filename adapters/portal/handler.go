@@ -2,21 +2,17 @@ package portal
 
 import (
 	"context"
-	"crypto/rand"
 	"embed"
-	"encoding/hex"
-	"errors"
 	"github.com/tambalapay/tambala/money"
 	"html/template"
 	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/netip"
-	"strings"
 
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/accounts"
-	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/webui"
 )
 
 //go:embed templates/*.html
@@ -56,7 +52,7 @@ type Handler struct {
 	engine   *tambala.Engine
 	portal   *tambala.Portal
 	opts     Options
-	pages    map[string]*template.Template
+	site     *webui.Site
 	handler  http.Handler
 	maxKeys  int
 	minPass  int
@@ -68,19 +64,21 @@ var pageNames = []string{"signin", "second", "enrol", "recovery", "accept", "ove
 
 // New returns the portal's handler over engine; o may be nil.
 func New(engine *tambala.Engine, o *Options) *Handler {
-	h := &Handler{engine: engine, portal: engine.Portal(), pages: map[string]*template.Template{},
+	h := &Handler{engine: engine, portal: engine.Portal(),
 		maxKeys: engine.Limits().MaxActiveKeys, minPass: accounts.MinPasswordLength}
 	if o != nil {
 		h.opts = *o
 	}
-	if h.opts.ClientAddr == nil {
-		h.opts.ClientAddr = remoteAddr
-	}
+	pages := map[string]*template.Template{}
 	layout := template.Must(template.ParseFS(templateFS, "templates/layout.html"))
 	for _, name := range pageNames {
 		t := template.Must(layout.Clone())
-		h.pages[name] = template.Must(t.ParseFS(templateFS, "templates/"+name+".html"))
+		pages[name] = template.Must(t.ParseFS(templateFS, "templates/"+name+".html"))
 	}
+	h.site = &webui.Site{Portal: h.portal, Prefix: "/portal", Home: "/portal/",
+		SecureCookie: SecureCookieName, InsecureCookie: InsecureCookieName, InsecureCookies: h.opts.InsecureCookies,
+		CSP: ContentSecurityPolicy, StaticPrefix: "/portal/static/", ClientAddr: h.opts.ClientAddr,
+		Logger: h.opts.Logger, LogPrefix: "portal: ", Pages: pages}
 	static, err := fs.Sub(staticFS, "static")
 	if err != nil {
 		panic(err)
@@ -89,12 +87,12 @@ func New(engine *tambala.Engine, o *Options) *Handler {
 
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /portal/static/{file}", h.static)
-	mux.HandleFunc("GET /portal/sign-in", h.signInPage)
-	mux.HandleFunc("POST /portal/sign-in", h.signIn)
-	mux.HandleFunc("GET /portal/second-factor", h.secondFactorPage)
-	mux.HandleFunc("POST /portal/second-factor", h.secondFactor)
-	mux.HandleFunc("GET /portal/enrol", h.enrolPage)
-	mux.HandleFunc("POST /portal/enrol", h.enrol)
+	mux.HandleFunc("GET /portal/sign-in", h.site.SignInPage)
+	mux.HandleFunc("POST /portal/sign-in", h.site.SignIn)
+	mux.HandleFunc("GET /portal/second-factor", h.site.SecondFactorPage)
+	mux.HandleFunc("POST /portal/second-factor", h.site.SecondFactor)
+	mux.HandleFunc("GET /portal/enrol", h.site.EnrolPage)
+	mux.HandleFunc("POST /portal/enrol", h.site.Enrol)
 	mux.HandleFunc("GET /portal/invitations/accept", h.acceptPage)
 	mux.HandleFunc("POST /portal/invitations/accept", h.accept)
 	mux.HandleFunc("GET /portal/{$}", h.signedIn(h.overview))
@@ -115,7 +113,7 @@ func New(engine *tambala.Engine, o *Options) *Handler {
 	mux.HandleFunc("POST /portal/account/password", h.changing(h.changePassword))
 	mux.HandleFunc("POST /portal/account/totp", h.changing(h.beginTOTP))
 	mux.HandleFunc("POST /portal/account/totp/confirm", h.changing(h.confirmTOTP))
-	mux.HandleFunc("POST /portal/sign-out", h.signOut)
+	mux.HandleFunc("POST /portal/sign-out", h.site.SignOut)
 	// Activity: payouts, orders (and their funding proofs), conversions, collections.
 	mux.HandleFunc("GET /portal/payouts", h.signedIn(h.payouts))
 	mux.HandleFunc("GET /portal/payouts/{id}", h.signedIn(detail(h, "Payout", "payouts", "payout", "/portal/payouts", (*tambala.Client).Payout)))
@@ -136,24 +134,14 @@ func New(engine *tambala.Engine, o *Options) *Handler {
 			return c.CollectionsV2(ctx, pg, tambala.CollectionV2Filter{Asset: asset})
 		})))
 	mux.HandleFunc("GET /portal/v2/collections/{id}", h.signedIn(detail(h, "Collection (/v2)", "collections", "collection_v2", "/portal/v2/collections", (*tambala.Client).CollectionV2)))
-	mux.HandleFunc("/portal/", h.notFound)
+	mux.HandleFunc("/portal/", h.site.NotFound)
 	h.handler = http.NewCrossOriginProtection().Handler(mux)
 	return h
 }
 
 // ServeHTTP serves a request under /portal/ with the portal's headers.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	hd := w.Header()
-	hd.Set("Content-Security-Policy", ContentSecurityPolicy)
-	hd.Set("X-Content-Type-Options", "nosniff")
-	hd.Set("Referrer-Policy", "no-referrer")
-	hd.Set("X-Frame-Options", "DENY")
-	if !strings.HasPrefix(r.URL.Path, "/portal/static/") {
-		hd.Set("Cache-Control", "no-store")
-	}
-	r = r.WithContext(tambala.WithRequestInfo(r.Context(),
-		tambala.RequestInfo{Address: h.opts.ClientAddr(r), RequestID: newRequestID()}))
-	h.handler.ServeHTTP(w, r)
+	h.site.Serve(h.handler, w, r)
 }
 
 func (h *Handler) static(w http.ResponseWriter, r *http.Request) {
@@ -161,216 +149,51 @@ func (h *Handler) static(w http.ResponseWriter, r *http.Request) {
 	h.staticFS.ServeHTTP(w, r)
 }
 
-// remoteAddr is the connection's remote address.
-func remoteAddr(r *http.Request) netip.Addr {
-	ap, err := netip.ParseAddrPort(r.RemoteAddr)
-	if err != nil {
-		a, _ := netip.ParseAddr(r.RemoteAddr)
-		return a.Unmap()
-	}
-	return ap.Addr().Unmap()
-}
-
-func newRequestID() string {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
-}
-
-// view is what every page template is given.
-type view struct {
-	Title  string
-	Nav    string
-	Email  string
-	CSRF   string
-	Notice string
-	Error  string
-	Errors map[string]string
-	Form   map[string]string
-	Script bool
-	Data   any
-}
+// view is what every page template is given; session a signed-in
+// request (internal/webui's).
+type (
+	view    = webui.View
+	session = webui.Session
+)
 
 func (h *Handler) render(w http.ResponseWriter, status int, page string, v view) {
-	if v.Errors == nil {
-		v.Errors = map[string]string{}
-	}
-	if v.Form == nil {
-		v.Form = map[string]string{}
-	}
-	var b strings.Builder
-	if err := h.pages[page].ExecuteTemplate(&b, "layout", v); err != nil {
-		h.logError("rendering "+page, err)
-		http.Error(w, "The page could not be shown.", http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.WriteHeader(status)
-	_, _ = w.Write([]byte(b.String()))
-}
-
-func (h *Handler) logError(what string, err error) {
-	if h.opts.Logger != nil {
-		h.opts.Logger.Error("portal: "+what, "error", err)
-	}
+	h.site.Render(w, status, page, v)
 }
 
 // message renders a page that only says something, with a link on.
 func (h *Handler) message(w http.ResponseWriter, status int, title, text, next string) {
-	h.render(w, status, "message", view{Title: title, Error: text, Data: next})
-}
-
-func (h *Handler) notFound(w http.ResponseWriter, r *http.Request) {
-	h.message(w, http.StatusNotFound, "Not found", "There is no such page.", "/portal/")
+	h.site.Message(w, status, title, text, next)
 }
 
 // statusOf is the status a page answers an engine error with.
-func statusOf(err error) int {
-	switch errcode.Of(err) {
-	case errcode.ValidationError:
-		return http.StatusUnprocessableEntity
-	case errcode.Unauthorized:
-		return http.StatusUnauthorized
-	case errcode.Forbidden:
-		return http.StatusForbidden
-	case errcode.NotFound:
-		return http.StatusNotFound
-	case errcode.Conflict:
-		return http.StatusConflict
-	case errcode.RateLimited:
-		return http.StatusTooManyRequests
-	default:
-		return http.StatusInternalServerError
-	}
-}
+func statusOf(err error) int { return webui.StatusOf(err) }
 
-// friendly is the message a page shows for an engine error: the engine's
-// public message for a coded error, a generic one for anything else.
-func (h *Handler) friendly(err error) string {
-	if statusOf(err) == http.StatusInternalServerError {
-		h.logError("engine call", err)
-		return "Something went wrong on our side; try again in a moment."
-	}
-	return errcode.Message(err)
-}
-
-// secure reports whether the session cookie of r is a Secure one.
-func (h *Handler) secure(r *http.Request) bool {
-	return r.TLS != nil || !h.opts.InsecureCookies
-}
-
-func (h *Handler) cookieName(r *http.Request) string {
-	if h.secure(r) {
-		return SecureCookieName
-	}
-	return InsecureCookieName
-}
-
-// setSession sets the session cookie: no Max-Age, so it lasts no longer
-// than the browser, and the engine ends the session at its limits.
-func (h *Handler) setSession(w http.ResponseWriter, r *http.Request, token string) {
-	c := &http.Cookie{Name: h.cookieName(r), Value: token, HttpOnly: true, SameSite: http.SameSiteStrictMode,
-		Secure: h.secure(r), Path: "/portal"}
-	if c.Secure {
-		c.Path = "/"
-	}
-	http.SetCookie(w, c)
-}
-
-func (h *Handler) clearSession(w http.ResponseWriter, r *http.Request) {
-	c := &http.Cookie{Name: h.cookieName(r), Value: "", HttpOnly: true, SameSite: http.SameSiteStrictMode,
-		Secure: h.secure(r), Path: "/portal", MaxAge: -1}
-	if c.Secure {
-		c.Path = "/"
-	}
-	http.SetCookie(w, c)
-}
+// friendly is the message a page shows for an engine error.
+func (h *Handler) friendly(err error) string { return h.site.Friendly(err) }
 
 // token is the session token of r's cookie, "" for none.
-func (h *Handler) token(r *http.Request) string {
-	c, err := r.Cookie(h.cookieName(r))
-	if err != nil {
-		return ""
-	}
-	return c.Value
+func (h *Handler) token(r *http.Request) string { return h.site.Token(r) }
+
+func (h *Handler) setSession(w http.ResponseWriter, r *http.Request, token string) {
+	h.site.SetSession(w, r, token)
 }
 
-// session is a signed-in request: its token, user and CSRF token.
-type session struct {
-	token string
-	user  tambala.User
-	csrf  string
-}
-
-func (s session) view(title, nav string) view {
-	return view{Title: title, Nav: nav, Email: s.user.Email, CSRF: s.csrf}
-}
-
-// redirectFor sends a request whose session failed where it can go on:
-// the second-factor or enrolment page of a session half signed in, or
-// else the sign-in page.
 func (h *Handler) redirectFor(w http.ResponseWriter, r *http.Request, err error) {
-	switch {
-	case errors.Is(err, accounts.ErrSecondFactorRequired):
-		http.Redirect(w, r, "/portal/second-factor", http.StatusSeeOther)
-	case errors.Is(err, accounts.ErrTOTPRequired):
-		http.Redirect(w, r, "/portal/enrol", http.StatusSeeOther)
-	case errcode.Of(err) == errcode.Unauthorized:
-		h.clearSession(w, r)
-		http.Redirect(w, r, "/portal/sign-in", http.StatusSeeOther)
-	default:
-		h.message(w, statusOf(err), "Not available", h.friendly(err), "/portal/sign-in")
-	}
+	h.site.RedirectFor(w, r, err)
 }
 
-// signedIn wraps a page that needs a signed-in session.
 func (h *Handler) signedIn(page func(http.ResponseWriter, *http.Request, session)) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		token, ok := h.sessionToken(w, r)
-		if !ok {
-			return
-		}
-		si, err := h.portal.Session(r.Context(), token)
-		if err != nil {
-			h.redirectFor(w, r, err)
-			return
-		}
-		page(w, r, session{token: token, user: si.User, csrf: accounts.CSRFToken(token)})
-	}
+	return h.site.SignedIn(page)
 }
 
-// checkCSRF answers a form without the session's CSRF token with a
-// forbidden page, and reports whether the form may go on.
-func (h *Handler) checkCSRF(w http.ResponseWriter, r *http.Request, token string) bool {
-	if err := h.portal.CheckCSRF(token, r.PostFormValue("csrf")); err != nil {
-		h.message(w, http.StatusForbidden, "Form expired",
-			"This form could not be checked and nothing was changed: reload the page and try again.", "/portal/")
-		return false
-	}
-	return true
-}
-
-// changing wraps a state-changing form of a signed-in session: the CSRF
-// token is checked before the session, so a forged form changes nothing.
 func (h *Handler) changing(action func(http.ResponseWriter, *http.Request, session)) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		token, ok := h.sessionToken(w, r)
-		if !ok {
-			return
-		}
-		if !h.checkCSRF(w, r, token) {
-			return
-		}
-		h.signedIn(action)(w, r)
-	}
+	return h.site.Changing(action)
 }
 
-// sessionToken is the request's session token; without one it sends the
-// browser to sign in and reports false.
+func (h *Handler) checkCSRF(w http.ResponseWriter, r *http.Request, token string) bool {
+	return h.site.CheckCSRF(w, r, token)
+}
+
 func (h *Handler) sessionToken(w http.ResponseWriter, r *http.Request) (string, bool) {
-	token := h.token(r)
-	if token == "" {
-		http.Redirect(w, r, "/portal/sign-in", http.StatusSeeOther)
-	}
-	return token, token != ""
+	return h.site.SessionToken(w, r)
 }

@@ -1,154 +1,18 @@
 package portal
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"net/netip"
 	"strings"
 
 	"github.com/tambalapay/tambala"
-	"github.com/tambalapay/tambala/accounts"
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/ledger"
 )
 
 // auditPageSize is how many audit entries a page shows.
 const auditPageSize = 25
-
-func (h *Handler) signInPage(w http.ResponseWriter, r *http.Request) {
-	v := view{Title: "Sign in"}
-	if r.URL.Query().Get("accepted") == "1" {
-		v.Notice = "Your password is set: sign in with it."
-	}
-	if r.URL.Query().Get("signed-out") == "1" {
-		v.Notice = "You are signed out."
-	}
-	h.render(w, http.StatusOK, "signin", v)
-}
-
-func (h *Handler) signIn(w http.ResponseWriter, r *http.Request) {
-	email := strings.TrimSpace(r.PostFormValue("email"))
-	password := r.PostFormValue("password")
-	v := view{Title: "Sign in", Form: map[string]string{"email": email}, Errors: map[string]string{}}
-	if email == "" {
-		v.Errors["email"] = "Enter your email address."
-	}
-	if password == "" {
-		v.Errors["password"] = "Enter your password."
-	}
-	if len(v.Errors) > 0 {
-		h.render(w, http.StatusUnprocessableEntity, "signin", v)
-		return
-	}
-	res, err := h.portal.SignIn(r.Context(), email, password)
-	if err != nil {
-		// The engine's own message: one for every wrong email or
-		// password, and the wait of a throttled attempt.
-		if errcode.Of(err) == errcode.Unauthorized || errcode.Of(err) == errcode.ValidationError {
-			v.Errors["password"] = errcode.Message(err)
-		} else {
-			v.Error = h.friendly(err)
-		}
-		h.render(w, statusOf(err), "signin", v)
-		return
-	}
-	h.setSession(w, r, res.Token)
-	h.afterStage(w, r, res.Stage)
-}
-
-// afterStage sends a browser on from a session at stage.
-func (h *Handler) afterStage(w http.ResponseWriter, r *http.Request, stage accounts.Stage) {
-	switch stage {
-	case accounts.StageSecondFactor:
-		http.Redirect(w, r, "/portal/second-factor", http.StatusSeeOther)
-	case accounts.StageEnrolTOTP:
-		http.Redirect(w, r, "/portal/enrol", http.StatusSeeOther)
-	default:
-		http.Redirect(w, r, "/portal/", http.StatusSeeOther)
-	}
-}
-
-func (h *Handler) secondFactorPage(w http.ResponseWriter, r *http.Request) {
-	token, ok := h.sessionToken(w, r)
-	if !ok {
-		return
-	}
-	h.render(w, http.StatusOK, "second", view{Title: "Second factor", CSRF: accounts.CSRFToken(token)})
-}
-
-func (h *Handler) secondFactor(w http.ResponseWriter, r *http.Request) {
-	token, ok := h.sessionToken(w, r)
-	if !ok {
-		return
-	}
-	if !h.checkCSRF(w, r, token) {
-		return
-	}
-	code := strings.TrimSpace(r.PostFormValue("code"))
-	v := view{Title: "Second factor", CSRF: accounts.CSRFToken(token), Errors: map[string]string{}}
-	if code == "" {
-		v.Errors["code"] = "Enter a code."
-		h.render(w, http.StatusUnprocessableEntity, "second", v)
-		return
-	}
-	res, err := h.portal.SecondFactor(r.Context(), token, code)
-	if err != nil {
-		if errors.Is(err, accounts.ErrSessionExpired) || errors.Is(err, accounts.ErrSessionEnded) || errors.Is(err, accounts.ErrSessionUnknown) {
-			h.redirectFor(w, r, err)
-			return
-		}
-		v.Errors["code"] = h.friendly(err)
-		h.render(w, statusOf(err), "second", v)
-		return
-	}
-	h.setSession(w, r, res.Token)
-	h.afterStage(w, r, res.Stage)
-}
-
-func (h *Handler) enrolPage(w http.ResponseWriter, r *http.Request) {
-	token, ok := h.sessionToken(w, r)
-	if !ok {
-		return
-	}
-	en, err := h.portal.BeginTOTP(r.Context(), token)
-	if err != nil {
-		h.redirectFor(w, r, err)
-		return
-	}
-	h.render(w, http.StatusOK, "enrol", view{Title: "Set up two-factor sign-in", CSRF: accounts.CSRFToken(token), Data: en})
-}
-
-func (h *Handler) enrol(w http.ResponseWriter, r *http.Request) {
-	token, ok := h.sessionToken(w, r)
-	if !ok {
-		return
-	}
-	if !h.checkCSRF(w, r, token) {
-		return
-	}
-	code := strings.TrimSpace(r.PostFormValue("code"))
-	res, err := h.portal.ConfirmTOTP(r.Context(), token, code)
-	if err != nil {
-		if errcode.Of(err) == errcode.Unauthorized && !errors.Is(err, accounts.ErrInvalidCode) {
-			h.redirectFor(w, r, err)
-			return
-		}
-		// A wrong code: the secret is shown once, so the enrolment begins
-		// again with a new one for the app.
-		en, berr := h.portal.BeginTOTP(r.Context(), token)
-		if berr != nil {
-			h.redirectFor(w, r, berr)
-			return
-		}
-		h.render(w, statusOf(err), "enrol", view{Title: "Set up two-factor sign-in", CSRF: accounts.CSRFToken(token), Data: en,
-			Errors: map[string]string{"code": h.friendly(err) + " Add this new secret to your app and try again."}})
-		return
-	}
-	h.setSession(w, r, res.Session.Token)
-	t := res.Session.Token
-	h.render(w, http.StatusOK, "recovery", view{Title: "Recovery codes", CSRF: accounts.CSRFToken(t), Data: res.RecoveryCodes})
-}
 
 // acceptData is the accept page's: the shortest password, and whether
 // the token is a password reset of an existing user (Choose a new
@@ -214,8 +78,8 @@ type overviewData struct {
 }
 
 func (h *Handler) overview(w http.ResponseWriter, r *http.Request, s session) {
-	v := s.view("Overview", "overview")
-	p, err := h.portal.Principal(r.Context(), s.token)
+	v := s.View("Overview", "overview")
+	p, err := h.portal.Principal(r.Context(), s.Token)
 	if err != nil {
 		v.Error = h.friendly(err)
 		h.render(w, statusOf(err), "message", v)
@@ -248,8 +112,8 @@ type keysData struct {
 }
 
 func (h *Handler) keysView(r *http.Request, s session) (view, int) {
-	v := s.view("API keys", "keys")
-	a, err := h.portal.Admin(r.Context(), s.token)
+	v := s.View("API keys", "keys")
+	a, err := h.portal.Admin(r.Context(), s.Token)
 	if err != nil {
 		v.Error = h.friendly(err)
 		return v, statusOf(err)
@@ -279,7 +143,7 @@ func (h *Handler) keys(w http.ResponseWriter, r *http.Request, s session) {
 }
 
 func (h *Handler) createKey(w http.ResponseWriter, r *http.Request, s session) {
-	a, err := h.portal.Admin(r.Context(), s.token)
+	a, err := h.portal.Admin(r.Context(), s.Token)
 	var full string
 	var key tambala.APIKey
 	if err == nil {
@@ -295,7 +159,7 @@ func (h *Handler) createKey(w http.ResponseWriter, r *http.Request, s session) {
 		h.render(w, statusOf(err), "keys", v)
 		return
 	}
-	v := s.view("Your new API key", "keys")
+	v := s.View("Your new API key", "keys")
 	v.Script = true
 	v.Data = struct{ Full, Prefix string }{full, key.Prefix}
 	h.render(w, http.StatusOK, "key_created", v)
@@ -303,7 +167,7 @@ func (h *Handler) createKey(w http.ResponseWriter, r *http.Request, s session) {
 
 // findKey returns the organization's key id (a key id or prefix).
 func (h *Handler) findKey(r *http.Request, s session, id string) (tambala.APIKey, error) {
-	a, err := h.portal.Admin(r.Context(), s.token)
+	a, err := h.portal.Admin(r.Context(), s.Token)
 	if err != nil {
 		return tambala.APIKey{}, err
 	}
@@ -322,24 +186,24 @@ func (h *Handler) findKey(r *http.Request, s session, id string) (tambala.APIKey
 func (h *Handler) revokePage(w http.ResponseWriter, r *http.Request, s session) {
 	k, err := h.findKey(r, s, r.PathValue("id"))
 	if err != nil {
-		v := s.view("Revoke a key", "keys")
+		v := s.View("Revoke a key", "keys")
 		v.Error, v.Data = h.friendly(err), "/portal/keys"
 		h.render(w, statusOf(err), "message", v)
 		return
 	}
-	v := s.view("Revoke a key", "keys")
+	v := s.View("Revoke a key", "keys")
 	v.Data = k
 	h.render(w, http.StatusOK, "revoke", v)
 }
 
 func (h *Handler) revokeKey(w http.ResponseWriter, r *http.Request, s session) {
-	a, err := h.portal.Admin(r.Context(), s.token)
+	a, err := h.portal.Admin(r.Context(), s.Token)
 	var k tambala.APIKey
 	if err == nil {
 		k, err = a.RevokeKey(r.Context(), r.PathValue("id"))
 	}
 	if err != nil {
-		v := s.view("Revoke a key", "keys")
+		v := s.View("Revoke a key", "keys")
 		v.Error, v.Data = h.friendly(err), "/portal/keys"
 		h.render(w, statusOf(err), "message", v)
 		return
@@ -354,8 +218,8 @@ func (h *Handler) revokeKey(w http.ResponseWriter, r *http.Request, s session) {
 }
 
 func (h *Handler) allowlistPage(w http.ResponseWriter, r *http.Request, s session) {
-	v := s.view("IP allowlist", "allowlist")
-	a, err := h.portal.Admin(r.Context(), s.token)
+	v := s.View("IP allowlist", "allowlist")
+	a, err := h.portal.Admin(r.Context(), s.Token)
 	var org tambala.Organization
 	if err == nil {
 		org, err = a.Organization(r.Context())
@@ -400,7 +264,7 @@ func parseAllowlist(text string) ([]netip.Addr, string) {
 
 func (h *Handler) saveAllowlist(w http.ResponseWriter, r *http.Request, s session) {
 	text := r.PostFormValue("addresses")
-	v := s.view("IP allowlist", "allowlist")
+	v := s.View("IP allowlist", "allowlist")
 	v.Form = map[string]string{"addresses": text}
 	addrs, problem := parseAllowlist(text)
 	if problem != "" {
@@ -408,7 +272,7 @@ func (h *Handler) saveAllowlist(w http.ResponseWriter, r *http.Request, s sessio
 		h.render(w, http.StatusUnprocessableEntity, "allowlist", v)
 		return
 	}
-	a, err := h.portal.Admin(r.Context(), s.token)
+	a, err := h.portal.Admin(r.Context(), s.Token)
 	var org tambala.Organization
 	if err == nil {
 		org, err = a.SetAllowlist(r.Context(), addrs)
@@ -436,8 +300,8 @@ func (h *Handler) saveAllowlist(w http.ResponseWriter, r *http.Request, s sessio
 }
 
 func (h *Handler) audit(w http.ResponseWriter, r *http.Request, s session) {
-	v := s.view("Audit trail", "audit")
-	page, err := h.portal.AuditTrail(r.Context(), s.token,
+	v := s.View("Audit trail", "audit")
+	page, err := h.portal.AuditTrail(r.Context(), s.Token,
 		tambala.PageRequest{Limit: auditPageSize, BeforeID: r.URL.Query().Get("before")})
 	if err != nil {
 		v.Error, v.Data = h.friendly(err), "/portal/audit"
@@ -446,20 +310,4 @@ func (h *Handler) audit(w http.ResponseWriter, r *http.Request, s session) {
 	}
 	v.Data = page
 	h.render(w, http.StatusOK, "audit", v)
-}
-
-func (h *Handler) signOut(w http.ResponseWriter, r *http.Request) {
-	token, ok := h.sessionToken(w, r)
-	if !ok {
-		return
-	}
-	if !h.checkCSRF(w, r, token) {
-		return
-	}
-	if err := h.portal.SignOut(r.Context(), token); err != nil {
-		h.message(w, statusOf(err), "Sign out", h.friendly(err), "/portal/")
-		return
-	}
-	h.clearSession(w, r)
-	http.Redirect(w, r, "/portal/sign-in?signed-out=1", http.StatusSeeOther)
 }

@@ -33,7 +33,7 @@ func (h *Handler) addPages(names ...string) {
 		if err != nil {
 			panic(err)
 		}
-		h.pages[name] = t
+		h.site.Pages[name] = t
 	}
 }
 
@@ -55,7 +55,7 @@ type webhookData struct {
 }
 
 func (h *Handler) webhookPage(w http.ResponseWriter, r *http.Request, s session) {
-	v := s.view("Webhook endpoint", "webhook")
+	v := s.View("Webhook endpoint", "webhook")
 	a, ok := h.admin(w, r, v)
 	if !ok {
 		return
@@ -73,7 +73,7 @@ func (h *Handler) webhookPage(w http.ResponseWriter, r *http.Request, s session)
 
 func (h *Handler) setWebhook(w http.ResponseWriter, r *http.Request, s session) {
 	raw := strings.TrimSpace(r.PostFormValue("url"))
-	v := s.view("Webhook endpoint", "webhook")
+	v := s.View("Webhook endpoint", "webhook")
 	a, ok := h.admin(w, r, v)
 	if !ok {
 		return
@@ -101,7 +101,7 @@ func (h *Handler) setWebhook(w http.ResponseWriter, r *http.Request, s session) 
 		h.render(w, statusOf(err), "webhook", v)
 		return
 	}
-	v = s.view("Your webhook signing secret", "webhook")
+	v = s.View("Your webhook signing secret", "webhook")
 	v.Script = true
 	v.Data = struct {
 		Endpoint tambala.Endpoint
@@ -112,7 +112,7 @@ func (h *Handler) setWebhook(w http.ResponseWriter, r *http.Request, s session) 
 }
 
 func (h *Handler) deliveries(w http.ResponseWriter, r *http.Request, s session) {
-	v := s.view("Webhook deliveries", "deliveries")
+	v := s.View("Webhook deliveries", "deliveries")
 	a, ok := h.admin(w, r, v)
 	if !ok {
 		return
@@ -138,7 +138,7 @@ func floorOf(o tambala.Organization) floorData {
 }
 
 func (h *Handler) floorPage(w http.ResponseWriter, r *http.Request, s session) {
-	v := s.view("Balance floor", "floor")
+	v := s.View("Balance floor", "floor")
 	a, ok := h.admin(w, r, v)
 	if !ok {
 		return
@@ -156,7 +156,7 @@ func (h *Handler) floorPage(w http.ResponseWriter, r *http.Request, s session) {
 
 func (h *Handler) setFloor(w http.ResponseWriter, r *http.Request, s session) {
 	text := strings.TrimSpace(r.PostFormValue("amount"))
-	v := s.view("Balance floor", "floor")
+	v := s.View("Balance floor", "floor")
 	a, ok := h.admin(w, r, v)
 	if !ok {
 		return
@@ -203,8 +203,8 @@ type accountData struct {
 }
 
 func (h *Handler) accountView(s session) view {
-	v := s.view("Account", "account")
-	v.Data = accountData{User: s.user, MinPass: h.minPass}
+	v := s.View("Account", "account")
+	v.Data = accountData{User: s.User, MinPass: h.minPass}
 	return v
 }
 
@@ -234,7 +234,7 @@ func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, s sessi
 		h.render(w, http.StatusUnprocessableEntity, "account", v)
 		return
 	}
-	err := h.portal.ChangePassword(r.Context(), s.token, current, next)
+	err := h.portal.ChangePassword(r.Context(), s.Token, current, next)
 	switch {
 	case err == nil:
 		v.Notice = "Your password is changed. Your other sessions are signed out; this one goes on."
@@ -255,27 +255,27 @@ func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, s sessi
 
 // beginTOTP starts a voluntary TOTP enrolment: a new secret for the app.
 func (h *Handler) beginTOTP(w http.ResponseWriter, r *http.Request, s session) {
-	if s.user.TOTPEnrolled {
+	if s.User.TOTPEnrolled {
 		v := h.accountView(s)
 		v.Notice = "Two-factor sign-in is already on."
 		h.render(w, http.StatusConflict, "account", v)
 		return
 	}
-	en, err := h.portal.BeginTOTP(r.Context(), s.token)
+	en, err := h.portal.BeginTOTP(r.Context(), s.Token)
 	if err != nil {
 		v := h.accountView(s)
 		v.Error = h.friendly(err)
 		h.render(w, statusOf(err), "account", v)
 		return
 	}
-	v := s.view("Set up two-factor sign-in", "account")
+	v := s.View("Set up two-factor sign-in", "account")
 	v.Data = en
 	h.render(w, http.StatusOK, "account_totp", v)
 }
 
 func (h *Handler) confirmTOTP(w http.ResponseWriter, r *http.Request, s session) {
 	code := strings.TrimSpace(r.PostFormValue("code"))
-	res, err := h.portal.ConfirmTOTP(r.Context(), s.token, code)
+	res, err := h.portal.ConfirmTOTP(r.Context(), s.Token, code)
 	if err != nil {
 		if sessionEnded(err) {
 			h.redirectFor(w, r, err)
@@ -283,14 +283,14 @@ func (h *Handler) confirmTOTP(w http.ResponseWriter, r *http.Request, s session)
 		}
 		// The secret is shown once, so a wrong code begins again with a
 		// new one.
-		en, berr := h.portal.BeginTOTP(r.Context(), s.token)
+		en, berr := h.portal.BeginTOTP(r.Context(), s.Token)
 		if berr != nil {
 			v := h.accountView(s)
 			v.Error = h.friendly(berr)
 			h.render(w, statusOf(berr), "account", v)
 			return
 		}
-		v := s.view("Set up two-factor sign-in", "account")
+		v := s.View("Set up two-factor sign-in", "account")
 		v.Data = en
 		v.Errors = map[string]string{"code": h.friendly(err) + " Add this new secret to your app and try again."}
 		h.render(w, statusOf(err), "account_totp", v)
@@ -298,6 +298,6 @@ func (h *Handler) confirmTOTP(w http.ResponseWriter, r *http.Request, s session)
 	}
 	t := res.Session.Token
 	h.setSession(w, r, t)
-	v := view{Title: "Recovery codes", Nav: "account", Email: s.user.Email, CSRF: accounts.CSRFToken(t), Data: res.RecoveryCodes}
+	v := view{Title: "Recovery codes", Nav: "account", Email: s.User.Email, CSRF: accounts.CSRFToken(t), Data: res.RecoveryCodes}
 	h.render(w, http.StatusOK, "recovery", v)
 }

@@ -33,6 +33,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/adapters/boltstore"
+	"github.com/tambalapay/tambala/adapters/console"
 	"github.com/tambalapay/tambala/adapters/httpapi"
 	"github.com/tambalapay/tambala/adapters/manualrail"
 	"github.com/tambalapay/tambala/adapters/pebblestore"
@@ -304,7 +305,14 @@ func setup(ctx context.Context, c config, log *zap.Logger, out io.Writer) (*app,
 	public.Handle("/", httpapi.New(eng, hopts))
 	public.Handle("/portal/", portal.New(eng, &portal.Options{Logger: opts.Logger,
 		InsecureCookies: !production && loopback(c.addr)}))
-	a := &app{store: st, storeDesc: desc, engine: eng, public: public, admin: admin, log: log, loops: lp}
+	// The admin listener serves the admin API and, under /console/, the
+	// operator's console for the staff (plain-HTTP cookies only for a
+	// sandbox on loopback).
+	adminMux := http.NewServeMux()
+	adminMux.Handle("/", admin)
+	adminMux.Handle("/console/", console.New(eng, &console.Options{Logger: opts.Logger,
+		InsecureCookies: !production && loopback(c.adminAddr)}))
+	a := &app{store: st, storeDesc: desc, engine: eng, public: public, admin: adminMux, log: log, loops: lp}
 	orgs, err := eng.Operator().Organizations(ctx)
 	if err != nil {
 		st.Close()

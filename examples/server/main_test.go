@@ -267,3 +267,30 @@ func TestDemoAdminInvitation(t *testing.T) {
 	t.Cleanup(func() { b.store.Close() })
 	assert.NotContains(t, again.String(), "invitations/accept")
 }
+
+// TestConsoleOnAdminListener: the operator's console is served on the
+// admin listener only, with plain-HTTP cookies for a loopback sandbox.
+func TestConsoleOnAdminListener(t *testing.T) {
+	c := config{data: t.TempDir(), env: "sandbox", addr: "127.0.0.1:8080", adminAddr: "127.0.0.1:8081", payoutDelay: 50 * time.Millisecond}
+	a, err := setup(context.Background(), c, zap.NewNop(), io.Discard)
+	require.NoError(t, err)
+	t.Cleanup(func() { a.store.Close() })
+	adm := httptest.NewServer(a.admin)
+	defer adm.Close()
+	pub := httptest.NewServer(a.public)
+	defer pub.Close()
+
+	res, err := http.Get(adm.URL + "/console/")
+	require.NoError(t, err)
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	assert.Equal(t, 200, res.StatusCode)
+	assert.Equal(t, "/console/sign-in", res.Request.URL.Path)
+	assert.Contains(t, string(body), "tambala console")
+	assert.Contains(t, res.Header.Get("Content-Security-Policy"), "frame-ancestors 'none'")
+
+	res, err = http.Get(pub.URL + "/console/")
+	require.NoError(t, err)
+	res.Body.Close()
+	assert.Equal(t, 404, res.StatusCode, "no console on the public listener")
+}

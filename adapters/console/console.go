@@ -1,0 +1,211 @@
+package console
+
+import (
+	"embed"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tambalapay/tambala"
+	"github.com/tambalapay/tambala/accounts"
+	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/webui"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static/style.css
+var staticFS embed.FS
+
+// ContentSecurityPolicy is the policy of every page: the console's own
+// style sheet only, no script, never framed; frames of its own origin
+// only (the proof).
+const ContentSecurityPolicy = "default-src 'self'; script-src 'none'; style-src 'self'; img-src 'self' data:; " +
+	"frame-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'"
+
+// ProofSecurityPolicy is the policy of a funding proof: a sandbox (no
+// script, an opaque origin) that the console's own pages alone may frame.
+const ProofSecurityPolicy = "sandbox; default-src 'none'; img-src 'self'; frame-ancestors 'self'"
+
+// Cookie names: the __Host- prefix needs Secure and Path=/. They differ
+// from the portal's, so one browser holds both sessions.
+const (
+	SecureCookieName   = "__Host-tambala_console"
+	InsecureCookieName = "tambala_console"
+)
+
+// Options configure the console. The zero value serves over HTTPS.
+type Options struct {
+	// ClientAddr returns the caller's address, for sign-in throttling
+	// and the audit trail. Default: the connection's remote address.
+	ClientAddr func(*http.Request) netip.Addr
+	// InsecureCookies lets the session cookie go over plain HTTP (named
+	// tambala_console, Path /console, not Secure) on requests without
+	// TLS. Set it only for a sandbox listening on loopback.
+	InsecureCookies bool
+	// Logger receives the engine failures the pages hide. Default: none.
+	Logger *slog.Logger
+	// Now is the time the pages measure ages and legal moves at.
+	// Default: time.Now.
+	Now func() time.Time
+}
+
+// handler serves the console.
+type handler struct {
+	engine  *tambala.Engine
+	portal  *tambala.Portal
+	opts    Options
+	site    *webui.Site
+	mux     http.Handler
+	statics http.Handler
+}
+
+var pageNames = []string{"signin", "second", "enrol", "recovery", "message", "desk", "order", "corridors"}
+
+// errNotStaff refuses an organization's user.
+var errNotStaff = errcode.Newf(errcode.Forbidden,
+	"This console is for the operator's staff. Organization admins sign in to the portal.")
+
+// New returns the console's handler over engine, serving /console/; o may
+// be nil.
+func New(engine *tambala.Engine, o *Options) http.Handler {
+	h := &handler{engine: engine, portal: engine.Portal()}
+	if o != nil {
+		h.opts = *o
+	}
+	if h.opts.Now == nil {
+		h.opts.Now = time.Now
+	}
+	pages := parsePages()
+	h.site = &webui.Site{Portal: h.portal, Prefix: "/console", Home: "/console/desk",
+		SecureCookie: SecureCookieName, InsecureCookie: InsecureCookieName, InsecureCookies: h.opts.InsecureCookies,
+		CSP: ContentSecurityPolicy, StaticPrefix: "/console/static/", ClientAddr: h.opts.ClientAddr,
+		Logger: h.opts.Logger, LogPrefix: "console: ", Pages: pages,
+		Admit: func(u tambala.User) error {
+			if len(u.StaffRoles) == 0 {
+				return errNotStaff
+			}
+			return nil
+		}}
+	static, err := fs.Sub(staticFS, "static")
+	if err != nil {
+		panic(err)
+	}
+	h.statics = http.StripPrefix("/console/static/", http.FileServerFS(static))
+
+	s := h.site
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /console/static/{file}", h.static)
+	mux.HandleFunc("GET /console/sign-in", s.SignInPage)
+	mux.HandleFunc("POST /console/sign-in", s.SignIn)
+	mux.HandleFunc("GET /console/second-factor", s.SecondFactorPage)
+	mux.HandleFunc("POST /console/second-factor", s.SecondFactor)
+	mux.HandleFunc("GET /console/enrol", s.EnrolPage)
+	mux.HandleFunc("POST /console/enrol", s.Enrol)
+	mux.HandleFunc("POST /console/sign-out", s.SignOut)
+	mux.HandleFunc("GET /console/{$}", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/console/desk", http.StatusSeeOther)
+	})
+	mux.HandleFunc("GET /console/desk", s.SignedIn(h.desk))
+	mux.HandleFunc("GET /console/orders/{id}", s.SignedIn(h.order))
+	mux.HandleFunc("GET /console/orders/{id}/proof", s.SignedIn(h.proof))
+	mux.HandleFunc("POST /console/orders/{id}/moves/{move}", s.Changing(h.move))
+	mux.HandleFunc("GET /console/corridors", s.SignedIn(h.corridors))
+	mux.HandleFunc("POST /console/corridors/{asset}", s.Changing(h.setCorridor))
+	mux.HandleFunc("POST /console/limits/{asset}/{op}", s.Changing(h.setLimits))
+	mux.HandleFunc("/console/", s.NotFound)
+	h.mux = http.NewCrossOriginProtection().Handler(mux)
+	return h
+}
+
+// parsePages parses every page over the layout.
+func parsePages() map[string]*template.Template {
+	pages := map[string]*template.Template{}
+	layout := template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html"))
+	for _, name := range pageNames {
+		t := template.Must(layout.Clone())
+		pages[name] = template.Must(t.ParseFS(templateFS, "templates/"+name+".html"))
+	}
+	return pages
+}
+
+// ServeHTTP serves a request under /console/ with the console's headers.
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.site.Serve(h.mux, w, r)
+}
+
+func (h *handler) static(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-cache")
+	h.statics.ServeHTTP(w, r)
+}
+
+// may reports whether the signed-in user holds role (the forms shown;
+// the engine checks again).
+func may(s webui.Session, role accounts.StaffRole) bool {
+	return slices.Contains(s.User.StaffRoles, role)
+}
+
+// operator is the session's Operator face, or a page saying why not.
+func (h *handler) operator(w http.ResponseWriter, r *http.Request, s webui.Session, v webui.View) (*tambala.Operator, bool) {
+	op, err := h.portal.Operator(r.Context(), s.Token)
+	if err != nil {
+		h.fail(w, v, err)
+		return nil, false
+	}
+	return op, true
+}
+
+// fail renders the message page with the engine's error.
+func (h *handler) fail(w http.ResponseWriter, v webui.View, err error) {
+	v.Error = h.site.Friendly(err)
+	h.site.Render(w, webui.StatusOf(err), "message", v)
+}
+
+// funcs are the templates' helpers.
+var funcs = template.FuncMap{
+	"visible": Visible,
+	"when":    func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
+	"deref":   func(t *time.Time) time.Time { return *t },
+	"split":   func(s string) []string { return strings.SplitN(s+".", ".", 3) },
+	"args": func(v webui.View, move string, rest ...string) formArgs {
+		a := formArgs{V: v, Move: move}
+		if len(rest) > 0 {
+			a.Label = rest[0]
+		}
+		if len(rest) > 1 {
+			a.Text = rest[1]
+		}
+		return a
+	},
+}
+
+// formArgs are a sub-template's: the page's view, a move (or field) name,
+// its label and text.
+type formArgs struct {
+	V                 webui.View
+	Move, Label, Text string
+}
+
+// age is d as the desk reads it: "3 h 12 min", "2 d 4 h", "7 min".
+func age(d time.Duration) string {
+	if d < 0 {
+		d = 0
+	}
+	m := int(d / time.Minute)
+	days, hours, mins := m/(24*60), m/60%24, m%60
+	switch {
+	case days > 0:
+		return strconv.Itoa(days) + " d " + strconv.Itoa(hours) + " h"
+	case hours > 0:
+		return strconv.Itoa(hours) + " h " + strconv.Itoa(mins) + " min"
+	default:
+		return strconv.Itoa(mins) + " min"
+	}
+}

@@ -1,0 +1,428 @@
+package console
+
+import (
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tambalapay/tambala"
+	"github.com/tambalapay/tambala/accounts"
+	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/webui"
+	"github.com/tambalapay/tambala/orders"
+)
+
+// groupSize is how many orders a group of the desk queue shows.
+const groupSize = 25
+
+// historyPages bounds the audit pages read for an order's history or a
+// corridor's last change (each of tambala.MaxPageSize entries).
+const historyPages = 20
+
+// queue is one group of the desk queue: the orders in one status, and
+// for failed ones only the to-bank orders whose refund is pending.
+type queue struct {
+	Key, Title string
+	Status     orders.Status
+	Refunds    bool
+}
+
+var queues = []queue{
+	{"accepted", "To bank, accepted: start processing", orders.Accepted, false},
+	{"processing", "To bank, processing: pay the beneficiary, then complete", orders.Processing, false},
+	{"awaiting_instructions", "From bank, awaiting instructions: issue the funding instructions", orders.AwaitingInstructions, false},
+	{"proof_submitted", "From bank, proof submitted: review the proof", orders.ProofSubmitted, false},
+	{"funds_confirmed", "From bank, funds confirmed: complete", orders.FundsConfirmed, false},
+	{"refund_pending", "To bank, failed with the refund pending: record the coins returned", orders.Failed, true},
+}
+
+// row is an order of the desk queue.
+type row struct {
+	Order    orders.Order
+	OrgName  string
+	Age      string
+	Deadline string
+}
+
+type group struct {
+	queue
+	Rows []row
+	More string // the next page's link, "" for none
+}
+
+type deskData struct {
+	Groups []group
+	Single bool // one group paged by ?queue=&before=
+}
+
+// orgNames maps organization ids to names for the rows.
+func orgNames(r *http.Request, op *tambala.Operator) map[string]string {
+	names := map[string]string{}
+	if orgs, err := op.Organizations(r.Context()); err == nil {
+		for _, o := range orgs {
+			names[o.ID] = o.Name
+		}
+	}
+	return names
+}
+
+func (h *handler) rowOf(o orders.Order, names map[string]string, now time.Time) row {
+	rw := row{Order: o, OrgName: names[o.Org], Age: age(now.Sub(o.CreatedAt))}
+	if rw.OrgName == "" {
+		rw.OrgName = o.Org
+	}
+	if d, ok := o.ExpiresAt(); ok {
+		rw.Deadline = d.UTC().Format("2006-01-02 15:04 UTC")
+	} else if o.Direction == orders.FromBank {
+		rw.Deadline = "not set yet"
+	}
+	return rw
+}
+
+func (h *handler) desk(w http.ResponseWriter, r *http.Request, s webui.Session) {
+	v := s.View("Desk", "desk")
+	op, ok := h.operator(w, r, s, v)
+	if !ok {
+		return
+	}
+	names := orgNames(r, op)
+	now := h.opts.Now()
+	var d deskData
+	only, before := r.URL.Query().Get("queue"), r.URL.Query().Get("before")
+	for _, q := range queues {
+		if only != "" && q.Key != only {
+			continue
+		}
+		page, err := op.DeskOrders(r.Context(), tambala.DeskQueue{Status: q.Status},
+			tambala.PageRequest{Limit: groupSize, BeforeID: before})
+		if err != nil {
+			h.fail(w, v, err)
+			return
+		}
+		g := group{queue: q}
+		for _, o := range page.Items {
+			if q.Refunds && (o.Direction != orders.ToBank || o.Refund == nil || o.Refund.Status != orders.RefundPending) {
+				continue
+			}
+			g.Rows = append(g.Rows, h.rowOf(o, names, now))
+		}
+		if page.HasMore {
+			g.More = "/console/desk?queue=" + url.QueryEscape(q.Key) + "&before=" + url.QueryEscape(page.NextBeforeID)
+		}
+		d.Groups = append(d.Groups, g)
+	}
+	if only != "" && len(d.Groups) == 0 {
+		h.site.NotFound(w, r)
+		return
+	}
+	d.Single = only != ""
+	v.Data = d
+	h.site.Render(w, http.StatusOK, "desk", v)
+}
+
+// moves are the moves an order's state allows, each decided by
+// orders.Apply on the order (a move that errs or changes nothing is not
+// offered).
+type moves struct {
+	Processing, CoinsSent, Complete, Cancel, ReturnRefund bool
+	Instructions, RejectProof, ConfirmFunds               bool
+	FailCodes                                             []orders.FailureCode
+}
+
+func (m moves) Any() bool {
+	return m.Processing || m.CoinsSent || m.Complete || m.Cancel || m.ReturnRefund ||
+		m.Instructions || m.RejectProof || m.ConfirmFunds || len(m.FailCodes) > 0
+}
+
+// legal reports whether cmd is a move of o at now.
+func legal(o orders.Order, cmd orders.Command, now time.Time) bool {
+	_, eff, err := orders.Apply(o, cmd, now)
+	return err == nil && eff.Changed
+}
+
+// legalMoves asks the orders package which moves o allows at now.
+func legalMoves(o orders.Order, now time.Time) moves {
+	m := moves{
+		Processing:   legal(o, orders.StartProcessing{}, now),
+		CoinsSent:    legal(o, orders.CoinsSent{}, now),
+		Complete:     legal(o, orders.Complete{}, now),
+		Cancel:       legal(o, orders.Cancel{}, now),
+		ReturnRefund: legal(o, orders.ReturnRefund{}, now),
+		Instructions: legal(o, orders.Instructions{BankName: "b", AccountName: "a", AccountNumber: "1"}, now),
+	}
+	if o.Proof != nil {
+		m.RejectProof = legal(o, orders.RejectProof{ProofID: o.Proof.ID, Reason: "r"}, now)
+		m.ConfirmFunds = legal(o, orders.ConfirmFunds{ProofID: o.Proof.ID}, now)
+	}
+	for _, c := range orders.FailureCodes(o.Direction) {
+		if legal(o, orders.Fail{Code: c}, now) {
+			m.FailCodes = append(m.FailCodes, c)
+		}
+	}
+	return m
+}
+
+// beneficiary is a to-bank order's beneficiary with its invisible
+// characters made visible.
+type beneficiary struct {
+	Name, BankName, AccountNumber, Branch []Segment
+	HasBranch                             bool
+}
+
+type orderData struct {
+	Order       orders.Order
+	OrgName     string
+	Age         string
+	Deadline    string
+	Beneficiary *beneficiary
+	History     []tambala.AuditEntry
+	HistoryErr  string
+	Desk        bool
+	Moves       moves
+	// Moved names the move just made, for the page's notice.
+	Moved string
+}
+
+// history is the audit trail of order id of org, oldest first.
+func (h *handler) history(r *http.Request, s webui.Session, org, id string) ([]tambala.AuditEntry, error) {
+	acc, err := h.portal.Accounts(r.Context(), s.Token)
+	if err != nil {
+		return nil, err
+	}
+	var out []tambala.AuditEntry
+	pg := tambala.PageRequest{Limit: tambala.MaxPageSize}
+	for range historyPages {
+		page, err := acc.AuditTrail(r.Context(), pg, tambala.AuditFilter{Org: org})
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range page.Items {
+			if e.Target == id {
+				out = append(out, e)
+			}
+		}
+		if !page.HasMore {
+			break
+		}
+		pg.BeforeID = page.NextBeforeID
+	}
+	slices.Reverse(out)
+	return out, nil
+}
+
+// orderView is the order page of id for s, with status; on an engine
+// error, the message page's view.
+func (h *handler) orderView(r *http.Request, s webui.Session, id string) (webui.View, string, int) {
+	v := s.View("Order "+id, "desk")
+	op, err := h.portal.Operator(r.Context(), s.Token)
+	var o orders.Order
+	if err == nil {
+		o, err = op.DeskOrder(r.Context(), id)
+	}
+	if err != nil {
+		v.Error, v.Data = h.site.Friendly(err), "/console/desk"
+		return v, "message", webui.StatusOf(err)
+	}
+	now := h.opts.Now()
+	rw := h.rowOf(o, orgNames(r, op), now)
+	d := orderData{Order: o, OrgName: rw.OrgName, Age: rw.Age, Deadline: rw.Deadline, Desk: may(s, accounts.StaffDesk)}
+	if b := o.Beneficiary; b != nil {
+		d.Beneficiary = &beneficiary{Name: Visible(b.Name), BankName: Visible(b.BankName), AccountNumber: Visible(b.AccountNumber)}
+		if b.Branch != nil {
+			d.Beneficiary.Branch, d.Beneficiary.HasBranch = Visible(*b.Branch), true
+		}
+	}
+	if d.History, err = h.history(r, s, o.Org, o.ID); err != nil {
+		d.HistoryErr = h.site.Friendly(err)
+	}
+	if d.Desk {
+		d.Moves = legalMoves(o, now)
+	}
+	v.Data = d
+	return v, "order", http.StatusOK
+}
+
+func (h *handler) order(w http.ResponseWriter, r *http.Request, s webui.Session) {
+	v, page, status := h.orderView(r, s, r.PathValue("id"))
+	if d, ok := v.Data.(orderData); ok {
+		d.Moved = r.URL.Query().Get("moved")
+		v.Data = d
+	}
+	h.site.Render(w, status, page, v)
+}
+
+// proof serves the newest funding proof for the order page's sandboxed
+// frame: its own content type, nosniff, inline, and a sandbox policy
+// that lets the console's pages alone frame it.
+func (h *handler) proof(w http.ResponseWriter, r *http.Request, s webui.Session) {
+	v := s.View("Funding proof", "desk")
+	op, ok := h.operator(w, r, s, v)
+	if !ok {
+		return
+	}
+	pf, err := op.DeskProof(r.Context(), r.PathValue("id"))
+	if err != nil {
+		h.fail(w, v, err)
+		return
+	}
+	defer pf.Content.Close()
+	hd := w.Header()
+	hd.Set("Content-Type", pf.ContentType)
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("Content-Security-Policy", ProofSecurityPolicy)
+	hd.Set("X-Frame-Options", "SAMEORIGIN")
+	hd.Set("Content-Disposition", "inline")
+	hd.Set("Content-Length", strconv.FormatInt(pf.Size, 10))
+	_, _ = io.Copy(w, pf.Content)
+}
+
+// command builds the move named name from the form, with the fields it
+// read (by field name) for the form sent back; problems by field.
+func command(name string, r *http.Request) (orders.Command, map[string]string, map[string]string) {
+	form, problems := map[string]string{}, map[string]string{}
+	field := func(f string) string {
+		s := strings.TrimSpace(r.PostFormValue(f))
+		form[f] = s
+		return s
+	}
+	var cmd orders.Command
+	switch name {
+	case "processing":
+		cmd = orders.StartProcessing{}
+	case "coins-sent":
+		cmd = orders.CoinsSent{}
+	case "complete":
+		cmd = orders.Complete{}
+	case "cancel":
+		cmd = orders.Cancel{}
+	case "refund-returned":
+		cmd = orders.ReturnRefund{}
+	case "fail":
+		code := field("code")
+		if code == "" {
+			problems["code"] = "Choose a failure code."
+		}
+		cmd = orders.Fail{Code: orders.FailureCode(code)}
+	case "instructions":
+		c := orders.Instructions{BankName: field("bank_name"), AccountName: field("account_name"),
+			AccountNumber: field("account_number"), Reference: strings.ToUpper(field("reference"))}
+		for f, v := range map[string]string{"bank_name": c.BankName, "account_name": c.AccountName, "account_number": c.AccountNumber} {
+			if v == "" {
+				problems[f] = "Enter this field."
+			}
+		}
+		cmd = c
+	case "reject-proof":
+		reason := field("reason")
+		if reason == "" {
+			problems["reason"] = "Give the organization the reason."
+		}
+		cmd = orders.RejectProof{ProofID: field("proof_id"), Reason: reason}
+	case "confirm-funds":
+		cmd = orders.ConfirmFunds{ProofID: field("proof_id")}
+	default:
+		return nil, form, problems
+	}
+	if r.PostFormValue("confirm") != "yes" {
+		problems["confirm"] = "Tick “I confirm” to make this move."
+	}
+	return cmd, form, problems
+}
+
+// fieldOf is the field of a move an engine validation message is about.
+func fieldOf(move, msg string) string {
+	for _, f := range []string{"bank_name", "account_name", "account_number", "reference", "reason", "code"} {
+		if strings.Contains(msg, f) {
+			return f
+		}
+	}
+	switch move {
+	case "fail":
+		return "code"
+	case "reject-proof":
+		return "reason"
+	}
+	return "confirm"
+}
+
+func (h *handler) move(w http.ResponseWriter, r *http.Request, s webui.Session) {
+	id, name := r.PathValue("id"), r.PathValue("move")
+	cmd, form, problems := command(name, r)
+	if cmd == nil {
+		h.site.NotFound(w, r)
+		return
+	}
+	status := http.StatusUnprocessableEntity
+	if len(problems) == 0 {
+		op, err := h.portal.Operator(r.Context(), s.Token)
+		if err == nil {
+			_, err = op.MoveOrder(r.Context(), id, cmd)
+		}
+		if err == nil {
+			http.Redirect(w, r, "/console/orders/"+url.PathEscape(id)+"?moved="+url.QueryEscape(name), http.StatusSeeOther)
+			return
+		}
+		status = webui.StatusOf(err)
+		msg := h.site.Friendly(err)
+		if errcode.Of(err) == errcode.ValidationError {
+			problems[fieldOf(name, msg)] = msg
+		} else {
+			problems["form"] = msg
+		}
+		if c := errcode.Of(err); c == errcode.Forbidden || c == errcode.NotFound {
+			v := s.View("Order "+id, "desk")
+			v.Error, v.Data = msg, "/console/orders/"+id
+			h.site.Render(w, status, "message", v)
+			return
+		}
+	}
+	v, page, st := h.orderView(r, s, id)
+	if page != "order" {
+		h.site.Render(w, st, page, v)
+		return
+	}
+	v.Errors, v.Form = map[string]string{}, map[string]string{}
+	for f, p := range problems {
+		v.Errors[name+"."+f] = p
+	}
+	for f, val := range form {
+		v.Form[name+"."+f] = val
+	}
+	// A move the order no longer allows has no form to show its error
+	// beside: the page says it.
+	if msg, ok := problems["form"]; ok {
+		if d, _ := v.Data.(orderData); !d.Desk || !offered(d.Moves, name) {
+			v.Error = msg
+		}
+	}
+	h.site.Render(w, status, "order", v)
+}
+
+// offered reports whether m shows the form of the move named name.
+func offered(m moves, name string) bool {
+	switch name {
+	case "processing":
+		return m.Processing
+	case "coins-sent":
+		return m.CoinsSent
+	case "complete":
+		return m.Complete
+	case "cancel":
+		return m.Cancel
+	case "refund-returned":
+		return m.ReturnRefund
+	case "fail":
+		return len(m.FailCodes) > 0
+	case "instructions":
+		return m.Instructions
+	case "reject-proof":
+		return m.RejectProof
+	case "confirm-funds":
+		return m.ConfirmFunds
+	}
+	return false
+}

@@ -1,0 +1,38 @@
+// Package console is the operator's console: server-rendered pages
+// (html/template, embedded with one style sheet, no script) over the
+// engine's Portal and the Operator face of a signed-in staff user
+// (Portal.Operator). The host mounts New's handler under "/console/" on
+// its admin listener, never on the public one.
+//
+// The pages: sign in (email and password, then a TOTP or recovery code,
+// or TOTP enrolment, which every staff user needs, with the recovery
+// codes shown once) and sign out; the desk queue, the orders grouped by
+// what the desk must do next (to-bank accepted and processing; from-bank
+// awaiting instructions, proof submitted and funds confirmed; failed
+// to-bank orders whose refund is pending); an order's page with its
+// amounts and rate, the beneficiary exactly as sent with every control
+// and invisible format character shown as a marker (⟨U+200B⟩), the
+// history of its moves and their actors from the audit trail, the newest
+// funding proof in a sandboxed frame, and a form for each move the order's
+// state allows (decided by orders.Apply on the order, never by a table of
+// its own); and the corridors with the desk's form for each and who set
+// it last, beside the /v2 asset limits of every configured asset.
+//
+// Only the operator's staff sign in: an organization's user is refused and
+// the session ended. The forms that change something are rendered only for
+// a user whose staff roles allow them (a support user reads every page and
+// sees no form); the engine checks the roles again on every call.
+//
+// # Security
+//
+// The cookie, the CSRF token of every state-changing form, the refusal of
+// cross-origin forms and the headers are internal/webui's, as in the
+// portal, under another cookie name (__Host-tambala_console, or
+// tambala_console with Path /console over plain HTTP when
+// Options.InsecureCookies is set for a loopback sandbox) so one browser
+// holds both sessions. Every page carries a strict Content-Security-Policy
+// with frame-ancestors 'none'; the proof alone is served with its own
+// content type, nosniff, Content-Disposition inline and the policy
+// "sandbox" with frame-ancestors 'self', so only the console's order page
+// frames it and the file runs nothing.
+package console
