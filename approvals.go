@@ -45,14 +45,6 @@ func (e *ApprovalPendingError) Error() string {
 // Is makes errors.Is(err, ErrApprovalPending) true.
 func (e *ApprovalPendingError) Is(target error) bool { return target == ErrApprovalPending }
 
-// The actions of four-eyes.
-const (
-	AuditApprovalRequested AuditAction = "approval.requested"
-	AuditApprovalApproved  AuditAction = "approval.approved"
-	AuditApprovalRejected  AuditAction = "approval.rejected"
-	AuditThresholdChanged  AuditAction = "approval.threshold_changed"
-)
-
 // Approvals is the operator's face for four-eyes: the pending approvals,
 // their decisions, and the per-asset thresholds above which an
 // operator's funding, deposit recorded by hand or refund returned waits

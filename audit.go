@@ -3,6 +3,7 @@ package tambala
 import (
 	"context"
 	"net/netip"
+	"strings"
 	"time"
 
 	"github.com/tambalapay/tambala/accounts"
@@ -89,10 +90,43 @@ const (
 	AuditPasswordReset        AuditAction = "user.password_reset"
 )
 
-// AuditFilter narrows the operator's read of the audit trail.
+// AuditFilter narrows the operator's read of the audit trail. Each field
+// set keeps only the entries that match it; the zero filter keeps all.
+// Only Org is an index: the other fields are checked entry by entry,
+// newest first, until a page is full.
 type AuditFilter struct {
 	// Org, when set, keeps one organization's entries.
 	Org string
+	// ActorKind keeps one kind of actor (user, staff, automation).
+	ActorKind AuditActorKind
+	// Actor keeps one person's acts: a user's id or email.
+	Actor string
+	// Action keeps one action.
+	Action AuditAction
+	// Target keeps the entries about one thing (an order, a user, ...).
+	Target string
+	// Since and Until keep entries at or after Since and before Until.
+	Since, Until time.Time
+}
+
+// keeps reports whether a matches f (Org aside: that is the index).
+func (f AuditFilter) keeps(a AuditEntry) bool {
+	switch {
+	case f.ActorKind != "" && a.Actor.Kind != f.ActorKind,
+		f.Actor != "" && a.Actor.ID != f.Actor && !strings.EqualFold(a.Actor.Email, f.Actor),
+		f.Action != "" && a.Action != f.Action,
+		f.Target != "" && a.Target != f.Target,
+		!f.Since.IsZero() && a.At.Before(f.Since),
+		!f.Until.IsZero() && !a.At.Before(f.Until):
+		return false
+	}
+	return true
+}
+
+// narrows reports whether f has any field besides Org.
+func (f AuditFilter) narrows() bool {
+	f.Org = ""
+	return f != AuditFilter{}
 }
 
 // RequestInfo is what a transport knows of the request behind a call: the
@@ -148,24 +182,34 @@ func loadAudit(tx store.Tx, org, id string) (AuditEntry, error) {
 }
 
 // auditTrail reads one page of the trail, newest first: one
-// organization's when org is set, else every entry.
-func (e *Engine) auditTrail(ctx context.Context, page PageRequest, org string) (Page[AuditEntry], error) {
+// organization's when f.Org is set, else every entry; narrowed by f.
+func (e *Engine) auditTrail(ctx context.Context, page PageRequest, f AuditFilter) (Page[AuditEntry], error) {
+	if !f.Since.IsZero() && !f.Until.IsZero() && !f.Since.Before(f.Until) {
+		return Page[AuditEntry]{}, errcode.Newf(errcode.ValidationError, "since must be before until.")
+	}
 	var out Page[AuditEntry]
 	err := e.store.View(ctx, func(tx store.Tx) error {
-		var err error
-		if org != "" {
-			out, err = listPage(tx, bucketAudit, org, page, nil, func(id string) (AuditEntry, error) {
-				return loadAudit(tx, org, id)
-			})
-			return err
-		}
-		out, err = listPage(tx, bucketAuditAll, "", page, nil, func(id string) (AuditEntry, error) {
+		index, owner := bucketAuditAll, ""
+		load := func(id string) (AuditEntry, error) {
 			o, err := tx.Get(bucketAuditAll, records.IndexKey("", id))
 			if err != nil {
 				return AuditEntry{}, err
 			}
 			return loadAudit(tx, string(o), id)
-		})
+		}
+		if f.Org != "" {
+			index, owner = bucketAudit, f.Org
+			load = func(id string) (AuditEntry, error) { return loadAudit(tx, f.Org, id) }
+		}
+		var keep func(id string) (bool, error)
+		if f.narrows() {
+			keep = func(id string) (bool, error) {
+				a, err := load(id)
+				return err == nil && f.keeps(a), err
+			}
+		}
+		var err error
+		out, err = listPage(tx, index, owner, page, keep, load)
 		return err
 	})
 	return out, err
@@ -207,6 +251,14 @@ const (
 	AuditPauseChanged          AuditAction = "pause.changed"
 	AuditRailChanged           AuditAction = "rail.changed"
 	AuditInstitutionsSynced    AuditAction = "institutions.synced"
+)
+
+// The actions of four-eyes.
+const (
+	AuditApprovalRequested AuditAction = "approval.requested"
+	AuditApprovalApproved  AuditAction = "approval.approved"
+	AuditApprovalRejected  AuditAction = "approval.rejected"
+	AuditThresholdChanged  AuditAction = "approval.threshold_changed"
 )
 
 type actorKey struct{}

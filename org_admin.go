@@ -47,7 +47,7 @@ func (a *OrgAdmin) AuditTrail(ctx context.Context, page PageRequest) (Page[Audit
 	if err != nil {
 		return Page[AuditEntry]{}, err
 	}
-	return a.e.auditTrail(ctx, page, org)
+	return a.e.auditTrail(ctx, page, AuditFilter{Org: org})
 }
 
 // CreateKey issues an API key for the organization. The full key is

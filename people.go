@@ -166,13 +166,13 @@ func peopleRole(org string) accounts.StaffRole {
 }
 
 // AuditTrail reads one page of the audit trail, newest first: every
-// organization's, or f.Org's alone.
+// organization's, or f.Org's alone, narrowed by f's other fields.
 func (a *Accounts) AuditTrail(ctx context.Context, page PageRequest, f AuditFilter) (Page[AuditEntry], error) {
 	ctx, err := a.act(ctx, "")
 	if err != nil {
 		return Page[AuditEntry]{}, err
 	}
-	return a.e.auditTrail(ctx, page, f.Org)
+	return a.e.auditTrail(ctx, page, f)
 }
 
 // DisableUser disables a user and ends every session of theirs; a user

@@ -121,7 +121,7 @@ func (p *Portal) AuditTrail(ctx context.Context, token string, page PageRequest)
 	if si.User.Org == "" {
 		return Page[AuditEntry]{}, errcode.New(errcode.Forbidden)
 	}
-	return p.e.auditTrail(ctx, page, si.User.Org)
+	return p.e.auditTrail(ctx, page, AuditFilter{Org: si.User.Org})
 }
 
 // BeginTOTP starts (or starts again) the TOTP enrolment of the session's

@@ -87,6 +87,7 @@ func (a *Admin) routes(o Options) {
 	a.orderRoutes()
 	a.conversionRoutes()
 	a.peopleRoutes()
+	a.approvalRoutes()
 	a.handle("GET /admin/pause", a.getPause)
 	a.handleJSON("PUT /admin/pause", a.setPause)
 	a.handle("GET /admin/openapi.json", a.openAPI)

@@ -34,3 +34,92 @@ func TestAdmin_FundingWaitsForApproval(t *testing.T) {
 	}
 	e.admin(t, "POST", path, map[string]any{"asset": "MWK", "amount": "2000.00", "ref": "above"}).want(t, 409, "conflict")
 }
+
+// TestAdmin_ApprovalsAndAuditFilters: the admin token lists, reads and
+// rejects approvals and sets the thresholds (never approves), and reads
+// the audit trail narrowed by action, actor kind and time.
+func TestAdmin_ApprovalsAndAuditFilters(t *testing.T) {
+	e := newEnv(t)
+	o, _ := e.newOrg(t, orgSpec{})
+	e.admin(t, "PUT", "/admin/approval-thresholds/MWK", map[string]any{"threshold": "1000.00"}).want(t, 200, "")
+	e.admin(t, "PUT", "/admin/approval-thresholds/MWK", map[string]any{"threshold": "-1"}).want(t, 400, "validation_error")
+	e.admin(t, "PUT", "/admin/approval-thresholds/MWK", map[string]any{}).want(t, 400, "validation_error")
+	var th struct {
+		Thresholds map[string]string `json:"thresholds"`
+	}
+	e.admin(t, "GET", "/admin/approval-thresholds", nil).want(t, 200, "").decode(t, &th)
+	if th.Thresholds["MWK"] != "1000.00" {
+		t.Errorf("thresholds = %+v", th)
+	}
+
+	type approval struct {
+		ID, Status, Kind string
+		Reason           *string `json:"reason"`
+		RequestedBy      struct {
+			Kind string `json:"kind"`
+		} `json:"requested_by"`
+	}
+	var pending struct {
+		Approval approval `json:"approval"`
+	}
+	fund := "/admin/orgs/" + o.ID + "/funding"
+	e.admin(t, "POST", fund, map[string]any{"asset": "MWK", "amount": "5000.00", "ref": "wire-9"}).want(t, 202, "").decode(t, &pending)
+	if pending.Approval.RequestedBy.Kind != "automation" {
+		t.Errorf("requested by %+v", pending.Approval.RequestedBy)
+	}
+	var list struct {
+		Approvals []approval `json:"approvals"`
+		HasMore   bool       `json:"has_more"`
+	}
+	e.admin(t, "GET", "/admin/approvals?status=pending", nil).want(t, 200, "").decode(t, &list)
+	if len(list.Approvals) != 1 || list.Approvals[0].ID != pending.Approval.ID {
+		t.Errorf("pending approvals = %+v", list)
+	}
+	e.admin(t, "GET", "/admin/approvals?status=maybe", nil).want(t, 400, "validation_error")
+	e.admin(t, "GET", "/admin/approvals/"+unknownID, nil).want(t, 404, "not_found")
+	var got approval
+	e.admin(t, "GET", "/admin/approvals/"+pending.Approval.ID, nil).want(t, 200, "").decode(t, &got)
+	if got.ID != pending.Approval.ID || got.Status != "pending" || got.Kind != "funding" {
+		t.Errorf("approval = %+v", got)
+	}
+	e.admin(t, "POST", "/admin/approvals/"+pending.Approval.ID+"/reject", map[string]any{"reason": ""}).want(t, 400, "validation_error")
+	var rejected approval
+	e.admin(t, "POST", "/admin/approvals/"+pending.Approval.ID+"/reject", map[string]any{"reason": "No such wire."}).want(t, 200, "").decode(t, &rejected)
+	if rejected.Status != "rejected" || rejected.Reason == nil || *rejected.Reason != "No such wire." {
+		t.Errorf("rejected = %+v", rejected)
+	}
+	e.admin(t, "POST", "/admin/approvals/"+pending.Approval.ID+"/reject", map[string]any{"reason": "again"}).want(t, 409, "conflict")
+	e.admin(t, "POST", fund, map[string]any{"asset": "MWK", "amount": "5000.00", "ref": "wire-9"}).want(t, 409, "conflict")
+	e.admin(t, "PUT", "/admin/approval-thresholds/MWK", map[string]any{"threshold": nil}).want(t, 200, "")
+	e.admin(t, "POST", fund, map[string]any{"asset": "MWK", "amount": "5000.00", "ref": "wire-10"}).want(t, 200, "")
+
+	// The audit trail, narrowed.
+	var page struct {
+		Entries []struct {
+			Action string `json:"action"`
+			Actor  struct {
+				Kind string `json:"kind"`
+			} `json:"actor"`
+		} `json:"entries"`
+	}
+	e.admin(t, "GET", "/admin/audit?action=approval.rejected", nil).want(t, 200, "").decode(t, &page)
+	if len(page.Entries) != 1 || page.Entries[0].Action != "approval.rejected" {
+		t.Errorf("approval.rejected entries = %+v", page.Entries)
+	}
+	e.admin(t, "GET", "/admin/orgs/"+o.ID+"/audit?action=org.funded&actor_kind=automation", nil).want(t, 200, "").decode(t, &page)
+	if len(page.Entries) == 0 {
+		t.Error("no org.funded entry by the automation")
+	}
+	for _, en := range page.Entries {
+		if en.Action != "org.funded" || en.Actor.Kind != "automation" {
+			t.Errorf("filtered entry %+v", en)
+		}
+	}
+	e.admin(t, "GET", "/admin/audit?since=2100-01-01T00:00:00Z", nil).want(t, 200, "").decode(t, &page)
+	if len(page.Entries) != 0 {
+		t.Errorf("entries after 2100: %+v", page.Entries)
+	}
+	e.admin(t, "GET", "/admin/audit?actor_kind=robot", nil).want(t, 400, "validation_error")
+	e.admin(t, "GET", "/admin/audit?since=yesterday", nil).want(t, 400, "validation_error")
+	e.admin(t, "GET", "/admin/audit?since=2026-03-03T00:00:00Z&until=2026-03-02T00:00:00Z", nil).want(t, 400, "validation_error")
+}

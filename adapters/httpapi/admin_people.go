@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"time"
 
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/accounts"
+	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/render"
 )
 
@@ -165,7 +167,9 @@ func (a *Admin) setTOTPRequired(w http.ResponseWriter, r *http.Request) {
 }
 
 // auditTrail is GET /admin/audit?org=&before_id=&limit=: every
-// organization's entries, or org's, newest first.
+// organization's entries, or org's, newest first, narrowed by
+// actor_kind, actor (a user's id or email), action, target, since and
+// until (RFC 3339 times; since inclusive, until exclusive).
 func (a *Admin) auditTrail(w http.ResponseWriter, r *http.Request) {
 	a.serveAudit(w, r, r.URL.Query().Get("org"))
 }
@@ -191,10 +195,41 @@ func (a *Admin) serveAudit(w http.ResponseWriter, r *http.Request, org string) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	res, err := a.engine.Accounts().AuditTrail(r.Context(), page, tambala.AuditFilter{Org: org})
+	f, err := auditFilter(q, org)
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	res, err := a.engine.Accounts().AuditTrail(r.Context(), page, f)
 	items := make([]json.RawMessage, len(res.Items))
 	for i, e := range res.Items {
 		items[i] = renderAuditEntry(e)
 	}
 	a.reply(w, r, http.StatusOK, pageJSON("entries", items, res.HasMore, res.NextBeforeID), err)
+}
+
+// auditFilter reads the audit trail's filters from q.
+func auditFilter(q url.Values, org string) (tambala.AuditFilter, error) {
+	f := tambala.AuditFilter{Org: org, ActorKind: tambala.AuditActorKind(q.Get("actor_kind")), Actor: q.Get("actor"),
+		Action: tambala.AuditAction(q.Get("action")), Target: q.Get("target")}
+	switch f.ActorKind {
+	case "", tambala.ActorUser, tambala.ActorStaff, tambala.ActorAutomation, tambala.ActorSystem:
+	default:
+		return f, errcode.Newf(errcode.ValidationError, "actor_kind must be user, staff, automation or system.")
+	}
+	for _, t := range []struct {
+		name string
+		out  *time.Time
+	}{{"since", &f.Since}, {"until", &f.Until}} {
+		v := q.Get(t.name)
+		if v == "" {
+			continue
+		}
+		at, err := time.Parse(time.RFC3339Nano, v)
+		if err != nil {
+			return f, errcode.Newf(errcode.ValidationError, "%s must be an RFC 3339 time.", t.name)
+		}
+		*t.out = at
+	}
+	return f, nil
 }

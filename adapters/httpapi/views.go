@@ -122,10 +122,3 @@ func renderAuditEntry(a tambala.AuditEntry) json.RawMessage {
 	}
 	return render.AuditEntry(f)
 }
-
-// approvalJSON is the rendering of a pending approval in a 202 answer:
-// {"id","kind","org_id","asset","amount","status","requested_at"}.
-func approvalJSON(a tambala.Approval) map[string]any {
-	return map[string]any{"id": a.ID, "kind": a.Kind, "org_id": a.Org, "asset": a.Amount.Asset().Code, "amount": a.Amount.String(),
-		"status": a.Status, "requested_at": render.Time(a.RequestedAt)}
-}
