@@ -119,6 +119,7 @@ func New(engine *tambala.Engine, o *Options) http.Handler {
 	mux.HandleFunc("POST /console/orders/{id}/moves/{move}", s.Changing(h.move))
 	mux.HandleFunc("GET /console/corridors", s.SignedIn(h.corridors))
 	mux.HandleFunc("POST /console/corridors/{asset}", s.Changing(h.setCorridor))
+	h.operationsRoutes(mux, s)
 	mux.HandleFunc("/console/", s.NotFound)
 	h.mux = http.NewCrossOriginProtection().Handler(mux)
 	return h
