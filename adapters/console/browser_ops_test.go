@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -115,6 +116,7 @@ func TestBrowserFourEyes(t *testing.T) {
 type receiver struct {
 	mu     sync.Mutex
 	bodies []string
+	fail   atomic.Bool // answer 500
 }
 
 func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -122,6 +124,10 @@ func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rc.mu.Lock()
 	rc.bodies = append(rc.bodies, string(b))
 	rc.mu.Unlock()
+	if rc.fail.Load() {
+		w.WriteHeader(http.StatusInternalServerError)
+		return
+	}
 	w.WriteHeader(http.StatusNoContent)
 }
 
