@@ -26,14 +26,6 @@ var opsFuncs = template.FuncMap{
 	"party":    party,
 	"modeName": modeName,
 	"feeText":  feeText,
-	"has": func(list []string, s string) bool {
-		for _, x := range list {
-			if x == s {
-				return true
-			}
-		}
-		return false
-	},
 }
 
 // operationsRoutes adds the operations pages to the console: the
