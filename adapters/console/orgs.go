@@ -138,21 +138,22 @@ func (h *handler) org(w http.ResponseWriter, r *http.Request, s webui.Session) {
 	}
 	v.Notice = notice(r)
 	if id := r.URL.Query().Get("pending"); id != "" {
-		v.Notice = pendingNotice(r, h, s, id)
+		v.Notice = h.pendingNotice(r, s, id)
 	}
 	h.site.Render(w, http.StatusOK, "org", v)
 }
 
 // pendingNotice tells that approval id waits for a second staff member.
-func pendingNotice(r *http.Request, h *handler, s webui.Session, id string) string {
-	text := "The move waits for a second staff member's approval (approval " + id + ")."
+func (h *handler) pendingNotice(r *http.Request, s webui.Session, id string) string {
+	// Only an approval the engine knows is named: the id in the address
+	// is not echoed.
 	op, err := h.portal.Operator(r.Context(), s.Token)
 	if err != nil {
-		return text
+		return ""
 	}
 	a, err := op.Approvals().Get(r.Context(), id)
 	if err != nil {
-		return text
+		return ""
 	}
 	return "The " + string(a.Kind) + " of " + a.Amount.String() + " " + string(a.Amount.Asset().Code) +
 		" waits for a second staff member's approval (approval " + a.ID + ")."
