@@ -120,6 +120,7 @@ func New(engine *tambala.Engine, o *Options) http.Handler {
 	mux.HandleFunc("GET /console/corridors", s.SignedIn(h.corridors))
 	mux.HandleFunc("POST /console/corridors/{asset}", s.Changing(h.setCorridor))
 	mux.HandleFunc("POST /console/limits/{asset}/{op}", s.Changing(h.setLimits))
+	h.operationsRoutes(mux, s)
 	mux.HandleFunc("/console/", s.NotFound)
 	h.mux = http.NewCrossOriginProtection().Handler(mux)
 	return h

@@ -15,8 +15,13 @@
 // history of its moves and their actors from the audit trail, the newest
 // funding proof in a sandboxed frame, and a form for each move the order's
 // state allows (decided by orders.Apply on the order, never by a table of
-// its own); and the corridors with the desk's form for each and who set
-// it last, beside the /v2 asset limits of every configured asset.
+// its own); the corridors with the desk's form for each and who set it
+// last, beside the /v2 asset limits of every configured asset; the
+// organizations (settings, balances, users, funding); the approvals and
+// their thresholds; the operations (pause switches, rails, the payouts in
+// flight to resolve by hand, dead-lettered deliveries); the audit trail
+// with its filters; and the staff (invitations, roles, sessions,
+// disabling).
 //
 // Only the operator's staff sign in: an organization's user is refused and
 // the session ended. The forms that change something are rendered only for

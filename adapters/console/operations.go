@@ -1,0 +1,298 @@
+package console
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/tambalapay/tambala"
+	"github.com/tambalapay/tambala/accounts"
+	"github.com/tambalapay/tambala/internal/webui"
+	"github.com/tambalapay/tambala/money"
+	"github.com/tambalapay/tambala/payouts"
+	"github.com/tambalapay/tambala/webhooks"
+)
+
+// deliveryPages bounds the pages of deliveries read per organization for
+// the dead ones (each of tambala.MaxPageSize).
+const deliveryPages = 5
+
+// inFlightShown bounds the payouts in flight the page lists.
+const inFlightShown = 200
+
+type pauseRow struct {
+	API  tambala.API
+	Mode tambala.PauseMode
+}
+
+type railRow struct {
+	Rail     payouts.Rail
+	Disabled bool
+	// Last is the newest change of the switch, nil when never changed.
+	Last *tambala.AuditEntry
+}
+
+type inFlightRow struct {
+	P       tambala.InFlightPayout
+	OrgName string
+}
+
+type deadRow struct {
+	D       tambala.DeliveryView
+	Org     string
+	OrgName string
+}
+
+type operationsData struct {
+	Pauses   []pauseRow
+	Modes    []tambala.PauseMode
+	Rails    []railRow
+	InFlight []inFlightRow
+	Failures []payouts.FailureCode
+	Orgs     []tambala.Organization
+	// DeadOrg is the organization the dead deliveries are of, "" for all.
+	DeadOrg     string
+	Dead        []deadRow
+	DeadPartial bool // more deliveries than were read
+	Ops         bool
+}
+
+// modeName is how the page names a pause mode.
+func modeName(m tambala.PauseMode) string {
+	if m == tambala.Live {
+		return "live"
+	}
+	return string(m)
+}
+
+// railState reads a rail's switch from its newest rail.changed entry in
+// the audit trail: the engine has no read of the switches, and every
+// change of one is audited in its own transaction ("bank disabled false
+// -> true").
+func (h *handler) railState(r *http.Request, acc *tambala.Accounts, rail payouts.Rail) railRow {
+	row := railRow{Rail: rail}
+	page, err := acc.AuditTrail(r.Context(), tambala.PageRequest{Limit: 1},
+		tambala.AuditFilter{Action: tambala.AuditRailChanged, Target: string(rail)})
+	if err == nil && len(page.Items) > 0 {
+		row.Last = &page.Items[0]
+		row.Disabled = strings.HasSuffix(page.Items[0].Summary, "-> true")
+	}
+	return row
+}
+
+func (h *handler) operationsView(w http.ResponseWriter, r *http.Request, s webui.Session) (webui.View, bool) {
+	v := s.View("Operations", "operations")
+	v.Errors, v.Form = map[string]string{}, map[string]string{}
+	op, ok := h.operator(w, r, s, v)
+	if !ok {
+		return v, false
+	}
+	d := operationsData{Ops: may(s, accounts.StaffOperations),
+		Modes:    []tambala.PauseMode{tambala.Live, tambala.Maintenance, tambala.Incident},
+		Failures: []payouts.FailureCode{payouts.RecipientAccountInvalid, payouts.Declined, payouts.ProviderUnavailable, payouts.TemporarilyUnavailable}}
+	ps, err := op.Pause(r.Context())
+	if err != nil {
+		h.fail(w, v, err)
+		return v, false
+	}
+	for _, api := range []tambala.API{tambala.APIv1, tambala.APIv2} {
+		d.Pauses = append(d.Pauses, pauseRow{API: api, Mode: ps.Of(api)})
+		v.Form["pause-"+string(api)+".mode"] = string(ps.Of(api))
+	}
+	acc, err := h.portal.Accounts(r.Context(), s.Token)
+	if err != nil {
+		h.fail(w, v, err)
+		return v, false
+	}
+	for _, rail := range []payouts.Rail{payouts.Bank, payouts.Momo} {
+		d.Rails = append(d.Rails, h.railState(r, acc, rail))
+	}
+	if d.Orgs, err = op.Organizations(r.Context()); err != nil {
+		h.fail(w, v, err)
+		return v, false
+	}
+	names := map[string]string{}
+	for _, o := range d.Orgs {
+		names[o.ID] = o.Name
+	}
+	inflight, err := op.PayoutsInFlight(r.Context(), tambala.InFlightFilter{Limit: inFlightShown})
+	if err != nil {
+		h.fail(w, v, err)
+		return v, false
+	}
+	for _, p := range inflight {
+		d.InFlight = append(d.InFlight, inFlightRow{P: p, OrgName: names[p.Payout.Org]})
+	}
+	d.DeadOrg = r.URL.Query().Get("org")
+	for _, o := range d.Orgs {
+		if d.DeadOrg != "" && o.ID != d.DeadOrg {
+			continue
+		}
+		pg := tambala.PageRequest{Limit: tambala.MaxPageSize}
+		for i := range deliveryPages {
+			page, err := op.Deliveries(r.Context(), o.ID, pg)
+			if err != nil {
+				h.fail(w, v, err)
+				return v, false
+			}
+			for _, dv := range page.Items {
+				if dv.State == webhooks.Dead {
+					d.Dead = append(d.Dead, deadRow{D: dv, Org: o.ID, OrgName: o.Name})
+				}
+			}
+			if !page.HasMore {
+				break
+			}
+			if i == deliveryPages-1 {
+				d.DeadPartial = true
+			}
+			pg.BeforeID = page.NextBeforeID
+		}
+	}
+	v.Data = d
+	return v, true
+}
+
+func (h *handler) operations(w http.ResponseWriter, r *http.Request, s webui.Session) {
+	v, ok := h.operationsView(w, r, s)
+	if !ok {
+		return
+	}
+	v.Notice = notice(r)
+	h.site.Render(w, http.StatusOK, "operations", v)
+}
+
+func (h *handler) setPause(w http.ResponseWriter, r *http.Request, s webui.Session) {
+	v, ok := h.operationsView(w, r, s)
+	if !ok {
+		return
+	}
+	api := tambala.API(r.PathValue("api"))
+	if api != tambala.APIv1 && api != tambala.APIv2 {
+		h.site.NotFound(w, r)
+		return
+	}
+	mode := tambala.PauseMode(r.PostFormValue("mode"))
+	name := "pause-" + string(api)
+	form := map[string]string{"mode": string(mode)}
+	op, err := h.portal.Operator(r.Context(), s.Token)
+	if err == nil {
+		_, err = op.SetPause(r.Context(), api, mode)
+	}
+	if err != nil {
+		h.again(w, v, "operations", name, form, nil, err)
+		return
+	}
+	http.Redirect(w, r, "/console/operations?done=pause", http.StatusSeeOther)
+}
+
+func (h *handler) setRail(w http.ResponseWriter, r *http.Request, s webui.Session) {
+	v, ok := h.operationsView(w, r, s)
+	if !ok {
+		return
+	}
+	rail := payouts.Rail(r.PathValue("rail"))
+	if rail != payouts.Bank && rail != payouts.Momo {
+		h.site.NotFound(w, r)
+		return
+	}
+	disabled := r.PostFormValue("disabled") == "yes"
+	op, err := h.portal.Operator(r.Context(), s.Token)
+	if err == nil {
+		_, err = op.SetRailDisabled(r.Context(), rail, disabled)
+	}
+	if err != nil {
+		h.again(w, v, "operations", "rail-"+string(rail), nil, nil, err)
+		return
+	}
+	http.Redirect(w, r, "/console/operations?done=rail", http.StatusSeeOther)
+}
+
+// resolve records the outcome of a payout in flight (the manual rail's
+// queue).
+func (h *handler) resolve(w http.ResponseWriter, r *http.Request, s webui.Session) {
+	v, ok := h.operationsView(w, r, s)
+	if !ok {
+		return
+	}
+	id := r.PathValue("id")
+	var p *tambala.InFlightPayout
+	for i, row := range v.Data.(operationsData).InFlight {
+		if row.P.Payout.ID == id {
+			p = &v.Data.(operationsData).InFlight[i].P
+		}
+	}
+	if p == nil {
+		v.Error = "This payout is no longer in flight: its outcome is already recorded."
+		h.site.Render(w, http.StatusConflict, "operations", v)
+		return
+	}
+	form, problems := map[string]string{}, map[string]string{}
+	res := tambala.Resolution{Outcome: payouts.Status(r.PostFormValue("outcome")),
+		Reason: strings.TrimSpace(r.PostFormValue("reason")), Reference: strings.TrimSpace(r.PostFormValue("reference"))}
+	form["outcome"], form["reason"], form["reference"] = string(res.Outcome), res.Reason, res.Reference
+	switch res.Outcome {
+	case payouts.Succeeded:
+		fee := p.Payout.HeldFee
+		asset := p.Payout.Amount.Asset()
+		if fee.IsSet() {
+			asset = fee.Asset()
+		}
+		res.Fee = parseAmount(asset, "fee", r, form, problems)
+	case payouts.Failed:
+		res.FailureCode = payouts.FailureCode(r.PostFormValue("failure_code"))
+		form["failure_code"] = string(res.FailureCode)
+		form["fee"] = strings.TrimSpace(r.PostFormValue("fee"))
+		if res.FailureCode == "" {
+			problems["failure_code"] = "Choose why it failed."
+		}
+	default:
+		problems["outcome"] = "Choose succeeded or failed."
+	}
+	if res.Reason == "" {
+		problems["reason"] = "Enter what you found."
+	}
+	if len(problems) > 0 {
+		h.again(w, v, "operations", id, form, problems, nil)
+		return
+	}
+	op, err := h.portal.Operator(r.Context(), s.Token)
+	if err == nil {
+		_, err = op.ResolvePayout(r.Context(), id, res)
+	}
+	if err != nil {
+		h.again(w, v, "operations", id, form, problems, err)
+		return
+	}
+	http.Redirect(w, r, "/console/operations?done=resolve", http.StatusSeeOther)
+}
+
+// redeliver sends a dead delivery again.
+func (h *handler) redeliver(w http.ResponseWriter, r *http.Request, s webui.Session) {
+	v, ok := h.operationsView(w, r, s)
+	if !ok {
+		return
+	}
+	org, id := r.PathValue("org"), r.PathValue("id")
+	op, err := h.portal.Operator(r.Context(), s.Token)
+	if err == nil {
+		_, err = op.Redeliver(r.Context(), org, id)
+	}
+	if err != nil {
+		h.again(w, v, "operations", id, nil, nil, err)
+		return
+	}
+	next := "/console/operations?done=redeliver"
+	if q := r.PostFormValue("back"); q != "" {
+		next += "&org=" + url.QueryEscape(q)
+	}
+	http.Redirect(w, r, next, http.StatusSeeOther)
+}
+
+// feeText is a payout's fee held at accept, for the form's hint.
+func feeText(a money.Amount) string {
+	if !a.IsSet() {
+		return ""
+	}
+	return a.String() + " " + string(a.Asset().Code)
+}
