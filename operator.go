@@ -5,10 +5,13 @@ import (
 	"net/netip"
 
 	"github.com/tambalapay/tambala/accounts"
+	"github.com/tambalapay/tambala/internal/codec"
+	"github.com/tambalapay/tambala/internal/records"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/orders"
 	"github.com/tambalapay/tambala/payouts"
 	"github.com/tambalapay/tambala/quotes"
+	"github.com/tambalapay/tambala/store"
 )
 
 // Operator is the face of the engine the operator's staff use:
@@ -427,6 +430,22 @@ func (o *Operator) SetPayoutLimits(ctx context.Context, id string, l PayoutLimit
 		return Organization{}, err
 	}
 	return o.e.setPayoutLimits(ctx, id, l)
+}
+
+// Rails reads the payout rails' switches.
+func (o *Operator) Rails(ctx context.Context) (Rails, error) {
+	ctx, err := o.act(ctx, "")
+	if err != nil {
+		return Rails{}, err
+	}
+	var r Rails
+	err = o.e.store.View(ctx, func(tx store.Tx) error {
+		var rec codec.RailsRecord
+		err := records.GetJSON(tx, bucketSettings, "rails", &rec, nil)
+		r = Rails(rec)
+		return err
+	})
+	return r, err
 }
 
 // SetRailDisabled pauses or resumes a payout rail (the operator's side).

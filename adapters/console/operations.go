@@ -65,17 +65,14 @@ func modeName(m tambala.PauseMode) string {
 	return string(m)
 }
 
-// railState reads a rail's switch from its newest rail.changed entry in
-// the audit trail: the engine has no read of the switches, and every
-// change of one is audited in its own transaction ("bank disabled false
-// -> true").
-func (h *handler) railState(r *http.Request, acc *tambala.Accounts, rail payouts.Rail) railRow {
-	row := railRow{Rail: rail}
+// railState is a rail's switch (Operator.Rails) and its newest change
+// in the audit trail, who switched it and when.
+func (h *handler) railState(r *http.Request, acc *tambala.Accounts, rails tambala.Rails, rail payouts.Rail) railRow {
+	row := railRow{Rail: rail, Disabled: (rail == payouts.Bank && rails.BankDisabled) || (rail == payouts.Momo && rails.MomoDisabled)}
 	page, err := acc.AuditTrail(r.Context(), tambala.PageRequest{Limit: 1},
 		tambala.AuditFilter{Action: tambala.AuditRailChanged, Target: string(rail)})
 	if err == nil && len(page.Items) > 0 {
 		row.Last = &page.Items[0]
-		row.Disabled = strings.HasSuffix(page.Items[0].Summary, "-> true")
 	}
 	return row
 }
@@ -104,8 +101,13 @@ func (h *handler) operationsView(w http.ResponseWriter, r *http.Request, s webui
 		h.fail(w, v, err)
 		return v, false
 	}
+	rails, err := op.Rails(r.Context())
+	if err != nil {
+		h.fail(w, v, err)
+		return v, false
+	}
 	for _, rail := range []payouts.Rail{payouts.Bank, payouts.Momo} {
-		d.Rails = append(d.Rails, h.railState(r, acc, rail))
+		d.Rails = append(d.Rails, h.railState(r, acc, rails, rail))
 	}
 	if d.Orgs, err = op.Organizations(r.Context()); err != nil {
 		h.fail(w, v, err)

@@ -8,7 +8,7 @@
 // adapter; and no exported method of the engine's faces (*Engine,
 // *Client, *Operator) takes or returns a request or response body or an
 // HTTP status (checked with go/types over everything the method sets
-// reach), nor has a face more than 40 methods. The godoc of every package
+// reach), nor has a face more than 45 methods. The godoc of every package
 // but the transports (adapters/httpapi, examples/...) names no HTTP route
 // or status, only the engine's error codes and Go calls; and the design
 // notes' bookkeeping (their section numbers and decision ids) stays in
