@@ -15,6 +15,7 @@ import (
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/money"
+	"github.com/tambalapay/tambala/orders"
 	"github.com/tambalapay/tambala/store"
 )
 
@@ -162,5 +163,50 @@ func TestFourEyes(t *testing.T) {
 		}
 		assert.Equal(t, 1, ok)
 		assert.Equal(t, "59000.00", balance(money.MWK))
+	})
+}
+
+// TestFourEyesRefundReturned: the desk's refund returned above the
+// threshold waits for a second desk member, and credits once approved.
+func TestFourEyesRefundReturned(t *testing.T) {
+	eachStore(t, func(t *testing.T, s store.Store) {
+		d := newDeskEnv(t, s, nil)
+		_, annToken := enrolStaff(t, d.e, d.ctx, d.clock, "ann@operator.example", accounts.StaffDesk)
+		_, boToken := enrolStaff(t, d.e, d.ctx, d.clock, "bo@operator.example", accounts.StaffDesk)
+		_, opsToken := enrolStaff(t, d.e, d.ctx, d.clock, "ops@operator.example", accounts.StaffOperations)
+		face := func(token string) *tambala.Operator {
+			op, err := d.e.Portal().Operator(d.ctx, token)
+			require.NoError(t, err)
+			return op
+		}
+		ann, bo, ops := face(annToken), face(boToken), face(opsToken)
+		require.NoError(t, ops.Approvals().SetThreshold(d.ctx, "USDT", money.FromInt(money.USDT, 10)))
+
+		o := d.toBank(t, "50")
+		for _, cmd := range []orders.Command{orders.StartProcessing{}, orders.CoinsSent{}, orders.Fail{Code: orders.NotDelivered}} {
+			_, err := ann.MoveOrder(d.ctx, o.ID, cmd)
+			require.NoError(t, err, cmd.Name())
+		}
+		before := d.balance(t, d.org.ID, money.USDT)
+		_, err := ann.MoveOrder(d.ctx, o.ID, orders.ReturnRefund{})
+		a := pendingOf(t, err)
+		assert.Equal(t, approvals.RefundReturned, a.Kind)
+		assert.Equal(t, "desk", a.Role)
+		assert.Equal(t, "50.000000", a.Amount.String())
+		assert.Equal(t, before, d.balance(t, d.org.ID, money.USDT), "nothing moved")
+		_, err = ops.Approvals().Approve(d.ctx, a.ID)
+		assert.ErrorIs(t, err, approvals.ErrWrongRole, "operations does not approve the desk's refund")
+		_, err = ann.Approvals().Approve(d.ctx, a.ID)
+		assert.ErrorIs(t, err, approvals.ErrOwnRequest)
+		_, err = bo.Approvals().Approve(d.ctx, a.ID)
+		require.NoError(t, err)
+		after := d.balance(t, d.org.ID, money.USDT)
+		want, err := before.Available.Add(money.FromInt(money.USDT, 50))
+		require.NoError(t, err)
+		assert.Equal(t, want.String(), after.Available.String())
+		got, err := ann.MoveOrder(d.ctx, o.ID, orders.ReturnRefund{})
+		require.NoError(t, err, "made already: the order unchanged")
+		assert.Equal(t, orders.RefundReturned, got.Refund.Status)
+		d.check(t)
 	})
 }

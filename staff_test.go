@@ -1,6 +1,7 @@
 package tambala_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -18,20 +19,27 @@ import (
 // signed-in session's token.
 func (p *portalEnv) staffMember(t *testing.T, email string, roles ...accounts.StaffRole) (tambala.User, string) {
 	t.Helper()
-	inv, err := p.e.Accounts().InviteUser(p.ctx, tambala.InviteUser{Email: email, StaffRoles: roles})
+	return enrolStaff(t, p.e, p.ctx, p.clock, email, roles...)
+}
+
+// enrolStaff is staffMember for any engine and clock.
+func enrolStaff(t *testing.T, e *tambala.Engine, ctx context.Context, clock *fakeClock, email string, roles ...accounts.StaffRole) (tambala.User, string) {
+	t.Helper()
+	inv, err := e.Accounts().InviteUser(ctx, tambala.InviteUser{Email: email, StaffRoles: roles})
 	require.NoError(t, err)
 	assert.Equal(t, accounts.RoleStaff, inv.Invitation.Role)
-	u, err := p.e.Portal().AcceptInvitation(p.ctx, inv.Token, portalPassword)
+	u, err := e.Portal().AcceptInvitation(ctx, inv.Token, portalPassword)
 	require.NoError(t, err)
-	r := p.signIn(t, email)
+	r, err := e.Portal().SignIn(ctx, email, portalPassword)
+	require.NoError(t, err)
 	require.Equal(t, accounts.StageEnrolTOTP, r.Stage, "TOTP is required of every staff user")
-	_, err = p.e.Portal().Operator(p.ctx, r.Token)
+	_, err = e.Portal().Operator(ctx, r.Token)
 	assert.ErrorIs(t, err, accounts.ErrTOTPRequired)
-	enrol, err := p.e.Portal().BeginTOTP(p.ctx, r.Token)
+	enrol, err := e.Portal().BeginTOTP(ctx, r.Token)
 	require.NoError(t, err)
-	code, err := accounts.TOTPCode(enrol.Secret, p.clock.Now())
+	code, err := accounts.TOTPCode(enrol.Secret, clock.Now())
 	require.NoError(t, err)
-	done, err := p.e.Portal().ConfirmTOTP(p.ctx, r.Token, code)
+	done, err := e.Portal().ConfirmTOTP(ctx, r.Token, code)
 	require.NoError(t, err)
 	return u, done.Session.Token
 }

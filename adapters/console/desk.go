@@ -1,6 +1,7 @@
 package console
 
 import (
+	"errors"
 	"io"
 	"net/http"
 	"net/url"
@@ -252,6 +253,9 @@ func (h *handler) order(w http.ResponseWriter, r *http.Request, s webui.Session)
 		d.Moved = r.URL.Query().Get("moved")
 		v.Data = d
 	}
+	if id := r.URL.Query().Get("pending"); id != "" && page == "order" {
+		v.Notice = h.pendingNotice(r, s, id)
+	}
 	h.site.Render(w, status, page, v)
 }
 
@@ -364,6 +368,11 @@ func (h *handler) move(w http.ResponseWriter, r *http.Request, s webui.Session) 
 		}
 		if err == nil {
 			http.Redirect(w, r, "/console/orders/"+url.PathEscape(id)+"?moved="+url.QueryEscape(name), http.StatusSeeOther)
+			return
+		}
+		var pending *tambala.ApprovalPendingError
+		if errors.As(err, &pending) { // a refund returned above the threshold: four-eyes
+			http.Redirect(w, r, "/console/orders/"+url.PathEscape(id)+"?pending="+url.QueryEscape(pending.Approval.ID), http.StatusSeeOther)
 			return
 		}
 		status = webui.StatusOf(err)

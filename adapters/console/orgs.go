@@ -155,7 +155,7 @@ func (h *handler) pendingNotice(r *http.Request, s webui.Session, id string) str
 	if err != nil {
 		return ""
 	}
-	return "The " + string(a.Kind) + " of " + a.Amount.String() + " " + string(a.Amount.Asset().Code) +
+	return "The " + strings.ReplaceAll(string(a.Kind), "_", " ") + " of " + a.Amount.String() + " " + string(a.Amount.Asset().Code) +
 		" waits for a second staff member's approval (approval " + a.ID + ")."
 }
 
