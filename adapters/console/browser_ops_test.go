@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -26,23 +25,7 @@ import (
 
 // privateTab is a tab of its own browser context (its own cookies), for
 // two staff users signed in at once.
-func privateTab(t *testing.T) context.Context {
-	t.Helper()
-	if browser == nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("browser tests need Chromium in CI: %v", browserErr)
-		}
-		t.Skipf("skipping the browser test: %v", browserErr)
-	}
-	ctx, cancel := chromedp.NewContext(browser, chromedp.WithNewBrowserContext())
-	t.Cleanup(cancel)
-	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
-		t.Fatal(err)
-	}
-	tctx, tcancel := context.WithTimeout(ctx, 60*time.Second)
-	t.Cleanup(tcancel)
-	return tctx
-}
+func privateTab(t *testing.T) context.Context { return browser.PrivateTab(t) }
 
 // byID selects the element with id, which may begin with a digit (an
 // engine id), where "#id" is not a CSS selector.

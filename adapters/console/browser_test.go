@@ -2,106 +2,41 @@ package console_test
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/tambalapay/tambala/internal/browsertest"
 
 	"github.com/tambalapay/tambala/accounts"
 	"github.com/tambalapay/tambala/orders"
 )
 
-// browser is the one Chromium of the test binary (TestMain), or nil with
-// browserErr saying why there is none.
-var (
-	browser    context.Context
-	browserErr error
-)
+// browser is the one Chromium of the test binary (TestMain).
+var browser *browsertest.Browser
 
 func TestMain(m *testing.M) {
-	var cancel func()
-	browser, cancel, browserErr = startBrowser()
+	browser = browsertest.Start()
 	code := m.Run()
-	if cancel != nil {
-		cancel()
-	}
+	browser.Close()
 	os.Exit(code)
 }
 
-// startBrowser starts headless Chromium with a fresh profile.
-func startBrowser() (context.Context, func(), error) {
-	path := ""
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			path = p
-			break
-		}
-	}
-	if path == "" {
-		return nil, nil, fmt.Errorf("no Chromium on PATH (apt-get install -y chromium)")
-	}
-	dir, err := os.MkdirTemp("", "console-chromium-")
-	if err != nil {
-		return nil, nil, err
-	}
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(path), chromedp.UserDataDir(dir), chromedp.Headless,
-		chromedp.Flag("no-sandbox", true), chromedp.Flag("disable-gpu", true), chromedp.Flag("disable-quic", true),
-		chromedp.Flag("no-first-run", true), chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true))
-	ctx, cancelCtx := chromedp.NewContext(alloc)
-	cancel := func() {
-		cancelCtx()
-		cancelAlloc()
-		os.RemoveAll(dir)
-	}
-	if err := chromedp.Do(ctx); err != nil { // starts the browser
-		cancel()
-		return nil, nil, fmt.Errorf("starting %s: %w", path, err)
-	}
-	return ctx, cancel, nil
-}
-
-// tab opens a tab of the browser for t, with a time limit; without a
-// browser the test skips, or fails when CI is set.
-func tab(t *testing.T) context.Context {
-	t.Helper()
-	if browser == nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("browser tests need Chromium in CI: %v", browserErr)
-		}
-		t.Skipf("skipping the browser test: %v", browserErr)
-	}
-	ctx, cancel := chromedp.NewContext(browser)
-	t.Cleanup(cancel)
-	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
-		t.Fatal(err)
-	}
-	tctx, tcancel := context.WithTimeout(ctx, 60*time.Second)
-	t.Cleanup(tcancel)
-	return tctx
-}
+// tab opens a tab of the browser for t (browsertest.Browser.Tab).
+func tab(t *testing.T) context.Context { return browser.Tab(t) }
 
 func do1(t *testing.T, ctx context.Context, what string, steps ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
-	if err := chromedp.Do(ctx, steps...); err != nil {
-		t.Fatalf("%s: %v", what, err)
-	}
+	browsertest.Do(t, ctx, what, steps...)
 }
 
 func text(t *testing.T, ctx context.Context, sel string) string {
 	t.Helper()
-	s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
-	if err != nil {
-		t.Fatalf("text of %s: %v", sel, err)
-	}
-	return s
+	return browsertest.Text(t, ctx, sel)
 }
 
 // server serves the console of v on a loopback listener.
