@@ -240,3 +240,44 @@ func TestOperationsForms(t *testing.T) {
 		}
 	}
 }
+
+// TestOrgUserForms: operations ends an organization's user's sessions,
+// disables and enables them from the organization's page; the CSRF token
+// is checked, and a user of another organization is not found.
+func TestOrgUserForms(t *testing.T) {
+	v := newEnv(t)
+	h := v.handler()
+	ops := v.staff(t, "ops@operator.example", accounts.StaffOperations)
+	tok := v.signIn(t, "ops@operator.example", ops)
+	csrf := accounts.CSRFToken(tok)
+	inv, err := v.engine.Accounts().InviteUser(v.ctx, tambala.InviteUser{Org: v.org.ID, Email: "ada@example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := v.engine.Portal().AcceptInvitation(v.ctx, inv.Token, "a long enough password")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "/console/orgs/" + v.org.ID + "/users/" + u.ID + "/"
+	if page := do(h, "GET", "/console/orgs/"+v.org.ID, tok, nil).Body.String(); !strings.Contains(page, `id="end-sessions-`+u.ID+`"`) {
+		t.Errorf("no End sessions button for the organization's user")
+	}
+	if w := do(h, "POST", base+"disable", tok, url.Values{}); w.Code != http.StatusForbidden {
+		t.Errorf("without the CSRF token: %d", w.Code)
+	}
+	for _, change := range []string{"end-sessions", "disable"} {
+		if w := do(h, "POST", base+change, tok, url.Values{"csrf": {csrf}}); w.Code != http.StatusSeeOther {
+			t.Errorf("%s: %d %s", change, w.Code, w.Body.String())
+		}
+	}
+	if got, _ := v.engine.Accounts().User(v.ctx, u.ID); got.Status != accounts.StatusDisabled {
+		t.Errorf("status %s", got.Status)
+	}
+	staff, err := v.engine.Accounts().Users(v.ctx, "")
+	if err != nil || len(staff) != 1 {
+		t.Fatalf("staff %v %v", staff, err)
+	}
+	if w := do(h, "POST", "/console/orgs/"+v.org.ID+"/users/"+staff[0].ID+"/disable", tok, url.Values{"csrf": {csrf}}); w.Code != http.StatusNotFound {
+		t.Errorf("a staff user through an organization's page: %d", w.Code)
+	}
+}

@@ -42,6 +42,7 @@ func (h *handler) operationsRoutes(mux *http.ServeMux, s *webui.Site) {
 	mux.HandleFunc("GET /console/orgs", s.SignedIn(h.orgs))
 	mux.HandleFunc("GET /console/orgs/{id}", s.SignedIn(h.org))
 	mux.HandleFunc("POST /console/orgs/{id}/{form}", s.Changing(h.orgChange))
+	mux.HandleFunc("POST /console/orgs/{id}/users/{user}/{change}", s.Changing(h.orgUserChange))
 
 	mux.HandleFunc("GET /console/approvals", s.SignedIn(h.approvals))
 	mux.HandleFunc("POST /console/approvals/{id}/{decision}", s.Changing(h.decide))
@@ -106,6 +107,7 @@ var notices = map[string]string{
 	"end-sessions": "The user's sessions are ended.",
 	"disable":      "The user is disabled and signed out.",
 	"enable":       "The user may sign in again.",
+	"reset-totp":   "The user's two-factor sign-in is reset: they enrol again at their next sign-in.",
 }
 
 // notice is the notice of ?done= on r, "" for none.

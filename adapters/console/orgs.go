@@ -273,3 +273,40 @@ func (h *handler) orgChange(w http.ResponseWriter, r *http.Request, s webui.Sess
 
 // errHandled says a change answered the request itself.
 var errHandled = errors.New("console: answered")
+
+// orgUserChange ends an organization's user's sessions, disables or
+// enables them, or resets their TOTP (the operations role; the engine
+// checks it).
+func (h *handler) orgUserChange(w http.ResponseWriter, r *http.Request, s webui.Session) {
+	org, id, change := r.PathValue("id"), r.PathValue("user"), r.PathValue("change")
+	acc, err := h.portal.Accounts(r.Context(), s.Token)
+	if err == nil {
+		var u tambala.User
+		if u, err = acc.User(r.Context(), id); err == nil && u.Org != org {
+			h.site.NotFound(w, r)
+			return
+		}
+	}
+	if err == nil {
+		switch change {
+		case "end-sessions":
+			_, err = acc.EndSessions(r.Context(), id)
+		case "disable":
+			_, err = acc.DisableUser(r.Context(), id)
+		case "enable":
+			_, err = acc.EnableUser(r.Context(), id)
+		case "reset-totp":
+			_, err = acc.ResetTOTP(r.Context(), id)
+		default:
+			h.site.NotFound(w, r)
+			return
+		}
+	}
+	if err != nil {
+		v := s.View("Organization", "orgs")
+		v.Error, v.Data = h.site.Friendly(err), "/console/orgs/"+url.PathEscape(org)
+		h.site.Render(w, webui.StatusOf(err), "message", v)
+		return
+	}
+	http.Redirect(w, r, "/console/orgs/"+url.PathEscape(org)+"?done="+change, http.StatusSeeOther)
+}
