@@ -78,7 +78,10 @@ func TestStaffRolesEveryCall(t *testing.T) {
 				_, err := op.RecordDeposit(ctx, "nope", tambala.Deposit{})
 				return err
 			}},
-			{"RecordTrade", ops, func(op *tambala.Operator) error { _, err := op.RecordTrade(ctx, "nope", tambala.NewTrade{}); return err }},
+			{"RecordTrade", ops, func(op *tambala.Operator) error {
+				_, err := op.RecordTrade(ctx, "nope", tambala.NewTrade{})
+				return err
+			}},
 			{"Redeliver", ops, func(op *tambala.Operator) error { _, err := op.Redeliver(ctx, org, "nope"); return err }},
 			{"ResolvePayout", ops, func(op *tambala.Operator) error {
 				_, err := op.ResolvePayout(ctx, "nope", tambala.Resolution{})
