@@ -125,7 +125,8 @@ func declare(fs *flag.FlagSet, c *config, worker *bool) {
 	})
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "Usage: server [flags]\n\n"+
-			"Runs the tambala engine: the public API and the admin API over a bbolt file in a data folder.\n"+
+			"Runs the tambala engine: the public API and the admin API over its store\n"+
+			"(a bbolt file in the data folder by default; pebble or PostgreSQL with -store).\n"+
 			"Every setting can also come from its environment variable; a flag on the command line wins.\n\n")
 		fs.PrintDefaults()
 	}

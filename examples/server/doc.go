@@ -1,6 +1,6 @@
 // Command server runs the engine: the public API and the operator's admin
-// API on two listeners (loopback by default), over a bbolt file in a data
-// folder.
+// API on two listeners (loopback by default), over its store: a bbolt file
+// in a data folder by default, pebble or PostgreSQL with -store.
 //
 //	go run ./examples/server
 //
