@@ -156,19 +156,15 @@ func (h *handler) decide(w http.ResponseWriter, r *http.Request, s webui.Session
 		h.again(w, v, "approvals", id, form, problems, nil)
 		return
 	}
-	op, err := h.portal.Operator(r.Context(), s.Token)
-	if err == nil {
+	h.run(w, r, s, v, "approvals", id, form, problems, "/console/approvals?done="+decision, func(op *tambala.Operator) error {
+		var err error
 		if decision == "approve" {
 			_, err = op.Approvals().Approve(r.Context(), id)
 		} else {
 			_, err = op.Approvals().Reject(r.Context(), id, reason)
 		}
-	}
-	if err != nil {
-		h.again(w, v, "approvals", id, form, problems, err)
-		return
-	}
-	http.Redirect(w, r, "/console/approvals?done="+decision, http.StatusSeeOther)
+		return err
+	})
 }
 
 // setThreshold sets or removes an asset's threshold.
@@ -191,13 +187,7 @@ func (h *handler) setThreshold(w http.ResponseWriter, r *http.Request, s webui.S
 		h.again(w, v, "approvals", "threshold", form, problems, nil)
 		return
 	}
-	op, err := h.portal.Operator(r.Context(), s.Token)
-	if err == nil {
-		err = op.Approvals().SetThreshold(r.Context(), asset.Code, amount)
-	}
-	if err != nil {
-		h.again(w, v, "approvals", "threshold", form, problems, err)
-		return
-	}
-	http.Redirect(w, r, "/console/approvals?done=threshold", http.StatusSeeOther)
+	h.run(w, r, s, v, "approvals", "threshold", form, problems, "/console/approvals?done=threshold", func(op *tambala.Operator) error {
+		return op.Approvals().SetThreshold(r.Context(), asset.Code, amount)
+	})
 }

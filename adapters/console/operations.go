@@ -177,15 +177,10 @@ func (h *handler) setPause(w http.ResponseWriter, r *http.Request, s webui.Sessi
 	mode := tambala.PauseMode(r.PostFormValue("mode"))
 	name := "pause-" + string(api)
 	form := map[string]string{"mode": string(mode)}
-	op, err := h.portal.Operator(r.Context(), s.Token)
-	if err == nil {
-		_, err = op.SetPause(r.Context(), api, mode)
-	}
-	if err != nil {
-		h.again(w, v, "operations", name, form, nil, err)
-		return
-	}
-	http.Redirect(w, r, "/console/operations?done=pause", http.StatusSeeOther)
+	h.run(w, r, s, v, "operations", name, form, nil, "/console/operations?done=pause", func(op *tambala.Operator) error {
+		_, err := op.SetPause(r.Context(), api, mode)
+		return err
+	})
 }
 
 func (h *handler) setRail(w http.ResponseWriter, r *http.Request, s webui.Session) {
@@ -199,15 +194,10 @@ func (h *handler) setRail(w http.ResponseWriter, r *http.Request, s webui.Sessio
 		return
 	}
 	disabled := r.PostFormValue("disabled") == "yes"
-	op, err := h.portal.Operator(r.Context(), s.Token)
-	if err == nil {
-		_, err = op.SetRailDisabled(r.Context(), rail, disabled)
-	}
-	if err != nil {
-		h.again(w, v, "operations", "rail-"+string(rail), nil, nil, err)
-		return
-	}
-	http.Redirect(w, r, "/console/operations?done=rail", http.StatusSeeOther)
+	h.run(w, r, s, v, "operations", "rail-"+string(rail), nil, nil, "/console/operations?done=rail", func(op *tambala.Operator) error {
+		_, err := op.SetRailDisabled(r.Context(), rail, disabled)
+		return err
+	})
 }
 
 // resolve records the outcome of a payout in flight (the manual rail's
@@ -258,15 +248,10 @@ func (h *handler) resolve(w http.ResponseWriter, r *http.Request, s webui.Sessio
 		h.again(w, v, "operations", id, form, problems, nil)
 		return
 	}
-	op, err := h.portal.Operator(r.Context(), s.Token)
-	if err == nil {
-		_, err = op.ResolvePayout(r.Context(), id, res)
-	}
-	if err != nil {
-		h.again(w, v, "operations", id, form, problems, err)
-		return
-	}
-	http.Redirect(w, r, "/console/operations?done=resolve", http.StatusSeeOther)
+	h.run(w, r, s, v, "operations", id, form, problems, "/console/operations?done=resolve", func(op *tambala.Operator) error {
+		_, err := op.ResolvePayout(r.Context(), id, res)
+		return err
+	})
 }
 
 // redeliver sends a dead delivery again.
@@ -276,19 +261,14 @@ func (h *handler) redeliver(w http.ResponseWriter, r *http.Request, s webui.Sess
 		return
 	}
 	org, id := r.PathValue("org"), r.PathValue("id")
-	op, err := h.portal.Operator(r.Context(), s.Token)
-	if err == nil {
-		_, err = op.Redeliver(r.Context(), org, id)
-	}
-	if err != nil {
-		h.again(w, v, "operations", id, nil, nil, err)
-		return
-	}
 	next := "/console/operations?done=redeliver"
 	if q := r.PostFormValue("back"); q != "" {
 		next += "&org=" + url.QueryEscape(q)
 	}
-	http.Redirect(w, r, next, http.StatusSeeOther)
+	h.run(w, r, s, v, "operations", id, nil, nil, next, func(op *tambala.Operator) error {
+		_, err := op.Redeliver(r.Context(), org, id)
+		return err
+	})
 }
 
 // feeText is a payout's fee held at accept, for the form's hint.

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/internal/webui"
 )
 
@@ -112,3 +113,19 @@ var notices = map[string]string{
 
 // notice is the notice of ?done= on r, "" for none.
 func notice(r *http.Request) string { return notices[r.URL.Query().Get("done")] }
+
+// run makes call with the session's Operator face, then sends the browser
+// to next; on an error it renders page v again, the form named name with
+// its values and problems and the engine's error (again).
+func (h *handler) run(w http.ResponseWriter, r *http.Request, s webui.Session, v webui.View, page, name string,
+	values, problems map[string]string, next string, call func(*tambala.Operator) error) {
+	op, err := h.portal.Operator(r.Context(), s.Token)
+	if err == nil {
+		err = call(op)
+	}
+	if err != nil {
+		h.again(w, v, page, name, values, problems, err)
+		return
+	}
+	http.Redirect(w, r, next, http.StatusSeeOther)
+}
