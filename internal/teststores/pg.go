@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	neturl "net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -164,4 +165,32 @@ func DropPGSchema(t testing.TB, url, schema string) {
 	if _, err := conn.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE"); err != nil {
 		t.Errorf("teststores: dropping schema %s: %v", schema, err)
 	}
+}
+
+// NewPGSchemaURL creates a fresh schema of the test's own (see
+// NewPGSchema) and returns a URL of the server whose search_path is that
+// schema: a store opened on it, by a server process or a command, lives
+// there.
+func NewPGSchemaURL(t testing.TB) string {
+	t.Helper()
+	base, schema := NewPGSchema(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = conn.Exec(ctx, "CREATE SCHEMA "+pgx.Identifier{schema}.Sanitize())
+	conn.Close(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := neturl.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String()
 }

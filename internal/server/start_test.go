@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"bytes"
@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -17,7 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/zap"
@@ -67,22 +65,7 @@ func TestRun_AddressInUseCreatesNothing(t *testing.T) {
 // pgSchemaURL is the URL of a fresh PostgreSQL schema of the test's own
 // (skipped or failed by the rule of teststores.PGURL): the server's store
 // lives in it through search_path.
-func pgSchemaURL(t *testing.T) string {
-	t.Helper()
-	base, schema := teststores.NewPGSchema(t)
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, base)
-	require.NoError(t, err)
-	_, err = conn.Exec(ctx, "CREATE SCHEMA "+pgx.Identifier{schema}.Sanitize())
-	conn.Close(ctx)
-	require.NoError(t, err)
-	u, err := url.Parse(base)
-	require.NoError(t, err)
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
-}
+func pgSchemaURL(t *testing.T) string { return teststores.NewPGSchemaURL(t) }
 
 // holdAfterNoOrganization holds the server at the first read that finds no
 // organization (its check before the demo bootstrap) until release is
@@ -209,17 +192,17 @@ func TestSetup_TwoServersOnOneEmptyPostgres(t *testing.T) {
 // TestConfig_PublicURL: -public-url and TAMBALA_PUBLIC_URL, checked at
 // start.
 func TestConfig_PublicURL(t *testing.T) {
-	c, err := parseConfig(nil, []string{"TAMBALA_PUBLIC_URL=https://pay.example.com"}, io.Discard)
+	c, err := parseConfig("tambala serve", nil, []string{"TAMBALA_PUBLIC_URL=https://pay.example.com"}, io.Discard)
 	require.NoError(t, err)
 	assert.Equal(t, "https://pay.example.com", c.publicURL)
-	c, err = parseConfig([]string{"-public-url", "https://api.example.com/v"}, []string{"TAMBALA_PUBLIC_URL=https://pay.example.com"}, io.Discard)
+	c, err = parseConfig("tambala serve", []string{"-public-url", "https://api.example.com/v"}, []string{"TAMBALA_PUBLIC_URL=https://pay.example.com"}, io.Discard)
 	require.NoError(t, err)
 	assert.Equal(t, "https://api.example.com/v", c.publicURL, "the flag wins")
-	c, err = parseConfig(nil, nil, io.Discard)
+	c, err = parseConfig("tambala serve", nil, nil, io.Discard)
 	require.NoError(t, err)
 	assert.Empty(t, c.publicURL)
 	for _, bad := range []string{"pay.example.com", "ftp://pay.example.com", "https://pay.example.com/?x=1"} {
-		_, err := parseConfig([]string{"-public-url", bad}, nil, io.Discard)
+		_, err := parseConfig("tambala serve", []string{"-public-url", bad}, nil, io.Discard)
 		if assert.Error(t, err, bad) {
 			assert.Contains(t, err.Error(), "-public-url")
 		}

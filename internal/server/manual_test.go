@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"bytes"
@@ -44,13 +44,13 @@ func productionConfig(t *testing.T, provider string) config {
 }
 
 func TestConfig_Provider(t *testing.T) {
-	c, err := parseConfig([]string{"-env", "production", "-provider", "manual"}, nil, io.Discard)
+	c, err := parseConfig("tambala serve", []string{"-env", "production", "-provider", "manual"}, nil, io.Discard)
 	require.NoError(t, err)
 	assert.Equal(t, "manual", c.provider)
-	c, err = parseConfig(nil, []string{"TAMBALA_PROVIDER=sandbox"}, io.Discard)
+	c, err = parseConfig("tambala serve", nil, []string{"TAMBALA_PROVIDER=sandbox"}, io.Discard)
 	require.NoError(t, err)
 	assert.Equal(t, "sandbox", c.provider)
-	_, err = parseConfig([]string{"-provider", "bank"}, nil, io.Discard)
+	_, err = parseConfig("tambala serve", []string{"-provider", "bank"}, nil, io.Discard)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `-provider must be sandbox or manual, not "bank"`)
 }

@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"errors"
@@ -16,22 +16,53 @@ import (
 	"github.com/tambalapay/tambala/store"
 )
 
-// version is the server's version, set at build:
+// version is the version set at build, which wins over the build info:
 //
-//	go build -ldflags "-X main.version=v0.2.0" ./examples/server
-//
-// Empty, versionString takes the module version Go stamped into the binary,
-// or "dev".
+//	go build -ldflags "-X github.com/tambalapay/tambala/internal/server.version=v0.2.0" ./cmd/tambala
 var version string
 
-func versionString() string {
-	if version != "" {
-		return version
+// Version is the program's version: the one set at build with -ldflags
+// (see version), else the module version Go stamped into the binary
+// (v0.3.0 for go install ...@v0.3.0), else "dev"; followed by the VCS
+// revision and time the binary was built from, when Go recorded them (a
+// build in a git checkout), with "+dirty" for uncommitted changes.
+func Version() string {
+	v := version
+	bi, ok := debug.ReadBuildInfo()
+	if v == "" {
+		v = "dev"
+		if ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+			v = bi.Main.Version
+		}
 	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
+	if !ok {
+		return v
 	}
-	return "dev"
+	var rev, at string
+	dirty := false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			at = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return v
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if dirty {
+		rev += "+dirty"
+	}
+	if at != "" {
+		return v + " (" + rev + ", " + at + ")"
+	}
+	return v + " (" + rev + ")"
 }
 
 type config struct {
@@ -102,7 +133,7 @@ func envName(flagName string) string {
 // declare declares every flag into c and worker (-worker, which sets
 // c.noWorker after parsing); each setting's usage names its environment
 // variable.
-func declare(fs *flag.FlagSet, c *config, worker *bool) {
+func declare(name string, fs *flag.FlagSet, c *config, worker *bool) {
 	fs.StringVar(&c.data, "data", "data", "data folder: the database (tambala.bolt) and the admin token (created if missing)")
 	fs.StringVar(&c.store, "store", "", "the store: empty for bbolt in the data folder (the default), pebble or pebble:DIR (DIR default DATA/pebble), or a postgres:// URL (schema created or upgraded at start)")
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:8080", "public API listen address")
@@ -124,7 +155,7 @@ func declare(fs *flag.FlagSet, c *config, worker *bool) {
 		}
 	})
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "Usage: server [flags]\n\n"+
+		fmt.Fprint(fs.Output(), "Usage: "+name+" [flags]\n\n"+
 			"Runs the tambala engine: the public API and the admin API over its store\n"+
 			"(a bbolt file in the data folder by default; pebble or PostgreSQL with -store).\n"+
 			"Every setting can also come from its environment variable; a flag on the command line wins.\n\n")
@@ -137,12 +168,12 @@ func declare(fs *flag.FlagSet, c *config, worker *bool) {
 // variable, a variable over the default. Warnings (a TAMBALA_ variable
 // that is no setting) go to stderr. It returns flag.ErrHelp after printing
 // the usage for -h or -help.
-func parseConfig(args, environ []string, stderr io.Writer) (config, error) {
+func parseConfig(cmdName string, args, environ []string, stderr io.Writer) (config, error) {
 	var c config
-	fs := flag.NewFlagSet("server", flag.ContinueOnError)
+	fs := flag.NewFlagSet(cmdName, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	worker := true
-	declare(fs, &c, &worker)
+	declare(cmdName, fs, &c, &worker)
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -158,7 +189,7 @@ func parseConfig(args, environ []string, stderr io.Writer) (config, error) {
 		}
 		f := flagOf(fs, name)
 		if f == nil {
-			fmt.Fprintf(stderr, "server: %s is not a setting of this server (ignored); run with -help for the list\n", name)
+			fmt.Fprintf(stderr, "%s: %s is not a setting of this server (ignored); run with -help for the list\n", cmdName, name)
 			continue
 		}
 		if set[f.Name] {
