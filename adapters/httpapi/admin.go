@@ -39,6 +39,13 @@ func NewAdmin(engine *tambala.Engine, token string, opts *Options) (*Admin, erro
 	if len(token) < 32 {
 		return nil, errors.New("httpapi: the admin token must be at least 32 characters")
 	}
+	return NewAdminTokenHash(engine, sha256.Sum256([]byte(token)), opts), nil
+}
+
+// NewAdminTokenHash returns the admin handler of the admin token whose
+// SHA-256 is tokenSHA256: for instances that share a token by its hash
+// (kept in their common store) without each knowing the token itself.
+func NewAdminTokenHash(engine *tambala.Engine, tokenSHA256 [32]byte, opts *Options) *Admin {
 	var o Options
 	if opts != nil {
 		o = *opts
@@ -49,10 +56,10 @@ func NewAdmin(engine *tambala.Engine, token string, opts *Options) (*Admin, erro
 	if o.ClientAddr == nil {
 		o.ClientAddr = remoteAddr
 	}
-	a := &Admin{engine: engine, log: o.Logger, tokenHash: sha256.Sum256([]byte(token)), addr: o.ClientAddr, mux: http.NewServeMux(),
+	a := &Admin{engine: engine, log: o.Logger, tokenHash: tokenSHA256, addr: o.ClientAddr, mux: http.NewServeMux(),
 		backuper: o.Backup, observe: o.Observe}
 	a.routes(o)
-	return a, nil
+	return a
 }
 
 func (a *Admin) ServeHTTP(w http.ResponseWriter, r *http.Request) {

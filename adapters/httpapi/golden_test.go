@@ -126,7 +126,7 @@ func (s *goldenSender) Send(_ context.Context, url string, body []byte, signatur
 // written to, so that the dump can list them (the port cannot).
 type bucketStore struct {
 	store.Store
-	mu      sync.Mutex
+	mu      *sync.Mutex // shared by the handles of one data set
 	buckets map[string]bool
 }
 
@@ -174,8 +174,24 @@ type goldenEnv struct {
 	issuer *sandbox.Issuer
 	sender *goldenSender
 
+	// others are the further instances over the same data set (see
+	// TestGolden_TwoInstances): the exchanges and the worker passes go to
+	// each instance in turn, unless pinned.
+	others []goldenInstance
+	pinned bool
+	passes int // worker passes so far, for the turn
+	// served counts the exchanges each instance answered.
+	served map[int]int
+
 	files []goldenFile
 	n     int // exchanges so far, over every file
+}
+
+// goldenInstance is one engine with its handlers on httptest servers.
+type goldenInstance struct {
+	index       int // 0 for the first
+	engine      *tambala.Engine
+	srv, admSrv *httptest.Server
 }
 
 type goldenFile struct {
@@ -184,10 +200,22 @@ type goldenFile struct {
 }
 
 // newGoldenEnv builds the engine with every deterministic port, the real
-// handlers on httptest servers, and the MWK corridor.
+// handlers on httptest servers, and the MWK corridor, over a memstore.
 func newGoldenEnv(t *testing.T, env tambala.Environment, limits tambala.Limits) *goldenEnv {
 	t.Helper()
-	g := &goldenEnv{t: t, store: &bucketStore{Store: memstore.New(), buckets: map[string]bool{}},
+	return newGoldenEnvOn(t, env, limits, memstore.New())
+}
+
+// newGoldenEnvOn is newGoldenEnv over handles, each a handle on one data
+// set: one instance (an engine and its handlers) per handle. Every
+// instance shares the clock, the id counter, the random stream and the
+// sandbox's provider, converter, issuer and webhook receiver, which stand
+// for the outside world.
+func newGoldenEnvOn(t *testing.T, env tambala.Environment, limits tambala.Limits, handles ...store.Store) *goldenEnv {
+	t.Helper()
+	var mu sync.Mutex
+	buckets := map[string]bool{}
+	g := &goldenEnv{t: t, store: &bucketStore{Store: handles[0], mu: &mu, buckets: buckets},
 		sender: &goldenSender{down: map[string]bool{}}}
 	e := &testEnv{Store: g.store, Clock: &fakeClock{t: epoch}}
 	g.testEnv = e
@@ -195,48 +223,75 @@ func newGoldenEnv(t *testing.T, env tambala.Environment, limits tambala.Limits) 
 	g.prov = sandbox.New(&sandbox.Options{Clock: clock, Delay: time.Second})
 	g.conv = sandbox.NewConverter(&sandbox.ConverterOptions{Clock: clock, Delay: 2 * time.Second})
 	g.issuer = sandbox.NewIssuer(nil)
-	eng, err := tambala.New(g.store, &tambala.Options{
-		Clock:            clock,
-		NewID:            goldenIDs(),
-		Random:           newGoldenRandom(),
-		Environment:      env,
-		Limits:           limits,
-		Payouts:          g.prov,
-		Converter:        g.conv,
-		DepositIssuer:    g.issuer,
-		Webhooks:         g.sender,
-		Dispatcher:       tambala.DispatcherOptions{Schedule: []time.Duration{}, Concurrency: 1},
-		Worker:           tambala.WorkerOptions{Concurrency: 1},
-		ConversionWorker: tambala.ConversionWorkerOptions{Concurrency: 1},
-		// A handler, so that the in-process events are kept in the store
-		// (and pinned by the dump); ProcessEvents is never called.
-		Events: tambala.EventHandlerFunc(func(context.Context, tambala.Event) error {
-			t.Error("ProcessEvents is never called by the golden tests")
-			return nil
-		}),
-	})
-	if err != nil {
-		t.Fatal(err)
+	ids, random := goldenIDs(), newGoldenRandom()
+	for i, h := range handles {
+		st := g.store
+		if i > 0 {
+			st = &bucketStore{Store: h, mu: &mu, buckets: buckets}
+		}
+		eng, err := tambala.New(st, &tambala.Options{
+			Clock:            clock,
+			NewID:            ids,
+			Random:           random,
+			Environment:      env,
+			Limits:           limits,
+			Payouts:          g.prov,
+			Converter:        g.conv,
+			DepositIssuer:    g.issuer,
+			Webhooks:         g.sender,
+			Dispatcher:       tambala.DispatcherOptions{Schedule: []time.Duration{}, Concurrency: 1},
+			Worker:           tambala.WorkerOptions{Concurrency: 1},
+			ConversionWorker: tambala.ConversionWorkerOptions{Concurrency: 1},
+			// A handler, so that the in-process events are kept in the store
+			// (and pinned by the dump); ProcessEvents is never called.
+			Events: tambala.EventHandlerFunc(func(context.Context, tambala.Event) error {
+				t.Error("ProcessEvents is never called by the golden tests")
+				return nil
+			}),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		metrics := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			// A stub: the engine's real metrics hold real durations.
+			w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+			_, _ = io.WriteString(w, "# the golden test's stub metrics\n")
+		})
+		adm, err := httpapi.NewAdmin(eng, adminToken, &httpapi.Options{Metrics: metrics})
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := goldenInstance{index: i, engine: eng, srv: httptest.NewServer(httpapi.New(eng, nil)), admSrv: httptest.NewServer(adm)}
+		t.Cleanup(func() {
+			in.srv.Close()
+			in.admSrv.Close()
+		})
+		if i > 0 {
+			g.others = append(g.others, in)
+			continue
+		}
+		e.Engine, e.Public, e.Admin = eng, in.srv.Config.Handler, adm
+		e.srv, e.admSrv = in.srv, in.admSrv
 	}
-	e.Engine = eng
-	e.Public = httpapi.New(eng, nil)
-	metrics := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		// A stub: the engine's real metrics hold real durations.
-		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
-		_, _ = io.WriteString(w, "# the golden test's stub metrics\n")
-	})
-	adm, err := httpapi.NewAdmin(eng, adminToken, &httpapi.Options{Metrics: metrics})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.Admin = adm
-	e.srv = httptest.NewServer(e.Public)
-	e.admSrv = httptest.NewServer(e.Admin)
-	t.Cleanup(func() {
-		e.srv.Close()
-		e.admSrv.Close()
-	})
 	return g
+}
+
+// turn returns the instance whose turn it is, of n turns so far.
+func (g *goldenEnv) turn(n int) goldenInstance {
+	first := goldenInstance{engine: g.Engine, srv: g.srv, admSrv: g.admSrv}
+	if g.pinned || len(g.others) == 0 {
+		return first
+	}
+	if i := n % (1 + len(g.others)); i > 0 && g.others[i-1].index == i {
+		return g.others[i-1]
+	}
+	return first
+}
+
+// worker returns the engine of the next worker pass.
+func (g *goldenEnv) worker() *tambala.Engine {
+	g.passes++
+	return g.turn(g.passes).engine
 }
 
 // section starts the next golden file of the transcript.
@@ -264,11 +319,11 @@ func (g *goldenEnv) work(steps int) {
 	g.t.Helper()
 	ctx := context.Background()
 	for range steps {
-		p, err := g.Engine.ProcessPayouts(ctx)
+		p, err := g.worker().ProcessPayouts(ctx)
 		if err != nil {
 			g.t.Fatal(err)
 		}
-		c, err := g.Engine.ProcessConversions(ctx)
+		c, err := g.worker().ProcessConversions(ctx)
 		if err != nil {
 			g.t.Fatal(err)
 		}
@@ -279,7 +334,7 @@ func (g *goldenEnv) work(steps int) {
 
 func (g *goldenEnv) processOrders() {
 	g.t.Helper()
-	n, err := g.Engine.ProcessOrders(context.Background())
+	n, err := g.worker().ProcessOrders(context.Background())
 	if err != nil {
 		g.t.Fatal(err)
 	}
@@ -288,7 +343,7 @@ func (g *goldenEnv) processOrders() {
 
 func (g *goldenEnv) deliver() {
 	g.t.Helper()
-	n, err := g.Engine.ProcessDeliveries(context.Background())
+	n, err := g.worker().ProcessDeliveries(context.Background())
 	if err != nil {
 		g.t.Fatal(err)
 	}
@@ -311,9 +366,14 @@ func (g *goldenEnv) adm(want int, method, path, body string, hdrs ...string) *re
 
 func (g *goldenEnv) call(admin bool, want int, key, method, path, body string, hdrs ...string) *resp {
 	g.t.Helper()
-	srv := g.srv
+	in := g.turn(g.n + 1)
+	if g.served == nil {
+		g.served = map[int]int{}
+	}
+	g.served[in.index]++
+	srv := in.srv
 	if admin {
-		srv = g.admSrv
+		srv = in.admSrv
 	}
 	var rd io.Reader
 	if body != "" {
@@ -1303,7 +1363,9 @@ func goldenAdmin(g *goldenEnv, o goldenOrgs) {
 	defer bsrv.Close()
 	g.note("an admin handler with Options.Backup: a stub that writes %q", goldenBackupBytes)
 	g.admSrv, bsrv = bsrv, g.admSrv
+	g.pinned = true
 	g.adm(200, "GET", "/admin/backup", "")
+	g.pinned = false
 	g.admSrv, bsrv = bsrv, g.admSrv
 	g.adm(200, "GET", "/metrics", "")
 	g.call(true, 401, "", "GET", "/metrics", "")

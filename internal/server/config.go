@@ -86,6 +86,9 @@ type config struct {
 	// absolute links (httpapi.Options.PublicBaseURL); empty, links are
 	// relative.
 	publicURL string
+	// adminToken is the admin token, when given (-admin-token,
+	// TAMBALA_ADMIN_TOKEN): every instance over one store needs the same.
+	adminToken string
 
 	// One-shot actions (command line only, never from the environment).
 	backup      string // copy the data folder's database to this file, then exit
@@ -146,6 +149,7 @@ func declare(name string, fs *flag.FlagSet, c *config, worker *bool) {
 	fs.IntVar(&c.burst, "burst", 100, "requests allowed in a burst per organization (token bucket size)")
 	fs.BoolVar(worker, "worker", true, "run the payout worker (false: payouts stay held, for measuring the accept path alone)")
 	fs.StringVar(&c.publicURL, "public-url", "", "the public API's address as its callers reach it (https://api.example.com), for absolute funding proof links; empty, links are relative (/files/proofs/...); never taken from a request's Host")
+	fs.StringVar(&c.adminToken, "admin-token", "", "the admin token (32+ characters); instances over one store share one: give each the same, or none (the store keeps its hash; the first start makes one in DATA/admin-token). Prefer the variable: a flag shows in the process list")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file (read it with go tool pprof)")
 	fs.StringVar(&c.backup, "backup", "", "write a consistent copy of the data folder's database to this new `file` and exit (refused while a server holds the folder: use GET /admin/backup then)")
 	fs.BoolVar(&c.showVersion, "version", false, "print the version and exit")

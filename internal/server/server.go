@@ -2,8 +2,6 @@ package server
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"errors"
 	"flag"
 	"fmt"
@@ -59,6 +57,9 @@ func Main(ctx context.Context, name string, args, environ []string, stdout, stde
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return 2
+	}
+	if c.logOut == nil {
+		c.logOut = stderr
 	}
 	if c.showVersion {
 		fmt.Fprintln(stdout, "tambala", Version())
@@ -277,7 +278,7 @@ func setup(ctx context.Context, c config, log *zap.Logger, out io.Writer) (*app,
 		st.Close()
 		return nil, err
 	}
-	token, fresh, err := adminToken(c.data)
+	cred, err := resolveAdminToken(ctx, st, c.data, c.adminToken)
 	if err != nil {
 		st.Close()
 		return nil, err
@@ -295,11 +296,7 @@ func setup(ctx context.Context, c config, log *zap.Logger, out io.Writer) (*app,
 	if b, ok := st.(httpapi.Backuper); ok {
 		aopts.Backup = b // GET /admin/backup copies the bbolt file
 	}
-	admin, err := httpapi.NewAdmin(eng, token, &aopts)
-	if err != nil {
-		st.Close()
-		return nil, err
-	}
+	admin := httpapi.NewAdminTokenHash(eng, cred.hash, &aopts)
 	// The public listener serves the API and, under /portal/, the
 	// organization admins' portal (plain-HTTP cookies only for a sandbox
 	// on loopback).
@@ -345,10 +342,13 @@ func setup(ctx context.Context, c config, log *zap.Logger, out io.Writer) (*app,
 			fmt.Fprintf(out, "Demo organization %q (%s) already exists: the server that created it printed its key.\n", demo.Organization.Name, demo.Organization.ID)
 		}
 	}
-	if fresh && production {
-		fmt.Fprintf(out, "Admin token created in %s (readable only by its owner).\n", filepath.Join(c.data, "admin-token"))
-	} else if fresh {
-		fmt.Fprintf(out, "Admin token (shown once; kept in %s): %s\n", filepath.Join(c.data, "admin-token"), token)
+	switch {
+	case cred.fresh && production:
+		fmt.Fprintf(out, "Admin token created in %s (readable only by its owner).\n", tokenFile(c.data))
+	case cred.fresh:
+		fmt.Fprintf(out, "Admin token (shown once; kept in %s): %s\n", tokenFile(c.data), cred.token)
+	case cred.token == "":
+		fmt.Fprintln(out, "Admin token: the one this store's first instance made (in its data folder's admin-token) or was given (TAMBALA_ADMIN_TOKEN).")
 	}
 	if c.provider == providerManual {
 		fmt.Fprintln(out, "Payouts go to the manual rail: pay each payout in flight by hand (GET /admin/payouts/in-flight), then record its outcome (POST /admin/payouts/{id}/resolve).")
@@ -385,27 +385,6 @@ func loopback(addr string) bool {
 	}
 	ip, err := netip.ParseAddr(host)
 	return err == nil && ip.IsLoopback()
-}
-
-// adminToken reads DATA/admin-token, or makes one; fresh says it was made now.
-func adminToken(dir string) (token string, fresh bool, err error) {
-	path := filepath.Join(dir, "admin-token")
-	b, err := os.ReadFile(path)
-	if err == nil {
-		return strings.TrimSpace(string(b)), false, nil
-	}
-	if !errors.Is(err, os.ErrNotExist) {
-		return "", false, err
-	}
-	raw := make([]byte, 32)
-	if _, err := rand.Read(raw); err != nil {
-		return "", false, err
-	}
-	token = "adm_" + base64.RawURLEncoding.EncodeToString(raw)
-	if err := os.WriteFile(path, []byte(token+"\n"), 0o600); err != nil {
-		return "", false, err
-	}
-	return token, true, nil
 }
 
 // demoMarker records the demo organization in the store, so that servers
