@@ -1,4 +1,197 @@
 package main
 
-// adminCommands talk to a running server's admin API.
-var adminCommands = []command{}
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"strings"
+	"text/tabwriter"
+)
+
+// adminCommands talk to a running server's admin API. Each is one file
+// admin_*.go; the shared parts (flags, arguments, output) are here.
+var adminCommands = []command{
+	{"org create", "create an organization: its assets and operations, /v2 access, balance floor", orgCreate},
+	{"org list", "list the organizations", orgList},
+	{"org show", "show an organization's settings", orgShow},
+	{"key create", "create an API key for an organization (the key is shown once)", keyCreate},
+	{"key list", "list an organization's API keys", keyList},
+	{"key revoke", "revoke an organization's API key", keyRevoke},
+	{"user invite", "invite an organization's admin to its portal (a one-time link)", userInvite},
+	{"staff invite", "invite a member of the operator's staff to the console, with roles", staffInvite},
+	{"fund", "credit an organization's balance (above the asset's threshold it waits for approval)", fund},
+	{"corridor list", "list the /v2 order corridors: rates, bounds, open or closed", corridorList},
+	{"corridor set", "set a corridor's rates, bounds or open state", corridorSet},
+	{"webhook set", "set an organization's webhook endpoint (the signing secret is shown once)", webhookSet},
+	{"pause", "show the pause switches of /v1 and /v2, or set them", pause},
+	{"approvals list", "list the approvals (four-eyes) pending or decided", approvalsList},
+	{"approvals threshold", "show the approval thresholds, or set or remove an asset's", approvalsThreshold},
+}
+
+// adminCmd is a subcommand that talks to the admin API: its flag set,
+// the admin flags and, once parsed, the client.
+type adminCmd struct {
+	*cli
+	ctx       context.Context
+	fs        *flag.FlagSet
+	opts      *adminOptions
+	api       *adminClient
+	argsUsage string
+}
+
+// adminCommand makes the flag set of an admin subcommand with the admin
+// flags (-admin-url, -admin-token, -data, -json); the caller adds its own.
+func (c *cli) adminCommand(ctx context.Context, argsUsage, about string) *adminCmd {
+	about += "\n\nFlags and arguments may come in any order. The admin API is found with\n" +
+		"-admin-url (env TAMBALA_ADMIN_URL), its token with -admin-token (env\n" +
+		"TAMBALA_ADMIN_TOKEN) or in DATA/admin-token. -json prints the API's own answer."
+	fs := c.flags(argsUsage, about)
+	return &adminCmd{cli: c, ctx: ctx, fs: fs, opts: c.adminFlags(fs), argsUsage: argsUsage}
+}
+
+// parse parses args (flags and between min and max positional
+// arguments, in any order) and makes the client.
+func (a *adminCmd) parse(args []string, min, max int) ([]string, error) {
+	rest, err := parseAnyOrder(a.fs, args)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case len(rest) < min:
+		return nil, usagef("missing arguments: want %s (run with -h)", a.argsUsage)
+	case len(rest) > max:
+		return nil, usagef("unexpected arguments %q: want %s (run with -h)", rest[max:], a.argsUsage)
+	}
+	if a.api, err = a.opts.client(a.cli); err != nil {
+		return nil, err
+	}
+	return rest, nil
+}
+
+// parseAnyOrder parses args into fs with flags before, between or after
+// the positional arguments, which it returns; after "--" every argument
+// is positional.
+func parseAnyOrder(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, flagError{err}
+		}
+		rest := fs.Args()
+		if used := len(args) - len(rest); used > 0 && args[used-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// set reports whether the flag name was given.
+func (a *adminCmd) set(name string) bool {
+	given := false
+	a.fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
+}
+
+// do calls method path with body (nil: none) and either prints the
+// answer (-json) or decodes it into out (when not nil).
+func (a *adminCmd) do(method, path string, body, out any) (status int, printed bool, err error) {
+	status, b, err := a.api.call(a.ctx, method, path, body)
+	if err != nil {
+		return status, false, err
+	}
+	if a.opts.json {
+		return status, true, a.printJSON(b)
+	}
+	if out != nil {
+		if err := jsonUnmarshal(b, out); err != nil {
+			return status, false, err
+		}
+	}
+	return status, false, nil
+}
+
+// esc escapes one path segment.
+func esc(s string) string { return url.PathEscape(s) }
+
+// table is a tabwriter on stdout with the package's spacing.
+func (c *cli) table() *tabwriter.Writer { return tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0) }
+
+// row writes one tab-separated row.
+func row(w io.Writer, cells ...string) { fmt.Fprintln(w, strings.Join(cells, "\t")) }
+
+// orNone is s, or "-" when empty.
+func orNone(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// optStr is *s, or "-" when nil or empty.
+func optStr(s *string) string {
+	if s == nil {
+		return "-"
+	}
+	return orNone(*s)
+}
+
+// nullable is an optional JSON value as a flag takes it: "none" is null
+// (remove it), anything else the string.
+func nullable(s string) any {
+	if s == "none" {
+		return nil
+	}
+	return s
+}
+
+// csv splits a comma-separated list, dropping blanks.
+func csv(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// stringsFlag is a repeatable string flag.
+type stringsFlag []string
+
+func (s *stringsFlag) String() string { return strings.Join(*s, " ") }
+func (s *stringsFlag) Set(v string) error {
+	*s = append(*s, v)
+	return nil
+}
+
+// jsonUnmarshal decodes an answer of the admin API into v.
+func jsonUnmarshal(b []byte, v any) error {
+	if len(b) == 0 {
+		return errNoAnswer
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("reading the admin API's answer: %w", err)
+	}
+	return nil
+}
+
+// printJSONValue prints v as indented JSON, for -json when no single
+// answer of the API is the output.
+func (c *cli) printJSONValue(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return c.printJSON(b)
+}

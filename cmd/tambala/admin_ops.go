@@ -1,0 +1,372 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+)
+
+// approvalJSON is an approval as the admin API renders it.
+type approvalJSON struct {
+	ID          string            `json:"id"`
+	Kind        string            `json:"kind"`
+	Org         string            `json:"org_id"`
+	Asset       string            `json:"asset"`
+	Amount      string            `json:"amount"`
+	Role        string            `json:"role"`
+	Details     map[string]string `json:"details"`
+	RequestedBy *partyJSON        `json:"requested_by"`
+	RequestedAt string            `json:"requested_at"`
+	Status      string            `json:"status"`
+	DecidedBy   *partyJSON        `json:"decided_by"`
+	DecidedAt   *string           `json:"decided_at"`
+	Reason      *string           `json:"reason"`
+}
+
+type partyJSON struct {
+	Kind  string  `json:"kind"`
+	Email *string `json:"email"`
+}
+
+func (p *partyJSON) String() string {
+	switch {
+	case p == nil:
+		return "-"
+	case p.Email != nil:
+		return *p.Email
+	}
+	return p.Kind
+}
+
+func fund(ctx context.Context, c *cli, args []string) error {
+	a := c.adminCommand(ctx, "ORG AMOUNT ASSET", "Credits AMOUNT of ASSET (the money received, such as 5000.00 MWK) to the\n"+
+		"balance of the organization ORG, under the reference -ref: the same\n"+
+		"reference again credits nothing more. Above the asset's approval threshold\n"+
+		"nothing moves yet: the funding waits for a staff member's approval in the\n"+
+		"console, and the command prints the approval's id (exit status 0). Example:\n\n"+
+		"  tambala fund -ref wire-2026-001 ORG 5000.00 MWK")
+	ref := a.fs.String("ref", "", "the funding's `reference` (the bank transfer's, for instance), required: it makes a repeated funding credit once")
+	rest, err := a.parse(args, 3, 3)
+	if err != nil {
+		return err
+	}
+	if *ref == "" {
+		return usagef("-ref is required: the funding's reference (a repeated funding with it credits once)")
+	}
+	org, amount, asset := rest[0], rest[1], rest[2]
+	var out struct {
+		Approval *approvalJSON `json:"approval"`
+		Org      string        `json:"org_id"`
+		Asset    string        `json:"asset"`
+		Amount   string        `json:"amount"`
+		Ref      string        `json:"ref"`
+	}
+	status, printed, err := a.do("POST", "/admin/orgs/"+esc(org)+"/funding", map[string]any{"asset": asset, "amount": amount, "ref": *ref}, &out)
+	if err != nil || printed {
+		return err
+	}
+	if status == http.StatusAccepted && out.Approval != nil {
+		ap := out.Approval
+		_, err := fmt.Fprintf(c.stdout, "Approval pending: funding %s %s to %s (ref %s) is above the %s approval threshold.\n"+
+			"Nothing is credited until a staff member with the %s role approves it in the console.\n"+
+			"Approval: %s\n", ap.Amount, ap.Asset, ap.Org, ap.Details["ref"], ap.Asset, ap.Role, ap.ID)
+		return err
+	}
+	_, err = fmt.Fprintf(c.stdout, "Credited %s %s to %s (ref %s).\n", out.Amount, out.Asset, out.Org, out.Ref)
+	return err
+}
+
+// corridorJSON is a corridor as the admin API renders it.
+type corridorJSON struct {
+	Asset       string  `json:"asset"`
+	RateOffRamp *string `json:"rate_off_ramp"`
+	RateOnRamp  *string `json:"rate_on_ramp"`
+	Min         string  `json:"min"`
+	Max         *string `json:"max"`
+	Open        bool    `json:"open"`
+}
+
+func (c *cli) printCorridors(cs []corridorJSON) error {
+	if len(cs) == 0 {
+		_, err := c.println("No corridors.")
+		return err
+	}
+	tw := c.table()
+	row(tw, "ASSET", "RATE OFF-RAMP", "RATE ON-RAMP", "MIN", "MAX", "OPEN")
+	for _, k := range cs {
+		row(tw, k.Asset, optStr(k.RateOffRamp), optStr(k.RateOnRamp), k.Min, optStr(k.Max), strconv.FormatBool(k.Open))
+	}
+	return tw.Flush()
+}
+
+func corridorList(ctx context.Context, c *cli, args []string) error {
+	a := c.adminCommand(ctx, "", "Lists the /v2 order corridors: per asset, the off-ramp rate (to-bank, the\n"+
+		"asset sold for MWK) and the on-ramp rate (from-bank), in MWK per unit,\n"+
+		"the bounds of an order in the asset, and whether the corridor is open.")
+	if _, err := a.parse(args, 0, 0); err != nil {
+		return err
+	}
+	var out struct {
+		Corridors []corridorJSON `json:"corridors"`
+	}
+	if _, printed, err := a.do("GET", "/admin/corridors", nil, &out); err != nil || printed {
+		return err
+	}
+	return c.printCorridors(out.Corridors)
+}
+
+func corridorSet(ctx context.Context, c *cli, args []string) error {
+	a := c.adminCommand(ctx, "ASSET", "Sets the /v2 order corridor of ASSET: the flags given change, the rest\n"+
+		"keep the corridor's current values (a new corridor: no rates, closed, and\n"+
+		"-min is required). \"none\" removes a rate (closing that direction) or the\n"+
+		"maximum. Prints the corridor. Example:\n\n"+
+		"  tambala corridor set -rate-off-ramp 1750.5 -rate-on-ramp 1800 -min 1000.00 -open MWK")
+	offRamp := a.fs.String("rate-off-ramp", "", "the to-bank `rate` (MWK per unit of the asset), or none")
+	onRamp := a.fs.String("rate-on-ramp", "", "the from-bank `rate` (MWK per unit of the asset), or none")
+	minimum := a.fs.String("min", "", "an order's minimum `amount`")
+	maximum := a.fs.String("max", "", "an order's maximum `amount`, or none")
+	open := a.fs.Bool("open", false, "open the corridor to new orders (-open=false closes it)")
+	rest, err := a.parse(args, 1, 1)
+	if err != nil {
+		return err
+	}
+	asset := rest[0]
+	if !slices.ContainsFunc([]string{"rate-off-ramp", "rate-on-ramp", "min", "max", "open"}, a.set) {
+		return usagef("nothing to set: give -rate-off-ramp, -rate-on-ramp, -min, -max or -open (run with -h)")
+	}
+	// The route replaces the whole corridor: start from the current one.
+	var list struct {
+		Corridors []corridorJSON `json:"corridors"`
+	}
+	if _, err := a.api.callJSON(ctx, "GET", "/admin/corridors", nil, &list); err != nil {
+		return err
+	}
+	body := map[string]any{"rate_off_ramp": nil, "rate_on_ramp": nil, "open": false}
+	for _, k := range list.Corridors {
+		if k.Asset == asset {
+			body = map[string]any{"rate_off_ramp": k.RateOffRamp, "rate_on_ramp": k.RateOnRamp, "min": k.Min, "max": k.Max, "open": k.Open}
+		}
+	}
+	if a.set("rate-off-ramp") {
+		body["rate_off_ramp"] = nullable(*offRamp)
+	}
+	if a.set("rate-on-ramp") {
+		body["rate_on_ramp"] = nullable(*onRamp)
+	}
+	if a.set("min") {
+		body["min"] = *minimum
+	}
+	if a.set("max") {
+		body["max"] = nullable(*maximum)
+	}
+	if a.set("open") {
+		body["open"] = *open
+	}
+	if _, ok := body["min"]; !ok {
+		return usagef("%s has no corridor yet: -min is required", asset)
+	}
+	var out struct {
+		Corridors []corridorJSON `json:"corridors"`
+	}
+	if _, printed, err := a.do("PUT", "/admin/corridors/"+esc(asset), body, &out); err != nil || printed {
+		return err
+	}
+	return c.printCorridors(out.Corridors)
+}
+
+func webhookSet(ctx context.Context, c *cli, args []string) error {
+	a := c.adminCommand(ctx, "ORG URL", "Sets the webhook endpoint of the organization ORG to URL, with a new\n"+
+		"signing secret, and prints the secret: shown this once, give it to the\n"+
+		"receiver to check each event's signature.")
+	rest, err := a.parse(args, 2, 2)
+	if err != nil {
+		return err
+	}
+	var ep struct {
+		URL       string `json:"url"`
+		SecretID  string `json:"secret_id"`
+		CreatedAt string `json:"created_at"`
+		Secret    string `json:"secret"`
+	}
+	if _, printed, err := a.do("PUT", "/admin/orgs/"+esc(rest[0])+"/webhook", map[string]any{"url": rest[1]}, &ep); err != nil || printed {
+		return err
+	}
+	fmt.Fprintf(c.stdout, "Signing secret (shown once, store it now): %s\n\n", ep.Secret)
+	tw := c.table()
+	row(tw, "URL", ep.URL)
+	row(tw, "Secret ID", ep.SecretID)
+	row(tw, "Created", ep.CreatedAt)
+	return tw.Flush()
+}
+
+func pause(ctx context.Context, c *cli, args []string) error {
+	a := c.adminCommand(ctx, "", "With no flags, shows the pause switches: each API (/v1, /v2) is live,\n"+
+		"or paused for maintenance or an incident (its calls answer 503). With\n"+
+		"-v1 or -v2, sets that switch, then shows both. Example:\n\n"+
+		"  tambala pause -v2 maintenance")
+	v1 := a.fs.String("v1", "", "set /v1 to `mode`: live, maintenance or incident")
+	v2 := a.fs.String("v2", "", "set /v2 to `mode`: live, maintenance or incident")
+	if _, err := a.parse(args, 0, 0); err != nil {
+		return err
+	}
+	var err error
+	var state struct {
+		V1 string `json:"v1"`
+		V2 string `json:"v2"`
+	}
+	var b []byte
+	get := true
+	for _, s := range []struct{ api, mode string }{{"v1", *v1}, {"v2", *v2}} {
+		if !a.set(s.api) {
+			continue
+		}
+		if s.mode == "" {
+			return usagef("-%s: want live, maintenance or incident", s.api)
+		}
+		get = false
+		if _, b, err = a.api.call(ctx, "PUT", "/admin/pause", map[string]any{"api": s.api, "mode": s.mode}); err != nil {
+			return err
+		}
+	}
+	if get {
+		if _, b, err = a.api.call(ctx, "GET", "/admin/pause", nil); err != nil {
+			return err
+		}
+	}
+	if a.opts.json {
+		return c.printJSON(b)
+	}
+	if err := jsonUnmarshal(b, &state); err != nil {
+		return err
+	}
+	tw := c.table()
+	row(tw, "API", "MODE")
+	row(tw, "v1", state.V1)
+	row(tw, "v2", state.V2)
+	return tw.Flush()
+}
+
+func approvalsList(ctx context.Context, c *cli, args []string) error {
+	a := c.adminCommand(ctx, "", "Lists the approvals, newest first: an operator's move above its asset's\n"+
+		"threshold (a funding, a deposit recorded by hand, a refund returned) that\n"+
+		"waits for a staff member with the role to approve it in the console.")
+	status := a.fs.String("status", "", "only the approvals in `status`: pending, approved or rejected (default: all)")
+	limit := a.fs.Int("limit", 0, "at most `n` approvals (default: the server's page size)")
+	before := a.fs.String("before", "", "the page older than the approval `id` (as the last page's end says)")
+	if _, err := a.parse(args, 0, 0); err != nil {
+		return err
+	}
+	q := url.Values{}
+	if *status != "" {
+		q.Set("status", *status)
+	}
+	if *limit != 0 {
+		q.Set("limit", strconv.Itoa(*limit))
+	}
+	if *before != "" {
+		q.Set("before_id", *before)
+	}
+	path := "/admin/approvals"
+	if len(q) > 0 {
+		path += "?" + q.Encode()
+	}
+	var out struct {
+		Approvals    []approvalJSON `json:"approvals"`
+		HasMore      bool           `json:"has_more"`
+		NextBeforeID *string        `json:"next_before_id"`
+	}
+	if _, printed, err := a.do("GET", path, nil, &out); err != nil || printed {
+		return err
+	}
+	if len(out.Approvals) == 0 {
+		_, err := c.println("No approvals.")
+		return err
+	}
+	tw := c.table()
+	row(tw, "ID", "KIND", "ORG", "AMOUNT", "ASSET", "ROLE", "STATUS", "REQUESTED BY", "REQUESTED")
+	for _, ap := range out.Approvals {
+		row(tw, ap.ID, ap.Kind, orNone(ap.Org), ap.Amount, ap.Asset, ap.Role, ap.Status, ap.RequestedBy.String(), ap.RequestedAt)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if out.HasMore && out.NextBeforeID != nil {
+		_, err := fmt.Fprintf(c.stdout, "More: run again with -before %s\n", *out.NextBeforeID)
+		return err
+	}
+	return nil
+}
+
+func approvalsThreshold(ctx context.Context, c *cli, args []string) error {
+	a := c.adminCommand(ctx, "[ASSET [AMOUNT|none]]", "With no arguments, lists the approval thresholds: a funding, a deposit\n"+
+		"recorded by hand or a refund returned above its asset's threshold waits\n"+
+		"for a staff member's approval. With ASSET, shows that asset's; with ASSET\n"+
+		"and AMOUNT, sets it (none removes it). Example:\n\n"+
+		"  tambala approvals threshold MWK 1000000.00")
+	rest, err := a.parse(args, 0, 2)
+	if err != nil {
+		return err
+	}
+	if len(rest) == 2 {
+		var out struct {
+			Asset     string  `json:"asset"`
+			Threshold *string `json:"threshold"`
+		}
+		if _, printed, err := a.do("PUT", "/admin/approval-thresholds/"+esc(rest[0]), map[string]any{"threshold": nullable(rest[1])}, &out); err != nil || printed {
+			return err
+		}
+		if out.Threshold == nil {
+			_, err = fmt.Fprintf(c.stdout, "Removed the %s approval threshold.\n", out.Asset)
+		} else {
+			_, err = fmt.Fprintf(c.stdout, "The %s approval threshold is %s %s.\n", out.Asset, *out.Threshold, out.Asset)
+		}
+		return err
+	}
+	var out struct {
+		Thresholds map[string]string `json:"thresholds"`
+	}
+	_, b, err := a.api.call(ctx, "GET", "/admin/approval-thresholds", nil)
+	if err != nil {
+		return err
+	}
+	if err := jsonUnmarshal(b, &out); err != nil {
+		return err
+	}
+	if len(rest) == 1 {
+		t, ok := out.Thresholds[rest[0]]
+		if a.opts.json {
+			var v any = map[string]any{"asset": rest[0], "threshold": nil}
+			if ok {
+				v = map[string]any{"asset": rest[0], "threshold": t}
+			}
+			return c.printJSONValue(v)
+		}
+		if !ok {
+			_, err = fmt.Fprintf(c.stdout, "%s has no approval threshold.\n", rest[0])
+			return err
+		}
+		_, err = fmt.Fprintf(c.stdout, "The %s approval threshold is %s %s.\n", rest[0], t, rest[0])
+		return err
+	}
+	if a.opts.json {
+		return c.printJSON(b)
+	}
+	if len(out.Thresholds) == 0 {
+		_, err := c.println("No approval thresholds.")
+		return err
+	}
+	codes := make([]string, 0, len(out.Thresholds))
+	for code := range out.Thresholds {
+		codes = append(codes, code)
+	}
+	slices.Sort(codes)
+	tw := c.table()
+	row(tw, "ASSET", "THRESHOLD")
+	for _, code := range codes {
+		row(tw, code, out.Thresholds[code])
+	}
+	return tw.Flush()
+}
