@@ -46,8 +46,12 @@ type adminCmd struct {
 // adminCommand makes the flag set of an admin subcommand with the admin
 // flags (-admin-url, -admin-token, -data, -json); the caller adds its own.
 func (c *cli) adminCommand(ctx context.Context, argsUsage, about string) *adminCmd {
-	about += "\n\nFlags and arguments may come in any order. The admin API is found with\n" +
-		"-admin-url (env TAMBALA_ADMIN_URL), its token with -admin-token (env\n" +
+	about += "\n\n"
+	if argsUsage != "" {
+		about += "Flags and arguments may come in any order. "
+	}
+	about += "The admin API is found with -admin-url\n" +
+		"(env TAMBALA_ADMIN_URL), its token with -admin-token (env\n" +
 		"TAMBALA_ADMIN_TOKEN) or in DATA/admin-token. -json prints the API's own answer."
 	fs := c.flags(argsUsage, about)
 	return &adminCmd{cli: c, ctx: ctx, fs: fs, opts: c.adminFlags(fs), argsUsage: argsUsage}
