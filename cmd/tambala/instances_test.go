@@ -149,4 +149,22 @@ func TestTwoInstancesOnOnePostgres(t *testing.T) {
 	code, _ = adm("POST", "/admin/orders/"+id+"/processing", "{}")
 	assert.Equal(t, 409, code, "a move already past is refused by either server")
 	assert.GreaterOrEqual(t, n, 25)
+
+	// The operator's command, each call through the other server.
+	cmd := func(args ...string) string {
+		t.Helper()
+		s := next()
+		words := commandWords(args)
+		full := append(append(append([]string{}, args[:words]...), "-admin-url", s.AdminURL, "-admin-token", token), args[words:]...)
+		code, out, errOut := tambala(t, nil, full...)
+		require.Equal(t, 0, code, "%v on %s: %s", args, s.AdminURL, errOut)
+		return out
+	}
+	created := cmd("org", "create", "-json", "Second Org")
+	var o2 map[string]any
+	require.NoError(t, json.Unmarshal([]byte(created), &o2))
+	org2 := o2["id"].(string)
+	assert.Contains(t, cmd("org", "list"), "Second Org")
+	cmd("fund", "-ref", "cli-two", org2, "250.00", "MWK")
+	assert.Contains(t, cmd("org", "show", org2), "Second Org")
 }
