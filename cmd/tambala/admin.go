@@ -30,6 +30,12 @@ var adminCommands = []command{
 	{"pause", "show the pause switches of /v1 and /v2, or set them", pause},
 	{"approvals list", "list the approvals (four-eyes) pending or decided", approvalsList},
 	{"approvals threshold", "show the approval thresholds, or set or remove an asset's", approvalsThreshold},
+	{"order list", "list the desk's queue of /v2 orders, by status and organization", orderList},
+	{"order show", "show a /v2 order as the desk sees it: its proof, its funding instructions", orderShow},
+	{"order move", "move a /v2 order by hand: processing, coins-sent, complete, fail, instructions...", orderMove},
+	{"payout in-flight", "list the payouts in flight (the manual rail's queue to pay by hand)", payoutInFlight},
+	{"payout resolve", "record a payout's outcome at the provider: succeeded or failed", payoutResolve},
+	{"institutions sync", "replace the payable institutions with a JSON file's list", institutionsSync},
 }
 
 // adminCmd is a subcommand that talks to the admin API: its flag set,
