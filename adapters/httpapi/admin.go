@@ -553,10 +553,11 @@ func (a *Admin) resolvePayout(w http.ResponseWriter, r *http.Request) {
 	writeRaw(w, http.StatusOK, render.Payout(p))
 }
 
-// backup is GET /admin/backup: a consistent copy of the whole store, read
-// in one read transaction and streamed as application/octet-stream, for a
-// store that can make one (boltstore). Restore: start the server on a data
-// folder holding the copy (README "Operate it").
+// backup is GET /admin/backup: a consistent copy of the whole store,
+// streamed as application/octet-stream, for a store that can make one
+// (boltstore: its file, pebblestore: a tar of a checkpoint), named by its
+// BackupName. Restore: tambala restore FILE into an empty data folder,
+// then start the server there (docs/operations-backup.md).
 func (a *Admin) backup(w http.ResponseWriter, r *http.Request) {
 	streamBackup(w, r, a.log, a.backuper)
 }

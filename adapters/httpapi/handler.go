@@ -559,10 +559,18 @@ func (p *probes) referenceDataCheck(ctx context.Context, reqID string) error {
 // Backups.
 
 // Backuper is a store that can write a consistent copy of all its data
-// while it serves (boltstore.Store). GET /admin/backup streams what Backup
+// while it serves (boltstore.Store, pebblestore.Store). GET /admin/backup streams what Backup
 // writes; over any other store it answers 404 not_found.
 type Backuper interface {
 	Backup(ctx context.Context, w io.Writer) (int64, error)
+}
+
+// BackupNamer is a Backuper whose copy has a file name of its own
+// (boltstore's "tambala.bolt", pebblestore's "tambala-pebble.tar"): GET
+// /admin/backup sends it in Content-Disposition. Without it the name is
+// "tambala.backup".
+type BackupNamer interface {
+	BackupName() string
 }
 
 // streamBackup writes st's backup to w. An error before the first byte is
@@ -579,7 +587,11 @@ func streamBackup(w http.ResponseWriter, r *http.Request, log *zap.Logger, b Bac
 	_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
 	h := w.Header()
 	h.Set("Content-Type", "application/octet-stream")
-	h.Set("Content-Disposition", `attachment; filename="tambala.bolt"`)
+	name := "tambala.backup"
+	if n, ok := b.(BackupNamer); ok {
+		name = n.BackupName()
+	}
+	h.Set("Content-Disposition", `attachment; filename="`+name+`"`)
 	h.Set("Cache-Control", "no-store")
 	start := time.Now()
 	cw := &firstWrite{w: w}

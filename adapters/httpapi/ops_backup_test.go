@@ -1,6 +1,8 @@
 package httpapi_test
 
 import (
+	"archive/tar"
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -8,7 +10,9 @@ import (
 
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/adapters/boltstore"
+	"github.com/tambalapay/tambala/adapters/pebblestore"
 	"github.com/tambalapay/tambala/ledger"
+	"github.com/tambalapay/tambala/store"
 )
 
 // TestAdminBackup_StreamsARestorableCopy: GET /admin/backup over a
@@ -70,4 +74,41 @@ func TestAdminBackup_StreamsARestorableCopy(t *testing.T) {
 func TestAdminBackup_StoreWithoutBackup(t *testing.T) {
 	e := newEnv(t)
 	e.admin(t, "GET", "/admin/backup", nil).want(t, 404, "not_found")
+}
+
+// TestAdminBackup_NamesTheCopyByItsFormat: the attachment is named by the
+// store's BackupName: a bbolt file, or a pebble checkpoint's tar (whose
+// first entry is a file of the checkpoint).
+func TestAdminBackup_NamesTheCopyByItsFormat(t *testing.T) {
+	dir := t.TempDir()
+	bolt, err := boltstore.Open(filepath.Join(dir, "live.bolt"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { bolt.Close() })
+	peb, err := pebblestore.Open(filepath.Join(dir, "pebble"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { peb.Close() })
+	for _, c := range []struct {
+		st   store.Store
+		name string
+	}{{bolt, "tambala.bolt"}, {peb, "tambala-pebble.tar"}} {
+		e := newEnv(t, withStore(c.st))
+		r, err := send(e.admSrv, "GET", "/admin/backup", nil, hdr(adminToken))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.Header.Get("Content-Disposition"); r.Status != 200 || got != `attachment; filename="`+c.name+`"` {
+			t.Fatalf("GET /admin/backup: %d, Content-Disposition %q, want filename %s", r.Status, got, c.name)
+		}
+		if c.name != "tambala-pebble.tar" {
+			continue
+		}
+		h, err := tar.NewReader(bytes.NewReader(r.Body)).Next()
+		if err != nil || h.Typeflag != tar.TypeReg {
+			t.Fatalf("the pebble copy is not a tar of files: %v %+v", err, h)
+		}
+	}
 }

@@ -62,6 +62,16 @@ func (s *Store) Backup(ctx context.Context, w io.Writer) (int64, error) {
 	return cw.n, tw.Close()
 }
 
+// BackupName is the file name of Backup's copy, a tar (GET /admin/backup
+// sends it as the attachment's name; tambala restore -store pebble takes
+// it).
+func (s *Store) BackupName() string { return "tambala-pebble.tar" }
+
+// Layout is the version of the on-disk layout this build reads and
+// writes: Open records it in a new database and refuses one of another
+// layout.
+const Layout = formatVersion
+
 type countingWriter struct {
 	w io.Writer
 	n int64
