@@ -121,8 +121,16 @@ func WriteNewFile(file string, write func(io.Writer) (int64, error)) (int64, err
 	}
 	// A hard link, unlike a rename, never replaces a file made since the
 	// check: the copy could otherwise replace a live database.
-	if err := os.Link(tmp.Name(), file); err != nil {
-		return n, err
+	if err := os.Link(tmp.Name(), file); errors.Is(err, os.ErrExist) {
+		return n, fmt.Errorf("%s: the file exists; name a new file", file)
+	} else if err != nil {
+		// A filesystem without hard links: rename, after checking again.
+		if _, serr := os.Lstat(file); serr == nil {
+			return n, fmt.Errorf("%s: the file exists; name a new file", file)
+		}
+		if err := os.Rename(tmp.Name(), file); err != nil {
+			return n, err
+		}
 	}
 	if d, err := os.Open(filepath.Dir(file)); err == nil {
 		_ = d.Sync()
