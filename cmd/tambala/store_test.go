@@ -141,6 +141,13 @@ func TestBackupRestore(t *testing.T) {
 				ids  []string
 			}{{offline, append(append([]string{}, before...), after...)}, {online, before}} {
 				data := filepath.Join(t.TempDir(), "restored")
+				keepToken := c.file == offline
+				if keepToken { // the old admin token put there first: allowed, and kept
+					require.NoError(t, os.MkdirAll(data, 0o700))
+					b, err := os.ReadFile(filepath.Join(s.Data, "admin-token"))
+					require.NoError(t, err)
+					require.NoError(t, os.WriteFile(filepath.Join(data, "admin-token"), b, 0o600))
+				}
 				code, out, errOut := tambala(t, nil, "restore", "-data", data, "-store", storeArg, c.file)
 				require.Equal(t, 0, code, "%s%s", out, errOut)
 				assert.Contains(t, out, "Its ledger checks")
@@ -151,6 +158,15 @@ func TestBackupRestore(t *testing.T) {
 
 				r := startServer(t, data, storeArg)
 				assert.Empty(t, r.DemoKey, "a restored store has its organization: no new demo")
+				if keepToken {
+					assert.Empty(t, r.Token, "the admin token put there is kept")
+					req, _ := http.NewRequest("GET", r.AdminURL+"/admin/orgs", nil)
+					req.Header.Set("Authorization", "Bearer "+s.Token)
+					res, err := http.DefaultClient.Do(req)
+					require.NoError(t, err)
+					res.Body.Close()
+					assert.Equal(t, http.StatusOK, res.StatusCode, "the old admin token works on the restored server")
+				}
 				r.requirePayouts(t, s.DemoKey, c.ids)
 				r.DemoKey = s.DemoKey
 				r.payouts(t, 1) // it takes new ones too
@@ -193,6 +209,12 @@ func TestBackupRestorePostgres(t *testing.T) {
 	code, _, errOut = tambala(t, nil, "restore", "-store", storeArg, file)
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errOut, shellLine(pgRestoreArgs(storeArg, file)))
+
+	// The running server's route says where to turn.
+	code, _, errOut = tambala(t, nil, "backup", "-from", s.AdminURL, "-admin-token", s.Token, file)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, "use pg_dump")
+	assert.NoFileExists(t, file)
 
 	runTool(t, storeArg, pgDumpArgs(storeArg, file))
 	require.Equal(t, 0, s.Stop())
@@ -320,4 +342,21 @@ func TestLedgerCheckViolation(t *testing.T) {
 	code, _, errOut := tambala(t, nil, "ledger", "check", "-data", filepath.Join(t.TempDir(), "none"))
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errOut, "no bbolt store at")
+}
+
+// TestServeBackupFlag: tambala serve -backup FILE, the older offline
+// route, shares backup's code: it copies a pebble store too, as a tar.
+func TestServeBackupFlag(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "data")
+	code, _, errOut := tambala(t, nil, "migrate", "-data", data, "-store", "pebble")
+	require.Equal(t, 0, code, errOut)
+	file := filepath.Join(t.TempDir(), "copy")
+	code, out, errOut := tambala(t, nil, "serve", "-data", data, "-store", "pebble", "-backup", file)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "written to "+file)
+	b, err := os.ReadFile(file)
+	require.NoError(t, err)
+	assert.Equal(t, "pebble", sniffBackup(b[:512]))
+	code, out, errOut = tambala(t, nil, "restore", "-data", filepath.Join(t.TempDir(), "restored"), "-store", "pebble", file)
+	assert.Equal(t, 0, code, "%s%s", out, errOut)
 }
