@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -36,13 +37,52 @@ var migrations = [SchemaVersion]func(schema string) []string{
 // Migrate creates the store's tables in schema (the connection's current
 // schema when empty), creating the schema too, or upgrades them to
 // SchemaVersion. It is idempotent, and safe to run from several processes
-// at once: a transaction-scoped advisory lock serializes them. It refuses
-// a schema whose version is newer than SchemaVersion with ErrSchemaTooNew.
+// at once: each runs the migration in one SERIALIZABLE transaction that
+// reads and writes the version row, so of migrations racing one commits
+// and the others fail to serialize (or collide on the catalog's DDL) and
+// run again, to find the work done. No advisory lock: the SQL stays what
+// PG-wire distributed databases accept (docs/decisions.md, "PostgreSQL
+// under contention"). It refuses a schema whose version is newer than
+// SchemaVersion with ErrSchemaTooNew.
 func Migrate(ctx context.Context, pool *pgxpool.Pool, schema string) error {
-	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtextextended('tambala.pgstore.migrate:' || $1, 0))", schema); err != nil {
-			return err
+	var err error
+	for attempt := 0; ; attempt++ {
+		err = migrateOnce(ctx, pool, schema)
+		if err == nil || attempt == migrateAttempts-1 || !migrationRace(err) || ctx.Err() != nil {
+			break
 		}
+		// A short, growing pause lets the transaction that won commit.
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Duration(attempt+1) * 10 * time.Millisecond):
+		}
+	}
+	if err != nil && !errors.Is(err, ErrSchemaTooNew) {
+		return fmt.Errorf("pgstore: migrate: %w", err)
+	}
+	return err
+}
+
+// migrateAttempts bounds the runs of a migration that lost races.
+const migrateAttempts = 20
+
+// migrationRace reports an error of a migration that ran beside another:
+// it failed to serialize or deadlocked, or its DDL collided with the
+// other's (a schema, table or type created meanwhile).
+func migrationRace(err error) bool {
+	switch sqlState(err) {
+	case codeSerializationFailure, codeDeadlockDetected,
+		"23505", // unique_violation: two CREATE ... IF NOT EXISTS at once collide in the catalog
+		"42P06", // duplicate_schema
+		"42P07", // duplicate_table
+		"42710": // duplicate_object
+		return true
+	}
+	return false
+}
+
+func migrateOnce(ctx context.Context, pool *pgxpool.Pool, schema string) error {
+	return pgx.BeginTxFunc(ctx, pool, pgx.TxOptions{IsoLevel: pgx.Serializable}, func(tx pgx.Tx) error {
 		if schema != "" {
 			if _, err := tx.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+pgx.Identifier{schema}.Sanitize()); err != nil {
 				return err
@@ -52,7 +92,7 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, schema string) error {
 		if _, err := tx.Exec(ctx, "CREATE TABLE IF NOT EXISTS "+vt+" (version int NOT NULL)"); err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, "SELECT version FROM "+vt)
+		rows, err := tx.Query(ctx, "SELECT version FROM "+vt+" FOR UPDATE")
 		if err != nil {
 			return err
 		}
@@ -88,10 +128,6 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, schema string) error {
 		}
 		return nil
 	})
-	if err != nil && !errors.Is(err, ErrSchemaTooNew) {
-		return fmt.Errorf("pgstore: migrate: %w", err)
-	}
-	return err
 }
 
 // Version returns the version of the store's tables in schema, 0 when

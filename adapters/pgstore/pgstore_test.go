@@ -767,9 +767,9 @@ func TestMigrate(t *testing.T) {
 	require.NoError(t, err)
 	require.Zero(t, v, "a schema never migrated")
 
-	// Concurrent first migrations (two instances starting) and repeats.
+	// Concurrent first migrations (instances starting together) and repeats.
 	var wg sync.WaitGroup
-	for range 4 {
+	for range 8 {
 		wg.Go(func() { assert.NoError(t, pgstore.Migrate(ctx, pool, schema)) })
 	}
 	wg.Wait()
