@@ -2,7 +2,7 @@
 // /v1 payouts and checks afterwards, through the API, that no money was lost
 // or doubled.
 //
-//	go run ./examples/server -data /tmp/lg -rate 1000000 -burst 1000000 -worker=false -quiet &
+//	go run ./cmd/tambala serve -data /tmp/lg -rate 1000000 -burst 1000000 -worker=false -quiet &
 //	go run ./examples/loadgen -data /tmp/lg -clients 64 -n 50000 -ids /tmp/ids.txt
 //
 // Unless -key names an existing API key, it first creates a fresh
