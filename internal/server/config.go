@@ -56,6 +56,9 @@ func Version() string {
 	if len(rev) > 12 {
 		rev = rev[:12]
 	}
+	if strings.HasSuffix(strings.TrimSuffix(v, "+dirty"), rev) {
+		return v // a pseudo-version names the revision already
+	}
 	if dirty {
 		rev += "+dirty"
 	}
