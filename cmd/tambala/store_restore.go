@@ -24,8 +24,9 @@ func restore(ctx context.Context, c *cli, args []string) error {
 		"    DATA/pebble, or pebble:DIR), missing or empty.\n"+
 		"The copy is written under a temporary name, synced and renamed; then\n"+
 		"it is opened and its ledger checked. Start the server on it with the\n"+
-		"same -data and -store. The admin token is not in the copy: copy\n"+
-		"DATA/admin-token along to keep it, or the server makes a new one.\n"+
+		"same -data and -store. The copy keeps its admin token's hash, so the\n"+
+		"server answers the same token; copy DATA/admin-token along to have it\n"+
+		"at hand.\n"+
 		"A PostgreSQL store is refused: restore it with pg_restore (the command\n"+
 		"prints the lines; docs/operations-backup.md).")
 	o := c.storeFlags(fs)
@@ -104,7 +105,7 @@ func restore(ctx context.Context, c *cli, args []string) error {
 		return exitStatus(1)
 	}
 	_, err = fmt.Fprintf(c.stdout, "Its ledger checks. Start the server on it: %s\n"+
-		"(the admin token is not in the copy: put the old DATA/admin-token in %s to keep it, or the server makes a new one)\n", serve, o.data)
+		"(it answers the admin token of the store it was copied from: put that DATA/admin-token in %s to have it at hand)\n", serve, o.data)
 	return err
 }
 
