@@ -85,9 +85,6 @@ func (l StoreLocation) Exists() (bool, error) {
 // the store for messages. A bbolt or pebble store that does not exist is
 // created: check LocateStore's Exists first where that is wrong.
 func OpenStore(ctx context.Context, data, store string) (st store.Store, desc string, err error) {
-	if _, err := LocateStore(data, store); err != nil {
-		return nil, "", err
-	}
 	return openConfiguredStore(ctx, config{data: data, store: store})
 }
 

@@ -171,39 +171,37 @@ func openStore(data string) (*boltstore.Store, error) {
 // folder by default, pebble in a directory, or PostgreSQL (its schema
 // created or upgraded first). desc names it for the start line.
 func openConfiguredStore(ctx context.Context, c config) (st store.Store, desc string, err error) {
-	switch {
-	case c.store == "" || c.store == "bolt" || c.store == "bbolt":
+	loc, err := LocateStore(c.data, c.store)
+	if err != nil {
+		return nil, "", err
+	}
+	switch loc.Kind {
+	case StoreBolt:
 		b, err := openStore(c.data)
 		if err != nil {
 			return nil, "", err
 		}
-		return b, "bbolt " + b.Path(), nil
-	case c.store == "pebble" || strings.HasPrefix(c.store, "pebble:"):
-		dir := strings.TrimPrefix(strings.TrimPrefix(c.store, "pebble"), ":")
-		if dir == "" {
-			dir = filepath.Join(c.data, "pebble")
-		}
-		p, err := pebblestore.Open(dir, nil)
+		return b, loc.Desc(), nil
+	case StorePebble:
+		p, err := pebblestore.Open(loc.Path, nil)
 		if errors.Is(err, pebblestore.ErrLocked) {
-			return nil, "", fmt.Errorf("pebble directory %s is in use by another tambala process: stop that process, or use another -store", dir)
+			return nil, "", fmt.Errorf("pebble directory %s is in use by another tambala process: stop that process, or use another -store", loc.Path)
 		}
-		return p, "pebble " + dir, err
-	case strings.HasPrefix(c.store, "postgres://") || strings.HasPrefix(c.store, "postgresql://"):
+		return p, loc.Desc(), err
+	default: // StorePostgres
 		// 16 connections unless the URL says (pool_max_conns): group
 		// commit shares one transaction among many updates, and 64
 		// clients on a 2-core machine ran 1,931 accepts/s on pgx's default
 		// of 4 against 2,019-2,038 on 16 (docs/performance.md).
 		var opts pgstore.Options
-		if u, err := url.Parse(c.store); err == nil && !u.Query().Has("pool_max_conns") {
+		if u, err := url.Parse(loc.Path); err == nil && !u.Query().Has("pool_max_conns") {
 			opts.MaxConns = 16
 		}
-		p, err := pgstore.Open(ctx, c.store, &opts)
+		p, err := pgstore.Open(ctx, loc.Path, &opts)
 		if err != nil {
 			return nil, "", fmt.Errorf("opening PostgreSQL: %w", err)
 		}
-		return p, "postgres " + redactURL(c.store), nil
-	default:
-		return nil, "", fmt.Errorf("-store must be empty (bbolt), pebble, pebble:DIR or a postgres:// URL, not %q", c.store)
+		return p, loc.Desc(), nil
 	}
 }
 
