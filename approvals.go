@@ -81,8 +81,10 @@ func (a *Approvals) caller(ctx context.Context, role accounts.StaffRole) (contex
 }
 
 // List reads one page of approvals, newest first; status "" for all.
-func (a *Approvals) List(ctx context.Context, status approvals.Status, page PageRequest) (Page[Approval], error) {
-	ctx, _, _, err := a.caller(ctx, "")
+func (a *Approvals) List(ctx context.Context, status approvals.Status, page PageRequest) (_ Page[Approval], err error) {
+	ctx, span := a.span(ctx, "tambala.Approvals.List")
+	defer span.end(&err)
+	ctx, _, _, err = a.caller(ctx, "")
 	if err != nil {
 		return Page[Approval]{}, err
 	}
@@ -102,8 +104,10 @@ func (a *Approvals) List(ctx context.Context, status approvals.Status, page Page
 }
 
 // Get reads one approval.
-func (a *Approvals) Get(ctx context.Context, id string) (Approval, error) {
-	ctx, _, _, err := a.caller(ctx, "")
+func (a *Approvals) Get(ctx context.Context, id string) (_ Approval, err error) {
+	ctx, span := a.span(ctx, "tambala.Approvals.Get")
+	defer span.end(&err)
+	ctx, _, _, err = a.caller(ctx, "")
 	if err != nil {
 		return Approval{}, err
 	}
@@ -120,7 +124,9 @@ func (a *Approvals) Get(ctx context.Context, id string) (Approval, error) {
 // transaction with the approval's record and both audit entries: the
 // money moves only here. Two approvers at once: one approves, the other
 // is conflict.
-func (a *Approvals) Approve(ctx context.Context, id string) (Approval, error) {
+func (a *Approvals) Approve(ctx context.Context, id string) (_ Approval, err error) {
+	ctx, span := a.span(ctx, "tambala.Approvals.Approve")
+	defer span.end(&err)
 	return a.decide(ctx, id, AuditApprovalApproved, func(cur Approval, by approvals.Party, roles []string) (Approval, error) {
 		return cur.Approve(by, roles, a.e.nowUTC())
 	})
@@ -128,7 +134,9 @@ func (a *Approvals) Approve(ctx context.Context, id string) (Approval, error) {
 
 // Reject rejects a pending approval with a reason; nothing moves. The
 // same request again is then conflict.
-func (a *Approvals) Reject(ctx context.Context, id, reason string) (Approval, error) {
+func (a *Approvals) Reject(ctx context.Context, id, reason string) (_ Approval, err error) {
+	ctx, span := a.span(ctx, "tambala.Approvals.Reject")
+	defer span.end(&err)
 	return a.decide(ctx, id, AuditApprovalRejected, func(cur Approval, by approvals.Party, roles []string) (Approval, error) {
 		return cur.Reject(by, roles, reason, a.e.nowUTC())
 	})
@@ -174,8 +182,10 @@ func (a *Approvals) decide(ctx context.Context, id string, action AuditAction,
 // SetThreshold sets the amount of asset above which an operator's move
 // waits for approval; the zero Amount removes it (no four-eyes in that
 // asset). Needs the operations role.
-func (a *Approvals) SetThreshold(ctx context.Context, asset money.AssetCode, threshold money.Amount) error {
-	ctx, _, _, err := a.caller(ctx, accounts.StaffOperations)
+func (a *Approvals) SetThreshold(ctx context.Context, asset money.AssetCode, threshold money.Amount) (err error) {
+	ctx, span := a.span(ctx, "tambala.Approvals.SetThreshold")
+	defer span.end(&err)
+	ctx, _, _, err = a.caller(ctx, accounts.StaffOperations)
 	if err != nil {
 		return err
 	}
@@ -203,8 +213,10 @@ func (a *Approvals) SetThreshold(ctx context.Context, asset money.AssetCode, thr
 }
 
 // Thresholds reads the threshold of every asset that has one.
-func (a *Approvals) Thresholds(ctx context.Context) (map[money.AssetCode]money.Amount, error) {
-	ctx, _, _, err := a.caller(ctx, "")
+func (a *Approvals) Thresholds(ctx context.Context) (_ map[money.AssetCode]money.Amount, err error) {
+	ctx, span := a.span(ctx, "tambala.Approvals.Thresholds")
+	defer span.end(&err)
+	ctx, _, _, err = a.caller(ctx, "")
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/google/uuid"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/adapters/boltstore"
@@ -34,6 +35,25 @@ func benchEngine(b *testing.B, s store.Store) (*tambala.Engine, tambala.Principa
 	}
 	return benchEngineOn(b, e)
 }
+
+// benchEngineTraced is benchEngine over a memstore with tracing on: every
+// span sampled, batched to an exporter that drops them.
+func benchEngineTraced(b *testing.B) (*tambala.Engine, tambala.Principal) {
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.AlwaysSample()),
+		sdktrace.WithBatcher(discardExporter{}))
+	b.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
+	e, err := tambala.New(memstore.New(), &tambala.Options{TracerProvider: tp})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return benchEngineOn(b, e)
+}
+
+// discardExporter exports spans nowhere.
+type discardExporter struct{}
+
+func (discardExporter) ExportSpans(context.Context, []sdktrace.ReadOnlySpan) error { return nil }
+func (discardExporter) Shutdown(context.Context) error                             { return nil }
 
 // benchEngineOn makes a funded organization with limits out of the way.
 func benchEngineOn(b *testing.B, e *tambala.Engine) (*tambala.Engine, tambala.Principal) {
@@ -81,6 +101,30 @@ func BenchmarkPayoutAccept(b *testing.B) {
 	})
 	b.Run("memstore/parallel64", func(b *testing.B) {
 		e, p := benchEngine(b, memstore.New())
+		b.ReportAllocs()
+		b.SetParallelism(32)
+		b.ResetTimer()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				acceptOne(b, e, p, seq.Add(1))
+			}
+		})
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "payouts/s")
+	})
+	// The same with tracing on: a real SDK tracer provider sampling every
+	// span, its batch processor exporting to nothing (the cost of making
+	// and exporting the spans, not of a collector).
+	b.Run("memstore/serial-traced", func(b *testing.B) {
+		e, p := benchEngineTraced(b)
+		b.ReportAllocs()
+		b.ResetTimer()
+		for range b.N {
+			acceptOne(b, e, p, seq.Add(1))
+		}
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "payouts/s")
+	})
+	b.Run("memstore/parallel64-traced", func(b *testing.B) {
+		e, p := benchEngineTraced(b)
 		b.ReportAllocs()
 		b.SetParallelism(32)
 		b.ResetTimer()

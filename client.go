@@ -41,67 +41,91 @@ func (c *Client) Principal() Principal { return c.p }
 // Every use case checks the same rules itself, inside its transaction; a
 // transport calls Admit first only so that these answers come before it
 // decodes a request, in the order the reference gives.
-func (c *Client) Admit(ctx context.Context, api API) error {
+func (c *Client) Admit(ctx context.Context, api API) (err error) {
+	ctx, span := c.span(ctx, "tambala.Admit")
+	defer span.end(&err)
 	return c.e.admitNow(ctx, c.p, api)
 }
 
 // Balance reads the caller's balance in one enabled asset (a /v2 call).
-func (c *Client) Balance(ctx context.Context, code money.AssetCode) (ledger.Balance, error) {
+func (c *Client) Balance(ctx context.Context, code money.AssetCode) (_ ledger.Balance, err error) {
+	ctx, span := c.span(ctx, "tambala.Balance")
+	defer span.end(&err)
 	return c.e.balanceOf(ctx, c.p, code)
 }
 
 // BalanceV1 reads the caller's MWK balance under the /v1 rules.
-func (c *Client) BalanceV1(ctx context.Context) (ledger.Balance, error) {
+func (c *Client) BalanceV1(ctx context.Context) (_ ledger.Balance, err error) {
+	ctx, span := c.span(ctx, "tambala.BalanceV1")
+	defer span.end(&err)
 	return c.e.balanceV1(ctx, c.p)
 }
 
 // Balances reads the caller's balance in every enabled asset, by code (a
 // /v2 call).
-func (c *Client) Balances(ctx context.Context) ([]ledger.Balance, error) {
+func (c *Client) Balances(ctx context.Context) (_ []ledger.Balance, err error) {
+	ctx, span := c.span(ctx, "tambala.Balances")
+	defer span.end(&err)
 	return c.e.balances(ctx, c.p)
 }
 
 // Banks lists the bank institutions under stable UUIDs.
-func (c *Client) Banks(ctx context.Context) ([]Bank, error) {
+func (c *Client) Banks(ctx context.Context) (_ []Bank, err error) {
+	ctx, span := c.span(ctx, "tambala.Banks")
+	defer span.end(&err)
 	return c.e.banks(ctx, c.p)
 }
 
 // Collection returns one of the caller's collections.
-func (c *Client) Collection(ctx context.Context, id string) (Collection, error) {
+func (c *Client) Collection(ctx context.Context, id string) (_ Collection, err error) {
+	ctx, span := c.span(ctx, "tambala.Collection")
+	defer span.end(&err)
 	return c.e.collectionByID(ctx, c.p, id)
 }
 
 // CollectionV2 returns one of the caller's /v2 collections.
-func (c *Client) CollectionV2(ctx context.Context, id string) (CollectionV2, error) {
+func (c *Client) CollectionV2(ctx context.Context, id string) (_ CollectionV2, err error) {
+	ctx, span := c.span(ctx, "tambala.CollectionV2")
+	defer span.end(&err)
 	return c.e.collectionV2(ctx, c.p, id)
 }
 
 // Collections lists the caller's collections, newest first.
-func (c *Client) Collections(ctx context.Context, page PageRequest) (Page[Collection], error) {
+func (c *Client) Collections(ctx context.Context, page PageRequest) (_ Page[Collection], err error) {
+	ctx, span := c.span(ctx, "tambala.Collections")
+	defer span.end(&err)
 	return c.e.collections(ctx, c.p, page)
 }
 
 // CollectionsV2 lists the caller's /v2 collections (deposits, order
 // refunds, simulated), newest first.
-func (c *Client) CollectionsV2(ctx context.Context, page PageRequest, f CollectionV2Filter) (Page[CollectionV2], error) {
+func (c *Client) CollectionsV2(ctx context.Context, page PageRequest, f CollectionV2Filter) (_ Page[CollectionV2], err error) {
+	ctx, span := c.span(ctx, "tambala.CollectionsV2")
+	defer span.end(&err)
 	return c.e.collectionsV2(ctx, c.p, page, f)
 }
 
 // Conversion returns one of the caller's conversions (a /v2 call);
 // unknown, foreign and malformed ids are not_found.
-func (c *Client) Conversion(ctx context.Context, id string) (Conversion, error) {
+func (c *Client) Conversion(ctx context.Context, id string) (_ Conversion, err error) {
+	ctx, span := c.span(ctx, "tambala.Conversion")
+	defer span.end(&err)
 	return c.e.conversion(ctx, c.p, id)
 }
 
 // Conversions lists the caller's conversions newest first, a page at a
 // time (a /v2 call).
-func (c *Client) Conversions(ctx context.Context, page PageRequest, f ConversionFilter) (Page[Conversion], error) {
+func (c *Client) Conversions(ctx context.Context, page PageRequest, f ConversionFilter) (_ Page[Conversion], err error) {
+	ctx, span := c.span(ctx, "tambala.Conversions")
+	defer span.end(&err)
 	return c.e.conversions(ctx, c.p, page, f)
 }
 
 // Corridors lists the desk corridors the caller sees, by code (a /v2
 // call).
-func (c *Client) Corridors(ctx context.Context) ([]quotes.Corridor, error) {
+func (c *Client) Corridors(ctx context.Context) (_ []quotes.Corridor, err error) {
+	ctx, span := c.span(ctx, "tambala.Corridors")
+	defer span.end(&err)
 	return c.e.corridors(ctx, c.p)
 }
 
@@ -111,7 +135,9 @@ func (c *Client) Corridors(ctx context.Context) ([]quotes.Corridor, error) {
 // assets still enabled with convert (corridor_not_enabled); the hold of
 // from_amount (insufficient_funds). The conversion starts processing and is
 // due for the worker at once. A zero idem.Fingerprint is n.Fingerprint().
-func (c *Client) CreateConversion(ctx context.Context, n NewConversion, idem Idempotency) (Created[Conversion], error) {
+func (c *Client) CreateConversion(ctx context.Context, n NewConversion, idem Idempotency) (_ Created[Conversion], err error) {
+	ctx, span := c.span(ctx, "tambala.CreateConversion")
+	defer span.end(&err)
 	return c.e.createConversion(ctx, c.p, n, idem)
 }
 
@@ -125,7 +151,9 @@ func (c *Client) CreateConversion(ctx context.Context, n NewConversion, idem Ide
 // docs/decisions.md, "/v2 desk (orders, quotes, corridors)".
 // A to-bank order starts accepted, a from-bank one awaiting_instructions.
 // A zero idem.Fingerprint is n.Fingerprint().
-func (c *Client) CreateOrder(ctx context.Context, n NewOrder, idem Idempotency) (Created[orders.Order], error) {
+func (c *Client) CreateOrder(ctx context.Context, n NewOrder, idem Idempotency) (_ Created[orders.Order], err error) {
+	ctx, span := c.span(ctx, "tambala.CreateOrder")
+	defer span.end(&err)
 	return c.e.createOrder(ctx, c.p, n, idem)
 }
 
@@ -137,7 +165,9 @@ func (c *Client) CreateOrder(ctx context.Context, n NewOrder, idem Idempotency) 
 // the rolling limits, holds amount plus fee, and stores the payout (status
 // held) with its idempotency record. A zero idem.Fingerprint is
 // req.Fingerprint().
-func (c *Client) CreatePayout(ctx context.Context, req payouts.Request, idem Idempotency) (Created[payouts.Payout], error) {
+func (c *Client) CreatePayout(ctx context.Context, req payouts.Request, idem Idempotency) (_ Created[payouts.Payout], err error) {
+	ctx, span := c.span(ctx, "tambala.CreatePayout")
+	defer span.end(&err)
 	return c.e.createPayout(ctx, c.p, req, idem)
 }
 
@@ -148,7 +178,9 @@ func (c *Client) CreatePayout(ctx context.Context, req payouts.Request, idem Ide
 // switch; the fee; on an FX payout the pair and the rate; the hold of
 // principal and fee in the source asset (insufficient_funds). The payout
 // starts held. A zero idem.Fingerprint is req.Fingerprint().
-func (c *Client) CreatePayoutV2(ctx context.Context, req PayoutV2Request, idem Idempotency) (Created[PayoutV2], error) {
+func (c *Client) CreatePayoutV2(ctx context.Context, req PayoutV2Request, idem Idempotency) (_ Created[PayoutV2], err error) {
+	ctx, span := c.span(ctx, "tambala.CreatePayoutV2")
+	defer span.end(&err)
 	return c.e.createPayoutV2(ctx, c.p, req, idem)
 }
 
@@ -156,57 +188,77 @@ func (c *Client) CreatePayoutV2(ctx context.Context, req PayoutV2Request, idem I
 // /v2 call). An address is issued on its first read and stored; any address
 // the issuer can't give (or no issuer at all) makes the whole call
 // service_unavailable, never a partial list.
-func (c *Client) DepositAddresses(ctx context.Context) ([]DepositAddress, error) {
+func (c *Client) DepositAddresses(ctx context.Context) (_ []DepositAddress, err error) {
+	ctx, span := c.span(ctx, "tambala.DepositAddresses")
+	defer span.end(&err)
 	return c.e.depositAddresses(ctx, c.p)
 }
 
 // EnabledAssets lists the assets enabled for the caller, by code (a /v2
 // call).
-func (c *Client) EnabledAssets(ctx context.Context) ([]EnabledAsset, error) {
+func (c *Client) EnabledAssets(ctx context.Context) (_ []EnabledAsset, err error) {
+	ctx, span := c.span(ctx, "tambala.EnabledAssets")
+	defer span.end(&err)
 	return c.e.enabledAssets(ctx, c.p)
 }
 
 // Institutions returns the payable institutions and when they were synced.
-func (c *Client) Institutions(ctx context.Context) ([]payouts.Institution, time.Time, error) {
+func (c *Client) Institutions(ctx context.Context) (_ []payouts.Institution, _ time.Time, err error) {
+	ctx, span := c.span(ctx, "tambala.Institutions")
+	defer span.end(&err)
 	return c.e.listInstitutions(ctx, c.p)
 }
 
 // MobileOperators lists the mobile-money operators and when they were synced.
-func (c *Client) MobileOperators(ctx context.Context) ([]MobileOperator, time.Time, error) {
+func (c *Client) MobileOperators(ctx context.Context) (_ []MobileOperator, _ time.Time, err error) {
+	ctx, span := c.span(ctx, "tambala.MobileOperators")
+	defer span.end(&err)
 	return c.e.operators(ctx, c.p)
 }
 
 // Order returns one of the caller's desk orders (a /v2 call).
-func (c *Client) Order(ctx context.Context, id string) (orders.Order, error) {
+func (c *Client) Order(ctx context.Context, id string) (_ orders.Order, err error) {
+	ctx, span := c.span(ctx, "tambala.Order")
+	defer span.end(&err)
 	return c.e.order(ctx, c.p, id)
 }
 
 // Orders lists the caller's desk orders newest first, a page at a time
 // (a /v2 call).
-func (c *Client) Orders(ctx context.Context, page PageRequest, f OrderFilter) (Page[orders.Order], error) {
+func (c *Client) Orders(ctx context.Context, page PageRequest, f OrderFilter) (_ Page[orders.Order], err error) {
+	ctx, span := c.span(ctx, "tambala.Orders")
+	defer span.end(&err)
 	return c.e.orders(ctx, c.p, page, f)
 }
 
 // Payout returns one of the caller's payouts; a foreign, unknown or
 // malformed id is not_found alike.
-func (c *Client) Payout(ctx context.Context, id string) (payouts.Payout, error) {
+func (c *Client) Payout(ctx context.Context, id string) (_ payouts.Payout, err error) {
+	ctx, span := c.span(ctx, "tambala.Payout")
+	defer span.end(&err)
 	return c.e.payout(ctx, c.p, id)
 }
 
 // PayoutV2 returns one of the caller's /v2 payouts; a /v1 payout, a
 // foreign, unknown or malformed id is not_found alike.
-func (c *Client) PayoutV2(ctx context.Context, id string) (PayoutV2, error) {
+func (c *Client) PayoutV2(ctx context.Context, id string) (_ PayoutV2, err error) {
+	ctx, span := c.span(ctx, "tambala.PayoutV2")
+	defer span.end(&err)
 	return c.e.payoutV2(ctx, c.p, id)
 }
 
 // Payouts lists the caller's payouts newest first, a page at a time.
-func (c *Client) Payouts(ctx context.Context, page PageRequest, f PayoutFilter) (Page[payouts.Payout], error) {
+func (c *Client) Payouts(ctx context.Context, page PageRequest, f PayoutFilter) (_ Page[payouts.Payout], err error) {
+	ctx, span := c.span(ctx, "tambala.Payouts")
+	defer span.end(&err)
 	return c.e.payouts(ctx, c.p, page, f)
 }
 
 // PayoutsV2 lists the caller's /v2 payouts newest first, a page at a
 // time.
-func (c *Client) PayoutsV2(ctx context.Context, page PageRequest, f PayoutFilter) (Page[PayoutV2], error) {
+func (c *Client) PayoutsV2(ctx context.Context, page PageRequest, f PayoutFilter) (_ Page[PayoutV2], err error) {
+	ctx, span := c.span(ctx, "tambala.PayoutsV2")
+	defer span.end(&err)
 	return c.e.listPayoutsV2(ctx, c.p, page, f)
 }
 
@@ -214,7 +266,9 @@ func (c *Client) PayoutsV2(ctx context.Context, page PageRequest, f PayoutFilter
 // orders (a /v2 call), valid for OrderOptions.ProofLinkTTL; a rejected
 // proof has one too. An order without a proof, or a to-bank order, is
 // not_found.
-func (c *Client) ProofLink(ctx context.Context, orderID string) (ProofLink, error) {
+func (c *Client) ProofLink(ctx context.Context, orderID string) (_ ProofLink, err error) {
+	ctx, span := c.span(ctx, "tambala.ProofLink")
+	defer span.end(&err)
 	return c.e.proofLinkFor(ctx, c.p, orderID)
 }
 
@@ -227,13 +281,17 @@ func (c *Client) ProofLink(ctx context.Context, orderID string) (ProofLink, erro
 // (amount_below_minimum, limit_exceeded). The pricer is asked before the
 // transaction, outside it; its answer is used only once every earlier
 // check has passed. Nothing is held.
-func (c *Client) QuoteConversion(ctx context.Context, req quotes.Request) (quotes.Quote, error) {
+func (c *Client) QuoteConversion(ctx context.Context, req quotes.Request) (_ quotes.Quote, err error) {
+	ctx, span := c.span(ctx, "tambala.QuoteConversion")
+	defer span.end(&err)
 	return c.e.quoteConversion(ctx, c.p, req)
 }
 
 // QuoteFee prices a payout or collection of amount on rail with the
 // engine's fee schedule (a /v1 call).
-func (c *Client) QuoteFee(ctx context.Context, dir payouts.Direction, rail payouts.Rail, amount money.Amount) (payouts.FeeQuote, error) {
+func (c *Client) QuoteFee(ctx context.Context, dir payouts.Direction, rail payouts.Rail, amount money.Amount) (_ payouts.FeeQuote, err error) {
+	ctx, span := c.span(ctx, "tambala.QuoteFee")
+	defer span.end(&err)
 	return c.e.quoteFee(ctx, c.p, dir, rail, amount)
 }
 
@@ -246,7 +304,9 @@ func (c *Client) QuoteFee(ctx context.Context, dir payouts.Direction, rail payou
 // QuoteTTL (and kept a day after, so a late use is quote_expired).
 // Amounts are decimal text in req because their asset decides their
 // decimals; they are parsed once the asset is known. Nothing is held.
-func (c *Client) QuoteOrder(ctx context.Context, req quotes.Request) (quotes.Quote, error) {
+func (c *Client) QuoteOrder(ctx context.Context, req quotes.Request) (_ quotes.Quote, err error) {
+	ctx, span := c.span(ctx, "tambala.QuoteOrder")
+	defer span.end(&err)
 	return c.e.quoteOrder(ctx, c.p, req)
 }
 
@@ -258,14 +318,18 @@ func (c *Client) QuoteOrder(ctx context.Context, req quotes.Request) (quotes.Quo
 // operation or with another fingerprint (conflict, even though this
 // request is invalid). Otherwise
 // it returns reason. It stores nothing.
-func (c *Client) RefuseCreate(ctx context.Context, op Operation, idem Idempotency, reason error) error {
+func (c *Client) RefuseCreate(ctx context.Context, op Operation, idem Idempotency, reason error) (err error) {
+	ctx, span := c.span(ctx, "tambala.RefuseCreate")
+	defer span.end(&err)
 	return c.e.refuseCreate(ctx, c.p, op, idem, reason)
 }
 
 // SimulateCollection credits the caller with a made-up collection, as a
 // real one would be credited (sandbox only: sandbox_only elsewhere). It is
 // not idempotent.
-func (c *Client) SimulateCollection(ctx context.Context, sc SimulatedCollection) (Collection, error) {
+func (c *Client) SimulateCollection(ctx context.Context, sc SimulatedCollection) (_ Collection, err error) {
+	ctx, span := c.span(ctx, "tambala.SimulateCollection")
+	defer span.end(&err)
 	return c.e.simulateCollection(ctx, c.p, sc)
 }
 
@@ -276,12 +340,16 @@ func (c *Client) SimulateCollection(ctx context.Context, sc SimulatedCollection)
 // asset (validation_error); the network known and carrying the asset
 // (unsupported_network); the amount's decimals and sign (validation_error).
 // Not idempotent.
-func (c *Client) SimulateCollectionV2(ctx context.Context, sc SimulatedCollectionV2) (CollectionV2, error) {
+func (c *Client) SimulateCollectionV2(ctx context.Context, sc SimulatedCollectionV2) (_ CollectionV2, err error) {
+	ctx, span := c.span(ctx, "tambala.SimulateCollectionV2")
+	defer span.end(&err)
 	return c.e.simulateCollectionV2(ctx, c.p, sc)
 }
 
 // Trades lists the caller's trades, newest first.
-func (c *Client) Trades(ctx context.Context, page PageRequest) (Page[Trade], error) {
+func (c *Client) Trades(ctx context.Context, page PageRequest) (_ Page[Trade], err error) {
+	ctx, span := c.span(ctx, "tambala.Trades")
+	defer span.end(&err)
 	return c.e.trades(ctx, c.p, page)
 }
 
@@ -295,6 +363,8 @@ func (c *Client) Trades(ctx context.Context, page PageRequest) (Page[Trade], err
 // ProofStore, then one transaction records the proof and moves the order to
 // proof_submitted (re-checking that it still expects one). No event: the
 // upload is the caller's own action.
-func (c *Client) UploadProof(ctx context.Context, orderID string, up ProofUpload) (orders.Order, error) {
+func (c *Client) UploadProof(ctx context.Context, orderID string, up ProofUpload) (_ orders.Order, err error) {
+	ctx, span := c.span(ctx, "tambala.UploadProof")
+	defer span.end(&err)
 	return c.e.uploadProof(ctx, c.p, orderID, up)
 }

@@ -532,11 +532,11 @@ func (e *Engine) callConverter(ctx context.Context, r conversionRecord) (convert
 		return converterCall{err: err}, true
 	}
 	if !r.Submitted {
-		if callErr := e.converter.Convert(ctx, ConversionRequest{Reference: c.ID, From: c.From, To: c.To}); callErr != nil {
+		if callErr := e.converterConvert(ctx, ConversionRequest{Reference: c.ID, From: c.From, To: c.To}); callErr != nil {
 			return converterCall{convertErr: callErr}, true
 		}
 	}
-	st, callErr := e.converter.Status(ctx, c.ID)
+	st, callErr := e.converterStatus(ctx, c.ID)
 	return converterCall{status: st, statusErr: callErr}, true
 }
 

@@ -221,7 +221,7 @@ func (e *Engine) claimDelivery(tx store.Tx, id string) (claimedDelivery, bool, e
 func (e *Engine) send(ctx context.Context, c claimedDelivery) (a Attempt, status int, ok bool) {
 	sig := webhooks.Sign(c.secret, c.d.Body)
 	start := time.Now()
-	res, sendErr := e.sender.Send(ctx, c.d.URL, c.d.Body, sig)
+	res, sendErr := e.webhookSend(ctx, c.d, sig)
 	if ctx.Err() != nil {
 		// Stopped mid-send: record nothing; the lease brings it back.
 		return Attempt{}, 0, false

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/tambalapay/tambala/internal/cache"
 	"github.com/tambalapay/tambala/money"
@@ -105,6 +106,17 @@ type Options struct {
 	// Accounts tunes the portal's people: password hashing, the random
 	// source of their secrets, the TOTP issuer.
 	Accounts AccountsOptions
+	// TracerProvider, when set, makes OpenTelemetry spans of the engine's
+	// work, children of the span in each call's context, so that a host's
+	// trace goes on through the engine: one span per use case (a face's
+	// call, "tambala.CreatePayout"), per store transaction under it (with
+	// its retries), per payout provider, converter and webhook call. Spans
+	// carry ids and error codes only, never keys, secrets or personal data.
+	// Default nil: tracing is off and costs nothing (no span, no
+	// allocation); the global otel.GetTracerProvider() is not used, so a
+	// host opts in explicitly. Sampling is the provider's (the SDK reads
+	// OTEL_TRACES_SAMPLER).
+	TracerProvider trace.TracerProvider
 }
 
 // OrderOptions tune the /v2 desk. Zero fields take the defaults.
@@ -181,7 +193,10 @@ func (l *Limits) defaults() {
 
 // Engine is the payments engine. It is safe for concurrent use.
 type Engine struct {
-	store  store.Store
+	store  store.Store // raw, wrapped to make spans when tracing is on
+	raw    store.Store // the store New was given, for Store
+	tp     trace.TracerProvider
+	tracer trace.Tracer // nil: tracing off
 	log    *slog.Logger
 	now    func() time.Time
 	newID  func() string
@@ -275,6 +290,10 @@ func New(s store.Store, opts *Options) (*Engine, error) {
 		env: o.Environment, assets: o.Assets, limits: o.Limits, depositIssuer: o.DepositIssuer,
 		cachedKeys: cache.Records[keyRecord]{Max: 4096}, cachedOrgs: cache.Records[Organization]{Max: 4096},
 	}
+	e.raw, e.tp, e.tracer = s, o.TracerProvider, tracerOf(o.TracerProvider)
+	if e.tracer != nil {
+		e.store = tracedStore{Store: s, tracer: e.tracer}
+	}
 	e.fees = payouts.DefaultFeeSchedule()
 	if o.Fees != nil {
 		e.fees = *o.Fees
@@ -331,7 +350,7 @@ func (e *Engine) Environment() Environment { return e.env }
 func (e *Engine) Limits() Limits { return e.limits }
 
 // Store returns the engine's store.
-func (e *Engine) Store() store.Store { return e.store }
+func (e *Engine) Store() store.Store { return e.raw }
 
 // Assets returns the configured assets.
 func (e *Engine) Assets() money.Assets { return e.assets }

@@ -7,6 +7,8 @@ import (
 	"io"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/tambalapay/tambala/apikeys"
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/cache"
@@ -167,13 +169,15 @@ var errUnauthorized = errcode.New(errcode.Unauthorized)
 // environment, is unauthorized; a suspended organization is forbidden.
 // The organization's IP allowlist is the transport's to check
 // (Organization.Allows), since only it knows the caller's address.
-func (e *Engine) Authenticate(ctx context.Context, key string) (Principal, error) {
+func (e *Engine) Authenticate(ctx context.Context, key string) (_ Principal, err error) {
+	ctx, span := e.startSpan(ctx, "tambala.Authenticate", trace.SpanKindInternal)
+	defer span.end(&err) // the key is never an attribute
 	if apikeys.Parse(key) != nil {
 		return Principal{}, errUnauthorized
 	}
 	h := apikeys.Hash(key)
 	var p Principal
-	err := e.store.View(ctx, func(tx store.Tx) error {
+	err = e.store.View(ctx, func(tx store.Tx) error {
 		id, err := tx.Get(bucketKeysByHash, h[:])
 		if errors.Is(err, store.ErrNotFound) {
 			return errUnauthorized

@@ -53,8 +53,10 @@ func (o *Operator) act(ctx context.Context, role accounts.StaffRole) (context.Co
 }
 
 // AllCorridors lists every corridor (the operator's side).
-func (o *Operator) AllCorridors(ctx context.Context) ([]quotes.Corridor, error) {
-	ctx, err := o.act(ctx, "")
+func (o *Operator) AllCorridors(ctx context.Context) (_ []quotes.Corridor, err error) {
+	ctx, span := o.span(ctx, "tambala.Operator.AllCorridors")
+	defer span.end(&err)
+	ctx, err = o.act(ctx, "")
 	if err != nil {
 		return nil, err
 	}
@@ -62,8 +64,10 @@ func (o *Operator) AllCorridors(ctx context.Context) ([]quotes.Corridor, error) 
 }
 
 // AssetLimits returns the limits of op in asset (the operator's side).
-func (o *Operator) AssetLimits(ctx context.Context, asset money.AssetCode, op string) (quotes.Limits, error) {
-	ctx, err := o.act(ctx, "")
+func (o *Operator) AssetLimits(ctx context.Context, asset money.AssetCode, op string) (_ quotes.Limits, err error) {
+	ctx, span := o.span(ctx, "tambala.Operator.AssetLimits")
+	defer span.end(&err)
+	ctx, err = o.act(ctx, "")
 	if err != nil {
 		return quotes.Limits{}, err
 	}
@@ -73,8 +77,10 @@ func (o *Operator) AssetLimits(ctx context.Context, asset money.AssetCode, op st
 // Backlog reads the backlog in one read transaction: the due indexes up to
 // now, and every payout not terminal. It costs a read of each payout in
 // flight, so call it at scrape intervals, not per request.
-func (o *Operator) Backlog(ctx context.Context) (Backlog, error) {
-	ctx, err := o.act(ctx, "")
+func (o *Operator) Backlog(ctx context.Context) (_ Backlog, err error) {
+	ctx, span := o.span(ctx, "tambala.Operator.Backlog")
+	defer span.end(&err)
+	ctx, err = o.act(ctx, "")
 	if err != nil {
 		return Backlog{}, err
 	}
@@ -88,8 +94,10 @@ func (o *Operator) Backlog(ctx context.Context) (Backlog, error) {
 // servers starting on one empty database) create one organization between
 // them: the transaction that records the marker commits, and the other,
 // run again on the committed state, finds it.
-func (o *Operator) BootstrapOrganization(ctx context.Context, b Bootstrap) (Bootstrapped, error) {
-	ctx, err := o.act(ctx, accounts.StaffOperations)
+func (o *Operator) BootstrapOrganization(ctx context.Context, b Bootstrap) (_ Bootstrapped, err error) {
+	ctx, span := o.span(ctx, "tambala.Operator.BootstrapOrganization")
+	defer span.end(&err)
+	ctx, err = o.act(ctx, accounts.StaffOperations)
 	if err != nil {
 		return Bootstrapped{}, err
 	}
@@ -98,8 +106,10 @@ func (o *Operator) BootstrapOrganization(ctx context.Context, b Bootstrap) (Boot
 
 // ClawbackPayout records a provider clawback of a succeeded payout (the
 // operator's side, or a provider callback).
-func (o *Operator) ClawbackPayout(ctx context.Context, id string) error {
-	ctx, err := o.act(ctx, accounts.StaffOperations)
+func (o *Operator) ClawbackPayout(ctx context.Context, id string) (err error) {
+	ctx, span := o.span(ctx, "tambala.Operator.ClawbackPayout")
+	defer span.end(&err)
+	ctx, err = o.act(ctx, accounts.StaffOperations)
 	if err != nil {
 		return err
 	}
@@ -111,6 +121,8 @@ func (o *Operator) ClawbackPayout(ctx context.Context, id string) error {
 // organization holds at most Limits.MaxActiveKeys active keys; at that
 // limit CreateKey fails with conflict until one is revoked.
 func (o *Operator) CreateKey(ctx context.Context, orgID string) (full string, key APIKey, err error) {
+	ctx, span := o.span(ctx, "tambala.Operator.CreateKey")
+	defer span.end(&err)
 	ctx, err = o.act(ctx, accounts.StaffOperations)
 	if err != nil {
 		return "", APIKey{}, err
@@ -119,8 +131,10 @@ func (o *Operator) CreateKey(ctx context.Context, orgID string) (full string, ke
 }
 
 // CreateOrganization creates an organization (the operator's side).
-func (o *Operator) CreateOrganization(ctx context.Context, n NewOrganization) (Organization, error) {
-	ctx, err := o.act(ctx, accounts.StaffOperations)
+func (o *Operator) CreateOrganization(ctx context.Context, n NewOrganization) (_ Organization, err error) {
+	ctx, span := o.span(ctx, "tambala.Operator.CreateOrganization")
+	defer span.end(&err)
+	ctx, err = o.act(ctx, accounts.StaffOperations)
 	if err != nil {
 		return Organization{}, err
 	}
@@ -129,8 +143,10 @@ func (o *Operator) CreateOrganization(ctx context.Context, n NewOrganization) (O
 
 // Deliveries lists an organization's deliveries newest first, each with its
 // attempts newest first (the operator's side).
-func (o *Operator) Deliveries(ctx context.Context, orgID string, page PageRequest) (Page[DeliveryView], error) {
-	ctx, err := o.act(ctx, "")
+func (o *Operator) Deliveries(ctx context.Context, orgID string, page PageRequest) (_ Page[DeliveryView], err error) {
+	ctx, span := o.span(ctx, "tambala.Operator.Deliveries")
+	defer span.end(&err)
+	ctx, err = o.act(ctx, "")
 	if err != nil {
 		return Page[DeliveryView]{}, err
 	}
@@ -138,8 +154,10 @@ func (o *Operator) Deliveries(ctx context.Context, orgID string, page PageReques
 }
 
 // DeskOrder returns any order (the operator's side).
-func (o *Operator) DeskOrder(ctx context.Context, id string) (orders.Order, error) {
-	ctx, err := o.act(ctx, "")
+func (o *Operator) DeskOrder(ctx context.Context, id string) (_ orders.Order, err error) {
+	ctx, span := o.span(ctx, "tambala.Operator.DeskOrder")
+	defer span.end(&err)
+	ctx, err = o.act(ctx, "")
 	if err != nil {
 		return orders.Order{}, err
 	}
@@ -148,8 +166,10 @@ func (o *Operator) DeskOrder(ctx context.Context, id string) (orders.Order, erro
 
 // DeskOrders lists orders for the desk, newest first: those in one status
 // (the queue of work), or all, optionally of one organization.
-func (o *Operator) DeskOrders(ctx context.Context, q DeskQueue, page PageRequest) (Page[orders.Order], error) {
-	ctx, err := o.act(ctx, "")
+func (o *Operator) DeskOrders(ctx context.Context, q DeskQueue, page PageRequest) (_ Page[orders.Order], err error) {
+	ctx, span := o.span(ctx, "tambala.Operator.DeskOrders")
+	defer span.end(&err)
+	ctx, err = o.act(ctx, "")
 	if err != nil {
 		return Page[orders.Order]{}, err
 	}
@@ -158,8 +178,10 @@ func (o *Operator) DeskOrders(ctx context.Context, q DeskQueue, page PageRequest
 
 // DeskProof opens the newest funding proof of an order (the operator's
 // side); the caller closes Content.
-func (o *Operator) DeskProof(ctx context.Context, orderID string) (ProofFile, error) {
-	ctx, err := o.act(ctx, "")
+func (o *Operator) DeskProof(ctx context.Context, orderID string) (_ ProofFile, err error) {
+	ctx, span := o.span(ctx, "tambala.Operator.DeskProof")
+	defer span.end(&err)
+	ctx, err = o.act(ctx, "")
 	if err != nil {
 		return ProofFile{}, err
 	}
@@ -170,8 +192,10 @@ func (o *Operator) DeskProof(ctx context.Context, orderID string) (ProofFile, er
 // float: the operator's manual funding (the demo organization's starting
 // balance, test setups). ref identifies the funding (text with no control
 // or invisible format character); funding the same ref twice credits once.
-func (o *Operator) Fund(ctx context.Context, orgID string, amount money.Amount, ref string) error {
-	ctx, err := o.act(ctx, accounts.StaffOperations)
+func (o *Operator) Fund(ctx context.Context, orgID string, amount money.Amount, ref string) (err error) {
+	ctx, span := o.span(ctx, "tambala.Operator.Fund")
+	defer span.end(&err)
+	ctx, err = o.act(ctx, accounts.StaffOperations)
 	if err != nil {
 		return err
 	}
@@ -179,8 +203,10 @@ func (o *Operator) Fund(ctx context.Context, orgID string, amount money.Amount, 
 }
 
 // Keys lists an organization's keys, oldest first, by prefix.
-func (o *Operator) Keys(ctx context.Context, orgID string) ([]APIKey, error) {
-	ctx, err := o.act(ctx, "")
+func (o *Operator) Keys(ctx context.Context, orgID string) (_ []APIKey, err error) {
+	ctx, span := o.span(ctx, "tambala.Operator.Keys")
+	defer span.end(&err)
+	ctx, err = o.act(ctx, "")
 	if err != nil {
 		return nil, err
 	}
@@ -194,8 +220,10 @@ func (o *Operator) Keys(ctx context.Context, orgID string) ([]APIKey, error) {
 // made returns the order unchanged; a move the order's state does not allow
 // is conflict. Moves go on while /v2 is paused: they are the operator's
 // work, not /v2 requests.
-func (o *Operator) MoveOrder(ctx context.Context, id string, cmd orders.Command) (orders.Order, error) {
-	ctx, err := o.act(ctx, accounts.StaffDesk)
+func (o *Operator) MoveOrder(ctx context.Context, id string, cmd orders.Command) (_ orders.Order, err error) {
+	ctx, span := o.span(ctx, "tambala.Operator.MoveOrder")
+	defer span.end(&err)
+	ctx, err = o.act(ctx, accounts.StaffDesk)
 	if err != nil {
 		return orders.Order{}, err
 	}
@@ -203,8 +231,10 @@ func (o *Operator) MoveOrder(ctx context.Context, id string, cmd orders.Command)
 }
 
 // Organization returns an organization (the operator's side).
-func (o *Operator) Organization(ctx context.Context, id string) (Organization, error) {
-	ctx, err := o.act(ctx, "")
+func (o *Operator) Organization(ctx context.Context, id string) (_ Organization, err error) {
+	ctx, span := o.span(ctx, "tambala.Operator.Organization")
+	defer span.end(&err)
+	ctx, err = o.act(ctx, "")
 	if err != nil {
 		return Organization{}, err
 	}
@@ -212,8 +242,10 @@ func (o *Operator) Organization(ctx context.Context, id string) (Organization, e
 }
 
 // Organizations lists every organization, oldest first (the operator's side).
-func (o *Operator) Organizations(ctx context.Context) ([]Organization, error) {
-	ctx, err := o.act(ctx, "")
+func (o *Operator) Organizations(ctx context.Context) (_ []Organization, err error) {
+	ctx, span := o.span(ctx, "tambala.Operator.Organizations")
+	defer span.end(&err)
+	ctx, err = o.act(ctx, "")
 	if err != nil {
 		return nil, err
 	}
@@ -221,8 +253,10 @@ func (o *Operator) Organizations(ctx context.Context) ([]Organization, error) {
 }
 
 // Pause returns the pause switches.
-func (o *Operator) Pause(ctx context.Context) (PauseState, error) {
-	ctx, err := o.act(ctx, "")
+func (o *Operator) Pause(ctx context.Context) (_ PauseState, err error) {
+	ctx, span := o.span(ctx, "tambala.Operator.Pause")
+	defer span.end(&err)
+	ctx, err = o.act(ctx, "")
 	if err != nil {
 		return PauseState{}, err
 	}
@@ -232,8 +266,10 @@ func (o *Operator) Pause(ctx context.Context) (PauseState, error) {
 // PayoutsInFlight lists the payouts that are not terminal, oldest first
 // (the operator's side): what a restart, an unreachable provider or a
 // stuck rail has left in flight, each with its overdue flag.
-func (o *Operator) PayoutsInFlight(ctx context.Context, f InFlightFilter) ([]InFlightPayout, error) {
-	ctx, err := o.act(ctx, "")
+func (o *Operator) PayoutsInFlight(ctx context.Context, f InFlightFilter) (_ []InFlightPayout, err error) {
+	ctx, span := o.span(ctx, "tambala.Operator.PayoutsInFlight")
+	defer span.end(&err)
+	ctx, err = o.act(ctx, "")
 	if err != nil {
 		return nil, err
 	}
@@ -242,8 +278,10 @@ func (o *Operator) PayoutsInFlight(ctx context.Context, f InFlightFilter) ([]InF
 
 // RecordCollection credits a collection net of the collection fee, in one
 // transaction with the collection record.
-func (o *Operator) RecordCollection(ctx context.Context, orgID string, n NewCollection) (Collection, error) {
-	ctx, err := o.act(ctx, accounts.StaffOperations)
+func (o *Operator) RecordCollection(ctx context.Context, orgID string, n NewCollection) (_ Collection, err error) {
+	ctx, span := o.span(ctx, "tambala.Operator.RecordCollection")
+	defer span.end(&err)
+	ctx, err = o.act(ctx, accounts.StaffOperations)
 	if err != nil {
 		return Collection{}, err
 	}
@@ -258,8 +296,10 @@ func (o *Operator) RecordCollection(ctx context.Context, orgID string, n NewColl
 // and carry the asset (unsupported_network), the asset configured
 // (unsupported_asset) and enabled with collection for the organization
 // (corridor_not_enabled).
-func (o *Operator) RecordDeposit(ctx context.Context, orgID string, d Deposit) (CollectionV2, error) {
-	ctx, err := o.act(ctx, accounts.StaffOperations)
+func (o *Operator) RecordDeposit(ctx context.Context, orgID string, d Deposit) (_ CollectionV2, err error) {
+	ctx, span := o.span(ctx, "tambala.Operator.RecordDeposit")
+	defer span.end(&err)
+	ctx, err = o.act(ctx, accounts.StaffOperations)
 	if err != nil {
 		return CollectionV2{}, err
 	}
@@ -271,8 +311,10 @@ func (o *Operator) RecordDeposit(ctx context.Context, orgID string, d Deposit) (
 // balance from the operator's float. Ref makes it happen once: recording
 // the same ref again returns the first trade; the same ref with other
 // figures is conflict.
-func (o *Operator) RecordTrade(ctx context.Context, orgID string, n NewTrade) (Trade, error) {
-	ctx, err := o.act(ctx, accounts.StaffOperations)
+func (o *Operator) RecordTrade(ctx context.Context, orgID string, n NewTrade) (_ Trade, err error) {
+	ctx, span := o.span(ctx, "tambala.Operator.RecordTrade")
+	defer span.end(&err)
+	ctx, err = o.act(ctx, accounts.StaffOperations)
 	if err != nil {
 		return Trade{}, err
 	}
@@ -282,8 +324,10 @@ func (o *Operator) RecordTrade(ctx context.Context, orgID string, n NewTrade) (T
 // Redeliver sends a dead-lettered delivery again on request (the
 // operator's side): the same bytes, signed with the secret it was created
 // with, for one more full schedule.
-func (o *Operator) Redeliver(ctx context.Context, orgID string, id string) (DeliveryView, error) {
-	ctx, err := o.act(ctx, accounts.StaffOperations)
+func (o *Operator) Redeliver(ctx context.Context, orgID string, id string) (_ DeliveryView, err error) {
+	ctx, span := o.span(ctx, "tambala.Operator.Redeliver")
+	defer span.end(&err)
+	ctx, err = o.act(ctx, accounts.StaffOperations)
 	if err != nil {
 		return DeliveryView{}, err
 	}
@@ -297,8 +341,10 @@ func (o *Operator) Redeliver(ctx context.Context, orgID string, id string) (Deli
 // failed releases it whole. A payout in another status is conflict; the
 // worker, which may be talking to the provider about it at the same time,
 // leaves a payout the operator has finished alone.
-func (o *Operator) ResolvePayout(ctx context.Context, id string, r Resolution) (payouts.Payout, error) {
-	ctx, err := o.act(ctx, accounts.StaffOperations)
+func (o *Operator) ResolvePayout(ctx context.Context, id string, r Resolution) (_ payouts.Payout, err error) {
+	ctx, span := o.span(ctx, "tambala.Operator.ResolvePayout")
+	defer span.end(&err)
+	ctx, err = o.act(ctx, accounts.StaffOperations)
 	if err != nil {
 		return payouts.Payout{}, err
 	}
@@ -308,8 +354,10 @@ func (o *Operator) ResolvePayout(ctx context.Context, id string, r Resolution) (
 // ReverseCollection reverses a settled collection (the operator's side):
 // the credit and its fee are undone, so the organization must still have
 // the credited amount available (else insufficient_funds).
-func (o *Operator) ReverseCollection(ctx context.Context, orgID string, id string) (Collection, error) {
-	ctx, err := o.act(ctx, accounts.StaffOperations)
+func (o *Operator) ReverseCollection(ctx context.Context, orgID string, id string) (_ Collection, err error) {
+	ctx, span := o.span(ctx, "tambala.Operator.ReverseCollection")
+	defer span.end(&err)
+	ctx, err = o.act(ctx, accounts.StaffOperations)
 	if err != nil {
 		return Collection{}, err
 	}
@@ -319,8 +367,10 @@ func (o *Operator) ReverseCollection(ctx context.Context, orgID string, id strin
 // RevokeKey revokes a key of the organization, named by its id or its
 // prefix. It takes effect on the very next request. Revoking a revoked key
 // is not an error.
-func (o *Operator) RevokeKey(ctx context.Context, orgID string, idOrPrefix string) (APIKey, error) {
-	ctx, err := o.act(ctx, accounts.StaffOperations)
+func (o *Operator) RevokeKey(ctx context.Context, orgID string, idOrPrefix string) (_ APIKey, err error) {
+	ctx, span := o.span(ctx, "tambala.Operator.RevokeKey")
+	defer span.end(&err)
+	ctx, err = o.act(ctx, accounts.StaffOperations)
 	if err != nil {
 		return APIKey{}, err
 	}
@@ -334,8 +384,10 @@ func (o *Operator) RevokeKey(ctx context.Context, orgID string, idOrPrefix strin
 // unsupported_network; an issuer that fails or gives the address already in
 // use makes it service_unavailable. Assets are those of the organization's
 // list with collection that the network carries (possibly none).
-func (o *Operator) RotateDepositAddress(ctx context.Context, orgID string, network string) (DepositAddress, error) {
-	ctx, err := o.act(ctx, accounts.StaffOperations)
+func (o *Operator) RotateDepositAddress(ctx context.Context, orgID string, network string) (_ DepositAddress, err error) {
+	ctx, span := o.span(ctx, "tambala.Operator.RotateDepositAddress")
+	defer span.end(&err)
+	ctx, err = o.act(ctx, accounts.StaffOperations)
 	if err != nil {
 		return DepositAddress{}, err
 	}
@@ -347,8 +399,10 @@ func (o *Operator) RotateDepositAddress(ctx context.Context, orgID string, netwo
 // sorted and without repeats; orgs.ParseAllowlist reads a list written as
 // text. An empty list allows every address. Only the operator's side can
 // change it, never an API key.
-func (o *Operator) SetAllowlist(ctx context.Context, id string, addrs []netip.Addr) (Organization, error) {
-	ctx, err := o.act(ctx, accounts.StaffOperations)
+func (o *Operator) SetAllowlist(ctx context.Context, id string, addrs []netip.Addr) (_ Organization, err error) {
+	ctx, span := o.span(ctx, "tambala.Operator.SetAllowlist")
+	defer span.end(&err)
+	ctx, err = o.act(ctx, accounts.StaffOperations)
 	if err != nil {
 		return Organization{}, err
 	}
@@ -359,8 +413,10 @@ func (o *Operator) SetAllowlist(ctx context.Context, id string, addrs []netip.Ad
 // operation (OpConvert on the from side, OpPayout on the amount delivered)
 // in asset (the operator's side); nil bounds remove them. Amounts must be
 // of the asset, positive, and min at most max.
-func (o *Operator) SetAssetLimits(ctx context.Context, asset money.AssetCode, op string, l quotes.Limits) error {
-	ctx, err := o.act(ctx, accounts.StaffDesk)
+func (o *Operator) SetAssetLimits(ctx context.Context, asset money.AssetCode, op string, l quotes.Limits) (err error) {
+	ctx, span := o.span(ctx, "tambala.Operator.SetAssetLimits")
+	defer span.end(&err)
+	ctx, err = o.act(ctx, accounts.StaffDesk)
 	if err != nil {
 		return err
 	}
@@ -368,8 +424,10 @@ func (o *Operator) SetAssetLimits(ctx context.Context, asset money.AssetCode, op
 }
 
 // SetAssets replaces the assets and operations enabled for an organization.
-func (o *Operator) SetAssets(ctx context.Context, id string, assets []AssetAccess) (Organization, error) {
-	ctx, err := o.act(ctx, accounts.StaffOperations)
+func (o *Operator) SetAssets(ctx context.Context, id string, assets []AssetAccess) (_ Organization, err error) {
+	ctx, span := o.span(ctx, "tambala.Operator.SetAssets")
+	defer span.end(&err)
+	ctx, err = o.act(ctx, accounts.StaffOperations)
 	if err != nil {
 		return Organization{}, err
 	}
@@ -379,8 +437,10 @@ func (o *Operator) SetAssets(ctx context.Context, id string, assets []AssetAcces
 // SetBalanceFloor sets the MWK floor below which balance.low is sent: an
 // MWK amount of zero or more (validation_error otherwise); the zero
 // Amount removes it.
-func (o *Operator) SetBalanceFloor(ctx context.Context, id string, floorMWK money.Amount) (Organization, error) {
-	ctx, err := o.act(ctx, accounts.StaffOperations)
+func (o *Operator) SetBalanceFloor(ctx context.Context, id string, floorMWK money.Amount) (_ Organization, err error) {
+	ctx, span := o.span(ctx, "tambala.Operator.SetBalanceFloor")
+	defer span.end(&err)
+	ctx, err = o.act(ctx, accounts.StaffOperations)
 	if err != nil {
 		return Organization{}, err
 	}
@@ -391,8 +451,10 @@ func (o *Operator) SetBalanceFloor(ctx context.Context, id string, floorMWK mone
 // operator's side): its rates per direction (nil closes one), minimum,
 // optional maximum and whether it is open. Quotes already issued keep
 // their frozen terms.
-func (o *Operator) SetCorridor(ctx context.Context, c quotes.Corridor) (quotes.Corridor, error) {
-	ctx, err := o.act(ctx, accounts.StaffDesk)
+func (o *Operator) SetCorridor(ctx context.Context, c quotes.Corridor) (_ quotes.Corridor, err error) {
+	ctx, span := o.span(ctx, "tambala.Operator.SetCorridor")
+	defer span.end(&err)
+	ctx, err = o.act(ctx, accounts.StaffDesk)
 	if err != nil {
 		return quotes.Corridor{}, err
 	}
@@ -401,8 +463,10 @@ func (o *Operator) SetCorridor(ctx context.Context, c quotes.Corridor) (quotes.C
 
 // SetOrganizationStatus suspends or reactivates an organization. Every
 // call of a suspended organization is forbidden.
-func (o *Operator) SetOrganizationStatus(ctx context.Context, id string, s OrgStatus) (Organization, error) {
-	ctx, err := o.act(ctx, accounts.StaffOperations)
+func (o *Operator) SetOrganizationStatus(ctx context.Context, id string, s OrgStatus) (_ Organization, err error) {
+	ctx, span := o.span(ctx, "tambala.Operator.SetOrganizationStatus")
+	defer span.end(&err)
+	ctx, err = o.act(ctx, accounts.StaffOperations)
 	if err != nil {
 		return Organization{}, err
 	}
@@ -412,8 +476,10 @@ func (o *Operator) SetOrganizationStatus(ctx context.Context, id string, s OrgSt
 // SetPause pauses api (Maintenance or Incident) or makes it Live again (the
 // operator's side). Payouts accepted before a pause go on, and webhooks are
 // still delivered.
-func (o *Operator) SetPause(ctx context.Context, api API, mode PauseMode) (PauseState, error) {
-	ctx, err := o.act(ctx, accounts.StaffOperations)
+func (o *Operator) SetPause(ctx context.Context, api API, mode PauseMode) (_ PauseState, err error) {
+	ctx, span := o.span(ctx, "tambala.Operator.SetPause")
+	defer span.end(&err)
+	ctx, err = o.act(ctx, accounts.StaffOperations)
 	if err != nil {
 		return PauseState{}, err
 	}
@@ -424,8 +490,10 @@ func (o *Operator) SetPause(ctx context.Context, api API, mode PauseMode) (Pause
 // MWK, zero or more, and an hourly count not negative (validation_error
 // otherwise). Unset fields (the zero Amount, a zero count) keep the
 // defaults.
-func (o *Operator) SetPayoutLimits(ctx context.Context, id string, l PayoutLimits) (Organization, error) {
-	ctx, err := o.act(ctx, accounts.StaffOperations)
+func (o *Operator) SetPayoutLimits(ctx context.Context, id string, l PayoutLimits) (_ Organization, err error) {
+	ctx, span := o.span(ctx, "tambala.Operator.SetPayoutLimits")
+	defer span.end(&err)
+	ctx, err = o.act(ctx, accounts.StaffOperations)
 	if err != nil {
 		return Organization{}, err
 	}
@@ -433,8 +501,10 @@ func (o *Operator) SetPayoutLimits(ctx context.Context, id string, l PayoutLimit
 }
 
 // Rails reads the payout rails' switches.
-func (o *Operator) Rails(ctx context.Context) (Rails, error) {
-	ctx, err := o.act(ctx, "")
+func (o *Operator) Rails(ctx context.Context) (_ Rails, err error) {
+	ctx, span := o.span(ctx, "tambala.Operator.Rails")
+	defer span.end(&err)
+	ctx, err = o.act(ctx, "")
 	if err != nil {
 		return Rails{}, err
 	}
@@ -449,8 +519,10 @@ func (o *Operator) Rails(ctx context.Context) (Rails, error) {
 }
 
 // SetRailDisabled pauses or resumes a payout rail (the operator's side).
-func (o *Operator) SetRailDisabled(ctx context.Context, rail payouts.Rail, disabled bool) (Rails, error) {
-	ctx, err := o.act(ctx, accounts.StaffOperations)
+func (o *Operator) SetRailDisabled(ctx context.Context, rail payouts.Rail, disabled bool) (_ Rails, err error) {
+	ctx, span := o.span(ctx, "tambala.Operator.SetRailDisabled")
+	defer span.end(&err)
+	ctx, err = o.act(ctx, accounts.StaffOperations)
 	if err != nil {
 		return Rails{}, err
 	}
@@ -458,8 +530,10 @@ func (o *Operator) SetRailDisabled(ctx context.Context, rail payouts.Rail, disab
 }
 
 // SetV2Access sets an organization's access to /v2.
-func (o *Operator) SetV2Access(ctx context.Context, id string, a V2Access) (Organization, error) {
-	ctx, err := o.act(ctx, accounts.StaffOperations)
+func (o *Operator) SetV2Access(ctx context.Context, id string, a V2Access) (_ Organization, err error) {
+	ctx, span := o.span(ctx, "tambala.Operator.SetV2Access")
+	defer span.end(&err)
+	ctx, err = o.act(ctx, accounts.StaffOperations)
 	if err != nil {
 		return Organization{}, err
 	}
@@ -470,8 +544,10 @@ func (o *Operator) SetV2Access(ctx context.Context, id string, a V2Access) (Orga
 // and returns its new signing secret, shown this once. Deliveries already
 // created keep the secret they were created with. The URL must be https;
 // plain http is allowed only to a loopback address in the sandbox.
-func (o *Operator) SetWebhookEndpoint(ctx context.Context, orgID string, rawURL string) (Endpoint, string, error) {
-	ctx, err := o.act(ctx, accounts.StaffOperations)
+func (o *Operator) SetWebhookEndpoint(ctx context.Context, orgID string, rawURL string) (_ Endpoint, _ string, err error) {
+	ctx, span := o.span(ctx, "tambala.Operator.SetWebhookEndpoint")
+	defer span.end(&err)
+	ctx, err = o.act(ctx, accounts.StaffOperations)
 	if err != nil {
 		return Endpoint{}, "", err
 	}
@@ -481,8 +557,10 @@ func (o *Operator) SetWebhookEndpoint(ctx context.Context, orgID string, rawURL 
 // SyncInstitutions replaces the institutions reference data (the
 // operator's side, or a provider sync job), after checking it
 // (payouts.CheckInstitutions: validation_error, nothing replaced).
-func (o *Operator) SyncInstitutions(ctx context.Context, list []payouts.Institution) error {
-	ctx, err := o.act(ctx, accounts.StaffOperations)
+func (o *Operator) SyncInstitutions(ctx context.Context, list []payouts.Institution) (err error) {
+	ctx, span := o.span(ctx, "tambala.Operator.SyncInstitutions")
+	defer span.end(&err)
+	ctx, err = o.act(ctx, accounts.StaffOperations)
 	if err != nil {
 		return err
 	}
@@ -490,8 +568,10 @@ func (o *Operator) SyncInstitutions(ctx context.Context, list []payouts.Institut
 }
 
 // WebhookEndpoint returns an organization's endpoint, if any.
-func (o *Operator) WebhookEndpoint(ctx context.Context, orgID string) (Endpoint, bool, error) {
-	ctx, err := o.act(ctx, "")
+func (o *Operator) WebhookEndpoint(ctx context.Context, orgID string) (_ Endpoint, _ bool, err error) {
+	ctx, span := o.span(ctx, "tambala.Operator.WebhookEndpoint")
+	defer span.end(&err)
+	ctx, err = o.act(ctx, "")
 	if err != nil {
 		return Endpoint{}, false, err
 	}

@@ -42,7 +42,9 @@ func (p *Portal) Admin(ctx context.Context, token string) (*OrgAdmin, error) {
 
 // AuditTrail reads one page of the organization's audit trail, newest
 // first.
-func (a *OrgAdmin) AuditTrail(ctx context.Context, page PageRequest) (Page[AuditEntry], error) {
+func (a *OrgAdmin) AuditTrail(ctx context.Context, page PageRequest) (_ Page[AuditEntry], err error) {
+	ctx, span := a.span(ctx, "tambala.OrgAdmin.AuditTrail")
+	defer span.end(&err)
 	ctx, org, err := a.e.adminContext(ctx, a.token)
 	if err != nil {
 		return Page[AuditEntry]{}, err
@@ -54,6 +56,8 @@ func (a *OrgAdmin) AuditTrail(ctx context.Context, page PageRequest) (Page[Audit
 // returned here once and can never be read again; at Limits.MaxActiveKeys
 // active keys it is conflict until one is revoked.
 func (a *OrgAdmin) CreateKey(ctx context.Context) (full string, key APIKey, err error) {
+	ctx, span := a.span(ctx, "tambala.OrgAdmin.CreateKey")
+	defer span.end(&err)
 	ctx, org, err := a.e.adminContext(ctx, a.token)
 	if err != nil {
 		return "", APIKey{}, err
@@ -63,7 +67,9 @@ func (a *OrgAdmin) CreateKey(ctx context.Context) (full string, key APIKey, err 
 
 // Deliveries lists the organization's webhook deliveries newest first,
 // each with its attempts newest first.
-func (a *OrgAdmin) Deliveries(ctx context.Context, page PageRequest) (Page[DeliveryView], error) {
+func (a *OrgAdmin) Deliveries(ctx context.Context, page PageRequest) (_ Page[DeliveryView], err error) {
+	ctx, span := a.span(ctx, "tambala.OrgAdmin.Deliveries")
+	defer span.end(&err)
 	ctx, org, err := a.e.adminContext(ctx, a.token)
 	if err != nil {
 		return Page[DeliveryView]{}, err
@@ -72,7 +78,9 @@ func (a *OrgAdmin) Deliveries(ctx context.Context, page PageRequest) (Page[Deliv
 }
 
 // Keys lists the organization's API keys, never the keys themselves.
-func (a *OrgAdmin) Keys(ctx context.Context) ([]APIKey, error) {
+func (a *OrgAdmin) Keys(ctx context.Context) (_ []APIKey, err error) {
+	ctx, span := a.span(ctx, "tambala.OrgAdmin.Keys")
+	defer span.end(&err)
 	ctx, org, err := a.e.adminContext(ctx, a.token)
 	if err != nil {
 		return nil, err
@@ -81,7 +89,9 @@ func (a *OrgAdmin) Keys(ctx context.Context) ([]APIKey, error) {
 }
 
 // Organization reads the organization.
-func (a *OrgAdmin) Organization(ctx context.Context) (Organization, error) {
+func (a *OrgAdmin) Organization(ctx context.Context) (_ Organization, err error) {
+	ctx, span := a.span(ctx, "tambala.OrgAdmin.Organization")
+	defer span.end(&err)
 	ctx, org, err := a.e.adminContext(ctx, a.token)
 	if err != nil {
 		return Organization{}, err
@@ -91,7 +101,9 @@ func (a *OrgAdmin) Organization(ctx context.Context) (Organization, error) {
 
 // RevokeKey revokes one of the organization's keys, by id or prefix; a
 // key revoked already is returned as is.
-func (a *OrgAdmin) RevokeKey(ctx context.Context, idOrPrefix string) (APIKey, error) {
+func (a *OrgAdmin) RevokeKey(ctx context.Context, idOrPrefix string) (_ APIKey, err error) {
+	ctx, span := a.span(ctx, "tambala.OrgAdmin.RevokeKey")
+	defer span.end(&err)
 	ctx, org, err := a.e.adminContext(ctx, a.token)
 	if err != nil {
 		return APIKey{}, err
@@ -101,7 +113,9 @@ func (a *OrgAdmin) RevokeKey(ctx context.Context, idOrPrefix string) (APIKey, er
 
 // SetAllowlist replaces the organization's IP allowlist with exact
 // addresses; an empty list allows every address.
-func (a *OrgAdmin) SetAllowlist(ctx context.Context, addrs []netip.Addr) (Organization, error) {
+func (a *OrgAdmin) SetAllowlist(ctx context.Context, addrs []netip.Addr) (_ Organization, err error) {
+	ctx, span := a.span(ctx, "tambala.OrgAdmin.SetAllowlist")
+	defer span.end(&err)
 	ctx, org, err := a.e.adminContext(ctx, a.token)
 	if err != nil {
 		return Organization{}, err
@@ -111,7 +125,9 @@ func (a *OrgAdmin) SetAllowlist(ctx context.Context, addrs []netip.Addr) (Organi
 
 // SetBalanceFloor sets the organization's MWK balance floor; the zero
 // Amount removes it.
-func (a *OrgAdmin) SetBalanceFloor(ctx context.Context, floorMWK money.Amount) (Organization, error) {
+func (a *OrgAdmin) SetBalanceFloor(ctx context.Context, floorMWK money.Amount) (_ Organization, err error) {
+	ctx, span := a.span(ctx, "tambala.OrgAdmin.SetBalanceFloor")
+	defer span.end(&err)
 	ctx, org, err := a.e.adminContext(ctx, a.token)
 	if err != nil {
 		return Organization{}, err
@@ -122,7 +138,9 @@ func (a *OrgAdmin) SetBalanceFloor(ctx context.Context, floorMWK money.Amount) (
 // SetWebhookEndpoint sets the organization's webhook endpoint with a new
 // signing secret, returned here once; replacing the endpoint rotates the
 // secret.
-func (a *OrgAdmin) SetWebhookEndpoint(ctx context.Context, rawURL string) (Endpoint, string, error) {
+func (a *OrgAdmin) SetWebhookEndpoint(ctx context.Context, rawURL string) (_ Endpoint, _ string, err error) {
+	ctx, span := a.span(ctx, "tambala.OrgAdmin.SetWebhookEndpoint")
+	defer span.end(&err)
 	ctx, org, err := a.e.adminContext(ctx, a.token)
 	if err != nil {
 		return Endpoint{}, "", err
@@ -133,8 +151,10 @@ func (a *OrgAdmin) SetWebhookEndpoint(ctx context.Context, rawURL string) (Endpo
 // UploadProof uploads a funding proof for one of the organization's
 // from-bank orders, as Client.UploadProof does, and records it in the
 // audit trail with the user as its actor.
-func (a *OrgAdmin) UploadProof(ctx context.Context, orderID string, up ProofUpload) (orders.Order, error) {
-	ctx, _, err := a.e.adminContext(ctx, a.token)
+func (a *OrgAdmin) UploadProof(ctx context.Context, orderID string, up ProofUpload) (_ orders.Order, err error) {
+	ctx, span := a.span(ctx, "tambala.OrgAdmin.UploadProof")
+	defer span.end(&err)
+	ctx, _, err = a.e.adminContext(ctx, a.token)
 	if err != nil {
 		return orders.Order{}, err
 	}
@@ -147,7 +167,9 @@ func (a *OrgAdmin) UploadProof(ctx context.Context, orderID string, up ProofUplo
 
 // WebhookEndpoint reads the organization's webhook endpoint; false when it
 // has none.
-func (a *OrgAdmin) WebhookEndpoint(ctx context.Context) (Endpoint, bool, error) {
+func (a *OrgAdmin) WebhookEndpoint(ctx context.Context) (_ Endpoint, _ bool, err error) {
+	ctx, span := a.span(ctx, "tambala.OrgAdmin.WebhookEndpoint")
+	defer span.end(&err)
 	ctx, org, err := a.e.adminContext(ctx, a.token)
 	if err != nil {
 		return Endpoint{}, false, err

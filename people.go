@@ -167,8 +167,10 @@ func peopleRole(org string) accounts.StaffRole {
 
 // AuditTrail reads one page of the audit trail, newest first: every
 // organization's, or f.Org's alone, narrowed by f's other fields.
-func (a *Accounts) AuditTrail(ctx context.Context, page PageRequest, f AuditFilter) (Page[AuditEntry], error) {
-	ctx, err := a.act(ctx, "")
+func (a *Accounts) AuditTrail(ctx context.Context, page PageRequest, f AuditFilter) (_ Page[AuditEntry], err error) {
+	ctx, span := a.span(ctx, "tambala.Accounts.AuditTrail")
+	defer span.end(&err)
+	ctx, err = a.act(ctx, "")
 	if err != nil {
 		return Page[AuditEntry]{}, err
 	}
@@ -177,8 +179,10 @@ func (a *Accounts) AuditTrail(ctx context.Context, page PageRequest, f AuditFilt
 
 // DisableUser disables a user and ends every session of theirs; a user
 // disabled already is returned as is.
-func (a *Accounts) DisableUser(ctx context.Context, userID string) (User, error) {
-	ctx, err := a.actOn(ctx, userID)
+func (a *Accounts) DisableUser(ctx context.Context, userID string) (_ User, err error) {
+	ctx, span := a.span(ctx, "tambala.Accounts.DisableUser")
+	defer span.end(&err)
+	ctx, err = a.actOn(ctx, userID)
 	if err != nil {
 		return User{}, err
 	}
@@ -187,8 +191,10 @@ func (a *Accounts) DisableUser(ctx context.Context, userID string) (User, error)
 
 // EnableUser lets a disabled user sign in again; an active user is
 // returned as is.
-func (a *Accounts) EnableUser(ctx context.Context, userID string) (User, error) {
-	ctx, err := a.actOn(ctx, userID)
+func (a *Accounts) EnableUser(ctx context.Context, userID string) (_ User, err error) {
+	ctx, span := a.span(ctx, "tambala.Accounts.EnableUser")
+	defer span.end(&err)
+	ctx, err = a.actOn(ctx, userID)
 	if err != nil {
 		return User{}, err
 	}
@@ -197,8 +203,10 @@ func (a *Accounts) EnableUser(ctx context.Context, userID string) (User, error) 
 
 // EndSessions ends every session of a user, who must sign in again, and
 // returns how many were live.
-func (a *Accounts) EndSessions(ctx context.Context, userID string) (int, error) {
-	ctx, err := a.actOn(ctx, userID)
+func (a *Accounts) EndSessions(ctx context.Context, userID string) (_ int, err error) {
+	ctx, span := a.span(ctx, "tambala.Accounts.EndSessions")
+	defer span.end(&err)
+	ctx, err = a.actOn(ctx, userID)
 	if err != nil {
 		return 0, err
 	}
@@ -207,8 +215,10 @@ func (a *Accounts) EndSessions(ctx context.Context, userID string) (int, error) 
 
 // Invitations lists an organization's invitations, oldest first, each
 // with where it stands now.
-func (a *Accounts) Invitations(ctx context.Context, orgID string) ([]Invitation, error) {
-	ctx, err := a.act(ctx, "")
+func (a *Accounts) Invitations(ctx context.Context, orgID string) (_ []Invitation, err error) {
+	ctx, span := a.span(ctx, "tambala.Accounts.Invitations")
+	defer span.end(&err)
+	ctx, err = a.act(ctx, "")
 	if err != nil {
 		return nil, err
 	}
@@ -218,8 +228,10 @@ func (a *Accounts) Invitations(ctx context.Context, orgID string) ([]Invitation,
 // InviteUser invites an email address to an organization. The token, to be
 // sent to the invitee, is returned here once and can never be read again.
 // An email that a user has already is conflict.
-func (a *Accounts) InviteUser(ctx context.Context, n InviteUser) (Invited, error) {
-	ctx, err := a.act(ctx, peopleRole(n.Org))
+func (a *Accounts) InviteUser(ctx context.Context, n InviteUser) (_ Invited, err error) {
+	ctx, span := a.span(ctx, "tambala.Accounts.InviteUser")
+	defer span.end(&err)
+	ctx, err = a.act(ctx, peopleRole(n.Org))
 	if err != nil {
 		return Invited{}, err
 	}
@@ -233,8 +245,10 @@ func (a *Accounts) InviteUser(ctx context.Context, n InviteUser) (Invited, error
 // user accepts it on the invitation's page (Portal.AcceptInvitation) by
 // choosing a new password: every session of theirs ends, their TOTP stays.
 // An unknown user is not_found.
-func (a *Accounts) ResetPassword(ctx context.Context, userID string, ttl time.Duration) (Invited, error) {
-	ctx, err := a.actOn(ctx, userID)
+func (a *Accounts) ResetPassword(ctx context.Context, userID string, ttl time.Duration) (_ Invited, err error) {
+	ctx, span := a.span(ctx, "tambala.Accounts.ResetPassword")
+	defer span.end(&err)
+	ctx, err = a.actOn(ctx, userID)
 	if err != nil {
 		return Invited{}, err
 	}
@@ -244,8 +258,10 @@ func (a *Accounts) ResetPassword(ctx context.Context, userID string, ttl time.Du
 // ResetTOTP removes a user's TOTP and recovery codes (a lost device) and
 // ends every session of theirs; if the organization requires TOTP, their
 // next sign-in enrols again.
-func (a *Accounts) ResetTOTP(ctx context.Context, userID string) (User, error) {
-	ctx, err := a.actOn(ctx, userID)
+func (a *Accounts) ResetTOTP(ctx context.Context, userID string) (_ User, err error) {
+	ctx, span := a.span(ctx, "tambala.Accounts.ResetTOTP")
+	defer span.end(&err)
+	ctx, err = a.actOn(ctx, userID)
 	if err != nil {
 		return User{}, err
 	}
@@ -254,8 +270,10 @@ func (a *Accounts) ResetTOTP(ctx context.Context, userID string) (User, error) {
 
 // RevokeInvitation withdraws an organization's invitation by id; one
 // accepted already cannot be (conflict).
-func (a *Accounts) RevokeInvitation(ctx context.Context, orgID, id string) (Invitation, error) {
-	ctx, err := a.act(ctx, peopleRole(orgID))
+func (a *Accounts) RevokeInvitation(ctx context.Context, orgID, id string) (_ Invitation, err error) {
+	ctx, span := a.span(ctx, "tambala.Accounts.RevokeInvitation")
+	defer span.end(&err)
+	ctx, err = a.act(ctx, peopleRole(orgID))
 	if err != nil {
 		return Invitation{}, err
 	}
@@ -265,8 +283,10 @@ func (a *Accounts) RevokeInvitation(ctx context.Context, orgID, id string) (Invi
 // SetTOTPRequired sets whether an organization's users must have TOTP: a
 // user without it enrols at their next sign-in, and a signed-in one is
 // held to enrolment before anything else.
-func (a *Accounts) SetTOTPRequired(ctx context.Context, orgID string, required bool) error {
-	ctx, err := a.act(ctx, accounts.StaffOperations)
+func (a *Accounts) SetTOTPRequired(ctx context.Context, orgID string, required bool) (err error) {
+	ctx, span := a.span(ctx, "tambala.Accounts.SetTOTPRequired")
+	defer span.end(&err)
+	ctx, err = a.act(ctx, accounts.StaffOperations)
 	if err != nil {
 		return err
 	}
@@ -274,8 +294,10 @@ func (a *Accounts) SetTOTPRequired(ctx context.Context, orgID string, required b
 }
 
 // TOTPRequired reports whether an organization requires TOTP of its users.
-func (a *Accounts) TOTPRequired(ctx context.Context, orgID string) (bool, error) {
-	ctx, err := a.act(ctx, "")
+func (a *Accounts) TOTPRequired(ctx context.Context, orgID string) (_ bool, err error) {
+	ctx, span := a.span(ctx, "tambala.Accounts.TOTPRequired")
+	defer span.end(&err)
+	ctx, err = a.act(ctx, "")
 	if err != nil {
 		return false, err
 	}
@@ -283,8 +305,10 @@ func (a *Accounts) TOTPRequired(ctx context.Context, orgID string) (bool, error)
 }
 
 // User reads a user by id.
-func (a *Accounts) User(ctx context.Context, id string) (User, error) {
-	ctx, err := a.act(ctx, "")
+func (a *Accounts) User(ctx context.Context, id string) (_ User, err error) {
+	ctx, span := a.span(ctx, "tambala.Accounts.User")
+	defer span.end(&err)
+	ctx, err = a.act(ctx, "")
 	if err != nil {
 		return User{}, err
 	}
@@ -292,8 +316,10 @@ func (a *Accounts) User(ctx context.Context, id string) (User, error) {
 }
 
 // Users lists an organization's users, oldest first.
-func (a *Accounts) Users(ctx context.Context, orgID string) ([]User, error) {
-	ctx, err := a.act(ctx, "")
+func (a *Accounts) Users(ctx context.Context, orgID string) (_ []User, err error) {
+	ctx, span := a.span(ctx, "tambala.Accounts.Users")
+	defer span.end(&err)
+	ctx, err = a.act(ctx, "")
 	if err != nil {
 		return nil, err
 	}
@@ -685,8 +711,10 @@ func loadPeopleOrg(tx store.Tx, org string) error {
 // SetStaffRoles replaces a staff user's roles (at least one of
 // accounts.StaffRoles); validation_error for a user who is not staff.
 // Sessions go on: every call checks the roles again.
-func (a *Accounts) SetStaffRoles(ctx context.Context, userID string, roles []accounts.StaffRole) (User, error) {
-	ctx, err := a.act(ctx, accounts.StaffAdmin)
+func (a *Accounts) SetStaffRoles(ctx context.Context, userID string, roles []accounts.StaffRole) (_ User, err error) {
+	ctx, span := a.span(ctx, "tambala.Accounts.SetStaffRoles")
+	defer span.end(&err)
+	ctx, err = a.act(ctx, accounts.StaffAdmin)
 	if err != nil {
 		return User{}, err
 	}

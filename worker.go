@@ -269,7 +269,7 @@ func (e *Engine) callProvider(ctx context.Context, c claimedPayout) (payoutCall,
 		callErr, err := e.submit(ctx, rec)
 		return payoutCall{step: stepResubmit, err: err, callErr: callErr}, true
 	case rec.Status == payouts.Pending:
-		st, callErr := e.provider.Status(ctx, rec.ID)
+		st, callErr := e.providerStatus(ctx, rec.ID)
 		return payoutCall{step: stepPoll, callErr: callErr, status: st}, true
 	default:
 		return payoutCall{step: stepUnschedule}, true
@@ -350,9 +350,9 @@ func (e *Engine) submit(ctx context.Context, rec payoutRecord) (callErr, err err
 		if err != nil {
 			return nil, err
 		}
-		return e.provider.Submit(ctx, s), nil
+		return e.providerSubmit(ctx, s), nil
 	}
-	return e.provider.Submit(ctx, PayoutSubmission{Reference: p.ID, Rail: p.Rail, Amount: p.Amount, Destination: p.Destination}), nil
+	return e.providerSubmit(ctx, PayoutSubmission{Reference: p.ID, Rail: p.Rail, Amount: p.Amount, Destination: p.Destination}), nil
 }
 
 // settle reloads the payout in a transaction and, if it is still in status

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/zap"
 
 	"github.com/tambalapay/tambala"
@@ -32,6 +33,7 @@ type Admin struct {
 	mux       *http.ServeMux
 	backuper  Backuper // Options.Backup
 	observe   func(route string, status int, code string, d time.Duration)
+	tracer    trace.Tracer // nil: tracing off
 }
 
 // NewAdmin returns the admin handler. token must be at least 32 characters.
@@ -57,13 +59,13 @@ func NewAdminTokenHash(engine *tambala.Engine, tokenSHA256 [32]byte, opts *Optio
 		o.ClientAddr = remoteAddr
 	}
 	a := &Admin{engine: engine, log: o.Logger, tokenHash: tokenSHA256, addr: o.ClientAddr, mux: http.NewServeMux(),
-		backuper: o.Backup, observe: o.Observe}
+		backuper: o.Backup, observe: o.Observe, tracer: tracerOf(engine, o.TracerProvider)}
 	a.routes(o)
 	return a
 }
 
 func (a *Admin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	serve(w, r, a.log, a.engine.Limits().MaxBodyBytes, a.mux, a.observe)
+	serve(w, r, a.log, a.engine.Limits().MaxBodyBytes, a.mux, a.observe, a.tracer)
 }
 
 func (a *Admin) routes(o Options) {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/zap"
 
 	"github.com/tambalapay/tambala"
@@ -62,6 +63,11 @@ type Options struct {
 	// *boltstore.Store); nil answers 404. The binding never reaches the
 	// engine's store by itself.
 	Backup Backuper
+	// TracerProvider, when set, makes a server span of every request
+	// (named by its route, child of the caller's W3C traceparent) and puts
+	// its trace_id in the request's log lines. Default: the engine's
+	// (tambala.Options.TracerProvider); neither set, tracing is off.
+	TracerProvider trace.TracerProvider
 }
 
 // Handler serves the public API.
@@ -75,6 +81,7 @@ type Handler struct {
 	publicBase string
 	observe    func(route string, status int, code string, d time.Duration)
 	probes     *probes
+	tracer     trace.Tracer // nil: tracing off
 }
 
 // New returns the public API handler over engine.
@@ -90,7 +97,7 @@ func New(engine *tambala.Engine, opts *Options) *Handler {
 		o.ClientAddr = remoteAddr
 	}
 	h := &Handler{engine: engine, log: o.Logger, addr: o.ClientAddr, mux: http.NewServeMux(), publicBase: strings.TrimRight(o.PublicBaseURL, "/"),
-		probes: newProbes(engine, o.Logger, o), observe: o.Observe}
+		probes: newProbes(engine, o.Logger, o), observe: o.Observe, tracer: tracerOf(engine, o.TracerProvider)}
 	h.routes()
 	return h
 }
@@ -155,7 +162,7 @@ func (h *Handler) handleJSON(pattern string, api tambala.API, fn authed) {
 // ServeHTTP logs, recovers, caps the body, and routes; unknown routes and
 // wrong methods get the envelope too.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	serve(w, r, h.log, h.maxBody(r), h.mux, h.observe)
+	serve(w, r, h.log, h.maxBody(r), h.mux, h.observe, h.tracer)
 }
 
 type ctxKey int
@@ -225,6 +232,7 @@ func bearer(r *http.Request) (string, bool) {
 // logInfo is filled in as the request goes through the chain.
 type logInfo struct {
 	requestID      string
+	traceID        string // the request's trace, "" when untraced
 	org, keyPrefix string
 	code           errcode.Code // the error code answered, if any
 	probe          bool         // a health or readiness probe: logged at debug level when it passes
@@ -328,7 +336,7 @@ func requestID(r *http.Request) string {
 // serve is the outer layer both handlers share: request id, log line,
 // panic recovery, body cap, and enveloped 404/405 for what the mux does
 // not route.
-func serve(w http.ResponseWriter, r *http.Request, log *zap.Logger, maxBody int64, mux *http.ServeMux, observe func(route string, status int, code string, d time.Duration)) {
+func serve(w http.ResponseWriter, r *http.Request, log *zap.Logger, maxBody int64, mux *http.ServeMux, observe func(route string, status int, code string, d time.Duration), tracer trace.Tracer) {
 	start := time.Now()
 	sw := &statusWriter{ResponseWriter: w}
 	id := r.Header.Get(RequestIDHeader)
@@ -338,12 +346,16 @@ func serve(w http.ResponseWriter, r *http.Request, log *zap.Logger, maxBody int6
 	w.Header().Set(RequestIDHeader, id)
 	li := &logInfo{requestID: id}
 	r = r.WithContext(context.WithValue(r.Context(), logInfoKey, li))
+	var span trace.Span
+	if tracer != nil {
+		r, span = startRequestSpan(tracer, r, mux, li)
+	}
 	defer func() {
 		v := recover()
 		aborted := v == http.ErrAbortHandler // the handler cut the response on purpose
 		if v != nil && !aborted {
 			log.Error("panic", zap.Any("panic", v), zap.ByteString("stack", debug.Stack()),
-				zap.String("method", r.Method), zap.String("path", r.URL.Path), zap.String("request_id", id))
+				zap.String("method", r.Method), zap.String("path", r.URL.Path), zap.String("request_id", id), traceField(r))
 			if !sw.wrote {
 				writeError(sw, r, log, errcode.New(errcode.InternalError))
 			}
@@ -355,7 +367,7 @@ func serve(w http.ResponseWriter, r *http.Request, log *zap.Logger, maxBody int6
 		if ce := log.Check(level, "request"); ce != nil {
 			fields := []zap.Field{zap.String("method", r.Method), zap.String("path", r.URL.Path),
 				zap.Int("status", sw.status), zap.Duration("duration", time.Since(start)),
-				zap.String("request_id", id), zap.String("org", li.org), zap.String("key_prefix", li.keyPrefix)}
+				zap.String("request_id", id), traceField(r), zap.String("org", li.org), zap.String("key_prefix", li.keyPrefix)}
 			if aborted {
 				fields = append(fields, zap.Bool("aborted", true))
 			}
@@ -364,6 +376,9 @@ func serve(w http.ResponseWriter, r *http.Request, log *zap.Logger, maxBody int6
 		if observe != nil {
 			_, route := mux.Handler(r)
 			observe(route, sw.status, string(li.code), time.Since(start))
+		}
+		if span != nil {
+			endRequestSpan(span, sw.status, li)
 		}
 		if aborted {
 			panic(v)
@@ -602,7 +617,7 @@ func streamBackup(w http.ResponseWriter, r *http.Request, log *zap.Logger, b Bac
 		writeError(w, r, log, err) // logs it with the request id
 		return
 	case err != nil:
-		log.Warn("backup cut short", zap.String("request_id", requestID(r)), zap.Int64("bytes", n), zap.Error(err))
+		log.Warn("backup cut short", zap.String("request_id", requestID(r)), traceField(r), zap.Int64("bytes", n), zap.Error(err))
 		panic(http.ErrAbortHandler)
 	}
 	log.Info("backup written", zap.String("request_id", requestID(r)), zap.Int64("bytes", n), zap.Duration("duration", time.Since(start)))

@@ -237,6 +237,7 @@ type envConfig struct {
 	realClock   bool
 	provider    bool          // wire a sandbox payout provider on the env's clock
 	delay       time.Duration // the sandbox provider's time to an outcome
+	engineOpts  func(*tambala.Options)
 }
 
 type option func(*envConfig)
@@ -247,6 +248,11 @@ func withStore(s store.Store) option               { return func(c *envConfig) {
 func withLogger(l *zap.Logger) option              { return func(c *envConfig) { c.logger = l } }
 func withDefaultClientAddr() option                { return func(c *envConfig) { c.defaultAddr = true } }
 func withRealClock() option                        { return func(c *envConfig) { c.realClock = true } }
+
+// withEngineOptions changes the engine's options last.
+func withEngineOptions(f func(*tambala.Options)) option {
+	return func(c *envConfig) { c.engineOpts = f }
+}
 
 // withSandboxProvider wires a sandbox payout provider, on the env's clock,
 // that reports an outcome delay after a payout is submitted.
@@ -299,6 +305,9 @@ func newEnv(t testing.TB, opts ...option) *testEnv {
 	if c.provider {
 		e.Provider = sandbox.New(&sandbox.Options{Clock: clock, Delay: c.delay})
 		eopts.Payouts = e.Provider
+	}
+	if c.engineOpts != nil {
+		c.engineOpts(eopts)
 	}
 	eng, err := tambala.New(c.store, eopts)
 	if err != nil {

@@ -68,7 +68,7 @@ func writeError(w http.ResponseWriter, r *http.Request, log *zap.Logger, err err
 	}
 	if code == errcode.InternalError {
 		log.Error("internal error", zap.String("method", r.Method), zap.String("path", r.URL.Path),
-			zap.String("request_id", requestID(r)), zap.Error(err))
+			zap.String("request_id", requestID(r)), traceField(r), zap.Error(err))
 	}
 	writeRaw(w, Status(spec.Code), mustErrorBody(spec.Code, errcode.Message(err)))
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/adapters/httpapi"
 	"github.com/tambalapay/tambala/store"
@@ -92,6 +94,13 @@ type config struct {
 	// adminToken is the admin token, when given (-admin-token,
 	// TAMBALA_ADMIN_TOKEN): every instance over one store needs the same.
 	adminToken string
+	// otlpEndpoint is the OTLP/HTTP collector's base URL spans are
+	// exported to (tracing.go); otelEndpoint says a standard OTEL_ variable
+	// names one, and otelOff that one turns tracing off.
+	otlpEndpoint          string
+	otelEndpoint, otelOff bool
+	// tracerProvider receives the spans (nil: tracing off); run sets it.
+	tracerProvider trace.TracerProvider
 
 	// One-shot actions (command line only, never from the environment).
 	backup      string // copy the data folder's database to this file, then exit
@@ -153,6 +162,7 @@ func declare(name string, fs *flag.FlagSet, c *config, worker *bool) {
 	fs.BoolVar(worker, "worker", true, "run the payout worker (false: payouts stay held, for measuring the accept path alone)")
 	fs.StringVar(&c.publicURL, "public-url", "", "the public API's address as its callers reach it (https://api.example.com), for absolute funding proof links; empty, links are relative (/files/proofs/...); never taken from a request's Host")
 	fs.StringVar(&c.adminToken, "admin-token", "", "the admin token (32+ characters); instances over one store share one: give each the same, or none (the store keeps its hash; the first start makes one in DATA/admin-token). Prefer the variable: a flag shows in the process list")
+	fs.StringVar(&c.otlpEndpoint, "otlp-endpoint", "", "export traces by OTLP/HTTP to this collector base URL (http://collector:4318; /v1/traces is added); empty, tracing is off unless OTEL_EXPORTER_OTLP_ENDPOINT is set")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file (read it with go tool pprof)")
 	fs.StringVar(&c.backup, "backup", "", "write a consistent copy of the data folder's database to this new `file` and exit (refused while a server holds the folder: use GET /admin/backup then)")
 	fs.BoolVar(&c.showVersion, "version", false, "print the version and exit")
@@ -207,6 +217,7 @@ func parseConfig(cmdName string, args, environ []string, stderr io.Writer) (conf
 		}
 	}
 	c.noWorker = !worker
+	c.otelEndpoint, c.otelOff = otelTracing(environ)
 	switch {
 	case c.rate <= 0 || c.burst <= 0:
 		return c, errors.New("-rate and -burst must be positive")
@@ -218,6 +229,11 @@ func parseConfig(cmdName string, args, environ []string, stderr io.Writer) (conf
 		return c, errors.New("-payout-delay must not be negative")
 	case c.data == "":
 		return c, errors.New("-data must name a folder")
+	}
+	if c.otlpEndpoint != "" {
+		if err := checkOTLPEndpoint(c.otlpEndpoint); err != nil {
+			return c, fmt.Errorf("-otlp-endpoint: %w", err)
+		}
 	}
 	if c.publicURL != "" {
 		if err := httpapi.CheckPublicBaseURL(c.publicURL); err != nil {

@@ -259,6 +259,7 @@ func setup(ctx context.Context, c config, log *zap.Logger, out io.Writer) (*app,
 	opts := &tambala.Options{Metrics: pm,
 		Logger: slogger, Environment: tambala.Environment(c.env), Webhooks: webhookhttp.NewSender(c.webhookTransport),
 		Limits: tambala.Limits{RatePerSecond: c.rate, RateBurst: c.burst}, Payouts: provider,
+		TracerProvider: c.tracerProvider, // nil: tracing off (tracing.go)
 	}
 	if !production {
 		if provider == nil {
@@ -488,6 +489,14 @@ func run(ctx context.Context, c config, out io.Writer) error {
 		pub.Close()
 		return fmt.Errorf("admin API (-admin-addr): %w; nothing was created", err)
 	}
+	tp, stopTracing, err := startTracing(ctx, c, log)
+	if err != nil {
+		pub.Close()
+		adm.Close()
+		return err
+	}
+	defer stopTracing() // last: after the listeners and the loops have stopped
+	c.tracerProvider = tp
 	a, err := setup(ctx, c, log, out)
 	if err != nil {
 		pub.Close()
