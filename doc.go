@@ -87,6 +87,16 @@
 // money.AssetCode; amounts are money.Amount bound to their asset, or
 // money.Decimal while the asset is not known yet.
 //
+// # Tracing
+//
+// Options.TracerProvider (OpenTelemetry) makes spans of the engine's work,
+// children of the span in each call's context: one per use case (a
+// face's call, such as "tambala.CreatePayout"), per store transaction
+// under it with its retries, and per payout provider, converter and
+// webhook call. Spans carry ids and error codes (errcode.Of), never keys,
+// secrets or personal data. Without a provider tracing is off and costs
+// no allocation; sampling is the provider's.
+//
 // See docs/architecture.md for the layering and docs/decisions.md for
 // why each rule is what it is.
 package tambala

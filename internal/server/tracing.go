@@ -33,8 +33,8 @@ import (
 const otlpTracesPath = "/v1/traces"
 
 // checkOTLPEndpoint tells whether s can be -otlp-endpoint: the base URL of
-// an OTLP/HTTP collector (http://collector:4318), to which /v1/traces is
-// added as for OTEL_EXPORTER_OTLP_ENDPOINT.
+// an OTLP/HTTP collector (http://collector:4318), to which the traces
+// service's path is added as for OTEL_EXPORTER_OTLP_ENDPOINT.
 func checkOTLPEndpoint(s string) error {
 	u, err := url.Parse(s)
 	switch {
