@@ -14,6 +14,7 @@ import (
 
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/adapters/memstore"
+	"github.com/tambalapay/tambala/adapters/sandbox"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/store"
 )
@@ -89,4 +90,38 @@ func TestTracing_StoreRetries(t *testing.T) {
 	_, err = e.ProcessDeliveries(ctx)
 	require.ErrorIs(t, err, tambala.ErrNoWebhookSender)
 	assert.Empty(t, exp.GetSpans())
+}
+
+// TestTracing_ConverterCalls: the conversion worker's calls of the
+// converter are spans naming the conversion.
+func TestTracing_ConverterCalls(t *testing.T) {
+	exp := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
+	var conv *sandbox.Converter
+	d := newDeskEnv(t, memstore.New(), func(o *tambala.Options) {
+		conv = sandbox.NewConverter(&sandbox.ConverterOptions{Clock: o.Clock, Delay: convDelay})
+		o.Converter = conv
+		o.TracerProvider = tp
+	})
+	_, err := d.e.Operator().SetAssets(d.ctx, d.org.ID, convAssets())
+	require.NoError(t, err)
+	c := &convEnv{deskEnv: d, conv: conv}
+	cv := c.convert(t, "USDT", "MWK", "10")
+	c.settle(t)
+	seen := map[string]bool{}
+	for _, s := range exp.GetSpans() {
+		if s.Name != "tambala.converter.Convert" && s.Name != "tambala.converter.Status" {
+			continue
+		}
+		seen[s.Name] = true
+		var id string
+		for _, kv := range s.Attributes {
+			if kv.Key == "tambala.conversion_id" {
+				id = kv.Value.AsString()
+			}
+		}
+		assert.Equal(t, cv.ID, id, s.Name)
+	}
+	assert.True(t, seen["tambala.converter.Convert"])
+	assert.True(t, seen["tambala.converter.Status"])
 }
