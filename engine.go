@@ -193,7 +193,7 @@ func (l *Limits) defaults() {
 
 // Engine is the payments engine. It is safe for concurrent use.
 type Engine struct {
-	store  store.Store // raw, wrapped to make spans when tracing is on
+	store  store.Store // the store, wrapped in a tracedStore when tracing is on
 	raw    store.Store // the store New was given, for Store
 	tp     trace.TracerProvider
 	tracer trace.Tracer // nil: tracing off
