@@ -39,8 +39,8 @@ func (s *Store) Backup(ctx context.Context, w io.Writer) (int64, error) {
 	return backup(ctx, s.db, w)
 }
 
-// BackupName is the file name of Backup's copy, a bbolt file (GET
-// /admin/backup sends it as the attachment's name).
+// BackupName is the file name of Backup's copy, a bbolt file (the admin
+// API's backup names its attachment so).
 func (s *Store) BackupName() string { return "tambala.bolt" }
 
 func backup(ctx context.Context, db *bolt.DB, w io.Writer) (int64, error) {

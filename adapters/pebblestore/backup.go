@@ -62,9 +62,8 @@ func (s *Store) Backup(ctx context.Context, w io.Writer) (int64, error) {
 	return cw.n, tw.Close()
 }
 
-// BackupName is the file name of Backup's copy, a tar (GET /admin/backup
-// sends it as the attachment's name; tambala restore -store pebble takes
-// it).
+// BackupName is the file name of Backup's copy, a tar (the admin API's
+// backup names its attachment so; tambala restore -store pebble takes it).
 func (s *Store) BackupName() string { return "tambala-pebble.tar" }
 
 // Layout is the version of the on-disk layout this build reads and
