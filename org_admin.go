@@ -33,7 +33,9 @@ type OrgAdmin struct {
 // its user administers their organization. A session that is not signed
 // in, or whose organization is suspended, is refused as Session and
 // Principal refuse it.
-func (p *Portal) Admin(ctx context.Context, token string) (*OrgAdmin, error) {
+func (p *Portal) Admin(ctx context.Context, token string) (_ *OrgAdmin, err error) {
+	ctx, span := p.span(ctx, "tambala.Portal.Admin")
+	defer span.end(&err)
 	if _, _, err := p.e.adminContext(ctx, token); err != nil {
 		return nil, err
 	}

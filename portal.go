@@ -85,7 +85,9 @@ func (e *Engine) Portal() *Portal { return &Portal{e: e} }
 // the password is the user's new one and the user returned is theirs:
 // every session of theirs ends, their TOTP stays, and their account's
 // sign-in throttle is cleared.
-func (p *Portal) AcceptInvitation(ctx context.Context, token, password string) (User, error) {
+func (p *Portal) AcceptInvitation(ctx context.Context, token, password string) (_ User, err error) {
+	ctx, span := p.span(ctx, "tambala.Portal.AcceptInvitation")
+	defer span.end(&err)
 	return p.e.acceptInvitation(ctx, token, password)
 }
 
@@ -93,7 +95,9 @@ func (p *Portal) AcceptInvitation(ctx context.Context, token, password string) (
 // page to tell an invitation from a password reset (Invitation.ResetOf).
 // Unauthorized, as AcceptInvitation, for an unknown, used, revoked or
 // expired invitation.
-func (p *Portal) Invitation(ctx context.Context, token string) (Invitation, error) {
+func (p *Portal) Invitation(ctx context.Context, token string) (_ Invitation, err error) {
+	ctx, span := p.span(ctx, "tambala.Portal.Invitation")
+	defer span.end(&err)
 	h, err := accounts.InvitationTokenHash(token)
 	if err != nil {
 		return Invitation{}, err
@@ -113,7 +117,9 @@ func (p *Portal) Invitation(ctx context.Context, token string) (Invitation, erro
 
 // AuditTrail reads one page of the audit trail of the signed-in user's
 // organization, newest first.
-func (p *Portal) AuditTrail(ctx context.Context, token string, page PageRequest) (Page[AuditEntry], error) {
+func (p *Portal) AuditTrail(ctx context.Context, token string, page PageRequest) (_ Page[AuditEntry], err error) {
+	ctx, span := p.span(ctx, "tambala.Portal.AuditTrail")
+	defer span.end(&err)
 	si, err := p.e.session(ctx, token)
 	if err != nil {
 		return Page[AuditEntry]{}, err
@@ -128,14 +134,18 @@ func (p *Portal) AuditTrail(ctx context.Context, token string, page PageRequest)
 // user: the secret and its otpauth URL, for the authenticator app, are
 // returned here once. Allowed to a session that is signed in or at
 // accounts.StageEnrolTOTP.
-func (p *Portal) BeginTOTP(ctx context.Context, token string) (accounts.Enrolment, error) {
+func (p *Portal) BeginTOTP(ctx context.Context, token string) (_ accounts.Enrolment, err error) {
+	ctx, span := p.span(ctx, "tambala.Portal.BeginTOTP")
+	defer span.end(&err)
 	return p.e.beginTOTP(ctx, token)
 }
 
 // ChangePassword changes the session's user's password after checking
 // the current one, and ends every other session of theirs. A wrong
 // current password counts as a failed sign-in.
-func (p *Portal) ChangePassword(ctx context.Context, token, current, next string) error {
+func (p *Portal) ChangePassword(ctx context.Context, token, current, next string) (err error) {
+	ctx, span := p.span(ctx, "tambala.Portal.ChangePassword")
+	defer span.end(&err)
 	return p.e.changePassword(ctx, token, current, next)
 }
 
@@ -146,7 +156,9 @@ func (p *Portal) CheckCSRF(token, csrf string) error { return accounts.CheckCSRF
 // ConfirmTOTP completes the session's user's TOTP enrolment with a code
 // from the app. The session is replaced by a signed-in one, whose token
 // and the first recovery codes are returned here once.
-func (p *Portal) ConfirmTOTP(ctx context.Context, token, code string) (TOTPConfirmed, error) {
+func (p *Portal) ConfirmTOTP(ctx context.Context, token, code string) (_ TOTPConfirmed, err error) {
+	ctx, span := p.span(ctx, "tambala.Portal.ConfirmTOTP")
+	defer span.end(&err)
 	return p.e.confirmTOTP(ctx, token, code)
 }
 
@@ -154,14 +166,18 @@ func (p *Portal) ConfirmTOTP(ctx context.Context, token, code string) (TOTPConfi
 // for Engine.Client: the session's user reads and acts for it under every
 // rule an API key's Principal is under (a suspended organization is
 // forbidden).
-func (p *Portal) Principal(ctx context.Context, token string) (Principal, error) {
+func (p *Portal) Principal(ctx context.Context, token string) (_ Principal, err error) {
+	ctx, span := p.span(ctx, "tambala.Portal.Principal")
+	defer span.end(&err)
 	return p.e.portalPrincipal(ctx, token)
 }
 
 // SecondFactor checks a TOTP code, or a recovery code (each works once),
 // for a session waiting for one, and returns the signed-in session that
 // replaces it. A wrong code counts as a failed sign-in of the account.
-func (p *Portal) SecondFactor(ctx context.Context, token, code string) (SignInResult, error) {
+func (p *Portal) SecondFactor(ctx context.Context, token, code string) (_ SignInResult, err error) {
+	ctx, span := p.span(ctx, "tambala.Portal.SecondFactor")
+	defer span.end(&err)
 	return p.e.secondFactor(ctx, token, code)
 }
 
@@ -169,7 +185,9 @@ func (p *Portal) SecondFactor(ctx context.Context, token, code string) (SignInRe
 // absolute limit, not ended), of an enabled user, signed in, and enrolled
 // in TOTP when the organization requires it. It extends the idle limit
 // and returns the user and the session.
-func (p *Portal) Session(ctx context.Context, token string) (SignedIn, error) {
+func (p *Portal) Session(ctx context.Context, token string) (_ SignedIn, err error) {
+	ctx, span := p.span(ctx, "tambala.Portal.Session")
+	defer span.end(&err)
 	return p.e.session(ctx, token)
 }
 
@@ -178,12 +196,16 @@ func (p *Portal) Session(ctx context.Context, token string) (SignedIn, error) {
 // or accounts.StageSignedIn. An unknown email, a wrong password and a
 // disabled user get one error; too many failures of the account or the
 // client address are rate_limited.
-func (p *Portal) SignIn(ctx context.Context, email, password string) (SignInResult, error) {
+func (p *Portal) SignIn(ctx context.Context, email, password string) (_ SignInResult, err error) {
+	ctx, span := p.span(ctx, "tambala.Portal.SignIn")
+	defer span.end(&err)
 	return p.e.signIn(ctx, email, password)
 }
 
 // SignOut ends a session; one ended already is left as it is.
-func (p *Portal) SignOut(ctx context.Context, token string) error {
+func (p *Portal) SignOut(ctx context.Context, token string) (err error) {
+	ctx, span := p.span(ctx, "tambala.Portal.SignOut")
+	defer span.end(&err)
 	return p.e.signOut(ctx, token)
 }
 

@@ -242,3 +242,7 @@ func (e *Engine) webhookSend(ctx context.Context, d deliveryRecord, sig string) 
 	sp.endErr(err)
 	return res, err
 }
+
+func (p *Portal) span(ctx context.Context, name string) (context.Context, span) {
+	return p.e.startSpan(ctx, name, trace.SpanKindInternal)
+}

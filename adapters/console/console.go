@@ -123,6 +123,7 @@ func New(engine *tambala.Engine, o *Options) http.Handler {
 	h.operationsRoutes(mux, s)
 	mux.HandleFunc("/console/", s.NotFound)
 	h.mux = http.NewCrossOriginProtection().Handler(mux)
+	h.site.Tracer, h.site.Routes = webui.TracerOf(engine, "github.com/tambalapay/tambala/adapters/console"), mux
 	return h
 }
 

@@ -136,6 +136,7 @@ func New(engine *tambala.Engine, o *Options) *Handler {
 	mux.HandleFunc("GET /portal/v2/collections/{id}", h.signedIn(detail(h, "Collection (/v2)", "collections", "collection_v2", "/portal/v2/collections", (*tambala.Client).CollectionV2)))
 	mux.HandleFunc("/portal/", h.site.NotFound)
 	h.handler = http.NewCrossOriginProtection().Handler(mux)
+	h.site.Tracer, h.site.Routes = webui.TracerOf(engine, "github.com/tambalapay/tambala/adapters/portal"), mux
 	return h
 }
 

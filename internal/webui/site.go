@@ -11,6 +11,7 @@ import (
 
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/errcode"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Site is one web face over the engine's Portal. Its fields are set once,
@@ -41,6 +42,10 @@ type Site struct {
 	LogPrefix string
 	// Pages are the parsed templates by page name, each with "layout".
 	Pages map[string]*template.Template
+	// Tracer, when set, makes a server span of each request (tracing.go),
+	// named by the route of Routes that serves it.
+	Tracer trace.Tracer
+	Routes *http.ServeMux
 	// Admit, when set, decides whether a signed-in user may use the face;
 	// a user it refuses is signed out and shown its message (forbidden).
 	Admit func(tambala.User) error
@@ -63,6 +68,11 @@ func (s *Site) Serve(next http.Handler, w http.ResponseWriter, r *http.Request) 
 	}
 	r = r.WithContext(tambala.WithRequestInfo(r.Context(),
 		tambala.RequestInfo{Address: addr(r), RequestID: NewRequestID()}))
+	if s.Tracer != nil {
+		var end func()
+		w, r, end = s.traceRequest(w, r)
+		defer end()
+	}
 	next.ServeHTTP(w, r)
 }
 
