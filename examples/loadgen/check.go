@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -347,4 +348,57 @@ func verify(ctx context.Context, pub *endpoint, path string, clients int, settle
 		time.Sleep(250 * time.Millisecond)
 		parallel(len(todo), clients, func(j int) { states[todo[j]] = readPayout(ctx, pub, ids[todo[j]]) })
 	}
+}
+
+// checkOrgs runs the balance check of every organization, a few at a time,
+// over what all runs (runs[k].orgs[j] is run k's tally of organization j)
+// accepted from it. It prints every failing organization's check and a
+// summary.
+func checkOrgs(ctx context.Context, orgs []*endpoint, clients int, starts []balance, holds []money.Amount,
+	runs []*result, out io.Writer) (ok bool, err error) {
+	n := len(orgs)
+	conc := min(n, 16)
+	per := max(1, clients/conc)
+	outs := make([]bytes.Buffer, n)
+	oks := make([]bool, n)
+	accepted := 0
+	for _, r := range runs {
+		for _, t := range r.orgs {
+			accepted += t.accepted
+		}
+	}
+	if err := forEach(n, conc, func(j int) error {
+		var r result
+		for _, run := range runs {
+			t := run.orgs[j]
+			r.accepted += t.accepted
+			r.ids = append(r.ids, t.ids...)
+			r.unresolved += t.unresolved
+		}
+		var err error
+		oks[j], err = checkBalance(ctx, orgs[j], per, starts[j], holds[j], &r, &outs[j])
+		if err != nil {
+			return fmt.Errorf("organization %d (%s): %w", j+1, orgs[j].org, err)
+		}
+		return nil
+	}); err != nil {
+		return false, err
+	}
+	failed := 0
+	for j := range orgs {
+		if !oks[j] {
+			failed++
+			fmt.Fprintf(out, "%-*s%d of %d, %s\n", labelWidth, "organization", j+1, n, orgs[j].org)
+			out.Write(outs[j].Bytes())
+		}
+	}
+	tw := newTable(out)
+	defer tw.Flush()
+	fmt.Fprintf(tw, "accepted holds\t%d payouts over %d organizations\n", accepted, n)
+	if failed > 0 {
+		fmt.Fprintf(tw, "balance check\tFAIL: %d of %d organizations\n", failed, n)
+		return false, nil
+	}
+	fmt.Fprintf(tw, "balance check\tPASS (%d organizations)\n", n)
+	return true, nil
 }

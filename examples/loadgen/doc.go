@@ -32,6 +32,31 @@
 // status; a payout not found is a failure. It prints PASS or FAIL and exits
 // non-zero on FAIL. Use an organization nothing else pays from.
 //
+// -orgs N creates N organizations that way instead of one (each funded,
+// its limits raised, its own API key; their keys are not printed) and
+// spreads the clients over them: client i pays from organization i modulo
+// N, and with more organizations than clients takes turns over
+// organizations i, i+clients, i+2×clients… so every one is paid from.
+// Besides the overall figures it prints requests, accepts per second and
+// latency percentiles per group of organizations (each one when there are
+// at most 8, else 8 runs of consecutive ones), and checks every
+// organization's balance as above: PASS only when all pass, and each
+// failing one's check is printed.
+//
+//	go run ./examples/loadgen -data /tmp/lg -clients 64 -duration 10s -orgs 1000
+//
+// -hot (with -duration) creates two organizations: a hot one that all
+// clients but one flood at full speed, and a quiet one that the last client
+// pays from one request at a time, one every -quiet-every (10ms). The quiet
+// one first runs alone for -duration, then as long beside the flood; the
+// report gives its p50 and p99 alone (unloaded) and beside the flood
+// (loaded), and the loaded p99 over the unloaded one. The overall and
+// per-organization (hot, quiet) figures are those of the flood. The
+// server's per-organization rate limit must throttle neither: start it
+// with a large -rate and -burst. -orgs and -hot create their
+// organizations, so they exclude -key, and -ids (read back by -verify
+// with one API key) needs a single organization.
+//
 // -url may list several public API bases, comma-separated (servers sharing
 // one store, say two over one PostgreSQL database): client i sends to
 // base i modulo their number, and the setup, the balance check and the

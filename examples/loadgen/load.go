@@ -53,6 +53,29 @@ type config struct {
 	PGBench     string        // a scratch database to run pgbench's tpcb-like baseline on first; empty: none
 	PGBenchBin  string        // the pgbench executable (default "pgbench")
 	PGBenchTime time.Duration // how long the baseline runs (default 10s)
+	Orgs        int           // organizations to create and spread the clients over; 0 or 1: one
+	Hot         bool          // one hot organization floods, one quiet one sends at a steady pace
+	QuietEvery  time.Duration // with Hot: the quiet organization's pace (default 10ms)
+}
+
+// defaultQuietEvery is the quiet organization's pace when -quiet-every is
+// not set.
+const defaultQuietEvery = 10 * time.Millisecond
+
+// orgCount is how many organizations the run pays from: two with -hot.
+func (c *config) orgCount() int {
+	if c.Hot {
+		return 2
+	}
+	return max(c.Orgs, 1)
+}
+
+// quietEvery is the pace of -hot's quiet organization.
+func (c *config) quietEvery() time.Duration {
+	if c.QuietEvery > 0 {
+		return c.QuietEvery
+	}
+	return defaultQuietEvery
 }
 
 // The sandbox institutions the bodies name: Airtel Money for the test
@@ -81,6 +104,30 @@ func (c *config) validate() (money.Amount, error) {
 	}
 	if c.N < 0 || c.Duration < 0 || (c.N == 0 && c.Duration == 0) {
 		return money.Amount{}, errors.New("give a positive -n or -duration")
+	}
+	if c.Orgs < 0 {
+		return money.Amount{}, errors.New("-orgs must be at least 1")
+	}
+	if c.QuietEvery < 0 {
+		return money.Amount{}, errors.New("-quiet-every must be positive")
+	}
+	if c.Hot {
+		switch {
+		case c.Orgs > 1:
+			return money.Amount{}, errors.New("-hot uses two organizations of its own: drop -orgs")
+		case c.Clients < 2:
+			return money.Amount{}, errors.New("-hot needs at least 2 -clients (all but one flood, one is quiet)")
+		case c.Duration <= 0:
+			return money.Amount{}, errors.New("-hot needs -duration: the quiet organization runs that long alone, then as long under the flood")
+		}
+	}
+	if c.orgCount() > 1 {
+		if c.Key != "" {
+			return money.Amount{}, errors.New("-orgs and -hot create their organizations: drop -key")
+		}
+		if c.IDsFile != "" {
+			return money.Amount{}, errors.New("-ids needs a single organization (-verify reads with one API key)")
+		}
 	}
 	if c.Rail != "momo" && c.Rail != "bank" {
 		return money.Amount{}, fmt.Errorf("-rail must be momo or bank, not %q", c.Rail)
@@ -122,6 +169,9 @@ func run(ctx context.Context, c config, out io.Writer) error {
 		return verify(ctx, pub, c.VerifyFile, c.Clients, c.Settle, out)
 	}
 
+	// orgs are the organizations the run pays from, each with its API
+	// key: one unless -orgs or -hot.
+	orgs := []*endpoint{pub}
 	if setup {
 		token := c.AdminToken
 		if token == "" {
@@ -132,20 +182,24 @@ func run(ctx context.Context, c config, out io.Writer) error {
 			token = strings.TrimSpace(string(b))
 		}
 		adm := &endpoint{hc: hc, base: strings.TrimRight(c.AdminURL, "/"), token: token}
-		if pub.token, err = setupOrg(ctx, adm, pub, c, amount, out); err != nil {
+		if orgs, err = setupOrgs(ctx, adm, pub, c, amount, out); err != nil {
 			return err
 		}
 	}
-	hold, err := quoteTotalDebit(ctx, pub, c.Rail, amount)
-	if err != nil {
+	holds := make([]money.Amount, len(orgs))
+	starts := make([]balance, len(orgs))
+	if err := forEach(len(orgs), c.Clients, func(i int) error {
+		var err error
+		if holds[i], err = quoteTotalDebit(ctx, orgs[i], c.Rail, amount); err != nil {
+			return err
+		}
+		starts[i], err = readBalance(ctx, orgs[i])
+		return err
+	}); err != nil {
 		return err
 	}
-	start, err := readBalance(ctx, pub)
-	if err != nil {
-		return err
-	}
-	if !start.Held.IsZero() {
-		fmt.Fprintf(out, "warning: the organization holds %s MWK for payouts in flight already; if they settle during the run the balance check fails\n", start.Held)
+	if !starts[0].Held.IsZero() {
+		fmt.Fprintf(out, "warning: the organization holds %s MWK for payouts in flight already; if they settle during the run the balance check fails\n", starts[0].Held)
 	}
 	var baseline pgbenchRun
 	var tps float64
@@ -165,26 +219,59 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	for i, b := range bases {
 		urls[i] = b + "/v1/payouts/" + c.Rail
 	}
-	fmt.Fprintf(out, "%-*s%s, %s MWK each, %d clients, %s\n", labelWidth, "target",
-		strings.Join(urls, " and "), amount, c.Clients, bounds(c))
-	res := runLoad(ctx, pub.hc, loadParams{
-		urls: urls, key: pub.token,
-		bodies: payoutBodies(c.Rail, amount), clients: c.Clients, n: c.N, duration: c.Duration,
-	})
+	spread := ""
+	switch {
+	case c.Hot:
+		spread = fmt.Sprintf(", %d on a hot organization and 1 on a quiet one (a request every %s)", c.Clients-1, c.quietEvery())
+	case len(orgs) > 1:
+		spread = fmt.Sprintf(" over %d organizations", len(orgs))
+	}
+	fmt.Fprintf(out, "%-*s%s, %s MWK each, %d clients%s, %s\n", labelWidth, "target",
+		strings.Join(urls, " and "), amount, c.Clients, spread, bounds(c))
+	keys := make([]string, len(orgs))
+	for i, o := range orgs {
+		keys[i] = o.token
+	}
+	bodies := payoutBodies(c.Rail, amount)
+	plan := planClients(c, urls)
+	// -hot: the quiet organization first runs alone at its pace, for its
+	// unloaded latency; then beside the flood.
+	var alone *result
+	if c.Hot {
+		quiet := plan[len(plan)-1]
+		alone = runLoad(ctx, hc, loadParams{clients: []client{quiet}, keys: keys, bodies: bodies, n: c.N, duration: c.Duration})
+	}
+	res := runLoad(ctx, hc, loadParams{clients: plan, keys: keys, bodies: bodies, n: c.N, duration: c.Duration})
 	// An interrupt stops the sending only: what was sent is still resolved
 	// and checked (a second interrupt kills the command).
 	ctx = context.WithoutCancel(ctx)
-	res.resolveUnknown(ctx, pub, "/v1/payouts/"+c.Rail, c.Clients)
+	runs := []*result{res}
+	if alone != nil {
+		alone.resolveUnknown(ctx, orgs, "/v1/payouts/"+c.Rail, c.Clients)
+		runs = append(runs, alone)
+	}
+	res.resolveUnknown(ctx, orgs, "/v1/payouts/"+c.Rail, c.Clients)
 	if c.IDsFile != "" {
 		if err := writeIDs(c.IDsFile, res.ids); err != nil {
 			return err
 		}
 	}
 	printReport(out, res)
+	if len(orgs) > 1 {
+		printGroups(out, res, orgGroups(c))
+	}
+	if alone != nil {
+		printQuiet(out, alone, res)
+	}
 	if c.PGBench != "" {
 		printBaseline(out, tps, baseline, res.accepted, res.wall)
 	}
-	ok, err := checkBalance(ctx, pub, c.Clients, start, hold, res, out)
+	var ok bool
+	if len(orgs) == 1 {
+		ok, err = checkBalance(ctx, orgs[0], c.Clients, starts[0], holds[0], res, out)
+	} else {
+		ok, err = checkOrgs(ctx, orgs, c.Clients, starts, holds, runs, out)
+	}
 	if err != nil {
 		return err
 	}
@@ -192,6 +279,28 @@ func run(ctx context.Context, c config, out io.Writer) error {
 		return errors.New("balance check failed")
 	}
 	return nil
+}
+
+// forEach calls fn(i) for i in [0, n) on up to conc goroutines and returns
+// the first error; after one, the calls not started are skipped.
+func forEach(n, conc int, fn func(i int) error) error {
+	var mu sync.Mutex
+	var first error
+	var failed atomic.Bool
+	parallel(n, max(conc, 1), func(i int) {
+		if failed.Load() {
+			return
+		}
+		if err := fn(i); err != nil {
+			failed.Store(true)
+			mu.Lock()
+			if first == nil {
+				first = err
+			}
+			mu.Unlock()
+		}
+	})
+	return first
 }
 
 // ---------------------------------------------------------------------------
@@ -266,6 +375,7 @@ type endpoint struct {
 	hc    *http.Client
 	base  string
 	token string
+	org   string // the organization's id when the run created it, for reports
 }
 
 // apiError is a response that was not the expected status.
@@ -391,28 +501,76 @@ func sleep(ctx context.Context, d time.Duration) error {
 // ---------------------------------------------------------------------------
 // Setup through the admin API.
 
-// setupOrg creates, keys, funds and unthrottles a fresh organization and
-// returns its API key.
-func setupOrg(ctx context.Context, adm, pub *endpoint, c config, amount money.Amount, out io.Writer) (string, error) {
+// setupOrgs creates, keys, funds and unthrottles the run's fresh
+// organizations (-orgs of them, two with -hot), clients at a time, and
+// returns an endpoint with each one's API key.
+func setupOrgs(ctx context.Context, adm, pub *endpoint, c config, amount money.Amount, out io.Writer) ([]*endpoint, error) {
+	n := c.orgCount()
+	stamp := "loadgen " + time.Now().UTC().Format(time.RFC3339)
+	orgs := make([]orgInfo, n)
+	err := forEach(n, c.Clients, func(i int) error {
+		name := stamp
+		switch {
+		case c.Hot:
+			name += []string{" hot", " quiet"}[i]
+		case n > 1:
+			name += fmt.Sprintf(" #%d", i+1)
+		}
+		var err error
+		orgs[i], err = setupOrg(ctx, adm, pub, c, amount, name)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case c.Hot:
+		for _, o := range orgs {
+			role := strings.TrimPrefix(o.Name, stamp+" ")
+			fmt.Fprintf(out, "%-*s%s (%q), funded with %s MWK\n", labelWidth, role+" organization", o.ID, o.Name, o.Funding)
+			fmt.Fprintf(out, "%-*s%s\n", labelWidth, role+" api key", o.Key)
+		}
+	case n > 1:
+		fmt.Fprintf(out, "%-*s%d (%q to %q), each funded with %s MWK\n", labelWidth, "organizations", n, orgs[0].Name, orgs[n-1].Name, orgs[0].Funding)
+	default:
+		fmt.Fprintf(out, "%-*s%s (%q), funded with %s MWK\n", labelWidth, "organization", orgs[0].ID, orgs[0].Name, orgs[0].Funding)
+		fmt.Fprintf(out, "%-*s%s\n", labelWidth, "api key", orgs[0].Key)
+	}
+	eps := make([]*endpoint, n)
+	for i, o := range orgs {
+		e := *pub
+		e.token, e.org = o.Key, o.ID
+		eps[i] = &e
+	}
+	return eps, nil
+}
+
+// orgInfo is one organization a run created.
+type orgInfo struct {
+	ID, Name, Key string
+	Funding       money.Amount
+}
+
+// setupOrg creates, keys, funds and unthrottles a fresh organization.
+func setupOrg(ctx context.Context, adm, pub *endpoint, c config, amount money.Amount, name string) (orgInfo, error) {
 	var org struct {
 		ID   string `json:"id"`
 		Name string `json:"name"`
 	}
-	name := "loadgen " + time.Now().UTC().Format(time.RFC3339)
 	if err := adm.call(ctx, http.MethodPost, "/admin/orgs", map[string]any{"name": name}, http.StatusCreated, &org); err != nil {
-		return "", fmt.Errorf("creating the organization: %w", err)
+		return orgInfo{}, fmt.Errorf("creating the organization: %w", err)
 	}
 	var key struct {
 		Key string `json:"key"`
 	}
 	if err := adm.call(ctx, http.MethodPost, "/admin/orgs/"+org.ID+"/keys", nil, http.StatusCreated, &key); err != nil {
-		return "", fmt.Errorf("creating an API key: %w", err)
+		return orgInfo{}, fmt.Errorf("creating an API key: %w", err)
 	}
 	withKey := *pub
 	withKey.token = key.Key
 	hold, err := quoteTotalDebit(ctx, &withKey, c.Rail, amount)
 	if err != nil {
-		return "", err
+		return orgInfo{}, err
 	}
 	count := int64(c.N)
 	if c.Duration > 0 {
@@ -420,16 +578,16 @@ func setupOrg(ctx context.Context, adm, pub *endpoint, c config, amount money.Am
 	}
 	funding, err := mulInt(hold, count+count/10+10) // a tenth more, and a few
 	if err != nil {
-		return "", err
+		return orgInfo{}, err
 	}
 	if err := adm.call(ctx, http.MethodPost, "/admin/orgs/"+org.ID+"/funding",
 		map[string]any{"asset": "MWK", "amount": funding.String(), "ref": "loadgen-" + uuid.NewString()}, http.StatusOK, nil); err != nil {
-		return "", fmt.Errorf("funding the organization: %w", err)
+		return orgInfo{}, fmt.Errorf("funding the organization: %w", err)
 	}
 	// The daily volume cap is on amounts; the hourly count on payouts.
 	volume, err := mulInt(amount, 2*count+10)
 	if err != nil {
-		return "", err
+		return orgInfo{}, err
 	}
 	limits := map[string]any{ // the admin API's body, in its field names
 		"max_per_payout_mwk": maxAmount(amount, tambala.DefaultPayoutLimits().MaxPerPayoutMWK).String(),
@@ -437,11 +595,9 @@ func setupOrg(ctx context.Context, adm, pub *endpoint, c config, amount money.Am
 		"hourly_count":       int(min(2*count+10, math.MaxInt32)),
 	}
 	if err := adm.call(ctx, http.MethodPut, "/admin/orgs/"+org.ID+"/payout-limits", limits, http.StatusOK, nil); err != nil {
-		return "", fmt.Errorf("raising the payout limits: %w", err)
+		return orgInfo{}, fmt.Errorf("raising the payout limits: %w", err)
 	}
-	fmt.Fprintf(out, "%-*s%s (%q), funded with %s MWK\n", labelWidth, "organization", org.ID, name, funding)
-	fmt.Fprintf(out, "%-*s%s\n", labelWidth, "api key", key.Key)
-	return key.Key, nil
+	return orgInfo{ID: org.ID, Name: name, Key: key.Key, Funding: funding}, nil
 }
 
 // maxAmount is the larger of a and b.
@@ -536,18 +692,60 @@ func payoutBodies(rail string, amount money.Amount) [][]byte {
 // The load.
 
 type loadParams struct {
-	urls     []string // client i sends to urls[i%len(urls)]
-	key      string
+	clients  []client
+	keys     []string // API key of each organization, by index
 	bodies   [][]byte
-	clients  int
 	n        int           // 0: no count bound
 	duration time.Duration // 0: no time bound
 }
 
+// client is what one worker does.
+type client struct {
+	url   string        // where it sends
+	orgs  []int         // the organizations it pays from, taking turns
+	every time.Duration // 0: at full speed; else one request every so often, one at a time
+}
+
+// planClients spreads -clients over the organizations: client i pays from
+// organization i modulo their number and sends to base i modulo theirs.
+// With more organizations than clients, client i takes turns over
+// organizations i, i+clients, i+2·clients… so every one is paid from.
+// With -hot, every client but the last floods organization 0 and the last
+// paces organization 1.
+func planClients(c config, urls []string) []client {
+	n := c.orgCount()
+	plan := make([]client, c.Clients)
+	for i := range plan {
+		plan[i].url = urls[i%len(urls)]
+		switch {
+		case c.Hot && i == c.Clients-1:
+			plan[i].orgs, plan[i].every = []int{1}, c.quietEvery()
+		case c.Hot:
+			plan[i].orgs = []int{0}
+		case n <= c.Clients:
+			plan[i].orgs = []int{i % n}
+		default:
+			for j := i; j < n; j += c.Clients {
+				plan[i].orgs = append(plan[i].orgs, j)
+			}
+		}
+	}
+	return plan
+}
+
 // attempt is a payout request whose outcome is not known yet.
 type attempt struct {
+	org  int
 	key  string
 	body []byte
+}
+
+// tally is what a run saw of one organization.
+type tally struct {
+	lat        []time.Duration // of every request, unsorted
+	accepted   int
+	ids        []string // accepted payout ids
+	unresolved int      // replays that never got an answer
 }
 
 // result is what a run saw.
@@ -556,6 +754,7 @@ type result struct {
 	latencies  []time.Duration // of every request, sorted
 	accepted   int
 	ids        []string       // accepted payout ids
+	orgs       []tally        // by organization
 	errors     map[string]int // "status code" -> count
 	unknown    []attempt      // transport errors and 5xx, to replay
 	firstErr   string         // first transport error, for the report
@@ -567,9 +766,7 @@ type result struct {
 // worker is one client's private bookkeeping: nothing is shared while
 // running.
 type worker struct {
-	lat      []time.Duration
-	ids      []string
-	accepted int
+	tallies  map[int]*tally // by organization
 	errs     map[string]int
 	unknown  []attempt
 	firstErr string
@@ -601,13 +798,24 @@ func (g *keygen) next() string {
 
 // runLoad sends the payouts and merges what the workers saw.
 func runLoad(ctx context.Context, hc *http.Client, p loadParams) *result {
-	workers := make([]*worker, p.clients)
+	workers := make([]*worker, len(p.clients))
 	per := 1024
 	if p.n > 0 {
-		per = p.n/p.clients + 1
+		per = p.n/len(p.clients) + 1
 	}
-	for i := range workers {
-		workers[i] = &worker{lat: make([]time.Duration, 0, per), ids: make([]string, 0, per), errs: map[string]int{}}
+	auths := make([][]string, len(p.keys))
+	for i, k := range p.keys {
+		auths[i] = []string{"Bearer " + k}
+	}
+	for i, cl := range p.clients {
+		w := &worker{tallies: map[int]*tally{}, errs: map[string]int{}}
+		for _, org := range cl.orgs {
+			if w.tallies[org] == nil {
+				each := per/len(cl.orgs) + 1
+				w.tallies[org] = &tally{lat: make([]time.Duration, 0, each), ids: make([]string, 0, each)}
+			}
+		}
+		workers[i] = w
 	}
 	var next atomic.Int64
 	var deadline time.Time
@@ -620,20 +828,28 @@ func runLoad(ctx context.Context, hc *http.Client, p loadParams) *result {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w.loop(ctx, hc, &p, p.urls[i%len(p.urls)], &next, deadline)
+			w.loop(ctx, hc, &p, auths, p.clients[i], &next, deadline)
 		}()
 	}
 	wg.Wait()
-	res := &result{wall: time.Since(t0), errors: map[string]int{}, replayed: map[string]int{}, stopped: ctx.Err() != nil}
+	res := &result{wall: time.Since(t0), orgs: make([]tally, len(p.keys)), errors: map[string]int{}, replayed: map[string]int{}, stopped: ctx.Err() != nil}
 	n := 0
 	for _, w := range workers {
-		n += len(w.lat)
+		for _, t := range w.tallies {
+			n += len(t.lat)
+		}
 	}
 	res.latencies = make([]time.Duration, 0, n)
 	for _, w := range workers {
-		res.latencies = append(res.latencies, w.lat...)
-		res.ids = append(res.ids, w.ids...)
-		res.accepted += w.accepted
+		for org, t := range w.tallies {
+			o := &res.orgs[org]
+			o.lat = append(o.lat, t.lat...)
+			o.ids = append(o.ids, t.ids...)
+			o.accepted += t.accepted
+			res.latencies = append(res.latencies, t.lat...)
+			res.ids = append(res.ids, t.ids...)
+			res.accepted += t.accepted
+		}
 		for k, v := range w.errs {
 			res.errors[k] += v
 		}
@@ -646,10 +862,24 @@ func runLoad(ctx context.Context, hc *http.Client, p loadParams) *result {
 	return res
 }
 
-func (w *worker) loop(ctx context.Context, hc *http.Client, p *loadParams, url string, next *atomic.Int64, deadline time.Time) {
-	auth := []string{"Bearer " + p.key}
+func (w *worker) loop(ctx context.Context, hc *http.Client, p *loadParams, auths [][]string, cl client, next *atomic.Int64, deadline time.Time) {
 	ctype := []string{"application/json"}
-	for ctx.Err() == nil {
+	tallies := make([]*tally, len(cl.orgs))
+	for j, org := range cl.orgs {
+		tallies[j] = w.tallies[org]
+	}
+	var nextAt time.Time // a paced client's next send
+	for k := 0; ctx.Err() == nil; k++ {
+		if cl.every > 0 && k > 0 {
+			// One at a time: the next request goes at its time, or as soon
+			// as this one is answered when that is later (no catching up).
+			if !deadline.IsZero() && !nextAt.Before(deadline) {
+				return
+			}
+			if d := time.Until(nextAt); d > 0 && sleep(ctx, d) != nil {
+				return
+			}
+		}
 		i := next.Add(1) - 1
 		if p.n > 0 && i >= int64(p.n) {
 			return
@@ -657,29 +887,32 @@ func (w *worker) loop(ctx context.Context, hc *http.Client, p *loadParams, url s
 		if !deadline.IsZero() && !time.Now().Before(deadline) {
 			return
 		}
+		j := k % len(cl.orgs)
+		org, t := cl.orgs[j], tallies[j]
 		body := p.bodies[i%int64(len(p.bodies))]
 		key := w.keys.next()
 		t0 := time.Now()
-		status, b, err := w.post(hc, url, auth, ctype, key, body)
-		w.lat = append(w.lat, time.Since(t0))
+		nextAt = t0.Add(cl.every)
+		status, b, err := w.post(hc, cl.url, auths[org], ctype, key, body)
+		t.lat = append(t.lat, time.Since(t0))
 		switch {
 		case err != nil:
 			w.errs["transport error"]++
 			if w.firstErr == "" {
 				w.firstErr = err.Error()
 			}
-			w.unknown = append(w.unknown, attempt{key, body})
+			w.unknown = append(w.unknown, attempt{org, key, body})
 		case status == http.StatusAccepted:
-			w.accepted++
+			t.accepted++
 			if id := payoutID(b); id != "" {
-				w.ids = append(w.ids, id)
+				t.ids = append(t.ids, id)
 			} else {
 				w.errs["202 unreadable body"]++
 			}
 		default:
 			w.errs[errKey(status, b)]++
 			if status >= 500 {
-				w.unknown = append(w.unknown, attempt{key, body})
+				w.unknown = append(w.unknown, attempt{org, key, body})
 			}
 		}
 	}
@@ -739,14 +972,14 @@ func errKey(status int, body []byte) string {
 // original outcome if there was one, else a fresh decision. Either way it
 // is then known. (After a server crash thousands of requests may be
 // unknown; replaying them one by one would take minutes.)
-func (r *result) resolveUnknown(ctx context.Context, pub *endpoint, path string, clients int) {
+func (r *result) resolveUnknown(ctx context.Context, orgs []*endpoint, path string, clients int) {
 	outcomes := make([]string, len(r.unknown))
 	ids := make([]string, len(r.unknown))
 	parallel(len(r.unknown), clients, func(i int) {
 		a := r.unknown[i]
 		outcomes[i] = "still unknown"
 		for try := 0; try < 10; try++ {
-			status, h, b, err := pub.send(ctx, http.MethodPost, path, a.body, http.Header{"Idempotency-Key": {a.key}})
+			status, h, b, err := orgs[a.org].send(ctx, http.MethodPost, path, a.body, http.Header{"Idempotency-Key": {a.key}})
 			wait := time.Duration(try+1) * 100 * time.Millisecond
 			if err == nil {
 				if status == http.StatusAccepted {
@@ -768,15 +1001,19 @@ func (r *result) resolveUnknown(ctx context.Context, pub *endpoint, path string,
 		}
 	})
 	for i, outcome := range outcomes {
+		o := &r.orgs[r.unknown[i].org]
 		if outcome == "accepted" {
 			r.accepted++
+			o.accepted++
 			if ids[i] != "" {
 				r.ids = append(r.ids, ids[i])
+				o.ids = append(o.ids, ids[i])
 			}
 		}
 		r.replayed[outcome]++
 		if outcome == "still unknown" {
 			r.unresolved++
+			o.unresolved++
 		}
 	}
 }
@@ -878,4 +1115,98 @@ func writeIDs(path string, ids []string) error {
 		return err
 	}
 	return f.Close()
+}
+
+// group is organizations reported together.
+type group struct {
+	name string
+	orgs []int
+}
+
+// maxGroups bounds the lines of the per-organization report: many
+// organizations are reported in this many runs of consecutive ones.
+const maxGroups = 8
+
+// orgGroups are the report's organization groups: with -hot the hot one
+// and the quiet one (under load), else up to maxGroups runs of consecutive
+// organizations (one each when there are that few).
+func orgGroups(c config) []group {
+	if c.Hot {
+		return []group{{"hot", []int{0}}, {"quiet", []int{1}}}
+	}
+	n := c.orgCount()
+	size := (n + maxGroups - 1) / maxGroups
+	var out []group
+	for lo := 0; lo < n; lo += size {
+		g := group{name: fmt.Sprintf("org %d", lo+1)}
+		if hi := min(lo+size, n); hi > lo+1 {
+			g.name = fmt.Sprintf("orgs %d-%d", lo+1, hi)
+		}
+		for j := lo; j < min(lo+size, n); j++ {
+			g.orgs = append(g.orgs, j)
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+// groupLatencies are the sorted latencies of a group's organizations, and
+// how many payouts they had accepted.
+func groupLatencies(r *result, g group) ([]time.Duration, int) {
+	var lat []time.Duration
+	accepted := 0
+	for _, j := range g.orgs {
+		lat = append(lat, r.orgs[j].lat...)
+		accepted += r.orgs[j].accepted
+	}
+	slices.Sort(lat)
+	return lat, accepted
+}
+
+// printGroups prints each group's requests, accepts per second (over the
+// whole run's wall time) and latency percentiles.
+func printGroups(out io.Writer, r *result, groups []group) {
+	tw := newTable(out)
+	for _, g := range groups {
+		lat, accepted := groupLatencies(r, g)
+		rate := "-"
+		if s := r.wall.Seconds(); s > 0 {
+			rate = strconv.FormatFloat(float64(accepted)/s, 'f', 1, 64)
+		}
+		fmt.Fprintf(tw, "%s\t%d requests, %d accepted, %s accepted/s, p50 %s, p90 %s, p99 %s, max %s\n", g.name,
+			len(lat), accepted, rate, ms(percentile(lat, 50)), ms(percentile(lat, 90)), ms(percentile(lat, 99)), ms(percentile(lat, 100)))
+	}
+	tw.Flush()
+}
+
+// printQuiet prints -hot's quiet organization alone and beside the flood,
+// and the ratio of its p99s.
+func printQuiet(out io.Writer, alone, loaded *result) {
+	quiet := group{orgs: []int{1}}
+	un, _ := groupLatencies(alone, quiet)
+	ld, _ := groupLatencies(loaded, quiet)
+	tw := newTable(out)
+	if alone.stopped {
+		fmt.Fprintf(tw, "quiet unloaded interrupted\tyes\n")
+	}
+	fmt.Fprintf(tw, "quiet unloaded sent\t%d\n", len(un))
+	fmt.Fprintf(tw, "quiet unloaded p50\t%s\n", ms(percentile(un, 50)))
+	fmt.Fprintf(tw, "quiet unloaded p99\t%s\n", ms(percentile(un, 99)))
+	keys := make([]string, 0, len(alone.errors))
+	for k := range alone.errors {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(tw, "quiet unloaded error %s\t%d\n", k, alone.errors[k])
+	}
+	fmt.Fprintf(tw, "quiet loaded sent\t%d\n", len(ld))
+	fmt.Fprintf(tw, "quiet loaded p50\t%s\n", ms(percentile(ld, 50)))
+	fmt.Fprintf(tw, "quiet loaded p99\t%s\n", ms(percentile(ld, 99)))
+	ratio := "-"
+	if u := percentile(un, 99); u > 0 && len(ld) > 0 {
+		ratio = strconv.FormatFloat(float64(percentile(ld, 99))/float64(u), 'f', 2, 64)
+	}
+	fmt.Fprintf(tw, "quiet p99 ratio\t%s (loaded / unloaded; target at most 2)\n", ratio)
+	tw.Flush()
 }

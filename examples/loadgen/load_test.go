@@ -25,6 +25,7 @@ import (
 	"github.com/tambalapay/tambala/adapters/sandbox"
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/money"
+	"github.com/tambalapay/tambala/orgs"
 )
 
 const testAdminToken = "adm_loadgen_test_0123456789abcdefghijklmnopqrstuvwxyz"
@@ -389,4 +390,173 @@ func TestSeveralServers(t *testing.T) {
 	require.Positive(t, posts[other], "%v", posts)
 	require.Positive(t, posts[first], "%v", posts)
 	require.GreaterOrEqual(t, posts[first]+posts[other], 200, "%v", posts) // and the fee quotes
+}
+
+// -orgs creates that many organizations and spreads the clients over them:
+// each is paid from, and each one's money is checked.
+func TestManyOrganizations(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		orgs, clients int
+	}{
+		{"fewer organizations than clients", 3, 8},
+		{"more organizations than clients", 5, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var mu sync.Mutex
+			posts := map[string]int{} // by API key
+			s := newServer(t, serverOptions{limits: unlimited(), wrap: func(h http.Handler) http.Handler {
+				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					if r.Method == http.MethodPost && r.URL.Path == "/v1/payouts/momo" {
+						mu.Lock()
+						posts[r.Header.Get("Authorization")]++
+						mu.Unlock()
+					}
+					h.ServeHTTP(w, r)
+				})
+			}})
+			c := s.config()
+			c.Orgs, c.Clients, c.N = tc.orgs, tc.clients, 60
+			var out bytes.Buffer
+			require.NoError(t, run(context.Background(), c, &out), out.String())
+			report := out.String()
+			t.Log("\n" + report)
+			require.Contains(t, field(t, report, "target"), "over "+strconv.Itoa(tc.orgs)+" organizations")
+			require.Regexp(t, `^`+strconv.Itoa(tc.orgs)+` \("loadgen .* #1" to "loadgen .* #`+strconv.Itoa(tc.orgs)+`"\), each funded with [0-9.]+ MWK$`, field(t, report, "organizations"))
+			require.NotContains(t, report, "api key")
+			require.Equal(t, 60, fieldInt(t, report, "accepted"))
+			require.Equal(t, "none", field(t, report, "errors"))
+			for i := 1; i <= tc.orgs; i++ {
+				require.Regexp(t, `^\d+ requests, \d+ accepted, [0-9.]+ accepted/s, p50 \d+\.\d{3} ms, p90 \d+\.\d{3} ms, p99 \d+\.\d{3} ms, max \d+\.\d{3} ms$`,
+					field(t, report, "org "+strconv.Itoa(i)))
+			}
+			require.Equal(t, "60 payouts over "+strconv.Itoa(tc.orgs)+" organizations", field(t, report, "accepted holds"))
+			require.Equal(t, "PASS ("+strconv.Itoa(tc.orgs)+" organizations)", field(t, report, "balance check"))
+
+			orgs, err := s.eng.Operator().Organizations(context.Background())
+			require.NoError(t, err)
+			require.Len(t, orgs, tc.orgs)
+			mu.Lock()
+			defer mu.Unlock()
+			require.Len(t, posts, tc.orgs, "every organization is paid from")
+			for k, n := range posts {
+				require.Positive(t, n, k)
+			}
+		})
+	}
+}
+
+// Many organizations are reported in at most maxGroups groups.
+func TestOrgGroups(t *testing.T) {
+	g := orgGroups(config{Orgs: 1000})
+	require.Len(t, g, maxGroups)
+	require.Equal(t, "orgs 1-125", g[0].name)
+	require.Equal(t, "orgs 876-1000", g[7].name)
+	require.Len(t, g[7].orgs, 125)
+	g = orgGroups(config{Orgs: 10})
+	require.Equal(t, []string{"orgs 1-2", "orgs 3-4", "orgs 5-6", "orgs 7-8", "orgs 9-10"}, []string{g[0].name, g[1].name, g[2].name, g[3].name, g[4].name})
+	require.Equal(t, []group{{"hot", []int{0}}, {"quiet", []int{1}}}, orgGroups(config{Hot: true}))
+
+	plan := planClients(config{Orgs: 5, Clients: 2}, []string{"a"})
+	require.Equal(t, [][]int{{0, 2, 4}, {1, 3}}, [][]int{plan[0].orgs, plan[1].orgs})
+	plan = planClients(config{Hot: true, Clients: 3}, []string{"a", "b"})
+	require.Equal(t, []client{{"a", []int{0}, 0}, {"b", []int{0}, 0}, {"a", []int{1}, defaultQuietEvery}}, plan)
+}
+
+// One organization of several gaining money no payout explains fails the
+// check, and the report names it.
+func TestManyOrganizationsMismatchFails(t *testing.T) {
+	var checking atomic.Bool
+	var once sync.Once
+	var s *server
+	s = newServer(t, serverOptions{limits: unlimited(), wrap: func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet && r.URL.Path == "/v1/balance" && checking.Load() {
+				var err error
+				once.Do(func() {
+					var list []orgs.Organization
+					if list, err = s.eng.Operator().Organizations(r.Context()); err != nil {
+						return
+					}
+					for _, o := range list {
+						if strings.HasSuffix(o.Name, " #2") {
+							err = s.eng.Operator().Fund(r.Context(), o.ID, money.FromInt(money.MWK, 7), "stray-credit")
+						}
+					}
+				})
+				if err != nil {
+					http.Error(w, err.Error(), http.StatusInternalServerError)
+					return
+				}
+			}
+			if r.Method == http.MethodPost && r.URL.Path == "/v1/payouts/momo" {
+				checking.Store(true) // the start balances were read
+			}
+			h.ServeHTTP(w, r)
+		})
+	}})
+	c := s.config()
+	c.Orgs, c.N = 3, 30
+	var out bytes.Buffer
+	err := run(context.Background(), c, &out)
+	t.Log("\n" + out.String())
+	require.ErrorContains(t, err, "balance check failed")
+	require.Regexp(t, `^2 of 3, [0-9a-f-]{36}$`, field(t, out.String(), "organization"))
+	require.Contains(t, out.String(), "FAIL: available is off by 7.00")
+	require.Equal(t, "FAIL: 1 of 3 organizations", regexp.MustCompile(`(?m)^balance check +(.*)$`).FindAllStringSubmatch(out.String(), -1)[1][1])
+}
+
+// -hot: the quiet organization runs alone at its pace, then beside the
+// flood; the report gives both p50/p99s and the ratio of the p99s, and
+// both organizations' money is checked.
+func TestHotAndQuiet(t *testing.T) {
+	s := newServer(t, serverOptions{limits: unlimited()})
+	c := s.config()
+	c.Hot, c.Clients, c.N, c.Duration, c.QuietEvery = true, 4, 0, 300*time.Millisecond, 5*time.Millisecond
+	var out bytes.Buffer
+	require.NoError(t, run(context.Background(), c, &out), out.String())
+	report := out.String()
+	t.Log("\n" + report)
+	require.Contains(t, field(t, report, "target"), "4 clients, 3 on a hot organization and 1 on a quiet one (a request every 5ms), for 300ms")
+	require.Regexp(t, `^[0-9a-f-]{36} \("loadgen .* hot"\), funded with`, field(t, report, "hot organization"))
+	require.Regexp(t, `^[0-9a-f-]{36} \("loadgen .* quiet"\), funded with`, field(t, report, "quiet organization"))
+	require.NotEmpty(t, field(t, report, "hot api key"))
+	require.NotEmpty(t, field(t, report, "quiet api key"))
+	for _, g := range []string{"hot", "quiet"} {
+		require.Regexp(t, `^\d+ requests, \d+ accepted, [0-9.]+ accepted/s, p50 \d+\.\d{3} ms, p90 .* ms, p99 \d+\.\d{3} ms, max .* ms$`,
+			field(t, report, g))
+	}
+	// At one request every 5 ms for 300 ms: about 60, one at a time.
+	for _, phase := range []string{"unloaded", "loaded"} {
+		n := fieldInt(t, report, "quiet "+phase+" sent")
+		require.Positive(t, n, phase)
+		require.LessOrEqual(t, n, 61, phase)
+		require.Regexp(t, `^\d+\.\d{3} ms$`, field(t, report, "quiet "+phase+" p50"))
+		require.Regexp(t, `^\d+\.\d{3} ms$`, field(t, report, "quiet "+phase+" p99"))
+	}
+	require.Regexp(t, `^\d+\.\d{2} \(loaded / unloaded; target at most 2\)$`, field(t, report, "quiet p99 ratio"))
+	require.Greater(t, fieldInt(t, report, "requests"), fieldInt(t, report, "quiet loaded sent"), "the flood outnumbers the quiet one")
+	require.Equal(t, "PASS (2 organizations)", field(t, report, "balance check"))
+}
+
+func TestManyOrganizationsRefusals(t *testing.T) {
+	base := config{URL: "http://127.0.0.1:1", AdminURL: "http://127.0.0.1:1", AdminToken: testAdminToken,
+		Clients: 4, N: 10, Amount: "1500.00", Rail: "momo", Timeout: time.Second}
+	for _, tc := range []struct {
+		edit func(*config)
+		err  string
+	}{
+		{func(c *config) { c.Orgs = -1 }, "-orgs must be at least 1"},
+		{func(c *config) { c.Orgs, c.Key = 2, "k" }, "drop -key"},
+		{func(c *config) { c.Orgs, c.IDsFile = 2, "ids.txt" }, "-ids needs a single organization"},
+		{func(c *config) { c.Hot, c.Duration = true, 0 }, "-hot needs -duration"},
+		{func(c *config) { c.Hot, c.Duration, c.Clients = true, time.Second, 1 }, "-hot needs at least 2 -clients"},
+		{func(c *config) { c.Hot, c.Duration, c.Orgs = true, time.Second, 3 }, "drop -orgs"},
+	} {
+		c := base
+		tc.edit(&c)
+		var out bytes.Buffer
+		require.ErrorContains(t, run(context.Background(), c, &out), tc.err)
+		require.Empty(t, out.String())
+	}
 }

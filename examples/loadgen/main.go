@@ -38,6 +38,9 @@ func main() {
 	flag.StringVar(&c.PGBench, "pgbench", "", "before the load, run pgbench's tpcb-like workload with as many clients on this scratch database (a libpq URL; pgbench creates its tables there) and print its tps and the ratio beside the load's figure")
 	flag.StringVar(&c.PGBenchBin, "pgbench-bin", "pgbench", "the pgbench executable")
 	flag.DurationVar(&c.PGBenchTime, "pgbench-time", 10*time.Second, "how long the pgbench baseline runs")
+	flag.IntVar(&c.Orgs, "orgs", 1, "create this many organizations and spread the clients over them (client i pays from organization i modulo N); each one's money is checked")
+	flag.BoolVar(&c.Hot, "hot", false, "two organizations: all clients but one flood a hot one, the last sends to a quiet one at a steady pace (-quiet-every), first alone for -duration, then beside the flood; prints the quiet one's p99 under load over its p99 alone (needs -duration)")
+	flag.DurationVar(&c.QuietEvery, "quiet-every", defaultQuietEvery, "with -hot: the quiet organization sends one request at a time, one every this long")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fmt.Fprintln(os.Stderr, "loadgen: unexpected arguments:", flag.Args())
