@@ -78,7 +78,7 @@ func orgCreate(ctx context.Context, c *cli, args []string) error {
 	var assets stringsFlag
 	a.fs.Var(&assets, "asset", "`ASSET:OP,OP` an asset and its operations (payout, collection, convert); repeat for more assets")
 	v2 := a.fs.String("v2", "", "the `access` to /v2: onboarding_incomplete (the server's default), enabled or access_suspended")
-	floor := a.fs.String("balance-floor", "", "the MWK `amount` the /v1 balance may not go below (default: none)")
+	floor := a.fs.String("balance-floor", "", "the MWK `amount` below which the /v1 balance is reported low (the balance.low event; default: none)")
 	rest, err := a.parse(args, 1, 1)
 	if err != nil {
 		return err
