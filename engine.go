@@ -171,6 +171,11 @@ type Limits struct {
 	IdempotencyRetention time.Duration
 	// MaxBodyBytes caps request bodies (default 1 MiB).
 	MaxBodyBytes int64
+	// InFlightPerOrg is each organization's share of the engine while
+	// more than one is active: at most this many of its requests in the
+	// engine at once, the others waiting their turn (Engine.Enter).
+	// Default 16; negative: no limit.
+	InFlightPerOrg int
 }
 
 func (l *Limits) defaults() {
@@ -189,6 +194,9 @@ func (l *Limits) defaults() {
 	if l.MaxBodyBytes <= 0 {
 		l.MaxBodyBytes = 1 << 20
 	}
+	if l.InFlightPerOrg == 0 {
+		l.InFlightPerOrg = 16
+	}
 }
 
 // Engine is the payments engine. It is safe for concurrent use.
@@ -204,6 +212,7 @@ type Engine struct {
 	env    Environment
 	assets money.Assets
 	limits Limits
+	share  fairShare // Limits.InFlightPerOrg
 
 	fees     payouts.FeeSchedule
 	provider PayoutProvider
@@ -339,6 +348,7 @@ func New(s store.Store, opts *Options) (*Engine, error) {
 	e.acct = o.Accounts
 	e.acct.defaults()
 	e.limiters.init(o.Limits.RatePerSecond, o.Limits.RateBurst)
+	e.share.init(e.limits.InFlightPerOrg, time.Now)
 	e.sandboxInstitutions = payouts.DefaultInstitutions()
 	return e, nil
 }

@@ -197,6 +197,12 @@ func (h *Handler) chain(api tambala.API, isV2Ping, jsonBody bool, fn authed) htt
 			writeError(w, r, h.log, errcode.New(errcode.RateLimited))
 			return
 		}
+		release, err := h.engine.Enter(r.Context(), p.Org.ID)
+		if err != nil {
+			writeError(w, r, h.log, err)
+			return
+		}
+		defer release()
 		if !isV2Ping {
 			// The engine's rules for api, answered before the request is
 			// decoded, against the state Authenticate read; every use

@@ -82,6 +82,9 @@ type config struct {
 	// rate and burst size each organization's request token bucket.
 	rate  float64
 	burst int
+	// inFlightPerOrg is each organization's share of the engine while
+	// others are active (tambala.Limits.InFlightPerOrg).
+	inFlightPerOrg int
 	// noWorker leaves the payout worker stopped: payouts are accepted and
 	// held, never submitted (for measuring the accept path alone).
 	noWorker bool
@@ -159,6 +162,7 @@ func declare(name string, fs *flag.FlagSet, c *config, worker *bool) {
 	fs.DurationVar(&c.payoutDelay, "payout-delay", 2*time.Second, "sandbox: how long the simulated provider takes to pay")
 	fs.Float64Var(&c.rate, "rate", 50, "requests per second allowed per organization (token bucket rate)")
 	fs.IntVar(&c.burst, "burst", 100, "requests allowed in a burst per organization (token bucket size)")
+	fs.IntVar(&c.inFlightPerOrg, "in-flight-per-org", 16, "while more than one organization is active, each may have at most this many requests in the engine at once; its others wait their turn (negative: no limit)")
 	fs.BoolVar(worker, "worker", true, "run the payout worker (false: payouts stay held, for measuring the accept path alone)")
 	fs.StringVar(&c.publicURL, "public-url", "", "the public API's address as its callers reach it (https://api.example.com), for absolute funding proof links; empty, links are relative (/files/proofs/...); never taken from a request's Host")
 	fs.StringVar(&c.adminToken, "admin-token", "", "the admin token (32+ characters); instances over one store share one: give each the same, or none (the store keeps its hash; the first start makes one in DATA/admin-token). Prefer the variable: a flag shows in the process list")
@@ -221,6 +225,8 @@ func parseConfig(cmdName string, args, environ []string, stderr io.Writer) (conf
 	switch {
 	case c.rate <= 0 || c.burst <= 0:
 		return c, errors.New("-rate and -burst must be positive")
+	case c.inFlightPerOrg == 0:
+		return c, errors.New("-in-flight-per-org must be positive, or negative for no limit")
 	case c.env != string(tambala.Sandbox) && c.env != string(tambala.Production):
 		return c, fmt.Errorf("-env must be sandbox or production, not %q", c.env)
 	case c.provider != "" && c.provider != providerSandbox && c.provider != providerManual:

@@ -58,6 +58,7 @@ func TestConfig_Defaults(t *testing.T) {
 	assert.Equal(t, "sandbox", c.env)
 	assert.Equal(t, 50.0, c.rate)
 	assert.Equal(t, 100, c.burst)
+	assert.Equal(t, 16, c.inFlightPerOrg)
 	assert.Equal(t, 2*time.Second, c.payoutDelay)
 	assert.False(t, c.noWorker)
 	assert.False(t, c.quiet)
@@ -69,12 +70,12 @@ func TestConfig_EnvironmentAndFlags(t *testing.T) {
 	environ := []string{
 		"TAMBALA_DATA=/srv/tambala", "TAMBALA_ADDR=0.0.0.0:9000", "TAMBALA_ADMIN_ADDR=127.0.0.1:9001",
 		"TAMBALA_ENV=production", "TAMBALA_RATE=12.5", "TAMBALA_BURST=7", "TAMBALA_PAYOUT_DELAY=150ms",
-		"TAMBALA_WORKER=false", "TAMBALA_QUIET=true", "TAMBALA_CPUPROFILE=/tmp/p", "TAMBALA_PROVIDER=manual", "PATH=/bin", "HOME=/root",
+		"TAMBALA_WORKER=false", "TAMBALA_QUIET=true", "TAMBALA_CPUPROFILE=/tmp/p", "TAMBALA_PROVIDER=manual", "TAMBALA_IN_FLIGHT_PER_ORG=-1", "PATH=/bin", "HOME=/root",
 	}
 	c, err := parseConfig("tambala serve", nil, environ, io.Discard)
 	require.NoError(t, err)
 	assert.Equal(t, config{data: "/srv/tambala", addr: "0.0.0.0:9000", adminAddr: "127.0.0.1:9001", env: "production",
-		rate: 12.5, burst: 7, payoutDelay: 150 * time.Millisecond, noWorker: true, quiet: true, cpuProfile: "/tmp/p", provider: "manual"}, c)
+		rate: 12.5, burst: 7, inFlightPerOrg: -1, payoutDelay: 150 * time.Millisecond, noWorker: true, quiet: true, cpuProfile: "/tmp/p", provider: "manual"}, c)
 
 	c, err = parseConfig("tambala serve", []string{"-data", "here", "-rate", "3", "-worker", "-env", "sandbox"}, environ, io.Discard)
 	require.NoError(t, err)
@@ -102,6 +103,7 @@ func TestConfig_Refusals(t *testing.T) {
 		{nil, []string{"TAMBALA_PAYOUT_DELAY=2"}, "TAMBALA_PAYOUT_DELAY"},
 		{[]string{"-env", "prod"}, nil, `-env must be sandbox or production, not "prod"`},
 		{[]string{"-rate", "-1"}, nil, "-rate and -burst must be positive"},
+		{[]string{"-in-flight-per-org", "0"}, nil, "-in-flight-per-org must be positive, or negative for no limit"},
 		{[]string{"extra"}, nil, "unexpected arguments"},
 		{[]string{"-nope"}, nil, "flag provided but not defined: -nope"},
 	} {

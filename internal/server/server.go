@@ -258,7 +258,7 @@ func setup(ctx context.Context, c config, log *zap.Logger, out io.Writer) (*app,
 	pm := prommetrics.New(reg)
 	opts := &tambala.Options{Metrics: pm,
 		Logger: slogger, Environment: tambala.Environment(c.env), Webhooks: webhookhttp.NewSender(c.webhookTransport),
-		Limits: tambala.Limits{RatePerSecond: c.rate, RateBurst: c.burst}, Payouts: provider,
+		Limits: tambala.Limits{RatePerSecond: c.rate, RateBurst: c.burst, InFlightPerOrg: c.inFlightPerOrg}, Payouts: provider,
 		TracerProvider: c.tracerProvider, // nil: tracing off (tracing.go)
 	}
 	if !production {
