@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -15,32 +13,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// apiCall calls the server's API at base+path with bearer and body (nil:
-// none) and returns the status and the decoded answer.
+// apiCall calls the server's API at url with bearer and body (nil: none)
+// and returns the status and the decoded answer.
 func apiCall(t *testing.T, method, url, bearer string, body any) (int, map[string]any) {
 	t.Helper()
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		require.NoError(t, err)
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequest(method, url, rd)
-	require.NoError(t, err)
-	req.Header.Set("Authorization", "Bearer "+bearer)
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	res, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer res.Body.Close()
-	var out map[string]any
-	b, err := io.ReadAll(res.Body)
-	require.NoError(t, err)
-	if len(b) > 0 {
-		require.NoError(t, json.Unmarshal(b, &out), string(b))
-	}
-	return res.StatusCode, out
+	return publicCall(t, method, url, bearer, "", body)
 }
 
 // adminGet is GET on the admin API, which must answer 200.
