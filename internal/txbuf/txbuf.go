@@ -45,6 +45,12 @@ type Tx struct {
 	writes  []write        // one per (bucket, key), in first-write order
 	index   map[string]int // bucket NUL key -> position, once writes > indexAbove
 	ikey    []byte         // scratch for index lookups
+	// used is how many bytes this transaction copied into arenas, and
+	// sizeHint what the last transaction used: a reused Tx sizes its
+	// first arena to it, so a command of the usual shape fills one arena
+	// instead of growing through several (all of which a store that keeps
+	// the slices would keep alive).
+	used, sizeHint int
 }
 
 // New returns a buffer over base.
@@ -59,6 +65,10 @@ func (t *Tx) Reset(base Reader) {
 	t.buckets = t.buckets[:0]
 	t.index = nil
 	t.arena = nil
+	if t.used > 0 {
+		t.sizeHint = t.used + t.used/16
+	}
+	t.used = 0
 }
 
 // Len reports how many keys are buffered.
@@ -72,8 +82,13 @@ func (t *Tx) copyIn(b []byte) []byte {
 	}
 	if cap(t.arena)-len(t.arena) < len(b) {
 		// A fresh arena; slices handed out from the old one stay valid.
-		t.arena = make([]byte, 0, max(512, 2*cap(t.arena), len(b)))
+		size := max(512, 2*cap(t.arena), len(b))
+		if t.arena == nil && t.sizeHint > size {
+			size = t.sizeHint
+		}
+		t.arena = make([]byte, 0, size)
 	}
+	t.used += len(b)
 	n := len(t.arena)
 	t.arena = append(t.arena, b...)
 	return t.arena[n:len(t.arena):len(t.arena)]
