@@ -75,3 +75,6 @@ func fromPayoutV2DestinationRecord(d codec.PayoutV2DestinationRecord) PayoutV2De
 	return PayoutV2Destination{Type: DestinationKind(d.Type), InstitutionID: d.InstitutionID, AccountNumber: d.AccountNumber,
 		MobileNumber: d.MobileNumber, BeneficiaryName: d.BeneficiaryName, Network: d.Network, Address: d.Address}
 }
+
+// AppendJSON is codec.PayoutRecord's: the record's JSON without reflection.
+func (r payoutRecord) AppendJSON(b []byte) ([]byte, error) { return codec.PayoutRecord(r).AppendJSON(b) }

@@ -1,8 +1,24 @@
 package codec
 
-import "testing"
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/tambalapay/tambala/payouts"
+)
 
 func TestPayoutRecordBytes(t *testing.T) {
+	pinRecord := func(t *testing.T, rec PayoutRecord, want string) {
+		t.Helper()
+		pinRecord(t, rec, want)
+		b, err := rec.AppendJSON(nil)
+		if err != nil || string(b) != want {
+			t.Errorf("AppendJSON = %s, %v; want\n%s", b, err, want)
+		}
+	}
 	pinRecord(t, PayoutRecord{},
 		`{"id":"","org":"","rail":"","amount":"","held_fee":"","fee":null,"status":"","destination":{"InstitutionID":0,"AccountNumber":"","MobileNumber":"","BeneficiaryName":""},"failure":null,"created_at":"0001-01-01T00:00:00Z","updated_at":"0001-01-01T00:00:00Z","terminal_at":null}`)
 	pinRecord(t, PayoutRecord{ID: "p", Org: "o", Rail: "bank", Amount: "1.00", HeldFee: "2.00", Fee: pinStr("3.00"), Status: "failed",
@@ -19,4 +35,47 @@ func TestPayoutRecordBytes(t *testing.T) {
 		`{"id":"","org":"","rail":"","amount":"","held_fee":"","fee":null,"status":"","destination":{"InstitutionID":0,"AccountNumber":"","MobileNumber":"","BeneficiaryName":""},"failure":null,"created_at":"0001-01-01T00:00:00Z","updated_at":"0001-01-01T00:00:00Z","terminal_at":null,"resolution":{"outcome":"succeeded","reason":"r","reference":"MP1","at":"2026-03-04T05:06:07.891234567Z"}}`)
 	pinRecord(t, PayoutRecord{V2: &PayoutV2Record{}},
 		`{"id":"","org":"","rail":"","amount":"","held_fee":"","fee":null,"status":"","destination":{"InstitutionID":0,"AccountNumber":"","MobileNumber":"","BeneficiaryName":""},"failure":null,"created_at":"0001-01-01T00:00:00Z","updated_at":"0001-01-01T00:00:00Z","terminal_at":null,"v2":{"source_asset":"","source_decimals":0,"asset":"","asset_decimals":0,"amount":"","fee":"","rate":null,"destination":{"type":""}}}`)
+}
+
+// AppendJSON writes what encoding/json writes, for any record: every
+// optional part present or absent, any text (HTML-sensitive, control
+// characters, invalid UTF-8), any time zone.
+func TestPayoutRecordAppendJSONMatchesEncodingJSON(t *testing.T) {
+	text := rapid.OneOf(rapid.String(), rapid.StringOf(rapid.RuneFrom([]rune{'"', '\\', '<', '&', '\u2028', 0, '\n', 'a', 'é'})),
+		rapid.Map(rapid.SliceOf(rapid.Byte()), func(b []byte) string { return string(b) }), rapid.Just(""))
+	optText := rapid.Ptr(text, true)
+	zone := rapid.SampledFrom([]*time.Location{time.UTC, time.FixedZone("CAT", 7200), time.Local})
+	at := rapid.Custom(func(t *rapid.T) time.Time {
+		return time.Unix(rapid.Int64Range(-70_000_000_000, 300_000_000_000).Draw(t, "sec"), rapid.Int64Range(0, 999_999_999).Draw(t, "nsec")).In(zone.Draw(t, "zone"))
+	})
+	optAt := rapid.Ptr(at, true)
+	num := rapid.IntRange(-3, 1<<40)
+	rapid.Check(t, func(t *rapid.T) {
+		r := PayoutRecord{ID: text.Draw(t, "id"), Org: text.Draw(t, "org"), Rail: payouts.Rail(text.Draw(t, "rail")),
+			Amount: text.Draw(t, "amount"), HeldFee: text.Draw(t, "held"), Fee: optText.Draw(t, "fee"), Status: payouts.Status(text.Draw(t, "status")),
+			Destination: PayoutDestination{InstitutionID: num.Draw(t, "inst"), AccountNumber: text.Draw(t, "acct"), MobileNumber: text.Draw(t, "msisdn"), BeneficiaryName: text.Draw(t, "name")},
+			CreatedAt: at.Draw(t, "created"), UpdatedAt: at.Draw(t, "updated"), TerminalAt: optAt.Draw(t, "terminal"), DueAt: optAt.Draw(t, "due"),
+			Attempts: num.Draw(t, "attempts"), Unknown: num.Draw(t, "unknown"), Resubmit: rapid.Bool().Draw(t, "resubmit")}
+		if rapid.Bool().Draw(t, "failed") {
+			r.Failure = &Failure{Code: text.Draw(t, "code"), Message: text.Draw(t, "message")}
+		}
+		if rapid.Bool().Draw(t, "resolved") {
+			r.Resolution = &ResolutionRecord{Outcome: payouts.Status(text.Draw(t, "outcome")), Reason: text.Draw(t, "reason"), Reference: text.Draw(t, "ref"), At: at.Draw(t, "at")}
+		}
+		if rapid.Bool().Draw(t, "v2") {
+			r.V2 = &PayoutV2Record{SourceAsset: text.Draw(t, "src"), SourceDecimals: rapid.Int32().Draw(t, "srcdec"), Asset: text.Draw(t, "asset"),
+				AssetDecimals: rapid.Int32().Draw(t, "dec"), Amount: text.Draw(t, "v2amount"), PricedFee: text.Draw(t, "v2fee"), Rate: optText.Draw(t, "rate"),
+				Destination: PayoutV2DestinationRecord{Type: text.Draw(t, "type"), InstitutionID: num.Draw(t, "v2inst"), AccountNumber: text.Draw(t, "v2acct"),
+					MobileNumber: text.Draw(t, "v2msisdn"), BeneficiaryName: text.Draw(t, "v2name"), Network: text.Draw(t, "net"), Address: text.Draw(t, "addr")},
+				FeeObserved: optText.Draw(t, "observed")}
+		}
+		want, wantErr := json.Marshal(r)
+		got, err := r.AppendJSON([]byte("prefix"))
+		if (err != nil) != (wantErr != nil) {
+			t.Fatalf("AppendJSON error %v, encoding/json's %v", err, wantErr)
+		}
+		if err == nil && string(got) != "prefix"+string(want) {
+			t.Fatalf("AppendJSON wrote\n%s\nencoding/json\n%s", got, want)
+		}
+	})
 }

@@ -24,7 +24,7 @@ func GetJSON(tx store.Tx, bucket []byte, key string, v any, notFound error) erro
 
 // PutJSON stores v as JSON at key.
 func PutJSON(tx store.Tx, bucket []byte, key string, v any) error {
-	b, err := json.Marshal(v)
+	b, err := Encode(v)
 	if err != nil {
 		return err
 	}
