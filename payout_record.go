@@ -77,4 +77,6 @@ func fromPayoutV2DestinationRecord(d codec.PayoutV2DestinationRecord) PayoutV2De
 }
 
 // AppendJSON is codec.PayoutRecord's: the record's JSON without reflection.
-func (r payoutRecord) AppendJSON(b []byte) ([]byte, error) { return codec.PayoutRecord(r).AppendJSON(b) }
+func (r payoutRecord) AppendJSON(b []byte) ([]byte, error) {
+	return codec.PayoutRecord(r).AppendJSON(b)
+}

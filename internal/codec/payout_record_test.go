@@ -54,7 +54,7 @@ func TestPayoutRecordAppendJSONMatchesEncodingJSON(t *testing.T) {
 		r := PayoutRecord{ID: text.Draw(t, "id"), Org: text.Draw(t, "org"), Rail: payouts.Rail(text.Draw(t, "rail")),
 			Amount: text.Draw(t, "amount"), HeldFee: text.Draw(t, "held"), Fee: optText.Draw(t, "fee"), Status: payouts.Status(text.Draw(t, "status")),
 			Destination: PayoutDestination{InstitutionID: num.Draw(t, "inst"), AccountNumber: text.Draw(t, "acct"), MobileNumber: text.Draw(t, "msisdn"), BeneficiaryName: text.Draw(t, "name")},
-			CreatedAt: at.Draw(t, "created"), UpdatedAt: at.Draw(t, "updated"), TerminalAt: optAt.Draw(t, "terminal"), DueAt: optAt.Draw(t, "due"),
+			CreatedAt:   at.Draw(t, "created"), UpdatedAt: at.Draw(t, "updated"), TerminalAt: optAt.Draw(t, "terminal"), DueAt: optAt.Draw(t, "due"),
 			Attempts: num.Draw(t, "attempts"), Unknown: num.Draw(t, "unknown"), Resubmit: rapid.Bool().Draw(t, "resubmit")}
 		if rapid.Bool().Draw(t, "failed") {
 			r.Failure = &Failure{Code: text.Draw(t, "code"), Message: text.Draw(t, "message")}
