@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -241,7 +240,7 @@ type Engine struct {
 	running          atomic.Bool // Run is under way
 	started          time.Time
 
-	inflight sync.Map // idempotency scopes being decided in this process
+	inflight deciding // idempotency scopes being decided in this process
 	// legacySince is when this store's creates began to be scoped by
 	// operation (zero: no outcome was ever stored under a legacy scope),
 	// and namespaceSince when they began to share one namespace per

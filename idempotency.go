@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -188,15 +189,14 @@ func create[T any](ctx context.Context, e *Engine, p Principal, op Operation, id
 		return Created[T]{}, errNoPrincipal
 	}
 	scope := idemScope(p.Org.ID, idem.Key)
-	if _, busy := e.inflight.LoadOrStore(scope, struct{}{}); busy {
+	if !e.inflight.enter(scope) {
 		return Created[T]{}, errIdemInFlight
 	}
-	defer e.inflight.Delete(scope)
+	defer e.inflight.leave(scope)
 	earlier, err := e.earlierScopes(ctx)
 	if err != nil {
 		return Created[T]{}, err
 	}
-	digest := hex.EncodeToString(fp[:])
 	var out Created[T]
 	err = e.store.Update(ctx, func(tx store.Tx) error {
 		out = Created[T]{}
@@ -212,7 +212,7 @@ func create[T any](ctx context.Context, e *Engine, p Principal, op Operation, id
 			if by != op {
 				return errIdemOtherOperation
 			}
-			if rec.BodySHA256 != digest {
+			if rec.BodySHA256 != hex.EncodeToString(fp[:]) {
 				return errIdemMismatch
 			}
 			out.Replayed = true
@@ -256,7 +256,7 @@ func (e *Engine) refuseCreate(ctx context.Context, p Principal, op Operation, id
 	if !p.valid {
 		return errNoPrincipal
 	}
-	if _, busy := e.inflight.Load(idemScope(p.Org.ID, idem.Key)); busy {
+	if e.inflight.busy(idemScope(p.Org.ID, idem.Key)) {
 		return errIdemInFlight
 	}
 	earlier, err := e.earlierScopes(ctx)
@@ -406,4 +406,56 @@ func (e *Engine) PruneIdempotency(ctx context.Context, batch int) (int, error) {
 		return nil
 	})
 	return n, err
+}
+
+// deciding is the set of idempotency scopes a create is deciding in this
+// process: a second request with the same key meanwhile is refused
+// (errIdemInFlight) rather than queued behind the first. A map under a
+// mutex, in shards so that concurrent creates rarely meet on one lock;
+// entering and leaving allocate nothing once a shard's map has grown.
+type deciding struct {
+	shards [16]struct {
+		mu     sync.Mutex
+		scopes map[string]struct{}
+	}
+}
+
+func (d *deciding) shard(scope string) int {
+	h := uint32(2166136261) // FNV-1a
+	for i := 0; i < len(scope); i++ {
+		h = (h ^ uint32(scope[i])) * 16777619
+	}
+	return int(h % uint32(len(d.shards)))
+}
+
+// enter adds scope and reports true, or reports false when it is there.
+func (d *deciding) enter(scope string) bool {
+	s := &d.shards[d.shard(scope)]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.scopes[scope]; ok {
+		return false
+	}
+	if s.scopes == nil {
+		s.scopes = make(map[string]struct{})
+	}
+	s.scopes[scope] = struct{}{}
+	return true
+}
+
+// leave removes scope.
+func (d *deciding) leave(scope string) {
+	s := &d.shards[d.shard(scope)]
+	s.mu.Lock()
+	delete(s.scopes, scope)
+	s.mu.Unlock()
+}
+
+// busy reports whether scope is being decided.
+func (d *deciding) busy(scope string) bool {
+	s := &d.shards[d.shard(scope)]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.scopes[scope]
+	return ok
 }

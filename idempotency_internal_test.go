@@ -4,6 +4,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -276,3 +279,40 @@ func TestIdempotency_OperationScopedRecordsAfterUpgrade(t *testing.T) {
 
 // BodyFingerprint is the fingerprint the HTTP binding gives a body.
 func BodyFingerprint(body []byte) Fingerprint { return sha256.Sum256(body) }
+
+// One create decides a scope at a time: entering a scope being decided is
+// refused until it is left, across shards and goroutines.
+func TestDecidingScopes(t *testing.T) {
+	var d deciding
+	require.True(t, d.enter("org\x00\x00k1"))
+	require.False(t, d.enter("org\x00\x00k1"), "a second entry of a scope being decided")
+	require.True(t, d.busy("org\x00\x00k1"))
+	require.False(t, d.busy("org\x00\x00k2"))
+	require.True(t, d.enter("org\x00\x00k2"), "another scope is not blocked")
+	d.leave("org\x00\x00k1")
+	require.False(t, d.busy("org\x00\x00k1"))
+	require.True(t, d.enter("org\x00\x00k1"), "a scope left can be entered again")
+
+	// Many goroutines racing on the same 8 scopes: never two inside one.
+	var inside [8]atomic.Int32
+	var wg sync.WaitGroup
+	for g := range 32 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 2000 {
+				k := (g + i) % len(inside)
+				scope := fmt.Sprintf("o\x00\x00%d", k)
+				if !d.enter(scope) {
+					continue
+				}
+				if n := inside[k].Add(1); n != 1 {
+					t.Errorf("%d goroutines inside scope %d", n, k)
+				}
+				inside[k].Add(-1)
+				d.leave(scope)
+			}
+		}()
+	}
+	wg.Wait()
+}

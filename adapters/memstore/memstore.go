@@ -3,6 +3,7 @@ package memstore
 import (
 	"bytes"
 	"context"
+	"slices"
 	"sync"
 	"unsafe"
 
@@ -16,10 +17,34 @@ func less(a, b []byte) bool { return bytes.Compare(a, b) < 0 }
 
 // bucket keeps values in a hash map, for point reads and overwrites (most
 // of the traffic), and keys in a B-tree, for ordered scans; an overwrite
-// touches only the map.
+// touches only the map. The B-tree is built at the bucket's first scan and
+// kept from then on: a bucket that is only read by key (most of what a
+// command writes: records by id, balances, idempotency outcomes) never
+// pays for one.
 type bucket struct {
 	values map[string][]byte
+	build  sync.Mutex // held by a reader building keys; writers hold the store's lock
 	keys   *btree.BTreeG[[]byte]
+}
+
+// ordered returns the bucket's B-tree, building it on first use. Readers
+// share the store's read lock, so the build has a lock of its own.
+func (b *bucket) ordered() *btree.BTreeG[[]byte] {
+	b.build.Lock()
+	defer b.build.Unlock()
+	if b.keys == nil {
+		keys := make([][]byte, 0, len(b.values))
+		for k := range b.values {
+			keys = append(keys, unsafe.Slice(unsafe.StringData(k), len(k)))
+		}
+		slices.SortFunc(keys, bytes.Compare)
+		t := btree.NewG(32, less)
+		for _, k := range keys {
+			t.ReplaceOrInsert(k)
+		}
+		b.keys = t
+	}
+	return b.keys
 }
 
 // Store is an in-memory store.Store. The zero value is not usable; call New.
@@ -106,7 +131,7 @@ func (r readTx) Scan(bucket []byte, opt store.ScanOptions, fn func(key, value []
 	if b == nil {
 		return nil
 	}
-	t := b.keys
+	t := b.ordered()
 	lower, upper := opt.Lower(), opt.Upper()
 	var err error
 	visit := func(key []byte) bool {
@@ -142,7 +167,7 @@ type writer struct{ s *Store }
 func (w writer) Put(bucketName, key, value []byte) error {
 	b := w.s.buckets[string(bucketName)]
 	if b == nil {
-		b = &bucket{values: make(map[string][]byte), keys: btree.NewG(32, less)}
+		b = &bucket{values: make(map[string][]byte)}
 		w.s.buckets[string(bucketName)] = b
 	}
 	if _, ok := b.values[string(key)]; ok {
@@ -152,7 +177,9 @@ func (w writer) Put(bucketName, key, value []byte) error {
 	// The key belongs to the buffer's arena and is never written again, so
 	// the map shares its bytes instead of copying them into a string.
 	b.values[unsafe.String(unsafe.SliceData(key), len(key))] = value
-	b.keys.ReplaceOrInsert(key)
+	if b.keys != nil {
+		b.keys.ReplaceOrInsert(key)
+	}
 	return nil
 }
 
@@ -160,7 +187,9 @@ func (w writer) Delete(bucketName, key []byte) error {
 	if b := w.s.buckets[string(bucketName)]; b != nil {
 		if _, ok := b.values[string(key)]; ok {
 			delete(b.values, string(key))
-			b.keys.Delete(key)
+			if b.keys != nil {
+				b.keys.Delete(key)
+			}
 		}
 	}
 	return nil
