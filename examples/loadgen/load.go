@@ -56,6 +56,15 @@ type config struct {
 	Orgs        int           // organizations to create and spread the clients over; 0 or 1: one
 	Hot         bool          // one hot organization floods, one quiet one sends at a steady pace
 	QuietEvery  time.Duration // with Hot: the quiet organization's pace (default 10ms)
+	Mode        string        // what each request does (modes); empty: payout
+}
+
+// mode is the run's -mode: payout unless set.
+func (c *config) mode() string {
+	if c.Mode == "" {
+		return modePayout
+	}
+	return c.Mode
 }
 
 // defaultQuietEvery is the quiet organization's pace when -quiet-every is
@@ -104,6 +113,19 @@ func (c *config) validate() (money.Amount, error) {
 	}
 	if c.N < 0 || c.Duration < 0 || (c.N == 0 && c.Duration == 0) {
 		return money.Amount{}, errors.New("give a positive -n or -duration")
+	}
+	if !slices.Contains(modes, c.mode()) {
+		return money.Amount{}, fmt.Errorf("-mode must be one of %s, not %q", strings.Join(modes, ", "), c.Mode)
+	}
+	if c.mode() != modePayout {
+		switch {
+		case c.Key != "":
+			return money.Amount{}, fmt.Errorf("-mode %s sets its organization up (/v2 access, assets, USDT): drop -key", c.mode())
+		case c.Orgs > 1 || c.Hot:
+			return money.Amount{}, fmt.Errorf("-mode %s uses one organization: drop -orgs and -hot", c.mode())
+		case c.IDsFile != "":
+			return money.Amount{}, errors.New("-ids lists /v1 payouts: it needs -mode payout")
+		}
 	}
 	if c.Orgs < 0 {
 		return money.Amount{}, errors.New("-orgs must be at least 1")
@@ -172,6 +194,7 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	// orgs are the organizations the run pays from, each with its API
 	// key: one unless -orgs or -hot.
 	orgs := []*endpoint{pub}
+	var adm *endpoint
 	if setup {
 		token := c.AdminToken
 		if token == "" {
@@ -181,10 +204,13 @@ func run(ctx context.Context, c config, out io.Writer) error {
 			}
 			token = strings.TrimSpace(string(b))
 		}
-		adm := &endpoint{hc: hc, base: strings.TrimRight(c.AdminURL, "/"), token: token}
+		adm = &endpoint{hc: hc, base: strings.TrimRight(c.AdminURL, "/"), token: token}
 		if orgs, err = setupOrgs(ctx, adm, pub, c, amount, out); err != nil {
 			return err
 		}
+	}
+	if c.mode() != modePayout {
+		return runV2(ctx, c, hc, bases, orgs[0], adm, amount, out)
 	}
 	holds := make([]money.Amount, len(orgs))
 	starts := make([]balance, len(orgs))
@@ -1034,13 +1060,17 @@ func percentile(sorted []time.Duration, p float64) time.Duration {
 
 // bounds describes when a run stops.
 func bounds(c config) string {
+	unit := map[string]string{modeOrder: "orders", modeConversion: "conversions", modeDeskMove: "orders made, then moved"}[c.mode()]
+	if unit == "" {
+		unit = "payouts"
+	}
 	switch {
 	case c.N > 0 && c.Duration > 0:
-		return fmt.Sprintf("%d payouts or %s, whichever comes first", c.N, c.Duration)
+		return fmt.Sprintf("%d %s or %s, whichever comes first", c.N, unit, c.Duration)
 	case c.Duration > 0:
 		return "for " + c.Duration.String()
 	default:
-		return fmt.Sprintf("%d payouts", c.N)
+		return fmt.Sprintf("%d %s", c.N, unit)
 	}
 }
 

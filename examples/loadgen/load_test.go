@@ -41,6 +41,9 @@ type serverOptions struct {
 	limits tambala.Limits
 	worker bool                            // run the payout worker
 	wrap   func(http.Handler) http.Handler // around the public handler
+	// conversions runs the conversion worker, with the sandbox converter
+	// deciding each after convDelay (else conversions stay processing).
+	conversions bool
 }
 
 func newServer(t *testing.T, o serverOptions) *server {
@@ -49,7 +52,9 @@ func newServer(t *testing.T, o serverOptions) *server {
 	prov := sandbox.New(&sandbox.Options{Delay: time.Millisecond})
 	eng, err := tambala.New(st, &tambala.Options{
 		Limits: o.limits, Payouts: prov,
-		Worker: tambala.WorkerOptions{Poll: 5 * time.Millisecond, Batch: 1000},
+		Converter:        sandbox.NewConverter(&sandbox.ConverterOptions{Delay: convDelay}),
+		ConversionWorker: tambala.ConversionWorkerOptions{Interval: 10 * time.Millisecond, Poll: 10 * time.Millisecond, Batch: 1000, Concurrency: 16},
+		Worker:           tambala.WorkerOptions{Poll: 5 * time.Millisecond, Batch: 1000},
 	})
 	require.NoError(t, err)
 	adm, err := httpapi.NewAdmin(eng, testAdminToken, nil)
@@ -63,9 +68,14 @@ func newServer(t *testing.T, o serverOptions) *server {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
+		var wg sync.WaitGroup
+		if o.conversions {
+			wg.Go(func() { eng.Run(ctx, tambala.LoopConversions) }) //nolint:errcheck
+		}
 		if o.worker {
 			eng.RunPayoutWorker(ctx, 5*time.Millisecond) //nolint:errcheck
 		}
+		wg.Wait()
 	}()
 	t.Cleanup(func() {
 		cancel()

@@ -41,6 +41,7 @@ func main() {
 	flag.IntVar(&c.Orgs, "orgs", 1, "create this many organizations and spread the clients over them (client i pays from organization i modulo N); each one's money is checked")
 	flag.BoolVar(&c.Hot, "hot", false, "two organizations: all clients but one flood a hot one, the last sends to a quiet one at a steady pace (-quiet-every), first alone for -duration, then beside the flood; prints the quiet one's p99 under load over its p99 alone (needs -duration)")
 	flag.DurationVar(&c.QuietEvery, "quiet-every", defaultQuietEvery, "with -hot: the quiet organization sends one request at a time, one every this long")
+	flag.StringVar(&c.Mode, "mode", modePayout, "what each request does: payout (/v1 payouts), order (a /v2 order quote, then the to-bank order), conversion (a /v2 conversion quote, then the conversion), payout-v2 (a /v2 USDT payout to a tron wallet), payout-fx (a /v2 payout of -amount MWK to a momo wallet, from USDT) or desk-move (orders made first, then each moved to processing through the admin API)")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fmt.Fprintln(os.Stderr, "loadgen: unexpected arguments:", flag.Args())
