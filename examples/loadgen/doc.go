@@ -1,6 +1,6 @@
 // Command loadgen drives a running tambala server over HTTP with concurrent
-// /v1 payouts and checks afterwards, through the API, that no money was lost
-// or doubled.
+// /v1 payouts (or, with -mode, one of the /v2 creates) and checks
+// afterwards, through the API, that no money was lost or doubled.
 //
 //	go run ./cmd/tambala serve -data /tmp/lg -rate 1000000 -burst 1000000 -worker=false -quiet &
 //	go run ./examples/loadgen -data /tmp/lg -clients 64 -n 50000 -ids /tmp/ids.txt
@@ -56,6 +56,51 @@
 // with a large -rate and -burst. -orgs and -hot create their
 // organizations, so they exclude -key, and -ids (read back by -verify
 // with one API key) needs a single organization.
+//
+// -mode picks what each request does; payout (the default) is all of the
+// above. The /v2 modes, each as BenchmarkV2Create drives the engine:
+//
+//   - order: POST /v2/orders/quotes (1 USDT to MWK), then POST /v2/orders
+//     with that quote, a fresh client_ref and a beneficiary (to-bank); one
+//     operation, timed as one, is both requests;
+//   - conversion: POST /v2/conversions/quotes (1 USDT to MWK), then POST
+//     /v2/conversions;
+//   - payout-v2: POST /v2/payouts, 5 USDT from USDT to a sandbox tron
+//     wallet;
+//   - payout-fx: POST /v2/payouts, -amount MWK to a momo test wallet, paid
+//     from USDT at the corridor's rate;
+//   - desk-move: orders are made first (as the order mode, for -duration
+//     or -n of them, their figures printed on one line), then each is moved
+//     accepted -> processing with POST /admin/orders/{id}/processing
+//     (admin token); the run ends at -duration or when every order was
+//     moved.
+//
+// Every POST carries its own Idempotency-Key (a quote's too). Besides
+// setupOrg's MWK funding and payout limits, a /v2 mode enables /v2 on the
+// organization (PUT /admin/orgs/{org}/v2-access), gives it payout,
+// collection and convert on MWK and USDT, funds it with 10 USDT per create
+// the run could make, and opens the MWK corridor (1750.5 off-ramp, 1800
+// on-ramp, 1000.00 minimum) unless one is open. Accepts per second count
+// operations (a quote and its create are one; a desk move is one). A
+// create whose outcome is unknown is replayed with its key and body as
+// above, a desk move repeated (a repeat is no change); a quote that fails
+// is only counted.
+//
+// The money check of a /v2 mode reads GET /v2/balances (MWK and USDT)
+// before and after: each accepted create holds its from_amount (orders,
+// conversions) or source_amount (payouts), and a desk move moves no money.
+// When the end balances are not the start less those holds, it reads every
+// order, conversion or payout between two balance reads and accounts for
+// each by status (a completed conversion's hold captured and its
+// to_amount credited, a failed one's released, a settled same-asset
+// payout's amount and fee gone), reading again while they settle: the
+// server's conversion worker runs even with -worker=false. A settled FX
+// payout, or an order the desk moved further, cannot be accounted for
+// from the API and fails the check: run the server with -worker=false.
+// The /v2 modes use one organization of their own: they exclude -key,
+// -orgs, -hot and -ids.
+//
+//	go run ./examples/loadgen -data /tmp/lg -clients 64 -duration 8s -mode order
 //
 // -url may list several public API bases, comma-separated (servers sharing
 // one store, say two over one PostgreSQL database): client i sends to

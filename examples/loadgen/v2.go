@@ -776,7 +776,8 @@ func sameBalances(a, b map[string]assetBalance) bool {
 // from_amount, a payout's source_amount), and prints PASS or FAIL. When
 // they differ (conversions completed: the conversion worker runs even
 // with -worker=false) it reads every item between two balance reads and
-// accounts for each by status, until two reads agree.
+// accounts for each by status, until two reads agree (waiting while
+// creates settle).
 func checkV2(ctx context.Context, pub *endpoint, clients int, starts map[string]assetBalance, items []v2Item, unresolved int, out io.Writer) (bool, error) {
 	tw := newTable(out)
 	defer tw.Flush()
@@ -820,7 +821,11 @@ func checkV2(ctx context.Context, pub *endpoint, clients int, starts map[string]
 	}
 	fmt.Fprintf(tw, "end balances\tdiffer from every create holding: reading each\n")
 	states := make([]v2State, len(items))
-	for round := 1; ; round++ {
+	// Conversions complete (and payouts settle) one by one after the
+	// run: the check waits as long as they do, up to stuck without one.
+	const stuck = 15 * time.Second
+	progress, lastTerminal := time.Now(), -1
+	for {
 		b1, err := readBalancesV2(ctx, pub)
 		if err != nil {
 			return false, err
@@ -844,8 +849,16 @@ func checkV2(ctx context.Context, pub *endpoint, clients int, starts map[string]
 			}
 		}
 		if !sameBalances(b1, b2) { // something settled while reading
-			if round == 40 {
-				return fail("the balances kept moving while being read; run the check again when they are done")
+			terminal := 0
+			for i, s := range states {
+				if s.terminal(items[i].kind) {
+					terminal++
+				}
+			}
+			if terminal > lastTerminal {
+				progress, lastTerminal = time.Now(), terminal
+			} else if time.Since(progress) > stuck {
+				return fail("the balances kept moving while being read, and no create settled for %s", stuck)
 			}
 			if err := sleep(ctx, 250*time.Millisecond); err != nil {
 				return false, err
