@@ -90,11 +90,13 @@
 // before and after: each accepted create holds its from_amount (orders,
 // conversions) or source_amount (payouts), and a desk move moves no money.
 // When the end balances are not the start less those holds, it reads every
-// order, conversion or payout between two balance reads and accounts for
-// each by status (a completed conversion's hold captured and its
-// to_amount credited, a failed one's released, a settled same-asset
-// payout's amount and fee gone), reading again while they settle: the
-// server's conversion worker runs even with -worker=false. A settled FX
+// order, conversion or payout, the balances, and every one still moving
+// again, and accounts for each by status (a completed conversion's hold
+// captured and its to_amount credited, a failed one's released, a settled
+// same-asset payout's amount and fee gone): the server's conversion worker
+// runs even with -worker=false. What settled between the two readings
+// makes the expected figures a range (held only falls, available only
+// grows, as they settle); otherwise they are exact. A settled FX
 // payout, or an order the desk moved further, cannot be accounted for
 // from the API and fails the check: run the server with -worker=false.
 // The /v2 modes use one organization of their own: they exclude -key,

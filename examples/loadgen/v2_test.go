@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tambalapay/tambala"
+	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/orders"
 )
 
@@ -150,4 +151,36 @@ func TestModeRefusals(t *testing.T) {
 		require.ErrorContains(t, run(context.Background(), c, &out), tc.err)
 		require.Empty(t, out.String())
 	}
+}
+
+// USDT that appears between the balance reads is not explained by any
+// create: FAIL, and a non-nil error.
+func TestV2BalanceMismatchFails(t *testing.T) {
+	var reads atomic.Int32
+	var s *server
+	s = newServer(t, serverOptions{limits: unlimited(), wrap: func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet && r.URL.Path == "/v2/balances" && reads.Add(1) == 2 {
+				list, err := s.eng.Operator().Organizations(r.Context())
+				for _, o := range list {
+					if err == nil && strings.HasPrefix(o.Name, "loadgen ") {
+						err = s.eng.Operator().Fund(r.Context(), o.ID, money.FromInt(money.USDT, 7), "stray-credit")
+					}
+				}
+				if err != nil {
+					http.Error(w, err.Error(), http.StatusInternalServerError)
+					return
+				}
+			}
+			h.ServeHTTP(w, r)
+		})
+	}})
+	c := s.config()
+	c.Mode, c.N = modePayoutV2, 30
+	var out bytes.Buffer
+	err := run(context.Background(), c, &out)
+	t.Log("\n" + out.String())
+	require.ErrorContains(t, err, "balance check failed")
+	require.Equal(t, "FAIL: the balances are not what the creates explain", field(t, out.String(), "balance check"))
+	require.Contains(t, out.String(), "available 287.000000 (expected 280.000000)")
 }
