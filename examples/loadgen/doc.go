@@ -76,7 +76,7 @@
 //     moved.
 //
 // Every POST carries its own Idempotency-Key (a quote's too). Besides
-// setupOrg's MWK funding and payout limits, a /v2 mode enables /v2 on the
+// the MWK funding and payout limits above, a /v2 mode enables /v2 on the
 // organization (PUT /admin/orgs/{org}/v2-access), gives it payout,
 // collection and convert on MWK and USDT, funds it with 10 USDT per create
 // the run could make, and opens the MWK corridor (1750.5 off-ramp, 1800
