@@ -38,7 +38,32 @@ func init() {
 	}{APIv2, ""}
 }
 
-func allCorridors(tx store.Tx) ([]quotes.Corridor, error) {
+// corridorsVersion, in the settings bucket, is a digest of the corridors,
+// written with each of them in the same transaction. A command that needs
+// the corridors reads it (one key, which every store serves from its caches when many
+// commands read it) and, finding the version it last scanned them at,
+// takes the list it kept instead of scanning the bucket again: on
+// PostgreSQL a scan is a range query to the server in every command, and
+// it made the creates of an order or an FX payout run twice in a batch
+// (docs/performance.md, "/v2 over HTTP"). A store whose corridors were
+// written before the version existed has none until the next corridor is
+// set; it is scanned each time meanwhile.
+var corridorsVersion = []byte("corridors.version")
+
+// corridorsIn are the corridors as tx sees them. The slice is shared by
+// the commands reading the same version: callers do not modify it.
+func (e *Engine) corridorsIn(tx store.Tx) ([]quotes.Corridor, error) {
+	version, err := tx.Get(bucketSettings, corridorsVersion)
+	switch {
+	case isNotFound(err):
+		return scanCorridors(tx)
+	case err != nil:
+		return nil, err
+	}
+	return e.cachedCorridors.Decode(version, func([]byte) ([]quotes.Corridor, error) { return scanCorridors(tx) })
+}
+
+func scanCorridors(tx store.Tx) ([]quotes.Corridor, error) {
 	var out []quotes.Corridor
 	err := tx.Scan(bucketCorridors, store.ScanOptions{}, func(_, v []byte) (bool, error) {
 		c, err := codec.DecodeCorridor(v)
@@ -50,8 +75,8 @@ func allCorridors(tx store.Tx) ([]quotes.Corridor, error) {
 
 // visibleCorridors are the corridors org sees: those of a currency in its
 // asset list.
-func visibleCorridors(tx store.Tx, org *Organization) ([]quotes.Corridor, error) {
-	all, err := allCorridors(tx)
+func (e *Engine) visibleCorridors(tx store.Tx, org *Organization) ([]quotes.Corridor, error) {
+	all, err := e.corridorsIn(tx)
 	if err != nil {
 		return nil, err
 	}
@@ -107,8 +132,27 @@ func (e *Engine) checkCorridor(c quotes.Corridor) error {
 	return c.Validate(e.classes)
 }
 
+// putCorridor writes c and the corridors' new version: the SHA-256 of
+// every corridor record, keys and values, in key order. A version is a
+// function of the corridors alone, so a list kept under it is the list,
+// whatever wrote it and whenever.
 func putCorridor(tx store.Tx, c quotes.Corridor) error {
-	return tx.Put(bucketCorridors, []byte(c.Asset.Code), codec.EncodeCorridor(c))
+	if err := tx.Put(bucketCorridors, []byte(c.Asset.Code), codec.EncodeCorridor(c)); err != nil {
+		return err
+	}
+	h := sha256.New()
+	err := tx.Scan(bucketCorridors, store.ScanOptions{}, func(k, v []byte) (bool, error) {
+		var n [binary.MaxVarintLen64]byte
+		h.Write(binary.AppendUvarint(n[:0], uint64(len(k))))
+		h.Write(k)
+		h.Write(binary.AppendUvarint(n[:0], uint64(len(v))))
+		h.Write(v)
+		return true, nil
+	})
+	if err != nil {
+		return err
+	}
+	return tx.Put(bucketSettings, corridorsVersion, h.Sum(nil))
 }
 
 // allCorridors is Operator.AllCorridors.
@@ -116,7 +160,7 @@ func (e *Engine) allCorridors(ctx context.Context) ([]quotes.Corridor, error) {
 	var out []quotes.Corridor
 	err := e.store.View(ctx, func(tx store.Tx) error {
 		var err error
-		out, err = allCorridors(tx)
+		out, err = scanCorridors(tx) // the host's own slice
 		return err
 	})
 	return out, err
@@ -130,7 +174,7 @@ func (e *Engine) corridors(ctx context.Context, p Principal) ([]quotes.Corridor,
 		if err != nil {
 			return err
 		}
-		out, err = visibleCorridors(tx, org)
+		out, err = e.visibleCorridors(tx, org)
 		return err
 	})
 	return out, err
@@ -177,7 +221,7 @@ func (e *Engine) quoteOrder(ctx context.Context, p Principal, req quotes.Request
 		if err != nil {
 			return err
 		}
-		visible, err := visibleCorridors(tx, org)
+		visible, err := e.visibleCorridors(tx, org)
 		if err != nil {
 			return err
 		}
@@ -301,7 +345,7 @@ func (e *Engine) createOrder(ctx context.Context, p Principal, n NewOrder, idem 
 		if _, err := e.enabledAsset(org, q.Corridor(), deskOperation(q.Direction)); err != nil {
 			return orders.Order{}, nil, err
 		}
-		visible, err := visibleCorridors(tx, org)
+		visible, err := e.visibleCorridors(tx, org)
 		if err != nil {
 			return orders.Order{}, nil, err
 		}

@@ -254,6 +254,7 @@ type Engine struct {
 	cachedInstitutions  cache.Record[institutionsRecord]
 	cachedRails         cache.Record[Rails]
 	cachedPause         cache.Record[PauseState]
+	cachedCorridors     cache.Record[[]quotes.Corridor] // by corridorsVersion
 	cachedKeys          cache.Records[keyRecord]    // by key id, for Authenticate
 	cachedOrgs          cache.Records[Organization] // by organization id, for Authenticate
 }

@@ -194,7 +194,7 @@ func (e *Engine) payoutRate(ctx context.Context, tx store.Tx, pair quotes.Pair) 
 		rate, err = e.payoutsV2.FXPricer.PayoutRate(ctx, pair)
 	} else {
 		var all []quotes.Corridor
-		if all, err = allCorridors(tx); err != nil {
+		if all, err = e.corridorsIn(tx); err != nil {
 			return money.Rate{}, err
 		}
 		var c quotes.Corridor
