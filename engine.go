@@ -255,8 +255,8 @@ type Engine struct {
 	cachedRails         cache.Record[Rails]
 	cachedPause         cache.Record[PauseState]
 	cachedCorridors     cache.Record[[]quotes.Corridor] // by corridorsVersion
-	cachedKeys          cache.Records[keyRecord]    // by key id, for Authenticate
-	cachedOrgs          cache.Records[Organization] // by organization id, for Authenticate
+	cachedKeys          cache.Records[keyRecord]        // by key id, for Authenticate
+	cachedOrgs          cache.Records[Organization]     // by organization id, for Authenticate
 }
 
 // New returns an engine over s. opts may be nil.
