@@ -290,8 +290,20 @@ func init() {
 // returns an iterator at its first bucket record.
 func openPebbleRecords(b *testing.B, size string) (*growthMarker, *pebble.Iterator, func()) {
 	m := growthStores[1].marker(b, size)
-	if m == nil {
-		b.Fatalf("this %s store is copied from pebble's: run BenchmarkGrowth/pebble/%s first", size, size)
+	if m == nil { // seed pebble first
+		var sz growthSize
+		for _, sz = range growthSizes {
+			if sz.name == size {
+				break
+			}
+		}
+		s, _ := openGrowth(b, growthStores[1], sz)
+		if err := s.Close(); err != nil {
+			b.Fatal(err)
+		}
+		if m = growthStores[1].marker(b, size); m == nil {
+			b.Fatal("pebble was not seeded")
+		}
 	}
 	popts := &pebble.Options{Logger: silentPebble{}, FormatMajorVersion: pebble.FormatTableFormatV6, ReadOnly: true}
 	db, err := pebble.Open(filepath.Join(growthDir(), "pebble-"+size), popts)
@@ -364,8 +376,8 @@ func copyPebbleToBolt(b *testing.B, size string) growthMarker {
 }
 
 // copyPebbleToPG seeds the PostgreSQL store of size with the records the
-// engine wrote into the pebble store of the same size (seeded first, as
-// BenchmarkGrowth runs pebble before pg): every bucket's keys and values,
+// engine wrote into the pebble store of the same size (seeded first when
+// it is not): every bucket's keys and values,
 // byte for byte, by COPY into the store's one table (pebblestore keeps
 // them as uvarint(len(bucket)) | bucket | key; its own records, under the
 // byte 0x00, are left out). Through the engine, PostgreSQL took 900
@@ -634,16 +646,26 @@ func openGrowth(b *testing.B, st growthStore, size growthSize) (store.Store, gro
 //	payouts-filter-none  Client.Payouts with a status no payout has (failed): reads the whole index
 //	startup              open the store as the server does, tambala.New, Operator.Organizations, close
 //
-// and reports pages/s (startup: ms/start), allocs, and the store's bytes
-// on disk per payout. One organization holds every record: at 1e3, 1,000
+// and reports pages/s (startup: ms/start) and allocs, and logs the
+// store's bytes on disk. One organization holds every record: at 1e3, 1,000
 // payouts, orders and conversions; at 1e6, 1,000,000 payouts and orders
 // (all accepted, no worker runs: the desk queue holds them all) and
-// 100,000 conversions. The stores are seeded through the engine (64
-// goroutines, fsync and synchronous_commit off while seeding, the ledger
-// checked after) on the first run only, which takes tens of minutes at
-// 1e6: bbolt and pebble are kept in os.TempDir()/tambala-growth, with a
-// marker file beside them; PostgreSQL in the schemas growth_1e3 and
-// growth_1e6, with a growth_marker table. A store without its marker is
+// 100,000 conversions. The records are written once, on the first run,
+// through the engine into pebble (64 goroutines, fsync off while seeding,
+// the ledger checked after; about half an hour at 1e6 on the shared two
+// cores), and bbolt and PostgreSQL get a byte-for-byte copy of every
+// bucket's keys and values (copyPebbleToBolt: through the store port,
+// 20,000 puts a transaction; copyPebbleToPG: COPY into the store's
+// table), the ledger checked on each: the engine through pgstore took 900
+// payouts/s and through boltstore fell to 1,000/s past 500,000 payouts,
+// an hour or more each for 1e6. GROWTH_BOLT_ENGINE=1 and
+// GROWTH_PG_ENGINE=1 seed those stores through the engine instead. A
+// copy is laid out in key order (bbolt's pages filled to its 0.9 append
+// fill, PostgreSQL's table without dead rows), so its bytes on disk are
+// not the engine's: BenchmarkGrowthBytes measures those. bbolt and
+// pebble are kept in os.TempDir()/tambala-growth, with a marker file
+// beside them; PostgreSQL in the schemas growth_1e3 and growth_1e6, with
+// a growth_marker table. A store without its marker is
 // seeded again (while one run seeds a store, a .seeding file beside the
 // markers makes other runs skip it); delete the directory or drop the
 // schemas to start over.
@@ -702,7 +724,9 @@ func BenchmarkGrowth(b *testing.B) {
 						}
 						b.ReportMetric(b.Elapsed().Seconds()*1000/float64(b.N), "ms/start")
 					})
-					b.ReportMetric(float64(st.bytes(b, size.name))/float64(m.Payouts+m.Orders+m.Conversions), "disk-bytes/record")
+					n := st.bytes(b, size.name)
+					b.Logf("%s %s on disk: %d bytes for %d payouts, %d orders and %d conversions (%.0f bytes a record)",
+						st.name, size.name, n, m.Payouts, m.Orders, m.Conversions, float64(n)/float64(m.Payouts+m.Orders+m.Conversions))
 				})
 			}
 		})
