@@ -671,9 +671,12 @@ func openGrowth(b *testing.B, st growthStore, size growthSize) (store.Store, gro
 // schemas to start over.
 //
 //	export TAMBALA_PG_URL='postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable'
-//	go test -run XXX -bench BenchmarkGrowth -benchtime 2s -timeout 3h .
+//	go test -run XXX -bench 'BenchmarkGrowth$' -benchtime 1x -timeout 3h .   # seeds, once
+//	go test -run XXX -bench 'BenchmarkGrowth$/././(page|deep|queue|startup)' -benchtime 1s .
+//	go test -run XXX -bench 'BenchmarkGrowth$/././filter' -benchtime 1x .   # the scans: minutes at 1e6
 //
-// Nothing runs without -bench.
+// (docs/performance.md, "Growth", runs each arm's 1e3 and 1e6 back to
+// back.) Nothing runs without -bench.
 func BenchmarkGrowth(b *testing.B) {
 	ctx := context.Background()
 	for _, st := range growthStores {
