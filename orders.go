@@ -302,7 +302,7 @@ func (e *Engine) deskOrders(ctx context.Context, q DeskQueue, page PageRequest) 
 	}
 	out := Page[orders.Order]{Items: []orders.Order{}}
 	err = e.store.View(ctx, func(tx store.Tx) error {
-		out.Items = out.Items[:0]
+		out.Items, out.NextBeforeID = out.Items[:0], ""
 		bucket, opt, prefix := bucketOrders, store.ScanOptions{Reverse: true}, []byte(nil)
 		if q.Status != "" {
 			prefix = append([]byte(q.Status), 0)
@@ -317,25 +317,31 @@ func (e *Engine) deskOrders(ctx context.Context, q DeskQueue, page PageRequest) 
 			}
 			opt.End = append(append([]byte(nil), prefix...), page.BeforeID...)
 		}
+		budget, examined, last := examineBudget(page.Limit), 0, ""
 		return tx.Scan(bucket, opt, func(k, v []byte) (bool, error) {
+			if q.OrgID != "" && examined == budget { // more to look at, past the budget
+				out.NextBeforeID = last
+				return false, nil
+			}
+			examined++
 			o, err := loadOrder(tx, string(k[len(prefix):]))
 			if err != nil {
 				return false, err
 			}
 			if q.OrgID != "" && o.Org != q.OrgID {
+				last = o.ID
 				return true, nil
 			}
 			if len(out.Items) == page.Limit { // one more that matches: there is a next page
-				out.HasMore = true
+				out.NextBeforeID = out.Items[len(out.Items)-1].ID
 				return false, nil
 			}
 			out.Items = append(out.Items, o)
+			last = o.ID
 			return true, nil
 		})
 	})
-	if out.HasMore && len(out.Items) > 0 {
-		out.NextBeforeID = out.Items[len(out.Items)-1].ID
-	}
+	out.HasMore = out.NextBeforeID != ""
 	return out, err
 }
 
