@@ -167,8 +167,6 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 type ctxKey int
 
-const principalKey ctxKey = iota
-
 // chain authenticates, checks the allowlist (only the transport knows the
 // caller's address), rate-limits, asks the engine to admit the Principal
 // to api and, for a route with a JSON body, checks the body's media type,
@@ -220,7 +218,7 @@ func (h *Handler) chain(api tambala.API, isV2Ping, jsonBody bool, fn authed) htt
 				return
 			}
 		}
-		fn(w, r.WithContext(context.WithValue(r.Context(), principalKey, p)), p)
+		fn(w, r, p)
 	})
 }
 
@@ -255,6 +253,31 @@ type statusWriter struct {
 	http.ResponseWriter
 	status int
 	wrote  bool
+	// vals backs the single values of the headers the binding sets on
+	// every answer (Request-Id, Content-Type, Content-Length): one
+	// allocation with the writer rather than one per header.
+	vals [3]string
+	used int
+}
+
+// setHeader sets the canonical header key of w to the single value v, as
+// http.Header.Set does, backed by the writer's spare values when w is one.
+func setHeader(w http.ResponseWriter, key, v string) {
+	if sw, ok := w.(*statusWriter); ok && sw.used < len(sw.vals) {
+		i := sw.used
+		sw.used++
+		sw.vals[i] = v
+		w.Header()[key] = sw.vals[i : i+1 : i+1]
+		return
+	}
+	w.Header().Set(key, v)
+}
+
+// request is what serve allocates for one request: the writer and the
+// log information, together.
+type request struct {
+	sw statusWriter
+	li logInfo
 }
 
 func (s *statusWriter) WriteHeader(code int) {
@@ -344,14 +367,19 @@ func requestID(r *http.Request) string {
 // not route.
 func serve(w http.ResponseWriter, r *http.Request, log *zap.Logger, maxBody int64, mux *http.ServeMux, observe func(route string, status int, code string, d time.Duration), tracer trace.Tracer) {
 	start := time.Now()
-	sw := &statusWriter{ResponseWriter: w}
+	st := &request{sw: statusWriter{ResponseWriter: w}}
+	sw, li := &st.sw, &st.li
 	id := r.Header.Get(RequestIDHeader)
 	if !validRequestID(id) || secretLike(r, id) {
 		id = newRequestID()
 	}
-	w.Header().Set(RequestIDHeader, id)
-	li := &logInfo{requestID: id}
+	setHeader(sw, RequestIDHeader, id)
+	li.requestID = id
 	r = r.WithContext(context.WithValue(r.Context(), logInfoKey, li))
+	var (
+		route  string // the pattern that serves r, once routed is set
+		routed bool
+	)
 	var span trace.Span
 	if tracer != nil {
 		r, span = startRequestSpan(tracer, r, mux, li)
@@ -380,7 +408,9 @@ func serve(w http.ResponseWriter, r *http.Request, log *zap.Logger, maxBody int6
 			ce.Write(fields...)
 		}
 		if observe != nil {
-			_, route := mux.Handler(r)
+			if !routed {
+				_, route = mux.Handler(r)
+			}
 			observe(route, sw.status, string(li.code), time.Since(start))
 		}
 		if span != nil {
@@ -395,7 +425,9 @@ func serve(w http.ResponseWriter, r *http.Request, log *zap.Logger, maxBody int6
 		return
 	}
 	r.Body = http.MaxBytesReader(sw, r.Body, maxBody)
-	if _, pattern := mux.Handler(r); pattern == "" || path.Clean(r.URL.Path) != r.URL.Path { // no mux redirects (HTML) for unclean paths
+	_, route = mux.Handler(r)
+	routed = true
+	if route == "" || path.Clean(r.URL.Path) != r.URL.Path { // no mux redirects (HTML) for unclean paths
 		notRouted(sw, r, log, mux)
 		return
 	}

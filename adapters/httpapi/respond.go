@@ -37,9 +37,8 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 // writeRaw writes bytes already rendered as JSON.
 func writeRaw(w http.ResponseWriter, status int, body []byte) {
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(len(body)))
+	setHeader(w, "Content-Type", "application/json")
+	setHeader(w, "Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 }
@@ -87,6 +86,9 @@ func checkJSONBody(r *http.Request) error {
 		return nil
 	}
 	if len(values) == 1 {
+		if strings.EqualFold(values[0], "application/json") {
+			return nil // what ParseMediaType would read as the type alone
+		}
 		mt, params, err := mime.ParseMediaType(values[0])
 		if err == nil && mt == "application/json" {
 			if cs, ok := params["charset"]; !ok || strings.EqualFold(cs, "utf-8") {
