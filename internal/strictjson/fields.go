@@ -55,6 +55,7 @@ func resolve(t reflect.Type) reflect.Type {
 }
 
 type field struct {
+	name  string
 	typ   reflect.Type
 	depth int // embedding depth; a shallower field hides a deeper one
 }
@@ -119,7 +120,7 @@ func collect(t reflect.Type, depth int, seen map[reflect.Type]bool, out map[stri
 			name = sf.Name
 		}
 		if f, ok := out[name]; !ok || depth < f.depth {
-			out[name] = field{typ: sf.Type, depth: depth}
+			out[name] = field{name: name, typ: sf.Type, depth: depth}
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"reflect"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json"
@@ -112,22 +113,75 @@ type frame struct {
 	path   string // path of the container itself, "" at the top
 }
 
+// checker is the reusable state of check: the tokenizer, the stack of
+// containers and a buffer for unquoting strings.
+type checker struct {
+	buf   bytes.Buffer
+	dec   jsontext.Decoder
+	stack []frame
+	text  []byte
+}
+
+var checkers = sync.Pool{New: func() any { return new(checker) }}
+
+// emptyBuffer is what a checker's tokenizer reads between uses, so that it
+// holds no body.
+var emptyBuffer bytes.Buffer
+
+// maxKeptStack bounds the stack a pooled checker keeps.
+const maxKeptStack = 64
+
 // check walks the tokens of data once, with the target type alongside, and
 // refuses what the rules refuse.
 func check(data []byte, root reflect.Type) error {
 	if len(bytes.TrimLeft(data, " \t\r\n")) == 0 {
 		return invalid(msgEmpty)
 	}
-	dec := jsontext.NewDecoder(bytes.NewReader(data), decodeOptions)
-	var stack []frame
+	c := checkers.Get().(*checker)
+	// The tokenizer parses a bytes.Buffer in place, without a copy.
+	c.buf = *bytes.NewBuffer(data)
+	c.dec.Reset(&c.buf, decodeOptions)
+	err := c.check(data, root)
+	c.dec.Reset(&emptyBuffer)
+	c.buf = bytes.Buffer{}
+	clear(c.stack)
+	if cap(c.stack) > maxKeptStack {
+		c.stack = nil
+	}
+	if cap(c.text) > 1<<10 {
+		c.text = nil
+	}
+	checkers.Put(c)
+	return err
+}
+
+func (c *checker) check(data []byte, root reflect.Type) error {
+	dec := &c.dec
+	stack := c.stack[:0]
+	defer func() { c.stack = stack[:0] }()
 	for {
-		tok, err := dec.ReadToken()
+		var (
+			tok  jsontext.Token
+			text []byte // the content of a string token, unquoted
+			err  error
+		)
+		kind := dec.PeekKind()
+		if kind == '"' {
+			// A string's raw bytes, unquoted into c.text only when they
+			// hold an escape: no copy of each name and string.
+			var v jsontext.Value
+			if v, err = dec.ReadValue(); err == nil {
+				text, err = c.unquote(v)
+			}
+		} else {
+			tok, err = dec.ReadToken()
+			kind = tok.Kind()
+		}
 		if err != nil {
 			_, n := dec.StackIndex(dec.StackDepth())
 			inName := len(stack) > 0 && stack[len(stack)-1].object && n&1 == 0
 			return syntaxError(err, data, stack, inName, root)
 		}
-		kind := tok.Kind()
 		if kind == '}' || kind == ']' {
 			stack = stack[:len(stack)-1]
 			if len(stack) == 0 {
@@ -142,22 +196,22 @@ func check(data []byte, root reflect.Type) error {
 		if _, n := dec.StackIndex(dec.StackDepth()); top != nil && top.object && n&1 == 1 {
 			// An object member's name: the object's length, counting names
 			// and values, is odd right after one.
-			if err := checkName(tok.String(), top); err != nil {
+			if err := checkName(text, top); err != nil {
 				return err
 			}
 			continue
 		}
-		typ, path := root, ""
+		typ, at := root, place{}
 		if top != nil {
-			typ, path = top.child()
+			typ, at = top.child()
 		}
 		switch kind {
 		case '"':
-			if hasControl(tok.String()) {
-				return invalid("Control character in %s.", where(path, false))
+			if hasControl(text) {
+				return invalid("Control character in %s.", where(at.path(), false))
 			}
 		case '{', '[':
-			f := frame{object: kind == '{', typ: resolve(typ), path: path}
+			f := frame{object: kind == '{', typ: resolve(typ), path: at.path()}
 			if f.object && f.typ != nil && f.typ.Kind() == reflect.Struct {
 				f.fields = fieldsOf(f.typ)
 			}
@@ -174,9 +228,37 @@ func check(data []byte, root reflect.Type) error {
 	return nil
 }
 
-// child returns the type and path of the value that comes next in f, and
+// unquote returns the content of the valid JSON string v: its bytes
+// between the quotes when it has no escape, else its decoding in c.text.
+func (c *checker) unquote(v jsontext.Value) ([]byte, error) {
+	raw := v[1 : len(v)-1]
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return raw, nil
+	}
+	var err error
+	c.text, err = jsontext.AppendUnquote(c.text[:0], v)
+	return c.text, err
+}
+
+// place is where the value that comes next in a container sits, of which
+// path makes the path of messages only when one is needed.
+type place struct {
+	parent string
+	name   string
+	index  int
+	array  bool
+}
+
+func (p place) path() string {
+	if p.array {
+		return p.parent + "[" + strconv.Itoa(p.index) + "]"
+	}
+	return joinName(p.parent, p.name)
+}
+
+// child returns the type and place of the value that comes next in f, and
 // advances f past it.
-func (f *frame) child() (reflect.Type, string) {
+func (f *frame) child() (reflect.Type, place) {
 	if f.object {
 		name := f.name
 		f.name = ""
@@ -187,7 +269,7 @@ func (f *frame) child() (reflect.Type, string) {
 		case f.typ != nil && f.typ.Kind() == reflect.Map:
 			t = f.typ.Elem()
 		}
-		return t, joinName(f.path, name)
+		return t, place{parent: f.path, name: name}
 	}
 	i := f.index
 	f.index++
@@ -195,29 +277,35 @@ func (f *frame) child() (reflect.Type, string) {
 	if f.typ != nil && (f.typ.Kind() == reflect.Slice || f.typ.Kind() == reflect.Array) {
 		t = f.typ.Elem()
 	}
-	return t, f.path + "[" + strconv.Itoa(i) + "]"
+	return t, place{parent: f.path, index: i, array: true}
 }
 
 // checkName refuses a control character in a member name, and a name that
-// is a case variant of a field of the struct the object decodes into.
-func checkName(name string, f *frame) error {
-	if hasControl(name) {
+// is a case variant of a field of the struct the object decodes into. The
+// name of a known field is not copied: the field's own is kept.
+func checkName(b []byte, f *frame) error {
+	if hasControl(b) {
 		return invalid("Control character in %s.", where(f.path, true))
 	}
 	if f.fields != nil {
-		if _, ok := f.fields.byName[name]; !ok {
-			if known, ok := f.fields.fold(name); ok {
-				return invalid("Unknown field %s: field names are case-sensitive; the field is %s.",
-					quotePath(joinName(f.path, name)), quotePath(joinName(f.path, known)))
-			}
+		if fd, ok := f.fields.byName[string(b)]; ok {
+			f.name = fd.name
+			return nil
 		}
+		name := string(b)
+		if known, ok := f.fields.fold(name); ok {
+			return invalid("Unknown field %s: field names are case-sensitive; the field is %s.",
+				quotePath(joinName(f.path, name)), quotePath(joinName(f.path, known)))
+		}
+		f.name = name
+		return nil
 	}
-	f.name = name
+	f.name = string(b)
 	return nil
 }
 
 // hasControl reports whether s holds U+0000 to U+001F or U+007F.
-func hasControl(s string) bool {
+func hasControl[T ~string | ~[]byte](s T) bool {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c == 0x7f {
 			return true
