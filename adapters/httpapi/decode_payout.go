@@ -1,19 +1,22 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
+	"strconv"
 
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/payouts"
 )
 
 // payoutBody is the JSON body of both /v1 create-payout routes.
+// The text fields are plain strings: absent, null and "" read the same.
 type payoutBody struct {
 	AmountMWK       json.RawMessage `json:"amount_mwk"`
 	InstitutionID   json.RawMessage `json:"institution_id"`
-	AccountNumber   *string         `json:"account_number"`
-	MobileNumber    *string         `json:"mobile_number"`
-	BeneficiaryName *string         `json:"beneficiary_name"`
+	AccountNumber   string          `json:"account_number"`
+	MobileNumber    string          `json:"mobile_number"`
+	BeneficiaryName string          `json:"beneficiary_name"`
 }
 
 // decodePayoutRequest reads a create-payout body for rail into a
@@ -36,10 +39,7 @@ func decodePayoutRequest(rail payouts.Rail, body []byte) (payouts.Request, error
 	if len(w.InstitutionID) == 0 || string(w.InstitutionID) == "null" {
 		return payouts.Request{}, required("institution_id")
 	}
-	var inst int
-	if json.Unmarshal(w.InstitutionID, &inst) != nil {
-		inst = 0 // not a JSON integer: refused as a non-positive one
-	}
+	inst := jsonInt(w.InstitutionID) // not a JSON integer: 0, refused as a non-positive one
 	if err := payouts.CheckInstitutionID(inst); err != nil {
 		return payouts.Request{}, err
 	}
@@ -53,10 +53,10 @@ func decodePayoutRequest(rail payouts.Rail, body []byte) (payouts.Request, error
 			return payouts.Request{}, err
 		}
 	case payouts.Momo:
-		if w.MobileNumber == nil || *w.MobileNumber == "" {
+		if w.MobileNumber == "" {
 			return payouts.Request{}, required("mobile_number")
 		}
-		r.Destination.MobileNumber = *w.MobileNumber
+		r.Destination.MobileNumber = w.MobileNumber
 	default:
 		return payouts.Request{}, payouts.CheckRail(rail)
 	}
@@ -65,12 +65,23 @@ func decodePayoutRequest(rail payouts.Rail, body []byte) (payouts.Request, error
 
 // textField reads a destination's text field under payouts.CheckText;
 // absent is empty.
-func textField(field string, v *string) (string, error) {
-	var s string
-	if v != nil {
-		s = *v
-	}
+func textField(field string, s string) (string, error) {
 	return s, payouts.CheckText(field, s)
+}
+
+// jsonInt is the value of the JSON value raw as encoding/json decodes it
+// into an int: a JSON integer literal in the range of int, and 0 for
+// anything else (a fraction, an exponent, a string, out of range).
+func jsonInt(raw json.RawMessage) int {
+	raw = bytes.Trim(raw, " \t\r\n")
+	if len(raw) == 0 || raw[0] != '-' && (raw[0] < '0' || raw[0] > '9') {
+		return 0
+	}
+	n, err := strconv.ParseInt(string(raw), 10, strconv.IntSize)
+	if err != nil {
+		return 0
+	}
+	return int(n)
 }
 
 // parseAmountMWK is the one rule for amount_mwk in a /v1 body: a JSON
