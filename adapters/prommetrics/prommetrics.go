@@ -3,6 +3,7 @@ package prommetrics
 import (
 	"context"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -35,6 +36,27 @@ type Metrics struct {
 	txRetries  *prometheus.CounterVec
 	orders     *prometheus.CounterVec
 	convs      *prometheus.CounterVec
+	// httpSeries holds the series ObserveHTTP has resolved, so that a
+	// request after the first of its kind neither hashes its labels nor
+	// allocates.
+	httpSeries sync.Map // httpKey -> *httpSeries
+	// txSeries holds the resolved series of store transactions, by kind
+	// (view, update) and outcome (ok, error); nil until first observed.
+	txSeries [2][2]atomic.Pointer[prometheus.Observer]
+}
+
+// httpKey is one combination of ObserveHTTP's labels.
+type httpKey struct {
+	handler, route string
+	status         int
+	code           string
+}
+
+// httpSeries are the request counter and duration histogram of one
+// httpKey.
+type httpSeries struct {
+	reqs prometheus.Counter
+	dur  prometheus.Observer
 }
 
 var _ tambala.Metrics = (*Metrics)(nil)
@@ -135,8 +157,16 @@ func (m *Metrics) ObserveHTTP(handler, route string, status int, code string, d 
 	if route == "" {
 		route = "unmatched" // never the raw path: its values are unbounded
 	}
-	m.httpReqs.WithLabelValues(handler, route, strconv.Itoa(status), code).Inc()
-	m.httpDur.WithLabelValues(handler, route).Observe(d.Seconds())
+	k := httpKey{handler: handler, route: route, status: status, code: code}
+	v, ok := m.httpSeries.Load(k)
+	if !ok {
+		v, _ = m.httpSeries.LoadOrStore(k, &httpSeries{
+			reqs: m.httpReqs.WithLabelValues(handler, route, strconv.Itoa(status), code),
+			dur:  m.httpDur.WithLabelValues(handler, route)})
+	}
+	hs := v.(*httpSeries)
+	hs.reqs.Inc()
+	hs.dur.Observe(d.Seconds())
 }
 
 // RegisterBacklog registers gauges read from Engine.Operator().Backlog at each scrape:
@@ -194,7 +224,7 @@ type instrumented struct {
 func (s *instrumented) View(ctx context.Context, fn func(store.Tx) error) error {
 	start := time.Now()
 	err := s.Store.View(ctx, fn)
-	s.m.txDur.WithLabelValues("view", outcome(err)).Observe(time.Since(start).Seconds())
+	s.m.observeTx(0, err, time.Since(start))
 	return err
 }
 
@@ -207,8 +237,28 @@ func (s *instrumented) Update(ctx context.Context, fn func(store.Tx) error) erro
 		}
 		return fn(tx)
 	})
-	s.m.txDur.WithLabelValues("update", outcome(err)).Observe(time.Since(start).Seconds())
+	s.m.observeTx(1, err, time.Since(start))
 	return err
+}
+
+// txKinds are the kind labels of store transactions, by txSeries index.
+var txKinds = [2]string{"view", "update"}
+
+// observeTx records a transaction of kind txKinds[kind] that took d and
+// ended with err.
+func (m *Metrics) observeTx(kind int, err error, d time.Duration) {
+	o := 0
+	if err != nil {
+		o = 1
+	}
+	slot := &m.txSeries[kind][o]
+	obs := slot.Load()
+	if obs == nil {
+		ob := m.txDur.WithLabelValues(txKinds[kind], outcome(err))
+		slot.CompareAndSwap(nil, &ob)
+		obs = slot.Load()
+	}
+	(*obs).Observe(d.Seconds())
 }
 
 func outcome(err error) string {

@@ -149,3 +149,37 @@ tambala_conversions_moved_total{by="api",status="processing"} 1
 `
 	require.NoError(t, testutil.GatherAndCompare(reg, strings.NewReader(want), "tambala_orders_moved_total", "tambala_conversions_moved_total"))
 }
+
+// A request of a kind already seen is recorded without an allocation, and
+// each is still counted under its own labels.
+func TestObserveHTTPNoAllocs(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m := prommetrics.New(reg)
+	m.ObserveHTTP("public", "POST /v1/payouts/momo", 202, "", time.Millisecond)
+	allocs := testing.AllocsPerRun(100, func() {
+		m.ObserveHTTP("public", "POST /v1/payouts/momo", 202, "", time.Millisecond)
+	})
+	assert.Zero(t, allocs)
+	m.ObserveHTTP("public", "POST /v1/payouts/momo", 429, "rate_limited", time.Millisecond)
+	m.ObserveHTTP("admin", "", 404, "not_found", time.Millisecond)
+	reqs, err := reg.Gather()
+	require.NoError(t, err)
+	got := map[string]float64{}
+	for _, mf := range reqs {
+		if mf.GetName() != "tambala_http_requests_total" {
+			continue
+		}
+		for _, mt := range mf.GetMetric() {
+			var labels []string
+			for _, l := range mt.GetLabel() {
+				labels = append(labels, l.GetValue())
+			}
+			got[strings.Join(labels, "|")] = mt.GetCounter().GetValue()
+		}
+	}
+	assert.Equal(t, map[string]float64{
+		"|public|POST /v1/payouts/momo|202":             102,
+		"rate_limited|public|POST /v1/payouts/momo|429": 1,
+		"not_found|admin|unmatched|404":                 1,
+	}, got)
+}
