@@ -273,11 +273,13 @@ func setHeader(w http.ResponseWriter, key, v string) {
 	w.Header().Set(key, v)
 }
 
-// request is what serve allocates for one request: the writer and the
-// log information, together.
+// request is what serve allocates for one request: the writer, the log
+// information and the fields of the request's log line, together. It is
+// never reused: a logger's core may keep the fields it is given.
 type request struct {
-	sw statusWriter
-	li logInfo
+	sw     statusWriter
+	li     logInfo
+	fields [9]zap.Field
 }
 
 func (s *statusWriter) WriteHeader(code int) {
@@ -399,9 +401,9 @@ func serve(w http.ResponseWriter, r *http.Request, log *zap.Logger, maxBody int6
 			level = zap.DebugLevel // a passing probe every few seconds is not worth a line
 		}
 		if ce := log.Check(level, "request"); ce != nil {
-			fields := []zap.Field{zap.String("method", r.Method), zap.String("path", r.URL.Path),
+			fields := append(st.fields[:0], zap.String("method", r.Method), zap.String("path", r.URL.Path),
 				zap.Int("status", sw.status), zap.Duration("duration", time.Since(start)),
-				zap.String("request_id", id), traceField(r), zap.String("org", li.org), zap.String("key_prefix", li.keyPrefix)}
+				zap.String("request_id", id), traceField(r), zap.String("org", li.org), zap.String("key_prefix", li.keyPrefix))
 			if aborted {
 				fields = append(fields, zap.Bool("aborted", true))
 			}
