@@ -103,7 +103,7 @@ var errNotJSON = errcode.Newf(errcode.UnsupportedMediaType, "The request body mu
 
 // readBody reads the whole (capped) request body.
 func readBody(r *http.Request) ([]byte, error) {
-	b, err := io.ReadAll(r.Body)
+	b, err := readAll(r.Body, r.ContentLength)
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
@@ -112,6 +112,32 @@ func readBody(r *http.Request) ([]byte, error) {
 		return nil, errcode.Wrap(errcode.ValidationError, err)
 	}
 	return b, nil
+}
+
+// maxPresized bounds the buffer readAll sizes from a declared length.
+const maxPresized = 64 << 10
+
+// readAll is io.ReadAll with a first buffer of the declared length (and a
+// byte for the read that meets the end) when there is one, rather than
+// 512 bytes grown as needed.
+func readAll(rd io.Reader, declared int64) ([]byte, error) {
+	if declared <= 0 || declared > maxPresized {
+		return io.ReadAll(rd)
+	}
+	b := make([]byte, 0, declared+1)
+	for {
+		n, err := rd.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err != nil {
+			if err == io.EOF {
+				err = nil
+			}
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // more than declared: grow as io.ReadAll does
+		}
+	}
 }
 
 // decodeJSON parses body into v with the one strict decoding of every
