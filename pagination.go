@@ -28,7 +28,10 @@ func (p PageRequest) check() (PageRequest, error) {
 	return p, nil
 }
 
-// Page is one page of a list.
+// Page is one page of a list. A page of a filtered list (a status, an
+// asset, an organization) looks at a bounded number of records: it may
+// hold fewer items than the limit, even none, with HasMore set; paging on
+// with NextBeforeID until HasMore is false yields every match once.
 type Page[T any] struct {
 	Items        []T
 	HasMore      bool
