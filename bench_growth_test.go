@@ -468,25 +468,9 @@ func seedGrowth(b *testing.B, s store.Store, size growthSize) growthMarker {
 	if err != nil {
 		b.Fatal(err)
 	}
-	op := e.Operator()
-	org, err := op.CreateOrganization(ctx, tambala.NewOrganization{Name: "Growth", Assets: convAssets(), V2Access: tambala.V2Enabled})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if _, err := op.SetPayoutLimits(ctx, org.ID, tambala.PayoutLimits{DailyVolumeMWK: money.FromInt(money.MWK, 1_000_000_000_000), HourlyCount: 1 << 30}); err != nil {
-		b.Fatal(err)
-	}
-	if _, err := op.SetCorridor(ctx, deskCorridor()); err != nil {
-		b.Fatal(err)
-	}
-	if err := op.Fund(ctx, org.ID, money.FromInt(money.USDT, 1_000_000_000), "growth-usdt"); err != nil {
-		b.Fatal(err)
-	}
-	if err := op.Fund(ctx, org.ID, money.FromInt(money.MWK, 100_000_000_000), "growth-mwk"); err != nil {
-		b.Fatal(err)
-	}
-	p := actFor(e, org.ID)
-	m := growthMarker{Org: org.ID, Payouts: size.payouts, Orders: size.orders, Conversions: size.conversed}
+	orgID := benchV2Org(b, e, "Growth")
+	p := actFor(e, orgID)
+	m := growthMarker{Org: orgID, Payouts: size.payouts, Orders: size.orders, Conversions: size.conversed}
 	var done atomic.Int64
 	report := func(what string, n int) func() {
 		stop := make(chan struct{})

@@ -29,7 +29,6 @@ import (
 // on MWK and USDT, no asset limits, and large MWK and USDT balances.
 func benchV2Engine(b *testing.B, s store.Store) (*tambala.Engine, tambala.Principal) {
 	b.Helper()
-	ctx := context.Background()
 	e, err := tambala.New(s, &tambala.Options{
 		Payouts:   sandbox.New(nil),
 		Converter: sandbox.NewConverter(nil),
@@ -37,8 +36,16 @@ func benchV2Engine(b *testing.B, s store.Store) (*tambala.Engine, tambala.Princi
 	if err != nil {
 		b.Fatal(err)
 	}
+	return e, actFor(e, benchV2Org(b, e, "Bench v2"))
+}
+
+// benchV2Org creates the /v2 benchmarks' organization on e (see
+// benchV2Engine) and returns its id.
+func benchV2Org(b *testing.B, e *tambala.Engine, name string) string {
+	b.Helper()
+	ctx := context.Background()
 	op := e.Operator()
-	org, err := op.CreateOrganization(ctx, tambala.NewOrganization{Name: "Bench v2", Assets: convAssets(), V2Access: tambala.V2Enabled})
+	org, err := op.CreateOrganization(ctx, tambala.NewOrganization{Name: name, Assets: convAssets(), V2Access: tambala.V2Enabled})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -54,7 +61,7 @@ func benchV2Engine(b *testing.B, s store.Store) (*tambala.Engine, tambala.Princi
 	if err := op.Fund(ctx, org.ID, money.FromInt(money.MWK, 100_000_000_000), "bench-mwk"); err != nil {
 		b.Fatal(err)
 	}
-	return e, actFor(e, org.ID)
+	return org.ID
 }
 
 // The /v2 creates, each what one API call or one desk action does.

@@ -60,6 +60,27 @@ type config struct {
 }
 
 // mode is the run's -mode: payout unless set.
+// pgbenchBaseline runs pgbench's tpcb-like workload when -pgbench names a
+// scratch database, before the load, and returns the run and its tps
+// (zero without -pgbench).
+func (c *config) pgbenchBaseline(ctx context.Context) (pgbenchRun, float64, error) {
+	if c.PGBench == "" {
+		return pgbenchRun{}, 0, nil
+	}
+	baseline := pgbenchRun{bin: c.PGBenchBin, db: c.PGBench, clients: c.Clients, duration: c.PGBenchTime}
+	if baseline.bin == "" {
+		baseline.bin = "pgbench"
+	}
+	if baseline.duration <= 0 {
+		baseline.duration = 10 * time.Second
+	}
+	tps, err := baseline.tps(ctx)
+	if err != nil {
+		return baseline, 0, fmt.Errorf("the pgbench baseline: %w", err)
+	}
+	return baseline, tps, nil
+}
+
 func (c *config) mode() string {
 	if c.Mode == "" {
 		return modePayout
@@ -227,19 +248,9 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	if !starts[0].Held.IsZero() {
 		fmt.Fprintf(out, "warning: the organization holds %s MWK for payouts in flight already; if they settle during the run the balance check fails\n", starts[0].Held)
 	}
-	var baseline pgbenchRun
-	var tps float64
-	if c.PGBench != "" {
-		baseline = pgbenchRun{bin: c.PGBenchBin, db: c.PGBench, clients: c.Clients, duration: c.PGBenchTime}
-		if baseline.bin == "" {
-			baseline.bin = "pgbench"
-		}
-		if baseline.duration <= 0 {
-			baseline.duration = 10 * time.Second
-		}
-		if tps, err = baseline.tps(ctx); err != nil {
-			return fmt.Errorf("the pgbench baseline: %w", err)
-		}
+	baseline, tps, err := c.pgbenchBaseline(ctx)
+	if err != nil {
+		return err
 	}
 	urls := make([]string, len(bases))
 	for i, b := range bases {

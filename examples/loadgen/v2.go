@@ -481,19 +481,9 @@ func runV2(ctx context.Context, c config, hc *http.Client, bases []string, pub, 
 	if err != nil {
 		return err
 	}
-	var baseline pgbenchRun
-	var tps float64
-	if c.PGBench != "" {
-		baseline = pgbenchRun{bin: c.PGBenchBin, db: c.PGBench, clients: c.Clients, duration: c.PGBenchTime}
-		if baseline.bin == "" {
-			baseline.bin = "pgbench"
-		}
-		if baseline.duration <= 0 {
-			baseline.duration = 10 * time.Second
-		}
-		if tps, err = baseline.tps(ctx); err != nil {
-			return fmt.Errorf("the pgbench baseline: %w", err)
-		}
+	baseline, tps, err := c.pgbenchBaseline(ctx)
+	if err != nil {
+		return err
 	}
 	var made *v2Result // desk-move: the orders, made first
 	if r.mode == modeDeskMove {
