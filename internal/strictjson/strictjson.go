@@ -250,6 +250,12 @@ type place struct {
 }
 
 func (p place) path() string {
+	if len(p.parent) > maxPath {
+		// A message quotes no more of a path than its first maxPath bytes
+		// (quotePath), so a longer one stops growing: a deeply nested body
+		// then costs paths in proportion to its depth, not to its square.
+		return p.parent
+	}
 	if p.array {
 		return p.parent + "[" + strconv.Itoa(p.index) + "]"
 	}
