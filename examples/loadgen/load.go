@@ -959,22 +959,32 @@ func (w *worker) loop(ctx context.Context, hc *http.Client, p *loadParams, auths
 // Requests are not tied to ctx: an interrupted run lets the requests in
 // flight finish, so their outcome is known.
 func (w *worker) post(hc *http.Client, url string, auth, ctype []string, key string, body []byte) (int, []byte, error) {
-	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	return postInto(hc, &w.buf, url, http.Header{"Authorization": auth, "Content-Type": ctype, "Idempotency-Key": {key}}, body)
+}
+
+// postInto POSTs body (none when nil) with header and reads the answer's
+// body into buf: valid until buf's next use.
+func postInto(hc *http.Client, buf *bytes.Buffer, url string, header http.Header, body []byte) (int, []byte, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequest(http.MethodPost, url, rd)
 	if err != nil {
 		return 0, nil, err
 	}
-	req.Header = http.Header{"Authorization": auth, "Content-Type": ctype, "Idempotency-Key": {key}}
+	req.Header = header
 	res, err := hc.Do(req)
 	if err != nil {
 		return 0, nil, err
 	}
-	w.buf.Reset()
-	_, err = w.buf.ReadFrom(res.Body)
+	buf.Reset()
+	_, err = buf.ReadFrom(res.Body)
 	res.Body.Close()
 	if err != nil {
 		return 0, nil, err
 	}
-	return res.StatusCode, w.buf.Bytes(), nil
+	return res.StatusCode, buf.Bytes(), nil
 }
 
 // payoutID reads the id of a payout body. The server renders the id first

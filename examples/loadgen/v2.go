@@ -242,29 +242,11 @@ type v2Run struct {
 // w.buf is valid until the next. Requests are not tied to the run's ctx:
 // an interrupted run lets those in flight finish.
 func (w *v2Worker) post(hc *http.Client, url string, auth []string, key string, body []byte) (int, []byte, error) {
-	var rd io.Reader
+	header := http.Header{"Authorization": auth, "Idempotency-Key": {key}}
 	if body != nil {
-		rd = bytes.NewReader(body)
+		header["Content-Type"] = []string{"application/json"}
 	}
-	req, err := http.NewRequest(http.MethodPost, url, rd)
-	if err != nil {
-		return 0, nil, err
-	}
-	req.Header = http.Header{"Authorization": auth, "Idempotency-Key": {key}}
-	if body != nil {
-		req.Header["Content-Type"] = []string{"application/json"}
-	}
-	res, err := hc.Do(req)
-	if err != nil {
-		return 0, nil, err
-	}
-	w.buf.Reset()
-	_, err = w.buf.ReadFrom(res.Body)
-	res.Body.Close()
-	if err != nil {
-		return 0, nil, err
-	}
-	return res.StatusCode, w.buf.Bytes(), nil
+	return postInto(hc, &w.buf, url, header, body)
 }
 
 // fail counts a request that did not get its answer; a create whose
