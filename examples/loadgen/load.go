@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"net"
 	"net/http"
@@ -17,7 +18,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -1133,11 +1133,7 @@ func printReport(out io.Writer, r *result) {
 	if len(r.errors) == 0 {
 		fmt.Fprintf(tw, "errors\tnone\n")
 	} else {
-		keys := make([]string, 0, len(r.errors))
-		for k := range r.errors {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := slices.Sorted(maps.Keys(r.errors))
 		for _, k := range keys {
 			fmt.Fprintf(tw, "error %s\t%d\n", k, r.errors[k])
 		}
@@ -1243,11 +1239,7 @@ func printQuiet(out io.Writer, alone, loaded *result) {
 	fmt.Fprintf(tw, "quiet unloaded sent\t%d\n", len(un))
 	fmt.Fprintf(tw, "quiet unloaded p50\t%s\n", ms(percentile(un, 50)))
 	fmt.Fprintf(tw, "quiet unloaded p99\t%s\n", ms(percentile(un, 99)))
-	keys := make([]string, 0, len(alone.errors))
-	for k := range alone.errors {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(alone.errors))
 	for _, k := range keys {
 		fmt.Fprintf(tw, "quiet unloaded error %s\t%d\n", k, alone.errors[k])
 	}
