@@ -2,7 +2,6 @@ package portal
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/webui"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/orders"
 	"github.com/tambalapay/tambala/payouts"
@@ -24,7 +24,7 @@ import (
 // activityPageSize is how many items a list page shows.
 const activityPageSize = 25
 
-// proofFormSlack is what a proof upload's form may carry beyond the
+// proofFormSlack is what a proof upload's body may carry beyond the
 // engine's cap on the file: the CSRF field and the multipart framing.
 const proofFormSlack = 64 << 10
 
@@ -298,30 +298,6 @@ func (h *Handler) order(w http.ResponseWriter, r *http.Request, s session) {
 	h.render(w, http.StatusOK, "order", h.orderView(v, o).view)
 }
 
-// proofForm reads a funding proof's multipart form, its body capped a
-// little above the engine's limit, before the CSRF check of changing.
-func (h *Handler) proofForm(w http.ResponseWriter, r *http.Request) {
-	if h.token(r) == "" {
-		http.Redirect(w, r, "/portal/sign-in", http.StatusSeeOther)
-		return
-	}
-	r.Body = http.MaxBytesReader(w, r.Body, h.engine.MaxProofBytes()+proofFormSlack)
-	if err := r.ParseMultipartForm(1 << 20); err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			h.signedIn(func(w http.ResponseWriter, r *http.Request, s session) {
-				h.proofFailed(w, r, s, http.StatusRequestEntityTooLarge,
-					fmt.Sprintf("The file is too large: at most %s.", byteSize(h.engine.MaxProofBytes())))
-			})(w, r)
-			return
-		}
-		h.message(w, http.StatusBadRequest, "Upload", "The upload could not be read: choose the file and send it again.",
-			"/portal/orders/"+url.PathEscape(r.PathValue("id")))
-		return
-	}
-	h.changing(h.uploadProof)(w, r)
-}
-
 // proofFailed shows the order's page again with msg beside the file field.
 func (h *Handler) proofFailed(w http.ResponseWriter, r *http.Request, s session, status int, msg string) {
 	v := h.newPageView(s, "Order", "orders", r)
@@ -339,20 +315,39 @@ func (h *Handler) proofFailed(w http.ResponseWriter, r *http.Request, s session,
 	h.render(w, status, "order", v.view)
 }
 
-func (h *Handler) uploadProof(w http.ResponseWriter, r *http.Request, s session) {
+// uploadProof takes a funding proof's form (webui's Upload: the session
+// and the CSRF token checked before the file is read) and streams the file
+// to the engine, which reads at most its cap of it; nothing is written to
+// disk.
+func (h *Handler) uploadProof(w http.ResponseWriter, r *http.Request, s session, u *webui.Upload) {
 	id := r.PathValue("id")
-	file, hdr, err := r.FormFile("proof")
-	if err != nil {
+	tooLarge := func() {
+		h.proofFailed(w, r, s, http.StatusRequestEntityTooLarge,
+			fmt.Sprintf("The file is too large: at most %s.", byteSize(h.engine.MaxProofBytes())))
+	}
+	if u.TooLarge {
+		tooLarge()
+		return
+	}
+	if u.File == nil || u.File.FormName() != "proof" {
 		h.proofFailed(w, r, s, http.StatusUnprocessableEntity, "Choose the file of your bank's proof of payment.")
 		return
 	}
-	defer file.Close()
 	v := h.newPageView(s, "Order", "orders", r)
 	a, ok := h.admin(w, r, v.view)
 	if !ok {
 		return
 	}
-	_, err = a.UploadProof(r.Context(), id, tambala.ProofUpload{ContentType: hdr.Header.Get("Content-Type"), Content: file})
+	_, err := a.UploadProof(r.Context(), id, tambala.ProofUpload{ContentType: u.File.Header.Get("Content-Type"), Content: u})
+	if failed := u.Failed(); failed != nil {
+		if webui.TooLong(failed) {
+			tooLarge()
+			return
+		}
+		h.message(w, http.StatusBadRequest, "Upload", "The upload could not be read: choose the file and send it again.",
+			"/portal/orders/"+url.PathEscape(id))
+		return
+	}
 	if err != nil {
 		code := errcode.Of(err)
 		switch code {
@@ -361,8 +356,7 @@ func (h *Handler) uploadProof(w http.ResponseWriter, r *http.Request, s session)
 		case errcode.UnsupportedMediaType:
 			h.proofFailed(w, r, s, http.StatusUnsupportedMediaType, "Upload a PDF, PNG or JPEG file.")
 		case errcode.PayloadTooLarge:
-			h.proofFailed(w, r, s, http.StatusRequestEntityTooLarge,
-				fmt.Sprintf("The file is too large: at most %s.", byteSize(h.engine.MaxProofBytes())))
+			tooLarge()
 		case errcode.ProofNotExpected:
 			h.proofFailed(w, r, s, http.StatusConflict, errcode.Message(err))
 		case errcode.ValidationError:

@@ -121,7 +121,7 @@ func New(engine *tambala.Engine, o *Options) *Handler {
 	mux.HandleFunc("GET /portal/v2/payouts/{id}", h.signedIn(detail(h, "Payout (/v2)", "payouts", "payout_v2", "/portal/v2/payouts", (*tambala.Client).PayoutV2)))
 	mux.HandleFunc("GET /portal/orders", h.signedIn(h.orders))
 	mux.HandleFunc("GET /portal/orders/{id}", h.signedIn(h.order))
-	mux.HandleFunc("POST /portal/orders/{id}/proof", h.proofForm)
+	mux.Handle("POST /portal/orders/{id}/proof", h.site.Upload(engine.MaxProofBytes()+proofFormSlack, h.uploadProof))
 	mux.HandleFunc("GET /portal/conversions", h.signedIn(assetList(h, "Conversions", "conversions", "conversions", "/portal/conversions",
 		func(c *tambala.Client, ctx context.Context, pg tambala.PageRequest, asset money.AssetCode) (tambala.Page[tambala.Conversion], error) {
 			return c.Conversions(ctx, pg, tambala.ConversionFilter{Asset: asset})

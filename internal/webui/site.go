@@ -43,16 +43,21 @@ type Site struct {
 	// Pages are the parsed templates by page name, each with "layout".
 	Pages map[string]*template.Template
 	// Tracer, when set, makes a server span of each request (tracing.go),
-	// named by the route of Routes that serves it.
+	// named by the route of Routes that serves it. Routes is also where
+	// Serve finds the Upload routes, whose bodies have their own cap.
 	Tracer trace.Tracer
 	Routes *http.ServeMux
 	// Admit, when set, decides whether a signed-in user may use the face;
 	// a user it refuses is signed out and shown its message (forbidden).
 	Admit func(tambala.User) error
+	// MaxFormBytes caps the body of every request but an Upload route's
+	// (forms.go). Default: MaxFormBytes.
+	MaxFormBytes int64
 }
 
 // Serve sets the security headers and the request's RequestInfo (client
-// address and a new request id) and serves r with next.
+// address and a new request id), bounds the request's body (forms.go) and
+// serves r with next.
 func (s *Site) Serve(next http.Handler, w http.ResponseWriter, r *http.Request) {
 	hd := w.Header()
 	hd.Set("Content-Security-Policy", s.CSP)
@@ -72,6 +77,10 @@ func (s *Site) Serve(next http.Handler, w http.ResponseWriter, r *http.Request) 
 		var end func()
 		w, r, end = s.traceRequest(w, r)
 		defer end()
+	}
+	defer removeForm(r)
+	if !s.boundBody(w, r) {
+		return
 	}
 	next.ServeHTTP(w, r)
 }
