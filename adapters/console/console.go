@@ -32,6 +32,8 @@ const ContentSecurityPolicy = "default-src 'self'; script-src 'none'; style-src 
 
 // ProofSecurityPolicy is the policy of a funding proof: a sandbox (no
 // script, an opaque origin) that the console's own pages alone may frame.
+// Chromium's PDF viewer shows a PDF under it, framed or on its own, where
+// it refuses one in a frame with the sandbox attribute.
 const ProofSecurityPolicy = "sandbox; default-src 'none'; img-src 'self'; frame-ancestors 'self'"
 
 // Cookie names: the __Host- prefix needs Secure and Path=/. They differ
@@ -116,6 +118,7 @@ func New(engine *tambala.Engine, o *Options) http.Handler {
 	mux.HandleFunc("GET /console/desk", s.SignedIn(h.desk))
 	mux.HandleFunc("GET /console/orders/{id}", s.SignedIn(h.order))
 	mux.HandleFunc("GET /console/orders/{id}/proof", s.SignedIn(h.proof))
+	mux.HandleFunc("GET /console/orders/{id}/proof/download", s.SignedIn(h.proofDownload))
 	mux.HandleFunc("POST /console/orders/{id}/moves/{move}", s.Changing(h.move))
 	mux.HandleFunc("GET /console/corridors", s.SignedIn(h.corridors))
 	mux.HandleFunc("POST /console/corridors/{asset}", s.Changing(h.setCorridor))

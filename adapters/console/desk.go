@@ -1,8 +1,11 @@
 package console
 
 import (
+	"bufio"
 	"errors"
+	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"net/url"
 	"slices"
@@ -259,29 +262,67 @@ func (h *handler) order(w http.ResponseWriter, r *http.Request, s webui.Session)
 	h.site.Render(w, status, page, v)
 }
 
-// proof serves the newest funding proof for the order page's sandboxed
-// frame: its own content type, nosniff, inline, and a sandbox policy
-// that lets the console's pages alone frame it.
+// proofExt is the file name extension of each media type a proof may
+// have.
+var proofExt = map[string]string{"application/pdf": ".pdf", "image/png": ".png", "image/jpeg": ".jpg"}
+
+// proof serves the newest funding proof to view: in the order page's
+// frame (a PDF's unsandboxed by the attribute, which stops Chromium's PDF
+// viewer, but by this response's policy) or opened on its own.
 func (h *handler) proof(w http.ResponseWriter, r *http.Request, s webui.Session) {
+	h.serveProof(w, r, s, false)
+}
+
+// proofDownload serves the newest funding proof as a file to save, named
+// after the order.
+func (h *handler) proofDownload(w http.ResponseWriter, r *http.Request, s webui.Session) {
+	h.serveProof(w, r, s, true)
+}
+
+// serveProof serves the newest funding proof of the path's order: only
+// bytes that are what their media type says (the engine checked them on
+// upload; they are checked again here, before a byte goes out) and with
+// that type, nosniff, and ProofSecurityPolicy, whose sandbox (no script,
+// an opaque origin) holds wherever the proof is shown: framed by the
+// order page, opened on its own, or saved (download).
+func (h *handler) serveProof(w http.ResponseWriter, r *http.Request, s webui.Session, download bool) {
 	v := s.View("Funding proof", "desk")
 	op, ok := h.operator(w, r, s, v)
 	if !ok {
 		return
 	}
-	pf, err := op.DeskProof(r.Context(), r.PathValue("id"))
+	id := r.PathValue("id")
+	pf, err := op.DeskProof(r.Context(), id)
 	if err != nil {
 		h.fail(w, v, err)
 		return
 	}
 	defer pf.Content.Close()
+	content := bufio.NewReader(pf.Content)
+	mt, err := orders.ProofMediaType(pf.ContentType)
+	if err == nil {
+		if head, _ := content.Peek(8); !orders.ProofIs(mt, head) {
+			err = fmt.Errorf("the stored proof of order %s is not %s", id, mt)
+		}
+	}
+	if err != nil {
+		h.site.LogError("serving a proof", err)
+		v.Error, v.Data = "This proof cannot be shown: it is not the file it claims to be.", "/console/orders/"+url.PathEscape(id)
+		h.site.Render(w, http.StatusInternalServerError, "message", v)
+		return
+	}
 	hd := w.Header()
-	hd.Set("Content-Type", pf.ContentType)
+	hd.Set("Content-Type", mt)
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("Content-Security-Policy", ProofSecurityPolicy)
 	hd.Set("X-Frame-Options", "SAMEORIGIN")
-	hd.Set("Content-Disposition", "inline")
+	if download {
+		hd.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": "proof-" + id + proofExt[mt]}))
+	} else {
+		hd.Set("Content-Disposition", "inline")
+	}
 	hd.Set("Content-Length", strconv.FormatInt(pf.Size, 10))
-	_, _ = io.Copy(w, pf.Content)
+	_, _ = io.Copy(w, content)
 }
 
 // command builds the move named name from the form, with the fields it
