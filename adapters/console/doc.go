@@ -13,7 +13,8 @@
 // amounts and rate, the beneficiary exactly as sent with every control
 // and invisible format character shown as a marker (⟨U+200B⟩), the
 // history of its moves and their actors from the audit trail, the newest
-// funding proof in a sandboxed frame, and a form for each move the order's
+// funding proof framed, with links to open it on its own and to download
+// it, and a form for each move the order's
 // state allows (decided by orders.Apply on the order, never by a table of
 // its own); the corridors with the desk's form for each and who set it
 // last, beside the /v2 asset limits of every configured asset; the
@@ -37,7 +38,12 @@
 // Options.InsecureCookies is set for a loopback sandbox) so one browser
 // holds both sessions. Every page carries a strict Content-Security-Policy
 // with frame-ancestors 'none'; the proof alone is served with its own
-// content type, nosniff, Content-Disposition inline and the policy
+// content type (its first bytes checked against it), nosniff,
+// Content-Disposition inline (attachment to download) and the policy
 // "sandbox" with frame-ancestors 'self', so only the console's order page
-// frames it and the file runs nothing.
+// frames it and the file runs nothing, framed or opened on its own. An
+// image is framed with the sandbox attribute too; a PDF is not, because
+// Chromium refuses its PDF viewer in such a frame, and the response's
+// policy sets the same sandbox. Form bodies are bounded as in the portal
+// (internal/webui): none is ever spooled to a temporary file.
 package console

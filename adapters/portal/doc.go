@@ -32,7 +32,12 @@
 // refused before that (http.CrossOriginProtection), which also guards the
 // forms that come before a session (sign in, accepting an invitation).
 // Every response carries a strict Content-Security-Policy (no inline
-// script or style), nosniff and no-referrer; pages are never cached.
+// script or style), nosniff and no-referrer; pages are never cached. A
+// form's body is capped (webui.MaxFormBytes) and may not be multipart;
+// the funding proof's form is read as a stream (webui's Upload): its
+// session is checked before a byte of the body is read and its CSRF
+// token, its first field, before the file, which goes to the engine
+// without ever being written to disk.
 // Every engine call carries the client's address and the request's id
 // (tambala.WithRequestInfo), for sign-in throttling and the audit trail.
 // This machinery is internal/webui's, shared with the operator's console.

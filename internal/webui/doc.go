@@ -5,7 +5,9 @@
 // its layout with errors beside their fields, the engine's errors turned
 // into a status and a message, and the sign-in flow (email and password,
 // the second factor, TOTP enrolment with its recovery codes shown once,
-// signing out).
+// signing out), and the bounds of a request's body: a form's capped and
+// never multipart, a file's form (Site.Upload) read as a stream after its
+// session and CSRF token are checked, so nothing is spooled to disk.
 //
 // A Site is one such face: its path prefix, its cookie names, its
 // Content-Security-Policy and its parsed templates. The templates are the
