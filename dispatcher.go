@@ -248,9 +248,9 @@ func (e *Engine) claimDelivery(tx store.Tx, id string) (claimedDelivery, bool, e
 // or ok false when ctx ended during the send (nothing to record). A URL
 // the destination rule refuses now (set under an older rule, or naming a
 // listener the host has since opened) is not sent at all. A failure is
-// recorded in its fixed wording only, with no answer; the error itself
-// goes to the log, without the URL (its query may carry the receiver's
-// token).
+// recorded in its fixed wording only; the error itself goes to the log
+// (webhookhttp's errors leave the URL out: its query may carry the
+// receiver's token).
 func (e *Engine) send(ctx context.Context, c claimedDelivery) (a Attempt, status int, ok bool) {
 	sig := webhooks.Sign(c.secret, c.d.Body)
 	start := time.Now()
