@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"net/netip"
 	"time"
 
 	"github.com/tambalapay/tambala/errcode"
@@ -26,18 +27,45 @@ type SendResult struct {
 
 // WebhookSender is the port that POSTs a delivery (adapters/webhookhttp).
 // It must not follow redirects, must time out, and must cap what it reads.
+// A failed send's error may say what listens where: the engine records
+// only its class (webhooks.Classify; a *webhooks.SendError names its own)
+// and logs the error itself.
 type WebhookSender interface {
 	Send(ctx context.Context, url string, body []byte, signature string) (SendResult, error)
+}
+
+// WebhookDestinations is implemented by a WebhookSender that checks each
+// address it connects to, after DNS, against the destination rule
+// (adapters/webhookhttp.Sender). New hands it the engine's rule (the
+// environment's, with Options.WebhookAllow and Options.OwnListeners) and
+// sends through the sender it returns. The engine checks every URL itself
+// before each send too, but a name may resolve anywhere: a sender without
+// this check leaves that to its transport.
+type WebhookDestinations interface {
+	WithDestinations(webhooks.Policy) WebhookSender
+}
+
+// guardWebhooks sets the engine's destination rule and hands it to the
+// sender.
+func (e *Engine) guardWebhooks(allow []netip.Prefix, own []netip.AddrPort) {
+	e.destinations = webhooks.Policy{Loopback: e.env == Sandbox, Allow: allow, Own: own}
+	if g, ok := e.sender.(WebhookDestinations); ok {
+		e.sender = g.WithDestinations(e.destinations)
+	}
 }
 
 // Attempt is one recorded delivery attempt.
 type Attempt struct {
 	At         time.Time
 	StatusCode int
-	Error      string
-	Duration   time.Duration
-	Response   string
-	Signature  string
+	// Error is why no answer came, in one of the fixed wordings of
+	// webhooks.Failure; "" when an answer came.
+	Error    string
+	Duration time.Duration
+	// Response is the start of the answer, at most webhooks.MaxResponse
+	// bytes; "" for a refused destination.
+	Response  string
+	Signature string
 }
 
 // DeliveryView is a delivery as the operator lists it.
@@ -217,22 +245,46 @@ func (e *Engine) claimDelivery(tx store.Tx, id string) (claimedDelivery, bool, e
 }
 
 // send sends a claimed delivery: the attempt and the status it counts as,
-// or ok false when ctx ended during the send (nothing to record).
+// or ok false when ctx ended during the send (nothing to record). A URL
+// the destination rule refuses now (set under an older rule, or naming a
+// listener the host has since opened) is not sent at all. A failure is
+// recorded in its fixed wording only; the error itself goes to the log
+// (webhookhttp's errors leave the URL out: its query may carry the
+// receiver's token).
 func (e *Engine) send(ctx context.Context, c claimedDelivery) (a Attempt, status int, ok bool) {
 	sig := webhooks.Sign(c.secret, c.d.Body)
 	start := time.Now()
-	res, sendErr := e.webhookSend(ctx, c.d, sig)
+	var res SendResult
+	sendErr := e.destinations.CheckURL(c.d.URL)
+	if sendErr == nil {
+		res, sendErr = e.webhookSend(ctx, c.d, sig)
+	}
 	if ctx.Err() != nil {
 		// Stopped mid-send: record nothing; the lease brings it back.
 		return Attempt{}, 0, false
 	}
-	a = Attempt{At: e.nowUTC(), StatusCode: res.StatusCode, Duration: time.Since(start), Response: string(res.Response), Signature: sig}
+	a = Attempt{At: e.nowUTC(), StatusCode: res.StatusCode, Duration: time.Since(start), Response: capResponse(res.Response), Signature: sig}
 	status = a.StatusCode
 	if sendErr != nil {
-		a.Error = sendErr.Error()
+		failure := webhooks.Classify(sendErr)
+		a.Error = string(failure)
+		if failure == webhooks.FailDestination {
+			a.StatusCode, a.Response = 0, ""
+		}
 		status = 0 // an error is a failure whatever the status
+		e.log.Warn("webhook attempt failed", slog.String("delivery", c.d.ID), slog.String("org", c.d.Org),
+			slog.String("failure", a.Error), slog.String("error", sendErr.Error()))
 	}
 	return a, status, true
+}
+
+// capResponse is the part of an answer kept: at most webhooks.MaxResponse
+// bytes, whatever the sender read.
+func capResponse(b []byte) string {
+	if len(b) > webhooks.MaxResponse {
+		b = b[:webhooks.MaxResponse]
+	}
+	return string(b)
 }
 
 // record records an attempt at delivery id in a transaction of its own.
@@ -287,23 +339,33 @@ func (e *Engine) deliveries(ctx context.Context, orgID string, page PageRequest)
 	err := e.store.View(ctx, func(tx store.Tx) error {
 		var err error
 		out, err = listPage(tx, bucketDeliveriesOrg, orgID, page, nil, func(id string) (DeliveryView, error) {
-			return deliveryView(tx, id)
+			return e.deliveryView(tx, id)
 		})
 		return err
 	})
 	return out, err
 }
 
-func deliveryView(tx store.Tx, id string) (DeliveryView, error) {
+// deliveryView is delivery id as the faces show it. An attempt's error is
+// shown in its fixed wording (an older version stored the raw error), and
+// no answer is shown for a URL the destination rule refuses now: what an
+// older version fetched from inside the network stays hidden.
+func (e *Engine) deliveryView(tx store.Tx, id string) (DeliveryView, error) {
 	var d deliveryRecord
 	if err := records.GetJSON(tx, bucketDeliveries, id, &d, errNotFound); err != nil {
 		return DeliveryView{}, err
 	}
+	refused := e.destinations.CheckURL(d.URL) != nil
 	v := DeliveryView{ID: d.ID, EventType: d.EventType, URL: d.URL, State: d.State, Body: string(d.Body), CreatedAt: d.CreatedAt, Attempts: []Attempt{}}
 	err := tx.Scan(bucketAttempts, store.ScanOptions{Prefix: records.IndexPrefix(id), Reverse: true}, func(_, val []byte) (bool, error) {
 		a, err := decodeAttempt(val)
 		if err != nil {
 			return false, err
+		}
+		a.Error = webhooks.Shown(a.Error)
+		a.Response = capResponse([]byte(a.Response))
+		if refused {
+			a.Response = ""
 		}
 		v.Attempts = append(v.Attempts, a)
 		return true, nil
@@ -340,7 +402,7 @@ func (e *Engine) redeliver(ctx context.Context, orgID, id string) (DeliveryView,
 			d.EventType, d.URL, d.State, d.Attempts)); err != nil {
 			return err
 		}
-		v, err = deliveryView(tx, id)
+		v, err = e.deliveryView(tx, id)
 		return err
 	})
 	return v, err

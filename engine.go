@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net/netip"
 	"sync/atomic"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/tambalapay/tambala/payouts"
 	"github.com/tambalapay/tambala/quotes"
 	"github.com/tambalapay/tambala/store"
+	"github.com/tambalapay/tambala/webhooks"
 )
 
 // Environment is where an engine runs: keys made in one never work in the
@@ -60,6 +62,16 @@ type Options struct {
 	Webhooks WebhookSender
 	// Dispatcher tunes webhook delivery.
 	Dispatcher DispatcherOptions
+	// WebhookAllow lists address ranges webhooks may reach although the
+	// destination rule refuses them (webhooks.Policy.Allow): an
+	// operator's receivers on its own network, or a test's receiver on
+	// loopback in production. Local names (localhost, *.internal) and
+	// OwnListeners stay refused.
+	WebhookAllow []netip.Prefix
+	// OwnListeners are the host's own listening addresses (its API, admin
+	// API, console): no webhook goes to them, in any environment
+	// (webhooks.Policy.Own).
+	OwnListeners []netip.AddrPort
 	// Orders tunes the /v2 desk: quotes, funding windows, proofs.
 	Orders OrderOptions
 	// AssetClasses says which assets are corridor currencies (fiat) and
@@ -218,6 +230,7 @@ type Engine struct {
 
 	balanceLowCooldown time.Duration
 	sender             WebhookSender
+	destinations       webhooks.Policy // where deliveries may go
 	dispatch           DispatcherOptions
 	worker             WorkerOptions
 	prune              PruneOptions
@@ -310,6 +323,7 @@ func New(s store.Store, opts *Options) (*Engine, error) {
 	e.started = e.nowUTC()
 	e.provider = o.Payouts
 	e.sender, e.dispatch = o.Webhooks, o.Dispatcher
+	e.guardWebhooks(o.WebhookAllow, o.OwnListeners)
 	e.dispatch.defaults()
 	e.balanceLowCooldown = o.BalanceLowCooldown
 	if e.balanceLowCooldown <= 0 {

@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"net/netip"
-	"net/url"
-	"strings"
 	"time"
 
 	"github.com/tambalapay/tambala/errcode"
@@ -78,23 +75,15 @@ func (e *Engine) setWebhookEndpoint(ctx context.Context, orgID, rawURL string) (
 	return ep, secret, nil
 }
 
+// checkEndpointURL checks a webhook URL against the engine's destination
+// rule (webhooks.Policy): https to a public destination, plain http and
+// loopback only in the sandbox, never the host's own listeners. Where a
+// name resolves is checked again at every dial, by the sender.
 func (e *Engine) checkEndpointURL(raw string) error {
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" || u.User != nil || len(raw) > 2048 {
-		return errcode.Newf(errcode.ValidationError, "url must be an absolute https URL.")
+	if err := e.destinations.CheckURL(raw); err != nil {
+		return errcode.Newf(errcode.ValidationError, "%s", err.Error())
 	}
-	switch u.Scheme {
-	case "https":
-		return nil
-	case "http":
-		host := u.Hostname()
-		addr, err := netip.ParseAddr(host)
-		loopback := strings.EqualFold(host, "localhost") || (err == nil && addr.IsLoopback())
-		if e.env == Sandbox && loopback {
-			return nil
-		}
-	}
-	return errcode.Newf(errcode.ValidationError, "url must be https (plain http only to a loopback address in the sandbox).")
+	return nil
 }
 
 // webhookEndpoint is Operator.WebhookEndpoint.

@@ -78,7 +78,9 @@ func (rc *benchWHReceiver) check(b *testing.B, want int) {
 func benchWHSender(b *testing.B) *webhookhttp.Sender {
 	tr := &http.Transport{MaxIdleConns: 64, MaxIdleConnsPerHost: 64, DisableCompression: true}
 	b.Cleanup(tr.CloseIdleConnections)
-	return webhookhttp.NewSender(tr)
+	// The sandbox's destination rule, as the engine gives its own copy:
+	// the baseline sends with this one directly, to a loopback receiver.
+	return webhookhttp.NewSenderWith(&webhookhttp.SenderOptions{Transport: tr, Destinations: webhooks.Policy{Loopback: true}})
 }
 
 // benchWHEngine returns an engine on s sending with sender at concurrency

@@ -437,7 +437,10 @@ func TestWebhookConcurrentSenderDies(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			const events = 16
 			rc := newWHReceiver(t, http.StatusOK)
-			ds := &dyingSender{inner: webhookhttp.NewSender(&http.Transport{MaxIdleConnsPerHost: 16}), goexit: goexit}
+			// A wrapped sender keeps its own destination rule: the
+			// sandbox's, for the receiver on loopback.
+			inner := webhookhttp.NewSender(&http.Transport{MaxIdleConnsPerHost: 16}).WithDestinations(webhooks.Policy{Loopback: true})
+			ds := &dyingSender{inner: inner, goexit: goexit}
 			env := newWHEnv(t, memstore.New(), rc, concurrency(8), func(o *tambala.Options) { o.Webhooks = ds })
 			for i := range events {
 				env.collect(t, 100+i)

@@ -620,7 +620,9 @@ func (c *crashSender) Send(ctx context.Context, url string, body []byte, sig str
 
 func TestWebhookCrashBetweenSendAndRecord(t *testing.T) {
 	rc := newWHReceiver(t, http.StatusOK)
-	crash := &crashSender{inner: webhookhttp.NewSender(nil)}
+	// A wrapped sender keeps its own destination rule: the sandbox's, for
+	// the receiver on loopback.
+	crash := &crashSender{inner: webhookhttp.NewSender(nil).WithDestinations(webhooks.Policy{Loopback: true})}
 	crash.crash.Store(true)
 	env := newWHEnv(t, memstore.New(), rc, func(o *tambala.Options) { o.Webhooks = crash })
 	var handled atomic.Int64

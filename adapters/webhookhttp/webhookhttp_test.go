@@ -50,13 +50,19 @@ func server(t *testing.T, h http.HandlerFunc) (*httptest.Server, func() []captur
 // ---------------------------------------------------------------------------
 // Sender
 
+// localSender is a sender for receivers on loopback: the sandbox's rule
+// (NewSender alone has production's, which refuses them).
+func localSender() *webhookhttp.Sender {
+	return webhookhttp.NewSenderWith(&webhookhttp.SenderOptions{Destinations: webhooks.Policy{Loopback: true}})
+}
+
 func TestSenderPostsSignedBody(t *testing.T) {
 	srv, got := server(t, func(w http.ResponseWriter, _ *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 		_, _ = w.Write([]byte("thanks"))
 	})
 	sig := webhooks.Sign(secret, eventBody)
-	res, err := webhookhttp.NewSender(nil).Send(context.Background(), srv.URL+"/hook", eventBody, sig)
+	res, err := localSender().Send(context.Background(), srv.URL+"/hook", eventBody, sig)
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusAccepted, res.StatusCode)
 	assert.Equal(t, "thanks", string(res.Response))
@@ -82,7 +88,7 @@ func TestSenderDoesNotFollowRedirects(t *testing.T) {
 				}
 				http.Redirect(w, r, srv.URL+"/target", code)
 			})
-			res, err := webhookhttp.NewSender(nil).Send(context.Background(), srv.URL+"/hook", eventBody, "sig")
+			res, err := localSender().Send(context.Background(), srv.URL+"/hook", eventBody, "sig")
 			require.NoError(t, err, "the 3xx itself is handed back")
 			assert.Equal(t, code, res.StatusCode)
 			assert.Zero(t, target.Load(), "the redirect target is never hit")
@@ -96,7 +102,7 @@ func TestSenderCapsResponse(t *testing.T) {
 		w.WriteHeader(http.StatusInternalServerError)
 		_, _ = w.Write([]byte(long))
 	})
-	res, err := webhookhttp.NewSender(nil).Send(context.Background(), srv.URL, eventBody, "sig")
+	res, err := localSender().Send(context.Background(), srv.URL, eventBody, "sig")
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusInternalServerError, res.StatusCode)
 	assert.Len(t, res.Response, webhookhttp.MaxResponse)
@@ -113,7 +119,7 @@ func TestSenderTimesOut(t *testing.T) {
 	})
 	t.Cleanup(func() { close(release) })
 	start := time.Now()
-	res, err := webhookhttp.NewSender(nil).WithTimeout(100*time.Millisecond).Send(context.Background(), srv.URL, eventBody, "sig")
+	res, err := localSender().WithTimeout(100*time.Millisecond).Send(context.Background(), srv.URL, eventBody, "sig")
 	require.Error(t, err)
 	assert.Zero(t, res.StatusCode)
 	assert.Less(t, time.Since(start), 5*time.Second)
@@ -121,7 +127,7 @@ func TestSenderTimesOut(t *testing.T) {
 	// A cancelled context ends the attempt too.
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { time.Sleep(50 * time.Millisecond); cancel() }()
-	_, err = webhookhttp.NewSender(nil).Send(ctx, srv.URL, eventBody, "sig")
+	_, err = localSender().Send(ctx, srv.URL, eventBody, "sig")
 	assert.ErrorIs(t, err, context.Canceled)
 }
 
@@ -161,10 +167,10 @@ func TestSenderRefusedAndBadURL(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	url := srv.URL
 	srv.Close()
-	res, err := webhookhttp.NewSender(nil).Send(context.Background(), url, eventBody, "sig")
+	res, err := localSender().Send(context.Background(), url, eventBody, "sig")
 	assert.Error(t, err)
 	assert.Zero(t, res.StatusCode)
-	_, err = webhookhttp.NewSender(nil).Send(context.Background(), "::not a url", eventBody, "sig")
+	_, err = localSender().Send(context.Background(), "::not a url", eventBody, "sig")
 	assert.Error(t, err)
 }
 
@@ -370,7 +376,7 @@ func TestSenderToReceiver(t *testing.T) {
 	h := &handled{}
 	srv := httptest.NewServer(newReceiver(h, secret))
 	defer srv.Close()
-	s := webhookhttp.NewSender(nil)
+	s := localSender()
 	res, err := s.Send(context.Background(), srv.URL, eventBody, webhooks.Sign(secret, eventBody))
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusOK, res.StatusCode)
@@ -397,7 +403,11 @@ func Example() {
 	defer srv.Close()
 
 	body := []byte(`{"id":"evt_1","event_type":"payout.succeeded","created_at":"2026-11-21T12:00:00.000Z","balance":{"available":100.00,"held":0.00,"currency":"MWK"},"data":{"id":"p1"}}`)
-	sender := webhookhttp.NewSender(nil)
+	sender := webhookhttp.NewSenderWith(&webhookhttp.SenderOptions{
+		// The sandbox's rule: this receiver is on loopback, which the
+		// default (production's) refuses.
+		Destinations: webhooks.Policy{Loopback: true},
+	})
 	for _, sig := range []string{webhooks.Sign(secret, body), webhooks.Sign(secret, body), webhooks.Sign("whsec_forged", body)} {
 		res, err := sender.Send(context.Background(), srv.URL, body, sig)
 		fmt.Println(res.StatusCode, err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/netip"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -120,6 +121,15 @@ type config struct {
 	// webhookTransport, tests only, carries the webhook deliveries (nil:
 	// the sender's default transport).
 	webhookTransport http.RoundTripper
+	// webhookAllow, tests only, lists address ranges webhooks may reach
+	// although the destination rule refuses them
+	// (tambala.Options.WebhookAllow): a test's https receiver on loopback
+	// in production. No flag sets it.
+	webhookAllow []netip.Prefix
+	// listeners are the addresses the server listens on, refused as
+	// webhook destinations in every environment
+	// (tambala.Options.OwnListeners); run sets them once bound.
+	listeners []netip.AddrPort
 	// logOut receives the JSON log (default os.Stderr).
 	logOut io.Writer
 	// wrapStore, tests only, wraps the store the server opened.

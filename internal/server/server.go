@@ -258,6 +258,10 @@ func setup(ctx context.Context, c config, log *zap.Logger, out io.Writer) (*app,
 	pm := prommetrics.New(reg)
 	opts := &tambala.Options{Metrics: pm,
 		Logger: slogger, Environment: tambala.Environment(c.env), Webhooks: webhookhttp.NewSender(c.webhookTransport),
+		// No webhook goes to the server's own listeners (the sandbox lets
+		// other loopback receivers in; production refuses every private
+		// destination).
+		OwnListeners: c.listeners, WebhookAllow: c.webhookAllow,
 		Limits: tambala.Limits{RatePerSecond: c.rate, RateBurst: c.burst, InFlightPerOrg: c.inFlightPerOrg}, Payouts: provider,
 		TracerProvider: c.tracerProvider, // nil: tracing off (tracing.go)
 	}
@@ -371,6 +375,16 @@ func inviteDemoAdmin(ctx context.Context, eng *tambala.Engine, org string, c con
 		base = "http://" + c.addr
 	}
 	return base + "/portal/invitations/accept?token=" + url.QueryEscape(inv.Token), nil
+}
+
+// listenAddr is a listener's address: 0.0.0.0 or :: when it listens on
+// every address.
+func listenAddr(l net.Listener) netip.AddrPort {
+	if a, ok := l.Addr().(*net.TCPAddr); ok {
+		return a.AddrPort()
+	}
+	ap, _ := netip.ParseAddrPort(l.Addr().String())
+	return ap
 }
 
 // loopback reports whether the listen address addr is on loopback only.
@@ -497,6 +511,7 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	}
 	defer stopTracing() // last: after the listeners and the loops have stopped
 	c.tracerProvider = tp
+	c.listeners = append(c.listeners, listenAddr(pub), listenAddr(adm))
 	a, err := setup(ctx, c, log, out)
 	if err != nil {
 		pub.Close()
