@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/tambalapay/tambala/accounts"
@@ -30,6 +31,7 @@ var (
 	bucketOrderFundingRef = []byte("orders.funding_ref") // reference -> id, across organizations
 	bucketOrderQueue      = []byte("orders.queue")       // status NUL id -> nil: the desk's queue
 	bucketProofs          = []byte("orders.proofs")      // proof id -> proof record
+	bucketOrderMovers     = []byte("orders.movers")      // id NUL move name -> who made it (moverOf)
 	ordersExpiry          = due.Index("orders.expiry")   // from-bank funding deadlines
 )
 
@@ -234,10 +236,16 @@ func (e *Engine) moveOrder(ctx context.Context, id string, cmd orders.Command) (
 			}
 			m, err := e.applyOrder(tx, id, "", cmd, e.nowUTC())
 			o, moved = m.Order, m.moved()
-			if err != nil || !m.Changed {
+			if err != nil {
 				return err
 			}
+			if !m.Changed {
+				return checkRepeat(ctx, tx, id, cmd)
+			}
 			if err := e.auditAs(ctx, tx, o.Org, AuditOrderMoved, o.ID, orderMoveSummary(cmd, m)); err != nil {
+				return err
+			}
+			if err := putMover(ctx, tx, id, cmd); err != nil {
 				return err
 			}
 			if !moved || o.Funding == nil || o.Status != orders.AwaitingFunds {
@@ -271,6 +279,60 @@ func (e *Engine) moveOrder(ctx context.Context, id string, cmd orders.Command) (
 }
 
 var errRetryReference = errors.New("tambala: generated funding reference already used")
+
+// ErrOrderAlreadyMoved is the error of a desk move that another person
+// already made: the order is as the move would leave it, nothing changed,
+// and the caller is told so instead of "done" (code conflict, 409). The
+// same person repeating their own move (a retry) gets the order
+// unchanged, with no error; so does any repeat when no person asked (the
+// engine's own work, or a move made before movers were recorded).
+var ErrOrderAlreadyMoved = errors.New("tambala: the order already moved")
+
+// moverKey is the key of who made move of order id.
+func moverKey(id string, cmd orders.Command) []byte {
+	return []byte(id + "\x00" + cmd.Name())
+}
+
+// moverOf is how a mover is recorded: the actor's kind and id (a staff
+// user's, or none for the automation), NUL, and the name shown.
+func moverOf(a AuditActor) []byte {
+	return []byte(string(a.Kind) + ":" + a.ID + "\x00" + a.name())
+}
+
+// putMover records who made cmd on order id, when ctx names someone.
+func putMover(ctx context.Context, tx store.Tx, id string, cmd orders.Command) error {
+	a, ok := ctx.Value(actorKey{}).(AuditActor)
+	if !ok {
+		return nil
+	}
+	return tx.Put(bucketOrderMovers, moverKey(id, cmd), moverOf(a))
+}
+
+// checkRepeat decides a move that changed nothing: a repeat by whoever
+// made it is answered with the order unchanged; one by another person,
+// ErrOrderAlreadyMoved, naming who made it. Two people posting one move
+// at once are thus told apart: one moved the order, the other is told it
+// already moved.
+func checkRepeat(ctx context.Context, tx store.Tx, id string, cmd orders.Command) error {
+	a, ok := ctx.Value(actorKey{}).(AuditActor)
+	if !ok {
+		return nil
+	}
+	v, err := tx.Get(bucketOrderMovers, moverKey(id, cmd))
+	if isNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	who, name, _ := strings.Cut(string(v), "\x00")
+	mine, _, _ := strings.Cut(string(moverOf(a)), "\x00")
+	if who == mine {
+		return nil
+	}
+	return &errcode.Error{Code: errcode.Conflict, Err: ErrOrderAlreadyMoved,
+		Message: fmt.Sprintf("The order already moved: %s made this move (%s) first; nothing changed.", name, cmd.Name())}
+}
 
 // deskOrder is Operator.DeskOrder.
 func (e *Engine) deskOrder(ctx context.Context, id string) (orders.Order, error) {

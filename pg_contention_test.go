@@ -45,8 +45,8 @@ func TestTwoInstances_HotOrganizationOnPostgres(t *testing.T) {
 	if !teststores.PGAvailable(t) {
 		t.Skip("no PostgreSQL answers (set TAMBALA_PG_URL)")
 	}
-	// A small retry budget (the default is 30): contention must not
-	// spend it.
+	// A small retry count (the default is 30): the budget is the time
+	// (pgstore.Options.RetryFor), which contention must not spend.
 	sa, sb := teststores.Pgstore(&pgstore.Options{MaxRetries: 5}).OpenTwo(t)
 	var conflicts atomic.Int64
 	clock := &fakeClock{t: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}

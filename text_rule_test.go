@@ -36,6 +36,10 @@ var invisible = map[string]string{
 	"Arabic letter mark": "\u061C",
 	"soft hyphen":        "\u00AD",
 	"C1 control":         "\u0085",
+	// Default-ignorable code points that are not format characters
+	// (issue #33): they render as nothing.
+	"combining grapheme joiner": "\u034F",
+	"Hangul filler":             "\u3164",
 }
 
 func bankRequest(account, name string) payouts.Request {

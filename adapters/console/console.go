@@ -176,6 +176,8 @@ func (h *handler) fail(w http.ResponseWriter, v webui.View, err error) {
 // funcs are the templates' helpers.
 var funcs = template.FuncMap{
 	"visible": Visible,
+	"typed":   Typed,
+	"flagged": Flagged,
 	"when":    func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
 	"deref":   func(t *time.Time) time.Time { return *t },
 	"split":   func(s string) []string { return strings.SplitN(s+".", ".", 3) },

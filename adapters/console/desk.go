@@ -170,8 +170,8 @@ func legalMoves(o orders.Order, now time.Time) moves {
 	return m
 }
 
-// beneficiary is a to-bank order's beneficiary with its invisible
-// characters made visible.
+// beneficiary is a to-bank order's beneficiary as the desk types it
+// (Typed): every character outside printable ASCII marked.
 type beneficiary struct {
 	Name, BankName, AccountNumber, Branch []Segment
 	HasBranch                             bool
@@ -235,9 +235,9 @@ func (h *handler) orderView(r *http.Request, s webui.Session, id string) (webui.
 	rw := h.rowOf(o, orgNames(r, op), now)
 	d := orderData{Order: o, OrgName: rw.OrgName, Age: rw.Age, Deadline: rw.Deadline, Desk: may(s, accounts.StaffDesk)}
 	if b := o.Beneficiary; b != nil {
-		d.Beneficiary = &beneficiary{Name: Visible(b.Name), BankName: Visible(b.BankName), AccountNumber: Visible(b.AccountNumber)}
+		d.Beneficiary = &beneficiary{Name: Typed(b.Name), BankName: Typed(b.BankName), AccountNumber: Typed(b.AccountNumber)}
 		if b.Branch != nil {
-			d.Beneficiary.Branch, d.Beneficiary.HasBranch = Visible(*b.Branch), true
+			d.Beneficiary.Branch, d.Beneficiary.HasBranch = Typed(*b.Branch), true
 		}
 	}
 	if d.History, err = h.history(r, s, o.Org, o.ID); err != nil {

@@ -10,8 +10,11 @@
 // what the desk must do next (to-bank accepted and processing; from-bank
 // awaiting instructions, proof submitted and funds confirmed; failed
 // to-bank orders whose refund is pending); an order's page with its
-// amounts and rate, the beneficiary exactly as sent with every control
-// and invisible format character shown as a marker (⟨U+200B⟩), the
+// amounts and rate, the beneficiary, client reference and funding
+// instructions exactly as sent (Typed: every control, invisible or
+// combining character and every space but U+0020 shown as a marker
+// ⟨U+200B⟩, any other character outside printable ASCII highlighted with
+// its code point), the
 // history of its moves and their actors from the audit trail, the newest
 // funding proof framed, with links to open it on its own and to download
 // it, and a form for each move the order's

@@ -85,3 +85,43 @@ func TestLegalMoves(t *testing.T) {
 		t.Errorf("completed: %+v", m)
 	}
 }
+
+// TestTyped pins the desk's marking (issue #33): printable ASCII as it is;
+// invisible characters, spaces other than U+0020 and combining marks as
+// markers in their place; other characters outside ASCII as themselves,
+// flagged with their code point.
+func TestTyped(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []Segment
+	}{
+		{"", nil},
+		{"Chikondi Banda ~!", []Segment{{Text: "Chikondi Banda ~!"}}},
+		{"Grace\u034F Phiri\u3164", []Segment{{Text: "Grace"}, {Text: "⟨U+034F⟩", Marker: true}, {Text: " Phiri"}, {Text: "⟨U+3164⟩", Marker: true}}},
+		{"National\u00A0Bank", []Segment{{Text: "National"}, {Text: "⟨U+00A0⟩", Marker: true}, {Text: "Bank"}}},
+		{"a\u2009b\u3000c\u2028", []Segment{{Text: "a"}, {Text: "⟨U+2009⟩", Marker: true}, {Text: "b"}, {Text: "⟨U+3000⟩", Marker: true}, {Text: "c"}, {Text: "⟨U+2028⟩", Marker: true}}},
+		{"Jose\u0301", []Segment{{Text: "Jose"}, {Text: "⟨U+0301⟩", Marker: true}}},
+		{"x\u0903\u20DD", []Segment{{Text: "x"}, {Text: "⟨U+0903⟩", Marker: true}, {Text: "⟨U+20DD⟩", Marker: true}}},
+		{"Ali\u200Bce\t", []Segment{{Text: "Ali"}, {Text: "⟨U+200B⟩", Marker: true}, {Text: "ce"}, {Text: "⟨U+0009⟩", Marker: true}}},
+		{"Gr\u0430ce", []Segment{{Text: "Gr"}, {Text: "\u0430", Code: "U+0430"}, {Text: "ce"}}},
+		{"Łukasz", []Segment{{Text: "Ł", Code: "U+0141"}, {Text: "ukasz"}}},
+		{"\uFF21\u2019\U0001F600", []Segment{{Text: "\uFF21", Code: "U+FF21"}, {Text: "\u2019", Code: "U+2019"}, {Text: "\U0001F600", Code: "U+1F600"}}},
+	} {
+		got := Typed(c.in)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("Typed(%q) = %v, want %v", c.in, got, c.want)
+		}
+		plain := true
+		for _, r := range c.in {
+			plain = plain && r >= 0x20 && r <= 0x7E
+		}
+		if Flagged(got) == plain {
+			t.Errorf("Flagged(Typed(%q)) = %v", c.in, Flagged(got))
+		}
+	}
+	// Visible, for the other pages, still marks the invisible only, the
+	// default-ignorable code points included.
+	if got, want := Visible("Grace\u034F Ph\u00A0iri\u3164"), []Segment{{Text: "Grace"}, {Text: "⟨U+034F⟩", Marker: true}, {Text: " Ph\u00A0iri"}, {Text: "⟨U+3164⟩", Marker: true}}; !slices.Equal(got, want) {
+		t.Errorf("Visible = %v, want %v", got, want)
+	}
+}

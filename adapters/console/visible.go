@@ -3,40 +3,97 @@ package console
 import (
 	"fmt"
 	"strings"
+	"unicode"
 
 	"github.com/tambalapay/tambala/internal/textrule"
 )
 
-// Segment is a piece of text as the console shows it: the text itself, or
-// one control or invisible format character made visible as a marker.
+// Segment is a piece of text as the console shows it: the text itself; one
+// character that shows nothing (or shows as something it is not) replaced
+// by its marker ⟨U+XXXX⟩ (Marker); or one character outside printable
+// ASCII shown as itself and flagged with its code point (Code).
 type Segment struct {
 	Text   string
 	Marker bool
+	// Code is "U+XXXX" for a flagged character (Typed only), "" otherwise.
+	Code string
 }
 
-// Visible splits s into segments: each rune that is a control character
-// (Cc) or a Unicode format character (Cf: U+200B, U+202E, U+FEFF ...),
-// the characters textrule refuses, becomes a marker segment ⟨U+XXXX⟩, the runs between them text
-// segments. The template escapes each segment; nothing of s is dropped
-// or reordered.
+// Visible splits s into segments: each rune textrule refuses (a control
+// character, a format character such as U+200B, U+202E or U+FEFF, or any
+// other default-ignorable code point such as U+034F or U+3164) becomes a
+// marker segment ⟨U+XXXX⟩, the runs between them text segments. The
+// template escapes each segment; nothing of s is dropped or reordered.
 func Visible(s string) []Segment {
 	var out []Segment
 	var run strings.Builder
+	flush := func() {
+		if run.Len() > 0 {
+			out = append(out, Segment{Text: run.String()})
+			run.Reset()
+		}
+	}
 	for _, r := range s {
 		if textrule.Refused(r) {
-			if run.Len() > 0 {
-				out = append(out, Segment{Text: run.String()})
-				run.Reset()
-			}
+			flush()
 			out = append(out, Segment{Text: Marker(r), Marker: true})
 			continue
 		}
 		run.WriteRune(r)
 	}
-	if run.Len() > 0 {
-		out = append(out, Segment{Text: run.String()})
-	}
+	flush()
 	return out
+}
+
+// Typed splits s as the desk reads text it types into a bank's system by
+// hand (a beneficiary, funding instructions, references), so that what
+// the clerk types is what was sent: printable ASCII (U+0020 to U+007E) is
+// shown as it is; every other rune is marked.
+//
+//   - A rune that shows nothing or shows as something it is not becomes
+//     its marker ⟨U+XXXX⟩ in its place: what Visible marks, every space
+//     but U+0020 (U+00A0 no-break space, U+2009 thin space, U+3000 ...,
+//     which look like a space and are not one), and every combining mark
+//     (categories Mn, Mc, Me: U+0301 makes "é" of an "e", U+0338 strikes
+//     through the letter before it).
+//   - Any other rune (a letter, digit, punctuation or symbol outside
+//     ASCII: "Ł", Cyrillic "а" that looks like Latin "a", fullwidth "Ａ",
+//     "’") is shown as itself, flagged with its code point (Code), so a
+//     lookalike is never typed as the letter it resembles.
+func Typed(s string) []Segment {
+	var out []Segment
+	var run strings.Builder
+	flush := func() {
+		if run.Len() > 0 {
+			out = append(out, Segment{Text: run.String()})
+			run.Reset()
+		}
+	}
+	for _, r := range s {
+		switch {
+		case r >= 0x20 && r <= 0x7E:
+			run.WriteRune(r)
+		case textrule.Refused(r) || unicode.IsSpace(r) || unicode.Is(unicode.M, r):
+			flush()
+			out = append(out, Segment{Text: Marker(r), Marker: true})
+		default:
+			flush()
+			out = append(out, Segment{Text: string(r), Code: fmt.Sprintf("U+%04X", r)})
+		}
+	}
+	flush()
+	return out
+}
+
+// Flagged reports whether segs (of Typed) hold any rune outside printable
+// ASCII: the desk's page then says so next to the field.
+func Flagged(segs []Segment) bool {
+	for _, s := range segs {
+		if s.Marker || s.Code != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // Marker is the visible marker of r: ⟨U+200B⟩.

@@ -20,11 +20,11 @@
 // Idempotency-Key is looked at, so a refused request creates and records
 // nothing.
 //
-// The media type rule of a JSON body, on both handlers: a Content-Type,
-// when present, must be application/json (matched without regard to case;
-// parameters are allowed, a charset only as utf-8). A request without a
-// Content-Type is read as JSON, so that older clients and hand-made
-// requests keep working. The funding proof upload (PUT
+// The media type rule of a JSON body, on both handlers: a request that
+// carries a body must declare it with a Content-Type of application/json
+// (matched without regard to case; parameters are allowed, a charset only
+// as utf-8); a body without a Content-Type is 415 like a wrong one. A
+// request with no body (Content-Length 0) needs none. The funding proof upload (PUT
 // /v2/orders/{id}/proofs/funding) takes the file itself, with its own
 // media types (application/pdf, image/png, image/jpeg).
 //

@@ -131,21 +131,54 @@ func TestJSONRoutes_RefuseOtherMediaTypes(t *testing.T) {
 }
 
 // TestJSONRoutes_MediaTypeAccepted: application/json in any case, with
-// charset=utf-8 or other parameters, and a request with no Content-Type at
-// all, are read as JSON.
+// charset=utf-8 or other parameters, is read as JSON.
 func TestJSONRoutes_MediaTypeAccepted(t *testing.T) {
 	e := newEnv(t)
 	_, key := e.newOrg(t, orgSpec{v2: tambala.V2Enabled, assets: allAssets, fundMWK: 1_000_000})
 	body := `{"amount_mwk":"1000.00","institution_id":101,"mobile_number":"111100000112","beneficiary_name":"Test Wallet"}`
-	for i, ct := range []string{"application/json", "application/json; charset=utf-8", "Application/JSON; Charset=\"UTF-8\"", "application/json;version=1", "-"} {
+	for i, ct := range []string{"application/json", "application/json; charset=utf-8", "Application/JSON; Charset=\"UTF-8\"", "application/json;version=1"} {
 		h := bearerWith(key, "Idempotency-Key", "ok-"+strconv.Itoa(i))
-		if ct != "-" {
-			h.Set("Content-Type", ct)
-		}
+		h.Set("Content-Type", ct)
 		e.sendRaw(t, false, "POST", "/v1/payouts/momo", body, h).want(t, 202, "")
 	}
-	r := e.sendRaw(t, true, "POST", "/admin/orgs", `{"name":"No Content-Type"}`, bearerWith(adminToken))
+	r := e.sendRaw(t, true, "POST", "/admin/orgs", `{"name":"With Content-Type"}`, bearerWith(adminToken, "Content-Type", "application/json"))
 	r.want(t, 201, "")
+}
+
+// TestJSONRoutes_BodyWithoutContentTypeRefused (issue #33): every
+// operation of both documents that takes a JSON body answers 415
+// unsupported_media_type to a body sent without a Content-Type, as to a
+// wrong one, and uses no Idempotency-Key on the way; a request with no
+// body needs no Content-Type.
+func TestJSONRoutes_BodyWithoutContentTypeRefused(t *testing.T) {
+	e := newEnv(t)
+	org, key := e.newOrg(t, orgSpec{v2: tambala.V2Enabled, assets: allAssets, fundMWK: 1_000_000, fundUSDT: 1000})
+	for _, doc := range []struct {
+		admin bool
+		doc   *openapi3.T
+		auth  string
+	}{{false, loadSpec(t).doc, key}, {true, loadAdminSpec(t).doc, adminToken}} {
+		for _, k := range jsonBodyOperations(doc.doc) {
+			method, path, _ := strings.Cut(k, " ")
+			r := e.sendRaw(t, doc.admin, method, concrete(path, org.ID), `{}`, bearerWith(doc.auth, "Idempotency-Key", "no-ct"))
+			if r.Status != 415 || r.code() != "unsupported_media_type" {
+				t.Errorf("%s with a body and no Content-Type: %d %s, want 415 unsupported_media_type", k, r.Status, truncate(r.Body))
+			}
+		}
+	}
+	// A valid payout without a Content-Type is refused and stores
+	// nothing: the same key sent as JSON afterwards is a first creation.
+	body := `{"amount_mwk":"1000.00","institution_id":101,"mobile_number":"111100000112","beneficiary_name":"Test Wallet"}`
+	e.sendRaw(t, false, "POST", "/v1/payouts/momo", body, bearerWith(key, "Idempotency-Key", "later")).want(t, 415, "unsupported_media_type")
+	r := e.do(t, "GET", "/v1/payouts", nil, hdr(key)).want(t, 200, "")
+	if strings.Contains(string(r.Body), `"id"`) {
+		t.Errorf("a payout was created without a Content-Type: %s", r.Body)
+	}
+	e.sendRaw(t, false, "POST", "/v1/payouts/momo", body, bearerWith(key, "Idempotency-Key", "later", "Content-Type", "application/json")).want(t, 202, "")
+	// No body, no Content-Type: not a media type question (the route
+	// answers for the missing body, or takes none).
+	e.sendRaw(t, false, "POST", "/v1/payouts/momo", "", bearerWith(key, "Idempotency-Key", "empty")).want(t, 400, "validation_error")
+	e.sendRaw(t, true, "POST", "/admin/orgs/"+org.ID+"/keys", "", bearerWith(adminToken)).want(t, 201, "")
 }
 
 // TestJSONRoutes_RefusedMediaTypeStoresNothing: a create refused for its

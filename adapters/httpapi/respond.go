@@ -75,15 +75,20 @@ func writeError(w http.ResponseWriter, r *http.Request, log *zap.Logger, err err
 var errTooLarge = errcode.New(errcode.PayloadTooLarge)
 
 // checkJSONBody is the media type rule of every route that reads a JSON
-// body: a Content-Type, when the request has one, must be application/json
-// (the type in any case), with no charset but utf-8; other parameters are
-// ignored. A request without a Content-Type is read as JSON, as before the
-// rule (older clients and hand-written requests send none). Anything else,
-// a malformed or repeated header included, is 415 unsupported_media_type.
+// body: a request that carries a body must declare it with a Content-Type
+// of application/json (the type in any case), with no charset but utf-8;
+// other parameters are ignored. A request with no body (Content-Length 0)
+// needs no Content-Type: there is nothing to declare, and the route
+// answers for the missing fields. Anything else, a body without a
+// Content-Type and a malformed or repeated header included, is 415
+// unsupported_media_type.
 func checkJSONBody(r *http.Request) error {
 	values := r.Header.Values("Content-Type")
 	if len(values) == 0 {
-		return nil
+		if r.ContentLength == 0 {
+			return nil
+		}
+		return errNotJSON
 	}
 	if len(values) == 1 {
 		if strings.EqualFold(values[0], "application/json") {

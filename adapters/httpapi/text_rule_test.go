@@ -117,3 +117,42 @@ func TestTextRuleAdminHTTP(t *testing.T) {
 	e.admin(t, "POST", "/admin/orgs", map[string]any{"name": "Acme\u2066 Ltd"}).want(t, 400, "validation_error")
 	e.admin(t, "POST", "/admin/orgs", map[string]any{"name": "Łukasz & Chikondi Ltd"}).want(t, 201, "")
 }
+
+// TestTextRuleHTTPDefaultIgnorable (issue #33): default-ignorable code
+// points that are not format characters (the combining grapheme joiner
+// U+034F, the Hangul filler U+3164, a variation selector) render as
+// nothing and are refused like the format characters: 400
+// validation_error naming the code point, nothing created.
+func TestTextRuleHTTPDefaultIgnorable(t *testing.T) {
+	e := newDeskEnv(t)
+	_, key := e.newOrg(t, orgSpec{name: "Payer", v2: tambala.V2Enabled, assets: deskAssets, fundUSDT: 1000, fundMWK: 100000})
+	n := 0
+	post := func(path, body string) *resp {
+		n++
+		return e.do(t, "POST", path, body, hdr(key, "Idempotency-Key", fmt.Sprint("k", n)))
+	}
+	q := toBankQuote(t, e, key)
+	for _, c := range []struct{ beneficiary, code string }{
+		{`{"name":"Grace\u034f Phiri\u3164","bank_name":"National Bank of Malawi","account_number":"100200300"}`, "U+034F"},
+		{`{"name":"Grace Phiri\u3164","bank_name":"National Bank of Malawi","account_number":"100200300"}`, "U+3164"},
+		{"{\"name\":\"Grace Phiri\",\"bank_name\":\"National\u115fBank\",\"account_number\":\"100200300\"}", "U+115F"},
+		{`{"name":"Grace Phiri","bank_name":"National Bank of Malawi","account_number":"100200300","branch":"Lilongwe\ufe0f"}`, "U+FE0F"},
+	} {
+		r := post("/v2/orders", orderBody(q.QuoteID, "inv-1", c.beneficiary)).want(t, 400, "validation_error")
+		var env struct{ Error struct{ Message string } }
+		r.decode(t, &env)
+		if !strings.Contains(env.Error.Message, c.code) || !strings.Contains(env.Error.Message, "beneficiary.") {
+			t.Errorf("message %q does not name the field and %s", env.Error.Message, c.code)
+		}
+	}
+	post("/v1/payouts/bank", `{"amount_mwk":"1000.00","institution_id":1,"account_number":"3333888800","beneficiary_name":"Grace\u034f Phiri"}`).
+		want(t, 400, "validation_error")
+	var orderPage struct{ Orders []any }
+	e.do(t, "GET", "/v2/orders", nil, hdr(key)).want(t, 200, "").decode(t, &orderPage)
+	if len(orderPage.Orders) != 0 {
+		t.Errorf("created %d orders", len(orderPage.Orders))
+	}
+	// A no-break space is a space, not an invisible character: accepted
+	// (the desk's page marks it).
+	createOrder(t, e, key, "nbsp", orderBody(q.QuoteID, "inv-1", `{"name":"Grace Phiri","bank_name":"National\u00a0Bank","account_number":"100200300"}`))
+}

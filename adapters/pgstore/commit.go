@@ -8,6 +8,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/tambalapay/tambala/internal/txbuf"
 	"github.com/tambalapay/tambala/store"
@@ -22,6 +23,8 @@ type request struct {
 	// failures counts the batches whose commit this update was part of
 	// and that failed to serialize.
 	failures int
+	// start is when Update was called: the retry budget runs from it.
+	start time.Time
 	// state is where the request stands in the batch being run.
 	state reqState
 	done  chan struct{}
@@ -37,7 +40,7 @@ const (
 )
 
 func (r *request) reset() {
-	r.ctx, r.fn, r.err, r.panic, r.failures, r.state = nil, nil, nil, nil, 0, pending
+	r.ctx, r.fn, r.err, r.panic, r.failures, r.state, r.start = nil, nil, nil, nil, 0, pending, time.Time{}
 }
 
 var requestPool = sync.Pool{New: func() any { return &request{done: make(chan struct{}, 1)} }}
@@ -224,7 +227,7 @@ func (s *Store) runBatch(first *request) {
 		case err == nil: // fnFailed: its error stands
 		case retry:
 			r.failures++
-			if r.failures <= s.maxRetries {
+			if s.retrying(r.failures, r.start) {
 				// It runs again first in the next batch.
 				r.err, r.state = nil, pending
 				s.again = append(s.again, r)
@@ -232,7 +235,7 @@ func (s *Store) runBatch(first *request) {
 				continue
 			}
 			s.stats.conflicts.Add(1)
-			r.err = fmt.Errorf("pgstore: gave up after %d attempts: %w", r.failures, s.failure(r.ctx, err))
+			r.err = fmt.Errorf("pgstore: gave up after %d attempts in %v: %w", r.failures, time.Since(r.start).Round(time.Millisecond), s.failure(r.ctx, err))
 		default:
 			r.err = s.failure(r.ctx, err)
 		}

@@ -37,9 +37,13 @@
 // under the store's context (Options.StatementTimeout bounds them).
 //
 // A transaction that fails to serialize or is chosen as a deadlock victim
-// (SQLSTATE 40001, 40P01) runs fn again, up to Options.MaxRetries times,
-// then Update returns an error wrapping store.ErrConflict and the
-// *pgconn.PgError. Other failures are returned wrapped, never retried: a
+// (SQLSTATE 40001, 40P01) runs fn again until the retry budget is spent:
+// at least Options.MaxRetries times (default 30) and for at least
+// Options.RetryFor since Update was called (default 10 s), or until the
+// caller's context ends; then Update returns an error wrapping
+// store.ErrConflict and the *pgconn.PgError. The budget is time so that
+// contention costs latency, never an error, however many attempts a
+// loaded machine needs. Other failures are returned wrapped, never retried: a
 // connection lost before COMMIT wrote nothing, and the caller may run the
 // update again; a connection lost after COMMIT was sent gives an error
 // wrapping ErrCommitUnknown. Errors are told apart by SQLSTATE and
@@ -79,7 +83,8 @@
 // other processes see it as one serializable writer. If it fails to
 // serialize, its updates run again first in the committer's next batch,
 // in their order, with the keys it wrote locked (see Contention); each
-// counts the failures toward Options.MaxRetries. A caller's context is
+// counts the failures toward the retry budget (Options.MaxRetries and
+// RetryFor). A caller's context is
 // checked before each of its reads; the statements themselves run under
 // the committer's context, so that one caller giving up cannot abort the
 // others' transaction (use Options.StatementTimeout to bound them).

@@ -19,6 +19,7 @@ import (
 const (
 	DefaultMaxBatch   = 256
 	DefaultMaxRetries = 30
+	DefaultRetryFor   = 10 * time.Second
 )
 
 // Backoff before the attempt of an update after one that failed to
@@ -32,7 +33,8 @@ const (
 
 // Options configure a Store. The zero value (or nil) is the default: the
 // connection's current schema, group commit on, batches of up to
-// DefaultMaxBatch updates, DefaultMaxRetries attempts, no statement timeout.
+// DefaultMaxBatch updates, retries for at least DefaultRetryFor and
+// DefaultMaxRetries times, no statement timeout.
 type Options struct {
 	// Schema holds the store's tables; Migrate creates it when missing.
 	// Empty means the connection's current schema (its search_path).
@@ -50,12 +52,18 @@ type Options struct {
 	NoGroupCommit bool
 	// MaxBatch caps how many updates share one commit (default 256).
 	MaxBatch int
-	// MaxRetries is how many times an update is run again after a
-	// serialization failure or deadlock before Update returns
-	// store.ErrConflict (default 30). Waiting for the locks of hot keys
-	// runs no function and counts as no retry (see Contention in the
-	// package documentation).
+	// MaxRetries and RetryFor are the retry budget: an update that failed
+	// to serialize or was a deadlock's victim runs again until it has
+	// been run again MaxRetries times (default 30) AND RetryFor (default
+	// 10 s) has passed since Update was called; only then, or when the
+	// caller's context ends, does Update give up (store.ErrConflict, or
+	// the context's error). The budget is in time so that contention,
+	// however many attempts it costs under load, costs latency and not
+	// an error; the count keeps a floor for a fast machine. Waiting for
+	// the locks of hot keys runs no function and counts as no retry (see
+	// Contention in the package documentation).
 	MaxRetries int
+	RetryFor   time.Duration
 }
 
 // Store is a store.Store over one table of a PostgreSQL database.
@@ -66,6 +74,7 @@ type Store struct {
 	timeout    string // SET LOCAL statement_timeout value, "" for none
 	maxBatch   int
 	maxRetries int
+	retryFor   time.Duration
 
 	mu       sync.RWMutex // guards closed and inflight.Add
 	closed   bool
@@ -192,6 +201,8 @@ func newStore(pool *pgxpool.Pool, o Options, ownPool bool) (*Store, error) {
 		return nil, fmt.Errorf("pgstore: MaxRetries %d is negative", o.MaxRetries)
 	case o.StatementTimeout < 0:
 		return nil, fmt.Errorf("pgstore: StatementTimeout %v is negative", o.StatementTimeout)
+	case o.RetryFor < 0:
+		return nil, fmt.Errorf("pgstore: RetryFor %v is negative", o.RetryFor)
 	}
 	if o.MaxBatch == 0 {
 		o.MaxBatch = DefaultMaxBatch
@@ -199,12 +210,16 @@ func newStore(pool *pgxpool.Pool, o Options, ownPool bool) (*Store, error) {
 	if o.MaxRetries == 0 {
 		o.MaxRetries = DefaultMaxRetries
 	}
+	if o.RetryFor == 0 {
+		o.RetryFor = DefaultRetryFor
+	}
 	s := &Store{
 		pool:       pool,
 		ownPool:    ownPool,
 		sql:        newStatements(o.Schema),
 		maxBatch:   o.MaxBatch,
 		maxRetries: o.MaxRetries,
+		retryFor:   o.RetryFor,
 		bg:         context.Background(),
 	}
 	if o.StatementTimeout > 0 && !ownPool {
@@ -293,7 +308,7 @@ func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
 		return s.updateAlone(ctx, fn)
 	}
 	r := requestPool.Get().(*request)
-	r.ctx, r.fn = ctx, fn
+	r.ctx, r.fn, r.start = ctx, fn, time.Now()
 	s.reqs <- r
 	<-r.done // once queued, wait for the outcome: the update may commit
 	err, p := r.err, r.panic
@@ -305,15 +320,24 @@ func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
 	return err
 }
 
+// retrying reports whether an update begun at start that has failed to
+// serialize failures times may run again: until both the count and the
+// time of the retry budget are spent (Options.MaxRetries, RetryFor).
+func (s *Store) retrying(failures int, start time.Time) bool {
+	return failures <= s.maxRetries || time.Since(start) < s.retryFor
+}
+
 // updateAlone runs fn in transactions of its own until one commits, fn
-// fails, or the retries are spent. Each attempt locks the hot keys
+// fails, the caller's context ends, or the retry budget is spent. Each attempt locks the hot keys
 // first (see hotSet), and one after an attempt that failed to serialize
 // every key that attempt wrote too; an attempt after one that wrote
 // nothing waits a random backoff first instead.
 func (s *Store) updateAlone(ctx context.Context, fn func(store.Tx) error) error {
 	var last error
 	var relock []write
-	for attempt := 0; attempt <= s.maxRetries; attempt++ {
+	start := time.Now()
+	attempt := 0
+	for ; attempt == 0 || s.retrying(attempt, start); attempt++ {
 		if attempt > 0 && len(relock) == 0 {
 			if err := backoff(ctx, attempt); err != nil {
 				return err
@@ -328,7 +352,7 @@ func (s *Store) updateAlone(ctx context.Context, fn func(store.Tx) error) error 
 	}
 	s.stats.conflicts.Add(1)
 	// last wraps store.ErrConflict and the database's error.
-	return fmt.Errorf("pgstore: gave up after %d attempts: %w", s.maxRetries+1, last)
+	return fmt.Errorf("pgstore: gave up after %d attempts in %v: %w", attempt, time.Since(start).Round(time.Millisecond), last)
 }
 
 // tryAlone makes one attempt of fn in a transaction of its own, which

@@ -561,6 +561,7 @@ func TestConflictGivesUp(t *testing.T) {
 			_, schema := teststores.NewPGSchema(t)
 			opts := m.opts
 			opts.MaxRetries = 2
+			opts.RetryFor = time.Nanosecond // the count alone bounds the retries
 			s := open(t, schema, opts)
 			other := open(t, schema, pgstore.Options{NoGroupCommit: true})
 			ctx := t.Context()
@@ -589,6 +590,83 @@ func TestConflictGivesUp(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, "3", v)
 			require.EqualValues(t, 1, s.Stats().Conflicts)
+		})
+	}
+}
+
+// skewUpdate runs an Update on s whose function fails to serialize on
+// its first skews runs: each of them, a transaction of other reads the key
+// fn writes and writes the key fn read, and commits first (write skew).
+// cancel, when set, is called at the end of the run numbered cancelAt.
+func skewUpdate(ctx context.Context, s, other *pgstore.Store, skews int32, runs *atomic.Int32, cancelAt int32, cancel func()) error {
+	return s.Update(ctx, func(tx store.Tx) error {
+		n := runs.Add(1)
+		if _, err := tx.Get(b("b"), b("k")); err != nil && !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		if n <= skews {
+			if err := other.Update(ctx, func(tx store.Tx) error {
+				if _, err := tx.Get(b("b"), b("j")); err != nil && !errors.Is(err, store.ErrNotFound) {
+					return err
+				}
+				return tx.Put(b("b"), b("k"), b(fmt.Sprint(n)))
+			}); err != nil {
+				return err
+			}
+		}
+		if n == cancelAt {
+			cancel()
+		}
+		return tx.Put(b("b"), b("j"), b("mine"))
+	})
+}
+
+// TestRetryBudgetIsTime checks that the retry budget is time, not a count
+// of attempts (issue #33: "gave up after 6 attempts" under load): with
+// MaxRetries 5, an update that fails to serialize 9 times still commits
+// on its tenth run, well within RetryFor.
+func TestRetryBudgetIsTime(t *testing.T) {
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			_, schema := teststores.NewPGSchema(t)
+			opts := m.opts
+			opts.MaxRetries = 5
+			s := open(t, schema, opts)
+			other := open(t, schema, pgstore.Options{NoGroupCommit: true})
+			var runs atomic.Int32
+			err := skewUpdate(t.Context(), s, other, 9, &runs, 0, nil)
+			require.NoError(t, err)
+			require.EqualValues(t, 10, runs.Load(), "nine failed runs, then one that commits")
+			v, err := getValue(t, s, "b", "j")
+			require.NoError(t, err)
+			require.Equal(t, "mine", v)
+			require.Zero(t, s.Stats().Conflicts)
+			require.GreaterOrEqual(t, s.Stats().Retries, int64(9))
+		})
+	}
+}
+
+// TestRetryStopsWithContext checks that retries stop when the caller's
+// context ends, however much of the budget is left: the update is not run
+// again and Update returns the context's error.
+func TestRetryStopsWithContext(t *testing.T) {
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			_, schema := teststores.NewPGSchema(t)
+			opts := m.opts
+			opts.MaxRetries = 1
+			opts.RetryFor = time.Hour
+			s := open(t, schema, opts)
+			other := open(t, schema, pgstore.Options{NoGroupCommit: true})
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			var runs atomic.Int32
+			err := skewUpdate(ctx, s, other, 1<<30, &runs, 4, cancel)
+			require.ErrorIs(t, err, context.Canceled)
+			require.NotErrorIs(t, err, store.ErrConflict)
+			require.EqualValues(t, 4, runs.Load(), "no run after the context ended")
+			_, err = getValue(t, s, "b", "j")
+			require.ErrorIs(t, err, store.ErrNotFound, "nothing of the update committed")
 		})
 	}
 }
@@ -975,7 +1053,7 @@ func TestClosedPool(t *testing.T) {
 func TestOptions(t *testing.T) {
 	_, err := pgstore.New(nil, nil)
 	require.Error(t, err)
-	for _, o := range []pgstore.Options{{MaxBatch: -1}, {MaxRetries: -1}, {StatementTimeout: -time.Second}} {
+	for _, o := range []pgstore.Options{{MaxBatch: -1}, {MaxRetries: -1}, {StatementTimeout: -time.Second}, {RetryFor: -time.Second}} {
 		_, err := pgstore.New(new(pgxpool.Pool), &o)
 		require.Error(t, err, "%+v", o)
 	}

@@ -272,7 +272,9 @@ func orderMove(ctx context.Context, c *cli, args []string) error {
 		"  reject-proof     from-bank: the proof -proof is refused, with -reason\n"+
 		"  confirm-funds    from-bank: the funds of the proof -proof arrived\n\n"+
 		"A move the order's state does not allow is refused (exit status 1).\n"+
-		"Repeating a move already made answers the order unchanged. Examples:\n\n"+
+		"Repeating a move already made answers the order unchanged; a move a staff\n"+
+		"member already made in the console is refused: the order already moved\n"+
+		"(exit status 1). Examples:\n\n"+
 		"  tambala order move ID processing\n"+
 		"  tambala order move ID fail -code not_delivered\n"+
 		"  tambala order move ID instructions -bank-name \"National Bank of Malawi\" \\\n"+

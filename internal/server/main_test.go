@@ -45,6 +45,9 @@ func TestFirstSession(t *testing.T) {
 		t.Helper()
 		req, err := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
 		require.NoError(t, err)
+		if body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
 		if auth != "" {
 			req.Header.Set("Authorization", "Bearer "+auth)
 		}
@@ -174,6 +177,9 @@ func TestRunRateAndWorkerFlags(t *testing.T) {
 		t.Helper()
 		req, err := http.NewRequest(method, base+path, strings.NewReader(body))
 		require.NoError(t, err)
+		if body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
 		req.Header.Set("Authorization", "Bearer "+key[1])
 		if idem != "" {
 			req.Header.Set("Idempotency-Key", idem)

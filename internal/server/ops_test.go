@@ -370,6 +370,7 @@ func TestRun_ReadyBackupUnderLoadRestore(t *testing.T) {
 				req, _ := http.NewRequest("POST", pub+"/v1/payouts/momo", strings.NewReader(body))
 				req.Header.Set("Authorization", "Bearer "+key)
 				req.Header.Set("Idempotency-Key", fmt.Sprintf("load-%d-%d", cl, i))
+				req.Header.Set("Content-Type", "application/json")
 				res, err := http.DefaultClient.Do(req)
 				if err != nil {
 					t.Errorf("client %d: %v", cl, err)

@@ -2,8 +2,10 @@
 // bank details, references and reasons that the engine stores and that
 // desk staff, operators and customers read (and, at the desk, pay by hand
 // from). Such text must be valid UTF-8 and hold no character that changes
-// what a reader sees without being seen itself: no control character and
-// no invisible format character. The text is never trimmed, normalised or
+// what a reader sees without being seen itself: no control character, no
+// format character and no other default-ignorable code point (Unicode's
+// Default_Ignorable_Code_Point: fillers, variation selectors, the
+// combining grapheme joiner and the like, which render as nothing). The text is never trimmed, normalised or
 // repaired; it is refused with validation_error (an *errcode.Error) that
 // names the field and the code point, never the value.
 //
@@ -27,12 +29,41 @@ import (
 //     marks U+200E, U+200F and U+061C; the zero-width space, non-joiner
 //     and joiner U+200B to U+200D; the word joiner and invisible operators
 //     U+2060 to U+2064; the byte order mark U+FEFF; the soft hyphen
-//     U+00AD; and the tag characters U+E0001 and U+E0020 to U+E007F.
+//     U+00AD; and the tag characters U+E0001 and U+E0020 to U+E007F;
+//   - any other default-ignorable code point (DefaultIgnorable), which a
+//     renderer shows as nothing: the combining grapheme joiner U+034F, the
+//     Hangul fillers U+115F, U+1160, U+3164 and U+FFA0, the Khmer inherent
+//     vowels U+17B4 and U+17B5, the variation selectors U+180B to U+180F,
+//     U+FE00 to U+FE0F and U+E0100 to U+E01EF, and the code points Unicode
+//     reserves as default-ignorable (U+2065, U+FFF0 to U+FFF8, U+E0000 to
+//     U+E0FFF).
+//
+// The format characters that Default_Ignorable_Code_Point leaves out (the
+// interlinear annotations U+FFF9 to U+FFFB, Egyptian hieroglyph format
+// controls, prepended concatenation marks such as U+0600) stay refused:
+// they are category Cf, and no name, reference or bank detail needs one.
 //
 // Letters, marks, digits, punctuation, symbols and spaces of every script
 // pass: "Chikondi Banda", "Łukasz", "محمد".
 func Refused(r rune) bool {
-	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r)
+	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || DefaultIgnorable(r)
+}
+
+// DefaultIgnorable reports whether r has Unicode's derived property
+// Default_Ignorable_Code_Point (DerivedCoreProperties.txt):
+// Other_Default_Ignorable_Code_Point, category Cf and Variation_Selector,
+// less White_Space, U+FFF9 to U+FFFB, U+13430 to U+1343F and
+// Prepended_Concatenation_Mark. It is built from the unicode package's
+// tables, so it follows the Unicode version of the Go release.
+func DefaultIgnorable(r rune) bool {
+	switch {
+	case r >= 0xFFF9 && r <= 0xFFFB, r >= 0x13430 && r <= 0x1343F:
+		return false
+	case unicode.Is(unicode.White_Space, r), unicode.Is(unicode.Prepended_Concatenation_Mark, r):
+		return false
+	}
+	return unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r) || unicode.Is(unicode.Cf, r) ||
+		unicode.Is(unicode.Variation_Selector, r)
 }
 
 // CheckChars checks v's characters only: valid UTF-8 and no Refused
@@ -48,7 +79,7 @@ func CheckChars(field, v string) error {
 		}
 		if Refused(r) {
 			return errcode.Newf(errcode.ValidationError,
-				"%s may not contain invisible formatting characters (it holds U+%04X): bidirectional controls, zero-width characters and the like are refused.",
+				"%s may not contain invisible formatting characters (it holds U+%04X): bidirectional controls, zero-width characters, fillers, variation selectors and the like are refused.",
 				field, r)
 		}
 	}

@@ -70,6 +70,41 @@ func TestRefused(t *testing.T) {
 		{0xE0001, true, "language tag"},
 		{0xE0041, true, "tag latin capital A"},
 		{0xFFF9, true, "interlinear annotation anchor"},
+		// Default-ignorable code points that are not Cf (issue #33): they
+		// render as nothing.
+		{0x034E, false, "combining upward arrow below"},
+		{0x034F, true, "combining grapheme joiner"},
+		{0x0350, false, "combining right arrowhead above"},
+		{0x115E, false, "Hangul choseong tikeut-rieul"},
+		{0x115F, true, "Hangul choseong filler"},
+		{0x1160, true, "Hangul jungseong filler"},
+		{0x1161, false, "Hangul jungseong a"},
+		{0x17B4, true, "Khmer vowel inherent aq"},
+		{0x17B5, true, "Khmer vowel inherent aa"},
+		{0x180A, false, "Mongolian nirugu"},
+		{0x180B, true, "Mongolian free variation selector one"},
+		{0x180D, true, "Mongolian free variation selector three"},
+		{0x180E, true, "Mongolian vowel separator"},
+		{0x180F, true, "Mongolian free variation selector four"},
+		{0x1810, false, "Mongolian digit zero"},
+		{0x2065, true, "reserved default-ignorable"},
+		{0x3163, false, "Hangul letter i"},
+		{0x3164, true, "Hangul filler"},
+		{0x3165, false, "Hangul letter ssangnieun"},
+		{0xFDFF, false, "Arabic ligature (last before the selectors)"},
+		{0xFE00, true, "variation selector 1"},
+		{0xFE0F, true, "variation selector 16 (emoji presentation)"},
+		{0xFE10, false, "presentation form for vertical comma"},
+		{0xFF9F, false, "halfwidth katakana semi-voiced sound mark"},
+		{0xFFA0, true, "halfwidth Hangul filler"},
+		{0xFFA1, false, "halfwidth Hangul letter kiyeok"},
+		{0xFFF0, true, "reserved default-ignorable"},
+		{0xFFF8, true, "reserved default-ignorable"},
+		{0xE0000, true, "reserved tag range"},
+		{0xE0100, true, "variation selector 17"},
+		{0xE01EF, true, "variation selector 256"},
+		{0xE0FFF, true, "reserved default-ignorable, last"},
+		{0xE1000, false, "unassigned past the range"},
 		// Letters of other scripts.
 		{'Ł', false, "L with stroke"},
 		{'م', false, "Arabic meem"},
@@ -91,6 +126,38 @@ func TestRefused(t *testing.T) {
 			if !strings.Contains(errcode.Message(err), "name") {
 				t.Errorf("U+%04X: message %q names no field", c.r, errcode.Message(err))
 			}
+		}
+	}
+}
+
+// TestDefaultIgnorable pins the derived property
+// Default_Ignorable_Code_Point against the characters the issue names and
+// the exceptions DerivedCoreProperties.txt makes from its parts.
+func TestDefaultIgnorable(t *testing.T) {
+	for _, r := range []rune{0x00AD, 0x034F, 0x061C, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x180B, 0x180C, 0x180D, 0x180E, 0x180F,
+		0x200B, 0x200C, 0x200D, 0x200E, 0x200F, 0x202A, 0x202E, 0x2060, 0x2064, 0x2065, 0x2066, 0x206F, 0x3164,
+		0xFE00, 0xFE0F, 0xFEFF, 0xFFA0, 0xFFF0, 0xFFF8, 0x1BCA0, 0x1BCA3, 0x1D173, 0x1D17A, 0xE0000, 0xE0001, 0xE0020,
+		0xE007F, 0xE0100, 0xE01EF, 0xE0FFF} {
+		if !textrule.DefaultIgnorable(r) {
+			t.Errorf("U+%04X is Default_Ignorable_Code_Point", r)
+		}
+		if !textrule.Refused(r) {
+			t.Errorf("U+%04X is refused", r)
+		}
+	}
+	// Not default-ignorable: spaces (White_Space), the interlinear
+	// annotations, the Egyptian format controls and the prepended
+	// concatenation marks, though category Cf (Refused keeps refusing
+	// those), and ordinary characters.
+	for _, r := range []rune{' ', 0x00A0, 0x1680, 0x2000, 0x200A, 0x2028, 0x202F, 0x205F, 0x3000, 0xFFF9, 0xFFFB,
+		0x13430, 0x1343F, 0x0600, 0x0605, 0x06DD, 0x070F, 0x08E2, 0x110BD, 'a', 'Ł', 0x0301, 0x3163} {
+		if textrule.DefaultIgnorable(r) {
+			t.Errorf("U+%04X is not Default_Ignorable_Code_Point", r)
+		}
+	}
+	for _, r := range []rune{0xFFF9, 0x13430, 0x0600} {
+		if !textrule.Refused(r) {
+			t.Errorf("U+%04X (category Cf) stays refused", r)
 		}
 	}
 }
@@ -118,6 +185,9 @@ func TestCheck(t *testing.T) {
 		{"BOM", "\uFEFFBanda", "U+FEFF"},
 		{"soft hyphen", "Chi\u00ADkondi", "U+00AD"},
 		{"Arabic letter mark", "\u061Cمحمد", "U+061C"},
+		{"combining grapheme joiner", "Grace\u034F Phiri", "U+034F"},
+		{"Hangul filler", "Grace Phiri\u3164", "U+3164"},
+		{"variation selector", "Grace\uFE0F", "U+FE0F"},
 		{"too long", strings.Repeat("ŵ", 201), "at most 200"},
 	}
 	for _, c := range cases {
