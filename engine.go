@@ -237,6 +237,11 @@ type Engine struct {
 	// passwordWorkHook, when set (tests only), runs before every password
 	// hash or verification (passwordWork).
 	passwordWorkHook func()
+	// passwordHashHook, when set (tests only), runs as a password hash
+	// takes its slot, and the function it returns as the slot ends.
+	passwordHashHook func() func()
+	// hashers bound the password hashes in flight, one per audience.
+	hashers [audiences]*hashLimiter
 	running          atomic.Bool // Run is under way
 	started          time.Time
 
@@ -347,6 +352,9 @@ func New(s store.Store, opts *Options) (*Engine, error) {
 	e.eventOpts.defaults()
 	e.acct = o.Accounts
 	e.acct.defaults()
+	for a := range e.hashers {
+		e.hashers[a] = newHashLimiter(e.acct.PasswordWork)
+	}
 	e.limiters.init(o.Limits.RatePerSecond, o.Limits.RateBurst)
 	e.share.init(e.limits.InFlightPerOrg, time.Now)
 	e.sandboxInstitutions = payouts.DefaultInstitutions()
