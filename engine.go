@@ -237,13 +237,14 @@ type Engine struct {
 	// passwordWorkHook, when set (tests only), runs before every password
 	// hash or verification (passwordWork).
 	passwordWorkHook func()
+	running          atomic.Bool // Run is under way
+	started          time.Time
+
 	// passwordHashHook, when set (tests only), runs as a password hash
 	// takes its slot, and the function it returns as the slot ends.
 	passwordHashHook func() func()
 	// hashers bound the password hashes in flight, one per audience.
 	hashers [audiences]*hashLimiter
-	running          atomic.Bool // Run is under way
-	started          time.Time
 
 	inflight deciding // idempotency scopes being decided in this process
 	// legacySince is when this store's creates began to be scoped by
