@@ -67,7 +67,9 @@ type TOTPConfirmed struct {
 // verified (argon2id) outside every store transaction: a transaction only
 // re-reads what the check read and records its outcome, so sign-ins,
 // whoever makes them, never hold the store's write path for the length of
-// a hash.
+// a hash; and only in a slot of the face's limiter
+// (AccountsOptions.PasswordWork), which bounds the hashes in flight and
+// so the memory a flood of sign-ins can take.
 //
 // It is safe for concurrent use.
 type Portal struct {
@@ -228,9 +230,14 @@ func (p *Portal) Session(ctx context.Context, token string) (_ SignedIn, err err
 
 // SignIn checks an email and password and opens a session, whose token is
 // returned here once, at accounts.StageSecondFactor, accounts.StageEnrolTOTP
-// or accounts.StageSignedIn. An unknown email, a wrong password and a
-// disabled user get one error; too many failures of the account or the
-// client address are rate_limited.
+// or accounts.StageSignedIn. An unknown email, a wrong password, a
+// disabled user and a user of the other face's audience (a staff member
+// at Engine.Portal, an organization's user at Engine.StaffPortal) get one
+// error after the same work; too many failures of the account from the
+// client address, of the account from every address (its cap) or of the
+// address are rate_limited (accounts.ErrThrottled), and so is an attempt
+// beyond the limiter of password hashes (accounts.ErrBusy,
+// PasswordWorkOptions), before any hashing.
 func (p *Portal) SignIn(ctx context.Context, email, password string) (_ SignInResult, err error) {
 	ctx, span := p.span(ctx, "tambala.Portal.SignIn")
 	defer span.end(&err)
