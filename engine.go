@@ -103,7 +103,10 @@ type Options struct {
 	// EventLoop tunes the event loop.
 	EventLoop EventOptions
 	// Accounts tunes the portal's people: password hashing, the random
-	// source of their secrets, the TOTP issuer.
+	// source of their secrets, the TOTP issuer, and the bound on the
+	// password hashes running at once (Accounts.PasswordWork), which
+	// bounds the memory of any flood of sign-ins at 2 × MaxInFlight ×
+	// PasswordParams.Memory (152 MiB with the defaults).
 	Accounts AccountsOptions
 	// TracerProvider, when set, makes OpenTelemetry spans of the engine's
 	// work, children of the span in each call's context, so that a host's
