@@ -336,11 +336,15 @@ func sameCredentials(a, b *accounts.User) bool {
 
 // signIn is Portal.SignIn, in accounts' sequence, with the slow step out
 // of every transaction:
-//  1. a View reads the user and both throttles; Admit refuses at once
-//     (no hashing);
-//  2. outside any transaction, accounts.Authenticate (VerifyDummy for an
-//     unknown email) against what was read, and on success the new hash
-//     when the stored one NeedsRehash;
+//  1. a View reads the user (nil for none, or one of the other
+//     audience) and the throttles of the account (its pair of the
+//     client address and its cap) and the address, in the audience's
+//     namespace; Admit refuses at once (no hashing);
+//  2. outside any transaction, in a slot of the audience's limiter
+//     (accounts.Busy at once when none is to be had, no hashing),
+//     accounts.Authenticate (VerifyDummy for an unknown email) against
+//     what was read, and on success the new hash when the stored one
+//     NeedsRehash;
 //  3. one Update re-reads the user and the throttles, checks Admit again
 //     (attempts that failed meanwhile may have locked the account or the
 //     address: the attempt is then throttled whatever its password, so no
