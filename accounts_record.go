@@ -247,6 +247,43 @@ func putThrottle(tx store.Tx, bucket []byte, key string, t accounts.Throttle) er
 	return records.PutJSON(tx, bucket, key, toThrottleRecord(t))
 }
 
+// loadAccountThrottle reads the throttle of the account under key (its
+// normalised email in an audience's namespace): the zero AccountThrottle
+// for none.
+func loadAccountThrottle(tx store.Tx, key string) (accounts.AccountThrottle, error) {
+	var r codec.ThrottleRecord
+	err := records.GetJSON(tx, bucketThrottleAccounts, key, &r, errNotFound)
+	if err == errNotFound {
+		return accounts.AccountThrottle{}, nil
+	}
+	if err != nil {
+		return accounts.AccountThrottle{}, err
+	}
+	return fromAccountThrottleRecord(r), nil
+}
+
+func fromAccountThrottleRecord(r codec.ThrottleRecord) accounts.AccountThrottle {
+	a := accounts.AccountThrottle{Cap: fromThrottleRecord(r)}
+	for k, p := range r.Pairs {
+		if a.Pairs == nil {
+			a.Pairs = map[string]accounts.Throttle{}
+		}
+		a.Pairs[k] = fromThrottleRecord(p)
+	}
+	return a
+}
+
+func putAccountThrottle(tx store.Tx, key string, a accounts.AccountThrottle) error {
+	r := toThrottleRecord(a.Cap)
+	for k, t := range a.Pairs {
+		if r.Pairs == nil {
+			r.Pairs = map[string]codec.ThrottleRecord{}
+		}
+		r.Pairs[k] = toThrottleRecord(t)
+	}
+	return records.PutJSON(tx, bucketThrottleAccounts, key, r)
+}
+
 // totpRequired reads whether u must sign in with TOTP: every staff user
 // must, and an organization's users when it requires it.
 func totpRequired(tx store.Tx, u accounts.User) (bool, error) {

@@ -29,10 +29,14 @@
 //     operator's own staff (the users of no organization, with staff
 //     roles), invitations, password resets, sessions and TOTP, and the
 //     audit trail with its filters.
-//   - Portal, from Engine.Portal(): what a transport calls for those
-//     people: accepting an invitation, signing in with sign-in throttling
-//     and TOTP, sessions, signing out, and Portal.Principal, through which
-//     a signed-in user reaches their organization's Client. Every change
+//   - Portal, from Engine.Portal() for organizations' users (the public
+//     portal) or Engine.StaffPortal() for the operator's staff (the
+//     console): what a transport calls for those people: accepting an
+//     invitation, signing in with sign-in throttling and TOTP (each face
+//     admits its own users only, with throttles and a bound on password
+//     hashes of its own), sessions, signing out, and Portal.Principal,
+//     through which a signed-in user reaches their organization's
+//     Client. Every change
 //     to people and their sessions is appended to the audit trail in its
 //     own transaction.
 //   - OrgAdmin, from Portal.Admin(ctx, token): a signed-in admin's own

@@ -115,7 +115,10 @@ type Options struct {
 	// EventLoop tunes the event loop.
 	EventLoop EventOptions
 	// Accounts tunes the portal's people: password hashing, the random
-	// source of their secrets, the TOTP issuer.
+	// source of their secrets, the TOTP issuer, and the bound on the
+	// password hashes running at once (Accounts.PasswordWork), which
+	// bounds the memory of any flood of sign-ins at 2 × MaxInFlight ×
+	// PasswordParams.Memory (152 MiB with the defaults).
 	Accounts AccountsOptions
 	// TracerProvider, when set, makes OpenTelemetry spans of the engine's
 	// work, children of the span in each call's context, so that a host's
@@ -253,6 +256,12 @@ type Engine struct {
 	running          atomic.Bool // Run is under way
 	started          time.Time
 
+	// passwordHashHook, when set (tests only), runs as a password hash
+	// takes its slot, and the function it returns as the slot ends.
+	passwordHashHook func() func()
+	// hashers bound the password hashes in flight, one per audience.
+	hashers [audiences]*hashLimiter
+
 	inflight deciding // idempotency scopes being decided in this process
 	// legacySince is when this store's creates began to be scoped by
 	// operation (zero: no outcome was ever stored under a legacy scope),
@@ -361,6 +370,9 @@ func New(s store.Store, opts *Options) (*Engine, error) {
 	e.eventOpts.defaults()
 	e.acct = o.Accounts
 	e.acct.defaults()
+	for a := range e.hashers {
+		e.hashers[a] = newHashLimiter(e.acct.PasswordWork)
+	}
 	e.limiters.init(o.Limits.RatePerSecond, o.Limits.RateBurst)
 	e.share.init(e.limits.InFlightPerOrg, time.Now)
 	e.sandboxInstitutions = payouts.DefaultInstitutions()

@@ -28,6 +28,11 @@ type AccountsOptions struct {
 	Random io.Reader
 	// Issuer names the service in authenticator apps (default "tambala").
 	Issuer string
+	// PasswordWork bounds the password hashes running and waiting at
+	// once, in all and per client address and account, and so the memory
+	// a flood of sign-ins can take (2 × MaxInFlight × PasswordParams'
+	// Memory): see PasswordWorkOptions.
+	PasswordWork PasswordWorkOptions
 }
 
 func (o *AccountsOptions) defaults() {
@@ -40,6 +45,7 @@ func (o *AccountsOptions) defaults() {
 	if o.Issuer == "" {
 		o.Issuer = "tambala"
 	}
+	o.PasswordWork.defaults()
 }
 
 // User is a person who signs in to the portal, as the engine shows them:
@@ -669,16 +675,19 @@ func (e *Engine) PruneSessions(ctx context.Context, batch int) (int, error) {
 		}
 		n = len(old)
 		for _, b := range []struct {
-			bucket []byte
-			policy accounts.ThrottlePolicy
-		}{{bucketThrottleAccounts, accounts.AccountPolicy}, {bucketThrottleAddrs, accounts.AddressPolicy}} {
+			bucket    []byte
+			forgotten func(codec.ThrottleRecord) bool
+		}{
+			{bucketThrottleAccounts, func(r codec.ThrottleRecord) bool { return fromAccountThrottleRecord(r).Forgotten(now) }},
+			{bucketThrottleAddrs, func(r codec.ThrottleRecord) bool { return fromThrottleRecord(r).Forgotten(accounts.AddressPolicy, now) }},
+		} {
 			var keys [][]byte
 			err := tx.Scan(b.bucket, store.ScanOptions{}, func(k, v []byte) (bool, error) {
 				r, err := cache.DecodeJSON[codec.ThrottleRecord](v)
 				if err != nil {
 					return false, err
 				}
-				if fromThrottleRecord(r).Forgotten(b.policy, now) {
+				if b.forgotten(r) {
 					keys = append(keys, append([]byte(nil), k...))
 				}
 				return len(keys) < batch, nil

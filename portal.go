@@ -67,15 +67,52 @@ type TOTPConfirmed struct {
 // verified (argon2id) outside every store transaction: a transaction only
 // re-reads what the check read and records its outcome, so sign-ins,
 // whoever makes them, never hold the store's write path for the length of
-// a hash.
+// a hash; and only in a slot of the face's limiter
+// (AccountsOptions.PasswordWork), which bounds the hashes in flight and
+// so the memory a flood of sign-ins can take.
 //
 // It is safe for concurrent use.
 type Portal struct {
-	e *Engine
+	e   *Engine
+	aud audience
 }
 
-// Portal returns the face of the engine for the people of organizations.
-func (e *Engine) Portal() *Portal { return &Portal{e: e} }
+// Portal returns the face of the engine for the people of organizations,
+// the public portal's: its SignIn admits the users of organizations only.
+// A staff member's email is answered there exactly as an email no user
+// has (the same work, answer and throttles), so the public listener can
+// neither check a staff password nor lock a staff account.
+func (e *Engine) Portal() *Portal { return &Portal{e: e, aud: audienceOrgs} }
+
+// StaffPortal returns the face of the engine for the operator's staff,
+// the console's: the same calls as Portal, whose SignIn admits staff
+// users only (an organization's user is an unknown email there). Its
+// sign-in throttles and its limiter of password hashes are its own, so
+// failures or a flood at one face never lock or slow the other.
+func (e *Engine) StaffPortal() *Portal { return &Portal{e: e, aud: audienceStaff} }
+
+// audience is whom a Portal signs in: the users of organizations (the
+// public portal) or the operator's staff (the console).
+type audience uint8
+
+const (
+	audienceOrgs audience = iota
+	audienceStaff
+	audiences // how many
+)
+
+// admits reports whether u signs in at the audience's face.
+func (a audience) admits(u accounts.User) bool { return u.IsStaff() == (a == audienceStaff) }
+
+// key is k, an email or an address key, in the audience's namespace of
+// throttles: as it always was for organizations' users, after "staff" and
+// a NUL for the staff (no email or address key holds a NUL).
+func (a audience) key(k string) string {
+	if a == audienceStaff {
+		return "staff\x00" + k
+	}
+	return k
+}
 
 // AcceptInvitation accepts an invitation with its token and the password
 // the invitee chose, and returns the new user, who then signs in.
@@ -88,7 +125,7 @@ func (e *Engine) Portal() *Portal { return &Portal{e: e} }
 func (p *Portal) AcceptInvitation(ctx context.Context, token, password string) (_ User, err error) {
 	ctx, span := p.span(ctx, "tambala.Portal.AcceptInvitation")
 	defer span.end(&err)
-	return p.e.acceptInvitation(ctx, token, password)
+	return p.e.acceptInvitation(ctx, p.aud, token, password)
 }
 
 // Invitation reads the invitation of a token, never the token, for its
@@ -146,7 +183,7 @@ func (p *Portal) BeginTOTP(ctx context.Context, token string) (_ accounts.Enrolm
 func (p *Portal) ChangePassword(ctx context.Context, token, current, next string) (err error) {
 	ctx, span := p.span(ctx, "tambala.Portal.ChangePassword")
 	defer span.end(&err)
-	return p.e.changePassword(ctx, token, current, next)
+	return p.e.changePassword(ctx, p.aud, token, current, next)
 }
 
 // CheckCSRF checks the CSRF token a state-changing request carries against
@@ -178,7 +215,7 @@ func (p *Portal) Principal(ctx context.Context, token string) (_ Principal, err 
 func (p *Portal) SecondFactor(ctx context.Context, token, code string) (_ SignInResult, err error) {
 	ctx, span := p.span(ctx, "tambala.Portal.SecondFactor")
 	defer span.end(&err)
-	return p.e.secondFactor(ctx, token, code)
+	return p.e.secondFactor(ctx, p.aud, token, code)
 }
 
 // Session checks the session of a request: live (neither idle nor past its
@@ -193,13 +230,18 @@ func (p *Portal) Session(ctx context.Context, token string) (_ SignedIn, err err
 
 // SignIn checks an email and password and opens a session, whose token is
 // returned here once, at accounts.StageSecondFactor, accounts.StageEnrolTOTP
-// or accounts.StageSignedIn. An unknown email, a wrong password and a
-// disabled user get one error; too many failures of the account or the
-// client address are rate_limited.
+// or accounts.StageSignedIn. An unknown email, a wrong password, a
+// disabled user and a user of the other face's audience (a staff member
+// at Engine.Portal, an organization's user at Engine.StaffPortal) get one
+// error after the same work; too many failures of the account from the
+// client address, of the account from every address (its cap) or of the
+// address are rate_limited (accounts.ErrThrottled), and so is an attempt
+// beyond the limiter of password hashes (accounts.ErrBusy,
+// PasswordWorkOptions), before any hashing.
 func (p *Portal) SignIn(ctx context.Context, email, password string) (_ SignInResult, err error) {
 	ctx, span := p.span(ctx, "tambala.Portal.SignIn")
 	defer span.end(&err)
-	return p.e.signIn(ctx, email, password)
+	return p.e.signIn(ctx, p.aud, email, password)
 }
 
 // SignOut ends a session; one ended already is left as it is.
@@ -209,21 +251,23 @@ func (p *Portal) SignOut(ctx context.Context, token string) (err error) {
 	return p.e.signOut(ctx, token)
 }
 
-// failSignIn records a failed attempt of u (nil for no user) on the
-// account's throttle and, when addrKey is set, the address's, and audits
-// it with action, and a lockout it brings, when u exists.
-func (e *Engine) failSignIn(ctx context.Context, tx store.Tx, u *accounts.User, account string, acct accounts.Throttle,
-	addrKey string, addr accounts.Throttle, action AuditAction, now time.Time) error {
-	if addrKey != "" {
-		if err := putThrottle(tx, bucketThrottleAddrs, addrKey, addr.Fail(accounts.AddressPolicy, now)); err != nil {
+// failSignIn records a failed attempt of u (nil for no user) from the
+// address key addrKey: on the account's throttle (acct, its pair of
+// addrKey and its cap) when account is set, and on the address's when
+// addr is not nil, each in the audience's namespace; it audits the
+// failure with action, and a lockout it brings, when u exists.
+func (e *Engine) failSignIn(ctx context.Context, tx store.Tx, aud audience, u *accounts.User, account string, acct accounts.AccountThrottle,
+	addrKey string, addr *accounts.Throttle, action AuditAction, now time.Time) error {
+	if addr != nil {
+		if err := putThrottle(tx, bucketThrottleAddrs, aud.key(addrKey), addr.Fail(accounts.AddressPolicy, now)); err != nil {
 			return err
 		}
 	}
 	if account == "" {
 		return nil
 	}
-	after := acct.Fail(accounts.AccountPolicy, now)
-	if err := putThrottle(tx, bucketThrottleAccounts, account, after); err != nil {
+	after := acct.Fail(addrKey, now)
+	if err := putAccountThrottle(tx, aud.key(account), after); err != nil {
 		return err
 	}
 	if u == nil {
@@ -233,49 +277,48 @@ func (e *Engine) failSignIn(ctx context.Context, tx store.Tx, u *accounts.User, 
 	if err := e.audit(ctx, tx, actor, u.Org, action, u.ID, ""); err != nil {
 		return err
 	}
-	if wait := after.Wait(now); wait > 0 {
+	switch after.Locked(acct, addrKey, now) {
+	case "account":
 		return e.audit(ctx, tx, actor, u.Org, AuditLockedOut, u.ID,
-			fmt.Sprintf("locked until %s", after.LockedUntil.Format(time.RFC3339)))
+			fmt.Sprintf("locked until %s from every address", after.Cap.LockedUntil.Format(time.RFC3339)))
+	case "address":
+		return e.audit(ctx, tx, actor, u.Org, AuditLockedOut, u.ID,
+			fmt.Sprintf("locked until %s from this address", after.Pair(addrKey).LockedUntil.Format(time.RFC3339)))
 	}
 	return nil
 }
 
-// passwordWork marks the start of a password hash or verification
-// (argon2id, about 50 ms at accounts.DefaultParams). The engine runs them
-// outside every store transaction, never while it holds the store's write
-// path: an Update only re-reads what the slow step read and records the
-// outcome, so one organization's (or an outsider's) sign-ins cannot stall
-// the writes of another.
-func (e *Engine) passwordWork() {
-	if e.passwordWorkHook != nil {
-		e.passwordWorkHook()
-	}
-}
-
 // signInRead is what a sign-in reads of the store: the user with the
-// email (nil for none) and the throttles of the account and the address.
+// email whom the audience admits (nil for none), and the throttles of the
+// account and the address in the audience's namespace.
 type signInRead struct {
-	user       *accounts.User
-	acct, addr accounts.Throttle
+	user *accounts.User
+	acct accounts.AccountThrottle
+	addr accounts.Throttle
 }
 
-func readSignIn(tx store.Tx, account, addrKey string) (signInRead, error) {
+// admit checks the throttles of r for an attempt from addrKey at now.
+func (r signInRead) admit(addrKey string, now time.Time) error {
+	return accounts.Admit(now, r.acct.Pair(addrKey), r.acct.Cap, r.addr)
+}
+
+func readSignIn(tx store.Tx, aud audience, account, addrKey string) (signInRead, error) {
 	var r signInRead
 	var err error
-	if r.addr, err = loadThrottle(tx, bucketThrottleAddrs, addrKey); err != nil {
+	if r.addr, err = loadThrottle(tx, bucketThrottleAddrs, aud.key(addrKey)); err != nil {
 		return r, err
 	}
 	if account == "" {
 		return r, nil
 	}
-	if r.acct, err = loadThrottle(tx, bucketThrottleAccounts, account); err != nil {
+	if r.acct, err = loadAccountThrottle(tx, aud.key(account)); err != nil {
 		return r, err
 	}
 	u, ok, err := userByEmail(tx, account)
 	if err != nil {
 		return r, err
 	}
-	if ok {
+	if ok && aud.admits(u) {
 		r.user = &u
 	}
 	return r, nil
@@ -293,11 +336,15 @@ func sameCredentials(a, b *accounts.User) bool {
 
 // signIn is Portal.SignIn, in accounts' sequence, with the slow step out
 // of every transaction:
-//  1. a View reads the user and both throttles; Admit refuses at once
-//     (no hashing);
-//  2. outside any transaction, accounts.Authenticate (VerifyDummy for an
-//     unknown email) against what was read, and on success the new hash
-//     when the stored one NeedsRehash;
+//  1. a View reads the user (nil for none, or one of the other
+//     audience) and the throttles of the account (its pair of the
+//     client address and its cap) and the address, in the audience's
+//     namespace; Admit refuses at once (no hashing);
+//  2. outside any transaction, in a slot of the audience's limiter
+//     (accounts.Busy at once when none is to be had, no hashing),
+//     accounts.Authenticate (VerifyDummy for an unknown email) against
+//     what was read, and on success the new hash when the stored one
+//     NeedsRehash;
 //  3. one Update re-reads the user and the throttles, checks Admit again
 //     (attempts that failed meanwhile may have locked the account or the
 //     address: the attempt is then throttled whatever its password, so no
@@ -311,14 +358,14 @@ func sameCredentials(a, b *accounts.User) bool {
 // invalid credentials and recorded as a failure, as for any password not
 // shown to match the stored hash. A user gone by the Update is an unknown
 // email.
-func (e *Engine) signIn(ctx context.Context, email, password string) (SignInResult, error) {
+func (e *Engine) signIn(ctx context.Context, aud audience, email, password string) (SignInResult, error) {
 	addrKey := accounts.AddressKey(requestInfo(ctx).Address)
 	account, emailErr := accounts.NormalizeEmail(email)
 	if emailErr != nil {
 		account = "" // no account to throttle: the address's throttle alone
 	}
 	for round := 0; ; round++ {
-		out, stale, err := e.signInOnce(ctx, account, addrKey, password, round > 0)
+		out, stale, err := e.signInOnce(ctx, aud, account, addrKey, password, round > 0)
 		if err != nil {
 			return SignInResult{}, err
 		}
@@ -330,46 +377,36 @@ func (e *Engine) signIn(ctx context.Context, email, password string) (SignInResu
 
 // signInOnce is one round of signIn; stale reports a user record that
 // changed between the reads, unless last, when it is refused instead.
-func (e *Engine) signInOnce(ctx context.Context, account, addrKey, password string, last bool) (SignInResult, bool, error) {
+func (e *Engine) signInOnce(ctx context.Context, aud audience, account, addrKey, password string, last bool) (SignInResult, bool, error) {
 	var seen signInRead
 	if err := e.store.View(ctx, func(tx store.Tx) error {
 		var err error
-		seen, err = readSignIn(tx, account, addrKey)
+		seen, err = readSignIn(tx, aud, account, addrKey)
 		return err
 	}); err != nil {
 		return SignInResult{}, false, err
 	}
-	if refused := accounts.Admit(e.nowUTC(), seen.acct, seen.addr); refused != nil {
+	if refused := seen.admit(addrKey, e.nowUTC()); refused != nil {
 		return SignInResult{}, false, refused
 	}
 
-	// The slow step, in no transaction.
-	e.passwordWork()
-	checked := accounts.Authenticate(seen.user, password, e.acct.PasswordParams)
-	if checked != nil && errcode.Of(checked) != errcode.Unauthorized {
-		return SignInResult{}, false, checked
-	}
-	var rehash accounts.PasswordHash
-	if checked == nil && seen.user.PasswordHash.NeedsRehash(e.acct.PasswordParams) {
-		e.passwordWork()
-		h, err := accounts.HashPassword(password, e.acct.PasswordParams, e.acct.Random)
-		if err != nil {
-			return SignInResult{}, false, err
-		}
-		rehash = h
+	// The slow step, in no transaction, in a slot of the limiter.
+	checked, rehash, err := e.checkSignIn(ctx, aud, account, seen.user, password)
+	if err != nil {
+		return SignInResult{}, false, err
 	}
 
 	var out SignInResult
 	var refused error
 	var stale bool
-	err := e.store.Update(ctx, func(tx store.Tx) error {
+	err = e.store.Update(ctx, func(tx store.Tx) error {
 		out, refused, stale = SignInResult{}, nil, false
 		now := e.nowUTC()
-		cur, err := readSignIn(tx, account, addrKey)
+		cur, err := readSignIn(tx, aud, account, addrKey)
 		if err != nil {
 			return err
 		}
-		if refused = accounts.Admit(now, cur.acct, cur.addr); refused != nil {
+		if refused = cur.admit(addrKey, now); refused != nil {
 			return nil
 		}
 		refused = checked
@@ -386,7 +423,7 @@ func (e *Engine) signInOnce(ctx context.Context, account, addrKey, password stri
 			refused = accounts.InvalidCredentials()
 		}
 		if refused != nil {
-			return e.failSignIn(ctx, tx, cur.user, account, cur.acct, addrKey, cur.addr, AuditSignInFailed, now)
+			return e.failSignIn(ctx, tx, aud, cur.user, account, cur.acct, addrKey, &cur.addr, AuditSignInFailed, now)
 		}
 		u := *cur.user
 		totp, err := totpRequired(tx, u)
@@ -397,7 +434,7 @@ func (e *Engine) signInOnce(ctx context.Context, account, addrKey, password stri
 		if stage != accounts.StageSecondFactor {
 			// The account's throttle is cleared once the sign-in is
 			// complete: at the second factor, when the code is right.
-			if err := putThrottle(tx, bucketThrottleAccounts, account, cur.acct.Succeed()); err != nil {
+			if err := putAccountThrottle(tx, aud.key(account), cur.acct.Succeed(addrKey)); err != nil {
 				return err
 			}
 		}
@@ -427,6 +464,51 @@ func (e *Engine) signInOnce(ctx context.Context, account, addrKey, password stri
 		return SignInResult{}, false, refused
 	}
 	return out, false, nil
+}
+
+// checkSignIn is the slow step of a sign-in, in a slot of the audience's
+// limiter (refused, accounts.Busy, before any hashing when none is to be
+// had): Authenticate u, and on success hash the password again when u's
+// hash NeedsRehash. checked is Authenticate's unauthorized refusal; err
+// any other failure.
+func (e *Engine) checkSignIn(ctx context.Context, aud audience, account string, u *accounts.User, password string) (checked error, rehash accounts.PasswordHash, err error) {
+	done, err := e.passwordWork(ctx, aud, account)
+	if err != nil {
+		return nil, "", err
+	}
+	defer done()
+	checked = accounts.Authenticate(u, password, e.acct.PasswordParams)
+	if checked != nil && errcode.Of(checked) != errcode.Unauthorized {
+		return nil, "", checked
+	}
+	if checked == nil && u.PasswordHash.NeedsRehash(e.acct.PasswordParams) {
+		if e.passwordWorkHook != nil {
+			e.passwordWorkHook()
+		}
+		if rehash, err = accounts.HashPassword(password, e.acct.PasswordParams, e.acct.Random); err != nil {
+			return nil, "", err
+		}
+	}
+	return checked, rehash, nil
+}
+
+// audienceOf is the audience u signs in with.
+func audienceOf(u accounts.User) audience {
+	if u.IsStaff() {
+		return audienceStaff
+	}
+	return audienceOrgs
+}
+
+// authorizedFor is authorized for a call of aud's face: a session of a
+// user of the other audience is answered as a token no session has, so
+// one face can neither check nor lock the other's accounts.
+func authorizedFor(aud audience, tx store.Tx, token string, now time.Time, allow ...error) (accounts.Session, accounts.User, error) {
+	_, u, err := loadSessionUser(tx, token, now)
+	if err == nil && !aud.admits(u) {
+		return accounts.Session{}, accounts.User{}, accounts.Session{}.CheckToken(token, now)
+	}
+	return authorized(tx, token, now, allow...)
 }
 
 // loadSessionUser reads the session of token and its user. An unknown
@@ -552,24 +634,25 @@ func isTOTPCode(code string) bool {
 }
 
 // secondFactor is Portal.SecondFactor.
-func (e *Engine) secondFactor(ctx context.Context, token, code string) (SignInResult, error) {
+func (e *Engine) secondFactor(ctx context.Context, aud audience, token, code string) (SignInResult, error) {
+	addrKey := accounts.AddressKey(requestInfo(ctx).Address)
 	var out SignInResult
 	var refused error
 	err := e.store.Update(ctx, func(tx store.Tx) error {
 		out, refused = SignInResult{}, nil
 		now := e.nowUTC()
-		s, u, err := authorized(tx, token, now, accounts.ErrSecondFactorRequired)
+		s, u, err := authorizedFor(aud, tx, token, now, accounts.ErrSecondFactorRequired)
 		if err != nil {
 			return err
 		}
 		if s.Stage != accounts.StageSecondFactor {
 			return errNoSecondFactorAwaited
 		}
-		acct, err := loadThrottle(tx, bucketThrottleAccounts, u.Email)
+		acct, err := loadAccountThrottle(tx, aud.key(u.Email))
 		if err != nil {
 			return err
 		}
-		if refused = accounts.Admit(now, acct); refused != nil {
+		if refused = accounts.Admit(now, acct.Pair(addrKey), acct.Cap); refused != nil {
 			return nil
 		}
 		var next accounts.User
@@ -584,12 +667,12 @@ func (e *Engine) secondFactor(ctx context.Context, token, code string) (SignInRe
 			if errcode.Of(refused) != errcode.Unauthorized {
 				return refused
 			}
-			return e.failSignIn(ctx, tx, &u, u.Email, acct, "", accounts.Throttle{}, AuditSecondFactorFailed, now)
+			return e.failSignIn(ctx, tx, aud, &u, u.Email, acct, addrKey, nil, AuditSecondFactorFailed, now)
 		}
 		if err := putUser(tx, next); err != nil {
 			return err
 		}
-		if err := putThrottle(tx, bucketThrottleAccounts, u.Email, acct.Succeed()); err != nil {
+		if err := putAccountThrottle(tx, aud.key(u.Email), acct.Succeed(addrKey)); err != nil {
 			return err
 		}
 		if out, err = rotate(tx, s, e.acct, now); err != nil {
@@ -705,9 +788,9 @@ func (e *Engine) signOut(ctx context.Context, token string) error {
 // change or rehash) makes the call start again, once; if it changed again
 // the current password counts as wrong, as not shown to match the stored
 // hash.
-func (e *Engine) changePassword(ctx context.Context, token, current, next string) error {
+func (e *Engine) changePassword(ctx context.Context, aud audience, token, current, next string) error {
 	for round := 0; ; round++ {
-		stale, err := e.changePasswordOnce(ctx, token, current, next, round > 0)
+		stale, err := e.changePasswordOnce(ctx, aud, token, current, next, round > 0)
 		if err != nil || !stale {
 			return err
 		}
@@ -717,28 +800,33 @@ func (e *Engine) changePassword(ctx context.Context, token, current, next string
 // changePasswordOnce is one round of changePassword; stale reports a
 // password hash that changed between the reads, unless last, when it is
 // refused instead.
-func (e *Engine) changePasswordOnce(ctx context.Context, token, current, next string, last bool) (bool, error) {
+func (e *Engine) changePasswordOnce(ctx context.Context, aud audience, token, current, next string, last bool) (bool, error) {
+	addrKey := accounts.AddressKey(requestInfo(ctx).Address)
 	var seen accounts.User
 	err := e.store.View(ctx, func(tx store.Tx) error {
 		now := e.nowUTC()
-		_, u, err := authorized(tx, token, now)
+		_, u, err := authorizedFor(aud, tx, token, now)
 		if err != nil {
 			return err
 		}
-		acct, err := loadThrottle(tx, bucketThrottleAccounts, u.Email)
+		acct, err := loadAccountThrottle(tx, aud.key(u.Email))
 		if err != nil {
 			return err
 		}
 		seen = u
-		return accounts.Admit(now, acct)
+		return accounts.Admit(now, acct.Pair(addrKey), acct.Cap)
 	})
 	if err != nil {
 		return false, err
 	}
 
-	// The slow step, in no transaction.
-	e.passwordWork()
+	// The slow step, in no transaction, in a slot of the limiter.
+	done, err := e.passwordWork(ctx, aud, seen.Email)
+	if err != nil {
+		return false, err
+	}
 	changed, checked := seen.ChangePassword(current, next, e.acct.PasswordParams, e.acct.Random)
+	done()
 	if checked != nil && !errors.Is(checked, accounts.ErrWrongPassword) {
 		return false, checked // the next password's policy, before any write
 	}
@@ -748,15 +836,15 @@ func (e *Engine) changePasswordOnce(ctx context.Context, token, current, next st
 	err = e.store.Update(ctx, func(tx store.Tx) error {
 		refused, stale = nil, false
 		now := e.nowUTC()
-		s, u, err := authorized(tx, token, now)
+		s, u, err := authorizedFor(aud, tx, token, now)
 		if err != nil {
 			return err
 		}
-		acct, err := loadThrottle(tx, bucketThrottleAccounts, u.Email)
+		acct, err := loadAccountThrottle(tx, aud.key(u.Email))
 		if err != nil {
 			return err
 		}
-		if refused = accounts.Admit(now, acct); refused != nil {
+		if refused = accounts.Admit(now, acct.Pair(addrKey), acct.Cap); refused != nil {
 			return nil
 		}
 		refused = checked
@@ -768,7 +856,7 @@ func (e *Engine) changePasswordOnce(ctx context.Context, token, current, next st
 			refused = accounts.WrongPassword() // not verified against u's hash
 		}
 		if refused != nil {
-			return e.failSignIn(ctx, tx, &u, u.Email, acct, "", accounts.Throttle{}, AuditPasswordChangeFailed, now)
+			return e.failSignIn(ctx, tx, aud, &u, u.Email, acct, addrKey, nil, AuditPasswordChangeFailed, now)
 		}
 		u.PasswordHash = changed.PasswordHash
 		if err := putUser(tx, u); err != nil {
@@ -818,7 +906,7 @@ func (e *Engine) loadUsableInvitation(tx store.Tx, token string, h [32]byte, now
 // that no user has the email, and writes the user, the invitation and the
 // audit entry. A password reset (accounts.Invitation.IsReset) is
 // acceptReset's, its user read in the same View.
-func (e *Engine) acceptInvitation(ctx context.Context, token, password string) (User, error) {
+func (e *Engine) acceptInvitation(ctx context.Context, aud audience, token, password string) (User, error) {
 	h, err := accounts.InvitationTokenHash(token)
 	if err != nil {
 		return User{}, err
@@ -840,13 +928,17 @@ func (e *Engine) acceptInvitation(ctx context.Context, token, password string) (
 		return User{}, err
 	}
 	if inv.IsReset() {
-		return e.acceptReset(ctx, token, h, inv, seen, password)
+		return e.acceptReset(ctx, aud, token, h, inv, seen, password)
 	}
 
-	// The slow step, in no transaction.
-	e.passwordWork()
+	// The slow step, in no transaction, in a slot of the limiter.
+	done, err := e.passwordWork(ctx, aud, inv.Email)
+	if err != nil {
+		return User{}, err
+	}
 	accepted, u, err := inv.Accept(accounts.Acceptance{Token: token, UserID: e.newID(), Password: password,
 		Params: e.acct.PasswordParams}, e.acct.Random, e.nowUTC())
+	done()
 	if err != nil {
 		return User{}, err
 	}
@@ -891,11 +983,15 @@ var errUnknownUser = errors.New("tambala: no user has this id")
 // hash, ends every session of the user, clears the account's sign-in
 // throttle, and records the invitation accepted and the audit entry, the
 // user its actor. The user's TOTP stays.
-func (e *Engine) acceptReset(ctx context.Context, token string, h [32]byte, inv accounts.Invitation, seen accounts.User, password string) (User, error) {
-	// The slow step, in no transaction.
-	e.passwordWork()
+func (e *Engine) acceptReset(ctx context.Context, aud audience, token string, h [32]byte, inv accounts.Invitation, seen accounts.User, password string) (User, error) {
+	// The slow step, in no transaction, in a slot of the limiter.
+	done, err := e.passwordWork(ctx, aud, inv.Email)
+	if err != nil {
+		return User{}, err
+	}
 	accepted, next, err := inv.AcceptReset(accounts.Acceptance{Token: token, Password: password,
 		Params: e.acct.PasswordParams}, seen, e.acct.Random, e.nowUTC())
+	done()
 	if err != nil {
 		return User{}, err
 	}
@@ -925,11 +1021,9 @@ func (e *Engine) acceptReset(ctx context.Context, token string, h [32]byte, inv 
 		if err != nil {
 			return err
 		}
-		acct, err := loadThrottle(tx, bucketThrottleAccounts, u.Email)
-		if err != nil {
-			return err
-		}
-		if err := putThrottle(tx, bucketThrottleAccounts, u.Email, acct.Succeed()); err != nil {
+		// Every throttle of the account is cleared, in the namespace of
+		// the user's own audience.
+		if err := putAccountThrottle(tx, audienceOf(u).key(u.Email), accounts.AccountThrottle{}); err != nil {
 			return err
 		}
 		cur.AcceptedAt, cur.UserID = accepted.AcceptedAt, accepted.UserID

@@ -152,6 +152,9 @@ func TestPortalHashesOutsideTransactions(t *testing.T) {
 func TestPortalConcurrentSignInFailures(t *testing.T) {
 	eachStore(t, func(t *testing.T, s store.Store) {
 		p := newPortalEnv(t, s)
+		// Room for all 30 at once: the subject is the throttles, not the
+		// limiter of password work (TestSignInFlood).
+		tambala.SetPasswordWork(p.e, tambala.PasswordWorkOptions{MaxWaiting: 30, PerAddress: 30, PerAccount: 30})
 		portal := p.e.Portal()
 		p.person(t, p.org, "ada@example.com")
 

@@ -16,9 +16,11 @@ import (
 // TestPortalRapid drives random sign-ins (right and wrong passwords, an
 // unknown email, three client addresses), sign-outs, session checks and
 // clock moves, and checks after every step: no session is valid after its
-// absolute limit or its sign-out, no account (since its last successful
-// sign-in) and no address is admitted more failures in a window than its
-// policy allows, and the ledger is untouched.
+// absolute limit or its sign-out, no account from one address (since its
+// last successful sign-in from there), no account from every address
+// (since its last successful sign-in) and no address is admitted more
+// failures in a window than its policy allows, and the ledger is
+// untouched.
 func TestPortalRapid(t *testing.T) {
 	eachStoreKind(t, func(t *testing.T, name string, open func() store.Store) {
 		cases := 0
@@ -46,7 +48,8 @@ func portalProperty(rt *rapid.T, s store.Store) {
 	p.person(rt, p.org, emails[0])
 	p.person(rt, p.org, emails[1])
 	addrs := []string{"192.0.2.1", "198.51.100.2", "2001:db8::7"}
-	accountFails := map[string][]time.Time{}
+	accountFails := map[string][]time.Time{} // by email
+	pairFails := map[string][]time.Time{}    // by email NUL address key
 	addrFails := map[string][]time.Time{}
 	var sessions []*rapidSession
 
@@ -68,16 +71,21 @@ func portalProperty(rt *rapid.T, s store.Store) {
 				pw = "a wrong password"
 			}
 			r, err := portal.SignIn(p.from(addr), email, pw)
+			key := accounts.AddressKey(netip.MustParseAddr(addr))
+			pair := email + "\x00" + key
 			switch {
 			case err == nil:
-				accountFails[email] = nil
+				accountFails[email], pairFails[pair] = nil, nil
 				sessions = append(sessions, &rapidSession{token: r.Token, signedInAt: p.clock.Now()})
 			case errors.Is(err, accounts.ErrInvalidCredentials):
 				now := p.clock.Now()
 				accountFails[email] = append(accountFails[email], now)
-				key := accounts.AddressKey(netip.MustParseAddr(addr))
+				pairFails[pair] = append(pairFails[pair], now)
 				addrFails[key] = append(addrFails[key], now)
-				if n := inWindow(accountFails[email], accounts.AccountPolicy.Window); n > accounts.AccountPolicy.MaxFailures {
+				if n := inWindow(pairFails[pair], accounts.AccountPolicy.Window); n > accounts.AccountPolicy.MaxFailures {
+					rt.Fatalf("%s from %s: %d failures admitted in a window", email, key, n)
+				}
+				if n := inWindow(accountFails[email], accounts.AccountCapPolicy.Window); n > accounts.AccountCapPolicy.MaxFailures {
 					rt.Fatalf("%s: %d failures admitted in a window", email, n)
 				}
 				if n := inWindow(addrFails[key], accounts.AddressPolicy.Window); n > accounts.AddressPolicy.MaxFailures {

@@ -30,7 +30,7 @@ func enrolStaff(t *testing.T, e *tambala.Engine, ctx context.Context, clock *fak
 	assert.Equal(t, accounts.RoleStaff, inv.Invitation.Role)
 	u, err := e.Portal().AcceptInvitation(ctx, inv.Token, portalPassword)
 	require.NoError(t, err)
-	r, err := e.Portal().SignIn(ctx, email, portalPassword)
+	r, err := e.StaffPortal().SignIn(ctx, email, portalPassword)
 	require.NoError(t, err)
 	require.Equal(t, accounts.StageEnrolTOTP, r.Stage, "TOTP is required of every staff user")
 	_, err = e.Portal().Operator(ctx, r.Token)

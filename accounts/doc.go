@@ -41,20 +41,25 @@
 // runs outside its transactions, so that it never holds the store's write
 // path:
 //
-//  1. In a read: Admit(now, accountThrottle, addressThrottle): refused
+//  1. In a read: Admit(now, account.Pair(addressKey), account.Cap,
+//     addressThrottle), the account's an AccountThrottle: refused
 //     attempts stop here, without checking the password.
-//  2. Outside any transaction: Authenticate(user or nil, password,
-//     params), and on success HashPassword when NeedsRehash.
+//  2. Outside any transaction, in a slot of the store's bound on password
+//     work (refused with Busy, no hashing, when none is to be had):
+//     Authenticate(user or nil, password, params), and on success
+//     HashPassword when NeedsRehash.
 //  3. In one write transaction, after reading the user and the throttles
 //     again: Admit again (failures recorded meanwhile may lock the key:
 //     the attempt is then refused as throttled, whatever its password), a
 //     user record that changed since step 1 is checked again rather than
-//     trusted; then on failure, Throttle.Fail on both throttles. On
-//     success, Throttle.Succeed on the account's (never the address's),
+//     trusted; then on failure, AccountThrottle.Fail (the pair of the
+//     address and the cap) and Throttle.Fail on the address's. On
+//     success, AccountThrottle.Succeed (never the address's Throttle),
 //     the rehash, and NewSession at StageAfterPassword(user,
 //     orgRequiresTOTP), whose token the transport sets as the cookie.
 //  4. At StageSecondFactor, VerifyTOTP or UseRecoveryCode (a wrong code is
-//     a failure on the account's throttle, checked by Admit first), then
+//     a failure on the account's throttle from the address, checked by
+//     Admit first), then
 //     Rotate to StageSignedIn. At StageEnrolTOTP, BeginTOTP and
 //     ConfirmTOTP, then Rotate to StageSignedIn.
 //

@@ -49,6 +49,11 @@ var (
 	// address (rate_limited, "Too many sign-in attempts; try again in N
 	// minutes.").
 	ErrThrottled = errors.New("accounts: sign-in throttled")
+	// ErrBusy: too many password checks are running or waiting, in all or
+	// for the attempt's address or account; refused before any hashing
+	// (rate_limited, "Too many sign-in attempts at once; try again in a
+	// moment.").
+	ErrBusy = errors.New("accounts: too many password checks at once")
 
 	// ErrInvitationUnknown: a malformed token, or one that is not this
 	// invitation's (unauthorized).
@@ -169,6 +174,13 @@ func Throttled(wait time.Duration) error {
 	}
 	return coded(errcode.RateLimited,
 		fmt.Sprintf("Too many sign-in attempts; try again in %d %s.", n, unit), ErrThrottled)
+}
+
+// Busy is the error of an attempt refused because too many password
+// checks are under way (ErrBusy): nothing was hashed, and the attempt is
+// no failure of the account or the address.
+func Busy() error {
+	return coded(errcode.RateLimited, "Too many sign-in attempts at once; try again in a moment.", ErrBusy)
 }
 
 func readRandom(random io.Reader, n int) ([]byte, error) {

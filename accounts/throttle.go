@@ -22,9 +22,11 @@ type ThrottlePolicy struct {
 }
 
 // The policies of sign-in. An account (its normalised email, whether or
-// not a user has it) admits 5 failures in 15 minutes, then a delay from 1
-// minute doubling to 15 minutes; a client address (AddressKey) admits 20
-// in 15 minutes, with the same delays.
+// not a user has it) admits 5 failures in 15 minutes from each client
+// address (AccountThrottle's pairs), then a delay from 1 minute doubling
+// to 15 minutes, and AccountCapPolicy's from every address together; a
+// client address (AddressKey) admits 20 in 15 minutes over every account,
+// with the same delays.
 var (
 	AccountPolicy = ThrottlePolicy{MaxFailures: 5, Window: 15 * time.Minute, BaseDelay: time.Minute, MaxDelay: 15 * time.Minute}
 	AddressPolicy = ThrottlePolicy{MaxFailures: 20, Window: 15 * time.Minute, BaseDelay: time.Minute, MaxDelay: 15 * time.Minute}
@@ -137,4 +139,96 @@ func AddressKey(addr netip.Addr) string {
 	}
 	p, _ := addr.WithZone("").Prefix(64)
 	return p.String()
+}
+
+// AccountCapPolicy is the cap on the failed sign-ins of one account from
+// every address together: 100 in any hour (ASVS 2.2.1's bound), then a
+// delay from 1 minute doubling to 15 minutes. AccountPolicy applies to
+// each (account, address) pair alone (AccountThrottle).
+var AccountCapPolicy = ThrottlePolicy{MaxFailures: 100, Window: time.Hour, BaseDelay: time.Minute, MaxDelay: 15 * time.Minute}
+
+// AccountThrottle is the failed sign-ins of one account: the cap over
+// every address (AccountCapPolicy) and, per client address key
+// (AddressKey), the pair's own Throttle (AccountPolicy). Failures from
+// one address lock that address out of the account, not the account's
+// owner signing in from elsewhere; only the cap, which takes
+// AccountCapPolicy.MaxFailures failures in its window, locks the account
+// for every address. Like Throttle it is a pure value the store keeps per
+// account, read again and written in the transaction that records an
+// attempt.
+type AccountThrottle struct {
+	// Cap counts the account's failures from every address.
+	Cap Throttle
+	// Pairs are the throttles of the addresses with a failure the
+	// AccountPolicy still holds; no entry is the zero Throttle.
+	Pairs map[string]Throttle
+}
+
+// Pair is the throttle of the account from the address key addr.
+func (a AccountThrottle) Pair(addr string) Throttle { return a.Pairs[addr] }
+
+// Wait is how long before a sign-in from addr is admitted: the longer of
+// the pair's and the cap's waits.
+func (a AccountThrottle) Wait(addr string, now time.Time) time.Duration {
+	return max(a.Pair(addr).Wait(now), a.Cap.Wait(now))
+}
+
+// Fail returns a with a failure from addr at now recorded on the pair
+// (AccountPolicy) and the cap (AccountCapPolicy); pairs that hold nothing
+// any more are dropped, so the value stays bounded by the failures the
+// cap admits. The caller records a failure only for an attempt a
+// admitted.
+func (a AccountThrottle) Fail(addr string, now time.Time) AccountThrottle {
+	out := AccountThrottle{Cap: a.Cap.Fail(AccountCapPolicy, now), Pairs: map[string]Throttle{}}
+	for k, t := range a.Pairs {
+		if k != addr && !t.Forgotten(AccountPolicy, now) {
+			out.Pairs[k] = t
+		}
+	}
+	out.Pairs[addr] = a.Pair(addr).Fail(AccountPolicy, now)
+	return out
+}
+
+// Succeed returns a after a sign-in from addr completed (password and,
+// when due, the second factor): the pair of addr and the cap are cleared;
+// the pairs of other addresses keep their failures, so the owner's
+// sign-in buys an attacker elsewhere no guesses.
+func (a AccountThrottle) Succeed(addr string) AccountThrottle {
+	out := AccountThrottle{}
+	for k, t := range a.Pairs {
+		if k != addr {
+			if out.Pairs == nil {
+				out.Pairs = map[string]Throttle{}
+			}
+			out.Pairs[k] = t
+		}
+	}
+	return out
+}
+
+// Locked reports whether the failure that made a from before (Fail) locked
+// the pair of addr or the cap at now, for the audit trail: the lock that
+// failure brought, "" for none.
+func (a AccountThrottle) Locked(before AccountThrottle, addr string, now time.Time) string {
+	switch {
+	case a.Cap.Wait(now) > 0 && !a.Cap.LockedUntil.Equal(before.Cap.LockedUntil):
+		return "account"
+	case a.Pair(addr).Wait(now) > 0 && !a.Pair(addr).LockedUntil.Equal(before.Pair(addr).LockedUntil):
+		return "address"
+	}
+	return ""
+}
+
+// Forgotten reports whether a holds nothing at now: its cap and every
+// pair Forgotten under their policies.
+func (a AccountThrottle) Forgotten(now time.Time) bool {
+	if !a.Cap.Forgotten(AccountCapPolicy, now) {
+		return false
+	}
+	for _, t := range a.Pairs {
+		if !t.Forgotten(AccountPolicy, now) {
+			return false
+		}
+	}
+	return true
 }

@@ -78,7 +78,7 @@ var errNotStaff = errcode.Newf(errcode.Forbidden,
 // New returns the console's handler over engine, serving /console/; o may
 // be nil.
 func New(engine *tambala.Engine, o *Options) http.Handler {
-	h := &handler{engine: engine, portal: engine.Portal()}
+	h := &handler{engine: engine, portal: engine.StaffPortal()}
 	if o != nil {
 		h.opts = *o
 	}

@@ -152,7 +152,7 @@ func (v *env) staff(t *testing.T, email string, roles ...accounts.StaffRole) str
 	if _, err := v.engine.Portal().AcceptInvitation(v.ctx, inv.Token, password); err != nil {
 		t.Fatal(err)
 	}
-	res, err := v.engine.Portal().SignIn(v.ctx, email, password)
+	res, err := v.engine.StaffPortal().SignIn(v.ctx, email, password)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,11 +172,11 @@ func (v *env) staff(t *testing.T, email string, roles ...accounts.StaffRole) str
 // signIn opens a signed-in session of a staff user through the engine.
 func (v *env) signIn(t *testing.T, email, secret string) string {
 	t.Helper()
-	res, err := v.engine.Portal().SignIn(v.ctx, email, password)
+	res, err := v.engine.StaffPortal().SignIn(v.ctx, email, password)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err = v.engine.Portal().SecondFactor(v.ctx, res.Token, v.code(t, secret))
+	res, err = v.engine.StaffPortal().SecondFactor(v.ctx, res.Token, v.code(t, secret))
 	if err != nil {
 		t.Fatal(err)
 	}

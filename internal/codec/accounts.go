@@ -72,11 +72,15 @@ type SessionRecord struct {
 }
 
 // ThrottleRecord is the failed sign-ins of one account or client address
-// (accounts.Throttle).
+// (accounts.Throttle). An account's (accounts.AccountThrottle) is its cap
+// in the record's own fields and, in Pairs, the throttle of each client
+// address key that failed on it (absent in records written before #33,
+// which read as no pair).
 type ThrottleRecord struct {
-	Failures    []time.Time `json:"failures"`
-	Lockouts    int         `json:"lockouts"`
-	LockedUntil *time.Time  `json:"locked_until,omitempty"`
+	Failures    []time.Time               `json:"failures"`
+	Lockouts    int                       `json:"lockouts"`
+	LockedUntil *time.Time                `json:"locked_until,omitempty"`
+	Pairs       map[string]ThrottleRecord `json:"pairs,omitempty"`
 }
 
 // PortalSettingsRecord is an organization's portal settings, kept apart
