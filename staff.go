@@ -104,7 +104,7 @@ func (e *Engine) heldStaff(tx store.Tx, id, email string) (approvals.Hold, bool,
 			continue
 		}
 		var r holdRecord
-		err := records.GetJSON(tx, bucketApprovalHolds, k, &r, errNotFound)
+		err := records.GetJSON(tx, bucketApprovalHolds, k, &r, store.ErrNotFound)
 		if isNotFound(err) {
 			continue
 		}
