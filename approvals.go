@@ -27,12 +27,6 @@ var (
 	bucketApprovalHolds = []byte("approvals.holds")
 )
 
-// The actions of a staff member's approvals suspended and confirmed.
-const (
-	AuditApprovalsSuspended AuditAction = "user.approvals_suspended"
-	AuditApprovalsConfirmed AuditAction = "user.approvals_confirmed"
-)
-
 // Approval is a money move waiting for a second staff member (four-eyes):
 // see package approvals.
 type Approval = approvals.Approval
