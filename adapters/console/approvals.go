@@ -129,6 +129,9 @@ func (h *handler) approvals(w http.ResponseWriter, r *http.Request, s webui.Sess
 		return
 	}
 	v.Notice = notice(r)
+	if id := r.URL.Query().Get("pending"); id != "" {
+		v.Notice = h.pendingNotice(r, s, id)
+	}
 	h.site.Render(w, http.StatusOK, "approvals", v)
 }
 
@@ -167,7 +170,9 @@ func (h *handler) decide(w http.ResponseWriter, r *http.Request, s webui.Session
 	})
 }
 
-// setThreshold sets or removes an asset's threshold.
+// setThreshold sets or removes an asset's threshold: removing or raising
+// it waits for a second staff member (the engine decides), and the page
+// then names the pending approval.
 func (h *handler) setThreshold(w http.ResponseWriter, r *http.Request, s webui.Session) {
 	v, ok := h.approvalsView(w, r, s)
 	if !ok {
