@@ -362,14 +362,19 @@ func (e *Engine) inviteUser(ctx context.Context, n InviteUser) (Invited, error) 
 		out = Invited{Invitation: invitationView(inv, now), Token: token}
 		if inv.Org == "" {
 			// Whoever was given the token may become this staff member.
-			// The first staff, invited before any staff admin is active,
-			// are the operator's set-up: nobody could confirm them.
-			n, err := activeStaffAdmins(tx)
+			// The staff invited before any staff admin was, the
+			// operator's set-up, are not held: nobody could confirm them.
+			seen, err := staffAdminSeen(tx)
 			if err != nil {
 				return err
 			}
-			if n > 0 {
+			if seen {
 				if err := e.holdStaff(ctx, tx, "", inv.Email, "invitation"); err != nil {
+					return err
+				}
+			}
+			if slices.Contains(inv.StaffRoles, accounts.StaffAdmin) {
+				if err := markStaffAdminSeen(tx); err != nil {
 					return err
 				}
 			}
@@ -770,8 +775,7 @@ func loadPeopleOrg(tx store.Tx, org string) error {
 // SetStaffRoles replaces a staff user's roles (at least one of
 // accounts.StaffRoles); validation_error for a user who is not staff.
 // Sessions go on: every call checks the roles again. A staff admin never
-// changes their own roles (forbidden: another staff admin must), and the
-// last active staff admin keeps the admin role (conflict).
+// changes their own roles (forbidden: another staff admin must).
 func (a *Accounts) SetStaffRoles(ctx context.Context, userID string, roles []accounts.StaffRole) (_ User, err error) {
 	ctx, span := a.span(ctx, "tambala.Accounts.SetStaffRoles")
 	defer span.end(&err)
@@ -787,15 +791,12 @@ func (a *Accounts) SetStaffRoles(ctx context.Context, userID string, roles []acc
 		if actor := actorOr(ctx, automationActor); actor.Kind == ActorStaff && actor.ID == u.ID {
 			return u, false, errOwnRoles
 		}
-		if !u.Disabled() && u.May(accounts.StaffAdmin) && !next.May(accounts.StaffAdmin) {
-			n, err := activeStaffAdmins(tx)
-			if err != nil {
+		if next.May(accounts.StaffAdmin) {
+			if err := markStaffAdminSeen(tx); err != nil {
 				return u, false, err
 			}
-			if n <= 1 {
-				return u, false, errLastAdmin
-			}
 		}
+
 		return next, true, a.e.audit(ctx, tx, actorOr(ctx, automationActor), "", AuditStaffRolesChanged, u.ID,
 			fmt.Sprintf("staff roles %v -> %v", u.StaffRoles, next.StaffRoles))
 	})

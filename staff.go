@@ -141,6 +141,23 @@ func (e *Engine) holdStaff(ctx context.Context, tx store.Tx, id, email, cause st
 		fmt.Sprintf("approvals of %s suspended (%s by %s) until another staff admin confirms them", email, cause, actor.name()))
 }
 
+// adminSeenKey marks, in bucketApprovalHolds, that a staff admin was
+// ever invited or made: from then on every staff invitation is held.
+var adminSeenKey = records.IndexKey("seen", "admin")
+
+// staffAdminSeen reports whether a staff admin was ever invited or made.
+// It never goes back to false, so taking the admin role from everyone
+// does not free the next invitation from its hold.
+func staffAdminSeen(tx store.Tx) (bool, error) {
+	_, err := tx.Get(bucketApprovalHolds, adminSeenKey)
+	if isNotFound(err) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+func markStaffAdminSeen(tx store.Tx) error { return tx.Put(bucketApprovalHolds, adminSeenKey, []byte("1")) }
+
 // staffUsers calls each with every staff user, until it returns false.
 func staffUsers(tx store.Tx, each func(u accounts.User) bool) error {
 	prefix := records.IndexPrefix("")

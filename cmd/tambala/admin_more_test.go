@@ -324,8 +324,8 @@ func TestAdminUsersAndStaff(t *testing.T) {
 	s.okJSON(t, &staffInv, "staff", "invite", "-role", "admin", "ops@example.com")
 	s.acceptInvitation(t, staffInv.Token)
 	out = s.ok(t, "staff", "list")
-	assert.Regexp(t, `(?m)^ID\s+EMAIL\s+ROLES\s+STATUS\s+TOTP\s+CREATED$`, out)
-	m = regexp.MustCompile(`(?m)^(\S+)\s+ops@example\.com\s+admin\s+active\s+no\s+\S+$`).FindStringSubmatch(out)
+	assert.Regexp(t, `(?m)^ID\s+EMAIL\s+ROLES\s+STATUS\s+TOTP\s+APPROVALS\s+CREATED$`, out)
+	m = regexp.MustCompile(`(?m)^(\S+)\s+ops@example\.com\s+admin\s+active\s+no\s+yes\s+\S+$`).FindStringSubmatch(out)
 	require.NotNil(t, m, out)
 	staff := m[1]
 	out = s.ok(t, "staff", "roles", staff, "desk,support")
