@@ -156,7 +156,9 @@ func staffAdminSeen(tx store.Tx) (bool, error) {
 	return err == nil, err
 }
 
-func markStaffAdminSeen(tx store.Tx) error { return tx.Put(bucketApprovalHolds, adminSeenKey, []byte("1")) }
+func markStaffAdminSeen(tx store.Tx) error {
+	return tx.Put(bucketApprovalHolds, adminSeenKey, []byte("1"))
+}
 
 // staffUsers calls each with every staff user, until it returns false.
 func staffUsers(tx store.Tx, each func(u accounts.User) bool) error {
