@@ -26,6 +26,9 @@ type approvalRow struct {
 	Decide bool
 	// Own says the signed-in user asked for it.
 	Own bool
+	// Change is, for a threshold change, what it changes ("1000.00 MWK ->
+	// none"), shown in place of the amount.
+	Change string
 }
 
 type thresholdRow struct {
@@ -64,6 +67,9 @@ func (h *handler) approvalsView(w http.ResponseWriter, r *http.Request, s webui.
 			Decide: a.Status == approvals.Pending && !own && may(s, accounts.StaffRole(a.Role))}
 		if rw.OrgName == "" {
 			rw.OrgName = a.Org
+		}
+		if a.Kind == approvals.ThresholdChange {
+			rw.Change = "threshold " + a.Details["from"] + " -> " + a.Details["threshold"] + " " + string(a.Amount.Asset().Code)
 		}
 		return rw
 	}

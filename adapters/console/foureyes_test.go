@@ -40,6 +40,9 @@ func TestThresholdRemovalWaits(t *testing.T) {
 	if !strings.Contains(page, `<tr id="threshold-MWK"><td>MWK</td><td>1000.00</td></tr>`) {
 		t.Errorf("the threshold in force is not shown as 1000.00: %s", page)
 	}
+	if !strings.Contains(page, "<td>every organization</td>\n<td>threshold 1000.00 -&gt; none MWK</td>") {
+		t.Errorf("the pending change's row: %s", page)
+	}
 	w = do(h, "POST", "/console/orgs/"+v.org.ID+"/fund", tok, url.Values{"csrf": {accounts.CSRFToken(tok)},
 		"amount": {"7000.00"}, "asset": {"MWK"}, "ref": {"after removal"}})
 	if w.Code != http.StatusSeeOther || !strings.Contains(w.Header().Get("Location"), "?pending=") {
