@@ -183,9 +183,11 @@ func (e *Engine) resolvePayout(ctx context.Context, id string, r Resolution) (pa
 			if err != nil {
 				return err
 			}
-			held, err := p.Amount.Add(p.HeldFee)
-			if err != nil {
-				return err
+			held := p.Amount
+			if p.HeldFee.IsSet() {
+				if held, err = p.Amount.Add(p.HeldFee); err != nil {
+					return err
+				}
 			}
 			pending, err = e.gateWith(ctx, tx, gateReq{kind: approvals.PayoutFailed, org: p.Org, amount: held, key: p.ID,
 				role: accounts.StaffOperations, renew: true, details: map[string]string{"payout": p.ID,
