@@ -436,3 +436,27 @@ func TestAdminRedeliverAnswer(t *testing.T) {
 	assert.Regexp(t, `(?m)^State\s+pending$`, out)
 	assert.Regexp(t, `(?m)^Attempts\s+0$`, out)
 }
+
+// TestAdminFourEyesThresholdAndHold: once there are staff, removing a
+// threshold prints the pending approval and leaves the threshold in
+// force; resetting a staff member's password shows in staff list that
+// their approvals are suspended.
+func TestAdminFourEyesThresholdAndHold(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, "", "")
+	assert.Equal(t, "The MWK approval threshold is 1000.00 MWK.\n", s.ok(t, "approvals", "threshold", "MWK", "1000"))
+	var inv newInvitationJSON
+	s.okJSON(t, &inv, "staff", "invite", "-role", "operations", "ops@example.com")
+	s.acceptInvitation(t, inv.Token)
+
+	out := s.ok(t, "approvals", "threshold", "MWK", "none")
+	assert.Contains(t, out, "Approval pending: the MWK approval threshold 1000.00 -> none weakens four-eyes.")
+	assert.Regexp(t, `(?m)^Approval: \S+$`, out)
+	assert.Equal(t, "The MWK approval threshold is 1000.00 MWK.\n", s.ok(t, "approvals", "threshold", "MWK"))
+
+	out = s.ok(t, "staff", "list")
+	m := regexp.MustCompile(`(?m)^(\S+)\s+ops@example\.com\s+operations\s+active\s+no\s+yes\s+\S+$`).FindStringSubmatch(out)
+	require.NotNil(t, m, out)
+	s.ok(t, "user", "reset-password", m[1])
+	assert.Regexp(t, `(?m)^\S+\s+ops@example\.com\s+operations\s+active\s+no\s+suspended\s+\S+$`, s.ok(t, "staff", "list"))
+}
