@@ -327,6 +327,19 @@ func TestFourEyesNoBypass(t *testing.T) {
 		require.NoError(t, err)
 		_, err = adminAcc2.ConfirmStaff(ctx, eve.ID)
 		assert.ErrorIs(t, err, approvals.ErrSelfConfirm)
+
+		// Nor one who invited them, after the token reset them too.
+		inv, err := adminAcc2.InviteUser(ctx, tambala.InviteUser{Email: "zed@operator.example", StaffRoles: []accounts.StaffRole{accounts.StaffOperations}})
+		require.NoError(t, err)
+		zed, err := e.Portal().AcceptInvitation(ctx, inv.Token, portalPassword)
+		require.NoError(t, err)
+		_, err = e.Accounts().ResetTOTP(ctx, zed.ID)
+		require.NoError(t, err)
+		_, err = adminAcc2.ConfirmStaff(ctx, zed.ID)
+		assert.ErrorIs(t, err, approvals.ErrSelfConfirm)
+		u, err = e.Accounts().User(ctx, zed.ID)
+		require.NoError(t, err)
+		assert.True(t, u.ApprovalsSuspended)
 	})
 }
 

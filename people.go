@@ -796,7 +796,6 @@ func (a *Accounts) SetStaffRoles(ctx context.Context, userID string, roles []acc
 				return u, false, err
 			}
 		}
-
 		return next, true, a.e.audit(ctx, tx, actorOr(ctx, automationActor), "", AuditStaffRolesChanged, u.ID,
 			fmt.Sprintf("staff roles %v -> %v", u.StaffRoles, next.StaffRoles))
 	})

@@ -3,6 +3,7 @@ package tambala
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/tambalapay/tambala/accounts"
@@ -95,10 +96,20 @@ type holdRecord struct {
 func holdKeyUser(id string) string     { return string(records.IndexKey("user", id)) }
 func holdKeyEmail(email string) string { return string(records.IndexKey("email", email)) }
 
-// heldStaff reads the hold on the staff member with id or email, if any:
+// heldStaff reads a hold on the staff member with id or email, if any:
 // one made on their account, or on their invitation before it was
 // accepted.
 func (e *Engine) heldStaff(tx store.Tx, id, email string) (approvals.Hold, bool, error) {
+	holds, err := e.staffHolds(tx, id, email)
+	if err != nil || len(holds) == 0 {
+		return approvals.Hold{}, false, err
+	}
+	return holds[0], true, nil
+}
+
+// staffHolds reads every hold on the staff member with id or email.
+func (e *Engine) staffHolds(tx store.Tx, id, email string) ([]approvals.Hold, error) {
+	var out []approvals.Hold
 	for _, k := range []string{holdKeyUser(id), holdKeyEmail(email)} {
 		if k == holdKeyUser("") || k == holdKeyEmail("") {
 			continue
@@ -109,15 +120,15 @@ func (e *Engine) heldStaff(tx store.Tx, id, email string) (approvals.Hold, bool,
 			continue
 		}
 		if err != nil {
-			return approvals.Hold{}, false, err
+			return nil, err
 		}
 		if r.UserID == "" {
 			r.UserID = id
 		}
-		return approvals.Hold{UserID: r.UserID, Email: r.Email, Cause: r.Cause, At: r.At,
-			By: approvals.Party{Kind: approvals.PartyKind(r.ByKind), UserID: r.ByID, Email: r.ByEmail}}, true, nil
+		out = append(out, approvals.Hold{UserID: r.UserID, Email: r.Email, Cause: r.Cause, At: r.At,
+			By: approvals.Party{Kind: approvals.PartyKind(r.ByKind), UserID: r.ByID, Email: r.ByEmail}})
 	}
-	return approvals.Hold{}, false, nil
+	return out, nil
 }
 
 // holdStaff suspends the approvals of staff member u (or, with u.ID "",
@@ -226,8 +237,8 @@ func (a *Accounts) ConfirmStaff(ctx context.Context, userID string) (_ User, err
 			return errcode.Newf(errcode.ValidationError, "Only the operator's staff approve.")
 		}
 		out = userView(u)
-		h, held, err := a.e.heldStaff(tx, u.ID, u.Email)
-		if err != nil || !held {
+		holds, err := a.e.staffHolds(tx, u.ID, u.Email)
+		if err != nil || len(holds) == 0 {
 			return err
 		}
 		actor := actorOr(ctx, automationActor)
@@ -246,8 +257,14 @@ func (a *Accounts) ConfirmStaff(ctx context.Context, userID string) (_ User, err
 				return err
 			}
 		}
-		if err := h.Confirm(by, roles, byHeld); err != nil {
-			return err
+		// Every hold must allow it: who invited them may not confirm them
+		// under a later reset's hold either.
+		causes := make([]string, len(holds))
+		for i, h := range holds {
+			if err := h.Confirm(by, roles, byHeld); err != nil {
+				return err
+			}
+			causes[i] = h.Cause + " by " + partyName(h.By)
 		}
 		for _, k := range []string{holdKeyUser(u.ID), holdKeyEmail(u.Email)} {
 			if err := tx.Delete(bucketApprovalHolds, []byte(k)); err != nil && !isNotFound(err) {
@@ -255,7 +272,7 @@ func (a *Accounts) ConfirmStaff(ctx context.Context, userID string) (_ User, err
 			}
 		}
 		return a.e.audit(ctx, tx, actor, "", AuditApprovalsConfirmed, u.ID,
-			fmt.Sprintf("approvals of %s confirmed (suspended by %s, %s)", u.Email, h.Cause, partyName(h.By)))
+			fmt.Sprintf("approvals of %s confirmed (suspended: %s)", u.Email, strings.Join(causes, "; ")))
 	})
 	if err != nil {
 		return User{}, err
