@@ -12,6 +12,7 @@ import (
 	"github.com/tambalapay/tambala/internal/records"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/orders"
+	"github.com/tambalapay/tambala/payouts"
 	"github.com/tambalapay/tambala/store"
 )
 
@@ -20,6 +21,10 @@ var (
 	bucketApprovalsAll       = []byte("approvals.all")       // "" NUL id, for the list
 	bucketApprovalsByKey     = []byte("approvals.by_key")    // kind NUL key -> id
 	bucketApprovalThresholds = []byte("approval_thresholds") // asset code -> amount
+	// bucketApprovalHolds holds the staff members whose approvals are
+	// suspended (approvals.Hold): "user" NUL id, or "email" NUL address
+	// for an invitation not accepted yet -> holdRecord.
+	bucketApprovalHolds = []byte("approvals.holds")
 )
 
 // Approval is a money move waiting for a second staff member (four-eyes):
@@ -27,8 +32,10 @@ var (
 type Approval = approvals.Approval
 
 // ErrApprovalPending is matched (errors.Is) by the error of an operator's
-// funding, deposit or refund returned above its asset's approval
-// threshold: nothing moved, and the move waits as a pending approval
+// move above its asset's approval threshold (a funding, a deposit or a
+// collection recorded by hand, an OTC trade, a refund returned, a payout
+// resolved failed or clawed back) or of a change that weakens a threshold:
+// nothing moved or changed, and it waits as a pending approval
 // (ApprovalPendingError) until a second staff member approves it.
 var ErrApprovalPending = errors.New("tambala: the move waits for a staff approval")
 
@@ -47,11 +54,13 @@ func (e *ApprovalPendingError) Is(target error) bool { return target == ErrAppro
 
 // Approvals is the operator's face for four-eyes: the pending approvals,
 // their decisions, and the per-asset thresholds above which an
-// operator's funding, deposit recorded by hand or refund returned waits
-// for one. It has the caller of the Operator it came from: the automation
-// may read, reject and set thresholds but never approve; a staff user
-// approves with the role the approval names (operations for fundings and
-// deposits, desk for refunds) and never their own request.
+// operator's move that credits an organization waits for one. The rule
+// is that no single credential (the admin token, or one staff member)
+// moves money above a threshold. It has the caller of the Operator it
+// came from: the automation may read, reject and set thresholds but never
+// approve; a staff user approves with the role the approval names (desk
+// for refunds returned, operations for every other) and never their own
+// request, nor while their approvals are suspended (Accounts.ConfirmStaff).
 type Approvals struct {
 	e     *Engine
 	token string
@@ -152,7 +161,9 @@ func (a *Approvals) decide(ctx context.Context, id string, action AuditAction,
 		return Approval{}, err
 	}
 	var out Approval
+	var after func()
 	err = a.e.store.Update(ctx, func(tx store.Tx) error {
+		after = nil
 		cur, err := a.e.loadApproval(tx, id)
 		if err != nil {
 			return err
@@ -164,7 +175,12 @@ func (a *Approvals) decide(ctx context.Context, id string, action AuditAction,
 		summary := fmt.Sprintf("%s of %s, key %q, requested by %s: %s", next.Kind, amountText(next.Amount), next.Key,
 			partyName(next.RequestedBy), next.Status)
 		if next.Status == approvals.Approved {
-			if err := a.e.makeApprovedMove(ctx, tx, next); err != nil {
+			// A staff member whose credentials someone else reset is not a
+			// second pair of eyes until another staff admin confirms them.
+			if _, held, err := a.e.heldStaff(tx, by.UserID, by.Email); err != nil || held {
+				return orErr(err, approvals.Suspended())
+			}
+			if after, err = a.e.makeApprovedMove(ctx, tx, next); err != nil {
 				return err
 			}
 		} else {
@@ -176,12 +192,20 @@ func (a *Approvals) decide(ctx context.Context, id string, action AuditAction,
 		out = next
 		return a.e.audit(ctx, tx, actorOr(ctx, automationActor), next.Org, action, next.ID, summary)
 	})
+	if err == nil && after != nil {
+		after()
+	}
 	return out, err
 }
 
 // SetThreshold sets the amount of asset above which an operator's move
 // waits for approval; the zero Amount removes it (no four-eyes in that
-// asset). Needs the operations role.
+// asset). Needs the operations role. A change that makes four-eyes
+// stricter or leaves it as it is (a first threshold, a lower one) applies
+// at once; one that weakens it (approvals.Weakens: removing it, raising
+// it) waits, once the store has any staff member to approve it, as a
+// pending approval of kind threshold_change (ApprovalPendingError),
+// applied when a second credential approves it.
 func (a *Approvals) SetThreshold(ctx context.Context, asset money.AssetCode, threshold money.Amount) (err error) {
 	ctx, span := a.span(ctx, "tambala.Approvals.SetThreshold")
 	defer span.end(&err)
@@ -196,20 +220,59 @@ func (a *Approvals) SetThreshold(ctx context.Context, asset money.AssetCode, thr
 	if threshold.IsSet() && (threshold.Asset() != as || threshold.Sign() <= 0) {
 		return errcode.Newf(errcode.ValidationError, "The threshold must be a positive %s amount.", as.Code)
 	}
-	return a.e.store.Update(ctx, func(tx store.Tx) error {
+	var pending *Approval
+	err = a.e.store.Update(ctx, func(tx store.Tx) error {
+		pending = nil
 		prev, err := a.e.threshold(tx, as.Code)
 		if err != nil {
 			return err
 		}
-		if err := a.e.audit(ctx, tx, actorOr(ctx, automationActor), "", AuditThresholdChanged, string(as.Code),
-			fmt.Sprintf("%s threshold %s -> %s", as.Code, thresholdText(prev), thresholdText(threshold))); err != nil {
-			return err
+		if approvals.Weakens(prev, threshold) {
+			staff, err := anyStaff(tx)
+			if err != nil {
+				return err
+			}
+			if staff {
+				shown := money.Zero(as)
+				if threshold.IsSet() {
+					shown = threshold
+				}
+				pending, err = a.e.gateWith(ctx, tx, gateReq{kind: approvals.ThresholdChange, amount: shown, key: string(as.Code),
+					role: accounts.StaffOperations, renew: true, always: true,
+					details: map[string]string{"asset": string(as.Code), "from": thresholdValue(prev), "threshold": thresholdValue(threshold)}})
+				if err != nil || pending != nil {
+					return err
+				}
+			}
 		}
-		if !threshold.IsSet() {
-			return tx.Delete(bucketApprovalThresholds, []byte(as.Code))
-		}
-		return tx.Put(bucketApprovalThresholds, []byte(as.Code), []byte(threshold.String()))
+		return a.e.applyThreshold(ctx, tx, as, prev, threshold, "")
 	})
+	if err == nil && pending != nil {
+		return &ApprovalPendingError{Approval: *pending}
+	}
+	return err
+}
+
+// applyThreshold changes asset's threshold from prev to threshold in tx,
+// audited with ctx's actor; note ends the summary.
+func (e *Engine) applyThreshold(ctx context.Context, tx store.Tx, as money.Asset, prev, threshold money.Amount, note string) error {
+	if err := e.audit(ctx, tx, actorOr(ctx, automationActor), "", AuditThresholdChanged, string(as.Code),
+		fmt.Sprintf("%s threshold %s -> %s", as.Code, thresholdText(prev), thresholdText(threshold))+note); err != nil {
+		return err
+	}
+	if !threshold.IsSet() {
+		return tx.Delete(bucketApprovalThresholds, []byte(as.Code))
+	}
+	return tx.Put(bucketApprovalThresholds, []byte(as.Code), []byte(threshold.String()))
+}
+
+// thresholdValue is a threshold as an approval's details keep it: its
+// amount, or "none".
+func thresholdValue(t money.Amount) string {
+	if !t.IsSet() {
+		return "none"
+	}
+	return t.String()
 }
 
 // Thresholds reads the threshold of every asset that has one.
@@ -270,92 +333,183 @@ func partyOf(a AuditActor) approvals.Party {
 }
 
 // gate decides, in the transaction of an operator's move, whether the
-// move waits for approval. A call that carries no actor (the engine's own
-// work, a bootstrap) never waits. An approval under the same kind and key
-// decides: pending, it is returned again (the same figures, else
-// conflict); approved, the move was made and the caller replays it;
-// rejected, conflict. Otherwise a move above its asset's threshold makes
-// a new pending approval, written here with its audit entry, and is
-// returned; the caller commits and makes no move.
+// move waits for approval (gateWith with a key and no renewal).
 func (e *Engine) gate(ctx context.Context, tx store.Tx, kind approvals.Kind, org string, amount money.Amount, key string,
 	role accounts.StaffRole, details map[string]string) (*Approval, error) {
+	return e.gateWith(ctx, tx, gateReq{kind: kind, org: org, amount: amount, key: key, role: role, details: details})
+}
+
+// gateReq is a move or change asking whether it waits for approval.
+type gateReq struct {
+	kind approvals.Kind
+	org  string
+	// amount is what the move credits, held against its asset's
+	// threshold.
+	amount money.Amount
+	// key makes the request once (a funding's ref, an order's id); "" for
+	// a move with no reference of its own, which asks anew each time.
+	key     string
+	role    accounts.StaffRole
+	details map[string]string
+	// renew: an approval decided under key does not decide the request (a
+	// payout's resolution, a threshold's change may be asked again once
+	// a first was rejected): a new one is made, if still needed.
+	renew bool
+	// always: the request needs approval whatever the threshold (a
+	// threshold's change: its caller decided).
+	always bool
+}
+
+// gateWith decides, in the transaction of an operator's move, whether the
+// move waits for approval. A call that carries no actor (the engine's own
+// work, a bootstrap) never waits. An approval under the same kind and key
+// decides, unless r.renew and it is decided: pending, it is returned again
+// (the same figures, else conflict); approved, the move was made and the
+// caller replays it; rejected, conflict. Otherwise a move above its
+// asset's threshold (or r.always) makes a new pending approval, written
+// here with its audit entry, and is returned; the caller commits and makes
+// no move.
+func (e *Engine) gateWith(ctx context.Context, tx store.Tx, r gateReq) (*Approval, error) {
 	actor, ok := ctx.Value(actorKey{}).(AuditActor)
 	if !ok {
 		return nil, nil
 	}
-	id, err := tx.Get(bucketApprovalsByKey, records.IndexKey(string(kind), key))
-	switch {
-	case err == nil:
-		prev, err := e.loadApproval(tx, string(id))
-		if err != nil {
+	if r.key != "" {
+		id, err := tx.Get(bucketApprovalsByKey, records.IndexKey(string(r.kind), r.key))
+		switch {
+		case err == nil:
+			prev, err := e.loadApproval(tx, string(id))
+			if err != nil {
+				return nil, err
+			}
+			if r.renew && prev.Status != approvals.Pending {
+				break
+			}
+			if err := prev.Same(r.kind, r.org, r.amount); err != nil {
+				return nil, err
+			}
+			switch prev.Status {
+			case approvals.Pending:
+				return &prev, nil
+			case approvals.Rejected:
+				return nil, errcode.Newf(errcode.Conflict, "This request was rejected (%s): make a new one under another reference.", prev.Reason)
+			}
+			return nil, nil
+		case !isNotFound(err):
 			return nil, err
 		}
-		if err := prev.Same(kind, org, amount); err != nil {
-			return nil, err
-		}
-		switch prev.Status {
-		case approvals.Pending:
-			return &prev, nil
-		case approvals.Rejected:
-			return nil, errcode.Newf(errcode.Conflict, "This request was rejected (%s): make a new one under another reference.", prev.Reason)
-		}
-		return nil, nil
-	case !isNotFound(err):
+	}
+	t, err := e.threshold(tx, r.amount.Asset().Code)
+	if err != nil || !(r.always || approvals.Needed(t, r.amount)) {
 		return nil, err
 	}
-	t, err := e.threshold(tx, amount.Asset().Code)
-	if err != nil || !approvals.Needed(t, amount) {
-		return nil, err
+	id := e.newID()
+	if r.key == "" {
+		r.key = id
 	}
-	a := approvals.New(e.newID(), kind, org, amount, key, string(role), details, partyOf(actor), e.nowUTC())
+	a := approvals.New(id, r.kind, r.org, r.amount, r.key, string(r.role), r.details, partyOf(actor), e.nowUTC())
 	if err := e.putApproval(tx, a); err != nil {
 		return nil, err
 	}
 	if err := tx.Put(bucketApprovalsAll, records.IndexKey("", a.ID), nil); err != nil {
 		return nil, err
 	}
-	if err := tx.Put(bucketApprovalsByKey, records.IndexKey(string(kind), key), []byte(a.ID)); err != nil {
+	if err := tx.Put(bucketApprovalsByKey, records.IndexKey(string(r.kind), r.key), []byte(a.ID)); err != nil {
 		return nil, err
 	}
-	if err := e.audit(ctx, tx, actor, org, AuditApprovalRequested, a.ID, fmt.Sprintf("%s of %s, key %q, above the threshold %s: waits for %s approval",
-		kind, amountText(amount), key, amountText(t), role)); err != nil {
+	why := "above the threshold " + amountText(t)
+	if r.kind == approvals.ThresholdChange {
+		why = fmt.Sprintf("threshold %s -> %s", r.details["from"], r.details["threshold"])
+	}
+	if err := e.audit(ctx, tx, actor, r.org, AuditApprovalRequested, a.ID, fmt.Sprintf("%s of %s, key %q, %s: waits for %s approval",
+		r.kind, amountText(r.amount), r.key, why, r.role)); err != nil {
 		return nil, err
 	}
 	return &a, nil
 }
 
 // makeApprovedMove makes the move of approval a in tx, audited with the
-// approver (ctx's actor).
-func (e *Engine) makeApprovedMove(ctx context.Context, tx store.Tx, a Approval) error {
+// approver (ctx's actor); after, if not nil, is run once tx commits.
+func (e *Engine) makeApprovedMove(ctx context.Context, tx store.Tx, a Approval) (after func(), err error) {
 	by := fmt.Sprintf(", requested by %s, approved in %s", partyName(a.RequestedBy), a.ID)
 	switch a.Kind {
 	case approvals.Funding:
 		var o Organization
 		if err := loadOrg(tx, a.Org, &o, errNotFound); err != nil {
-			return err
+			return nil, err
 		}
 		ref := a.Details["ref"]
 		credited, err := e.fund(tx, &o, a.Amount, ref)
 		if err != nil || !credited {
-			return err
+			return nil, err
 		}
-		return e.auditAs(ctx, tx, a.Org, AuditOrgFunded, a.Org, fmt.Sprintf("credited %s from the float, ref %q", amountText(a.Amount), ref)+by)
+		return nil, e.auditAs(ctx, tx, a.Org, AuditOrgFunded, a.Org, fmt.Sprintf("credited %s from the float, ref %q", amountText(a.Amount), ref)+by)
 	case approvals.Deposit:
 		d := Deposit{Network: a.Details["network"], Asset: a.Amount.Asset().Code, Amount: a.Amount, TxRef: a.Details["tx_ref"]}
 		n, _, err := d.Check(e.networks, e.assets)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		_, err = e.creditDeposit(ctx, tx, a.Org, d, n.ID, by)
-		return err
+		return nil, err
 	case approvals.RefundReturned:
 		m, err := e.applyOrder(tx, a.Details["order"], "", orders.ReturnRefund{}, e.nowUTC())
 		if err != nil || !m.Changed {
-			return err
+			return nil, err
 		}
-		return e.auditAs(ctx, tx, m.Order.Org, AuditOrderMoved, m.Order.ID, orderMoveSummary(orders.ReturnRefund{}, m)+by)
+		return nil, e.auditAs(ctx, tx, m.Order.Org, AuditOrderMoved, m.Order.ID, orderMoveSummary(orders.ReturnRefund{}, m)+by)
+	case approvals.Trade:
+		n, err := tradeOfDetails(a.Details)
+		if err != nil {
+			return nil, err
+		}
+		_, err = e.makeTrade(ctx, tx, a.Org, n, by)
+		return nil, err
+	case approvals.Collection:
+		n, fee, err := e.collectionOfDetails(a.Amount, a.Details)
+		if err != nil {
+			return nil, err
+		}
+		o := &Organization{}
+		if err := loadOrg(tx, a.Org, o, errNotFound); err != nil {
+			return nil, err
+		}
+		if _, err := e.enabledAsset(o, money.MWK.Code, OpCollection); err != nil {
+			return nil, err
+		}
+		_, err = e.settleCollection(ctx, tx, a.Org, n, fee, by)
+		return nil, err
+	case approvals.PayoutFailed:
+		r := Resolution{Outcome: payouts.Failed, FailureCode: payouts.FailureCode(a.Details["failure_code"]),
+			Reason: a.Details["reason"], Reference: a.Details["reference"]}
+		out, from, err := e.resolveInTx(ctx, tx, a.Details["payout"], r, by)
+		if err != nil {
+			return nil, err
+		}
+		return func() { e.resolved(ctx, a.Details["payout"], r, out, from) }, nil
+	case approvals.PayoutClawback:
+		rec, err := e.clawbackInTx(ctx, tx, a.Details["payout"], by)
+		if err != nil {
+			return nil, err
+		}
+		return func() {
+			e.reportPayout(stateChange{id: rec.ID, org: rec.Org, rail: rec.Rail, from: payouts.Succeeded, to: rec.Status, by: "operator"})
+		}, nil
+	case approvals.ThresholdChange:
+		as := a.Amount.Asset()
+		prev, err := e.threshold(tx, as.Code)
+		if err != nil {
+			return nil, err
+		}
+		var next money.Amount
+		if v := a.Details["threshold"]; v != "none" {
+			if next, err = money.Parse(as, v); err != nil {
+				return nil, fmt.Errorf("tambala: approval %s: threshold: %w", a.ID, err)
+			}
+		}
+		return nil, e.applyThreshold(ctx, tx, as, prev, next, by)
 	}
-	return fmt.Errorf("tambala: approval %s of unknown kind %q", a.ID, a.Kind)
+	return nil, fmt.Errorf("tambala: approval %s of unknown kind %q", a.ID, a.Kind)
 }
 
 func (e *Engine) loadApproval(tx store.Tx, id string) (Approval, error) {

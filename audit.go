@@ -259,6 +259,10 @@ const (
 	AuditApprovalApproved  AuditAction = "approval.approved"
 	AuditApprovalRejected  AuditAction = "approval.rejected"
 	AuditThresholdChanged  AuditAction = "approval.threshold_changed"
+	// A staff member's approvals suspended (their credentials reset, or
+	// their invitation issued, by someone else) and confirmed again.
+	AuditApprovalsSuspended AuditAction = "user.approvals_suspended"
+	AuditApprovalsConfirmed AuditAction = "user.approvals_confirmed"
 )
 
 type actorKey struct{}

@@ -7,11 +7,14 @@ import (
 
 	"github.com/tambalapay/tambala/internal/render"
 
+	"github.com/tambalapay/tambala/accounts"
+	"github.com/tambalapay/tambala/approvals"
 	"github.com/tambalapay/tambala/collections"
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/records"
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/money"
+	"github.com/tambalapay/tambala/payouts"
 	"github.com/tambalapay/tambala/store"
 )
 
@@ -74,6 +77,9 @@ func (e *Engine) recordCollectionByOperator(ctx context.Context, orgID string, n
 
 // recordCollection is RecordCollection; with a Principal (a simulated
 // collection) the Principal's /v1 rules are checked in the transaction.
+// The operator's (no Principal) above the MWK threshold waits for
+// approval (ApprovalPendingError): a collection has no reference of its
+// own, so each such call asks anew.
 func (e *Engine) recordCollection(ctx context.Context, orgID string, p *Principal, n NewCollection) (Collection, error) {
 	n, err := n.Check()
 	if err != nil {
@@ -84,7 +90,9 @@ func (e *Engine) recordCollection(ctx context.Context, orgID string, p *Principa
 		return Collection{}, err
 	}
 	var c Collection
+	var pending *Approval
 	err = e.store.Update(ctx, func(tx store.Tx) error {
+		pending = nil
 		o := &Organization{}
 		if p != nil {
 			var err error
@@ -97,28 +105,63 @@ func (e *Engine) recordCollection(ctx context.Context, orgID string, p *Principa
 		if _, err := e.enabledAsset(o, money.MWK.Code, OpCollection); err != nil {
 			return err
 		}
-		now := e.nowUTC()
-		settled, postings, event, err := collections.Settle(e.newID(), orgID, n, fee, now)
-		if err != nil {
-			return err
+		if p == nil {
+			var err error
+			pending, err = e.gateWith(ctx, tx, gateReq{kind: approvals.Collection, org: orgID, amount: n.Amount, role: accounts.StaffOperations,
+				details: map[string]string{"rail": string(n.Rail), "source_customer_name": n.SourceCustomerName,
+					"source_account_number": n.SourceAccountNumber, "source_institution": n.SourceInstitution,
+					"rtp_reference_number": n.RTPReferenceNumber}})
+			if err != nil || pending != nil {
+				return err
+			}
 		}
-		c = settled
-		if err := postCollection(tx, postings, now); err != nil {
-			return err
-		}
-		if err := putCollection(tx, orgID, c); err != nil {
-			return err
-		}
-		if err := tx.Put(bucketCollectionsByOrg, records.IndexKey(orgID, c.ID), nil); err != nil {
-			return err
-		}
-		if err := e.auditAs(ctx, tx, orgID, AuditCollectionRecorded, c.ID, fmt.Sprintf("credited %s net of the fee %s, rail %s, RTP reference %q",
-			amountText(c.AmountCredited), amountText(c.Fee), c.Rail, c.RTPReferenceNumber)); err != nil {
-			return err
-		}
-		return e.emit(tx, orgID, event, render.Collection(c), jsonResource(eventCollection, toCollectionRecord(orgID, c)))
+		var err error
+		c, err = e.settleCollection(ctx, tx, orgID, n, fee, "")
+		return err
 	})
+	if err == nil && pending != nil {
+		return Collection{}, &ApprovalPendingError{Approval: *pending}
+	}
 	return c, err
+}
+
+// settleCollection credits collection n of org net of fee in tx: its
+// postings, record, index, audit entry (whose summary ends with note) and
+// event.
+func (e *Engine) settleCollection(ctx context.Context, tx store.Tx, orgID string, n NewCollection, fee money.Amount, note string) (Collection, error) {
+	now := e.nowUTC()
+	c, postings, event, err := collections.Settle(e.newID(), orgID, n, fee, now)
+	if err != nil {
+		return Collection{}, err
+	}
+	if err := postCollection(tx, postings, now); err != nil {
+		return Collection{}, err
+	}
+	if err := putCollection(tx, orgID, c); err != nil {
+		return Collection{}, err
+	}
+	if err := tx.Put(bucketCollectionsByOrg, records.IndexKey(orgID, c.ID), nil); err != nil {
+		return Collection{}, err
+	}
+	if err := e.auditAs(ctx, tx, orgID, AuditCollectionRecorded, c.ID, fmt.Sprintf("credited %s net of the fee %s, rail %s, RTP reference %q",
+		amountText(c.AmountCredited), amountText(c.Fee), c.Rail, c.RTPReferenceNumber)+note); err != nil {
+		return Collection{}, err
+	}
+	return c, e.emit(tx, orgID, event, render.Collection(c), jsonResource(eventCollection, toCollectionRecord(orgID, c)))
+}
+
+// collectionOfDetails is the collection an approval of amount keeps, and
+// its fee (checked again: the organization must still have collection
+// enabled when it is approved).
+func (e *Engine) collectionOfDetails(amount money.Amount, d map[string]string) (NewCollection, money.Amount, error) {
+	n, err := NewCollection{Amount: amount, Rail: payouts.Rail(d["rail"]), SourceCustomerName: d["source_customer_name"],
+		SourceAccountNumber: d["source_account_number"], SourceInstitution: d["source_institution"],
+		RTPReferenceNumber: d["rtp_reference_number"]}.Check()
+	if err != nil {
+		return NewCollection{}, money.Amount{}, err
+	}
+	fee, err := collections.Fee(e.fees, n.Rail, n.Amount)
+	return n, fee, err
 }
 
 func putCollection(tx store.Tx, org string, c Collection) error {

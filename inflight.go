@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tambalapay/tambala/accounts"
+	"github.com/tambalapay/tambala/approvals"
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/records"
 	"github.com/tambalapay/tambala/internal/textrule"
@@ -163,55 +165,104 @@ func (e *Engine) resolvePayout(ctx context.Context, id string, r Resolution) (pa
 	}
 	var out payouts.Payout
 	var from payouts.Status
+	var pending *Approval
 	err := e.store.Update(ctx, func(tx store.Tx) error {
+		pending = nil
 		var rec payoutRecord
 		if err := records.GetJSON(tx, bucketPayouts, id, &rec, errNotFound); err != nil {
 			return err
 		}
-		from = rec.Status
 		if rec.Status != payouts.Submitted && rec.Status != payouts.Pending {
 			return errcode.Newf(errcode.Conflict, "Only a submitted or pending payout can be resolved; this one is %s.", rec.Status)
 		}
-		p, err := rec.payout()
-		if err != nil {
-			return err
-		}
-		now := e.nowUTC()
-		rec.Resolution = &resolutionRecord{Outcome: r.Outcome, Reason: r.Reason, Reference: r.Reference, At: now}
-		if p.Status == payouts.Submitted { // the state machine finishes from pending
-			if p, err = p.MarkPending(now); err != nil {
+		if r.Outcome == payouts.Failed {
+			// Failed returns the hold, amount and fee, to the
+			// organization's available balance: four-eyes above the
+			// threshold of its asset.
+			p, err := rec.payout()
+			if err != nil {
+				return err
+			}
+			held := p.Amount
+			if p.HeldFee.IsSet() {
+				if held, err = p.Amount.Add(p.HeldFee); err != nil {
+					return err
+				}
+			}
+			pending, err = e.gateWith(ctx, tx, gateReq{kind: approvals.PayoutFailed, org: p.Org, amount: held, key: p.ID,
+				role: accounts.StaffOperations, renew: true, details: map[string]string{"payout": p.ID,
+					"failure_code": string(r.FailureCode), "reason": r.Reason, "reference": r.Reference}})
+			if err != nil || pending != nil {
 				return err
 			}
 		}
-		if r.Outcome == payouts.Succeeded {
-			err = e.finishSuccess(tx, &rec, p, observedFee(r.Fee), now)
-		} else {
-			err = e.finishFailure(tx, &rec, p, string(r.FailureCode), now)
-		}
-		if err != nil {
-			return err
-		}
-		if out, err = rec.payout(); err != nil {
-			return err
-		}
-		summary := fmt.Sprintf("status %s -> %s, reason %q", from, out.Status, r.Reason)
-		if r.Outcome == payouts.Succeeded && r.Fee.IsSet() {
-			summary += ", fee charged " + amountText(r.Fee)
-		} else if r.Outcome == payouts.Failed {
-			summary += ", failure code " + string(r.FailureCode)
-		}
-		if r.Reference != "" {
-			summary += fmt.Sprintf(", provider reference %q", r.Reference)
-		}
-		if err := e.auditAs(ctx, tx, out.Org, AuditPayoutResolved, id, summary); err != nil {
-			return err
-		}
-		return records.PutJSON(tx, bucketPayouts, rec.ID, rec)
+		var err error
+		out, from, err = e.resolveInTx(ctx, tx, id, r, "")
+		return err
 	})
+	if err == nil && pending != nil {
+		return payouts.Payout{}, &ApprovalPendingError{Approval: *pending}
+	}
 	if err == nil {
-		e.log.Info("payout resolved by the operator", slog.String("payout", id), slog.String("org", out.Org),
-			slog.String("outcome", string(r.Outcome)), slog.String("reason", r.Reason))
-		e.reportPayout(stateChange{id: id, org: out.Org, rail: out.Rail, from: from, to: out.Status, by: "operator"})
+		e.resolved(ctx, id, r, out, from)
 	}
 	return out, err
+}
+
+// resolveInTx finishes payout id as r says in tx (r checked): the
+// transition, its ledger entries and event, the resolution kept and the
+// audit entry, whose summary ends with note. It returns the payout and
+// the status it was in.
+func (e *Engine) resolveInTx(ctx context.Context, tx store.Tx, id string, r Resolution, note string) (payouts.Payout, payouts.Status, error) {
+	var rec payoutRecord
+	if err := records.GetJSON(tx, bucketPayouts, id, &rec, errNotFound); err != nil {
+		return payouts.Payout{}, "", err
+	}
+	from := rec.Status
+	if rec.Status != payouts.Submitted && rec.Status != payouts.Pending {
+		return payouts.Payout{}, from, errcode.Newf(errcode.Conflict, "Only a submitted or pending payout can be resolved; this one is %s.", rec.Status)
+	}
+	p, err := rec.payout()
+	if err != nil {
+		return payouts.Payout{}, from, err
+	}
+	now := e.nowUTC()
+	rec.Resolution = &resolutionRecord{Outcome: r.Outcome, Reason: r.Reason, Reference: r.Reference, At: now}
+	if p.Status == payouts.Submitted { // the state machine finishes from pending
+		if p, err = p.MarkPending(now); err != nil {
+			return payouts.Payout{}, from, err
+		}
+	}
+	if r.Outcome == payouts.Succeeded {
+		err = e.finishSuccess(tx, &rec, p, observedFee(r.Fee), now)
+	} else {
+		err = e.finishFailure(tx, &rec, p, string(r.FailureCode), now)
+	}
+	if err != nil {
+		return payouts.Payout{}, from, err
+	}
+	out, err := rec.payout()
+	if err != nil {
+		return payouts.Payout{}, from, err
+	}
+	summary := fmt.Sprintf("status %s -> %s, reason %q", from, out.Status, r.Reason)
+	if r.Outcome == payouts.Succeeded && r.Fee.IsSet() {
+		summary += ", fee charged " + amountText(r.Fee)
+	} else if r.Outcome == payouts.Failed {
+		summary += ", failure code " + string(r.FailureCode)
+	}
+	if r.Reference != "" {
+		summary += fmt.Sprintf(", provider reference %q", r.Reference)
+	}
+	if err := e.auditAs(ctx, tx, out.Org, AuditPayoutResolved, id, summary+note); err != nil {
+		return payouts.Payout{}, from, err
+	}
+	return out, from, records.PutJSON(tx, bucketPayouts, rec.ID, rec)
+}
+
+// resolved logs and reports a resolution once committed.
+func (e *Engine) resolved(_ context.Context, id string, r Resolution, out payouts.Payout, from payouts.Status) {
+	e.log.Info("payout resolved by the operator", slog.String("payout", id), slog.String("org", out.Org),
+		slog.String("outcome", string(r.Outcome)), slog.String("reason", r.Reason))
+	e.reportPayout(stateChange{id: id, org: out.Org, rail: out.Rail, from: from, to: out.Status, by: "operator"})
 }

@@ -105,7 +105,9 @@ func (o *Operator) BootstrapOrganization(ctx context.Context, b Bootstrap) (_ Bo
 }
 
 // ClawbackPayout records a provider clawback of a succeeded payout (the
-// operator's side, or a provider callback).
+// operator's side): its amount returns to the organization, so above the
+// threshold of its asset it waits for a second staff member's approval
+// (ApprovalPendingError).
 func (o *Operator) ClawbackPayout(ctx context.Context, id string) (err error) {
 	ctx, span := o.span(ctx, "tambala.Operator.ClawbackPayout")
 	defer span.end(&err)
@@ -192,6 +194,8 @@ func (o *Operator) DeskProof(ctx context.Context, orderID string) (_ ProofFile, 
 // float: the operator's manual funding (the demo organization's starting
 // balance, test setups). ref identifies the funding (text with no control
 // or invisible format character); funding the same ref twice credits once.
+// Above the asset's approval threshold it waits for a second staff
+// member's approval (ApprovalPendingError).
 func (o *Operator) Fund(ctx context.Context, orgID string, amount money.Amount, ref string) (err error) {
 	ctx, span := o.span(ctx, "tambala.Operator.Fund")
 	defer span.end(&err)
@@ -277,7 +281,10 @@ func (o *Operator) PayoutsInFlight(ctx context.Context, f InFlightFilter) (_ []I
 }
 
 // RecordCollection credits a collection net of the collection fee, in one
-// transaction with the collection record.
+// transaction with the collection record. Above the MWK approval
+// threshold it waits for a second staff member's approval
+// (ApprovalPendingError); a collection has no reference of its own, so
+// each such call makes a new approval.
 func (o *Operator) RecordCollection(ctx context.Context, orgID string, n NewCollection) (_ Collection, err error) {
 	ctx, span := o.span(ctx, "tambala.Operator.RecordCollection")
 	defer span.end(&err)
@@ -295,7 +302,8 @@ func (o *Operator) RecordCollection(ctx context.Context, orgID string, n NewColl
 // other figures under that pair are conflict. The network must be known
 // and carry the asset (unsupported_network), the asset configured
 // (unsupported_asset) and enabled with collection for the organization
-// (corridor_not_enabled).
+// (corridor_not_enabled). Above the asset's approval threshold it waits
+// for a second staff member's approval (ApprovalPendingError).
 func (o *Operator) RecordDeposit(ctx context.Context, orgID string, d Deposit) (_ CollectionV2, err error) {
 	ctx, span := o.span(ctx, "tambala.Operator.RecordDeposit")
 	defer span.end(&err)
@@ -310,7 +318,9 @@ func (o *Operator) RecordDeposit(ctx context.Context, orgID string, d Deposit) (
 // rate gives whole kwacha, rounded down, credited to the organization's MWK
 // balance from the operator's float. Ref makes it happen once: recording
 // the same ref again returns the first trade; the same ref with other
-// figures is conflict.
+// figures is conflict. Above the MWK approval threshold (the kwacha it
+// credits) it waits for a second staff member's approval
+// (ApprovalPendingError).
 func (o *Operator) RecordTrade(ctx context.Context, orgID string, n NewTrade) (_ Trade, err error) {
 	ctx, span := o.span(ctx, "tambala.Operator.RecordTrade")
 	defer span.end(&err)
@@ -340,7 +350,10 @@ func (o *Operator) Redeliver(ctx context.Context, orgID string, id string) (_ De
 // charged, an excess above the hold from available or as shortfall);
 // failed releases it whole. A payout in another status is conflict; the
 // worker, which may be talking to the provider about it at the same time,
-// leaves a payout the operator has finished alone.
+// leaves a payout the operator has finished alone. Failed returns the hold
+// to the organization: above the threshold of the payout's asset it waits
+// for a second staff member's approval (ApprovalPendingError), the payout
+// left as it is; a rejected one may be asked again.
 func (o *Operator) ResolvePayout(ctx context.Context, id string, r Resolution) (_ payouts.Payout, err error) {
 	ctx, span := o.span(ctx, "tambala.Operator.ResolvePayout")
 	defer span.end(&err)

@@ -64,6 +64,11 @@ type User struct {
 	CreatedAt         time.Time
 	// DisabledAt is zero while the user is active.
 	DisabledAt time.Time
+	// ApprovalsSuspended says a staff user approves nothing: their
+	// password or second factor was reset, or their invitation issued,
+	// by someone else, and no other staff admin has confirmed them yet
+	// (Accounts.ConfirmStaff).
+	ApprovalsSuspended bool
 }
 
 func userView(u accounts.User) User {
@@ -184,7 +189,8 @@ func (a *Accounts) AuditTrail(ctx context.Context, page PageRequest, f AuditFilt
 }
 
 // DisableUser disables a user and ends every session of theirs; a user
-// disabled already is returned as is.
+// disabled already is returned as is. The last active staff admin cannot
+// be disabled (conflict).
 func (a *Accounts) DisableUser(ctx context.Context, userID string) (_ User, err error) {
 	ctx, span := a.span(ctx, "tambala.Accounts.DisableUser")
 	defer span.end(&err)
@@ -360,6 +366,25 @@ func (e *Engine) inviteUser(ctx context.Context, n InviteUser) (Invited, error) 
 			return err
 		}
 		out = Invited{Invitation: invitationView(inv, now), Token: token}
+		if inv.Org == "" {
+			// Whoever was given the token may become this staff member.
+			// The staff invited before any staff admin was, the
+			// operator's set-up, are not held: nobody could confirm them.
+			seen, err := staffAdminSeen(tx)
+			if err != nil {
+				return err
+			}
+			if seen {
+				if err := e.holdStaff(ctx, tx, "", inv.Email, "invitation"); err != nil {
+					return err
+				}
+			}
+			if slices.Contains(inv.StaffRoles, accounts.StaffAdmin) {
+				if err := markStaffAdminSeen(tx); err != nil {
+					return err
+				}
+			}
+		}
 		return e.audit(ctx, tx, actorOr(ctx, automationActor), inv.Org, AuditUserInvited, inv.ID,
 			fmt.Sprintf("invited %s as %s until %s", inv.Email, inv.Role, inv.ExpiresAt.Format(time.RFC3339)))
 	})
@@ -387,6 +412,12 @@ func (e *Engine) resetPassword(ctx context.Context, userID string, ttl time.Dura
 			return err
 		}
 		out = Invited{Invitation: invitationView(inv, now), Token: token}
+		if u.IsStaff() {
+			// Whoever was given the token may sign in as u.
+			if err := e.holdStaff(ctx, tx, u.ID, u.Email, "password_reset"); err != nil {
+				return err
+			}
+		}
 		return e.audit(ctx, tx, actorOr(ctx, automationActor), inv.Org, AuditPasswordResetIssued, inv.ID,
 			fmt.Sprintf("password reset of user %s (%s) until %s", u.ID, u.Email, inv.ExpiresAt.Format(time.RFC3339)))
 	})
@@ -471,8 +502,9 @@ func (e *Engine) users(ctx context.Context, orgID string) ([]User, error) {
 			if err != nil {
 				return false, err
 			}
-			out = append(out, userView(u))
-			return true, nil
+			v, err := e.staffView(tx, u)
+			out = append(out, v)
+			return err == nil, err
 		})
 	})
 	return out, err
@@ -483,13 +515,28 @@ func (e *Engine) user(ctx context.Context, id string) (User, error) {
 	var out User
 	err := e.store.View(ctx, func(tx store.Tx) error {
 		u, err := loadUser(tx, id, errNotFound)
-		out = userView(u)
+		if err != nil {
+			return err
+		}
+		out, err = e.staffView(tx, u)
 		return err
 	})
 	if err != nil {
 		return User{}, err
 	}
 	return out, nil
+}
+
+// staffView is userView with, for a staff user, whether their approvals
+// are suspended.
+func (e *Engine) staffView(tx store.Tx, u accounts.User) (User, error) {
+	v := userView(u)
+	if !u.IsStaff() {
+		return v, nil
+	}
+	_, held, err := e.heldStaff(tx, u.ID, u.Email)
+	v.ApprovalsSuspended = held
+	return v, err
 }
 
 // changeUser runs change on user id in one transaction and stores the
@@ -505,7 +552,9 @@ func (e *Engine) changeUser(ctx context.Context, id string, change func(tx store
 		if err != nil {
 			return err
 		}
-		out = userView(next)
+		if out, err = e.staffView(tx, next); err != nil {
+			return err
+		}
 		if !changed {
 			return nil
 		}
@@ -525,6 +574,15 @@ func (e *Engine) setUserDisabled(ctx context.Context, id string, disable bool) (
 		}
 		if !disable {
 			return u.Enable(), true, e.audit(ctx, tx, actorOr(ctx, automationActor), u.Org, AuditUserEnabled, u.ID, "status disabled -> active")
+		}
+		if u.IsStaff() && u.May(accounts.StaffAdmin) {
+			n, err := activeStaffAdmins(tx)
+			if err != nil {
+				return u, false, err
+			}
+			if n <= 1 {
+				return u, false, errLastAdmin
+			}
 		}
 		n, err := e.endUserSessions(tx, u.ID, nil, now)
 		if err != nil {
@@ -548,6 +606,12 @@ func (e *Engine) resetTOTP(ctx context.Context, id string) (User, error) {
 		n, err := e.endUserSessions(tx, u.ID, nil, now)
 		if err != nil {
 			return u, false, err
+		}
+		if u.IsStaff() {
+			// Whoever enrols next may not be u.
+			if err := e.holdStaff(ctx, tx, u.ID, u.Email, "totp_reset"); err != nil {
+				return u, false, err
+			}
 		}
 		return u.ResetTOTP(), true, e.audit(ctx, tx, actorOr(ctx, automationActor), u.Org, AuditTOTPReset, u.ID,
 			fmt.Sprintf("TOTP %s -> none; %d sessions ended", before, n))
@@ -719,7 +783,8 @@ func loadPeopleOrg(tx store.Tx, org string) error {
 
 // SetStaffRoles replaces a staff user's roles (at least one of
 // accounts.StaffRoles); validation_error for a user who is not staff.
-// Sessions go on: every call checks the roles again.
+// Sessions go on: every call checks the roles again. A staff admin never
+// changes their own roles (forbidden: another staff admin must).
 func (a *Accounts) SetStaffRoles(ctx context.Context, userID string, roles []accounts.StaffRole) (_ User, err error) {
 	ctx, span := a.span(ctx, "tambala.Accounts.SetStaffRoles")
 	defer span.end(&err)
@@ -731,6 +796,14 @@ func (a *Accounts) SetStaffRoles(ctx context.Context, userID string, roles []acc
 		next, err := u.WithStaffRoles(roles)
 		if err != nil || slices.Equal(next.StaffRoles, u.StaffRoles) {
 			return u, false, err
+		}
+		if actor := actorOr(ctx, automationActor); actor.Kind == ActorStaff && actor.ID == u.ID {
+			return u, false, errOwnRoles
+		}
+		if next.May(accounts.StaffAdmin) {
+			if err := markStaffAdminSeen(tx); err != nil {
+				return u, false, err
+			}
 		}
 		return next, true, a.e.audit(ctx, tx, actorOr(ctx, automationActor), "", AuditStaffRolesChanged, u.ID,
 			fmt.Sprintf("staff roles %v -> %v", u.StaffRoles, next.StaffRoles))

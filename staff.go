@@ -2,9 +2,14 @@ package tambala
 
 import (
 	"context"
+	"fmt"
+	"strings"
+	"time"
 
 	"github.com/tambalapay/tambala/accounts"
+	"github.com/tambalapay/tambala/approvals"
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/records"
 	"github.com/tambalapay/tambala/store"
 )
 
@@ -75,4 +80,202 @@ func (e *Engine) actAs(ctx context.Context, token string, role accounts.StaffRol
 		return ctx, errStaffRole
 	}
 	return asActor(ctx, staffActor(u)), nil
+}
+
+// holdRecord is the stored form of an approvals.Hold.
+type holdRecord struct {
+	UserID  string    `json:"user_id,omitempty"`
+	Email   string    `json:"email"`
+	Cause   string    `json:"cause"`
+	ByKind  string    `json:"by_kind"`
+	ByID    string    `json:"by_id,omitempty"`
+	ByEmail string    `json:"by_email,omitempty"`
+	At      time.Time `json:"at"`
+}
+
+func holdKeyUser(id string) string     { return string(records.IndexKey("user", id)) }
+func holdKeyEmail(email string) string { return string(records.IndexKey("email", email)) }
+
+// heldStaff reads a hold on the staff member with id or email, if any:
+// one made on their account, or on their invitation before it was
+// accepted.
+func (e *Engine) heldStaff(tx store.Tx, id, email string) (approvals.Hold, bool, error) {
+	holds, err := e.staffHolds(tx, id, email)
+	if err != nil || len(holds) == 0 {
+		return approvals.Hold{}, false, err
+	}
+	return holds[0], true, nil
+}
+
+// staffHolds reads every hold on the staff member with id or email.
+func (e *Engine) staffHolds(tx store.Tx, id, email string) ([]approvals.Hold, error) {
+	var out []approvals.Hold
+	for _, k := range []string{holdKeyUser(id), holdKeyEmail(email)} {
+		if k == holdKeyUser("") || k == holdKeyEmail("") {
+			continue
+		}
+		var r holdRecord
+		err := records.GetJSON(tx, bucketApprovalHolds, k, &r, store.ErrNotFound)
+		if isNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if r.UserID == "" {
+			r.UserID = id
+		}
+		out = append(out, approvals.Hold{UserID: r.UserID, Email: r.Email, Cause: r.Cause, At: r.At,
+			By: approvals.Party{Kind: approvals.PartyKind(r.ByKind), UserID: r.ByID, Email: r.ByEmail}})
+	}
+	return out, nil
+}
+
+// holdStaff suspends the approvals of staff member u (or, with u.ID "",
+// of the invitee u.Email) in tx for cause, made by ctx's actor, audited.
+func (e *Engine) holdStaff(ctx context.Context, tx store.Tx, id, email, cause string) error {
+	actor := actorOr(ctx, automationActor)
+	by := partyOf(actor)
+	r := holdRecord{UserID: id, Email: email, Cause: cause, ByKind: string(by.Kind), ByID: by.UserID, ByEmail: by.Email, At: e.nowUTC()}
+	key := holdKeyUser(id)
+	if id == "" {
+		key = holdKeyEmail(email)
+	}
+	if err := records.PutJSON(tx, bucketApprovalHolds, key, r); err != nil {
+		return err
+	}
+	target := id
+	if target == "" {
+		target = email
+	}
+	return e.audit(ctx, tx, actor, "", AuditApprovalsSuspended, target,
+		fmt.Sprintf("approvals of %s suspended (%s by %s) until another staff admin confirms them", email, cause, actor.name()))
+}
+
+// adminSeenKey marks, in bucketApprovalHolds, that a staff admin was
+// ever invited or made: from then on every staff invitation is held.
+var adminSeenKey = records.IndexKey("seen", "admin")
+
+// staffAdminSeen reports whether a staff admin was ever invited or made.
+// It never goes back to false, so taking the admin role from everyone
+// does not free the next invitation from its hold.
+func staffAdminSeen(tx store.Tx) (bool, error) {
+	_, err := tx.Get(bucketApprovalHolds, adminSeenKey)
+	if isNotFound(err) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+func markStaffAdminSeen(tx store.Tx) error {
+	return tx.Put(bucketApprovalHolds, adminSeenKey, []byte("1"))
+}
+
+// staffUsers calls each with every staff user, until it returns false.
+func staffUsers(tx store.Tx, each func(u accounts.User) bool) error {
+	prefix := records.IndexPrefix("")
+	return tx.Scan(bucketUsersByOrg, store.ScanOptions{Prefix: prefix}, func(k, _ []byte) (bool, error) {
+		u, err := loadUser(tx, string(k[len(prefix):]), errNotFound)
+		if err != nil {
+			return false, err
+		}
+		return each(u), nil
+	})
+}
+
+// anyStaff reports whether the store has any staff user, active or not:
+// from then on a change that weakens a threshold waits for approval.
+// Users are never deleted, so it stays true.
+func anyStaff(tx store.Tx) (bool, error) {
+	found := false
+	err := staffUsers(tx, func(u accounts.User) bool {
+		found = u.IsStaff()
+		return !found
+	})
+	return found, err
+}
+
+// activeStaffAdmins counts the active staff users with the admin role.
+func activeStaffAdmins(tx store.Tx) (int, error) {
+	n := 0
+	err := staffUsers(tx, func(u accounts.User) bool {
+		if u.IsStaff() && !u.Disabled() && u.May(accounts.StaffAdmin) {
+			n++
+		}
+		return true
+	})
+	return n, err
+}
+
+// errLastAdmin refuses to leave the staff with no active admin: nobody
+// could then manage the staff or confirm a staff member.
+var errLastAdmin = errcode.Newf(errcode.Conflict, "This is the last active staff admin: make another staff member admin first.")
+
+// errOwnRoles refuses a staff admin's change of their own roles.
+var errOwnRoles = errcode.Newf(errcode.Forbidden, "Another staff admin must change your roles.")
+
+// ConfirmStaff lifts the suspension of a staff member's approvals, made
+// when their password or second factor was reset, or their invitation
+// issued, by someone else (approvals.Hold): from then on they approve
+// again. Only a staff admin confirms, neither the member held nor who
+// reset or invited them, and not while held themself (forbidden); the
+// automation never can. A member not held is returned as is.
+func (a *Accounts) ConfirmStaff(ctx context.Context, userID string) (_ User, err error) {
+	ctx, span := a.span(ctx, "tambala.Accounts.ConfirmStaff")
+	defer span.end(&err)
+	ctx, err = a.act(ctx, accounts.StaffAdmin)
+	if err != nil {
+		return User{}, err
+	}
+	var out User
+	err = a.e.store.Update(ctx, func(tx store.Tx) error {
+		u, err := loadUser(tx, userID, errNotFound)
+		if err != nil {
+			return err
+		}
+		if !u.IsStaff() {
+			return errcode.Newf(errcode.ValidationError, "Only the operator's staff approve.")
+		}
+		out = userView(u)
+		holds, err := a.e.staffHolds(tx, u.ID, u.Email)
+		if err != nil || len(holds) == 0 {
+			return err
+		}
+		actor := actorOr(ctx, automationActor)
+		by := partyOf(actor)
+		var roles []string
+		byHeld := false
+		if by.Kind == approvals.Staff {
+			me, err := loadUser(tx, by.UserID, errNotFound)
+			if err != nil {
+				return err
+			}
+			for _, r := range me.StaffRoles {
+				roles = append(roles, string(r))
+			}
+			if _, byHeld, err = a.e.heldStaff(tx, me.ID, me.Email); err != nil {
+				return err
+			}
+		}
+		// Every hold must allow it: who invited them may not confirm them
+		// under a later reset's hold either.
+		causes := make([]string, len(holds))
+		for i, h := range holds {
+			if err := h.Confirm(by, roles, byHeld); err != nil {
+				return err
+			}
+			causes[i] = h.Cause + " by " + partyName(h.By)
+		}
+		for _, k := range []string{holdKeyUser(u.ID), holdKeyEmail(u.Email)} {
+			if err := tx.Delete(bucketApprovalHolds, []byte(k)); err != nil && !isNotFound(err) {
+				return err
+			}
+		}
+		return a.e.audit(ctx, tx, actor, "", AuditApprovalsConfirmed, u.ID,
+			fmt.Sprintf("approvals of %s confirmed (suspended: %s)", u.Email, strings.Join(causes, "; ")))
+	})
+	if err != nil {
+		return User{}, err
+	}
+	return out, nil
 }

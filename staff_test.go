@@ -147,7 +147,9 @@ func TestStaffRoles(t *testing.T) {
 		_, err = adminAcc.SetStaffRoles(p.ctx, org.ID, []accounts.StaffRole{accounts.StaffAdmin})
 		assert.Equal(t, errcode.ValidationError, errcode.Of(err), "an organization's user has no staff roles")
 
-		// A disabled staff user's face stops at the next call.
+		// A disabled staff user's face stops at the next call (another
+		// staff admin first: the last active one cannot be disabled).
+		p.staffMember(t, "admin2@operator.example", accounts.StaffAdmin)
 		_, err = adminAcc.DisableUser(p.ctx, admin.ID)
 		require.NoError(t, err)
 		_, err = adminAcc.Users(p.ctx, "")

@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/tambalapay/tambala/accounts"
+	"github.com/tambalapay/tambala/approvals"
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/loop"
 	"github.com/tambalapay/tambala/internal/records"
@@ -510,24 +512,53 @@ func (e *Engine) clawback(tx store.Tx, rec *payoutRecord, now time.Time) error {
 // clawbackPayout is Operator.ClawbackPayout.
 func (e *Engine) clawbackPayout(ctx context.Context, id string) error {
 	var rec payoutRecord
+	var pending *Approval
 	err := e.store.Update(ctx, func(tx store.Tx) error {
-		rec = payoutRecord{}
-		if err := records.GetJSON(tx, bucketPayouts, id, &rec, errNotFound); err != nil {
+		pending = nil
+		var cur payoutRecord
+		if err := records.GetJSON(tx, bucketPayouts, id, &cur, errNotFound); err != nil {
 			return err
 		}
-		if rec.Status != payouts.Succeeded {
-			return errcode.Newf(errcode.Conflict, "Only a succeeded payout can be clawed back; this one is %s.", rec.Status)
+		if cur.Status != payouts.Succeeded {
+			return errcode.Newf(errcode.Conflict, "Only a succeeded payout can be clawed back; this one is %s.", cur.Status)
 		}
-		if err := e.clawback(tx, &rec, e.nowUTC()); err != nil {
+		// The amount returns to the organization: four-eyes above the
+		// threshold of its asset.
+		p, err := cur.payout()
+		if err != nil {
 			return err
 		}
-		if err := e.auditAs(ctx, tx, rec.Org, AuditPayoutClawedBack, rec.ID, fmt.Sprintf("status %s -> %s", payouts.Succeeded, rec.Status)); err != nil {
+		if pending, err = e.gateWith(ctx, tx, gateReq{kind: approvals.PayoutClawback, org: p.Org, amount: p.Amount, key: p.ID,
+			role: accounts.StaffOperations, renew: true, details: map[string]string{"payout": p.ID}}); err != nil || pending != nil {
 			return err
 		}
-		return records.PutJSON(tx, bucketPayouts, rec.ID, rec)
+		rec, err = e.clawbackInTx(ctx, tx, id, "")
+		return err
 	})
+	if err == nil && pending != nil {
+		return &ApprovalPendingError{Approval: *pending}
+	}
 	if err == nil {
 		e.reportPayout(stateChange{id: rec.ID, org: rec.Org, rail: rec.Rail, from: payouts.Succeeded, to: rec.Status, by: "operator"})
 	}
 	return err
+}
+
+// clawbackInTx claws back succeeded payout id in tx, audited with a
+// summary ending with note.
+func (e *Engine) clawbackInTx(ctx context.Context, tx store.Tx, id, note string) (payoutRecord, error) {
+	var rec payoutRecord
+	if err := records.GetJSON(tx, bucketPayouts, id, &rec, errNotFound); err != nil {
+		return rec, err
+	}
+	if rec.Status != payouts.Succeeded {
+		return rec, errcode.Newf(errcode.Conflict, "Only a succeeded payout can be clawed back; this one is %s.", rec.Status)
+	}
+	if err := e.clawback(tx, &rec, e.nowUTC()); err != nil {
+		return rec, err
+	}
+	if err := e.auditAs(ctx, tx, rec.Org, AuditPayoutClawedBack, rec.ID, fmt.Sprintf("status %s -> %s", payouts.Succeeded, rec.Status)+note); err != nil {
+		return rec, err
+	}
+	return rec, records.PutJSON(tx, bucketPayouts, rec.ID, rec)
 }

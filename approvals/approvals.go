@@ -21,6 +21,23 @@ const (
 	// RefundReturned is the desk recording that a failed to-bank order's
 	// stablecoin came back, crediting the organization.
 	RefundReturned Kind = "refund_returned"
+	// Trade is an OTC trade the operator records: the organization's MWK
+	// credited from the float at the client rate.
+	Trade Kind = "otc_trade"
+	// Collection is a /v1 collection the operator records by hand,
+	// credited net of its fee.
+	Collection Kind = "collection"
+	// PayoutFailed is the operator resolving a payout in flight as
+	// failed: its hold (amount and fee) returns to the organization's
+	// available balance.
+	PayoutFailed Kind = "payout_failed"
+	// PayoutClawback is the operator recording a provider's clawback of
+	// a succeeded payout: its amount returns to the organization.
+	PayoutClawback Kind = "payout_clawback"
+	// ThresholdChange is a change that weakens four-eyes in an asset:
+	// removing its threshold, or raising it (Weakens). Its Amount is the
+	// new threshold, or the asset's zero for a removal.
+	ThresholdChange Kind = "threshold_change"
 )
 
 // Status is where an approval stands.
@@ -84,6 +101,8 @@ var (
 	ErrWrongRole    = errors.New("approvals: role does not approve this")
 	ErrReason       = errors.New("approvals: reason")
 	ErrDifferentAsk = errors.New("approvals: a different request under the same key")
+	ErrSuspended    = errors.New("approvals: the approver's approvals are suspended")
+	ErrSelfConfirm  = errors.New("approvals: a hold is confirmed by another staff admin")
 )
 
 // Needed reports whether amount needs an approval under threshold: when a
@@ -91,6 +110,20 @@ var (
 // The zero threshold (not set) needs none.
 func Needed(threshold, amount money.Amount) bool {
 	return threshold.IsSet() && threshold.Asset() == amount.Asset() && amount.Cmp(threshold) > 0
+}
+
+// Weakens reports whether changing an asset's threshold from prev to next
+// (the zero Amount: none) lets more money move on one credential: next
+// removes a threshold that was set, or raises it. Setting a first
+// threshold, lowering one or setting the same is stricter or equal.
+func Weakens(prev, next money.Amount) bool {
+	if !prev.IsSet() {
+		return false
+	}
+	if !next.IsSet() {
+		return true
+	}
+	return next.Asset() != prev.Asset() || next.Cmp(prev) > 0
 }
 
 // New is a pending approval of a move asked for by by at now.
@@ -157,6 +190,58 @@ func (a Approval) decidable(by Party, roles []string) error {
 			}
 		}
 		return coded(errcode.Forbidden, "Only staff with the "+a.Role+" role decide this approval.", ErrWrongRole)
+	}
+	return nil
+}
+
+// AdminRole is the staff role that confirms a Hold.
+const AdminRole = "admin"
+
+// Hold suspends a staff member's approvals: their password or second
+// factor was reset, or their account made from an invitation, through a
+// one-time token someone else was given (the admin token's caller, or a
+// staff admin). Whoever saw the token may be the one signing in, so the
+// account does not count as a second pair of eyes until another staff
+// admin confirms it.
+type Hold struct {
+	// UserID is the held staff member; Email their address.
+	UserID string
+	Email  string
+	// Cause is what made the hold: "password_reset", "totp_reset" or
+	// "invitation".
+	Cause string
+	// By made the reset or the invitation.
+	By Party
+	At time.Time
+}
+
+// Suspended is the error of an approval by a staff member under a hold:
+// forbidden (ErrSuspended).
+func Suspended() error {
+	return coded(errcode.Forbidden, "Your approvals are suspended since your password, second factor or invitation was reset "+
+		"by someone else: another staff admin must confirm your account first.", ErrSuspended)
+}
+
+// Confirm checks that by, who holds roles and is held themself when
+// byHeld, may lift h: a staff member (ErrNotStaff) with the admin role
+// (ErrWrongRole), under no hold (ErrSuspended), neither the held member
+// nor who made the hold (ErrSelfConfirm); each forbidden.
+func (h Hold) Confirm(by Party, roles []string, byHeld bool) error {
+	if by.Kind != Staff {
+		return coded(errcode.Forbidden, "A staff admin confirms a staff member: the automation cannot.", ErrNotStaff)
+	}
+	admin := false
+	for _, r := range roles {
+		admin = admin || r == AdminRole
+	}
+	if !admin {
+		return coded(errcode.Forbidden, "Only staff with the admin role confirm a staff member.", ErrWrongRole)
+	}
+	if byHeld {
+		return Suspended()
+	}
+	if by.UserID == h.UserID || (h.By.Kind == Staff && h.By.UserID == by.UserID) {
+		return coded(errcode.Forbidden, "Another staff admin must confirm this: not the member held, nor who reset or invited them.", ErrSelfConfirm)
 	}
 	return nil
 }

@@ -90,3 +90,57 @@ func TestDecide(t *testing.T) {
 	assert.ErrorIs(t, a.Same(approvals.Funding, "org_1", money.FromInt(money.MWK, 5001)), approvals.ErrDifferentAsk)
 	assert.ErrorIs(t, a.Same(approvals.Funding, "org_2", money.FromInt(money.MWK, 5000)), approvals.ErrDifferentAsk)
 }
+
+func TestWeakens(t *testing.T) {
+	mwk := func(n int64) money.Amount { return money.FromInt(money.MWK, n) }
+	tests := []struct {
+		name       string
+		prev, next money.Amount
+		want       bool
+	}{
+		{"a first threshold", money.Amount{}, mwk(1000), false},
+		{"none stays none", money.Amount{}, money.Amount{}, false},
+		{"removed", mwk(1000), money.Amount{}, true},
+		{"raised", mwk(1000), mwk(1001), true},
+		{"the same", mwk(1000), mwk(1000), false},
+		{"lowered", mwk(1000), mwk(999), false},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, approvals.Weakens(tt.prev, tt.next), tt.name)
+	}
+}
+
+func TestHoldConfirm(t *testing.T) {
+	held := approvals.Party{Kind: approvals.Staff, UserID: "usr_bo", Email: "bo@op.example"}
+	ann := approvals.Party{Kind: approvals.Staff, UserID: "usr_ann", Email: "ann@op.example"}
+	cy := approvals.Party{Kind: approvals.Staff, UserID: "usr_cy", Email: "cy@op.example"}
+	bot := approvals.Party{Kind: approvals.Automation}
+	byBot := approvals.Hold{UserID: held.UserID, Email: held.Email, Cause: "password_reset", By: bot, At: t0}
+	byAnn := approvals.Hold{UserID: held.UserID, Email: held.Email, Cause: "invitation", By: ann, At: t0}
+	admin := []string{"admin"}
+	tests := []struct {
+		name   string
+		h      approvals.Hold
+		by     approvals.Party
+		roles  []string
+		byHeld bool
+		cause  error
+	}{
+		{"another staff admin", byBot, ann, admin, false, nil},
+		{"a staff admin other than who reset them", byAnn, cy, admin, false, nil},
+		{"the automation", byBot, bot, nil, false, approvals.ErrNotStaff},
+		{"staff without the admin role", byBot, ann, []string{"operations"}, false, approvals.ErrWrongRole},
+		{"the member held", byBot, held, admin, false, approvals.ErrSelfConfirm},
+		{"who reset them", byAnn, ann, admin, false, approvals.ErrSelfConfirm},
+		{"a held admin", byBot, ann, admin, true, approvals.ErrSuspended},
+	}
+	for _, tt := range tests {
+		err := tt.h.Confirm(tt.by, tt.roles, tt.byHeld)
+		if tt.cause == nil {
+			assert.NoError(t, err, tt.name)
+			continue
+		}
+		assert.ErrorIs(t, err, tt.cause, tt.name)
+		assert.Equal(t, errcode.Forbidden, errcode.Of(err), tt.name)
+	}
+}

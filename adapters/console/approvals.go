@@ -26,6 +26,9 @@ type approvalRow struct {
 	Decide bool
 	// Own says the signed-in user asked for it.
 	Own bool
+	// Change is, for a threshold change, what it changes ("1000.00 MWK ->
+	// none"), shown in place of the amount.
+	Change string
 }
 
 type thresholdRow struct {
@@ -64,6 +67,9 @@ func (h *handler) approvalsView(w http.ResponseWriter, r *http.Request, s webui.
 			Decide: a.Status == approvals.Pending && !own && may(s, accounts.StaffRole(a.Role))}
 		if rw.OrgName == "" {
 			rw.OrgName = a.Org
+		}
+		if a.Kind == approvals.ThresholdChange {
+			rw.Change = "threshold " + a.Details["from"] + " -> " + a.Details["threshold"] + " " + string(a.Amount.Asset().Code)
 		}
 		return rw
 	}
@@ -129,6 +135,9 @@ func (h *handler) approvals(w http.ResponseWriter, r *http.Request, s webui.Sess
 		return
 	}
 	v.Notice = notice(r)
+	if id := r.URL.Query().Get("pending"); id != "" {
+		v.Notice = h.pendingNotice(r, s, id)
+	}
 	h.site.Render(w, http.StatusOK, "approvals", v)
 }
 
@@ -167,7 +176,9 @@ func (h *handler) decide(w http.ResponseWriter, r *http.Request, s webui.Session
 	})
 }
 
-// setThreshold sets or removes an asset's threshold.
+// setThreshold sets or removes an asset's threshold: removing or raising
+// it waits for a second staff member (the engine decides), and the page
+// then names the pending approval.
 func (h *handler) setThreshold(w http.ResponseWriter, r *http.Request, s webui.Session) {
 	v, ok := h.approvalsView(w, r, s)
 	if !ok {

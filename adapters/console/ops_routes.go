@@ -1,8 +1,10 @@
 package console
 
 import (
+	"errors"
 	"html/template"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/tambalapay/tambala"
@@ -109,19 +111,27 @@ var notices = map[string]string{
 	"disable":      "The user is disabled and signed out.",
 	"enable":       "The user may sign in again.",
 	"reset-totp":   "The user's two-factor sign-in is reset: they enrol again at their next sign-in.",
+	"confirm":      "The staff member is confirmed: they approve again.",
 }
 
 // notice is the notice of ?done= on r, "" for none.
 func notice(r *http.Request) string { return notices[r.URL.Query().Get("done")] }
 
 // run makes call with the session's Operator face, then sends the browser
-// to next; on an error it renders page v again, the form named name with
-// its values and problems and the engine's error (again).
+// to next; a move or change that waits for a second staff member sends it
+// to the approvals page, which names the pending approval; on an error it
+// renders page v again, the form named name with its values and problems
+// and the engine's error (again).
 func (h *handler) run(w http.ResponseWriter, r *http.Request, s webui.Session, v webui.View, page, name string,
 	values, problems map[string]string, next string, call func(*tambala.Operator) error) {
 	op, err := h.portal.Operator(r.Context(), s.Token)
 	if err == nil {
 		err = call(op)
+	}
+	var pending *tambala.ApprovalPendingError
+	if errors.As(err, &pending) {
+		http.Redirect(w, r, "/console/approvals?pending="+url.QueryEscape(pending.Approval.ID), http.StatusSeeOther)
+		return
 	}
 	if err != nil {
 		h.again(w, v, page, name, values, problems, err)

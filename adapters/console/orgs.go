@@ -10,6 +10,7 @@ import (
 
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/accounts"
+	"github.com/tambalapay/tambala/approvals"
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/webui"
 	"github.com/tambalapay/tambala/ledger"
@@ -154,6 +155,10 @@ func (h *handler) pendingNotice(r *http.Request, s webui.Session, id string) str
 	a, err := op.Approvals().Get(r.Context(), id)
 	if err != nil {
 		return ""
+	}
+	if a.Kind == approvals.ThresholdChange {
+		return "The change of the " + string(a.Amount.Asset().Code) + " threshold (" + a.Details["from"] + " -> " + a.Details["threshold"] +
+			") waits for a second staff member's approval (approval " + a.ID + "); the threshold in force is unchanged."
 	}
 	return "The " + strings.ReplaceAll(string(a.Kind), "_", " ") + " of " + a.Amount.String() + " " + string(a.Amount.Asset().Code) +
 		" waits for a second staff member's approval (approval " + a.ID + ")."

@@ -121,8 +121,9 @@ func (h *handler) invite(w http.ResponseWriter, r *http.Request, s webui.Session
 	h.site.Render(w, http.StatusOK, "staff", v)
 }
 
-// staffChange sets a staff user's roles, ends their sessions, or disables
-// or enables them.
+// staffChange sets a staff user's roles, ends their sessions, disables or
+// enables them, or confirms them (their approvals suspended since someone
+// else reset their credentials or invited them).
 func (h *handler) staffChange(w http.ResponseWriter, r *http.Request, s webui.Session) {
 	v, ok := h.staffView(w, r, s)
 	if !ok {
@@ -141,6 +142,8 @@ func (h *handler) staffChange(w http.ResponseWriter, r *http.Request, s webui.Se
 			_, err = acc.DisableUser(r.Context(), id)
 		case "enable":
 			_, err = acc.EnableUser(r.Context(), id)
+		case "confirm":
+			_, err = acc.ConfirmStaff(r.Context(), id)
 		default:
 			h.site.NotFound(w, r)
 			return

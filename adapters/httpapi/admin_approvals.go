@@ -12,8 +12,10 @@ import (
 )
 
 // approvalRoutes are four-eyes through the admin token: the operator's
-// automation reads approvals, rejects them and sets the thresholds; only
-// a signed-in staff member approves (the console), never the token.
+// automation reads approvals, rejects them and sets the thresholds (a
+// removal or a raise answers 202 with a pending threshold_change once the
+// store has staff); only a signed-in staff member approves (the console),
+// never the token.
 func (a *Admin) approvalRoutes() {
 	a.handle("GET /admin/approvals", a.listApprovals)
 	a.handle("GET /admin/approvals/{id}", a.getApproval)
@@ -142,7 +144,7 @@ func approvalJSON(ap tambala.Approval) map[string]any {
 	if details == nil {
 		details = map[string]string{}
 	}
-	return map[string]any{"id": ap.ID, "kind": ap.Kind, "org_id": ap.Org, "asset": ap.Amount.Asset().Code,
+	return map[string]any{"id": ap.ID, "kind": ap.Kind, "org_id": optional(ap.Org), "asset": ap.Amount.Asset().Code,
 		"amount": ap.Amount.String(), "key": ap.Key, "role": ap.Role, "details": details,
 		"requested_by": party(ap.RequestedBy), "requested_at": render.Time(ap.RequestedAt), "status": ap.Status,
 		"decided_by": party(ap.DecidedBy), "decided_at": decidedAt, "reason": optional(ap.Reason)}

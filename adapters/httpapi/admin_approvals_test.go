@@ -3,7 +3,10 @@ package httpapi_test
 import (
 	"context"
 	"testing"
+	"time"
 
+	"github.com/tambalapay/tambala"
+	"github.com/tambalapay/tambala/accounts"
 	"github.com/tambalapay/tambala/money"
 )
 
@@ -122,4 +125,93 @@ func TestAdmin_ApprovalsAndAuditFilters(t *testing.T) {
 	e.admin(t, "GET", "/admin/audit?actor_kind=robot", nil).want(t, 400, "validation_error")
 	e.admin(t, "GET", "/admin/audit?since=yesterday", nil).want(t, 400, "validation_error")
 	e.admin(t, "GET", "/admin/audit?since=2026-03-03T00:00:00Z&until=2026-03-02T00:00:00Z", nil).want(t, 400, "validation_error")
+}
+
+// TestAdmin_OneTokenMovesNothingAboveTheThreshold: with a 1,000 MWK
+// threshold, the admin token alone credits nothing above it: an OTC trade,
+// a payout resolved failed and a clawback answer 202 with the pending
+// approval (as the admin document says) and the balance stays; once the
+// store has a staff member, removing the threshold answers 202 too and
+// leaves it in force, so a funding after it still waits.
+func TestAdmin_OneTokenMovesNothingAboveTheThreshold(t *testing.T) {
+	e := newEnv(t, withSandboxProvider(time.Hour))
+	o, key := e.newOrg(t, orgSpec{fundMWK: 100_000})
+	var a, b payoutJSON
+	e.do(t, "POST", "/v1/payouts/momo", momoBody("5000"), hdr(key, "Idempotency-Key", "a")).want(t, 202, "").decode(t, &a)
+	e.do(t, "POST", "/v1/payouts/momo", momoBody("6000"), hdr(key, "Idempotency-Key", "b")).want(t, 202, "").decode(t, &b)
+	if _, err := e.Engine.ProcessPayouts(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	e.admin(t, "POST", "/admin/payouts/"+b.ID+"/resolve", map[string]any{"outcome": "succeeded", "reason": "paid"}).want(t, 200, "")
+	e.admin(t, "PUT", "/admin/approval-thresholds/MWK", map[string]any{"threshold": "1000.00"}).want(t, 200, "")
+	before := balanceV1(t, e, key)
+
+	type pendingJSON struct {
+		Approval struct {
+			ID, Kind, Status, Amount string
+		} `json:"approval"`
+	}
+	for _, c := range []struct {
+		path, kind, amount string
+		body               any
+	}{
+		{"/admin/orgs/" + o.ID + "/trades", "otc_trade", "1750000.00", map[string]any{"ref": "otc-big", "usdt_amount": "1000.00", "client_rate": "1750"}},
+		{"/admin/payouts/" + a.ID + "/resolve", "payout_failed", "", map[string]any{"outcome": "failed", "failure_code": "declined", "reason": "bounced"}},
+		{"/admin/payouts/" + b.ID + "/clawback", "payout_clawback", "6000.00", nil},
+	} {
+		var p pendingJSON
+		e.admin(t, "POST", c.path, c.body).want(t, 202, "").decode(t, &p)
+		if p.Approval.Kind != c.kind || p.Approval.Status != "pending" || (c.amount != "" && p.Approval.Amount != c.amount) {
+			t.Errorf("%s: 202 body = %+v", c.path, p)
+		}
+		if got := balanceV1(t, e, key); got != before {
+			t.Errorf("%s: balance %+v, was %+v", c.path, got, before)
+		}
+	}
+
+	// Once the store has staff, removing the threshold waits.
+	inv, err := e.Engine.Accounts().InviteUser(context.Background(), tambala.InviteUser{Email: "ops@operator.example",
+		StaffRoles: []accounts.StaffRole{accounts.StaffOperations}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Engine.Portal().AcceptInvitation(context.Background(), inv.Token, peoplePassword); err != nil {
+		t.Fatal(err)
+	}
+	var p pendingJSON
+	e.admin(t, "PUT", "/admin/approval-thresholds/MWK", map[string]any{"threshold": nil}).want(t, 202, "").decode(t, &p)
+	if p.Approval.Kind != "threshold_change" {
+		t.Errorf("202 body = %+v", p)
+	}
+	var th struct {
+		Thresholds map[string]string `json:"thresholds"`
+	}
+	e.admin(t, "GET", "/admin/approval-thresholds", nil).want(t, 200, "").decode(t, &th)
+	if th.Thresholds["MWK"] != "1000.00" {
+		t.Errorf("thresholds = %+v", th)
+	}
+	e.admin(t, "POST", "/admin/orgs/"+o.ID+"/funding", map[string]any{"asset": "MWK", "amount": "90000.00", "ref": "after"}).want(t, 202, "")
+	e.admin(t, "PUT", "/admin/approval-thresholds/MWK", map[string]any{"threshold": "500.00"}).want(t, 200, "")
+	if got := balanceV1(t, e, key); got != before {
+		t.Errorf("balance %+v, was %+v", got, before)
+	}
+	// The token resetting the staff member's password suspends their
+	// approvals, as the staff list shows.
+	type staffJSON struct {
+		Users []struct {
+			ID        string `json:"id"`
+			Suspended *bool  `json:"approvals_suspended"`
+		} `json:"users"`
+	}
+	var staff staffJSON
+	e.admin(t, "GET", "/admin/staff/users", nil).want(t, 200, "").decode(t, &staff)
+	if len(staff.Users) != 1 || staff.Users[0].Suspended == nil || *staff.Users[0].Suspended {
+		t.Fatalf("staff = %+v", staff)
+	}
+	e.admin(t, "POST", "/admin/users/"+staff.Users[0].ID+"/password-reset", nil).want(t, 201, "")
+	staff = staffJSON{}
+	e.admin(t, "GET", "/admin/staff/users", nil).want(t, 200, "").decode(t, &staff)
+	if len(staff.Users) != 1 || staff.Users[0].Suspended == nil || !*staff.Users[0].Suspended {
+		t.Errorf("staff after the reset = %+v", staff)
+	}
 }

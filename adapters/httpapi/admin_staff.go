@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
 
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/accounts"
@@ -62,12 +63,15 @@ func (a *Admin) revokeStaffInvitation(w http.ResponseWriter, r *http.Request) {
 
 // listStaffUsers is GET /admin/staff/users: {"org_id":null,
 // "totp_required":true,"users"} in the shape of listUsers'; TOTP is
-// required of every staff user, always.
+// required of every staff user, always. Each user has
+// "approvals_suspended" besides: true while another staff admin has not
+// confirmed them since their password or TOTP was reset, or their
+// invitation issued, by someone else.
 func (a *Admin) listStaffUsers(w http.ResponseWriter, r *http.Request) {
 	users, err := a.engine.Accounts().Users(r.Context(), "")
 	out := make([]json.RawMessage, len(users))
 	for i, u := range users {
-		out[i] = renderUser(u)
+		out[i] = renderStaffUser(u)
 	}
 	a.reply(w, r, http.StatusOK, map[string]any{"org_id": nil, "totp_required": true, "users": out}, err)
 }
@@ -85,4 +89,13 @@ func (a *Admin) setStaffRoles(w http.ResponseWriter, r *http.Request) {
 	}
 	u, err := a.engine.Accounts().SetStaffRoles(r.Context(), r.PathValue("id"), in.Roles)
 	a.reply(w, r, http.StatusOK, renderUser(u), err)
+}
+
+// renderStaffUser is renderUser with "approvals_suspended" last.
+func renderStaffUser(u tambala.User) json.RawMessage {
+	b := renderUser(u)
+	out := append([]byte(nil), b[:len(b)-1]...) // the closing brace
+	out = append(out, `,"approvals_suspended":`...)
+	out = strconv.AppendBool(out, u.ApprovalsSuspended)
+	return append(out, '}')
 }

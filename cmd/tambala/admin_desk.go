@@ -437,7 +437,9 @@ func payoutResolve(ctx context.Context, c *cli, args []string) error {
 		"manual rail: once the staff paid it by hand), through the worker's own\n"+
 		"transition, ledger entries and webhook event: succeeded captures the hold\n"+
 		"(with the fee charged), failed releases it whole. -reason is kept with the\n"+
-		"payout and in the audit trail. Examples:\n\n"+
+		"payout and in the audit trail. A failure whose hold is above its asset's\n"+
+		"approval threshold waits for a staff member's approval in the console:\n"+
+		"the command prints the approval's id (exit status 0). Examples:\n\n"+
 		"  tambala payout resolve ID -outcome succeeded -fee 250.00 -reference MP240311.1523.A12345 -reason \"Paid through the portal.\"\n"+
 		"  tambala payout resolve ID -outcome failed -failure-code recipient_account_invalid -reason \"The bank refused the account.\"")
 	outcome := a.fs.String("outcome", "", "succeeded or failed, required")
@@ -478,18 +480,27 @@ func payoutResolve(ctx context.Context, c *cli, args []string) error {
 		body["reference"] = *reference
 	}
 	var p struct {
-		ID        string  `json:"id"`
-		AmountMWK string  `json:"amount_mwk"`
-		Fee       *string `json:"fee"`
-		Rail      string  `json:"rail"`
-		Status    string  `json:"status"`
+		Approval  *approvalJSON `json:"approval"`
+		ID        string        `json:"id"`
+		AmountMWK string        `json:"amount_mwk"`
+		Fee       *string       `json:"fee"`
+		Rail      string        `json:"rail"`
+		Status    string        `json:"status"`
 		Failure   *struct {
 			Code    string `json:"code"`
 			Message string `json:"message"`
 		} `json:"failure"`
 		TerminalAt *string `json:"terminal_at"`
 	}
-	if _, printed, err := a.do("POST", "/admin/payouts/"+esc(rest[0])+"/resolve", body, &p); err != nil || printed {
+	status, printed, err := a.do("POST", "/admin/payouts/"+esc(rest[0])+"/resolve", body, &p)
+	if err != nil || printed {
+		return err
+	}
+	if status == http.StatusAccepted && p.Approval != nil {
+		ap := p.Approval
+		_, err := fmt.Fprintf(c.stdout, "Approval pending: failing payout %s returns %s %s to %s, above the %s approval threshold.\n"+
+			"Nothing is released until a staff member with the %s role approves it in the console.\n"+
+			"Approval: %s\n", orNone(ap.Details["payout"]), ap.Amount, ap.Asset, ap.Org, ap.Asset, ap.Role, ap.ID)
 		return err
 	}
 	fmt.Fprintf(c.stdout, "Resolved payout %s: %s.\n", p.ID, p.Status)

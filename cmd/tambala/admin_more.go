@@ -516,6 +516,8 @@ type userJSON struct {
 	RecoveryCodesLeft int      `json:"recovery_codes_left"`
 	CreatedAt         string   `json:"created_at"`
 	DisabledAt        *string  `json:"disabled_at"`
+	// ApprovalsSuspended is set on a staff list's users only.
+	ApprovalsSuspended *bool `json:"approvals_suspended,omitempty"`
 }
 
 func (u userJSON) totp() string {
@@ -656,7 +658,10 @@ func userResetPassword(ctx context.Context, c *cli, args []string) error {
 
 func staffList(ctx context.Context, c *cli, args []string) error {
 	a := c.adminCommand(ctx, "", "Lists the operator's staff: id (the ID of the user and staff commands),\n"+
-		"email, staff roles, status, whether TOTP is enrolled. Example:\n\n"+
+		"email, staff roles, status, whether TOTP is enrolled, and whether they may\n"+
+		"approve (suspended after their password or TOTP was reset, or their\n"+
+		"invitation issued, by someone else, until another staff admin confirms\n"+
+		"them in the console). Example:\n\n"+
 		"  tambala staff list")
 	if _, err := a.parse(args, 0, 0); err != nil {
 		return err
@@ -670,9 +675,13 @@ func staffList(ctx context.Context, c *cli, args []string) error {
 		return err
 	}
 	tw := c.table()
-	row(tw, "ID", "EMAIL", "ROLES", "STATUS", "TOTP", "CREATED")
+	row(tw, "ID", "EMAIL", "ROLES", "STATUS", "TOTP", "APPROVALS", "CREATED")
 	for _, u := range out.Users {
-		row(tw, u.ID, u.Email, orNone(strings.Join(u.StaffRoles, ",")), u.Status, u.totp(), u.CreatedAt)
+		approves := "yes"
+		if u.ApprovalsSuspended != nil && *u.ApprovalsSuspended {
+			approves = "suspended"
+		}
+		row(tw, u.ID, u.Email, orNone(strings.Join(u.StaffRoles, ",")), u.Status, u.totp(), approves, u.CreatedAt)
 	}
 	return tw.Flush()
 }

@@ -324,8 +324,8 @@ func TestAdminUsersAndStaff(t *testing.T) {
 	s.okJSON(t, &staffInv, "staff", "invite", "-role", "admin", "ops@example.com")
 	s.acceptInvitation(t, staffInv.Token)
 	out = s.ok(t, "staff", "list")
-	assert.Regexp(t, `(?m)^ID\s+EMAIL\s+ROLES\s+STATUS\s+TOTP\s+CREATED$`, out)
-	m = regexp.MustCompile(`(?m)^(\S+)\s+ops@example\.com\s+admin\s+active\s+no\s+\S+$`).FindStringSubmatch(out)
+	assert.Regexp(t, `(?m)^ID\s+EMAIL\s+ROLES\s+STATUS\s+TOTP\s+APPROVALS\s+CREATED$`, out)
+	m = regexp.MustCompile(`(?m)^(\S+)\s+ops@example\.com\s+admin\s+active\s+no\s+yes\s+\S+$`).FindStringSubmatch(out)
 	require.NotNil(t, m, out)
 	staff := m[1]
 	out = s.ok(t, "staff", "roles", staff, "desk,support")
@@ -435,4 +435,28 @@ func TestAdminRedeliverAnswer(t *testing.T) {
 	assert.Contains(t, out, "Redelivering d1.\n")
 	assert.Regexp(t, `(?m)^State\s+pending$`, out)
 	assert.Regexp(t, `(?m)^Attempts\s+0$`, out)
+}
+
+// TestAdminFourEyesThresholdAndHold: once there are staff, removing a
+// threshold prints the pending approval and leaves the threshold in
+// force; resetting a staff member's password shows in staff list that
+// their approvals are suspended.
+func TestAdminFourEyesThresholdAndHold(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, "", "")
+	assert.Equal(t, "The MWK approval threshold is 1000.00 MWK.\n", s.ok(t, "approvals", "threshold", "MWK", "1000"))
+	var inv newInvitationJSON
+	s.okJSON(t, &inv, "staff", "invite", "-role", "operations", "ops@example.com")
+	s.acceptInvitation(t, inv.Token)
+
+	out := s.ok(t, "approvals", "threshold", "MWK", "none")
+	assert.Contains(t, out, "Approval pending: the MWK approval threshold 1000.00 -> none weakens four-eyes.")
+	assert.Regexp(t, `(?m)^Approval: \S+$`, out)
+	assert.Equal(t, "The MWK approval threshold is 1000.00 MWK.\n", s.ok(t, "approvals", "threshold", "MWK"))
+
+	out = s.ok(t, "staff", "list")
+	m := regexp.MustCompile(`(?m)^(\S+)\s+ops@example\.com\s+operations\s+active\s+no\s+yes\s+\S+$`).FindStringSubmatch(out)
+	require.NotNil(t, m, out)
+	s.ok(t, "user", "reset-password", m[1])
+	assert.Regexp(t, `(?m)^\S+\s+ops@example\.com\s+operations\s+active\s+no\s+suspended\s+\S+$`, s.ok(t, "staff", "list"))
 }

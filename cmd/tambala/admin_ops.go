@@ -301,10 +301,13 @@ func approvalsList(ctx context.Context, c *cli, args []string) error {
 }
 
 func approvalsThreshold(ctx context.Context, c *cli, args []string) error {
-	a := c.adminCommand(ctx, "[ASSET [AMOUNT|none]]", "With no arguments, lists the approval thresholds: a funding, a deposit\n"+
-		"recorded by hand or a refund returned above its asset's threshold waits\n"+
-		"for a staff member's approval. With ASSET, shows that asset's; with ASSET\n"+
-		"and AMOUNT, sets it (none removes it). Example:\n\n"+
+	a := c.adminCommand(ctx, "[ASSET [AMOUNT|none]]", "With no arguments, lists the approval thresholds: an operator's move that\n"+
+		"credits an organization (a funding, a deposit or collection recorded by\n"+
+		"hand, an OTC trade, a refund returned, a payout failed or clawed back)\n"+
+		"above its asset's threshold waits for a staff member's approval. With\n"+
+		"ASSET, shows that asset's; with ASSET and AMOUNT, sets it (none removes\n"+
+		"it). Once there are staff, removing or raising a threshold waits for a\n"+
+		"staff member's approval too: the command prints the approval's id. Example:\n\n"+
 		"  tambala approvals threshold MWK 1000000.00")
 	rest, err := a.parse(args, 0, 2)
 	if err != nil {
@@ -312,10 +315,19 @@ func approvalsThreshold(ctx context.Context, c *cli, args []string) error {
 	}
 	if len(rest) == 2 {
 		var out struct {
-			Asset     string  `json:"asset"`
-			Threshold *string `json:"threshold"`
+			Approval  *approvalJSON `json:"approval"`
+			Asset     string        `json:"asset"`
+			Threshold *string       `json:"threshold"`
 		}
-		if _, printed, err := a.do("PUT", "/admin/approval-thresholds/"+esc(rest[0]), map[string]any{"threshold": nullable(rest[1])}, &out); err != nil || printed {
+		status, printed, err := a.do("PUT", "/admin/approval-thresholds/"+esc(rest[0]), map[string]any{"threshold": nullable(rest[1])}, &out)
+		if err != nil || printed {
+			return err
+		}
+		if status == http.StatusAccepted && out.Approval != nil {
+			ap := out.Approval
+			_, err := fmt.Fprintf(c.stdout, "Approval pending: the %s approval threshold %s -> %s weakens four-eyes.\n"+
+				"The threshold stays until a staff member with the %s role approves it in the console.\n"+
+				"Approval: %s\n", ap.Asset, orNone(ap.Details["from"]), orNone(ap.Details["threshold"]), ap.Role, ap.ID)
 			return err
 		}
 		if out.Threshold == nil {
