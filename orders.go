@@ -282,7 +282,7 @@ var errRetryReference = errors.New("tambala: generated funding reference already
 
 // ErrOrderAlreadyMoved is the error of a desk move that another person
 // already made: the order is as the move would leave it, nothing changed,
-// and the caller is told so instead of "done" (code conflict, 409). The
+// and the caller is told so instead of "done" (code conflict). The
 // same person repeating their own move (a retry) gets the order
 // unchanged, with no error; so does any repeat when no person asked (the
 // engine's own work, or a move made before movers were recorded).

@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/tambalapay/tambala/accounts"
 	"github.com/tambalapay/tambala/approvals"
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/codec"
 	"github.com/tambalapay/tambala/internal/records"
 	"github.com/tambalapay/tambala/store"
 )
@@ -82,17 +82,6 @@ func (e *Engine) actAs(ctx context.Context, token string, role accounts.StaffRol
 	return asActor(ctx, staffActor(u)), nil
 }
 
-// holdRecord is the stored form of an approvals.Hold.
-type holdRecord struct {
-	UserID  string    `json:"user_id,omitempty"`
-	Email   string    `json:"email"`
-	Cause   string    `json:"cause"`
-	ByKind  string    `json:"by_kind"`
-	ByID    string    `json:"by_id,omitempty"`
-	ByEmail string    `json:"by_email,omitempty"`
-	At      time.Time `json:"at"`
-}
-
 func holdKeyUser(id string) string     { return string(records.IndexKey("user", id)) }
 func holdKeyEmail(email string) string { return string(records.IndexKey("email", email)) }
 
@@ -114,7 +103,7 @@ func (e *Engine) staffHolds(tx store.Tx, id, email string) ([]approvals.Hold, er
 		if k == holdKeyUser("") || k == holdKeyEmail("") {
 			continue
 		}
-		var r holdRecord
+		var r codec.HoldRecord
 		err := records.GetJSON(tx, bucketApprovalHolds, k, &r, store.ErrNotFound)
 		if isNotFound(err) {
 			continue
@@ -136,7 +125,7 @@ func (e *Engine) staffHolds(tx store.Tx, id, email string) ([]approvals.Hold, er
 func (e *Engine) holdStaff(ctx context.Context, tx store.Tx, id, email, cause string) error {
 	actor := actorOr(ctx, automationActor)
 	by := partyOf(actor)
-	r := holdRecord{UserID: id, Email: email, Cause: cause, ByKind: string(by.Kind), ByID: by.UserID, ByEmail: by.Email, At: e.nowUTC()}
+	r := codec.HoldRecord{UserID: id, Email: email, Cause: cause, ByKind: string(by.Kind), ByID: by.UserID, ByEmail: by.Email, At: e.nowUTC()}
 	key := holdKeyUser(id)
 	if id == "" {
 		key = holdKeyEmail(email)

@@ -4,10 +4,8 @@ import (
 	"errors"
 	"net/netip"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
-	"syscall"
 )
 
 // Where a delivery may go. An organization's admin chooses the URL, and the
@@ -177,8 +175,8 @@ var refusedPrefixes = func() []netip.Prefix {
 
 // Internal reports whether a is an address no production delivery goes
 // to: unspecified, loopback, private (10/8, 172.16/12, 192.168/16,
-// fc00::/7), link-local (169.254/16 with the cloud metadata address,
-// fe80::/10), multicast, broadcast, or one of refusedPrefixes; an
+// fc00::/7), link-local (IPv4 169.254.0.0/16, which holds the cloud metadata
+// address, and fe80::/10), multicast, broadcast, or one of refusedPrefixes; an
 // IPv4-mapped IPv6 address is judged by its IPv4 address.
 func Internal(a netip.Addr) bool {
 	a = a.Unmap()
@@ -324,8 +322,12 @@ type timeout interface {
 }
 
 // Classify returns err's failure: a SendError's own; FailDestination for
-// the rule's refusals; FailTimeout for a deadline; FailRefused for a
-// refused connection; otherwise FailConnect.
+// the rule's refusals; FailTimeout for an error that says it is a timeout
+// (Timeout() true, as os.ErrDeadlineExceeded and ETIMEDOUT do); FailRefused
+// for a refused connection; otherwise FailConnect. It reads errors by
+// their methods and text only (the package does no I/O); a sender that
+// knows the system error wraps it in a SendError with its Failure, as
+// adapters/webhookhttp does.
 func Classify(err error) Failure {
 	if se, ok := errors.AsType[*SendError](err); ok && se.Failure != "" {
 		return se.Failure
@@ -333,13 +335,10 @@ func Classify(err error) Failure {
 	if errors.Is(err, ErrRefused) || errors.Is(err, ErrOwn) || errors.Is(err, ErrHost) || errors.Is(err, ErrScheme) || errors.Is(err, ErrURL) {
 		return FailDestination
 	}
-	if errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, syscall.ETIMEDOUT) {
-		return FailTimeout
-	}
 	if t, ok := errors.AsType[timeout](err); ok && t.Timeout() {
 		return FailTimeout
 	}
-	if errors.Is(err, syscall.ECONNREFUSED) {
+	if err != nil && strings.Contains(err.Error(), "connection refused") {
 		return FailRefused
 	}
 	if err != nil && strings.Contains(err.Error(), "deadline exceeded") {

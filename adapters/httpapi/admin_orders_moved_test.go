@@ -26,14 +26,14 @@ func TestAdminOrders_MoveAlreadyMadeByStaff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Engine.Portal().AcceptInvitation(ctx, inv.Token, password); err != nil {
+	if _, err := e.Engine.StaffPortal().AcceptInvitation(ctx, inv.Token, password); err != nil {
 		t.Fatal(err)
 	}
-	res, err := e.Engine.Portal().SignIn(ctx, email, password)
+	res, err := e.Engine.StaffPortal().SignIn(ctx, email, password)
 	if err != nil {
 		t.Fatal(err)
 	}
-	en, err := e.Engine.Portal().BeginTOTP(ctx, res.Token)
+	en, err := e.Engine.StaffPortal().BeginTOTP(ctx, res.Token)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,11 +41,11 @@ func TestAdminOrders_MoveAlreadyMadeByStaff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	done, err := e.Engine.Portal().ConfirmTOTP(ctx, res.Token, code)
+	done, err := e.Engine.StaffPortal().ConfirmTOTP(ctx, res.Token, code)
 	if err != nil {
 		t.Fatal(err)
 	}
-	op, err := e.Engine.Portal().Operator(ctx, done.Session.Token)
+	op, err := e.Engine.StaffPortal().Operator(ctx, done.Session.Token)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/netip"
 	neturl "net/url"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -168,6 +169,12 @@ func sendError(err error) error {
 		return se
 	}
 	failure := webhooks.Classify(cause)
+	switch {
+	case errors.Is(cause, os.ErrDeadlineExceeded) || errors.Is(cause, syscall.ETIMEDOUT):
+		failure = webhooks.FailTimeout
+	case errors.Is(cause, syscall.ECONNREFUSED):
+		failure = webhooks.FailRefused
+	}
 	if failure != webhooks.FailTimeout && tlsFailure(cause) {
 		failure = webhooks.FailTLS
 	}

@@ -62,8 +62,9 @@ func isMultipart(r *http.Request) bool {
 }
 
 // boundBody caps r's body before any handler reads it: a body declared
-// longer than its route's cap is answered 413 unread; a multipart body
-// is refused (415) except on an Upload route, so net/http never spools
+// longer than its route's cap is refused unread (request entity too
+// large); a multipart body is refused (unsupported media type) except on
+// an Upload route, so net/http never spools
 // one to a temporary file; any other body reads at most the cap. It
 // reports whether r may be served.
 func (s *Site) boundBody(w http.ResponseWriter, r *http.Request) bool {
