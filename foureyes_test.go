@@ -66,7 +66,7 @@ func newFourEyesEnv(t *testing.T) *fourEyesEnv {
 
 func (f *fourEyesEnv) face(t *testing.T, token string) *tambala.Operator {
 	t.Helper()
-	op, err := f.w.engine.Portal().Operator(f.ctx, token)
+	op, err := f.w.engine.StaffPortal().Operator(f.ctx, token)
 	require.NoError(t, err)
 	return op
 }
@@ -210,17 +210,17 @@ func takeOver(t *testing.T, f *fourEyesEnv, id, email string) string {
 	e, ctx := f.w.engine, f.ctx
 	inv, err := e.Accounts().ResetPassword(ctx, id, 0)
 	require.NoError(t, err)
-	_, err = e.Portal().AcceptInvitation(ctx, inv.Token, "taken over "+portalPassword)
+	_, err = e.StaffPortal().AcceptInvitation(ctx, inv.Token, "taken over "+portalPassword)
 	require.NoError(t, err)
 	_, err = e.Accounts().ResetTOTP(ctx, id)
 	require.NoError(t, err)
-	r, err := e.Portal().SignIn(ctx, email, "taken over "+portalPassword)
+	r, err := e.StaffPortal().SignIn(ctx, email, "taken over "+portalPassword)
 	require.NoError(t, err)
-	enrol, err := e.Portal().BeginTOTP(ctx, r.Token)
+	enrol, err := e.StaffPortal().BeginTOTP(ctx, r.Token)
 	require.NoError(t, err)
 	code, err := accounts.TOTPCode(enrol.Secret, f.w.clock.Now())
 	require.NoError(t, err)
-	done, err := e.Portal().ConfirmTOTP(ctx, r.Token, code)
+	done, err := e.StaffPortal().ConfirmTOTP(ctx, r.Token, code)
 	require.NoError(t, err)
 	return done.Session.Token
 }
@@ -300,7 +300,7 @@ func TestFourEyesNoBypass(t *testing.T) {
 		// Who may not confirm: the automation, the member themself.
 		_, err = e.Accounts().ConfirmStaff(ctx, bo.ID)
 		assert.ErrorIs(t, err, approvals.ErrNotStaff)
-		adminAcc, err := e.Portal().Accounts(ctx, adminToken)
+		adminAcc, err := e.StaffPortal().Accounts(ctx, adminToken)
 		require.NoError(t, err)
 
 		// A staff member the automation invites once the store has staff
@@ -321,7 +321,7 @@ func TestFourEyesNoBypass(t *testing.T) {
 		assert.NotEqual(t, before, f.books(t))
 
 		// A staff admin who resets a member cannot confirm them.
-		adminAcc2, err := e.Portal().Accounts(ctx, adminToken)
+		adminAcc2, err := e.StaffPortal().Accounts(ctx, adminToken)
 		require.NoError(t, err)
 		_, err = adminAcc2.ResetTOTP(ctx, eve.ID)
 		require.NoError(t, err)
@@ -331,7 +331,7 @@ func TestFourEyesNoBypass(t *testing.T) {
 		// Nor one who invited them, after the token reset them too.
 		inv, err := adminAcc2.InviteUser(ctx, tambala.InviteUser{Email: "zed@operator.example", StaffRoles: []accounts.StaffRole{accounts.StaffOperations}})
 		require.NoError(t, err)
-		zed, err := e.Portal().AcceptInvitation(ctx, inv.Token, portalPassword)
+		zed, err := e.StaffPortal().AcceptInvitation(ctx, inv.Token, portalPassword)
 		require.NoError(t, err)
 		_, err = e.Accounts().ResetTOTP(ctx, zed.ID)
 		require.NoError(t, err)
@@ -350,7 +350,7 @@ func TestStaffAdminOwnRolesAndLastAdmin(t *testing.T) {
 	eachStore(t, func(t *testing.T, s store.Store) {
 		p := newPortalEnv(t, s)
 		ann, annToken := p.staffMember(t, "ann@operator.example", accounts.StaffAdmin)
-		annAcc, err := p.e.Portal().Accounts(p.ctx, annToken)
+		annAcc, err := p.e.StaffPortal().Accounts(p.ctx, annToken)
 		require.NoError(t, err)
 		_, err = annAcc.SetStaffRoles(p.ctx, ann.ID, []accounts.StaffRole{accounts.StaffAdmin, accounts.StaffOperations})
 		assert.Equal(t, errcode.Forbidden, errcode.Of(err), "a staff admin grants themself operations")
@@ -366,7 +366,7 @@ func TestStaffAdminOwnRolesAndLastAdmin(t *testing.T) {
 		// With a second staff admin, that admin changes ann's roles, and
 		// ann may leave.
 		bo, boToken := p.staffMember(t, "bo@operator.example", accounts.StaffAdmin)
-		boAcc, err := p.e.Portal().Accounts(p.ctx, boToken)
+		boAcc, err := p.e.StaffPortal().Accounts(p.ctx, boToken)
 		require.NoError(t, err)
 		u, err = boAcc.SetStaffRoles(p.ctx, ann.ID, []accounts.StaffRole{accounts.StaffAdmin, accounts.StaffOperations})
 		require.NoError(t, err)
@@ -399,9 +399,9 @@ func TestFourEyesOneCredentialRapid(t *testing.T) {
 		other, _ := enrolStaff(t, e, ctx, clock, "other@operator.example", accounts.StaffOperations)
 		op, acc := bot, e.Accounts()
 		if rapid.Bool().Draw(rt, "staff") {
-			op, err = e.Portal().Operator(ctx, soloToken)
+			op, err = e.StaffPortal().Operator(ctx, soloToken)
 			require.NoError(rt, err)
-			acc, err = e.Portal().Accounts(ctx, soloToken)
+			acc, err = e.StaffPortal().Accounts(ctx, soloToken)
 			require.NoError(rt, err)
 		}
 		current := func() money.Amount {
@@ -430,7 +430,7 @@ func TestFourEyesOneCredentialRapid(t *testing.T) {
 			if len(pending) == 0 {
 				return
 			}
-			face, err := e.Portal().Operator(ctx, token)
+			face, err := e.StaffPortal().Operator(ctx, token)
 			require.NoError(rt, err)
 			_, _ = face.Approvals().Approve(ctx, rapid.SampledFrom(pending).Draw(rt, "approval"))
 		}
@@ -476,17 +476,17 @@ func TestFourEyesOneCredentialRapid(t *testing.T) {
 				// second factor, signs in as them and approves.
 				inv, err := acc.ResetPassword(ctx, other.ID, 0)
 				require.NoError(rt, err)
-				_, err = e.Portal().AcceptInvitation(ctx, inv.Token, "taken "+portalPassword)
+				_, err = e.StaffPortal().AcceptInvitation(ctx, inv.Token, "taken "+portalPassword)
 				require.NoError(rt, err)
 				_, err = acc.ResetTOTP(ctx, other.ID)
 				require.NoError(rt, err)
-				r, err := e.Portal().SignIn(ctx, other.Email, "taken "+portalPassword)
+				r, err := e.StaffPortal().SignIn(ctx, other.Email, "taken "+portalPassword)
 				require.NoError(rt, err)
-				enrol, err := e.Portal().BeginTOTP(ctx, r.Token)
+				enrol, err := e.StaffPortal().BeginTOTP(ctx, r.Token)
 				require.NoError(rt, err)
 				code, err := accounts.TOTPCode(enrol.Secret, clock.Now())
 				require.NoError(rt, err)
-				done, err := e.Portal().ConfirmTOTP(ctx, r.Token, code)
+				done, err := e.StaffPortal().ConfirmTOTP(ctx, r.Token, code)
 				require.NoError(rt, err)
 				_, _ = acc.ConfirmStaff(ctx, other.ID)
 				approveAs(done.Session.Token)
@@ -498,15 +498,15 @@ func TestFourEyesOneCredentialRapid(t *testing.T) {
 				email := fmt.Sprintf("new%d@operator.example", n)
 				inv, err := acc.InviteUser(ctx, tambala.InviteUser{Email: email, StaffRoles: []accounts.StaffRole{accounts.StaffOperations}})
 				require.NoError(rt, err)
-				_, err = e.Portal().AcceptInvitation(ctx, inv.Token, portalPassword)
+				_, err = e.StaffPortal().AcceptInvitation(ctx, inv.Token, portalPassword)
 				require.NoError(rt, err)
-				r, err := e.Portal().SignIn(ctx, email, portalPassword)
+				r, err := e.StaffPortal().SignIn(ctx, email, portalPassword)
 				require.NoError(rt, err)
-				enrol, err := e.Portal().BeginTOTP(ctx, r.Token)
+				enrol, err := e.StaffPortal().BeginTOTP(ctx, r.Token)
 				require.NoError(rt, err)
 				code, err := accounts.TOTPCode(enrol.Secret, clock.Now())
 				require.NoError(rt, err)
-				done, err := e.Portal().ConfirmTOTP(ctx, r.Token, code)
+				done, err := e.StaffPortal().ConfirmTOTP(ctx, r.Token, code)
 				require.NoError(rt, err)
 				approveAs(done.Session.Token)
 			},
