@@ -154,7 +154,19 @@ func TestOptions_WithoutPayoutProvider(t *testing.T) {
 func TestOptions_WithoutWebhooksOrEvents(t *testing.T) {
 	ctx := context.Background()
 	e := newPortsEngine(t, memstore.New(), tambala.Options{Payouts: sandbox.New(nil)})
-	_, err := e.ProcessDeliveries(ctx)
+	_, org := portsOrg(t, e)
+	_, _, err := e.Operator().SetWebhookEndpoint(ctx, org.ID, "https://hooks.example.com/ports")
+	require.NoError(t, err)
+	_, err = e.Operator().RecordDeposit(ctx, org.ID, tambala.Deposit{Network: sandbox.Tron, Asset: money.USDT.Code,
+		Amount: money.FromInt(money.USDT, 5), TxRef: "tron-tx-1"}) // an event
+	require.NoError(t, err)
+	waiting, err := e.Operator().Deliveries(ctx, org.ID, tambala.PageRequest{})
+	require.NoError(t, err)
+	require.NotEmpty(t, waiting.Items, "the deliveries are written to the outbox")
+	for _, d := range waiting.Items {
+		assert.Empty(t, d.Attempts, "and wait there: %s", d.EventType)
+	}
+	_, err = e.ProcessDeliveries(ctx)
 	assert.ErrorIs(t, err, tambala.ErrNoWebhookSender)
 	assert.Contains(t, tambala.ErrNoWebhookSender.Error(), "Options.Webhooks")
 	assert.ErrorIs(t, e.Run(ctx, tambala.LoopDeliveries), tambala.ErrNoWebhookSender)

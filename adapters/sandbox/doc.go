@@ -17,7 +17,7 @@
 // networks (Tron, Ethereum), and one payable destination of each kind
 // (TestBankAccount, TestWallet, TestTronAddress, TestEthereumAddress).
 //
-// It pays only the sandbox test destinations of docs/decisions.md (bank
+// The Provider pays only the sandbox test destinations of docs/decisions.md (bank
 // accounts 3333888800..09, the listed test wallets); any other destination
 // fails with recipient_account_invalid. A payout succeeds after a
 // configurable delay and reports the fee of the schedule. Tests script any
