@@ -423,13 +423,16 @@ func (e *Engine) conversions(ctx context.Context, p Principal, page PageRequest,
 }
 
 // ErrNoConverter is returned by the conversion worker's calls when the
-// engine has no Options.Converter.
+// engine has no Options.Converter, and is the cause of the
+// service_unavailable that QuoteConversion and CreateConversion answer
+// then (errors.Is finds it).
 var ErrNoConverter = errors.New("tambala: no converter configured (Options.Converter)")
 
 // errNoConverterCoded answers a conversion quote or create on an engine
 // without a converter, which would otherwise hold the money and leave the
-// conversion processing.
-var errNoConverterCoded = errcode.Newf(errcode.ServiceUnavailable, "Conversions are not available.")
+// conversion processing. Its cause, ErrNoConverter, names the option to
+// set; the public message stays the API's.
+var errNoConverterCoded = &errcode.Error{Code: errcode.ServiceUnavailable, Message: "Conversions are not available.", Err: ErrNoConverter}
 
 // ProcessConversions runs one pass of the conversion worker: every
 // conversion due now (up to Batch) is handed to the Converter, polled, or

@@ -120,7 +120,7 @@ func (e *Engine) depositAddresses(ctx context.Context, p Principal) ([]DepositAd
 // is no issuer, it fails, or its address is not valid.
 func (e *Engine) issueDepositAddress(ctx context.Context, org, network string) (string, error) {
 	if e.depositIssuer == nil {
-		return "", errcode.Newf(errcode.ServiceUnavailable, "Deposit addresses are not available.")
+		return "", errNoDepositIssuerCoded
 	}
 	n, err := e.networks.Lookup(network)
 	if err != nil {

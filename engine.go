@@ -31,7 +31,19 @@ const (
 	Production Environment = "production"
 )
 
-// Options configure an Engine. Every field is optional.
+// Options configure an Engine. Every field is optional: New accepts the
+// zero Options. The ports (Payouts, Converter, DepositIssuer, Webhooks,
+// Events) are what the engine calls out to; without one, the flows that
+// need it are refused or wait, as each field says, and the Go error names
+// the field to set. In the sandbox, adapters/sandbox.NewPorts gives the
+// payout provider, the converter and the deposit address issuer at once,
+// over the engine's store (sandbox.Ports.Set fills them in).
+//
+// /v2 also needs state that is the operator's, not an option: an
+// organization with /v2 access and the assets it uses
+// (NewOrganization.V2Access and Assets; a new organization has MWK only
+// and no /v2 access, onboarding_incomplete), and a corridor for the desk,
+// conversions and FX payouts (Operator.SetCorridor).
 type Options struct {
 	// Logger receives the engine's logs (log/slog; zap serves it through
 	// go.uber.org/zap/exp/zapslog); never keys or secrets. Default: none.
@@ -51,14 +63,19 @@ type Options struct {
 	Limits Limits
 	// Fees is the provider's fee schedule. Default: payouts.DefaultFeeSchedule.
 	Fees *payouts.FeeSchedule
-	// Payouts is the payout rail provider the worker submits to. Without
-	// one, payouts are accepted and held but ProcessPayouts refuses to run.
+	// Payouts is the payout rail provider the worker submits to
+	// (adapters/sandbox.Provider in the sandbox). Without one, payouts
+	// (/v1 and /v2) are accepted and held, ProcessPayouts returns
+	// ErrNoPayoutProvider, and so does Run: at once, when asked for every
+	// loop or for LoopPayouts.
 	Payouts PayoutProvider
 	// Worker tunes the payout worker.
 	Worker WorkerOptions
 	// Webhooks is the sender the dispatcher delivers with
-	// (adapters/webhookhttp). Without one, events are still written to the
-	// outbox but ProcessDeliveries refuses to run.
+	// (adapters/webhookhttp). Without one, deliveries are still written to
+	// the outbox and wait there, ProcessDeliveries returns
+	// ErrNoWebhookSender, and Run runs without the dispatcher (asked for
+	// LoopDeliveries, it returns ErrNoWebhookSender at once).
 	Webhooks WebhookSender
 	// Dispatcher tunes webhook delivery.
 	Dispatcher DispatcherOptions
@@ -83,7 +100,10 @@ type Options struct {
 	Networks networks.Table
 	// DepositIssuer gives organizations their deposit addresses
 	// (Client.DepositAddresses; adapters/sandbox.Issuer in the sandbox).
-	// Without one, that read is service_unavailable.
+	// Without one, that read, for an organization with an asset it may
+	// collect on a network, and Operator.RotateDepositAddress are
+	// service_unavailable, with ErrNoDepositIssuer as the cause. Deposits
+	// the operator records (Operator.RecordDeposit) need no issuer.
 	DepositIssuer DepositAddressIssuer
 	// PayoutsV2 tunes /v2 payouts: the FX pricer and the wallet fees.
 	PayoutsV2 PayoutV2Options
@@ -101,16 +121,21 @@ type Options struct {
 	// ConversionPricer prices /v2 conversion quotes. Default: the corridor
 	// rate of the direction while the corridor is open and that rate set.
 	ConversionPricer ConversionPricer
-	// Converter executes /v2 conversions. Without one, conversions are
-	// accepted and held but ProcessConversions refuses to run and Run
-	// leaves them processing.
+	// Converter executes /v2 conversions (adapters/sandbox.Converter in
+	// the sandbox). Without one, QuoteConversion and CreateConversion are
+	// refused with service_unavailable, with ErrNoConverter as the cause,
+	// and nothing is held; ProcessConversions and RunConversionWorker
+	// return ErrNoConverter, and Run runs without the conversion worker
+	// (asked for LoopConversions, it returns ErrNoConverter at once).
 	Converter Converter
 	// ConversionWorker tunes the conversion worker.
 	ConversionWorker ConversionWorkerOptions
 	// Events is told of every committed event, in-process, at least once
 	// (Run's event loop, or ProcessEvents). Set it on every instance that
 	// shares the store: events committed by an engine without a handler
-	// are not kept for one. Default: none, and nothing is kept.
+	// are not kept for one. Default: none, and nothing is kept;
+	// ProcessEvents returns ErrNoEventHandler, and Run runs without the
+	// event loop (asked for LoopEvents, it returns ErrNoEventHandler).
 	Events EventHandler
 	// EventLoop tunes the event loop.
 	EventLoop EventOptions

@@ -10,4 +10,8 @@
 // errors.As(err, &*Error) and Of(err) always agree. The HTTP binding renders
 // them as {"error":{"code","message"}} with its status for the code. Codes are
 // never renamed or removed, only added.
+//
+// Each code X has its sentinel ErrX (ErrNotFound, ErrInsufficientFunds,
+// ...), so a host branches with errors.Is(err, errcode.ErrNotFound) rather
+// than building New(NotFound) for each check.
 package errcode

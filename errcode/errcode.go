@@ -52,6 +52,53 @@ const (
 	ServiceMaintenance              Code = "service_maintenance"
 )
 
+// The sentinels, one per code: ErrX matches, with errors.Is, every error
+// whose code is X, however it is made (New, Newf, Wrap, a domain cause)
+// and wrapped, as errors.Is(err, New(X)) does (Error.Is). Each is New(X):
+// its text is the code and the default message. Never assign to them.
+var (
+	ErrValidationError                 error = New(ValidationError)
+	ErrUnauthorized                    error = New(Unauthorized)
+	ErrInsufficientFunds               error = New(InsufficientFunds)
+	ErrForbidden                       error = New(Forbidden)
+	ErrOnboardingIncomplete            error = New(OnboardingIncomplete)
+	ErrAccessSuspended                 error = New(AccessSuspended)
+	ErrCorridorNotEnabled              error = New(CorridorNotEnabled)
+	ErrSandboxOnly                     error = New(SandboxOnly)
+	ErrNotFound                        error = New(NotFound)
+	ErrMethodNotAllowed                error = New(MethodNotAllowed)
+	ErrConflict                        error = New(Conflict)
+	ErrQuoteUsed                       error = New(QuoteUsed)
+	ErrClientRefUsed                   error = New(ClientRefUsed)
+	ErrProofNotExpected                error = New(ProofNotExpected)
+	ErrPayloadTooLarge                 error = New(PayloadTooLarge)
+	ErrUnsupportedMediaType            error = New(UnsupportedMediaType)
+	ErrUnsupportedPair                 error = New(UnsupportedPair)
+	ErrUnsupportedAsset                error = New(UnsupportedAsset)
+	ErrUnsupportedNetwork              error = New(UnsupportedNetwork)
+	ErrInvalidWalletAddress            error = New(InvalidWalletAddress)
+	ErrAmountBelowMinimum              error = New(AmountBelowMinimum)
+	ErrLimitExceeded                   error = New(LimitExceeded)
+	ErrQuoteExpired                    error = New(QuoteExpired)
+	ErrBeneficiaryRequired             error = New(BeneficiaryRequired)
+	ErrBeneficiaryNotAllowed           error = New(BeneficiaryNotAllowed)
+	ErrUnknownBank                     error = New(UnknownBank)
+	ErrUnknownOperator                 error = New(UnknownOperator)
+	ErrUnknownInstitution              error = New(UnknownInstitution)
+	ErrInvalidMobileNumber             error = New(InvalidMobileNumber)
+	ErrMobileNumberInstitutionMismatch error = New(MobileNumberInstitutionMismatch)
+	ErrInvalidAccountNumber            error = New(InvalidAccountNumber)
+	ErrAmountLimitExceeded             error = New(AmountLimitExceeded)
+	ErrRateLimited                     error = New(RateLimited)
+	ErrOrgLimitExceeded                error = New(OrgLimitExceeded)
+	ErrInternalError                   error = New(InternalError)
+	ErrRailDisabled                    error = New(RailDisabled)
+	ErrRateUnavailable                 error = New(RateUnavailable)
+	ErrServiceUnavailable              error = New(ServiceUnavailable)
+	ErrServiceIncident                 error = New(ServiceIncident)
+	ErrServiceMaintenance              error = New(ServiceMaintenance)
+)
+
 // Spec is a code's row in the table: the code and its default message.
 // The HTTP binding keeps the status each code is sent with
 // (adapters/httpapi.Status).

@@ -34,3 +34,17 @@ func ExampleNewf() {
 	// mobile_number_institution_mismatch 422
 	// This number belongs to TNM Mpamba.
 }
+
+func Example_sentinels() {
+	// A host branches on a code with its sentinel, whatever the message
+	// and however the error was wrapped.
+	err := fmt.Errorf("quote: %w", errcode.Newf(errcode.AmountBelowMinimum, "The amount is below 1000.00 MWK."))
+	switch {
+	case errors.Is(err, errcode.ErrInsufficientFunds):
+		fmt.Println("fund the organization")
+	case errors.Is(err, errcode.ErrAmountBelowMinimum):
+		fmt.Println("ask for more:", errcode.Message(err))
+	}
+	// Output:
+	// ask for more: The amount is below 1000.00 MWK.
+}

@@ -80,3 +80,12 @@ func ExampleRate_String() {
 	// 1800
 	// 0.008
 }
+
+func ExampleRateFromUnits() {
+	// Rates are built as amounts are: from whole units, from units of
+	// 10^-decimals, or from text.
+	offRamp := money.RateFromUnits(17505, 1) // 1750.5 MWK per USDT
+	onRamp := money.RateFromInt(1800)
+	fmt.Println(offRamp, onRamp, offRamp.Cmp(money.MustRate("1750.50")) == 0)
+	// Output: 1750.5 1800 true
+}

@@ -12,6 +12,9 @@ const MaxRateDecimals = 18
 
 // Rate is an exact, immutable positive factor: an exchange rate (corridor
 // currency per one stablecoin) or a fee percentage as a fraction ("0.008").
+// It is built as an amount is: from whole units (RateFromInt), from units
+// of 10^-decimals (RateFromUnits), from an apd.Decimal (RateFromDecimal),
+// or from text (ParseRate, MustRate).
 type Rate struct {
 	d *apd.Decimal
 }
@@ -39,6 +42,29 @@ func MustRate(s string) Rate {
 		panic(err)
 	}
 	return r
+}
+
+// RateFromInt returns the whole rate n (1800 MWK per USDT), as FromInt
+// makes an amount of whole units. A rate is positive: n < 1 is an invalid
+// argument and panics, as MustRate does on bad text; a rate that comes
+// from input goes through ParseRate or RateFromDecimal, which return the
+// error.
+func RateFromInt(n int64) Rate {
+	if n < 1 {
+		panic(fmt.Sprintf("money: RateFromInt(%d): a rate must be positive", n))
+	}
+	return Rate{d: apd.New(n, 0)}
+}
+
+// RateFromUnits returns units × 10^-decimals (RateFromUnits(17505, 1) is
+// 1750.5; RateFromUnits(8, 3) is 0.008), as FromUnits makes an amount of
+// minor units. units must be positive and decimals within 0 to
+// MaxRateDecimals, else it panics, as RateFromInt does.
+func RateFromUnits(units int64, decimals int) Rate {
+	if units < 1 || decimals < 0 || decimals > MaxRateDecimals {
+		panic(fmt.Sprintf("money: RateFromUnits(%d, %d): a rate must be positive, with 0 to %d decimals", units, decimals, MaxRateDecimals))
+	}
+	return Rate{d: apd.New(units, -int32(decimals))}
 }
 
 // RateFromDecimal returns d as a rate; d must be positive.

@@ -1,7 +1,23 @@
-// Package sandbox is a simulated bank and mobile-money provider that
-// implements tambala.PayoutProvider for the sandbox and for tests.
+// Package sandbox is the sandbox's simulation of every port the engine
+// calls out to, for the sandbox and for tests: a bank, mobile-money and
+// wallet payout provider (Provider, a tambala.PayoutProvider), a
+// conversion provider (Converter) and a deposit address issuer (Issuer).
 //
-// It pays only the sandbox test destinations of docs/decisions.md (bank
+// NewPorts gives all three at once over the engine's store, and Set puts
+// them in tambala.Options, so that a sandbox engine has every flow and
+// its ports' state survives a restart:
+//
+//	ports := sandbox.NewPorts(st, nil)
+//	e, err := tambala.New(st, ports.Set(&tambala.Options{Events: h}))
+//
+// /v2 also needs the operator's state: Organization is a new
+// organization with /v2 access and every asset and operation, Corridor
+// the sandbox's open MWK corridor. The sandbox's reference data and test
+// destinations are constants: the institutions (AirtelMoney, ...), the
+// networks (Tron, Ethereum), and one payable destination of each kind
+// (TestBankAccount, TestWallet, TestTronAddress, TestEthereumAddress).
+//
+// The Provider pays only the sandbox test destinations of docs/decisions.md (bank
 // accounts 3333888800..09, the listed test wallets); any other destination
 // fails with recipient_account_invalid. A payout succeeds after a
 // configurable delay and reports the fee of the schedule. Tests script any

@@ -4,8 +4,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"math/big"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -13,6 +15,7 @@ import (
 
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/networks"
+	"github.com/tambalapay/tambala/store"
 )
 
 // Issuer is the sandbox's tambala.DepositAddressIssuer: each (org,
@@ -21,9 +24,12 @@ import (
 // of the pair, so the same pair gets the same first address in every
 // process and no storage is needed. Each later Issue of a pair in one
 // process (an operator's rotation) hashes a generation too, so it gives
-// another address. Nothing is ever sent to one.
+// another address. Nothing is ever sent to one. An Issuer of NewPorts
+// keeps those generations in its store (IssuerBucket), so that a rotation
+// after a restart gives a new address too, never an earlier one again.
 type Issuer struct {
 	table networks.Table
+	store store.Store // nil: generations in memory
 
 	mu   sync.Mutex
 	fail map[string]error // network -> scripted failure
@@ -54,7 +60,7 @@ func (i *Issuer) Fail(network string, err error) {
 }
 
 // Issue implements tambala.DepositAddressIssuer.
-func (i *Issuer) Issue(_ context.Context, org, network string) (string, error) {
+func (i *Issuer) Issue(ctx context.Context, org, network string) (string, error) {
 	n, err := i.table.Lookup(network)
 	if err != nil {
 		return "", err
@@ -63,12 +69,17 @@ func (i *Issuer) Issue(_ context.Context, org, network string) (string, error) {
 	err = i.fail[network]
 	pair := org + "\x00" + network
 	gen := i.gen[pair]
-	if err == nil {
+	if err == nil && i.store == nil {
 		i.gen[pair]++
 	}
 	i.mu.Unlock()
 	if err != nil {
 		return "", err
+	}
+	if i.store != nil {
+		if gen, err = i.nextGeneration(ctx, pair); err != nil {
+			return "", err
+		}
 	}
 	label := "tambala sandbox deposit address\x00" + pair
 	if gen > 0 {
@@ -83,6 +94,33 @@ func (i *Issuer) Issue(_ context.Context, org, network string) (string, error) {
 		return evmAddress(account), nil
 	}
 	return "", fmt.Errorf("sandbox: network %s has no known address format", network)
+}
+
+// IssuerBucket is the store bucket where an Issuer of NewPorts counts the
+// addresses issued per organization and network.
+const IssuerBucket = "sandbox.deposit_addresses"
+
+var issuerBucket = []byte(IssuerBucket)
+
+// nextGeneration counts one more address of pair in the store and returns
+// how many were issued before it, in one small transaction.
+func (i *Issuer) nextGeneration(ctx context.Context, pair string) (int, error) {
+	var gen int
+	err := i.store.Update(ctx, func(tx store.Tx) error {
+		v, err := tx.Get(issuerBucket, []byte(pair))
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			gen = 0
+		case err != nil:
+			return err
+		default:
+			if gen, err = strconv.Atoi(string(v)); err != nil {
+				return fmt.Errorf("sandbox: issued addresses of %q: %w", pair, err)
+			}
+		}
+		return tx.Put(issuerBucket, []byte(pair), []byte(strconv.Itoa(gen+1)))
+	})
+	return gen, err
 }
 
 const base58Alphabet = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"

@@ -165,13 +165,13 @@ func (p *Provider) SubmitCalls(ref string) int {
 // to any other address fails with recipient_account_invalid. Scripting
 // by destination (ScriptDestination) takes the address.
 var TestWalletAddresses = map[string][]string{
-	"tron": {
-		"TBXSw8fM4jpQkGc6zZjsVABFpVN7UvXPdV",
+	Tron: {
+		TestTronAddress,
 		"TD5gsCwxykWsLN9aPrq2TAfNjByuZKYp4E",
 		"TEdvoHEatmDKvTh3o9vBRB9Vdtbhn4QFhy",
 	},
-	"ethereum": {
-		"0x1111111111111111111111111111111111111111",
+	Ethereum: {
+		TestEthereumAddress,
 		"0x2222222222222222222222222222222222222222",
 		"0x3333333333333333333333333333333333333333",
 	},
