@@ -302,15 +302,37 @@ type eventsTx struct {
 	events []pendingEvent
 }
 
+// eventsRun is one Update through eventsStore: fn, and the transaction
+// of its last run. They are pooled, so that an update costs no
+// allocation for the subscribers when it makes no event.
+type eventsRun struct {
+	fn  func(store.Tx) error
+	tx  eventsTx
+	run func(store.Tx) error // r.do, bound once
+}
+
+var eventsRuns = sync.Pool{New: func() any {
+	r := &eventsRun{}
+	r.run = r.do
+	return r
+}}
+
+func (r *eventsRun) do(tx store.Tx) error {
+	clear(r.tx.events) // a run again after a conflict starts afresh
+	r.tx = eventsTx{Tx: tx, events: r.tx.events[:0]}
+	return r.fn(&r.tx)
+}
+
 func (s eventsStore) Update(ctx context.Context, fn func(store.Tx) error) error {
-	var last *eventsTx
-	err := s.Store.Update(ctx, func(tx store.Tx) error {
-		last = &eventsTx{Tx: tx} // a run again after a conflict starts afresh
-		return fn(last)
-	})
-	if err == nil && last != nil && len(last.events) > 0 {
-		s.stream.publish(last.events)
+	r := eventsRuns.Get().(*eventsRun)
+	r.fn = fn
+	err := s.Store.Update(ctx, r.run)
+	if err == nil && len(r.tx.events) > 0 {
+		s.stream.publish(r.tx.events)
 	}
+	clear(r.tx.events)
+	r.fn, r.tx = nil, eventsTx{events: r.tx.events[:0]}
+	eventsRuns.Put(r)
 	return err
 }
 

@@ -334,3 +334,34 @@ func waitSubscribed(t *testing.T, e *tambala.Engine, n int) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// TestWaitPayoutV2: WaitPayoutV2 returns a /v2 payout once terminal,
+// failed as well as succeeded; a /v1 payout's id is not_found to it.
+func TestWaitPayoutV2(t *testing.T) {
+	d := newPV2Env(t, memstore.New(), func(o *tambala.Options) { o.EventLoop.Recheck = time.Hour })
+	c := d.e.Client(d.p)
+	ok := d.pay(t, "MWK", "MWK", "1000.00", momoDest())
+	d.prov.ScriptDestination(pv2EVM, sandbox.Outcome{Fail: string(payouts.Declined)})
+	declined := d.pay(t, "USDT", "USDT", "5", walletDest("ethereum", pv2EVM))
+	got := make(chan tambala.PayoutV2, 2)
+	for _, id := range []string{ok.ID, declined.ID} {
+		go func() {
+			p, err := c.WaitPayoutV2(d.ctx, id)
+			assert.NoError(t, err)
+			got <- p
+		}()
+	}
+	waitSubscribed(t, d.e, 2)
+	d.drain(t)
+	status := map[string]payouts.Status{}
+	for range 2 {
+		p := <-got
+		status[p.ID] = p.Status
+	}
+	assert.Equal(t, map[string]payouts.Status{ok.ID: payouts.Succeeded, declined.ID: payouts.Failed}, status)
+
+	v1, err := c.CreatePayout(d.ctx, momoRequest("100"), tambala.Idempotency{Key: "v1"})
+	require.NoError(t, err)
+	_, err = c.WaitPayoutV2(d.ctx, v1.Resource.ID)
+	assert.Equal(t, errcode.NotFound, errcode.Of(err))
+}
