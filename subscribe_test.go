@@ -2,6 +2,7 @@ package tambala_test
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -15,6 +16,8 @@ import (
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/orders"
 	"github.com/tambalapay/tambala/payouts"
+	"github.com/tambalapay/tambala/store"
+	"github.com/tambalapay/tambala/store/storetest"
 )
 
 // collect simulates n collections of p's organization, each committing
@@ -364,4 +367,51 @@ func TestWaitPayoutV2(t *testing.T) {
 	require.NoError(t, err)
 	_, err = c.WaitPayoutV2(d.ctx, v1.Resource.ID)
 	assert.Equal(t, errcode.NotFound, errcode.Of(err))
+}
+
+// runsTwice is a store that runs every update's function twice, the
+// first run rolled back, as a store does after a write conflict.
+type runsTwice struct{ store.Store }
+
+var errRunAgain = errors.New("run again")
+
+func (s runsTwice) Update(ctx context.Context, fn func(store.Tx) error) error {
+	first := true
+	for {
+		err := s.Store.Update(ctx, func(tx store.Tx) error {
+			if err := fn(tx); err != nil {
+				return err
+			}
+			if first {
+				first = false
+				return errRunAgain
+			}
+			return nil
+		})
+		if !errors.Is(err, errRunAgain) {
+			return err
+		}
+	}
+}
+
+// TestSubscribe_OnlyCommittedEvents: a subscriber is given the events of
+// the run of a transaction that committed, once, and nothing of a
+// transaction that did not commit.
+func TestSubscribe_OnlyCommittedEvents(t *testing.T) {
+	fault := storetest.NewFaultStore(runsTwice{memstore.New()})
+	e, err := tambala.New(fault, nil)
+	require.NoError(t, err)
+	p := fundedPrincipal(t, e, "10.00")
+	sub := e.Events().Subscribe(tambala.EventFilter{}, 0)
+	defer sub.Close()
+
+	fault.FailCommit(1)
+	_, err = e.Client(p).SimulateCollection(context.Background(), tambala.SimulatedCollection{Amount: mwkAmt(t, "1.00"), Rail: payouts.Bank})
+	require.ErrorIs(t, err, storetest.ErrInjected)
+	assert.Empty(t, drain(sub), "a transaction that did not commit gives nothing")
+
+	ids := collect(t, e, p, 1)
+	got := drain(sub)
+	require.Len(t, got, 1, "a transaction run twice gives its event once")
+	assert.Equal(t, ids[0], got[0].ResourceID())
 }
