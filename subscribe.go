@@ -98,14 +98,15 @@ func (ev Event) ResourceID() string {
 //
 // Buffering and cost: the engine never waits for a subscriber. Handing
 // an event over is a send that does not block, into the subscription's
-// buffer (Subscribe's, or EventOptions.Buffer events, default 64), made by the
-// goroutine whose transaction committed it (a request, or the worker).
-// A subscriber that does not keep up costs nobody else anything: when
-// its buffer is full the engine drops that event for it and closes it
-// (Err is ErrSubscriptionOverflow), while the events already buffered
-// stay readable, and every other subscriber is given the event as
-// usual. So a subscriber holds at most its buffer's events in memory, and
-// each committed event costs the committing goroutine one filter check
+// buffer (Subscribe's, or EventOptions.Buffer events, default 64), made
+// by the goroutine whose transaction committed it (a request, or the
+// worker). A subscriber that does not keep up costs nobody else
+// anything: when its buffer is full the engine drops that event for it
+// and closes it (Err is ErrSubscriptionOverflow), while the events
+// already buffered stay readable, and every other subscriber is given
+// the event as usual. So a subscriber holds at most its buffer's events
+// in memory, and each committed event costs the committing goroutine one
+// filter check
 // per open subscription (and, when at least one matches its
 // organization and type, one decoding of the resource, shared by every
 // subscriber given it). With no subscription open an event costs
