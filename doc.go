@@ -73,7 +73,12 @@
 // loop (Options.Events), the order expiry sweep and pruning; name Loops to
 // run some only. Options.Events is told of every committed event as a
 // typed Event (the payout, order, conversion, collection or trade as it
-// was), at least once, from the same outbox the webhooks come from.
+// was), at least once, from the same outbox the webhooks come from. To
+// wait for one thing instead, Client.WaitPayout returns a payout once it
+// is terminal, and Engine.Events gives filtered subscriptions to the
+// events this engine commits, each with a bounded buffer: a reader that
+// falls behind loses its own subscription (ErrSubscriptionOverflow),
+// never blocks the engine or another subscriber.
 //
 // # Ports and adapters
 //

@@ -274,6 +274,7 @@ type Engine struct {
 	convOpts           ConversionWorkerOptions
 	events             EventHandler
 	eventOpts          EventOptions
+	stream             *EventStream // the subscribers (Engine.Events)
 	acct               AccountsOptions
 	// passwordWorkHook, when set (tests only), runs before every password
 	// hash or verification (passwordWork).
@@ -393,6 +394,8 @@ func New(s store.Store, opts *Options) (*Engine, error) {
 	e.convOpts.defaults()
 	e.events, e.eventOpts = o.Events, o.EventLoop
 	e.eventOpts.defaults()
+	e.stream = newEventStream(e, e.eventOpts.Buffer)
+	e.store = eventsStore{Store: e.store, stream: e.stream}
 	e.acct = o.Accounts
 	e.acct.defaults()
 	for a := range e.hashers {

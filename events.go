@@ -74,7 +74,8 @@ type EventHandlerFunc func(ctx context.Context, ev Event) error
 // HandleEvent calls f.
 func (f EventHandlerFunc) HandleEvent(ctx context.Context, ev Event) error { return f(ctx, ev) }
 
-// EventOptions tune the event loop.
+// EventOptions tune the event loop and the in-process subscriptions
+// (Engine.Events).
 type EventOptions struct {
 	// Interval is how often Run looks for events to hand over (default
 	// 100ms); a full batch is followed by the next at once.
@@ -88,6 +89,16 @@ type EventOptions struct {
 	// handed over again (default 1m; the delay starts at one second and
 	// doubles).
 	MaxBackoff time.Duration
+	// Buffer is how many events each Subscription holds for its reader
+	// (default 64). A subscription given an event while its buffer is
+	// full is closed with ErrSubscriptionOverflow; the engine never waits
+	// for it (see EventStream).
+	Buffer int
+	// Recheck is how often Client.WaitPayout and WaitPayoutV2 read the
+	// payout again while they wait (default 2s), for a change committed
+	// by another engine sharing the store: this engine's subscribers are
+	// given only the events this engine commits.
+	Recheck time.Duration
 }
 
 func (o *EventOptions) defaults() {
@@ -102,6 +113,12 @@ func (o *EventOptions) defaults() {
 	}
 	if o.MaxBackoff <= 0 {
 		o.MaxBackoff = time.Minute
+	}
+	if o.Buffer <= 0 {
+		o.Buffer = 64
+	}
+	if o.Recheck <= 0 {
+		o.Recheck = 2 * time.Second
 	}
 }
 
@@ -158,21 +175,28 @@ func (e *Engine) keepEvent(tx store.Tx, id, orgID, eventType string, at time.Tim
 	if e.events == nil {
 		return nil
 	}
-	rec, err := res.record()
+	rec, err := storedResource(res)
 	if err != nil {
 		return err
-	}
-	if res.kind == eventOrder {
-		// orders' storage codec is binary: keep it as a JSON string.
-		if rec, err = records.Encode(rec); err != nil {
-			return err
-		}
 	}
 	r := eventRecord{ID: id, Type: eventType, Org: orgID, CreatedAt: at, Kind: res.kind, Record: rec, NextAt: at}
 	if err := records.PutJSON(tx, bucketEvents, id, r); err != nil {
 		return err
 	}
 	return eventsDue.Move(tx, id, nil, &at)
+}
+
+// storedResource is an event's resource as an eventRecord keeps it.
+func storedResource(res eventResource) ([]byte, error) {
+	rec, err := res.record()
+	if err != nil {
+		return nil, err
+	}
+	if res.kind == eventOrder {
+		// orders' storage codec is binary: keep it as a JSON string.
+		return records.Encode(rec)
+	}
+	return rec, nil
 }
 
 // event decodes a stored event into its typed value.

@@ -102,7 +102,8 @@ func (e *Engine) webhookEndpoint(ctx context.Context, orgID string) (Endpoint, b
 // into the outbox when it has an endpoint (the envelope rendered now, with
 // the MWK balance as it stands after the change), and for the event
 // handler when the engine has one (res, the resource as stored). Without
-// either nothing is written.
+// either nothing is written. Either way the event is given to the
+// engine's subscribers (Engine.Events) once tx commits.
 func (e *Engine) emit(tx store.Tx, orgID, eventType string, data []byte, res eventResource) error {
 	var ep Endpoint
 	err := loadEndpoint(tx, orgID, &ep, errNotFound)
@@ -111,10 +112,14 @@ func (e *Engine) emit(tx store.Tx, orgID, eventType string, data []byte, res eve
 		return err
 	}
 	if !endpoint && e.events == nil {
+		// Nothing to write: the event's id and time are drawn only if a
+		// subscriber wants it.
+		keepForSubscribers(tx, pendingEvent{org: orgID, typ: eventType, res: res})
 		return nil
 	}
 	now := e.nowUTC()
 	id := e.newID()
+	keepForSubscribers(tx, pendingEvent{id: id, org: orgID, typ: eventType, at: now, res: res})
 	if err := e.keepEvent(tx, id, orgID, eventType, now, res); err != nil {
 		return err
 	}
