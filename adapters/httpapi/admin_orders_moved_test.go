@@ -26,7 +26,7 @@ func TestAdminOrders_MoveAlreadyMadeByStaff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Engine.Portal().AcceptInvitation(ctx, inv.Token, password); err != nil {
+	if _, err := e.Engine.StaffPortal().AcceptInvitation(ctx, inv.Token, password); err != nil {
 		t.Fatal(err)
 	}
 	res, err := e.Engine.Portal().SignIn(ctx, email, password)

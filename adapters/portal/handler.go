@@ -78,7 +78,7 @@ func New(engine *tambala.Engine, o *Options) *Handler {
 	h.site = &webui.Site{Portal: h.portal, Prefix: "/portal", Home: "/portal/",
 		SecureCookie: SecureCookieName, InsecureCookie: InsecureCookieName, InsecureCookies: h.opts.InsecureCookies,
 		CSP: ContentSecurityPolicy, StaticPrefix: "/portal/static/", ClientAddr: h.opts.ClientAddr,
-		Logger: h.opts.Logger, LogPrefix: "portal: ", Pages: pages}
+		Logger: h.opts.Logger, LogPrefix: "portal: ", Pages: pages, MinPassword: h.minPass}
 	static, err := fs.Sub(staticFS, "static")
 	if err != nil {
 		panic(err)
@@ -93,8 +93,8 @@ func New(engine *tambala.Engine, o *Options) *Handler {
 	mux.HandleFunc("POST /portal/second-factor", h.site.SecondFactor)
 	mux.HandleFunc("GET /portal/enrol", h.site.EnrolPage)
 	mux.HandleFunc("POST /portal/enrol", h.site.Enrol)
-	mux.HandleFunc("GET /portal/invitations/accept", h.acceptPage)
-	mux.HandleFunc("POST /portal/invitations/accept", h.accept)
+	mux.HandleFunc("GET /portal/invitations/accept", h.site.AcceptPage)
+	mux.HandleFunc("POST /portal/invitations/accept", h.site.Accept)
 	mux.HandleFunc("GET /portal/{$}", h.signedIn(h.overview))
 	mux.HandleFunc("GET /portal/keys", h.signedIn(h.keys))
 	mux.HandleFunc("POST /portal/keys", h.changing(h.createKey))
