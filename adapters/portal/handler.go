@@ -70,7 +70,7 @@ func New(engine *tambala.Engine, o *Options) *Handler {
 		h.opts = *o
 	}
 	pages := map[string]*template.Template{}
-	layout := template.Must(template.ParseFS(templateFS, "templates/layout.html"))
+	layout := template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html"))
 	for _, name := range pageNames {
 		t := template.Must(layout.Clone())
 		pages[name] = template.Must(t.ParseFS(templateFS, "templates/"+name+".html"))
@@ -165,6 +165,9 @@ func (h *Handler) render(w http.ResponseWriter, status int, page string, v view)
 func (h *Handler) message(w http.ResponseWriter, status int, title, text, next string) {
 	h.site.Message(w, status, title, text, next)
 }
+
+// funcs are the templates' helpers.
+var funcs = template.FuncMap{"duration": webui.Duration}
 
 // statusOf is the status a page answers an engine error with.
 func statusOf(err error) int { return webui.StatusOf(err) }
