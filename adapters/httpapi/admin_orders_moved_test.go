@@ -29,7 +29,7 @@ func TestAdminOrders_MoveAlreadyMadeByStaff(t *testing.T) {
 	if _, err := e.Engine.StaffPortal().AcceptInvitation(ctx, inv.Token, password); err != nil {
 		t.Fatal(err)
 	}
-	res, err := e.Engine.Portal().SignIn(ctx, email, password)
+	res, err := e.Engine.StaffPortal().SignIn(ctx, email, password)
 	if err != nil {
 		t.Fatal(err)
 	}
