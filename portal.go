@@ -116,7 +116,10 @@ func (a audience) key(k string) string {
 
 // AcceptInvitation accepts an invitation with its token and the password
 // the invitee chose, and returns the new user, who then signs in.
-// Unauthorized for an unknown, used, revoked or expired invitation;
+// Unauthorized for an unknown, used, revoked or expired invitation, and
+// for one of the other face's audience (a staff member's invitation or
+// password reset at Engine.Portal, an organization user's at
+// Engine.StaffPortal), answered as unknown and left unused;
 // validation_error for a password against the policy; conflict when a
 // user has the email already. For a password reset (Accounts.ResetPassword)
 // the password is the user's new one and the user returned is theirs:
@@ -131,7 +134,7 @@ func (p *Portal) AcceptInvitation(ctx context.Context, token, password string) (
 // Invitation reads the invitation of a token, never the token, for its
 // page to tell an invitation from a password reset (Invitation.ResetOf).
 // Unauthorized, as AcceptInvitation, for an unknown, used, revoked or
-// expired invitation.
+// expired invitation, or one of the other face's audience.
 func (p *Portal) Invitation(ctx context.Context, token string) (_ Invitation, err error) {
 	ctx, span := p.span(ctx, "tambala.Portal.Invitation")
 	defer span.end(&err)
