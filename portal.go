@@ -116,7 +116,10 @@ func (a audience) key(k string) string {
 
 // AcceptInvitation accepts an invitation with its token and the password
 // the invitee chose, and returns the new user, who then signs in.
-// Unauthorized for an unknown, used, revoked or expired invitation;
+// Unauthorized for an unknown, used, revoked or expired invitation, and
+// for one of the other face's audience (a staff member's invitation or
+// password reset at Engine.Portal, an organization user's at
+// Engine.StaffPortal), answered as unknown and left unused;
 // validation_error for a password against the policy; conflict when a
 // user has the email already. For a password reset (Accounts.ResetPassword)
 // the password is the user's new one and the user returned is theirs:
@@ -131,7 +134,7 @@ func (p *Portal) AcceptInvitation(ctx context.Context, token, password string) (
 // Invitation reads the invitation of a token, never the token, for its
 // page to tell an invitation from a password reset (Invitation.ResetOf).
 // Unauthorized, as AcceptInvitation, for an unknown, used, revoked or
-// expired invitation.
+// expired invitation, or one of the other face's audience.
 func (p *Portal) Invitation(ctx context.Context, token string) (_ Invitation, err error) {
 	ctx, span := p.span(ctx, "tambala.Portal.Invitation")
 	defer span.end(&err)
@@ -142,7 +145,7 @@ func (p *Portal) Invitation(ctx context.Context, token string) (_ Invitation, er
 	var out Invitation
 	err = p.e.store.View(ctx, func(tx store.Tx) error {
 		now := p.e.nowUTC()
-		inv, err := p.e.loadUsableInvitation(tx, token, h, now)
+		inv, err := p.e.loadUsableInvitation(tx, p.aud, token, h, now)
 		out = invitationView(inv, now)
 		return err
 	})
@@ -881,11 +884,17 @@ func (e *Engine) changePasswordOnce(ctx context.Context, aud audience, token, cu
 var errUnknownInvitation = errors.New("tambala: no invitation has this token")
 
 // loadUsableInvitation reads the invitation of token (hash h) and checks
-// that it can be accepted at now: unauthorized, with accounts' errors,
-// for a token no invitation has or an invitation used, revoked or
-// expired.
-func (e *Engine) loadUsableInvitation(tx store.Tx, token string, h [32]byte, now time.Time) (accounts.Invitation, error) {
+// that it can be accepted at now at the face of aud: unauthorized, with
+// accounts' errors, for a token no invitation has, an invitation of the
+// other audience, or an invitation used, revoked or expired.
+func (e *Engine) loadUsableInvitation(tx store.Tx, aud audience, token string, h [32]byte, now time.Time) (accounts.Invitation, error) {
 	inv, err := loadInvitation(tx, h, errUnknownInvitation)
+	if err == nil && (inv.Role == accounts.RoleStaff) != (aud == audienceStaff) {
+		// An invitation of the other face's audience (a staff member's at
+		// Engine.Portal, an organization user's at Engine.StaffPortal) is
+		// answered as a token no invitation has.
+		inv, err = accounts.Invitation{}, errUnknownInvitation
+	}
 	if err == errUnknownInvitation {
 		// The error of a token no invitation has, from accounts (no
 		// password is hashed: the token does not match).
@@ -915,7 +924,7 @@ func (e *Engine) acceptInvitation(ctx context.Context, aud audience, token, pass
 	var seen accounts.User // a reset's user, as read
 	if err := e.store.View(ctx, func(tx store.Tx) error {
 		var err error
-		inv, err = e.loadUsableInvitation(tx, token, h, e.nowUTC())
+		inv, err = e.loadUsableInvitation(tx, aud, token, h, e.nowUTC())
 		if err != nil || !inv.IsReset() {
 			return err
 		}
@@ -945,7 +954,7 @@ func (e *Engine) acceptInvitation(ctx context.Context, aud audience, token, pass
 
 	var out User
 	err = e.store.Update(ctx, func(tx store.Tx) error {
-		cur, err := e.loadUsableInvitation(tx, token, h, e.nowUTC())
+		cur, err := e.loadUsableInvitation(tx, aud, token, h, e.nowUTC())
 		if err != nil {
 			return err
 		}
@@ -999,7 +1008,7 @@ func (e *Engine) acceptReset(ctx context.Context, aud audience, token string, h 
 	var out User
 	err = e.store.Update(ctx, func(tx store.Tx) error {
 		now := e.nowUTC()
-		cur, err := e.loadUsableInvitation(tx, token, h, now)
+		cur, err := e.loadUsableInvitation(tx, aud, token, h, now)
 		if err != nil {
 			return err
 		}

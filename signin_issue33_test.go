@@ -79,7 +79,7 @@ func TestStaffSignInApart(t *testing.T) {
 	tambala.SetPasswordWorkHook(p.e, func() { hashes.Add(1) })
 	inv, err := p.e.Accounts().InviteUser(p.ctx, tambala.InviteUser{Email: "desk@operator.example", StaffRoles: []accounts.StaffRole{accounts.StaffDesk}})
 	require.NoError(t, err)
-	_, err = p.e.Portal().AcceptInvitation(p.ctx, inv.Token, portalPassword)
+	_, err = p.e.StaffPortal().AcceptInvitation(p.ctx, inv.Token, portalPassword)
 	require.NoError(t, err)
 	p.person(t, p.org, "ada@example.com")
 

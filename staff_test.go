@@ -28,7 +28,7 @@ func enrolStaff(t *testing.T, e *tambala.Engine, ctx context.Context, clock *fak
 	inv, err := e.Accounts().InviteUser(ctx, tambala.InviteUser{Email: email, StaffRoles: roles})
 	require.NoError(t, err)
 	assert.Equal(t, accounts.RoleStaff, inv.Invitation.Role)
-	u, err := e.Portal().AcceptInvitation(ctx, inv.Token, portalPassword)
+	u, err := e.StaffPortal().AcceptInvitation(ctx, inv.Token, portalPassword)
 	require.NoError(t, err)
 	r, err := e.StaffPortal().SignIn(ctx, email, portalPassword)
 	require.NoError(t, err)

@@ -69,7 +69,7 @@ type handler struct {
 	statics http.Handler
 }
 
-var pageNames = []string{"signin", "second", "enrol", "recovery", "message", "desk", "order", "corridors"}
+var pageNames = []string{"signin", "second", "enrol", "recovery", "accept", "message", "desk", "order", "corridors"}
 
 // errNotStaff refuses an organization's user.
 var errNotStaff = errcode.Newf(errcode.Forbidden,
@@ -112,6 +112,8 @@ func New(engine *tambala.Engine, o *Options) http.Handler {
 	mux.HandleFunc("GET /console/enrol", s.EnrolPage)
 	mux.HandleFunc("POST /console/enrol", s.Enrol)
 	mux.HandleFunc("POST /console/sign-out", s.SignOut)
+	mux.HandleFunc("GET /console/invitations/accept", s.AcceptPage)
+	mux.HandleFunc("POST /console/invitations/accept", s.Accept)
 	mux.HandleFunc("GET /console/{$}", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/console/desk", http.StatusSeeOther)
 	})

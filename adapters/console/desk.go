@@ -29,19 +29,23 @@ const historyPages = 20
 
 // queue is one group of the desk queue: the orders in one status, and
 // for failed ones only the to-bank orders whose refund is pending.
+// FromBank groups show the funding deadline where to-bank ones show the
+// beneficiary.
 type queue struct {
 	Key, Title string
 	Status     orders.Status
 	Refunds    bool
+	FromBank   bool
 }
 
 var queues = []queue{
-	{"accepted", "To bank, accepted: start processing", orders.Accepted, false},
-	{"processing", "To bank, processing: pay the beneficiary, then complete", orders.Processing, false},
-	{"awaiting_instructions", "From bank, awaiting instructions: issue the funding instructions", orders.AwaitingInstructions, false},
-	{"proof_submitted", "From bank, proof submitted: review the proof", orders.ProofSubmitted, false},
-	{"funds_confirmed", "From bank, funds confirmed: complete", orders.FundsConfirmed, false},
-	{"refund_pending", "To bank, failed with the refund pending: record the coins returned", orders.Failed, true},
+	{"accepted", "To bank, accepted: start processing", orders.Accepted, false, false},
+	{"processing", "To bank, processing: pay the beneficiary, then complete", orders.Processing, false, false},
+	{"awaiting_instructions", "From bank, awaiting instructions: issue the funding instructions", orders.AwaitingInstructions, false, true},
+	{"awaiting_funds", "From bank, awaiting funds: the client transfers by the deadline", orders.AwaitingFunds, false, true},
+	{"proof_submitted", "From bank, proof submitted: review the proof", orders.ProofSubmitted, false, true},
+	{"funds_confirmed", "From bank, funds confirmed: complete", orders.FundsConfirmed, false, true},
+	{"refund_pending", "To bank, failed with the refund pending: record the coins returned", orders.Failed, true, false},
 }
 
 // row is an order of the desk queue.

@@ -149,7 +149,7 @@ func (v *env) staff(t *testing.T, email string, roles ...accounts.StaffRole) str
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := v.engine.Portal().AcceptInvitation(v.ctx, inv.Token, password); err != nil {
+	if _, err := v.engine.StaffPortal().AcceptInvitation(v.ctx, inv.Token, password); err != nil {
 		t.Fatal(err)
 	}
 	res, err := v.engine.StaffPortal().SignIn(v.ctx, email, password)

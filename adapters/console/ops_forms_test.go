@@ -31,11 +31,11 @@ func TestStaffPage(t *testing.T) {
 	}
 	w = do(h, "POST", "/console/staff/invite", tok, url.Values{"csrf": {csrf}, "email": {"new@operator.example"}, "role": {"desk", "support"}})
 	body := w.Body.String()
-	i := strings.Index(body, "/portal/invitations/accept?token=")
+	i := strings.Index(body, "/console/invitations/accept?token=")
 	if w.Code != http.StatusOK || i < 0 {
 		t.Fatalf("the invitation: %d %s", w.Code, body)
 	}
-	token := body[i+len("/portal/invitations/accept?token="):]
+	token := body[i+len("/console/invitations/accept?token="):]
 	token = token[:strings.IndexByte(token, '<')]
 	if page := do(h, "GET", "/console/staff", tok, nil).Body.String(); strings.Contains(page, "invitations/accept") || !strings.Contains(page, "new@operator.example") {
 		t.Errorf("the link is shown again, or the invitation not listed")
@@ -44,7 +44,7 @@ func TestStaffPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := v.engine.Portal().AcceptInvitation(v.ctx, tu, password); err != nil {
+	if _, err := v.engine.StaffPortal().AcceptInvitation(v.ctx, tu, password); err != nil {
 		t.Fatalf("the link's token: %v", err)
 	}
 	users, _ := v.engine.Accounts().Users(v.ctx, "")

@@ -114,7 +114,7 @@ func (h *handler) invite(w http.ResponseWriter, r *http.Request, s webui.Session
 		return
 	}
 	d := v.Data.(staffData)
-	d.Link = "/portal/invitations/accept?token=" + url.QueryEscape(inv.Token)
+	d.Link = "/console/invitations/accept?token=" + url.QueryEscape(inv.Token)
 	d.Invited = inv.Invitation.Email
 	v.Data = d
 	v.Notice = "The invitation is made: send its link to " + inv.Invitation.Email + ". It is shown once."

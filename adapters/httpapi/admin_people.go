@@ -19,12 +19,15 @@ import (
 // operator as its actor and the request's address and id (see
 // Admin.handle).
 
-// acceptPath is the portal's page for accepting an invitation, relative to
-// the portal's root. The token rides in the query, not the path: request
-// logs record the path only. The portal's pages come with a later part of
-// issue #22; the link is handed out now so invitations made before then
-// work once they exist.
-func acceptPath(token string) string {
+// acceptPath is the page for accepting the invitation inv of token,
+// relative to its listener's root: the console's (the admin listener's)
+// for a staff member's invitation or password reset, the portal's (the
+// public listener's) for an organization user's. The token rides in the
+// query, not the path: request logs record the path only.
+func acceptPath(inv tambala.Invitation, token string) string {
+	if inv.Role == accounts.RoleStaff {
+		return "/console/invitations/accept?token=" + url.QueryEscape(token)
+	}
 	return "/portal/invitations/accept?token=" + url.QueryEscape(token)
 }
 
@@ -62,7 +65,7 @@ func (a *Admin) invite(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	writeRaw(w, http.StatusCreated, render.NewInvitation(inv.Token, acceptPath(inv.Token), invitationFields(inv.Invitation)))
+	writeRaw(w, http.StatusCreated, render.NewInvitation(inv.Token, acceptPath(inv.Invitation, inv.Token), invitationFields(inv.Invitation)))
 }
 
 func (a *Admin) listInvitations(w http.ResponseWriter, r *http.Request) {
@@ -134,7 +137,7 @@ func (a *Admin) resetPassword(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	writeRaw(w, http.StatusCreated, render.NewInvitation(inv.Token, acceptPath(inv.Token), invitationFields(inv.Invitation)))
+	writeRaw(w, http.StatusCreated, render.NewInvitation(inv.Token, acceptPath(inv.Invitation, inv.Token), invitationFields(inv.Invitation)))
 }
 
 func (a *Admin) resetTOTP(w http.ResponseWriter, r *http.Request) {

@@ -70,7 +70,7 @@ func New(engine *tambala.Engine, o *Options) *Handler {
 		h.opts = *o
 	}
 	pages := map[string]*template.Template{}
-	layout := template.Must(template.ParseFS(templateFS, "templates/layout.html"))
+	layout := template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html"))
 	for _, name := range pageNames {
 		t := template.Must(layout.Clone())
 		pages[name] = template.Must(t.ParseFS(templateFS, "templates/"+name+".html"))
@@ -78,7 +78,7 @@ func New(engine *tambala.Engine, o *Options) *Handler {
 	h.site = &webui.Site{Portal: h.portal, Prefix: "/portal", Home: "/portal/",
 		SecureCookie: SecureCookieName, InsecureCookie: InsecureCookieName, InsecureCookies: h.opts.InsecureCookies,
 		CSP: ContentSecurityPolicy, StaticPrefix: "/portal/static/", ClientAddr: h.opts.ClientAddr,
-		Logger: h.opts.Logger, LogPrefix: "portal: ", Pages: pages}
+		Logger: h.opts.Logger, LogPrefix: "portal: ", Pages: pages, MinPassword: h.minPass}
 	static, err := fs.Sub(staticFS, "static")
 	if err != nil {
 		panic(err)
@@ -93,8 +93,8 @@ func New(engine *tambala.Engine, o *Options) *Handler {
 	mux.HandleFunc("POST /portal/second-factor", h.site.SecondFactor)
 	mux.HandleFunc("GET /portal/enrol", h.site.EnrolPage)
 	mux.HandleFunc("POST /portal/enrol", h.site.Enrol)
-	mux.HandleFunc("GET /portal/invitations/accept", h.acceptPage)
-	mux.HandleFunc("POST /portal/invitations/accept", h.accept)
+	mux.HandleFunc("GET /portal/invitations/accept", h.site.AcceptPage)
+	mux.HandleFunc("POST /portal/invitations/accept", h.site.Accept)
 	mux.HandleFunc("GET /portal/{$}", h.signedIn(h.overview))
 	mux.HandleFunc("GET /portal/keys", h.signedIn(h.keys))
 	mux.HandleFunc("POST /portal/keys", h.changing(h.createKey))
@@ -165,6 +165,9 @@ func (h *Handler) render(w http.ResponseWriter, status int, page string, v view)
 func (h *Handler) message(w http.ResponseWriter, status int, title, text, next string) {
 	h.site.Message(w, status, title, text, next)
 }
+
+// funcs are the templates' helpers.
+var funcs = template.FuncMap{"duration": webui.Duration}
 
 // statusOf is the status a page answers an engine error with.
 func statusOf(err error) int { return webui.StatusOf(err) }

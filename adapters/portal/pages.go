@@ -14,61 +14,6 @@ import (
 // auditPageSize is how many audit entries a page shows.
 const auditPageSize = 25
 
-// acceptData is the accept page's: the shortest password, and whether
-// the token is a password reset of an existing user (Choose a new
-// password) rather than an invitation that makes one.
-type acceptData struct {
-	MinPass int
-	Reset   bool
-}
-
-// acceptView is the accept page for token: a password reset's wording
-// when the token is a usable reset, an invitation's otherwise (a token
-// that is not usable is refused when the form is sent).
-func (h *Handler) acceptView(r *http.Request, token string) view {
-	v := view{Title: "Accept your invitation", Form: map[string]string{"token": token}, Errors: map[string]string{},
-		Data: acceptData{MinPass: h.minPass}}
-	if inv, err := h.portal.Invitation(r.Context(), token); err == nil && inv.ResetOf != "" {
-		v.Title, v.Data = "Choose a new password", acceptData{MinPass: h.minPass, Reset: true}
-	}
-	return v
-}
-
-func (h *Handler) acceptPage(w http.ResponseWriter, r *http.Request) {
-	token := r.URL.Query().Get("token")
-	if token == "" {
-		h.message(w, http.StatusBadRequest, "Invitation", "This invitation link is incomplete: open the link from your invitation email.", "")
-		return
-	}
-	h.render(w, http.StatusOK, "accept", h.acceptView(r, token))
-}
-
-func (h *Handler) accept(w http.ResponseWriter, r *http.Request) {
-	token := r.PostFormValue("token")
-	password, confirm := r.PostFormValue("password"), r.PostFormValue("confirm")
-	v := h.acceptView(r, token)
-	switch {
-	case len([]rune(password)) < h.minPass:
-		v.Errors["password"] = fmt.Sprintf("Use at least %d characters.", h.minPass)
-	case password != confirm:
-		v.Errors["confirm"] = "The two passwords differ."
-	}
-	if len(v.Errors) > 0 {
-		h.render(w, http.StatusUnprocessableEntity, "accept", v)
-		return
-	}
-	if _, err := h.portal.AcceptInvitation(r.Context(), token, password); err != nil {
-		if errcode.Of(err) == errcode.ValidationError {
-			v.Errors["password"] = errcode.Message(err)
-		} else {
-			v.Error = h.friendly(err)
-		}
-		h.render(w, statusOf(err), "accept", v)
-		return
-	}
-	http.Redirect(w, r, "/portal/sign-in?accepted=1", http.StatusSeeOther)
-}
-
 // overviewData is the overview page's: the /v1 balance, and every enabled
 // asset's when the organization has /v2 access.
 type overviewData struct {

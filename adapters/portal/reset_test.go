@@ -42,8 +42,9 @@ func TestAcceptPasswordReset(t *testing.T) {
 		!strings.Contains(b, "finish setting up your account") {
 		t.Errorf("invitation page: %d %s", w.Code, b)
 	}
+	// Issue #36: a token that cannot be accepted is refused on arrival.
 	w = do(h, "GET", page+"inv_junk", "", nil)
-	if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), "<h1>Accept your invitation</h1>") {
+	if w.Code != http.StatusUnauthorized || !strings.Contains(w.Body.String(), "not valid") {
 		t.Errorf("junk token page: %d", w.Code)
 	}
 

@@ -24,7 +24,7 @@ var settingsPages = []string{"webhook", "webhook_set", "deliveries", "floor", "a
 
 // addPages parses the page templates names over the layout.
 func (h *Handler) addPages(names ...string) {
-	layout := template.Must(template.ParseFS(templateFS, "templates/layout.html"))
+	layout := template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html"))
 	for _, name := range names {
 		t, err := layout.Clone()
 		if err == nil {

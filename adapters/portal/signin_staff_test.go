@@ -22,7 +22,7 @@ func TestStaffNotAtPortal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.engine.Portal().AcceptInvitation(f.ctx, inv.Token, password); err != nil {
+	if _, err := f.engine.StaffPortal().AcceptInvitation(f.ctx, inv.Token, password); err != nil {
 		t.Fatal(err)
 	}
 	h := f.handler()

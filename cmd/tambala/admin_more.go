@@ -653,7 +653,7 @@ func userResetPassword(ctx context.Context, c *cli, args []string) error {
 	if _, printed, err := a.do("POST", "/admin/users/"+esc(rest[0])+"/password-reset", nil, &inv); err != nil || printed {
 		return err
 	}
-	return c.printInvitation(inv, *portalURL)
+	return c.printInvitation(inv, *portalURL, a.opts.url)
 }
 
 func staffList(ctx context.Context, c *cli, args []string) error {

@@ -322,7 +322,7 @@ func TestAdminUsersAndStaff(t *testing.T) {
 	assert.Equal(t, "No staff.\n", s.ok(t, "staff", "list"))
 	var staffInv newInvitationJSON
 	s.okJSON(t, &staffInv, "staff", "invite", "-role", "admin", "ops@example.com")
-	s.acceptInvitation(t, staffInv.Token)
+	s.acceptStaffInvitation(t, staffInv.Token) // issue #36: at the console
 	out = s.ok(t, "staff", "list")
 	assert.Regexp(t, `(?m)^ID\s+EMAIL\s+ROLES\s+STATUS\s+TOTP\s+APPROVALS\s+CREATED$`, out)
 	m = regexp.MustCompile(`(?m)^(\S+)\s+ops@example\.com\s+admin\s+active\s+no\s+yes\s+\S+$`).FindStringSubmatch(out)

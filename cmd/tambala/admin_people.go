@@ -30,9 +30,13 @@ func (a *adminCmd) portalURLFlag() *string {
 }
 
 // printInvitation writes a new invitation: who, the token once, and the
-// link (or the path under the public listener's address).
-func (c *cli) printInvitation(inv newInvitationJSON, portalURL string) error {
+// link (or the path under the public listener's address). A staff
+// member's link is the console's, under the admin listener's address.
+func (c *cli) printInvitation(inv newInvitationJSON, portalURL, adminURL string) error {
 	i := inv.Invitation
+	if strings.HasPrefix(inv.AcceptPath, "/console/") {
+		portalURL = adminURL
+	}
 	tw := c.table()
 	row(tw, "Invitation", i.ID)
 	if i.Org != nil {
@@ -76,7 +80,7 @@ func userInvite(ctx context.Context, c *cli, args []string) error {
 	if _, printed, err := a.do("POST", "/admin/orgs/"+esc(rest[0])+"/invitations", body, &inv); err != nil || printed {
 		return err
 	}
-	return c.printInvitation(inv, *portalURL)
+	return c.printInvitation(inv, *portalURL, a.opts.url)
 }
 
 func staffInvite(ctx context.Context, c *cli, args []string) error {
@@ -98,5 +102,5 @@ func staffInvite(ctx context.Context, c *cli, args []string) error {
 	if _, printed, err := a.do("POST", "/admin/staff/invitations", body, &inv); err != nil || printed {
 		return err
 	}
-	return c.printInvitation(inv, *portalURL)
+	return c.printInvitation(inv, *portalURL, a.opts.url)
 }

@@ -53,6 +53,9 @@ type Site struct {
 	// MaxFormBytes caps the body of every request but an Upload route's
 	// (forms.go). Default: MaxFormBytes.
 	MaxFormBytes int64
+	// MinPassword is the shortest password the accept page asks for
+	// (accept.go). Default: accounts.MinPasswordLength.
+	MinPassword int
 }
 
 // Serve sets the security headers and the request's RequestInfo (client
