@@ -175,7 +175,7 @@ func TestAdmin_OneTokenMovesNothingAboveTheThreshold(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Engine.Portal().AcceptInvitation(context.Background(), inv.Token, peoplePassword); err != nil {
+	if _, err := e.Engine.StaffPortal().AcceptInvitation(context.Background(), inv.Token, peoplePassword); err != nil {
 		t.Fatal(err)
 	}
 	var p pendingJSON

@@ -447,7 +447,7 @@ func TestAdminFourEyesThresholdAndHold(t *testing.T) {
 	assert.Equal(t, "The MWK approval threshold is 1000.00 MWK.\n", s.ok(t, "approvals", "threshold", "MWK", "1000"))
 	var inv newInvitationJSON
 	s.okJSON(t, &inv, "staff", "invite", "-role", "operations", "ops@example.com")
-	s.acceptInvitation(t, inv.Token)
+	s.acceptStaffInvitation(t, inv.Token)
 
 	out := s.ok(t, "approvals", "threshold", "MWK", "none")
 	assert.Contains(t, out, "Approval pending: the MWK approval threshold 1000.00 -> none weakens four-eyes.")
