@@ -96,6 +96,38 @@ func (e *Engine) balance(ctx context.Context, p Principal, api API, code money.A
 	return b, err
 }
 
+// orgBalances is Operator.OrgBalances: one read of the organization and
+// its balances, MWK first.
+func (e *Engine) orgBalances(ctx context.Context, orgID string) ([]ledger.Balance, error) {
+	var out []ledger.Balance
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		var org Organization
+		if err := loadOrg(tx, orgID, &org, errNotFound); err != nil {
+			return err
+		}
+		out = out[:0]
+		codes := []money.AssetCode{money.MWK.Code}
+		for _, a := range org.Assets {
+			if !slices.Contains(codes, a.Asset) {
+				codes = append(codes, a.Asset)
+			}
+		}
+		for _, code := range codes {
+			asset, ok := e.assets.Lookup(code)
+			if !ok {
+				continue
+			}
+			b, err := ledger.ReadBalance(tx, org.ID, asset)
+			if err != nil {
+				return err
+			}
+			out = append(out, b)
+		}
+		return nil
+	})
+	return out, err
+}
+
 // balances is Client.Balances.
 func (e *Engine) balances(ctx context.Context, p Principal) ([]ledger.Balance, error) {
 	var out []ledger.Balance

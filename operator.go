@@ -7,6 +7,7 @@ import (
 	"github.com/tambalapay/tambala/accounts"
 	"github.com/tambalapay/tambala/internal/codec"
 	"github.com/tambalapay/tambala/internal/records"
+	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/orders"
 	"github.com/tambalapay/tambala/payouts"
@@ -232,6 +233,23 @@ func (o *Operator) MoveOrder(ctx context.Context, id string, cmd orders.Command)
 		return orders.Order{}, err
 	}
 	return o.e.moveOrder(ctx, id, cmd)
+}
+
+// OrgBalances reads an organization's balances (the operator's side): its
+// MWK balance (the /v1 balance) first, then its balance in each other
+// asset it has enabled, in the order of its assets. It is a staff read
+// (every staff role may make it), whatever the organization's status, its
+// /v2 access or the pause switches: the operator sees a suspended
+// organization's money too. The admin API and the console both read
+// balances through it.
+func (o *Operator) OrgBalances(ctx context.Context, orgID string) (_ []ledger.Balance, err error) {
+	ctx, span := o.span(ctx, "tambala.Operator.OrgBalances")
+	defer span.end(&err)
+	ctx, err = o.act(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	return o.e.orgBalances(ctx, orgID)
 }
 
 // Organization returns an organization (the operator's side).

@@ -45,6 +45,7 @@ func TestStaffRolesEveryCall(t *testing.T) {
 			}},
 			{"DeskProof", read, func(op *tambala.Operator) error { _, err := op.DeskProof(ctx, "nope"); return err }},
 			{"Keys", read, func(op *tambala.Operator) error { _, err := op.Keys(ctx, org); return err }},
+			{"OrgBalances", read, func(op *tambala.Operator) error { _, err := op.OrgBalances(ctx, org); return err }},
 			{"Organization", read, func(op *tambala.Operator) error { _, err := op.Organization(ctx, org); return err }},
 			{"Organizations", read, func(op *tambala.Operator) error { _, err := op.Organizations(ctx); return err }},
 			{"Pause", read, func(op *tambala.Operator) error { _, err := op.Pause(ctx); return err }},

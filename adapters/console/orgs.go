@@ -44,8 +44,7 @@ type orgData struct {
 	Limits    tambala.PayoutLimits
 	LimitsSet bool
 	Balances  []ledger.Balance
-	// BalancesErr says why the balances could not be read (a suspended
-	// organization, a paused API).
+	// BalancesErr says why the balances could not be read.
 	BalancesErr string
 	Users       []tambala.User
 	// FundAssets are the assets a funding may be in.
@@ -101,7 +100,7 @@ func (h *handler) orgView(w http.ResponseWriter, r *http.Request, s webui.Sessio
 			d.FundAssets = append(d.FundAssets, string(a.Asset))
 		}
 	}
-	d.Balances, d.BalancesErr = h.balances(r, o.ID)
+	d.Balances, d.BalancesErr = h.balances(r, op, o.ID)
 	if acc, err := h.portal.Accounts(r.Context(), s.Token); err == nil {
 		d.Users, _ = acc.Users(r.Context(), o.ID)
 	}
@@ -109,27 +108,16 @@ func (h *handler) orgView(w http.ResponseWriter, r *http.Request, s webui.Sessio
 	return v, true
 }
 
-// balances reads an organization's balances as its API would: every
-// asset's when it has /v2 access, else the /v1 MWK balance. The staff
-// session was checked by the page's read of the organization.
-func (h *handler) balances(r *http.Request, org string) ([]ledger.Balance, string) {
-	p, err := h.engine.Act(r.Context(), org)
+// balances reads an organization's balances through the staff face
+// (Operator.OrgBalances, as the admin API's GET
+// /admin/orgs/{org}/balances): MWK and every asset it has enabled,
+// whatever its status or the pause switches.
+func (h *handler) balances(r *http.Request, op *tambala.Operator, org string) ([]ledger.Balance, string) {
+	all, err := op.OrgBalances(r.Context(), org)
 	if err != nil {
 		return nil, h.site.Friendly(err)
 	}
-	c := h.engine.Client(p)
-	if p.Admitted(tambala.APIv2) == nil {
-		all, err := c.Balances(r.Context())
-		if err != nil {
-			return nil, h.site.Friendly(err)
-		}
-		return all, ""
-	}
-	b, err := c.BalanceV1(r.Context())
-	if err != nil {
-		return nil, h.site.Friendly(err)
-	}
-	return []ledger.Balance{b}, ""
+	return all, ""
 }
 
 func (h *handler) org(w http.ResponseWriter, r *http.Request, s webui.Session) {

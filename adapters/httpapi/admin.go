@@ -72,6 +72,7 @@ func (a *Admin) routes(o Options) {
 	a.handle("GET /admin/orgs", a.listOrgs)
 	a.handleJSON("POST /admin/orgs", a.createOrg)
 	a.handle("GET /admin/orgs/{org}", a.getOrg)
+	a.handle("GET /admin/orgs/{org}/balances", a.orgBalances)
 	a.handleJSON("PUT /admin/orgs/{org}/status", a.setStatus)
 	a.handleJSON("PUT /admin/orgs/{org}/v2-access", a.setV2Access)
 	a.handleJSON("PUT /admin/orgs/{org}/assets", a.setAssets)

@@ -1,8 +1,11 @@
 package httpapi
 
 import (
+	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"strconv"
 	"time"
@@ -115,19 +118,45 @@ func (a *Admin) deskOrder(w http.ResponseWriter, r *http.Request) {
 	a.reply(w, r, http.StatusOK, toDeskJSON(o), err)
 }
 
+// proofExt is the file name extension of each media type a proof may
+// have, for the name of the file a download saves.
+var proofExt = map[string]string{"application/pdf": ".pdf", "image/png": ".png", "image/jpeg": ".jpg"}
+
+// deskProof is GET /admin/orders/{id}/proofs/funding: the newest funding
+// proof's bytes as a file to save (Content-Disposition: attachment, named
+// proof-ID.pdf/.png/.jpg), with its media type, through the staff face the
+// console's proof pages use (Operator.DeskProof). Only bytes that are what
+// their media type says go out: the engine checked them on upload and they
+// are checked again here (a host's ProofStore may hand back anything),
+// else 500 internal_error and nothing of the file.
 func (a *Admin) deskProof(w http.ResponseWriter, r *http.Request) {
-	f, err := a.engine.Operator().DeskProof(r.Context(), r.PathValue("id"))
+	id := r.PathValue("id")
+	f, err := a.engine.Operator().DeskProof(r.Context(), id)
 	if err != nil {
 		writeError(w, r, a.log, err)
 		return
 	}
 	defer f.Content.Close()
-	w.Header().Set("Content-Type", f.ContentType)
-	w.Header().Set("Content-Length", strconv.FormatInt(f.Size, 10))
-	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
+	content := bufio.NewReader(f.Content)
+	mt, err := orders.ProofMediaType(f.ContentType)
+	if err == nil {
+		if head, _ := content.Peek(8); !orders.ProofIs(mt, head) {
+			err = fmt.Errorf("the stored proof of order %s is not %s", id, mt)
+		}
+	}
+	if err != nil {
+		writeError(w, r, a.log, fmt.Errorf("serving a funding proof: %w", err))
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", mt)
+	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": "proof-" + id + proofExt[mt]}))
+	h.Set("Content-Length", strconv.FormatInt(f.Size, 10))
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Security-Policy", "default-src 'none'; sandbox")
 	w.WriteHeader(http.StatusOK)
-	_, _ = io.Copy(w, f.Content)
+	_, _ = io.Copy(w, content)
 }
 
 // moveOrder is POST /admin/orders/{id}/{move}: processing, coins-sent,

@@ -585,7 +585,32 @@ func userList(ctx context.Context, c *cli, args []string) error {
 			return err
 		}
 	}
-	_, err = fmt.Fprintf(c.stdout, "TOTP required: %t\n", out.TOTPRequired)
+	if _, err = fmt.Fprintf(c.stdout, "TOTP required: %t\n", out.TOTPRequired); err != nil {
+		return err
+	}
+	return a.pendingInvitations("/admin/orgs/"+esc(rest[0])+"/invitations", "tambala user invitations "+rest[0])
+}
+
+// pendingInvitations prints how many invitations at path are pending, when
+// any, and the command that lists them: a pending invitation is no user
+// yet.
+func (a *adminCmd) pendingInvitations(path, lister string) error {
+	var out struct {
+		Invitations []invitationJSON `json:"invitations"`
+	}
+	if _, err := a.api.callJSON(a.ctx, "GET", path, nil, &out); err != nil {
+		return err
+	}
+	n := 0
+	for _, i := range out.Invitations {
+		if i.Status == "pending" {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	_, err := fmt.Fprintf(a.stdout, "Pending invitations: %d (%s lists them)\n", n, lister)
 	return err
 }
 
@@ -671,8 +696,10 @@ func staffList(ctx context.Context, c *cli, args []string) error {
 		return err
 	}
 	if len(out.Users) == 0 {
-		_, err := c.println("No staff.")
-		return err
+		if _, err := c.println("No staff."); err != nil {
+			return err
+		}
+		return a.pendingInvitations("/admin/staff/invitations", "tambala staff invitations")
 	}
 	tw := c.table()
 	row(tw, "ID", "EMAIL", "ROLES", "STATUS", "TOTP", "APPROVALS", "CREATED")
@@ -683,7 +710,10 @@ func staffList(ctx context.Context, c *cli, args []string) error {
 		}
 		row(tw, u.ID, u.Email, orNone(strings.Join(u.StaffRoles, ",")), u.Status, u.totp(), approves, u.CreatedAt)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return a.pendingInvitations("/admin/staff/invitations", "tambala staff invitations")
 }
 
 func staffRoles(ctx context.Context, c *cli, args []string) error {

@@ -123,19 +123,47 @@ func (a *adminClient) call(ctx context.Context, method, path string, body any) (
 		return 0, nil, err
 	}
 	if res.StatusCode/100 != 2 {
-		e := &apiError{Status: res.StatusCode}
-		var env struct {
-			Error struct {
-				Code    string `json:"code"`
-				Message string `json:"message"`
-			} `json:"error"`
-		}
-		if json.Unmarshal(b, &env) == nil {
-			e.Code, e.Message = env.Error.Code, env.Error.Message
-		}
-		return res.StatusCode, b, e
+		return res.StatusCode, b, answerError(res.StatusCode, b)
 	}
 	return res.StatusCode, b, nil
+}
+
+// answerError is the *apiError of an answer with status and body b.
+func answerError(status int, b []byte) *apiError {
+	e := &apiError{Status: status}
+	var env struct {
+		Error struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(b, &env) == nil {
+		e.Code, e.Message = env.Error.Code, env.Error.Message
+	}
+	return e
+}
+
+// download GETs path, a file, and returns the answer's headers and bytes
+// (at most 64 MiB); any status but 200 is an *apiError.
+func (a *adminClient) download(ctx context.Context, path string) (http.Header, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, "GET", a.base+path, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+a.token)
+	res, err := a.http.Do(req)
+	if err != nil {
+		return nil, nil, fmt.Errorf("calling the admin API at %s: %w (is the server running? -admin-url)", a.base, err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(res.Body, 64<<20))
+	if err != nil {
+		return nil, nil, err
+	}
+	if res.StatusCode != http.StatusOK {
+		return nil, nil, answerError(res.StatusCode, b)
+	}
+	return res.Header, b, nil
 }
 
 // callJSON is call, decoding a 2xx answer into out (when not nil).
