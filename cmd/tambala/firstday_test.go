@@ -112,4 +112,3 @@ func TestSecondInstance(t *testing.T) {
 	assert.Contains(t, again.Out.String(), `Demo organization "Demo Organization" (`+org+`) already exists`)
 	assert.NotContains(t, again.Out.String(), "does not exist", "its data folder keeps the token")
 }
-
