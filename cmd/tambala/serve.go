@@ -28,8 +28,10 @@ func serve(ctx context.Context, c *cli, args []string) error {
 
 func printVersion(_ context.Context, c *cli, args []string) error {
 	fs := c.flags("", "Prints the version: the one set at build, else the module version\n"+
-		"(go install ...@v0.3.0), else dev; then the VCS revision and time of the\n"+
-		"source it was built from, when the build recorded them.")
+		"(go install ...@v0.3.0, or a pseudo-version for ...@latest of an untagged\n"+
+		"commit), else dev; then the revision and time of the commit it was built\n"+
+		"from whenever the build recorded them (a build in a git checkout, or the\n"+
+		"pseudo-version's).")
 	if _, err := c.parse(fs, args, 0, 0); err != nil {
 		return err
 	}

@@ -216,7 +216,8 @@ func redactURL(raw string) string {
 
 // setup opens the data folder and builds the engine and handlers. On an
 // empty store in the sandbox it bootstraps the demo organization (one
-// transaction, once per store, see bootstrap) and prints its key to out;
+// transaction, once per store, see bootstrap) and prints its key to out
+// (a later start, or another server on the store, names it as existing);
 // a fresh admin token is printed in the sandbox,
 // and only named (DATA/admin-token) in production, where stdout may be
 // collected with the logs. Production never creates a demo organization,
@@ -323,7 +324,7 @@ func setup(ctx context.Context, c config, log *zap.Logger, out io.Writer) (*app,
 	switch {
 	case production && len(orgs) == 0:
 		fmt.Fprintln(out, "No organization yet: create one with tambala org create NAME, and sync the institutions with tambala institutions sync FILE.")
-	case production:
+	case production: // a later production start: nothing to say
 	default:
 		// Every sandbox start asks for the demo organization: the bootstrap
 		// creates it on an empty store, else finds the one a start before
