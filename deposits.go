@@ -153,14 +153,22 @@ const MaxTxRefLength = collections.MaxTxRefLength
 
 // recordDeposit is Operator.RecordDeposit.
 func (e *Engine) recordDeposit(ctx context.Context, orgID string, d Deposit) (CollectionV2, error) {
+	c, err := e.recordDepositOnce(ctx, orgID, d)
+	return c.Resource, err
+}
+
+// recordDepositOnce is recordDeposit, with Replayed set when the deposit
+// had been credited before.
+func (e *Engine) recordDepositOnce(ctx context.Context, orgID string, d Deposit) (Created[CollectionV2], error) {
 	n, asset, err := d.Check(e.networks, e.assets)
 	if err != nil {
-		return CollectionV2{}, err
+		return Created[CollectionV2]{}, err
 	}
 	var c CollectionV2
 	var pending *Approval
+	replayed := false
 	err = e.store.Update(ctx, func(tx store.Tx) error {
-		pending = nil
+		pending, replayed = nil, false
 		org := &Organization{}
 		if err := loadOrg(tx, orgID, org, errNotFound); err != nil {
 			return err
@@ -174,6 +182,7 @@ func (e *Engine) recordDeposit(ctx context.Context, orgID string, d Deposit) (Co
 			if err != nil {
 				return err
 			}
+			replayed = true
 			c, err = e.loadCollectionV2(tx, orgID, id)
 			return err
 		case !errors.Is(err, errNotFound):
@@ -191,9 +200,12 @@ func (e *Engine) recordDeposit(ctx context.Context, orgID string, d Deposit) (Co
 		return err
 	})
 	if err == nil && pending != nil {
-		return CollectionV2{}, &ApprovalPendingError{Approval: *pending}
+		return Created[CollectionV2]{}, &ApprovalPendingError{Approval: *pending}
 	}
-	return c, err
+	if err != nil {
+		return Created[CollectionV2]{}, err
+	}
+	return Created[CollectionV2]{Resource: c, Replayed: replayed}, nil
 }
 
 // creditDeposit credits deposit d of org on network in tx (its checks

@@ -207,6 +207,25 @@ func (o *Operator) Fund(ctx context.Context, orgID string, amount money.Amount, 
 	return o.e.fundOrg(ctx, orgID, amount, ref)
 }
 
+// FundOnce is Fund, telling what this call did: Replayed false, it
+// credited the amount; Replayed true, ref had already credited the same
+// amount to the organization, and nothing more was credited. A caller
+// that reports the outcome to a person (the admin API, the tambala
+// command) says which.
+func (o *Operator) FundOnce(ctx context.Context, orgID string, amount money.Amount, ref string) (_ Created[Funding], err error) {
+	ctx, span := o.span(ctx, "tambala.Operator.FundOnce")
+	defer span.end(&err)
+	ctx, err = o.act(ctx, accounts.StaffOperations)
+	if err != nil {
+		return Created[Funding]{}, err
+	}
+	credited, err := o.e.fundOrgOnce(ctx, orgID, amount, ref)
+	if err != nil {
+		return Created[Funding]{}, err
+	}
+	return Created[Funding]{Resource: Funding{Amount: amount, Ref: ref}, Replayed: !credited}, nil
+}
+
 // Keys lists an organization's keys, oldest first, by prefix.
 func (o *Operator) Keys(ctx context.Context, orgID string) (_ []APIKey, err error) {
 	ctx, span := o.span(ctx, "tambala.Operator.Keys")
@@ -330,6 +349,20 @@ func (o *Operator) RecordDeposit(ctx context.Context, orgID string, d Deposit) (
 		return CollectionV2{}, err
 	}
 	return o.e.recordDeposit(ctx, orgID, d)
+}
+
+// RecordDepositOnce is RecordDeposit, telling what this call did:
+// Replayed false, it credited the deposit (Resource is the new
+// collection); Replayed true, the same deposit was credited before under
+// its network and transaction reference, and Resource is that collection.
+func (o *Operator) RecordDepositOnce(ctx context.Context, orgID string, d Deposit) (_ Created[CollectionV2], err error) {
+	ctx, span := o.span(ctx, "tambala.Operator.RecordDepositOnce")
+	defer span.end(&err)
+	ctx, err = o.act(ctx, accounts.StaffOperations)
+	if err != nil {
+		return Created[CollectionV2]{}, err
+	}
+	return o.e.recordDepositOnce(ctx, orgID, d)
 }
 
 // RecordTrade records an OTC trade (the operator's side): the amount at the

@@ -186,15 +186,22 @@ func (e *Engine) setPayoutLimits(ctx context.Context, id string, l PayoutLimits)
 
 // fundOrg is Operator.Fund.
 func (e *Engine) fundOrg(ctx context.Context, orgID string, amount money.Amount, ref string) error {
+	_, err := e.fundOrgOnce(ctx, orgID, amount, ref)
+	return err
+}
+
+// fundOrgOnce is fundOrg; credited is false when ref had credited the
+// amount before (nothing moved now).
+func (e *Engine) fundOrgOnce(ctx context.Context, orgID string, amount money.Amount, ref string) (credited bool, err error) {
 	if err := orgs.CheckFunding(amount, ref); err != nil {
-		return err
+		return false, err
 	}
 	if err := textrule.CheckChars("ref", ref); err != nil {
-		return err
+		return false, err
 	}
 	var pending *Approval
-	err := e.store.Update(ctx, func(tx store.Tx) error {
-		pending = nil
+	err = e.store.Update(ctx, func(tx store.Tx) error {
+		pending, credited = nil, false
 		var o Organization
 		if err := loadOrg(tx, orgID, &o, errNotFound); err != nil {
 			return err
@@ -208,16 +215,16 @@ func (e *Engine) fundOrg(ctx context.Context, orgID string, amount money.Amount,
 		if err != nil || pending != nil {
 			return err
 		}
-		credited, err := e.fund(tx, &o, amount, ref)
+		credited, err = e.fund(tx, &o, amount, ref)
 		if err != nil || !credited {
 			return err
 		}
 		return e.auditAs(ctx, tx, orgID, AuditOrgFunded, orgID, fmt.Sprintf("credited %s from the float, ref %q", amountText(amount), ref))
 	})
 	if err == nil && pending != nil {
-		return &ApprovalPendingError{Approval: *pending}
+		return false, &ApprovalPendingError{Approval: *pending}
 	}
-	return err
+	return credited && err == nil, err
 }
 
 // fund credits o from the operator's float in tx (orgs.CheckFunding

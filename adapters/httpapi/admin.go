@@ -309,9 +309,14 @@ func (a *Admin) fund(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	org := r.PathValue("org")
-	if err := a.engine.Operator().Fund(r.Context(), org, amt, in.Ref); err != nil {
+	f, err := a.engine.Operator().FundOnce(r.Context(), org, amt, in.Ref)
+	if err != nil {
 		writeError(w, r, a.log, err)
 		return
+	}
+	if f.Replayed {
+		// The ref credited this amount before: nothing more was credited.
+		w.Header().Set("Idempotent-Replayed", "true")
 	}
 	a.reply(w, r, http.StatusOK, map[string]any{"org_id": org, "asset": asset.Code, "amount": amt, "ref": in.Ref}, nil)
 }

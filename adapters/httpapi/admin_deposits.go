@@ -26,8 +26,8 @@ func (a *Admin) rotateDepositAddress(w http.ResponseWriter, r *http.Request) {
 // recordDeposit is POST /admin/orgs/{org}/deposits {network, asset,
 // amount, tx_ref}: a deposit credited to the organization, idempotent per
 // (network, tx_ref): 201 with the /v2 collection, and the same deposit
-// again answers 201 with the same collection (see docs/decisions.md,
-// "/v2 deposits and collections").
+// again answers 201 with the same collection, marked Idempotent-Replayed:
+// true (see docs/decisions.md, "/v2 deposits and collections").
 func (a *Admin) recordDeposit(w http.ResponseWriter, r *http.Request) {
 	var in struct {
 		Network string          `json:"network"`
@@ -54,10 +54,14 @@ func (a *Admin) recordDeposit(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, &errcode.Error{Code: errcode.ValidationError, Message: "amount: " + errcode.Message(err), Err: err})
 		return
 	}
-	c, err := a.engine.Operator().RecordDeposit(r.Context(), r.PathValue("org"), tambala.Deposit{Network: in.Network, Asset: asset.Code, Amount: amt, TxRef: in.TxRef})
+	c, err := a.engine.Operator().RecordDepositOnce(r.Context(), r.PathValue("org"), tambala.Deposit{Network: in.Network, Asset: asset.Code, Amount: amt, TxRef: in.TxRef})
 	if err != nil {
 		writeError(w, r, a.log, err)
 		return
 	}
-	writeRaw(w, http.StatusCreated, render.CollectionV2(c))
+	if c.Replayed {
+		// Credited before under (network, tx_ref): nothing more was credited.
+		w.Header().Set("Idempotent-Replayed", "true")
+	}
+	writeRaw(w, http.StatusCreated, render.CollectionV2(c.Resource))
 }

@@ -82,6 +82,9 @@ type adminCmd struct {
 	opts      *adminOptions
 	api       *adminClient
 	argsUsage string
+	// replayed says the last answer was marked Idempotent-Replayed: the
+	// request had been made before, and nothing more was done now.
+	replayed bool
 }
 
 // adminCommand makes the flag set of an admin subcommand with the admin
@@ -151,10 +154,11 @@ func (a *adminCmd) set(name string) bool {
 // do calls method path with body (nil: none) and either prints the
 // answer (-json) or decodes it into out (when not nil).
 func (a *adminCmd) do(method, path string, body, out any) (status int, printed bool, err error) {
-	status, b, err := a.api.call(a.ctx, method, path, body)
+	status, hdr, b, err := a.api.exchange(a.ctx, method, path, body)
 	if err != nil {
 		return status, false, err
 	}
+	a.replayed = hdr.Get("Idempotent-Replayed") == "true"
 	if a.opts.json {
 		return status, true, a.printJSON(b)
 	}

@@ -213,7 +213,8 @@ type collectionV2JSON struct {
 func depositRecord(ctx context.Context, c *cli, args []string) error {
 	a := c.adminCommand(ctx, "ORG", "Records a deposit received on a blockchain network for the organization\n"+
 		"ORG and credits it (a /v2 collection); the same -network and -tx-ref\n"+
-		"again credits nothing more. Above the asset's approval threshold nothing\n"+
+		"again credits nothing more, and says it was already credited (exit\n"+
+		"status 0). Above the asset's approval threshold nothing\n"+
 		"is credited yet: the deposit waits for a staff member's approval in the\n"+
 		"console, and the command prints the approval's id (exit status 0). Example:\n\n"+
 		"  tambala deposit record ORG -network tron -asset USDT -amount 250.00 -tx-ref 0xfeed")
@@ -247,7 +248,11 @@ func depositRecord(ctx context.Context, c *cli, args []string) error {
 		return err
 	}
 	col := out.collectionV2JSON
-	fmt.Fprintf(c.stdout, "Recorded deposit %s %s to %s (network %s, tx %s).\n", col.Amount, col.Asset, rest[0], optStr(col.Network), *txRef)
+	if a.replayed {
+		fmt.Fprintf(c.stdout, "Already credited under this reference: deposit %s %s to %s (network %s, tx %s); nothing more was credited.\n", col.Amount, col.Asset, rest[0], optStr(col.Network), *txRef)
+	} else {
+		fmt.Fprintf(c.stdout, "Recorded deposit %s %s to %s (network %s, tx %s).\n", col.Amount, col.Asset, rest[0], optStr(col.Network), *txRef)
+	}
 	tw := c.table()
 	row(tw, "Collection", col.ID)
 	row(tw, "Status", col.Status)

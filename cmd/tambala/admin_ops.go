@@ -44,7 +44,8 @@ func (p *partyJSON) String() string {
 func fund(ctx context.Context, c *cli, args []string) error {
 	a := c.adminCommand(ctx, "ORG AMOUNT ASSET", "Credits AMOUNT of ASSET (the money received, such as 5000.00 MWK) to the\n"+
 		"balance of the organization ORG, under the reference -ref: the same\n"+
-		"reference again credits nothing more. Above the asset's approval threshold\n"+
+		"reference again credits nothing more, and says it was already credited\n"+
+		"(exit status 0). Above the asset's approval threshold\n"+
 		"nothing moves yet: the funding waits for a staff member's approval in the\n"+
 		"console, and the command prints the approval's id (exit status 0). Example:\n\n"+
 		"  tambala fund -ref wire-2026-001 ORG 5000.00 MWK")
@@ -73,6 +74,10 @@ func fund(ctx context.Context, c *cli, args []string) error {
 		_, err := fmt.Fprintf(c.stdout, "Approval pending: funding %s %s to %s (ref %s) is above the %s approval threshold.\n"+
 			"Nothing is credited until a staff member with the %s role approves it in the console.\n"+
 			"Approval: %s\n", ap.Amount, ap.Asset, ap.Org, ap.Details["ref"], ap.Asset, ap.Role, ap.ID)
+		return err
+	}
+	if a.replayed {
+		_, err = fmt.Fprintf(c.stdout, "Already credited under this reference: %s %s to %s (ref %s); nothing more was credited.\n", out.Amount, out.Asset, out.Org, out.Ref)
 		return err
 	}
 	_, err = fmt.Fprintf(c.stdout, "Credited %s %s to %s (ref %s).\n", out.Amount, out.Asset, out.Org, out.Ref)

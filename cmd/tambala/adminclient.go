@@ -54,6 +54,8 @@ type adminClient struct {
 	base  string
 	token string
 	http  *http.Client
+	// checkOnly answers every call with errChecked (cli.checkOnly).
+	checkOnly bool
 }
 
 // client makes the admin API client of the options: the token from
@@ -63,6 +65,9 @@ func (o *adminOptions) client(c *cli) (*adminClient, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, usagef("-admin-url %q: want http://HOST:PORT or https://HOST", o.url)
 	}
+	if c.checkOnly {
+		return &adminClient{base: strings.TrimSuffix(u.String(), "/"), checkOnly: true}, nil
+	}
 	token := o.token
 	if token == "" {
 		token = c.getenv("TAMBALA_ADMIN_TOKEN")
@@ -71,7 +76,8 @@ func (o *adminOptions) client(c *cli) (*adminClient, error) {
 		path := filepath.Join(o.data, "admin-token")
 		b, err := os.ReadFile(path)
 		if err != nil {
-			return nil, fmt.Errorf("no admin token: give -admin-token, set TAMBALA_ADMIN_TOKEN, or run where -data names the server's data folder (%w)", err)
+			return nil, fmt.Errorf("no admin token: give -admin-token, set TAMBALA_ADMIN_TOKEN, or run where -data names the server's data folder (%w); "+
+				"a server that shares its database with another has the token only if it made it: copy the admin-token file from that server's data folder to %s", err, path)
 		}
 		token = strings.TrimSpace(string(b))
 	}
@@ -97,17 +103,26 @@ func (e *apiError) Error() string {
 // returns the answer's status and body. Any status but 2xx is an
 // *apiError; a 202 (an approval pending) is returned as an answer.
 func (a *adminClient) call(ctx context.Context, method, path string, body any) (int, []byte, error) {
+	status, _, b, err := a.exchange(ctx, method, path, body)
+	return status, b, err
+}
+
+// exchange is call, also returning the answer's header.
+func (a *adminClient) exchange(ctx context.Context, method, path string, body any) (int, http.Header, []byte, error) {
+	if a.checkOnly {
+		return 0, nil, nil, errChecked
+	}
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
 		if err != nil {
-			return 0, nil, err
+			return 0, nil, nil, err
 		}
 		rd = bytes.NewReader(b)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, a.base+path, rd)
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, nil, err
 	}
 	req.Header.Set("Authorization", "Bearer "+a.token)
 	if body != nil {
@@ -115,17 +130,17 @@ func (a *adminClient) call(ctx context.Context, method, path string, body any) (
 	}
 	res, err := a.http.Do(req)
 	if err != nil {
-		return 0, nil, fmt.Errorf("calling the admin API at %s: %w (is the server running? -admin-url)", a.base, err)
+		return 0, nil, nil, fmt.Errorf("calling the admin API at %s: %w (is the server running? -admin-url)", a.base, err)
 	}
 	defer res.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(res.Body, 64<<20))
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, nil, err
 	}
 	if res.StatusCode/100 != 2 {
-		return res.StatusCode, b, answerError(res.StatusCode, b)
+		return res.StatusCode, res.Header, b, answerError(res.StatusCode, b)
 	}
-	return res.StatusCode, b, nil
+	return res.StatusCode, res.Header, b, nil
 }
 
 // answerError is the *apiError of an answer with status and body b.

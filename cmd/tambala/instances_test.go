@@ -18,7 +18,7 @@ import (
 // TestTwoInstancesOnOnePostgres: two tambala serve processes over one
 // PostgreSQL database, each with a data folder of its own, as behind a
 // load balancer. The second takes the store's admin token and demo
-// organization (it prints neither), and a client that sends each request
+// organization (it prints neither, and says the demo organization exists), and a client that sends each request
 // to the other server than the one before sees one service: idempotent
 // replays, payouts, quotes and orders, desk moves, keys, allowlists,
 // funding and proof links made on one are answered by the other. (The
@@ -32,7 +32,8 @@ func TestTwoInstancesOnOnePostgres(t *testing.T) {
 	require.NotEmpty(t, a.DemoKey)
 	assert.Empty(t, b.Token, "the second prints no admin token:\n%s", b.Out)
 	assert.Empty(t, b.DemoKey, "the second creates no demo organization:\n%s", b.Out)
-	assert.NotContains(t, b.Out.String(), "Demo organization")
+	assert.Contains(t, b.Out.String(), "Demo organization \"Demo Organization\" (", "the second says it exists")
+	assert.Contains(t, b.Out.String(), "already exists")
 	token, key := a.Token, a.DemoKey
 
 	servers := []*testServer{a, b}

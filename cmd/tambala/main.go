@@ -35,7 +35,15 @@ type cli struct {
 	environ []string // os.Environ's form
 	stdout  io.Writer
 	stderr  io.Writer
+	// checkOnly makes the subcommand stop once its command line is read:
+	// parse returns errChecked, and so does the admin API's first call
+	// (checkArgs).
+	checkOnly bool
 }
+
+// errChecked ends a subcommand run with checkOnly: its command line was
+// read and found right; nothing was done.
+var errChecked = errors.New("command line checked; not run")
 
 // getenv returns the environment variable key, or "".
 func (c *cli) getenv(key string) string {
@@ -80,6 +88,17 @@ func (e usageError) Error() string { return e.msg }
 func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
 
 // parse parses args into fs and checks the number of positional
+// arguments: between min and max (max < 0: any). With checkOnly it then
+// returns errChecked.
+func (c *cli) parse(fs *flag.FlagSet, args []string, min, max int) ([]string, error) {
+	rest, err := parse(fs, args, min, max)
+	if err == nil && c.checkOnly {
+		return nil, errChecked
+	}
+	return rest, err
+}
+
+// parse parses args into fs and checks the number of positional
 // arguments: between min and max (max < 0: any).
 func parse(fs *flag.FlagSet, args []string, min, max int) ([]string, error) {
 	if err := fs.Parse(args); err != nil {
@@ -107,23 +126,14 @@ func commands() []command {
 // help), 1 the command failed, 2 a wrong command line.
 func run(ctx context.Context, args, environ []string, stdout, stderr io.Writer) int {
 	cmds := commands()
-	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 || isHelp(args[0]) {
 		usage(stdout, cmds)
 		if len(args) == 0 {
 			return 2
 		}
 		return 0
 	}
-	// The longest command whose words start the command line.
-	var found *command
-	words := 0
-	for i := range cmds {
-		w := strings.Fields(cmds[i].name)
-		if len(w) > len(args) || !slices.Equal(w, args[:len(w)]) || len(w) <= words {
-			continue
-		}
-		found, words = &cmds[i], len(w)
-	}
+	found, words := lookup(cmds, args)
 	if found == nil {
 		fmt.Fprintf(stderr, "tambala: unknown command %q\n", strings.Join(firstWords(args), " "))
 		var near []string
@@ -158,6 +168,58 @@ func run(ctx context.Context, args, environ []string, stdout, stderr io.Writer) 
 		fmt.Fprintf(stderr, "tambala %s: %v\n", found.name, err)
 		return 1
 	}
+}
+
+// isHelp reports whether arg asks for the list of commands.
+func isHelp(arg string) bool {
+	return arg == "-h" || arg == "-help" || arg == "--help" || arg == "help"
+}
+
+// lookup returns the longest command of cmds whose words start args, and
+// how many words it has (nil, 0: none).
+func lookup(cmds []command, args []string) (*command, int) {
+	var found *command
+	words := 0
+	for i := range cmds {
+		w := strings.Fields(cmds[i].name)
+		if len(w) > len(args) || !slices.Equal(w, args[:len(w)]) || len(w) <= words {
+			continue
+		}
+		found, words = &cmds[i], len(w)
+	}
+	return found, words
+}
+
+// checkArgs reads the command line args as run would, without running
+// the command: the subcommand must exist, and its flags, their values as
+// far as the flag set checks them, and its number of arguments must be
+// right; the command stops before it touches a store or calls the admin
+// API. It is how the documentation's command lines are checked against
+// the program (docs_test.go). -h is right.
+func checkArgs(ctx context.Context, args []string) error {
+	cmds := commands()
+	if len(args) == 0 {
+		return usagef("no command")
+	}
+	if isHelp(args[0]) {
+		return nil
+	}
+	found, words := lookup(cmds, args)
+	if found == nil {
+		return usagef("unknown command %q", strings.Join(firstWords(args), " "))
+	}
+	var stderr strings.Builder
+	c := &cli{name: found.name, stdout: io.Discard, stderr: &stderr, checkOnly: true}
+	err := found.run(ctx, c, args[words:])
+	switch {
+	case errors.Is(err, errChecked), errors.Is(err, flag.ErrHelp):
+		return nil
+	case err == nil:
+		return fmt.Errorf("tambala %s ran instead of stopping after reading its command line", found.name)
+	case isFlagError(err):
+		return fmt.Errorf("tambala %s: %w\n%s", found.name, err, stderr.String())
+	}
+	return fmt.Errorf("tambala %s: %w", found.name, err)
 }
 
 // exitStatus ends a command that printed its own messages with a status.

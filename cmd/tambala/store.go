@@ -80,7 +80,7 @@ func migrate(ctx context.Context, c *cli, args []string) error {
 		"run it first, on its own. Refused while a server holds a bbolt or\n"+
 		"pebble store; safe beside running servers on PostgreSQL.")
 	o := c.storeFlags(fs)
-	if _, err := parse(fs, args, 0, 0); err != nil {
+	if _, err := c.parse(fs, args, 0, 0); err != nil {
 		return err
 	}
 	loc, err := o.locate()
@@ -144,7 +144,7 @@ func ledgerCheck(ctx context.Context, c *cli, args []string) error {
 		"exits 1 when one does not. A bbolt or pebble store must not be in use\n"+
 		"by a server (stop it, or check a restored copy of a backup).")
 	o := c.storeFlags(fs)
-	if _, err := parse(fs, args, 0, 0); err != nil {
+	if _, err := c.parse(fs, args, 0, 0); err != nil {
 		return err
 	}
 	st, loc, err := o.openExisting(ctx)

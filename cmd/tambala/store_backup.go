@@ -30,7 +30,7 @@ func backup(ctx context.Context, c *cli, args []string) error {
 	o := c.storeFlags(fs)
 	from := fs.String("from", "", "take the copy from the running server whose admin API is at this `URL` (http://127.0.0.1:8081) instead of from the store")
 	token := fs.String("admin-token", "", "with -from: the admin token (env TAMBALA_ADMIN_TOKEN; default: read from DATA/admin-token)")
-	rest, err := parse(fs, args, 1, 1)
+	rest, err := c.parse(fs, args, 1, 1)
 	if err != nil {
 		return err
 	}

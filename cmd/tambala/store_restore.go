@@ -30,7 +30,7 @@ func restore(ctx context.Context, c *cli, args []string) error {
 		"A PostgreSQL store is refused: restore it with pg_restore (the command\n"+
 		"prints the lines; docs/operations-backup.md).")
 	o := c.storeFlags(fs)
-	rest, err := parse(fs, args, 1, 1)
+	rest, err := c.parse(fs, args, 1, 1)
 	if err != nil {
 		return err
 	}

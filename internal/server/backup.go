@@ -19,9 +19,10 @@ import (
 // server's admin API; backupData says how.
 func backupData(ctx context.Context, c config, out io.Writer) error {
 	hint := fmt.Sprintf("take the copy through that server's admin API instead:\n"+
-		"  curl -fsS -H \"Authorization: Bearer $(cat %s)\" -o %s http://%s/admin/backup\n"+
+		"  tambala backup -from http://%s %s\n"+
+		"  (or curl -fsS -H \"Authorization: Bearer $(cat %s)\" -o %s http://%s/admin/backup)\n"+
 		"(%s is this command's -admin-addr; use the running server's)",
-		filepath.Join(c.data, "admin-token"), c.backup, c.adminAddr, c.adminAddr)
+		c.adminAddr, c.backup, filepath.Join(c.data, "admin-token"), c.backup, c.adminAddr, c.adminAddr)
 	if err := BackupStore(ctx, c.data, c.store, c.backup, hint, out); err != nil {
 		return fmt.Errorf("-backup: %w", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/netip"
+	"regexp"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -27,11 +28,20 @@ var version string
 // Version is the program's version: the one set at build with -ldflags
 // (see version), else the module version Go stamped into the binary
 // (v0.3.0 for go install ...@v0.3.0), else "dev"; followed by the VCS
-// revision and time the binary was built from, when Go recorded them (a
-// build in a git checkout), with "+dirty" for uncommitted changes.
+// revision and commit time the binary was built from whenever the build
+// recorded them: the vcs.revision and vcs.time of a build in a git
+// checkout (with "+dirty" for uncommitted changes), else those a
+// pseudo-version encodes (go install ...@latest of an untagged commit
+// stamps v0.0.0-20261128140000-abcdef123456 and no vcs settings).
 func Version() string {
-	v := version
 	bi, ok := debug.ReadBuildInfo()
+	return versionOf(version, bi, ok)
+}
+
+// versionOf is Version for the version set at build and the build info
+// (ok false: none).
+func versionOf(set string, bi *debug.BuildInfo, ok bool) string {
+	v := set
 	if v == "" {
 		v = "dev"
 		if ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
@@ -54,13 +64,13 @@ func Version() string {
 		}
 	}
 	if rev == "" {
-		return v
+		rev, at = pseudoVersion(bi.Main.Version)
+	}
+	if rev == "" {
+		return v // a release (v0.3.0): its tag names the commit
 	}
 	if len(rev) > 12 {
 		rev = rev[:12]
-	}
-	if strings.HasSuffix(strings.TrimSuffix(v, "+dirty"), rev) {
-		return v // a pseudo-version names the revision already
 	}
 	if dirty {
 		rev += "+dirty"
@@ -69,6 +79,25 @@ func Version() string {
 		return v + " (" + rev + ", " + at + ")"
 	}
 	return v + " (" + rev + ")"
+}
+
+// pseudoRE matches a pseudo-version (golang.org/x/mod/module's forms:
+// vX.0.0-TIME-REV, vX.Y.Z-PRE.0.TIME-REV, vX.Y.Z-0.TIME-REV, with an
+// optional +build suffix) and captures its commit time and revision.
+var pseudoRE = regexp.MustCompile(`^v[0-9]+\.(?:0\.0-|[0-9]+\.[0-9]+-(?:[^+]*\.)?0\.)([0-9]{14})-([0-9a-f]{12,})(?:\+[0-9A-Za-z.-]+)?$`)
+
+// pseudoVersion returns the revision and the commit time (RFC 3339, UTC,
+// as vcs.time) a pseudo-version encodes, or "" and "" for another version.
+func pseudoVersion(v string) (rev, at string) {
+	m := pseudoRE.FindStringSubmatch(v)
+	if m == nil {
+		return "", ""
+	}
+	t, err := time.Parse("20060102150405", m[1])
+	if err != nil {
+		return "", ""
+	}
+	return m[2], t.UTC().Format(time.RFC3339)
 }
 
 type config struct {
@@ -142,7 +171,8 @@ const (
 	// destinations only, so production refuses it.
 	providerSandbox = "sandbox"
 	// providerManual is the manual rail (adapters/manualrail): staff pay
-	// each payout by hand and record the outcome through the admin API.
+	// each payout by hand and record the outcome through the admin API
+	// (tambala payout resolve).
 	providerManual = "manual"
 )
 
@@ -168,7 +198,7 @@ func declare(name string, fs *flag.FlagSet, c *config, worker *bool) {
 	fs.StringVar(&c.adminAddr, "admin-addr", "127.0.0.1:8081", "admin API listen address (keep it private: loopback or an internal network)")
 	fs.StringVar(&c.env, "env", "sandbox", "environment: sandbox or production")
 	fs.BoolVar(&c.quiet, "quiet", false, "log warnings and errors only")
-	fs.StringVar(&c.provider, "provider", "", "payout provider: sandbox (the default in the sandbox; refused in production) or manual (staff pay each payout by hand through the bank's or the mobile-money operator's portal and record the outcome through the admin API: POST /admin/payouts/{id}/resolve)")
+	fs.StringVar(&c.provider, "provider", "", "payout provider: sandbox (the default in the sandbox; refused in production) or manual (staff pay each payout by hand through the bank's or the mobile-money operator's portal and record the outcome with tambala payout resolve)")
 	fs.DurationVar(&c.payoutDelay, "payout-delay", 2*time.Second, "sandbox: how long the simulated provider takes to pay")
 	fs.Float64Var(&c.rate, "rate", 50, "requests per second allowed per organization (token bucket rate)")
 	fs.IntVar(&c.burst, "burst", 100, "requests allowed in a burst per organization (token bucket size)")
@@ -178,7 +208,7 @@ func declare(name string, fs *flag.FlagSet, c *config, worker *bool) {
 	fs.StringVar(&c.adminToken, "admin-token", "", "the admin token (32+ characters); instances over one store share one: give each the same, or none (the store keeps its hash; the first start makes one in DATA/admin-token). Prefer the variable: a flag shows in the process list")
 	fs.StringVar(&c.otlpEndpoint, "otlp-endpoint", "", "export traces by OTLP/HTTP to this collector base URL (http://collector:4318; /v1/traces is added); empty, tracing is off unless OTEL_EXPORTER_OTLP_ENDPOINT is set")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file (read it with go tool pprof)")
-	fs.StringVar(&c.backup, "backup", "", "write a consistent copy of the data folder's database to this new `file` and exit (refused while a server holds the folder: use GET /admin/backup then)")
+	fs.StringVar(&c.backup, "backup", "", "write a consistent copy of the data folder's database to this new `file` and exit (refused while a server holds the folder: use tambala backup -from ADMIN_URL then)")
 	fs.BoolVar(&c.showVersion, "version", false, "print the version and exit")
 	fs.VisitAll(func(f *flag.Flag) {
 		if !slices.Contains(commandLineOnly, f.Name) {
@@ -257,6 +287,17 @@ func parseConfig(cmdName string, args, environ []string, stderr io.Writer) (conf
 		}
 	}
 	return c, nil
+}
+
+// CheckArgs reads the command line args as Main would, over no
+// environment, without running anything: every flag must be a setting and
+// every value valid. name is the command's name in messages.
+func CheckArgs(name string, args []string) error {
+	_, err := parseConfig(name, args, nil, io.Discard)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	return err
 }
 
 // flagOf returns the flag an environment variable sets, or nil.

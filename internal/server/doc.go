@@ -40,7 +40,7 @@
 // -provider (TAMBALA_PROVIDER) is the payout provider: sandbox, the
 // simulated provider and the sandbox's default, or manual, the manual rail
 // (adapters/manualrail): staff pay each payout by hand and record the
-// outcome through the admin API (POST /admin/payouts/{id}/resolve).
+// outcome with tambala payout resolve (POST /admin/payouts/{id}/resolve).
 //
 // -env production never creates a demo organization and does not print
 // the admin token; it refuses to start without a payout provider or with

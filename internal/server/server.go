@@ -150,7 +150,7 @@ func dbFile(data string) string { return filepath.Join(data, "tambala.bolt") }
 // errNoProvider says what production lacks.
 var errNoProvider = errors.New("production needs a payout provider: the payout worker submits every accepted payout to one; " +
 	"run with -provider manual (staff pay each payout by hand through the bank's or the mobile-money operator's portal " +
-	"and record the outcome through the admin API, README \"Production with the manual rail\"), " +
+	"and record the outcome with tambala payout resolve, README \"Production with the manual rail\"), " +
 	"embed the engine with your rail's adapter in tambala.Options.Payouts (README \"Embed it\"), or run -env sandbox")
 
 // errSandboxInProduction refuses the sandbox provider in production.
@@ -216,7 +216,8 @@ func redactURL(raw string) string {
 
 // setup opens the data folder and builds the engine and handlers. On an
 // empty store in the sandbox it bootstraps the demo organization (one
-// transaction, once per store, see bootstrap) and prints its key to out;
+// transaction, once per store, see bootstrap) and prints its key to out
+// (a later start, or another server on the store, names it as existing);
 // a fresh admin token is printed in the sandbox,
 // and only named (DATA/admin-token) in production, where stdout may be
 // collected with the logs. Production never creates a demo organization,
@@ -321,10 +322,13 @@ func setup(ctx context.Context, c config, log *zap.Logger, out io.Writer) (*app,
 		return nil, err
 	}
 	switch {
-	case len(orgs) > 0: // a later start: its key was printed by the start that created it
-	case production:
-		fmt.Fprintln(out, "No organization yet: create one through the admin API (POST /admin/orgs), and sync the institutions (PUT /admin/institutions).")
+	case production && len(orgs) == 0:
+		fmt.Fprintln(out, "No organization yet: create one with tambala org create NAME, and sync the institutions with tambala institutions sync FILE.")
+	case production: // a later production start: nothing to say
 	default:
+		// Every sandbox start asks for the demo organization: the bootstrap
+		// creates it on an empty store, else finds the one a start before
+		// this one (or another server on the same database) created.
 		demo, err := bootstrap(ctx, eng)
 		if err != nil {
 			st.Close()
@@ -340,9 +344,8 @@ func setup(ctx context.Context, c config, log *zap.Logger, out io.Writer) (*app,
 			}
 			fmt.Fprintf(out, "Portal: the demo admin (%s) sets a password at (shown once, for 72 hours):\n  %s\n", demoAdminEmail, link)
 		} else if demo.Organization.ID != "" {
-			// Another server on the same database created it after the
-			// check above: the bootstrap transaction found its marker.
-			fmt.Fprintf(out, "Demo organization %q (%s) already exists: the server that created it printed its key.\n", demo.Organization.Name, demo.Organization.ID)
+			fmt.Fprintf(out, "Demo organization %q (%s) already exists: the start that created it printed its key once (tambala key create %s makes another).\n",
+				demo.Organization.Name, demo.Organization.ID, demo.Organization.ID)
 		}
 	}
 	switch {
@@ -351,10 +354,14 @@ func setup(ctx context.Context, c config, log *zap.Logger, out io.Writer) (*app,
 	case cred.fresh:
 		fmt.Fprintf(out, "Admin token (shown once; kept in %s): %s\n", tokenFile(c.data), cred.token)
 	case cred.token == "":
-		fmt.Fprintln(out, "Admin token: the one this store's first instance made (in its data folder's admin-token) or was given (TAMBALA_ADMIN_TOKEN).")
+		// Another instance over the same store made the token: this data
+		// folder has no copy, and the tambala command reads it from there.
+		fmt.Fprintf(out, "Admin token: the one this store's first instance made (in its data folder's admin-token) or was given (TAMBALA_ADMIN_TOKEN).\n"+
+			"  %s does not exist, so the tambala command run here fails until you copy that admin-token file there (mode 0600) or set TAMBALA_ADMIN_TOKEN.\n",
+			tokenFile(c.data))
 	}
 	if c.provider == providerManual {
-		fmt.Fprintln(out, "Payouts go to the manual rail: pay each payout in flight by hand (GET /admin/payouts/in-flight), then record its outcome (POST /admin/payouts/{id}/resolve).")
+		fmt.Fprintln(out, "Payouts go to the manual rail: pay each payout in flight by hand (tambala payout in-flight), then record its outcome (tambala payout resolve ID).")
 	}
 	return a, nil
 }
