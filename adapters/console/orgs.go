@@ -109,8 +109,8 @@ func (h *handler) orgView(w http.ResponseWriter, r *http.Request, s webui.Sessio
 }
 
 // balances reads an organization's balances through the staff face
-// (Operator.OrgBalances, as the admin API's GET
-// /admin/orgs/{org}/balances): MWK and every asset it has enabled,
+// (Operator.OrgBalances, which the admin API's balances route calls
+// too): MWK and every asset it has enabled,
 // whatever its status or the pause switches.
 func (h *handler) balances(r *http.Request, op *tambala.Operator, org string) ([]ledger.Balance, string) {
 	all, err := op.OrgBalances(r.Context(), org)

@@ -161,24 +161,14 @@ func answerError(status int, b []byte) *apiError {
 // download GETs path, a file, and returns the answer's headers and bytes
 // (at most 64 MiB); any status but 200 is an *apiError.
 func (a *adminClient) download(ctx context.Context, path string) (http.Header, []byte, error) {
-	req, err := http.NewRequestWithContext(ctx, "GET", a.base+path, nil)
+	status, h, b, err := a.exchange(ctx, "GET", path, nil)
 	if err != nil {
 		return nil, nil, err
 	}
-	req.Header.Set("Authorization", "Bearer "+a.token)
-	res, err := a.http.Do(req)
-	if err != nil {
-		return nil, nil, fmt.Errorf("calling the admin API at %s: %w (is the server running? -admin-url)", a.base, err)
+	if status != http.StatusOK {
+		return nil, nil, answerError(status, b)
 	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(res.Body, 64<<20))
-	if err != nil {
-		return nil, nil, err
-	}
-	if res.StatusCode != http.StatusOK {
-		return nil, nil, answerError(res.StatusCode, b)
-	}
-	return res.Header, b, nil
+	return h, b, nil
 }
 
 // callJSON is call, decoding a 2xx answer into out (when not nil).
