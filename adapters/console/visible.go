@@ -25,23 +25,34 @@ type Segment struct {
 // marker segment ⟨U+XXXX⟩, the runs between them text segments. The
 // template escapes each segment; nothing of s is dropped or reordered.
 func Visible(s string) []Segment {
+	return segments(s, func(r rune) (Segment, bool) {
+		if textrule.Refused(r) {
+			return Segment{Text: Marker(r), Marker: true}, true
+		}
+		return Segment{}, false
+	})
+}
+
+// segments splits s into the runs of runes mark leaves alone and the
+// segments it makes of the others, in order.
+func segments(s string, mark func(rune) (Segment, bool)) []Segment {
 	var out []Segment
 	var run strings.Builder
-	flush := func() {
+	for _, r := range s {
+		seg, marked := mark(r)
+		if !marked {
+			run.WriteRune(r)
+			continue
+		}
 		if run.Len() > 0 {
 			out = append(out, Segment{Text: run.String()})
 			run.Reset()
 		}
+		out = append(out, seg)
 	}
-	for _, r := range s {
-		if textrule.Refused(r) {
-			flush()
-			out = append(out, Segment{Text: Marker(r), Marker: true})
-			continue
-		}
-		run.WriteRune(r)
+	if run.Len() > 0 {
+		out = append(out, Segment{Text: run.String()})
 	}
-	flush()
 	return out
 }
 
@@ -61,28 +72,16 @@ func Visible(s string) []Segment {
 //     "’") is shown as itself, flagged with its code point (Code), so a
 //     lookalike is never typed as the letter it resembles.
 func Typed(s string) []Segment {
-	var out []Segment
-	var run strings.Builder
-	flush := func() {
-		if run.Len() > 0 {
-			out = append(out, Segment{Text: run.String()})
-			run.Reset()
-		}
-	}
-	for _, r := range s {
+	return segments(s, func(r rune) (Segment, bool) {
 		switch {
 		case r >= 0x20 && r <= 0x7E:
-			run.WriteRune(r)
+			return Segment{}, false
 		case textrule.Refused(r) || unicode.IsSpace(r) || unicode.Is(unicode.M, r):
-			flush()
-			out = append(out, Segment{Text: Marker(r), Marker: true})
+			return Segment{Text: Marker(r), Marker: true}, true
 		default:
-			flush()
-			out = append(out, Segment{Text: string(r), Code: fmt.Sprintf("U+%04X", r)})
+			return Segment{Text: string(r), Code: fmt.Sprintf("U+%04X", r)}, true
 		}
-	}
-	flush()
-	return out
+	})
 }
 
 // Flagged reports whether segs (of Typed) hold any rune outside printable

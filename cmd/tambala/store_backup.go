@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -76,16 +75,7 @@ func backupFrom(ctx context.Context, c *cli, o *adminOptions, file string) error
 		defer res.Body.Close()
 		if res.StatusCode != http.StatusOK {
 			b, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
-			e := &apiError{Status: res.StatusCode}
-			var env struct {
-				Error struct {
-					Code    string `json:"code"`
-					Message string `json:"message"`
-				} `json:"error"`
-			}
-			if json.Unmarshal(b, &env) == nil {
-				e.Code, e.Message = env.Error.Code, env.Error.Message
-			}
+			e := answerError(res.StatusCode, b)
 			if res.StatusCode == http.StatusNotFound {
 				return 0, fmt.Errorf("%w: the server's store cannot stream a copy (PostgreSQL: use pg_dump, docs/operations-backup.md)", e)
 			}
