@@ -253,6 +253,16 @@ const (
 	AuditInstitutionsSynced    AuditAction = "institutions.synced"
 )
 
+// The actions of reconciliation: a rail's column mapping set, a
+// settlement file imported, payouts resolved in bulk from one, a line
+// marked explained.
+const (
+	AuditSettlementMappingSet AuditAction = "settlement.mapping_set"
+	AuditSettlementImported   AuditAction = "settlement.imported"
+	AuditSettlementResolved   AuditAction = "settlement.resolved"
+	AuditSettlementExplained  AuditAction = "settlement.line_explained"
+)
+
 // The actions of four-eyes.
 const (
 	AuditApprovalRequested AuditAction = "approval.requested"

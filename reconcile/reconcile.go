@@ -5,7 +5,8 @@
 //
 // Parse reads a CSV file whose header names the columns; a Mapping says
 // which header means the reference, the amount, the currency, the status,
-// the time and, optionally, the file's number. A file with any malformed
+// the time and, optionally, the file's number (a line may leave it empty;
+// those that give it must agree). A file with any malformed
 // line is refused whole, with the number of every such line.
 //
 // Match puts every line in exactly one of four groups (matched, amount
@@ -220,7 +221,7 @@ func Parse(data []byte, m Mapping) (File, error) {
 			continue
 		}
 		l.Number = line
-		if num >= 0 {
+		if num >= 0 && strings.TrimSpace(rec[num]) != "" {
 			n, err := strconv.Atoi(strings.TrimSpace(rec[num]))
 			switch {
 			case err != nil || n <= 0:
