@@ -72,6 +72,9 @@ type SettlementImport struct {
 // names, and the staff's explanation when one was given.
 type SettlementLine struct {
 	reconcile.LineMatch
+	// InFlight are those of its items that are payouts in flight: in the
+	// matched group, the payouts ResolveMatched may resolve.
+	InFlight  []string
 	Explained *SettlementExplanation
 }
 
@@ -353,12 +356,18 @@ func settlementReport(tx store.Tx, id string) (SettlementReport, error) {
 	for _, x := range rec.Explained {
 		explained[x.Line] = &SettlementExplanation{Reason: x.Reason, By: x.By, At: x.At}
 	}
-	for _, m := range res.Lines {
-		out.Lines = append(out.Lines, SettlementLine{LineMatch: m, Explained: explained[m.Line.Number]})
-	}
 	byID := map[string]reconcile.Item{}
 	for _, it := range items {
 		byID[it.ID] = it
+	}
+	for _, m := range res.Lines {
+		l := SettlementLine{LineMatch: m, Explained: explained[m.Line.Number]}
+		for _, id := range m.Items {
+			if it := byID[id]; it.Kind == reconcile.Payout && it.Status == reconcile.InFlight {
+				l.InFlight = append(l.InFlight, id)
+			}
+		}
+		out.Lines = append(out.Lines, l)
 	}
 	for _, id := range res.Missing {
 		out.Missing = append(out.Missing, byID[id])

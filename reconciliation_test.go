@@ -135,6 +135,8 @@ func TestReconciliationGroups(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, []string{"2 matched " + r.ok, "3 amount_differs " + r.short, "4 status_differs " + r.bounced,
 			"5 matched " + r.open, "6 matched " + r.collection, "7 file_only "}, groups(rep))
+		assert.Equal(t, []string{r.open}, rep.Lines[3].InFlight)
+		assert.Empty(t, rep.Lines[0].InFlight)
 		require.Len(t, rep.Missing, 1)
 		assert.Equal(t, r.gone, rep.Missing[0].ID, "terminal in the window, in no line")
 		assert.Equal(t, reconcile.Payout, rep.Missing[0].Kind)

@@ -126,6 +126,7 @@ func New(engine *tambala.Engine, o *Options) http.Handler {
 	mux.HandleFunc("POST /console/corridors/{asset}", s.Changing(h.setCorridor))
 	mux.HandleFunc("POST /console/limits/{asset}/{op}", s.Changing(h.setLimits))
 	h.operationsRoutes(mux, s)
+	h.reconciliationRoutes(mux, s)
 	mux.HandleFunc("/console/", s.NotFound)
 	h.mux = http.NewCrossOriginProtection().Handler(mux)
 	h.site.Tracer, h.site.Routes = webui.TracerOf(engine, "github.com/tambalapay/tambala/adapters/console"), mux
