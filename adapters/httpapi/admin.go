@@ -98,6 +98,7 @@ func (a *Admin) routes(o Options) {
 	a.conversionRoutes()
 	a.peopleRoutes()
 	a.approvalRoutes()
+	a.settlementRoutes()
 	a.handle("GET /admin/pause", a.getPause)
 	a.handleJSON("PUT /admin/pause", a.setPause)
 	a.handle("GET /admin/openapi.json", a.openAPI)

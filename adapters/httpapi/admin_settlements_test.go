@@ -1,0 +1,63 @@
+package httpapi_test
+
+import (
+	"context"
+	"encoding/base64"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The operator imports a settlement file through the admin API and reads
+// its report: the payout the file settles is matched (and still in
+// flight), a stranger line is in the file only; the same file again
+// changes nothing; a malformed file is refused with its line numbers.
+func TestAdmin_Settlements(t *testing.T) {
+	e := newEnv(t, withSandboxProvider(time.Hour)) // the provider takes an hour to answer
+	_, key := e.newOrg(t, orgSpec{fundMWK: 100_000})
+	var a payoutJSON
+	e.do(t, "POST", "/v1/payouts/momo", momoBody("1000"), hdr(key, "Idempotency-Key", "a")).want(t, 202, "").decode(t, &a)
+	if _, err := e.Engine.ProcessPayouts(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	csv := "reference,amount,currency,status,time,file_number\n" + a.ID + ",1000,MWK,settled,2026-03-02T12:00:00Z,4\n" +
+		"stranger,5,MWK,settled,2026-03-02T12:00:00Z,4\n"
+	var imp struct {
+		ID         string `json:"id"`
+		FileNumber int    `json:"file_number"`
+		Lines      int    `json:"lines"`
+		Repeated   bool   `json:"repeated"`
+	}
+	body := map[string]any{"rail": "momo", "name": "airtel-4.csv", "content_base64": base64.StdEncoding.EncodeToString([]byte(csv))}
+	e.admin(t, "POST", "/admin/settlements", body).want(t, 201, "").decode(t, &imp)
+	if imp.Repeated || imp.Lines != 2 || imp.FileNumber != 4 {
+		t.Fatalf("the import: %+v", imp)
+	}
+	var again struct {
+		ID       string `json:"id"`
+		Repeated bool   `json:"repeated"`
+	}
+	e.admin(t, "POST", "/admin/settlements", body).want(t, 201, "").decode(t, &again)
+	if !again.Repeated || again.ID != imp.ID {
+		t.Fatalf("the same file again: %+v", again)
+	}
+	var rep struct {
+		Lines []struct {
+			Line     int      `json:"line"`
+			Group    string   `json:"group"`
+			Items    []string `json:"items"`
+			InFlight []string `json:"in_flight"`
+		} `json:"lines"`
+	}
+	e.admin(t, "GET", "/admin/settlements/"+imp.ID, nil).want(t, 200, "").decode(t, &rep)
+	if len(rep.Lines) != 2 || rep.Lines[0].Group != "matched" || len(rep.Lines[0].InFlight) != 1 || rep.Lines[0].InFlight[0] != a.ID ||
+		rep.Lines[1].Group != "file_only" {
+		t.Fatalf("the report: %+v", rep)
+	}
+	r := e.admin(t, "POST", "/admin/settlements", map[string]any{"rail": "momo", "name": "bad.csv",
+		"content_base64": base64.StdEncoding.EncodeToString([]byte("reference,amount,currency,status,time\nx,1,MWK,settled,2026-03-02\ny,-1,MWK,settled,2026-03-02\n"))}).want(t, 400, "validation_error")
+	if !strings.Contains(string(r.Body), "line 3:") {
+		t.Errorf("the refusal: %s", r.Body)
+	}
+	e.admin(t, "GET", "/admin/settlements/0190c4d2-7f3a-7b1e-8a2b-000000000000", nil).want(t, 404, "not_found")
+}
