@@ -71,6 +71,8 @@ var adminCommands = []command{
 	{"payout clawback", "claw back a succeeded /v1 payout (above the threshold it waits for approval)", payoutClawback},
 	{"institutions sync", "replace the payable institutions with a JSON file's list", institutionsSync},
 	{"rail set", "pause or resume a /v1 payout rail (bank, momo)", railSet},
+	{"reconcile import", "import a rail's settlement file (CSV) to match against the payouts and collections", reconcileImport},
+	{"reconcile show", "show an imported settlement file's lines in their groups, and the gaps in file numbers", reconcileShow},
 }
 
 // adminCmd is a subcommand that talks to the admin API: its flag set,

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// The reconciliation's commands: a rail's settlement file imported, and
+// an import's report.
+
+type settlementImportJSON struct {
+	ID         string `json:"id"`
+	Rail       string `json:"rail"`
+	Name       string `json:"name"`
+	SHA256     string `json:"sha256"`
+	FileNumber *int   `json:"file_number"`
+	ImportedAt string `json:"imported_at"`
+	By         string `json:"by"`
+	Lines      int    `json:"lines"`
+	Repeated   bool   `json:"repeated"`
+}
+
+func reconcileImport(ctx context.Context, c *cli, args []string) error {
+	a := c.adminCommand(ctx, "RAIL FILE", "Imports the settlement FILE (CSV, with a header line) of RAIL (bank, momo\n"+
+		"or wallet), read with the rail's column mapping (by default the columns\n"+
+		"reference, amount, currency, status, time and file_number). A file with a\n"+
+		"malformed line is refused whole, naming each malformed line, and nothing\n"+
+		"is kept; the same file again changes nothing. Then see its groups with\n"+
+		"reconcile show ID. Example:\n\n"+
+		"  tambala reconcile import momo airtel-2026-11-21.csv")
+	rest, err := a.parse(args, 2, 2)
+	if err != nil {
+		return err
+	}
+	b, err := os.ReadFile(rest[1])
+	if err != nil {
+		return err
+	}
+	body := map[string]string{"rail": rest[0], "name": filepath.Base(rest[1]), "content_base64": base64.StdEncoding.EncodeToString(b)}
+	var out settlementImportJSON
+	if _, printed, err := a.do("POST", "/admin/settlements", body, &out); err != nil || printed {
+		return err
+	}
+	if out.Repeated {
+		_, err := fmt.Fprintf(c.stdout, "Already imported as %s (same SHA-256); nothing changed.\n", out.ID)
+		return err
+	}
+	num := ""
+	if out.FileNumber != nil {
+		num = fmt.Sprintf(", file number %d", *out.FileNumber)
+	}
+	_, err = fmt.Fprintf(c.stdout, "Imported %s: %d lines%s. See it with: tambala reconcile show %s\n", out.ID, out.Lines, num, out.ID)
+	return err
+}
+
+func reconcileShow(ctx context.Context, c *cli, args []string) error {
+	a := c.adminCommand(ctx, "ID", "Shows the import ID matched against the payouts and collections of its\n"+
+		"rail as they are now: each line in one group (matched, amount_differs,\n"+
+		"status_differs, file_only), the terminal payouts and collections of the\n"+
+		"file's window that no line names (tambala_only), and the gaps in the\n"+
+		"rail's file numbers. Example:\n\n"+
+		"  tambala reconcile show ID")
+	rest, err := a.parse(args, 1, 1)
+	if err != nil {
+		return err
+	}
+	var out struct {
+		Import settlementImportJSON `json:"import"`
+		From   string               `json:"from"`
+		To     string               `json:"to"`
+		Lines  []struct {
+			Line      int      `json:"line"`
+			Reference string   `json:"reference"`
+			Amount    string   `json:"amount"`
+			Currency  string   `json:"currency"`
+			Status    string   `json:"status"`
+			Group     string   `json:"group"`
+			Items     []string `json:"items"`
+			InFlight  []string `json:"in_flight"`
+			Explained *struct {
+				Reason string `json:"reason"`
+			} `json:"explained"`
+		} `json:"lines"`
+		Missing []struct {
+			Kind     string `json:"kind"`
+			ID       string `json:"id"`
+			Amount   string `json:"amount"`
+			Currency string `json:"currency"`
+			Status   string `json:"status"`
+		} `json:"missing"`
+		MissingNumbers  []int `json:"missing_numbers"`
+		RepeatedNumbers []int `json:"repeated_numbers"`
+	}
+	if _, printed, err := a.do("GET", "/admin/settlements/"+esc(rest[0]), nil, &out); err != nil || printed {
+		return err
+	}
+	fmt.Fprintf(c.stdout, "File %s (%s), %d lines, imported %s by %s; window %s to %s\n", out.Import.Name, out.Import.Rail,
+		out.Import.Lines, out.Import.ImportedAt, out.Import.By, out.From, out.To)
+	if len(out.MissingNumbers) > 0 {
+		fmt.Fprintf(c.stdout, "Missing file numbers: %s\n", ints(out.MissingNumbers))
+	}
+	if len(out.RepeatedNumbers) > 0 {
+		fmt.Fprintf(c.stdout, "File numbers imported more than once: %s\n", ints(out.RepeatedNumbers))
+	}
+	tw := c.table()
+	row(tw, "LINE", "GROUP", "REFERENCE", "AMOUNT", "STATUS", "IN TAMBALA", "EXPLAINED")
+	for _, l := range out.Lines {
+		items := strings.Join(l.Items, " ")
+		if len(l.InFlight) > 0 {
+			items += " (in flight: " + strings.Join(l.InFlight, " ") + ")"
+		}
+		explained := "-"
+		if l.Explained != nil {
+			explained = l.Explained.Reason
+		}
+		row(tw, strconv.Itoa(l.Line), l.Group, l.Reference, l.Amount+" "+l.Currency, l.Status, orDash(items), explained)
+	}
+	for _, m := range out.Missing {
+		row(tw, "-", "tambala_only", m.ID, m.Amount+" "+m.Currency, m.Status, m.Kind, "-")
+	}
+	return tw.Flush()
+}
+
+func ints(ns []int) string {
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = strconv.Itoa(n)
+		if n < 0 {
+			s[i] = "too many to list"
+		}
+	}
+	return strings.Join(s, ", ")
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
