@@ -8,6 +8,7 @@ import (
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/payouts"
+	"github.com/tambalapay/tambala/reconcile"
 )
 
 // settlementRoutes are the reconciliation's routes: a settlement file
@@ -15,6 +16,51 @@ import (
 func (a *Admin) settlementRoutes() {
 	a.handleJSON("POST /admin/settlements", a.importSettlement)
 	a.handle("GET /admin/settlements/{id}", a.settlementReport)
+	a.handle("GET /admin/settlements/mappings/{rail}", a.settlementMapping)
+	a.handleJSON("PUT /admin/settlements/mappings/{rail}", a.setSettlementMapping)
+}
+
+type settlementMappingJSON struct {
+	Reference  string `json:"reference"`
+	Amount     string `json:"amount"`
+	Currency   string `json:"currency"`
+	Status     string `json:"status"`
+	Time       string `json:"time"`
+	FileNumber string `json:"file_number"`
+}
+
+// settlementMapping is GET /admin/settlements/mappings/{rail}: the header
+// names the rail's settlement files are read with.
+func (a *Admin) settlementMapping(w http.ResponseWriter, r *http.Request) {
+	m, err := a.engine.Operator().Reconciliation().Mapping(r.Context(), payouts.Rail(r.PathValue("rail")))
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, settlementMappingJSON(m))
+}
+
+// setSettlementMapping is PUT /admin/settlements/mappings/{rail} with the
+// header name of each column ("file_number" may be "": the rail does not
+// number its files).
+func (a *Admin) setSettlementMapping(w http.ResponseWriter, r *http.Request) {
+	var in settlementMappingJSON
+	if err := bind(r, &in); err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	rail := payouts.Rail(r.PathValue("rail"))
+	rc := a.engine.Operator().Reconciliation()
+	if err := rc.SetMapping(r.Context(), rail, reconcile.Mapping(in)); err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	m, err := rc.Mapping(r.Context(), rail)
+	if err != nil {
+		writeError(w, r, a.log, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, settlementMappingJSON(m))
 }
 
 type settlementImportJSON struct {

@@ -61,3 +61,25 @@ func TestAdmin_Settlements(t *testing.T) {
 	}
 	e.admin(t, "GET", "/admin/settlements/0190c4d2-7f3a-7b1e-8a2b-000000000000", nil).want(t, 404, "not_found")
 }
+
+// The column mapping of a rail: the default, set, and refused when a
+// column is unnamed or two share a header; an import reads with it.
+func TestAdmin_SettlementMapping(t *testing.T) {
+	e := newEnv(t)
+	var m map[string]string
+	e.admin(t, "GET", "/admin/settlements/mappings/bank", nil).want(t, 200, "").decode(t, &m)
+	if m["reference"] != "reference" || m["file_number"] != "file_number" {
+		t.Fatalf("the default: %v", m)
+	}
+	set := map[string]any{"reference": "PSP Reference", "amount": "Net", "currency": "Ccy", "status": "Type", "time": "Booked", "file_number": ""}
+	e.admin(t, "PUT", "/admin/settlements/mappings/bank", set).want(t, 200, "").decode(t, &m)
+	if m["reference"] != "PSP Reference" || m["file_number"] != "" {
+		t.Fatalf("the mapping set: %v", m)
+	}
+	set["amount"] = "Ccy"
+	e.admin(t, "PUT", "/admin/settlements/mappings/bank", set).want(t, 400, "validation_error")
+	e.admin(t, "GET", "/admin/settlements/mappings/train", nil).want(t, 400, "validation_error")
+	csv := "Booked,PSP Reference,Net,Ccy,Type\n2026-03-02,x,1,MWK,settled\n"
+	e.admin(t, "POST", "/admin/settlements", map[string]any{"rail": "bank", "name": "b.csv",
+		"content_base64": base64.StdEncoding.EncodeToString([]byte(csv))}).want(t, 201, "")
+}

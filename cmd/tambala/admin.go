@@ -72,6 +72,7 @@ var adminCommands = []command{
 	{"institutions sync", "replace the payable institutions with a JSON file's list", institutionsSync},
 	{"rail set", "pause or resume a /v1 payout rail (bank, momo)", railSet},
 	{"reconcile import", "import a rail's settlement file (CSV) to match against the payouts and collections", reconcileImport},
+	{"reconcile mapping", "show or set the column mapping of a rail's settlement files", reconcileMapping},
 	{"reconcile show", "show an imported settlement file's lines in their groups, and the gaps in file numbers", reconcileShow},
 }
 

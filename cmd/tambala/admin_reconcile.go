@@ -143,3 +143,39 @@ func orDash(s string) string {
 	}
 	return s
 }
+
+func reconcileMapping(ctx context.Context, c *cli, args []string) error {
+	a := c.adminCommand(ctx, "RAIL", "Shows the column mapping RAIL's settlement files are read with (bank, momo\n"+
+		"or wallet): the header of each column. With flags, sets it: every column\n"+
+		"but the file number is then required. Example:\n\n"+
+		"  tambala reconcile mapping bank -reference \"PSP Reference\" -amount Net -currency Ccy -status Type -time Booked -file-number Batch")
+	m := map[string]*string{}
+	for _, f := range []struct{ flag, key string }{{"reference", "reference"}, {"amount", "amount"}, {"currency", "currency"},
+		{"status", "status"}, {"time", "time"}, {"file-number", "file_number"}} {
+		m[f.key] = a.fs.String(f.flag, "", "the `header` of the "+strings.ReplaceAll(f.key, "_", " ")+" column")
+	}
+	rest, err := a.parse(args, 1, 1)
+	if err != nil {
+		return err
+	}
+	setting := false
+	body := map[string]string{}
+	for k, v := range m {
+		body[k] = *v
+		setting = setting || *v != ""
+	}
+	method, send := "GET", any(nil)
+	if setting {
+		method, send = "PUT", body
+	}
+	var out map[string]string
+	if _, printed, err := a.do(method, "/admin/settlements/mappings/"+esc(rest[0]), send, &out); err != nil || printed {
+		return err
+	}
+	tw := c.table()
+	row(tw, "COLUMN", "HEADER")
+	for _, k := range []string{"reference", "amount", "currency", "status", "time", "file_number"} {
+		row(tw, k, orDash(out[k]))
+	}
+	return tw.Flush()
+}

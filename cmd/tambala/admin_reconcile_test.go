@@ -39,6 +39,12 @@ func TestAdminReconcile(t *testing.T) {
 	assert.Contains(t, show, "File airtel-1.csv (momo), 1 lines")
 	assert.Contains(t, show, "Missing file numbers: 2")
 	assert.Regexp(t, `(?m)^2\s+file_only\s+stranger\s+5\.00 MWK\s+succeeded\s+-\s+-$`, show)
+	assert.Regexp(t, `(?m)^file_number\s+file_number$`, s.ok(t, "reconcile", "mapping", "bank"))
+	set := s.ok(t, "reconcile", "mapping", "bank", "-reference", "PSP Reference", "-amount", "Net", "-currency", "Ccy", "-status", "Type", "-time", "Booked")
+	assert.Regexp(t, `(?m)^reference\s+PSP Reference$`, set)
+	assert.Regexp(t, `(?m)^file_number\s+-$`, set)
+	assert.Contains(t, s.fails(t, 1, "reconcile", "mapping", "bank", "-reference", "X"), "validation_error")
+
 	var rep struct {
 		Lines []struct{ Group string }
 	}
