@@ -20,7 +20,13 @@ func (a *Admin) settlementRoutes() {
 	a.handleJSON("PUT /admin/settlements/mappings/{rail}", a.setSettlementMapping)
 }
 
+// settlementMappingJSON is a rail's column mapping: under "columns", the
+// header of each column (a top-level "amount" field would read as money).
 type settlementMappingJSON struct {
+	Columns settlementColumnsJSON `json:"columns"`
+}
+
+type settlementColumnsJSON struct {
 	Reference  string `json:"reference"`
 	Amount     string `json:"amount"`
 	Currency   string `json:"currency"`
@@ -37,12 +43,12 @@ func (a *Admin) settlementMapping(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, settlementMappingJSON(m))
+	writeJSON(w, http.StatusOK, settlementMappingJSON{Columns: settlementColumnsJSON(m)})
 }
 
 // setSettlementMapping is PUT /admin/settlements/mappings/{rail} with the
-// header name of each column ("file_number" may be "": the rail does not
-// number its files).
+// header name of each column under "columns" ("file_number" may be "":
+// the rail does not number its files).
 func (a *Admin) setSettlementMapping(w http.ResponseWriter, r *http.Request) {
 	var in settlementMappingJSON
 	if err := bind(r, &in); err != nil {
@@ -51,7 +57,7 @@ func (a *Admin) setSettlementMapping(w http.ResponseWriter, r *http.Request) {
 	}
 	rail := payouts.Rail(r.PathValue("rail"))
 	rc := a.engine.Operator().Reconciliation()
-	if err := rc.SetMapping(r.Context(), rail, reconcile.Mapping(in)); err != nil {
+	if err := rc.SetMapping(r.Context(), rail, reconcile.Mapping(in.Columns)); err != nil {
 		writeError(w, r, a.log, err)
 		return
 	}
@@ -60,7 +66,7 @@ func (a *Admin) setSettlementMapping(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, settlementMappingJSON(m))
+	writeJSON(w, http.StatusOK, settlementMappingJSON{Columns: settlementColumnsJSON(m)})
 }
 
 type settlementImportJSON struct {

@@ -66,18 +66,18 @@ func TestAdmin_Settlements(t *testing.T) {
 // column is unnamed or two share a header; an import reads with it.
 func TestAdmin_SettlementMapping(t *testing.T) {
 	e := newEnv(t)
-	var m map[string]string
-	e.admin(t, "GET", "/admin/settlements/mappings/bank", nil).want(t, 200, "").decode(t, &m)
-	if m["reference"] != "reference" || m["file_number"] != "file_number" {
+	var got struct{ Columns map[string]string }
+	e.admin(t, "GET", "/admin/settlements/mappings/bank", nil).want(t, 200, "").decode(t, &got)
+	if m := got.Columns; m["reference"] != "reference" || m["file_number"] != "file_number" {
 		t.Fatalf("the default: %v", m)
 	}
-	set := map[string]any{"reference": "PSP Reference", "amount": "Net", "currency": "Ccy", "status": "Type", "time": "Booked", "file_number": ""}
-	e.admin(t, "PUT", "/admin/settlements/mappings/bank", set).want(t, 200, "").decode(t, &m)
-	if m["reference"] != "PSP Reference" || m["file_number"] != "" {
+	cols := map[string]any{"reference": "PSP Reference", "amount": "Net", "currency": "Ccy", "status": "Type", "time": "Booked", "file_number": ""}
+	e.admin(t, "PUT", "/admin/settlements/mappings/bank", map[string]any{"columns": cols}).want(t, 200, "").decode(t, &got)
+	if m := got.Columns; m["reference"] != "PSP Reference" || m["file_number"] != "" {
 		t.Fatalf("the mapping set: %v", m)
 	}
-	set["amount"] = "Ccy"
-	e.admin(t, "PUT", "/admin/settlements/mappings/bank", set).want(t, 400, "validation_error")
+	cols["amount"] = "Ccy"
+	e.admin(t, "PUT", "/admin/settlements/mappings/bank", map[string]any{"columns": cols}).want(t, 400, "validation_error")
 	e.admin(t, "GET", "/admin/settlements/mappings/train", nil).want(t, 400, "validation_error")
 	csv := "Booked,PSP Reference,Net,Ccy,Type\n2026-03-02,x,1,MWK,settled\n"
 	e.admin(t, "POST", "/admin/settlements", map[string]any{"rail": "bank", "name": "b.csv",

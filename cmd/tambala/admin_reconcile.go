@@ -166,16 +166,18 @@ func reconcileMapping(ctx context.Context, c *cli, args []string) error {
 	}
 	method, send := "GET", any(nil)
 	if setting {
-		method, send = "PUT", body
+		method, send = "PUT", map[string]any{"columns": body}
 	}
-	var out map[string]string
+	var out struct {
+		Columns map[string]string `json:"columns"`
+	}
 	if _, printed, err := a.do(method, "/admin/settlements/mappings/"+esc(rest[0]), send, &out); err != nil || printed {
 		return err
 	}
 	tw := c.table()
 	row(tw, "COLUMN", "HEADER")
 	for _, k := range []string{"reference", "amount", "currency", "status", "time", "file_number"} {
-		row(tw, k, orDash(out[k]))
+		row(tw, k, orDash(out.Columns[k]))
 	}
 	return tw.Flush()
 }
