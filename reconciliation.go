@@ -102,7 +102,8 @@ type SettlementReport struct {
 
 // BulkResolution resolves payouts in flight from an import's matched
 // group: Payouts names each one the staff confirmed (at most 500), Reason
-// is kept with every resolution, FailureCode is the code of those the
+// (optional, at most 250 bytes) is kept with every resolution, followed by
+// the file's name and line, FailureCode is the code of those the
 // file says failed (declined when unset).
 type BulkResolution struct {
 	Payouts     []string
@@ -462,6 +463,9 @@ func (r *Reconciliation) ResolveMatched(ctx context.Context, id string, b BulkRe
 		b.FailureCode = payouts.Declined
 	}
 	b.Reason = strings.TrimSpace(b.Reason)
+	if len(b.Reason) > 250 { // with the file's name and line, within a resolution's 500
+		return BulkResolved{}, errcode.Newf(errcode.ValidationError, "reason must be at most 250 characters.")
+	}
 	e := r.o.e
 	var rep SettlementReport
 	if err := e.store.View(ctx, func(tx store.Tx) error {

@@ -231,6 +231,8 @@ func TestReconciliationBulkResolve(t *testing.T) {
 
 		_, err = r.op.ResolveMatched(r.ctx, imp.ID, tambala.BulkResolution{})
 		assert.Equal(t, errcode.ValidationError, errcode.Of(err), "nothing resolved without naming each payout")
+		_, err = r.op.ResolveMatched(r.ctx, imp.ID, tambala.BulkResolution{Payouts: []string{r.big}, Reason: strings.Repeat("r", 251)})
+		assert.Equal(t, errcode.ValidationError, errcode.Of(err))
 
 		require.NoError(t, r.op.Explain(r.ctx, imp.ID, 3, "bank fee taken at source"))
 		assert.Equal(t, errcode.NotFound, errcode.Of(r.op.Explain(r.ctx, imp.ID, 99, "x")))
