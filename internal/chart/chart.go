@@ -2,8 +2,9 @@
 // rendered on the server under a content security policy that allows no
 // script and no inline style: every colour is an SVG presentation
 // attribute, never a style attribute. Each chart is an <svg role="img">
-// whose aria-label and <title> name it, followed by a <table> that gives
-// its values as text for screen readers and for reading exactly.
+// whose aria-label and <title> name it, followed by a <table> (in a
+// <details>, open on demand) that gives its values as text, for screen
+// readers and for reading exactly.
 //
 // Values are exact decimals (their text, as money.Amount.String gives it):
 // the table prints them as given, and the scale compares them exactly;
@@ -134,12 +135,13 @@ func open(b *strings.Builder, c Chart) {
 // closeSVG ends the svg and writes the text table.
 func closeSVG(b *strings.Builder, c Chart) {
 	b.WriteString(`</svg><figcaption>` + esc(c.Title) + `</figcaption>`)
+	b.WriteString(`<details><summary>The values as a table</summary>`)
 	b.WriteString(`<table class="chart-data" id="` + esc(c.ID) + `-table"><caption>` + esc(c.Title) + `</caption>`)
 	b.WriteString(`<thead><tr><th scope="col"></th><th scope="col">` + esc(c.Unit) + `</th></tr></thead><tbody>`)
 	for _, p := range c.Points {
 		b.WriteString(`<tr><th scope="row">` + esc(p.Label) + `</th><td>` + esc(p.Value) + `</td></tr>`)
 	}
-	b.WriteString(`</tbody></table></figure>`)
+	b.WriteString(`</tbody></table></details></figure>`)
 }
 
 // label writes the x-axis label of point i, thinned so that at most about
