@@ -42,11 +42,12 @@ type Chart struct {
 // Geometry of every chart: the view box, its margins and the bars' gap.
 const (
 	width     = 640
-	height    = 200
-	marginL   = 8
-	marginR   = 8
-	marginTop = 16
-	marginBot = 28
+	height    = 240
+	marginL   = 24
+	marginR   = 24
+	marginTop = 32
+	marginBot = 40
+	fontSize  = "22"
 	plotW     = width - marginL - marginR
 	plotH     = height - marginTop - marginBot
 )
@@ -74,6 +75,7 @@ func Bar(c Chart) (template.HTML, error) {
 			b.WriteString(`<rect x="` + px(x) + `" y="` + px(y) + `" width="` + px(bw) + `" height="` + px(h) + `" fill="#2f6f4f"><title>`)
 			b.WriteString(esc(p.Label + ": " + p.Value + " " + c.Unit))
 			b.WriteString("</title></rect>")
+			b.WriteString(`<text x="` + px(x+bw/2) + `" y="` + px(y-6) + `" font-size="` + fontSize + `" text-anchor="middle" fill="currentColor">` + esc(p.Value) + `</text>`)
 			label(&b, c.Points, i, marginL+slot*float64(i)+slot/2)
 		}
 	}
@@ -125,7 +127,7 @@ func Line(c Chart) (template.HTML, error) {
 
 // open writes the figure, the svg element with its name, and the axis.
 func open(b *strings.Builder, c Chart) {
-	b.WriteString(`<figure class="chart" id="` + esc(c.ID) + `">`)
+	b.WriteString(`<figure class="chart" id="` + esc(c.ID) + `"><figcaption>` + esc(c.Title) + `</figcaption>`)
 	b.WriteString(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ` + strconv.Itoa(width) + " " + strconv.Itoa(height) +
 		`" width="100%" preserveAspectRatio="xMidYMid meet" role="img" aria-label="` + esc(c.Title) + `"><title>` + esc(c.Title) + `</title>`)
 	y := px(marginTop + plotH)
@@ -134,7 +136,7 @@ func open(b *strings.Builder, c Chart) {
 
 // closeSVG ends the svg and writes the text table.
 func closeSVG(b *strings.Builder, c Chart) {
-	b.WriteString(`</svg><figcaption>` + esc(c.Title) + `</figcaption>`)
+	b.WriteString(`</svg>`)
 	b.WriteString(`<details><summary>The values as a table</summary>`)
 	b.WriteString(`<table class="chart-data" id="` + esc(c.ID) + `-table"><caption>` + esc(c.Title) + `</caption>`)
 	b.WriteString(`<thead><tr><th scope="col"></th><th scope="col">` + esc(c.Unit) + `</th></tr></thead><tbody>`)
@@ -145,13 +147,14 @@ func closeSVG(b *strings.Builder, c Chart) {
 }
 
 // label writes the x-axis label of point i, thinned so that at most about
-// eight labels show (the first and the last always).
+// eight labels show (the first always, the last when it falls on the
+// step).
 func label(b *strings.Builder, pts []Point, i int, x float64) {
 	every := (len(pts) + 7) / 8
-	if i%every != 0 && i != len(pts)-1 {
+	if i%every != 0 {
 		return
 	}
-	b.WriteString(`<text x="` + px(x) + `" y="` + px(height-8) + `" font-size="12" text-anchor="middle" fill="#333">` + esc(pts[i].Label) + `</text>`)
+	b.WriteString(`<text x="` + px(x) + `" y="` + px(height-8) + `" font-size="` + fontSize + `" text-anchor="middle" fill="currentColor">` + esc(pts[i].Label) + `</text>`)
 }
 
 // scale parses the values exactly and returns them with the largest (at
