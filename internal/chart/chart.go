@@ -43,13 +43,15 @@ type Chart struct {
 const (
 	width     = 640
 	height    = 240
-	marginL   = 24
-	marginR   = 24
+	marginL   = 36
+	marginR   = 36
 	marginTop = 32
 	marginBot = 40
-	fontSize  = "22"
-	plotW     = width - marginL - marginR
-	plotH     = height - marginTop - marginBot
+	fontSize  = "18"
+	// valueLabels is the most bars that each show their value above.
+	valueLabels = 12
+	plotW       = width - marginL - marginR
+	plotH       = height - marginTop - marginBot
 )
 
 // ErrValue is returned for a point whose value is not a decimal number.
@@ -58,12 +60,15 @@ var ErrValue = errors.New("chart: a value is not a decimal number")
 // Bar draws c as a bar chart (zero at the bottom; negative values are drawn
 // as zero-height bars and keep their exact value in the table).
 func Bar(c Chart) (template.HTML, error) {
-	vals, maxV, err := scale(c.Points)
+	vals, maxV, at, err := scaleAt(c.Points)
 	if err != nil {
 		return "", err
 	}
 	var b strings.Builder
 	open(&b, c)
+	if len(c.Points) > valueLabels {
+		peak(&b, c, at)
+	}
 	n := len(c.Points)
 	if n > 0 {
 		slot := float64(plotW) / float64(n)
@@ -75,7 +80,9 @@ func Bar(c Chart) (template.HTML, error) {
 			b.WriteString(`<rect x="` + px(x) + `" y="` + px(y) + `" width="` + px(bw) + `" height="` + px(h) + `" fill="#2f6f4f"><title>`)
 			b.WriteString(esc(p.Label + ": " + p.Value + " " + c.Unit))
 			b.WriteString("</title></rect>")
-			b.WriteString(`<text x="` + px(x+bw/2) + `" y="` + px(y-6) + `" font-size="` + fontSize + `" text-anchor="middle" fill="currentColor">` + esc(p.Value) + `</text>`)
+			if n <= valueLabels {
+				b.WriteString(`<text x="` + px(x+bw/2) + `" y="` + px(y-6) + `" font-size="` + fontSize + `" text-anchor="middle" fill="currentColor">` + esc(p.Value) + `</text>`)
+			}
 			label(&b, c.Points, i, marginL+slot*float64(i)+slot/2)
 		}
 	}
@@ -86,12 +93,13 @@ func Bar(c Chart) (template.HTML, error) {
 // Line draws c as a line chart over its points from left to right, with a
 // dot on each point.
 func Line(c Chart) (template.HTML, error) {
-	vals, maxV, err := scale(c.Points)
+	vals, maxV, at, err := scaleAt(c.Points)
 	if err != nil {
 		return "", err
 	}
 	var b strings.Builder
 	open(&b, c)
+	peak(&b, c, at)
 	n := len(c.Points)
 	if n > 0 {
 		step := 0.0
@@ -160,19 +168,37 @@ func label(b *strings.Builder, pts []Point, i int, x float64) {
 // scale parses the values exactly and returns them with the largest (at
 // least zero).
 func scale(pts []Point) ([]*big.Rat, *big.Rat, error) {
+	vals, maxV, _, err := scaleAt(pts)
+	return vals, maxV, err
+}
+
+// scaleAt is scale with the index of the largest value (-1 when none is
+// above zero).
+func scaleAt(pts []Point) ([]*big.Rat, *big.Rat, int, error) {
 	vals := make([]*big.Rat, len(pts))
-	maxV := new(big.Rat)
+	maxV, at := new(big.Rat), -1
 	for i, p := range pts {
 		v, ok := new(big.Rat).SetString(p.Value)
 		if !ok || strings.ContainsAny(p.Value, "/eE") {
-			return nil, nil, ErrValue
+			return nil, nil, -1, ErrValue
 		}
 		vals[i] = v
 		if v.Cmp(maxV) > 0 {
-			maxV = v
+			maxV, at = v, i
 		}
 	}
-	return vals, maxV, nil
+	return vals, maxV, at, nil
+}
+
+// peak writes the largest value at the top left, where a chart with too
+// many points for a label on each shows its scale.
+func peak(b *strings.Builder, c Chart, at int) {
+	text := "none above zero"
+	if at >= 0 {
+		text = "highest " + c.Points[at].Value + " " + c.Unit + " (" + c.Points[at].Label + ")"
+	}
+	b.WriteString(`<text x="` + px(marginL) + `" y="` + px(marginTop-10) + `" font-size="` + fontSize + `" text-anchor="start" fill="currentColor">` +
+		esc(text) + `</text>`)
 }
 
 // frac is v/max in [0, 1] as a float, for a pixel position.

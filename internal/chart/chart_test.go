@@ -2,6 +2,7 @@ package chart
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,4 +91,18 @@ func TestEmpty(t *testing.T) {
 	if !strings.Contains(string(got), `aria-label="Nothing yet"`) || !strings.Contains(string(got), "<tbody></tbody>") {
 		t.Errorf("%s", got)
 	}
+}
+
+// TestBarManyGolden: past valueLabels bars, the highest value shows at the
+// top instead of a value on each bar, and the day labels are thinned.
+func TestBarManyGolden(t *testing.T) {
+	c := Chart{ID: "many", Title: "Payouts per day", Unit: "payouts"}
+	for i := range 30 {
+		c.Points = append(c.Points, Point{Label: fmt.Sprintf("11-%02d", i+1), Value: fmt.Sprint(i % 7)})
+	}
+	got, err := Bar(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "bar_many.svg.html", string(got))
 }
