@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"testing"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/payouts"
 	"github.com/tambalapay/tambala/store"
+	"github.com/tambalapay/tambala/webhooks"
 )
 
 // fataler is what the model needs of a *testing.T or a *rapid.T.
@@ -225,5 +227,53 @@ func TestDashboardCountersStores(t *testing.T) {
 			s.do()
 			m.check(t)
 		}
+	})
+}
+
+// TestDashboardDeadLetters: the home's dead-lettered count follows the
+// deliveries' states on every store: one delivery dies, is re-delivered,
+// dies again while a second one dies too.
+func TestDashboardDeadLetters(t *testing.T) {
+	eachStoreKind(t, func(t *testing.T, name string, open func() store.Store) {
+		ctx := context.Background()
+		rc := newWHReceiverFunc(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
+			w.WriteHeader(http.StatusInternalServerError)
+		})
+		env := newWHEnv(t, open(), rc)
+		exhaust := func() {
+			env.dispatch(t)
+			for _, wait := range webhooks.DefaultSchedule {
+				env.clock.Advance(wait + wait/10)
+				env.dispatch(t)
+			}
+		}
+		check := func(step string) {
+			t.Helper()
+			want := int64(0)
+			for _, d := range env.deliveries(t) { // the full scan
+				if d.State == webhooks.Dead {
+					want++
+				}
+			}
+			h, err := env.engine.Operator().Home(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if h.DeadLettered != want {
+				t.Fatalf("%s: home counts %d dead-lettered, the deliveries %d", step, h.DeadLettered, want)
+			}
+		}
+		check("none yet")
+		env.collect(t, 1000)
+		exhaust()
+		check("one dead")
+		dead := env.only(t)
+		if _, err := env.engine.Operator().Redeliver(ctx, env.p.Org.ID, dead.ID); err != nil {
+			t.Fatal(err)
+		}
+		check("re-delivered")
+		env.collect(t, 500)
+		exhaust()
+		check("both dead")
 	})
 }
