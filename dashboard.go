@@ -141,6 +141,9 @@ func (e *Engine) orgOverview(ctx context.Context, org string, assets []money.Ass
 			prefix := org + "\x00" + string(a) + "\x00"
 			closes := map[string]string{}
 			carry := "0"
+			if asset, ok := e.assets[a]; ok {
+				carry = money.Zero(asset).String()
+			}
 			// The last close before the window carries into its first day.
 			err := tx.Scan(bucketDayClose, store.ScanOptions{Prefix: []byte(prefix), End: []byte(prefix + days[0]), Reverse: true},
 				func(_, v []byte) (bool, error) {
