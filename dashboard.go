@@ -139,7 +139,7 @@ func (e *Engine) orgOverview(ctx context.Context, org string, assets []money.Ass
 	err := e.store.View(ctx, func(tx store.Tx) error {
 		for _, a := range assets {
 			prefix := org + "\x00" + string(a) + "\x00"
-			closes := map[string]string{}
+			closes, found := map[string]string{}, false
 			carry := "0"
 			if asset, ok := e.assets[a]; ok {
 				carry = money.Zero(asset).String()
@@ -151,7 +151,7 @@ func (e *Engine) orgOverview(ctx context.Context, org string, assets []money.Ass
 					if err := records.Decode(v, &r); err != nil {
 						return false, err
 					}
-					carry = r.Available
+					carry, found = r.Available, true
 					return false, nil
 				})
 			if err != nil {
@@ -168,6 +168,16 @@ func (e *Engine) orgOverview(ctx context.Context, org string, assets []money.Ass
 				})
 			if err != nil {
 				return err
+			}
+			if asset, ok := e.assets[a]; ok && !found && len(closes) == 0 {
+				// No change since the counters began (a store older than
+				// them, or an account never moved): every day closed at
+				// the balance of now.
+				b, err := ledger.ReadBalance(tx, org, asset)
+				if err != nil {
+					return err
+				}
+				carry = b.Available.String()
 			}
 			series := make([]DayValue, len(days))
 			for i, d := range days {
