@@ -63,7 +63,7 @@ func postCollection(tx store.Tx, ps []collections.Posting, now time.Time) error 
 		default:
 			return fmt.Errorf("tambala: unknown collection posting %q from %q", p.Kind, p.System)
 		}
-		if _, err := ledger.Post(tx, cmd); err != nil {
+		if _, err := postLedger(tx, cmd); err != nil {
 			return err
 		}
 	}

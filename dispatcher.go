@@ -320,6 +320,9 @@ func (e *Engine) record(ctx context.Context, id string, attempt Attempt, status 
 		}
 		cur.State, cur.Attempts = next.State, total
 		if next.State == webhooks.Dead {
+			if err := countDead(tx, 1); err != nil {
+				return err
+			}
 			e.log.Error("webhook delivery dead-lettered; operator action needed",
 				slog.String("delivery", id), slog.String("org", cur.Org), slog.String("event_type", cur.EventType),
 				slog.Int("attempts", cur.Attempts))
@@ -392,6 +395,9 @@ func (e *Engine) redeliver(ctx context.Context, orgID, id string) (DeliveryView,
 		// A new round of the schedule; attempt numbers keep counting so the
 		// log keeps every attempt.
 		d.State, d.NextAt, d.RoundStart = next.State, next.NextAt, d.Attempts
+		if err := countDead(tx, -1); err != nil {
+			return err
+		}
 		if err := deliveriesDue.Move(tx, d.ID, nil, &d.NextAt); err != nil {
 			return err
 		}

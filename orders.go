@@ -139,7 +139,7 @@ func postDesk(tx store.Tx, ps []orders.Posting, now time.Time) error {
 		default:
 			return fmt.Errorf("tambala: unknown desk posting %q", p.Kind)
 		}
-		if _, err := ledger.Post(tx, cmd); err != nil {
+		if _, err := postLedger(tx, cmd); err != nil {
 			return err
 		}
 	}

@@ -234,7 +234,7 @@ func (e *Engine) fund(tx store.Tx, o *Organization, amount money.Amount, ref str
 	if err := o.CheckFundable(code); err != nil {
 		return false, err
 	}
-	eff, err := ledger.Post(tx, ledger.Credit{
+	eff, err := postLedger(tx, ledger.Credit{
 		EntryID: orgs.FundingEntryID(o.ID, string(code), ref), Org: o.ID, Amount: amount, From: ledger.Float, Ref: ref, At: e.nowUTC(),
 	})
 	if errors.Is(err, ledger.ErrEntryIDReused) {

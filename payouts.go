@@ -141,7 +141,7 @@ func (e *Engine) createPayout(ctx context.Context, p Principal, req payouts.Requ
 			ID: e.newID(), Org: org.ID, Rail: req.Rail, Amount: req.Amount, HeldFee: quote.Total,
 			Status: payouts.Held, Destination: req.Destination, CreatedAt: now, UpdatedAt: now,
 		}
-		if _, err := ledger.Post(tx, ledger.PlaceHold{
+		if _, err := postLedger(tx, ledger.PlaceHold{
 			EntryID: "payout:" + po.ID + ":hold", HoldID: holdID(po.ID), Org: po.Org,
 			Amount: *quote.TotalDebit, Ref: po.ID, At: now,
 		}); err != nil {
@@ -159,6 +159,9 @@ func (e *Engine) createPayout(ctx context.Context, p Principal, req payouts.Requ
 			return payouts.Payout{}, nil, err
 		}
 		if err := tx.Put(bucketPayoutsByOrg, records.IndexKey(po.Org, po.ID), nil); err != nil {
+			return payouts.Payout{}, nil, err
+		}
+		if err := countAccepted(tx, po.Rail, now); err != nil {
 			return payouts.Payout{}, nil, err
 		}
 		if err := e.checkBalanceLow(tx, po.Org); err != nil {

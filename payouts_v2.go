@@ -339,7 +339,7 @@ func (e *Engine) createPayoutV2(ctx context.Context, p Principal, req PayoutV2Re
 		now := e.nowUTC()
 		po := payouts.Payout{ID: e.newID(), Org: org.ID, Rail: rail, Amount: price.Principal, HeldFee: price.Fee,
 			Status: payouts.Held, CreatedAt: now, UpdatedAt: now}
-		if _, err := ledger.Post(tx, ledger.PlaceHold{
+		if _, err := postLedger(tx, ledger.PlaceHold{
 			EntryID: "payout:" + po.ID + ":hold", HoldID: holdID(po.ID), Org: po.Org, Amount: total, Ref: po.ID, At: now,
 		}); err != nil {
 			return PayoutV2{}, nil, err
@@ -359,6 +359,9 @@ func (e *Engine) createPayoutV2(ctx context.Context, p Principal, req PayoutV2Re
 			return PayoutV2{}, nil, err
 		}
 		if err := tx.Put(bucketPayoutsV2ByOrg, records.IndexKey(po.Org, po.ID), nil); err != nil {
+			return PayoutV2{}, nil, err
+		}
+		if err := countAccepted(tx, po.Rail, now); err != nil {
 			return PayoutV2{}, nil, err
 		}
 		if source.Code == money.MWK.Code {
@@ -407,7 +410,7 @@ func (e *Engine) finishSuccessV2(tx store.Tx, rec *payoutRecord, p payouts.Payou
 	if p, err = p.Succeed(&charged, now); err != nil {
 		return err
 	}
-	if _, err := ledger.Post(tx, ledger.CaptureHold{
+	if _, err := postLedger(tx, ledger.CaptureHold{
 		EntryID: captureEntry(p.ID), HoldID: holdID(p.ID), Amount: p.Amount, Fee: charged, To: ledger.Provider, Ref: p.ID, At: now,
 	}); err != nil {
 		return err

@@ -427,6 +427,9 @@ func captureEntry(id string) string { return "payout:" + id + ":capture" }
 // above the held fee is charged too: the excess comes from available, and
 // what available cannot cover becomes the organization's shortfall.
 func (e *Engine) finishSuccess(tx store.Tx, rec *payoutRecord, p payouts.Payout, fee *money.Amount, now time.Time) error {
+	if err := countOutcome(tx, p.Org, payouts.Succeeded, now); err != nil {
+		return err
+	}
 	if rec.V2 != nil {
 		return e.finishSuccessV2(tx, rec, p, fee, now)
 	}
@@ -445,13 +448,13 @@ func (e *Engine) finishSuccess(tx store.Tx, rec *payoutRecord, p payouts.Payout,
 	if err != nil {
 		return err
 	}
-	if _, err := ledger.Post(tx, ledger.CaptureHold{
+	if _, err := postLedger(tx, ledger.CaptureHold{
 		EntryID: captureEntry(p.ID), HoldID: holdID(p.ID), Amount: p.Amount, Fee: charged, To: ledger.Provider, Ref: p.ID, At: now,
 	}); err != nil {
 		return err
 	}
 	if excess.Sign() > 0 {
-		if _, err := ledger.Post(tx, ledger.Charge{
+		if _, err := postLedger(tx, ledger.Charge{
 			EntryID: "payout:" + p.ID + ":fee-excess", Org: p.Org, Amount: excess, Ref: p.ID, At: now,
 		}); err != nil {
 			return err
@@ -469,11 +472,14 @@ func (e *Engine) finishSuccess(tx store.Tx, rec *payoutRecord, p payouts.Payout,
 
 // finishFailure releases the whole hold and fails the payout.
 func (e *Engine) finishFailure(tx store.Tx, rec *payoutRecord, p payouts.Payout, code string, now time.Time) error {
+	if err := countOutcome(tx, p.Org, payouts.Failed, now); err != nil {
+		return err
+	}
 	p, err := p.Fail(payouts.FailureFor(code), now)
 	if err != nil {
 		return err
 	}
-	if _, err := ledger.Post(tx, ledger.ReleaseHold{EntryID: "payout:" + p.ID + ":release", HoldID: holdID(p.ID), Ref: p.ID, At: now}); err != nil {
+	if _, err := postLedger(tx, ledger.ReleaseHold{EntryID: "payout:" + p.ID + ":release", HoldID: holdID(p.ID), Ref: p.ID, At: now}); err != nil {
 		return err
 	}
 	*rec = withState(*rec, p)
@@ -499,7 +505,7 @@ func (e *Engine) clawback(tx store.Tx, rec *payoutRecord, now time.Time) error {
 	if p, err = p.Reverse(now); err != nil {
 		return err
 	}
-	if _, err := ledger.Post(tx, ledger.Reverse{EntryID: "payout:" + p.ID + ":clawback", Of: captureEntry(p.ID), Ref: p.ID, At: now}); err != nil {
+	if _, err := postLedger(tx, ledger.Reverse{EntryID: "payout:" + p.ID + ":clawback", Of: captureEntry(p.ID), Ref: p.ID, At: now}); err != nil {
 		return err
 	}
 	*rec = withState(*rec, p)

@@ -63,9 +63,10 @@ func TestBrowserEveryPage(t *testing.T) {
 		chromedp.SendKeys(chromedp.ID("password"), password), chromedp.Click(chromedp.ID("sign-in")), chromedp.WaitVisible(chromedp.ID("code")))
 	browsertest.CheckPage(t, ctx, dir, "console/second-factor")
 	do1(t, ctx, "second factor", chromedp.SendKeys(chromedp.ID("code"), v.code(t, secret)),
-		chromedp.Click(chromedp.ID("verify")), chromedp.WaitVisible(chromedp.ID("queue-accepted")))
+		chromedp.Click(chromedp.ID("verify")), chromedp.WaitVisible(chromedp.ID("chart-desk-ages")))
+	browsertest.CheckCharts(t, ctx, "console/home", "chart-desk-ages", "chart-inflight-ages", "chart-rails-today")
 	for _, p := range []struct{ path, wait string }{
-		{"/console/desk", "#queue-awaiting_funds"}, {"/console/orders/" + to.ID, "#order-summary"},
+		{"/console/home", "#chart-desk-ages"}, {"/console/desk", "#queue-awaiting_funds"}, {"/console/orders/" + to.ID, "#order-summary"},
 		{"/console/orders/" + from.ID, "#order-summary"}, {"/console/orders/" + proof.ID, "#order-summary"},
 		{"/console/corridors", "#corridors"}, {"/console/orgs", "#orgs"}, {"/console/orgs/" + v.org.ID, "#org-summary"},
 		{"/console/approvals", "#pending"}, {"/console/operations", "#inflight"}, {"/console/audit", "#audit"},

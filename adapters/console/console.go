@@ -69,7 +69,7 @@ type handler struct {
 	statics http.Handler
 }
 
-var pageNames = []string{"signin", "second", "enrol", "recovery", "accept", "message", "desk", "order", "corridors"}
+var pageNames = []string{"signin", "second", "enrol", "recovery", "accept", "message", "home", "desk", "order", "corridors"}
 
 // errNotStaff refuses an organization's user.
 var errNotStaff = errcode.Newf(errcode.Forbidden,
@@ -86,7 +86,7 @@ func New(engine *tambala.Engine, o *Options) http.Handler {
 		h.opts.Now = time.Now
 	}
 	pages := parsePages()
-	h.site = &webui.Site{Portal: h.portal, Prefix: "/console", Home: "/console/desk",
+	h.site = &webui.Site{Portal: h.portal, Prefix: "/console", Home: "/console/home",
 		SecureCookie: SecureCookieName, InsecureCookie: InsecureCookieName, InsecureCookies: h.opts.InsecureCookies,
 		CSP: ContentSecurityPolicy, StaticPrefix: "/console/static/", ClientAddr: h.opts.ClientAddr,
 		Logger: h.opts.Logger, LogPrefix: "console: ", Pages: pages,
@@ -115,8 +115,9 @@ func New(engine *tambala.Engine, o *Options) http.Handler {
 	mux.HandleFunc("GET /console/invitations/accept", s.AcceptPage)
 	mux.HandleFunc("POST /console/invitations/accept", s.Accept)
 	mux.HandleFunc("GET /console/{$}", func(w http.ResponseWriter, r *http.Request) {
-		http.Redirect(w, r, "/console/desk", http.StatusSeeOther)
+		http.Redirect(w, r, "/console/home", http.StatusSeeOther)
 	})
+	mux.HandleFunc("GET /console/home", s.SignedIn(h.home))
 	mux.HandleFunc("GET /console/desk", s.SignedIn(h.desk))
 	mux.HandleFunc("GET /console/orders/{id}", s.SignedIn(h.order))
 	mux.HandleFunc("GET /console/orders/{id}/proof", s.SignedIn(h.proof))

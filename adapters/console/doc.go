@@ -6,7 +6,11 @@
 //
 // The pages: sign in (email and password, then a TOTP or recovery code,
 // or TOTP enrolment, which every staff user needs, with the recovery
-// codes shown once) and sign out; the desk queue, the orders grouped by
+// codes shown once) and sign out; Home, the first page after sign-in,
+// with pictures (inline SVG, each named for screen readers and with a
+// table of its values) of the desk queue and the payouts in flight by age
+// and of today's payouts per rail, and the count of dead-lettered webhook
+// deliveries; the desk queue, the orders grouped by
 // what the desk must do next (to-bank accepted and processing; from-bank
 // awaiting instructions, proof submitted and funds confirmed; failed
 // to-bank orders whose refund is pending); an order's page with its

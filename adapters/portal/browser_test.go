@@ -100,6 +100,10 @@ func TestBrowserAdminJourney(t *testing.T) {
 	if s := text(t, ctx, "#balances tbody"); !strings.Contains(s, "MWK") || !strings.Contains(s, "USDT") {
 		t.Errorf("balances: %q", s)
 	}
+	// The pictures (issue #37): each asset's balance over 30 days and the
+	// payouts per day by outcome, each named for screen readers.
+	browsertest.CheckCharts(t, ctx, "portal overview", "chart-balance-MWK", "chart-balance-USDT",
+		"chart-payouts-succeeded", "chart-payouts-failed")
 
 	// Create a key: the full key is shown once, the list shows its prefix.
 	do1(t, ctx, "create a key", chromedp.Click(chromedp.CSS(`nav a[href="/portal/keys"]`)),

@@ -7,7 +7,9 @@
 // The pages: sign in (email and password, then a TOTP or recovery code,
 // or TOTP enrolment when the organization requires it, whose recovery
 // codes are shown once), accepting an invitation with a new password, the
-// overview of the organization's balances, its API keys (created with the
+// overview of the organization's balances (with pictures: each asset's
+// available balance over the last 30 days and the payouts per day by
+// outcome, as inline SVG with a table of the values), its API keys (created with the
 // full key shown once, revoked after a confirmation page), its IP
 // allowlist, its webhook endpoint (the secret shown once; replacing it
 // rotates the secret) and every delivery attempt (the bytes sent, the

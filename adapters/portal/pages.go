@@ -2,13 +2,17 @@ package portal
 
 import (
 	"fmt"
+	"html/template"
 	"net/http"
 	"net/netip"
+	"strconv"
 	"strings"
 
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/chart"
 	"github.com/tambalapay/tambala/ledger"
+	"github.com/tambalapay/tambala/money"
 )
 
 // auditPageSize is how many audit entries a page shows.
@@ -20,6 +24,9 @@ type overviewData struct {
 	V1  ledger.Balance
 	V2  bool
 	All []ledger.Balance
+	// Charts are drawn: per asset the available balance over the last
+	// tambala.ChartDays days, then the payouts per day by outcome.
+	Charts []template.HTML
 }
 
 func (h *Handler) overview(w http.ResponseWriter, r *http.Request, s session) {
@@ -45,8 +52,55 @@ func (h *Handler) overview(w http.ResponseWriter, r *http.Request, s session) {
 			v.Error = h.friendly(err)
 		}
 	}
+	assets := []money.AssetCode{d.V1.Asset.Code}
+	if d.V2 {
+		assets = assets[:0]
+		for _, b := range d.All {
+			assets = append(assets, b.Asset.Code)
+		}
+	}
+	ov, err := c.Overview(r.Context(), assets)
+	if err != nil {
+		v.Error = h.friendly(err)
+		h.render(w, statusOf(err), "message", v)
+		return
+	}
+	if d.Charts, err = overviewCharts(assets, ov); err != nil {
+		v.Error = h.friendly(err)
+		h.render(w, statusOf(err), "message", v)
+		return
+	}
 	v.Data = d
 	h.render(w, http.StatusOK, "overview", v)
+}
+
+// overviewCharts draws the overview's charts: a line per asset, bars per
+// outcome. Days are labelled month-day; the tables give the full day.
+func overviewCharts(assets []money.AssetCode, ov tambala.OrgOverview) ([]template.HTML, error) {
+	var out []template.HTML
+	series := func(id, title, unit string, days []tambala.DayValue, draw func(chart.Chart) (template.HTML, error)) error {
+		c := chart.Chart{ID: id, Title: title, Unit: unit}
+		for _, d := range days {
+			c.Points = append(c.Points, chart.Point{Label: d.Day[5:], Value: d.Value})
+		}
+		svg, err := draw(c)
+		out = append(out, svg)
+		return err
+	}
+	n := strconv.Itoa(tambala.ChartDays)
+	for _, a := range assets {
+		if err := series("chart-balance-"+string(a), string(a)+" available at each day's close, last "+n+" days (UTC)", string(a),
+			ov.Balances[a], chart.Line); err != nil {
+			return nil, err
+		}
+	}
+	if err := series("chart-payouts-succeeded", "Payouts succeeded per day, last "+n+" days (UTC)", "payouts", ov.Succeeded, chart.Bar); err != nil {
+		return nil, err
+	}
+	if err := series("chart-payouts-failed", "Payouts failed per day, last "+n+" days (UTC)", "payouts", ov.Failed, chart.Bar); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // keysData is the keys page's.
