@@ -131,7 +131,7 @@ func TestFourEyes(t *testing.T) {
 		assert.Equal(t, "25.000000", balance(money.USDT))
 		c, err := ann.RecordDeposit(ctx, org.ID, dep)
 		require.NoError(t, err, "the same deposit again is its collection")
-		assert.Equal(t, "25.000000", c.Amount.String())
+		assert.Equal(t, "25.000000", c.Resource.Amount.String())
 		assert.Equal(t, "25.000000", balance(money.USDT))
 
 		// Lists.

@@ -83,7 +83,8 @@ func runCollectionsV2Model(rt *rapid.T, s store.Store) {
 			ref := fmt.Sprintf("tx%d", rapid.IntRange(0, 6).Draw(rt, "ref"))
 			amt := amountOf(asset)
 			amount := mustParse(assets[asset], amt)
-			c, err := d.e.Operator().RecordDeposit(d.ctx, org.ID, tambala.Deposit{Network: network, Asset: money.AssetCode(asset), Amount: amount, TxRef: ref})
+			cr, err := d.e.Operator().RecordDeposit(d.ctx, org.ID, tambala.Deposit{Network: network, Asset: money.AssetCode(asset), Amount: amount, TxRef: ref})
+			c := cr.Resource
 			key := network + "/" + ref
 			prev, seen := deposits[key]
 			switch {

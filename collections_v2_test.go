@@ -106,8 +106,9 @@ func TestCollectionsV2Reads(t *testing.T) {
 		require.NoError(t, err)
 		b, err := d.e.Client(d.p).SimulateCollectionV2(d.ctx, simV2("MWK", "5000", nil))
 		require.NoError(t, err)
-		c, err := d.e.Operator().RecordDeposit(d.ctx, d.org.ID, tambala.Deposit{Network: "ethereum", Asset: "USDT", Amount: mustParse(money.USDT, "2"), TxRef: "t1"})
+		cr, err := d.e.Operator().RecordDeposit(d.ctx, d.org.ID, tambala.Deposit{Network: "ethereum", Asset: "USDT", Amount: mustParse(money.USDT, "2"), TxRef: "t1"})
 		require.NoError(t, err)
+		c := cr.Resource
 
 		// An order refund's collection is readable too.
 		o := d.toBank(t, "3")

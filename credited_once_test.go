@@ -13,11 +13,11 @@ import (
 	"github.com/tambalapay/tambala/store"
 )
 
-// TestFundOnceAndRecordDepositOnce: the operator's credits under a
+// TestFundOnceAndRecordDeposit: the operator's credits under a
 // reference tell a caller whether this call credited the money or found
 // it credited before under the reference (nothing more moves), so that
 // a repeated funding or deposit is reported as already credited.
-func TestFundOnceAndRecordDepositOnce(t *testing.T) {
+func TestFundOnceAndRecordDeposit(t *testing.T) {
 	eachStore(t, func(t *testing.T, s store.Store) {
 		ctx := context.Background()
 		e, err := tambala.New(s, nil)
@@ -60,16 +60,16 @@ func TestFundOnceAndRecordDepositOnce(t *testing.T) {
 		assert.Equal(t, "10000.00", available(money.MWK))
 
 		dep := tambala.Deposit{Network: "tron", Asset: "USDT", Amount: money.FromInt(money.USDT, 25), TxRef: "0xabc"}
-		c1, err := op.RecordDepositOnce(ctx, org.ID, dep)
+		c1, err := op.RecordDeposit(ctx, org.ID, dep)
 		require.NoError(t, err)
 		assert.False(t, c1.Replayed, "the first deposit credits")
-		c2, err := op.RecordDepositOnce(ctx, org.ID, dep)
+		c2, err := op.RecordDeposit(ctx, org.ID, dep)
 		require.NoError(t, err)
 		assert.True(t, c2.Replayed, "the same transaction again credits nothing")
 		assert.Equal(t, c1.Resource.ID, c2.Resource.ID, "and is the first collection")
 		c3, err := op.RecordDeposit(ctx, org.ID, dep)
 		require.NoError(t, err)
-		assert.Equal(t, c1.Resource.ID, c3.ID)
+		assert.Equal(t, c1.Resource.ID, c3.Resource.ID)
 		assert.Equal(t, "25.000000", available(money.USDT))
 	})
 }

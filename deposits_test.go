@@ -165,8 +165,9 @@ func TestRecordDeposit(t *testing.T) {
 	eachStore(t, func(t *testing.T, s store.Store) {
 		d := newDeskEnv(t, s, nil)
 		dep := tambala.Deposit{Network: "tron", Asset: "USDT", Amount: mustParse(money.USDT, "25.5"), TxRef: "0xabc"}
-		c, err := d.e.Operator().RecordDeposit(d.ctx, d.org.ID, dep)
+		cr, err := d.e.Operator().RecordDeposit(d.ctx, d.org.ID, dep)
 		require.NoError(t, err)
+		c := cr.Resource
 		assert.Equal(t, "deposit", string(c.Source))
 		assert.Equal(t, "settled", string(c.Status))
 		assert.Equal(t, "tron", c.Network)
@@ -179,7 +180,7 @@ func TestRecordDeposit(t *testing.T) {
 		// Idempotent per (network, tx_ref).
 		again, err := d.e.Operator().RecordDeposit(d.ctx, d.org.ID, dep)
 		require.NoError(t, err)
-		assert.Equal(t, c, again)
+		assert.Equal(t, c, again.Resource)
 		d.requireUSDT(t, "1025.500000", "0.000000")
 		// Other figures under the same pair: 409.
 		other := dep
@@ -194,7 +195,7 @@ func TestRecordDeposit(t *testing.T) {
 		eth.Network = "ethereum"
 		c2, err := d.e.Operator().RecordDeposit(d.ctx, d.org.ID, eth)
 		require.NoError(t, err)
-		assert.NotEqual(t, c.ID, c2.ID)
+		assert.NotEqual(t, c.ID, c2.Resource.ID)
 		d.requireUSDT(t, "1051.000000", "0.000000")
 
 		// The event is the read.

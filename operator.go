@@ -340,23 +340,12 @@ func (o *Operator) RecordCollection(ctx context.Context, orgID string, n NewColl
 // and carry the asset (unsupported_network), the asset configured
 // (unsupported_asset) and enabled with collection for the organization
 // (corridor_not_enabled). Above the asset's approval threshold it waits
-// for a second staff member's approval (ApprovalPendingError).
-func (o *Operator) RecordDeposit(ctx context.Context, orgID string, d Deposit) (_ CollectionV2, err error) {
+// for a second staff member's approval (ApprovalPendingError). The
+// answer tells what this call did: Replayed false, it credited the
+// deposit (Resource is the new collection); Replayed true, the same
+// deposit was credited before, and Resource is that collection.
+func (o *Operator) RecordDeposit(ctx context.Context, orgID string, d Deposit) (_ Created[CollectionV2], err error) {
 	ctx, span := o.span(ctx, "tambala.Operator.RecordDeposit")
-	defer span.end(&err)
-	ctx, err = o.act(ctx, accounts.StaffOperations)
-	if err != nil {
-		return CollectionV2{}, err
-	}
-	return o.e.recordDeposit(ctx, orgID, d)
-}
-
-// RecordDepositOnce is RecordDeposit, telling what this call did:
-// Replayed false, it credited the deposit (Resource is the new
-// collection); Replayed true, the same deposit was credited before under
-// its network and transaction reference, and Resource is that collection.
-func (o *Operator) RecordDepositOnce(ctx context.Context, orgID string, d Deposit) (_ Created[CollectionV2], err error) {
-	ctx, span := o.span(ctx, "tambala.Operator.RecordDepositOnce")
 	defer span.end(&err)
 	ctx, err = o.act(ctx, accounts.StaffOperations)
 	if err != nil {

@@ -54,7 +54,7 @@ func (a *Admin) recordDeposit(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, &errcode.Error{Code: errcode.ValidationError, Message: "amount: " + errcode.Message(err), Err: err})
 		return
 	}
-	c, err := a.engine.Operator().RecordDepositOnce(r.Context(), r.PathValue("org"), tambala.Deposit{Network: in.Network, Asset: asset.Code, Amount: amt, TxRef: in.TxRef})
+	c, err := a.engine.Operator().RecordDeposit(r.Context(), r.PathValue("org"), tambala.Deposit{Network: in.Network, Asset: asset.Code, Amount: amt, TxRef: in.TxRef})
 	if err != nil {
 		writeError(w, r, a.log, err)
 		return
