@@ -240,13 +240,15 @@ func BalanceBefore(tx store.Tx, org string, asset money.Asset, at time.Time) (av
 		opt.End = appendLineCursor(append([]byte(nil), prefix...), at.UnixNano(), 0)
 	}
 	var found bool
-	err = tx.Scan(bucketLines, opt, func(k, v []byte) (bool, error) {
-		l, err := decodeLine(k, v, len(prefix))
-		available, held, found = l.AvailableAfter, l.HeldAfter, err == nil
-		return false, err
-	})
-	if err != nil || found {
-		return available, held, err
+	if !at.IsZero() {
+		err = tx.Scan(bucketLines, opt, func(k, v []byte) (bool, error) {
+			l, err := decodeLine(k, v, len(prefix))
+			available, held, found = l.AvailableAfter, l.HeldAfter, err == nil
+			return false, err
+		})
+		if err != nil || found {
+			return available, held, err
+		}
 	}
 	// No line before: the opening is the first line's balances less its
 	// change, or the current balances when there are no lines at all.
