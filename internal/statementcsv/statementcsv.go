@@ -1,0 +1,91 @@
+// Package statementcsv writes an organization's statement as CSV (RFC
+// 4180): a header row of versioned column names, then one row per
+// statement line, read page by page so that a download of any length runs
+// in constant memory. The portal, the console and the admin API share it.
+package statementcsv
+
+import (
+	"context"
+	"encoding/csv"
+	"io"
+	"time"
+
+	"github.com/tambalapay/tambala"
+	"github.com/tambalapay/tambala/money"
+)
+
+// Version names the column set below. Columns are only ever added under a
+// new version; a version's names and order never change.
+const Version = "v1"
+
+// Columns are the v1 column names, in order.
+var Columns = []string{
+	"entry_id", "booked_at", "kind", "resource_id", "asset",
+	"available_change", "held_change", "available_after", "held_after",
+}
+
+// ContentType is the media type of a download.
+const ContentType = "text/csv; charset=utf-8"
+
+// Neutral returns a text cell safe to open in a spreadsheet: one that
+// begins with =, +, -, @, a tab or a carriage return gets a leading
+// apostrophe, so it is not read as a formula. Amounts are never passed
+// through it: a negative amount stays a number.
+func Neutral(s string) string {
+	if s == "" {
+		return s
+	}
+	switch s[0] {
+	case '=', '+', '-', '@', '\t', '\r':
+		return "'" + s
+	}
+	return s
+}
+
+// Amount is an amount cell: the exact decimal at the asset's places, a
+// leading minus when negative, never neutralised.
+func Amount(a money.Amount) string { return a.String() }
+
+// Reader reads one page of a statement (Client.Statement or
+// Operator.OrgStatement with the request bound).
+type Reader func(ctx context.Context, page tambala.PageRequest) (tambala.Statement, error)
+
+// Write writes the header and every line read through read, a page of
+// tambala.MaxPageSize lines at a time, flushing after each page. It holds
+// one page at a time. An error after the first page leaves a partial body:
+// the caller has already sent its status.
+func Write(ctx context.Context, w io.Writer, read Reader) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(Columns); err != nil {
+		return err
+	}
+	row := make([]string, len(Columns))
+	var buf []byte
+	page := tambala.PageRequest{Limit: tambala.MaxPageSize}
+	for {
+		st, err := read(ctx, page)
+		if err != nil {
+			return err
+		}
+		code := string(st.Asset.Code)
+		for _, l := range st.Lines.Items {
+			buf = l.At.UTC().AppendFormat(buf[:0], time.RFC3339Nano)
+			row[0], row[1], row[2], row[3], row[4] = Neutral(l.EntryID), string(buf), Neutral(string(l.Kind)), Neutral(l.ResourceID), Neutral(code)
+			row[5], row[6], row[7], row[8] = Amount(l.Available), Amount(l.Held), Amount(l.AvailableAfter), Amount(l.HeldAfter)
+			if err := cw.Write(row); err != nil {
+				return err
+			}
+		}
+		cw.Flush()
+		if err := cw.Error(); err != nil {
+			return err
+		}
+		if f, ok := w.(interface{ Flush() }); ok {
+			f.Flush()
+		}
+		if !st.Lines.HasMore {
+			return nil
+		}
+		page.BeforeID = st.Lines.NextBeforeID
+	}
+}
