@@ -89,3 +89,50 @@ func Write(ctx context.Context, w io.Writer, read Reader) error {
 		page.BeforeID = st.Lines.NextBeforeID
 	}
 }
+
+// ParsePeriod reads a statement period from its two texts, each empty (no
+// bound), a date (2006-01-02, a day in UTC) or an RFC 3339 time. A date as
+// from starts at its midnight; a date as to includes that whole day. The
+// error is the field's message.
+func ParsePeriod(from, to string) (f, t time.Time, field, msg string) {
+	var ok bool
+	if f, ok = parseBound(from, false); !ok {
+		return f, t, "from", "Give the start as a date (2026-03-01) or an RFC 3339 time."
+	}
+	if t, ok = parseBound(to, true); !ok {
+		return f, t, "to", "Give the end as a date (2026-03-31) or an RFC 3339 time."
+	}
+	if !f.IsZero() && !t.IsZero() && t.Before(f) {
+		return f, t, "to", "The end must not be before the start."
+	}
+	return f, t, "", ""
+}
+
+func parseBound(s string, end bool) (time.Time, bool) {
+	if s == "" {
+		return time.Time{}, true
+	}
+	if d, err := time.Parse(time.DateOnly, s); err == nil {
+		if end {
+			d = d.AddDate(0, 0, 1)
+		}
+		return d, true
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	return t.UTC(), err == nil
+}
+
+// FileName is a download's file name: statement-<org>-<asset>-<version>.csv.
+func FileName(org, asset string) string {
+	return "statement-" + safeName(org) + "-" + safeName(asset) + "-" + Version + ".csv"
+}
+
+func safeName(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			b[i] = '_'
+		}
+	}
+	return string(b)
+}
