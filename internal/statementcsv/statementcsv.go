@@ -5,9 +5,10 @@
 package statementcsv
 
 import (
+	"bufio"
 	"context"
-	"encoding/csv"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/tambalapay/tambala"
@@ -55,12 +56,10 @@ type Reader func(ctx context.Context, page tambala.PageRequest) (tambala.Stateme
 // one page at a time. An error after the first page leaves a partial body:
 // the caller has already sent its status.
 func Write(ctx context.Context, w io.Writer, read Reader) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write(Columns); err != nil {
-		return err
-	}
+	bw := bufio.NewWriterSize(w, 32<<10)
+	buf := appendRecord(nil, Columns)
 	row := make([]string, len(Columns))
-	var buf []byte
+	var at []byte
 	page := tambala.PageRequest{Limit: tambala.MaxPageSize}
 	for {
 		st, err := read(ctx, page)
@@ -69,15 +68,22 @@ func Write(ctx context.Context, w io.Writer, read Reader) error {
 		}
 		code := string(st.Asset.Code)
 		for _, l := range st.Lines.Items {
-			buf = l.At.UTC().AppendFormat(buf[:0], time.RFC3339Nano)
-			row[0], row[1], row[2], row[3], row[4] = Neutral(l.EntryID), string(buf), Neutral(string(l.Kind)), Neutral(l.ResourceID), Neutral(code)
+			at = l.At.UTC().AppendFormat(at[:0], time.RFC3339Nano)
+			row[0], row[1], row[2], row[3], row[4] = Neutral(l.EntryID), string(at), Neutral(string(l.Kind)), Neutral(l.ResourceID), Neutral(code)
 			row[5], row[6], row[7], row[8] = Amount(l.Available), Amount(l.Held), Amount(l.AvailableAfter), Amount(l.HeldAfter)
-			if err := cw.Write(row); err != nil {
-				return err
+			buf = appendRecord(buf, row)
+			if len(buf) >= 16<<10 {
+				if _, err := bw.Write(buf); err != nil {
+					return err
+				}
+				buf = buf[:0]
 			}
 		}
-		cw.Flush()
-		if err := cw.Error(); err != nil {
+		if _, err := bw.Write(buf); err != nil {
+			return err
+		}
+		buf = buf[:0]
+		if err := bw.Flush(); err != nil {
 			return err
 		}
 		if f, ok := w.(interface{ Flush() }); ok {
@@ -88,6 +94,32 @@ func Write(ctx context.Context, w io.Writer, read Reader) error {
 		}
 		page.BeforeID = st.Lines.NextBeforeID
 	}
+}
+
+// appendRecord appends one RFC 4180 record: fields separated by commas,
+// a field holding a comma, a double quote, a carriage return or a line
+// feed (or starting with a space) enclosed in double quotes with each
+// double quote doubled, and the record ended by CRLF. Every byte of a
+// field is kept (encoding/csv's CRLF mode drops a lone carriage return).
+func appendRecord(b []byte, fields []string) []byte {
+	for i, f := range fields {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if f == "" || !(strings.ContainsAny(f, ",\"\r\n") || f[0] == ' ') {
+			b = append(b, f...)
+			continue
+		}
+		b = append(b, '"')
+		for j := 0; j < len(f); j++ {
+			if f[j] == '"' {
+				b = append(b, '"')
+			}
+			b = append(b, f[j])
+		}
+		b = append(b, '"')
+	}
+	return append(b, '\r', '\n')
 }
 
 // ParsePeriod reads a statement period from its two texts, each empty (no

@@ -113,9 +113,6 @@ func (w *countingWriter) Flush() {
 // lines would take if held (the output alone is several megabytes), and
 // the bytes allocated per line are bounded, as they are for 10^4 lines.
 func TestWriteConstantMemory(t *testing.T) {
-	if testing.Short() {
-		t.Skip("seeds 10^5 ledger entries")
-	}
 	perLine := func(n int) (allocPerLine float64, liveGrowth int64, out int64) {
 		e, org := seed(t, n, func(i int) string { return fmt.Sprintf("ref-%07d", i) })
 		// One page first: memstore builds its ordered index of a bucket at
@@ -144,4 +141,15 @@ func TestNeutral(t *testing.T) {
 	for in, want := range map[string]string{"": "", "a=b": "a=b", "=1": "'=1", "+1": "'+1", "-1": "'-1", "@a": "'@a", "\t": "'\t", "\r": "'\r", "payout_held": "payout_held"} {
 		assert.Equal(t, want, statementcsv.Neutral(in), "%q", in)
 	}
+}
+
+// Records end with CRLF (RFC 4180); a field with a comma, a quote or a
+// line break is quoted, its bytes kept as they are.
+func TestWriteRFC4180(t *testing.T) {
+	e, org := seed(t, 1, func(int) string { return "a,\"b\"\nc" })
+	var buf bytes.Buffer
+	require.NoError(t, statementcsv.Write(context.Background(), &buf, reader(e, org)))
+	out := buf.String()
+	assert.True(t, strings.HasPrefix(out, strings.Join(statementcsv.Columns, ",")+"\r\n"), out)
+	assert.Contains(t, out, `,"a,""b""`+"\nc\",MWK,1.00,0.00,1.00,0.00\r\n")
 }
