@@ -2,6 +2,7 @@ package tambala_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,7 +16,7 @@ import (
 )
 
 // The statement invariants, on every store, over random funding,
-// conversions (holds, captures, credits in the other asset, releases) and
+// deposits, conversions (holds, captures, credits in the other asset, releases) and
 // clock moves: for each asset, opening plus the lines equals closing, over
 // the whole history and over a random period; each line's running balances
 // are the previous ones plus its changes; the last line's running balances
@@ -42,7 +43,7 @@ func statementProperty(rt *rapid.T, s store.Store) {
 	steps := rapid.IntRange(1, 20).Draw(rt, "steps")
 	for i := 0; i < steps; i++ {
 		marks = append(marks, c.clock.Now())
-		switch rapid.IntRange(0, 3).Draw(rt, "action") {
+		switch rapid.IntRange(0, 4).Draw(rt, "action") {
 		case 0: // fund either asset
 			a := money.MWK
 			amt := money.FromInt(a, int64(rapid.IntRange(1, 5000).Draw(rt, "fund")))
@@ -68,6 +69,10 @@ func statementProperty(rt *rapid.T, s store.Store) {
 			must(rt, err)
 		case 3:
 			c.clock.Advance(time.Duration(rapid.IntRange(0, 3).Draw(rt, "secs")) * time.Second)
+		case 4: // a USDT deposit (a /v2 collection from a deposit)
+			amt := money.FromInt(money.USDT, int64(rapid.IntRange(1, 50).Draw(rt, "deposit")))
+			_, err := c.e.Operator().RecordDeposit(c.ctx, c.org.ID, tambala.Deposit{Network: "tron", Asset: "USDT", Amount: amt, TxRef: c.next("0x")})
+			must(rt, err)
 		}
 	}
 	must(rt, ledger.CheckStore(c.ctx, c.s))
@@ -125,6 +130,9 @@ func checkStatement(rt *rapid.T, ctx context.Context, e *tambala.Engine, s store
 		}
 		if l.Kind == tambala.LineOther {
 			rt.Fatalf("%s: entry %s has no kind", a.Code, l.EntryID)
+		}
+		if strings.HasPrefix(l.EntryID, "collection_v2:") != (l.Kind == tambala.LineDeposit) {
+			rt.Fatalf("%s: entry %s is a %s", a.Code, l.EntryID, l.Kind)
 		}
 		av, hd = add(av, l.Available), add(hd, l.Held)
 		if av.Cmp(l.AvailableAfter) != 0 || hd.Cmp(l.HeldAfter) != 0 {
