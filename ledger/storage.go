@@ -40,10 +40,6 @@ func Post(tx store.Tx, cmd Command) (Effect, error) {
 // (a record above the store's limits, say) leaves nothing in tx, even when
 // the caller goes on to commit.
 func (s *txState) write(eff Effect) error {
-	type record struct {
-		bucket     []byte
-		key, value span
-	}
 	// The four record kinds are laid out inline rather than through a
 	// helper: a helper holding recs moves arr to the heap, one allocation
 	// more on every post (measured: 7 -> 8 per hold).
@@ -77,6 +73,10 @@ func (s *txState) write(eff Effect) error {
 		buf = append(buf, eff.Entry.ID...)
 		recs = append(recs, record{bucketReversals, span{k0, v0}, span{v0, len(buf)}})
 	}
+	buf, recs, err := s.appendLines(buf, &eff, recs)
+	if err != nil {
+		return err
+	}
 	s.buf = buf
 	for _, r := range recs {
 		if err := store.CheckPut(r.bucket, r.key.of(buf), r.value.of(buf)); err != nil {
@@ -89,6 +89,12 @@ func (s *txState) write(eff Effect) error {
 		}
 	}
 	return nil
+}
+
+// record is one record write plans, as spans of its scratch buffer.
+type record struct {
+	bucket     []byte
+	key, value span
 }
 
 // span is a part of a scratch buffer, kept as offsets while it grows.

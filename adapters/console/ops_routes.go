@@ -46,6 +46,7 @@ func (h *handler) operationsRoutes(mux *http.ServeMux, s *webui.Site) {
 	mux.HandleFunc("GET /console/orgs/{id}", s.SignedIn(h.org))
 	mux.HandleFunc("POST /console/orgs/{id}/{form}", s.Changing(h.orgChange))
 	mux.HandleFunc("POST /console/orgs/{id}/users/{user}/{change}", s.Changing(h.orgUserChange))
+	h.statementRoutes(mux, s)
 
 	mux.HandleFunc("GET /console/approvals", s.SignedIn(h.approvals))
 	mux.HandleFunc("POST /console/approvals/{id}/{decision}", s.Changing(h.decide))

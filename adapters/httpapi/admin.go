@@ -73,6 +73,7 @@ func (a *Admin) routes(o Options) {
 	a.handleJSON("POST /admin/orgs", a.createOrg)
 	a.handle("GET /admin/orgs/{org}", a.getOrg)
 	a.handle("GET /admin/orgs/{org}/balances", a.orgBalances)
+	a.handle("GET /admin/orgs/{org}/statement", a.orgStatement)
 	a.handleJSON("PUT /admin/orgs/{org}/status", a.setStatus)
 	a.handleJSON("PUT /admin/orgs/{org}/v2-access", a.setV2Access)
 	a.handleJSON("PUT /admin/orgs/{org}/assets", a.setAssets)

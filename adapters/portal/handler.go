@@ -134,6 +134,8 @@ func New(engine *tambala.Engine, o *Options) *Handler {
 			return c.CollectionsV2(ctx, pg, tambala.CollectionV2Filter{Asset: asset})
 		})))
 	mux.HandleFunc("GET /portal/v2/collections/{id}", h.signedIn(detail(h, "Collection (/v2)", "collections", "collection_v2", "/portal/v2/collections", (*tambala.Client).CollectionV2)))
+	mux.HandleFunc("GET /portal/statement", h.signedIn(h.statement))
+	mux.HandleFunc("GET /portal/statement.csv", h.signedIn(h.statementCSV))
 	mux.HandleFunc("/portal/", h.site.NotFound)
 	h.handler = http.NewCrossOriginProtection().Handler(mux)
 	h.site.Tracer, h.site.Routes = webui.TracerOf(engine, "github.com/tambalapay/tambala/adapters/portal"), mux

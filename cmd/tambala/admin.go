@@ -19,6 +19,7 @@ var adminCommands = []command{
 	{"org list", "list the organizations", orgList},
 	{"org show", "show an organization's settings", orgShow},
 	{"org balances", "show an organization's balances: MWK and each asset it has enabled", orgBalances},
+	{"org statement", "show an organization's statement in an asset over a period, or download it as CSV", orgStatement},
 	{"org status", "set an organization's status: active or suspended", orgStatus},
 	{"org v2-access", "set an organization's access to /v2", orgV2Access},
 	{"org assets", "replace an organization's assets and their operations", orgAssets},
