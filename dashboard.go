@@ -298,8 +298,9 @@ func (c *Client) Overview(ctx context.Context, assets []money.AssetCode) (_ OrgO
 // flight by age (from the open items' indexes), the webhook deliveries
 // dead-lettered now and today's payouts accepted per rail (from counters
 // kept in the transaction of each change).
-func (o *Operator) Home(ctx context.Context) (_ OperatorHome, err error) {
-	ctx, span := o.span(ctx, "tambala.Operator.Home")
+func (b *BackOffice) Home(ctx context.Context) (_ OperatorHome, err error) {
+	o := b.o
+	ctx, span := o.span(ctx, "tambala.BackOffice.Home")
 	defer span.end(&err)
 	ctx, err = o.act(ctx, "")
 	if err != nil {

@@ -149,7 +149,7 @@ func (m *dashModel) check(t fataler) {
 			t.Fatalf("outcomes on %s: counters %s/%s, full scan %d/%d", day, ov.Succeeded[i].Value, ov.Failed[i].Value, succeeded[day], failed[day])
 		}
 	}
-	h, err := m.e.Operator().Home(m.ctx)
+	h, err := m.e.Operator().BackOffice().Home(m.ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +255,7 @@ func TestDashboardDeadLetters(t *testing.T) {
 					want++
 				}
 			}
-			h, err := env.engine.Operator().Home(ctx)
+			h, err := env.engine.Operator().BackOffice().Home(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}

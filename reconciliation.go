@@ -33,16 +33,19 @@ const settingMappingPrefix = "settlement.mapping."
 // MaxSettlementFile bounds a settlement file, in bytes.
 const MaxSettlementFile = 4 << 20
 
-// Reconciliation is the operator's reconciliation of the rails'
-// settlement files with the engine's payouts and collections: the column
-// mapping of each rail, the import of a file, its five groups, resolving
-// in bulk the payouts in flight the file settles, and marking lines
-// explained. Changes need the operations role and are audited; reads
-// need any staff role. Operator.Reconciliation returns it.
-type Reconciliation struct{ o *Operator }
+// BackOffice is the face of the operator's back office, where the books
+// are closed: an organization's statement (OrgStatement), the console's
+// first page of what waits and what went wrong (Home), and the
+// reconciliation of the rails' settlement files with the engine's
+// payouts and collections: the column mapping of each rail, the import
+// of a file, its five groups, resolving in bulk the payouts in flight the
+// file settles, and marking lines explained. Changes need the operations
+// role and are audited; reads need any staff role. Operator.BackOffice
+// returns it.
+type BackOffice struct{ o *Operator }
 
-// Reconciliation returns the reconciliation face of o, for its caller.
-func (o *Operator) Reconciliation() *Reconciliation { return &Reconciliation{o: o} }
+// BackOffice returns the back-office face of o, for its caller.
+func (o *Operator) BackOffice() *BackOffice { return &BackOffice{o: o} }
 
 // SettlementFile is a settlement file to import: the rail it is from
 // (bank, momo or wallet), a name for people (at most 200 bytes) and its
@@ -133,8 +136,8 @@ func checkRail(rail payouts.Rail) error {
 }
 
 // SetMapping sets the column mapping of rail's settlement files.
-func (r *Reconciliation) SetMapping(ctx context.Context, rail payouts.Rail, m reconcile.Mapping) (err error) {
-	ctx, span := r.o.span(ctx, "tambala.Reconciliation.SetMapping")
+func (r *BackOffice) SetMapping(ctx context.Context, rail payouts.Rail, m reconcile.Mapping) (err error) {
+	ctx, span := r.o.span(ctx, "tambala.BackOffice.SetMapping")
 	defer span.end(&err)
 	if ctx, err = r.o.act(ctx, accounts.StaffOperations); err != nil {
 		return err
@@ -169,8 +172,8 @@ func mappingText(m reconcile.Mapping) string {
 
 // Mapping returns the column mapping of rail's settlement files: the one
 // set, or reconcile.DefaultMapping.
-func (r *Reconciliation) Mapping(ctx context.Context, rail payouts.Rail) (_ reconcile.Mapping, err error) {
-	ctx, span := r.o.span(ctx, "tambala.Reconciliation.Mapping")
+func (r *BackOffice) Mapping(ctx context.Context, rail payouts.Rail) (_ reconcile.Mapping, err error) {
+	ctx, span := r.o.span(ctx, "tambala.BackOffice.Mapping")
 	defer span.end(&err)
 	if ctx, err = r.o.act(ctx, ""); err != nil {
 		return reconcile.Mapping{}, err
@@ -201,8 +204,8 @@ func readMapping(tx store.Tx, rail payouts.Rail) (reconcile.Mapping, error) {
 // malformed line number) and nothing is kept. A file already imported
 // (same SHA-256) changes nothing: the answer is the first import, with
 // Repeated set.
-func (r *Reconciliation) Import(ctx context.Context, f SettlementFile) (_ SettlementImport, err error) {
-	ctx, span := r.o.span(ctx, "tambala.Reconciliation.Import")
+func (r *BackOffice) Import(ctx context.Context, f SettlementFile) (_ SettlementImport, err error) {
+	ctx, span := r.o.span(ctx, "tambala.BackOffice.Import")
 	defer span.end(&err)
 	if ctx, err = r.o.act(ctx, accounts.StaffOperations); err != nil {
 		return SettlementImport{}, err
@@ -291,8 +294,8 @@ func settlementImport(rec codec.SettlementImportRecord) SettlementImport {
 
 // Imports lists rail's imports, newest first, with the gaps in its file
 // numbers.
-func (r *Reconciliation) Imports(ctx context.Context, rail payouts.Rail) (_ []SettlementImport, missing, repeated []int, err error) {
-	ctx, span := r.o.span(ctx, "tambala.Reconciliation.Imports")
+func (r *BackOffice) Imports(ctx context.Context, rail payouts.Rail) (_ []SettlementImport, missing, repeated []int, err error) {
+	ctx, span := r.o.span(ctx, "tambala.BackOffice.Imports")
 	defer span.end(&err)
 	if ctx, err = r.o.act(ctx, ""); err != nil {
 		return nil, nil, nil, err
@@ -322,8 +325,8 @@ func (r *Reconciliation) Imports(ctx context.Context, rail payouts.Rail) (_ []Se
 
 // Report matches import id against the payouts and collections of its
 // rail as they are now.
-func (r *Reconciliation) Report(ctx context.Context, id string) (_ SettlementReport, err error) {
-	ctx, span := r.o.span(ctx, "tambala.Reconciliation.Report")
+func (r *BackOffice) Report(ctx context.Context, id string) (_ SettlementReport, err error) {
+	ctx, span := r.o.span(ctx, "tambala.BackOffice.Report")
 	defer span.end(&err)
 	if ctx, err = r.o.act(ctx, ""); err != nil {
 		return SettlementReport{}, err
@@ -450,8 +453,8 @@ func railItems(tx store.Tx, rail payouts.Rail) ([]reconcile.Item, error) {
 // payout that is not in flight in the matched group is refused (in
 // Refused), the others go on. One audit entry records the bulk, after
 // the resolutions' own.
-func (r *Reconciliation) ResolveMatched(ctx context.Context, id string, b BulkResolution) (_ BulkResolved, err error) {
-	ctx, span := r.o.span(ctx, "tambala.Reconciliation.ResolveMatched")
+func (r *BackOffice) ResolveMatched(ctx context.Context, id string, b BulkResolution) (_ BulkResolved, err error) {
+	ctx, span := r.o.span(ctx, "tambala.BackOffice.ResolveMatched")
 	defer span.end(&err)
 	if ctx, err = r.o.act(ctx, accounts.StaffOperations); err != nil {
 		return BulkResolved{}, err
@@ -535,8 +538,8 @@ func (r *Reconciliation) ResolveMatched(ctx context.Context, id string, b BulkRe
 // Explain marks line (its line number in the file) of import id
 // explained, with reason (1 to 500 characters); a line explained again
 // keeps the latest reason.
-func (r *Reconciliation) Explain(ctx context.Context, id string, line int, reason string) (err error) {
-	ctx, span := r.o.span(ctx, "tambala.Reconciliation.Explain")
+func (r *BackOffice) Explain(ctx context.Context, id string, line int, reason string) (err error) {
+	ctx, span := r.o.span(ctx, "tambala.BackOffice.Explain")
 	defer span.end(&err)
 	if ctx, err = r.o.act(ctx, accounts.StaffOperations); err != nil {
 		return err

@@ -31,7 +31,7 @@ type reconEnv struct {
 	s                                   store.Store
 	clock                               *fakeClock
 	e                                   *tambala.Engine
-	op                                  *tambala.Reconciliation
+	op                                  *tambala.BackOffice
 	ok, short, bounced, gone, open, big string
 	collection                          string
 	at                                  time.Time // when the payouts resolved
@@ -45,7 +45,7 @@ func newReconEnv(t *testing.T, s store.Store) *reconEnv {
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, ledger.CheckStore(context.Background(), s)) })
 	p := fundedPrincipal(t, e, "100000.00")
-	r := &reconEnv{ctx: ctx, s: s, clock: clock, e: e, op: e.Operator().Reconciliation()}
+	r := &reconEnv{ctx: ctx, s: s, clock: clock, e: e, op: e.Operator().BackOffice()}
 	pay := func(key, amount string) string {
 		c, err := e.Client(p).CreatePayout(ctx, momoRequest(amount), tambala.Idempotency{Key: key})
 		require.NoError(t, err)
@@ -248,13 +248,13 @@ func TestReconciliationBulkResolve(t *testing.T) {
 		_, tok := enrolStaff(t, r.e, r.ctx, r.clock, "sam@operator.example", accounts.StaffSupport)
 		staff, err := r.e.StaffPortal().Operator(r.ctx, tok)
 		require.NoError(t, err)
-		_, err = staff.Reconciliation().Report(r.ctx, imp.ID)
+		_, err = staff.BackOffice().Report(r.ctx, imp.ID)
 		require.NoError(t, err)
-		_, err = staff.Reconciliation().Import(r.ctx, tambala.SettlementFile{Rail: payouts.Momo, Name: "g.csv", Content: r.file(0, "q 1 settled")})
+		_, err = staff.BackOffice().Import(r.ctx, tambala.SettlementFile{Rail: payouts.Momo, Name: "g.csv", Content: r.file(0, "q 1 settled")})
 		assert.Equal(t, errcode.Forbidden, errcode.Of(err))
-		_, err = staff.Reconciliation().ResolveMatched(r.ctx, imp.ID, tambala.BulkResolution{Payouts: []string{r.big}})
+		_, err = staff.BackOffice().ResolveMatched(r.ctx, imp.ID, tambala.BulkResolution{Payouts: []string{r.big}})
 		assert.Equal(t, errcode.Forbidden, errcode.Of(err))
-		assert.Equal(t, errcode.Forbidden, errcode.Of(staff.Reconciliation().Explain(r.ctx, imp.ID, 2, "x")))
+		assert.Equal(t, errcode.Forbidden, errcode.Of(staff.BackOffice().Explain(r.ctx, imp.ID, 2, "x")))
 	})
 }
 

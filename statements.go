@@ -100,8 +100,9 @@ func (c *Client) Statement(ctx context.Context, req StatementRequest, page PageR
 // the engine knows (the operator's side), as Client.Statement does. It is a
 // staff read: every staff role, support included, may make it, whatever
 // the organization's status.
-func (o *Operator) OrgStatement(ctx context.Context, orgID string, req StatementRequest, page PageRequest) (_ Statement, err error) {
-	ctx, span := o.span(ctx, "tambala.Operator.OrgStatement")
+func (b *BackOffice) OrgStatement(ctx context.Context, orgID string, req StatementRequest, page PageRequest) (_ Statement, err error) {
+	o := b.o
+	ctx, span := o.span(ctx, "tambala.BackOffice.OrgStatement")
 	defer span.end(&err)
 	ctx, err = o.act(ctx, "")
 	if err != nil {

@@ -112,7 +112,7 @@ func checkStatement(rt *rapid.T, ctx context.Context, e *tambala.Engine, s store
 	}, limit)
 	// The staff face reads the same statement.
 	_, staff := readStatement(rt, ctx, func(pr tambala.PageRequest) (tambala.Statement, error) {
-		return e.Operator().OrgStatement(ctx, org, tambala.StatementRequest{Asset: a.Code}, pr)
+		return e.Operator().BackOffice().OrgStatement(ctx, org, tambala.StatementRequest{Asset: a.Code}, pr)
 	}, rapid.IntRange(1, 7).Draw(rt, "staff_limit"))
 	if len(staff) != len(lines) {
 		rt.Fatalf("%s: staff statement %d lines, client %d", a.Code, len(staff), len(lines))

@@ -35,7 +35,7 @@ func (h *handler) home(w http.ResponseWriter, r *http.Request, s webui.Session) 
 	if !ok {
 		return
 	}
-	hm, err := op.Home(r.Context())
+	hm, err := op.BackOffice().Home(r.Context())
 	if err != nil {
 		h.fail(w, v, err)
 		return

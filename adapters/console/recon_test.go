@@ -54,7 +54,7 @@ func TestReconciliationPage(t *testing.T) {
 	if w := upload(h, sup, accounts.CSRFToken(sup), "momo", good); w.Code != http.StatusForbidden {
 		t.Errorf("a support user's import: %d %s", w.Code, w.Body)
 	}
-	list, _, _, err := v.engine.Operator().Reconciliation().Imports(v.ctx, payouts.Momo)
+	list, _, _, err := v.engine.Operator().BackOffice().Imports(v.ctx, payouts.Momo)
 	if err != nil || len(list) != 0 {
 		t.Fatalf("kept after refusals: %+v %v", list, err)
 	}

@@ -68,14 +68,14 @@ var groupNames = map[reconcile.Group]string{
 	reconcile.TambalaOnly:   "In tambala, not in the file",
 }
 
-func (h *handler) reconView(w http.ResponseWriter, r *http.Request, s webui.Session, id string) (webui.View, *tambala.Reconciliation, bool) {
+func (h *handler) reconView(w http.ResponseWriter, r *http.Request, s webui.Session, id string) (webui.View, *tambala.BackOffice, bool) {
 	v := s.View("Reconciliation", "reconciliation")
 	v.Errors, v.Form = map[string]string{}, map[string]string{}
 	op, ok := h.operator(w, r, s, v)
 	if !ok {
 		return v, nil, false
 	}
-	rc := op.Reconciliation()
+	rc := op.BackOffice()
 	d := reconData{Ops: may(s, accounts.StaffOperations), Groups: reconcile.Groups}
 	if id == "" {
 		for _, rail := range reconRails {

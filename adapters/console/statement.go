@@ -78,7 +78,7 @@ func (h *handler) statement(w http.ResponseWriter, r *http.Request, s webui.Sess
 		h.site.Render(w, http.StatusOK, "statement", v)
 		return
 	}
-	st, err := op.OrgStatement(r.Context(), o.ID, req, tambala.PageRequest{Limit: statementPageSize, BeforeID: r.URL.Query().Get("before")})
+	st, err := op.BackOffice().OrgStatement(r.Context(), o.ID, req, tambala.PageRequest{Limit: statementPageSize, BeforeID: r.URL.Query().Get("before")})
 	if err != nil {
 		h.statementFailed(w, v, err)
 		return
@@ -122,7 +122,7 @@ func (h *handler) statementCSV(w http.ResponseWriter, r *http.Request, s webui.S
 	}
 	org := r.PathValue("id")
 	read := func(ctx context.Context, pg tambala.PageRequest) (tambala.Statement, error) {
-		return op.OrgStatement(ctx, org, req, pg)
+		return op.BackOffice().OrgStatement(ctx, org, req, pg)
 	}
 	if !ok {
 		v.Error = "The period is not valid: " + strings.Join(mapValues(v.Errors), " ")

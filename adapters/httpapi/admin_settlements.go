@@ -38,7 +38,7 @@ type settlementColumnsJSON struct {
 // settlementMapping is GET /admin/settlements/mappings/{rail}: the header
 // names the rail's settlement files are read with.
 func (a *Admin) settlementMapping(w http.ResponseWriter, r *http.Request) {
-	m, err := a.engine.Operator().Reconciliation().Mapping(r.Context(), payouts.Rail(r.PathValue("rail")))
+	m, err := a.engine.Operator().BackOffice().Mapping(r.Context(), payouts.Rail(r.PathValue("rail")))
 	if err != nil {
 		writeError(w, r, a.log, err)
 		return
@@ -56,7 +56,7 @@ func (a *Admin) setSettlementMapping(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rail := payouts.Rail(r.PathValue("rail"))
-	rc := a.engine.Operator().Reconciliation()
+	rc := a.engine.Operator().BackOffice()
 	if err := rc.SetMapping(r.Context(), rail, reconcile.Mapping(in.Columns)); err != nil {
 		writeError(w, r, a.log, err)
 		return
@@ -149,7 +149,7 @@ func (a *Admin) importSettlement(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, errcode.Newf(errcode.ValidationError, "content_base64 must be the file in standard base64."))
 		return
 	}
-	imp, err := a.engine.Operator().Reconciliation().Import(r.Context(),
+	imp, err := a.engine.Operator().BackOffice().Import(r.Context(),
 		tambala.SettlementFile{Rail: payouts.Rail(in.Rail), Name: in.Name, Content: string(content)})
 	if err != nil {
 		writeError(w, r, a.log, err)
@@ -161,7 +161,7 @@ func (a *Admin) importSettlement(w http.ResponseWriter, r *http.Request) {
 // settlementReport is GET /admin/settlements/{id}: the import's lines in
 // their groups, matched against the engine's state now.
 func (a *Admin) settlementReport(w http.ResponseWriter, r *http.Request) {
-	rep, err := a.engine.Operator().Reconciliation().Report(r.Context(), r.PathValue("id"))
+	rep, err := a.engine.Operator().BackOffice().Report(r.Context(), r.PathValue("id"))
 	if err != nil {
 		writeError(w, r, a.log, err)
 		return

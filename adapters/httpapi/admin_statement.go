@@ -24,7 +24,7 @@ type statementLineJSON struct {
 }
 
 // orgStatement is GET /admin/orgs/{org}/statement?asset=&from=&to=: one
-// page of the organization's statement (Operator.OrgStatement) as JSON
+// page of the organization's statement (Operator.BackOffice().OrgStatement) as JSON
 // (limit, before_id as on every list), or with format=csv every line of
 // the period as a CSV download (internal/statementcsv), streamed.
 func (a *Admin) orgStatement(w http.ResponseWriter, r *http.Request) {
@@ -40,7 +40,7 @@ func (a *Admin) orgStatement(w http.ResponseWriter, r *http.Request) {
 	case "", "json":
 	case "csv":
 		read := func(ctx context.Context, pg tambala.PageRequest) (tambala.Statement, error) {
-			return op.OrgStatement(ctx, org, req, pg)
+			return op.BackOffice().OrgStatement(ctx, org, req, pg)
 		}
 		if _, err := read(r.Context(), tambala.PageRequest{Limit: 1}); err != nil {
 			writeError(w, r, a.log, err)
@@ -60,7 +60,7 @@ func (a *Admin) orgStatement(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	st, err := op.OrgStatement(r.Context(), org, req, page)
+	st, err := op.BackOffice().OrgStatement(r.Context(), org, req, page)
 	if err != nil {
 		writeError(w, r, a.log, err)
 		return

@@ -48,7 +48,7 @@ func Neutral(s string) string {
 func Amount(a money.Amount) string { return a.String() }
 
 // Reader reads one page of a statement (Client.Statement or
-// Operator.OrgStatement with the request bound).
+// Operator.BackOffice().OrgStatement with the request bound).
 type Reader func(ctx context.Context, page tambala.PageRequest) (tambala.Statement, error)
 
 // Write writes the header and every line read through read, a page of

@@ -53,7 +53,7 @@ func seed(t *testing.T, n int, refs func(int) string) (*tambala.Engine, string) 
 
 func reader(e *tambala.Engine, org string) statementcsv.Reader {
 	return func(ctx context.Context, page tambala.PageRequest) (tambala.Statement, error) {
-		return e.Operator().OrgStatement(ctx, org, tambala.StatementRequest{Asset: "MWK"}, page)
+		return e.Operator().BackOffice().OrgStatement(ctx, org, tambala.StatementRequest{Asset: "MWK"}, page)
 	}
 }
 
