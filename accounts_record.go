@@ -8,7 +8,7 @@ import (
 
 	"github.com/tambalapay/tambala/accounts"
 	"github.com/tambalapay/tambala/internal/codec"
-	"github.com/tambalapay/tambala/internal/records"
+	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/store"
 )
 
@@ -155,7 +155,7 @@ func fromAuditRecord(r codec.AuditRecord) (AuditEntry, error) {
 // loadUser reads user id; a missing one is notFound.
 func loadUser(tx store.Tx, id string, notFound error) (accounts.User, error) {
 	var r codec.UserRecord
-	if err := records.GetJSON(tx, bucketUsers, id, &r, notFound); err != nil {
+	if err := storage.GetJSON(tx, bucketUsers, id, &r, notFound); err != nil {
 		return accounts.User{}, err
 	}
 	return fromUserRecord(r)
@@ -178,20 +178,20 @@ func userByEmail(tx store.Tx, email string) (accounts.User, bool, error) {
 // putUser writes u and its indexes (its email and organization never
 // change once it exists).
 func putUser(tx store.Tx, u accounts.User) error {
-	if err := records.PutJSON(tx, bucketUsers, u.ID, toUserRecord(u)); err != nil {
+	if err := storage.PutJSON(tx, bucketUsers, u.ID, toUserRecord(u)); err != nil {
 		return err
 	}
 	if err := tx.Put(bucketUsersByEmail, []byte(u.Email), []byte(u.ID)); err != nil {
 		return err
 	}
-	return tx.Put(bucketUsersByOrg, records.IndexKey(u.Org, u.ID), nil)
+	return tx.Put(bucketUsersByOrg, storage.IndexKey(u.Org, u.ID), nil)
 }
 
 // loadInvitation reads the invitation with token hash h; a missing one is
 // notFound.
 func loadInvitation(tx store.Tx, h [32]byte, notFound error) (accounts.Invitation, error) {
 	var r codec.InvitationRecord
-	if err := records.GetJSON(tx, bucketInvitations, string(h[:]), &r, notFound); err != nil {
+	if err := storage.GetJSON(tx, bucketInvitations, string(h[:]), &r, notFound); err != nil {
 		return accounts.Invitation{}, err
 	}
 	return fromInvitationRecord(r)
@@ -200,17 +200,17 @@ func loadInvitation(tx store.Tx, h [32]byte, notFound error) (accounts.Invitatio
 // putInvitation writes inv and its organization's index, whose value is
 // the token hash the invitation is found by.
 func putInvitation(tx store.Tx, inv accounts.Invitation) error {
-	if err := records.PutJSON(tx, bucketInvitations, string(inv.TokenHash[:]), toInvitationRecord(inv)); err != nil {
+	if err := storage.PutJSON(tx, bucketInvitations, string(inv.TokenHash[:]), toInvitationRecord(inv)); err != nil {
 		return err
 	}
-	return tx.Put(bucketInvitationsByOrg, records.IndexKey(inv.Org, inv.ID), inv.TokenHash[:])
+	return tx.Put(bucketInvitationsByOrg, storage.IndexKey(inv.Org, inv.ID), inv.TokenHash[:])
 }
 
 // loadSession reads the session with token hash h; a missing one is
 // notFound.
 func loadSession(tx store.Tx, h [32]byte, notFound error) (accounts.Session, error) {
 	var r codec.SessionRecord
-	if err := records.GetJSON(tx, bucketSessions, string(h[:]), &r, notFound); err != nil {
+	if err := storage.GetJSON(tx, bucketSessions, string(h[:]), &r, notFound); err != nil {
 		return accounts.Session{}, err
 	}
 	return fromSessionRecord(r)
@@ -219,10 +219,10 @@ func loadSession(tx store.Tx, h [32]byte, notFound error) (accounts.Session, err
 // putSession writes s; a session in its user's index leaves it once it
 // has ended.
 func putSession(tx store.Tx, s accounts.Session) error {
-	if err := records.PutJSON(tx, bucketSessions, string(s.TokenHash[:]), toSessionRecord(s)); err != nil {
+	if err := storage.PutJSON(tx, bucketSessions, string(s.TokenHash[:]), toSessionRecord(s)); err != nil {
 		return err
 	}
-	k := records.IndexKey(s.UserID, string(s.TokenHash[:]))
+	k := storage.IndexKey(s.UserID, string(s.TokenHash[:]))
 	if s.Ended() {
 		return tx.Delete(bucketSessionsByUser, k)
 	}
@@ -233,7 +233,7 @@ func putSession(tx store.Tx, s accounts.Session) error {
 // has the zero Throttle.
 func loadThrottle(tx store.Tx, bucket []byte, key string) (accounts.Throttle, error) {
 	var r codec.ThrottleRecord
-	err := records.GetJSON(tx, bucket, key, &r, errNotFound)
+	err := storage.GetJSON(tx, bucket, key, &r, errNotFound)
 	if err == errNotFound {
 		return accounts.Throttle{}, nil
 	}
@@ -244,7 +244,7 @@ func loadThrottle(tx store.Tx, bucket []byte, key string) (accounts.Throttle, er
 }
 
 func putThrottle(tx store.Tx, bucket []byte, key string, t accounts.Throttle) error {
-	return records.PutJSON(tx, bucket, key, toThrottleRecord(t))
+	return storage.PutJSON(tx, bucket, key, toThrottleRecord(t))
 }
 
 // loadAccountThrottle reads the throttle of the account under key (its
@@ -252,7 +252,7 @@ func putThrottle(tx store.Tx, bucket []byte, key string, t accounts.Throttle) er
 // for none.
 func loadAccountThrottle(tx store.Tx, key string) (accounts.AccountThrottle, error) {
 	var r codec.ThrottleRecord
-	err := records.GetJSON(tx, bucketThrottleAccounts, key, &r, errNotFound)
+	err := storage.GetJSON(tx, bucketThrottleAccounts, key, &r, errNotFound)
 	if err == errNotFound {
 		return accounts.AccountThrottle{}, nil
 	}
@@ -281,7 +281,7 @@ func putAccountThrottle(tx store.Tx, key string, a accounts.AccountThrottle) err
 		}
 		r.Pairs[k] = toThrottleRecord(t)
 	}
-	return records.PutJSON(tx, bucketThrottleAccounts, key, r)
+	return storage.PutJSON(tx, bucketThrottleAccounts, key, r)
 }
 
 // totpRequired reads whether u must sign in with TOTP: every staff user
@@ -297,7 +297,7 @@ func totpRequired(tx store.Tx, u accounts.User) (bool, error) {
 // users.
 func orgTOTPRequired(tx store.Tx, org string) (bool, error) {
 	var r codec.PortalSettingsRecord
-	err := records.GetJSON(tx, bucketOrgPortal, org, &r, errNotFound)
+	err := storage.GetJSON(tx, bucketOrgPortal, org, &r, errNotFound)
 	if err == errNotFound {
 		return false, nil
 	}
@@ -305,7 +305,7 @@ func orgTOTPRequired(tx store.Tx, org string) (bool, error) {
 }
 
 func putPortalSettings(tx store.Tx, org string, totpRequired bool) error {
-	return records.PutJSON(tx, bucketOrgPortal, org, codec.PortalSettingsRecord{TOTPRequired: totpRequired})
+	return storage.PutJSON(tx, bucketOrgPortal, org, codec.PortalSettingsRecord{TOTPRequired: totpRequired})
 }
 
 func staffRoleStrings(roles []accounts.StaffRole) []string {

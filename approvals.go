@@ -9,7 +9,7 @@ import (
 	"github.com/tambalapay/tambala/approvals"
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/codec"
-	"github.com/tambalapay/tambala/internal/records"
+	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/orders"
 	"github.com/tambalapay/tambala/payouts"
@@ -375,7 +375,7 @@ func (e *Engine) gateWith(ctx context.Context, tx store.Tx, r gateReq) (*Approva
 		return nil, nil
 	}
 	if r.key != "" {
-		id, err := tx.Get(bucketApprovalsByKey, records.IndexKey(string(r.kind), r.key))
+		id, err := tx.Get(bucketApprovalsByKey, storage.IndexKey(string(r.kind), r.key))
 		switch {
 		case err == nil:
 			prev, err := e.loadApproval(tx, string(id))
@@ -411,10 +411,10 @@ func (e *Engine) gateWith(ctx context.Context, tx store.Tx, r gateReq) (*Approva
 	if err := e.putApproval(tx, a); err != nil {
 		return nil, err
 	}
-	if err := tx.Put(bucketApprovalsAll, records.IndexKey("", a.ID), nil); err != nil {
+	if err := tx.Put(bucketApprovalsAll, storage.IndexKey("", a.ID), nil); err != nil {
 		return nil, err
 	}
-	if err := tx.Put(bucketApprovalsByKey, records.IndexKey(string(r.kind), r.key), []byte(a.ID)); err != nil {
+	if err := tx.Put(bucketApprovalsByKey, storage.IndexKey(string(r.kind), r.key), []byte(a.ID)); err != nil {
 		return nil, err
 	}
 	why := "above the threshold " + amountText(t)
@@ -514,7 +514,7 @@ func (e *Engine) makeApprovedMove(ctx context.Context, tx store.Tx, a Approval) 
 
 func (e *Engine) loadApproval(tx store.Tx, id string) (Approval, error) {
 	var r codec.ApprovalRecord
-	if err := records.GetJSON(tx, bucketApprovals, id, &r, errNotFound); err != nil {
+	if err := storage.GetJSON(tx, bucketApprovals, id, &r, errNotFound); err != nil {
 		return Approval{}, err
 	}
 	as, ok := e.assets.Lookup(money.AssetCode(r.Asset))
@@ -533,7 +533,7 @@ func (e *Engine) loadApproval(tx store.Tx, id string) (Approval, error) {
 }
 
 func (e *Engine) putApproval(tx store.Tx, a Approval) error {
-	return records.PutJSON(tx, bucketApprovals, a.ID, codec.ApprovalRecord{ID: a.ID, Kind: string(a.Kind), Org: a.Org,
+	return storage.PutJSON(tx, bucketApprovals, a.ID, codec.ApprovalRecord{ID: a.ID, Kind: string(a.Kind), Org: a.Org,
 		Asset: string(a.Amount.Asset().Code), Amount: a.Amount.String(), Key: a.Key, Role: a.Role, Details: a.Details,
 		RequestedByKind: string(a.RequestedBy.Kind), RequestedByID: a.RequestedBy.UserID, RequestedByEmail: a.RequestedBy.Email,
 		RequestedAt: a.RequestedAt, Status: string(a.Status), DecidedByKind: string(a.DecidedBy.Kind), DecidedByID: a.DecidedBy.UserID,

@@ -7,7 +7,7 @@ import (
 
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/codec"
-	"github.com/tambalapay/tambala/internal/records"
+	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/networks"
 	"github.com/tambalapay/tambala/quotes"
@@ -46,7 +46,7 @@ func (e *Engine) setAssetLimits(ctx context.Context, asset money.AssetCode, op s
 	}
 	return e.store.Update(ctx, func(tx store.Tx) error {
 		var prev codec.AssetLimitsRecord
-		if err := records.GetJSON(tx, bucketAssetLimits, assetLimitsKey(asset, op), &prev, nil); err != nil {
+		if err := storage.GetJSON(tx, bucketAssetLimits, assetLimitsKey(asset, op), &prev, nil); err != nil {
 			return err
 		}
 		if err := e.auditAs(ctx, tx, "", AuditAssetLimitsChanged, string(asset), fmt.Sprintf("%s %s: min %s -> %s, max %s -> %s",
@@ -56,14 +56,14 @@ func (e *Engine) setAssetLimits(ctx context.Context, asset money.AssetCode, op s
 		if rec.Min == nil && rec.Max == nil {
 			return tx.Delete(bucketAssetLimits, []byte(assetLimitsKey(asset, op)))
 		}
-		return records.PutJSON(tx, bucketAssetLimits, assetLimitsKey(asset, op), rec)
+		return storage.PutJSON(tx, bucketAssetLimits, assetLimitsKey(asset, op), rec)
 	})
 }
 
 // assetLimits reads the limits of op in asset (none: zero Limits).
 func (e *Engine) assetLimits(tx store.Tx, asset money.Asset, op string) (quotes.Limits, error) {
 	var rec codec.AssetLimitsRecord
-	if err := records.GetJSON(tx, bucketAssetLimits, assetLimitsKey(asset.Code, op), &rec, nil); err != nil {
+	if err := storage.GetJSON(tx, bucketAssetLimits, assetLimitsKey(asset.Code, op), &rec, nil); err != nil {
 		return quotes.Limits{}, err
 	}
 	var l quotes.Limits

@@ -9,7 +9,7 @@ import (
 	"github.com/tambalapay/tambala/accounts"
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/codec"
-	"github.com/tambalapay/tambala/internal/records"
+	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/store"
 )
@@ -166,16 +166,16 @@ func (e *Engine) audit(ctx context.Context, tx store.Tx, actor AuditActor, org s
 	ri := requestInfo(ctx)
 	a := AuditEntry{ID: e.newID(), At: e.nowUTC(), Actor: actor, Org: org, Action: action, Target: target,
 		Summary: summary, Address: ri.Address, RequestID: ri.RequestID}
-	if err := records.PutJSON(tx, bucketAudit, string(records.IndexKey(org, a.ID)), toAuditRecord(a)); err != nil {
+	if err := storage.PutJSON(tx, bucketAudit, string(storage.IndexKey(org, a.ID)), toAuditRecord(a)); err != nil {
 		return err
 	}
-	return tx.Put(bucketAuditAll, records.IndexKey("", a.ID), []byte(org))
+	return tx.Put(bucketAuditAll, storage.IndexKey("", a.ID), []byte(org))
 }
 
 // loadAudit reads entry id of org.
 func loadAudit(tx store.Tx, org, id string) (AuditEntry, error) {
 	var r codec.AuditRecord
-	if err := records.GetJSON(tx, bucketAudit, string(records.IndexKey(org, id)), &r, errcode.New(errcode.InternalError)); err != nil {
+	if err := storage.GetJSON(tx, bucketAudit, string(storage.IndexKey(org, id)), &r, errcode.New(errcode.InternalError)); err != nil {
 		return AuditEntry{}, err
 	}
 	return fromAuditRecord(r)
@@ -191,7 +191,7 @@ func (e *Engine) auditTrail(ctx context.Context, page PageRequest, f AuditFilter
 	err := e.store.View(ctx, func(tx store.Tx) error {
 		index, owner := bucketAuditAll, ""
 		load := func(id string) (AuditEntry, error) {
-			o, err := tx.Get(bucketAuditAll, records.IndexKey("", id))
+			o, err := tx.Get(bucketAuditAll, storage.IndexKey("", id))
 			if err != nil {
 				return AuditEntry{}, err
 			}

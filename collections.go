@@ -11,7 +11,7 @@ import (
 	"github.com/tambalapay/tambala/approvals"
 	"github.com/tambalapay/tambala/collections"
 	"github.com/tambalapay/tambala/errcode"
-	"github.com/tambalapay/tambala/internal/records"
+	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/payouts"
@@ -140,7 +140,7 @@ func (e *Engine) settleCollection(ctx context.Context, tx store.Tx, orgID string
 	if err := putCollection(tx, orgID, c); err != nil {
 		return Collection{}, err
 	}
-	if err := tx.Put(bucketCollectionsByOrg, records.IndexKey(orgID, c.ID), nil); err != nil {
+	if err := tx.Put(bucketCollectionsByOrg, storage.IndexKey(orgID, c.ID), nil); err != nil {
 		return Collection{}, err
 	}
 	if err := e.auditAs(ctx, tx, orgID, AuditCollectionRecorded, c.ID, fmt.Sprintf("credited %s net of the fee %s, rail %s, RTP reference %q",
@@ -165,7 +165,7 @@ func (e *Engine) collectionOfDetails(amount money.Amount, d map[string]string) (
 }
 
 func putCollection(tx store.Tx, org string, c Collection) error {
-	return records.PutJSON(tx, bucketCollections, c.ID, toCollectionRecord(org, c))
+	return storage.PutJSON(tx, bucketCollections, c.ID, toCollectionRecord(org, c))
 }
 
 // simulateCollection is Client.SimulateCollection.
@@ -184,7 +184,7 @@ func loadCollection(tx store.Tx, org, id string) (collectionRecord, error) {
 	if id == "" || len(id) > 64 {
 		return r, errNotFound
 	}
-	if err := records.GetJSON(tx, bucketCollections, id, &r, errNotFound); err != nil {
+	if err := storage.GetJSON(tx, bucketCollections, id, &r, errNotFound); err != nil {
 		return r, err
 	}
 	if r.Org != org {

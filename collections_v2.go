@@ -8,7 +8,7 @@ import (
 
 	"github.com/tambalapay/tambala/collections"
 	"github.com/tambalapay/tambala/errcode"
-	"github.com/tambalapay/tambala/internal/records"
+	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/orders"
 	"github.com/tambalapay/tambala/store"
@@ -56,10 +56,10 @@ func (e *Engine) recordRefundCollection(tx store.Tx, _ orders.Order, rc *orders.
 // entry entry, with its index and event.
 func (e *Engine) putCollectionV2(tx store.Tx, org, entry string, c CollectionV2, event string) error {
 	rendered := render.CollectionV2(c)
-	if err := records.PutJSON(tx, bucketCollectionsV2, c.ID, collectionV2Record{Org: org, EntryID: entry, Rendered: rendered}); err != nil {
+	if err := storage.PutJSON(tx, bucketCollectionsV2, c.ID, collectionV2Record{Org: org, EntryID: entry, Rendered: rendered}); err != nil {
 		return err
 	}
-	if err := tx.Put(bucketCollectionsV2ByOrg, records.IndexKey(org, c.ID), nil); err != nil {
+	if err := tx.Put(bucketCollectionsV2ByOrg, storage.IndexKey(org, c.ID), nil); err != nil {
 		return err
 	}
 	return e.emit(tx, org, event, rendered, rawResource(eventCollectionV2, rendered))
@@ -72,7 +72,7 @@ func (e *Engine) loadCollectionV2(tx store.Tx, org, id string) (CollectionV2, er
 		return CollectionV2{}, errNotFound
 	}
 	var r collectionV2Record
-	if err := records.GetJSON(tx, bucketCollectionsV2, id, &r, errNotFound); err != nil {
+	if err := storage.GetJSON(tx, bucketCollectionsV2, id, &r, errNotFound); err != nil {
 		return CollectionV2{}, err
 	}
 	if r.Org != org {

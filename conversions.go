@@ -11,11 +11,10 @@ import (
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/cache"
 	"github.com/tambalapay/tambala/internal/codec"
-	"github.com/tambalapay/tambala/internal/due"
 	"github.com/tambalapay/tambala/internal/fingerprint"
 	"github.com/tambalapay/tambala/internal/loop"
-	"github.com/tambalapay/tambala/internal/records"
 	"github.com/tambalapay/tambala/internal/render"
+	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/internal/work"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/quotes"
@@ -30,7 +29,7 @@ import (
 var (
 	bucketConversions      = []byte("conversions")
 	bucketConversionsByOrg = []byte("conversions.by_org")
-	conversionsDue         = due.Index("conversions.due")
+	conversionsDue         = storage.DueIndex("conversions.due")
 )
 
 // CreateConversion is the idempotent create of a conversion.
@@ -180,7 +179,7 @@ func loadConversionRecord(tx store.Tx, id string) (conversionRecord, error) {
 	if id == "" || len(id) > 64 {
 		return r, errNotFound
 	}
-	err := records.GetJSON(tx, bucketConversions, id, &r, errNotFound)
+	err := storage.GetJSON(tx, bucketConversions, id, &r, errNotFound)
 	return r, err
 }
 
@@ -347,15 +346,15 @@ func (e *Engine) createConversion(ctx context.Context, p Principal, n NewConvers
 			return Conversion{}, nil, err
 		}
 		rec.DueAt = &now
-		if err := records.PutJSON(tx, bucketConversions, id, rec); err != nil {
+		if err := storage.PutJSON(tx, bucketConversions, id, rec); err != nil {
 			return Conversion{}, nil, err
 		}
-		if err := tx.Put(bucketConversionsByOrg, records.IndexKey(org.ID, id), nil); err != nil {
+		if err := tx.Put(bucketConversionsByOrg, storage.IndexKey(org.ID, id), nil); err != nil {
 			return Conversion{}, nil, err
 		}
 		stored := rec
 		stored.DueAt = nil
-		b, err := records.Encode(stored)
+		b, err := storage.Encode(stored)
 		return c, b, err
 	})
 	if err == nil && !created.Replayed {
@@ -510,12 +509,12 @@ func (e *Engine) claimConversion(tx store.Tx, id string) (conversionRecord, bool
 		if err := moveConversionDue(tx, &r, nil); err != nil {
 			return r, false, err
 		}
-		return r, false, records.PutJSON(tx, bucketConversions, id, r)
+		return r, false, storage.PutJSON(tx, bucketConversions, id, r)
 	}
 	if err := moveConversionDue(tx, &r, at(now.Add(e.convOpts.Lease))); err != nil {
 		return r, false, err
 	}
-	return r, true, records.PutJSON(tx, bucketConversions, id, r)
+	return r, true, storage.PutJSON(tx, bucketConversions, id, r)
 }
 
 // converterCall is the outcome of the converter's calls for a claimed
@@ -612,7 +611,7 @@ func (e *Engine) settleConversion(ctx context.Context, id string, fn func(tx sto
 			}
 			end = &done
 		}
-		return records.PutJSON(tx, bucketConversions, id, r)
+		return storage.PutJSON(tx, bucketConversions, id, r)
 	})
 	if err == nil && end != nil {
 		e.reportConversion(*end, "worker")

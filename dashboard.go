@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/tambalapay/tambala/internal/codec"
-	"github.com/tambalapay/tambala/internal/records"
+	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/orders"
@@ -50,7 +50,7 @@ func postLedger(tx store.Tx, cmd ledger.Command) (ledger.Effect, error) {
 			continue
 		}
 		key := bc.Account.Owner + "\x00" + string(bc.Account.Asset.Code) + "\x00" + day
-		if err := records.PutJSON(tx, bucketDayClose, key, codec.DayCloseRecord{Available: bc.Balance.String()}); err != nil {
+		if err := storage.PutJSON(tx, bucketDayClose, key, codec.DayCloseRecord{Available: bc.Balance.String()}); err != nil {
 			return eff, err
 		}
 	}
@@ -60,11 +60,11 @@ func postLedger(tx store.Tx, cmd ledger.Command) (ledger.Effect, error) {
 // addCount adds delta to the counter under key in bucket.
 func addCount(tx store.Tx, bucket []byte, key string, delta int64) error {
 	var c codec.CountRecord
-	if err := records.GetJSON(tx, bucket, key, &c, errNotFound); err != nil && !errors.Is(err, errNotFound) {
+	if err := storage.GetJSON(tx, bucket, key, &c, errNotFound); err != nil && !errors.Is(err, errNotFound) {
 		return err
 	}
 	c.N += delta
-	return records.PutJSON(tx, bucket, key, c)
+	return storage.PutJSON(tx, bucket, key, c)
 }
 
 // countOutcome counts a payout of org reaching outcome (succeeded or failed)
@@ -148,7 +148,7 @@ func (e *Engine) orgOverview(ctx context.Context, org string, assets []money.Ass
 			err := tx.Scan(bucketDayClose, store.ScanOptions{Prefix: []byte(prefix), End: []byte(prefix + days[0]), Reverse: true},
 				func(_, v []byte) (bool, error) {
 					var r codec.DayCloseRecord
-					if err := records.Decode(v, &r); err != nil {
+					if err := storage.Decode(v, &r); err != nil {
 						return false, err
 					}
 					carry, found = r.Available, true
@@ -160,7 +160,7 @@ func (e *Engine) orgOverview(ctx context.Context, org string, assets []money.Ass
 			err = tx.Scan(bucketDayClose, store.ScanOptions{Prefix: []byte(prefix), Start: []byte(prefix + days[0])},
 				func(k, v []byte) (bool, error) {
 					var r codec.DayCloseRecord
-					if err := records.Decode(v, &r); err != nil {
+					if err := storage.Decode(v, &r); err != nil {
 						return false, err
 					}
 					closes[string(k[len(prefix):])] = r.Available
@@ -193,7 +193,7 @@ func (e *Engine) orgOverview(ctx context.Context, org string, assets []money.Ass
 		err := tx.Scan(bucketDayOutcomes, store.ScanOptions{Prefix: []byte(prefix), Start: []byte(prefix + days[0])},
 			func(k, v []byte) (bool, error) {
 				var c codec.CountRecord
-				if err := records.Decode(v, &c); err != nil {
+				if err := storage.Decode(v, &c); err != nil {
 					return false, err
 				}
 				counts[string(k[len(prefix):])] = c.N
@@ -247,7 +247,7 @@ func (e *Engine) operatorHome(ctx context.Context, now time.Time) (OperatorHome,
 		}
 		err := tx.Scan(payoutsDue, store.ScanOptions{}, func(k, _ []byte) (bool, error) {
 			var rec payoutRecord
-			if err := records.GetJSON(tx, bucketPayouts, string(k[8:]), &rec, errNotFound); err != nil {
+			if err := storage.GetJSON(tx, bucketPayouts, string(k[8:]), &rec, errNotFound); err != nil {
 				return false, err
 			}
 			if !rec.Status.Terminal() {
@@ -259,13 +259,13 @@ func (e *Engine) operatorHome(ctx context.Context, now time.Time) (OperatorHome,
 			return err
 		}
 		var c codec.CountRecord
-		if err := records.GetJSON(tx, bucketDashCounts, "dead", &c, errNotFound); err != nil && !errors.Is(err, errNotFound) {
+		if err := storage.GetJSON(tx, bucketDashCounts, "dead", &c, errNotFound); err != nil && !errors.Is(err, errNotFound) {
 			return err
 		}
 		h.DeadLettered = c.N
 		for _, r := range dashRails {
 			var c codec.CountRecord
-			if err := records.GetJSON(tx, bucketRailDay, string(r)+"\x00"+h.Today, &c, errNotFound); err != nil && !errors.Is(err, errNotFound) {
+			if err := storage.GetJSON(tx, bucketRailDay, string(r)+"\x00"+h.Today, &c, errNotFound); err != nil && !errors.Is(err, errNotFound) {
 				return err
 			}
 			h.RailsToday[r] = c.N

@@ -13,7 +13,7 @@ import (
 	"github.com/tambalapay/tambala/collections"
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/codec"
-	"github.com/tambalapay/tambala/internal/records"
+	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/store"
 )
 
@@ -36,7 +36,7 @@ var (
 	bucketDeposits         = []byte("deposits")          // network \x00 tx_ref -> depositRecord
 )
 
-func depositAddressKey(org, network string) []byte { return records.IndexKey(org, network) }
+func depositAddressKey(org, network string) []byte { return storage.IndexKey(org, network) }
 
 // collects reports whether org may collect asset: the predicate of the
 // deposit-address rules (collections.DepositNetworks).
@@ -173,9 +173,9 @@ func (e *Engine) recordDepositOnce(ctx context.Context, orgID string, d Deposit)
 		if err := loadOrg(tx, orgID, org, errNotFound); err != nil {
 			return err
 		}
-		key := string(records.IndexKey(n.ID, d.TxRef))
+		key := string(storage.IndexKey(n.ID, d.TxRef))
 		var prev depositRecord
-		err := records.GetJSON(tx, bucketDeposits, key, &prev, errNotFound)
+		err := storage.GetJSON(tx, bucketDeposits, key, &prev, errNotFound)
 		switch {
 		case err == nil:
 			id, err := d.Replay(orgID, collections.Recorded(prev))
@@ -227,8 +227,8 @@ func (e *Engine) creditDeposit(ctx context.Context, tx store.Tx, orgID string, d
 		amountText(c.AmountCredited), amountText(c.Fee), network, d.TxRef)+note); err != nil {
 		return CollectionV2{}, err
 	}
-	key := string(records.IndexKey(network, d.TxRef))
-	return c, records.PutJSON(tx, bucketDeposits, key, depositRecord(d.Recorded(orgID, c.ID)))
+	key := string(storage.IndexKey(network, d.TxRef))
+	return c, storage.PutJSON(tx, bucketDeposits, key, depositRecord(d.Recorded(orgID, c.ID)))
 }
 
 // rotateDepositAddress is Operator.RotateDepositAddress.

@@ -16,7 +16,7 @@ import (
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/codec"
 	"github.com/tambalapay/tambala/internal/fingerprint"
-	"github.com/tambalapay/tambala/internal/records"
+	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/orders"
 	"github.com/tambalapay/tambala/quotes"
@@ -367,7 +367,7 @@ func (e *Engine) createOrder(ctx context.Context, p Principal, n NewOrder, idem 
 		if err := tx.Put(bucketOrderClientRefs, refKey, []byte(o.ID)); err != nil {
 			return orders.Order{}, nil, err
 		}
-		if err := tx.Put(bucketOrdersByOrg, records.IndexKey(org.ID, o.ID), nil); err != nil {
+		if err := tx.Put(bucketOrdersByOrg, storage.IndexKey(org.ID, o.ID), nil); err != nil {
 			return orders.Order{}, nil, err
 		}
 		if err := putOrder(tx, orders.Order{}, o); err != nil {
@@ -536,7 +536,7 @@ func (e *Engine) uploadProof(ctx context.Context, p Principal, orderID string, u
 			proofID, mt, len(data), digest, m.From, o.Status)); err != nil {
 			return err
 		}
-		return records.PutJSON(tx, bucketProofs, proofID, proofRecord{ID: proofID, Order: orderID, Org: p.Org.ID,
+		return storage.PutJSON(tx, bucketProofs, proofID, proofRecord{ID: proofID, Order: orderID, Org: p.Org.ID,
 			SHA256: digest, ContentType: mt, Size: int64(len(data)), UploadedAt: now})
 	})
 	if err == nil {

@@ -13,7 +13,7 @@ import (
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/codec"
 	"github.com/tambalapay/tambala/internal/loop"
-	"github.com/tambalapay/tambala/internal/records"
+	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/internal/work"
 	"github.com/tambalapay/tambala/store"
 	"github.com/tambalapay/tambala/webhooks"
@@ -216,14 +216,14 @@ func moveDue(tx store.Tx, d *deliveryRecord, next *time.Time) error {
 func (e *Engine) claimDelivery(tx store.Tx, id string) (claimedDelivery, bool, error) {
 	now := e.nowUTC()
 	var d deliveryRecord
-	if err := records.GetJSON(tx, bucketDeliveries, id, &d, errNotFound); err != nil {
+	if err := storage.GetJSON(tx, bucketDeliveries, id, &d, errNotFound); err != nil {
 		return claimedDelivery{}, false, err
 	}
 	if d.State != webhooks.Pending || d.NextAt.After(now) {
 		return claimedDelivery{}, false, nil // finished, or claimed by another dispatcher
 	}
 	var secret codec.SecretRecord
-	if err := records.GetJSON(tx, bucketSecrets, d.SecretID, &secret, errNotFound); err != nil {
+	if err := storage.GetJSON(tx, bucketSecrets, d.SecretID, &secret, errNotFound); err != nil {
 		return claimedDelivery{}, false, err
 	}
 	// The bytes and the secret are the delivery's own; the address is the
@@ -238,7 +238,7 @@ func (e *Engine) claimDelivery(tx store.Tx, id string) (claimedDelivery, bool, e
 	if err := moveDue(tx, &d, at(now.Add(e.dispatch.Lease))); err != nil {
 		return claimedDelivery{}, false, err
 	}
-	if err := records.PutJSON(tx, bucketDeliveries, d.ID, d); err != nil {
+	if err := storage.PutJSON(tx, bucketDeliveries, d.ID, d); err != nil {
 		return claimedDelivery{}, false, err
 	}
 	return claimedDelivery{d: d, secret: secret.Secret}, true, nil
@@ -293,7 +293,7 @@ func (e *Engine) record(ctx context.Context, id string, attempt Attempt, status 
 	err := e.store.Update(context.WithoutCancel(ctx), func(tx store.Tx) error {
 		after = ""
 		var cur deliveryRecord
-		if err := records.GetJSON(tx, bucketDeliveries, id, &cur, errNotFound); err != nil {
+		if err := storage.GetJSON(tx, bucketDeliveries, id, &cur, errNotFound); err != nil {
 			return err
 		}
 		if cur.State != webhooks.Pending {
@@ -307,8 +307,8 @@ func (e *Engine) record(ctx context.Context, id string, attempt Attempt, status 
 			return err
 		}
 		total := cur.RoundStart + next.Attempts
-		key := binary.BigEndian.AppendUint32(records.IndexPrefix(id), uint32(total))
-		if err := records.PutJSON(tx, bucketAttempts, string(key), codec.AttemptRecord(attempt)); err != nil {
+		key := binary.BigEndian.AppendUint32(storage.IndexPrefix(id), uint32(total))
+		if err := storage.PutJSON(tx, bucketAttempts, string(key), codec.AttemptRecord(attempt)); err != nil {
 			return err
 		}
 		var due *time.Time
@@ -328,7 +328,7 @@ func (e *Engine) record(ctx context.Context, id string, attempt Attempt, status 
 				slog.Int("attempts", cur.Attempts))
 		}
 		after = next.State
-		return records.PutJSON(tx, bucketDeliveries, cur.ID, cur)
+		return storage.PutJSON(tx, bucketDeliveries, cur.ID, cur)
 	})
 	if err == nil && after != "" {
 		e.metrics.WebhookAttempt(after)
@@ -355,12 +355,12 @@ func (e *Engine) deliveries(ctx context.Context, orgID string, page PageRequest)
 // older version fetched from inside the network stays hidden.
 func (e *Engine) deliveryView(tx store.Tx, id string) (DeliveryView, error) {
 	var d deliveryRecord
-	if err := records.GetJSON(tx, bucketDeliveries, id, &d, errNotFound); err != nil {
+	if err := storage.GetJSON(tx, bucketDeliveries, id, &d, errNotFound); err != nil {
 		return DeliveryView{}, err
 	}
 	refused := e.destinations.CheckURL(d.URL) != nil
 	v := DeliveryView{ID: d.ID, EventType: d.EventType, URL: d.URL, State: d.State, Body: string(d.Body), CreatedAt: d.CreatedAt, Attempts: []Attempt{}}
-	err := tx.Scan(bucketAttempts, store.ScanOptions{Prefix: records.IndexPrefix(id), Reverse: true}, func(_, val []byte) (bool, error) {
+	err := tx.Scan(bucketAttempts, store.ScanOptions{Prefix: storage.IndexPrefix(id), Reverse: true}, func(_, val []byte) (bool, error) {
 		a, err := decodeAttempt(val)
 		if err != nil {
 			return false, err
@@ -381,7 +381,7 @@ func (e *Engine) redeliver(ctx context.Context, orgID, id string) (DeliveryView,
 	var v DeliveryView
 	err := e.store.Update(ctx, func(tx store.Tx) error {
 		var d deliveryRecord
-		if err := records.GetJSON(tx, bucketDeliveries, id, &d, errNotFound); err != nil {
+		if err := storage.GetJSON(tx, bucketDeliveries, id, &d, errNotFound); err != nil {
 			return err
 		}
 		if d.Org != orgID {
@@ -401,7 +401,7 @@ func (e *Engine) redeliver(ctx context.Context, orgID, id string) (DeliveryView,
 		if err := deliveriesDue.Move(tx, d.ID, nil, &d.NextAt); err != nil {
 			return err
 		}
-		if err := records.PutJSON(tx, bucketDeliveries, d.ID, d); err != nil {
+		if err := storage.PutJSON(tx, bucketDeliveries, d.ID, d); err != nil {
 			return err
 		}
 		if err := e.auditAs(ctx, tx, orgID, AuditDeliveryRedelivered, d.ID, fmt.Sprintf("%s delivery to %s: dead -> %s after %d attempts",

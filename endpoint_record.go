@@ -2,7 +2,7 @@ package tambala
 
 import (
 	"github.com/tambalapay/tambala/internal/codec"
-	"github.com/tambalapay/tambala/internal/records"
+	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/store"
 )
 
@@ -12,7 +12,7 @@ import (
 // loadEndpoint reads org's endpoint into ep; none is notFound.
 func loadEndpoint(tx store.Tx, org string, ep *Endpoint, notFound error) error {
 	var r codec.EndpointRecord
-	if err := records.GetJSON(tx, bucketEndpoints, org, &r, notFound); err != nil {
+	if err := storage.GetJSON(tx, bucketEndpoints, org, &r, notFound); err != nil {
 		return err
 	}
 	*ep = Endpoint(r)

@@ -8,8 +8,7 @@ import (
 	"time"
 
 	"github.com/tambalapay/tambala/internal/codec"
-	"github.com/tambalapay/tambala/internal/due"
-	"github.com/tambalapay/tambala/internal/records"
+	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/internal/work"
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/money"
@@ -128,7 +127,7 @@ var ErrNoEventHandler = errors.New("tambala: no event handler configured (Option
 
 var (
 	bucketEvents = []byte("events.inprocess")
-	eventsDue    = due.Index("events.due")
+	eventsDue    = storage.DueIndex("events.due")
 )
 
 // Resource kinds of a stored event.
@@ -152,7 +151,7 @@ type eventResource struct {
 }
 
 func jsonResource(kind string, v any) eventResource {
-	return eventResource{kind: kind, record: func() ([]byte, error) { return records.Encode(v) }}
+	return eventResource{kind: kind, record: func() ([]byte, error) { return storage.Encode(v) }}
 }
 
 func rawResource(kind string, b []byte) eventResource {
@@ -180,7 +179,7 @@ func (e *Engine) keepEvent(tx store.Tx, id, orgID, eventType string, at time.Tim
 		return err
 	}
 	r := eventRecord{ID: id, Type: eventType, Org: orgID, CreatedAt: at, Kind: res.kind, Record: rec, NextAt: at}
-	if err := records.PutJSON(tx, bucketEvents, id, r); err != nil {
+	if err := storage.PutJSON(tx, bucketEvents, id, r); err != nil {
 		return err
 	}
 	return eventsDue.Move(tx, id, nil, &at)
@@ -194,7 +193,7 @@ func storedResource(res eventResource) ([]byte, error) {
 	}
 	if res.kind == eventOrder {
 		// orders' storage codec is binary: keep it as a JSON string.
-		return records.Encode(rec)
+		return storage.Encode(rec)
 	}
 	return rec, nil
 }
@@ -205,7 +204,7 @@ func (e *Engine) event(r eventRecord) (Event, error) {
 	switch r.Kind {
 	case eventPayout, eventPayoutV2:
 		var pr payoutRecord
-		if err := records.Decode(r.Record, &pr); err != nil {
+		if err := storage.Decode(r.Record, &pr); err != nil {
 			return ev, err
 		}
 		if r.Kind == eventPayout {
@@ -218,7 +217,7 @@ func (e *Engine) event(r eventRecord) (Event, error) {
 		return ev, err
 	case eventOrder:
 		var b []byte
-		if err := records.Decode(r.Record, &b); err != nil {
+		if err := storage.Decode(r.Record, &b); err != nil {
 			return ev, err
 		}
 		o, err := codec.DecodeOrder(b)
@@ -226,7 +225,7 @@ func (e *Engine) event(r eventRecord) (Event, error) {
 		return ev, err
 	case eventConversion:
 		var cr conversionRecord
-		if err := records.Decode(r.Record, &cr); err != nil {
+		if err := storage.Decode(r.Record, &cr); err != nil {
 			return ev, err
 		}
 		c, err := e.conversionOf(cr)
@@ -234,7 +233,7 @@ func (e *Engine) event(r eventRecord) (Event, error) {
 		return ev, err
 	case eventCollection:
 		var cr collectionRecord
-		if err := records.Decode(r.Record, &cr); err != nil {
+		if err := storage.Decode(r.Record, &cr); err != nil {
 			return ev, err
 		}
 		c, err := fromCollectionRecord(cr)
@@ -246,7 +245,7 @@ func (e *Engine) event(r eventRecord) (Event, error) {
 		return ev, err
 	case eventTrade:
 		var tr tradeRecord
-		if err := records.Decode(r.Record, &tr); err != nil {
+		if err := storage.Decode(r.Record, &tr); err != nil {
 			return ev, err
 		}
 		t, err := fromTradeRecord(tr)
@@ -254,7 +253,7 @@ func (e *Engine) event(r eventRecord) (Event, error) {
 		return ev, err
 	case eventBalanceLow:
 		var br balanceLowRecord
-		if err := records.Decode(r.Record, &br); err != nil {
+		if err := storage.Decode(r.Record, &br); err != nil {
 			return ev, err
 		}
 		var bl BalanceLow
@@ -319,7 +318,7 @@ type handled struct{ err error }
 // claimEvent takes a due event under a lease inside tx.
 func (e *Engine) claimEvent(tx store.Tx, id string) (eventRecord, bool, error) {
 	var r eventRecord
-	if err := records.GetJSON(tx, bucketEvents, id, &r, errNotFound); err != nil {
+	if err := storage.GetJSON(tx, bucketEvents, id, &r, errNotFound); err != nil {
 		if errors.Is(err, errNotFound) {
 			return r, false, nil // handed over by another instance
 		}
@@ -331,7 +330,7 @@ func (e *Engine) claimEvent(tx store.Tx, id string) (eventRecord, bool, error) {
 	}
 	old, next := r.NextAt, now.Add(e.eventOpts.Lease)
 	r.NextAt = next
-	if err := records.PutJSON(tx, bucketEvents, id, r); err != nil {
+	if err := storage.PutJSON(tx, bucketEvents, id, r); err != nil {
 		return r, false, err
 	}
 	return r, true, eventsDue.Move(tx, id, &old, &next)
@@ -342,7 +341,7 @@ func (e *Engine) claimEvent(tx store.Tx, id string) (eventRecord, bool, error) {
 func (e *Engine) settleEvent(ctx context.Context, r eventRecord, handleErr error) error {
 	return e.store.Update(ctx, func(tx store.Tx) error {
 		var cur eventRecord
-		if err := records.GetJSON(tx, bucketEvents, r.ID, &cur, errNotFound); err != nil {
+		if err := storage.GetJSON(tx, bucketEvents, r.ID, &cur, errNotFound); err != nil {
 			if errors.Is(err, errNotFound) {
 				return nil
 			}
@@ -362,7 +361,7 @@ func (e *Engine) settleEvent(ctx context.Context, r eventRecord, handleErr error
 		delay = min(delay, e.eventOpts.MaxBackoff)
 		next := e.now().Add(delay)
 		cur.NextAt = next
-		if err := records.PutJSON(tx, bucketEvents, r.ID, cur); err != nil {
+		if err := storage.PutJSON(tx, bucketEvents, r.ID, cur); err != nil {
 			return err
 		}
 		return eventsDue.Move(tx, r.ID, &old, &next)

@@ -11,7 +11,7 @@ import (
 	"github.com/tambalapay/tambala/accounts"
 	"github.com/tambalapay/tambala/approvals"
 	"github.com/tambalapay/tambala/errcode"
-	"github.com/tambalapay/tambala/internal/records"
+	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/internal/textrule"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/payouts"
@@ -68,7 +68,7 @@ func (e *Engine) payoutsInFlight(ctx context.Context, f InFlightFilter) ([]InFli
 		// Every payout not terminal is listed in the due index.
 		return tx.Scan(payoutsDue, store.ScanOptions{}, func(k, _ []byte) (bool, error) {
 			var rec payoutRecord
-			if err := records.GetJSON(tx, bucketPayouts, string(k[8:]), &rec, errNotFound); err != nil {
+			if err := storage.GetJSON(tx, bucketPayouts, string(k[8:]), &rec, errNotFound); err != nil {
 				return false, err
 			}
 			p, err := rec.payout()
@@ -169,7 +169,7 @@ func (e *Engine) resolvePayout(ctx context.Context, id string, r Resolution) (pa
 	err := e.store.Update(ctx, func(tx store.Tx) error {
 		pending = nil
 		var rec payoutRecord
-		if err := records.GetJSON(tx, bucketPayouts, id, &rec, errNotFound); err != nil {
+		if err := storage.GetJSON(tx, bucketPayouts, id, &rec, errNotFound); err != nil {
 			return err
 		}
 		if rec.Status != payouts.Submitted && rec.Status != payouts.Pending {
@@ -215,7 +215,7 @@ func (e *Engine) resolvePayout(ctx context.Context, id string, r Resolution) (pa
 // the status it was in.
 func (e *Engine) resolveInTx(ctx context.Context, tx store.Tx, id string, r Resolution, note string) (payouts.Payout, payouts.Status, error) {
 	var rec payoutRecord
-	if err := records.GetJSON(tx, bucketPayouts, id, &rec, errNotFound); err != nil {
+	if err := storage.GetJSON(tx, bucketPayouts, id, &rec, errNotFound); err != nil {
 		return payouts.Payout{}, "", err
 	}
 	from := rec.Status
@@ -257,7 +257,7 @@ func (e *Engine) resolveInTx(ctx context.Context, tx store.Tx, id string, r Reso
 	if err := e.auditAs(ctx, tx, out.Org, AuditPayoutResolved, id, summary+note); err != nil {
 		return payouts.Payout{}, from, err
 	}
-	return out, from, records.PutJSON(tx, bucketPayouts, rec.ID, rec)
+	return out, from, storage.PutJSON(tx, bucketPayouts, rec.ID, rec)
 }
 
 // resolved logs and reports a resolution once committed.

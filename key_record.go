@@ -3,7 +3,7 @@ package tambala
 import (
 	"github.com/tambalapay/tambala/internal/cache"
 	"github.com/tambalapay/tambala/internal/codec"
-	"github.com/tambalapay/tambala/internal/records"
+	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/store"
 )
 
@@ -29,7 +29,7 @@ func decodeKey(raw []byte) (keyRecord, error) {
 // loadKey reads key id into rec; a missing one is notFound.
 func loadKey(tx store.Tx, id string, rec *keyRecord, notFound error) error {
 	var r codec.KeyRecord
-	if err := records.GetJSON(tx, bucketKeys, id, &r, notFound); err != nil {
+	if err := storage.GetJSON(tx, bucketKeys, id, &r, notFound); err != nil {
 		return err
 	}
 	*rec = fromKeyRecord(r)

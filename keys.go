@@ -12,7 +12,7 @@ import (
 	"github.com/tambalapay/tambala/apikeys"
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/cache"
-	"github.com/tambalapay/tambala/internal/records"
+	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/store"
 )
 
@@ -91,18 +91,18 @@ func (e *Engine) newKey(orgID string) (string, keyRecord, [32]byte, error) {
 
 // putKey writes a key's record and its indexes.
 func putKey(tx store.Tx, rec *keyRecord, hash [32]byte) error {
-	if err := records.PutJSON(tx, bucketKeys, rec.ID, toKeyRecord(*rec)); err != nil {
+	if err := storage.PutJSON(tx, bucketKeys, rec.ID, toKeyRecord(*rec)); err != nil {
 		return err
 	}
 	if err := tx.Put(bucketKeysByHash, hash[:], []byte(rec.ID)); err != nil {
 		return err
 	}
-	return tx.Put(bucketKeysByOrg, records.IndexKey(rec.Org, rec.ID), nil)
+	return tx.Put(bucketKeysByOrg, storage.IndexKey(rec.Org, rec.ID), nil)
 }
 
 func orgKeys(tx store.Tx, orgID string) ([]APIKey, error) {
 	var out []APIKey
-	err := tx.Scan(bucketKeysByOrg, store.ScanOptions{Prefix: records.IndexPrefix(orgID)}, func(k, _ []byte) (bool, error) {
+	err := tx.Scan(bucketKeysByOrg, store.ScanOptions{Prefix: storage.IndexPrefix(orgID)}, func(k, _ []byte) (bool, error) {
 		var rec keyRecord
 		if err := loadKey(tx, string(k[len(orgID)+1:]), &rec, errNotFound); err != nil {
 			return false, err
@@ -147,7 +147,7 @@ func (e *Engine) revokeKey(ctx context.Context, orgID, idOrPrefix string) (APIKe
 			if rec.RevokedAt == nil {
 				now := e.nowUTC()
 				rec.RevokedAt = &now
-				if err := records.PutJSON(tx, bucketKeys, rec.ID, toKeyRecord(rec)); err != nil {
+				if err := storage.PutJSON(tx, bucketKeys, rec.ID, toKeyRecord(rec)); err != nil {
 					return err
 				}
 				if err := e.auditAs(ctx, tx, orgID, AuditKeyRevoked, rec.ID, "key "+rec.Prefix+" revoked"); err != nil {

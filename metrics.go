@@ -5,7 +5,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/tambalapay/tambala/internal/due"
+	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/orders"
 	"github.com/tambalapay/tambala/payouts"
 	"github.com/tambalapay/tambala/store"
@@ -74,7 +74,7 @@ func (e *Engine) backlog(ctx context.Context) (Backlog, error) {
 			n   *int
 			idx []byte
 		}{{&b.DeliveriesDue, deliveriesDue}, {&b.PayoutsDue, payoutsDue}} {
-			err := tx.Scan(ix.idx, store.ScanOptions{End: due.End(now)}, func(_, _ []byte) (bool, error) {
+			err := tx.Scan(ix.idx, store.ScanOptions{End: storage.DueEnd(now)}, func(_, _ []byte) (bool, error) {
 				*ix.n++
 				return true, nil
 			})

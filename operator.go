@@ -6,7 +6,7 @@ import (
 
 	"github.com/tambalapay/tambala/accounts"
 	"github.com/tambalapay/tambala/internal/codec"
-	"github.com/tambalapay/tambala/internal/records"
+	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/orders"
@@ -564,7 +564,7 @@ func (o *Operator) Rails(ctx context.Context) (_ Rails, err error) {
 	var r Rails
 	err = o.e.store.View(ctx, func(tx store.Tx) error {
 		var rec codec.RailsRecord
-		err := records.GetJSON(tx, bucketSettings, "rails", &rec, nil)
+		err := storage.GetJSON(tx, bucketSettings, "rails", &rec, nil)
 		r = Rails(rec)
 		return err
 	})

@@ -15,9 +15,8 @@ import (
 	"github.com/tambalapay/tambala/approvals"
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/codec"
-	"github.com/tambalapay/tambala/internal/due"
-	"github.com/tambalapay/tambala/internal/records"
 	"github.com/tambalapay/tambala/internal/render"
+	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/orders"
 	"github.com/tambalapay/tambala/store"
@@ -27,12 +26,12 @@ import (
 var (
 	bucketOrders          = []byte("orders")
 	bucketOrdersByOrg     = []byte("orders.by_org")
-	bucketOrderClientRefs = []byte("orders.client_ref")  // org NUL client_ref -> id
-	bucketOrderFundingRef = []byte("orders.funding_ref") // reference -> id, across organizations
-	bucketOrderQueue      = []byte("orders.queue")       // status NUL id -> nil: the desk's queue
-	bucketProofs          = []byte("orders.proofs")      // proof id -> proof record
-	bucketOrderMovers     = []byte("orders.movers")      // id NUL move name -> who made it (moverOf)
-	ordersExpiry          = due.Index("orders.expiry")   // from-bank funding deadlines
+	bucketOrderClientRefs = []byte("orders.client_ref")       // org NUL client_ref -> id
+	bucketOrderFundingRef = []byte("orders.funding_ref")      // reference -> id, across organizations
+	bucketOrderQueue      = []byte("orders.queue")            // status NUL id -> nil: the desk's queue
+	bucketProofs          = []byte("orders.proofs")           // proof id -> proof record
+	bucketOrderMovers     = []byte("orders.movers")           // id NUL move name -> who made it (moverOf)
+	ordersExpiry          = storage.DueIndex("orders.expiry") // from-bank funding deadlines
 )
 
 func loadOrder(tx store.Tx, id string) (orders.Order, error) {
@@ -379,7 +378,7 @@ func (e *Engine) deskOrders(ctx context.Context, q DeskQueue, page PageRequest) 
 			}
 			opt.End = append(append([]byte(nil), prefix...), page.BeforeID...)
 		}
-		budget, examined, last := examineBudget(page.Limit), 0, ""
+		budget, examined, last := storage.ExamineBudget(page.Limit), 0, ""
 		return tx.Scan(bucket, opt, func(k, v []byte) (bool, error) {
 			if q.OrgID != "" && examined == budget { // more to look at, past the budget
 				out.NextBeforeID = last
@@ -512,7 +511,7 @@ func (e *Engine) deskProof(ctx context.Context, orderID string) (ProofFile, erro
 
 func (e *Engine) openProof(ctx context.Context, id string) (ProofFile, error) {
 	var rec proofRecord
-	err := e.store.View(ctx, func(tx store.Tx) error { return records.GetJSON(tx, bucketProofs, id, &rec, errNotFound) })
+	err := e.store.View(ctx, func(tx store.Tx) error { return storage.GetJSON(tx, bucketProofs, id, &rec, errNotFound) })
 	if err != nil {
 		return ProofFile{}, err
 	}
@@ -559,7 +558,7 @@ func (p kvProofs) Open(ctx context.Context, id string) (io.ReadCloser, error) {
 	return io.NopCloser(bytes.NewReader(b)), err
 }
 
-func clientRefKey(org, ref string) []byte { return records.IndexKey(org, ref) }
+func clientRefKey(org, ref string) []byte { return storage.IndexKey(org, ref) }
 
 // orderMoveSummary tells, for the audit trail, which move m was and what
 // it changed: the status before and after, and the move's own figures

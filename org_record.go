@@ -6,7 +6,7 @@ import (
 
 	"github.com/tambalapay/tambala/internal/cache"
 	"github.com/tambalapay/tambala/internal/codec"
-	"github.com/tambalapay/tambala/internal/records"
+	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/store"
 )
@@ -96,7 +96,7 @@ func decodeOrg(raw []byte) (Organization, error) {
 // loadOrg reads organization id into o; a missing one is notFound.
 func loadOrg(tx store.Tx, id string, o *Organization, notFound error) error {
 	var r codec.OrgRecord
-	if err := records.GetJSON(tx, bucketOrgs, id, &r, notFound); err != nil {
+	if err := storage.GetJSON(tx, bucketOrgs, id, &r, notFound); err != nil {
 		return err
 	}
 	var err error

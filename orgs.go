@@ -9,7 +9,7 @@ import (
 	"github.com/tambalapay/tambala/accounts"
 	"github.com/tambalapay/tambala/approvals"
 	"github.com/tambalapay/tambala/errcode"
-	"github.com/tambalapay/tambala/internal/records"
+	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/internal/textrule"
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/money"
@@ -145,7 +145,7 @@ func (e *Engine) updateOrg(ctx context.Context, id string, c orgs.Change) (Organ
 // small record instead of decoding the whole organization.
 func saveOrg(tx store.Tx, o *Organization) error {
 	r := toOrgRecord(*o)
-	if err := records.PutJSON(tx, bucketOrgs, o.ID, r); err != nil {
+	if err := storage.PutJSON(tx, bucketOrgs, o.ID, r); err != nil {
 		return err
 	}
 	if r.BalanceFloorMWK == "" {

@@ -8,8 +8,8 @@ import (
 
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/codec"
-	"github.com/tambalapay/tambala/internal/records"
 	"github.com/tambalapay/tambala/internal/render"
+	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/store"
@@ -64,10 +64,10 @@ func (e *Engine) setWebhookEndpoint(ctx context.Context, orgID, rawURL string) (
 		}
 		// The secret is kept in the clear: it is an HMAC key the engine
 		// signs with, not a credential it checks.
-		if err := records.PutJSON(tx, bucketSecrets, ep.SecretID, codec.SecretRecord{Org: orgID, Secret: secret}); err != nil {
+		if err := storage.PutJSON(tx, bucketSecrets, ep.SecretID, codec.SecretRecord{Org: orgID, Secret: secret}); err != nil {
 			return err
 		}
-		return records.PutJSON(tx, bucketEndpoints, orgID, codec.EndpointRecord(ep))
+		return storage.PutJSON(tx, bucketEndpoints, orgID, codec.EndpointRecord(ep))
 	})
 	if err != nil {
 		return Endpoint{}, "", err
@@ -140,10 +140,10 @@ func (e *Engine) emit(tx store.Tx, orgID, eventType string, data []byte, res eve
 	}
 	d := deliveryRecord{ID: id, Org: orgID, EventType: eventType, URL: ep.URL, SecretID: ep.SecretID, Body: body,
 		State: webhooks.Pending, NextAt: now, CreatedAt: now}
-	if err := records.PutJSON(tx, bucketDeliveries, id, d); err != nil {
+	if err := storage.PutJSON(tx, bucketDeliveries, id, d); err != nil {
 		return err
 	}
-	if err := tx.Put(bucketDeliveriesOrg, records.IndexKey(orgID, id), nil); err != nil {
+	if err := tx.Put(bucketDeliveriesOrg, storage.IndexKey(orgID, id), nil); err != nil {
 		return err
 	}
 	return deliveriesDue.Move(tx, id, nil, &now)
@@ -173,7 +173,7 @@ func (e *Engine) checkBalanceLow(tx store.Tx, orgID string) error {
 	}
 	now := e.nowUTC()
 	var last time.Time
-	if err := records.GetJSON(tx, bucketBalanceLow, orgID, &last, nil); err != nil {
+	if err := storage.GetJSON(tx, bucketBalanceLow, orgID, &last, nil); err != nil {
 		return err
 	}
 	if !last.IsZero() && now.Sub(last) < e.balanceLowCooldown {
@@ -184,5 +184,5 @@ func (e *Engine) checkBalanceLow(tx store.Tx, orgID string) error {
 	if err := e.emit(tx, orgID, webhooks.BalanceLow, data, res); err != nil {
 		return err
 	}
-	return records.PutJSON(tx, bucketBalanceLow, orgID, now)
+	return storage.PutJSON(tx, bucketBalanceLow, orgID, now)
 }

@@ -8,7 +8,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/tambalapay/tambala/adapters/memstore"
-	"github.com/tambalapay/tambala/internal/records"
+	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/store"
 )
 
@@ -28,11 +28,11 @@ func TestFilteredPagesLookAtABoundedNumber(t *testing.T) {
 		if err := s.Update(ctx, func(tx store.Tx) error {
 			for i := range n {
 				id := fmt.Sprintf("id-%05d", i)
-				if err := tx.Put(index, records.IndexKey("o", id), nil); err != nil {
+				if err := tx.Put(index, storage.IndexKey("o", id), nil); err != nil {
 					return err
 				}
 				// Another owner's entries around it are never looked at.
-				if err := tx.Put(index, records.IndexKey("p", id), nil); err != nil {
+				if err := tx.Put(index, storage.IndexKey("p", id), nil); err != nil {
 					return err
 				}
 			}
@@ -65,8 +65,8 @@ func TestFilteredPagesLookAtABoundedNumber(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if looked > examineBudget(limit) {
-				t.Fatalf("a page looked at %d records, the budget is %d", looked, examineBudget(limit))
+			if looked > storage.ExamineBudget(limit) {
+				t.Fatalf("a page looked at %d records, the budget is %d", looked, storage.ExamineBudget(limit))
 			}
 			if len(ids) > limit {
 				t.Fatalf("a page of %d, the limit is %d", len(ids), limit)

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/tambalapay/tambala/errcode"
-	"github.com/tambalapay/tambala/internal/records"
+	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/store"
 )
 
@@ -141,7 +141,7 @@ func (e *Engine) setPause(ctx context.Context, api API, mode PauseMode) (PauseSt
 			}
 			s.V2 = mode
 		}
-		return records.PutJSON(tx, bucketSettings, string(pauseKey), toPauseRecord(s))
+		return storage.PutJSON(tx, bucketSettings, string(pauseKey), toPauseRecord(s))
 	})
 	return s, err
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/cache"
 	"github.com/tambalapay/tambala/internal/codec"
-	"github.com/tambalapay/tambala/internal/records"
+	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/payouts"
@@ -151,14 +151,14 @@ func (e *Engine) createPayout(ctx context.Context, p Principal, req payouts.Requ
 		if err := schedule(tx, &rec, at(now)); err != nil {
 			return payouts.Payout{}, nil, err
 		}
-		stored, err := records.Encode(rec)
+		stored, err := storage.Encode(rec)
 		if err != nil {
 			return payouts.Payout{}, nil, err
 		}
 		if err := tx.Put(bucketPayouts, []byte(po.ID), stored); err != nil {
 			return payouts.Payout{}, nil, err
 		}
-		if err := tx.Put(bucketPayoutsByOrg, records.IndexKey(po.Org, po.ID), nil); err != nil {
+		if err := tx.Put(bucketPayoutsByOrg, storage.IndexKey(po.Org, po.ID), nil); err != nil {
 			return payouts.Payout{}, nil, err
 		}
 		if err := countAccepted(tx, po.Rail, now); err != nil {
@@ -182,7 +182,7 @@ func (e *Engine) createPayout(ctx context.Context, p Principal, req payouts.Requ
 }
 
 func windowKey(org string, minute int64) []byte {
-	return binary.BigEndian.AppendUint64(records.IndexPrefix(org), uint64(minute))
+	return binary.BigEndian.AppendUint64(storage.IndexPrefix(org), uint64(minute))
 }
 
 // checkAndCountWindow enforces the rolling 24-hour volume and 1-hour count
@@ -323,7 +323,7 @@ func deleteCells(tx store.Tx, keys [][]byte) error {
 // scanCells visits org's cells of the minutes from (inclusive) to to
 // (exclusive; -1: every later one).
 func scanCells(tx store.Tx, org string, from, to int64, fn func(k []byte, c codec.WindowCell) error) error {
-	opt := store.ScanOptions{Prefix: records.IndexPrefix(org), Start: windowKey(org, from)}
+	opt := store.ScanOptions{Prefix: storage.IndexPrefix(org), Start: windowKey(org, from)}
 	if to >= 0 {
 		opt.End = windowKey(org, to)
 	}
@@ -359,7 +359,7 @@ func loadPayout(tx store.Tx, org, id string) (payouts.Payout, error) {
 		return payouts.Payout{}, errNotFound
 	}
 	var r payoutRecord
-	if err := records.GetJSON(tx, bucketPayouts, id, &r, errNotFound); err != nil {
+	if err := storage.GetJSON(tx, bucketPayouts, id, &r, errNotFound); err != nil {
 		return payouts.Payout{}, err
 	}
 	if r.Org != org || r.V2 != nil { // a /v2 payout is not a /v1 resource
@@ -430,7 +430,7 @@ func (e *Engine) syncInstitutions(ctx context.Context, list []payouts.Institutio
 		if err := e.auditAs(ctx, tx, "", AuditInstitutionsSynced, "institutions", fmt.Sprintf("%d institutions", len(list))); err != nil {
 			return err
 		}
-		return records.PutJSON(tx, bucketRefData, "institutions", rec)
+		return storage.PutJSON(tx, bucketRefData, "institutions", rec)
 	})
 }
 
@@ -507,7 +507,7 @@ func (e *Engine) setRailDisabled(ctx context.Context, rail payouts.Rail, disable
 	var r Rails
 	err := e.store.Update(ctx, func(tx store.Tx) error {
 		var rec codec.RailsRecord
-		if err := records.GetJSON(tx, bucketSettings, "rails", &rec, nil); err != nil {
+		if err := storage.GetJSON(tx, bucketSettings, "rails", &rec, nil); err != nil {
 			return err
 		}
 		r = Rails(rec)
@@ -523,7 +523,7 @@ func (e *Engine) setRailDisabled(ctx context.Context, rail payouts.Rail, disable
 		if err := e.auditAs(ctx, tx, "", AuditRailChanged, string(rail), fmt.Sprintf("%s disabled %t -> %t", rail, was, disabled)); err != nil {
 			return err
 		}
-		return records.PutJSON(tx, bucketSettings, "rails", codec.RailsRecord(r))
+		return storage.PutJSON(tx, bucketSettings, "rails", codec.RailsRecord(r))
 	})
 	return r, err
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/cache"
 	"github.com/tambalapay/tambala/internal/fingerprint"
-	"github.com/tambalapay/tambala/internal/records"
+	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/payouts"
@@ -351,14 +351,14 @@ func (e *Engine) createPayoutV2(ctx context.Context, p Principal, req PayoutV2Re
 		if err := schedule(tx, &rec, at(now)); err != nil {
 			return PayoutV2{}, nil, err
 		}
-		stored, err := records.Encode(rec)
+		stored, err := storage.Encode(rec)
 		if err != nil {
 			return PayoutV2{}, nil, err
 		}
 		if err := tx.Put(bucketPayouts, []byte(po.ID), stored); err != nil {
 			return PayoutV2{}, nil, err
 		}
-		if err := tx.Put(bucketPayoutsV2ByOrg, records.IndexKey(po.Org, po.ID), nil); err != nil {
+		if err := tx.Put(bucketPayoutsV2ByOrg, storage.IndexKey(po.Org, po.ID), nil); err != nil {
 			return PayoutV2{}, nil, err
 		}
 		if err := countAccepted(tx, po.Rail, now); err != nil {
@@ -436,7 +436,7 @@ func loadPayoutV2(tx store.Tx, org, id string) (PayoutV2, error) {
 		return PayoutV2{}, errNotFound
 	}
 	var r payoutRecord
-	if err := records.GetJSON(tx, bucketPayouts, id, &r, errNotFound); err != nil {
+	if err := storage.GetJSON(tx, bucketPayouts, id, &r, errNotFound); err != nil {
 		return PayoutV2{}, err
 	}
 	if r.Org != org || r.V2 == nil {

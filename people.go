@@ -12,7 +12,7 @@ import (
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/cache"
 	"github.com/tambalapay/tambala/internal/codec"
-	"github.com/tambalapay/tambala/internal/records"
+	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/store"
 )
 
@@ -443,7 +443,7 @@ func (e *Engine) invitations(ctx context.Context, orgID string) ([]Invitation, e
 			return err
 		}
 		now := e.nowUTC()
-		return tx.Scan(bucketInvitationsByOrg, store.ScanOptions{Prefix: records.IndexPrefix(orgID)}, func(_, v []byte) (bool, error) {
+		return tx.Scan(bucketInvitationsByOrg, store.ScanOptions{Prefix: storage.IndexPrefix(orgID)}, func(_, v []byte) (bool, error) {
 			inv, err := loadInvitation(tx, [32]byte(v), errNotFound)
 			if err != nil {
 				return false, err
@@ -459,7 +459,7 @@ func (e *Engine) invitations(ctx context.Context, orgID string) ([]Invitation, e
 func (e *Engine) revokeInvitation(ctx context.Context, orgID, id string) (Invitation, error) {
 	var out Invitation
 	err := e.store.Update(ctx, func(tx store.Tx) error {
-		h, err := tx.Get(bucketInvitationsByOrg, records.IndexKey(orgID, id))
+		h, err := tx.Get(bucketInvitationsByOrg, storage.IndexKey(orgID, id))
 		if isNotFound(err) || (err == nil && len(h) != 32) {
 			return errNotFound
 		}
@@ -497,7 +497,7 @@ func (e *Engine) users(ctx context.Context, orgID string) ([]User, error) {
 		if err := loadPeopleOrg(tx, orgID); err != nil {
 			return err
 		}
-		return tx.Scan(bucketUsersByOrg, store.ScanOptions{Prefix: records.IndexPrefix(orgID)}, func(k, _ []byte) (bool, error) {
+		return tx.Scan(bucketUsersByOrg, store.ScanOptions{Prefix: storage.IndexPrefix(orgID)}, func(k, _ []byte) (bool, error) {
 			u, err := loadUser(tx, string(k[len(orgID)+1:]), errNotFound)
 			if err != nil {
 				return false, err
@@ -635,7 +635,7 @@ func (e *Engine) endSessions(ctx context.Context, id string) (int, error) {
 // and returns how many of them were live.
 func (e *Engine) endUserSessions(tx store.Tx, userID string, except *[32]byte, now time.Time) (int, error) {
 	var hashes [][32]byte
-	prefix := records.IndexPrefix(userID)
+	prefix := storage.IndexPrefix(userID)
 	err := tx.Scan(bucketSessionsByUser, store.ScanOptions{Prefix: prefix}, func(k, _ []byte) (bool, error) {
 		if len(k) != len(prefix)+32 {
 			return false, fmt.Errorf("tambala: malformed session index key of user %s", userID)
@@ -733,7 +733,7 @@ func (e *Engine) PruneSessions(ctx context.Context, batch int) (int, error) {
 			if err := tx.Delete(bucketSessions, s.TokenHash[:]); err != nil {
 				return err
 			}
-			if err := tx.Delete(bucketSessionsByUser, records.IndexKey(s.UserID, string(s.TokenHash[:]))); err != nil {
+			if err := tx.Delete(bucketSessionsByUser, storage.IndexKey(s.UserID, string(s.TokenHash[:]))); err != nil {
 				return err
 			}
 		}

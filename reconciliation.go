@@ -13,7 +13,7 @@ import (
 	"github.com/tambalapay/tambala/accounts"
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/codec"
-	"github.com/tambalapay/tambala/internal/records"
+	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/internal/textrule"
 	"github.com/tambalapay/tambala/payouts"
 	"github.com/tambalapay/tambala/reconcile"
@@ -158,7 +158,7 @@ func (r *BackOffice) SetMapping(ctx context.Context, rail payouts.Rail, m reconc
 		if err != nil {
 			return err
 		}
-		if err := records.PutJSON(tx, bucketSettings, settingMappingPrefix+string(rail), codec.SettlementMappingRecord(m)); err != nil {
+		if err := storage.PutJSON(tx, bucketSettings, settingMappingPrefix+string(rail), codec.SettlementMappingRecord(m)); err != nil {
 			return err
 		}
 		return r.o.e.auditAs(ctx, tx, "", AuditSettlementMappingSet, string(rail), mappingText(before)+" -> "+mappingText(m))
@@ -191,7 +191,7 @@ func (r *BackOffice) Mapping(ctx context.Context, rail payouts.Rail) (_ reconcil
 
 func readMapping(tx store.Tx, rail payouts.Rail) (reconcile.Mapping, error) {
 	var rec codec.SettlementMappingRecord
-	err := records.GetJSON(tx, bucketSettings, settingMappingPrefix+string(rail), &rec, errNotFound)
+	err := storage.GetJSON(tx, bucketSettings, settingMappingPrefix+string(rail), &rec, errNotFound)
 	if errors.Is(err, errNotFound) {
 		return reconcile.DefaultMapping(), nil
 	}
@@ -253,13 +253,13 @@ func (r *BackOffice) Import(ctx context.Context, f SettlementFile) (_ Settlement
 			rec.Lines = append(rec.Lines, codec.SettlementLineRecord{Number: l.Number, Reference: l.Reference, Amount: l.Amount,
 				Currency: l.Currency, Status: string(l.Status), Time: l.Time})
 		}
-		if err := records.PutJSON(tx, bucketSettlements, rec.ID, rec); err != nil {
+		if err := storage.PutJSON(tx, bucketSettlements, rec.ID, rec); err != nil {
 			return err
 		}
 		if err := tx.Put(bucketSettlementsByHash, []byte(digest), []byte(rec.ID)); err != nil {
 			return err
 		}
-		if err := tx.Put(bucketSettlementsByRail, records.IndexKey(rec.Rail, rec.ID), fmt.Append(nil, rec.FileNumber)); err != nil {
+		if err := tx.Put(bucketSettlementsByRail, storage.IndexKey(rec.Rail, rec.ID), fmt.Append(nil, rec.FileNumber)); err != nil {
 			return err
 		}
 		out = settlementImport(rec)
@@ -283,7 +283,7 @@ func actorName(a AuditActor) string {
 
 func loadSettlement(tx store.Tx, id string) (codec.SettlementImportRecord, error) {
 	var rec codec.SettlementImportRecord
-	err := records.GetJSON(tx, bucketSettlements, id, &rec, errNotFound)
+	err := storage.GetJSON(tx, bucketSettlements, id, &rec, errNotFound)
 	return rec, err
 }
 
@@ -307,7 +307,7 @@ func (r *BackOffice) Imports(ctx context.Context, rail payouts.Rail) (_ []Settle
 	err = r.o.e.store.View(ctx, func(tx store.Tx) error {
 		out = out[:0]
 		var numbers []int
-		err := tx.Scan(bucketSettlementsByRail, store.ScanOptions{Prefix: records.IndexKey(string(rail), ""), Reverse: true},
+		err := tx.Scan(bucketSettlementsByRail, store.ScanOptions{Prefix: storage.IndexKey(string(rail), ""), Reverse: true},
 			func(k, _ []byte) (bool, error) {
 				rec, err := loadSettlement(tx, string(k[len(rail)+1:]))
 				if err != nil {
@@ -377,7 +377,7 @@ func settlementReport(tx store.Tx, id string) (SettlementReport, error) {
 		out.Missing = append(out.Missing, byID[id])
 	}
 	var numbers []int
-	err = tx.Scan(bucketSettlementsByRail, store.ScanOptions{Prefix: records.IndexKey(rec.Rail, "")}, func(_, v []byte) (bool, error) {
+	err = tx.Scan(bucketSettlementsByRail, store.ScanOptions{Prefix: storage.IndexKey(rec.Rail, "")}, func(_, v []byte) (bool, error) {
 		var n int
 		_, err := fmt.Sscan(string(v), &n)
 		numbers = append(numbers, n)
@@ -395,7 +395,7 @@ func railItems(tx store.Tx, rail payouts.Rail) ([]reconcile.Item, error) {
 	var items []reconcile.Item
 	err := tx.Scan(bucketPayouts, store.ScanOptions{}, func(_, v []byte) (bool, error) {
 		var rec payoutRecord
-		if err := records.Decode(v, &rec); err != nil {
+		if err := storage.Decode(v, &rec); err != nil {
 			return false, err
 		}
 		if rec.Rail != rail {
@@ -424,7 +424,7 @@ func railItems(tx store.Tx, rail payouts.Rail) ([]reconcile.Item, error) {
 	}
 	err = tx.Scan(bucketCollections, store.ScanOptions{}, func(_, v []byte) (bool, error) {
 		var rec collectionRecord
-		if err := records.Decode(v, &rec); err != nil {
+		if err := storage.Decode(v, &rec); err != nil {
 			return false, err
 		}
 		if payouts.Rail(rec.Rail) != rail {
@@ -564,7 +564,7 @@ func (r *BackOffice) Explain(ctx context.Context, id string, line int, reason st
 		x := codec.SettlementExplanationRecord{Line: line, Reason: reason, By: by, At: e.nowUTC()}
 		rec.Explained = slices.DeleteFunc(rec.Explained, func(o codec.SettlementExplanationRecord) bool { return o.Line == line })
 		rec.Explained = append(rec.Explained, x)
-		if err := records.PutJSON(tx, bucketSettlements, rec.ID, rec); err != nil {
+		if err := storage.PutJSON(tx, bucketSettlements, rec.ID, rec); err != nil {
 			return err
 		}
 		return e.auditAs(ctx, tx, "", AuditSettlementExplained, rec.ID, fmt.Sprintf("line %d of %q: %q", line, rec.Name, reason))

@@ -2,7 +2,7 @@ package tambala
 
 import (
 	"github.com/tambalapay/tambala/errcode"
-	"github.com/tambalapay/tambala/internal/due"
+	"github.com/tambalapay/tambala/internal/storage"
 )
 
 // The engine's buckets. Each record is JSON; secondary indexes are buckets
@@ -20,8 +20,8 @@ var (
 
 // The due indexes of the payout worker and the webhook dispatcher.
 var (
-	payoutsDue    = due.Index("payouts.due")
-	deliveriesDue = due.Index("webhooks.due")
+	payoutsDue    = storage.DueIndex("payouts.due")
+	deliveriesDue = storage.DueIndex("webhooks.due")
 )
 
 var errNotFound = errcode.New(errcode.NotFound)

@@ -9,7 +9,7 @@ import (
 	"github.com/tambalapay/tambala/approvals"
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/codec"
-	"github.com/tambalapay/tambala/internal/records"
+	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/store"
 )
 
@@ -82,8 +82,8 @@ func (e *Engine) actAs(ctx context.Context, token string, role accounts.StaffRol
 	return asActor(ctx, staffActor(u)), nil
 }
 
-func holdKeyUser(id string) string     { return string(records.IndexKey("user", id)) }
-func holdKeyEmail(email string) string { return string(records.IndexKey("email", email)) }
+func holdKeyUser(id string) string     { return string(storage.IndexKey("user", id)) }
+func holdKeyEmail(email string) string { return string(storage.IndexKey("email", email)) }
 
 // heldStaff reads a hold on the staff member with id or email, if any:
 // one made on their account, or on their invitation before it was
@@ -104,7 +104,7 @@ func (e *Engine) staffHolds(tx store.Tx, id, email string) ([]approvals.Hold, er
 			continue
 		}
 		var r codec.HoldRecord
-		err := records.GetJSON(tx, bucketApprovalHolds, k, &r, store.ErrNotFound)
+		err := storage.GetJSON(tx, bucketApprovalHolds, k, &r, store.ErrNotFound)
 		if isNotFound(err) {
 			continue
 		}
@@ -130,7 +130,7 @@ func (e *Engine) holdStaff(ctx context.Context, tx store.Tx, id, email, cause st
 	if id == "" {
 		key = holdKeyEmail(email)
 	}
-	if err := records.PutJSON(tx, bucketApprovalHolds, key, r); err != nil {
+	if err := storage.PutJSON(tx, bucketApprovalHolds, key, r); err != nil {
 		return err
 	}
 	target := id
@@ -143,7 +143,7 @@ func (e *Engine) holdStaff(ctx context.Context, tx store.Tx, id, email, cause st
 
 // adminSeenKey marks, in bucketApprovalHolds, that a staff admin was
 // ever invited or made: from then on every staff invitation is held.
-var adminSeenKey = records.IndexKey("seen", "admin")
+var adminSeenKey = storage.IndexKey("seen", "admin")
 
 // staffAdminSeen reports whether a staff admin was ever invited or made.
 // It never goes back to false, so taking the admin role from everyone
@@ -162,7 +162,7 @@ func markStaffAdminSeen(tx store.Tx) error {
 
 // staffUsers calls each with every staff user, until it returns false.
 func staffUsers(tx store.Tx, each func(u accounts.User) bool) error {
-	prefix := records.IndexPrefix("")
+	prefix := storage.IndexPrefix("")
 	return tx.Scan(bucketUsersByOrg, store.ScanOptions{Prefix: prefix}, func(k, _ []byte) (bool, error) {
 		u, err := loadUser(tx, string(k[len(prefix):]), errNotFound)
 		if err != nil {

@@ -14,7 +14,7 @@ import (
 
 	"github.com/tambalapay/tambala/accounts"
 	"github.com/tambalapay/tambala/approvals"
-	"github.com/tambalapay/tambala/internal/records"
+	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/payouts"
 	"github.com/tambalapay/tambala/store"
@@ -67,7 +67,7 @@ func (e *Engine) recordTrade(ctx context.Context, orgID string, n NewTrade) (Tra
 			t, err = trades.Replay(prev, n)
 			return err
 		}
-		pending, err = e.gate(ctx, tx, approvals.Trade, orgID, money.FromInt(money.MWK, whole), string(records.IndexKey(orgID, n.Ref)),
+		pending, err = e.gate(ctx, tx, approvals.Trade, orgID, money.FromInt(money.MWK, whole), string(storage.IndexKey(orgID, n.Ref)),
 			accounts.StaffOperations, map[string]string{"ref": n.Ref, "usdt_amount": n.USDTAmount.String(), "client_rate": n.ClientRate.String()})
 		if err != nil || pending != nil {
 			return err
@@ -83,7 +83,7 @@ func (e *Engine) recordTrade(ctx context.Context, orgID string, n NewTrade) (Tra
 
 // tradeByRef reads org's trade recorded under ref, if any.
 func tradeByRef(tx store.Tx, orgID, ref string) (Trade, bool, error) {
-	id, err := tx.Get(bucketTradesByRef, records.IndexKey(orgID, ref))
+	id, err := tx.Get(bucketTradesByRef, storage.IndexKey(orgID, ref))
 	if errors.Is(err, store.ErrNotFound) {
 		return Trade{}, false, nil
 	}
@@ -91,7 +91,7 @@ func tradeByRef(tx store.Tx, orgID, ref string) (Trade, bool, error) {
 		return Trade{}, false, err
 	}
 	var r tradeRecord
-	if err := records.GetJSON(tx, bucketTrades, string(id), &r, errNotFound); err != nil {
+	if err := storage.GetJSON(tx, bucketTrades, string(id), &r, errNotFound); err != nil {
 		return Trade{}, false, err
 	}
 	t, err := fromTradeRecord(r)
@@ -119,17 +119,17 @@ func (e *Engine) makeTrade(ctx context.Context, tx store.Tx, orgID string, n New
 	if err := postDesk(tx, postings, now); err != nil {
 		return Trade{}, err
 	}
-	if err := records.PutJSON(tx, bucketTrades, r.ID, r); err != nil {
+	if err := storage.PutJSON(tx, bucketTrades, r.ID, r); err != nil {
 		return Trade{}, err
 	}
-	if err := tx.Put(bucketTradesByRef, records.IndexKey(orgID, n.Ref), []byte(r.ID)); err != nil {
+	if err := tx.Put(bucketTradesByRef, storage.IndexKey(orgID, n.Ref), []byte(r.ID)); err != nil {
 		return Trade{}, err
 	}
 	t, err := fromTradeRecord(r) // as a later read gives it
 	if err != nil {
 		return Trade{}, err
 	}
-	if err := tx.Put(bucketTradesByOrg, records.IndexKey(orgID, r.ID), nil); err != nil {
+	if err := tx.Put(bucketTradesByOrg, storage.IndexKey(orgID, r.ID), nil); err != nil {
 		return Trade{}, err
 	}
 	if err := e.auditAs(ctx, tx, orgID, AuditTradeRecorded, t.ID, fmt.Sprintf("%s at %s credited %d MWK from the float, ref %q",
@@ -167,7 +167,7 @@ func (e *Engine) trades(ctx context.Context, p Principal, page PageRequest) (Pag
 		var err error
 		out, err = listPage(tx, bucketTradesByOrg, p.Org.ID, page, nil, func(id string) (Trade, error) {
 			var r tradeRecord
-			if err := records.GetJSON(tx, bucketTrades, id, &r, errNotFound); err != nil {
+			if err := storage.GetJSON(tx, bucketTrades, id, &r, errNotFound); err != nil {
 				return Trade{}, err
 			}
 			return fromTradeRecord(r)

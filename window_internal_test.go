@@ -12,7 +12,7 @@ import (
 	"github.com/tambalapay/tambala/adapters/memstore"
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/codec"
-	"github.com/tambalapay/tambala/internal/records"
+	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/store"
 )
@@ -96,7 +96,7 @@ func TestPayoutWindowSumAgreesWithCells(t *testing.T) {
 			cells := windowModel{}
 			var sum codec.WindowSum
 			require.NoError(rt, s.View(ctx, func(tx store.Tx) error {
-				err := tx.Scan(bucketPayoutWindow, store.ScanOptions{Prefix: records.IndexPrefix(org)}, func(k, v []byte) (bool, error) {
+				err := tx.Scan(bucketPayoutWindow, store.ScanOptions{Prefix: storage.IndexPrefix(org)}, func(k, v []byte) (bool, error) {
 					c, err := codec.DecodeWindowCell(v)
 					cells[int64(binary.BigEndian.Uint64(k[len(org)+1:]))] = c
 					return true, err

@@ -12,8 +12,8 @@ import (
 	"github.com/tambalapay/tambala/approvals"
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/loop"
-	"github.com/tambalapay/tambala/internal/records"
 	"github.com/tambalapay/tambala/internal/render"
+	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/internal/work"
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/money"
@@ -113,7 +113,7 @@ func (e *Engine) putScheduled(tx store.Tx, rec *payoutRecord, next *time.Time) e
 	if err := schedule(tx, rec, next); err != nil {
 		return err
 	}
-	return records.PutJSON(tx, bucketPayouts, rec.ID, *rec)
+	return storage.PutJSON(tx, bucketPayouts, rec.ID, *rec)
 }
 
 // ErrNoPayoutProvider is returned by the payout worker's calls when the
@@ -198,7 +198,7 @@ func (e *Engine) payoutJob() work.Job[claimedPayout, payoutCall] {
 func (e *Engine) claimPayout(tx store.Tx, id string) (claimedPayout, bool, error) {
 	var rec payoutRecord
 	var from payouts.Status
-	if err := records.GetJSON(tx, bucketPayouts, id, &rec, errNotFound); err != nil {
+	if err := storage.GetJSON(tx, bucketPayouts, id, &rec, errNotFound); err != nil {
 		return claimedPayout{}, false, err
 	}
 	now := e.nowUTC()
@@ -366,7 +366,7 @@ func (e *Engine) settle(ctx context.Context, id string, want payouts.Status,
 	err := e.store.Update(ctx, func(tx store.Tx) error {
 		change = stateChange{}
 		var rec payoutRecord
-		if err := records.GetJSON(tx, bucketPayouts, id, &rec, errNotFound); err != nil {
+		if err := storage.GetJSON(tx, bucketPayouts, id, &rec, errNotFound); err != nil {
 			return err
 		}
 		if rec.Status != want {
@@ -380,7 +380,7 @@ func (e *Engine) settle(ctx context.Context, id string, want payouts.Status,
 			return err
 		}
 		change = stateChange{id: rec.ID, org: rec.Org, rail: rec.Rail, from: want, to: rec.Status, by: "worker"}
-		return records.PutJSON(tx, bucketPayouts, rec.ID, rec)
+		return storage.PutJSON(tx, bucketPayouts, rec.ID, rec)
 	})
 	if err == nil {
 		if change.to == payouts.Reversed && change.from != payouts.Succeeded { // paid, then clawed back, in one answer
@@ -522,7 +522,7 @@ func (e *Engine) clawbackPayout(ctx context.Context, id string) error {
 	err := e.store.Update(ctx, func(tx store.Tx) error {
 		pending = nil
 		var cur payoutRecord
-		if err := records.GetJSON(tx, bucketPayouts, id, &cur, errNotFound); err != nil {
+		if err := storage.GetJSON(tx, bucketPayouts, id, &cur, errNotFound); err != nil {
 			return err
 		}
 		if cur.Status != payouts.Succeeded {
@@ -554,7 +554,7 @@ func (e *Engine) clawbackPayout(ctx context.Context, id string) error {
 // summary ending with note.
 func (e *Engine) clawbackInTx(ctx context.Context, tx store.Tx, id, note string) (payoutRecord, error) {
 	var rec payoutRecord
-	if err := records.GetJSON(tx, bucketPayouts, id, &rec, errNotFound); err != nil {
+	if err := storage.GetJSON(tx, bucketPayouts, id, &rec, errNotFound); err != nil {
 		return rec, err
 	}
 	if rec.Status != payouts.Succeeded {
@@ -566,5 +566,5 @@ func (e *Engine) clawbackInTx(ctx context.Context, tx store.Tx, id, note string)
 	if err := e.auditAs(ctx, tx, rec.Org, AuditPayoutClawedBack, rec.ID, fmt.Sprintf("status %s -> %s", payouts.Succeeded, rec.Status)+note); err != nil {
 		return rec, err
 	}
-	return rec, records.PutJSON(tx, bucketPayouts, rec.ID, rec)
+	return rec, storage.PutJSON(tx, bucketPayouts, rec.ID, rec)
 }

@@ -1,4 +1,4 @@
-package records
+package storage
 
 import "encoding/json"
 

@@ -1,7 +1,4 @@
-// Package records holds the helpers every engine record shares: JSON
-// records (the record types of internal/codec) by key or as bytes, and
-// per-owner index keys in creation order.
-package records
+package storage
 
 import (
 	"encoding/json"
