@@ -19,7 +19,7 @@ import (
 )
 
 // The documentation's command lines are checked against the program, so
-// that the README and docs/*.md cannot drift from it: every tambala
+// that the README and docs/ (every topic file) cannot drift from it: every tambala
 // command line of a shell block (```sh, ```console: the lines after "$ "),
 // and every inline `tambala ...` of the prose, names a command that
 // exists, with flags it has, valid values where the flag set checks them,
@@ -36,7 +36,9 @@ func docFiles(t *testing.T) []string {
 	t.Helper()
 	docs, err := filepath.Glob(filepath.Join(moduleRoot, "docs", "*.md"))
 	require.NoError(t, err)
-	return append([]string{filepath.Join(moduleRoot, "README.md")}, docs...)
+	topics, err := filepath.Glob(filepath.Join(moduleRoot, "docs", "*", "*.md"))
+	require.NoError(t, err)
+	return append(append([]string{filepath.Join(moduleRoot, "README.md")}, docs...), topics...)
 }
 
 // docCommand is one simple command of a document: its words, where it is.
