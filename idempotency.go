@@ -290,18 +290,6 @@ func (e *Engine) refuseCreate(ctx context.Context, p Principal, op Operation, id
 	return reason
 }
 
-// settingLegacySince records, in the settings bucket, when creates in this
-// store began to be scoped by operation: the time a build with operation
-// names first created in it, or the zero time when it then held no
-// decided outcome at all (a new store), which therefore holds none under
-// a legacy scope.
-var settingLegacySince = []byte("idempotency.legacy_since")
-
-// settingNamespaceSince records when creates in this store began to share
-// one namespace per organization: the time a build with it first created
-// in it, or the zero time when it then held no decided outcome at all.
-var settingNamespaceSince = []byte("idempotency.namespace_since")
-
 // earlierScopes says under which scopes of earlier builds a create must
 // still look for its key.
 type earlierScopes struct {
@@ -314,11 +302,11 @@ type earlierScopes struct {
 // the store's first create by the build that stopped writing it. A new
 // store never holds any, so a create reads one record, not several.
 func (e *Engine) earlierScopes(ctx context.Context) (earlierScopes, error) {
-	ns, err := e.storeSince(ctx, settingNamespaceSince, &e.namespaceSince)
+	ns, err := e.storeSince(ctx, storage.IdemNamespaceSince, &e.namespaceSince)
 	if err != nil {
 		return earlierScopes{}, err
 	}
-	legacy, err := e.storeSince(ctx, settingLegacySince, &e.legacySince)
+	legacy, err := e.storeSince(ctx, storage.IdemLegacySince, &e.legacySince)
 	if err != nil {
 		return earlierScopes{}, err
 	}

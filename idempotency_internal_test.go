@@ -121,7 +121,7 @@ func TestIdempotency_LegacyLookupsEnd(t *testing.T) {
 	since := func(t *testing.T, s store.Store) string {
 		var v []byte
 		require.NoError(t, s.View(ctx, func(tx store.Tx) (err error) {
-			v, err = storage.Setting(tx, settingLegacySince)
+			v, err = storage.Setting(tx, storage.IdemLegacySince)
 			return err
 		}))
 		return string(v)
@@ -207,7 +207,7 @@ func asOperationScoped(t *testing.T, s store.Store, org string, op Operation, ke
 		if err := storage.DeleteIdem(tx, idemScope(org, key)); err != nil {
 			return err
 		}
-		if err := storage.DeleteSetting(tx, settingNamespaceSince); err != nil {
+		if err := storage.DeleteSetting(tx, storage.IdemNamespaceSince); err != nil {
 			return err
 		}
 		return storage.PutIdem(tx, opIdemScope(org, op, key), rec.EncodeV2(sum))
@@ -246,7 +246,7 @@ func TestIdempotency_OperationScopedRecordsAfterUpgrade(t *testing.T) {
 	assert.Equal(t, errcode.Conflict, errcode.Of(e2.refuseCreate(ctx, p, CreateBankPayout, Idempotency{Key: "b-6"}, errcode.New(errcode.ValidationError))))
 	var since []byte
 	require.NoError(t, s.View(ctx, func(tx store.Tx) (err error) {
-		since, err = storage.Setting(tx, settingNamespaceSince)
+		since, err = storage.Setting(tx, storage.IdemNamespaceSince)
 		return err
 	}))
 	assert.Equal(t, "2026-11-25T09:00:00Z", string(since), "recorded at the first create after the upgrade")
@@ -269,7 +269,7 @@ func TestIdempotency_OperationScopedRecordsAfterUpgrade(t *testing.T) {
 	asOperationScoped(t, s2, p3.Org.ID, CreateMomoPayout, "b-6")
 	require.NoError(t, s2.Update(ctx, func(tx store.Tx) error {
 		zero, _ := time.Time{}.MarshalText()
-		return storage.PutSetting(tx, settingNamespaceSince, zero)
+		return storage.PutSetting(tx, storage.IdemNamespaceSince, zero)
 	}))
 	e4, err := New(s2, &Options{Clock: func() time.Time { return now }})
 	require.NoError(t, err)

@@ -103,9 +103,12 @@ func (e *Engine) organization(ctx context.Context, id string) (Organization, err
 
 // loadOrg reads organization id into o; a missing one is notFound.
 func loadOrg(tx store.Tx, id string, o *Organization, notFound error) error {
-	var err error
-	*o, err = storage.LoadOrg(tx, id, notFound)
-	return err
+	got, err := storage.LoadOrg(tx, id, notFound)
+	if err != nil {
+		return err
+	}
+	*o = got
+	return nil
 }
 
 // cachedOrg reads organization id through the engine's cache (the value is

@@ -65,3 +65,16 @@ func PruneIdem(tx store.Tx, cutoff time.Time, batch int) (int, error) {
 	}
 	return len(keys), nil
 }
+
+// IdemLegacySince is the setting that records when creates in this store
+// began to be scoped by operation: the time a build with operation names
+// first created in it, or the zero time when it then held no decided
+// outcome at all (a new store), which therefore holds none under a legacy
+// scope.
+var IdemLegacySince = []byte("idempotency.legacy_since")
+
+// IdemNamespaceSince is the setting that records when creates in this
+// store began to share one namespace per organization: the time a build
+// with it first created in it, or the zero time when it then held no
+// decided outcome at all.
+var IdemNamespaceSince = []byte("idempotency.namespace_since")
