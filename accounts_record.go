@@ -25,8 +25,6 @@ var (
 	bucketThrottleAccounts = []byte("throttles.account") // normalised email -> record
 	bucketThrottleAddrs    = []byte("throttles.address") // accounts.AddressKey -> record
 	bucketOrgPortal        = []byte("orgs.portal")       // org id -> portal settings
-	bucketAudit            = []byte("audit")             // org NUL entry id -> record
-	bucketAuditAll         = []byte("audit.all")         // NUL entry id -> org id
 )
 
 func timePtr(t time.Time) *time.Time {

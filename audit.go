@@ -8,7 +8,6 @@ import (
 
 	"github.com/tambalapay/tambala/accounts"
 	"github.com/tambalapay/tambala/errcode"
-	"github.com/tambalapay/tambala/internal/codec"
 	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/store"
@@ -166,16 +165,13 @@ func (e *Engine) audit(ctx context.Context, tx store.Tx, actor AuditActor, org s
 	ri := requestInfo(ctx)
 	a := AuditEntry{ID: e.newID(), At: e.nowUTC(), Actor: actor, Org: org, Action: action, Target: target,
 		Summary: summary, Address: ri.Address, RequestID: ri.RequestID}
-	if err := storage.PutJSON(tx, bucketAudit, string(storage.IndexKey(org, a.ID)), toAuditRecord(a)); err != nil {
-		return err
-	}
-	return tx.Put(bucketAuditAll, storage.IndexKey("", a.ID), []byte(org))
+	return storage.AppendAudit(tx, org, toAuditRecord(a))
 }
 
 // loadAudit reads entry id of org.
 func loadAudit(tx store.Tx, org, id string) (AuditEntry, error) {
-	var r codec.AuditRecord
-	if err := storage.GetJSON(tx, bucketAudit, string(storage.IndexKey(org, id)), &r, errcode.New(errcode.InternalError)); err != nil {
+	r, err := storage.LoadAudit(tx, org, id, errcode.New(errcode.InternalError))
+	if err != nil {
 		return AuditEntry{}, err
 	}
 	return fromAuditRecord(r)
@@ -189,16 +185,16 @@ func (e *Engine) auditTrail(ctx context.Context, page PageRequest, f AuditFilter
 	}
 	var out Page[AuditEntry]
 	err := e.store.View(ctx, func(tx store.Tx) error {
-		index, owner := bucketAuditAll, ""
+		index, owner := storage.AuditAll, ""
 		load := func(id string) (AuditEntry, error) {
-			o, err := tx.Get(bucketAuditAll, storage.IndexKey("", id))
+			o, err := storage.AuditOrg(tx, id)
 			if err != nil {
 				return AuditEntry{}, err
 			}
-			return loadAudit(tx, string(o), id)
+			return loadAudit(tx, o, id)
 		}
 		if f.Org != "" {
-			index, owner = bucketAudit, f.Org
+			index, owner = storage.AuditByOrg, f.Org
 			load = func(id string) (AuditEntry, error) { return loadAudit(tx, f.Org, id) }
 		}
 		var keep func(id string) (bool, error)

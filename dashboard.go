@@ -245,7 +245,7 @@ func (e *Engine) operatorHome(ctx context.Context, now time.Time) (OperatorHome,
 				return err
 			}
 		}
-		err := tx.Scan(payoutsDue, store.ScanOptions{}, func(k, _ []byte) (bool, error) {
+		err := tx.Scan(storage.PayoutsDue, store.ScanOptions{}, func(k, _ []byte) (bool, error) {
 			var rec payoutRecord
 			if err := storage.GetJSON(tx, bucketPayouts, string(k[8:]), &rec, errNotFound); err != nil {
 				return false, err

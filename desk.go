@@ -53,7 +53,7 @@ var corridorsVersion = []byte("corridors.version")
 // corridorsIn are the corridors as tx sees them. The slice is shared by
 // the commands reading the same version: callers do not modify it.
 func (e *Engine) corridorsIn(tx store.Tx) ([]quotes.Corridor, error) {
-	version, err := tx.Get(bucketSettings, corridorsVersion)
+	version, err := storage.Setting(tx, corridorsVersion)
 	switch {
 	case isNotFound(err):
 		return scanCorridors(tx)
@@ -152,7 +152,7 @@ func putCorridor(tx store.Tx, c quotes.Corridor) error {
 	if err != nil {
 		return err
 	}
-	return tx.Put(bucketSettings, corridorsVersion, h.Sum(nil))
+	return storage.PutSetting(tx, corridorsVersion, h.Sum(nil))
 }
 
 // allCorridors is Operator.AllCorridors.
@@ -560,7 +560,7 @@ func (e *Engine) proofLinkKey(ctx context.Context) ([]byte, error) {
 	var key []byte
 	err := e.store.View(ctx, func(tx store.Tx) error {
 		var err error
-		key, err = tx.Get(bucketSettings, settingProofKey)
+		key, err = storage.Setting(tx, settingProofKey)
 		return err
 	})
 	if err == nil {
@@ -574,7 +574,7 @@ func (e *Engine) proofLinkKey(ctx context.Context) ([]byte, error) {
 		return nil, err
 	}
 	err = e.store.Update(ctx, func(tx store.Tx) error {
-		v, err := tx.Get(bucketSettings, settingProofKey)
+		v, err := storage.Setting(tx, settingProofKey)
 		if err == nil { // another instance made it first
 			key = v
 			return nil
@@ -583,7 +583,7 @@ func (e *Engine) proofLinkKey(ctx context.Context) ([]byte, error) {
 			return err
 		}
 		key = fresh
-		return tx.Put(bucketSettings, settingProofKey, fresh)
+		return storage.PutSetting(tx, settingProofKey, fresh)
 	})
 	return key, err
 }

@@ -137,7 +137,7 @@ func (e *Engine) ProcessDeliveries(ctx context.Context) (int, error) {
 		return 0, ErrNoWebhookSender
 	}
 	start := time.Now()
-	ids, err := deliveriesDue.Due(ctx, e.store, e.now(), e.dispatch.Batch)
+	ids, err := storage.DeliveriesDue.Due(ctx, e.store, e.now(), e.dispatch.Batch)
 	if err != nil {
 		return 0, err
 	}
@@ -203,7 +203,7 @@ func moveDue(tx store.Tx, d *deliveryRecord, next *time.Time) error {
 	if d.State == webhooks.Pending {
 		old = &d.NextAt
 	}
-	if err := deliveriesDue.Move(tx, d.ID, old, next); err != nil {
+	if err := storage.DeliveriesDue.Move(tx, d.ID, old, next); err != nil {
 		return err
 	}
 	if next != nil {
@@ -398,7 +398,7 @@ func (e *Engine) redeliver(ctx context.Context, orgID, id string) (DeliveryView,
 		if err := countDead(tx, -1); err != nil {
 			return err
 		}
-		if err := deliveriesDue.Move(tx, d.ID, nil, &d.NextAt); err != nil {
+		if err := storage.DeliveriesDue.Move(tx, d.ID, nil, &d.NextAt); err != nil {
 			return err
 		}
 		if err := storage.PutJSON(tx, bucketDeliveries, d.ID, d); err != nil {

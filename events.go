@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/tambalapay/tambala/internal/cache"
 	"github.com/tambalapay/tambala/internal/codec"
 	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/internal/work"
@@ -125,11 +126,6 @@ func (o *EventOptions) defaults() {
 // for LoopEvents, when the engine has no Options.Events.
 var ErrNoEventHandler = errors.New("tambala: no event handler configured (Options.Events)")
 
-var (
-	bucketEvents = []byte("events.inprocess")
-	eventsDue    = storage.DueIndex("events.due")
-)
-
 // Resource kinds of a stored event.
 const (
 	eventPayout       = "payout"
@@ -179,10 +175,7 @@ func (e *Engine) keepEvent(tx store.Tx, id, orgID, eventType string, at time.Tim
 		return err
 	}
 	r := eventRecord{ID: id, Type: eventType, Org: orgID, CreatedAt: at, Kind: res.kind, Record: rec, NextAt: at}
-	if err := storage.PutJSON(tx, bucketEvents, id, r); err != nil {
-		return err
-	}
-	return eventsDue.Move(tx, id, nil, &at)
+	return storage.SaveEvent(tx, r, nil)
 }
 
 // storedResource is an event's resource as an eventRecord keeps it.
@@ -201,20 +194,10 @@ func storedResource(res eventResource) ([]byte, error) {
 // event decodes a stored event into its typed value.
 func (e *Engine) event(r eventRecord) (Event, error) {
 	ev := Event{ID: r.ID, Type: r.Type, Org: r.Org, CreatedAt: r.CreatedAt}
+	var err error
 	switch r.Kind {
 	case eventPayout, eventPayoutV2:
-		var pr payoutRecord
-		if err := storage.Decode(r.Record, &pr); err != nil {
-			return ev, err
-		}
-		if r.Kind == eventPayout {
-			p, err := pr.payout()
-			ev.Payout = &p
-			return ev, err
-		}
-		p, err := pr.payoutV2()
-		ev.PayoutV2 = &p
-		return ev, err
+		err = decodePayoutEvent(r, &ev)
 	case eventOrder:
 		var b []byte
 		if err := storage.Decode(r.Record, &b); err != nil {
@@ -231,18 +214,8 @@ func (e *Engine) event(r eventRecord) (Event, error) {
 		c, err := e.conversionOf(cr)
 		ev.Conversion = &c
 		return ev, err
-	case eventCollection:
-		var cr collectionRecord
-		if err := storage.Decode(r.Record, &cr); err != nil {
-			return ev, err
-		}
-		c, err := fromCollectionRecord(cr)
-		ev.Collection = &c
-		return ev, err
-	case eventCollectionV2:
-		c, err := e.decodeCollectionV2(r.Record)
-		ev.CollectionV2 = &c
-		return ev, err
+	case eventCollection, eventCollectionV2:
+		err = e.decodeCollectionEvent(r, &ev)
 	case eventTrade:
 		var tr tradeRecord
 		if err := storage.Decode(r.Record, &tr); err != nil {
@@ -252,26 +225,65 @@ func (e *Engine) event(r eventRecord) (Event, error) {
 		ev.Trade = &t
 		return ev, err
 	case eventBalanceLow:
-		var br balanceLowRecord
-		if err := storage.Decode(r.Record, &br); err != nil {
-			return ev, err
-		}
-		var bl BalanceLow
-		var err error
-		bl.Balance.Asset = money.MWK
-		if bl.Balance.Available, err = money.ParseSigned(money.MWK, br.Available); err != nil {
-			return ev, err
-		}
-		if bl.Balance.Held, err = money.ParseSigned(money.MWK, br.Held); err != nil {
-			return ev, err
-		}
-		if bl.Floor, err = money.Parse(money.MWK, br.Floor); err != nil {
-			return ev, err
-		}
-		ev.BalanceLow = &bl
-		return ev, nil
+		ev.BalanceLow, err = decodeBalanceLow(r.Record)
+	default:
+		err = fmt.Errorf("tambala: stored event %s has an unknown kind %q", r.ID, r.Kind)
 	}
-	return ev, fmt.Errorf("tambala: stored event %s has an unknown kind %q", r.ID, r.Kind)
+	return ev, err
+}
+
+// decodePayoutEvent sets ev's Payout or PayoutV2 from r's record.
+func decodePayoutEvent(r eventRecord, ev *Event) error {
+	var pr payoutRecord
+	if err := storage.Decode(r.Record, &pr); err != nil {
+		return err
+	}
+	if r.Kind == eventPayout {
+		p, err := pr.payout()
+		ev.Payout = &p
+		return err
+	}
+	p, err := pr.payoutV2()
+	ev.PayoutV2 = &p
+	return err
+}
+
+// decodeCollectionEvent sets ev's Collection or CollectionV2 from r's
+// record.
+func (e *Engine) decodeCollectionEvent(r eventRecord, ev *Event) error {
+	if r.Kind == eventCollectionV2 {
+		c, err := e.decodeCollectionV2(r.Record)
+		ev.CollectionV2 = &c
+		return err
+	}
+	var cr collectionRecord
+	if err := storage.Decode(r.Record, &cr); err != nil {
+		return err
+	}
+	c, err := fromCollectionRecord(cr)
+	ev.Collection = &c
+	return err
+}
+
+// decodeBalanceLow reads the stored resource of balance.low.
+func decodeBalanceLow(record []byte) (*BalanceLow, error) {
+	var br balanceLowRecord
+	if err := storage.Decode(record, &br); err != nil {
+		return nil, err
+	}
+	var bl BalanceLow
+	var err error
+	bl.Balance.Asset = money.MWK
+	if bl.Balance.Available, err = money.ParseSigned(money.MWK, br.Available); err != nil {
+		return nil, err
+	}
+	if bl.Balance.Held, err = money.ParseSigned(money.MWK, br.Held); err != nil {
+		return nil, err
+	}
+	if bl.Floor, err = money.Parse(money.MWK, br.Floor); err != nil {
+		return nil, err
+	}
+	return &bl, nil
 }
 
 // ProcessEvents hands the events that are due to Options.Events, once
@@ -284,7 +296,7 @@ func (e *Engine) ProcessEvents(ctx context.Context) (int, error) {
 	if e.events == nil {
 		return 0, ErrNoEventHandler
 	}
-	ids, err := eventsDue.Due(ctx, e.store, e.now(), e.eventOpts.Batch)
+	ids, err := storage.DueEvents(ctx, e.store, e.now(), e.eventOpts.Batch)
 	if err != nil {
 		return 0, err
 	}
@@ -317,8 +329,8 @@ type handled struct{ err error }
 
 // claimEvent takes a due event under a lease inside tx.
 func (e *Engine) claimEvent(tx store.Tx, id string) (eventRecord, bool, error) {
-	var r eventRecord
-	if err := storage.GetJSON(tx, bucketEvents, id, &r, errNotFound); err != nil {
+	r, err := storage.LoadEvent(tx, id, errNotFound)
+	if err != nil {
 		if errors.Is(err, errNotFound) {
 			return r, false, nil // handed over by another instance
 		}
@@ -328,42 +340,57 @@ func (e *Engine) claimEvent(tx store.Tx, id string) (eventRecord, bool, error) {
 	if r.NextAt.After(now) {
 		return r, false, nil // claimed by another instance meanwhile
 	}
-	old, next := r.NextAt, now.Add(e.eventOpts.Lease)
-	r.NextAt = next
-	if err := storage.PutJSON(tx, bucketEvents, id, r); err != nil {
-		return r, false, err
-	}
-	return r, true, eventsDue.Move(tx, id, &old, &next)
+	old := r.NextAt
+	r.NextAt = now.Add(e.eventOpts.Lease)
+	return r, true, storage.SaveEvent(tx, r, &old)
 }
 
 // settleEvent forgets a handled event, or schedules it again after a
 // failure.
 func (e *Engine) settleEvent(ctx context.Context, r eventRecord, handleErr error) error {
 	return e.store.Update(ctx, func(tx store.Tx) error {
-		var cur eventRecord
-		if err := storage.GetJSON(tx, bucketEvents, r.ID, &cur, errNotFound); err != nil {
+		cur, err := storage.LoadEvent(tx, r.ID, errNotFound)
+		if err != nil {
 			if errors.Is(err, errNotFound) {
 				return nil
 			}
 			return err
 		}
-		old := cur.NextAt
 		if handleErr == nil {
-			if err := tx.Delete(bucketEvents, []byte(r.ID)); err != nil {
-				return err
-			}
-			return eventsDue.Move(tx, r.ID, &old, nil)
+			return storage.DeleteEvent(tx, cur)
 		}
 		e.log.Warn("event handler failed; the event will be handed over again",
 			slog.String("event", r.ID), slog.String("type", r.Type), slog.Any("error", handleErr))
+		old := cur.NextAt
 		cur.Attempts++
 		delay := time.Second << min(cur.Attempts-1, 16)
 		delay = min(delay, e.eventOpts.MaxBackoff)
-		next := e.now().Add(delay)
-		cur.NextAt = next
-		if err := storage.PutJSON(tx, bucketEvents, r.ID, cur); err != nil {
-			return err
-		}
-		return eventsDue.Move(tx, r.ID, &old, &next)
+		cur.NextAt = e.now().Add(delay)
+		return storage.SaveEvent(tx, cur, &old)
 	})
+}
+
+// An endpoint is stored as codec.EndpointRecord, field for field: Endpoint
+// converts to it and back. Its secret is a codec.SecretRecord.
+
+// loadEndpoint reads org's endpoint into ep; none is notFound.
+func loadEndpoint(tx store.Tx, org string, ep *Endpoint, notFound error) error {
+	r, err := storage.LoadEndpoint(tx, org, notFound)
+	if err != nil {
+		return err
+	}
+	*ep = Endpoint(r)
+	return nil
+}
+
+// deliveryRecord is an outbox row, as stored.
+type deliveryRecord = codec.DeliveryRecord
+
+// An attempt is stored as codec.AttemptRecord, field for field: Attempt
+// converts to it and back.
+
+// decodeAttempt decodes a stored attempt.
+func decodeAttempt(raw []byte) (Attempt, error) {
+	r, err := cache.DecodeJSON[codec.AttemptRecord](raw)
+	return Attempt(r), err
 }

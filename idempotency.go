@@ -2,7 +2,6 @@ package tambala
 
 import (
 	"context"
-	"encoding/binary"
 	"encoding/hex"
 	"slices"
 	"sync"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/codec"
+	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/store"
 )
 
@@ -123,7 +123,7 @@ var (
 // records can be within the retention (earlier), it also looks under
 // their scopes: per operation (op's own first), then per method and path.
 func storedOutcome(tx store.Tx, org, key string, op Operation, earlier earlierScopes) (rec codec.IdemRecord, by Operation, ok bool, err error) {
-	v, err := tx.Get(bucketIdem, []byte(idemScope(org, key)))
+	v, err := storage.Idem(tx, idemScope(org, key))
 	switch {
 	case err == nil:
 		rec, err = codec.DecodeIdemRecord(v)
@@ -142,7 +142,7 @@ func storedOutcome(tx store.Tx, org, key string, op Operation, earlier earlierSc
 			scopes = append(scopes, legacyIdemScope(org, legacy, key))
 		}
 		for _, scope := range scopes {
-			v, err := tx.Get(bucketIdem, []byte(scope))
+			v, err := storage.Idem(tx, scope)
 			if isNotFound(err) {
 				continue
 			}
@@ -204,23 +204,8 @@ func create[T any](ctx context.Context, e *Engine, p Principal, op Operation, id
 		if err != nil {
 			return err
 		}
-		rec, by, found, err := storedOutcome(tx, p.Org.ID, idem.Key, op, earlier)
-		if err != nil {
-			return err
-		}
-		if found {
-			if by != op {
-				return errIdemOtherOperation
-			}
-			if rec.BodySHA256 != hex.EncodeToString(fp[:]) {
-				return errIdemMismatch
-			}
-			out.Replayed = true
-			if rec.Version >= 2 {
-				out.Resource, err = rc.decode(p.Org.ID, rec.Body)
-			} else {
-				out.Resource, err = rc.decodeLegacy(p.Org.ID, rec.Body)
-			}
+		var found bool
+		if out, found, err = replay(tx, p.Org.ID, op, idem.Key, fp, earlier, rc); err != nil || found {
 			return err
 		}
 		res, stored, err := run(tx, org)
@@ -229,19 +214,36 @@ func create[T any](ctx context.Context, e *Engine, p Principal, op Operation, id
 		}
 		now := e.nowUTC()
 		r := codec.IdemRecord{Operation: string(op), Body: stored, CreatedAt: now}
-		if err := tx.Put(bucketIdem, []byte(scope), r.Encode(fp)); err != nil {
-			return err
-		}
-		if err := tx.Put(bucketIdemByTime, idemTimeKey(now, scope), nil); err != nil {
-			return err
-		}
 		out.Resource = res
-		return nil
+		return storage.SaveIdem(tx, scope, now, r.Encode(fp))
 	})
 	if err != nil {
 		return Created[T]{}, err
 	}
 	return out, nil
+}
+
+// replay is the outcome decided under key, when there is one (found): a
+// replay of op's own decision for the fingerprint fp, or conflict.
+func replay[T any](tx store.Tx, org string, op Operation, key string, fp Fingerprint, earlier earlierScopes,
+	rc resourceCodec[T]) (out Created[T], found bool, err error) {
+	rec, by, found, err := storedOutcome(tx, org, key, op, earlier)
+	if err != nil || !found {
+		return out, false, err
+	}
+	if by != op {
+		return out, true, errIdemOtherOperation
+	}
+	if rec.BodySHA256 != hex.EncodeToString(fp[:]) {
+		return out, true, errIdemMismatch
+	}
+	out.Replayed = true
+	if rec.Version >= 2 {
+		out.Resource, err = rc.decode(org, rec.Body)
+	} else {
+		out.Resource, err = rc.decodeLegacy(org, rec.Body)
+	}
+	return out, true, err
 }
 
 // refuseCreate is Client.RefuseCreate.
@@ -288,18 +290,6 @@ func (e *Engine) refuseCreate(ctx context.Context, p Principal, op Operation, id
 	return reason
 }
 
-// settingLegacySince records, in the settings bucket, when creates in this
-// store began to be scoped by operation: the time a build with operation
-// names first created in it, or the zero time when it then held no
-// decided outcome at all (a new store), which therefore holds none under
-// a legacy scope.
-var settingLegacySince = []byte("idempotency.legacy_since")
-
-// settingNamespaceSince records when creates in this store began to share
-// one namespace per organization: the time a build with it first created
-// in it, or the zero time when it then held no decided outcome at all.
-var settingNamespaceSince = []byte("idempotency.namespace_since")
-
 // earlierScopes says under which scopes of earlier builds a create must
 // still look for its key.
 type earlierScopes struct {
@@ -312,11 +302,11 @@ type earlierScopes struct {
 // the store's first create by the build that stopped writing it. A new
 // store never holds any, so a create reads one record, not several.
 func (e *Engine) earlierScopes(ctx context.Context) (earlierScopes, error) {
-	ns, err := e.storeSince(ctx, settingNamespaceSince, &e.namespaceSince)
+	ns, err := e.storeSince(ctx, storage.IdemNamespaceSince, &e.namespaceSince)
 	if err != nil {
 		return earlierScopes{}, err
 	}
-	legacy, err := e.storeSince(ctx, settingLegacySince, &e.legacySince)
+	legacy, err := e.storeSince(ctx, storage.IdemLegacySince, &e.legacySince)
 	if err != nil {
 		return earlierScopes{}, err
 	}
@@ -337,40 +327,31 @@ func (e *Engine) storeSince(ctx context.Context, setting []byte, cached *atomic.
 	var t time.Time
 	err := e.store.Update(ctx, func(tx store.Tx) error {
 		t = time.Time{}
-		v, err := tx.Get(bucketSettings, setting)
+		v, err := storage.Setting(tx, setting)
 		if err == nil {
 			return t.UnmarshalText(v)
 		}
 		if !isNotFound(err) {
 			return err
 		}
-		empty := true
-		err = tx.Scan(bucketIdem, store.ScanOptions{}, func(_, _ []byte) (bool, error) {
-			empty = false
-			return false, nil
-		})
+		decided, err := storage.AnyIdem(tx)
 		if err != nil {
 			return err
 		}
-		if !empty {
+		if decided {
 			t = e.nowUTC()
 		}
 		text, err := t.MarshalText()
 		if err != nil {
 			return err
 		}
-		return tx.Put(bucketSettings, setting, text)
+		return storage.PutSetting(tx, setting, text)
 	})
 	if err != nil {
 		return time.Time{}, err
 	}
 	cached.Store(&t)
 	return t, nil
-}
-
-func idemTimeKey(t time.Time, scope string) []byte {
-	k := binary.BigEndian.AppendUint64(nil, uint64(t.UnixNano()))
-	return append(k, scope...)
 }
 
 // PruneIdempotency deletes decided outcomes older than the retention, at
@@ -382,28 +363,11 @@ func (e *Engine) PruneIdempotency(ctx context.Context, batch int) (int, error) {
 		batch = 1000
 	}
 	cutoff := e.now().Add(-e.limits.IdempotencyRetention)
-	end := binary.BigEndian.AppendUint64(nil, uint64(cutoff.UnixNano()))
 	n := 0
 	err := e.store.Update(ctx, func(tx store.Tx) error {
-		n = 0
-		var keys [][]byte
-		err := tx.Scan(bucketIdemByTime, store.ScanOptions{End: end}, func(k, _ []byte) (bool, error) {
-			keys = append(keys, k)
-			return len(keys) < batch, nil
-		})
-		if err != nil {
-			return err
-		}
-		for _, k := range keys {
-			if err := tx.Delete(bucketIdem, k[8:]); err != nil {
-				return err
-			}
-			if err := tx.Delete(bucketIdemByTime, k); err != nil {
-				return err
-			}
-		}
-		n = len(keys)
-		return nil
+		var err error
+		n, err = storage.PruneIdem(tx, cutoff, batch)
+		return err
 	})
 	return n, err
 }
@@ -458,4 +422,66 @@ func (d *deciding) busy(scope string) bool {
 	defer s.mu.Unlock()
 	_, ok := s.scopes[scope]
 	return ok
+}
+
+// Page sizes of list endpoints.
+const (
+	DefaultPageSize = 50
+	MaxPageSize     = 200
+)
+
+// PageRequest asks for one page of a list, newest first.
+type PageRequest struct {
+	Limit    int    // 1..200; 0 means DefaultPageSize
+	BeforeID string // cursor: the previous page's NextBeforeID
+}
+
+func (p PageRequest) check() (PageRequest, error) {
+	if p.Limit == 0 {
+		p.Limit = DefaultPageSize
+	}
+	if p.Limit < 1 || p.Limit > MaxPageSize {
+		return p, errcode.Newf(errcode.ValidationError, "limit must be an integer from 1 to %d", MaxPageSize)
+	}
+	return p, nil
+}
+
+// Page is one page of a list. A page of a filtered list (a status, an
+// asset, an organization) looks at a bounded number of records: it may
+// hold fewer items than the limit, even none, with HasMore set; paging on
+// with NextBeforeID until HasMore is false yields every match once.
+type Page[T any] struct {
+	Items        []T
+	HasMore      bool
+	NextBeforeID string // "" when there is no next page
+}
+
+// listPage reads one page of an owner's index and loads each item; keep,
+// when set, filters ids before they count towards the page.
+func listPage[T any](tx store.Tx, index []byte, owner string, p PageRequest,
+	keep func(id string) (bool, error), load func(id string) (T, error)) (Page[T], error) {
+	out := Page[T]{Items: []T{}}
+	ids, next, err := listIDs(tx, index, owner, p, keep)
+	if err != nil {
+		return out, err
+	}
+	for _, id := range ids {
+		item, err := load(id)
+		if err != nil {
+			return out, err
+		}
+		out.Items = append(out.Items, item)
+	}
+	out.HasMore, out.NextBeforeID = next != "", next
+	return out, nil
+}
+
+// listIDs reads one page of ids from an owner's index, newest first, and
+// the next page's cursor ("" when there is none); see storage.PageIDs.
+func listIDs(tx store.Tx, index []byte, owner string, p PageRequest, keep func(id string) (bool, error)) (ids []string, next string, err error) {
+	p, err = p.check()
+	if err != nil {
+		return nil, "", err
+	}
+	return storage.PageIDs(tx, index, owner, p.Limit, p.BeforeID, keep)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/codec"
 	"github.com/tambalapay/tambala/internal/render"
+	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/payouts"
 	"github.com/tambalapay/tambala/store"
@@ -104,7 +105,7 @@ func putLegacyRecord(t *testing.T, s store.Store, org, key string) []byte {
 	rendered := render.Payout(old)
 	v1 := (&codec.IdemRecord{Status: 202, Body: rendered, CreatedAt: at}).EncodeV1(sha256.Sum256([]byte(legacyBody)))
 	require.NoError(t, s.Update(context.Background(), func(tx store.Tx) error {
-		return tx.Put(bucketIdem, []byte(legacyIdemScope(org, "POST\x00/v1/payouts/momo", key)), v1)
+		return storage.PutIdem(tx, legacyIdemScope(org, "POST\x00/v1/payouts/momo", key), v1)
 	}))
 	return rendered
 }
@@ -120,7 +121,7 @@ func TestIdempotency_LegacyLookupsEnd(t *testing.T) {
 	since := func(t *testing.T, s store.Store) string {
 		var v []byte
 		require.NoError(t, s.View(ctx, func(tx store.Tx) (err error) {
-			v, err = tx.Get(bucketSettings, settingLegacySince)
+			v, err = storage.Setting(tx, storage.IdemLegacySince)
 			return err
 		}))
 		return string(v)
@@ -191,7 +192,7 @@ func mustSub(t *testing.T, a, b money.Amount) money.Amount {
 func asOperationScoped(t *testing.T, s store.Store, org string, op Operation, key string) {
 	t.Helper()
 	require.NoError(t, s.Update(context.Background(), func(tx store.Tx) error {
-		v, err := tx.Get(bucketIdem, []byte(idemScope(org, key)))
+		v, err := storage.Idem(tx, idemScope(org, key))
 		if err != nil {
 			return err
 		}
@@ -203,13 +204,13 @@ func asOperationScoped(t *testing.T, s store.Store, org string, op Operation, ke
 		var sum [32]byte
 		_, err = hex.Decode(sum[:], []byte(rec.BodySHA256))
 		require.NoError(t, err)
-		if err := tx.Delete(bucketIdem, []byte(idemScope(org, key))); err != nil {
+		if err := storage.DeleteIdem(tx, idemScope(org, key)); err != nil {
 			return err
 		}
-		if err := tx.Delete(bucketSettings, settingNamespaceSince); err != nil {
+		if err := storage.DeleteSetting(tx, storage.IdemNamespaceSince); err != nil {
 			return err
 		}
-		return tx.Put(bucketIdem, []byte(opIdemScope(org, op, key)), rec.EncodeV2(sum))
+		return storage.PutIdem(tx, opIdemScope(org, op, key), rec.EncodeV2(sum))
 	}))
 }
 
@@ -245,7 +246,7 @@ func TestIdempotency_OperationScopedRecordsAfterUpgrade(t *testing.T) {
 	assert.Equal(t, errcode.Conflict, errcode.Of(e2.refuseCreate(ctx, p, CreateBankPayout, Idempotency{Key: "b-6"}, errcode.New(errcode.ValidationError))))
 	var since []byte
 	require.NoError(t, s.View(ctx, func(tx store.Tx) (err error) {
-		since, err = tx.Get(bucketSettings, settingNamespaceSince)
+		since, err = storage.Setting(tx, storage.IdemNamespaceSince)
 		return err
 	}))
 	assert.Equal(t, "2026-11-25T09:00:00Z", string(since), "recorded at the first create after the upgrade")
@@ -268,7 +269,7 @@ func TestIdempotency_OperationScopedRecordsAfterUpgrade(t *testing.T) {
 	asOperationScoped(t, s2, p3.Org.ID, CreateMomoPayout, "b-6")
 	require.NoError(t, s2.Update(ctx, func(tx store.Tx) error {
 		zero, _ := time.Time{}.MarshalText()
-		return tx.Put(bucketSettings, settingNamespaceSince, zero)
+		return storage.PutSetting(tx, storage.IdemNamespaceSince, zero)
 	}))
 	e4, err := New(s2, &Options{Clock: func() time.Time { return now }})
 	require.NoError(t, err)

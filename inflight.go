@@ -66,7 +66,7 @@ func (e *Engine) payoutsInFlight(ctx context.Context, f InFlightFilter) ([]InFli
 	err := e.store.View(ctx, func(tx store.Tx) error {
 		out = out[:0]
 		// Every payout not terminal is listed in the due index.
-		return tx.Scan(payoutsDue, store.ScanOptions{}, func(k, _ []byte) (bool, error) {
+		return tx.Scan(storage.PayoutsDue, store.ScanOptions{}, func(k, _ []byte) (bool, error) {
 			var rec payoutRecord
 			if err := storage.GetJSON(tx, bucketPayouts, string(k[8:]), &rec, errNotFound); err != nil {
 				return false, err

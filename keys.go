@@ -12,6 +12,7 @@ import (
 	"github.com/tambalapay/tambala/apikeys"
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/cache"
+	"github.com/tambalapay/tambala/internal/codec"
 	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/store"
 )
@@ -36,9 +37,11 @@ type keyRecord struct {
 	Hash string // hex SHA-256 of the key
 }
 
-// createKey is Operator.CreateKey.
+// createKey is Operator.CreateKey: the key made, then in one transaction
+// the organization read, the cap on active keys checked (apikeys.CheckCap),
+// the key stored and the change audited.
 func (e *Engine) createKey(ctx context.Context, orgID string) (full string, key APIKey, err error) {
-	full, rec, hash, err := e.newKey(orgID)
+	nk, err := e.newKey(orgID)
 	if err != nil {
 		return "", APIKey{}, err
 	}
@@ -51,66 +54,95 @@ func (e *Engine) createKey(ctx context.Context, orgID string) (full string, key 
 		if err != nil {
 			return err
 		}
-		active := 0
-		for _, k := range keys {
-			if k.Active() {
-				active++
-			}
-		}
-		if active >= e.limits.MaxActiveKeys {
-			return errcode.Newf(errcode.Conflict, "the organization already has %d active keys; revoke one first", active)
-		}
-		if err := putKey(tx, &rec, hash); err != nil {
+		if err := apikeys.CheckCap(apikeys.CountActive(keys), e.limits.MaxActiveKeys); err != nil {
 			return err
 		}
-		return e.auditAs(ctx, tx, orgID, AuditKeyCreated, rec.ID, "key "+rec.Prefix+" created")
+		if err := putKey(tx, nk); err != nil {
+			return err
+		}
+		return e.auditAs(ctx, tx, orgID, AuditKeyCreated, nk.rec.ID, "key "+nk.rec.Prefix+" created")
 	})
 	if err != nil {
 		return "", APIKey{}, err
 	}
-	return full, rec.APIKey, nil
+	return nk.full, nk.rec.APIKey, nil
 }
 
-// newKey makes a key for orgID in the engine's environment: the full key,
-// its record and its hash (nothing is written).
-func (e *Engine) newKey(orgID string) (string, keyRecord, [32]byte, error) {
+// madeKey is a key made for an organization and not yet stored: the full
+// key (shown once), its record and its hash.
+type madeKey struct {
+	full string
+	rec  keyRecord
+	hash [32]byte
+}
+
+// newKey makes a key for orgID in the engine's environment (nothing is
+// written).
+func (e *Engine) newKey(orgID string) (madeKey, error) {
 	random := make([]byte, apikeys.RandomBytes)
 	if _, err := io.ReadFull(e.random, random); err != nil {
-		return "", keyRecord{}, [32]byte{}, err
+		return madeKey{}, err
 	}
 	full, err := apikeys.Format(random)
 	if err != nil {
-		return "", keyRecord{}, [32]byte{}, err
+		return madeKey{}, err
 	}
 	h := apikeys.Hash(full)
-	return full, keyRecord{
+	return madeKey{full: full, rec: keyRecord{
 		APIKey: APIKey{ID: e.newID(), Org: orgID, Prefix: apikeys.Display(full), Environment: e.env, CreatedAt: e.nowUTC()},
 		Hash:   hex.EncodeToString(h[:]),
-	}, h, nil
+	}, hash: h}, nil
 }
 
-// putKey writes a key's record and its indexes.
-func putKey(tx store.Tx, rec *keyRecord, hash [32]byte) error {
-	if err := storage.PutJSON(tx, bucketKeys, rec.ID, toKeyRecord(*rec)); err != nil {
-		return err
-	}
-	if err := tx.Put(bucketKeysByHash, hash[:], []byte(rec.ID)); err != nil {
-		return err
-	}
-	return tx.Put(bucketKeysByOrg, storage.IndexKey(rec.Org, rec.ID), nil)
+// putKey writes a new key's record and its indexes.
+func putKey(tx store.Tx, nk madeKey) error {
+	return storage.SaveNewKey(tx, toKeyRecord(nk.rec), nk.hash)
 }
 
+// orgKeys lists orgID's keys, oldest first.
 func orgKeys(tx store.Tx, orgID string) ([]APIKey, error) {
+	ids, err := storage.KeyIDsByOrg(tx, orgID)
+	if err != nil {
+		return nil, err
+	}
 	var out []APIKey
-	err := tx.Scan(bucketKeysByOrg, store.ScanOptions{Prefix: storage.IndexPrefix(orgID)}, func(k, _ []byte) (bool, error) {
+	for _, id := range ids {
 		var rec keyRecord
-		if err := loadKey(tx, string(k[len(orgID)+1:]), &rec, errNotFound); err != nil {
-			return false, err
+		if err := loadKey(tx, id, &rec, errNotFound); err != nil {
+			return nil, err
 		}
 		out = append(out, rec.APIKey)
-		return true, nil
-	})
-	return out, err
+	}
+	return out, nil
+}
+
+// toKeyRecord is the stored form of r.
+func toKeyRecord(r keyRecord) codec.KeyRecord {
+	k := r.APIKey
+	return codec.KeyRecord{ID: k.ID, Org: k.Org, Prefix: k.Prefix, Environment: string(k.Environment),
+		CreatedAt: k.CreatedAt, RevokedAt: k.RevokedAt, Hash: r.Hash}
+}
+
+// fromKeyRecord reads a stored key back.
+func fromKeyRecord(r codec.KeyRecord) keyRecord {
+	return keyRecord{APIKey: APIKey{ID: r.ID, Org: r.Org, Prefix: r.Prefix, Environment: Environment(r.Environment),
+		CreatedAt: r.CreatedAt, RevokedAt: r.RevokedAt}, Hash: r.Hash}
+}
+
+// decodeKey decodes a stored key.
+func decodeKey(raw []byte) (keyRecord, error) {
+	r, err := cache.DecodeJSON[codec.KeyRecord](raw)
+	return fromKeyRecord(r), err
+}
+
+// loadKey reads key id into rec; a missing one is notFound.
+func loadKey(tx store.Tx, id string, rec *keyRecord, notFound error) error {
+	r, err := storage.LoadKey(tx, id, notFound)
+	if err != nil {
+		return err
+	}
+	*rec = fromKeyRecord(r)
+	return nil
 }
 
 // keys is Operator.Keys.
@@ -147,7 +179,7 @@ func (e *Engine) revokeKey(ctx context.Context, orgID, idOrPrefix string) (APIKe
 			if rec.RevokedAt == nil {
 				now := e.nowUTC()
 				rec.RevokedAt = &now
-				if err := storage.PutJSON(tx, bucketKeys, rec.ID, toKeyRecord(rec)); err != nil {
+				if err := storage.SaveKey(tx, toKeyRecord(rec)); err != nil {
 					return err
 				}
 				if err := e.auditAs(ctx, tx, orgID, AuditKeyRevoked, rec.ID, "key "+rec.Prefix+" revoked"); err != nil {
@@ -178,14 +210,14 @@ func (e *Engine) Authenticate(ctx context.Context, key string) (_ Principal, err
 	h := apikeys.Hash(key)
 	var p Principal
 	err = e.store.View(ctx, func(tx store.Tx) error {
-		id, err := tx.Get(bucketKeysByHash, h[:])
+		id, err := storage.KeyIDByHash(tx, h)
 		if errors.Is(err, store.ErrNotFound) {
 			return errUnauthorized
 		}
 		if err != nil {
 			return err
 		}
-		rec, err := cache.Get(tx, bucketKeys, string(id), &e.cachedKeys, errUnauthorized, decodeKey)
+		rec, err := storage.CachedKey(tx, id, &e.cachedKeys, errUnauthorized, decodeKey)
 		if err != nil {
 			return err
 		}

@@ -73,7 +73,7 @@ func (e *Engine) backlog(ctx context.Context) (Backlog, error) {
 		for _, ix := range []struct {
 			n   *int
 			idx []byte
-		}{{&b.DeliveriesDue, deliveriesDue}, {&b.PayoutsDue, payoutsDue}} {
+		}{{&b.DeliveriesDue, storage.DeliveriesDue}, {&b.PayoutsDue, storage.PayoutsDue}} {
 			err := tx.Scan(ix.idx, store.ScanOptions{End: storage.DueEnd(now)}, func(_, _ []byte) (bool, error) {
 				*ix.n++
 				return true, nil

@@ -564,7 +564,7 @@ func (o *Operator) Rails(ctx context.Context) (_ Rails, err error) {
 	var r Rails
 	err = o.e.store.View(ctx, func(tx store.Tx) error {
 		var rec codec.RailsRecord
-		err := storage.GetJSON(tx, bucketSettings, "rails", &rec, nil)
+		err := storage.SettingJSON(tx, "rails", &rec, nil)
 		r = Rails(rec)
 		return err
 	})

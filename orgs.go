@@ -5,17 +5,25 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"slices"
+	"time"
 
 	"github.com/tambalapay/tambala/accounts"
 	"github.com/tambalapay/tambala/approvals"
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/cache"
+	"github.com/tambalapay/tambala/internal/codec"
 	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/internal/textrule"
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/money"
+	"github.com/tambalapay/tambala/networks"
 	"github.com/tambalapay/tambala/orgs"
+	"github.com/tambalapay/tambala/quotes"
 	"github.com/tambalapay/tambala/store"
 )
+
+var errNotFound = errcode.New(errcode.NotFound)
 
 // The organization's rules are package orgs's; these are its names in the
 // engine's API.
@@ -93,18 +101,29 @@ func (e *Engine) organization(ctx context.Context, id string) (Organization, err
 	return o, err
 }
 
+// loadOrg reads organization id into o; a missing one is notFound.
+func loadOrg(tx store.Tx, id string, o *Organization, notFound error) error {
+	got, err := storage.LoadOrg(tx, id, notFound)
+	if err != nil {
+		return err
+	}
+	*o = got
+	return nil
+}
+
+// cachedOrg reads organization id through the engine's cache (the value is
+// shared: read it, never change it); a missing one is notFound.
+func (e *Engine) cachedOrg(tx store.Tx, id string, notFound error) (Organization, error) {
+	return storage.CachedOrg(tx, id, &e.cachedOrgs, notFound)
+}
+
 // organizations is Operator.Organizations.
 func (e *Engine) organizations(ctx context.Context) ([]Organization, error) {
 	var out []Organization
 	err := e.store.View(ctx, func(tx store.Tx) error {
-		return tx.Scan(bucketOrgs, store.ScanOptions{}, func(_, v []byte) (bool, error) {
-			o, err := decodeOrg(v)
-			if err != nil {
-				return false, err
-			}
-			out = append(out, o)
-			return true, nil
-		})
+		var err error
+		out, err = storage.Orgs(tx)
+		return err
 	})
 	return out, err
 }
@@ -140,19 +159,8 @@ func (e *Engine) updateOrg(ctx context.Context, id string, c orgs.Change) (Organ
 	return o, nil
 }
 
-// saveOrg writes the organization and, beside it, its balance floor: every
-// transaction that lowers a balance checks the floor, and reads only that
-// small record instead of decoding the whole organization.
-func saveOrg(tx store.Tx, o *Organization) error {
-	r := toOrgRecord(*o)
-	if err := storage.PutJSON(tx, bucketOrgs, o.ID, r); err != nil {
-		return err
-	}
-	if r.BalanceFloorMWK == "" {
-		return tx.Delete(bucketOrgFloors, []byte(o.ID))
-	}
-	return tx.Put(bucketOrgFloors, []byte(o.ID), []byte(r.BalanceFloorMWK))
-}
+// saveOrg writes the organization and its balance floor (storage.SaveOrg).
+func saveOrg(tx store.Tx, o *Organization) error { return storage.SaveOrg(tx, *o) }
 
 // setOrganizationStatus is Operator.SetOrganizationStatus.
 func (e *Engine) setOrganizationStatus(ctx context.Context, id string, s OrgStatus) (Organization, error) {
@@ -244,4 +252,383 @@ func (e *Engine) fund(tx store.Tx, o *Organization, amount money.Amount, ref str
 		return false, fmt.Errorf("fund %s: %w", o.ID, err)
 	}
 	return !eff.Replayed, nil
+}
+
+// Bootstrap is an organization made ready to use in one go, at most once
+// per store: the demo organization of a sandbox server, a host's first
+// tenant.
+type Bootstrap struct {
+	// Marker names this bootstrap in the store (1 to 100 characters, such
+	// as "demo"). It is recorded in the transaction that creates the
+	// organization; once it is, a bootstrap under the same marker creates
+	// nothing, from this process or any other sharing the store.
+	Marker string
+	// Organization is created as CreateOrganization creates it.
+	Organization NewOrganization
+	// Funding credits the organization from the operator's float, as Fund
+	// does.
+	Funding []Funding
+	// Corridors are created or replaced as SetCorridor does.
+	Corridors []quotes.Corridor
+}
+
+// Funding is one credit of a Bootstrap: an amount and its ref.
+type Funding struct {
+	Amount money.Amount
+	Ref    string
+}
+
+// Bootstrapped is what BootstrapOrganization did.
+type Bootstrapped struct {
+	// Created says this call created the organization.
+	Created bool
+	// Organization is the organization created now or, when Created is
+	// false, the one an earlier bootstrap under the marker created (zero
+	// when the store held other organizations and no marker).
+	Organization Organization
+	// Key is the new organization's API key when Created: returned this
+	// once, never again. APIKey is its record.
+	Key    string
+	APIKey APIKey
+}
+
+// bootstrapOrganization is Operator.BootstrapOrganization: b checked and
+// its key made, then in one transaction the marker read and, when no
+// bootstrap ran and the store holds no organization, everything created.
+func (e *Engine) bootstrapOrganization(ctx context.Context, b Bootstrap) (Bootstrapped, error) {
+	o, err := e.checkBootstrap(b)
+	if err != nil {
+		return Bootstrapped{}, err
+	}
+	nk, err := e.newKey(o.ID)
+	if err != nil {
+		return Bootstrapped{}, err
+	}
+	var out Bootstrapped
+	err = e.store.Update(ctx, func(tx store.Tx) error {
+		out = Bootstrapped{}
+		id, done, err := storage.BootstrapMarker(tx, b.Marker)
+		if err != nil || done {
+			if err == nil {
+				err = loadOrg(tx, id, &out.Organization, errNotFound)
+			}
+			return err
+		}
+		if some, err := storage.AnyOrg(tx); err != nil || some {
+			return err
+		}
+		out, err = e.bootstrapIn(ctx, tx, b, o.Clone(), nk)
+		return err
+	})
+	if err != nil {
+		return Bootstrapped{}, err
+	}
+	return out, nil
+}
+
+// checkBootstrap checks b (its marker, organization, fundings and
+// corridors) and makes its organization, with a new id; nothing is
+// written.
+func (e *Engine) checkBootstrap(b Bootstrap) (Organization, error) {
+	if b.Marker == "" || len(b.Marker) > 100 {
+		return Organization{}, errcode.Newf(errcode.ValidationError, "the bootstrap marker must be 1 to 100 characters")
+	}
+	o, err := e.newOrganization(b.Organization)
+	if err != nil {
+		return Organization{}, err
+	}
+	for _, f := range b.Funding {
+		if err := orgs.CheckFunding(f.Amount, f.Ref); err != nil {
+			return Organization{}, err
+		}
+	}
+	for _, c := range b.Corridors {
+		if err := e.checkCorridor(c); err != nil {
+			return Organization{}, err
+		}
+	}
+	return o, nil
+}
+
+// bootstrapIn creates what b asks for in tx: the organization, its
+// fundings, the corridors, the key and the marker, then the audit entry.
+func (e *Engine) bootstrapIn(ctx context.Context, tx store.Tx, b Bootstrap, org Organization, nk madeKey) (Bootstrapped, error) {
+	if err := saveOrg(tx, &org); err != nil {
+		return Bootstrapped{}, err
+	}
+	for _, f := range b.Funding {
+		if _, err := e.fund(tx, &org, f.Amount, f.Ref); err != nil {
+			return Bootstrapped{}, err
+		}
+	}
+	for _, c := range b.Corridors {
+		if err := putCorridor(tx, c); err != nil {
+			return Bootstrapped{}, err
+		}
+	}
+	if err := putKey(tx, nk); err != nil {
+		return Bootstrapped{}, err
+	}
+	if err := storage.SaveBootstrapMarker(tx, b.Marker, org.ID); err != nil {
+		return Bootstrapped{}, err
+	}
+	return Bootstrapped{Created: true, Organization: org, Key: nk.full, APIKey: nk.rec.APIKey},
+		e.auditAs(ctx, tx, org.ID, AuditOrgBootstrapped, org.ID, fmt.Sprintf("created %q with %d fundings, %d corridors and the key %s",
+			org.Name, len(b.Funding), len(b.Corridors), nk.rec.Prefix))
+}
+
+// API names a versioned half of the API, paused separately.
+type API string
+
+const (
+	APIv1 API = "v1"
+	APIv2 API = "v2"
+)
+
+// PauseMode is why an API is paused; "" means live.
+type PauseMode string
+
+const (
+	Live        PauseMode = ""
+	Maintenance PauseMode = "maintenance"
+	Incident    PauseMode = "incident"
+)
+
+// PauseState holds both switches, and the recent /v2 pauses (the order
+// expiry sweep and proof uploads honour funding deadlines that fell inside
+// one).
+type PauseState struct {
+	V1       PauseMode
+	V2       PauseMode
+	V2Pauses []PauseWindow
+}
+
+// PauseWindow is one /v2 pause: From when it started, To when /v2 was live
+// again (nil while it lasts).
+type PauseWindow struct {
+	From time.Time
+	To   *time.Time
+}
+
+// maxPauseWindows is how many /v2 pauses are remembered: enough for every
+// funding window (72 h by default) to meet each pause that touched it.
+const maxPauseWindows = 64
+
+// Of returns the mode of api.
+func (s PauseState) Of(api API) PauseMode {
+	if api == APIv2 {
+		return s.V2
+	}
+	return s.V1
+}
+
+// Err returns the error a request to api gets while paused, or nil.
+func (s PauseState) Err(api API) error {
+	switch s.Of(api) {
+	case Maintenance:
+		return errcode.New(errcode.ServiceMaintenance)
+	case Incident:
+		return errcode.New(errcode.ServiceIncident)
+	}
+	return nil
+}
+
+// PingStatus is the state of /v2 under s, as a /v2 ping reports it: live,
+// maintenance or outage.
+func (s PauseState) PingStatus() string {
+	switch s.V2 {
+	case Maintenance:
+		return "maintenance"
+	case Incident:
+		return "outage"
+	}
+	return "live"
+}
+
+// readPause reads the switches in tx; the decoding is cached while the
+// stored bytes are unchanged, since every use case reads them.
+func (e *Engine) readPause(tx store.Tx) (PauseState, error) {
+	raw, err := storage.Pause(tx)
+	if err != nil || raw == nil {
+		return PauseState{}, err
+	}
+	return e.cachedPause.Decode(raw, decodePause)
+}
+
+// pause is Operator.Pause.
+func (e *Engine) pause(ctx context.Context) (PauseState, error) {
+	var s PauseState
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		var err error
+		s, err = e.readPause(tx)
+		return err
+	})
+	return s, err
+}
+
+// setPause is Operator.SetPause.
+func (e *Engine) setPause(ctx context.Context, api API, mode PauseMode) (PauseState, error) {
+	if api != APIv1 && api != APIv2 {
+		return PauseState{}, errcode.Newf(errcode.ValidationError, "api must be v1 or v2")
+	}
+	if mode != Live && mode != Maintenance && mode != Incident {
+		return PauseState{}, errcode.Newf(errcode.ValidationError, "mode must be live, maintenance or incident")
+	}
+	var s PauseState
+	err := e.store.Update(ctx, func(tx store.Tx) error {
+		var err error
+		if s, err = e.readPause(tx); err != nil {
+			return err
+		}
+		was := s.V1
+		if api == APIv2 {
+			was = s.V2
+		}
+		if err := e.auditAs(ctx, tx, "", AuditPauseChanged, string(api), fmt.Sprintf("%s %s -> %s", api, modeText(was), modeText(mode))); err != nil {
+			return err
+		}
+		if api == APIv1 {
+			s.V1 = mode
+		} else {
+			now := e.nowUTC()
+			switch {
+			case s.V2 == Live && mode != Live:
+				s.V2Pauses = append(s.V2Pauses, PauseWindow{From: now})
+				if len(s.V2Pauses) > maxPauseWindows {
+					s.V2Pauses = s.V2Pauses[len(s.V2Pauses)-maxPauseWindows:]
+				}
+			case s.V2 != Live && mode == Live && len(s.V2Pauses) > 0:
+				s.V2Pauses[len(s.V2Pauses)-1].To = &now
+			}
+			s.V2 = mode
+		}
+		return storage.SavePause(tx, toPauseRecord(s))
+	})
+	return s, err
+}
+
+// modeText is a pause mode for the audit trail: "live" for Live.
+func modeText(m PauseMode) string {
+	if m == Live {
+		return "live"
+	}
+	return string(m)
+}
+
+// toPauseRecord is the stored form of s.
+func toPauseRecord(s PauseState) codec.PauseRecord {
+	r := codec.PauseRecord{V1: string(s.V1), V2: string(s.V2)}
+	if s.V2Pauses != nil {
+		r.V2Pauses = make([]codec.PauseWindowRecord, len(s.V2Pauses))
+		for i, w := range s.V2Pauses {
+			r.V2Pauses[i] = codec.PauseWindowRecord{From: w.From, To: w.To}
+		}
+	}
+	return r
+}
+
+// fromPauseRecord reads stored switches back.
+func fromPauseRecord(r codec.PauseRecord) PauseState {
+	s := PauseState{V1: PauseMode(r.V1), V2: PauseMode(r.V2)}
+	if r.V2Pauses != nil {
+		s.V2Pauses = make([]PauseWindow, len(r.V2Pauses))
+		for i, w := range r.V2Pauses {
+			s.V2Pauses[i] = PauseWindow{From: w.From, To: w.To}
+		}
+	}
+	return s
+}
+
+// decodePause decodes the stored switches.
+func decodePause(raw []byte) (PauseState, error) {
+	r, err := cache.DecodeJSON[codec.PauseRecord](raw)
+	return fromPauseRecord(r), err
+}
+
+// setAssetLimits is Operator.SetAssetLimits.
+func (e *Engine) setAssetLimits(ctx context.Context, asset money.AssetCode, op string, l quotes.Limits) error {
+	a, ok := e.assets.Lookup(asset)
+	if !ok {
+		return errcode.Newf(errcode.ValidationError, "%s is not a configured asset.", truncate(string(asset), 12))
+	}
+	if op != OpConvert && op != OpPayout {
+		return errcode.Newf(errcode.ValidationError, "operation must be convert or payout.")
+	}
+	var rec codec.AssetLimitsRecord
+	for _, b := range []struct {
+		v   money.Amount
+		out **string
+	}{{l.Min, &rec.Min}, {l.Max, &rec.Max}} {
+		if !b.v.IsSet() {
+			continue
+		}
+		if b.v.Asset() != a || b.v.Sign() <= 0 {
+			return errcode.Newf(errcode.ValidationError, "limits must be positive %s amounts.", a.Code)
+		}
+		s := b.v.String()
+		*b.out = &s
+	}
+	if l.Min.IsSet() && l.Max.IsSet() && l.Min.Cmp(l.Max) > 0 {
+		return errcode.Newf(errcode.ValidationError, "min must be at most max.")
+	}
+	return e.store.Update(ctx, func(tx store.Tx) error {
+		prev, err := storage.AssetLimits(tx, asset, op)
+		if err != nil {
+			return err
+		}
+		if err := e.auditAs(ctx, tx, "", AuditAssetLimitsChanged, string(asset), fmt.Sprintf("%s %s: min %s -> %s, max %s -> %s",
+			asset, op, orNone(deref(prev.Min)), orNone(deref(rec.Min)), orNone(deref(prev.Max)), orNone(deref(rec.Max)))); err != nil {
+			return err
+		}
+		return storage.SaveAssetLimits(tx, asset, op, rec)
+	})
+}
+
+// assetLimits reads the limits of op in asset (none: zero Limits).
+func (e *Engine) assetLimits(tx store.Tx, asset money.Asset, op string) (quotes.Limits, error) {
+	rec, err := storage.AssetLimits(tx, asset.Code, op)
+	if err != nil {
+		return quotes.Limits{}, err
+	}
+	var l quotes.Limits
+	for _, b := range []struct {
+		s   *string
+		out *money.Amount
+	}{{rec.Min, &l.Min}, {rec.Max, &l.Max}} {
+		if b.s == nil {
+			continue
+		}
+		a, err := money.Parse(asset, *b.s)
+		if err != nil {
+			return quotes.Limits{}, err
+		}
+		*b.out = a
+	}
+	return l, nil
+}
+
+// readAssetLimits is Operator.AssetLimits.
+func (e *Engine) readAssetLimits(ctx context.Context, asset money.AssetCode, op string) (quotes.Limits, error) {
+	a, ok := e.assets.Lookup(asset)
+	if !ok {
+		return quotes.Limits{}, errcode.Newf(errcode.ValidationError, "%s is not a configured asset.", truncate(string(asset), 12))
+	}
+	var l quotes.Limits
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		var err error
+		l, err = e.assetLimits(tx, a, op)
+		return err
+	})
+	return l, err
+}
+
+// Networks lists the blockchain networks the engine accepts, by id, with
+// the assets each carries (Options.Networks; the operator's side). They
+// are set when the engine is made, since each has an address validator.
+func (e *Engine) Networks() []networks.Network {
+	out := e.networks.Sorted()
+	for i := range out {
+		out[i].Assets = slices.Clone(out[i].Assets)
+	}
+	return out
 }

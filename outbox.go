@@ -146,14 +146,14 @@ func (e *Engine) emit(tx store.Tx, orgID, eventType string, data []byte, res eve
 	if err := tx.Put(bucketDeliveriesOrg, storage.IndexKey(orgID, id), nil); err != nil {
 		return err
 	}
-	return deliveriesDue.Move(tx, id, nil, &now)
+	return storage.DeliveriesDue.Move(tx, id, nil, &now)
 }
 
 // checkBalanceLow emits balance.low when the organization's available MWK
 // is below its floor, at most once per cooldown while that holds. Called
 // in every transaction that lowers available.
 func (e *Engine) checkBalanceLow(tx store.Tx, orgID string) error {
-	fl, err := tx.Get(bucketOrgFloors, []byte(orgID))
+	fl, err := storage.OrgFloor(tx, orgID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil // no floor
 	}

@@ -487,7 +487,7 @@ type Rails struct {
 
 func (e *Engine) checkRail(tx store.Tx, rail payouts.Rail) error {
 	var r Rails
-	raw, err := tx.Get(bucketSettings, []byte("rails"))
+	raw, err := storage.Setting(tx, []byte("rails"))
 	switch {
 	case err == nil:
 		if r, err = e.cachedRails.Decode(raw, decodeRails); err != nil {
@@ -507,7 +507,7 @@ func (e *Engine) setRailDisabled(ctx context.Context, rail payouts.Rail, disable
 	var r Rails
 	err := e.store.Update(ctx, func(tx store.Tx) error {
 		var rec codec.RailsRecord
-		if err := storage.GetJSON(tx, bucketSettings, "rails", &rec, nil); err != nil {
+		if err := storage.SettingJSON(tx, "rails", &rec, nil); err != nil {
 			return err
 		}
 		r = Rails(rec)
@@ -523,7 +523,7 @@ func (e *Engine) setRailDisabled(ctx context.Context, rail payouts.Rail, disable
 		if err := e.auditAs(ctx, tx, "", AuditRailChanged, string(rail), fmt.Sprintf("%s disabled %t -> %t", rail, was, disabled)); err != nil {
 			return err
 		}
-		return storage.PutJSON(tx, bucketSettings, "rails", codec.RailsRecord(r))
+		return storage.PutSettingJSON(tx, "rails", codec.RailsRecord(r))
 	})
 	return r, err
 }

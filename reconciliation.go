@@ -158,7 +158,7 @@ func (r *BackOffice) SetMapping(ctx context.Context, rail payouts.Rail, m reconc
 		if err != nil {
 			return err
 		}
-		if err := storage.PutJSON(tx, bucketSettings, settingMappingPrefix+string(rail), codec.SettlementMappingRecord(m)); err != nil {
+		if err := storage.PutSettingJSON(tx, settingMappingPrefix+string(rail), codec.SettlementMappingRecord(m)); err != nil {
 			return err
 		}
 		return r.o.e.auditAs(ctx, tx, "", AuditSettlementMappingSet, string(rail), mappingText(before)+" -> "+mappingText(m))
@@ -191,7 +191,7 @@ func (r *BackOffice) Mapping(ctx context.Context, rail payouts.Rail) (_ reconcil
 
 func readMapping(tx store.Tx, rail payouts.Rail) (reconcile.Mapping, error) {
 	var rec codec.SettlementMappingRecord
-	err := storage.GetJSON(tx, bucketSettings, settingMappingPrefix+string(rail), &rec, errNotFound)
+	err := storage.SettingJSON(tx, settingMappingPrefix+string(rail), &rec, errNotFound)
 	if errors.Is(err, errNotFound) {
 		return reconcile.DefaultMapping(), nil
 	}

@@ -99,7 +99,7 @@ func (w WorkerOptions) backoff(attempts int) time.Duration {
 
 // schedule moves rec's due time to at (nil: not due any more).
 func schedule(tx store.Tx, rec *payoutRecord, at *time.Time) error {
-	if err := payoutsDue.Move(tx, rec.ID, rec.DueAt, at); err != nil {
+	if err := storage.PayoutsDue.Move(tx, rec.ID, rec.DueAt, at); err != nil {
 		return err
 	}
 	rec.DueAt = at
@@ -139,7 +139,7 @@ func (e *Engine) processPayouts(ctx context.Context) (advanced int, full bool, e
 		return 0, false, ErrNoPayoutProvider
 	}
 	start := time.Now()
-	ids, err := payoutsDue.Due(ctx, e.store, e.now(), e.worker.Batch)
+	ids, err := storage.PayoutsDue.Due(ctx, e.store, e.now(), e.worker.Batch)
 	if err != nil {
 		return 0, false, err
 	}

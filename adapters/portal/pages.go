@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/tambalapay/tambala"
+	"github.com/tambalapay/tambala/apikeys"
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/chart"
 	"github.com/tambalapay/tambala/ledger"
@@ -122,13 +123,7 @@ func (h *Handler) keysView(r *http.Request, s session) (view, int) {
 		v.Error = h.friendly(err)
 		return v, statusOf(err)
 	}
-	active := 0
-	for _, k := range keys {
-		if k.Active() {
-			active++
-		}
-	}
-	v.Data = keysData{Keys: keys, Full: active >= h.maxKeys, Max: h.maxKeys}
+	v.Data = keysData{Keys: keys, Full: apikeys.AtCap(apikeys.CountActive(keys), h.maxKeys), Max: h.maxKeys}
 	return v, http.StatusOK
 }
 
