@@ -2,6 +2,7 @@ package tambala
 
 import (
 	"context"
+	"fmt"
 	"net/netip"
 	"strings"
 	"time"
@@ -166,16 +167,13 @@ func (e *Engine) audit(ctx context.Context, tx store.Tx, actor AuditActor, org s
 	ri := requestInfo(ctx)
 	a := AuditEntry{ID: e.newID(), At: e.nowUTC(), Actor: actor, Org: org, Action: action, Target: target,
 		Summary: summary, Address: ri.Address, RequestID: ri.RequestID}
-	if err := storage.PutJSON(tx, bucketAudit, string(storage.IndexKey(org, a.ID)), toAuditRecord(a)); err != nil {
-		return err
-	}
-	return tx.Put(bucketAuditAll, storage.IndexKey("", a.ID), []byte(org))
+	return storage.SaveAuditRecord(tx, org, toAuditRecord(a))
 }
 
 // loadAudit reads entry id of org.
 func loadAudit(tx store.Tx, org, id string) (AuditEntry, error) {
-	var r codec.AuditRecord
-	if err := storage.GetJSON(tx, bucketAudit, string(storage.IndexKey(org, id)), &r, errcode.New(errcode.InternalError)); err != nil {
+	r, err := storage.LoadAuditRecord(tx, org, id, errcode.New(errcode.InternalError))
+	if err != nil {
 		return AuditEntry{}, err
 	}
 	return fromAuditRecord(r)
@@ -189,16 +187,16 @@ func (e *Engine) auditTrail(ctx context.Context, page PageRequest, f AuditFilter
 	}
 	var out Page[AuditEntry]
 	err := e.store.View(ctx, func(tx store.Tx) error {
-		index, owner := bucketAuditAll, ""
+		index, owner := storage.AuditAll, ""
 		load := func(id string) (AuditEntry, error) {
-			o, err := tx.Get(bucketAuditAll, storage.IndexKey("", id))
+			o, err := storage.AuditOrg(tx, id)
 			if err != nil {
 				return AuditEntry{}, err
 			}
-			return loadAudit(tx, string(o), id)
+			return loadAudit(tx, o, id)
 		}
 		if f.Org != "" {
-			index, owner = bucketAudit, f.Org
+			index, owner = storage.AuditByOrg, f.Org
 			load = func(id string) (AuditEntry, error) { return loadAudit(tx, f.Org, id) }
 		}
 		var keep func(id string) (bool, error)
@@ -330,3 +328,29 @@ func (a AuditActor) name() string {
 	}
 	return string(a.Kind)
 }
+
+func toAuditRecord(a AuditEntry) codec.AuditRecord {
+	r := codec.AuditRecord{ID: a.ID, At: a.At, ActorKind: string(a.Actor.Kind), ActorID: a.Actor.ID, ActorEmail: a.Actor.Email,
+		Org: a.Org, Action: string(a.Action), Target: a.Target, Summary: a.Summary, RequestID: a.RequestID}
+	if a.Address.IsValid() {
+		r.Address = a.Address.String()
+	}
+	return r
+}
+
+func fromAuditRecord(r codec.AuditRecord) (AuditEntry, error) {
+	a := AuditEntry{ID: r.ID, At: r.At, Actor: AuditActor{Kind: AuditActorKind(r.ActorKind), ID: r.ActorID, Email: r.ActorEmail},
+		Org: r.Org, Action: AuditAction(r.Action), Target: r.Target, Summary: r.Summary, RequestID: r.RequestID}
+	if r.Address != "" {
+		var err error
+		if a.Address, err = netip.ParseAddr(r.Address); err != nil {
+			return AuditEntry{}, fmt.Errorf("tambala: audit entry %s: stored address: %w", r.ID, err)
+		}
+	}
+	return a, nil
+}
+
+// timePtr and timeOf are a record's optional time (storage.TimePtr,
+// storage.TimeOf), for the records the root still converts.
+func timePtr(t time.Time) *time.Time { return storage.TimePtr(t) }
+func timeOf(p *time.Time) time.Time  { return storage.TimeOf(p) }

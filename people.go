@@ -10,8 +10,6 @@ import (
 
 	"github.com/tambalapay/tambala/accounts"
 	"github.com/tambalapay/tambala/errcode"
-	"github.com/tambalapay/tambala/internal/cache"
-	"github.com/tambalapay/tambala/internal/codec"
 	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/store"
 )
@@ -359,10 +357,10 @@ func (e *Engine) inviteUser(ctx context.Context, n InviteUser) (Invited, error) 
 		if err != nil {
 			return err
 		}
-		if _, taken, err := userByEmail(tx, inv.Email); err != nil || taken {
+		if _, taken, err := storage.UserByEmail(tx, inv.Email, errNotFound); err != nil || taken {
 			return orErr(err, errEmailTaken)
 		}
-		if err := putInvitation(tx, inv); err != nil {
+		if err := storage.SaveInvitation(tx, inv); err != nil {
 			return err
 		}
 		out = Invited{Invitation: invitationView(inv, now), Token: token}
@@ -370,7 +368,7 @@ func (e *Engine) inviteUser(ctx context.Context, n InviteUser) (Invited, error) 
 			// Whoever was given the token may become this staff member.
 			// The staff invited before any staff admin was, the
 			// operator's set-up, are not held: nobody could confirm them.
-			seen, err := staffAdminSeen(tx)
+			seen, err := storage.StaffAdminSeen(tx)
 			if err != nil {
 				return err
 			}
@@ -380,7 +378,7 @@ func (e *Engine) inviteUser(ctx context.Context, n InviteUser) (Invited, error) 
 				}
 			}
 			if slices.Contains(inv.StaffRoles, accounts.StaffAdmin) {
-				if err := markStaffAdminSeen(tx); err != nil {
+				if err := storage.MarkStaffAdminSeen(tx); err != nil {
 					return err
 				}
 			}
@@ -398,7 +396,7 @@ func (e *Engine) inviteUser(ctx context.Context, n InviteUser) (Invited, error) 
 func (e *Engine) resetPassword(ctx context.Context, userID string, ttl time.Duration) (Invited, error) {
 	var out Invited
 	err := e.store.Update(ctx, func(tx store.Tx) error {
-		u, err := loadUser(tx, userID, errNotFound)
+		u, err := storage.LoadUser(tx, userID, errNotFound)
 		if err != nil {
 			return err
 		}
@@ -408,7 +406,7 @@ func (e *Engine) resetPassword(ctx context.Context, userID string, ttl time.Dura
 		if err != nil {
 			return err
 		}
-		if err := putInvitation(tx, inv); err != nil {
+		if err := storage.SaveInvitation(tx, inv); err != nil {
 			return err
 		}
 		out = Invited{Invitation: invitationView(inv, now), Token: token}
@@ -443,13 +441,8 @@ func (e *Engine) invitations(ctx context.Context, orgID string) ([]Invitation, e
 			return err
 		}
 		now := e.nowUTC()
-		return tx.Scan(bucketInvitationsByOrg, store.ScanOptions{Prefix: storage.IndexPrefix(orgID)}, func(_, v []byte) (bool, error) {
-			inv, err := loadInvitation(tx, [32]byte(v), errNotFound)
-			if err != nil {
-				return false, err
-			}
+		return storage.InvitationsOfOrg(tx, orgID, errNotFound, func(inv accounts.Invitation) {
 			out = append(out, invitationView(inv, now))
-			return true, nil
 		})
 	})
 	return out, err
@@ -459,14 +452,7 @@ func (e *Engine) invitations(ctx context.Context, orgID string) ([]Invitation, e
 func (e *Engine) revokeInvitation(ctx context.Context, orgID, id string) (Invitation, error) {
 	var out Invitation
 	err := e.store.Update(ctx, func(tx store.Tx) error {
-		h, err := tx.Get(bucketInvitationsByOrg, storage.IndexKey(orgID, id))
-		if isNotFound(err) || (err == nil && len(h) != 32) {
-			return errNotFound
-		}
-		if err != nil {
-			return err
-		}
-		inv, err := loadInvitation(tx, [32]byte(h), errNotFound)
+		inv, err := storage.InvitationOfOrg(tx, orgID, id, errNotFound)
 		if err != nil {
 			return err
 		}
@@ -479,7 +465,7 @@ func (e *Engine) revokeInvitation(ctx context.Context, orgID, id string) (Invita
 		if revoked.RevokedAt.Equal(inv.RevokedAt) {
 			return nil // revoked before: nothing changes
 		}
-		if err := putInvitation(tx, revoked); err != nil {
+		if err := storage.SaveInvitation(tx, revoked); err != nil {
 			return err
 		}
 		return e.audit(ctx, tx, actorOr(ctx, automationActor), orgID, AuditInvitationRevoked, inv.ID, "revoked the invitation of "+inv.Email)
@@ -497,11 +483,7 @@ func (e *Engine) users(ctx context.Context, orgID string) ([]User, error) {
 		if err := loadPeopleOrg(tx, orgID); err != nil {
 			return err
 		}
-		return tx.Scan(bucketUsersByOrg, store.ScanOptions{Prefix: storage.IndexPrefix(orgID)}, func(k, _ []byte) (bool, error) {
-			u, err := loadUser(tx, string(k[len(orgID)+1:]), errNotFound)
-			if err != nil {
-				return false, err
-			}
+		return storage.UsersOfOrg(tx, orgID, errNotFound, func(u accounts.User) (bool, error) {
 			v, err := e.staffView(tx, u)
 			out = append(out, v)
 			return err == nil, err
@@ -514,7 +496,7 @@ func (e *Engine) users(ctx context.Context, orgID string) ([]User, error) {
 func (e *Engine) user(ctx context.Context, id string) (User, error) {
 	var out User
 	err := e.store.View(ctx, func(tx store.Tx) error {
-		u, err := loadUser(tx, id, errNotFound)
+		u, err := storage.LoadUser(tx, id, errNotFound)
 		if err != nil {
 			return err
 		}
@@ -544,7 +526,7 @@ func (e *Engine) staffView(tx store.Tx, u accounts.User) (User, error) {
 func (e *Engine) changeUser(ctx context.Context, id string, change func(tx store.Tx, u accounts.User, now time.Time) (accounts.User, bool, error)) (User, error) {
 	var out User
 	err := e.store.Update(ctx, func(tx store.Tx) error {
-		u, err := loadUser(tx, id, errNotFound)
+		u, err := storage.LoadUser(tx, id, errNotFound)
 		if err != nil {
 			return err
 		}
@@ -558,7 +540,7 @@ func (e *Engine) changeUser(ctx context.Context, id string, change func(tx store
 		if !changed {
 			return nil
 		}
-		return putUser(tx, next)
+		return storage.SaveUser(tx, next)
 	})
 	if err != nil {
 		return User{}, err
@@ -634,15 +616,7 @@ func (e *Engine) endSessions(ctx context.Context, id string) (int, error) {
 // endUserSessions ends (EndRevoked) every session of user id but except,
 // and returns how many of them were live.
 func (e *Engine) endUserSessions(tx store.Tx, userID string, except *[32]byte, now time.Time) (int, error) {
-	var hashes [][32]byte
-	prefix := storage.IndexPrefix(userID)
-	err := tx.Scan(bucketSessionsByUser, store.ScanOptions{Prefix: prefix}, func(k, _ []byte) (bool, error) {
-		if len(k) != len(prefix)+32 {
-			return false, fmt.Errorf("tambala: malformed session index key of user %s", userID)
-		}
-		hashes = append(hashes, [32]byte(k[len(prefix):]))
-		return true, nil
-	})
+	hashes, err := storage.SessionsOfUser(tx, userID)
 	if err != nil {
 		return 0, err
 	}
@@ -651,14 +625,14 @@ func (e *Engine) endUserSessions(tx store.Tx, userID string, except *[32]byte, n
 		if except != nil && h == *except {
 			continue
 		}
-		s, err := loadSession(tx, h, errNotFound)
+		s, err := storage.LoadSession(tx, h, errNotFound)
 		if err != nil {
 			return 0, err
 		}
 		if s.Check(now) == nil {
 			live++
 		}
-		if err := putSession(tx, s.End(accounts.EndRevoked, now)); err != nil {
+		if err := storage.SaveSession(tx, s.End(accounts.EndRevoked, now)); err != nil {
 			return 0, err
 		}
 	}
@@ -672,11 +646,11 @@ func (e *Engine) setTOTPRequired(ctx context.Context, orgID string, required boo
 		if err := loadOrg(tx, orgID, &o, errNotFound); err != nil {
 			return err
 		}
-		was, err := orgTOTPRequired(tx, orgID)
+		was, err := storage.OrgTOTPRequired(tx, orgID)
 		if err != nil || was == required {
 			return err
 		}
-		if err := putPortalSettings(tx, orgID, required); err != nil {
+		if err := storage.SavePortalSettings(tx, orgID, required); err != nil {
 			return err
 		}
 		return e.audit(ctx, tx, actorOr(ctx, automationActor), orgID, AuditTOTPRequired, orgID, fmt.Sprintf("TOTP required %t -> %t", was, required))
@@ -692,7 +666,7 @@ func (e *Engine) totpRequired(ctx context.Context, orgID string) (bool, error) {
 			return err
 		}
 		var err error
-		out, err = orgTOTPRequired(tx, orgID)
+		out, err = storage.OrgTOTPRequired(tx, orgID)
 		return err
 	})
 	return out, err
@@ -710,63 +684,16 @@ func (e *Engine) PruneSessions(ctx context.Context, batch int) (int, error) {
 	now := e.nowUTC()
 	n := 0
 	err := e.store.Update(ctx, func(tx store.Tx) error {
-		n = 0
-		var old []accounts.Session
-		err := tx.Scan(bucketSessions, store.ScanOptions{}, func(_, v []byte) (bool, error) {
-			r, err := cache.DecodeJSON[codec.SessionRecord](v)
-			if err != nil {
-				return false, err
-			}
-			s, err := fromSessionRecord(r)
-			if err != nil {
-				return false, err
-			}
-			if s.Prunable(now) {
-				old = append(old, s)
-			}
-			return len(old) < batch, nil
-		})
+		old, err := storage.PrunableSessions(tx, batch, func(s accounts.Session) bool { return s.Prunable(now) })
 		if err != nil {
 			return err
 		}
-		for _, s := range old {
-			if err := tx.Delete(bucketSessions, s.TokenHash[:]); err != nil {
-				return err
-			}
-			if err := tx.Delete(bucketSessionsByUser, storage.IndexKey(s.UserID, string(s.TokenHash[:]))); err != nil {
-				return err
-			}
+		if err := storage.DeleteSessions(tx, old); err != nil {
+			return err
 		}
-		n = len(old)
-		for _, b := range []struct {
-			bucket    []byte
-			forgotten func(codec.ThrottleRecord) bool
-		}{
-			{bucketThrottleAccounts, func(r codec.ThrottleRecord) bool { return fromAccountThrottleRecord(r).Forgotten(now) }},
-			{bucketThrottleAddrs, func(r codec.ThrottleRecord) bool { return fromThrottleRecord(r).Forgotten(accounts.AddressPolicy, now) }},
-		} {
-			var keys [][]byte
-			err := tx.Scan(b.bucket, store.ScanOptions{}, func(k, v []byte) (bool, error) {
-				r, err := cache.DecodeJSON[codec.ThrottleRecord](v)
-				if err != nil {
-					return false, err
-				}
-				if b.forgotten(r) {
-					keys = append(keys, append([]byte(nil), k...))
-				}
-				return len(keys) < batch, nil
-			})
-			if err != nil {
-				return err
-			}
-			for _, k := range keys {
-				if err := tx.Delete(b.bucket, k); err != nil {
-					return err
-				}
-			}
-			n += len(keys)
-		}
-		return nil
+		pruned, err := storage.PruneThrottles(tx, batch, now)
+		n = len(old) + pruned
+		return err
 	})
 	return n, err
 }
@@ -801,7 +728,7 @@ func (a *Accounts) SetStaffRoles(ctx context.Context, userID string, roles []acc
 			return u, false, errOwnRoles
 		}
 		if next.May(accounts.StaffAdmin) {
-			if err := markStaffAdminSeen(tx); err != nil {
+			if err := storage.MarkStaffAdminSeen(tx); err != nil {
 				return u, false, err
 			}
 		}

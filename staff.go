@@ -82,9 +82,6 @@ func (e *Engine) actAs(ctx context.Context, token string, role accounts.StaffRol
 	return asActor(ctx, staffActor(u)), nil
 }
 
-func holdKeyUser(id string) string     { return string(storage.IndexKey("user", id)) }
-func holdKeyEmail(email string) string { return string(storage.IndexKey("email", email)) }
-
 // heldStaff reads a hold on the staff member with id or email, if any:
 // one made on their account, or on their invitation before it was
 // accepted.
@@ -99,17 +96,16 @@ func (e *Engine) heldStaff(tx store.Tx, id, email string) (approvals.Hold, bool,
 // staffHolds reads every hold on the staff member with id or email.
 func (e *Engine) staffHolds(tx store.Tx, id, email string) ([]approvals.Hold, error) {
 	var out []approvals.Hold
-	for _, k := range []string{holdKeyUser(id), holdKeyEmail(email)} {
-		if k == holdKeyUser("") || k == holdKeyEmail("") {
+	for _, k := range []string{storage.HoldKeyOfUser(id), storage.HoldKeyOfEmail(email)} {
+		if k == storage.HoldKeyOfUser("") || k == storage.HoldKeyOfEmail("") {
 			continue
 		}
-		var r codec.HoldRecord
-		err := storage.GetJSON(tx, bucketApprovalHolds, k, &r, store.ErrNotFound)
-		if isNotFound(err) {
-			continue
-		}
+		r, ok, err := storage.LoadHold(tx, k)
 		if err != nil {
 			return nil, err
+		}
+		if !ok {
+			continue
 		}
 		if r.UserID == "" {
 			r.UserID = id
@@ -126,11 +122,11 @@ func (e *Engine) holdStaff(ctx context.Context, tx store.Tx, id, email, cause st
 	actor := actorOr(ctx, automationActor)
 	by := partyOf(actor)
 	r := codec.HoldRecord{UserID: id, Email: email, Cause: cause, ByKind: string(by.Kind), ByID: by.UserID, ByEmail: by.Email, At: e.nowUTC()}
-	key := holdKeyUser(id)
+	key := storage.HoldKeyOfUser(id)
 	if id == "" {
-		key = holdKeyEmail(email)
+		key = storage.HoldKeyOfEmail(email)
 	}
-	if err := storage.PutJSON(tx, bucketApprovalHolds, key, r); err != nil {
+	if err := storage.SaveHold(tx, key, r); err != nil {
 		return err
 	}
 	target := id
@@ -141,35 +137,9 @@ func (e *Engine) holdStaff(ctx context.Context, tx store.Tx, id, email, cause st
 		fmt.Sprintf("approvals of %s suspended (%s by %s) until another staff admin confirms them", email, cause, actor.name()))
 }
 
-// adminSeenKey marks, in bucketApprovalHolds, that a staff admin was
-// ever invited or made: from then on every staff invitation is held.
-var adminSeenKey = storage.IndexKey("seen", "admin")
-
-// staffAdminSeen reports whether a staff admin was ever invited or made.
-// It never goes back to false, so taking the admin role from everyone
-// does not free the next invitation from its hold.
-func staffAdminSeen(tx store.Tx) (bool, error) {
-	_, err := tx.Get(bucketApprovalHolds, adminSeenKey)
-	if isNotFound(err) {
-		return false, nil
-	}
-	return err == nil, err
-}
-
-func markStaffAdminSeen(tx store.Tx) error {
-	return tx.Put(bucketApprovalHolds, adminSeenKey, []byte("1"))
-}
-
 // staffUsers calls each with every staff user, until it returns false.
 func staffUsers(tx store.Tx, each func(u accounts.User) bool) error {
-	prefix := storage.IndexPrefix("")
-	return tx.Scan(bucketUsersByOrg, store.ScanOptions{Prefix: prefix}, func(k, _ []byte) (bool, error) {
-		u, err := loadUser(tx, string(k[len(prefix):]), errNotFound)
-		if err != nil {
-			return false, err
-		}
-		return each(u), nil
-	})
+	return storage.UsersOfOrg(tx, "", errNotFound, func(u accounts.User) (bool, error) { return each(u), nil })
 }
 
 // anyStaff reports whether the store has any staff user, active or not:
@@ -218,7 +188,7 @@ func (a *Accounts) ConfirmStaff(ctx context.Context, userID string) (_ User, err
 	}
 	var out User
 	err = a.e.store.Update(ctx, func(tx store.Tx) error {
-		u, err := loadUser(tx, userID, errNotFound)
+		u, err := storage.LoadUser(tx, userID, errNotFound)
 		if err != nil {
 			return err
 		}
@@ -235,7 +205,7 @@ func (a *Accounts) ConfirmStaff(ctx context.Context, userID string) (_ User, err
 		var roles []string
 		byHeld := false
 		if by.Kind == approvals.Staff {
-			me, err := loadUser(tx, by.UserID, errNotFound)
+			me, err := storage.LoadUser(tx, by.UserID, errNotFound)
 			if err != nil {
 				return err
 			}
@@ -255,8 +225,8 @@ func (a *Accounts) ConfirmStaff(ctx context.Context, userID string) (_ User, err
 			}
 			causes[i] = h.Cause + " by " + partyName(h.By)
 		}
-		for _, k := range []string{holdKeyUser(u.ID), holdKeyEmail(u.Email)} {
-			if err := tx.Delete(bucketApprovalHolds, []byte(k)); err != nil && !isNotFound(err) {
+		for _, k := range []string{storage.HoldKeyOfUser(u.ID), storage.HoldKeyOfEmail(u.Email)} {
+			if err := storage.DeleteHold(tx, k); err != nil {
 				return err
 			}
 		}

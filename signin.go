@@ -8,6 +8,7 @@ import (
 
 	"github.com/tambalapay/tambala/accounts"
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/store"
 )
 
@@ -262,7 +263,7 @@ func (p *Portal) SignOut(ctx context.Context, token string) (err error) {
 func (e *Engine) failSignIn(ctx context.Context, tx store.Tx, aud audience, u *accounts.User, account string, acct accounts.AccountThrottle,
 	addrKey string, addr *accounts.Throttle, action AuditAction, now time.Time) error {
 	if addr != nil {
-		if err := putThrottle(tx, bucketThrottleAddrs, aud.key(addrKey), addr.Fail(accounts.AddressPolicy, now)); err != nil {
+		if err := storage.SaveAddressThrottle(tx, aud.key(addrKey), addr.Fail(accounts.AddressPolicy, now)); err != nil {
 			return err
 		}
 	}
@@ -270,7 +271,7 @@ func (e *Engine) failSignIn(ctx context.Context, tx store.Tx, aud audience, u *a
 		return nil
 	}
 	after := acct.Fail(addrKey, now)
-	if err := putAccountThrottle(tx, aud.key(account), after); err != nil {
+	if err := storage.SaveAccountThrottle(tx, aud.key(account), after); err != nil {
 		return err
 	}
 	if u == nil {
@@ -308,16 +309,16 @@ func (r signInRead) admit(addrKey string, now time.Time) error {
 func readSignIn(tx store.Tx, aud audience, account, addrKey string) (signInRead, error) {
 	var r signInRead
 	var err error
-	if r.addr, err = loadThrottle(tx, bucketThrottleAddrs, aud.key(addrKey)); err != nil {
+	if r.addr, err = storage.LoadAddressThrottle(tx, aud.key(addrKey)); err != nil {
 		return r, err
 	}
 	if account == "" {
 		return r, nil
 	}
-	if r.acct, err = loadAccountThrottle(tx, aud.key(account)); err != nil {
+	if r.acct, err = storage.LoadAccountThrottle(tx, aud.key(account)); err != nil {
 		return r, err
 	}
-	u, ok, err := userByEmail(tx, account)
+	u, ok, err := storage.UserByEmail(tx, account, errNotFound)
 	if err != nil {
 		return r, err
 	}
@@ -437,13 +438,13 @@ func (e *Engine) signInOnce(ctx context.Context, aud audience, account, addrKey,
 		if stage != accounts.StageSecondFactor {
 			// The account's throttle is cleared once the sign-in is
 			// complete: at the second factor, when the code is right.
-			if err := putAccountThrottle(tx, aud.key(account), cur.acct.Succeed(addrKey)); err != nil {
+			if err := storage.SaveAccountThrottle(tx, aud.key(account), cur.acct.Succeed(addrKey)); err != nil {
 				return err
 			}
 		}
 		if rehash != "" {
 			u.PasswordHash = rehash
-			if err := putUser(tx, u); err != nil {
+			if err := storage.SaveUser(tx, u); err != nil {
 				return err
 			}
 		}
@@ -451,7 +452,7 @@ func (e *Engine) signInOnce(ctx context.Context, aud audience, account, addrKey,
 		if err != nil {
 			return err
 		}
-		if err := putSession(tx, s); err != nil {
+		if err := storage.SaveSession(tx, s); err != nil {
 			return err
 		}
 		out = SignInResult{Token: token, Stage: stage, Session: sessionView(s, token)}
@@ -522,14 +523,14 @@ func loadSessionUser(tx store.Tx, token string, now time.Time) (accounts.Session
 		return accounts.Session{}, accounts.User{}, err
 	}
 	unknown := accounts.Session{}.CheckToken(token, now) // the error of a token no session has
-	s, err := loadSession(tx, h, unknown)
+	s, err := storage.LoadSession(tx, h, unknown)
 	if err != nil {
 		return accounts.Session{}, accounts.User{}, err
 	}
 	if err := s.CheckToken(token, now); err != nil {
 		return accounts.Session{}, accounts.User{}, err
 	}
-	u, err := loadUser(tx, s.UserID, unknown)
+	u, err := storage.LoadUser(tx, s.UserID, unknown)
 	if err != nil {
 		return accounts.Session{}, accounts.User{}, err
 	}
@@ -587,7 +588,7 @@ func touch(tx store.Tx, s accounts.Session, now time.Time) (accounts.Session, er
 	if t.LastSeenAt.Equal(s.LastSeenAt) {
 		return s, nil
 	}
-	return t, putSession(tx, t)
+	return t, storage.SaveSession(tx, t)
 }
 
 // portalPrincipal is Portal.Principal.
@@ -651,7 +652,7 @@ func (e *Engine) secondFactor(ctx context.Context, aud audience, token, code str
 		if s.Stage != accounts.StageSecondFactor {
 			return errNoSecondFactorAwaited
 		}
-		acct, err := loadAccountThrottle(tx, aud.key(u.Email))
+		acct, err := storage.LoadAccountThrottle(tx, aud.key(u.Email))
 		if err != nil {
 			return err
 		}
@@ -672,10 +673,10 @@ func (e *Engine) secondFactor(ctx context.Context, aud audience, token, code str
 			}
 			return e.failSignIn(ctx, tx, aud, &u, u.Email, acct, addrKey, nil, AuditSecondFactorFailed, now)
 		}
-		if err := putUser(tx, next); err != nil {
+		if err := storage.SaveUser(tx, next); err != nil {
 			return err
 		}
-		if err := putAccountThrottle(tx, aud.key(u.Email), acct.Succeed(addrKey)); err != nil {
+		if err := storage.SaveAccountThrottle(tx, aud.key(u.Email), acct.Succeed(addrKey)); err != nil {
 			return err
 		}
 		if out, err = rotate(tx, s, e.acct, now); err != nil {
@@ -698,10 +699,10 @@ func rotate(tx store.Tx, s accounts.Session, o AccountsOptions, now time.Time) (
 	if err != nil {
 		return SignInResult{}, err
 	}
-	if err := putSession(tx, ended); err != nil {
+	if err := storage.SaveSession(tx, ended); err != nil {
 		return SignInResult{}, err
 	}
-	if err := putSession(tx, next); err != nil {
+	if err := storage.SaveSession(tx, next); err != nil {
 		return SignInResult{}, err
 	}
 	return SignInResult{Token: token, Stage: next.Stage, Session: sessionView(next, token)}, nil
@@ -720,7 +721,7 @@ func (e *Engine) beginTOTP(ctx context.Context, token string) (accounts.Enrolmen
 		if err != nil {
 			return err
 		}
-		if err := putUser(tx, next); err != nil {
+		if err := storage.SaveUser(tx, next); err != nil {
 			return err
 		}
 		out = enrolment
@@ -746,7 +747,7 @@ func (e *Engine) confirmTOTP(ctx context.Context, token, code string) (TOTPConfi
 		if err != nil {
 			return err
 		}
-		if err := putUser(tx, next); err != nil {
+		if err := storage.SaveUser(tx, next); err != nil {
 			return err
 		}
 		res, err := rotate(tx, s, e.acct, now)
@@ -774,7 +775,7 @@ func (e *Engine) signOut(ctx context.Context, token string) error {
 			}
 			return err
 		}
-		if err := putSession(tx, s.End(accounts.EndLogout, now)); err != nil {
+		if err := storage.SaveSession(tx, s.End(accounts.EndLogout, now)); err != nil {
 			return err
 		}
 		return e.audit(ctx, tx, userActor(u.ID, u.Email), u.Org, AuditSignedOut, u.ID, "")
@@ -812,7 +813,7 @@ func (e *Engine) changePasswordOnce(ctx context.Context, aud audience, token, cu
 		if err != nil {
 			return err
 		}
-		acct, err := loadAccountThrottle(tx, aud.key(u.Email))
+		acct, err := storage.LoadAccountThrottle(tx, aud.key(u.Email))
 		if err != nil {
 			return err
 		}
@@ -843,7 +844,7 @@ func (e *Engine) changePasswordOnce(ctx context.Context, aud audience, token, cu
 		if err != nil {
 			return err
 		}
-		acct, err := loadAccountThrottle(tx, aud.key(u.Email))
+		acct, err := storage.LoadAccountThrottle(tx, aud.key(u.Email))
 		if err != nil {
 			return err
 		}
@@ -862,7 +863,7 @@ func (e *Engine) changePasswordOnce(ctx context.Context, aud audience, token, cu
 			return e.failSignIn(ctx, tx, aud, &u, u.Email, acct, addrKey, nil, AuditPasswordChangeFailed, now)
 		}
 		u.PasswordHash = changed.PasswordHash
-		if err := putUser(tx, u); err != nil {
+		if err := storage.SaveUser(tx, u); err != nil {
 			return err
 		}
 		n, err := e.endUserSessions(tx, u.ID, &s.TokenHash, now)
@@ -888,7 +889,7 @@ var errUnknownInvitation = errors.New("tambala: no invitation has this token")
 // accounts' errors, for a token no invitation has, an invitation of the
 // other audience, or an invitation used, revoked or expired.
 func (e *Engine) loadUsableInvitation(tx store.Tx, aud audience, token string, h [32]byte, now time.Time) (accounts.Invitation, error) {
-	inv, err := loadInvitation(tx, h, errUnknownInvitation)
+	inv, err := storage.LoadInvitation(tx, h, errUnknownInvitation)
 	if err == nil && (inv.Role == accounts.RoleStaff) != (aud == audienceStaff) {
 		// An invitation of the other face's audience (a staff member's at
 		// Engine.Portal, an organization user's at Engine.StaffPortal) is
@@ -928,7 +929,7 @@ func (e *Engine) acceptInvitation(ctx context.Context, aud audience, token, pass
 		if err != nil || !inv.IsReset() {
 			return err
 		}
-		seen, err = loadUser(tx, inv.ResetOf, errUnknownUser)
+		seen, err = storage.LoadUser(tx, inv.ResetOf, errUnknownUser)
 		if err == errUnknownUser {
 			seen, err = accounts.User{}, nil // AcceptReset refuses it as any other user
 		}
@@ -961,14 +962,14 @@ func (e *Engine) acceptInvitation(ctx context.Context, aud audience, token, pass
 		if cur.ID != inv.ID {
 			return errcode.New(errcode.Unauthorized) // not the invitation the password was hashed for
 		}
-		if _, taken, err := userByEmail(tx, u.Email); err != nil || taken {
+		if _, taken, err := storage.UserByEmail(tx, u.Email, errNotFound); err != nil || taken {
 			return orErr(err, errEmailTaken)
 		}
 		cur.AcceptedAt, cur.UserID = accepted.AcceptedAt, accepted.UserID
-		if err := putInvitation(tx, cur); err != nil {
+		if err := storage.SaveInvitation(tx, cur); err != nil {
 			return err
 		}
-		if err := putUser(tx, u); err != nil {
+		if err := storage.SaveUser(tx, u); err != nil {
 			return err
 		}
 		out = userView(u)
@@ -1015,7 +1016,7 @@ func (e *Engine) acceptReset(ctx context.Context, aud audience, token string, h 
 		if cur.ID != inv.ID {
 			return errcode.New(errcode.Unauthorized) // not the invitation the password was hashed for
 		}
-		u, err := loadUser(tx, seen.ID, errcode.New(errcode.Unauthorized))
+		u, err := storage.LoadUser(tx, seen.ID, errcode.New(errcode.Unauthorized))
 		if err != nil {
 			return err
 		}
@@ -1023,7 +1024,7 @@ func (e *Engine) acceptReset(ctx context.Context, aud audience, token string, h 
 			return errcode.New(errcode.Unauthorized) // the password changed since the reset was checked
 		}
 		u.PasswordHash = next.PasswordHash
-		if err := putUser(tx, u); err != nil {
+		if err := storage.SaveUser(tx, u); err != nil {
 			return err
 		}
 		n, err := e.endUserSessions(tx, u.ID, nil, now)
@@ -1032,11 +1033,11 @@ func (e *Engine) acceptReset(ctx context.Context, aud audience, token string, h 
 		}
 		// Every throttle of the account is cleared, in the namespace of
 		// the user's own audience.
-		if err := putAccountThrottle(tx, audienceOf(u).key(u.Email), accounts.AccountThrottle{}); err != nil {
+		if err := storage.SaveAccountThrottle(tx, audienceOf(u).key(u.Email), accounts.AccountThrottle{}); err != nil {
 			return err
 		}
 		cur.AcceptedAt, cur.UserID = accepted.AcceptedAt, accepted.UserID
-		if err := putInvitation(tx, cur); err != nil {
+		if err := storage.SaveInvitation(tx, cur); err != nil {
 			return err
 		}
 		out = userView(u)
@@ -1047,4 +1048,13 @@ func (e *Engine) acceptReset(ctx context.Context, aud audience, token string, h 
 		return User{}, err
 	}
 	return out, nil
+}
+
+// totpRequired reads whether u must sign in with TOTP: every staff user
+// must, and an organization's users when it requires it.
+func totpRequired(tx store.Tx, u accounts.User) (bool, error) {
+	if u.IsStaff() {
+		return true, nil
+	}
+	return storage.OrgTOTPRequired(tx, u.Org)
 }
