@@ -6,7 +6,7 @@ import (
 	"net/netip"
 	"strings"
 
-	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/accounts"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/orders"
 	"github.com/tambalapay/tambala/orgs"
@@ -187,12 +187,9 @@ func (e *Engine) adminContext(ctx context.Context, token string) (context.Contex
 	var orgID string
 	err := e.store.Update(ctx, func(tx store.Tx) error {
 		now := e.nowUTC()
-		s, u, err := authorized(tx, token, now)
+		_, u, err := signedIn(tx, token, now, accounts.Need{Org: true})
 		if err != nil {
 			return err
-		}
-		if u.Org == "" {
-			return errcode.New(errcode.Forbidden)
 		}
 		org, err := e.cachedOrg(tx, u.Org, errUnauthorized)
 		if err != nil {
@@ -200,9 +197,6 @@ func (e *Engine) adminContext(ctx context.Context, token string) (context.Contex
 		}
 		if org.Status != OrgActive {
 			return errSuspended
-		}
-		if _, err := touch(tx, s, now); err != nil {
-			return err
 		}
 		actor, orgID = userActor(u.ID, u.Email), u.Org
 		return nil

@@ -162,16 +162,7 @@ func (a *Accounts) actOn(ctx context.Context, id string) (context.Context, error
 	if err != nil {
 		return ctx, err
 	}
-	return a.act(ctx, peopleRole(u.Org))
-}
-
-// peopleRole is the staff role that manages the people of org: admin for
-// the staff (org ""), operations for an organization's.
-func peopleRole(org string) accounts.StaffRole {
-	if org == "" {
-		return accounts.StaffAdmin
-	}
-	return accounts.StaffOperations
+	return a.act(ctx, accounts.PeopleRole(u.Org))
 }
 
 // AuditTrail reads one page of the audit trail, newest first: every
@@ -241,7 +232,7 @@ func (a *Accounts) Invitations(ctx context.Context, orgID string) (_ []Invitatio
 func (a *Accounts) InviteUser(ctx context.Context, n InviteUser) (_ Invited, err error) {
 	ctx, span := a.span(ctx, "tambala.Accounts.InviteUser")
 	defer span.end(&err)
-	ctx, err = a.act(ctx, peopleRole(n.Org))
+	ctx, err = a.act(ctx, accounts.PeopleRole(n.Org))
 	if err != nil {
 		return Invited{}, err
 	}
@@ -283,7 +274,7 @@ func (a *Accounts) ResetTOTP(ctx context.Context, userID string) (_ User, err er
 func (a *Accounts) RevokeInvitation(ctx context.Context, orgID, id string) (_ Invitation, err error) {
 	ctx, span := a.span(ctx, "tambala.Accounts.RevokeInvitation")
 	defer span.end(&err)
-	ctx, err = a.act(ctx, peopleRole(orgID))
+	ctx, err = a.act(ctx, accounts.PeopleRole(orgID))
 	if err != nil {
 		return Invitation{}, err
 	}

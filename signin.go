@@ -328,16 +328,6 @@ func readSignIn(tx store.Tx, aud audience, account, addrKey string) (signInRead,
 	return r, nil
 }
 
-// sameCredentials reports whether a sign-in checked against a would be
-// answered alike against b: no user for both, or the same user with the
-// same password hash and status (what accounts.Authenticate decides by).
-func sameCredentials(a, b *accounts.User) bool {
-	if a == nil || b == nil {
-		return a == nil && b == nil
-	}
-	return a.ID == b.ID && a.PasswordHash == b.PasswordHash && a.Disabled() == b.Disabled()
-}
-
 // signIn is Portal.SignIn, in accounts' sequence, with the slow step out
 // of every transaction:
 //  1. a View reads the user (nil for none, or one of the other
@@ -413,61 +403,60 @@ func (e *Engine) signInOnce(ctx context.Context, aud audience, account, addrKey,
 		if refused = cur.admit(addrKey, now); refused != nil {
 			return nil
 		}
-		refused = checked
-		switch {
-		case cur.user == nil:
-			if seen.user != nil {
-				refused = accounts.InvalidCredentials() // gone meanwhile
-			}
-		case !sameCredentials(seen.user, cur.user):
-			if !last {
-				stale = true
-				return nil // nothing written: verify again against cur
-			}
-			refused = accounts.InvalidCredentials()
+		if refused, stale = accounts.Recheck(seen.user, cur.user, checked, last); stale {
+			return nil // nothing written: verify again against cur
 		}
 		if refused != nil {
 			return e.failSignIn(ctx, tx, aud, cur.user, account, cur.acct, addrKey, &cur.addr, AuditSignInFailed, now)
 		}
-		u := *cur.user
-		totp, err := totpRequired(tx, u)
-		if err != nil {
-			return err
-		}
-		stage := accounts.StageAfterPassword(u, totp)
-		if stage != accounts.StageSecondFactor {
-			// The account's throttle is cleared once the sign-in is
-			// complete: at the second factor, when the code is right.
-			if err := storage.SaveAccountThrottle(tx, aud.key(account), cur.acct.Succeed(addrKey)); err != nil {
-				return err
-			}
-		}
-		if rehash != "" {
-			u.PasswordHash = rehash
-			if err := storage.SaveUser(tx, u); err != nil {
-				return err
-			}
-		}
-		s, token, err := accounts.NewSession(u.ID, stage, e.acct.Random, now)
-		if err != nil {
-			return err
-		}
-		if err := storage.SaveSession(tx, s); err != nil {
-			return err
-		}
-		out = SignInResult{Token: token, Stage: stage, Session: sessionView(s, token)}
-		return e.audit(ctx, tx, userActor(u.ID, u.Email), u.Org, AuditSignedIn, u.ID, "password checked; stage "+string(stage))
+		out, err = e.openSession(ctx, tx, aud, account, addrKey, cur, rehash, now)
+		return err
 	})
-	if err != nil {
+	switch {
+	case err != nil:
 		return SignInResult{}, false, err
-	}
-	if stale {
+	case stale:
 		return SignInResult{}, true, nil
-	}
-	if refused != nil {
+	case refused != nil:
 		return SignInResult{}, false, refused
 	}
 	return out, false, nil
+}
+
+// openSession records the sign-in of cur's user, whose password was
+// right: the stage after the password, the account's throttle cleared
+// unless a second factor is still to come, the rehash when there is one,
+// the new session and the audit entry.
+func (e *Engine) openSession(ctx context.Context, tx store.Tx, aud audience, account, addrKey string, cur signInRead,
+	rehash accounts.PasswordHash, now time.Time) (SignInResult, error) {
+	u := *cur.user
+	totp, err := totpRequired(tx, u)
+	if err != nil {
+		return SignInResult{}, err
+	}
+	stage := accounts.StageAfterPassword(u, totp)
+	if stage != accounts.StageSecondFactor {
+		// The account's throttle is cleared once the sign-in is
+		// complete: at the second factor, when the code is right.
+		if err := storage.SaveAccountThrottle(tx, aud.key(account), cur.acct.Succeed(addrKey)); err != nil {
+			return SignInResult{}, err
+		}
+	}
+	if rehash != "" {
+		u.PasswordHash = rehash
+		if err := storage.SaveUser(tx, u); err != nil {
+			return SignInResult{}, err
+		}
+	}
+	s, token, err := accounts.NewSession(u.ID, stage, e.acct.Random, now)
+	if err != nil {
+		return SignInResult{}, err
+	}
+	if err := storage.SaveSession(tx, s); err != nil {
+		return SignInResult{}, err
+	}
+	out := SignInResult{Token: token, Stage: stage, Session: sessionView(s, token)}
+	return out, e.audit(ctx, tx, userActor(u.ID, u.Email), u.Org, AuditSignedIn, u.ID, "password checked; stage "+string(stage))
 }
 
 // checkSignIn is the slow step of a sign-in, in a slot of the audience's
@@ -512,7 +501,7 @@ func authorizedFor(aud audience, tx store.Tx, token string, now time.Time, allow
 	if err == nil && !aud.admits(u) {
 		return accounts.Session{}, accounts.User{}, accounts.Session{}.CheckToken(token, now)
 	}
-	return authorized(tx, token, now, allow...)
+	return authorized(tx, token, now, accounts.Need{Allow: allow})
 }
 
 // loadSessionUser reads the session of token and its user. An unknown
@@ -537,11 +526,11 @@ func loadSessionUser(tx store.Tx, token string, now time.Time) (accounts.Session
 	return s, u, nil
 }
 
-// authorized reads the session of token and its user and checks them
-// (accounts.Authorize) with the organization's TOTP requirement; allow
-// lets through the causes a call accepts (a session at the enrolment of
-// TOTP, for one).
-func authorized(tx store.Tx, token string, now time.Time, allow ...error) (accounts.Session, accounts.User, error) {
+// authorized reads the session of token and its user and answers, with
+// accounts.Permit and the organization's TOTP requirement, whether they
+// may make a call needing need. Every call of a session checks it here,
+// the faces of people alike (Portal, OrgAdmin, the staff's faces).
+func authorized(tx store.Tx, token string, now time.Time, need accounts.Need) (accounts.Session, accounts.User, error) {
 	s, u, err := loadSessionUser(tx, token, now)
 	if err != nil {
 		return s, u, err
@@ -550,15 +539,18 @@ func authorized(tx store.Tx, token string, now time.Time, allow ...error) (accou
 	if err != nil {
 		return s, u, err
 	}
-	if err := accounts.Authorize(s, u, totp, now); err != nil {
-		for _, a := range allow {
-			if errors.Is(err, a) {
-				return s, u, nil
-			}
-		}
+	return s, u, accounts.Permit(s, u, totp, now, need)
+}
+
+// signedIn is authorized, then extends the session (Touch), which it
+// returns as stored.
+func signedIn(tx store.Tx, token string, now time.Time, need accounts.Need) (accounts.Session, accounts.User, error) {
+	s, u, err := authorized(tx, token, now, need)
+	if err != nil {
 		return s, u, err
 	}
-	return s, u, nil
+	s, err = touch(tx, s, now)
+	return s, u, err
 }
 
 // session is Portal.Session: Authorize, then Touch.
@@ -566,11 +558,8 @@ func (e *Engine) session(ctx context.Context, token string) (SignedIn, error) {
 	var out SignedIn
 	err := e.store.Update(ctx, func(tx store.Tx) error {
 		now := e.nowUTC()
-		s, u, err := authorized(tx, token, now)
+		s, u, err := signedIn(tx, token, now, accounts.Need{})
 		if err != nil {
-			return err
-		}
-		if s, err = touch(tx, s, now); err != nil {
 			return err
 		}
 		out = SignedIn{User: userView(u), Session: sessionView(s, token)}
@@ -596,14 +585,8 @@ func (e *Engine) portalPrincipal(ctx context.Context, token string) (Principal, 
 	var p Principal
 	err := e.store.Update(ctx, func(tx store.Tx) error {
 		now := e.nowUTC()
-		s, u, err := authorized(tx, token, now)
+		_, u, err := signedIn(tx, token, now, accounts.Need{Org: true})
 		if err != nil {
-			return err
-		}
-		if u.Org == "" {
-			return errcode.New(errcode.Forbidden)
-		}
-		if _, err := touch(tx, s, now); err != nil {
 			return err
 		}
 		org, err := e.cachedOrg(tx, u.Org, errUnauthorized)
@@ -620,22 +603,6 @@ func (e *Engine) portalPrincipal(ctx context.Context, token string) (Principal, 
 }
 
 var errNoSecondFactorAwaited = errcode.Newf(errcode.Conflict, "This session is not waiting for a second factor.")
-
-// isTOTPCode reports whether code has the shape of a TOTP code (six
-// digits, spaces aside) rather than of a recovery code.
-func isTOTPCode(code string) bool {
-	digits := 0
-	for _, r := range code {
-		switch {
-		case r == ' ':
-		case r >= '0' && r <= '9':
-			digits++
-		default:
-			return false
-		}
-	}
-	return digits == accounts.TOTPDigits
-}
 
 // secondFactor is Portal.SecondFactor.
 func (e *Engine) secondFactor(ctx context.Context, aud audience, token, code string) (SignInResult, error) {
@@ -661,7 +628,7 @@ func (e *Engine) secondFactor(ctx context.Context, aud audience, token, code str
 		}
 		var next accounts.User
 		how := "TOTP code"
-		if isTOTPCode(code) {
+		if accounts.IsTOTPCode(code) {
 			next, refused = u.VerifyTOTP(code, now)
 		} else {
 			next, refused = u.UseRecoveryCode(code, now)
@@ -713,7 +680,7 @@ func (e *Engine) beginTOTP(ctx context.Context, token string) (accounts.Enrolmen
 	var out accounts.Enrolment
 	err := e.store.Update(ctx, func(tx store.Tx) error {
 		now := e.nowUTC()
-		s, u, err := authorized(tx, token, now, accounts.ErrTOTPRequired)
+		_, u, err := signedIn(tx, token, now, accounts.Need{Allow: []error{accounts.ErrTOTPRequired}})
 		if err != nil {
 			return err
 		}
@@ -721,12 +688,8 @@ func (e *Engine) beginTOTP(ctx context.Context, token string) (accounts.Enrolmen
 		if err != nil {
 			return err
 		}
-		if err := storage.SaveUser(tx, next); err != nil {
-			return err
-		}
 		out = enrolment
-		_, err = touch(tx, s, now)
-		return err
+		return storage.SaveUser(tx, next)
 	})
 	if err != nil {
 		return accounts.Enrolment{}, err
@@ -739,7 +702,7 @@ func (e *Engine) confirmTOTP(ctx context.Context, token, code string) (TOTPConfi
 	var out TOTPConfirmed
 	err := e.store.Update(ctx, func(tx store.Tx) error {
 		now := e.nowUTC()
-		s, u, err := authorized(tx, token, now, accounts.ErrTOTPRequired)
+		s, u, err := authorized(tx, token, now, accounts.Need{Allow: []error{accounts.ErrTOTPRequired}})
 		if err != nil {
 			return err
 		}
@@ -809,16 +772,9 @@ func (e *Engine) changePasswordOnce(ctx context.Context, aud audience, token, cu
 	var seen accounts.User
 	err := e.store.View(ctx, func(tx store.Tx) error {
 		now := e.nowUTC()
-		_, u, err := authorizedFor(aud, tx, token, now)
-		if err != nil {
-			return err
-		}
-		acct, err := storage.LoadAccountThrottle(tx, aud.key(u.Email))
-		if err != nil {
-			return err
-		}
+		_, u, acct, err := passwordChanger(tx, aud, token, now)
 		seen = u
-		return accounts.Admit(now, acct.Pair(addrKey), acct.Cap)
+		return orErr(err, accounts.Admit(now, acct.Pair(addrKey), acct.Cap))
 	})
 	if err != nil {
 		return false, err
@@ -840,46 +796,54 @@ func (e *Engine) changePasswordOnce(ctx context.Context, aud audience, token, cu
 	err = e.store.Update(ctx, func(tx store.Tx) error {
 		refused, stale = nil, false
 		now := e.nowUTC()
-		s, u, err := authorizedFor(aud, tx, token, now)
-		if err != nil {
-			return err
-		}
-		acct, err := storage.LoadAccountThrottle(tx, aud.key(u.Email))
+		s, u, acct, err := passwordChanger(tx, aud, token, now)
 		if err != nil {
 			return err
 		}
 		if refused = accounts.Admit(now, acct.Pair(addrKey), acct.Cap); refused != nil {
 			return nil
 		}
-		refused = checked
-		if u.ID != seen.ID || u.PasswordHash != seen.PasswordHash {
-			if !last {
-				stale = true
-				return nil // nothing written: verify again against u
-			}
-			refused = accounts.WrongPassword() // not verified against u's hash
+		if refused, stale = accounts.RecheckPassword(seen, u, checked, last); stale {
+			return nil // nothing written: verify again against u
 		}
 		if refused != nil {
 			return e.failSignIn(ctx, tx, aud, &u, u.Email, acct, addrKey, nil, AuditPasswordChangeFailed, now)
 		}
-		u.PasswordHash = changed.PasswordHash
-		if err := storage.SaveUser(tx, u); err != nil {
-			return err
-		}
-		n, err := e.endUserSessions(tx, u.ID, &s.TokenHash, now)
-		if err != nil {
-			return err
-		}
-		if _, err := touch(tx, s, now); err != nil {
-			return err
-		}
-		return e.audit(ctx, tx, userActor(u.ID, u.Email), u.Org, AuditPasswordChanged, u.ID,
-			fmt.Sprintf("%d other sessions ended", n))
+		return e.recordPasswordChange(ctx, tx, s, u, changed.PasswordHash, now)
 	})
 	if err != nil {
 		return false, err
 	}
 	return stale, refused
+}
+
+// passwordChanger reads the session of token, for a call of aud's face,
+// its user and the user's account throttle.
+func passwordChanger(tx store.Tx, aud audience, token string, now time.Time) (accounts.Session, accounts.User, accounts.AccountThrottle, error) {
+	s, u, err := authorizedFor(aud, tx, token, now)
+	if err != nil {
+		return s, u, accounts.AccountThrottle{}, err
+	}
+	acct, err := storage.LoadAccountThrottle(tx, aud.key(u.Email))
+	return s, u, acct, err
+}
+
+// recordPasswordChange stores u's new password hash, ends every other
+// session of theirs, extends s and audits the change.
+func (e *Engine) recordPasswordChange(ctx context.Context, tx store.Tx, s accounts.Session, u accounts.User, hash accounts.PasswordHash, now time.Time) error {
+	u.PasswordHash = hash
+	if err := storage.SaveUser(tx, u); err != nil {
+		return err
+	}
+	n, err := e.endUserSessions(tx, u.ID, &s.TokenHash, now)
+	if err != nil {
+		return err
+	}
+	if _, err := touch(tx, s, now); err != nil {
+		return err
+	}
+	return e.audit(ctx, tx, userActor(u.ID, u.Email), u.Org, AuditPasswordChanged, u.ID,
+		fmt.Sprintf("%d other sessions ended", n))
 }
 
 var errUnknownInvitation = errors.New("tambala: no invitation has this token")
@@ -890,7 +854,7 @@ var errUnknownInvitation = errors.New("tambala: no invitation has this token")
 // other audience, or an invitation used, revoked or expired.
 func (e *Engine) loadUsableInvitation(tx store.Tx, aud audience, token string, h [32]byte, now time.Time) (accounts.Invitation, error) {
 	inv, err := storage.LoadInvitation(tx, h, errUnknownInvitation)
-	if err == nil && (inv.Role == accounts.RoleStaff) != (aud == audienceStaff) {
+	if err == nil && inv.ForStaff() != (aud == audienceStaff) {
 		// An invitation of the other face's audience (a staff member's at
 		// Engine.Portal, an organization user's at Engine.StaffPortal) is
 		// answered as a token no invitation has.
@@ -921,20 +885,8 @@ func (e *Engine) acceptInvitation(ctx context.Context, aud audience, token, pass
 	if err != nil {
 		return User{}, err
 	}
-	var inv accounts.Invitation
-	var seen accounts.User // a reset's user, as read
-	if err := e.store.View(ctx, func(tx store.Tx) error {
-		var err error
-		inv, err = e.loadUsableInvitation(tx, aud, token, h, e.nowUTC())
-		if err != nil || !inv.IsReset() {
-			return err
-		}
-		seen, err = storage.LoadUser(tx, inv.ResetOf, errUnknownUser)
-		if err == errUnknownUser {
-			seen, err = accounts.User{}, nil // AcceptReset refuses it as any other user
-		}
-		return err
-	}); err != nil {
+	inv, seen, err := e.readInvitation(ctx, aud, token, h)
+	if err != nil {
 		return User{}, err
 	}
 	if inv.IsReset() {
@@ -959,8 +911,8 @@ func (e *Engine) acceptInvitation(ctx context.Context, aud audience, token, pass
 		if err != nil {
 			return err
 		}
-		if cur.ID != inv.ID {
-			return errcode.New(errcode.Unauthorized) // not the invitation the password was hashed for
+		if err := inv.StillAccepted(cur); err != nil {
+			return err // not the invitation the password was hashed for
 		}
 		if _, taken, err := storage.UserByEmail(tx, u.Email, errNotFound); err != nil || taken {
 			return orErr(err, errEmailTaken)
@@ -983,6 +935,25 @@ func (e *Engine) acceptInvitation(ctx context.Context, aud audience, token, pass
 }
 
 var errUnknownUser = errors.New("tambala: no user has this id")
+
+// readInvitation reads the invitation of token (hash h), usable at the
+// face of aud, and for a password reset its user as read (the zero User
+// for one gone: AcceptReset refuses it as any other user).
+func (e *Engine) readInvitation(ctx context.Context, aud audience, token string, h [32]byte) (inv accounts.Invitation, seen accounts.User, err error) {
+	err = e.store.View(ctx, func(tx store.Tx) error {
+		var err error
+		inv, err = e.loadUsableInvitation(tx, aud, token, h, e.nowUTC())
+		if err != nil || !inv.IsReset() {
+			return err
+		}
+		seen, err = storage.LoadUser(tx, inv.ResetOf, errUnknownUser)
+		if err == errUnknownUser {
+			seen, err = accounts.User{}, nil
+		}
+		return err
+	})
+	return inv, seen, err
+}
 
 // acceptReset is acceptInvitation of a password reset inv of user seen,
 // as read with it, with the slow step out of every transaction:
@@ -1013,15 +984,15 @@ func (e *Engine) acceptReset(ctx context.Context, aud audience, token string, h 
 		if err != nil {
 			return err
 		}
-		if cur.ID != inv.ID {
-			return errcode.New(errcode.Unauthorized) // not the invitation the password was hashed for
+		if err := inv.StillAccepted(cur); err != nil {
+			return err // not the invitation the password was hashed for
 		}
 		u, err := storage.LoadUser(tx, seen.ID, errcode.New(errcode.Unauthorized))
 		if err != nil {
 			return err
 		}
-		if u.ID != seen.ID || u.Email != seen.Email || u.PasswordHash != seen.PasswordHash {
-			return errcode.New(errcode.Unauthorized) // the password changed since the reset was checked
+		if err := accounts.StillResettable(seen, u); err != nil {
+			return err // the password changed since the reset was checked
 		}
 		u.PasswordHash = next.PasswordHash
 		if err := storage.SaveUser(tx, u); err != nil {

@@ -47,18 +47,9 @@ func (e *Engine) staffCall(ctx context.Context, token string) (accounts.User, er
 	var out accounts.User
 	err := e.store.Update(ctx, func(tx store.Tx) error {
 		now := e.nowUTC()
-		s, u, err := authorized(tx, token, now)
-		if err != nil {
-			return err
-		}
-		if !u.IsStaff() {
-			return errcode.New(errcode.Forbidden)
-		}
-		if _, err := touch(tx, s, now); err != nil {
-			return err
-		}
+		_, u, err := signedIn(tx, token, now, accounts.Need{Staff: true})
 		out = u
-		return nil
+		return err
 	})
 	return out, err
 }
