@@ -685,7 +685,9 @@ func (e *Engine) PruneSessions(ctx context.Context, batch int) (int, error) {
 		if err := storage.DeleteSessions(tx, old); err != nil {
 			return err
 		}
-		pruned, err := storage.PruneThrottles(tx, batch, now)
+		pruned, err := storage.PruneThrottles(tx, batch,
+			func(a accounts.AccountThrottle) bool { return a.Forgotten(now) },
+			func(t accounts.Throttle) bool { return t.Forgotten(accounts.AddressPolicy, now) })
 		n = len(old) + pruned
 		return err
 	})

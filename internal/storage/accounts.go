@@ -395,16 +395,17 @@ func SaveAccountThrottle(tx store.Tx, key string, a accounts.AccountThrottle) er
 	return PutJSON(tx, throttleAccounts, key, accountThrottleRecord(a))
 }
 
-// PruneThrottles deletes up to batch account throttles forgotten at now
-// and up to batch address throttles, and reports how many in all.
-func PruneThrottles(tx store.Tx, batch int, now time.Time) (int, error) {
+// PruneThrottles deletes up to batch account throttles that account
+// keeps (forgotten) and up to batch address throttles that address keeps,
+// and reports how many in all.
+func PruneThrottles(tx store.Tx, batch int, account func(accounts.AccountThrottle) bool, address func(accounts.Throttle) bool) (int, error) {
 	n := 0
 	for _, b := range []struct {
 		bucket    []byte
 		forgotten func(codec.ThrottleRecord) bool
 	}{
-		{throttleAccounts, func(r codec.ThrottleRecord) bool { return accountThrottleOf(r).Forgotten(now) }},
-		{throttleAddrs, func(r codec.ThrottleRecord) bool { return throttleOf(r).Forgotten(accounts.AddressPolicy, now) }},
+		{throttleAccounts, func(r codec.ThrottleRecord) bool { return account(accountThrottleOf(r)) }},
+		{throttleAddrs, func(r codec.ThrottleRecord) bool { return address(throttleOf(r)) }},
 	} {
 		var keys [][]byte
 		err := tx.Scan(b.bucket, store.ScanOptions{}, func(k, v []byte) (bool, error) {
