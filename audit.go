@@ -2,6 +2,8 @@ package tambala
 
 import (
 	"context"
+	"fmt"
+	"github.com/tambalapay/tambala/internal/codec"
 	"net/netip"
 	"strings"
 	"time"
@@ -326,3 +328,29 @@ func (a AuditActor) name() string {
 	}
 	return string(a.Kind)
 }
+
+func toAuditRecord(a AuditEntry) codec.AuditRecord {
+	r := codec.AuditRecord{ID: a.ID, At: a.At, ActorKind: string(a.Actor.Kind), ActorID: a.Actor.ID, ActorEmail: a.Actor.Email,
+		Org: a.Org, Action: string(a.Action), Target: a.Target, Summary: a.Summary, RequestID: a.RequestID}
+	if a.Address.IsValid() {
+		r.Address = a.Address.String()
+	}
+	return r
+}
+
+func fromAuditRecord(r codec.AuditRecord) (AuditEntry, error) {
+	a := AuditEntry{ID: r.ID, At: r.At, Actor: AuditActor{Kind: AuditActorKind(r.ActorKind), ID: r.ActorID, Email: r.ActorEmail},
+		Org: r.Org, Action: AuditAction(r.Action), Target: r.Target, Summary: r.Summary, RequestID: r.RequestID}
+	if r.Address != "" {
+		var err error
+		if a.Address, err = netip.ParseAddr(r.Address); err != nil {
+			return AuditEntry{}, fmt.Errorf("tambala: audit entry %s: stored address: %w", r.ID, err)
+		}
+	}
+	return a, nil
+}
+
+// timePtr and timeOf are a record's optional time (storage.TimePtr,
+// storage.TimeOf), for the records the root still converts.
+func timePtr(t time.Time) *time.Time { return storage.TimePtr(t) }
+func timeOf(p *time.Time) time.Time  { return storage.TimeOf(p) }

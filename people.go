@@ -6,11 +6,12 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/tambalapay/tambala/accounts"
+	"github.com/tambalapay/tambala/approvals"
 	"github.com/tambalapay/tambala/errcode"
-	"github.com/tambalapay/tambala/internal/cache"
 	"github.com/tambalapay/tambala/internal/codec"
 	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/store"
@@ -164,16 +165,7 @@ func (a *Accounts) actOn(ctx context.Context, id string) (context.Context, error
 	if err != nil {
 		return ctx, err
 	}
-	return a.act(ctx, peopleRole(u.Org))
-}
-
-// peopleRole is the staff role that manages the people of org: admin for
-// the staff (org ""), operations for an organization's.
-func peopleRole(org string) accounts.StaffRole {
-	if org == "" {
-		return accounts.StaffAdmin
-	}
-	return accounts.StaffOperations
+	return a.act(ctx, accounts.PeopleRole(u.Org))
 }
 
 // AuditTrail reads one page of the audit trail, newest first: every
@@ -243,7 +235,7 @@ func (a *Accounts) Invitations(ctx context.Context, orgID string) (_ []Invitatio
 func (a *Accounts) InviteUser(ctx context.Context, n InviteUser) (_ Invited, err error) {
 	ctx, span := a.span(ctx, "tambala.Accounts.InviteUser")
 	defer span.end(&err)
-	ctx, err = a.act(ctx, peopleRole(n.Org))
+	ctx, err = a.act(ctx, accounts.PeopleRole(n.Org))
 	if err != nil {
 		return Invited{}, err
 	}
@@ -285,7 +277,7 @@ func (a *Accounts) ResetTOTP(ctx context.Context, userID string) (_ User, err er
 func (a *Accounts) RevokeInvitation(ctx context.Context, orgID, id string) (_ Invitation, err error) {
 	ctx, span := a.span(ctx, "tambala.Accounts.RevokeInvitation")
 	defer span.end(&err)
-	ctx, err = a.act(ctx, peopleRole(orgID))
+	ctx, err = a.act(ctx, accounts.PeopleRole(orgID))
 	if err != nil {
 		return Invitation{}, err
 	}
@@ -359,10 +351,10 @@ func (e *Engine) inviteUser(ctx context.Context, n InviteUser) (Invited, error) 
 		if err != nil {
 			return err
 		}
-		if _, taken, err := userByEmail(tx, inv.Email); err != nil || taken {
+		if _, taken, err := storage.UserByEmail(tx, inv.Email, errNotFound); err != nil || taken {
 			return orErr(err, errEmailTaken)
 		}
-		if err := putInvitation(tx, inv); err != nil {
+		if err := storage.SaveInvitation(tx, inv); err != nil {
 			return err
 		}
 		out = Invited{Invitation: invitationView(inv, now), Token: token}
@@ -370,7 +362,7 @@ func (e *Engine) inviteUser(ctx context.Context, n InviteUser) (Invited, error) 
 			// Whoever was given the token may become this staff member.
 			// The staff invited before any staff admin was, the
 			// operator's set-up, are not held: nobody could confirm them.
-			seen, err := staffAdminSeen(tx)
+			seen, err := storage.StaffAdminSeen(tx)
 			if err != nil {
 				return err
 			}
@@ -380,7 +372,7 @@ func (e *Engine) inviteUser(ctx context.Context, n InviteUser) (Invited, error) 
 				}
 			}
 			if slices.Contains(inv.StaffRoles, accounts.StaffAdmin) {
-				if err := markStaffAdminSeen(tx); err != nil {
+				if err := storage.MarkStaffAdminSeen(tx); err != nil {
 					return err
 				}
 			}
@@ -398,7 +390,7 @@ func (e *Engine) inviteUser(ctx context.Context, n InviteUser) (Invited, error) 
 func (e *Engine) resetPassword(ctx context.Context, userID string, ttl time.Duration) (Invited, error) {
 	var out Invited
 	err := e.store.Update(ctx, func(tx store.Tx) error {
-		u, err := loadUser(tx, userID, errNotFound)
+		u, err := storage.LoadUser(tx, userID, errNotFound)
 		if err != nil {
 			return err
 		}
@@ -408,7 +400,7 @@ func (e *Engine) resetPassword(ctx context.Context, userID string, ttl time.Dura
 		if err != nil {
 			return err
 		}
-		if err := putInvitation(tx, inv); err != nil {
+		if err := storage.SaveInvitation(tx, inv); err != nil {
 			return err
 		}
 		out = Invited{Invitation: invitationView(inv, now), Token: token}
@@ -443,13 +435,8 @@ func (e *Engine) invitations(ctx context.Context, orgID string) ([]Invitation, e
 			return err
 		}
 		now := e.nowUTC()
-		return tx.Scan(bucketInvitationsByOrg, store.ScanOptions{Prefix: storage.IndexPrefix(orgID)}, func(_, v []byte) (bool, error) {
-			inv, err := loadInvitation(tx, [32]byte(v), errNotFound)
-			if err != nil {
-				return false, err
-			}
+		return storage.InvitationsOfOrg(tx, orgID, errNotFound, func(inv accounts.Invitation) {
 			out = append(out, invitationView(inv, now))
-			return true, nil
 		})
 	})
 	return out, err
@@ -459,14 +446,7 @@ func (e *Engine) invitations(ctx context.Context, orgID string) ([]Invitation, e
 func (e *Engine) revokeInvitation(ctx context.Context, orgID, id string) (Invitation, error) {
 	var out Invitation
 	err := e.store.Update(ctx, func(tx store.Tx) error {
-		h, err := tx.Get(bucketInvitationsByOrg, storage.IndexKey(orgID, id))
-		if isNotFound(err) || (err == nil && len(h) != 32) {
-			return errNotFound
-		}
-		if err != nil {
-			return err
-		}
-		inv, err := loadInvitation(tx, [32]byte(h), errNotFound)
+		inv, err := storage.InvitationOfOrg(tx, orgID, id, errNotFound)
 		if err != nil {
 			return err
 		}
@@ -479,7 +459,7 @@ func (e *Engine) revokeInvitation(ctx context.Context, orgID, id string) (Invita
 		if revoked.RevokedAt.Equal(inv.RevokedAt) {
 			return nil // revoked before: nothing changes
 		}
-		if err := putInvitation(tx, revoked); err != nil {
+		if err := storage.SaveInvitation(tx, revoked); err != nil {
 			return err
 		}
 		return e.audit(ctx, tx, actorOr(ctx, automationActor), orgID, AuditInvitationRevoked, inv.ID, "revoked the invitation of "+inv.Email)
@@ -497,11 +477,7 @@ func (e *Engine) users(ctx context.Context, orgID string) ([]User, error) {
 		if err := loadPeopleOrg(tx, orgID); err != nil {
 			return err
 		}
-		return tx.Scan(bucketUsersByOrg, store.ScanOptions{Prefix: storage.IndexPrefix(orgID)}, func(k, _ []byte) (bool, error) {
-			u, err := loadUser(tx, string(k[len(orgID)+1:]), errNotFound)
-			if err != nil {
-				return false, err
-			}
+		return storage.UsersOfOrg(tx, orgID, errNotFound, func(u accounts.User) (bool, error) {
 			v, err := e.staffView(tx, u)
 			out = append(out, v)
 			return err == nil, err
@@ -514,7 +490,7 @@ func (e *Engine) users(ctx context.Context, orgID string) ([]User, error) {
 func (e *Engine) user(ctx context.Context, id string) (User, error) {
 	var out User
 	err := e.store.View(ctx, func(tx store.Tx) error {
-		u, err := loadUser(tx, id, errNotFound)
+		u, err := storage.LoadUser(tx, id, errNotFound)
 		if err != nil {
 			return err
 		}
@@ -544,7 +520,7 @@ func (e *Engine) staffView(tx store.Tx, u accounts.User) (User, error) {
 func (e *Engine) changeUser(ctx context.Context, id string, change func(tx store.Tx, u accounts.User, now time.Time) (accounts.User, bool, error)) (User, error) {
 	var out User
 	err := e.store.Update(ctx, func(tx store.Tx) error {
-		u, err := loadUser(tx, id, errNotFound)
+		u, err := storage.LoadUser(tx, id, errNotFound)
 		if err != nil {
 			return err
 		}
@@ -558,7 +534,7 @@ func (e *Engine) changeUser(ctx context.Context, id string, change func(tx store
 		if !changed {
 			return nil
 		}
-		return putUser(tx, next)
+		return storage.SaveUser(tx, next)
 	})
 	if err != nil {
 		return User{}, err
@@ -634,15 +610,7 @@ func (e *Engine) endSessions(ctx context.Context, id string) (int, error) {
 // endUserSessions ends (EndRevoked) every session of user id but except,
 // and returns how many of them were live.
 func (e *Engine) endUserSessions(tx store.Tx, userID string, except *[32]byte, now time.Time) (int, error) {
-	var hashes [][32]byte
-	prefix := storage.IndexPrefix(userID)
-	err := tx.Scan(bucketSessionsByUser, store.ScanOptions{Prefix: prefix}, func(k, _ []byte) (bool, error) {
-		if len(k) != len(prefix)+32 {
-			return false, fmt.Errorf("tambala: malformed session index key of user %s", userID)
-		}
-		hashes = append(hashes, [32]byte(k[len(prefix):]))
-		return true, nil
-	})
+	hashes, err := storage.SessionsOfUser(tx, userID)
 	if err != nil {
 		return 0, err
 	}
@@ -651,14 +619,14 @@ func (e *Engine) endUserSessions(tx store.Tx, userID string, except *[32]byte, n
 		if except != nil && h == *except {
 			continue
 		}
-		s, err := loadSession(tx, h, errNotFound)
+		s, err := storage.LoadSession(tx, h, errNotFound)
 		if err != nil {
 			return 0, err
 		}
 		if s.Check(now) == nil {
 			live++
 		}
-		if err := putSession(tx, s.End(accounts.EndRevoked, now)); err != nil {
+		if err := storage.SaveSession(tx, s.End(accounts.EndRevoked, now)); err != nil {
 			return 0, err
 		}
 	}
@@ -672,11 +640,11 @@ func (e *Engine) setTOTPRequired(ctx context.Context, orgID string, required boo
 		if err := loadOrg(tx, orgID, &o, errNotFound); err != nil {
 			return err
 		}
-		was, err := orgTOTPRequired(tx, orgID)
+		was, err := storage.OrgTOTPRequired(tx, orgID)
 		if err != nil || was == required {
 			return err
 		}
-		if err := putPortalSettings(tx, orgID, required); err != nil {
+		if err := storage.SavePortalSettings(tx, orgID, required); err != nil {
 			return err
 		}
 		return e.audit(ctx, tx, actorOr(ctx, automationActor), orgID, AuditTOTPRequired, orgID, fmt.Sprintf("TOTP required %t -> %t", was, required))
@@ -692,7 +660,7 @@ func (e *Engine) totpRequired(ctx context.Context, orgID string) (bool, error) {
 			return err
 		}
 		var err error
-		out, err = orgTOTPRequired(tx, orgID)
+		out, err = storage.OrgTOTPRequired(tx, orgID)
 		return err
 	})
 	return out, err
@@ -710,63 +678,18 @@ func (e *Engine) PruneSessions(ctx context.Context, batch int) (int, error) {
 	now := e.nowUTC()
 	n := 0
 	err := e.store.Update(ctx, func(tx store.Tx) error {
-		n = 0
-		var old []accounts.Session
-		err := tx.Scan(bucketSessions, store.ScanOptions{}, func(_, v []byte) (bool, error) {
-			r, err := cache.DecodeJSON[codec.SessionRecord](v)
-			if err != nil {
-				return false, err
-			}
-			s, err := fromSessionRecord(r)
-			if err != nil {
-				return false, err
-			}
-			if s.Prunable(now) {
-				old = append(old, s)
-			}
-			return len(old) < batch, nil
-		})
+		old, err := storage.PrunableSessions(tx, batch, func(s accounts.Session) bool { return s.Prunable(now) })
 		if err != nil {
 			return err
 		}
-		for _, s := range old {
-			if err := tx.Delete(bucketSessions, s.TokenHash[:]); err != nil {
-				return err
-			}
-			if err := tx.Delete(bucketSessionsByUser, storage.IndexKey(s.UserID, string(s.TokenHash[:]))); err != nil {
-				return err
-			}
+		if err := storage.DeleteSessions(tx, old); err != nil {
+			return err
 		}
-		n = len(old)
-		for _, b := range []struct {
-			bucket    []byte
-			forgotten func(codec.ThrottleRecord) bool
-		}{
-			{bucketThrottleAccounts, func(r codec.ThrottleRecord) bool { return fromAccountThrottleRecord(r).Forgotten(now) }},
-			{bucketThrottleAddrs, func(r codec.ThrottleRecord) bool { return fromThrottleRecord(r).Forgotten(accounts.AddressPolicy, now) }},
-		} {
-			var keys [][]byte
-			err := tx.Scan(b.bucket, store.ScanOptions{}, func(k, v []byte) (bool, error) {
-				r, err := cache.DecodeJSON[codec.ThrottleRecord](v)
-				if err != nil {
-					return false, err
-				}
-				if b.forgotten(r) {
-					keys = append(keys, append([]byte(nil), k...))
-				}
-				return len(keys) < batch, nil
-			})
-			if err != nil {
-				return err
-			}
-			for _, k := range keys {
-				if err := tx.Delete(b.bucket, k); err != nil {
-					return err
-				}
-			}
-			n += len(keys)
-		}
-		return nil
+		pruned, err := storage.PruneThrottles(tx, batch,
+			func(a accounts.AccountThrottle) bool { return a.Forgotten(now) },
+			func(t accounts.Throttle) bool { return t.Forgotten(accounts.AddressPolicy, now) })
+		n = len(old) + pruned
+		return err
 	})
 	return n, err
 }
@@ -801,11 +724,228 @@ func (a *Accounts) SetStaffRoles(ctx context.Context, userID string, roles []acc
 			return u, false, errOwnRoles
 		}
 		if next.May(accounts.StaffAdmin) {
-			if err := markStaffAdminSeen(tx); err != nil {
+			if err := storage.MarkStaffAdminSeen(tx); err != nil {
 				return u, false, err
 			}
 		}
 		return next, true, a.e.audit(ctx, tx, actorOr(ctx, automationActor), "", AuditStaffRolesChanged, u.ID,
 			fmt.Sprintf("staff roles %v -> %v", u.StaffRoles, next.StaffRoles))
 	})
+}
+
+// errStaffRole refuses a staff user's call that none of their roles
+// allows.
+var errStaffRole = errcode.Newf(errcode.Forbidden, "None of your staff roles allows this.")
+
+// Operator checks the session of token, a signed-in staff user's (TOTP
+// is required of every staff user), and returns the operator's face for
+// that user: each call checks the session again and the user's staff
+// roles, and records the user as the actor of its changes. A session of
+// an organization's user is forbidden.
+func (p *Portal) Operator(ctx context.Context, token string) (*Operator, error) {
+	if _, err := p.e.staffCall(ctx, token); err != nil {
+		return nil, err
+	}
+	return &Operator{e: p.e, token: token}, nil
+}
+
+// Accounts checks the session of token, a signed-in staff user's, and
+// returns the face of people for that user: managing the staff needs the
+// admin role, managing an organization's users the operations role, and
+// reading needs any staff role.
+func (p *Portal) Accounts(ctx context.Context, token string) (*Accounts, error) {
+	if _, err := p.e.staffCall(ctx, token); err != nil {
+		return nil, err
+	}
+	return &Accounts{e: p.e, token: token}, nil
+}
+
+// staffCall checks the session of token for a staff user's call: live,
+// signed in (with TOTP), its user enabled and staff (forbidden
+// otherwise), and extends it.
+func (e *Engine) staffCall(ctx context.Context, token string) (accounts.User, error) {
+	var out accounts.User
+	err := e.store.Update(ctx, func(tx store.Tx) error {
+		now := e.nowUTC()
+		_, u, err := signedIn(tx, token, now, accounts.Need{Staff: true})
+		out = u
+		return err
+	})
+	return out, err
+}
+
+// actAs checks the caller of a face for a call needing role ("" for a
+// read, which every staff role may make): the automation (token "") may
+// make every call; a staff user must be signed in and hold role
+// (forbidden otherwise). It returns ctx whose changes are audited with
+// the caller as the actor.
+func (e *Engine) actAs(ctx context.Context, token string, role accounts.StaffRole) (context.Context, error) {
+	if token == "" {
+		return asActor(ctx, automationActor), nil
+	}
+	u, err := e.staffCall(ctx, token)
+	if err != nil {
+		return ctx, err
+	}
+	if !u.May(role) {
+		return ctx, errStaffRole
+	}
+	return asActor(ctx, staffActor(u)), nil
+}
+
+// heldStaff reads a hold on the staff member with id or email, if any:
+// one made on their account, or on their invitation before it was
+// accepted.
+func (e *Engine) heldStaff(tx store.Tx, id, email string) (approvals.Hold, bool, error) {
+	holds, err := e.staffHolds(tx, id, email)
+	if err != nil || len(holds) == 0 {
+		return approvals.Hold{}, false, err
+	}
+	return holds[0], true, nil
+}
+
+// staffHolds reads every hold on the staff member with id or email.
+func (e *Engine) staffHolds(tx store.Tx, id, email string) ([]approvals.Hold, error) {
+	var out []approvals.Hold
+	for _, k := range []string{storage.HoldKeyOfUser(id), storage.HoldKeyOfEmail(email)} {
+		if k == storage.HoldKeyOfUser("") || k == storage.HoldKeyOfEmail("") {
+			continue
+		}
+		r, ok, err := storage.LoadHold(tx, k)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		if r.UserID == "" {
+			r.UserID = id
+		}
+		out = append(out, approvals.Hold{UserID: r.UserID, Email: r.Email, Cause: r.Cause, At: r.At,
+			By: approvals.Party{Kind: approvals.PartyKind(r.ByKind), UserID: r.ByID, Email: r.ByEmail}})
+	}
+	return out, nil
+}
+
+// holdStaff suspends the approvals of staff member u (or, with u.ID "",
+// of the invitee u.Email) in tx for cause, made by ctx's actor, audited.
+func (e *Engine) holdStaff(ctx context.Context, tx store.Tx, id, email, cause string) error {
+	actor := actorOr(ctx, automationActor)
+	by := partyOf(actor)
+	r := codec.HoldRecord{UserID: id, Email: email, Cause: cause, ByKind: string(by.Kind), ByID: by.UserID, ByEmail: by.Email, At: e.nowUTC()}
+	key := storage.HoldKeyOfUser(id)
+	if id == "" {
+		key = storage.HoldKeyOfEmail(email)
+	}
+	if err := storage.SaveHold(tx, key, r); err != nil {
+		return err
+	}
+	target := id
+	if target == "" {
+		target = email
+	}
+	return e.audit(ctx, tx, actor, "", AuditApprovalsSuspended, target,
+		fmt.Sprintf("approvals of %s suspended (%s by %s) until another staff admin confirms them", email, cause, actor.name()))
+}
+
+// staffUsers calls each with every staff user, until it returns false.
+func staffUsers(tx store.Tx, each func(u accounts.User) bool) error {
+	return storage.UsersOfOrg(tx, "", errNotFound, func(u accounts.User) (bool, error) { return each(u), nil })
+}
+
+// anyStaff reports whether the store has any staff user, active or not:
+// from then on a change that weakens a threshold waits for approval.
+// Users are never deleted, so it stays true.
+func anyStaff(tx store.Tx) (bool, error) {
+	found := false
+	err := staffUsers(tx, func(u accounts.User) bool {
+		found = u.IsStaff()
+		return !found
+	})
+	return found, err
+}
+
+// activeStaffAdmins counts the active staff users with the admin role.
+func activeStaffAdmins(tx store.Tx) (int, error) {
+	n := 0
+	err := staffUsers(tx, func(u accounts.User) bool {
+		if u.IsStaff() && !u.Disabled() && u.May(accounts.StaffAdmin) {
+			n++
+		}
+		return true
+	})
+	return n, err
+}
+
+// errLastAdmin refuses to leave the staff with no active admin: nobody
+// could then manage the staff or confirm a staff member.
+var errLastAdmin = errcode.Newf(errcode.Conflict, "This is the last active staff admin: make another staff member admin first.")
+
+// errOwnRoles refuses a staff admin's change of their own roles.
+var errOwnRoles = errcode.Newf(errcode.Forbidden, "Another staff admin must change your roles.")
+
+// ConfirmStaff lifts the suspension of a staff member's approvals, made
+// when their password or second factor was reset, or their invitation
+// issued, by someone else (approvals.Hold): from then on they approve
+// again. Only a staff admin confirms, neither the member held nor who
+// reset or invited them, and not while held themself (forbidden); the
+// automation never can. A member not held is returned as is.
+func (a *Accounts) ConfirmStaff(ctx context.Context, userID string) (_ User, err error) {
+	ctx, span := a.span(ctx, "tambala.Accounts.ConfirmStaff")
+	defer span.end(&err)
+	ctx, err = a.act(ctx, accounts.StaffAdmin)
+	if err != nil {
+		return User{}, err
+	}
+	var out User
+	err = a.e.store.Update(ctx, func(tx store.Tx) error {
+		u, err := storage.LoadUser(tx, userID, errNotFound)
+		if err != nil {
+			return err
+		}
+		if !u.IsStaff() {
+			return errcode.Newf(errcode.ValidationError, "Only the operator's staff approve.")
+		}
+		out = userView(u)
+		holds, err := a.e.staffHolds(tx, u.ID, u.Email)
+		if err != nil || len(holds) == 0 {
+			return err
+		}
+		actor := actorOr(ctx, automationActor)
+		by := partyOf(actor)
+		var roles []string
+		byHeld := false
+		if by.Kind == approvals.Staff {
+			me, err := storage.LoadUser(tx, by.UserID, errNotFound)
+			if err != nil {
+				return err
+			}
+			for _, r := range me.StaffRoles {
+				roles = append(roles, string(r))
+			}
+			if _, byHeld, err = a.e.heldStaff(tx, me.ID, me.Email); err != nil {
+				return err
+			}
+		}
+		// Every hold must allow it: who invited them may not confirm them
+		// under a later reset's hold either.
+		causes := make([]string, len(holds))
+		for i, h := range holds {
+			if err := h.Confirm(by, roles, byHeld); err != nil {
+				return err
+			}
+			causes[i] = h.Cause + " by " + partyName(h.By)
+		}
+		for _, k := range []string{storage.HoldKeyOfUser(u.ID), storage.HoldKeyOfEmail(u.Email)} {
+			if err := storage.DeleteHold(tx, k); err != nil {
+				return err
+			}
+		}
+		return a.e.audit(ctx, tx, actor, "", AuditApprovalsConfirmed, u.ID,
+			fmt.Sprintf("approvals of %s confirmed (suspended: %s)", u.Email, strings.Join(causes, "; ")))
+	})
+	if err != nil {
+		return User{}, err
+	}
+	return out, nil
 }

@@ -52,7 +52,8 @@
 //     again: Admit again (failures recorded meanwhile may lock the key:
 //     the attempt is then refused as throttled, whatever its password), a
 //     user record that changed since step 1 is checked again rather than
-//     trusted; then on failure, AccountThrottle.Fail (the pair of the
+//     trusted (Recheck: stale, to verify again, or refused); then on
+//     failure, AccountThrottle.Fail (the pair of the
 //     address and the cap) and Throttle.Fail on the address's. On
 //     success, AccountThrottle.Succeed (never the address's Throttle),
 //     the rehash, and NewSession at StageAfterPassword(user,
@@ -63,8 +64,12 @@
 //     Rotate to StageSignedIn. At StageEnrolTOTP, BeginTOTP and
 //     ConfirmTOTP, then Rotate to StageSignedIn.
 //
-// Every later request: SessionTokenHash to find the session, Authorize,
-// CheckCSRF for a state-changing one, then Touch. Logout is End(EndLogout);
+// Every later request: SessionTokenHash to find the session, Permit (Authorize
+// and what the call needs: an organization's user or a staff user, a
+// cause of Authorize's it lets through; a staff role is User.May),
+// CheckCSRF for a state-changing one, then Touch. A change of password
+// read again is RecheckPassword; an invitation or a password reset read
+// again is StillAccepted and StillResettable. Logout is End(EndLogout);
 // disabling a user, resetting or changing a password and resetting TOTP
 // end every session of the user (End(EndRevoked)), which the store applies
 // by UserID.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tambalapay/tambala/accounts"
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/store"
 )
 
@@ -262,7 +263,7 @@ func (p *Portal) SignOut(ctx context.Context, token string) (err error) {
 func (e *Engine) failSignIn(ctx context.Context, tx store.Tx, aud audience, u *accounts.User, account string, acct accounts.AccountThrottle,
 	addrKey string, addr *accounts.Throttle, action AuditAction, now time.Time) error {
 	if addr != nil {
-		if err := putThrottle(tx, bucketThrottleAddrs, aud.key(addrKey), addr.Fail(accounts.AddressPolicy, now)); err != nil {
+		if err := storage.SaveAddressThrottle(tx, aud.key(addrKey), addr.Fail(accounts.AddressPolicy, now)); err != nil {
 			return err
 		}
 	}
@@ -270,7 +271,7 @@ func (e *Engine) failSignIn(ctx context.Context, tx store.Tx, aud audience, u *a
 		return nil
 	}
 	after := acct.Fail(addrKey, now)
-	if err := putAccountThrottle(tx, aud.key(account), after); err != nil {
+	if err := storage.SaveAccountThrottle(tx, aud.key(account), after); err != nil {
 		return err
 	}
 	if u == nil {
@@ -308,16 +309,16 @@ func (r signInRead) admit(addrKey string, now time.Time) error {
 func readSignIn(tx store.Tx, aud audience, account, addrKey string) (signInRead, error) {
 	var r signInRead
 	var err error
-	if r.addr, err = loadThrottle(tx, bucketThrottleAddrs, aud.key(addrKey)); err != nil {
+	if r.addr, err = storage.LoadAddressThrottle(tx, aud.key(addrKey)); err != nil {
 		return r, err
 	}
 	if account == "" {
 		return r, nil
 	}
-	if r.acct, err = loadAccountThrottle(tx, aud.key(account)); err != nil {
+	if r.acct, err = storage.LoadAccountThrottle(tx, aud.key(account)); err != nil {
 		return r, err
 	}
-	u, ok, err := userByEmail(tx, account)
+	u, ok, err := storage.UserByEmail(tx, account, errNotFound)
 	if err != nil {
 		return r, err
 	}
@@ -325,16 +326,6 @@ func readSignIn(tx store.Tx, aud audience, account, addrKey string) (signInRead,
 		r.user = &u
 	}
 	return r, nil
-}
-
-// sameCredentials reports whether a sign-in checked against a would be
-// answered alike against b: no user for both, or the same user with the
-// same password hash and status (what accounts.Authenticate decides by).
-func sameCredentials(a, b *accounts.User) bool {
-	if a == nil || b == nil {
-		return a == nil && b == nil
-	}
-	return a.ID == b.ID && a.PasswordHash == b.PasswordHash && a.Disabled() == b.Disabled()
 }
 
 // signIn is Portal.SignIn, in accounts' sequence, with the slow step out
@@ -412,61 +403,60 @@ func (e *Engine) signInOnce(ctx context.Context, aud audience, account, addrKey,
 		if refused = cur.admit(addrKey, now); refused != nil {
 			return nil
 		}
-		refused = checked
-		switch {
-		case cur.user == nil:
-			if seen.user != nil {
-				refused = accounts.InvalidCredentials() // gone meanwhile
-			}
-		case !sameCredentials(seen.user, cur.user):
-			if !last {
-				stale = true
-				return nil // nothing written: verify again against cur
-			}
-			refused = accounts.InvalidCredentials()
+		if refused, stale = accounts.Recheck(seen.user, cur.user, checked, last); stale {
+			return nil // nothing written: verify again against cur
 		}
 		if refused != nil {
 			return e.failSignIn(ctx, tx, aud, cur.user, account, cur.acct, addrKey, &cur.addr, AuditSignInFailed, now)
 		}
-		u := *cur.user
-		totp, err := totpRequired(tx, u)
-		if err != nil {
-			return err
-		}
-		stage := accounts.StageAfterPassword(u, totp)
-		if stage != accounts.StageSecondFactor {
-			// The account's throttle is cleared once the sign-in is
-			// complete: at the second factor, when the code is right.
-			if err := putAccountThrottle(tx, aud.key(account), cur.acct.Succeed(addrKey)); err != nil {
-				return err
-			}
-		}
-		if rehash != "" {
-			u.PasswordHash = rehash
-			if err := putUser(tx, u); err != nil {
-				return err
-			}
-		}
-		s, token, err := accounts.NewSession(u.ID, stage, e.acct.Random, now)
-		if err != nil {
-			return err
-		}
-		if err := putSession(tx, s); err != nil {
-			return err
-		}
-		out = SignInResult{Token: token, Stage: stage, Session: sessionView(s, token)}
-		return e.audit(ctx, tx, userActor(u.ID, u.Email), u.Org, AuditSignedIn, u.ID, "password checked; stage "+string(stage))
+		out, err = e.openSession(ctx, tx, aud, account, addrKey, cur, rehash, now)
+		return err
 	})
-	if err != nil {
+	switch {
+	case err != nil:
 		return SignInResult{}, false, err
-	}
-	if stale {
+	case stale:
 		return SignInResult{}, true, nil
-	}
-	if refused != nil {
+	case refused != nil:
 		return SignInResult{}, false, refused
 	}
 	return out, false, nil
+}
+
+// openSession records the sign-in of cur's user, whose password was
+// right: the stage after the password, the account's throttle cleared
+// unless a second factor is still to come, the rehash when there is one,
+// the new session and the audit entry.
+func (e *Engine) openSession(ctx context.Context, tx store.Tx, aud audience, account, addrKey string, cur signInRead,
+	rehash accounts.PasswordHash, now time.Time) (SignInResult, error) {
+	u := *cur.user
+	totp, err := totpRequired(tx, u)
+	if err != nil {
+		return SignInResult{}, err
+	}
+	stage := accounts.StageAfterPassword(u, totp)
+	if stage != accounts.StageSecondFactor {
+		// The account's throttle is cleared once the sign-in is
+		// complete: at the second factor, when the code is right.
+		if err := storage.SaveAccountThrottle(tx, aud.key(account), cur.acct.Succeed(addrKey)); err != nil {
+			return SignInResult{}, err
+		}
+	}
+	if rehash != "" {
+		u.PasswordHash = rehash
+		if err := storage.SaveUser(tx, u); err != nil {
+			return SignInResult{}, err
+		}
+	}
+	s, token, err := accounts.NewSession(u.ID, stage, e.acct.Random, now)
+	if err != nil {
+		return SignInResult{}, err
+	}
+	if err := storage.SaveSession(tx, s); err != nil {
+		return SignInResult{}, err
+	}
+	out := SignInResult{Token: token, Stage: stage, Session: sessionView(s, token)}
+	return out, e.audit(ctx, tx, userActor(u.ID, u.Email), u.Org, AuditSignedIn, u.ID, "password checked; stage "+string(stage))
 }
 
 // checkSignIn is the slow step of a sign-in, in a slot of the audience's
@@ -511,7 +501,7 @@ func authorizedFor(aud audience, tx store.Tx, token string, now time.Time, allow
 	if err == nil && !aud.admits(u) {
 		return accounts.Session{}, accounts.User{}, accounts.Session{}.CheckToken(token, now)
 	}
-	return authorized(tx, token, now, allow...)
+	return authorized(tx, token, now, accounts.Need{Allow: allow})
 }
 
 // loadSessionUser reads the session of token and its user. An unknown
@@ -522,25 +512,25 @@ func loadSessionUser(tx store.Tx, token string, now time.Time) (accounts.Session
 		return accounts.Session{}, accounts.User{}, err
 	}
 	unknown := accounts.Session{}.CheckToken(token, now) // the error of a token no session has
-	s, err := loadSession(tx, h, unknown)
+	s, err := storage.LoadSession(tx, h, unknown)
 	if err != nil {
 		return accounts.Session{}, accounts.User{}, err
 	}
 	if err := s.CheckToken(token, now); err != nil {
 		return accounts.Session{}, accounts.User{}, err
 	}
-	u, err := loadUser(tx, s.UserID, unknown)
+	u, err := storage.LoadUser(tx, s.UserID, unknown)
 	if err != nil {
 		return accounts.Session{}, accounts.User{}, err
 	}
 	return s, u, nil
 }
 
-// authorized reads the session of token and its user and checks them
-// (accounts.Authorize) with the organization's TOTP requirement; allow
-// lets through the causes a call accepts (a session at the enrolment of
-// TOTP, for one).
-func authorized(tx store.Tx, token string, now time.Time, allow ...error) (accounts.Session, accounts.User, error) {
+// authorized reads the session of token and its user and answers, with
+// accounts.Permit and the organization's TOTP requirement, whether they
+// may make a call needing need. Every call of a session checks it here,
+// the faces of people alike (Portal, OrgAdmin, the staff's faces).
+func authorized(tx store.Tx, token string, now time.Time, need accounts.Need) (accounts.Session, accounts.User, error) {
 	s, u, err := loadSessionUser(tx, token, now)
 	if err != nil {
 		return s, u, err
@@ -549,15 +539,18 @@ func authorized(tx store.Tx, token string, now time.Time, allow ...error) (accou
 	if err != nil {
 		return s, u, err
 	}
-	if err := accounts.Authorize(s, u, totp, now); err != nil {
-		for _, a := range allow {
-			if errors.Is(err, a) {
-				return s, u, nil
-			}
-		}
+	return s, u, accounts.Permit(s, u, totp, now, need)
+}
+
+// signedIn is authorized, then extends the session (Touch), which it
+// returns as stored.
+func signedIn(tx store.Tx, token string, now time.Time, need accounts.Need) (accounts.Session, accounts.User, error) {
+	s, u, err := authorized(tx, token, now, need)
+	if err != nil {
 		return s, u, err
 	}
-	return s, u, nil
+	s, err = touch(tx, s, now)
+	return s, u, err
 }
 
 // session is Portal.Session: Authorize, then Touch.
@@ -565,11 +558,8 @@ func (e *Engine) session(ctx context.Context, token string) (SignedIn, error) {
 	var out SignedIn
 	err := e.store.Update(ctx, func(tx store.Tx) error {
 		now := e.nowUTC()
-		s, u, err := authorized(tx, token, now)
+		s, u, err := signedIn(tx, token, now, accounts.Need{})
 		if err != nil {
-			return err
-		}
-		if s, err = touch(tx, s, now); err != nil {
 			return err
 		}
 		out = SignedIn{User: userView(u), Session: sessionView(s, token)}
@@ -587,7 +577,7 @@ func touch(tx store.Tx, s accounts.Session, now time.Time) (accounts.Session, er
 	if t.LastSeenAt.Equal(s.LastSeenAt) {
 		return s, nil
 	}
-	return t, putSession(tx, t)
+	return t, storage.SaveSession(tx, t)
 }
 
 // portalPrincipal is Portal.Principal.
@@ -595,14 +585,8 @@ func (e *Engine) portalPrincipal(ctx context.Context, token string) (Principal, 
 	var p Principal
 	err := e.store.Update(ctx, func(tx store.Tx) error {
 		now := e.nowUTC()
-		s, u, err := authorized(tx, token, now)
+		_, u, err := signedIn(tx, token, now, accounts.Need{Org: true})
 		if err != nil {
-			return err
-		}
-		if u.Org == "" {
-			return errcode.New(errcode.Forbidden)
-		}
-		if _, err := touch(tx, s, now); err != nil {
 			return err
 		}
 		org, err := e.cachedOrg(tx, u.Org, errUnauthorized)
@@ -620,22 +604,6 @@ func (e *Engine) portalPrincipal(ctx context.Context, token string) (Principal, 
 
 var errNoSecondFactorAwaited = errcode.Newf(errcode.Conflict, "This session is not waiting for a second factor.")
 
-// isTOTPCode reports whether code has the shape of a TOTP code (six
-// digits, spaces aside) rather than of a recovery code.
-func isTOTPCode(code string) bool {
-	digits := 0
-	for _, r := range code {
-		switch {
-		case r == ' ':
-		case r >= '0' && r <= '9':
-			digits++
-		default:
-			return false
-		}
-	}
-	return digits == accounts.TOTPDigits
-}
-
 // secondFactor is Portal.SecondFactor.
 func (e *Engine) secondFactor(ctx context.Context, aud audience, token, code string) (SignInResult, error) {
 	addrKey := accounts.AddressKey(requestInfo(ctx).Address)
@@ -651,7 +619,7 @@ func (e *Engine) secondFactor(ctx context.Context, aud audience, token, code str
 		if s.Stage != accounts.StageSecondFactor {
 			return errNoSecondFactorAwaited
 		}
-		acct, err := loadAccountThrottle(tx, aud.key(u.Email))
+		acct, err := storage.LoadAccountThrottle(tx, aud.key(u.Email))
 		if err != nil {
 			return err
 		}
@@ -660,7 +628,7 @@ func (e *Engine) secondFactor(ctx context.Context, aud audience, token, code str
 		}
 		var next accounts.User
 		how := "TOTP code"
-		if isTOTPCode(code) {
+		if accounts.IsTOTPCode(code) {
 			next, refused = u.VerifyTOTP(code, now)
 		} else {
 			next, refused = u.UseRecoveryCode(code, now)
@@ -672,10 +640,10 @@ func (e *Engine) secondFactor(ctx context.Context, aud audience, token, code str
 			}
 			return e.failSignIn(ctx, tx, aud, &u, u.Email, acct, addrKey, nil, AuditSecondFactorFailed, now)
 		}
-		if err := putUser(tx, next); err != nil {
+		if err := storage.SaveUser(tx, next); err != nil {
 			return err
 		}
-		if err := putAccountThrottle(tx, aud.key(u.Email), acct.Succeed(addrKey)); err != nil {
+		if err := storage.SaveAccountThrottle(tx, aud.key(u.Email), acct.Succeed(addrKey)); err != nil {
 			return err
 		}
 		if out, err = rotate(tx, s, e.acct, now); err != nil {
@@ -698,10 +666,10 @@ func rotate(tx store.Tx, s accounts.Session, o AccountsOptions, now time.Time) (
 	if err != nil {
 		return SignInResult{}, err
 	}
-	if err := putSession(tx, ended); err != nil {
+	if err := storage.SaveSession(tx, ended); err != nil {
 		return SignInResult{}, err
 	}
-	if err := putSession(tx, next); err != nil {
+	if err := storage.SaveSession(tx, next); err != nil {
 		return SignInResult{}, err
 	}
 	return SignInResult{Token: token, Stage: next.Stage, Session: sessionView(next, token)}, nil
@@ -712,7 +680,7 @@ func (e *Engine) beginTOTP(ctx context.Context, token string) (accounts.Enrolmen
 	var out accounts.Enrolment
 	err := e.store.Update(ctx, func(tx store.Tx) error {
 		now := e.nowUTC()
-		s, u, err := authorized(tx, token, now, accounts.ErrTOTPRequired)
+		_, u, err := signedIn(tx, token, now, accounts.Need{Allow: []error{accounts.ErrTOTPRequired}})
 		if err != nil {
 			return err
 		}
@@ -720,12 +688,8 @@ func (e *Engine) beginTOTP(ctx context.Context, token string) (accounts.Enrolmen
 		if err != nil {
 			return err
 		}
-		if err := putUser(tx, next); err != nil {
-			return err
-		}
 		out = enrolment
-		_, err = touch(tx, s, now)
-		return err
+		return storage.SaveUser(tx, next)
 	})
 	if err != nil {
 		return accounts.Enrolment{}, err
@@ -738,7 +702,7 @@ func (e *Engine) confirmTOTP(ctx context.Context, token, code string) (TOTPConfi
 	var out TOTPConfirmed
 	err := e.store.Update(ctx, func(tx store.Tx) error {
 		now := e.nowUTC()
-		s, u, err := authorized(tx, token, now, accounts.ErrTOTPRequired)
+		s, u, err := authorized(tx, token, now, accounts.Need{Allow: []error{accounts.ErrTOTPRequired}})
 		if err != nil {
 			return err
 		}
@@ -746,7 +710,7 @@ func (e *Engine) confirmTOTP(ctx context.Context, token, code string) (TOTPConfi
 		if err != nil {
 			return err
 		}
-		if err := putUser(tx, next); err != nil {
+		if err := storage.SaveUser(tx, next); err != nil {
 			return err
 		}
 		res, err := rotate(tx, s, e.acct, now)
@@ -774,7 +738,7 @@ func (e *Engine) signOut(ctx context.Context, token string) error {
 			}
 			return err
 		}
-		if err := putSession(tx, s.End(accounts.EndLogout, now)); err != nil {
+		if err := storage.SaveSession(tx, s.End(accounts.EndLogout, now)); err != nil {
 			return err
 		}
 		return e.audit(ctx, tx, userActor(u.ID, u.Email), u.Org, AuditSignedOut, u.ID, "")
@@ -808,16 +772,9 @@ func (e *Engine) changePasswordOnce(ctx context.Context, aud audience, token, cu
 	var seen accounts.User
 	err := e.store.View(ctx, func(tx store.Tx) error {
 		now := e.nowUTC()
-		_, u, err := authorizedFor(aud, tx, token, now)
-		if err != nil {
-			return err
-		}
-		acct, err := loadAccountThrottle(tx, aud.key(u.Email))
-		if err != nil {
-			return err
-		}
+		_, u, acct, err := passwordChanger(tx, aud, token, now)
 		seen = u
-		return accounts.Admit(now, acct.Pair(addrKey), acct.Cap)
+		return orErr(err, accounts.Admit(now, acct.Pair(addrKey), acct.Cap))
 	})
 	if err != nil {
 		return false, err
@@ -839,46 +796,54 @@ func (e *Engine) changePasswordOnce(ctx context.Context, aud audience, token, cu
 	err = e.store.Update(ctx, func(tx store.Tx) error {
 		refused, stale = nil, false
 		now := e.nowUTC()
-		s, u, err := authorizedFor(aud, tx, token, now)
-		if err != nil {
-			return err
-		}
-		acct, err := loadAccountThrottle(tx, aud.key(u.Email))
+		s, u, acct, err := passwordChanger(tx, aud, token, now)
 		if err != nil {
 			return err
 		}
 		if refused = accounts.Admit(now, acct.Pair(addrKey), acct.Cap); refused != nil {
 			return nil
 		}
-		refused = checked
-		if u.ID != seen.ID || u.PasswordHash != seen.PasswordHash {
-			if !last {
-				stale = true
-				return nil // nothing written: verify again against u
-			}
-			refused = accounts.WrongPassword() // not verified against u's hash
+		if refused, stale = accounts.RecheckPassword(seen, u, checked, last); stale {
+			return nil // nothing written: verify again against u
 		}
 		if refused != nil {
 			return e.failSignIn(ctx, tx, aud, &u, u.Email, acct, addrKey, nil, AuditPasswordChangeFailed, now)
 		}
-		u.PasswordHash = changed.PasswordHash
-		if err := putUser(tx, u); err != nil {
-			return err
-		}
-		n, err := e.endUserSessions(tx, u.ID, &s.TokenHash, now)
-		if err != nil {
-			return err
-		}
-		if _, err := touch(tx, s, now); err != nil {
-			return err
-		}
-		return e.audit(ctx, tx, userActor(u.ID, u.Email), u.Org, AuditPasswordChanged, u.ID,
-			fmt.Sprintf("%d other sessions ended", n))
+		return e.recordPasswordChange(ctx, tx, s, u, changed.PasswordHash, now)
 	})
 	if err != nil {
 		return false, err
 	}
 	return stale, refused
+}
+
+// passwordChanger reads the session of token, for a call of aud's face,
+// its user and the user's account throttle.
+func passwordChanger(tx store.Tx, aud audience, token string, now time.Time) (accounts.Session, accounts.User, accounts.AccountThrottle, error) {
+	s, u, err := authorizedFor(aud, tx, token, now)
+	if err != nil {
+		return s, u, accounts.AccountThrottle{}, err
+	}
+	acct, err := storage.LoadAccountThrottle(tx, aud.key(u.Email))
+	return s, u, acct, err
+}
+
+// recordPasswordChange stores u's new password hash, ends every other
+// session of theirs, extends s and audits the change.
+func (e *Engine) recordPasswordChange(ctx context.Context, tx store.Tx, s accounts.Session, u accounts.User, hash accounts.PasswordHash, now time.Time) error {
+	u.PasswordHash = hash
+	if err := storage.SaveUser(tx, u); err != nil {
+		return err
+	}
+	n, err := e.endUserSessions(tx, u.ID, &s.TokenHash, now)
+	if err != nil {
+		return err
+	}
+	if _, err := touch(tx, s, now); err != nil {
+		return err
+	}
+	return e.audit(ctx, tx, userActor(u.ID, u.Email), u.Org, AuditPasswordChanged, u.ID,
+		fmt.Sprintf("%d other sessions ended", n))
 }
 
 var errUnknownInvitation = errors.New("tambala: no invitation has this token")
@@ -888,8 +853,8 @@ var errUnknownInvitation = errors.New("tambala: no invitation has this token")
 // accounts' errors, for a token no invitation has, an invitation of the
 // other audience, or an invitation used, revoked or expired.
 func (e *Engine) loadUsableInvitation(tx store.Tx, aud audience, token string, h [32]byte, now time.Time) (accounts.Invitation, error) {
-	inv, err := loadInvitation(tx, h, errUnknownInvitation)
-	if err == nil && (inv.Role == accounts.RoleStaff) != (aud == audienceStaff) {
+	inv, err := storage.LoadInvitation(tx, h, errUnknownInvitation)
+	if err == nil && inv.ForStaff() != (aud == audienceStaff) {
 		// An invitation of the other face's audience (a staff member's at
 		// Engine.Portal, an organization user's at Engine.StaffPortal) is
 		// answered as a token no invitation has.
@@ -920,20 +885,8 @@ func (e *Engine) acceptInvitation(ctx context.Context, aud audience, token, pass
 	if err != nil {
 		return User{}, err
 	}
-	var inv accounts.Invitation
-	var seen accounts.User // a reset's user, as read
-	if err := e.store.View(ctx, func(tx store.Tx) error {
-		var err error
-		inv, err = e.loadUsableInvitation(tx, aud, token, h, e.nowUTC())
-		if err != nil || !inv.IsReset() {
-			return err
-		}
-		seen, err = loadUser(tx, inv.ResetOf, errUnknownUser)
-		if err == errUnknownUser {
-			seen, err = accounts.User{}, nil // AcceptReset refuses it as any other user
-		}
-		return err
-	}); err != nil {
+	inv, seen, err := e.readInvitation(ctx, aud, token, h)
+	if err != nil {
 		return User{}, err
 	}
 	if inv.IsReset() {
@@ -958,17 +911,17 @@ func (e *Engine) acceptInvitation(ctx context.Context, aud audience, token, pass
 		if err != nil {
 			return err
 		}
-		if cur.ID != inv.ID {
-			return errcode.New(errcode.Unauthorized) // not the invitation the password was hashed for
+		if err := inv.StillAccepted(cur); err != nil {
+			return err // not the invitation the password was hashed for
 		}
-		if _, taken, err := userByEmail(tx, u.Email); err != nil || taken {
+		if _, taken, err := storage.UserByEmail(tx, u.Email, errNotFound); err != nil || taken {
 			return orErr(err, errEmailTaken)
 		}
 		cur.AcceptedAt, cur.UserID = accepted.AcceptedAt, accepted.UserID
-		if err := putInvitation(tx, cur); err != nil {
+		if err := storage.SaveInvitation(tx, cur); err != nil {
 			return err
 		}
-		if err := putUser(tx, u); err != nil {
+		if err := storage.SaveUser(tx, u); err != nil {
 			return err
 		}
 		out = userView(u)
@@ -982,6 +935,25 @@ func (e *Engine) acceptInvitation(ctx context.Context, aud audience, token, pass
 }
 
 var errUnknownUser = errors.New("tambala: no user has this id")
+
+// readInvitation reads the invitation of token (hash h), usable at the
+// face of aud, and for a password reset its user as read (the zero User
+// for one gone: AcceptReset refuses it as any other user).
+func (e *Engine) readInvitation(ctx context.Context, aud audience, token string, h [32]byte) (inv accounts.Invitation, seen accounts.User, err error) {
+	err = e.store.View(ctx, func(tx store.Tx) error {
+		var err error
+		inv, err = e.loadUsableInvitation(tx, aud, token, h, e.nowUTC())
+		if err != nil || !inv.IsReset() {
+			return err
+		}
+		seen, err = storage.LoadUser(tx, inv.ResetOf, errUnknownUser)
+		if err == errUnknownUser {
+			seen, err = accounts.User{}, nil
+		}
+		return err
+	})
+	return inv, seen, err
+}
 
 // acceptReset is acceptInvitation of a password reset inv of user seen,
 // as read with it, with the slow step out of every transaction:
@@ -1012,18 +984,18 @@ func (e *Engine) acceptReset(ctx context.Context, aud audience, token string, h 
 		if err != nil {
 			return err
 		}
-		if cur.ID != inv.ID {
-			return errcode.New(errcode.Unauthorized) // not the invitation the password was hashed for
+		if err := inv.StillAccepted(cur); err != nil {
+			return err // not the invitation the password was hashed for
 		}
-		u, err := loadUser(tx, seen.ID, errcode.New(errcode.Unauthorized))
+		u, err := storage.LoadUser(tx, seen.ID, errcode.New(errcode.Unauthorized))
 		if err != nil {
 			return err
 		}
-		if u.ID != seen.ID || u.Email != seen.Email || u.PasswordHash != seen.PasswordHash {
-			return errcode.New(errcode.Unauthorized) // the password changed since the reset was checked
+		if err := accounts.StillResettable(seen, u); err != nil {
+			return err // the password changed since the reset was checked
 		}
 		u.PasswordHash = next.PasswordHash
-		if err := putUser(tx, u); err != nil {
+		if err := storage.SaveUser(tx, u); err != nil {
 			return err
 		}
 		n, err := e.endUserSessions(tx, u.ID, nil, now)
@@ -1032,11 +1004,11 @@ func (e *Engine) acceptReset(ctx context.Context, aud audience, token string, h 
 		}
 		// Every throttle of the account is cleared, in the namespace of
 		// the user's own audience.
-		if err := putAccountThrottle(tx, audienceOf(u).key(u.Email), accounts.AccountThrottle{}); err != nil {
+		if err := storage.SaveAccountThrottle(tx, audienceOf(u).key(u.Email), accounts.AccountThrottle{}); err != nil {
 			return err
 		}
 		cur.AcceptedAt, cur.UserID = accepted.AcceptedAt, accepted.UserID
-		if err := putInvitation(tx, cur); err != nil {
+		if err := storage.SaveInvitation(tx, cur); err != nil {
 			return err
 		}
 		out = userView(u)
@@ -1047,4 +1019,13 @@ func (e *Engine) acceptReset(ctx context.Context, aud audience, token string, h 
 		return User{}, err
 	}
 	return out, nil
+}
+
+// totpRequired reads whether u must sign in with TOTP: every staff user
+// must, and an organization's users when it requires it.
+func totpRequired(tx store.Tx, u accounts.User) (bool, error) {
+	if u.IsStaff() {
+		return true, nil
+	}
+	return storage.OrgTOTPRequired(tx, u.Org)
 }
