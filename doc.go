@@ -88,7 +88,7 @@
 // store/storetest. adapters/sandbox gives the sandbox's payout provider,
 // converter and deposit address issuer; adapters/webhookhttp sends
 // webhooks; adapters/prommetrics counts; adapters/httpapi is the HTTP
-// binding of the reference API, and examples/server a runnable sandbox.
+// binding of the reference API, and cmd/tambala (serve) a runnable sandbox.
 // The pure rules live in packages of their own, one per resource: payouts
 // (/v1 and /v2), orders and quotes (the desk), conversions, collections
 // (and deposits), trades, orgs, accounts (the people who sign in), and

@@ -60,6 +60,12 @@
 // CoinsLeftAt: the record changes (Effects.Changed) but not updated_at or
 // the rendering.
 //
+// The desk's moves have names, written once, in this package: ParseMove
+// builds a move from its name and its fields, MoveNames lists the names,
+// MoveTakes the fields each takes.
+// The admin API, the console and the command call them, and word an
+// unknown name (*UnknownMoveError) each its own way.
+//
 // updated_at changes on every status, proof or refund change, and
 // never goes back: it is the later of its old value and now. Every stored
 // time is UTC truncated to the millisecond, the precision of the wire, so

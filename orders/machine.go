@@ -128,17 +128,9 @@ type Expire struct {
 	Deadline time.Time
 }
 
-func (StartProcessing) Name() string { return "processing" }
-func (CoinsSent) Name() string       { return "coins-sent" }
-func (Complete) Name() string        { return "complete" }
-func (Fail) Name() string            { return "fail" }
-func (Cancel) Name() string          { return "cancel" }
-func (ReturnRefund) Name() string    { return "refund-returned" }
-func (Instructions) Name() string    { return "instructions" }
-func (ProofUploaded) Name() string   { return "proof upload" }
-func (RejectProof) Name() string     { return "reject-proof" }
-func (ConfirmFunds) Name() string    { return "confirm-funds" }
-func (Expire) Name() string          { return "expire" }
+// The desk's moves are named in moves.go; these two are the engine's own.
+func (ProofUploaded) Name() string { return "proof upload" }
+func (Expire) Name() string        { return "expire" }
 
 // transition is a move in progress: the order being changed and what the
 // move asks of the engine.

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/tambalapay/tambala"
-	"github.com/tambalapay/tambala/internal/webui"
+	"github.com/tambalapay/tambala/adapters/internal/webui"
 )
 
 // auditPage is how many entries a page of the audit trail shows.

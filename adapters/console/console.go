@@ -14,8 +14,8 @@ import (
 
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/accounts"
+	"github.com/tambalapay/tambala/adapters/internal/webui"
 	"github.com/tambalapay/tambala/errcode"
-	"github.com/tambalapay/tambala/internal/webui"
 )
 
 //go:embed templates/*.html

@@ -15,8 +15,8 @@ import (
 
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/accounts"
+	"github.com/tambalapay/tambala/adapters/internal/webui"
 	"github.com/tambalapay/tambala/errcode"
-	"github.com/tambalapay/tambala/internal/webui"
 	"github.com/tambalapay/tambala/orders"
 )
 
@@ -329,51 +329,44 @@ func (h *handler) serveProof(w http.ResponseWriter, r *http.Request, s webui.Ses
 	_, _ = io.Copy(w, content)
 }
 
-// command builds the move named name from the form, with the fields it
-// read (by field name) for the form sent back; problems by field.
+// formFields are the fields the console's move forms carry (no deadline:
+// the server's funding window sets it).
+var formFields = []string{"code", "bank_name", "account_name", "account_number", "reference", "proof_id", "reason"}
+
+// formProblems are the console's words for a field a move needs and its
+// form left empty. A field not here (proof_id, a hidden field of the form)
+// is left to the engine.
+var formProblems = map[string]string{
+	"code":           "Choose a failure code.",
+	"bank_name":      "Enter this field.",
+	"account_name":   "Enter this field.",
+	"account_number": "Enter this field.",
+	"reason":         "Give the organization the reason.",
+}
+
+// command builds the move named name from the form (orders.ParseMove),
+// with the fields it read (by field name) for the form sent back; problems
+// by field. A name that is no desk move gives no command.
 func command(name string, r *http.Request) (orders.Command, map[string]string, map[string]string) {
 	form, problems := map[string]string{}, map[string]string{}
-	field := func(f string) string {
-		s := strings.TrimSpace(r.PostFormValue(f))
-		form[f] = s
-		return s
+	takes, required, ok := orders.MoveTakes(name)
+	if !ok {
+		return nil, form, problems
 	}
-	var cmd orders.Command
-	switch name {
-	case "processing":
-		cmd = orders.StartProcessing{}
-	case "coins-sent":
-		cmd = orders.CoinsSent{}
-	case "complete":
-		cmd = orders.Complete{}
-	case "cancel":
-		cmd = orders.Cancel{}
-	case "refund-returned":
-		cmd = orders.ReturnRefund{}
-	case "fail":
-		code := field("code")
-		if code == "" {
-			problems["code"] = "Choose a failure code."
+	for _, f := range takes {
+		if slices.Contains(formFields, f) {
+			form[f] = strings.TrimSpace(r.PostFormValue(f))
 		}
-		cmd = orders.Fail{Code: orders.FailureCode(code)}
-	case "instructions":
-		c := orders.Instructions{BankName: field("bank_name"), AccountName: field("account_name"),
-			AccountNumber: field("account_number"), Reference: strings.ToUpper(field("reference"))}
-		for f, v := range map[string]string{"bank_name": c.BankName, "account_name": c.AccountName, "account_number": c.AccountNumber} {
-			if v == "" {
-				problems[f] = "Enter this field."
-			}
+	}
+	for _, f := range required {
+		if p, ok := formProblems[f]; ok && form[f] == "" {
+			problems[f] = p
 		}
-		cmd = c
-	case "reject-proof":
-		reason := field("reason")
-		if reason == "" {
-			problems["reason"] = "Give the organization the reason."
-		}
-		cmd = orders.RejectProof{ProofID: field("proof_id"), Reason: reason}
-	case "confirm-funds":
-		cmd = orders.ConfirmFunds{ProofID: field("proof_id")}
-	default:
+	}
+	cmd, err := orders.ParseMove(name, orders.MoveFields{Code: orders.FailureCode(form["code"]),
+		BankName: form["bank_name"], AccountName: form["account_name"], AccountNumber: form["account_number"],
+		Reference: strings.ToUpper(form["reference"]), ProofID: form["proof_id"], Reason: form["reason"]})
+	if err != nil {
 		return nil, form, problems
 	}
 	if r.PostFormValue("confirm") != "yes" {
@@ -383,16 +376,16 @@ func command(name string, r *http.Request) (orders.Command, map[string]string, m
 }
 
 // fieldOf is the field of a move an engine validation message is about.
-func fieldOf(move, msg string) string {
+func fieldOf(cmd orders.Command, msg string) string {
 	for _, f := range []string{"bank_name", "account_name", "account_number", "reference", "reason", "code"} {
 		if strings.Contains(msg, f) {
 			return f
 		}
 	}
-	switch move {
-	case "fail":
+	switch cmd.(type) {
+	case orders.Fail:
 		return "code"
-	case "reject-proof":
+	case orders.RejectProof:
 		return "reason"
 	}
 	return "confirm"
@@ -423,7 +416,7 @@ func (h *handler) move(w http.ResponseWriter, r *http.Request, s webui.Session) 
 		status = webui.StatusOf(err)
 		msg := h.site.Friendly(err)
 		if errcode.Of(err) == errcode.ValidationError {
-			problems[fieldOf(name, msg)] = msg
+			problems[fieldOf(cmd, msg)] = msg
 		} else {
 			problems["form"] = msg
 		}
@@ -449,33 +442,33 @@ func (h *handler) move(w http.ResponseWriter, r *http.Request, s webui.Session) 
 	// A move the order no longer allows has no form to show its error
 	// beside: the page says it.
 	if msg, ok := problems["form"]; ok {
-		if d, _ := v.Data.(orderData); !d.Desk || !offered(d.Moves, name) {
+		if d, _ := v.Data.(orderData); !d.Desk || !offered(d.Moves, cmd) {
 			v.Error = msg
 		}
 	}
 	h.site.Render(w, status, "order", v)
 }
 
-// offered reports whether m shows the form of the move named name.
-func offered(m moves, name string) bool {
-	switch name {
-	case "processing":
+// offered reports whether m shows the form of the move cmd.
+func offered(m moves, cmd orders.Command) bool {
+	switch cmd.(type) {
+	case orders.StartProcessing:
 		return m.Processing
-	case "coins-sent":
+	case orders.CoinsSent:
 		return m.CoinsSent
-	case "complete":
+	case orders.Complete:
 		return m.Complete
-	case "cancel":
+	case orders.Cancel:
 		return m.Cancel
-	case "refund-returned":
+	case orders.ReturnRefund:
 		return m.ReturnRefund
-	case "fail":
+	case orders.Fail:
 		return len(m.FailCodes) > 0
-	case "instructions":
+	case orders.Instructions:
 		return m.Instructions
-	case "reject-proof":
+	case orders.RejectProof:
 		return m.RejectProof
-	case "confirm-funds":
+	case orders.ConfirmFunds:
 		return m.ConfirmFunds
 	}
 	return false

@@ -39,7 +39,7 @@
 // # Security
 //
 // The cookie, the CSRF token of every state-changing form, the refusal of
-// cross-origin forms and the headers are internal/webui's, as in the
+// cross-origin forms and the headers are adapters/internal/webui's, as in the
 // portal, under another cookie name (__Host-tambala_console, or
 // tambala_console with Path /console over plain HTTP when
 // Options.InsecureCookies is set for a loopback sandbox) so one browser
@@ -52,5 +52,5 @@
 // image is framed with the sandbox attribute too; a PDF is not, because
 // Chromium refuses its PDF viewer in such a frame, and the response's
 // policy sets the same sandbox. Form bodies are bounded as in the portal
-// (internal/webui): none is ever spooled to a temporary file.
+// (adapters/internal/webui): none is ever spooled to a temporary file.
 package console

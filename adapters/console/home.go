@@ -6,8 +6,8 @@ import (
 	"strconv"
 
 	"github.com/tambalapay/tambala"
+	"github.com/tambalapay/tambala/adapters/internal/webui"
 	"github.com/tambalapay/tambala/internal/chart"
-	"github.com/tambalapay/tambala/internal/webui"
 	"github.com/tambalapay/tambala/payouts"
 )
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tambalapay/tambala/internal/webui"
+	"github.com/tambalapay/tambala/adapters/internal/webui"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/orders"
 )

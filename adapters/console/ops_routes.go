@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/tambalapay/tambala"
-	"github.com/tambalapay/tambala/internal/webui"
+	"github.com/tambalapay/tambala/adapters/internal/webui"
 )
 
 // opsPages are the operations pages (organizations, approvals,

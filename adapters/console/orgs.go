@@ -10,9 +10,9 @@ import (
 
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/accounts"
+	"github.com/tambalapay/tambala/adapters/internal/webui"
 	"github.com/tambalapay/tambala/approvals"
 	"github.com/tambalapay/tambala/errcode"
-	"github.com/tambalapay/tambala/internal/webui"
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/money"
 )

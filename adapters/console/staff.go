@@ -8,7 +8,7 @@ import (
 
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/accounts"
-	"github.com/tambalapay/tambala/internal/webui"
+	"github.com/tambalapay/tambala/adapters/internal/webui"
 )
 
 // staffRow is a staff user with their roles as the form's checkboxes.

@@ -8,15 +8,15 @@ import (
 	"strings"
 
 	"github.com/tambalapay/tambala"
+	"github.com/tambalapay/tambala/adapters/internal/statementcsv"
+	"github.com/tambalapay/tambala/adapters/internal/webui"
 	"github.com/tambalapay/tambala/errcode"
-	"github.com/tambalapay/tambala/internal/statementcsv"
-	"github.com/tambalapay/tambala/internal/webui"
 	"github.com/tambalapay/tambala/money"
 )
 
 // The statement page of an organization (the staff's read, every role):
 // its ledger lines in one asset over a period, paged, and the same lines
-// as a CSV download (internal/statementcsv).
+// as a CSV download (adapters/internal/statementcsv).
 
 // statementPageSize is how many lines a statement page shows.
 const statementPageSize = 50

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -159,10 +160,10 @@ func (a *Admin) deskProof(w http.ResponseWriter, r *http.Request) {
 	_, _ = io.Copy(w, content)
 }
 
-// moveOrder is POST /admin/orders/{id}/{move}: processing, coins-sent,
-// complete, fail {code}, cancel, refund-returned, instructions
-// {bank_name, account_name, account_number, reference?, deadline?},
-// reject-proof {proof_id, reason}, confirm-funds {proof_id}.
+// moveOrder is POST /admin/orders/{id}/{move}: move one of orders.MoveNames,
+// with the fields it takes (orders.MoveTakes) in an optional JSON body
+// (code; bank_name, account_name, account_number, reference?, deadline?;
+// proof_id, reason). A move that is no desk move is 404 not_found.
 func (a *Admin) moveOrder(w http.ResponseWriter, r *http.Request) {
 	var in struct {
 		Code          orders.FailureCode `json:"code"`
@@ -184,38 +185,25 @@ func (a *Admin) moveOrder(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	var cmd orders.Command
-	switch r.PathValue("move") {
-	case "processing":
-		cmd = orders.StartProcessing{}
-	case "coins-sent":
-		cmd = orders.CoinsSent{}
-	case "complete":
-		cmd = orders.Complete{}
-	case "fail":
-		cmd = orders.Fail{Code: in.Code}
-	case "cancel":
-		cmd = orders.Cancel{}
-	case "refund-returned":
-		cmd = orders.ReturnRefund{}
-	case "instructions":
-		ins := orders.Instructions{BankName: in.BankName, AccountName: in.AccountName, AccountNumber: in.AccountNumber, Reference: in.Reference}
-		if in.Deadline != nil {
-			t, err := time.Parse(time.RFC3339Nano, *in.Deadline)
-			if err != nil {
-				writeError(w, r, a.log, errcode.Newf(errcode.ValidationError, "deadline must be an ISO 8601 date-time."))
-				return
-			}
-			ins.Deadline = &t
+	cmd, err := orders.ParseMove(r.PathValue("move"), orders.MoveFields{Code: in.Code, BankName: in.BankName,
+		AccountName: in.AccountName, AccountNumber: in.AccountNumber, Reference: in.Reference,
+		ProofID: in.ProofID, Reason: in.Reason})
+	if err != nil {
+		var unknown *orders.UnknownMoveError
+		if errors.As(err, &unknown) {
+			err = errcode.Newf(errcode.NotFound, "No such order move.")
 		}
-		cmd = ins
-	case "reject-proof":
-		cmd = orders.RejectProof{ProofID: in.ProofID, Reason: in.Reason}
-	case "confirm-funds":
-		cmd = orders.ConfirmFunds{ProofID: in.ProofID}
-	default:
-		writeError(w, r, a.log, errcode.Newf(errcode.NotFound, "No such order move."))
+		writeError(w, r, a.log, err)
 		return
+	}
+	if ins, ok := cmd.(orders.Instructions); ok && in.Deadline != nil {
+		t, err := time.Parse(time.RFC3339Nano, *in.Deadline)
+		if err != nil {
+			writeError(w, r, a.log, errcode.Newf(errcode.ValidationError, "deadline must be an ISO 8601 date-time."))
+			return
+		}
+		ins.Deadline = &t
+		cmd = ins
 	}
 	o, err := a.engine.Operator().MoveOrder(r.Context(), r.PathValue("id"), cmd)
 	a.reply(w, r, http.StatusOK, toDeskJSON(o), err)

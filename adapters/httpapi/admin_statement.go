@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/tambalapay/tambala"
+	"github.com/tambalapay/tambala/adapters/internal/statementcsv"
 	"github.com/tambalapay/tambala/errcode"
-	"github.com/tambalapay/tambala/internal/statementcsv"
 	"github.com/tambalapay/tambala/money"
 )
 
@@ -26,7 +26,7 @@ type statementLineJSON struct {
 // orgStatement is GET /admin/orgs/{org}/statement?asset=&from=&to=: one
 // page of the organization's statement (Operator.BackOffice().OrgStatement) as JSON
 // (limit, before_id as on every list), or with format=csv every line of
-// the period as a CSV download (internal/statementcsv), streamed.
+// the period as a CSV download (adapters/internal/statementcsv), streamed.
 func (a *Admin) orgStatement(w http.ResponseWriter, r *http.Request) {
 	org, q := r.PathValue("org"), r.URL.Query()
 	from, to, field, msg := statementcsv.ParsePeriod(q.Get("from"), q.Get("to"))

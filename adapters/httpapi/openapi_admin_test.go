@@ -29,6 +29,7 @@ import (
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/adapters/httpapi"
 	"github.com/tambalapay/tambala/adapters/memstore"
+	"github.com/tambalapay/tambala/orders"
 )
 
 // ---------------------------------------------------------------------------
@@ -185,35 +186,33 @@ func TestAdminOpenAPI_RoutesMatchHandler(t *testing.T) {
 }
 
 // sourceMoves reads the moves POST /admin/orders/{id}/{move} accepts: the
-// string case labels of the handler moveOrder, sorted.
+// handler moveOrder builds its move with orders.ParseMove, so they are
+// orders.MoveNames (any other answers 404), sorted.
 func sourceMoves(t *testing.T) []string {
 	t.Helper()
 	af, err := parser.ParseFile(token.NewFileSet(), "admin_orders.go", nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var moves []string
+	parses := false
 	for _, d := range af.Decls {
 		fn, ok := d.(*ast.FuncDecl)
 		if !ok || fn.Name.Name != "moveOrder" {
 			continue
 		}
 		ast.Inspect(fn, func(n ast.Node) bool {
-			if cc, ok := n.(*ast.CaseClause); ok {
-				for _, e := range cc.List {
-					if lit, ok := e.(*ast.BasicLit); ok && lit.Kind == token.STRING {
-						if s, err := strconv.Unquote(lit.Value); err == nil {
-							moves = append(moves, s)
-						}
-					}
+			if sel, ok := n.(*ast.SelectorExpr); ok && sel.Sel.Name == "ParseMove" {
+				if id, ok := sel.X.(*ast.Ident); ok && id.Name == "orders" {
+					parses = true
 				}
 			}
 			return true
 		})
 	}
-	if len(moves) == 0 {
-		t.Fatal("found no move in moveOrder (admin_orders.go)")
+	if !parses {
+		t.Fatal("moveOrder (admin_orders.go) does not build its move with orders.ParseMove")
 	}
+	moves := orders.MoveNames()
 	slices.Sort(moves)
 	return moves
 }

@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/tambalapay/tambala"
+	"github.com/tambalapay/tambala/adapters/internal/webui"
 	"github.com/tambalapay/tambala/errcode"
-	"github.com/tambalapay/tambala/internal/webui"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/orders"
 	"github.com/tambalapay/tambala/payouts"

@@ -42,5 +42,5 @@
 // without ever being written to disk.
 // Every engine call carries the client's address and the request's id
 // (tambala.WithRequestInfo), for sign-in throttling and the audit trail.
-// This machinery is internal/webui's, shared with the operator's console.
+// This machinery is adapters/internal/webui's, shared with the operator's console.
 package portal

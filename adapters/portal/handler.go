@@ -12,7 +12,7 @@ import (
 
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/accounts"
-	"github.com/tambalapay/tambala/internal/webui"
+	"github.com/tambalapay/tambala/adapters/internal/webui"
 )
 
 //go:embed templates/*.html
@@ -153,7 +153,7 @@ func (h *Handler) static(w http.ResponseWriter, r *http.Request) {
 }
 
 // view is what every page template is given; session a signed-in
-// request (internal/webui's).
+// request (adapters/internal/webui's).
 type (
 	view    = webui.View
 	session = webui.Session

@@ -6,14 +6,14 @@ import (
 	"strings"
 
 	"github.com/tambalapay/tambala"
+	"github.com/tambalapay/tambala/adapters/internal/statementcsv"
 	"github.com/tambalapay/tambala/errcode"
-	"github.com/tambalapay/tambala/internal/statementcsv"
 	"github.com/tambalapay/tambala/money"
 )
 
 // The statement page: the organization's ledger lines in one asset over a
 // period, paged, with its opening and closing balances and a CSV download
-// of the same lines (internal/statementcsv).
+// of the same lines (adapters/internal/statementcsv).
 
 func init() { pageNames = append(pageNames, "statement") }
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tambalapay/tambala/internal/statementcsv"
+	"github.com/tambalapay/tambala/adapters/internal/statementcsv"
 	"github.com/tambalapay/tambala/money"
 )
 

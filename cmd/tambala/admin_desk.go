@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tambalapay/tambala/orders"
 )
 
 // The desk's commands: the /v2 orders it moves by hand, the payouts of the
@@ -241,21 +243,23 @@ func orderShow(ctx context.Context, c *cli, args []string) error {
 	return c.printDeskOrder(d)
 }
 
-// orderMoves are the moves of order move, with the flags each takes.
-var orderMoves = map[string][]string{
-	"processing":      nil,
-	"coins-sent":      nil,
-	"complete":        nil,
-	"fail":            {"code"},
-	"cancel":          nil,
-	"refund-returned": nil,
-	"instructions":    {"bank-name", "account-name", "account-number", "reference", "deadline"},
-	"reject-proof":    {"proof", "reason"},
-	"confirm-funds":   {"proof"},
+// moveFlags are the flags of order move, each named after the field of
+// the move it sets (orders.MoveTakes lists a move's fields), in the order
+// they are checked.
+var moveFlags = []struct{ flag, field string }{
+	{"code", "code"}, {"bank-name", "bank_name"}, {"account-name", "account_name"}, {"account-number", "account_number"},
+	{"reference", "reference"}, {"deadline", "deadline"}, {"proof", "proof_id"}, {"reason", "reason"},
 }
 
-// orderMoveNames are the moves in the order the help lists them.
-var orderMoveNames = []string{"processing", "coins-sent", "complete", "fail", "cancel", "refund-returned", "instructions", "reject-proof", "confirm-funds"}
+// flagOf is the flag that sets field.
+func flagOf(field string) string {
+	for _, f := range moveFlags {
+		if f.field == field {
+			return f.flag
+		}
+	}
+	return field
+}
 
 func orderMove(ctx context.Context, c *cli, args []string) error {
 	a := c.adminCommand(ctx, "ID MOVE", "Moves the /v2 order ID by hand and shows it after the move. MOVE is one of:\n\n"+
@@ -292,37 +296,28 @@ func orderMove(ctx context.Context, c *cli, args []string) error {
 		return err
 	}
 	id, move := rest[0], rest[1]
-	takes, ok := orderMoves[move]
-	if !ok {
-		return usagef("unknown move %q: want one of %s", move, strings.Join(orderMoveNames, ", "))
+	if _, err := orders.ParseMove(move, orders.MoveFields{}); err != nil {
+		return usagef("unknown move %q: want one of %s", move, strings.Join(orders.MoveNames(), ", "))
 	}
-	all := []string{"code", "bank-name", "account-name", "account-number", "reference", "deadline", "proof", "reason"}
-	for _, f := range all {
-		if a.set(f) && !slices.Contains(takes, f) {
-			return usagef("-%s is not a flag of the move %s", f, move)
+	takes, required, _ := orders.MoveTakes(move)
+	for _, f := range moveFlags {
+		if a.set(f.flag) && !slices.Contains(takes, f.field) {
+			return usagef("-%s is not a flag of the move %s", f.flag, move)
 		}
 	}
-	required := map[string][]string{
-		"fail":          {"code"},
-		"instructions":  {"bank-name", "account-name", "account-number"},
-		"reject-proof":  {"proof", "reason"},
-		"confirm-funds": {"proof"},
-	}
-	for _, f := range required[move] {
-		if !a.set(f) {
-			return usagef("the move %s needs -%s (run with -h)", move, f)
+	for _, f := range required {
+		if !a.set(flagOf(f)) {
+			return usagef("the move %s needs -%s (run with -h)", move, flagOf(f))
 		}
 	}
 	values := map[string]*string{"code": code, "bank-name": bankName, "account-name": accountName, "account-number": accountNumber,
 		"reference": reference, "deadline": deadline, "proof": proof, "reason": reason}
-	fields := map[string]string{"code": "code", "bank-name": "bank_name", "account-name": "account_name", "account-number": "account_number",
-		"reference": "reference", "deadline": "deadline", "proof": "proof_id", "reason": "reason"}
 	var body any // no body for a move without fields
 	if len(takes) > 0 {
 		b := map[string]any{}
 		for _, f := range takes {
-			if a.set(f) {
-				b[fields[f]] = *values[f]
+			if flag := flagOf(f); a.set(flag) {
+				b[f] = *values[flag]
 			}
 		}
 		body = b

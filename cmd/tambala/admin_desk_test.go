@@ -14,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tambalapay/tambala/orders"
 )
 
 // publicCall calls the public API with the key, an Idempotency-Key when
@@ -252,4 +254,26 @@ func TestAdminManualRail(t *testing.T) {
 	s.okJSON(t, &failed, "payout", "resolve", "-outcome", "failed", "-failure-code", "recipient_account_invalid", "-reason", "The bank refused the account.", id2)
 	assert.Equal(t, "failed", failed["status"])
 	assert.Equal(t, "recipient_account_invalid", failed["failure"].(map[string]any)["code"])
+}
+
+// TestOrderMoveHelpListsEveryMove: the moves order move takes are the
+// orders package's (orders.MoveNames), and its -h describes each of them,
+// in that order; each move's fields have a flag.
+func TestOrderMoveHelpListsEveryMove(t *testing.T) {
+	code, _, help := tambala(t, nil, "order", "move", "-h")
+	require.Equal(t, 0, code)
+	listed := regexp.MustCompile(`(?m)^  ([a-z-]+) {2,}`).FindAllStringSubmatch(help, -1)
+	var names []string
+	for _, m := range listed {
+		names = append(names, m[1])
+	}
+	assert.Equal(t, orders.MoveNames(), names)
+	for _, name := range orders.MoveNames() {
+		fields, _, _ := orders.MoveTakes(name)
+		for _, f := range fields {
+			assert.Contains(t, help, "  -"+flagOf(f)+" ", "%s: the flag of %s", name, f)
+		}
+	}
+	_, _, errOut := tambala(t, nil, "order", "move", "-admin-url", "http://127.0.0.1:1", "-admin-token", "adm_x", "id", "teleport")
+	assert.Contains(t, errOut, `unknown move "teleport": want one of processing, coins-sent, complete, fail, cancel, refund-returned, instructions, reject-proof, confirm-funds`)
 }

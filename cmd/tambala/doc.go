@@ -10,7 +10,7 @@
 //
 // The subcommands, each with -h:
 //
-//   - serve: the server (internal/server): the public API and the portal,
+//   - serve: the server (cmd/tambala/internal/server): the public API and the portal,
 //     the admin API and the console, over bbolt, pebble or PostgreSQL.
 //   - version: the version and the VCS revision from the build info.
 //   - migrate, ledger check, backup, restore: a store no server holds.

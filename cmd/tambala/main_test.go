@@ -46,7 +46,7 @@ func TestServeAndVersion(t *testing.T) {
 		t.Skip("builds the command")
 	}
 	bin := filepath.Join(t.TempDir(), "tambala")
-	build := exec.Command("go", "build", "-o", bin, "-ldflags", "-X github.com/tambalapay/tambala/internal/server.version=v0.2.0-test", ".")
+	build := exec.Command("go", "build", "-o", bin, "-ldflags", "-X github.com/tambalapay/tambala/cmd/tambala/internal/server.version=v0.2.0-test", ".")
 	out, err := build.CombinedOutput()
 	require.NoError(t, err, string(out))
 	version := exec.Command(bin, "version")

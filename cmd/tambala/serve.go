@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 
-	"github.com/tambalapay/tambala/internal/server"
+	"github.com/tambalapay/tambala/cmd/tambala/internal/server"
 )
 
 var serverCommands = []command{
@@ -11,7 +11,7 @@ var serverCommands = []command{
 	{"version", "print the version and the source revision it was built from", printVersion},
 }
 
-// serve is the server (internal/server): every flag of it, each also an
+// serve is the server (cmd/tambala/internal/server): every flag of it, each also an
 // environment variable, is listed by tambala serve -h.
 func serve(ctx context.Context, c *cli, args []string) error {
 	if c.checkOnly {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/tambalapay/tambala/adapters/pebblestore"
 	"github.com/tambalapay/tambala/adapters/pgstore"
-	"github.com/tambalapay/tambala/internal/server"
+	"github.com/tambalapay/tambala/cmd/tambala/internal/server"
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/store"
 )

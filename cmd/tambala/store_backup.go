@@ -12,7 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/tambalapay/tambala/internal/server"
+	"github.com/tambalapay/tambala/cmd/tambala/internal/server"
 )
 
 func backup(ctx context.Context, c *cli, args []string) error {

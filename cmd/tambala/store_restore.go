@@ -11,7 +11,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/tambalapay/tambala/internal/server"
+	"github.com/tambalapay/tambala/cmd/tambala/internal/server"
 	"github.com/tambalapay/tambala/ledger"
 )
 

@@ -20,7 +20,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/tambalapay/tambala/internal/server"
+	"github.com/tambalapay/tambala/cmd/tambala/internal/server"
 	"github.com/tambalapay/tambala/internal/teststores"
 	"github.com/tambalapay/tambala/store"
 )

@@ -14,8 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tambalapay/tambala"
+	"github.com/tambalapay/tambala/adapters/internal/statementcsv"
 	"github.com/tambalapay/tambala/adapters/memstore"
-	"github.com/tambalapay/tambala/internal/statementcsv"
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/store"

@@ -408,7 +408,9 @@ func loopback(addr string) bool {
 }
 
 // demoMarker records the demo organization in the store, so that servers
-// starting together on one empty database create one between them.
+// starting together on one empty database create one between them. The
+// key keeps its first name (the server lived in examples/server): it is
+// stored, and stored bytes do not move.
 const demoMarker = "examples/server.demo"
 
 // bootstrap creates the demo organization, funded, with one open MWK

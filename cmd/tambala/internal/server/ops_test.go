@@ -125,7 +125,7 @@ func TestConfig_HelpNamesEveryVariable(t *testing.T) {
 	var help bytes.Buffer
 	_, err := parseConfig("tambala serve", []string{"-help"}, nil, &help)
 	require.ErrorIs(t, err, flag.ErrHelp)
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../../../README.md")
 	require.NoError(t, err)
 	for _, name := range settingFlags(t) {
 		v := envName(name)

@@ -22,7 +22,7 @@ import (
 
 // version is the version set at build, which wins over the build info:
 //
-//	go build -ldflags "-X github.com/tambalapay/tambala/internal/server.version=v0.2.0" ./cmd/tambala
+//	go build -ldflags "-X github.com/tambalapay/tambala/cmd/tambala/internal/server.version=v0.2.0" ./cmd/tambala
 var version string
 
 // Version is the program's version: the one set at build with -ldflags
