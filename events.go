@@ -232,15 +232,15 @@ func (e *Engine) event(r eventRecord) (Event, error) {
 		ev.Conversion = &c
 		return ev, err
 	case eventCollection:
-		var cr collectionRecord
+		var cr codec.CollectionRecord
 		if err := storage.Decode(r.Record, &cr); err != nil {
 			return ev, err
 		}
-		c, err := fromCollectionRecord(cr)
+		c, err := storage.FromCollectionRecord(cr)
 		ev.Collection = &c
 		return ev, err
 	case eventCollectionV2:
-		c, err := e.decodeCollectionV2(r.Record)
+		c, err := storage.DecodeCollectionV2(r.Record, e.assets)
 		ev.CollectionV2 = &c
 		return ev, err
 	case eventTrade:
