@@ -14,7 +14,6 @@ import (
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/orders"
-	"github.com/tambalapay/tambala/payouts"
 	"github.com/tambalapay/tambala/store"
 )
 
@@ -103,9 +102,7 @@ func (e *Engine) recordCollection(ctx context.Context, orgID string, p *Principa
 		if p == nil {
 			var err error
 			pending, err = e.gateWith(ctx, tx, gateReq{kind: approvals.Collection, org: orgID, amount: n.Amount, role: accounts.StaffOperations,
-				details: map[string]string{"rail": string(n.Rail), "source_customer_name": n.SourceCustomerName,
-					"source_account_number": n.SourceAccountNumber, "source_institution": n.SourceInstitution,
-					"rtp_reference_number": n.RTPReferenceNumber}})
+				details: n.Details()})
 			if err != nil || pending != nil {
 				return err
 			}
@@ -146,9 +143,7 @@ func (e *Engine) settleCollection(ctx context.Context, tx store.Tx, orgID string
 // its fee (checked again: the organization must still have collection
 // enabled when it is approved).
 func (e *Engine) collectionOfDetails(amount money.Amount, d map[string]string) (NewCollection, money.Amount, error) {
-	n, err := NewCollection{Amount: amount, Rail: payouts.Rail(d["rail"]), SourceCustomerName: d["source_customer_name"],
-		SourceAccountNumber: d["source_account_number"], SourceInstitution: d["source_institution"],
-		RTPReferenceNumber: d["rtp_reference_number"]}.Check()
+	n, err := collections.ReceivedOf(amount, d).Check()
 	if err != nil {
 		return NewCollection{}, money.Amount{}, err
 	}
