@@ -25,8 +25,11 @@ import (
 	"github.com/tambalapay/tambala/store"
 )
 
-// The back office: reconciliation of the rails' settlement files,
-// statements, and the dashboard's counters and pictures.
+// The back office, where the books are closed, in three parts: the
+// reconciliation of the rails' settlement files (rules in package
+// reconcile), the statements read from the ledger, and the dashboard's
+// pictures read from counters. Every record of theirs is kept by
+// internal/storage.
 
 // MaxSettlementFile bounds a settlement file, in bytes.
 const MaxSettlementFile = 4 << 20
@@ -152,11 +155,11 @@ func (r *BackOffice) SetMapping(ctx context.Context, rail payouts.Rail, m reconc
 		}
 	}
 	return r.o.e.store.Update(ctx, func(tx store.Tx) error {
-		before, err := storage.LoadMapping(tx, bucketSettings, rail)
+		before, err := storage.LoadMapping(tx, rail)
 		if err != nil {
 			return err
 		}
-		if err := storage.SaveMapping(tx, bucketSettings, rail, m); err != nil {
+		if err := storage.SaveMapping(tx, rail, m); err != nil {
 			return err
 		}
 		return r.o.e.auditAs(ctx, tx, "", AuditSettlementMappingSet, string(rail), mappingText(before)+" -> "+mappingText(m))
@@ -181,7 +184,7 @@ func (r *BackOffice) Mapping(ctx context.Context, rail payouts.Rail) (_ reconcil
 	}
 	var m reconcile.Mapping
 	err = r.o.e.store.View(ctx, func(tx store.Tx) error {
-		m, err = storage.LoadMapping(tx, bucketSettings, rail)
+		m, err = storage.LoadMapping(tx, rail)
 		return err
 	})
 	return m, err
@@ -244,7 +247,7 @@ func (e *Engine) importSettlement(ctx context.Context, tx store.Tx, f Settlement
 		out.Repeated = true
 		return out, err
 	}
-	m, err := storage.LoadMapping(tx, bucketSettings, f.Rail)
+	m, err := storage.LoadMapping(tx, f.Rail)
 	if err != nil {
 		return SettlementImport{}, err
 	}
@@ -328,7 +331,7 @@ func settlementReport(tx store.Tx, id string) (SettlementReport, error) {
 	if err != nil {
 		return SettlementReport{}, err
 	}
-	items, err := storage.RailItems(tx, bucketPayouts, payouts.Rail(rec.Rail))
+	items, err := storage.RailItems(tx, payouts.Rail(rec.Rail))
 	if err != nil {
 		return SettlementReport{}, err
 	}
@@ -481,6 +484,8 @@ func (r *BackOffice) Explain(ctx context.Context, id string, line int, reason st
 		return e.auditAs(ctx, tx, "", AuditSettlementExplained, rec.ID, fmt.Sprintf("line %d of %q: %q", line, rec.Name, reason))
 	})
 }
+
+// Statements.
 
 // StatementKind is what a statement line is, in the domain's words.
 type StatementKind string
@@ -733,6 +738,10 @@ func lineKind(id string, k ledger.Kind) StatementKind {
 	return LineOther
 }
 
+// The dashboard: its counters are written in the storage transaction of
+// the change each counts (internal/storage), so that a picture reads a few
+// keys and never the history.
+
 const dayLayout = "2006-01-02"
 
 // dayOf is t's UTC day as a key part.
@@ -939,7 +948,7 @@ func (e *Engine) operatorHome(ctx context.Context, now time.Time) (OperatorHome,
 // now.
 func openAges(tx store.Tx, now time.Time, h *OperatorHome) error {
 	for _, st := range deskStatuses {
-		err := storage.EachOfOwner(tx, bucketOrderQueue, string(st), func(id string) (bool, error) {
+		err := storage.DeskQueued(tx, st, func(id string) (bool, error) {
 			o, err := loadOrder(tx, id)
 			if err != nil {
 				return false, err
@@ -951,14 +960,8 @@ func openAges(tx store.Tx, now time.Time, h *OperatorHome) error {
 			return err
 		}
 	}
-	return payoutsDue.EachID(tx, func(id string) (bool, error) {
-		var rec payoutRecord
-		if err := storage.GetJSON(tx, bucketPayouts, id, &rec, errNotFound); err != nil {
-			return false, err
-		}
-		if !rec.Status.Terminal() {
-			h.InFlight.add(now.Sub(rec.CreatedAt))
-		}
+	return storage.OpenPayouts(tx, func(created time.Time) (bool, error) {
+		h.InFlight.add(now.Sub(created))
 		return true, nil
 	})
 }

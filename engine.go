@@ -300,7 +300,7 @@ type Engine struct {
 	limiters       limiters
 
 	sandboxInstitutions []payouts.Institution // read-only
-	cachedInstitutions  cache.Record[storage.Institutions]
+	cachedInstitutions  cache.Record[storage.ReferenceData]
 	cachedRails         cache.Record[Rails]
 	cachedPause         cache.Record[PauseState]
 	cachedCorridors     cache.Record[[]quotes.Corridor] // by corridorsVersion

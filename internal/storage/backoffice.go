@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/tambalapay/tambala/collections"
-	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/codec"
+	"github.com/tambalapay/tambala/orders"
 	"github.com/tambalapay/tambala/payouts"
 	"github.com/tambalapay/tambala/reconcile"
 	"github.com/tambalapay/tambala/store"
@@ -34,6 +34,15 @@ var (
 	settlements       = []byte("settlements")         // import id -> codec.SettlementImportRecord
 	settlementsByHash = []byte("settlements.by_hash") // sha256 hex -> import id
 	settlementsByRail = []byte("settlements.by_rail") // rail NUL import id -> file number
+)
+
+// The back office also reads buckets other concerns keep: these are its
+// handles on them, read only except for its own keys in the settings.
+var (
+	backOfficeSettings = []byte("settings")     // the engine's settings bucket (the rails' mappings)
+	backOfficePayouts  = []byte("payouts")      // id -> codec.PayoutRecord
+	backOfficeQueue    = []byte("orders.queue") // status NUL id -> nil: the desk's queue
+	backOfficeDue      = DueIndex("payouts.due")
 )
 
 // settingMappingPrefix starts the settings key of a rail's mapping.
@@ -96,7 +105,7 @@ func OutcomesFrom(tx store.Tx, org, day string) (map[string]int64, error) {
 // readCount is the counter under key in bucket (0 when none).
 func readCount(tx store.Tx, bucket []byte, key string) (int64, error) {
 	var c codec.CountRecord
-	nf := errcode.New(errcode.NotFound)
+	nf := noRecord()
 	if err := GetJSON(tx, bucket, key, &c, nf); err != nil && !errors.Is(err, nf) {
 		return 0, err
 	}
@@ -133,22 +142,21 @@ func CountDead(tx store.Tx, delta int64) error { return addCount(tx, dashCounts,
 // DeadCount is how many deliveries are dead-lettered now.
 func DeadCount(tx store.Tx) (int64, error) { return readCount(tx, dashCounts, "dead") }
 
-// LoadMapping reads the column mapping of rail's settlement files from the
-// settings bucket settings: reconcile.DefaultMapping when none was set.
-func LoadMapping(tx store.Tx, settings []byte, rail payouts.Rail) (reconcile.Mapping, error) {
+// LoadMapping reads the column mapping of rail's settlement files:
+// reconcile.DefaultMapping when none was set.
+func LoadMapping(tx store.Tx, rail payouts.Rail) (reconcile.Mapping, error) {
 	var rec codec.SettlementMappingRecord
-	nf := errcode.New(errcode.NotFound)
-	err := GetJSON(tx, settings, settingMappingPrefix+string(rail), &rec, nf)
+	nf := noRecord()
+	err := GetJSON(tx, backOfficeSettings, settingMappingPrefix+string(rail), &rec, nf)
 	if errors.Is(err, nf) {
 		return reconcile.DefaultMapping(), nil
 	}
 	return reconcile.Mapping(rec), err
 }
 
-// SaveMapping stores m as the column mapping of rail's settlement files in
-// the settings bucket settings.
-func SaveMapping(tx store.Tx, settings []byte, rail payouts.Rail, m reconcile.Mapping) error {
-	return PutJSON(tx, settings, settingMappingPrefix+string(rail), codec.SettlementMappingRecord(m))
+// SaveMapping stores m as the column mapping of rail's settlement files.
+func SaveMapping(tx store.Tx, rail payouts.Rail, m reconcile.Mapping) error {
+	return PutJSON(tx, backOfficeSettings, settingMappingPrefix+string(rail), codec.SettlementMappingRecord(m))
 }
 
 // SettlementByHash is the id of the import of the file whose SHA-256 is
@@ -192,7 +200,7 @@ func SaveSettlement(tx store.Tx, rec codec.SettlementImportRecord) error {
 // LoadSettlement reads import id: not_found when there is none.
 func LoadSettlement(tx store.Tx, id string) (codec.SettlementImportRecord, error) {
 	var rec codec.SettlementImportRecord
-	err := GetJSON(tx, settlements, id, &rec, errcode.New(errcode.NotFound))
+	err := GetJSON(tx, settlements, id, &rec, noRecord())
 	return rec, err
 }
 
@@ -234,13 +242,12 @@ func SettlementLines(rec codec.SettlementImportRecord) []reconcile.Line {
 	return lines
 }
 
-// RailItems reads every payout (from the payouts bucket payouts) and /v1
-// collection of rail as items to match: a payout by its id (the reference
+// RailItems reads every payout and /v1 collection of rail as items to match: a payout by its id (the reference
 // the engine gives the provider) and the provider's reference of its
 // resolution, a collection by its id and its RTP reference.
-func RailItems(tx store.Tx, payoutsBucket []byte, rail payouts.Rail) ([]reconcile.Item, error) {
+func RailItems(tx store.Tx, rail payouts.Rail) ([]reconcile.Item, error) {
 	var items []reconcile.Item
-	err := tx.Scan(payoutsBucket, store.ScanOptions{}, func(_, v []byte) (bool, error) {
+	err := tx.Scan(backOfficePayouts, store.ScanOptions{}, func(_, v []byte) (bool, error) {
 		var rec codec.PayoutRecord
 		if err := Decode(v, &rec); err != nil {
 			return false, err
@@ -292,15 +299,25 @@ func collectionItem(rec codec.CollectionRecord, c collections.Collection) reconc
 	return it
 }
 
-// EachID calls fn with the id of every item of the index, earliest due
-// first, until fn says stop.
-func (ix DueIndex) EachID(tx store.Tx, fn func(id string) (bool, error)) error {
-	return tx.Scan(ix, store.ScanOptions{}, func(k, _ []byte) (bool, error) { return fn(string(k[8:])) })
+// DeskQueued calls fn with the id of every order the desk's queue holds in
+// status, in id order, until fn says stop.
+func DeskQueued(tx store.Tx, status orders.Status, fn func(id string) (bool, error)) error {
+	prefix := IndexPrefix(string(status))
+	return tx.Scan(backOfficeQueue, store.ScanOptions{Prefix: prefix}, func(k, _ []byte) (bool, error) { return fn(string(k[len(prefix):])) })
 }
 
-// EachOfOwner calls fn with every id of owner in index (keys owner NUL
-// id), in id order, until fn says stop.
-func EachOfOwner(tx store.Tx, index []byte, owner string, fn func(id string) (bool, error)) error {
-	prefix := IndexPrefix(owner)
-	return tx.Scan(index, store.ScanOptions{Prefix: prefix}, func(k, _ []byte) (bool, error) { return fn(string(k[len(prefix):])) })
+// OpenPayouts calls fn with the creation time of every payout not
+// terminal (from the payouts' due index: open items, not the history),
+// until fn says stop.
+func OpenPayouts(tx store.Tx, fn func(created time.Time) (bool, error)) error {
+	return tx.Scan(backOfficeDue, store.ScanOptions{}, func(k, _ []byte) (bool, error) {
+		var rec codec.PayoutRecord
+		if err := GetJSON(tx, backOfficePayouts, string(k[8:]), &rec, noRecord()); err != nil {
+			return false, err
+		}
+		if rec.Status.Terminal() {
+			return true, nil
+		}
+		return fn(rec.CreatedAt)
+	})
 }

@@ -25,7 +25,7 @@ var (
 )
 
 // notFound is the not_found of a missing, foreign or malformed id.
-func notFound() error { return errcode.New(errcode.NotFound) }
+func noRecord() error { return errcode.New(errcode.NotFound) }
 
 // ToCollectionRecord is the stored form of org's /v1 collection c.
 func ToCollectionRecord(org string, c collections.Collection) codec.CollectionRecord {
@@ -83,14 +83,14 @@ func SaveCollection(tx store.Tx, org string, c collections.Collection) error {
 // unknown, foreign or malformed id.
 func LoadCollection(tx store.Tx, org, id string) (collections.Collection, error) {
 	if id == "" || len(id) > 64 {
-		return collections.Collection{}, notFound()
+		return collections.Collection{}, noRecord()
 	}
 	var r codec.CollectionRecord
-	if err := GetJSON(tx, collectionsV1, id, &r, notFound()); err != nil {
+	if err := GetJSON(tx, collectionsV1, id, &r, noRecord()); err != nil {
 		return collections.Collection{}, err
 	}
 	if r.Org != org {
-		return collections.Collection{}, notFound()
+		return collections.Collection{}, noRecord()
 	}
 	return FromCollectionRecord(r)
 }
@@ -111,11 +111,6 @@ func EachCollection(tx store.Tx, fn func(r codec.CollectionRecord, c collections
 	})
 }
 
-// AssetLookup finds a configured asset by code (money.Assets).
-type AssetLookup interface {
-	Lookup(code money.AssetCode) (money.Asset, bool)
-}
-
 // AddCollectionV2 stores org's /v2 collection of ledger entry entry, its
 // rendering rendered, and lists it in the organization's index.
 func AddCollectionV2(tx store.Tx, org, entry, id string, rendered []byte) error {
@@ -127,23 +122,23 @@ func AddCollectionV2(tx store.Tx, org, entry, id string, rendered []byte) error 
 
 // LoadCollectionV2 reads one of org's /v2 collections: not_found for an
 // unknown, foreign or malformed id.
-func LoadCollectionV2(tx store.Tx, assets AssetLookup, org, id string) (collections.CollectionV2, error) {
+func LoadCollectionV2(tx store.Tx, assets money.Assets, org, id string) (collections.CollectionV2, error) {
 	if id == "" || len(id) > 64 {
-		return collections.CollectionV2{}, notFound()
+		return collections.CollectionV2{}, noRecord()
 	}
 	var r codec.CollectionV2Record
-	if err := GetJSON(tx, collectionsV2, id, &r, notFound()); err != nil {
+	if err := GetJSON(tx, collectionsV2, id, &r, noRecord()); err != nil {
 		return collections.CollectionV2{}, err
 	}
 	if r.Org != org {
-		return collections.CollectionV2{}, notFound()
+		return collections.CollectionV2{}, noRecord()
 	}
 	return DecodeCollectionV2(r.Rendered, assets)
 }
 
 // DecodeCollectionV2 reads a stored /v2 rendering back, its amounts at the
 // asset's decimals; a null network is "".
-func DecodeCollectionV2(raw []byte, assets AssetLookup) (collections.CollectionV2, error) {
+func DecodeCollectionV2(raw []byte, assets money.Assets) (collections.CollectionV2, error) {
 	r, err := cache.DecodeJSON[codec.CollectionV2Rendering](raw)
 	if err != nil {
 		return collections.CollectionV2{}, err
@@ -172,10 +167,10 @@ func DecodeCollectionV2(raw []byte, assets AssetLookup) (collections.CollectionV
 	return c, nil
 }
 
-// Institutions is the payout reference data as read: the institutions
+// ReferenceData is the payout reference data as read: the institutions
 // with their networks and account number bounds, and when they were
 // synced. It is stored as a codec.InstitutionsRecord.
-type Institutions struct {
+type ReferenceData struct {
 	Institutions []payouts.Institution
 	SyncedAt     time.Time
 }
@@ -198,12 +193,12 @@ func ToInstitutionsRecord(list []payouts.Institution, at time.Time) codec.Instit
 }
 
 // DecodeInstitutions decodes the stored reference data.
-func DecodeInstitutions(raw []byte) (Institutions, error) {
+func DecodeInstitutions(raw []byte) (ReferenceData, error) {
 	r, err := cache.DecodeJSON[codec.InstitutionsRecord](raw)
 	if err != nil {
-		return Institutions{}, err
+		return ReferenceData{}, err
 	}
-	rec := Institutions{Institutions: codec.LoadInstitutions(r.Institutions), SyncedAt: r.SyncedAt}
+	rec := ReferenceData{Institutions: codec.LoadInstitutions(r.Institutions), SyncedAt: r.SyncedAt}
 	for i := range rec.Institutions {
 		in := &rec.Institutions[i]
 		in.Network = r.Networks[in.ID]
