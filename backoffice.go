@@ -16,7 +16,6 @@ import (
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/codec"
 	"github.com/tambalapay/tambala/internal/storage"
-	"github.com/tambalapay/tambala/internal/textrule"
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/orders"
@@ -32,7 +31,7 @@ import (
 // internal/storage.
 
 // MaxSettlementFile bounds a settlement file, in bytes.
-const MaxSettlementFile = 4 << 20
+const MaxSettlementFile = reconcile.MaxFile
 
 // BackOffice is the face of the operator's back office, where the books
 // are closed: an organization's statement (OrgStatement), the console's
@@ -124,18 +123,6 @@ type BulkResolved struct {
 	Refused  map[string]error
 }
 
-// maxBulk bounds one BulkResolution.
-const maxBulk = 500
-
-// checkRail refuses a rail the engine does not pay on.
-func checkRail(rail payouts.Rail) error {
-	switch rail {
-	case payouts.Bank, payouts.Momo, payouts.Wallet:
-		return nil
-	}
-	return errcode.Newf(errcode.ValidationError, "rail must be bank, momo or wallet.")
-}
-
 // SetMapping sets the column mapping of rail's settlement files.
 func (r *BackOffice) SetMapping(ctx context.Context, rail payouts.Rail, m reconcile.Mapping) (err error) {
 	ctx, span := r.o.span(ctx, "tambala.BackOffice.SetMapping")
@@ -143,16 +130,11 @@ func (r *BackOffice) SetMapping(ctx context.Context, rail payouts.Rail, m reconc
 	if ctx, err = r.o.act(ctx, accounts.StaffOperations); err != nil {
 		return err
 	}
-	if err := checkRail(rail); err != nil {
+	if err := reconcile.CheckRail(rail); err != nil {
 		return err
 	}
-	if err := m.Check(); err != nil {
-		return errcode.Newf(errcode.ValidationError, "%s.", err)
-	}
-	for _, n := range []string{m.Reference, m.Amount, m.Currency, m.Status, m.Time, m.FileNumber} {
-		if err := textrule.CheckChars("column name", n); err != nil {
-			return err
-		}
+	if err := reconcile.CheckMapping(m); err != nil {
+		return err
 	}
 	return r.o.e.store.Update(ctx, func(tx store.Tx) error {
 		before, err := storage.LoadMapping(tx, rail)
@@ -179,7 +161,7 @@ func (r *BackOffice) Mapping(ctx context.Context, rail payouts.Rail) (_ reconcil
 	if ctx, err = r.o.act(ctx, ""); err != nil {
 		return reconcile.Mapping{}, err
 	}
-	if err := checkRail(rail); err != nil {
+	if err := reconcile.CheckRail(rail); err != nil {
 		return reconcile.Mapping{}, err
 	}
 	var m reconcile.Mapping
@@ -202,7 +184,7 @@ func (r *BackOffice) Import(ctx context.Context, f SettlementFile) (_ Settlement
 	if ctx, err = r.o.act(ctx, accounts.StaffOperations); err != nil {
 		return SettlementImport{}, err
 	}
-	if f, err = checkSettlementFile(f); err != nil {
+	if f.Name, err = reconcile.CheckFile(f.Rail, f.Name, len(f.Content)); err != nil {
 		return SettlementImport{}, err
 	}
 	sum := sha256.Sum256([]byte(f.Content))
@@ -214,24 +196,6 @@ func (r *BackOffice) Import(ctx context.Context, f SettlementFile) (_ Settlement
 		return err
 	})
 	return out, err
-}
-
-// checkSettlementFile checks f's rail, name and size, its name trimmed.
-func checkSettlementFile(f SettlementFile) (SettlementFile, error) {
-	if err := checkRail(f.Rail); err != nil {
-		return f, err
-	}
-	f.Name = strings.TrimSpace(f.Name)
-	if f.Name == "" || len(f.Name) > 200 {
-		return f, errcode.Newf(errcode.ValidationError, "name must be 1 to 200 characters.")
-	}
-	if err := textrule.CheckChars("name", f.Name); err != nil {
-		return f, err
-	}
-	if len(f.Content) > MaxSettlementFile {
-		return f, errcode.Newf(errcode.ValidationError, "the file must be at most %d bytes.", MaxSettlementFile)
-	}
-	return f, nil
 }
 
 // importSettlement is Import in tx of file f of SHA-256 digest by by: the
@@ -288,7 +252,7 @@ func (r *BackOffice) Imports(ctx context.Context, rail payouts.Rail) (_ []Settle
 	if ctx, err = r.o.act(ctx, ""); err != nil {
 		return nil, nil, nil, err
 	}
-	if err := checkRail(rail); err != nil {
+	if err := reconcile.CheckRail(rail); err != nil {
 		return nil, nil, nil, err
 	}
 	var out []SettlementImport
@@ -367,8 +331,11 @@ func (r *BackOffice) ResolveMatched(ctx context.Context, id string, b BulkResolu
 	if ctx, err = r.o.act(ctx, accounts.StaffOperations); err != nil {
 		return BulkResolved{}, err
 	}
-	if b, err = b.check(); err != nil {
+	if b.Reason, err = reconcile.CheckBulk(len(b.Payouts), b.Reason); err != nil {
 		return BulkResolved{}, err
+	}
+	if b.FailureCode == "" {
+		b.FailureCode = payouts.Declined
 	}
 	e := r.o.e
 	var rep SettlementReport
@@ -391,21 +358,6 @@ func (r *BackOffice) ResolveMatched(ctx context.Context, id string, b BulkResolu
 			rep.Import.Name, orNone(strings.Join(out.Resolved, ", ")), orNone(strings.Join(waiting, ", "))))
 	})
 	return out, err
-}
-
-// check checks b, its failure code defaulted and its reason trimmed.
-func (b BulkResolution) check() (BulkResolution, error) {
-	if len(b.Payouts) == 0 || len(b.Payouts) > maxBulk {
-		return b, errcode.Newf(errcode.ValidationError, "name 1 to %d payouts to resolve.", maxBulk)
-	}
-	if b.FailureCode == "" {
-		b.FailureCode = payouts.Declined
-	}
-	b.Reason = strings.TrimSpace(b.Reason)
-	if len(b.Reason) > 250 { // with the file's name and line, within a resolution's 500
-		return b, errcode.Newf(errcode.ValidationError, "reason must be at most 250 characters.")
-	}
-	return b, nil
 }
 
 // resolveBulk resolves each payout b names that is in the matched group
@@ -458,11 +410,7 @@ func (r *BackOffice) Explain(ctx context.Context, id string, line int, reason st
 	if ctx, err = r.o.act(ctx, accounts.StaffOperations); err != nil {
 		return err
 	}
-	reason = strings.TrimSpace(reason)
-	if reason == "" || len(reason) > 500 {
-		return errcode.Newf(errcode.ValidationError, "reason must be 1 to 500 characters.")
-	}
-	if err := textrule.CheckChars("reason", reason); err != nil {
+	if reason, err = reconcile.CheckExplanation(reason); err != nil {
 		return err
 	}
 	e := r.o.e
