@@ -18,7 +18,8 @@ import (
 // history.
 var (
 	// DayClose is org NUL asset NUL YYYY-MM-DD -> codec.DayCloseRecord:
-	// the available balance after the day's last posting that changed it.
+	// the available balance after the day's last posting that changed it
+	// (exported for the test that plays a store older than the counters).
 	DayClose = []byte("dash.day_close")
 	// org NUL YYYY-MM-DD NUL outcome -> codec.CountRecord: payouts that
 	// reached succeeded or failed that day.
@@ -37,7 +38,8 @@ var (
 )
 
 // The back office also reads buckets other concerns keep: these are its
-// handles on them, read only except for its own keys in the settings.
+// handles on them, read only except for its own keys in the settings,
+// until those concerns' own load and scan functions take their place.
 var (
 	backOfficeSettings = []byte("settings")     // the engine's settings bucket (the rails' mappings)
 	backOfficePayouts  = []byte("payouts")      // id -> codec.PayoutRecord
