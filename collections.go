@@ -5,26 +5,20 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/tambalapay/tambala/internal/render"
-
 	"github.com/tambalapay/tambala/accounts"
 	"github.com/tambalapay/tambala/approvals"
 	"github.com/tambalapay/tambala/collections"
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/render"
 	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/money"
-	"github.com/tambalapay/tambala/payouts"
+	"github.com/tambalapay/tambala/orders"
 	"github.com/tambalapay/tambala/store"
 )
 
 // The /v1 collections: the rules are package collections'; here they are
 // loaded, stored, posted and announced.
-
-var (
-	bucketCollections      = []byte("collections")
-	bucketCollectionsByOrg = []byte("collections.by_org")
-)
 
 // CollectionStatus is the status of a collection (/v1 and /v2): settled
 // when credited, reversed when the operator took it back (/v1 only). The
@@ -108,9 +102,7 @@ func (e *Engine) recordCollection(ctx context.Context, orgID string, p *Principa
 		if p == nil {
 			var err error
 			pending, err = e.gateWith(ctx, tx, gateReq{kind: approvals.Collection, org: orgID, amount: n.Amount, role: accounts.StaffOperations,
-				details: map[string]string{"rail": string(n.Rail), "source_customer_name": n.SourceCustomerName,
-					"source_account_number": n.SourceAccountNumber, "source_institution": n.SourceInstitution,
-					"rtp_reference_number": n.RTPReferenceNumber}})
+				details: n.Details()})
 			if err != nil || pending != nil {
 				return err
 			}
@@ -137,35 +129,26 @@ func (e *Engine) settleCollection(ctx context.Context, tx store.Tx, orgID string
 	if err := postCollection(tx, postings, now); err != nil {
 		return Collection{}, err
 	}
-	if err := putCollection(tx, orgID, c); err != nil {
-		return Collection{}, err
-	}
-	if err := tx.Put(bucketCollectionsByOrg, storage.IndexKey(orgID, c.ID), nil); err != nil {
+	if err := storage.AddCollection(tx, orgID, c); err != nil {
 		return Collection{}, err
 	}
 	if err := e.auditAs(ctx, tx, orgID, AuditCollectionRecorded, c.ID, fmt.Sprintf("credited %s net of the fee %s, rail %s, RTP reference %q",
 		amountText(c.AmountCredited), amountText(c.Fee), c.Rail, c.RTPReferenceNumber)+note); err != nil {
 		return Collection{}, err
 	}
-	return c, e.emit(tx, orgID, event, render.Collection(c), jsonResource(eventCollection, toCollectionRecord(orgID, c)))
+	return c, e.emit(tx, orgID, event, render.Collection(c), jsonResource(eventCollection, storage.ToCollectionRecord(orgID, c)))
 }
 
 // collectionOfDetails is the collection an approval of amount keeps, and
 // its fee (checked again: the organization must still have collection
 // enabled when it is approved).
 func (e *Engine) collectionOfDetails(amount money.Amount, d map[string]string) (NewCollection, money.Amount, error) {
-	n, err := NewCollection{Amount: amount, Rail: payouts.Rail(d["rail"]), SourceCustomerName: d["source_customer_name"],
-		SourceAccountNumber: d["source_account_number"], SourceInstitution: d["source_institution"],
-		RTPReferenceNumber: d["rtp_reference_number"]}.Check()
+	n, err := collections.ReceivedOf(amount, d).Check()
 	if err != nil {
 		return NewCollection{}, money.Amount{}, err
 	}
 	fee, err := collections.Fee(e.fees, n.Rail, n.Amount)
 	return n, fee, err
-}
-
-func putCollection(tx store.Tx, org string, c Collection) error {
-	return storage.PutJSON(tx, bucketCollections, c.ID, toCollectionRecord(org, c))
 }
 
 // simulateCollection is Client.SimulateCollection.
@@ -179,20 +162,6 @@ func (e *Engine) simulateCollection(ctx context.Context, p Principal, sc Simulat
 	return e.recordCollection(ctx, p.Org.ID, &p, sc.Received(e.newID()))
 }
 
-func loadCollection(tx store.Tx, org, id string) (collectionRecord, error) {
-	var r collectionRecord
-	if id == "" || len(id) > 64 {
-		return r, errNotFound
-	}
-	if err := storage.GetJSON(tx, bucketCollections, id, &r, errNotFound); err != nil {
-		return r, err
-	}
-	if r.Org != org {
-		return r, errNotFound
-	}
-	return r, nil
-}
-
 // collectionByID is Client.Collection.
 func (e *Engine) collectionByID(ctx context.Context, p Principal, id string) (Collection, error) {
 	var c Collection
@@ -200,11 +169,8 @@ func (e *Engine) collectionByID(ctx context.Context, p Principal, id string) (Co
 		if _, err := e.admit(tx, p, APIv1); err != nil {
 			return err
 		}
-		r, err := loadCollection(tx, p.Org.ID, id)
-		if err != nil {
-			return err
-		}
-		c, err = fromCollectionRecord(r)
+		var err error
+		c, err = storage.LoadCollection(tx, p.Org.ID, id)
 		return err
 	})
 	return c, err
@@ -218,12 +184,8 @@ func (e *Engine) collections(ctx context.Context, p Principal, page PageRequest)
 			return err
 		}
 		var err error
-		out, err = listPage(tx, bucketCollectionsByOrg, p.Org.ID, page, nil, func(id string) (Collection, error) {
-			r, err := loadCollection(tx, p.Org.ID, id)
-			if err != nil {
-				return Collection{}, err
-			}
-			return fromCollectionRecord(r)
+		out, err = listPage(tx, storage.CollectionsByOrg, p.Org.ID, page, nil, func(id string) (Collection, error) {
+			return storage.LoadCollection(tx, p.Org.ID, id)
 		})
 		return err
 	})
@@ -234,11 +196,7 @@ func (e *Engine) collections(ctx context.Context, p Principal, page PageRequest)
 func (e *Engine) reverseCollection(ctx context.Context, orgID, id string) (Collection, error) {
 	var c Collection
 	err := e.store.Update(ctx, func(tx store.Tx) error {
-		r, err := loadCollection(tx, orgID, id)
-		if err != nil {
-			return err
-		}
-		settled, err := fromCollectionRecord(r)
+		settled, err := storage.LoadCollection(tx, orgID, id)
 		if err != nil {
 			return err
 		}
@@ -249,10 +207,10 @@ func (e *Engine) reverseCollection(ctx context.Context, orgID, id string) (Colle
 		if err := postCollection(tx, postings, e.nowUTC()); err != nil {
 			return err
 		}
-		if err := putCollection(tx, orgID, reversed); err != nil {
+		if err := storage.SaveCollection(tx, orgID, reversed); err != nil {
 			return err
 		}
-		if err := e.emit(tx, orgID, event, render.Collection(reversed), jsonResource(eventCollection, toCollectionRecord(orgID, reversed))); err != nil {
+		if err := e.emit(tx, orgID, event, render.Collection(reversed), jsonResource(eventCollection, storage.ToCollectionRecord(orgID, reversed))); err != nil {
 			return err
 		}
 		if err := e.auditAs(ctx, tx, orgID, AuditCollectionReversed, id, fmt.Sprintf("status %s -> %s, debited %s and the fee %s refunded",
@@ -261,6 +219,153 @@ func (e *Engine) reverseCollection(ctx context.Context, orgID, id string) (Colle
 		}
 		c = reversed
 		return e.checkBalanceLow(tx, orgID)
+	})
+	return c, err
+}
+
+// The /v2 collections: the rules are package collections'; here they are
+// loaded, stored, posted and announced.
+
+// EventCollectionV2Settled is the event of a /v2 collection.
+const EventCollectionV2Settled = collections.EventV2Settled
+
+// CollectionV2 is money received on /v2: a deposit, a returned order
+// refund, or a simulated collection (package collections). Amount - Fee =
+// AmountCredited; Network is "" for none.
+type CollectionV2 = collections.CollectionV2
+
+// CollectionSource is where a /v2 collection came from.
+type CollectionSource = collections.Source
+
+// Sources of a /v2 collection.
+const (
+	CollectionSourceDeposit     = collections.SourceDeposit
+	CollectionSourceOrderRefund = collections.SourceOrderRefund
+	CollectionSourceSimulated   = collections.SourceSimulated
+)
+
+// SimulatedCollectionV2 is what Client.SimulateCollectionV2 takes: an
+// asset code, an amount as decimal text (parsed once the asset is known)
+// and the network it came on, "" for none (package collections).
+type SimulatedCollectionV2 = collections.SimulatedV2
+
+// recordRefundCollection writes the /v2 collection of a returned order
+// refund and its event, in the refund's transaction.
+func (e *Engine) recordRefundCollection(tx store.Tx, _ orders.Order, rc *orders.RefundCollection, now time.Time) error {
+	c, event := collections.Refunded(e.newID(), *rc, now)
+	return e.putCollectionV2(tx, rc.Org, rc.EntryID, c, event)
+}
+
+// putCollectionV2 stores /v2 collection c of org, the record of ledger
+// entry entry, with its index and event.
+func (e *Engine) putCollectionV2(tx store.Tx, org, entry string, c CollectionV2, event string) error {
+	rendered := render.CollectionV2(c)
+	if err := storage.AddCollectionV2(tx, org, entry, c.ID, rendered); err != nil {
+		return err
+	}
+	return e.emit(tx, org, event, rendered, rawResource(eventCollectionV2, rendered))
+}
+
+// loadCollectionV2 reads one of org's /v2 collections: not_found for an
+// unknown, foreign or malformed id.
+func (e *Engine) loadCollectionV2(tx store.Tx, org, id string) (CollectionV2, error) {
+	return storage.LoadCollectionV2(tx, e.assets, org, id)
+}
+
+// CollectionV2Filter narrows Client.CollectionsV2: Asset, when set, keeps
+// that asset's collections (it must be well-formed and in the
+// organization's list).
+type CollectionV2Filter struct {
+	Asset money.AssetCode
+}
+
+// collectionsV2 is Client.CollectionsV2.
+func (e *Engine) collectionsV2(ctx context.Context, p Principal, page PageRequest, f CollectionV2Filter) (Page[CollectionV2], error) {
+	var out Page[CollectionV2]
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		org, err := e.admit(tx, p, APIv2)
+		if err != nil {
+			return err
+		}
+		var keep func(id string) (bool, error)
+		if f.Asset != "" {
+			if _, err := e.assetOf(org, f.Asset, ""); err != nil {
+				return err
+			}
+			keep = func(id string) (bool, error) {
+				c, err := e.loadCollectionV2(tx, org.ID, id)
+				return err == nil && c.Asset.Code == f.Asset, err
+			}
+		}
+		out, err = listPage(tx, storage.CollectionsV2ByOrg, org.ID, page, keep, func(id string) (CollectionV2, error) {
+			return e.loadCollectionV2(tx, org.ID, id)
+		})
+		return err
+	})
+	return out, err
+}
+
+// collectionV2 is Client.CollectionV2.
+func (e *Engine) collectionV2(ctx context.Context, p Principal, id string) (CollectionV2, error) {
+	var c CollectionV2
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		org, err := e.admit(tx, p, APIv2)
+		if err != nil {
+			return err
+		}
+		c, err = e.loadCollectionV2(tx, org.ID, id)
+		return err
+	})
+	return c, err
+}
+
+// creditCollectionV2 credits org with amount net of its fee
+// (collections.FeeV2), From external, and writes the /v2 collection and
+// its collection_v2.settled event, in tx.
+func (e *Engine) creditCollectionV2(tx store.Tx, org string, amount money.Amount, network string, source CollectionSource) (CollectionV2, error) {
+	fee, err := collections.FeeV2(e.fees, amount)
+	if err != nil {
+		return CollectionV2{}, err
+	}
+	now := e.nowUTC()
+	c, postings, event, err := collections.SettleV2(e.newID(), org, amount, fee, network, source, now)
+	if err != nil {
+		return CollectionV2{}, err
+	}
+	if err := postCollection(tx, postings, now); err != nil {
+		return CollectionV2{}, err
+	}
+	return c, e.putCollectionV2(tx, org, collections.EntryIDV2(c.ID), c, event)
+}
+
+// simulateCollectionV2 is Client.SimulateCollectionV2.
+func (e *Engine) simulateCollectionV2(ctx context.Context, p Principal, sc SimulatedCollectionV2) (CollectionV2, error) {
+	if e.env != Sandbox {
+		return CollectionV2{}, errcode.New(errcode.SandboxOnly)
+	}
+	if err := sc.Check(); err != nil {
+		return CollectionV2{}, err
+	}
+	var c CollectionV2
+	err := e.store.Update(ctx, func(tx store.Tx) error {
+		org, err := e.admit(tx, p, APIv2)
+		if err != nil {
+			return err
+		}
+		asset, err := e.assetOf(org, sc.Asset, OpCollection)
+		if err != nil {
+			return err
+		}
+		network, err := sc.CheckNetwork(asset, e.classes, e.networks)
+		if err != nil {
+			return err
+		}
+		amount, err := collections.ParseAmount(asset, sc.Amount)
+		if err != nil {
+			return err
+		}
+		c, err = e.creditCollectionV2(tx, org.ID, amount, network, CollectionSourceSimulated)
+		return err
 	})
 	return c, err
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tambalapay/tambala/adapters/memstore"
+	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/store"
 )
@@ -29,7 +30,7 @@ func TestOverviewBeforeCounters(t *testing.T) {
 	}
 	err = e.store.Update(ctx, func(tx store.Tx) error {
 		var keys [][]byte
-		if err := tx.Scan(bucketDayClose, store.ScanOptions{}, func(k, _ []byte) (bool, error) {
+		if err := tx.Scan(storage.DayClose, store.ScanOptions{}, func(k, _ []byte) (bool, error) {
 			keys = append(keys, k)
 			return true, nil
 		}); err != nil {
@@ -39,7 +40,7 @@ func TestOverviewBeforeCounters(t *testing.T) {
 			t.Errorf("%d day closes after one funding", len(keys))
 		}
 		for _, k := range keys {
-			if err := tx.Delete(bucketDayClose, k); err != nil {
+			if err := tx.Delete(storage.DayClose, k); err != nil {
 				return err
 			}
 		}

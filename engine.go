@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/tambalapay/tambala/internal/cache"
+	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/networks"
 	"github.com/tambalapay/tambala/orders"
@@ -299,7 +300,7 @@ type Engine struct {
 	limiters       limiters
 
 	sandboxInstitutions []payouts.Institution // read-only
-	cachedInstitutions  cache.Record[institutionsRecord]
+	cachedInstitutions  cache.Record[storage.ReferenceData]
 	cachedRails         cache.Record[Rails]
 	cachedPause         cache.Record[PauseState]
 	cachedCorridors     cache.Record[[]quotes.Corridor] // by corridorsVersion

@@ -252,15 +252,15 @@ func decodePayoutEvent(r eventRecord, ev *Event) error {
 // record.
 func (e *Engine) decodeCollectionEvent(r eventRecord, ev *Event) error {
 	if r.Kind == eventCollectionV2 {
-		c, err := e.decodeCollectionV2(r.Record)
+		c, err := storage.DecodeCollectionV2(r.Record, e.assets)
 		ev.CollectionV2 = &c
 		return err
 	}
-	var cr collectionRecord
+	var cr codec.CollectionRecord
 	if err := storage.Decode(r.Record, &cr); err != nil {
 		return err
 	}
-	c, err := fromCollectionRecord(cr)
+	c, err := storage.FromCollectionRecord(cr)
 	ev.Collection = &c
 	return err
 }

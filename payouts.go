@@ -425,7 +425,7 @@ func (e *Engine) syncInstitutions(ctx context.Context, list []payouts.Institutio
 	if err := payouts.CheckInstitutions(list); err != nil {
 		return err
 	}
-	rec := toInstitutionsRecord(list, e.nowUTC())
+	rec := storage.ToInstitutionsRecord(list, e.nowUTC())
 	return e.store.Update(ctx, func(tx store.Tx) error {
 		if err := e.auditAs(ctx, tx, "", AuditInstitutionsSynced, "institutions", fmt.Sprintf("%d institutions", len(list))); err != nil {
 			return err
@@ -448,7 +448,7 @@ func (e *Engine) institutions(tx store.Tx) ([]payouts.Institution, time.Time, er
 	if err != nil {
 		return nil, time.Time{}, err
 	}
-	rec, err := e.cachedInstitutions.Decode(raw, decodeInstitutions)
+	rec, err := e.cachedInstitutions.Decode(raw, storage.DecodeInstitutions)
 	return rec.Institutions, rec.SyncedAt, err
 }
 
@@ -490,7 +490,7 @@ func (e *Engine) checkRail(tx store.Tx, rail payouts.Rail) error {
 	raw, err := storage.Setting(tx, []byte("rails"))
 	switch {
 	case err == nil:
-		if r, err = e.cachedRails.Decode(raw, decodeRails); err != nil {
+		if r, err = e.cachedRails.Decode(raw, func(b []byte) (Rails, error) { r, err := storage.DecodeRails(b); return Rails(r), err }); err != nil {
 			return err
 		}
 	case !errors.Is(err, store.ErrNotFound):
