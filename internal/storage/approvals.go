@@ -20,6 +20,10 @@ var (
 
 	// ApprovalsAll lists every approval ("" NUL id), for the list.
 	ApprovalsAll = []byte("approvals.all")
+	// ApprovalHolds holds the staff members whose approvals are
+	// suspended (approvals.Hold): "user" NUL id, or "email" NUL address
+	// for an invitation not accepted yet -> hold record.
+	ApprovalHolds = []byte("approvals.holds")
 )
 
 // LoadApproval reads approval id, its amount in its asset of assets;
