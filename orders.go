@@ -1,5 +1,10 @@
 package tambala
 
+// The desk: the corridors and quotes, the orders (created, listed,
+// moved by the desk, expired by the sweep) and their funding proofs.
+// Their records are internal/storage's (desk.go); the rules are
+// packages quotes' and orders'.
+
 import (
 	"bytes"
 	"context"
@@ -376,6 +381,14 @@ func checkBeneficiaryRead(dir orders.Direction, invalid error) error {
 	return invalid
 }
 
+// checkHasProof answers an order with no funding proof not_found.
+func checkHasProof(o orders.Order) error {
+	if o.Proof == nil {
+		return errcode.Newf(errcode.NotFound, "This order has no funding proof.")
+	}
+	return nil
+}
+
 // errClientRefUsed is the answer to an order whose client_ref another of
 // the organization's orders has.
 func errClientRefUsed() error {
@@ -618,8 +631,8 @@ func (e *Engine) proofLinkFor(ctx context.Context, p Principal, orderID string) 
 	if err != nil {
 		return ProofLink{}, err
 	}
-	if o.Proof == nil {
-		return ProofLink{}, errcode.Newf(errcode.NotFound, "This order has no funding proof.")
+	if err := checkHasProof(o); err != nil {
+		return ProofLink{}, err
 	}
 	key, err := e.proofLinkKey(ctx)
 	if err != nil {
@@ -1119,8 +1132,8 @@ func (e *Engine) deskProof(ctx context.Context, orderID string) (ProofFile, erro
 	if err != nil {
 		return ProofFile{}, err
 	}
-	if o.Proof == nil {
-		return ProofFile{}, errcode.Newf(errcode.NotFound, "This order has no funding proof.")
+	if err := checkHasProof(o); err != nil {
+		return ProofFile{}, err
 	}
 	return e.openProof(ctx, o.Proof.ID)
 }

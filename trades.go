@@ -1,5 +1,9 @@
 package tambala
 
+// The money the desk takes in from outside: the OTC trades the operator
+// records and the deposits on the networks (their addresses, the
+// deposits recorded). Their records are internal/storage's (desk.go).
+
 import (
 	"context"
 	"fmt"
@@ -8,15 +12,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tambalapay/tambala/collections"
-	"github.com/tambalapay/tambala/errcode"
-	"github.com/tambalapay/tambala/internal/codec"
-	"github.com/tambalapay/tambala/internal/render"
-
 	"github.com/google/uuid"
 
 	"github.com/tambalapay/tambala/accounts"
 	"github.com/tambalapay/tambala/approvals"
+	"github.com/tambalapay/tambala/collections"
+	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/codec"
+	"github.com/tambalapay/tambala/internal/render"
 	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/payouts"
