@@ -68,7 +68,7 @@ func SaveApproval(tx store.Tx, a approvals.Approval) error {
 // ApprovalByKey is the id of the approval asked under kind and key;
 // found false when there is none.
 func ApprovalByKey(tx store.Tx, kind approvals.Kind, key string) (string, bool, error) {
-	id, ok, err := getRaw(tx, approvalsByKey, IndexKey(string(kind), key))
+	id, ok, err := deskGet(tx, approvalsByKey, IndexKey(string(kind), key))
 	return string(id), ok, err
 }
 
@@ -84,7 +84,7 @@ func IndexApproval(tx store.Tx, a approvals.Approval) error {
 // LoadThreshold reads asset's approval threshold: the zero Amount when
 // none is set, or when the asset is not in assets any more.
 func LoadThreshold(tx store.Tx, asset money.AssetCode, assets money.Assets) (money.Amount, error) {
-	v, ok, err := getRaw(tx, approvalThresholds, []byte(asset))
+	v, ok, err := deskGet(tx, approvalThresholds, []byte(asset))
 	if !ok || err != nil {
 		return money.Amount{}, err
 	}

@@ -58,8 +58,8 @@ var (
 	TradesByOrg = []byte("trades.by_org")
 )
 
-// getRaw is tx.Get with a missing key as found false.
-func getRaw(tx store.Tx, bucket, key []byte) ([]byte, bool, error) {
+// deskGet is tx.Get with a missing key as found false.
+func deskGet(tx store.Tx, bucket, key []byte) ([]byte, bool, error) {
 	v, err := tx.Get(bucket, key)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, false, nil
@@ -70,7 +70,7 @@ func getRaw(tx store.Tx, bucket, key []byte) ([]byte, bool, error) {
 // CorridorsVersion is the corridors' version (PutCorridor); found false
 // for a store whose corridors were written before the version existed.
 func CorridorsVersion(tx store.Tx) ([]byte, bool, error) {
-	return getRaw(tx, deskSettings, corridorsVersionKey)
+	return deskGet(tx, deskSettings, corridorsVersionKey)
 }
 
 // ScanCorridors reads every corridor, in asset-code order.
@@ -86,7 +86,7 @@ func ScanCorridors(tx store.Tx) ([]quotes.Corridor, error) {
 
 // LoadCorridor reads the corridor of asset; found false when it has none.
 func LoadCorridor(tx store.Tx, asset money.AssetCode) (quotes.Corridor, bool, error) {
-	raw, ok, err := getRaw(tx, deskCorridors, []byte(asset))
+	raw, ok, err := deskGet(tx, deskCorridors, []byte(asset))
 	if !ok || err != nil {
 		return quotes.Corridor{}, false, err
 	}
@@ -119,7 +119,7 @@ func PutCorridor(tx store.Tx, c quotes.Corridor) error {
 
 // LoadQuote reads quote id; found false when there is none.
 func LoadQuote(tx store.Tx, id string) (quotes.Quote, bool, error) {
-	v, ok, err := getRaw(tx, deskQuotes, []byte(id))
+	v, ok, err := deskGet(tx, deskQuotes, []byte(id))
 	if !ok || err != nil {
 		return quotes.Quote{}, false, err
 	}
@@ -163,7 +163,7 @@ func LoadOrder(tx store.Tx, id string, notFound error) (orders.Order, error) {
 	if id == "" || len(id) > 64 {
 		return orders.Order{}, notFound
 	}
-	v, ok, err := getRaw(tx, deskOrders, []byte(id))
+	v, ok, err := deskGet(tx, deskOrders, []byte(id))
 	switch {
 	case err != nil:
 		return orders.Order{}, err
@@ -173,7 +173,7 @@ func LoadOrder(tx store.Tx, id string, notFound error) (orders.Order, error) {
 	return codec.DecodeOrder(v)
 }
 
-func queueKey(s orders.Status, id string) []byte {
+func deskQueueKey(s orders.Status, id string) []byte {
 	return append(append([]byte(s), 0), id...)
 }
 
@@ -183,11 +183,11 @@ func queueKey(s orders.Status, id string) []byte {
 func SaveOrder(tx store.Tx, prev, o orders.Order) error {
 	if prev.Status != o.Status {
 		if prev.Status != "" {
-			if err := tx.Delete(OrderQueue, queueKey(prev.Status, o.ID)); err != nil {
+			if err := tx.Delete(OrderQueue, deskQueueKey(prev.Status, o.ID)); err != nil {
 				return err
 			}
 		}
-		if err := tx.Put(OrderQueue, queueKey(o.Status, o.ID), nil); err != nil {
+		if err := tx.Put(OrderQueue, deskQueueKey(o.Status, o.ID), nil); err != nil {
 			return err
 		}
 	}
@@ -214,7 +214,7 @@ func SaveOrder(tx store.Tx, prev, o orders.Order) error {
 // of the listing removes the entry it replaces.
 func MoveOrderExpiry(tx store.Tx, id string, next *time.Time) error {
 	var old *time.Time
-	v, ok, err := getRaw(tx, deskOrderExpiry, []byte(id))
+	v, ok, err := deskGet(tx, deskOrderExpiry, []byte(id))
 	switch {
 	case err != nil:
 		return err
@@ -237,7 +237,7 @@ func MoveOrderExpiry(tx store.Tx, id string, next *time.Time) error {
 // OrderByClientRef is the id of org's order with client_ref ref; found
 // false when there is none.
 func OrderByClientRef(tx store.Tx, org, ref string) (string, bool, error) {
-	id, ok, err := getRaw(tx, deskClientRefs, IndexKey(org, ref))
+	id, ok, err := deskGet(tx, deskClientRefs, IndexKey(org, ref))
 	return string(id), ok, err
 }
 
@@ -249,7 +249,7 @@ func SaveOrderClientRef(tx store.Tx, org, ref, id string) error {
 // FundingRefOwner is the id of the order holding funding reference ref
 // (unique across organizations); found false when none does.
 func FundingRefOwner(tx store.Tx, ref string) (string, bool, error) {
-	id, ok, err := getRaw(tx, deskFundingRefs, []byte(ref))
+	id, ok, err := deskGet(tx, deskFundingRefs, []byte(ref))
 	return string(id), ok, err
 }
 
@@ -258,17 +258,17 @@ func SaveFundingRef(tx store.Tx, ref, id string) error {
 	return tx.Put(deskFundingRefs, []byte(ref), []byte(id))
 }
 
-func moverKey(id, move string) []byte { return []byte(id + "\x00" + move) }
+func deskMoverKey(id, move string) []byte { return []byte(id + "\x00" + move) }
 
 // LoadMover is who made move of order id, as SaveMover kept it; found
 // false when nobody is recorded.
 func LoadMover(tx store.Tx, id, move string) ([]byte, bool, error) {
-	return getRaw(tx, deskMovers, moverKey(id, move))
+	return deskGet(tx, deskMovers, deskMoverKey(id, move))
 }
 
 // SaveMover records who made move of order id.
 func SaveMover(tx store.Tx, id, move string, who []byte) error {
-	return tx.Put(deskMovers, moverKey(id, move), who)
+	return tx.Put(deskMovers, deskMoverKey(id, move), who)
 }
 
 // ScanDeskOrders visits the ids of the desk's orders, newest first: every
@@ -299,7 +299,7 @@ func SaveProof(tx store.Tx, r codec.ProofRecord) error { return PutJSON(tx, desk
 // LoadProofBytes reads the bytes of proof id kept in the store; found
 // false when there are none.
 func LoadProofBytes(tx store.Tx, id string) ([]byte, bool, error) {
-	return getRaw(tx, deskProofBytes, []byte(id))
+	return deskGet(tx, deskProofBytes, []byte(id))
 }
 
 // SaveProofBytes keeps the bytes of proof id in the store.
@@ -310,7 +310,7 @@ func SaveProofBytes(tx store.Tx, id string, b []byte) error {
 // LoadProofLinkKey reads the HMAC key of proof links; found false before
 // one is made.
 func LoadProofLinkKey(tx store.Tx) ([]byte, bool, error) {
-	return getRaw(tx, deskSettings, proofLinkKeyKey)
+	return deskGet(tx, deskSettings, proofLinkKeyKey)
 }
 
 // SaveProofLinkKey writes the HMAC key of proof links.
@@ -428,7 +428,7 @@ func LoadTrade(tx store.Tx, id string, notFound error) (trades.Trade, error) {
 // TradeByRef reads org's trade recorded under ref; found false when there
 // is none.
 func TradeByRef(tx store.Tx, org, ref string, notFound error) (trades.Trade, bool, error) {
-	id, ok, err := getRaw(tx, deskTradesByRef, IndexKey(org, ref))
+	id, ok, err := deskGet(tx, deskTradesByRef, IndexKey(org, ref))
 	if !ok || err != nil {
 		return trades.Trade{}, false, err
 	}
@@ -451,7 +451,7 @@ func SaveTrade(tx store.Tx, t trades.Trade) (codec.TradeRecord, error) {
 // LoadDepositAddress reads org's deposit address on network; found false
 // when none was issued.
 func LoadDepositAddress(tx store.Tx, org, network string) (string, bool, error) {
-	v, ok, err := getRaw(tx, deskDepositAddrs, IndexKey(org, network))
+	v, ok, err := deskGet(tx, deskDepositAddrs, IndexKey(org, network))
 	return string(v), ok, err
 }
 
