@@ -7,24 +7,11 @@ import (
 
 	"github.com/tambalapay/tambala/accounts"
 	"github.com/tambalapay/tambala/approvals"
-	"github.com/tambalapay/tambala/errcode"
-	"github.com/tambalapay/tambala/internal/codec"
 	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/orders"
 	"github.com/tambalapay/tambala/payouts"
 	"github.com/tambalapay/tambala/store"
-)
-
-var (
-	bucketApprovals          = []byte("approvals")           // id -> record
-	bucketApprovalsAll       = []byte("approvals.all")       // "" NUL id, for the list
-	bucketApprovalsByKey     = []byte("approvals.by_key")    // kind NUL key -> id
-	bucketApprovalThresholds = []byte("approval_thresholds") // asset code -> amount
-	// bucketApprovalHolds holds the staff members whose approvals are
-	// suspended (approvals.Hold): "user" NUL id, or "email" NUL address
-	// for an invitation not accepted yet -> holdRecord.
-	bucketApprovalHolds = []byte("approvals.holds")
 )
 
 // Approval is a money move waiting for a second staff member (four-eyes):
@@ -100,7 +87,7 @@ func (a *Approvals) List(ctx context.Context, status approvals.Status, page Page
 	var out Page[Approval]
 	err = a.e.store.View(ctx, func(tx store.Tx) error {
 		var err error
-		out, err = listPage(tx, bucketApprovalsAll, "", page, func(id string) (bool, error) {
+		out, err = listPage(tx, storage.ApprovalsAll, "", page, func(id string) (bool, error) {
 			if status == "" {
 				return true, nil
 			}
@@ -217,8 +204,8 @@ func (a *Approvals) SetThreshold(ctx context.Context, asset money.AssetCode, thr
 	if err != nil {
 		return err
 	}
-	if threshold.IsSet() && (threshold.Asset() != as || threshold.Sign() <= 0) {
-		return errcode.Newf(errcode.ValidationError, "The threshold must be a positive %s amount.", as.Code)
+	if err := approvals.CheckThreshold(as, threshold); err != nil {
+		return err
 	}
 	var pending *Approval
 	err = a.e.store.Update(ctx, func(tx store.Tx) error {
@@ -260,10 +247,7 @@ func (e *Engine) applyThreshold(ctx context.Context, tx store.Tx, as money.Asset
 		fmt.Sprintf("%s threshold %s -> %s", as.Code, thresholdText(prev), thresholdText(threshold))+note); err != nil {
 		return err
 	}
-	if !threshold.IsSet() {
-		return tx.Delete(bucketApprovalThresholds, []byte(as.Code))
-	}
-	return tx.Put(bucketApprovalThresholds, []byte(as.Code), []byte(threshold.String()))
+	return storage.SaveThreshold(tx, as.Code, threshold)
 }
 
 // thresholdValue is a threshold as an approval's details keep it: its
@@ -283,31 +267,18 @@ func (a *Approvals) Thresholds(ctx context.Context) (_ map[money.AssetCode]money
 	if err != nil {
 		return nil, err
 	}
-	out := map[money.AssetCode]money.Amount{}
+	var out map[money.AssetCode]money.Amount
 	err = a.e.store.View(ctx, func(tx store.Tx) error {
-		return tx.Scan(bucketApprovalThresholds, store.ScanOptions{}, func(k, _ []byte) (bool, error) {
-			t, err := a.e.threshold(tx, money.AssetCode(k))
-			out[money.AssetCode(k)] = t
-			return err == nil, err
-		})
+		var err error
+		out, err = storage.Thresholds(tx, a.e.assets)
+		return err
 	})
 	return out, err
 }
 
 // threshold reads asset's threshold: the zero Amount when none is set.
 func (e *Engine) threshold(tx store.Tx, asset money.AssetCode) (money.Amount, error) {
-	v, err := tx.Get(bucketApprovalThresholds, []byte(asset))
-	if isNotFound(err) {
-		return money.Amount{}, nil
-	}
-	if err != nil {
-		return money.Amount{}, err
-	}
-	as, ok := e.assets.Lookup(asset)
-	if !ok {
-		return money.Amount{}, nil // an asset no longer configured moves nothing
-	}
-	return money.Parse(as, string(v))
+	return storage.LoadThreshold(tx, asset, e.assets)
 }
 
 func thresholdText(t money.Amount) string {
@@ -374,30 +345,8 @@ func (e *Engine) gateWith(ctx context.Context, tx store.Tx, r gateReq) (*Approva
 	if !ok {
 		return nil, nil
 	}
-	if r.key != "" {
-		id, err := tx.Get(bucketApprovalsByKey, storage.IndexKey(string(r.kind), r.key))
-		switch {
-		case err == nil:
-			prev, err := e.loadApproval(tx, string(id))
-			if err != nil {
-				return nil, err
-			}
-			if r.renew && prev.Status != approvals.Pending {
-				break
-			}
-			if err := prev.Same(r.kind, r.org, r.amount); err != nil {
-				return nil, err
-			}
-			switch prev.Status {
-			case approvals.Pending:
-				return &prev, nil
-			case approvals.Rejected:
-				return nil, errcode.Newf(errcode.Conflict, "This request was rejected (%s): make a new one under another reference.", prev.Reason)
-			}
-			return nil, nil
-		case !isNotFound(err):
-			return nil, err
-		}
+	if prev, decided, err := e.askedBefore(tx, r); err != nil || decided {
+		return prev, err
 	}
 	t, err := e.threshold(tx, r.amount.Asset().Code)
 	if err != nil || !(r.always || approvals.Needed(t, r.amount)) {
@@ -411,10 +360,7 @@ func (e *Engine) gateWith(ctx context.Context, tx store.Tx, r gateReq) (*Approva
 	if err := e.putApproval(tx, a); err != nil {
 		return nil, err
 	}
-	if err := tx.Put(bucketApprovalsAll, storage.IndexKey("", a.ID), nil); err != nil {
-		return nil, err
-	}
-	if err := tx.Put(bucketApprovalsByKey, storage.IndexKey(string(r.kind), r.key), []byte(a.ID)); err != nil {
+	if err := storage.IndexApproval(tx, a); err != nil {
 		return nil, err
 	}
 	why := "above the threshold " + amountText(t)
@@ -428,22 +374,40 @@ func (e *Engine) gateWith(ctx context.Context, tx store.Tx, r gateReq) (*Approva
 	return &a, nil
 }
 
+// askedBefore finds the approval of a request asked before under r's key
+// and, when it decides the request (decided), what it decides: pending,
+// the approval again; approved, nil (the move was made); rejected,
+// conflict (approvals.Approval.Replay). A renewable request is not
+// decided by an approval no longer pending.
+func (e *Engine) askedBefore(tx store.Tx, r gateReq) (_ *Approval, decided bool, _ error) {
+	if r.key == "" {
+		return nil, false, nil
+	}
+	id, ok, err := storage.ApprovalByKey(tx, r.kind, r.key)
+	if !ok || err != nil {
+		return nil, false, err
+	}
+	prev, err := e.loadApproval(tx, id)
+	if err != nil {
+		return nil, false, err
+	}
+	if r.renew && prev.Status != approvals.Pending {
+		return nil, false, nil
+	}
+	wait, err := prev.Replay(r.kind, r.org, r.amount)
+	if err != nil || !wait {
+		return nil, true, err
+	}
+	return &prev, true, nil
+}
+
 // makeApprovedMove makes the move of approval a in tx, audited with the
 // approver (ctx's actor); after, if not nil, is run once tx commits.
 func (e *Engine) makeApprovedMove(ctx context.Context, tx store.Tx, a Approval) (after func(), err error) {
 	by := fmt.Sprintf(", requested by %s, approved in %s", partyName(a.RequestedBy), a.ID)
 	switch a.Kind {
 	case approvals.Funding:
-		var o Organization
-		if err := loadOrg(tx, a.Org, &o, errNotFound); err != nil {
-			return nil, err
-		}
-		ref := a.Details["ref"]
-		credited, err := e.fund(tx, &o, a.Amount, ref)
-		if err != nil || !credited {
-			return nil, err
-		}
-		return nil, e.auditAs(ctx, tx, a.Org, AuditOrgFunded, a.Org, fmt.Sprintf("credited %s from the float, ref %q", amountText(a.Amount), ref)+by)
+		return nil, e.approvedFunding(ctx, tx, a, by)
 	case approvals.Deposit:
 		d := Deposit{Network: a.Details["network"], Asset: a.Amount.Asset().Code, Amount: a.Amount, TxRef: a.Details["tx_ref"]}
 		n, _, err := d.Check(e.networks, e.assets)
@@ -466,28 +430,51 @@ func (e *Engine) makeApprovedMove(ctx context.Context, tx store.Tx, a Approval) 
 		_, err = e.makeTrade(ctx, tx, a.Org, n, by)
 		return nil, err
 	case approvals.Collection:
-		n, fee, err := e.collectionOfDetails(a.Amount, a.Details)
-		if err != nil {
-			return nil, err
-		}
-		o := &Organization{}
-		if err := loadOrg(tx, a.Org, o, errNotFound); err != nil {
-			return nil, err
-		}
-		if _, err := e.enabledAsset(o, money.MWK.Code, OpCollection); err != nil {
-			return nil, err
-		}
-		_, err = e.settleCollection(ctx, tx, a.Org, n, fee, by)
-		return nil, err
-	case approvals.PayoutFailed:
-		r := Resolution{Outcome: payouts.Failed, FailureCode: payouts.FailureCode(a.Details["failure_code"]),
-			Reason: a.Details["reason"], Reference: a.Details["reference"]}
-		out, from, err := e.resolveInTx(ctx, tx, a.Details["payout"], r, by)
-		if err != nil {
-			return nil, err
-		}
-		return func() { e.resolved(ctx, a.Details["payout"], r, out, from) }, nil
-	case approvals.PayoutClawback:
+		return nil, e.approvedCollection(ctx, tx, a, by)
+	case approvals.PayoutFailed, approvals.PayoutClawback:
+		return e.approvedPayoutMove(ctx, tx, a, by)
+	case approvals.ThresholdChange:
+		return nil, e.approvedThreshold(ctx, tx, a, by)
+	}
+	return nil, fmt.Errorf("tambala: approval %s of unknown kind %q", a.ID, a.Kind)
+}
+
+// approvedFunding credits the funding of approval a from the float.
+func (e *Engine) approvedFunding(ctx context.Context, tx store.Tx, a Approval, by string) error {
+	var o Organization
+	if err := loadOrg(tx, a.Org, &o, errNotFound); err != nil {
+		return err
+	}
+	ref := a.Details["ref"]
+	credited, err := e.fund(tx, &o, a.Amount, ref)
+	if err != nil || !credited {
+		return err
+	}
+	return e.auditAs(ctx, tx, a.Org, AuditOrgFunded, a.Org, fmt.Sprintf("credited %s from the float, ref %q", amountText(a.Amount), ref)+by)
+}
+
+// approvedCollection settles the collection recorded by hand of approval
+// a.
+func (e *Engine) approvedCollection(ctx context.Context, tx store.Tx, a Approval, by string) error {
+	n, fee, err := e.collectionOfDetails(a.Amount, a.Details)
+	if err != nil {
+		return err
+	}
+	o := &Organization{}
+	if err := loadOrg(tx, a.Org, o, errNotFound); err != nil {
+		return err
+	}
+	if _, err := e.enabledAsset(o, money.MWK.Code, OpCollection); err != nil {
+		return err
+	}
+	_, err = e.settleCollection(ctx, tx, a.Org, n, fee, by)
+	return err
+}
+
+// approvedPayoutMove makes the payout's resolution failed or its
+// clawback of approval a; after reports it once tx commits.
+func (e *Engine) approvedPayoutMove(ctx context.Context, tx store.Tx, a Approval, by string) (after func(), err error) {
+	if a.Kind == approvals.PayoutClawback {
 		rec, err := e.clawbackInTx(ctx, tx, a.Details["payout"], by)
 		if err != nil {
 			return nil, err
@@ -495,47 +482,34 @@ func (e *Engine) makeApprovedMove(ctx context.Context, tx store.Tx, a Approval) 
 		return func() {
 			e.reportPayout(stateChange{id: rec.ID, org: rec.Org, rail: rec.Rail, from: payouts.Succeeded, to: rec.Status, by: "operator"})
 		}, nil
-	case approvals.ThresholdChange:
-		as := a.Amount.Asset()
-		prev, err := e.threshold(tx, as.Code)
-		if err != nil {
-			return nil, err
-		}
-		var next money.Amount
-		if v := a.Details["threshold"]; v != "none" {
-			if next, err = money.Parse(as, v); err != nil {
-				return nil, fmt.Errorf("tambala: approval %s: threshold: %w", a.ID, err)
-			}
-		}
-		return nil, e.applyThreshold(ctx, tx, as, prev, next, by)
 	}
-	return nil, fmt.Errorf("tambala: approval %s of unknown kind %q", a.ID, a.Kind)
+	r := Resolution{Outcome: payouts.Failed, FailureCode: payouts.FailureCode(a.Details["failure_code"]),
+		Reason: a.Details["reason"], Reference: a.Details["reference"]}
+	out, from, err := e.resolveInTx(ctx, tx, a.Details["payout"], r, by)
+	if err != nil {
+		return nil, err
+	}
+	return func() { e.resolved(ctx, a.Details["payout"], r, out, from) }, nil
+}
+
+// approvedThreshold applies the threshold change of approval a.
+func (e *Engine) approvedThreshold(ctx context.Context, tx store.Tx, a Approval, by string) error {
+	as := a.Amount.Asset()
+	prev, err := e.threshold(tx, as.Code)
+	if err != nil {
+		return err
+	}
+	var next money.Amount
+	if v := a.Details["threshold"]; v != "none" {
+		if next, err = money.Parse(as, v); err != nil {
+			return fmt.Errorf("tambala: approval %s: threshold: %w", a.ID, err)
+		}
+	}
+	return e.applyThreshold(ctx, tx, as, prev, next, by)
 }
 
 func (e *Engine) loadApproval(tx store.Tx, id string) (Approval, error) {
-	var r codec.ApprovalRecord
-	if err := storage.GetJSON(tx, bucketApprovals, id, &r, errNotFound); err != nil {
-		return Approval{}, err
-	}
-	as, ok := e.assets.Lookup(money.AssetCode(r.Asset))
-	if !ok {
-		return Approval{}, fmt.Errorf("tambala: approval %s: asset %s is not configured", r.ID, r.Asset)
-	}
-	amt, err := money.Parse(as, r.Amount)
-	if err != nil {
-		return Approval{}, fmt.Errorf("tambala: approval %s: amount: %w", r.ID, err)
-	}
-	return Approval{ID: r.ID, Kind: approvals.Kind(r.Kind), Org: r.Org, Amount: amt, Key: r.Key, Role: r.Role, Details: r.Details,
-		RequestedBy: approvals.Party{Kind: approvals.PartyKind(r.RequestedByKind), UserID: r.RequestedByID, Email: r.RequestedByEmail},
-		RequestedAt: r.RequestedAt, Status: approvals.Status(r.Status),
-		DecidedBy: approvals.Party{Kind: approvals.PartyKind(r.DecidedByKind), UserID: r.DecidedByID, Email: r.DecidedByEmail},
-		DecidedAt: timeOf(r.DecidedAt), Reason: r.Reason}, nil
+	return storage.LoadApproval(tx, id, e.assets, errNotFound)
 }
 
-func (e *Engine) putApproval(tx store.Tx, a Approval) error {
-	return storage.PutJSON(tx, bucketApprovals, a.ID, codec.ApprovalRecord{ID: a.ID, Kind: string(a.Kind), Org: a.Org,
-		Asset: string(a.Amount.Asset().Code), Amount: a.Amount.String(), Key: a.Key, Role: a.Role, Details: a.Details,
-		RequestedByKind: string(a.RequestedBy.Kind), RequestedByID: a.RequestedBy.UserID, RequestedByEmail: a.RequestedBy.Email,
-		RequestedAt: a.RequestedAt, Status: string(a.Status), DecidedByKind: string(a.DecidedBy.Kind), DecidedByID: a.DecidedBy.UserID,
-		DecidedByEmail: a.DecidedBy.Email, DecidedAt: timePtr(a.DecidedAt), Reason: a.Reason})
-}
+func (e *Engine) putApproval(tx store.Tx, a Approval) error { return storage.SaveApproval(tx, a) }

@@ -3,7 +3,6 @@ package tambala
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/internal/work"
 	"github.com/tambalapay/tambala/money"
+	"github.com/tambalapay/tambala/orders"
 	"github.com/tambalapay/tambala/quotes"
 	"github.com/tambalapay/tambala/store"
 )
@@ -26,11 +26,9 @@ import (
 // the Converter port to completed (the hold captured to the desk, the
 // to_amount credited from it) or failed (the hold released).
 
-var (
-	bucketConversions      = []byte("conversions")
-	bucketConversionsByOrg = []byte("conversions.by_org")
-	conversionsDue         = storage.DueIndex("conversions.due")
-)
+// conversionRecord is a conversion as stored, with the worker's
+// bookkeeping (storage.ConversionRecord, storage.ConversionOf).
+type conversionRecord = codec.ConversionRecord
 
 // CreateConversion is the idempotent create of a conversion.
 const CreateConversion Operation = "conversions.create"
@@ -148,39 +146,13 @@ func (w *ConversionWorkerOptions) defaults() {
 	}
 }
 
+// conversionOf reads a stored conversion back.
 func (e *Engine) conversionOf(r conversionRecord) (Conversion, error) {
-	fa, ok1 := e.assets.Lookup(money.AssetCode(r.FromAsset))
-	ta, ok2 := e.assets.Lookup(money.AssetCode(r.ToAsset))
-	if !ok1 || !ok2 {
-		return Conversion{}, fmt.Errorf("conversion %s: asset %s or %s is not configured", r.ID, r.FromAsset, r.ToAsset)
-	}
-	from, err := money.Parse(fa, r.FromAmount)
-	if err != nil {
-		return Conversion{}, err
-	}
-	to, err := money.Parse(ta, r.ToAmount)
-	if err != nil {
-		return Conversion{}, err
-	}
-	rate, err := money.ParseRate(r.Rate)
-	if err != nil {
-		return Conversion{}, err
-	}
-	var f *ConversionFailure
-	if r.Failure != nil {
-		f = &ConversionFailure{Code: r.Failure.Code, Message: r.Failure.Message}
-	}
-	return Conversion{ID: r.ID, Org: r.Org, From: from, To: to, Rate: rate, Status: r.Status, Failure: f,
-		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}, nil
+	return storage.ConversionOf(r, e.assets)
 }
 
 func loadConversionRecord(tx store.Tx, id string) (conversionRecord, error) {
-	var r conversionRecord
-	if id == "" || len(id) > 64 {
-		return r, errNotFound
-	}
-	err := storage.GetJSON(tx, bucketConversions, id, &r, errNotFound)
-	return r, err
+	return storage.LoadConversion(tx, id, errNotFound)
 }
 
 func (e *Engine) loadOwnConversion(tx store.Tx, org, id string) (Conversion, error) {
@@ -202,15 +174,8 @@ func (c corridorPricer) ConversionRate(ctx context.Context, pair quotes.Pair) (m
 	ok := false
 	err := c.s.View(ctx, func(tx store.Tx) error {
 		ok = false
-		v, err := tx.Get(bucketCorridors, []byte(pair.Fiat().Code))
-		if isNotFound(err) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		cor, err := codec.DecodeCorridor(v)
-		if err != nil {
+		cor, found, err := storage.LoadCorridor(tx, pair.Fiat().Code)
+		if !found || err != nil {
 			return err
 		}
 		if r, err := cor.Rate(pair.Direction); err == nil {
@@ -276,7 +241,7 @@ func (e *Engine) quoteConversion(ctx context.Context, p Principal, req quotes.Re
 		if err != nil {
 			return err
 		}
-		return tx.Put(bucketQuotes, []byte(q.ID), codec.EncodeQuote(q))
+		return storage.SaveQuote(tx, q)
 	})
 	if err != nil {
 		return quotes.Quote{}, err
@@ -295,13 +260,43 @@ func (n NewConversion) Fingerprint() Fingerprint {
 	return fingerprint.Of("tambala.NewConversion/v1", n.QuoteID)
 }
 
-// createConversion is Client.CreateConversion.
+// createConversion is Client.CreateConversion: the quote loaded and spent
+// (newConversion), the hold posted, the quote and the conversion stored,
+// due to the worker at once, in the idempotent create's transaction.
 func (e *Engine) createConversion(ctx context.Context, p Principal, n NewConversion, idem Idempotency) (Created[Conversion], error) {
 	fp := idem.Fingerprint
 	if fp == (Fingerprint{}) {
 		fp = n.Fingerprint()
 	}
-	rc := resourceCodec[Conversion]{
+	created, err := create(ctx, e, p, CreateConversion, idem, fp, e.conversionCodec(), func(tx store.Tx, org *Organization) (Conversion, []byte, error) {
+		now := e.nowUTC()
+		c, q, postings, err := e.newConversion(tx, org, n, now)
+		if err != nil {
+			return Conversion{}, nil, err
+		}
+		if err := postDesk(tx, postings, now); err != nil {
+			return Conversion{}, nil, err
+		}
+		if c.From.Asset() == money.MWK {
+			if err := e.checkBalanceLow(tx, org.ID); err != nil {
+				return Conversion{}, nil, err
+			}
+		}
+		if err := storage.SaveQuote(tx, q); err != nil {
+			return Conversion{}, nil, err
+		}
+		b, err := storeNewConversion(tx, c, now)
+		return c, b, err
+	})
+	if err == nil && !created.Replayed {
+		e.reportConversion(created.Resource, "api")
+	}
+	return created, err
+}
+
+// conversionCodec reads a conversion an idempotent create kept.
+func (e *Engine) conversionCodec() resourceCodec[Conversion] {
+	return resourceCodec[Conversion]{
 		decode: func(_ string, stored []byte) (Conversion, error) {
 			r, err := cache.DecodeJSON[conversionRecord](stored)
 			if err != nil {
@@ -311,56 +306,48 @@ func (e *Engine) createConversion(ctx context.Context, p Principal, n NewConvers
 		},
 		decodeLegacy: func(string, []byte) (Conversion, error) { return Conversion{}, errcode.New(errcode.InternalError) },
 	}
-	created, err := create(ctx, e, p, CreateConversion, idem, fp, rc, func(tx store.Tx, org *Organization) (Conversion, []byte, error) {
-		now := e.nowUTC()
-		q, err := loadQuote(tx, org.ID, n.QuoteID)
-		if err != nil {
-			return Conversion{}, nil, err
-		}
-		if e.converter == nil {
-			return Conversion{}, nil, errNoConverterCoded
-		}
-		id := e.newID()
-		if q, err = q.Use(id, quotes.KindConversion, now); err != nil {
-			return Conversion{}, nil, err
-		}
-		for _, code := range []money.AssetCode{q.From.Asset().Code, q.To.Asset().Code} {
-			if _, err := e.enabledAsset(org, code, OpConvert); err != nil {
-				return Conversion{}, nil, err
-			}
-		}
-		c, postings := conversions.New(id, org.ID, q, now)
-		if err := postDesk(tx, postings, now); err != nil {
-			return Conversion{}, nil, err
-		}
-		if c.From.Asset() == money.MWK {
-			if err := e.checkBalanceLow(tx, org.ID); err != nil {
-				return Conversion{}, nil, err
-			}
-		}
-		if err := tx.Put(bucketQuotes, []byte(q.ID), codec.EncodeQuote(q)); err != nil {
-			return Conversion{}, nil, err
-		}
-		rec := toConversionRecord(c)
-		if err := conversionsDue.Move(tx, id, nil, &now); err != nil {
-			return Conversion{}, nil, err
-		}
-		rec.DueAt = &now
-		if err := storage.PutJSON(tx, bucketConversions, id, rec); err != nil {
-			return Conversion{}, nil, err
-		}
-		if err := tx.Put(bucketConversionsByOrg, storage.IndexKey(org.ID, id), nil); err != nil {
-			return Conversion{}, nil, err
-		}
-		stored := rec
-		stored.DueAt = nil
-		b, err := storage.Encode(stored)
-		return c, b, err
-	})
-	if err == nil && !created.Replayed {
-		e.reportConversion(created.Resource, "api")
+}
+
+// newConversion is the conversion n makes for org at now, the quote it
+// spends and the conversion's postings (conversions.New).
+func (e *Engine) newConversion(tx store.Tx, org *Organization, n NewConversion, now time.Time) (Conversion, quotes.Quote, []orders.Posting, error) {
+	q, err := loadQuote(tx, org.ID, n.QuoteID)
+	if err != nil {
+		return Conversion{}, q, nil, err
 	}
-	return created, err
+	if e.converter == nil {
+		return Conversion{}, q, nil, errNoConverterCoded
+	}
+	id := e.newID()
+	if q, err = q.Use(id, quotes.KindConversion, now); err != nil {
+		return Conversion{}, q, nil, err
+	}
+	for _, code := range []money.AssetCode{q.From.Asset().Code, q.To.Asset().Code} {
+		if _, err := e.enabledAsset(org, code, OpConvert); err != nil {
+			return Conversion{}, q, nil, err
+		}
+	}
+	c, postings := conversions.New(id, org.ID, q, now)
+	return c, q, postings, nil
+}
+
+// storeNewConversion stores new conversion c, due to the worker at now and
+// listed under its organization, and returns the record an idempotent
+// create keeps (with no worker bookkeeping).
+func storeNewConversion(tx store.Tx, c Conversion, now time.Time) ([]byte, error) {
+	rec := storage.ConversionRecord(c)
+	if err := storage.ConversionsDue.Move(tx, c.ID, nil, &now); err != nil {
+		return nil, err
+	}
+	rec.DueAt = &now
+	if err := storage.SaveConversion(tx, rec); err != nil {
+		return nil, err
+	}
+	if err := storage.IndexConversion(tx, c.Org, c.ID); err != nil {
+		return nil, err
+	}
+	rec.DueAt = nil
+	return storage.Encode(rec)
 }
 
 // reportConversion logs and counts a conversion's committed acceptance or
@@ -415,7 +402,7 @@ func (e *Engine) conversions(ctx context.Context, p Principal, page PageRequest,
 			loaded[id] = c
 			return err == nil && (f.Asset == "" || c.From.Asset().Code == f.Asset || c.To.Asset().Code == f.Asset), err
 		}
-		out, err = listPage(tx, bucketConversionsByOrg, org.ID, page, keep, func(id string) (Conversion, error) { return loaded[id], nil })
+		out, err = listPage(tx, storage.ConversionsByOrg, org.ID, page, keep, func(id string) (Conversion, error) { return loaded[id], nil })
 		return err
 	})
 	return out, err
@@ -449,7 +436,7 @@ func (e *Engine) processConversions(ctx context.Context) (int, bool, error) {
 	if e.converter == nil {
 		return 0, false, ErrNoConverter
 	}
-	ids, err := conversionsDue.Due(ctx, e.store, e.now(), e.convOpts.Batch)
+	ids, err := storage.ConversionsDue.Due(ctx, e.store, e.now(), e.convOpts.Batch)
 	if err != nil {
 		return 0, false, err
 	}
@@ -487,7 +474,7 @@ func (e *Engine) RunConversionWorker(ctx context.Context, interval time.Duration
 }
 
 func moveConversionDue(tx store.Tx, r *conversionRecord, next *time.Time) error {
-	if err := conversionsDue.Move(tx, r.ID, r.DueAt, next); err != nil {
+	if err := storage.ConversionsDue.Move(tx, r.ID, r.DueAt, next); err != nil {
 		return err
 	}
 	r.DueAt = next
@@ -509,12 +496,12 @@ func (e *Engine) claimConversion(tx store.Tx, id string) (conversionRecord, bool
 		if err := moveConversionDue(tx, &r, nil); err != nil {
 			return r, false, err
 		}
-		return r, false, storage.PutJSON(tx, bucketConversions, id, r)
+		return r, false, storage.SaveConversion(tx, r)
 	}
 	if err := moveConversionDue(tx, &r, at(now.Add(e.convOpts.Lease))); err != nil {
 		return r, false, err
 	}
-	return r, true, storage.PutJSON(tx, bucketConversions, id, r)
+	return r, true, storage.SaveConversion(tx, r)
 }
 
 // converterCall is the outcome of the converter's calls for a claimed
@@ -611,7 +598,7 @@ func (e *Engine) settleConversion(ctx context.Context, id string, fn func(tx sto
 			}
 			end = &done
 		}
-		return storage.PutJSON(tx, bucketConversions, id, r)
+		return storage.SaveConversion(tx, r)
 	})
 	if err == nil && end != nil {
 		e.reportConversion(*end, "worker")
@@ -646,10 +633,10 @@ func (e *Engine) failConversion(tx store.Tx, r *conversionRecord, c Conversion, 
 
 func (e *Engine) endConversion(tx store.Tx, r *conversionRecord, c Conversion, event string) error {
 	due, submitted := r.DueAt, r.Submitted
-	*r = toConversionRecord(c)
+	*r = storage.ConversionRecord(c)
 	r.DueAt, r.Submitted = due, submitted
 	if err := moveConversionDue(tx, r, nil); err != nil {
 		return err
 	}
-	return e.emit(tx, c.Org, event, render.Conversion(c), jsonResource(eventConversion, toConversionRecord(c)))
+	return e.emit(tx, c.Org, event, render.Conversion(c), jsonResource(eventConversion, storage.ConversionRecord(c)))
 }

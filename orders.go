@@ -1,9 +1,18 @@
 package tambala
 
+// The desk: the corridors and quotes, the orders (created, listed,
+// moved by the desk, expired by the sweep) and their funding proofs.
+// Their records are internal/storage's (desk.go); the rules are
+// packages quotes' and orders'.
+
 import (
 	"bytes"
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -15,37 +24,683 @@ import (
 	"github.com/tambalapay/tambala/approvals"
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/codec"
+	"github.com/tambalapay/tambala/internal/fingerprint"
 	"github.com/tambalapay/tambala/internal/render"
 	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/ledger"
+	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/orders"
+	"github.com/tambalapay/tambala/quotes"
 	"github.com/tambalapay/tambala/store"
 	"github.com/tambalapay/tambala/trades"
 )
 
-var (
-	bucketOrders          = []byte("orders")
-	bucketOrdersByOrg     = []byte("orders.by_org")
-	bucketOrderClientRefs = []byte("orders.client_ref")       // org NUL client_ref -> id
-	bucketOrderFundingRef = []byte("orders.funding_ref")      // reference -> id, across organizations
-	bucketOrderQueue      = []byte("orders.queue")            // status NUL id -> nil: the desk's queue
-	bucketProofs          = []byte("orders.proofs")           // proof id -> proof record
-	bucketOrderMovers     = []byte("orders.movers")           // id NUL move name -> who made it (moverOf)
-	ordersExpiry          = storage.DueIndex("orders.expiry") // from-bank funding deadlines
-)
+// CreateOrder is the idempotent create of a desk order.
+const CreateOrder Operation = "orders.create"
 
-func loadOrder(tx store.Tx, id string) (orders.Order, error) {
+func init() {
+	operationInfo[CreateOrder] = struct {
+		api    API
+		legacy string
+	}{APIv2, ""}
+}
+
+// The corridors' version (storage.CorridorsVersion) is a digest of the
+// corridors, written with each of them in the same transaction. A command
+// that needs the corridors reads it (one key, which every store serves from its caches when many
+// commands read it) and, finding the version it last scanned them at,
+// takes the list it kept instead of scanning the bucket again: on
+// PostgreSQL a scan is a range query to the server in every command, and
+// it made the creates of an order or an FX payout run twice in a batch
+// (docs/performance.md, "/v2 over HTTP"). A store whose corridors were
+// written before the version existed has none until the next corridor is
+// set; it is scanned each time meanwhile.
+
+// corridorsIn are the corridors as tx sees them. The slice is shared by
+// the commands reading the same version: callers do not modify it.
+func (e *Engine) corridorsIn(tx store.Tx) ([]quotes.Corridor, error) {
+	version, ok, err := storage.CorridorsVersion(tx)
+	switch {
+	case err != nil:
+		return nil, err
+	case !ok:
+		return storage.ScanCorridors(tx)
+	}
+	return e.cachedCorridors.Decode(version, func([]byte) ([]quotes.Corridor, error) { return storage.ScanCorridors(tx) })
+}
+
+// visibleCorridors are the corridors org sees: those of a currency in its
+// asset list.
+func (e *Engine) visibleCorridors(tx store.Tx, org *Organization) ([]quotes.Corridor, error) {
+	all, err := e.corridorsIn(tx)
+	if err != nil {
+		return nil, err
+	}
+	return quotes.Visible(all, func(code money.AssetCode) bool { return org.Enabled(code, "") }), nil
+}
+
+// setCorridor is Operator.SetCorridor.
+func (e *Engine) setCorridor(ctx context.Context, c quotes.Corridor) (quotes.Corridor, error) {
+	if err := e.checkCorridor(c); err != nil {
+		return quotes.Corridor{}, err
+	}
+	err := e.store.Update(ctx, func(tx store.Tx) error {
+		before := "none"
+		prev, ok, err := storage.LoadCorridor(tx, c.Asset.Code)
+		if err != nil {
+			return err
+		}
+		if ok {
+			before = corridorText(prev)
+		}
+		if err := e.auditAs(ctx, tx, "", AuditCorridorSet, string(c.Asset.Code), before+" -> "+corridorText(c)); err != nil {
+			return err
+		}
+		return putCorridor(tx, c)
+	})
+	return c, err
+}
+
+// corridorText is a corridor's figures for the audit trail.
+func corridorText(c quotes.Corridor) string {
+	rate := func(r money.Rate) string {
+		if r.IsZero() {
+			return "closed"
+		}
+		return r.String()
+	}
+	max := "none"
+	if c.Max.IsSet() {
+		max = c.Max.String()
+	}
+	return fmt.Sprintf("[open %t, to-bank rate %s, from-bank rate %s, min %s, max %s]", c.Open, rate(c.RateOffRamp), rate(c.RateOnRamp), c.Min, max)
+}
+
+// checkCorridor checks a corridor before any transaction.
+func (e *Engine) checkCorridor(c quotes.Corridor) error {
+	asset, ok := e.assets.Lookup(c.Asset.Code)
+	if !ok || asset != c.Asset {
+		return errcode.Newf(errcode.ValidationError, "%s is not a configured asset.", truncate(string(c.Asset.Code), 12))
+	}
+	return c.Validate(e.classes)
+}
+
+// putCorridor writes c and the corridors' new version
+// (storage.PutCorridor).
+func putCorridor(tx store.Tx, c quotes.Corridor) error { return storage.PutCorridor(tx, c) }
+
+// allCorridors is Operator.AllCorridors.
+func (e *Engine) allCorridors(ctx context.Context) ([]quotes.Corridor, error) {
+	var out []quotes.Corridor
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		var err error
+		out, err = storage.ScanCorridors(tx) // the host's own slice
+		return err
+	})
+	return out, err
+}
+
+// corridors is Client.Corridors.
+func (e *Engine) corridors(ctx context.Context, p Principal) ([]quotes.Corridor, error) {
+	var out []quotes.Corridor
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		org, err := e.admit(tx, p, APIv2)
+		if err != nil {
+			return err
+		}
+		out, err = e.visibleCorridors(tx, org)
+		return err
+	})
+	return out, err
+}
+
+// assetOf checks a /v2 asset code: well-formed (else unsupported_asset),
+// in the organization's list (else corridor_not_enabled, naming it).
+func (e *Engine) assetOf(org *Organization, code money.AssetCode, op string) (money.Asset, error) {
+	if err := quotes.CheckCode(code); err != nil {
+		return money.Asset{}, err
+	}
+	return e.enabledAsset(org, code, op)
+}
+
+// deskOperation is the operation a desk order of dir needs on its
+// corridor currency: payout to-bank, collection from-bank.
+func deskOperation(dir quotes.Direction) string {
+	if dir == quotes.ToBank {
+		return OpPayout
+	}
+	return OpCollection
+}
+
+// quoteOrder is Client.QuoteOrder.
+func (e *Engine) quoteOrder(ctx context.Context, p Principal, req quotes.Request) (quotes.Quote, error) {
+	if err := req.Check(); err != nil {
+		return quotes.Quote{}, err
+	}
+	var q quotes.Quote
+	err := e.store.Update(ctx, func(tx store.Tx) error {
+		org, err := e.admit(tx, p, APIv2)
+		if err != nil {
+			return err
+		}
+		from, err := e.assetOf(org, req.FromAsset, "")
+		if err != nil {
+			return err
+		}
+		to, err := e.assetOf(org, req.ToAsset, "")
+		if err != nil {
+			return err
+		}
+		pair, err := quotes.PairOf(from, to, e.classes)
+		if err != nil {
+			return err
+		}
+		visible, err := e.visibleCorridors(tx, org)
+		if err != nil {
+			return err
+		}
+		if _, err := quotes.FindCorridor(pair.Fiat().Code, visible); err != nil {
+			return err
+		}
+		if _, err := e.enabledAsset(org, pair.Fiat().Code, deskOperation(pair.Direction)); err != nil {
+			return err
+		}
+		q, err = quotes.NewOrder(req, pair, visible, quotes.Issue{Org: org.ID, Now: e.nowUTC(), TTL: e.orderOpts.QuoteTTL, ID: e.newID()})
+		if err != nil {
+			return err
+		}
+		return storage.SaveQuote(tx, q)
+	})
+	if err != nil {
+		return quotes.Quote{}, err
+	}
+	return q, nil
+}
+
+// loadQuote loads org's quote id; unknown, foreign and malformed ids are
+// all quotes.NotFound.
+func loadQuote(tx store.Tx, org, id string) (quotes.Quote, error) {
 	if id == "" || len(id) > 64 {
-		return orders.Order{}, errNotFound
+		return quotes.Quote{}, quotes.NotFound()
 	}
-	v, err := tx.Get(bucketOrders, []byte(id))
-	if isNotFound(err) {
-		return orders.Order{}, errNotFound
+	q, ok, err := storage.LoadQuote(tx, id)
+	if err == nil && (!ok || q.Org != org) {
+		return quotes.Quote{}, quotes.NotFound()
 	}
+	return q, err
+}
+
+// NewOrder is what Client.CreateOrder takes: the quote to execute, the
+// caller's own reference, and for a to-bank order the beneficiary (nil
+// when absent or null).
+type NewOrder struct {
+	QuoteID     string
+	ClientRef   string
+	Beneficiary *orders.Beneficiary
+	// BeneficiaryInvalid is set by a transport whose request had a
+	// beneficiary it could not read into Beneficiary (an unknown field, a
+	// value that is not a string): the engine answers it where it checks
+	// the beneficiary's fields, after the quote, and only for a
+	// to-bank order (a from-bank order with any beneficiary is
+	// beneficiary_not_allowed).
+	BeneficiaryInvalid error
+}
+
+// Fingerprint is the default idempotency fingerprint of n: SHA-256 over a
+// length-prefixed encoding of every field.
+func (n NewOrder) Fingerprint() Fingerprint {
+	f := fingerprint.New("tambala.NewOrder/v1")
+	f.Field(n.QuoteID)
+	f.Field(n.ClientRef)
+	if b := n.Beneficiary; b != nil {
+		f.Field("beneficiary")
+		f.Field(b.Name)
+		f.Field(b.BankName)
+		f.Field(b.AccountNumber)
+		if b.Branch != nil {
+			f.Field("branch")
+			f.Field(*b.Branch)
+		}
+	}
+	return f.Sum()
+}
+
+var orderCodec = resourceCodec[orders.Order]{
+	decode:       func(_ string, stored []byte) (orders.Order, error) { return codec.DecodeOrder(stored) },
+	decodeLegacy: func(string, []byte) (orders.Order, error) { return orders.Order{}, errcode.New(errcode.InternalError) },
+}
+
+// createOrder is Client.CreateOrder: the quote loaded and spent, the
+// order made (newOrder), its hold posted, the quote, the order and its
+// indexes stored, in the idempotent create's transaction.
+func (e *Engine) createOrder(ctx context.Context, p Principal, n NewOrder, idem Idempotency) (Created[orders.Order], error) {
+	fp := idem.Fingerprint
+	if fp == (Fingerprint{}) {
+		fp = n.Fingerprint()
+	}
+	created, err := create(ctx, e, p, CreateOrder, idem, fp, orderCodec, func(tx store.Tx, org *Organization) (orders.Order, []byte, error) {
+		now := e.nowUTC()
+		o, q, postings, err := e.newOrder(tx, org, n, now)
+		if err != nil {
+			return orders.Order{}, nil, err
+		}
+		if err := postDesk(tx, postings, now); err != nil {
+			return orders.Order{}, nil, err
+		}
+		if err := storage.SaveQuote(tx, q); err != nil {
+			return orders.Order{}, nil, err
+		}
+		if err := storage.SaveOrderClientRef(tx, org.ID, n.ClientRef, o.ID); err != nil {
+			return orders.Order{}, nil, err
+		}
+		if err := storage.SaveOrder(tx, orders.Order{}, o); err != nil {
+			return orders.Order{}, nil, err
+		}
+		return o, codec.EncodeOrder(o), nil
+	})
+	if err == nil && !created.Replayed {
+		e.reportOrder(created.Resource, true, "api")
+	}
+	return created, err
+}
+
+// newOrder is the order n makes for org at now, the quote it spends and
+// the order's postings, checked in the order the API answers: the
+// body's shape, the quote, the beneficiary, the order's own rules, the
+// assets and the desk, the client_ref.
+func (e *Engine) newOrder(tx store.Tx, org *Organization, n NewOrder, now time.Time) (orders.Order, quotes.Quote, []orders.Posting, error) {
+	if err := orders.ValidateClientRef(n.ClientRef); err != nil { // the body's shape comes before the quote
+		return orders.Order{}, quotes.Quote{}, nil, err
+	}
+	q, err := loadQuote(tx, org.ID, n.QuoteID)
+	if err != nil {
+		return orders.Order{}, quotes.Quote{}, nil, err
+	}
+	id := e.newID()
+	if q, err = q.Use(id, quotes.KindOrder, now); err != nil {
+		return orders.Order{}, quotes.Quote{}, nil, err
+	}
+	dir := orderDirection(q.Direction)
+	if err := checkBeneficiaryRead(dir, n.BeneficiaryInvalid); err != nil {
+		return orders.Order{}, quotes.Quote{}, nil, err
+	}
+	o, postings, err := orders.New(orders.Params{ID: id, Org: org.ID, QuoteID: q.ID, Direction: dir,
+		From: q.From, To: q.To, Rate: q.Rate, ClientRef: n.ClientRef, Beneficiary: n.Beneficiary}, now)
+	if err != nil {
+		return orders.Order{}, quotes.Quote{}, nil, err
+	}
+	if err := e.checkDeskFor(tx, org, q); err != nil {
+		return orders.Order{}, quotes.Quote{}, nil, err
+	}
+	_, used, err := storage.OrderByClientRef(tx, org.ID, n.ClientRef)
+	if err == nil && used {
+		err = errClientRefUsed()
+	}
+	return o, q, postings, err
+}
+
+// checkDeskFor checks that org may trade quote q now: both its assets
+// enabled, its corridor enabled for the desk's operation, the desk open.
+func (e *Engine) checkDeskFor(tx store.Tx, org *Organization, q quotes.Quote) error {
+	for _, code := range []money.AssetCode{q.From.Asset().Code, q.To.Asset().Code} {
+		if _, err := e.enabledAsset(org, code, ""); err != nil {
+			return err
+		}
+	}
+	if _, err := e.enabledAsset(org, q.Corridor(), deskOperation(q.Direction)); err != nil {
+		return err
+	}
+	visible, err := e.visibleCorridors(tx, org)
+	if err != nil {
+		return err
+	}
+	return quotes.CheckDeskOpen(visible)
+}
+
+// The order rules below are pure; they belong in package orders and move
+// there with its next change (the root keeps them meanwhile).
+
+// orderDirection is the direction of an order of a quote of dir.
+func orderDirection(dir quotes.Direction) orders.Direction {
+	if dir == quotes.FromBank {
+		return orders.FromBank
+	}
+	return orders.ToBank
+}
+
+// checkBeneficiaryRead answers a beneficiary a transport could not read
+// (invalid, not nil): a from-bank order may have none at all
+// (beneficiary_not_allowed); a to-bank one is told invalid.
+func checkBeneficiaryRead(dir orders.Direction, invalid error) error {
+	if invalid == nil {
+		return nil
+	}
+	if dir == orders.FromBank {
+		return errcode.Newf(errcode.BeneficiaryNotAllowed, "A from-bank order must not have a beneficiary.")
+	}
+	return invalid
+}
+
+// checkHasProof answers an order with no funding proof not_found.
+func checkHasProof(o orders.Order) error {
+	if o.Proof == nil {
+		return errcode.Newf(errcode.NotFound, "This order has no funding proof.")
+	}
+	return nil
+}
+
+// errClientRefUsed is the answer to an order whose client_ref another of
+// the organization's orders has.
+func errClientRefUsed() error {
+	return errcode.Newf(errcode.ClientRefUsed, "The client_ref is already used by another order of this organization.")
+}
+
+// order is Client.Order.
+func (e *Engine) order(ctx context.Context, p Principal, id string) (orders.Order, error) {
+	var o orders.Order
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		if _, err := e.admit(tx, p, APIv2); err != nil {
+			return err
+		}
+		var err error
+		o, err = loadOwnOrder(tx, p.Org.ID, id)
+		return err
+	})
+	return o, err
+}
+
+// OrderFilter narrows a list of orders.
+type OrderFilter struct {
+	Status    orders.Status // "" for every status
+	ClientRef string        // "" for every order; else the one with this exact client_ref
+}
+
+// orders is Client.Orders.
+func (e *Engine) orders(ctx context.Context, p Principal, page PageRequest, f OrderFilter) (Page[orders.Order], error) {
+	if f.Status != "" {
+		if _, err := orders.ParseStatus(string(f.Status)); err != nil {
+			return Page[orders.Order]{}, err
+		}
+	}
+	var out Page[orders.Order]
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		if _, err := e.admit(tx, p, APIv2); err != nil {
+			return err
+		}
+		if f.ClientRef != "" {
+			out = Page[orders.Order]{Items: []orders.Order{}}
+			id, ok, err := storage.OrderByClientRef(tx, p.Org.ID, f.ClientRef)
+			if !ok || err != nil {
+				return err
+			}
+			o, err := loadOwnOrder(tx, p.Org.ID, id)
+			if err == nil && (f.Status == "" || o.Status == f.Status) {
+				out.Items = append(out.Items, o)
+			}
+			return err
+		}
+		loaded := map[string]orders.Order{}
+		keep := func(id string) (bool, error) {
+			o, err := loadOwnOrder(tx, p.Org.ID, id)
+			loaded[id] = o
+			return err == nil && (f.Status == "" || o.Status == f.Status), err
+		}
+		var err error
+		out, err = listPage(tx, storage.OrdersByOrg, p.Org.ID, page, keep, func(id string) (orders.Order, error) { return loaded[id], nil })
+		return err
+	})
+	return out, err
+}
+
+// ProofUpload is a funding proof a caller uploads: its media type
+// (application/pdf, image/png or image/jpeg; parameters ignored) and its
+// content, read up to OrderOptions.MaxProofBytes.
+type ProofUpload struct {
+	ContentType string
+	Content     io.Reader
+}
+
+// MaxProofBytes is the engine's cap on a funding proof.
+func (e *Engine) MaxProofBytes() int64 { return e.orderOpts.MaxProofBytes }
+
+// uploadProof is Client.UploadProof: the order checked (proofPrecheck),
+// the content read and checked (checkProofContent), the move tried with
+// its hash before any byte is stored, the bytes put in the ProofStore,
+// then the move made and the proof recorded (recordProof).
+func (e *Engine) uploadProof(ctx context.Context, p Principal, orderID string, up ProofUpload) (orders.Order, error) {
+	mt, err := orders.ProofMediaType(up.ContentType)
 	if err != nil {
 		return orders.Order{}, err
 	}
-	return codec.DecodeOrder(v)
+	if up.Content == nil {
+		up.Content = bytes.NewReader(nil)
+	}
+	var current orders.Order
+	var deadline time.Time
+	if err := e.store.View(ctx, func(tx store.Tx) error {
+		var err error
+		current, deadline, err = e.proofPrecheck(tx, p, orderID, mt)
+		return err
+	}); err != nil {
+		return orders.Order{}, err
+	}
+	data, err := io.ReadAll(io.LimitReader(up.Content, e.orderOpts.MaxProofBytes+1))
+	if err != nil {
+		return orders.Order{}, err
+	}
+	if err := checkProofContent(mt, data, e.orderOpts.MaxProofBytes); err != nil {
+		return orders.Order{}, err
+	}
+	sum := sha256.Sum256(data)
+	proof := orders.ProofUploaded{ID: "-", SHA256: hex.EncodeToString(sum[:]), ContentType: mt, Size: int64(len(data)), Deadline: deadline}
+	// The move with the real hash, before any byte is stored: the newest
+	// proof again while it is under review is the order unchanged (a safe
+	// retry); another one then is proof_not_expected.
+	if _, fx, err := orders.Apply(current, proof, e.nowUTC()); err != nil {
+		return orders.Order{}, err
+	} else if !fx.Changed {
+		return current, nil
+	}
+	proof.ID = e.newID()
+	if err := e.proofs.Put(ctx, proof.ID, mt, bytes.NewReader(data)); err != nil {
+		return orders.Order{}, err
+	}
+	var o orders.Order
+	err = e.store.Update(ctx, func(tx store.Tx) error {
+		var err error
+		o, err = e.recordProof(ctx, tx, p, orderID, proof)
+		return err
+	})
+	if err == nil {
+		e.reportOrder(o, true, "api")
+	}
+	return o, err
+}
+
+// proofPrecheck loads p's order id for an upload of a proof of media type
+// mt and the funding deadline honoured (zero: the order's own), and
+// checks that a proof is expected: a dry run of the move with a
+// placeholder proof. An order under review with a proof passes: the
+// newest proof again is decided once its bytes are hashed.
+func (e *Engine) proofPrecheck(tx store.Tx, p Principal, id, mt string) (orders.Order, time.Time, error) {
+	if _, err := e.admit(tx, p, APIv2); err != nil {
+		return orders.Order{}, time.Time{}, err
+	}
+	o, err := loadOwnOrder(tx, p.Org.ID, id)
+	if err != nil {
+		return o, time.Time{}, err
+	}
+	pause, err := e.readPause(tx)
+	if err != nil {
+		return o, time.Time{}, err
+	}
+	var deadline time.Time
+	if exp, ok := o.ExpiresAt(); ok {
+		deadline = e.effectiveDeadline(pause, exp)
+	}
+	if o.Status == orders.ProofSubmitted && o.Proof != nil {
+		return o, deadline, nil
+	}
+	_, _, err = orders.Apply(o, orders.ProofUploaded{ID: "-", SHA256: strings.Repeat("0", 64), ContentType: mt, Size: 1, Deadline: deadline}, e.nowUTC())
+	return o, deadline, err
+}
+
+// recordProof makes the upload of proof (its bytes stored) on p's order id
+// in tx, checked again: the move, its audit entry and the proof's record.
+func (e *Engine) recordProof(ctx context.Context, tx store.Tx, p Principal, id string, proof orders.ProofUploaded) (orders.Order, error) {
+	if _, _, err := e.proofPrecheck(tx, p, id, proof.ContentType); err != nil {
+		return orders.Order{}, err
+	}
+	now := e.nowUTC()
+	m, err := e.applyOrder(tx, id, p.Org.ID, proof, now)
+	if err != nil {
+		return m.Order, err
+	}
+	if err := e.auditAs(ctx, tx, p.Org.ID, AuditProofUploaded, id, fmt.Sprintf("proof %s (%s, %d bytes, sha256 %s): status %s -> %s",
+		proof.ID, proof.ContentType, proof.Size, proof.SHA256, m.From, m.Order.Status)); err != nil {
+		return m.Order, err
+	}
+	return m.Order, storage.SaveProof(tx, proofRecord{ID: proof.ID, Order: id, Org: p.Org.ID,
+		SHA256: proof.SHA256, ContentType: proof.ContentType, Size: proof.Size, UploadedAt: now})
+}
+
+// checkProofContent checks a funding proof's bytes, read up to max+1:
+// at most max of them, some, and of media type mt. (A pure order rule:
+// it belongs in package orders.)
+func checkProofContent(mt string, data []byte, max int64) error {
+	switch {
+	case int64(len(data)) > max:
+		return errcode.Newf(errcode.PayloadTooLarge, "A funding proof may be at most %d bytes.", max)
+	case len(data) == 0:
+		return errcode.Newf(errcode.ValidationError, "The funding proof is empty.")
+	case !orders.ProofIs(mt, data):
+		return errcode.Newf(errcode.UnsupportedMediaType, "The content is not %s.", mt)
+	}
+	return nil
+}
+
+// ProofLink is a short-lived link to a funding proof: the token that
+// Engine.OpenProofLink opens, which needs no API key.
+type ProofLink struct {
+	Token     string
+	ExpiresAt time.Time
+}
+
+// proofLinkKey returns the HMAC key of proof links, kept in the store so
+// that every instance over it agrees (made on first use).
+func (e *Engine) proofLinkKey(ctx context.Context) ([]byte, error) {
+	var key []byte
+	var ok bool
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		var err error
+		key, ok, err = storage.LoadProofLinkKey(tx)
+		return err
+	})
+	if err != nil || ok {
+		return key, err
+	}
+	fresh := make([]byte, 32)
+	if _, err := io.ReadFull(e.random, fresh); err != nil {
+		return nil, err
+	}
+	err = e.store.Update(ctx, func(tx store.Tx) error {
+		v, ok, err := storage.LoadProofLinkKey(tx)
+		if ok || err != nil { // another instance made it first
+			key = v
+			return err
+		}
+		key = fresh
+		return storage.SaveProofLinkKey(tx, fresh)
+	})
+	return key, err
+}
+
+func proofMAC(key []byte, org, order, proof string, exp int64) []byte {
+	m := hmac.New(sha256.New, key)
+	for _, s := range []string{org, order, proof} {
+		m.Write(binary.AppendUvarint(nil, uint64(len(s))))
+		m.Write([]byte(s))
+	}
+	m.Write(binary.BigEndian.AppendUint64(nil, uint64(exp)))
+	return m.Sum(nil)
+}
+
+// proofLinkFor is Client.ProofLink.
+func (e *Engine) proofLinkFor(ctx context.Context, p Principal, orderID string) (ProofLink, error) {
+	o, err := e.order(ctx, p, orderID)
+	if err != nil {
+		return ProofLink{}, err
+	}
+	if err := checkHasProof(o); err != nil {
+		return ProofLink{}, err
+	}
+	key, err := e.proofLinkKey(ctx)
+	if err != nil {
+		return ProofLink{}, err
+	}
+	exp := e.nowUTC().Add(e.orderOpts.ProofLinkTTL)
+	payload := strings.Join([]string{o.Org, o.ID, o.Proof.ID}, "\x00")
+	raw := binary.BigEndian.AppendUint64([]byte(payload+"\x00"), uint64(exp.UnixMilli()))
+	raw = append(raw, proofMAC(key, o.Org, o.ID, o.Proof.ID, exp.UnixMilli())...)
+	return ProofLink{Token: base64.RawURLEncoding.EncodeToString(raw), ExpiresAt: exp}, nil
+}
+
+// OpenProofLink opens the proof a link's token names: a bad, forged or
+// expired token is not_found; while /v2 is paused, the pause's error.
+func (e *Engine) OpenProofLink(ctx context.Context, token string) (ProofFile, error) {
+	pause, err := e.pause(ctx)
+	if err != nil {
+		return ProofFile{}, err
+	}
+	if err := pause.Err(APIv2); err != nil {
+		return ProofFile{}, err
+	}
+	// Strict: only the canonical spelling decodes (unused trailing bits
+	// zero), so one link has one token.
+	raw, err := base64.RawURLEncoding.Strict().DecodeString(token)
+	if err != nil || len(raw) < 8+32+4 {
+		return ProofFile{}, errNotFound
+	}
+	mac := raw[len(raw)-32:]
+	exp := int64(binary.BigEndian.Uint64(raw[len(raw)-40 : len(raw)-32]))
+	parts := strings.Split(string(raw[:len(raw)-41]), "\x00")
+	if len(parts) != 3 || raw[len(raw)-41] != 0 {
+		return ProofFile{}, errNotFound
+	}
+	key, err := e.proofLinkKey(ctx)
+	if err != nil {
+		return ProofFile{}, err
+	}
+	if !hmac.Equal(mac, proofMAC(key, parts[0], parts[1], parts[2], exp)) || e.nowUTC().UnixMilli() > exp {
+		return ProofFile{}, errNotFound
+	}
+	return e.openProof(ctx, parts[2])
+}
+
+// PruneQuotes deletes quotes a day past their expiry (used or not), at
+// most batch per call, and reports how many it deleted. Run calls it with
+// the idempotency pruning.
+func (e *Engine) PruneQuotes(ctx context.Context, batch int) (int, error) {
+	if batch <= 0 {
+		batch = 1000
+	}
+	now := e.nowUTC()
+	n := 0
+	err := e.store.Update(ctx, func(tx store.Tx) error {
+		var err error
+		n, err = storage.PruneQuotes(tx, now, batch)
+		return err
+	})
+	return n, err
+}
+
+// bucketOrderQueue is the desk's queue, which the operator's home
+// (dashboard.go) scans; it goes once that scan moves into storage.
+var bucketOrderQueue = storage.OrderQueue
+
+// loadOrder loads order id; an unknown one is not_found.
+func loadOrder(tx store.Tx, id string) (orders.Order, error) {
+	return storage.LoadOrder(tx, id, errNotFound)
 }
 
 // loadOwnOrder is loadOrder for org's own orders: another organization's
@@ -56,64 +711,6 @@ func loadOwnOrder(tx store.Tx, org, id string) (orders.Order, error) {
 		return orders.Order{}, errNotFound
 	}
 	return o, err
-}
-
-func queueKey(s orders.Status, id string) []byte {
-	return append(append([]byte(s), 0), id...)
-}
-
-// putOrder stores o, keeping the desk queue and the expiry index in step
-// with prev (zero for a new order).
-func putOrder(tx store.Tx, prev, o orders.Order) error {
-	if prev.Status != o.Status {
-		if prev.Status != "" {
-			if err := tx.Delete(bucketOrderQueue, queueKey(prev.Status, o.ID)); err != nil {
-				return err
-			}
-		}
-		if err := tx.Put(bucketOrderQueue, queueKey(o.Status, o.ID), nil); err != nil {
-			return err
-		}
-	}
-	var next *time.Time
-	if t, ok := o.ExpiresAt(); ok && o.Status == orders.AwaitingFunds && o.Proof == nil {
-		next = &t
-	}
-	if _, had := prev.ExpiresAt(); had || next != nil {
-		if err := moveExpiry(tx, o.ID, next); err != nil {
-			return err
-		}
-	}
-	return tx.Put(bucketOrders, []byte(o.ID), codec.EncodeOrder(o))
-}
-
-// bucketOrderExpiryAt keeps, per order, the time it is listed at in the
-// expiry index (its deadline, or a later one a pause extended it to), so
-// that every change of the listing removes the entry it replaces.
-var bucketOrderExpiryAt = []byte("orders.expiry_at")
-
-// moveExpiry lists order id in the expiry index at next (nil: unlisted),
-// removing the entry it had.
-func moveExpiry(tx store.Tx, id string, next *time.Time) error {
-	var old *time.Time
-	v, err := tx.Get(bucketOrderExpiryAt, []byte(id))
-	switch {
-	case err == nil && len(v) == 8:
-		t := time.Unix(0, int64(binary.BigEndian.Uint64(v))).UTC()
-		old = &t
-	case err != nil && !isNotFound(err):
-		return err
-	}
-	if old == nil && next == nil {
-		return nil
-	}
-	if err := ordersExpiry.Move(tx, id, old, next); err != nil {
-		return err
-	}
-	if next == nil {
-		return tx.Delete(bucketOrderExpiryAt, []byte(id))
-	}
-	return tx.Put(bucketOrderExpiryAt, []byte(id), binary.BigEndian.AppendUint64(nil, uint64(next.UnixNano())))
 }
 
 // postDesk posts the ledger movements of a desk product (an order's or a
@@ -179,7 +776,7 @@ func (e *Engine) applyOrder(tx store.Tx, id string, org string, cmd orders.Comma
 			return m, err
 		}
 	}
-	if err := putOrder(tx, prev, o); err != nil {
+	if err := storage.SaveOrder(tx, prev, o); err != nil {
 		return m, err
 	}
 	for _, ev := range fx.Events {
@@ -206,75 +803,121 @@ func (e *Engine) reportOrder(o orders.Order, moved bool, by string) {
 	e.metrics.OrderMoved(o.Direction, o.Status, by)
 }
 
-// moveOrder is Operator.MoveOrder.
+// moveOrder is Operator.MoveOrder: the move checked (checkDeskMove), then
+// made in one transaction (deskMove), drawn again when a generated
+// funding reference met another order's.
 func (e *Engine) moveOrder(ctx context.Context, id string, cmd orders.Command) (orders.Order, error) {
-	switch cmd.(type) {
-	case orders.ProofUploaded, orders.Expire:
-		return orders.Order{}, errcode.Newf(errcode.ValidationError, "%s is not a desk move.", cmd.Name())
-	case nil:
-		return orders.Order{}, errcode.Newf(errcode.ValidationError, "no move given.")
+	if err := checkDeskMove(cmd); err != nil {
+		return orders.Order{}, err
 	}
 	for try := 0; ; try++ {
-		if in, ok := cmd.(orders.Instructions); ok {
-			in.Window = e.orderOpts.FundingWindow
-			if _, err := io.ReadFull(e.random, in.Random[:]); err != nil {
-				return orders.Order{}, err
-			}
-			cmd = in
+		var err error
+		if cmd, err = e.drawInstructions(cmd); err != nil {
+			return orders.Order{}, err
 		}
-		var o orders.Order
-		var moved, clash bool
-		var pending *Approval
-		err := e.store.Update(ctx, func(tx store.Tx) error {
-			clash, pending = false, nil
-			if _, ok := cmd.(orders.ReturnRefund); ok {
-				var err error
-				if pending, err = e.gateRefund(ctx, tx, id); err != nil || pending != nil {
-					return err
-				}
-			}
-			m, err := e.applyOrder(tx, id, "", cmd, e.nowUTC())
-			o, moved = m.Order, m.moved()
-			if err != nil {
-				return err
-			}
-			if !m.Changed {
-				return checkRepeat(ctx, tx, id, cmd)
-			}
-			if err := e.auditAs(ctx, tx, o.Org, AuditOrderMoved, o.ID, orderMoveSummary(cmd, m)); err != nil {
-				return err
-			}
-			if err := putMover(ctx, tx, id, cmd); err != nil {
-				return err
-			}
-			if !moved || o.Funding == nil || o.Status != orders.AwaitingFunds {
-				return nil
-			}
-			// The funding reference is unique across organizations.
-			ref := []byte(o.Funding.Reference)
-			if owner, err := tx.Get(bucketOrderFundingRef, ref); err == nil && string(owner) != o.ID {
-				if in := cmd.(orders.Instructions); in.Reference != "" {
-					return errcode.Newf(errcode.Conflict, "The funding reference %s is already used by another order.", in.Reference)
-				}
-				clash = true
-				return errRetryReference
-			} else if err != nil && !isNotFound(err) {
-				return err
-			}
-			return tx.Put(bucketOrderFundingRef, ref, []byte(o.ID))
+		var r deskMoved
+		err = e.store.Update(ctx, func(tx store.Tx) error {
+			var err error
+			r, err = e.deskMove(ctx, tx, id, cmd)
+			return err
 		})
-		if clash && try < 5 {
+		if r.clash && try < 5 {
 			continue // a generated reference met another: draw again
 		}
 		if err != nil {
 			return orders.Order{}, err
 		}
-		if pending != nil {
-			return orders.Order{}, &ApprovalPendingError{Approval: *pending}
+		if r.pending != nil {
+			return orders.Order{}, &ApprovalPendingError{Approval: *r.pending}
 		}
-		e.reportOrder(o, moved, "desk")
-		return o, nil
+		e.reportOrder(r.order, r.moved, "desk")
+		return r.order, nil
 	}
+}
+
+// deskMoved is what deskMove did.
+type deskMoved struct {
+	order   orders.Order
+	moved   bool      // the order's status changed
+	clash   bool      // a generated funding reference met another order's
+	pending *Approval // the move waits for this approval; nothing moved
+}
+
+// deskMove makes the desk's move cmd of order id in tx: four-eyes for a
+// refund returned (gateRefund), the move (applyOrder), or the repeat
+// decided (checkRepeat); the audit entry, the mover, and a new funding
+// reference claimed.
+func (e *Engine) deskMove(ctx context.Context, tx store.Tx, id string, cmd orders.Command) (deskMoved, error) {
+	if _, ok := cmd.(orders.ReturnRefund); ok {
+		pending, err := e.gateRefund(ctx, tx, id)
+		if err != nil || pending != nil {
+			return deskMoved{pending: pending}, err
+		}
+	}
+	m, err := e.applyOrder(tx, id, "", cmd, e.nowUTC())
+	r := deskMoved{order: m.Order, moved: m.moved()}
+	if err != nil {
+		return r, err
+	}
+	if !m.Changed {
+		return r, checkRepeat(ctx, tx, id, cmd)
+	}
+	if err := e.auditAs(ctx, tx, r.order.Org, AuditOrderMoved, r.order.ID, orderMoveSummary(cmd, m)); err != nil {
+		return r, err
+	}
+	if err := putMover(ctx, tx, id, cmd); err != nil {
+		return r, err
+	}
+	if !r.moved || r.order.Funding == nil || r.order.Status != orders.AwaitingFunds {
+		return r, nil
+	}
+	r.clash, err = claimFundingRef(tx, r.order, cmd)
+	return r, err
+}
+
+// claimFundingRef makes o's new funding reference o's: it is unique across
+// organizations. A reference the desk chose that another order has is
+// conflict; a generated one is a clash (errRetryReference), drawn again.
+func claimFundingRef(tx store.Tx, o orders.Order, cmd orders.Command) (clash bool, err error) {
+	owner, taken, err := storage.FundingRefOwner(tx, o.Funding.Reference)
+	switch {
+	case err != nil:
+		return false, err
+	case taken && owner != o.ID:
+		if in := cmd.(orders.Instructions); in.Reference != "" {
+			return false, errcode.Newf(errcode.Conflict, "The funding reference %s is already used by another order.", in.Reference)
+		}
+		return true, errRetryReference
+	}
+	return false, storage.SaveFundingRef(tx, o.Funding.Reference, o.ID)
+}
+
+// drawInstructions gives a move of instructions the funding window and
+// fresh random bytes (for a reference it generates); another move is
+// returned as it is.
+func (e *Engine) drawInstructions(cmd orders.Command) (orders.Command, error) {
+	in, ok := cmd.(orders.Instructions)
+	if !ok {
+		return cmd, nil
+	}
+	in.Window = e.orderOpts.FundingWindow
+	if _, err := io.ReadFull(e.random, in.Random[:]); err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+// checkDeskMove refuses a move the desk may not make: a proof's upload and
+// the expiry are the client's and the sweep's. (A pure order rule: it
+// belongs in package orders.)
+func checkDeskMove(cmd orders.Command) error {
+	switch cmd.(type) {
+	case orders.ProofUploaded, orders.Expire:
+		return errcode.Newf(errcode.ValidationError, "%s is not a desk move.", cmd.Name())
+	case nil:
+		return errcode.Newf(errcode.ValidationError, "no move given.")
+	}
+	return nil
 }
 
 var errRetryReference = errors.New("tambala: generated funding reference already used")
@@ -286,11 +929,6 @@ var errRetryReference = errors.New("tambala: generated funding reference already
 // unchanged, with no error; so does any repeat when no person asked (the
 // engine's own work, or a move made before movers were recorded).
 var ErrOrderAlreadyMoved = errors.New("tambala: the order already moved")
-
-// moverKey is the key of who made move of order id.
-func moverKey(id string, cmd orders.Command) []byte {
-	return []byte(id + "\x00" + cmd.Name())
-}
 
 // moverOf is how a mover is recorded: the actor's kind and id (a staff
 // user's, or none for the automation), NUL, and the name shown.
@@ -304,7 +942,7 @@ func putMover(ctx context.Context, tx store.Tx, id string, cmd orders.Command) e
 	if !ok {
 		return nil
 	}
-	return tx.Put(bucketOrderMovers, moverKey(id, cmd), moverOf(a))
+	return storage.SaveMover(tx, id, cmd.Name(), moverOf(a))
 }
 
 // checkRepeat decides a move that changed nothing: a repeat by whoever
@@ -317,11 +955,8 @@ func checkRepeat(ctx context.Context, tx store.Tx, id string, cmd orders.Command
 	if !ok {
 		return nil
 	}
-	v, err := tx.Get(bucketOrderMovers, moverKey(id, cmd))
-	if isNotFound(err) {
-		return nil
-	}
-	if err != nil {
+	v, ok, err := storage.LoadMover(tx, id, cmd.Name())
+	if !ok || err != nil {
 		return err
 	}
 	who, name, _ := strings.Cut(string(v), "\x00")
@@ -364,11 +999,6 @@ func (e *Engine) deskOrders(ctx context.Context, q DeskQueue, page PageRequest) 
 	out := Page[orders.Order]{Items: []orders.Order{}}
 	err = e.store.View(ctx, func(tx store.Tx) error {
 		out.Items, out.NextBeforeID = out.Items[:0], ""
-		bucket, opt, prefix := bucketOrders, store.ScanOptions{Reverse: true}, []byte(nil)
-		if q.Status != "" {
-			prefix = append([]byte(q.Status), 0)
-			bucket, opt = bucketOrderQueue, store.ScanOptions{Reverse: true, Prefix: prefix}
-		}
 		if page.BeforeID != "" {
 			if _, err := loadOrder(tx, page.BeforeID); err != nil {
 				if errors.Is(err, errNotFound) {
@@ -376,16 +1006,15 @@ func (e *Engine) deskOrders(ctx context.Context, q DeskQueue, page PageRequest) 
 				}
 				return err
 			}
-			opt.End = append(append([]byte(nil), prefix...), page.BeforeID...)
 		}
 		budget, examined, last := storage.ExamineBudget(page.Limit), 0, ""
-		return tx.Scan(bucket, opt, func(k, v []byte) (bool, error) {
+		return storage.ScanDeskOrders(tx, q.Status, page.BeforeID, func(id string) (bool, error) {
 			if q.OrgID != "" && examined == budget { // more to look at, past the budget
 				out.NextBeforeID = last
 				return false, nil
 			}
 			examined++
-			o, err := loadOrder(tx, string(k[len(prefix):]))
+			o, err := loadOrder(tx, id)
 			if err != nil {
 				return false, err
 			}
@@ -420,7 +1049,7 @@ func (e *Engine) ProcessOrders(ctx context.Context) (int, error) {
 		return 0, nil
 	}
 	now := e.nowUTC()
-	ids, err := ordersExpiry.Due(ctx, e.store, now, 100)
+	ids, err := storage.OrdersExpiry.Due(ctx, e.store, now, 100)
 	if err != nil {
 		return 0, err
 	}
@@ -435,12 +1064,12 @@ func (e *Engine) ProcessOrders(ctx context.Context) (int, error) {
 			}
 			exp, ok := cur.ExpiresAt()
 			if !ok || cur.Status != orders.AwaitingFunds || cur.Proof != nil {
-				return moveExpiry(tx, id, nil) // not the sweep's any more
+				return storage.MoveOrderExpiry(tx, id, nil) // not the sweep's any more
 			}
 			effective := e.effectiveDeadline(pause, exp)
 			if !orders.ExpiryDue(cur, now, effective) {
 				if effective.After(now) { // honoured longer: look again then
-					return moveExpiry(tx, id, &effective)
+					return storage.MoveOrderExpiry(tx, id, &effective)
 				}
 				return nil
 			}
@@ -503,15 +1132,19 @@ func (e *Engine) deskProof(ctx context.Context, orderID string) (ProofFile, erro
 	if err != nil {
 		return ProofFile{}, err
 	}
-	if o.Proof == nil {
-		return ProofFile{}, errcode.Newf(errcode.NotFound, "This order has no funding proof.")
+	if err := checkHasProof(o); err != nil {
+		return ProofFile{}, err
 	}
 	return e.openProof(ctx, o.Proof.ID)
 }
 
 func (e *Engine) openProof(ctx context.Context, id string) (ProofFile, error) {
 	var rec proofRecord
-	err := e.store.View(ctx, func(tx store.Tx) error { return storage.GetJSON(tx, bucketProofs, id, &rec, errNotFound) })
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		var err error
+		rec, err = storage.LoadProof(tx, id, errNotFound)
+		return err
+	})
 	if err != nil {
 		return ProofFile{}, err
 	}
@@ -535,30 +1168,27 @@ type ProofStore interface {
 // kvProofs is the default ProofStore: a bucket of the engine's store.
 type kvProofs struct{ s store.Store }
 
-var bucketProofBytes = []byte("orders.proof_bytes")
-
 func (p kvProofs) Put(ctx context.Context, id, _ string, content io.Reader) error {
 	b, err := io.ReadAll(content)
 	if err != nil {
 		return err
 	}
-	return p.s.Update(ctx, func(tx store.Tx) error { return tx.Put(bucketProofBytes, []byte(id), b) })
+	return p.s.Update(ctx, func(tx store.Tx) error { return storage.SaveProofBytes(tx, id, b) })
 }
 
 func (p kvProofs) Open(ctx context.Context, id string) (io.ReadCloser, error) {
 	var b []byte
+	var ok bool
 	err := p.s.View(ctx, func(tx store.Tx) error {
 		var err error
-		b, err = tx.Get(bucketProofBytes, []byte(id))
+		b, ok, err = storage.LoadProofBytes(tx, id)
 		return err
 	})
-	if isNotFound(err) {
+	if err == nil && !ok {
 		return nil, errNotFound
 	}
 	return io.NopCloser(bytes.NewReader(b)), err
 }
-
-func clientRefKey(org, ref string) []byte { return storage.IndexKey(org, ref) }
 
 // orderMoveSummary tells, for the audit trail, which move m was and what
 // it changed: the status before and after, and the move's own figures

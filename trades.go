@@ -1,30 +1,30 @@
 package tambala
 
+// The money the desk takes in from outside: the OTC trades the operator
+// records and the deposits on the networks (their addresses, the
+// deposits recorded). Their records are internal/storage's (desk.go).
+
 import (
 	"context"
-	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/tambalapay/tambala/internal/render"
 
 	"github.com/google/uuid"
 
 	"github.com/tambalapay/tambala/accounts"
 	"github.com/tambalapay/tambala/approvals"
+	"github.com/tambalapay/tambala/collections"
+	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/codec"
+	"github.com/tambalapay/tambala/internal/render"
 	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/payouts"
 	"github.com/tambalapay/tambala/store"
 	"github.com/tambalapay/tambala/trades"
-)
-
-var (
-	bucketTrades      = []byte("trades")
-	bucketTradesByOrg = []byte("trades.by_org")
-	bucketTradesByRef = []byte("trades.by_ref")
 )
 
 // Trade is an OTC funding trade (trades.Trade): the organization bought
@@ -83,19 +83,7 @@ func (e *Engine) recordTrade(ctx context.Context, orgID string, n NewTrade) (Tra
 
 // tradeByRef reads org's trade recorded under ref, if any.
 func tradeByRef(tx store.Tx, orgID, ref string) (Trade, bool, error) {
-	id, err := tx.Get(bucketTradesByRef, storage.IndexKey(orgID, ref))
-	if errors.Is(err, store.ErrNotFound) {
-		return Trade{}, false, nil
-	}
-	if err != nil {
-		return Trade{}, false, err
-	}
-	var r tradeRecord
-	if err := storage.GetJSON(tx, bucketTrades, string(id), &r, errNotFound); err != nil {
-		return Trade{}, false, err
-	}
-	t, err := fromTradeRecord(r)
-	return t, err == nil, err
+	return storage.TradeByRef(tx, orgID, ref, errNotFound)
 }
 
 // makeTrade makes trade n of org in tx (trades.New): its credit posted,
@@ -115,21 +103,15 @@ func (e *Engine) makeTrade(ctx context.Context, tx store.Tx, orgID string, n New
 	if err != nil {
 		return Trade{}, err
 	}
-	r := toTradeRecord(made)
 	if err := postDesk(tx, postings, now); err != nil {
 		return Trade{}, err
 	}
-	if err := storage.PutJSON(tx, bucketTrades, r.ID, r); err != nil {
-		return Trade{}, err
-	}
-	if err := tx.Put(bucketTradesByRef, storage.IndexKey(orgID, n.Ref), []byte(r.ID)); err != nil {
-		return Trade{}, err
-	}
-	t, err := fromTradeRecord(r) // as a later read gives it
+	r, err := storage.SaveTrade(tx, made)
 	if err != nil {
 		return Trade{}, err
 	}
-	if err := tx.Put(bucketTradesByOrg, storage.IndexKey(orgID, r.ID), nil); err != nil {
+	t, err := storage.TradeOf(r) // as a later read gives it
+	if err != nil {
 		return Trade{}, err
 	}
 	if err := e.auditAs(ctx, tx, orgID, AuditTradeRecorded, t.ID, fmt.Sprintf("%s at %s credited %d MWK from the float, ref %q",
@@ -165,12 +147,8 @@ func (e *Engine) trades(ctx context.Context, p Principal, page PageRequest) (Pag
 			return err
 		}
 		var err error
-		out, err = listPage(tx, bucketTradesByOrg, p.Org.ID, page, nil, func(id string) (Trade, error) {
-			var r tradeRecord
-			if err := storage.GetJSON(tx, bucketTrades, id, &r, errNotFound); err != nil {
-				return Trade{}, err
-			}
-			return fromTradeRecord(r)
+		out, err = listPage(tx, storage.TradesByOrg, p.Org.ID, page, nil, func(id string) (Trade, error) {
+			return storage.LoadTrade(tx, id, errNotFound)
 		})
 		return err
 	})
@@ -215,3 +193,271 @@ func (e *Engine) operators(ctx context.Context, p Principal) ([]MobileOperator, 
 	}
 	return out, at, err
 }
+
+// DepositAddressIssuer gives an organization its deposit address on a
+// network. It is called outside any transaction, once per
+// (org, network) the engine has no address for yet; the engine stores
+// what it returns and never asks again for that pair. An error makes the
+// whole Client.DepositAddresses call service_unavailable.
+type DepositAddressIssuer interface {
+	Issue(ctx context.Context, org, network string) (address string, err error)
+}
+
+// DepositAddress is one entry of Client.DepositAddresses: a network, the
+// organization's address on it and the assets it may deposit there
+// (package collections).
+type DepositAddress = collections.DepositAddress
+
+// collects reports whether org may collect asset: the predicate of the
+// deposit-address rules (collections.DepositNetworks).
+func collects(org *Organization) func(asset money.AssetCode) bool {
+	return func(asset money.AssetCode) bool { return org.Enabled(asset, OpCollection) }
+}
+
+// depositAddresses is Client.DepositAddresses: org's networks and the
+// addresses it has (knownDepositAddresses); those it has not yet issued
+// outside any transaction, then kept (keepDepositAddresses).
+func (e *Engine) depositAddresses(ctx context.Context, p Principal) ([]DepositAddress, error) {
+	list, missing, orgID, err := e.knownDepositAddresses(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	if list == nil {
+		return []DepositAddress{}, nil
+	}
+	if len(missing) == 0 {
+		return list, nil
+	}
+	// Issue outside any transaction (the issuer may be remote), then store
+	// with a re-check: of two racing first reads, the first stored wins
+	// and both answer with it.
+	issued := make(map[int]string, len(missing))
+	for _, i := range missing {
+		addr, err := e.issueDepositAddress(ctx, orgID, list[i].Network)
+		if err != nil {
+			return nil, err
+		}
+		issued[i] = addr
+	}
+	err = e.store.Update(ctx, func(tx store.Tx) error { return keepDepositAddresses(tx, orgID, list, missing, issued) })
+	if err != nil {
+		return nil, err
+	}
+	return list, nil
+}
+
+// knownDepositAddresses reads the deposit networks of p's organization
+// with the addresses it has, the indexes in list of those it has not, and
+// the organization's id.
+func (e *Engine) knownDepositAddresses(ctx context.Context, p Principal) (list []DepositAddress, missing []int, orgID string, err error) {
+	err = e.store.View(ctx, func(tx store.Tx) error {
+		org, err := e.admit(tx, p, APIv2)
+		if err != nil {
+			return err
+		}
+		orgID, missing = org.ID, nil
+		list = collections.DepositNetworks(e.networks, collects(org))
+		for i := range list {
+			addr, ok, err := storage.LoadDepositAddress(tx, org.ID, list[i].Network)
+			switch {
+			case err != nil:
+				return err
+			case !ok:
+				missing = append(missing, i)
+			default:
+				list[i].Address = addr
+			}
+		}
+		return nil
+	})
+	return list, missing, orgID, err
+}
+
+// keepDepositAddresses stores the addresses issued for list's missing
+// entries, unless another call stored one first: list answers with the
+// address kept.
+func keepDepositAddresses(tx store.Tx, orgID string, list []DepositAddress, missing []int, issued map[int]string) error {
+	for _, i := range missing {
+		addr, ok, err := storage.LoadDepositAddress(tx, orgID, list[i].Network)
+		switch {
+		case err != nil:
+			return err
+		case ok:
+			list[i].Address = addr
+			continue
+		}
+		if err := storage.SaveDepositAddress(tx, orgID, list[i].Network, issued[i]); err != nil {
+			return err
+		}
+		list[i].Address = issued[i]
+	}
+	return nil
+}
+
+// issueDepositAddress asks the issuer for org's address on network and
+// checks it with the network's validator: service_unavailable when there
+// is no issuer, it fails, or its address is not valid.
+func (e *Engine) issueDepositAddress(ctx context.Context, org, network string) (string, error) {
+	if e.depositIssuer == nil {
+		return "", errNoDepositIssuerCoded
+	}
+	n, err := e.networks.Lookup(network)
+	if err != nil {
+		return "", err
+	}
+	addr, err := e.depositIssuer.Issue(ctx, org, network)
+	if err == nil {
+		err = collections.CheckIssued(n, addr)
+	}
+	if err != nil {
+		e.log.LogAttrs(ctx, slog.LevelError, "deposit address not issued", slog.String("org", org),
+			slog.String("network", network), slog.String("error", err.Error()))
+		return "", errcode.Newf(errcode.ServiceUnavailable, "Deposit addresses are temporarily unavailable.")
+	}
+	return addr, nil
+}
+
+// Deposit is money received on a network for an organization: a
+// provider's callback or the operator's Operator.RecordDeposit.
+// (Network, TxRef) identifies it (package collections).
+type Deposit = collections.Deposit
+
+// depositRecord remembers a recorded deposit by (network, tx_ref).
+type depositRecord = codec.DepositRecord
+
+// MaxTxRefLength bounds a deposit's tx_ref, in bytes; it holds no control
+// or invisible format character either, so one transaction is never
+// recorded twice under references that look the same.
+const MaxTxRefLength = collections.MaxTxRefLength
+
+// recordDeposit is Operator.RecordDeposit.
+func (e *Engine) recordDeposit(ctx context.Context, orgID string, d Deposit) (CollectionV2, error) {
+	c, err := e.recordDepositOnce(ctx, orgID, d)
+	return c.Resource, err
+}
+
+// recordDepositOnce is recordDeposit, with Replayed set when the deposit
+// had been credited before.
+func (e *Engine) recordDepositOnce(ctx context.Context, orgID string, d Deposit) (Created[CollectionV2], error) {
+	n, asset, err := d.Check(e.networks, e.assets)
+	if err != nil {
+		return Created[CollectionV2]{}, err
+	}
+	var c CollectionV2
+	var pending *Approval
+	replayed := false
+	err = e.store.Update(ctx, func(tx store.Tx) error {
+		pending, replayed = nil, false
+		org := &Organization{}
+		if err := loadOrg(tx, orgID, org, errNotFound); err != nil {
+			return err
+		}
+		key := storage.DepositKey(n.ID, d.TxRef)
+		prev, found, err := storage.LoadDeposit(tx, key)
+		switch {
+		case err != nil:
+			return err
+		case found:
+			id, err := d.Replay(orgID, collections.Recorded(prev))
+			if err != nil {
+				return err
+			}
+			replayed = true
+			c, err = e.loadCollectionV2(tx, orgID, id)
+			return err
+		}
+		if _, err := e.enabledAsset(org, asset.Code, OpCollection); err != nil {
+			return err
+		}
+		pending, err = e.gate(ctx, tx, approvals.Deposit, orgID, d.Amount, key, accounts.StaffOperations,
+			map[string]string{"network": n.ID, "tx_ref": d.TxRef})
+		if err != nil || pending != nil {
+			return err
+		}
+		c, err = e.creditDeposit(ctx, tx, orgID, d, n.ID, "")
+		return err
+	})
+	if err == nil && pending != nil {
+		return Created[CollectionV2]{}, &ApprovalPendingError{Approval: *pending}
+	}
+	if err != nil {
+		return Created[CollectionV2]{}, err
+	}
+	return Created[CollectionV2]{Resource: c, Replayed: replayed}, nil
+}
+
+// creditDeposit credits deposit d of org on network in tx (its checks
+// made): the /v2 collection, the deposit's record and the audit entry,
+// whose summary ends with note.
+func (e *Engine) creditDeposit(ctx context.Context, tx store.Tx, orgID string, d Deposit, network, note string) (CollectionV2, error) {
+	org := &Organization{}
+	if err := loadOrg(tx, orgID, org, errNotFound); err != nil {
+		return CollectionV2{}, err
+	}
+	if _, err := e.enabledAsset(org, d.Amount.Asset().Code, OpCollection); err != nil {
+		return CollectionV2{}, err
+	}
+	c, err := e.creditCollectionV2(tx, orgID, d.Amount, network, CollectionSourceDeposit)
+	if err != nil {
+		return CollectionV2{}, err
+	}
+	if err := e.auditAs(ctx, tx, orgID, AuditDepositRecorded, c.ID, fmt.Sprintf("credited %s net of the fee %s, network %s, tx_ref %q",
+		amountText(c.AmountCredited), amountText(c.Fee), network, d.TxRef)+note); err != nil {
+		return CollectionV2{}, err
+	}
+	return c, storage.SaveDeposit(tx, storage.DepositKey(network, d.TxRef), depositRecord(d.Recorded(orgID, c.ID)))
+}
+
+// rotateDepositAddress is Operator.RotateDepositAddress.
+func (e *Engine) rotateDepositAddress(ctx context.Context, orgID, network string) (DepositAddress, error) {
+	n, err := e.networks.Lookup(network)
+	if err != nil {
+		return DepositAddress{}, err
+	}
+	var old string
+	err = e.store.View(ctx, func(tx store.Tx) error {
+		if err := loadOrg(tx, orgID, &Organization{}, errNotFound); err != nil {
+			return err
+		}
+		var err error
+		old, _, err = storage.LoadDepositAddress(tx, orgID, n.ID)
+		return err
+	})
+	if err != nil {
+		return DepositAddress{}, err
+	}
+	addr, err := e.issueDepositAddress(ctx, orgID, n.ID)
+	if err != nil {
+		return DepositAddress{}, err
+	}
+	if err := collections.CheckRotation(old, addr); err != nil {
+		return DepositAddress{}, err
+	}
+	var out DepositAddress
+	err = e.store.Update(ctx, func(tx store.Tx) error {
+		org := &Organization{}
+		if err := loadOrg(tx, orgID, org, errNotFound); err != nil {
+			return err
+		}
+		out = collections.AddressOn(n, addr, collects(org))
+		if err := e.auditAs(ctx, tx, orgID, AuditDepositAddressRotated, orgID, fmt.Sprintf("network %s: address %s -> %s", n.ID, orNone(old), addr)); err != nil {
+			return err
+		}
+		return storage.SaveDepositAddress(tx, orgID, n.ID, addr)
+	})
+	if err != nil {
+		return DepositAddress{}, err
+	}
+	e.log.LogAttrs(ctx, slog.LevelInfo, "deposit address rotated", slog.String("org", orgID), slog.String("network", n.ID))
+	return out, nil
+}
+
+// tradeRecord is a trade as stored (storage.TradeRecord).
+type tradeRecord = codec.TradeRecord
+
+// fromTradeRecord reads a stored trade back (storage.TradeOf).
+func fromTradeRecord(r tradeRecord) (Trade, error) { return storage.TradeOf(r) }
+
+// parseWireTime reads a time a record keeps as its wire text
+// (storage.WireTime); the collections' records use it.
+func parseWireTime(s string) (time.Time, error) { return storage.WireTime(s) }

@@ -126,6 +126,32 @@ func Weakens(prev, next money.Amount) bool {
 	return next.Asset() != prev.Asset() || next.Cmp(prev) > 0
 }
 
+// CheckThreshold checks a threshold for asset as: the zero Amount (none)
+// or a positive amount of as (else validation_error).
+func CheckThreshold(as money.Asset, threshold money.Amount) error {
+	if threshold.IsSet() && (threshold.Asset() != as || threshold.Sign() <= 0) {
+		return errcode.Newf(errcode.ValidationError, "The threshold must be a positive %s amount.", as.Code)
+	}
+	return nil
+}
+
+// Replay decides a request for kind, org and amount asked again under the
+// key of a, its approval: other figures are conflict (Same); pending, the
+// request waits again (wait); approved, its move was made and the caller
+// answers as it did (nil); rejected, conflict.
+func (a Approval) Replay(kind Kind, org string, amount money.Amount) (wait bool, err error) {
+	if err := a.Same(kind, org, amount); err != nil {
+		return false, err
+	}
+	switch a.Status {
+	case Pending:
+		return true, nil
+	case Rejected:
+		return false, errcode.Newf(errcode.Conflict, "This request was rejected (%s): make a new one under another reference.", a.Reason)
+	}
+	return false, nil
+}
+
 // New is a pending approval of a move asked for by by at now.
 func New(id string, kind Kind, org string, amount money.Amount, key, role string, details map[string]string, by Party, now time.Time) Approval {
 	return Approval{ID: id, Kind: kind, Org: org, Amount: amount, Key: key, Role: role, Details: details,

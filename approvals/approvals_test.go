@@ -144,3 +144,38 @@ func TestHoldConfirm(t *testing.T) {
 		assert.Equal(t, errcode.Forbidden, errcode.Of(err), tt.name)
 	}
 }
+
+func TestReplay(t *testing.T) {
+	ann := approvals.Party{Kind: approvals.Staff, UserID: "usr_ann", Email: "ann@op.example"}
+	bo := approvals.Party{Kind: approvals.Staff, UserID: "usr_bo", Email: "bo@op.example"}
+	amt := money.FromInt(money.MWK, 5000)
+	pending := approvals.New("apr_1", approvals.Deposit, "org_1", amt, "k", "operations", nil, ann, t0)
+	approved, err := pending.Approve(bo, []string{"operations"}, t0.Add(time.Minute))
+	require.NoError(t, err)
+	rejected, err := pending.Reject(bo, []string{"operations"}, "no such deposit", t0.Add(time.Minute))
+	require.NoError(t, err)
+
+	wait, err := pending.Replay(approvals.Deposit, "org_1", amt)
+	assert.True(t, wait)
+	assert.NoError(t, err)
+	wait, err = approved.Replay(approvals.Deposit, "org_1", amt)
+	assert.False(t, wait)
+	assert.NoError(t, err, "approved: the move was made, the caller answers as it did")
+	_, err = rejected.Replay(approvals.Deposit, "org_1", amt)
+	assert.Equal(t, errcode.Conflict, errcode.Of(err))
+	assert.Contains(t, err.Error(), "no such deposit")
+	_, err = pending.Replay(approvals.Deposit, "org_1", money.FromInt(money.MWK, 5001))
+	assert.ErrorIs(t, err, approvals.ErrDifferentAsk)
+}
+
+func TestCheckThreshold(t *testing.T) {
+	assert.NoError(t, approvals.CheckThreshold(money.MWK, money.Amount{}), "none")
+	assert.NoError(t, approvals.CheckThreshold(money.MWK, money.FromInt(money.MWK, 1)))
+	for name, th := range map[string]money.Amount{
+		"zero":          money.FromInt(money.MWK, 0),
+		"negative":      money.FromInt(money.MWK, -1),
+		"another asset": money.FromInt(money.USDT, 1),
+	} {
+		assert.Equal(t, errcode.ValidationError, errcode.Of(approvals.CheckThreshold(money.MWK, th)), name)
+	}
+}

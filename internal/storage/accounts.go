@@ -25,10 +25,6 @@ var (
 	throttleAccounts = []byte("throttles.account") // normalised email -> record
 	throttleAddrs    = []byte("throttles.address") // accounts.AddressKey -> record
 	orgPortal        = []byte("orgs.portal")       // org id -> portal settings
-	// staffHolds is the bucket of the staff members whose approvals are
-	// suspended (the approvals' holds), and of the mark that a staff
-	// admin was ever seen.
-	staffHolds = []byte("approvals.holds")
 )
 
 // errMissing is a record not found, inside this file.
@@ -446,7 +442,7 @@ func HoldKeyOfEmail(email string) string { return string(IndexKey("email", email
 
 // LoadHold reads the hold under key; ok is false when there is none.
 func LoadHold(tx store.Tx, key string) (r codec.HoldRecord, ok bool, err error) {
-	err = GetJSON(tx, staffHolds, key, &r, errMissing)
+	err = GetJSON(tx, ApprovalHolds, key, &r, errMissing)
 	if err == errMissing {
 		return codec.HoldRecord{}, false, nil
 	}
@@ -455,12 +451,12 @@ func LoadHold(tx store.Tx, key string) (r codec.HoldRecord, ok bool, err error) 
 
 // SaveHold writes the hold r under key.
 func SaveHold(tx store.Tx, key string, r codec.HoldRecord) error {
-	return PutJSON(tx, staffHolds, key, r)
+	return PutJSON(tx, ApprovalHolds, key, r)
 }
 
 // DeleteHold deletes the hold under key, if any.
 func DeleteHold(tx store.Tx, key string) error {
-	if err := tx.Delete(staffHolds, []byte(key)); err != nil && !errors.Is(err, store.ErrNotFound) {
+	if err := tx.Delete(ApprovalHolds, []byte(key)); err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
 	return nil
@@ -472,7 +468,7 @@ var adminSeenKey = IndexKey("seen", "admin")
 
 // StaffAdminSeen reports whether a staff admin was ever invited or made.
 func StaffAdminSeen(tx store.Tx) (bool, error) {
-	_, err := tx.Get(staffHolds, adminSeenKey)
+	_, err := tx.Get(ApprovalHolds, adminSeenKey)
 	if errors.Is(err, store.ErrNotFound) {
 		return false, nil
 	}
@@ -481,6 +477,5 @@ func StaffAdminSeen(tx store.Tx) (bool, error) {
 
 // MarkStaffAdminSeen records that a staff admin was invited or made.
 func MarkStaffAdminSeen(tx store.Tx) error {
-	return tx.Put(staffHolds, adminSeenKey, []byte("1"))
+	return tx.Put(ApprovalHolds, adminSeenKey, []byte("1"))
 }
-

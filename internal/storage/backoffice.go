@@ -41,9 +41,9 @@ var (
 // handles on them, read only except for its own keys in the settings,
 // until those concerns' own load and scan functions take their place.
 var (
-	backOfficePayouts  = []byte("payouts")      // id -> codec.PayoutRecord
-	backOfficeQueue    = []byte("orders.queue") // status NUL id -> nil: the desk's queue
-	backOfficeDue      = DueIndex("payouts.due")
+	backOfficePayouts = []byte("payouts")      // id -> codec.PayoutRecord
+	backOfficeQueue   = []byte("orders.queue") // status NUL id -> nil: the desk's queue
+	backOfficeDue     = DueIndex("payouts.due")
 )
 
 // settingMappingPrefix starts the settings key of a rail's mapping.
