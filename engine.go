@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/tambalapay/tambala/internal/cache"
+	"github.com/tambalapay/tambala/internal/throttle"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/networks"
 	"github.com/tambalapay/tambala/orders"
@@ -251,7 +252,7 @@ type Engine struct {
 	env    Environment
 	assets money.Assets
 	limits Limits
-	share  fairShare // Limits.InFlightPerOrg
+	share  throttle.FairShare // Limits.InFlightPerOrg
 
 	fees     payouts.FeeSchedule
 	provider PayoutProvider
@@ -286,7 +287,7 @@ type Engine struct {
 	// takes its slot, and the function it returns as the slot ends.
 	passwordHashHook func() func()
 	// hashers bound the password hashes in flight, one per audience.
-	hashers [audiences]*hashLimiter
+	hashers [audiences]*throttle.Hashing
 
 	inflight deciding // idempotency scopes being decided in this process
 	// legacySince is when this store's creates began to be scoped by
@@ -296,7 +297,7 @@ type Engine struct {
 	// first create reads them (earlierScopes).
 	legacySince    atomic.Pointer[time.Time]
 	namespaceSince atomic.Pointer[time.Time]
-	limiters       limiters
+	rates          *throttle.Rates // Limits.RatePerSecond, RateBurst
 
 	sandboxInstitutions []payouts.Institution // read-only
 	cachedInstitutions  cache.Record[institutionsRecord]
@@ -399,10 +400,10 @@ func New(s store.Store, opts *Options) (*Engine, error) {
 	e.acct = o.Accounts
 	e.acct.defaults()
 	for a := range e.hashers {
-		e.hashers[a] = newHashLimiter(e.acct.PasswordWork)
+		e.hashers[a] = newHashing(e.acct.PasswordWork)
 	}
-	e.limiters.init(o.Limits.RatePerSecond, o.Limits.RateBurst)
-	e.share.init(e.limits.InFlightPerOrg, time.Now)
+	e.rates = throttle.NewRates(o.Limits.RatePerSecond, o.Limits.RateBurst)
+	e.share.Init(e.limits.InFlightPerOrg, time.Now)
 	e.sandboxInstitutions = payouts.DefaultInstitutions()
 	return e, nil
 }

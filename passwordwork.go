@@ -3,9 +3,9 @@ package tambala
 import (
 	"context"
 	"runtime"
-	"sync"
 
 	"github.com/tambalapay/tambala/accounts"
+	"github.com/tambalapay/tambala/internal/throttle"
 )
 
 // PasswordWorkOptions bound the password hashes and verifications
@@ -61,106 +61,6 @@ func (o *PasswordWorkOptions) defaults() {
 	}
 }
 
-// hashLimiter is PasswordWorkOptions' semaphore: running slots, a bounded
-// FIFO queue, and how many each address and account holds.
-type hashLimiter struct {
-	o       PasswordWorkOptions
-	mu      sync.Mutex
-	running int
-	queue   []*hashWaiter
-	held    map[string]int // "a" or "u", NUL, address key or account -> running or waiting
-}
-
-type hashWaiter struct {
-	ready chan struct{} // closed when the slot is handed over
-	keys  []string
-}
-
-func newHashLimiter(o PasswordWorkOptions) *hashLimiter {
-	return &hashLimiter{o: o, held: map[string]int{}}
-}
-
-// acquire takes a slot for a hash of account ("" for none) from the
-// address key addr, waiting in the queue when every slot is taken:
-// accounts.Busy when a limit refuses it, ctx's error when ctx ends while
-// it waits. release gives the slot back; call it once.
-func (l *hashLimiter) acquire(ctx context.Context, addr, account string) (release func(), err error) {
-	keys := []string{"a\x00" + addr}
-	limits := []int{l.o.PerAddress}
-	if account != "" {
-		keys = append(keys, "u\x00"+account)
-		limits = append(limits, l.o.PerAccount)
-	}
-	l.mu.Lock()
-	for i, k := range keys {
-		if l.held[k] >= limits[i] {
-			l.mu.Unlock()
-			return nil, accounts.Busy()
-		}
-	}
-	if l.running < l.o.MaxInFlight && len(l.queue) == 0 {
-		l.running++
-		l.hold(keys, 1)
-		l.mu.Unlock()
-		return l.releaser(keys), nil
-	}
-	if len(l.queue) >= l.o.MaxWaiting {
-		l.mu.Unlock()
-		return nil, accounts.Busy()
-	}
-	w := &hashWaiter{ready: make(chan struct{}), keys: keys}
-	l.queue = append(l.queue, w)
-	l.hold(keys, 1)
-	l.mu.Unlock()
-
-	select {
-	case <-w.ready:
-		return l.releaser(keys), nil
-	case <-ctx.Done():
-		l.mu.Lock()
-		for i, q := range l.queue {
-			if q == w { // still waiting: leave the queue
-				l.queue = append(l.queue[:i], l.queue[i+1:]...)
-				l.hold(keys, -1)
-				l.mu.Unlock()
-				return nil, ctx.Err()
-			}
-		}
-		l.mu.Unlock()
-		l.releaser(keys)() // handed a slot meanwhile: give it on
-		return nil, ctx.Err()
-	}
-}
-
-func (l *hashLimiter) hold(keys []string, d int) {
-	for _, k := range keys {
-		if n := l.held[k] + d; n > 0 {
-			l.held[k] = n
-		} else {
-			delete(l.held, k)
-		}
-	}
-}
-
-// releaser gives a running slot of keys back, to the first waiter if any.
-func (l *hashLimiter) releaser(keys []string) func() {
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			l.mu.Lock()
-			defer l.mu.Unlock()
-			l.hold(keys, -1)
-			if len(l.queue) > 0 {
-				w := l.queue[0]
-				l.queue = l.queue[1:]
-				close(w.ready) // the slot passes on: running is unchanged
-				return
-			}
-			l.running--
-		})
-	}
-}
-
 // passwordWork takes a slot of the audience's limiter for a password
 // hash or verification (argon2id, about 50 ms and 19 MiB at
 // accounts.DefaultParams) of account ("" for none) from the request's
@@ -174,7 +74,7 @@ func (e *Engine) passwordWork(ctx context.Context, aud audience, account string)
 	if e.passwordWorkHook != nil {
 		e.passwordWorkHook()
 	}
-	release, err := e.hashers[aud].acquire(ctx, accounts.AddressKey(requestInfo(ctx).Address), account)
+	release, err := e.hashers[aud].Acquire(ctx, accounts.AddressKey(requestInfo(ctx).Address), account)
 	if err != nil {
 		return nil, err
 	}
@@ -183,4 +83,9 @@ func (e *Engine) passwordWork(ctx context.Context, aud audience, account string)
 		return func() { end(); release() }, nil
 	}
 	return release, nil
+}
+
+// newHashing is a limiter of password work of o (defaults filled in).
+func newHashing(o PasswordWorkOptions) *throttle.Hashing {
+	return throttle.NewHashing(throttle.HashLimits(o))
 }
