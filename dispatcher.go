@@ -2,7 +2,6 @@ package tambala
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -215,15 +214,15 @@ func moveDue(tx store.Tx, d *deliveryRecord, next *time.Time) error {
 // claimDelivery claims delivery id, if still due, under a lease inside tx.
 func (e *Engine) claimDelivery(tx store.Tx, id string) (claimedDelivery, bool, error) {
 	now := e.nowUTC()
-	var d deliveryRecord
-	if err := storage.GetJSON(tx, bucketDeliveries, id, &d, errNotFound); err != nil {
+	d, err := storage.LoadDelivery(tx, id, errNotFound)
+	if err != nil {
 		return claimedDelivery{}, false, err
 	}
 	if d.State != webhooks.Pending || d.NextAt.After(now) {
 		return claimedDelivery{}, false, nil // finished, or claimed by another dispatcher
 	}
-	var secret codec.SecretRecord
-	if err := storage.GetJSON(tx, bucketSecrets, d.SecretID, &secret, errNotFound); err != nil {
+	secret, err := storage.LoadWebhookSecret(tx, d.SecretID, errNotFound)
+	if err != nil {
 		return claimedDelivery{}, false, err
 	}
 	// The bytes and the secret are the delivery's own; the address is the
@@ -238,7 +237,7 @@ func (e *Engine) claimDelivery(tx store.Tx, id string) (claimedDelivery, bool, e
 	if err := moveDue(tx, &d, at(now.Add(e.dispatch.Lease))); err != nil {
 		return claimedDelivery{}, false, err
 	}
-	if err := storage.PutJSON(tx, bucketDeliveries, d.ID, d); err != nil {
+	if err := storage.SaveDelivery(tx, d); err != nil {
 		return claimedDelivery{}, false, err
 	}
 	return claimedDelivery{d: d, secret: secret.Secret}, true, nil
@@ -292,8 +291,8 @@ func (e *Engine) record(ctx context.Context, id string, attempt Attempt, status 
 	var after webhooks.State
 	err := e.store.Update(context.WithoutCancel(ctx), func(tx store.Tx) error {
 		after = ""
-		var cur deliveryRecord
-		if err := storage.GetJSON(tx, bucketDeliveries, id, &cur, errNotFound); err != nil {
+		cur, err := storage.LoadDelivery(tx, id, errNotFound)
+		if err != nil {
 			return err
 		}
 		if cur.State != webhooks.Pending {
@@ -307,8 +306,7 @@ func (e *Engine) record(ctx context.Context, id string, attempt Attempt, status 
 			return err
 		}
 		total := cur.RoundStart + next.Attempts
-		key := binary.BigEndian.AppendUint32(storage.IndexPrefix(id), uint32(total))
-		if err := storage.PutJSON(tx, bucketAttempts, string(key), codec.AttemptRecord(attempt)); err != nil {
+		if err := storage.SaveAttempt(tx, id, uint32(total), codec.AttemptRecord(attempt)); err != nil {
 			return err
 		}
 		var due *time.Time
@@ -328,7 +326,7 @@ func (e *Engine) record(ctx context.Context, id string, attempt Attempt, status 
 				slog.Int("attempts", cur.Attempts))
 		}
 		after = next.State
-		return storage.PutJSON(tx, bucketDeliveries, cur.ID, cur)
+		return storage.SaveDelivery(tx, cur)
 	})
 	if err == nil && after != "" {
 		e.metrics.WebhookAttempt(after)
@@ -341,7 +339,7 @@ func (e *Engine) deliveries(ctx context.Context, orgID string, page PageRequest)
 	var out Page[DeliveryView]
 	err := e.store.View(ctx, func(tx store.Tx) error {
 		var err error
-		out, err = listPage(tx, bucketDeliveriesOrg, orgID, page, nil, func(id string) (DeliveryView, error) {
+		out, err = listPage(tx, storage.DeliveriesByOrg, orgID, page, nil, func(id string) (DeliveryView, error) {
 			return e.deliveryView(tx, id)
 		})
 		return err
@@ -354,24 +352,21 @@ func (e *Engine) deliveries(ctx context.Context, orgID string, page PageRequest)
 // no answer is shown for a URL the destination rule refuses now: what an
 // older version fetched from inside the network stays hidden.
 func (e *Engine) deliveryView(tx store.Tx, id string) (DeliveryView, error) {
-	var d deliveryRecord
-	if err := storage.GetJSON(tx, bucketDeliveries, id, &d, errNotFound); err != nil {
+	d, err := storage.LoadDelivery(tx, id, errNotFound)
+	if err != nil {
 		return DeliveryView{}, err
 	}
 	refused := e.destinations.CheckURL(d.URL) != nil
 	v := DeliveryView{ID: d.ID, EventType: d.EventType, URL: d.URL, State: d.State, Body: string(d.Body), CreatedAt: d.CreatedAt, Attempts: []Attempt{}}
-	err := tx.Scan(bucketAttempts, store.ScanOptions{Prefix: storage.IndexPrefix(id), Reverse: true}, func(_, val []byte) (bool, error) {
-		a, err := decodeAttempt(val)
-		if err != nil {
-			return false, err
-		}
+	err = storage.EachAttempt(tx, id, func(r codec.AttemptRecord) error {
+		a := Attempt(r)
 		a.Error = webhooks.Shown(a.Error)
 		a.Response = capResponse([]byte(a.Response))
 		if refused {
 			a.Response = ""
 		}
 		v.Attempts = append(v.Attempts, a)
-		return true, nil
+		return nil
 	})
 	return v, err
 }
@@ -380,8 +375,8 @@ func (e *Engine) deliveryView(tx store.Tx, id string) (DeliveryView, error) {
 func (e *Engine) redeliver(ctx context.Context, orgID, id string) (DeliveryView, error) {
 	var v DeliveryView
 	err := e.store.Update(ctx, func(tx store.Tx) error {
-		var d deliveryRecord
-		if err := storage.GetJSON(tx, bucketDeliveries, id, &d, errNotFound); err != nil {
+		d, err := storage.LoadDelivery(tx, id, errNotFound)
+		if err != nil {
 			return err
 		}
 		if d.Org != orgID {
@@ -401,7 +396,7 @@ func (e *Engine) redeliver(ctx context.Context, orgID, id string) (DeliveryView,
 		if err := deliveriesDue.Move(tx, d.ID, nil, &d.NextAt); err != nil {
 			return err
 		}
-		if err := storage.PutJSON(tx, bucketDeliveries, d.ID, d); err != nil {
+		if err := storage.SaveDelivery(tx, d); err != nil {
 			return err
 		}
 		if err := e.auditAs(ctx, tx, orgID, AuditDeliveryRedelivered, d.ID, fmt.Sprintf("%s delivery to %s: dead -> %s after %d attempts",

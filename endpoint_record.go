@@ -1,7 +1,6 @@
 package tambala
 
 import (
-	"github.com/tambalapay/tambala/internal/codec"
 	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/store"
 )
@@ -11,8 +10,8 @@ import (
 
 // loadEndpoint reads org's endpoint into ep; none is notFound.
 func loadEndpoint(tx store.Tx, org string, ep *Endpoint, notFound error) error {
-	var r codec.EndpointRecord
-	if err := storage.GetJSON(tx, bucketEndpoints, org, &r, notFound); err != nil {
+	r, err := storage.LoadEndpoint(tx, org, notFound)
+	if err != nil {
 		return err
 	}
 	*ep = Endpoint(r)

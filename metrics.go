@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/orders"
 	"github.com/tambalapay/tambala/payouts"
 	"github.com/tambalapay/tambala/store"
@@ -69,20 +68,12 @@ func (e *Engine) backlog(ctx context.Context) (Backlog, error) {
 	now := e.nowUTC()
 	b := Backlog{PayoutsInFlight: map[payouts.Status]int{payouts.Held: 0, payouts.Submitted: 0, payouts.Pending: 0}}
 	err := e.store.View(ctx, func(tx store.Tx) error {
-		b.DeliveriesDue, b.PayoutsDue = 0, 0
-		for _, ix := range []struct {
-			n   *int
-			idx []byte
-		}{{&b.DeliveriesDue, deliveriesDue}, {&b.PayoutsDue, payoutsDue}} {
-			err := tx.Scan(ix.idx, store.ScanOptions{End: storage.DueEnd(now)}, func(_, _ []byte) (bool, error) {
-				*ix.n++
-				return true, nil
-			})
-			if err != nil {
-				return err
-			}
+		var err error
+		if b.DeliveriesDue, err = deliveriesDue.CountDue(tx, now); err != nil {
+			return err
 		}
-		return nil
+		b.PayoutsDue, err = payoutsDue.CountDue(tx, now)
+		return err
 	})
 	if err != nil {
 		return b, err

@@ -16,15 +16,6 @@ import (
 	"github.com/tambalapay/tambala/webhooks"
 )
 
-var (
-	bucketEndpoints     = []byte("webhooks.endpoints")
-	bucketSecrets       = []byte("webhooks.secrets")
-	bucketDeliveries    = []byte("webhooks.deliveries")
-	bucketDeliveriesOrg = []byte("webhooks.by_org")
-	bucketAttempts      = []byte("webhooks.attempts")
-	bucketBalanceLow    = []byte("webhooks.balance_low")
-)
-
 // Endpoint is an organization's webhook endpoint.
 type Endpoint struct {
 	URL       string
@@ -64,10 +55,10 @@ func (e *Engine) setWebhookEndpoint(ctx context.Context, orgID, rawURL string) (
 		}
 		// The secret is kept in the clear: it is an HMAC key the engine
 		// signs with, not a credential it checks.
-		if err := storage.PutJSON(tx, bucketSecrets, ep.SecretID, codec.SecretRecord{Org: orgID, Secret: secret}); err != nil {
+		if err := storage.SaveWebhookSecret(tx, ep.SecretID, codec.SecretRecord{Org: orgID, Secret: secret}); err != nil {
 			return err
 		}
-		return storage.PutJSON(tx, bucketEndpoints, orgID, codec.EndpointRecord(ep))
+		return storage.SaveEndpoint(tx, orgID, codec.EndpointRecord(ep))
 	})
 	if err != nil {
 		return Endpoint{}, "", err
@@ -140,10 +131,7 @@ func (e *Engine) emit(tx store.Tx, orgID, eventType string, data []byte, res eve
 	}
 	d := deliveryRecord{ID: id, Org: orgID, EventType: eventType, URL: ep.URL, SecretID: ep.SecretID, Body: body,
 		State: webhooks.Pending, NextAt: now, CreatedAt: now}
-	if err := storage.PutJSON(tx, bucketDeliveries, id, d); err != nil {
-		return err
-	}
-	if err := tx.Put(bucketDeliveriesOrg, storage.IndexKey(orgID, id), nil); err != nil {
+	if err := storage.AddDelivery(tx, d); err != nil {
 		return err
 	}
 	return deliveriesDue.Move(tx, id, nil, &now)
@@ -172,8 +160,8 @@ func (e *Engine) checkBalanceLow(tx store.Tx, orgID string) error {
 		return nil
 	}
 	now := e.nowUTC()
-	var last time.Time
-	if err := storage.GetJSON(tx, bucketBalanceLow, orgID, &last, nil); err != nil {
+	last, err := storage.LoadBalanceLow(tx, orgID)
+	if err != nil {
 		return err
 	}
 	if !last.IsZero() && now.Sub(last) < e.balanceLowCooldown {
@@ -184,5 +172,5 @@ func (e *Engine) checkBalanceLow(tx store.Tx, orgID string) error {
 	if err := e.emit(tx, orgID, webhooks.BalanceLow, data, res); err != nil {
 		return err
 	}
-	return storage.PutJSON(tx, bucketBalanceLow, orgID, now)
+	return storage.SaveBalanceLow(tx, orgID, now)
 }
