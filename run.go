@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/tambalapay/tambala/accounts"
@@ -112,104 +111,109 @@ func (e *Engine) Run(ctx context.Context, loops ...Loop) error {
 		if e.provider == nil {
 			return ErrNoPayoutProvider
 		}
-		loops = []Loop{LoopPayouts, LoopOrderExpiry, LoopPruning}
-		if e.sender != nil {
-			loops = append(loops, LoopDeliveries)
-		}
-		if e.converter != nil {
-			loops = append(loops, LoopConversions)
-		}
-		if e.events != nil {
-			loops = append(loops, LoopEvents)
-		}
+		loops = e.configuredLoops()
 	}
-	run := make(map[Loop]bool, len(loops))
+	run := make([]func(context.Context) error, 0, len(loops))
+	seen := make(map[Loop]bool, len(loops))
 	for _, l := range loops {
-		var missing error
-		switch l {
-		case LoopPayouts:
-			if e.provider == nil {
-				missing = ErrNoPayoutProvider
-			}
-		case LoopDeliveries:
-			if e.sender == nil {
-				missing = ErrNoWebhookSender
-			}
-		case LoopConversions:
-			if e.converter == nil {
-				missing = ErrNoConverter
-			}
-		case LoopEvents:
-			if e.events == nil {
-				missing = ErrNoEventHandler
-			}
-		case LoopOrderExpiry, LoopPruning:
-		default:
-			missing = fmt.Errorf("%w: %d", ErrUnknownLoop, int(l))
+		if err := e.missingPort(l); err != nil {
+			return err
 		}
-		if missing != nil {
-			return missing
+		if !seen[l] {
+			seen[l] = true
+			run = append(run, e.loopOf(l))
 		}
-		run[l] = true
 	}
-	if !e.running.CompareAndSwap(false, true) {
+	started, err := e.loops.Run(ctx, run...)
+	if !started {
 		return ErrRunning
 	}
-	defer e.running.Store(false)
-	var wg sync.WaitGroup
-	errs := make(chan error, 2)
-	if run[LoopPayouts] {
-		wg.Go(func() { errs <- e.RunPayoutWorker(ctx, e.worker.Interval) })
+	return err
+}
+
+// configuredLoops are the loops Run runs when none is named: the payout
+// worker, the order expiry sweep and pruning, and every loop whose port
+// is configured.
+func (e *Engine) configuredLoops() []Loop {
+	loops := []Loop{LoopPayouts, LoopOrderExpiry, LoopPruning}
+	if e.sender != nil {
+		loops = append(loops, LoopDeliveries)
 	}
-	if run[LoopDeliveries] {
-		wg.Go(func() { errs <- e.RunDispatcher(ctx, e.dispatch.Interval) })
+	if e.converter != nil {
+		loops = append(loops, LoopConversions)
 	}
-	if run[LoopPruning] {
-		wg.Go(func() {
-			loop.Run(ctx, e.prune.Interval, func(ctx context.Context) (bool, error) {
-				n, err := e.PruneIdempotency(ctx, e.prune.Batch)
-				if err != nil {
-					return false, err
-				}
-				q, err := e.PruneQuotes(ctx, e.prune.Batch)
-				if err != nil {
-					return false, err
-				}
-				s, err := e.PruneSessions(ctx, e.prune.Batch)
-				return n == e.prune.Batch || q == e.prune.Batch || s >= e.prune.Batch, err
-			}, func(err error) { e.log.Error("pruning", slog.Any("error", err)) })
-		})
+	if e.events != nil {
+		loops = append(loops, LoopEvents)
 	}
-	if run[LoopOrderExpiry] {
-		wg.Go(func() {
-			loop.Run(ctx, e.orderOpts.SweepInterval, func(ctx context.Context) (bool, error) {
-				_, err := e.ProcessOrders(ctx)
-				return false, err
-			}, func(err error) { e.log.Error("order expiry sweep", slog.Any("error", err)) })
-		})
+	return loops
+}
+
+// missingPort is why loop l cannot run: the error naming the option of
+// its missing port, or ErrUnknownLoop; nil when it can.
+func (e *Engine) missingPort(l Loop) error {
+	switch {
+	case l == LoopPayouts && e.provider == nil:
+		return ErrNoPayoutProvider
+	case l == LoopDeliveries && e.sender == nil:
+		return ErrNoWebhookSender
+	case l == LoopConversions && e.converter == nil:
+		return ErrNoConverter
+	case l == LoopEvents && e.events == nil:
+		return ErrNoEventHandler
+	case l < LoopPayouts || l > LoopPruning:
+		return fmt.Errorf("%w: %d", ErrUnknownLoop, int(l))
 	}
-	if run[LoopConversions] {
-		wg.Go(func() {
+	return nil
+}
+
+// loopOf is loop l, wired to the engine's passes and options.
+func (e *Engine) loopOf(l Loop) func(context.Context) error {
+	switch l {
+	case LoopPayouts:
+		return func(ctx context.Context) error { return e.RunPayoutWorker(ctx, e.worker.Interval) }
+	case LoopDeliveries:
+		return func(ctx context.Context) error { return e.RunDispatcher(ctx, e.dispatch.Interval) }
+	case LoopConversions:
+		return func(ctx context.Context) error {
 			if err := e.RunConversionWorker(ctx, e.convOpts.Interval); err != nil {
 				e.log.Error("conversion worker", slog.Any("error", err))
 			}
-		})
+			return nil
+		}
+	case LoopEvents:
+		return loop.Every(e.eventOpts.Interval, func(ctx context.Context) (bool, error) {
+			n, err := e.ProcessEvents(ctx)
+			return n == e.eventOpts.Batch, err
+		}, e.logPassError("event loop"))
+	case LoopOrderExpiry:
+		return loop.Every(e.orderOpts.SweepInterval, func(ctx context.Context) (bool, error) {
+			_, err := e.ProcessOrders(ctx)
+			return false, err
+		}, e.logPassError("order expiry sweep"))
+	default: // LoopPruning
+		return loop.Every(e.prune.Interval, e.prunePass, e.logPassError("pruning"))
 	}
-	if run[LoopEvents] {
-		wg.Go(func() {
-			loop.Run(ctx, e.eventOpts.Interval, func(ctx context.Context) (bool, error) {
-				n, err := e.ProcessEvents(ctx)
-				return n == e.eventOpts.Batch, err
-			}, func(err error) { e.log.Error("event loop", slog.Any("error", err)) })
-		})
+}
+
+// prunePass prunes a batch of decided idempotency outcomes, of old
+// quotes and of old sessions and sign-in throttles; full when any batch
+// was.
+func (e *Engine) prunePass(ctx context.Context) (full bool, err error) {
+	n, err := e.PruneIdempotency(ctx, e.prune.Batch)
+	if err != nil {
+		return false, err
 	}
-	wg.Wait()
-	close(errs)
-	var all []error
-	for err := range errs {
-		all = append(all, err)
+	q, err := e.PruneQuotes(ctx, e.prune.Batch)
+	if err != nil {
+		return false, err
 	}
-	return errors.Join(all...)
+	s, err := e.PruneSessions(ctx, e.prune.Batch)
+	return n == e.prune.Batch || q == e.prune.Batch || s >= e.prune.Batch, err
+}
+
+// logPassError logs the error of a pass of the loop name.
+func (e *Engine) logPassError(name string) func(error) {
+	return func(err error) { e.log.Error(name, slog.Any("error", err)) }
 }
 
 // WorkerOptions tune the payout worker. Zero fields take the defaults.
@@ -274,17 +278,10 @@ func (w *WorkerOptions) defaults() {
 	}
 }
 
-// backoff is the wait after attempts consecutive failed calls: the capped
-// exponential d (1s, 2s, 4s, ... MaxBackoff), jittered into [d/2, d] and
-// whole milliseconds (the engine's clock has millisecond precision, and a
-// due time finer than it would not be claimed until the next millisecond).
+// backoff is the wait after attempts consecutive failed calls
+// (loop.Backoff, capped at MaxBackoff).
 func (w WorkerOptions) backoff(attempts int) time.Duration {
-	d := time.Second
-	for i := 1; i < attempts && d < w.MaxBackoff; i++ {
-		d *= 2
-	}
-	d = min(d, w.MaxBackoff)
-	return (d/2 + rand.N(d/2+1)).Truncate(time.Millisecond)
+	return loop.Backoff(attempts, w.MaxBackoff)
 }
 
 // schedule moves rec's due time to at (nil: not due any more).
