@@ -295,12 +295,24 @@ func schedule(tx store.Tx, rec *payoutRecord, at *time.Time) error {
 
 func at(t time.Time) *time.Time { return &t }
 
+// payoutOf reads payout id as stored; an unknown id is not_found.
+func payoutOf(tx store.Tx, id string) (payoutRecord, error) {
+	var rec payoutRecord
+	err := storage.GetJSON(tx, bucketPayouts, id, &rec, errNotFound)
+	return rec, err
+}
+
+// putPayout stores a payout that is already listed.
+func putPayout(tx store.Tx, rec payoutRecord) error {
+	return storage.PutJSON(tx, bucketPayouts, rec.ID, rec)
+}
+
 // putScheduled schedules rec at next and stores it.
 func (e *Engine) putScheduled(tx store.Tx, rec *payoutRecord, next *time.Time) error {
 	if err := schedule(tx, rec, next); err != nil {
 		return err
 	}
-	return storage.PutJSON(tx, bucketPayouts, rec.ID, *rec)
+	return putPayout(tx, *rec)
 }
 
 // ErrNoPayoutProvider is returned by the payout worker's calls when the
@@ -383,9 +395,9 @@ func (e *Engine) payoutJob() work.Job[claimedPayout, payoutCall] {
 // becomes submitted in the same transaction. ok is false when another
 // worker has it.
 func (e *Engine) claimPayout(tx store.Tx, id string) (claimedPayout, bool, error) {
-	var rec payoutRecord
 	var from payouts.Status
-	if err := storage.GetJSON(tx, bucketPayouts, id, &rec, errNotFound); err != nil {
+	rec, err := payoutOf(tx, id)
+	if err != nil {
 		return claimedPayout{}, false, err
 	}
 	now := e.nowUTC()
@@ -552,8 +564,8 @@ func (e *Engine) settle(ctx context.Context, id string, want payouts.Status,
 	var change stateChange
 	err := e.store.Update(ctx, func(tx store.Tx) error {
 		change = stateChange{}
-		var rec payoutRecord
-		if err := storage.GetJSON(tx, bucketPayouts, id, &rec, errNotFound); err != nil {
+		rec, err := payoutOf(tx, id)
+		if err != nil {
 			return err
 		}
 		if rec.Status != want {
@@ -567,7 +579,7 @@ func (e *Engine) settle(ctx context.Context, id string, want payouts.Status,
 			return err
 		}
 		change = stateChange{id: rec.ID, org: rec.Org, rail: rec.Rail, from: want, to: rec.Status, by: "worker"}
-		return storage.PutJSON(tx, bucketPayouts, rec.ID, rec)
+		return putPayout(tx, rec)
 	})
 	if err == nil {
 		if change.to == payouts.Reversed && change.from != payouts.Succeeded { // paid, then clawed back, in one answer
@@ -708,8 +720,8 @@ func (e *Engine) clawbackPayout(ctx context.Context, id string) error {
 	var pending *Approval
 	err := e.store.Update(ctx, func(tx store.Tx) error {
 		pending = nil
-		var cur payoutRecord
-		if err := storage.GetJSON(tx, bucketPayouts, id, &cur, errNotFound); err != nil {
+		cur, err := payoutOf(tx, id)
+		if err != nil {
 			return err
 		}
 		if cur.Status != payouts.Succeeded {
@@ -740,8 +752,8 @@ func (e *Engine) clawbackPayout(ctx context.Context, id string) error {
 // clawbackInTx claws back succeeded payout id in tx, audited with a
 // summary ending with note.
 func (e *Engine) clawbackInTx(ctx context.Context, tx store.Tx, id, note string) (payoutRecord, error) {
-	var rec payoutRecord
-	if err := storage.GetJSON(tx, bucketPayouts, id, &rec, errNotFound); err != nil {
+	rec, err := payoutOf(tx, id)
+	if err != nil {
 		return rec, err
 	}
 	if rec.Status != payouts.Succeeded {
@@ -753,7 +765,7 @@ func (e *Engine) clawbackInTx(ctx context.Context, tx store.Tx, id, note string)
 	if err := e.auditAs(ctx, tx, rec.Org, AuditPayoutClawedBack, rec.ID, fmt.Sprintf("status %s -> %s", payouts.Succeeded, rec.Status)+note); err != nil {
 		return rec, err
 	}
-	return rec, storage.PutJSON(tx, bucketPayouts, rec.ID, rec)
+	return rec, putPayout(tx, rec)
 }
 
 // DispatcherOptions tune webhook delivery. Zero fields take the defaults.
