@@ -24,6 +24,13 @@ import (
 	"github.com/tambalapay/tambala/webhooks"
 )
 
+// Run and the passes it runs. The machinery (a pass at an interval, the
+// set of loops, the backoff) is internal/loop's, and a pass's claim, call
+// and record internal/work's; this file wires the engine's passes into
+// them: the payout worker, the webhook dispatcher, the order expiry sweep
+// and the pruning (the conversion worker and the event loop are wired
+// here too, their passes being the conversions' and the events' own).
+
 // PruneOptions tune the pruning of decided idempotency outcomes.
 type PruneOptions struct {
 	// Interval is how often Run prunes (default 5m).
