@@ -1,19 +1,25 @@
 package tambala
 
 import (
+	"context"
 	"crypto/rand"
 	"errors"
 	"io"
 	"log/slog"
 	"net/netip"
+	"runtime"
 	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/tambalapay/tambala/accounts"
+	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/cache"
 	"github.com/tambalapay/tambala/internal/storage"
+	"github.com/tambalapay/tambala/internal/loop"
+	"github.com/tambalapay/tambala/internal/throttle"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/networks"
 	"github.com/tambalapay/tambala/orders"
@@ -252,7 +258,7 @@ type Engine struct {
 	env    Environment
 	assets money.Assets
 	limits Limits
-	share  fairShare // Limits.InFlightPerOrg
+	share  throttle.FairShare // Limits.InFlightPerOrg
 
 	fees     payouts.FeeSchedule
 	provider PayoutProvider
@@ -280,14 +286,14 @@ type Engine struct {
 	// passwordWorkHook, when set (tests only), runs before every password
 	// hash or verification (passwordWork).
 	passwordWorkHook func()
-	running          atomic.Bool // Run is under way
+	loops            loop.Group // Run's loops, one set at a time
 	started          time.Time
 
 	// passwordHashHook, when set (tests only), runs as a password hash
 	// takes its slot, and the function it returns as the slot ends.
 	passwordHashHook func() func()
 	// hashers bound the password hashes in flight, one per audience.
-	hashers [audiences]*hashLimiter
+	hashers [audiences]*throttle.Hashing
 
 	inflight deciding // idempotency scopes being decided in this process
 	// legacySince is when this store's creates began to be scoped by
@@ -297,7 +303,7 @@ type Engine struct {
 	// first create reads them (earlierScopes).
 	legacySince    atomic.Pointer[time.Time]
 	namespaceSince atomic.Pointer[time.Time]
-	limiters       limiters
+	rates          *throttle.Rates // Limits.RatePerSecond, RateBurst
 
 	sandboxInstitutions []payouts.Institution // read-only
 	cachedInstitutions  cache.Record[storage.ReferenceData]
@@ -313,6 +319,33 @@ func New(s store.Store, opts *Options) (*Engine, error) {
 	if s == nil {
 		return nil, errors.New("tambala: nil store")
 	}
+	o, err := withDefaults(opts)
+	if err != nil {
+		return nil, err
+	}
+	e := &Engine{
+		store: s, raw: s, log: o.Logger, now: o.Clock, newID: o.NewID, random: o.Random,
+		env: o.Environment, assets: o.Assets, limits: o.Limits, depositIssuer: o.DepositIssuer,
+		cachedKeys: cache.Records[keyRecord]{Max: 4096}, cachedOrgs: cache.Records[Organization]{Max: 4096},
+	}
+	e.tp, e.tracer = o.TracerProvider, tracerOf(o.TracerProvider)
+	if e.tracer != nil {
+		e.store = tracedStore{Store: s, tracer: e.tracer}
+	}
+	e.started = e.nowUTC()
+	e.setPayouts(o)
+	e.setBackground(o)
+	if err := e.setDesk(o); err != nil {
+		return nil, err
+	}
+	e.setThrottles(o)
+	return e, nil
+}
+
+// withDefaults is opts (nil: the zero Options) with the engine's own
+// defaults filled in: logger, clock, ids, randomness, environment,
+// assets and limits.
+func withDefaults(opts *Options) (Options, error) {
 	var o Options
 	if opts != nil {
 		o = *opts
@@ -334,40 +367,58 @@ func New(s store.Store, opts *Options) (*Engine, error) {
 		o.Environment = Sandbox
 	case Sandbox, Production:
 	default:
-		return nil, errors.New("tambala: environment must be sandbox or production")
+		return o, errors.New("tambala: environment must be sandbox or production")
 	}
 	if o.Assets == nil {
 		o.Assets = money.DefaultAssets()
 	}
 	if _, ok := o.Assets.Lookup(money.MWK.Code); !ok {
-		return nil, errors.New("tambala: the MWK asset must be configured")
+		return o, errors.New("tambala: the MWK asset must be configured")
 	}
 	o.Limits.defaults()
-	e := &Engine{
-		store: s, log: o.Logger, now: o.Clock, newID: o.NewID, random: o.Random,
-		env: o.Environment, assets: o.Assets, limits: o.Limits, depositIssuer: o.DepositIssuer,
-		cachedKeys: cache.Records[keyRecord]{Max: 4096}, cachedOrgs: cache.Records[Organization]{Max: 4096},
-	}
-	e.raw, e.tp, e.tracer = s, o.TracerProvider, tracerOf(o.TracerProvider)
-	if e.tracer != nil {
-		e.store = tracedStore{Store: s, tracer: e.tracer}
-	}
+	return o, nil
+}
+
+// setPayouts sets the payouts' options: the fee schedule, the provider,
+// the balance.low cooldown, the sandbox's institutions.
+func (e *Engine) setPayouts(o Options) {
 	e.fees = payouts.DefaultFeeSchedule()
 	if o.Fees != nil {
 		e.fees = *o.Fees
 	}
-	e.started = e.nowUTC()
 	e.provider = o.Payouts
-	e.sender, e.dispatch = o.Webhooks, o.Dispatcher
-	e.guardWebhooks(o.WebhookAllow, o.OwnListeners)
-	e.dispatch.defaults()
 	e.balanceLowCooldown = o.BalanceLowCooldown
 	if e.balanceLowCooldown <= 0 {
 		e.balanceLowCooldown = time.Hour
 	}
+	e.sandboxInstitutions = payouts.DefaultInstitutions()
+}
+
+// setBackground sets the ports and options of Run's loops, the metrics,
+// and the event stream over the store.
+func (e *Engine) setBackground(o Options) {
+	e.sender, e.dispatch = o.Webhooks, o.Dispatcher
+	e.guardWebhooks(o.WebhookAllow, o.OwnListeners)
+	e.dispatch.defaults()
 	e.worker = o.Worker
 	e.worker.defaults()
 	e.prune = o.Prune
+	e.prune.defaults()
+	e.metrics = o.Metrics
+	if e.metrics == nil {
+		e.metrics = noMetrics{}
+	}
+	e.pricer, e.converter, e.convOpts = o.ConversionPricer, o.Converter, o.ConversionWorker
+	e.convOpts.defaults()
+	e.events, e.eventOpts = o.Events, o.EventLoop
+	e.eventOpts.defaults()
+	e.stream = newEventStream(e, e.eventOpts.Buffer)
+	e.store = eventsStore{Store: e.store, stream: e.stream}
+}
+
+// setDesk sets the /v2 desk's options: orders, asset classes, networks
+// (which must be valid), /v2 payouts and the proof store.
+func (e *Engine) setDesk(o Options) error {
 	e.orderOpts = o.Orders
 	e.orderOpts.defaults()
 	e.classes = o.AssetClasses
@@ -379,33 +430,27 @@ func New(s store.Store, opts *Options) (*Engine, error) {
 		e.networks = networks.Default()
 	}
 	if err := e.networks.Validate(); err != nil {
-		return nil, err
+		return err
 	}
 	e.payoutsV2 = o.PayoutsV2
 	e.proofs = o.Proofs
 	if e.proofs == nil {
-		e.proofs = kvProofs{s}
+		e.proofs = kvProofs{e.raw}
 	}
-	e.metrics = o.Metrics
-	if e.metrics == nil {
-		e.metrics = noMetrics{}
-	}
-	e.prune.defaults()
-	e.pricer, e.converter, e.convOpts = o.ConversionPricer, o.Converter, o.ConversionWorker
-	e.convOpts.defaults()
-	e.events, e.eventOpts = o.Events, o.EventLoop
-	e.eventOpts.defaults()
-	e.stream = newEventStream(e, e.eventOpts.Buffer)
-	e.store = eventsStore{Store: e.store, stream: e.stream}
+	return nil
+}
+
+// setThrottles sets the portal's accounts options and what admits work
+// to the engine: the password-hash limiters, the organizations' token
+// buckets and their fair share.
+func (e *Engine) setThrottles(o Options) {
 	e.acct = o.Accounts
 	e.acct.defaults()
 	for a := range e.hashers {
-		e.hashers[a] = newHashLimiter(e.acct.PasswordWork)
+		e.hashers[a] = newHashing(e.acct.PasswordWork)
 	}
-	e.limiters.init(o.Limits.RatePerSecond, o.Limits.RateBurst)
-	e.share.init(e.limits.InFlightPerOrg, time.Now)
-	e.sandboxInstitutions = payouts.DefaultInstitutions()
-	return e, nil
+	e.rates = throttle.NewRates(e.limits.RatePerSecond, e.limits.RateBurst)
+	e.share.Init(e.limits.InFlightPerOrg, time.Now)
 }
 
 // Environment returns the engine's environment.
@@ -430,3 +475,184 @@ func newUUIDv7() string {
 }
 
 func (e *Engine) nowUTC() time.Time { return e.now().UTC().Truncate(time.Millisecond) }
+
+// ErrNoDepositIssuer is the cause of the service_unavailable that
+// Client.DepositAddresses and Operator.RotateDepositAddress answer on an
+// engine without Options.DepositIssuer (errors.Is finds it).
+var ErrNoDepositIssuer = errors.New("tambala: no deposit address issuer configured (Options.DepositIssuer)")
+
+// errNoDepositIssuerCoded answers a deposit address read on an engine
+// without an issuer. Its cause, ErrNoDepositIssuer, names the option to
+// set; the public message stays the API's.
+var errNoDepositIssuerCoded = &errcode.Error{Code: errcode.ServiceUnavailable, Message: "Deposit addresses are not available.", Err: ErrNoDepositIssuer}
+
+// PayoutSubmission is what the engine hands a payout rail. Reference is the
+// payout id: a provider must treat a second submission with the same
+// reference as the same payout, never as a second one.
+//
+// The port is asset-generic. A /v1 payout has Rail bank or momo, Amount in
+// MWK and the Destination; the /v2 fields are zero. A /v2 payout has Rail
+// bank, momo or RailWallet; Amount is what the destination receives, in
+// the payout's asset (MWK on bank and momo); SourceAmount is what the
+// organization is debited for it (principal and fee, in the source asset);
+// a wallet payout has Network and Address instead of Destination.
+type PayoutSubmission struct {
+	Reference   string
+	Rail        payouts.Rail
+	Amount      money.Amount
+	Destination payouts.Destination
+	// V2 says the payout was made through /v2.
+	V2 bool
+	// SourceAmount is the amount held in the source asset (/v2 only).
+	SourceAmount money.Amount
+	// Network and Address are a wallet payout's destination (/v2 only).
+	Network string
+	Address string
+}
+
+// RailWallet is the rail of a /v2 payout to a blockchain wallet.
+const RailWallet = payouts.Wallet
+
+// ProviderState is where a provider says a payout is.
+type ProviderState string
+
+const (
+	ProviderPending   ProviderState = "pending"
+	ProviderSucceeded ProviderState = "succeeded"
+	ProviderFailed    ProviderState = "failed"
+	ProviderReversed  ProviderState = "reversed" // clawed back after success
+)
+
+// ProviderStatus is a provider's report on one payout.
+type ProviderStatus struct {
+	State ProviderState
+	// Fee is the provider's observed charge; the zero Amount when it
+	// reported none.
+	Fee money.Amount
+	// FailureCode is the provider's reason when failed; codes outside the
+	// payout failure vocabulary become declined.
+	FailureCode string
+}
+
+// ErrUnknownReference is returned by a provider's Status for a reference it
+// never accepted.
+var ErrUnknownReference = errors.New("provider: unknown reference")
+
+// PayoutProvider is the port of a payout rail.
+type PayoutProvider interface {
+	// Submit hands a payout to the provider. It is idempotent per
+	// Reference. An error means the outcome is unknown: the engine submits
+	// again later with the same reference.
+	Submit(ctx context.Context, s PayoutSubmission) error
+	// Status reports on a submitted payout.
+	Status(ctx context.Context, reference string) (ProviderStatus, error)
+}
+
+// observedFee is a fee reported as an optional Amount, nil when none.
+func observedFee(f money.Amount) *money.Amount {
+	if !f.IsSet() {
+		return nil
+	}
+	return &f
+}
+
+// Allow takes one token from the organization's bucket. When none is left
+// it returns false and how long to wait, in whole seconds (at least 1), for
+// the Retry-After header.
+func (e *Engine) Allow(orgID string) (ok bool, retryAfterSeconds int) {
+	return e.rates.Allow(orgID, e.now())
+}
+
+// Enter admits one request of the organization orgID to the engine for a
+// fair share of it: while more than one organization is active, each has
+// at most Limits.InFlightPerOrg requests in the engine at once and its
+// further requests wait here, in order, until one of its own ends (or ctx
+// does: service_unavailable). An organization alone is never held back.
+// A transport calls it after Allow, before the use case, and calls
+// release when the request is done; the engine's own calls do not pass
+// through it.
+func (e *Engine) Enter(ctx context.Context, orgID string) (release func(), err error) {
+	return e.share.Enter(ctx, orgID)
+}
+
+// PasswordWorkOptions bound the password hashes and verifications
+// (argon2id) the engine runs at once: sign-in, a password change, the
+// acceptance of an invitation or of a password reset. Each runs only in
+// a slot: at most MaxInFlight run, at most MaxWaiting more wait for one
+// (first come, first served), and one client address (accounts.AddressKey)
+// or one account (its normalised email) holds at most PerAddress or
+// PerAccount of them, running or waiting. An attempt beyond any of these
+// is refused at once, rate_limited (accounts.ErrBusy), without hashing
+// and without counting as a failure of the account or the address; a
+// waiting attempt whose context ends leaves the queue.
+//
+// Memory: a hash holds its parameters' Memory (19 MiB at
+// accounts.DefaultParams) while it runs, and nothing while it waits, so
+// the password hashing of a sign-in flood never holds more than
+// 2 × MaxInFlight × Memory at once (the public portal and the staff's
+// console, Engine.StaffPortal, have a limiter each, so a flood of one
+// never refuses the other): 152 MiB at most with the defaults and
+// accounts.DefaultParams. Go's collector lets freed memory build up to
+// about the live heap again before it runs (GOGC=100), and hashes that
+// start while it runs add to that: budget three times the bound above
+// the rest of the heap for the process's peak (456 MiB at the most with
+// the defaults; measured far lower, under 100 MiB of RSS for 200
+// sign-ins at once). Zero fields take the defaults.
+type PasswordWorkOptions struct {
+	// MaxInFlight is how many hashes run at once. Default: half the
+	// processors (GOMAXPROCS), at least 1 and at most 4, so that hashing
+	// leaves the API's requests processors of their own.
+	MaxInFlight int
+	// MaxWaiting is how many more wait for a slot. Default 16.
+	MaxWaiting int
+	// PerAddress is how many one client address may have running or
+	// waiting. Default 4.
+	PerAddress int
+	// PerAccount is how many one account may have running or waiting.
+	// Default 2.
+	PerAccount int
+}
+
+func (o *PasswordWorkOptions) defaults() {
+	if o.MaxInFlight <= 0 {
+		o.MaxInFlight = min(max(runtime.GOMAXPROCS(0)/2, 1), 4)
+	}
+	if o.MaxWaiting <= 0 {
+		o.MaxWaiting = 16
+	}
+	if o.PerAddress <= 0 {
+		o.PerAddress = 4
+	}
+	if o.PerAccount <= 0 {
+		o.PerAccount = 2
+	}
+}
+
+// passwordWork takes a slot of the audience's limiter for a password
+// hash or verification (argon2id, about 50 ms and 19 MiB at
+// accounts.DefaultParams) of account ("" for none) from the request's
+// client address, or refuses it (accounts.Busy) before any hashing. The
+// engine runs the hash outside every store transaction, never while it
+// holds the store's write path: an Update only re-reads what the slow
+// step read and records the outcome, so one organization's (or an
+// outsider's) sign-ins cannot stall the writes of another. done ends the
+// slot.
+func (e *Engine) passwordWork(ctx context.Context, aud audience, account string) (done func(), err error) {
+	if e.passwordWorkHook != nil {
+		e.passwordWorkHook()
+	}
+	release, err := e.hashers[aud].Acquire(ctx, accounts.AddressKey(requestInfo(ctx).Address), account)
+	if err != nil {
+		return nil, err
+	}
+	if e.passwordHashHook != nil {
+		end := e.passwordHashHook()
+		return func() { end(); release() }, nil
+	}
+	return release, nil
+}
+
+// newHashing is a limiter of password work of o (defaults filled in).
+func newHashing(o PasswordWorkOptions) *throttle.Hashing {
+	return throttle.NewHashing(throttle.HashLimits(o))
+}

@@ -16,6 +16,6 @@ func SetPasswordHashHook(e *Engine, f func() func()) { e.passwordHashHook = f }
 func SetPasswordWork(e *Engine, o PasswordWorkOptions) {
 	o.defaults()
 	for a := range e.hashers {
-		e.hashers[a] = newHashLimiter(o)
+		e.hashers[a] = newHashing(o)
 	}
 }

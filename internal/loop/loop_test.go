@@ -68,3 +68,43 @@ func TestRunReportsErrorsWhileLive(t *testing.T) {
 		t.Fatalf("%d errors reported, want 2 (none after cancel)", reported.Load())
 	}
 }
+
+func TestGroupRunsOneSetAtATime(t *testing.T) {
+	var g Group
+	ctx, cancel := context.WithCancel(context.Background())
+	in := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		started, err := g.Run(ctx, func(ctx context.Context) error {
+			close(in)
+			<-ctx.Done()
+			return errors.New("first")
+		}, func(context.Context) error { return nil })
+		if !started {
+			err = errors.New("not started")
+		}
+		done <- err
+	}()
+	<-in
+	if started, _ := g.Run(ctx); started {
+		t.Fatal("a second set ran while the first was under way")
+	}
+	cancel()
+	if err := <-done; err == nil || err.Error() != "first" {
+		t.Fatalf("joined errors: %v", err)
+	}
+	if started, err := g.Run(ctx); !started || err != nil {
+		t.Fatalf("after the first: %v %v", started, err)
+	}
+}
+
+func TestBackoff(t *testing.T) {
+	for attempts, want := range map[int]time.Duration{1: time.Second, 2: 2 * time.Second, 4: 8 * time.Second, 30: time.Minute} {
+		for range 20 {
+			d := Backoff(attempts, time.Minute)
+			if d < want/2 || d > want || d != d.Truncate(time.Millisecond) {
+				t.Fatalf("Backoff(%d) = %v, want in [%v, %v]", attempts, d, want/2, want)
+			}
+		}
+	}
+}

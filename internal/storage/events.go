@@ -15,16 +15,6 @@ var (
 	eventsDue    = DueIndex("events.due")
 )
 
-// The webhook endpoints, by organization.
-var bucketWebhookEndpoints = []byte("webhooks.endpoints")
-
-// LoadEndpoint reads org's webhook endpoint; none is notFound.
-func LoadEndpoint(tx store.Tx, org string, notFound error) (codec.EndpointRecord, error) {
-	var r codec.EndpointRecord
-	err := GetJSON(tx, bucketWebhookEndpoints, org, &r, notFound)
-	return r, err
-}
-
 // LoadEvent reads event id; a missing one (handed over already) is
 // notFound.
 func LoadEvent(tx store.Tx, id string, notFound error) (codec.EventRecord, error) {

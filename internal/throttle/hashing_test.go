@@ -1,4 +1,4 @@
-package tambala
+package throttle
 
 import (
 	"context"
@@ -14,39 +14,39 @@ import (
 // rate_limited, a waiter whose context ends leaves the queue and frees
 // its address's and account's share.
 func TestHashLimiter(t *testing.T) {
-	l := newHashLimiter(PasswordWorkOptions{MaxInFlight: 1, MaxWaiting: 2, PerAddress: 2, PerAccount: 1})
+	l := NewHashing(HashLimits{MaxInFlight: 1, MaxWaiting: 2, PerAddress: 2, PerAccount: 1})
 	ctx := context.Background()
 	busy := func(err error) bool { return errors.Is(err, accounts.ErrBusy) }
 
-	r1, err := l.acquire(ctx, "a1", "u1")
+	r1, err := l.Acquire(ctx, "a1", "u1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := l.acquire(ctx, "a2", "u1"); !busy(err) {
+	if _, err := l.Acquire(ctx, "a2", "u1"); !busy(err) {
 		t.Fatalf("a second hash of one account: %v", err)
 	}
 	// a1's second share waits in the queue.
 	got := make(chan func(), 1)
 	go func() {
-		r, err := l.acquire(ctx, "a1", "u2")
+		r, err := l.Acquire(ctx, "a1", "u2")
 		if err != nil {
 			t.Error(err)
 		}
 		got <- r
 	}()
 	waitQueue(l, 1)
-	if _, err := l.acquire(ctx, "a1", "u3"); !busy(err) {
+	if _, err := l.Acquire(ctx, "a1", "u3"); !busy(err) {
 		t.Fatalf("a third share of one address: %v", err)
 	}
 	// Another waiter, whose context ends: it leaves the queue.
 	cctx, cancel := context.WithCancel(ctx)
 	left := make(chan error, 1)
 	go func() {
-		_, err := l.acquire(cctx, "a3", "u4")
+		_, err := l.Acquire(cctx, "a3", "u4")
 		left <- err
 	}()
 	waitQueue(l, 2)
-	if _, err := l.acquire(ctx, "a4", "u5"); !busy(err) {
+	if _, err := l.Acquire(ctx, "a4", "u5"); !busy(err) {
 		t.Fatalf("beyond the queue: %v", err)
 	}
 	cancel()
@@ -72,7 +72,7 @@ func TestHashLimiter(t *testing.T) {
 }
 
 // waitQueue waits for l's queue to hold n waiters.
-func waitQueue(l *hashLimiter, n int) {
+func waitQueue(l *Hashing, n int) {
 	for {
 		l.mu.Lock()
 		k := len(l.queue)

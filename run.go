@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"strconv"
 	"time"
 
 	"github.com/tambalapay/tambala/accounts"
 	"github.com/tambalapay/tambala/approvals"
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/codec"
 	"github.com/tambalapay/tambala/internal/loop"
 	"github.com/tambalapay/tambala/internal/render"
 	"github.com/tambalapay/tambala/internal/storage"
@@ -21,6 +23,205 @@ import (
 	"github.com/tambalapay/tambala/store"
 	"github.com/tambalapay/tambala/webhooks"
 )
+
+// Run and the passes it runs. The machinery (a pass at an interval, the
+// set of loops, the backoff) is internal/loop's, and a pass's claim, call
+// and record internal/work's; this file wires the engine's passes into
+// them: the payout worker, the webhook dispatcher, the order expiry sweep
+// and the pruning (the conversion worker and the event loop are wired
+// here too, their passes being the conversions' and the events' own).
+
+// PruneOptions tune the pruning of decided idempotency outcomes.
+type PruneOptions struct {
+	// Interval is how often Run prunes (default 5m).
+	Interval time.Duration
+	// Batch is the most outcomes one prune deletes (default 1000); a full
+	// batch is followed by the next at once.
+	Batch int
+}
+
+func (p *PruneOptions) defaults() {
+	if p.Interval <= 0 {
+		p.Interval = 5 * time.Minute
+	}
+	if p.Batch <= 0 {
+		p.Batch = 1000
+	}
+}
+
+// ErrRunning is returned by Run while another Run of the engine is under
+// way.
+var ErrRunning = errors.New("tambala: Run is already running")
+
+// Loop names one of the loops Run runs.
+type Loop int
+
+const (
+	// LoopPayouts is the payout worker (Options.Payouts, Options.Worker).
+	LoopPayouts Loop = iota + 1
+	// LoopDeliveries is the webhook dispatcher (Options.Webhooks,
+	// Options.Dispatcher).
+	LoopDeliveries
+	// LoopConversions is the conversion worker (Options.Converter,
+	// Options.ConversionWorker).
+	LoopConversions
+	// LoopEvents hands committed events to Options.Events
+	// (Options.EventLoop).
+	LoopEvents
+	// LoopOrderExpiry is the expiry sweep of unfunded desk orders
+	// (ProcessOrders, every OrderOptions.SweepInterval).
+	LoopOrderExpiry
+	// LoopPruning prunes decided idempotency outcomes, old quotes, and
+	// old sessions and sign-in throttles (Options.Prune).
+	LoopPruning
+)
+
+func (l Loop) String() string {
+	switch l {
+	case LoopPayouts:
+		return "payouts"
+	case LoopDeliveries:
+		return "deliveries"
+	case LoopConversions:
+		return "conversions"
+	case LoopEvents:
+		return "events"
+	case LoopOrderExpiry:
+		return "order_expiry"
+	case LoopPruning:
+		return "pruning"
+	}
+	return "loop(" + strconv.Itoa(int(l)) + ")"
+}
+
+// ErrUnknownLoop is returned by Run for a Loop it does not know.
+var ErrUnknownLoop = errors.New("tambala: unknown loop")
+
+// Run runs the engine's background work until ctx ends: the loops named,
+// or, when none is, every loop whose port is configured. That is the
+// payout worker (which needs Options.Payouts: without it Run fails at once
+// with ErrNoPayoutProvider), the order expiry sweep and pruning always;
+// the webhook dispatcher when Options.Webhooks is set (without it
+// deliveries wait in the outbox); the conversion worker when
+// Options.Converter is set; and the event loop when Options.Events is
+// set. A loop named whose port is missing fails Run at once
+// (ErrNoPayoutProvider, ErrNoWebhookSender, ErrNoConverter,
+// ErrNoEventHandler). After ctx ends Run returns nil only once every loop
+// has finished the pass it was in, so the host may close the store right
+// after; a second Run while one is under way gets ErrRunning.
+//
+// A host that schedules the work itself calls the single passes instead:
+// ProcessPayouts, ProcessDeliveries, ProcessConversions, ProcessEvents,
+// ProcessOrders, PruneIdempotency and PruneQuotes.
+func (e *Engine) Run(ctx context.Context, loops ...Loop) error {
+	if len(loops) == 0 {
+		if e.provider == nil {
+			return ErrNoPayoutProvider
+		}
+		loops = e.configuredLoops()
+	}
+	run := make([]func(context.Context) error, 0, len(loops))
+	seen := make(map[Loop]bool, len(loops))
+	for _, l := range loops {
+		if err := e.missingPort(l); err != nil {
+			return err
+		}
+		if !seen[l] {
+			seen[l] = true
+			run = append(run, e.loopOf(l))
+		}
+	}
+	started, err := e.loops.Run(ctx, run...)
+	if !started {
+		return ErrRunning
+	}
+	return err
+}
+
+// configuredLoops are the loops Run runs when none is named: the payout
+// worker, the order expiry sweep and pruning, and every loop whose port
+// is configured.
+func (e *Engine) configuredLoops() []Loop {
+	loops := []Loop{LoopPayouts, LoopOrderExpiry, LoopPruning}
+	if e.sender != nil {
+		loops = append(loops, LoopDeliveries)
+	}
+	if e.converter != nil {
+		loops = append(loops, LoopConversions)
+	}
+	if e.events != nil {
+		loops = append(loops, LoopEvents)
+	}
+	return loops
+}
+
+// missingPort is why loop l cannot run: the error naming the option of
+// its missing port, or ErrUnknownLoop; nil when it can.
+func (e *Engine) missingPort(l Loop) error {
+	switch {
+	case l == LoopPayouts && e.provider == nil:
+		return ErrNoPayoutProvider
+	case l == LoopDeliveries && e.sender == nil:
+		return ErrNoWebhookSender
+	case l == LoopConversions && e.converter == nil:
+		return ErrNoConverter
+	case l == LoopEvents && e.events == nil:
+		return ErrNoEventHandler
+	case l < LoopPayouts || l > LoopPruning:
+		return fmt.Errorf("%w: %d", ErrUnknownLoop, int(l))
+	}
+	return nil
+}
+
+// loopOf is loop l, wired to the engine's passes and options.
+func (e *Engine) loopOf(l Loop) func(context.Context) error {
+	switch l {
+	case LoopPayouts:
+		return func(ctx context.Context) error { return e.RunPayoutWorker(ctx, e.worker.Interval) }
+	case LoopDeliveries:
+		return func(ctx context.Context) error { return e.RunDispatcher(ctx, e.dispatch.Interval) }
+	case LoopConversions:
+		return func(ctx context.Context) error {
+			if err := e.RunConversionWorker(ctx, e.convOpts.Interval); err != nil {
+				e.log.Error("conversion worker", slog.Any("error", err))
+			}
+			return nil
+		}
+	case LoopEvents:
+		return loop.Every(e.eventOpts.Interval, func(ctx context.Context) (bool, error) {
+			n, err := e.ProcessEvents(ctx)
+			return n == e.eventOpts.Batch, err
+		}, e.logPassError("event loop"))
+	case LoopOrderExpiry:
+		return loop.Every(e.orderOpts.SweepInterval, func(ctx context.Context) (bool, error) {
+			_, err := e.ProcessOrders(ctx)
+			return false, err
+		}, e.logPassError("order expiry sweep"))
+	default: // LoopPruning
+		return loop.Every(e.prune.Interval, e.prunePass, e.logPassError("pruning"))
+	}
+}
+
+// prunePass prunes a batch of decided idempotency outcomes, of old
+// quotes and of old sessions and sign-in throttles; full when any batch
+// was.
+func (e *Engine) prunePass(ctx context.Context) (full bool, err error) {
+	n, err := e.PruneIdempotency(ctx, e.prune.Batch)
+	if err != nil {
+		return false, err
+	}
+	q, err := e.PruneQuotes(ctx, e.prune.Batch)
+	if err != nil {
+		return false, err
+	}
+	s, err := e.PruneSessions(ctx, e.prune.Batch)
+	return n == e.prune.Batch || q == e.prune.Batch || s >= e.prune.Batch, err
+}
+
+// logPassError logs the error of a pass of the loop name.
+func (e *Engine) logPassError(name string) func(error) {
+	return func(err error) { e.log.Error(name, slog.Any("error", err)) }
+}
 
 // WorkerOptions tune the payout worker. Zero fields take the defaults.
 type WorkerOptions struct {
@@ -84,17 +285,10 @@ func (w *WorkerOptions) defaults() {
 	}
 }
 
-// backoff is the wait after attempts consecutive failed calls: the capped
-// exponential d (1s, 2s, 4s, ... MaxBackoff), jittered into [d/2, d] and
-// whole milliseconds (the engine's clock has millisecond precision, and a
-// due time finer than it would not be claimed until the next millisecond).
+// backoff is the wait after attempts consecutive failed calls
+// (loop.Backoff, capped at MaxBackoff).
 func (w WorkerOptions) backoff(attempts int) time.Duration {
-	d := time.Second
-	for i := 1; i < attempts && d < w.MaxBackoff; i++ {
-		d *= 2
-	}
-	d = min(d, w.MaxBackoff)
-	return (d/2 + rand.N(d/2+1)).Truncate(time.Millisecond)
+	return loop.Backoff(attempts, w.MaxBackoff)
 }
 
 // schedule moves rec's due time to at (nil: not due any more).
@@ -108,12 +302,24 @@ func schedule(tx store.Tx, rec *payoutRecord, at *time.Time) error {
 
 func at(t time.Time) *time.Time { return &t }
 
+// payoutOf reads payout id as stored; an unknown id is not_found.
+func payoutOf(tx store.Tx, id string) (payoutRecord, error) {
+	var rec payoutRecord
+	err := storage.GetJSON(tx, bucketPayouts, id, &rec, errNotFound)
+	return rec, err
+}
+
+// putPayout stores a payout that is already listed.
+func putPayout(tx store.Tx, rec payoutRecord) error {
+	return storage.PutJSON(tx, bucketPayouts, rec.ID, rec)
+}
+
 // putScheduled schedules rec at next and stores it.
 func (e *Engine) putScheduled(tx store.Tx, rec *payoutRecord, next *time.Time) error {
 	if err := schedule(tx, rec, next); err != nil {
 		return err
 	}
-	return storage.PutJSON(tx, bucketPayouts, rec.ID, *rec)
+	return putPayout(tx, *rec)
 }
 
 // ErrNoPayoutProvider is returned by the payout worker's calls when the
@@ -196,9 +402,9 @@ func (e *Engine) payoutJob() work.Job[claimedPayout, payoutCall] {
 // becomes submitted in the same transaction. ok is false when another
 // worker has it.
 func (e *Engine) claimPayout(tx store.Tx, id string) (claimedPayout, bool, error) {
-	var rec payoutRecord
 	var from payouts.Status
-	if err := storage.GetJSON(tx, bucketPayouts, id, &rec, errNotFound); err != nil {
+	rec, err := payoutOf(tx, id)
+	if err != nil {
 		return claimedPayout{}, false, err
 	}
 	now := e.nowUTC()
@@ -365,8 +571,8 @@ func (e *Engine) settle(ctx context.Context, id string, want payouts.Status,
 	var change stateChange
 	err := e.store.Update(ctx, func(tx store.Tx) error {
 		change = stateChange{}
-		var rec payoutRecord
-		if err := storage.GetJSON(tx, bucketPayouts, id, &rec, errNotFound); err != nil {
+		rec, err := payoutOf(tx, id)
+		if err != nil {
 			return err
 		}
 		if rec.Status != want {
@@ -380,7 +586,7 @@ func (e *Engine) settle(ctx context.Context, id string, want payouts.Status,
 			return err
 		}
 		change = stateChange{id: rec.ID, org: rec.Org, rail: rec.Rail, from: want, to: rec.Status, by: "worker"}
-		return storage.PutJSON(tx, bucketPayouts, rec.ID, rec)
+		return putPayout(tx, rec)
 	})
 	if err == nil {
 		if change.to == payouts.Reversed && change.from != payouts.Succeeded { // paid, then clawed back, in one answer
@@ -521,8 +727,8 @@ func (e *Engine) clawbackPayout(ctx context.Context, id string) error {
 	var pending *Approval
 	err := e.store.Update(ctx, func(tx store.Tx) error {
 		pending = nil
-		var cur payoutRecord
-		if err := storage.GetJSON(tx, bucketPayouts, id, &cur, errNotFound); err != nil {
+		cur, err := payoutOf(tx, id)
+		if err != nil {
 			return err
 		}
 		if cur.Status != payouts.Succeeded {
@@ -553,8 +759,8 @@ func (e *Engine) clawbackPayout(ctx context.Context, id string) error {
 // clawbackInTx claws back succeeded payout id in tx, audited with a
 // summary ending with note.
 func (e *Engine) clawbackInTx(ctx context.Context, tx store.Tx, id, note string) (payoutRecord, error) {
-	var rec payoutRecord
-	if err := storage.GetJSON(tx, bucketPayouts, id, &rec, errNotFound); err != nil {
+	rec, err := payoutOf(tx, id)
+	if err != nil {
 		return rec, err
 	}
 	if rec.Status != payouts.Succeeded {
@@ -566,5 +772,261 @@ func (e *Engine) clawbackInTx(ctx context.Context, tx store.Tx, id, note string)
 	if err := e.auditAs(ctx, tx, rec.Org, AuditPayoutClawedBack, rec.ID, fmt.Sprintf("status %s -> %s", payouts.Succeeded, rec.Status)+note); err != nil {
 		return rec, err
 	}
-	return rec, storage.PutJSON(tx, bucketPayouts, rec.ID, rec)
+	return rec, putPayout(tx, rec)
+}
+
+// DispatcherOptions tune webhook delivery. Zero fields take the defaults.
+type DispatcherOptions struct {
+	Schedule []time.Duration // default webhooks.DefaultSchedule
+	Lease    time.Duration   // default 60s: hides a delivery being sent
+	Batch    int             // default 100: the most due deliveries one pass takes
+	// Concurrency is the most deliveries one pass sends at once (default
+	// 8). 1 sends them one at a time, in due order.
+	Concurrency int
+	// Interval is how often Run starts a pass of the dispatcher (default
+	// 500ms).
+	Interval time.Duration
+}
+
+func (d *DispatcherOptions) defaults() {
+	if d.Schedule == nil {
+		d.Schedule = webhooks.DefaultSchedule
+	}
+	if d.Lease <= 0 {
+		d.Lease = time.Minute
+	}
+	if d.Batch <= 0 {
+		d.Batch = 100
+	}
+	if d.Concurrency <= 0 {
+		d.Concurrency = 8
+	}
+	if d.Interval <= 0 {
+		d.Interval = 500 * time.Millisecond
+	}
+}
+
+// ErrNoWebhookSender is returned by the dispatcher's calls when the engine
+// has no Options.Webhooks.
+var ErrNoWebhookSender = errors.New("tambala: no webhook sender configured (Options.Webhooks)")
+
+// ProcessDeliveries sends every delivery due now (up to Batch), up to
+// Concurrency at once. Whenever senders are free, as many due deliveries
+// are claimed under a lease in one transaction, so a lease starts when its
+// send does (or, for a sender still recording its last attempt, a local
+// commit before). Each is sent outside any transaction with the secret it
+// was created with, and its attempt recorded in a transaction of its own,
+// which retries it on the schedule, dead-letters it after the last retry,
+// or finishes it on a success status. A dispatcher that dies between send
+// and record leaves the delivery due again after its lease: at least once.
+// Deliveries may be sent in any order (the reference promises none); with
+// Concurrency 1 they are sent one at a time in due order.
+//
+// The calling goroutine is one of the senders, and the pass returns only
+// once every send it started is recorded. A Send that panics or ends its
+// goroutine (runtime.Goexit) ends the pass as it would with one sender:
+// nothing more is claimed, and once the other sends are recorded
+// ProcessDeliveries panics with the same value or ends its caller's
+// goroutine.
+func (e *Engine) ProcessDeliveries(ctx context.Context) (int, error) {
+	if e.sender == nil {
+		return 0, ErrNoWebhookSender
+	}
+	start := time.Now()
+	ids, err := storage.DeliveriesDue.Due(ctx, e.store, e.now(), e.dispatch.Batch)
+	if err != nil {
+		return 0, err
+	}
+	sent := work.Pass(ctx, e.store, e.log, e.dispatch.Concurrency, ids, e.deliveryJob())
+	e.metrics.DispatcherPass(time.Since(start), sent)
+	if err := ctx.Err(); err != nil {
+		return sent, err
+	}
+	return sent, nil
+}
+
+// deliveryJob is the dispatcher's work: a pending delivery claimed under a
+// lease, sent, and its attempt recorded.
+func (e *Engine) deliveryJob() work.Job[claimedDelivery, sentDelivery] {
+	return work.Job[claimedDelivery, sentDelivery]{
+		Name: "webhook dispatcher", Item: "delivery",
+		ID:    func(c claimedDelivery) string { return c.d.ID },
+		Claim: e.claimDelivery,
+		Call: func(ctx context.Context, c claimedDelivery) (sentDelivery, bool) {
+			a, status, ok := e.send(ctx, c)
+			return sentDelivery{attempt: a, status: status}, ok
+		},
+		Record: func(ctx context.Context, c claimedDelivery, s sentDelivery) (bool, error) {
+			err := e.record(ctx, c.d.ID, s.attempt, s.status)
+			return err == nil, err
+		},
+	}
+}
+
+// sentDelivery is the outcome of a send: the attempt and the status it
+// counts as.
+type sentDelivery struct {
+	attempt Attempt
+	status  int
+}
+
+// claimedDelivery is a delivery under this dispatcher's lease.
+type claimedDelivery struct {
+	d      deliveryRecord // URL is the endpoint's current one
+	secret string
+}
+
+// RunDispatcher runs ProcessDeliveries every interval until ctx ends, and
+// returns once the pass under way has finished. Without a webhook sender
+// it returns ErrNoWebhookSender at once. Run runs it for a host.
+func (e *Engine) RunDispatcher(ctx context.Context, interval time.Duration) error {
+	if e.sender == nil {
+		return ErrNoWebhookSender
+	}
+	if interval <= 0 {
+		return errors.New("tambala: the dispatcher's interval must be positive")
+	}
+	loop.Run(ctx, interval, func(ctx context.Context) (bool, error) {
+		_, err := e.ProcessDeliveries(ctx)
+		return false, err
+	}, func(err error) { e.log.Error("webhook dispatcher pass", slog.Any("error", err)) })
+	return nil
+}
+
+// moveDue re-lists a delivery: a pending one is listed at its NextAt.
+func moveDue(tx store.Tx, d *deliveryRecord, next *time.Time) error {
+	var old *time.Time
+	if d.State == webhooks.Pending {
+		old = &d.NextAt
+	}
+	if err := storage.DeliveriesDue.Move(tx, d.ID, old, next); err != nil {
+		return err
+	}
+	if next != nil {
+		d.NextAt = *next
+	}
+	return nil
+}
+
+// claimDelivery claims delivery id, if still due, under a lease inside tx.
+func (e *Engine) claimDelivery(tx store.Tx, id string) (claimedDelivery, bool, error) {
+	now := e.nowUTC()
+	d, err := storage.LoadDelivery(tx, id, errNotFound)
+	if err != nil {
+		return claimedDelivery{}, false, err
+	}
+	if d.State != webhooks.Pending || d.NextAt.After(now) {
+		return claimedDelivery{}, false, nil // finished, or claimed by another dispatcher
+	}
+	secret, err := storage.LoadWebhookSecret(tx, d.SecretID, errNotFound)
+	if err != nil {
+		return claimedDelivery{}, false, err
+	}
+	// The bytes and the secret are the delivery's own; the address is the
+	// endpoint's current one, so replacing a broken URL rescues the
+	// deliveries still pending.
+	var ep Endpoint
+	if err := loadEndpoint(tx, d.Org, &ep, errNotFound); err == nil {
+		d.URL = ep.URL
+	} else if !errors.Is(err, errNotFound) {
+		return claimedDelivery{}, false, err
+	}
+	if err := moveDue(tx, &d, at(now.Add(e.dispatch.Lease))); err != nil {
+		return claimedDelivery{}, false, err
+	}
+	if err := storage.SaveDelivery(tx, d); err != nil {
+		return claimedDelivery{}, false, err
+	}
+	return claimedDelivery{d: d, secret: secret.Secret}, true, nil
+}
+
+// send sends a claimed delivery: the attempt and the status it counts as,
+// or ok false when ctx ended during the send (nothing to record). A URL
+// the destination rule refuses now (set under an older rule, or naming a
+// listener the host has since opened) is not sent at all. A failure is
+// recorded in its fixed wording only; the error itself goes to the log
+// (webhookhttp's errors leave the URL out: its query may carry the
+// receiver's token).
+func (e *Engine) send(ctx context.Context, c claimedDelivery) (a Attempt, status int, ok bool) {
+	sig := webhooks.Sign(c.secret, c.d.Body)
+	start := time.Now()
+	var res SendResult
+	sendErr := e.destinations.CheckURL(c.d.URL)
+	if sendErr == nil {
+		res, sendErr = e.webhookSend(ctx, c.d, sig)
+	}
+	if ctx.Err() != nil {
+		// Stopped mid-send: record nothing; the lease brings it back.
+		return Attempt{}, 0, false
+	}
+	a = Attempt{At: e.nowUTC(), StatusCode: res.StatusCode, Duration: time.Since(start), Response: capResponse(res.Response), Signature: sig}
+	status = a.StatusCode
+	if sendErr != nil {
+		failure := webhooks.Classify(sendErr)
+		a.Error = string(failure)
+		if failure == webhooks.FailDestination {
+			a.StatusCode, a.Response = 0, ""
+		}
+		status = 0 // an error is a failure whatever the status
+		e.log.Warn("webhook attempt failed", slog.String("delivery", c.d.ID), slog.String("org", c.d.Org),
+			slog.String("failure", a.Error), slog.String("error", sendErr.Error()))
+	}
+	return a, status, true
+}
+
+// capResponse is the part of an answer kept: at most webhooks.MaxResponse
+// bytes, whatever the sender read.
+func capResponse(b []byte) string {
+	if len(b) > webhooks.MaxResponse {
+		b = b[:webhooks.MaxResponse]
+	}
+	return string(b)
+}
+
+// record records an attempt at delivery id in a transaction of its own.
+func (e *Engine) record(ctx context.Context, id string, attempt Attempt, status int) error {
+	var after webhooks.State
+	err := e.store.Update(context.WithoutCancel(ctx), func(tx store.Tx) error {
+		after = ""
+		cur, err := storage.LoadDelivery(tx, id, errNotFound)
+		if err != nil {
+			return err
+		}
+		if cur.State != webhooks.Pending {
+			return nil
+		}
+		// The schedule counts the attempts of this round only: a re-delivery
+		// gets a full schedule again, while the log keeps numbering on.
+		next, err := webhooks.Delivery{State: cur.State, Attempts: cur.Attempts - cur.RoundStart, NextAt: cur.NextAt}.
+			Record(attempt.At, status, e.dispatch.Schedule, rand.Float64())
+		if err != nil {
+			return err
+		}
+		total := cur.RoundStart + next.Attempts
+		if err := storage.SaveAttempt(tx, id, uint32(total), codec.AttemptRecord(attempt)); err != nil {
+			return err
+		}
+		var due *time.Time
+		if next.State == webhooks.Pending {
+			due = &next.NextAt
+		}
+		if err := moveDue(tx, &cur, due); err != nil {
+			return err
+		}
+		cur.State, cur.Attempts = next.State, total
+		if next.State == webhooks.Dead {
+			if err := countDead(tx, 1); err != nil {
+				return err
+			}
+			e.log.Error("webhook delivery dead-lettered; operator action needed",
+				slog.String("delivery", id), slog.String("org", cur.Org), slog.String("event_type", cur.EventType),
+				slog.Int("attempts", cur.Attempts))
+		}
+		after = next.State
+		return storage.SaveDelivery(tx, cur)
+	})
+	if err == nil && after != "" {
+		e.metrics.WebhookAttempt(after)
+	}
+	return err
 }

@@ -1,4 +1,4 @@
-package tambala
+package throttle
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"github.com/tambalapay/tambala/errcode"
 )
 
-// fairShare keeps one organization's burst from taking the engine from
+// FairShare keeps one organization's burst from taking the engine from
 // the others: while more than one organization is active (another
 // organization entered within the window), each may have at most limit
 // requests in the engine at once, and its further requests wait their
@@ -18,7 +18,7 @@ import (
 // commit's batches full); and many organizations with a request or two
 // each never reach the limit. See docs/decisions.md, "A fair share of the
 // engine".
-type fairShare struct {
+type FairShare struct {
 	limit  int // <= 0: off
 	window time.Duration
 	now    func() time.Time
@@ -35,18 +35,24 @@ type orgShare struct {
 	waiting  []chan struct{} // closed when a slot is handed to the waiter
 }
 
-// fairShareWindow is how long an organization counts as active after it
+// ShareWindow is how long an organization counts as active after it
 // last entered.
-const fairShareWindow = time.Second
+const ShareWindow = time.Second
 
-func (f *fairShare) init(limit int, now func() time.Time) {
-	f.limit, f.window, f.now, f.orgs = limit, fairShareWindow, now, map[string]*orgShare{}
+// Init sets the share: at most limit requests of one organization in the
+// engine at once while another is active (<= 0: no limit), with now the
+// clock.
+func (f *FairShare) Init(limit int, now func() time.Time) {
+	f.limit, f.window, f.now, f.orgs = limit, ShareWindow, now, map[string]*orgShare{}
 }
 
 // shared reports whether the limit applies at now; f.mu is held.
-func (f *fairShare) shared(now time.Time) bool { return now.Before(f.sharedUntil) }
+func (f *FairShare) shared(now time.Time) bool { return now.Before(f.sharedUntil) }
 
-func (f *fairShare) enter(ctx context.Context, org string) (release func(), err error) {
+// Enter admits one request of org, or has it wait its turn until one of
+// org's own ends (or ctx does: service_unavailable). release ends the
+// request.
+func (f *FairShare) Enter(ctx context.Context, org string) (release func(), err error) {
 	if f.limit <= 0 {
 		return func() {}, nil
 	}
@@ -94,7 +100,7 @@ func (f *fairShare) enter(ctx context.Context, org string) (release func(), err 
 
 // leave ends a request: its slot goes to the organization's next waiter
 // while the organization is within its share (or alone).
-func (f *fairShare) leave(org string) {
+func (f *FairShare) leave(org string) {
 	now := f.now()
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -106,7 +112,7 @@ func (f *fairShare) leave(org string) {
 
 // handOver gives slots to the organization's waiters, in order, while it
 // is within its share or alone; f.mu is held.
-func (f *fairShare) handOver(s *orgShare, now time.Time) {
+func (f *FairShare) handOver(s *orgShare, now time.Time) {
 	for len(s.waiting) > 0 && (s.inFlight < f.limit || !f.shared(now)) {
 		turn := s.waiting[0]
 		s.waiting = s.waiting[1:]
@@ -117,20 +123,8 @@ func (f *fairShare) handOver(s *orgShare, now time.Time) {
 
 // forget drops an organization with nothing in flight or waiting; f.mu is
 // held.
-func (f *fairShare) forget(org string, s *orgShare) {
+func (f *FairShare) forget(org string, s *orgShare) {
 	if s.inFlight == 0 && len(s.waiting) == 0 {
 		delete(f.orgs, org)
 	}
-}
-
-// Enter admits one request of the organization orgID to the engine for a
-// fair share of it: while more than one organization is active, each has
-// at most Limits.InFlightPerOrg requests in the engine at once and its
-// further requests wait here, in order, until one of its own ends (or ctx
-// does: service_unavailable). An organization alone is never held back.
-// A transport calls it after Allow, before the use case, and calls
-// release when the request is done; the engine's own calls do not pass
-// through it.
-func (e *Engine) Enter(ctx context.Context, orgID string) (release func(), err error) {
-	return e.share.enter(ctx, orgID)
 }

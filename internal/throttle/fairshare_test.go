@@ -1,4 +1,4 @@
-package tambala
+package throttle
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"github.com/tambalapay/tambala/errcode"
 )
 
-// shareClock is a settable clock for fairShare.
+// shareClock is a settable clock for FairShare.
 type shareClock struct {
 	mu sync.Mutex
 	t  time.Time
@@ -26,19 +26,19 @@ func (c *shareClock) add(d time.Duration) {
 	c.mu.Unlock()
 }
 
-func newShare(limit int) (*fairShare, *shareClock) {
+func newShare(limit int) (*FairShare, *shareClock) {
 	c := &shareClock{t: time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)}
-	var f fairShare
-	f.init(limit, c.now)
+	var f FairShare
+	f.Init(limit, c.now)
 	return &f, c
 }
 
 // enterAsync enters org in the background and reports on the channel
 // when it is admitted (the release function) or refused.
-func enterAsync(ctx context.Context, f *fairShare, org string) <-chan func() {
+func enterAsync(ctx context.Context, f *FairShare, org string) <-chan func() {
 	ch := make(chan func(), 1)
 	go func() {
-		release, err := f.enter(ctx, org)
+		release, err := f.Enter(ctx, org)
 		if err != nil {
 			close(ch)
 			return
@@ -76,7 +76,7 @@ func TestFairShare(t *testing.T) {
 		f, _ := newShare(2)
 		var releases []func()
 		for range 50 {
-			r, err := f.enter(ctx, "hot")
+			r, err := f.Enter(ctx, "hot")
 			require.NoError(t, err)
 			releases = append(releases, r)
 		}
@@ -88,16 +88,16 @@ func TestFairShare(t *testing.T) {
 
 	t.Run("while another is active, the limit holds and the waiters go in order", func(t *testing.T) {
 		f, clock := newShare(2)
-		r1, _ := f.enter(ctx, "hot")
-		r2, _ := f.enter(ctx, "hot")
+		r1, _ := f.Enter(ctx, "hot")
+		r2, _ := f.Enter(ctx, "hot")
 		clock.add(10 * time.Millisecond)
-		quiet, err := f.enter(ctx, "quiet") // another organization: the share applies from now
+		quiet, err := f.Enter(ctx, "quiet") // another organization: the share applies from now
 		require.NoError(t, err)
 		third := enterAsync(ctx, f, "hot")
 		waiting(t, third)
 		fourth := enterAsync(ctx, f, "hot")
 		waiting(t, fourth)
-		again, err := f.enter(ctx, "quiet") // the quiet one is within its own share
+		again, err := f.Enter(ctx, "quiet") // the quiet one is within its own share
 		require.NoError(t, err)
 		r1()
 		r3 := admitted(t, third) // the first waiter first
@@ -112,16 +112,16 @@ func TestFairShare(t *testing.T) {
 
 	t.Run("the share ends a window after the other organization's last request", func(t *testing.T) {
 		f, clock := newShare(1)
-		r1, _ := f.enter(ctx, "hot")
+		r1, _ := f.Enter(ctx, "hot")
 		clock.add(time.Millisecond)
-		q, _ := f.enter(ctx, "quiet")
+		q, _ := f.Enter(ctx, "quiet")
 		q()
 		second := enterAsync(ctx, f, "hot")
 		waiting(t, second)
-		clock.add(fairShareWindow + time.Millisecond)
+		clock.add(ShareWindow + time.Millisecond)
 		r1() // alone again: every waiter goes in
 		r2 := admitted(t, second)
-		r3, err := f.enter(ctx, "hot")
+		r3, err := f.Enter(ctx, "hot")
 		require.NoError(t, err)
 		r2()
 		r3()
@@ -130,13 +130,13 @@ func TestFairShare(t *testing.T) {
 
 	t.Run("a waiter whose context ends is refused and holds nothing", func(t *testing.T) {
 		f, clock := newShare(1)
-		r1, _ := f.enter(ctx, "hot")
+		r1, _ := f.Enter(ctx, "hot")
 		clock.add(time.Millisecond)
-		q, _ := f.enter(ctx, "quiet")
+		q, _ := f.Enter(ctx, "quiet")
 		wctx, cancel := context.WithCancel(ctx)
 		done := make(chan error, 1)
 		go func() {
-			_, err := f.enter(wctx, "hot")
+			_, err := f.Enter(wctx, "hot")
 			done <- err
 		}()
 		time.Sleep(10 * time.Millisecond)
@@ -151,10 +151,10 @@ func TestFairShare(t *testing.T) {
 
 	t.Run("off", func(t *testing.T) {
 		f, clock := newShare(-1)
-		r1, _ := f.enter(ctx, "hot")
+		r1, _ := f.Enter(ctx, "hot")
 		clock.add(time.Millisecond)
-		_, _ = f.enter(ctx, "quiet")
-		r2, err := f.enter(ctx, "hot")
+		_, _ = f.Enter(ctx, "quiet")
+		r2, err := f.Enter(ctx, "hot")
 		require.NoError(t, err)
 		r1()
 		r2()
