@@ -248,7 +248,7 @@ func (e *Engine) createPayoutV2(ctx context.Context, p Principal, req PayoutV2Re
 		if err != nil {
 			return PayoutV2{}, nil, err
 		}
-		amount, err := quotes.ParseAmount("amount", req.Amount.String(), asset)
+		amount, err := money.AmountField{Name: "amount"}.BindDecimal(asset, req.Amount)
 		if err != nil {
 			return PayoutV2{}, nil, err
 		}
