@@ -247,7 +247,7 @@ func (e *Engine) operatorHome(ctx context.Context, now time.Time) (OperatorHome,
 		}
 		err := tx.Scan(payoutsDue, store.ScanOptions{}, func(k, _ []byte) (bool, error) {
 			var rec payoutRecord
-			if err := storage.GetJSON(tx, bucketPayouts, string(k[8:]), &rec, errNotFound); err != nil {
+			if err := storage.ReadPayout(tx, string(k[8:]), &rec, errNotFound); err != nil {
 				return false, err
 			}
 			if !rec.Status.Terminal() {

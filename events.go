@@ -208,11 +208,11 @@ func (e *Engine) event(r eventRecord) (Event, error) {
 			return ev, err
 		}
 		if r.Kind == eventPayout {
-			p, err := pr.payout()
+			p, err := storage.PayoutOf(pr)
 			ev.Payout = &p
 			return ev, err
 		}
-		p, err := pr.payoutV2()
+		p, err := storage.PayoutV2Of(pr)
 		ev.PayoutV2 = &p
 		return ev, err
 	case eventOrder:

@@ -393,11 +393,7 @@ func settlementReport(tx store.Tx, id string) (SettlementReport, error) {
 // by its id and its RTP reference.
 func railItems(tx store.Tx, rail payouts.Rail) ([]reconcile.Item, error) {
 	var items []reconcile.Item
-	err := tx.Scan(bucketPayouts, store.ScanOptions{}, func(_, v []byte) (bool, error) {
-		var rec payoutRecord
-		if err := storage.Decode(v, &rec); err != nil {
-			return false, err
-		}
+	err := storage.ScanPayouts(tx, func(rec payoutRecord) (bool, error) {
 		if rec.Rail != rail {
 			return true, nil
 		}

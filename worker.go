@@ -113,7 +113,7 @@ func (e *Engine) putScheduled(tx store.Tx, rec *payoutRecord, next *time.Time) e
 	if err := schedule(tx, rec, next); err != nil {
 		return err
 	}
-	return storage.PutJSON(tx, bucketPayouts, rec.ID, *rec)
+	return storage.SavePayout(tx, *rec)
 }
 
 // ErrNoPayoutProvider is returned by the payout worker's calls when the
@@ -198,7 +198,7 @@ func (e *Engine) payoutJob() work.Job[claimedPayout, payoutCall] {
 func (e *Engine) claimPayout(tx store.Tx, id string) (claimedPayout, bool, error) {
 	var rec payoutRecord
 	var from payouts.Status
-	if err := storage.GetJSON(tx, bucketPayouts, id, &rec, errNotFound); err != nil {
+	if err := storage.ReadPayout(tx, id, &rec, errNotFound); err != nil {
 		return claimedPayout{}, false, err
 	}
 	now := e.nowUTC()
@@ -217,7 +217,7 @@ func (e *Engine) claimPayout(tx store.Tx, id string) (claimedPayout, bool, error
 		}
 	}
 	if rec.Status == payouts.Held {
-		p, err := rec.payout()
+		p, err := storage.PayoutOf(rec)
 		if err != nil {
 			return claimedPayout{}, false, err
 		}
@@ -235,7 +235,7 @@ func (e *Engine) claimPayout(tx store.Tx, id string) (claimedPayout, bool, error
 // withState copies the domain state of p onto rec, keeping the worker's
 // bookkeeping.
 func withState(rec payoutRecord, p payouts.Payout) payoutRecord {
-	n := toPayoutRecord(p)
+	n := storage.ToPayoutRecord(p)
 	n.DueAt, n.Attempts, n.Unknown, n.Resubmit, n.Resolution = rec.DueAt, rec.Attempts, rec.Unknown, rec.Resubmit, rec.Resolution
 	n.V2 = rec.V2
 	return n
@@ -343,7 +343,7 @@ func (e *Engine) recordPayoutCall(ctx context.Context, c claimedPayout, out payo
 // submit hands the payout to the provider under its id as reference:
 // callErr is the provider's answer, err a record that cannot be read.
 func (e *Engine) submit(ctx context.Context, rec payoutRecord) (callErr, err error) {
-	p, err := rec.payout()
+	p, err := storage.PayoutOf(rec)
 	if err != nil {
 		return nil, err
 	}
@@ -366,13 +366,13 @@ func (e *Engine) settle(ctx context.Context, id string, want payouts.Status,
 	err := e.store.Update(ctx, func(tx store.Tx) error {
 		change = stateChange{}
 		var rec payoutRecord
-		if err := storage.GetJSON(tx, bucketPayouts, id, &rec, errNotFound); err != nil {
+		if err := storage.ReadPayout(tx, id, &rec, errNotFound); err != nil {
 			return err
 		}
 		if rec.Status != want {
 			return nil
 		}
-		p, err := rec.payout()
+		p, err := storage.PayoutOf(rec)
 		if err != nil {
 			return err
 		}
@@ -380,7 +380,7 @@ func (e *Engine) settle(ctx context.Context, id string, want payouts.Status,
 			return err
 		}
 		change = stateChange{id: rec.ID, org: rec.Org, rail: rec.Rail, from: want, to: rec.Status, by: "worker"}
-		return storage.PutJSON(tx, bucketPayouts, rec.ID, rec)
+		return storage.SavePayout(tx, rec)
 	})
 	if err == nil {
 		if change.to == payouts.Reversed && change.from != payouts.Succeeded { // paid, then clawed back, in one answer
@@ -464,7 +464,7 @@ func (e *Engine) finishSuccess(tx store.Tx, rec *payoutRecord, p payouts.Payout,
 		}
 	}
 	*rec = withState(*rec, p)
-	if err := e.emit(tx, p.Org, webhooks.PayoutSucceeded, render.Payout(p), jsonResource(eventPayout, toPayoutRecord(p))); err != nil {
+	if err := e.emit(tx, p.Org, webhooks.PayoutSucceeded, render.Payout(p), jsonResource(eventPayout, storage.ToPayoutRecord(p))); err != nil {
 		return err
 	}
 	return schedule(tx, rec, nil)
@@ -489,7 +489,7 @@ func (e *Engine) finishFailure(tx store.Tx, rec *payoutRecord, p payouts.Payout,
 		}
 		return schedule(tx, rec, nil)
 	}
-	if err := e.emit(tx, p.Org, webhooks.PayoutFailed, render.Payout(p), jsonResource(eventPayout, toPayoutRecord(p))); err != nil {
+	if err := e.emit(tx, p.Org, webhooks.PayoutFailed, render.Payout(p), jsonResource(eventPayout, storage.ToPayoutRecord(p))); err != nil {
 		return err
 	}
 	return schedule(tx, rec, nil)
@@ -498,7 +498,7 @@ func (e *Engine) finishFailure(tx store.Tx, rec *payoutRecord, p payouts.Payout,
 // clawback reverses a succeeded payout: the amount returns to available,
 // the fee stays charged, terminal_at does not move.
 func (e *Engine) clawback(tx store.Tx, rec *payoutRecord, now time.Time) error {
-	p, err := rec.payout()
+	p, err := storage.PayoutOf(*rec)
 	if err != nil {
 		return err
 	}
@@ -512,7 +512,7 @@ func (e *Engine) clawback(tx store.Tx, rec *payoutRecord, now time.Time) error {
 	if rec.V2 != nil {
 		return e.emitPayoutV2(tx, *rec, EventPayoutV2Reversed)
 	}
-	return e.emit(tx, p.Org, webhooks.PayoutReversed, render.Payout(p), jsonResource(eventPayout, toPayoutRecord(p)))
+	return e.emit(tx, p.Org, webhooks.PayoutReversed, render.Payout(p), jsonResource(eventPayout, storage.ToPayoutRecord(p)))
 }
 
 // clawbackPayout is Operator.ClawbackPayout.
@@ -522,7 +522,7 @@ func (e *Engine) clawbackPayout(ctx context.Context, id string) error {
 	err := e.store.Update(ctx, func(tx store.Tx) error {
 		pending = nil
 		var cur payoutRecord
-		if err := storage.GetJSON(tx, bucketPayouts, id, &cur, errNotFound); err != nil {
+		if err := storage.ReadPayout(tx, id, &cur, errNotFound); err != nil {
 			return err
 		}
 		if cur.Status != payouts.Succeeded {
@@ -530,7 +530,7 @@ func (e *Engine) clawbackPayout(ctx context.Context, id string) error {
 		}
 		// The amount returns to the organization: four-eyes above the
 		// threshold of its asset.
-		p, err := cur.payout()
+		p, err := storage.PayoutOf(cur)
 		if err != nil {
 			return err
 		}
@@ -554,7 +554,7 @@ func (e *Engine) clawbackPayout(ctx context.Context, id string) error {
 // summary ending with note.
 func (e *Engine) clawbackInTx(ctx context.Context, tx store.Tx, id, note string) (payoutRecord, error) {
 	var rec payoutRecord
-	if err := storage.GetJSON(tx, bucketPayouts, id, &rec, errNotFound); err != nil {
+	if err := storage.ReadPayout(tx, id, &rec, errNotFound); err != nil {
 		return rec, err
 	}
 	if rec.Status != payouts.Succeeded {
@@ -566,5 +566,5 @@ func (e *Engine) clawbackInTx(ctx context.Context, tx store.Tx, id, note string)
 	if err := e.auditAs(ctx, tx, rec.Org, AuditPayoutClawedBack, rec.ID, fmt.Sprintf("status %s -> %s", payouts.Succeeded, rec.Status)+note); err != nil {
 		return rec, err
 	}
-	return rec, storage.PutJSON(tx, bucketPayouts, rec.ID, rec)
+	return rec, storage.SavePayout(tx, rec)
 }
