@@ -382,14 +382,14 @@ func (e *Engine) checkRail(tx store.Tx, rail payouts.Rail) error {
 // railPaused reports whether rail is paused.
 func (e *Engine) railPaused(tx store.Tx, rail payouts.Rail) (bool, error) {
 	var r Rails
-	raw, err := tx.Get(bucketSettings, []byte("rails"))
-	switch {
-	case err == nil:
+	raw, found, err := storage.RailsRaw(tx)
+	if err != nil {
+		return false, err
+	}
+	if found {
 		if r, err = e.cachedRails.Decode(raw, decodeRails); err != nil {
 			return false, err
 		}
-	case !errors.Is(err, store.ErrNotFound):
-		return false, err
 	}
 	return (rail == payouts.Bank && r.BankDisabled) || (rail == payouts.Momo && r.MomoDisabled), nil
 }
@@ -398,8 +398,8 @@ func (e *Engine) railPaused(tx store.Tx, rail payouts.Rail) (bool, error) {
 func (e *Engine) setRailDisabled(ctx context.Context, rail payouts.Rail, disabled bool) (Rails, error) {
 	var r Rails
 	err := e.store.Update(ctx, func(tx store.Tx) error {
-		var rec codec.RailsRecord
-		if err := storage.GetJSON(tx, bucketSettings, "rails", &rec, nil); err != nil {
+		rec, err := storage.LoadRails(tx)
+		if err != nil {
 			return err
 		}
 		r = Rails(rec)
@@ -415,7 +415,7 @@ func (e *Engine) setRailDisabled(ctx context.Context, rail payouts.Rail, disable
 		if err := e.auditAs(ctx, tx, "", AuditRailChanged, string(rail), fmt.Sprintf("%s disabled %t -> %t", rail, was, disabled)); err != nil {
 			return err
 		}
-		return storage.PutJSON(tx, bucketSettings, "rails", codec.RailsRecord(r))
+		return storage.SaveRails(tx, codec.RailsRecord(r))
 	})
 	return r, err
 }

@@ -379,3 +379,31 @@ func (ix DueIndex) ForEach(tx store.Tx, fn func(id string) (bool, error)) error 
 		return fn(string(k[8:]))
 	})
 }
+
+// railsSettings is the settings bucket, which keeps the rails' pause
+// switches (codec.RailsRecord) under railsKey.
+var railsSettings = []byte("settings")
+
+const railsKey = "rails"
+
+// RailsRaw returns the stored rail switches, raw (the engine caches their
+// decoding); found is false when none were ever set.
+func RailsRaw(tx store.Tx) (raw []byte, found bool, err error) {
+	raw, err = tx.Get(railsSettings, []byte(railsKey))
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, false, nil
+	}
+	return raw, err == nil, err
+}
+
+// LoadRails reads the rail switches; none stored reads as both running.
+func LoadRails(tx store.Tx) (codec.RailsRecord, error) {
+	var rec codec.RailsRecord
+	err := GetJSON(tx, railsSettings, railsKey, &rec, nil)
+	return rec, err
+}
+
+// SaveRails stores the rail switches.
+func SaveRails(tx store.Tx, rec codec.RailsRecord) error {
+	return PutJSON(tx, railsSettings, railsKey, rec)
+}
