@@ -119,6 +119,9 @@ var payoutV2Codec = resourceCodec[PayoutV2]{
 		if err != nil {
 			return PayoutV2{}, err
 		}
+		if rec.V2 == nil {
+			return PayoutV2{}, errNotFound
+		}
 		return storage.PayoutV2Of(rec)
 	},
 	decodeLegacy: func(string, []byte) (PayoutV2, error) { return PayoutV2{}, errcode.New(errcode.InternalError) },
