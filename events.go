@@ -239,11 +239,11 @@ func decodePayoutEvent(r eventRecord, ev *Event) error {
 		return err
 	}
 	if r.Kind == eventPayout {
-		p, err := pr.payout()
+		p, err := storage.PayoutOf(pr)
 		ev.Payout = &p
 		return err
 	}
-	p, err := pr.payoutV2()
+	p, err := storage.PayoutV2Of(pr)
 	ev.PayoutV2 = &p
 	return err
 }

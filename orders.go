@@ -694,10 +694,6 @@ func (e *Engine) PruneQuotes(ctx context.Context, batch int) (int, error) {
 	return n, err
 }
 
-// bucketOrderQueue is the desk's queue, which the operator's home
-// (dashboard.go) scans; it goes once that scan moves into storage.
-var bucketOrderQueue = storage.OrderQueue
-
 // loadOrder loads order id; an unknown one is not_found.
 func loadOrder(tx store.Tx, id string) (orders.Order, error) {
 	return storage.LoadOrder(tx, id, errNotFound)

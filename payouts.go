@@ -2,12 +2,15 @@ package tambala
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
+	"strings"
 	"time"
 
+	"github.com/tambalapay/tambala/accounts"
+	"github.com/tambalapay/tambala/approvals"
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/cache"
 	"github.com/tambalapay/tambala/internal/codec"
@@ -18,14 +21,15 @@ import (
 	"github.com/tambalapay/tambala/store"
 )
 
-var (
-	bucketPayouts      = []byte("payouts")
-	bucketPayoutsByOrg = []byte("payouts.by_org")
-	bucketPayoutWindow = []byte("payouts.window")
-	// bucketPayoutWindowSum holds each organization's codec.WindowSum.
-	bucketPayoutWindowSum = []byte("payouts.window.sum")
-	bucketRefData         = []byte("refdata")
-)
+// payoutRecord is a payout as stored, with the worker's bookkeeping
+// (internal/storage reads and writes it).
+type payoutRecord = codec.PayoutRecord
+
+// resolutionRecord is how the operator finished a payout.
+type resolutionRecord = codec.ResolutionRecord
+
+// payoutV2Record is the /v2 part of a payout record.
+type payoutV2Record = codec.PayoutV2Record
 
 // SandboxBankAccounts and SandboxWallets are the sandbox provider's test
 // destinations (docs/decisions.md). The wallets are exempt from the
@@ -61,7 +65,12 @@ func (e *Engine) sandboxWallets() map[string]bool {
 }
 
 // holdID is the ledger hold of a payout.
-func holdID(payoutID string) string { return "payout:" + payoutID }
+func holdID(payoutID string) string { return payouts.HoldID(payoutID) }
+
+// placeHold is the ledger command of h.
+func placeHold(h payouts.Hold) ledger.PlaceHold {
+	return ledger.PlaceHold{EntryID: h.EntryID, HoldID: h.HoldID, Org: h.Org, Amount: h.Amount, Ref: h.Ref, At: h.At}
+}
 
 // PayoutOperation is the idempotent create of a payout on rail.
 func PayoutOperation(rail payouts.Rail) Operation {
@@ -79,7 +88,7 @@ var payoutCodec = resourceCodec[payouts.Payout]{
 		if err != nil {
 			return payouts.Payout{}, err
 		}
-		return rec.payout()
+		return storage.PayoutOf(rec)
 	},
 	decodeLegacy: func(org string, body []byte) (payouts.Payout, error) {
 		p, err := codec.PayoutFromRendering(body)
@@ -90,7 +99,6 @@ var payoutCodec = resourceCodec[payouts.Payout]{
 
 // createPayout is Client.CreatePayout.
 func (e *Engine) createPayout(ctx context.Context, p Principal, req payouts.Request, idem Idempotency) (Created[payouts.Payout], error) {
-	wallets := e.sandboxWallets()
 	fp := idem.Fingerprint
 	if fp == (Fingerprint{}) {
 		fp = req.Fingerprint()
@@ -102,72 +110,13 @@ func (e *Engine) createPayout(ctx context.Context, p Principal, req payouts.Requ
 	// every other check: a replay returns the original payout even if a
 	// rule changed since, and a key reused with a different request is
 	// conflict even when that request is invalid.
-	var quote payouts.FeeQuote
-	early := req.Validate(wallets)
-	if early == nil {
-		var err error
-		if quote, err = e.fees.Quote(payouts.DirPayout, req.Rail, req.Amount); err != nil {
-			early = errcode.Wrap(errcode.RateUnavailable, err)
-		}
-	}
+	quote, early := e.checkPayoutRequest(req)
 	op := PayoutOperation(req.Rail)
 	created, err := create(ctx, e, p, op, idem, fp, payoutCodec, func(tx store.Tx, org *Organization) (payouts.Payout, []byte, error) {
 		if early != nil {
 			return payouts.Payout{}, nil, early
 		}
-		if _, err := e.enabledAsset(org, money.MWK.Code, OpPayout); err != nil {
-			return payouts.Payout{}, nil, err
-		}
-		limits := org.PayoutLimitsInForce()
-		max := limits.MaxPerPayoutMWK
-		if req.Amount.Cmp(max) > 0 {
-			return payouts.Payout{}, nil, errcode.Newf(errcode.AmountLimitExceeded, "amount_mwk is above this organization's per-payout maximum of %s.", max)
-		}
-		if err := e.checkRail(tx, req.Rail); err != nil {
-			return payouts.Payout{}, nil, err
-		}
-		insts, _, err := e.institutions(tx)
-		if err != nil {
-			return payouts.Payout{}, nil, err
-		}
-		if _, err := payouts.CheckInstitution(req, insts, wallets); err != nil {
-			return payouts.Payout{}, nil, err
-		}
-		now := e.nowUTC()
-		if err := e.checkAndCountWindow(tx, org.ID, limits, req.Amount, now); err != nil {
-			return payouts.Payout{}, nil, err
-		}
-		po := payouts.Payout{
-			ID: e.newID(), Org: org.ID, Rail: req.Rail, Amount: req.Amount, HeldFee: quote.Total,
-			Status: payouts.Held, Destination: req.Destination, CreatedAt: now, UpdatedAt: now,
-		}
-		if _, err := postLedger(tx, ledger.PlaceHold{
-			EntryID: "payout:" + po.ID + ":hold", HoldID: holdID(po.ID), Org: po.Org,
-			Amount: *quote.TotalDebit, Ref: po.ID, At: now,
-		}); err != nil {
-			return payouts.Payout{}, nil, err
-		}
-		rec := toPayoutRecord(po)
-		if err := schedule(tx, &rec, at(now)); err != nil {
-			return payouts.Payout{}, nil, err
-		}
-		stored, err := storage.Encode(rec)
-		if err != nil {
-			return payouts.Payout{}, nil, err
-		}
-		if err := tx.Put(bucketPayouts, []byte(po.ID), stored); err != nil {
-			return payouts.Payout{}, nil, err
-		}
-		if err := tx.Put(bucketPayoutsByOrg, storage.IndexKey(po.Org, po.ID), nil); err != nil {
-			return payouts.Payout{}, nil, err
-		}
-		if err := countAccepted(tx, po.Rail, now); err != nil {
-			return payouts.Payout{}, nil, err
-		}
-		if err := e.checkBalanceLow(tx, po.Org); err != nil {
-			return payouts.Payout{}, nil, err
-		}
-		return po, stored, nil
+		return e.acceptPayout(tx, org, req, quote)
 	})
 	switch {
 	case err != nil:
@@ -181,163 +130,100 @@ func (e *Engine) createPayout(ctx context.Context, p Principal, req payouts.Requ
 	return created, err
 }
 
-func windowKey(org string, minute int64) []byte {
-	return binary.BigEndian.AppendUint64(storage.IndexPrefix(org), uint64(minute))
+// checkPayoutRequest is the check of a /v1 request that reads nothing
+// stored: the request's rules and its fee.
+func (e *Engine) checkPayoutRequest(req payouts.Request) (payouts.FeeQuote, error) {
+	if err := req.Validate(e.sandboxWallets()); err != nil {
+		return payouts.FeeQuote{}, err
+	}
+	quote, err := e.fees.Quote(payouts.DirPayout, req.Rail, req.Amount)
+	if err != nil {
+		return quote, errcode.Wrap(errcode.RateUnavailable, err)
+	}
+	return quote, nil
+}
+
+// acceptPayout accepts the checked /v1 request req of org in tx: load the
+// terms, accept (payouts.AcceptV1), count the window, post the hold, store.
+func (e *Engine) acceptPayout(tx store.Tx, org *Organization, req payouts.Request, quote payouts.FeeQuote) (payouts.Payout, []byte, error) {
+	if _, err := e.enabledAsset(org, money.MWK.Code, OpPayout); err != nil {
+		return payouts.Payout{}, nil, err
+	}
+	limits := org.PayoutLimitsInForce()
+	paused, err := e.railPaused(tx, req.Rail)
+	if err != nil {
+		return payouts.Payout{}, nil, err
+	}
+	insts, _, noRef := e.institutions(tx)
+	if noRef != nil && errcode.Of(noRef) != errcode.ServiceUnavailable {
+		return payouts.Payout{}, nil, noRef
+	}
+	now := e.nowUTC()
+	window, sum, err := payoutWindow(tx, org.ID, limits, now)
+	if err != nil {
+		return payouts.Payout{}, nil, err
+	}
+	po, hold, err := payouts.AcceptV1(req, payouts.V1Terms{NewID: e.newID, Org: org.ID, Now: now,
+		MaxPerPayout: limits.MaxPerPayoutMWK, RailPaused: paused, Institutions: insts, NoReference: noRef,
+		Wallets: e.sandboxWallets(), Window: window, Fee: quote})
+	if err != nil {
+		return payouts.Payout{}, nil, err
+	}
+	if err := storage.CountPayoutWindow(tx, org.ID, now.Unix()/60, req.Amount, sum); err != nil {
+		return payouts.Payout{}, nil, err
+	}
+	if _, err := postLedger(tx, placeHold(hold)); err != nil {
+		return payouts.Payout{}, nil, err
+	}
+	stored, err := e.storeAccepted(tx, storage.ToPayoutRecord(po), storage.PayoutsByOrg, true)
+	return po, stored, err
+}
+
+// storeAccepted stores the accepted payout rec, listed in index, schedules
+// it for the worker and counts it; lowBalance checks the organization's
+// balance floor after the hold.
+func (e *Engine) storeAccepted(tx store.Tx, rec payoutRecord, index []byte, lowBalance bool) ([]byte, error) {
+	if err := schedule(tx, &rec, at(rec.CreatedAt)); err != nil {
+		return nil, err
+	}
+	stored, err := storage.AddPayout(tx, rec, index)
+	if err != nil {
+		return nil, err
+	}
+	if err := countAccepted(tx, rec.Rail, rec.CreatedAt); err != nil {
+		return nil, err
+	}
+	if lowBalance {
+		if err := e.checkBalanceLow(tx, rec.Org); err != nil {
+			return nil, err
+		}
+	}
+	return stored, nil
 }
 
 // checkAndCountWindow enforces the rolling 24-hour volume and 1-hour count
-// over per-minute cells, then counts this payout. A running sum per
-// organization (codec.WindowSum) holds the cells' totals, so that a payout
-// reads two records rather than a day of cells; the first payout of each
-// minute moves the sum past the cells that left the windows, deleting those
-// older than a day.
+// over per-minute cells (payouts.Window), then counts this payout. A
+// running sum per organization (codec.WindowSum) holds the cells' totals,
+// so that a payout reads two records rather than a day of cells
+// (storage.PayoutWindowSum).
 func (e *Engine) checkAndCountWindow(tx store.Tx, org string, l PayoutLimits, amount money.Amount, now time.Time) error {
-	cap := l.DailyVolumeMWK
-	minute := now.Unix() / 60
-	sum, err := windowSum(tx, org, minute)
+	w, sum, err := payoutWindow(tx, org, l, now)
 	if err != nil {
 		return err
 	}
-	if sum.HourCount+1 > uint64(l.HourlyCount) {
-		return errcode.Newf(errcode.OrgLimitExceeded, "This organization reached its limit of %d payouts per hour.", l.HourlyCount)
-	}
-	if after, _ := sum.DayVolume.Add(amount); after.Cmp(cap) > 0 {
-		return errcode.Newf(errcode.OrgLimitExceeded, "This payout would take the organization above its 24-hour volume of %s.", cap)
-	}
-	current := codec.WindowCell{Volume: money.Zero(money.MWK)}
-	switch v, err := tx.Get(bucketPayoutWindow, windowKey(org, minute)); {
-	case err == nil:
-		if current, err = codec.DecodeWindowCell(v); err != nil {
-			return err
-		}
-	case !isNotFound(err):
+	if err := w.Check(amount); err != nil {
 		return err
 	}
-	current.Count++
-	sum.HourCount++
-	if current.Volume, err = current.Volume.Add(amount); err != nil {
-		return err
-	}
-	if sum.DayVolume, err = sum.DayVolume.Add(amount); err != nil {
-		return err
-	}
-	if err := tx.Put(bucketPayoutWindow, windowKey(org, minute), current.Encode()); err != nil {
-		return err
-	}
-	return tx.Put(bucketPayoutWindowSum, []byte(org), sum.Encode())
+	return storage.CountPayoutWindow(tx, org, now.Unix()/60, amount, sum)
 }
 
-// windowSum returns org's window sum at minute: the volume of its cells of
-// the last 24 hours and the count of those of the last hour (minute
-// included). It moves the stored sum forward, subtracting the cells that
-// left either window and deleting those older than a day, or builds it
-// from every cell when there is none (a store written before sums) or the
-// clock went back.
-func windowSum(tx store.Tx, org string, minute int64) (codec.WindowSum, error) {
-	dayStart, hourStart := minute-24*60+1, minute-60+1
-	var sum codec.WindowSum
-	v, err := tx.Get(bucketPayoutWindowSum, []byte(org))
-	switch {
-	case isNotFound(err):
-		return rebuildWindowSum(tx, org, dayStart, hourStart)
-	case err != nil:
-		return sum, err
-	}
-	if sum, err = codec.DecodeWindowSum(v); err != nil {
-		return sum, err
-	}
-	if dayStart < sum.DayFrom || hourStart < sum.HourFrom {
-		return rebuildWindowSum(tx, org, dayStart, hourStart)
-	}
-	// The hour first: the day's deletions would hide cells it subtracts.
-	if hourStart > sum.HourFrom {
-		err := scanCells(tx, org, sum.HourFrom, hourStart, func(_ []byte, c codec.WindowCell) error {
-			if c.Count > sum.HourCount {
-				return errWindowSum(org)
-			}
-			sum.HourCount -= c.Count
-			return nil
-		})
-		if err != nil {
-			return sum, err
-		}
-		sum.HourFrom = hourStart
-	}
-	if dayStart > sum.DayFrom {
-		var gone [][]byte
-		err := scanCells(tx, org, sum.DayFrom, dayStart, func(k []byte, c codec.WindowCell) error {
-			left, err := sum.DayVolume.Sub(c.Volume)
-			if err != nil || left.Sign() < 0 {
-				return errWindowSum(org)
-			}
-			sum.DayVolume = left
-			gone = append(gone, k)
-			return nil
-		})
-		if err != nil {
-			return sum, err
-		}
-		if err := deleteCells(tx, gone); err != nil {
-			return sum, err
-		}
-		sum.DayFrom = dayStart
-	}
-	return sum, nil
-}
-
-// rebuildWindowSum sums every cell of org, deleting those before dayStart.
-func rebuildWindowSum(tx store.Tx, org string, dayStart, hourStart int64) (codec.WindowSum, error) {
-	sum := codec.WindowSum{DayFrom: dayStart, HourFrom: hourStart, DayVolume: money.Zero(money.MWK)}
-	var gone [][]byte
-	err := scanCells(tx, org, 0, -1, func(k []byte, c codec.WindowCell) error {
-		m := int64(binary.BigEndian.Uint64(k[len(org)+1:]))
-		if m < dayStart {
-			gone = append(gone, k)
-			return nil
-		}
-		var err error
-		if sum.DayVolume, err = sum.DayVolume.Add(c.Volume); err != nil {
-			return err
-		}
-		if m >= hourStart {
-			sum.HourCount += c.Count
-		}
-		return nil
-	})
+// payoutWindow is org's rolling window at now under l, and its stored sum.
+func payoutWindow(tx store.Tx, org string, l PayoutLimits, now time.Time) (payouts.Window, codec.WindowSum, error) {
+	sum, err := storage.PayoutWindowSum(tx, org, now.Unix()/60)
 	if err != nil {
-		return sum, err
+		return payouts.Window{}, sum, err
 	}
-	return sum, deleteCells(tx, gone)
-}
-
-// deleteCells deletes the window cells under keys.
-func deleteCells(tx store.Tx, keys [][]byte) error {
-	for _, k := range keys {
-		if err := tx.Delete(bucketPayoutWindow, k); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// scanCells visits org's cells of the minutes from (inclusive) to to
-// (exclusive; -1: every later one).
-func scanCells(tx store.Tx, org string, from, to int64, fn func(k []byte, c codec.WindowCell) error) error {
-	opt := store.ScanOptions{Prefix: storage.IndexPrefix(org), Start: windowKey(org, from)}
-	if to >= 0 {
-		opt.End = windowKey(org, to)
-	}
-	return tx.Scan(bucketPayoutWindow, opt, func(k, v []byte) (bool, error) {
-		c, err := codec.DecodeWindowCell(v)
-		if err != nil {
-			return false, err
-		}
-		return true, fn(k, c)
-	})
-}
-
-func errWindowSum(org string) error {
-	return fmt.Errorf("tambala: the payout window sum of organization %s is below its cells", org)
+	return payouts.Window{HourCount: sum.HourCount, DayVolume: sum.DayVolume, HourlyCount: l.HourlyCount, DailyVolume: l.DailyVolumeMWK}, sum, nil
 }
 
 // payout is Client.Payout.
@@ -358,14 +244,14 @@ func loadPayout(tx store.Tx, org, id string) (payouts.Payout, error) {
 	if id == "" || len(id) > 64 {
 		return payouts.Payout{}, errNotFound
 	}
-	var r payoutRecord
-	if err := storage.GetJSON(tx, bucketPayouts, id, &r, errNotFound); err != nil {
+	r, err := storage.LoadPayout(tx, id, errNotFound)
+	if err != nil {
 		return payouts.Payout{}, err
 	}
 	if r.Org != org || r.V2 != nil { // a /v2 payout is not a /v1 resource
 		return payouts.Payout{}, errNotFound
 	}
-	return r.payout()
+	return storage.PayoutOf(r)
 }
 
 // PayoutFilter narrows a list of payouts.
@@ -390,7 +276,7 @@ func (e *Engine) payouts(ctx context.Context, p Principal, page PageRequest, f P
 			return f.Status == "" || po.Status == f.Status, nil
 		}
 		var err error
-		out, err = listPage(tx, bucketPayoutsByOrg, p.Org.ID, page, keep, func(id string) (payouts.Payout, error) {
+		out, err = listPage(tx, storage.PayoutsByOrg, p.Org.ID, page, keep, func(id string) (payouts.Payout, error) {
 			return cache[id], nil
 		})
 		return err
@@ -430,7 +316,7 @@ func (e *Engine) syncInstitutions(ctx context.Context, list []payouts.Institutio
 		if err := e.auditAs(ctx, tx, "", AuditInstitutionsSynced, "institutions", fmt.Sprintf("%d institutions", len(list))); err != nil {
 			return err
 		}
-		return storage.PutJSON(tx, bucketRefData, "institutions", rec)
+		return storage.SaveInstitutions(tx, rec)
 	})
 }
 
@@ -438,15 +324,15 @@ func (e *Engine) syncInstitutions(ctx context.Context, list []payouts.Institutio
 // sandbox the built-in list until one happens. Production with no sync
 // yet is service_unavailable.
 func (e *Engine) institutions(tx store.Tx) ([]payouts.Institution, time.Time, error) {
-	raw, err := tx.Get(bucketRefData, []byte("institutions"))
-	if errors.Is(err, store.ErrNotFound) {
+	raw, found, err := storage.Institutions(tx)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	if !found {
 		if e.env == Sandbox {
 			return e.sandboxInstitutions, e.started, nil
 		}
 		return nil, time.Time{}, errcode.Newf(errcode.ServiceUnavailable, "Institution reference data has not been synced yet.")
-	}
-	if err != nil {
-		return nil, time.Time{}, err
 	}
 	rec, err := e.cachedInstitutions.Decode(raw, storage.DecodeInstitutions)
 	return rec.Institutions, rec.SyncedAt, err
@@ -486,28 +372,34 @@ type Rails struct {
 }
 
 func (e *Engine) checkRail(tx store.Tx, rail payouts.Rail) error {
+	paused, err := e.railPaused(tx, rail)
+	if err == nil && paused {
+		err = payouts.RailPaused(rail)
+	}
+	return err
+}
+
+// railPaused reports whether rail is paused.
+func (e *Engine) railPaused(tx store.Tx, rail payouts.Rail) (bool, error) {
 	var r Rails
-	raw, err := storage.Setting(tx, []byte("rails"))
-	switch {
-	case err == nil:
+	raw, found, err := storage.RailsRaw(tx)
+	if err != nil {
+		return false, err
+	}
+	if found {
 		if r, err = e.cachedRails.Decode(raw, func(b []byte) (Rails, error) { r, err := storage.DecodeRails(b); return Rails(r), err }); err != nil {
-			return err
+			return false, err
 		}
-	case !errors.Is(err, store.ErrNotFound):
-		return err
 	}
-	if (rail == payouts.Bank && r.BankDisabled) || (rail == payouts.Momo && r.MomoDisabled) {
-		return errcode.Newf(errcode.RailDisabled, "The %s rail is paused.", rail)
-	}
-	return nil
+	return (rail == payouts.Bank && r.BankDisabled) || (rail == payouts.Momo && r.MomoDisabled), nil
 }
 
 // setRailDisabled is Operator.SetRailDisabled.
 func (e *Engine) setRailDisabled(ctx context.Context, rail payouts.Rail, disabled bool) (Rails, error) {
 	var r Rails
 	err := e.store.Update(ctx, func(tx store.Tx) error {
-		var rec codec.RailsRecord
-		if err := storage.SettingJSON(tx, "rails", &rec, nil); err != nil {
+		rec, err := storage.LoadRails(tx)
+		if err != nil {
 			return err
 		}
 		r = Rails(rec)
@@ -523,7 +415,232 @@ func (e *Engine) setRailDisabled(ctx context.Context, rail payouts.Rail, disable
 		if err := e.auditAs(ctx, tx, "", AuditRailChanged, string(rail), fmt.Sprintf("%s disabled %t -> %t", rail, was, disabled)); err != nil {
 			return err
 		}
-		return storage.PutSettingJSON(tx, "rails", codec.RailsRecord(r))
+		return storage.SaveRails(tx, codec.RailsRecord(r))
 	})
 	return r, err
+}
+
+// maxInFlightList bounds one PayoutsInFlight answer.
+const maxInFlightList = 100_000
+
+// InFlightFilter selects payouts that are not terminal yet, for the
+// operator.
+type InFlightFilter struct {
+	Status    payouts.Status // held, submitted or pending; "" for all three
+	OlderThan time.Duration  // only those accepted at least this long ago
+	OrgID     string         // "" for every organization
+	Limit     int            // at most this many, oldest first (default 100, at most 100,000)
+}
+
+// InFlightPayout is a payout not terminal yet, with the worker's view of
+// it.
+type InFlightPayout struct {
+	// Payout is the payout as the worker sees it: on a /v2 payout its
+	// amounts are the frozen principal and fee in the source asset.
+	Payout payouts.Payout
+	// V2 is set on a /v2 payout only: the payout as its client reads it
+	// (source and destination assets, rate, wallet destination).
+	V2 *PayoutV2
+	// Overdue says it was accepted longer ago than WorkerOptions.OverdueAfter.
+	Overdue bool
+	// FailedCalls is how many provider calls for it failed in a row, and
+	// UnknownAnswers how many times in a row the provider said it does not
+	// know it.
+	FailedCalls    int
+	UnknownAnswers int
+	// NextAttemptAt is when the worker next takes it up.
+	NextAttemptAt *time.Time
+}
+
+// payoutsInFlight is Operator.PayoutsInFlight.
+func (e *Engine) payoutsInFlight(ctx context.Context, f InFlightFilter) ([]InFlightPayout, error) {
+	switch f.Status {
+	case "", payouts.Held, payouts.Submitted, payouts.Pending:
+	default:
+		return nil, errcode.Newf(errcode.ValidationError, "status must be held, submitted or pending.")
+	}
+	if f.Limit <= 0 {
+		f.Limit = 100
+	}
+	f.Limit = min(f.Limit, maxInFlightList)
+	now := e.nowUTC()
+	var out []InFlightPayout
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		out = out[:0]
+		// Every payout not terminal is listed in the due index.
+		return storage.PayoutsDue.ForEach(tx, func(id string) (bool, error) {
+			rec, err := storage.LoadPayout(tx, id, errNotFound)
+			if err != nil {
+				return false, err
+			}
+			p, err := storage.PayoutOf(rec)
+			if err != nil {
+				return false, err
+			}
+			age := now.Sub(p.CreatedAt)
+			if p.Status.Terminal() || (f.Status != "" && p.Status != f.Status) || age < f.OlderThan || (f.OrgID != "" && p.Org != f.OrgID) {
+				return true, nil
+			}
+			item := InFlightPayout{Payout: p, Overdue: age >= e.worker.OverdueAfter,
+				FailedCalls: rec.Attempts, UnknownAnswers: rec.Unknown, NextAttemptAt: rec.DueAt}
+			if rec.V2 != nil {
+				v2, err := storage.PayoutV2Of(rec)
+				if err != nil {
+					return false, err
+				}
+				item.V2 = &v2
+			}
+			out = append(out, item)
+			return true, nil
+		})
+	})
+	slices.SortFunc(out, func(a, b InFlightPayout) int {
+		if c := a.Payout.CreatedAt.Compare(b.Payout.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Payout.ID, b.Payout.ID)
+	})
+	if len(out) > f.Limit {
+		out = out[:f.Limit]
+	}
+	return out, err
+}
+
+// Resolution is the operator's verdict on a payout in flight, after
+// reconciling it with the provider.
+type Resolution struct {
+	// Outcome is payouts.Succeeded or payouts.Failed.
+	Outcome payouts.Status
+	// Fee is the provider's observed fee of a succeeded payout; the zero Amount
+	// charges the fee held at accept.
+	Fee money.Amount
+	// FailureCode is why a failed payout failed.
+	FailureCode payouts.FailureCode
+	// Reason is what the operator found (required, at most 500
+	// bytes once trimmed, no control or invisible format character); it is
+	// kept with the payout and logged.
+	Reason string
+	// Reference is the provider's own reference for the payment, as the
+	// staff read it from the bank's or the mobile-money operator's portal
+	// (optional, at most 100 bytes once trimmed, no control or invisible
+	// format character); it is kept with the payout's resolution and in the
+	// audit entry.
+	Reference string
+}
+
+// maxResolutionReference bounds Resolution.Reference, in bytes.
+const maxResolutionReference = payouts.MaxResolutionReference
+
+// resolvePayout is Operator.ResolvePayout.
+func (e *Engine) resolvePayout(ctx context.Context, id string, r Resolution) (payouts.Payout, error) {
+	checked, err := payouts.Resolution(r).Check()
+	if err != nil {
+		return payouts.Payout{}, err
+	}
+	r = Resolution(checked)
+	var out payouts.Payout
+	var from payouts.Status
+	var pending *Approval
+	err = e.store.Update(ctx, func(tx store.Tx) error {
+		var err error
+		if pending, err = e.gateResolution(ctx, tx, id, r); err != nil || pending != nil {
+			return err
+		}
+		out, from, err = e.resolveInTx(ctx, tx, id, r, "")
+		return err
+	})
+	if err == nil && pending != nil {
+		return payouts.Payout{}, &ApprovalPendingError{Approval: *pending}
+	}
+	if err == nil {
+		e.resolved(ctx, id, r, out, from)
+	}
+	return out, err
+}
+
+// gateResolution refuses a payout that cannot be resolved and, on a
+// failed outcome, which returns the hold (amount and fee) to the
+// organization's available balance, asks four-eyes above the threshold of
+// its asset: the approval pending, if any.
+func (e *Engine) gateResolution(ctx context.Context, tx store.Tx, id string, r Resolution) (*Approval, error) {
+	rec, err := storage.LoadPayout(tx, id, errNotFound)
+	if err != nil {
+		return nil, err
+	}
+	if err := payouts.CheckResolvable(rec.Status); err != nil {
+		return nil, err
+	}
+	if r.Outcome != payouts.Failed {
+		return nil, nil
+	}
+	p, err := storage.PayoutOf(rec)
+	if err != nil {
+		return nil, err
+	}
+	held, err := p.Held()
+	if err != nil {
+		return nil, err
+	}
+	return e.gateWith(ctx, tx, gateReq{kind: approvals.PayoutFailed, org: p.Org, amount: held, key: p.ID,
+		role: accounts.StaffOperations, renew: true, details: map[string]string{"payout": p.ID,
+			"failure_code": string(r.FailureCode), "reason": r.Reason, "reference": r.Reference}})
+}
+
+// resolveInTx finishes payout id as r says in tx (r checked): the
+// transition, its ledger entries and event, the resolution kept and the
+// audit entry, whose summary ends with note. It returns the payout and
+// the status it was in.
+func (e *Engine) resolveInTx(ctx context.Context, tx store.Tx, id string, r Resolution, note string) (payouts.Payout, payouts.Status, error) {
+	rec, err := storage.LoadPayout(tx, id, errNotFound)
+	if err != nil {
+		return payouts.Payout{}, "", err
+	}
+	from := rec.Status
+	p, err := storage.PayoutOf(rec)
+	if err != nil {
+		return payouts.Payout{}, from, err
+	}
+	now := e.nowUTC()
+	if p, err = payouts.Resolution(r).Resolve(p, now); err != nil {
+		return payouts.Payout{}, from, err
+	}
+	rec.Resolution = &resolutionRecord{Outcome: r.Outcome, Reason: r.Reason, Reference: r.Reference, At: now}
+	if r.Outcome == payouts.Succeeded {
+		err = e.finishSuccess(tx, &rec, p, observedFee(r.Fee), now)
+	} else {
+		err = e.finishFailure(tx, &rec, p, string(r.FailureCode), now)
+	}
+	if err != nil {
+		return payouts.Payout{}, from, err
+	}
+	out, err := storage.PayoutOf(rec)
+	if err != nil {
+		return payouts.Payout{}, from, err
+	}
+	if err := e.auditAs(ctx, tx, out.Org, AuditPayoutResolved, id, resolutionSummary(r, from, out.Status)+note); err != nil {
+		return payouts.Payout{}, from, err
+	}
+	return out, from, storage.SavePayout(tx, rec)
+}
+
+// resolutionSummary is the audit summary of r moving a payout from from
+// to to.
+func resolutionSummary(r Resolution, from, to payouts.Status) string {
+	summary := fmt.Sprintf("status %s -> %s, reason %q", from, to, r.Reason)
+	if r.Outcome == payouts.Succeeded && r.Fee.IsSet() {
+		summary += ", fee charged " + amountText(r.Fee)
+	} else if r.Outcome == payouts.Failed {
+		summary += ", failure code " + string(r.FailureCode)
+	}
+	if r.Reference != "" {
+		summary += fmt.Sprintf(", provider reference %q", r.Reference)
+	}
+	return summary
+}
+
+// resolved logs and reports a resolution once committed.
+func (e *Engine) resolved(_ context.Context, id string, r Resolution, out payouts.Payout, from payouts.Status) {
+	e.log.Info("payout resolved by the operator", slog.String("payout", id), slog.String("org", out.Org),
+		slog.String("outcome", string(r.Outcome)), slog.String("reason", r.Reason))
+	e.reportPayout(stateChange{id: id, org: out.Org, rail: out.Rail, from: from, to: out.Status, by: "operator"})
 }

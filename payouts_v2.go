@@ -37,8 +37,6 @@ func init() {
 	}{APIv2, ""}
 }
 
-var bucketPayoutsV2ByOrg = []byte("payouts_v2.by_org")
-
 // DestinationKind is the kind of a /v2 payout's destination: the rules
 // are package payouts'.
 type DestinationKind = payouts.DestinationKind
@@ -97,7 +95,7 @@ type PayoutV2 = payouts.V2Payout
 
 // v2Submission is the provider's submission of the /v2 payout p of v.
 func v2Submission(v *payoutV2Record, p payouts.Payout) (PayoutSubmission, error) {
-	amt, err := money.Parse(v2Asset(v), v.Amount)
+	amt, err := money.Parse(storage.V2Asset(v), v.Amount)
 	if err != nil {
 		return PayoutSubmission{}, err
 	}
@@ -106,7 +104,7 @@ func v2Submission(v *payoutV2Record, p payouts.Payout) (PayoutSubmission, error)
 		return PayoutSubmission{}, err
 	}
 	s := PayoutSubmission{Reference: p.ID, Rail: p.Rail, Amount: amt, V2: true, SourceAmount: src}
-	d := fromPayoutV2DestinationRecord(v.Destination)
+	d := storage.PayoutV2DestinationOf(v.Destination)
 	if d.Type == DestinationWallet {
 		s.Network, s.Address = d.Network, d.Address
 	} else {
@@ -115,61 +113,16 @@ func v2Submission(v *payoutV2Record, p payouts.Payout) (PayoutSubmission, error)
 	return s, nil
 }
 
-// payoutV2 reads the /v2 payout of a record.
-func (r payoutRecord) payoutV2() (PayoutV2, error) {
-	if r.V2 == nil {
-		return PayoutV2{}, errNotFound
-	}
-	p, err := r.payout()
-	if err != nil {
-		return PayoutV2{}, err
-	}
-	v := r.V2
-	amt, err := money.Parse(v2Asset(v), v.Amount)
-	if err != nil {
-		return PayoutV2{}, err
-	}
-	src, err := p.Amount.Add(p.HeldFee)
-	if err != nil {
-		return PayoutV2{}, err
-	}
-	out := PayoutV2{ID: p.ID, Org: p.Org, SourceAsset: v2Source(v), SourceAmount: src, Asset: v2Asset(v), Amount: amt,
-		Status: p.Status, Destination: fromPayoutV2DestinationRecord(v.Destination), Failure: p.Failure, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt,
-		TerminalAt: p.TerminalAt, PrincipalSource: p.Amount, FeeSource: p.HeldFee}
-	if v.Rate != nil {
-		rate, err := money.ParseRate(*v.Rate)
-		if err != nil {
-			return PayoutV2{}, err
-		}
-		out.Rate = &rate
-	}
-	if p.Fee != nil {
-		priced, err := money.Parse(v2Asset(v), v.PricedFee)
-		if err != nil {
-			return PayoutV2{}, err
-		}
-		var observed *money.Amount
-		if v.FeeObserved != nil {
-			o, err := money.Parse(v2Asset(v), *v.FeeObserved)
-			if err != nil {
-				return PayoutV2{}, err
-			}
-			observed = &o
-		}
-		if out.Fee, err = payouts.FeeShownV2(p, v2Asset(v), v.Rate != nil, priced, observed); err != nil {
-			return PayoutV2{}, err
-		}
-	}
-	return out, nil
-}
-
 var payoutV2Codec = resourceCodec[PayoutV2]{
 	decode: func(_ string, stored []byte) (PayoutV2, error) {
 		rec, err := cache.DecodeJSON[payoutRecord](stored)
 		if err != nil {
 			return PayoutV2{}, err
 		}
-		return rec.payoutV2()
+		if rec.V2 == nil {
+			return PayoutV2{}, errNotFound
+		}
+		return storage.PayoutV2Of(rec)
 	},
 	decodeLegacy: func(string, []byte) (PayoutV2, error) { return PayoutV2{}, errcode.New(errcode.InternalError) },
 }
@@ -225,7 +178,7 @@ func (e *Engine) frozenFX(v *payoutV2Record) (*payouts.FX, error) {
 	if err != nil {
 		return nil, err
 	}
-	pair := quotes.Pair{Direction: quotes.FromBank, From: v2Source(v), To: v2Asset(v)}
+	pair := quotes.Pair{Direction: quotes.FromBank, From: storage.V2Source(v), To: storage.V2Asset(v)}
 	if c, _ := e.classes.Lookup(money.AssetCode(v.SourceAsset)); c == quotes.Stablecoin {
 		pair.Direction = quotes.ToBank
 	}
@@ -238,139 +191,8 @@ func (e *Engine) createPayoutV2(ctx context.Context, p Principal, req PayoutV2Re
 	if fp == (Fingerprint{}) {
 		fp = req.Fingerprint()
 	}
-	wallets := e.sandboxWallets()
 	created, err := create(ctx, e, p, CreatePayoutV2Op, idem, fp, payoutV2Codec, func(tx store.Tx, org *Organization) (PayoutV2, []byte, error) {
-		asset, err := e.assetOf(org, req.Asset, OpPayout)
-		if err != nil {
-			return PayoutV2{}, nil, err
-		}
-		source, err := e.assetOf(org, req.SourceAsset, "")
-		if err != nil {
-			return PayoutV2{}, nil, err
-		}
-		amount, err := quotes.ParseAmount("amount", req.Amount.String(), asset)
-		if err != nil {
-			return PayoutV2{}, nil, err
-		}
-		d := req.Destination
-		if err := d.Type.Check(); err != nil {
-			return PayoutV2{}, nil, err
-		}
-		if err := d.Type.CheckAsset(asset, e.classes); err != nil {
-			return PayoutV2{}, nil, err
-		}
-		rail := d.Type.Rail()
-		if rail == RailWallet {
-			if err := d.CheckFields(d.Present()); err != nil {
-				return PayoutV2{}, nil, err
-			}
-			n, err := e.networks.Lookup(d.Network)
-			if err != nil {
-				return PayoutV2{}, nil, err
-			}
-			if err := n.CheckAddress(asset.Code, d.Address); err != nil {
-				return PayoutV2{}, nil, err
-			}
-		} else {
-			r := payouts.Request{Rail: rail, Amount: amount, Destination: d.Destination()}
-			if err := r.Validate(wallets); err != nil {
-				return PayoutV2{}, nil, err
-			}
-			// After Validate, which refuses an empty field with the /v1
-			// messages: so nil for every destination a transport's
-			// decoding let through (it checked the same rule on the
-			// members it read), while a Go caller gets the rule too.
-			if err := d.CheckFields(d.Present()); err != nil {
-				return PayoutV2{}, nil, err
-			}
-			insts, _, err := e.institutions(tx)
-			if err != nil {
-				return PayoutV2{}, nil, err
-			}
-			if _, err := payouts.CheckInstitution(r, insts, wallets); err != nil {
-				return PayoutV2{}, nil, err
-			}
-		}
-		limits, err := e.assetLimits(tx, asset, OpPayout)
-		if err != nil {
-			return PayoutV2{}, nil, err
-		}
-		if err := limits.Check(amount); err != nil {
-			return PayoutV2{}, nil, err
-		}
-		var fee money.Amount
-		if rail == RailWallet {
-			if fee, err = e.walletFee(asset, d.Network); err != nil {
-				return PayoutV2{}, nil, err
-			}
-		} else {
-			if err := e.checkRail(tx, rail); err != nil {
-				return PayoutV2{}, nil, err
-			}
-			q, err := e.fees.Quote(payouts.DirPayout, rail, amount)
-			if err != nil {
-				return PayoutV2{}, nil, errcode.Wrap(errcode.RateUnavailable, err)
-			}
-			fee = q.Total
-		}
-		var fx *payouts.FX
-		var rateText *string
-		if source != asset {
-			pair, err := quotes.PairOf(source, asset, e.classes)
-			if err != nil {
-				return PayoutV2{}, nil, err
-			}
-			rate, err := e.payoutRate(ctx, tx, pair)
-			if err != nil {
-				return PayoutV2{}, nil, err
-			}
-			fx = &payouts.FX{Pair: pair, Rate: rate}
-			s := rate.String()
-			rateText = &s
-		}
-		price, err := payouts.PriceV2(amount, fee, fx)
-		if err != nil {
-			return PayoutV2{}, nil, err
-		}
-		total, err := price.Total()
-		if err != nil {
-			return PayoutV2{}, nil, err
-		}
-		now := e.nowUTC()
-		po := payouts.Payout{ID: e.newID(), Org: org.ID, Rail: rail, Amount: price.Principal, HeldFee: price.Fee,
-			Status: payouts.Held, CreatedAt: now, UpdatedAt: now}
-		if _, err := postLedger(tx, ledger.PlaceHold{
-			EntryID: "payout:" + po.ID + ":hold", HoldID: holdID(po.ID), Org: po.Org, Amount: total, Ref: po.ID, At: now,
-		}); err != nil {
-			return PayoutV2{}, nil, err
-		}
-		rec := toPayoutRecord(po)
-		rec.V2 = &payoutV2Record{SourceAsset: string(source.Code), SourceDecimals: source.Decimals, Asset: string(asset.Code),
-			AssetDecimals: asset.Decimals, Amount: amount.String(), PricedFee: fee.String(), Rate: rateText,
-			Destination: toPayoutV2DestinationRecord(d)}
-		if err := schedule(tx, &rec, at(now)); err != nil {
-			return PayoutV2{}, nil, err
-		}
-		stored, err := storage.Encode(rec)
-		if err != nil {
-			return PayoutV2{}, nil, err
-		}
-		if err := tx.Put(bucketPayouts, []byte(po.ID), stored); err != nil {
-			return PayoutV2{}, nil, err
-		}
-		if err := tx.Put(bucketPayoutsV2ByOrg, storage.IndexKey(po.Org, po.ID), nil); err != nil {
-			return PayoutV2{}, nil, err
-		}
-		if err := countAccepted(tx, po.Rail, now); err != nil {
-			return PayoutV2{}, nil, err
-		}
-		if source.Code == money.MWK.Code {
-			if err := e.checkBalanceLow(tx, po.Org); err != nil {
-				return PayoutV2{}, nil, err
-			}
-		}
-		out, err := rec.payoutV2()
-		return out, stored, err
+		return e.acceptPayoutV2(ctx, tx, org, req)
 	})
 	switch {
 	case err != nil:
@@ -382,6 +204,155 @@ func (e *Engine) createPayoutV2(ctx context.Context, p Principal, req PayoutV2Re
 		e.reportPayout(stateChange{id: po.ID, org: po.Org, rail: railOfV2(po), to: po.Status, by: "api"})
 	}
 	return created, err
+}
+
+// v2Checked is a /v2 request checked against the organization's assets:
+// its source and delivered assets and its amount bound to the latter.
+type v2Checked struct {
+	source, asset money.Asset
+	amount        money.Amount
+	rail          payouts.Rail
+}
+
+// acceptPayoutV2 accepts req of org in tx: check it, price its fee and
+// rate, accept (payouts.AcceptV2), post the hold, store.
+func (e *Engine) acceptPayoutV2(ctx context.Context, tx store.Tx, org *Organization, req PayoutV2Request) (PayoutV2, []byte, error) {
+	c, err := e.checkPayoutV2(tx, org, req)
+	if err != nil {
+		return PayoutV2{}, nil, err
+	}
+	fee, fx, err := e.priceV2(ctx, tx, c, req.Destination)
+	if err != nil {
+		return PayoutV2{}, nil, err
+	}
+	po, hold, err := payouts.AcceptV2(payouts.V2Terms{NewID: e.newID, Org: org.ID, Now: e.nowUTC(), Rail: c.rail,
+		Amount: c.amount, Fee: fee, FX: fx})
+	if err != nil {
+		return PayoutV2{}, nil, err
+	}
+	if _, err := postLedger(tx, placeHold(hold)); err != nil {
+		return PayoutV2{}, nil, err
+	}
+	rec := storage.ToPayoutRecord(po)
+	rec.V2 = &payoutV2Record{SourceAsset: string(c.source.Code), SourceDecimals: c.source.Decimals, Asset: string(c.asset.Code),
+		AssetDecimals: c.asset.Decimals, Amount: c.amount.String(), PricedFee: fee.String(),
+		Destination: storage.ToPayoutV2DestinationRecord(req.Destination)}
+	if fx != nil {
+		s := fx.Rate.String()
+		rec.V2.Rate = &s
+	}
+	stored, err := e.storeAccepted(tx, rec, storage.PayoutsV2ByOrg, c.source.Code == money.MWK.Code)
+	if err != nil {
+		return PayoutV2{}, nil, err
+	}
+	out, err := storage.PayoutV2Of(rec)
+	return out, stored, err
+}
+
+// checkPayoutV2 checks req against org's assets, the asset classes, the
+// networks, the reference data and the asset's limits.
+func (e *Engine) checkPayoutV2(tx store.Tx, org *Organization, req PayoutV2Request) (v2Checked, error) {
+	var c v2Checked
+	var err error
+	if c.asset, err = e.assetOf(org, req.Asset, OpPayout); err != nil {
+		return c, err
+	}
+	if c.source, err = e.assetOf(org, req.SourceAsset, ""); err != nil {
+		return c, err
+	}
+	if c.amount, err = (money.AmountField{Name: "amount"}).BindDecimal(c.asset, req.Amount); err != nil {
+		return c, err
+	}
+	d := req.Destination
+	if err := d.Type.Check(); err != nil {
+		return c, err
+	}
+	if err := d.Type.CheckAsset(c.asset, e.classes); err != nil {
+		return c, err
+	}
+	c.rail = d.Type.Rail()
+	if c.rail == RailWallet {
+		err = e.checkWalletDestination(c.asset, d)
+	} else {
+		err = e.checkRailDestination(tx, c.rail, c.amount, d)
+	}
+	if err != nil {
+		return c, err
+	}
+	limits, err := e.assetLimits(tx, c.asset, OpPayout)
+	if err != nil {
+		return c, err
+	}
+	return c, limits.Check(c.amount)
+}
+
+// checkWalletDestination checks a wallet destination d of asset: its
+// fields, its network and the address on it.
+func (e *Engine) checkWalletDestination(asset money.Asset, d PayoutV2Destination) error {
+	if err := d.CheckFields(d.Present()); err != nil {
+		return err
+	}
+	n, err := e.networks.Lookup(d.Network)
+	if err != nil {
+		return err
+	}
+	return n.CheckAddress(asset.Code, d.Address)
+}
+
+// checkRailDestination checks a bank or momo destination d of amount on
+// rail: the /v1 rules, its fields and its institution.
+func (e *Engine) checkRailDestination(tx store.Tx, rail payouts.Rail, amount money.Amount, d PayoutV2Destination) error {
+	wallets := e.sandboxWallets()
+	r := payouts.Request{Rail: rail, Amount: amount, Destination: d.Destination()}
+	if err := r.Validate(wallets); err != nil {
+		return err
+	}
+	// After Validate, which refuses an empty field with the /v1
+	// messages: so nil for every destination a transport's
+	// decoding let through (it checked the same rule on the
+	// members it read), while a Go caller gets the rule too.
+	if err := d.CheckFields(d.Present()); err != nil {
+		return err
+	}
+	insts, _, err := e.institutions(tx)
+	if err != nil {
+		return err
+	}
+	_, err = payouts.CheckInstitution(r, insts, wallets)
+	return err
+}
+
+// priceV2 is the fee of the checked payout c to d, in its delivered
+// asset, and the rate of an FX payout (nil on a same-asset one).
+func (e *Engine) priceV2(ctx context.Context, tx store.Tx, c v2Checked, d PayoutV2Destination) (money.Amount, *payouts.FX, error) {
+	var fee money.Amount
+	var err error
+	if c.rail == RailWallet {
+		if fee, err = e.walletFee(c.asset, d.Network); err != nil {
+			return money.Amount{}, nil, err
+		}
+	} else {
+		if err := e.checkRail(tx, c.rail); err != nil {
+			return money.Amount{}, nil, err
+		}
+		q, err := e.fees.Quote(payouts.DirPayout, c.rail, c.amount)
+		if err != nil {
+			return money.Amount{}, nil, errcode.Wrap(errcode.RateUnavailable, err)
+		}
+		fee = q.Total
+	}
+	if c.source == c.asset {
+		return fee, nil, nil
+	}
+	pair, err := quotes.PairOf(c.source, c.asset, e.classes)
+	if err != nil {
+		return money.Amount{}, nil, err
+	}
+	rate, err := e.payoutRate(ctx, tx, pair)
+	if err != nil {
+		return money.Amount{}, nil, err
+	}
+	return fee, &payouts.FX{Pair: pair, Rate: rate}, nil
 }
 
 func railOfV2(p PayoutV2) payouts.Rail { return p.Destination.Type.Rail() }
@@ -399,7 +370,7 @@ func (e *Engine) finishSuccessV2(tx store.Tx, rec *payoutRecord, p payouts.Payou
 	if err != nil {
 		return err
 	}
-	charged, observed, err := payouts.ChargeV2(p, v2Asset(v), fee, fx)
+	charged, observed, err := payouts.ChargeV2(p, storage.V2Asset(v), fee, fx)
 	if err != nil {
 		return err
 	}
@@ -424,7 +395,7 @@ func (e *Engine) finishSuccessV2(tx store.Tx, rec *payoutRecord, p payouts.Payou
 
 // emitPayoutV2 writes event with the /v2 rendering of rec.
 func (e *Engine) emitPayoutV2(tx store.Tx, rec payoutRecord, event string) error {
-	p, err := rec.payoutV2()
+	p, err := storage.PayoutV2Of(rec)
 	if err != nil {
 		return err
 	}
@@ -436,13 +407,13 @@ func loadPayoutV2(tx store.Tx, org, id string) (PayoutV2, error) {
 		return PayoutV2{}, errNotFound
 	}
 	var r payoutRecord
-	if err := storage.GetJSON(tx, bucketPayouts, id, &r, errNotFound); err != nil {
+	if err := storage.ReadPayout(tx, id, &r, errNotFound); err != nil {
 		return PayoutV2{}, err
 	}
 	if r.Org != org || r.V2 == nil {
 		return PayoutV2{}, errNotFound
 	}
-	return r.payoutV2()
+	return storage.PayoutV2Of(r)
 }
 
 // payoutV2 is Client.PayoutV2.
@@ -476,7 +447,7 @@ func (e *Engine) listPayoutsV2(ctx context.Context, p Principal, page PageReques
 			return f.Status == "" || po.Status == f.Status, nil
 		}
 		var err error
-		out, err = listPage(tx, bucketPayoutsV2ByOrg, p.Org.ID, page, keep, func(id string) (PayoutV2, error) {
+		out, err = listPage(tx, storage.PayoutsV2ByOrg, p.Org.ID, page, keep, func(id string) (PayoutV2, error) {
 			return cache[id], nil
 		})
 		return err

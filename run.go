@@ -304,14 +304,12 @@ func at(t time.Time) *time.Time { return &t }
 
 // payoutOf reads payout id as stored; an unknown id is not_found.
 func payoutOf(tx store.Tx, id string) (payoutRecord, error) {
-	var rec payoutRecord
-	err := storage.GetJSON(tx, bucketPayouts, id, &rec, errNotFound)
-	return rec, err
+	return storage.LoadPayout(tx, id, errNotFound)
 }
 
 // putPayout stores a payout that is already listed.
 func putPayout(tx store.Tx, rec payoutRecord) error {
-	return storage.PutJSON(tx, bucketPayouts, rec.ID, rec)
+	return storage.SavePayout(tx, rec)
 }
 
 // putScheduled schedules rec at next and stores it.
@@ -423,7 +421,7 @@ func (e *Engine) claimPayout(tx store.Tx, id string) (claimedPayout, bool, error
 		}
 	}
 	if rec.Status == payouts.Held {
-		p, err := rec.payout()
+		p, err := storage.PayoutOf(rec)
 		if err != nil {
 			return claimedPayout{}, false, err
 		}
@@ -441,7 +439,7 @@ func (e *Engine) claimPayout(tx store.Tx, id string) (claimedPayout, bool, error
 // withState copies the domain state of p onto rec, keeping the worker's
 // bookkeeping.
 func withState(rec payoutRecord, p payouts.Payout) payoutRecord {
-	n := toPayoutRecord(p)
+	n := storage.ToPayoutRecord(p)
 	n.DueAt, n.Attempts, n.Unknown, n.Resubmit, n.Resolution = rec.DueAt, rec.Attempts, rec.Unknown, rec.Resubmit, rec.Resolution
 	n.V2 = rec.V2
 	return n
@@ -549,7 +547,7 @@ func (e *Engine) recordPayoutCall(ctx context.Context, c claimedPayout, out payo
 // submit hands the payout to the provider under its id as reference:
 // callErr is the provider's answer, err a record that cannot be read.
 func (e *Engine) submit(ctx context.Context, rec payoutRecord) (callErr, err error) {
-	p, err := rec.payout()
+	p, err := storage.PayoutOf(rec)
 	if err != nil {
 		return nil, err
 	}
@@ -578,7 +576,7 @@ func (e *Engine) settle(ctx context.Context, id string, want payouts.Status,
 		if rec.Status != want {
 			return nil
 		}
-		p, err := rec.payout()
+		p, err := storage.PayoutOf(rec)
 		if err != nil {
 			return err
 		}
@@ -670,7 +668,7 @@ func (e *Engine) finishSuccess(tx store.Tx, rec *payoutRecord, p payouts.Payout,
 		}
 	}
 	*rec = withState(*rec, p)
-	if err := e.emit(tx, p.Org, webhooks.PayoutSucceeded, render.Payout(p), jsonResource(eventPayout, toPayoutRecord(p))); err != nil {
+	if err := e.emit(tx, p.Org, webhooks.PayoutSucceeded, render.Payout(p), jsonResource(eventPayout, storage.ToPayoutRecord(p))); err != nil {
 		return err
 	}
 	return schedule(tx, rec, nil)
@@ -695,7 +693,7 @@ func (e *Engine) finishFailure(tx store.Tx, rec *payoutRecord, p payouts.Payout,
 		}
 		return schedule(tx, rec, nil)
 	}
-	if err := e.emit(tx, p.Org, webhooks.PayoutFailed, render.Payout(p), jsonResource(eventPayout, toPayoutRecord(p))); err != nil {
+	if err := e.emit(tx, p.Org, webhooks.PayoutFailed, render.Payout(p), jsonResource(eventPayout, storage.ToPayoutRecord(p))); err != nil {
 		return err
 	}
 	return schedule(tx, rec, nil)
@@ -704,7 +702,7 @@ func (e *Engine) finishFailure(tx store.Tx, rec *payoutRecord, p payouts.Payout,
 // clawback reverses a succeeded payout: the amount returns to available,
 // the fee stays charged, terminal_at does not move.
 func (e *Engine) clawback(tx store.Tx, rec *payoutRecord, now time.Time) error {
-	p, err := rec.payout()
+	p, err := storage.PayoutOf(*rec)
 	if err != nil {
 		return err
 	}
@@ -718,7 +716,7 @@ func (e *Engine) clawback(tx store.Tx, rec *payoutRecord, now time.Time) error {
 	if rec.V2 != nil {
 		return e.emitPayoutV2(tx, *rec, EventPayoutV2Reversed)
 	}
-	return e.emit(tx, p.Org, webhooks.PayoutReversed, render.Payout(p), jsonResource(eventPayout, toPayoutRecord(p)))
+	return e.emit(tx, p.Org, webhooks.PayoutReversed, render.Payout(p), jsonResource(eventPayout, storage.ToPayoutRecord(p)))
 }
 
 // clawbackPayout is Operator.ClawbackPayout.
@@ -736,7 +734,7 @@ func (e *Engine) clawbackPayout(ctx context.Context, id string) error {
 		}
 		// The amount returns to the organization: four-eyes above the
 		// threshold of its asset.
-		p, err := cur.payout()
+		p, err := storage.PayoutOf(cur)
 		if err != nil {
 			return err
 		}

@@ -96,7 +96,7 @@ func TestPayoutWindowSumAgreesWithCells(t *testing.T) {
 			cells := windowModel{}
 			var sum codec.WindowSum
 			require.NoError(rt, s.View(ctx, func(tx store.Tx) error {
-				err := tx.Scan(bucketPayoutWindow, store.ScanOptions{Prefix: storage.IndexPrefix(org)}, func(k, v []byte) (bool, error) {
+				err := tx.Scan(storage.PayoutWindow, store.ScanOptions{Prefix: storage.IndexPrefix(org)}, func(k, v []byte) (bool, error) {
 					c, err := codec.DecodeWindowCell(v)
 					cells[int64(binary.BigEndian.Uint64(k[len(org)+1:]))] = c
 					return true, err
@@ -104,7 +104,7 @@ func TestPayoutWindowSumAgreesWithCells(t *testing.T) {
 				if err != nil {
 					return err
 				}
-				v, err := tx.Get(bucketPayoutWindowSum, []byte(org))
+				v, err := tx.Get(storage.PayoutWindowSums, []byte(org))
 				if isNotFound(err) { // nothing counted yet
 					sum = codec.WindowSum{DayVolume: money.Zero(money.MWK)}
 					return nil
@@ -150,7 +150,7 @@ func TestPayoutWindowSumFromCellsAlone(t *testing.T) {
 			count uint64
 			units int64
 		}{{minute - 1440, 5, 900000}, {minute - 1439, 2, 300000}, {minute - 60, 1, 100000}, {minute - 59, 3, 50000}, {minute, 1, 10000}} {
-			if err := tx.Put(bucketPayoutWindow, windowKey(org, c.at), codec.WindowCell{Count: c.count, Volume: money.FromUnits(money.MWK, c.units)}.Encode()); err != nil {
+			if err := tx.Put(storage.PayoutWindow, storage.PayoutWindowKey(org, c.at), codec.WindowCell{Count: c.count, Volume: money.FromUnits(money.MWK, c.units)}.Encode()); err != nil {
 				return err
 			}
 		}
@@ -172,9 +172,9 @@ func TestPayoutWindowSumFromCellsAlone(t *testing.T) {
 	})
 	require.Equal(t, errcode.OrgLimitExceeded, errcode.Of(err), "the hour's sixth payout")
 	require.NoError(t, s.View(ctx, func(tx store.Tx) error {
-		_, err := tx.Get(bucketPayoutWindow, windowKey(org, minute-1440))
+		_, err := tx.Get(storage.PayoutWindow, storage.PayoutWindowKey(org, minute-1440))
 		require.True(t, isNotFound(err), "the cell older than a day is gone")
-		v, err := tx.Get(bucketPayoutWindowSum, []byte(org))
+		v, err := tx.Get(storage.PayoutWindowSums, []byte(org))
 		require.NoError(t, err)
 		sum, err := codec.DecodeWindowSum(v)
 		require.NoError(t, err)

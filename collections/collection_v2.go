@@ -90,20 +90,14 @@ func (s SimulatedV2) CheckNetwork(asset money.Asset, classes quotes.Classes, t n
 
 // ParseAmount binds a /v2 amount to asset: the grammar of money.Parse,
 // no more decimals than the asset carries, above 0 (validation_error
-// otherwise), and at most money.Max (limit_exceeded).
+// otherwise), and at most money.Max (limit_exceeded): the money binder,
+// whose message of a non-positive amount reads "greater than 0" here.
 func ParseAmount(asset money.Asset, d money.Decimal) (money.Amount, error) {
-	a, err := d.In(asset)
-	if err != nil {
-		return money.Amount{}, &errcode.Error{Code: errcode.ValidationError, Message: "amount: " + errcode.Message(err), Err: err}
-	}
-	if a.Sign() <= 0 {
-		return money.Amount{}, errcode.Newf(errcode.ValidationError, "amount must be greater than 0.")
-	}
-	if err := money.CheckMax("amount", a); err != nil {
-		return money.Amount{}, err
-	}
-	return a, nil
+	return collectionAmount.BindDecimal(asset, d)
 }
+
+// collectionAmount names a /v2 collection's amount in the binder's messages.
+var collectionAmount = money.AmountField{Name: "amount", Zero: "0"}
 
 // FeeV2 is the fee of a /v2 collection of amount under the fee schedule
 // s: MWK pays the /v1 collection fee (momo schedule), every other asset 0.

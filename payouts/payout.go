@@ -6,16 +6,17 @@ import (
 	"time"
 
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/wiretime"
 	"github.com/tambalapay/tambala/money"
 )
 
 // TimeFormat is the wire's one timestamp format: UTC, millisecond
-// precision. The renderings (internal/render) and the engine's records
-// that keep a time as text use it.
-const TimeFormat = "2006-01-02T15:04:05.000Z"
+// precision (internal/wiretime's layout). The renderings (internal/render)
+// and the engine's records that keep a time as text use it.
+const TimeFormat = wiretime.Layout
 
 // FormatTime renders t in TimeFormat.
-func FormatTime(t time.Time) string { return t.UTC().Format(TimeFormat) }
+func FormatTime(t time.Time) string { return wiretime.Format(t) }
 
 // Status is a payout's state.
 type Status string

@@ -86,10 +86,7 @@ func checkFixed(field string, a money.Amount, asset money.Asset) (money.Amount, 
 		}
 		a = fit
 	}
-	if a.Sign() <= 0 {
-		return money.Amount{}, errcode.Newf(errcode.ValidationError, "%s must be greater than zero.", field)
-	}
-	if err := money.CheckMax(field, a); err != nil {
+	if err := (money.AmountField{Name: field}).Check(a); err != nil {
 		return money.Amount{}, err
 	}
 	return a, nil
@@ -107,19 +104,9 @@ func checkDerived(field string, a money.Amount) error {
 // the grammar of money.Parse, at most asset's decimals (more is
 // validation_error, never rounded), greater than zero; above money.Max is
 // limit_exceeded.
-// field names the side in messages.
+// field names the side in messages. It is money.BindAmount.
 func ParseAmount(field, s string, asset money.Asset) (money.Amount, error) {
-	a, err := money.Parse(asset, s)
-	if err != nil {
-		return money.Amount{}, fieldErr(field, err)
-	}
-	if a.Sign() <= 0 {
-		return money.Amount{}, errcode.Newf(errcode.ValidationError, "%s must be greater than zero.", field)
-	}
-	if err := money.CheckMax(field, a); err != nil {
-		return money.Amount{}, err
-	}
-	return a, nil
+	return money.BindAmount(field, asset, s)
 }
 
 func fieldErr(field string, err error) error {

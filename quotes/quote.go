@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/wiretime"
 	"github.com/tambalapay/tambala/money"
 )
 
@@ -19,12 +20,12 @@ const DefaultTTL = 60 * time.Second
 const Retention = 24 * time.Hour
 
 // TimeFormat is the wire's timestamp format, UTC with millisecond
-// precision, in which Use's quote_expired message names the expiry. It is
-// payouts.TimeFormat (a test keeps them equal), the one renderings use.
-const TimeFormat = "2006-01-02T15:04:05.000Z"
+// precision, in which Use's quote_expired message names the expiry: the
+// one layout of internal/wiretime, which renderings use too.
+const TimeFormat = wiretime.Layout
 
 // FormatTime renders t in TimeFormat.
-func FormatTime(t time.Time) string { return t.UTC().Format(TimeFormat) }
+func FormatTime(t time.Time) string { return wiretime.Format(t) }
 
 // Kind is what a quote may be used for.
 type Kind string
@@ -197,7 +198,7 @@ func (r Request) parseFixed(pair Pair) (fixedFrom, fixedTo money.Amount, err err
 	if !r.FromAmount.IsSet() {
 		asset = pair.To
 	}
-	a, err := ParseAmount(field, d.String(), asset)
+	a, err := money.AmountField{Name: field}.BindDecimal(asset, d)
 	if err != nil {
 		return money.Amount{}, money.Amount{}, err
 	}

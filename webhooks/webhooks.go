@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tambalapay/tambala/internal/wiretime"
 	"github.com/tambalapay/tambala/money"
 )
 
@@ -87,8 +88,9 @@ type Envelope struct {
 	Data json.RawMessage
 }
 
-// TimeFormat renders created_at: UTC, millisecond precision.
-const TimeFormat = "2006-01-02T15:04:05.000Z"
+// TimeFormat renders created_at: UTC, millisecond precision (the one
+// layout of internal/wiretime).
+const TimeFormat = wiretime.Layout
 
 // Render returns the envelope's bytes: rendered once, at the event, and
 // sent identically on every attempt.

@@ -37,15 +37,6 @@ var (
 	settlementsByRail = []byte("settlements.by_rail") // rail NUL import id -> file number
 )
 
-// The back office also reads buckets other concerns keep: these are its
-// handles on them, read only except for its own keys in the settings,
-// until those concerns' own load and scan functions take their place.
-var (
-	backOfficePayouts = []byte("payouts")      // id -> codec.PayoutRecord
-	backOfficeQueue   = []byte("orders.queue") // status NUL id -> nil: the desk's queue
-	backOfficeDue     = DueIndex("payouts.due")
-)
-
 // settingMappingPrefix starts the settings key of a rail's mapping.
 const settingMappingPrefix = "settlement.mapping."
 
@@ -248,7 +239,7 @@ func SettlementLines(rec codec.SettlementImportRecord) []reconcile.Line {
 // resolution, a collection by its id and its RTP reference.
 func RailItems(tx store.Tx, rail payouts.Rail) ([]reconcile.Item, error) {
 	var items []reconcile.Item
-	err := tx.Scan(backOfficePayouts, store.ScanOptions{}, func(_, v []byte) (bool, error) {
+	err := tx.Scan(bucketPayouts, store.ScanOptions{}, func(_, v []byte) (bool, error) {
 		var rec codec.PayoutRecord
 		if err := Decode(v, &rec); err != nil {
 			return false, err
@@ -304,16 +295,16 @@ func collectionItem(rec codec.CollectionRecord, c collections.Collection) reconc
 // status, in id order, until fn says stop.
 func DeskQueued(tx store.Tx, status orders.Status, fn func(id string) (bool, error)) error {
 	prefix := IndexPrefix(string(status))
-	return tx.Scan(backOfficeQueue, store.ScanOptions{Prefix: prefix}, func(k, _ []byte) (bool, error) { return fn(string(k[len(prefix):])) })
+	return tx.Scan(OrderQueue, store.ScanOptions{Prefix: prefix}, func(k, _ []byte) (bool, error) { return fn(string(k[len(prefix):])) })
 }
 
 // OpenPayouts calls fn with the creation time of every payout not
 // terminal (from the payouts' due index: open items, not the history),
 // until fn says stop.
 func OpenPayouts(tx store.Tx, fn func(created time.Time) (bool, error)) error {
-	return tx.Scan(backOfficeDue, store.ScanOptions{}, func(k, _ []byte) (bool, error) {
+	return tx.Scan(PayoutsDue, store.ScanOptions{}, func(k, _ []byte) (bool, error) {
 		var rec codec.PayoutRecord
-		if err := GetJSON(tx, backOfficePayouts, string(k[8:]), &rec, noRecord()); err != nil {
+		if err := GetJSON(tx, bucketPayouts, string(k[8:]), &rec, noRecord()); err != nil {
 			return false, err
 		}
 		if rec.Status.Terminal() {
