@@ -48,16 +48,7 @@ func NewAdmin(engine *tambala.Engine, token string, opts *Options) (*Admin, erro
 // SHA-256 is tokenSHA256: for instances that share a token by its hash
 // (kept in their common store) without each knowing the token itself.
 func NewAdminTokenHash(engine *tambala.Engine, tokenSHA256 [32]byte, opts *Options) *Admin {
-	var o Options
-	if opts != nil {
-		o = *opts
-	}
-	if o.Logger == nil {
-		o.Logger = zap.NewNop()
-	}
-	if o.ClientAddr == nil {
-		o.ClientAddr = remoteAddr
-	}
+	o := optionsOf(opts)
 	a := &Admin{engine: engine, log: o.Logger, tokenHash: tokenSHA256, addr: o.ClientAddr, mux: http.NewServeMux(),
 		backuper: o.Backup, observe: o.Observe, tracer: tracerOf(engine, o.TracerProvider)}
 	a.routes(o)
@@ -159,10 +150,7 @@ func (a *Admin) reply(w http.ResponseWriter, r *http.Request, status int, v any,
 
 func (a *Admin) listOrgs(w http.ResponseWriter, r *http.Request) {
 	orgs, err := a.engine.Operator().Organizations(r.Context())
-	out := make([]json.RawMessage, len(orgs))
-	for i, o := range orgs {
-		out[i] = renderOrg(o)
-	}
+	out := renderAll(orgs, renderOrg)
 	a.reply(w, r, http.StatusOK, map[string]any{"organizations": out}, err)
 }
 
@@ -273,11 +261,7 @@ func (a *Admin) setAllowlist(w http.ResponseWriter, r *http.Request) {
 
 func (a *Admin) listKeys(w http.ResponseWriter, r *http.Request) {
 	keys, err := a.engine.Operator().Keys(r.Context(), r.PathValue("org"))
-	out := make([]json.RawMessage, len(keys))
-	for i, k := range keys {
-		out[i] = render.APIKey(keyFields(k))
-	}
-	a.reply(w, r, http.StatusOK, map[string]any{"keys": out}, err)
+	a.reply(w, r, http.StatusOK, map[string]any{"keys": renderAll(keys, renderKey)}, err)
 }
 
 func (a *Admin) createKey(w http.ResponseWriter, r *http.Request) {
@@ -287,7 +271,7 @@ func (a *Admin) createKey(w http.ResponseWriter, r *http.Request) {
 
 func (a *Admin) revokeKey(w http.ResponseWriter, r *http.Request) {
 	k, err := a.engine.Operator().RevokeKey(r.Context(), r.PathValue("org"), r.PathValue("key"))
-	a.reply(w, r, http.StatusOK, json.RawMessage(render.APIKey(keyFields(k))), err)
+	a.reply(w, r, http.StatusOK, json.RawMessage(renderKey(k)), err)
 }
 
 func (a *Admin) fund(w http.ResponseWriter, r *http.Request) {
@@ -452,10 +436,7 @@ func (a *Admin) listDeliveries(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res, err := a.engine.Operator().Deliveries(r.Context(), r.PathValue("org"), page)
-	items := make([]json.RawMessage, len(res.Items))
-	for i, d := range res.Items {
-		items[i] = renderDelivery(d)
-	}
+	items := renderAll(res.Items, renderDelivery)
 	a.reply(w, r, http.StatusOK, pageJSON("deliveries", items, res.HasMore, res.NextBeforeID), err)
 }
 

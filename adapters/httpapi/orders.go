@@ -22,8 +22,9 @@ func (h *Handler) orderRoutes() {
 	h.handleJSON("POST /v2/orders", tambala.APIv2, serveCreate(h, createRoute[tambala.NewOrder, orders.Order]{
 		op: tambala.CreateOrder, decode: decodeNewOrder, create: (*tambala.Client).CreateOrder,
 		status: http.StatusCreated, render: render.Order}))
-	h.handle("GET /v2/orders", tambala.APIv2, h.listOrders)
-	h.handle("GET /v2/orders/{id}", tambala.APIv2, h.getOrder)
+	h.handle("GET /v2/orders", tambala.APIv2, serveList(h, listRoute[orders.Order, tambala.OrderFilter]{
+		name: "orders", filter: orderFilter, list: (*tambala.Client).Orders, render: render.Order}))
+	h.handle("GET /v2/orders/{id}", tambala.APIv2, serveGet(h, (*tambala.Client).Order, render.Order))
 	h.handle("PUT /v2/orders/{id}/proofs/funding", tambala.APIv2, h.uploadProof)
 	h.handle("GET /v2/orders/{id}/proofs/funding", tambala.APIv2, h.proofLink)
 	// The link carries no API key (the token is the credential), so it
@@ -159,40 +160,15 @@ func truncateField(k string) string {
 	return k
 }
 
-func (h *Handler) getOrder(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
-	o, err := h.engine.Client(p).Order(r.Context(), r.PathValue("id"))
-	if err != nil {
-		writeError(w, r, h.log, err)
-		return
-	}
-	writeRaw(w, http.StatusOK, render.Order(o))
-}
-
-func (h *Handler) listOrders(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
-	page, ok := h.page(w, r)
-	if !ok {
-		return
-	}
+// orderFilter reads ?status= and ?client_ref= of GET /v2/orders: a
+// client_ref present and empty is validation_error.
+func orderFilter(r *http.Request) (tambala.OrderFilter, error) {
 	q := r.URL.Query()
 	f := tambala.OrderFilter{Status: orders.Status(q.Get("status")), ClientRef: q.Get("client_ref")}
 	if q.Has("client_ref") && f.ClientRef == "" {
-		writeError(w, r, h.log, errcode.Newf(errcode.ValidationError, "client_ref must not be empty."))
-		return
+		return f, errcode.Newf(errcode.ValidationError, "client_ref must not be empty.")
 	}
-	res, err := h.engine.Client(p).Orders(r.Context(), page, f)
-	if err != nil {
-		writeError(w, r, h.log, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, pageJSON("orders", renderOrders(res.Items), res.HasMore, res.NextBeforeID))
-}
-
-func renderOrders(os []orders.Order) []json.RawMessage {
-	out := make([]json.RawMessage, len(os))
-	for i, o := range os {
-		out[i] = render.Order(o)
-	}
-	return out
+	return f, nil
 }
 
 // uploadProof is PUT /v2/orders/{id}/proofs/funding: the media type (415)
