@@ -275,36 +275,39 @@ func (h *Handler) orderView(v pageView, o orders.Order) pageView {
 	return v
 }
 
-func (h *Handler) order(w http.ResponseWriter, r *http.Request, s session) {
+// orderPage is the order's page of the path's id, or false after a page
+// saying why not.
+func (h *Handler) orderPage(w http.ResponseWriter, r *http.Request, s session) (pageView, orders.Order, bool) {
 	v := h.newPageView(s, "Order", "orders", r)
 	c, ok := h.client(w, r, v)
 	if !ok {
-		return
+		return v, orders.Order{}, false
 	}
 	o, err := c.Order(r.Context(), r.PathValue("id"))
 	if err != nil {
 		h.detailFailed(w, r, v, "/portal/orders", err)
+		return v, orders.Order{}, false
+	}
+	return h.orderView(v, o), o, true
+}
+
+func (h *Handler) order(w http.ResponseWriter, r *http.Request, s session) {
+	v, o, ok := h.orderPage(w, r, s)
+	if !ok {
 		return
 	}
 	if r.URL.Query().Get("proof") == "received" && o.Proof != nil {
 		v.Notice = "Your funding proof was received; the desk will check it."
 	}
-	h.render(w, http.StatusOK, "order", h.orderView(v, o).view)
+	h.render(w, http.StatusOK, "order", v.view)
 }
 
 // proofFailed shows the order's page again with msg beside the file field.
 func (h *Handler) proofFailed(w http.ResponseWriter, r *http.Request, s session, status int, msg string) {
-	v := h.newPageView(s, "Order", "orders", r)
-	c, ok := h.client(w, r, v)
+	v, _, ok := h.orderPage(w, r, s)
 	if !ok {
 		return
 	}
-	o, err := c.Order(r.Context(), r.PathValue("id"))
-	if err != nil {
-		h.detailFailed(w, r, v, "/portal/orders", err)
-		return
-	}
-	v = h.orderView(v, o)
 	v.Errors["proof"] = msg
 	h.render(w, status, "order", v.view)
 }
