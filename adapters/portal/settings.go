@@ -266,6 +266,13 @@ func (h *Handler) beginTOTP(w http.ResponseWriter, r *http.Request, s session) {
 		h.render(w, http.StatusConflict, "account", v)
 		return
 	}
+	h.newTOTPSecret(w, r, s, nil)
+}
+
+// newTOTPSecret begins a TOTP enrolment and shows its new secret, after
+// a wrong code (nil: none) with the reason beside the code field and the
+// code's status; the account page with the error when it cannot begin.
+func (h *Handler) newTOTPSecret(w http.ResponseWriter, r *http.Request, s session, wrong error) {
 	en, err := h.portal.BeginTOTP(r.Context(), s.Token)
 	if err != nil {
 		v := h.accountView(s)
@@ -275,7 +282,12 @@ func (h *Handler) beginTOTP(w http.ResponseWriter, r *http.Request, s session) {
 	}
 	v := s.View("Set up two-factor sign-in", "account")
 	v.Data = en
-	h.render(w, http.StatusOK, "account_totp", v)
+	if wrong == nil {
+		h.render(w, http.StatusOK, "account_totp", v)
+		return
+	}
+	v.Errors = map[string]string{"code": h.friendly(wrong) + " Add this new secret to your app and try again."}
+	h.render(w, statusOf(wrong), "account_totp", v)
 }
 
 func (h *Handler) confirmTOTP(w http.ResponseWriter, r *http.Request, s session) {
@@ -288,17 +300,7 @@ func (h *Handler) confirmTOTP(w http.ResponseWriter, r *http.Request, s session)
 		}
 		// The secret is shown once, so a wrong code begins again with a
 		// new one.
-		en, berr := h.portal.BeginTOTP(r.Context(), s.Token)
-		if berr != nil {
-			v := h.accountView(s)
-			v.Error = h.friendly(berr)
-			h.render(w, statusOf(berr), "account", v)
-			return
-		}
-		v := s.View("Set up two-factor sign-in", "account")
-		v.Data = en
-		v.Errors = map[string]string{"code": h.friendly(err) + " Add this new secret to your app and try again."}
-		h.render(w, statusOf(err), "account_totp", v)
+		h.newTOTPSecret(w, r, s, err)
 		return
 	}
 	t := res.Session.Token
