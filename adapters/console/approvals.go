@@ -130,15 +130,7 @@ func (h *handler) approvalsView(w http.ResponseWriter, r *http.Request, s webui.
 }
 
 func (h *handler) approvals(w http.ResponseWriter, r *http.Request, s webui.Session) {
-	v, ok := h.approvalsView(w, r, s)
-	if !ok {
-		return
-	}
-	v.Notice = notice(r)
-	if id := r.URL.Query().Get("pending"); id != "" {
-		v.Notice = h.pendingNotice(r, s, id)
-	}
-	h.site.Render(w, http.StatusOK, "approvals", v)
+	h.show(w, r, s, h.approvalsView, "approvals", true)
 }
 
 // decide approves or rejects an approval.

@@ -156,12 +156,7 @@ func (h *handler) operationsView(w http.ResponseWriter, r *http.Request, s webui
 }
 
 func (h *handler) operations(w http.ResponseWriter, r *http.Request, s webui.Session) {
-	v, ok := h.operationsView(w, r, s)
-	if !ok {
-		return
-	}
-	v.Notice = notice(r)
-	h.site.Render(w, http.StatusOK, "operations", v)
+	h.show(w, r, s, h.operationsView, "operations", false)
 }
 
 func (h *handler) setPause(w http.ResponseWriter, r *http.Request, s webui.Session) {

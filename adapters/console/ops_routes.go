@@ -93,6 +93,22 @@ func (h *handler) again(w http.ResponseWriter, v webui.View, page, form string, 
 	h.site.Render(w, status, page, v)
 }
 
+// show renders a staff page built by view, with the notice of the change
+// just made (?done=) or, where pending says the page may name one, of the
+// approval the change waits for (?pending=).
+func (h *handler) show(w http.ResponseWriter, r *http.Request, s webui.Session,
+	view func(http.ResponseWriter, *http.Request, webui.Session) (webui.View, bool), page string, pending bool) {
+	v, ok := view(w, r, s)
+	if !ok {
+		return
+	}
+	v.Notice = notice(r)
+	if id := r.URL.Query().Get("pending"); pending && id != "" {
+		v.Notice = h.pendingNotice(r, s, id)
+	}
+	h.site.Render(w, http.StatusOK, page, v)
+}
+
 // notices are the texts a page shows after a change (?done=key).
 var notices = map[string]string{
 	"status":       "The organization's status is saved.",

@@ -121,15 +121,7 @@ func (h *handler) balances(r *http.Request, op *tambala.Operator, org string) ([
 }
 
 func (h *handler) org(w http.ResponseWriter, r *http.Request, s webui.Session) {
-	v, ok := h.orgView(w, r, s)
-	if !ok {
-		return
-	}
-	v.Notice = notice(r)
-	if id := r.URL.Query().Get("pending"); id != "" {
-		v.Notice = h.pendingNotice(r, s, id)
-	}
-	h.site.Render(w, http.StatusOK, "org", v)
+	h.show(w, r, s, h.orgView, "org", true)
 }
 
 // pendingNotice tells that approval id waits for a second staff member.
@@ -281,15 +273,11 @@ func (h *handler) orgUserChange(w http.ResponseWriter, r *http.Request, s webui.
 		}
 	}
 	if err == nil {
-		switch change {
-		case "end-sessions":
-			_, err = acc.EndSessions(r.Context(), id)
-		case "disable":
-			_, err = acc.DisableUser(r.Context(), id)
-		case "enable":
-			_, err = acc.EnableUser(r.Context(), id)
-		case "reset-totp":
-			_, err = acc.ResetTOTP(r.Context(), id)
+		var known bool
+		switch known, err = userChange(r.Context(), acc, id, change); {
+		case known:
+		case change == "reset-totp":
+			err = discard(acc.ResetTOTP(r.Context(), id))
 		default:
 			h.site.NotFound(w, r)
 			return
