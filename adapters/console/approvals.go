@@ -129,10 +129,6 @@ func (h *handler) approvalsView(w http.ResponseWriter, r *http.Request, s webui.
 	return v, true
 }
 
-func (h *handler) approvals(w http.ResponseWriter, r *http.Request, s webui.Session) {
-	h.show(w, r, s, h.approvalsView, "approvals", true)
-}
-
 // decide approves or rejects an approval.
 func (h *handler) decide(w http.ResponseWriter, r *http.Request, s webui.Session) {
 	v, ok := h.approvalsView(w, r, s)

@@ -155,10 +155,6 @@ func (h *handler) operationsView(w http.ResponseWriter, r *http.Request, s webui
 	return v, true
 }
 
-func (h *handler) operations(w http.ResponseWriter, r *http.Request, s webui.Session) {
-	h.show(w, r, s, h.operationsView, "operations", false)
-}
-
 func (h *handler) setPause(w http.ResponseWriter, r *http.Request, s webui.Session) {
 	v, ok := h.operationsView(w, r, s)
 	if !ok {

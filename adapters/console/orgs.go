@@ -120,10 +120,6 @@ func (h *handler) balances(r *http.Request, op *tambala.Operator, org string) ([
 	return all, ""
 }
 
-func (h *handler) org(w http.ResponseWriter, r *http.Request, s webui.Session) {
-	h.show(w, r, s, h.orgView, "org", true)
-}
-
 // pendingNotice tells that approval id waits for a second staff member.
 func (h *handler) pendingNotice(r *http.Request, s webui.Session, id string) string {
 	// Only an approval the engine knows is named: the id in the address

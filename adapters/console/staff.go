@@ -57,10 +57,6 @@ func (h *handler) staffView(w http.ResponseWriter, r *http.Request, s webui.Sess
 	return v, true
 }
 
-func (h *handler) staff(w http.ResponseWriter, r *http.Request, s webui.Session) {
-	h.show(w, r, s, h.staffView, "staff", false)
-}
-
 // rolesOf reads the role checkboxes of a form into form (role names
 // "yes") and returns the roles.
 func rolesOf(r *http.Request, form map[string]string) []accounts.StaffRole {
