@@ -47,17 +47,12 @@ func (h *Handler) institutions(w http.ResponseWriter, r *http.Request, p tambala
 }
 
 func (h *Handler) feeQuote(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
-	body, err := readBody(r)
-	if err != nil {
-		writeError(w, r, h.log, err)
-		return
-	}
 	var in struct {
 		Direction payouts.Direction `json:"direction"`
 		Rail      payouts.Rail      `json:"rail"`
 		AmountMWK json.RawMessage   `json:"amount_mwk"`
 	}
-	if err := decodeJSON(body, &in); err != nil {
+	if err := bind(r, &in); err != nil {
 		writeError(w, r, h.log, err)
 		return
 	}
