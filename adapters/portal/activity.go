@@ -213,7 +213,7 @@ func pageRequest(r *http.Request) tambala.PageRequest {
 // its "Older" link), statuses the filter's choices. A /v2 page (v2) is
 // shown to an organization without /v2 with the reason, not an error; a
 // /v1 page says whether the organization may read /v2. filter reads the
-// form's filter (false: a wrong value, the page answered 422); list reads
+// form's filter (false: a wrong value, the page shown again); list reads
 // one page of the organization's resources; field is where an engine's
 // validation error is shown ("" the page's error).
 type listPage[T, F any] struct {
