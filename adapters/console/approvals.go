@@ -154,13 +154,10 @@ func (h *handler) decide(w http.ResponseWriter, r *http.Request, s webui.Session
 		return
 	}
 	h.run(w, r, s, v, "approvals", id, form, problems, "/console/approvals?done="+decision, func(op *tambala.Operator) error {
-		var err error
 		if decision == "approve" {
-			_, err = op.Approvals().Approve(r.Context(), id)
-		} else {
-			_, err = op.Approvals().Reject(r.Context(), id, reason)
+			return discard(op.Approvals().Approve(r.Context(), id))
 		}
-		return err
+		return discard(op.Approvals().Reject(r.Context(), id, reason))
 	})
 }
 

@@ -207,8 +207,7 @@ func (h *handler) setCorridor(w http.ResponseWriter, r *http.Request, s webui.Se
 		delete(v.Form, code+".open")
 	}
 	h.saveCorridors(w, r, s, v, code, problems, "/console/corridors?saved="+url.QueryEscape(code), func(op *tambala.Operator) error {
-		_, err := op.SetCorridor(r.Context(), c)
-		return err
+		return discard(op.SetCorridor(r.Context(), c))
 	})
 }
 

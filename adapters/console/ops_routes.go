@@ -111,6 +111,9 @@ func (h *handler) show(view func(http.ResponseWriter, *http.Request, webui.Sessi
 	}
 }
 
+// discard is the error of a change whose result the page does not show.
+func discard[T any](_ T, err error) error { return err }
+
 // notices are the texts a page shows after a change (?done=key).
 var notices = map[string]string{
 	"status":       "The organization's status is saved.",

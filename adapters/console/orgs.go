@@ -171,15 +171,13 @@ func (h *handler) orgChange(w http.ResponseWriter, r *http.Request, s webui.Sess
 		st := tambala.OrgStatus(r.PostFormValue("status"))
 		form["status"] = string(st)
 		change = func(op *tambala.Operator) error {
-			_, err := op.SetOrganizationStatus(r.Context(), id, st)
-			return err
+			return discard(op.SetOrganizationStatus(r.Context(), id, st))
 		}
 	case "v2":
 		a := tambala.V2Access(r.PostFormValue("access"))
 		form["access"] = string(a)
 		change = func(op *tambala.Operator) error {
-			_, err := op.SetV2Access(r.Context(), id, a)
-			return err
+			return discard(op.SetV2Access(r.Context(), id, a))
 		}
 	case "limits":
 		var l tambala.PayoutLimits
@@ -194,14 +192,12 @@ func (h *handler) orgChange(w http.ResponseWriter, r *http.Request, s webui.Sess
 			l.HourlyCount = n
 		}
 		change = func(op *tambala.Operator) error {
-			_, err := op.SetPayoutLimits(r.Context(), id, l)
-			return err
+			return discard(op.SetPayoutLimits(r.Context(), id, l))
 		}
 	case "floor":
 		f := parseAmount(money.MWK, "amount", r, form, problems)
 		change = func(op *tambala.Operator) error {
-			_, err := op.SetBalanceFloor(r.Context(), id, f)
-			return err
+			return discard(op.SetBalanceFloor(r.Context(), id, f))
 		}
 	case "fund":
 		code := r.PostFormValue("asset")

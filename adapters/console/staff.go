@@ -157,6 +157,3 @@ func userChange(ctx context.Context, acc *tambala.Accounts, id, change string) (
 	}
 	return false, nil
 }
-
-// discard is the error of a change whose result the page does not show.
-func discard[T any](_ T, err error) error { return err }
