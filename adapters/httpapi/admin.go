@@ -300,10 +300,7 @@ func (a *Admin) fund(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	if f.Replayed {
-		// The ref credited this amount before: nothing more was credited.
-		w.Header().Set("Idempotent-Replayed", "true")
-	}
+	markReplayed(w, f.Replayed) // the ref credited this amount before
 	a.reply(w, r, http.StatusOK, map[string]any{"org_id": org, "asset": asset.Code, "amount": amt, "ref": in.Ref}, nil)
 }
 

@@ -59,9 +59,6 @@ func (a *Admin) recordDeposit(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	if c.Replayed {
-		// Credited before under (network, tx_ref): nothing more was credited.
-		w.Header().Set("Idempotent-Replayed", "true")
-	}
+	markReplayed(w, c.Replayed) // credited before under (network, tx_ref)
 	writeRaw(w, http.StatusCreated, render.CollectionV2(c.Resource))
 }

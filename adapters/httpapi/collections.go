@@ -13,7 +13,7 @@ func (h *Handler) collectionRoutes() {
 	h.handle("GET /v1/collections", tambala.APIv1, serveList(h, listRoute[tambala.Collection, struct{}]{
 		name: "collections", filter: noFilter, list: unfiltered((*tambala.Client).Collections), render: render.Collection}))
 	h.handle("GET /v1/collections/{id}", tambala.APIv1, serveGet(h, (*tambala.Client).Collection, render.Collection))
-	h.handleJSON("POST /v1/collections/simulate", tambala.APIv1, serveSimulate(h, decodeSimulatedCollection, (*tambala.Client).SimulateCollection, render.Collection))
+	h.handleJSON("POST /v1/collections/simulate", tambala.APIv1, servePost(h, true, decodeSimulatedCollection, (*tambala.Client).SimulateCollection, render.Collection))
 	h.handle("GET /v1/trades", tambala.APIv1, serveList(h, listRoute[tambala.Trade, struct{}]{
 		name: "trades", filter: noFilter, list: unfiltered((*tambala.Client).Trades), render: render.Trade}))
 	h.handle("GET /v1/banks", tambala.APIv1, h.banks)

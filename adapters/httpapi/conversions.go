@@ -12,7 +12,7 @@ import (
 
 // The /v2 conversion routes.
 func (h *Handler) conversionRoutes() {
-	h.handleJSON("POST /v2/conversions/quotes", tambala.APIv2, h.serveQuote((*tambala.Client).QuoteConversion))
+	h.handleJSON("POST /v2/conversions/quotes", tambala.APIv2, servePost(h, false, decodeQuoteRequest, (*tambala.Client).QuoteConversion, render.Quote))
 	h.handleJSON("POST /v2/conversions", tambala.APIv2, serveCreate(h, createRoute[tambala.NewConversion, tambala.Conversion]{
 		op: tambala.CreateConversion, decode: decodeNewConversion, create: (*tambala.Client).CreateConversion,
 		status: http.StatusCreated, render: render.Conversion}))

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"context"
 	"encoding/json"
 	"io"
 	"math"
@@ -13,12 +12,11 @@ import (
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/render"
 	"github.com/tambalapay/tambala/orders"
-	"github.com/tambalapay/tambala/quotes"
 )
 
 func (h *Handler) orderRoutes() {
 	h.handle("GET /v2/orders/corridors", tambala.APIv2, h.corridors)
-	h.handleJSON("POST /v2/orders/quotes", tambala.APIv2, h.serveQuote((*tambala.Client).QuoteOrder))
+	h.handleJSON("POST /v2/orders/quotes", tambala.APIv2, servePost(h, false, decodeQuoteRequest, (*tambala.Client).QuoteOrder, render.Quote))
 	h.handleJSON("POST /v2/orders", tambala.APIv2, serveCreate(h, createRoute[tambala.NewOrder, orders.Order]{
 		op: tambala.CreateOrder, decode: decodeNewOrder, create: (*tambala.Client).CreateOrder,
 		status: http.StatusCreated, render: render.Order}))
@@ -54,30 +52,6 @@ func (h *Handler) corridors(w http.ResponseWriter, r *http.Request, p tambala.Pr
 		return
 	}
 	writeRaw(w, http.StatusOK, render.Corridors(cs))
-}
-
-// serveQuote answers a quote route (POST /v2/orders/quotes, POST
-// /v2/conversions/quotes): the body decoded as a quotes.Request, priced by
-// quote, the quote rendered with 201.
-func (h *Handler) serveQuote(quote func(*tambala.Client, context.Context, quotes.Request) (quotes.Quote, error)) authed {
-	return func(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
-		body, err := readBody(r)
-		if err != nil {
-			writeError(w, r, h.log, err)
-			return
-		}
-		req, err := decodeQuoteRequest(body)
-		if err != nil {
-			writeError(w, r, h.log, err)
-			return
-		}
-		q, err := quote(h.engine.Client(p), r.Context(), req)
-		if err != nil {
-			writeError(w, r, h.log, err)
-			return
-		}
-		writeRaw(w, http.StatusCreated, render.Quote(q))
-	}
 }
 
 // beneficiaryFields are the only fields a beneficiary may have: an

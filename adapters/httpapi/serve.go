@@ -88,20 +88,22 @@ func payoutFilter(r *http.Request) (tambala.PayoutFilter, error) {
 	return f, nil
 }
 
-// serveSimulate answers a sandbox simulation (POST .../simulate):
-// sandbox_only is answered before the body is decoded (the engine refuses
-// it too), so an invalid body outside the sandbox is sandbox_only as well;
+// servePost answers a POST that creates without an idempotency key (a
+// quote, a sandbox simulation): the body read and decoded strictly, the
+// engine's call, 201 with the result's one rendering. A sandboxOnly route
+// answers sandbox_only before the body is decoded (the engine refuses it
+// too), so an invalid body outside the sandbox is sandbox_only as well;
 // then the body's shape (400), and the engine checks the rest in its
-// order (see docs/decisions.md, "/v2 deposits and collections"). A
-// simulation answers 201 with the resource's one rendering.
-func serveSimulate[Req, Res any](h *Handler, decode func([]byte) (Req, error), simulate func(*tambala.Client, context.Context, Req) (Res, error), render func(Res) []byte) authed {
+// order (see docs/decisions.md, "/v2 deposits and collections").
+func servePost[Req, Res any](h *Handler, sandboxOnly bool, decode func([]byte) (Req, error),
+	call func(*tambala.Client, context.Context, Req) (Res, error), render func(Res) []byte) authed {
 	return func(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
 		body, err := readBody(r)
 		if err != nil {
 			writeError(w, r, h.log, err)
 			return
 		}
-		if h.engine.Environment() != tambala.Sandbox {
+		if sandboxOnly && h.engine.Environment() != tambala.Sandbox {
 			writeError(w, r, h.log, errcode.New(errcode.SandboxOnly))
 			return
 		}
@@ -110,7 +112,7 @@ func serveSimulate[Req, Res any](h *Handler, decode func([]byte) (Req, error), s
 			writeError(w, r, h.log, err)
 			return
 		}
-		res, err := simulate(h.engine.Client(p), r.Context(), req)
+		res, err := call(h.engine.Client(p), r.Context(), req)
 		if err != nil {
 			writeError(w, r, h.log, err)
 			return
