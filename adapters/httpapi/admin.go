@@ -65,16 +65,16 @@ func (a *Admin) routes(o Options) {
 	a.handle("GET /admin/orgs/{org}", a.getOrg)
 	a.handle("GET /admin/orgs/{org}/balances", a.orgBalances)
 	a.handle("GET /admin/orgs/{org}/statement", a.orgStatement)
-	a.handleJSON("PUT /admin/orgs/{org}/status", a.setStatus)
-	a.handleJSON("PUT /admin/orgs/{org}/v2-access", a.setV2Access)
-	a.handleJSON("PUT /admin/orgs/{org}/assets", a.setAssets)
+	a.handleJSON("PUT /admin/orgs/{org}/status", orgSetting(a, statusBody.read, (*tambala.Operator).SetOrganizationStatus))
+	a.handleJSON("PUT /admin/orgs/{org}/v2-access", orgSetting(a, v2AccessBody.read, (*tambala.Operator).SetV2Access))
+	a.handleJSON("PUT /admin/orgs/{org}/assets", orgSetting(a, assetsBody.read, (*tambala.Operator).SetAssets))
 	a.handleJSON("PUT /admin/orgs/{org}/balance-floor", a.setFloor)
-	a.handleJSON("PUT /admin/orgs/{org}/allowlist", a.setAllowlist)
+	a.handleJSON("PUT /admin/orgs/{org}/allowlist", orgSetting(a, allowlistBody.read, (*tambala.Operator).SetAllowlist))
 	a.handle("GET /admin/orgs/{org}/keys", a.listKeys)
 	a.handle("POST /admin/orgs/{org}/keys", a.createKey)
 	a.handle("DELETE /admin/orgs/{org}/keys/{key}", a.revokeKey)
 	a.handleJSON("POST /admin/orgs/{org}/funding", a.fund)
-	a.handleJSON("PUT /admin/orgs/{org}/payout-limits", a.setPayoutLimits)
+	a.handleJSON("PUT /admin/orgs/{org}/payout-limits", orgSetting(a, payoutLimitsJSON.read, (*tambala.Operator).SetPayoutLimits))
 	a.handleJSON("PUT /admin/rails/{rail}", a.setRail)
 	a.handleJSON("PUT /admin/institutions", a.syncInstitutions)
 	a.handle("POST /admin/payouts/{id}/clawback", a.clawback)
@@ -185,42 +185,6 @@ func (a *Admin) getOrg(w http.ResponseWriter, r *http.Request) {
 	a.reply(w, r, http.StatusOK, renderOrg(o), err)
 }
 
-func (a *Admin) setStatus(w http.ResponseWriter, r *http.Request) {
-	var in struct {
-		Status tambala.OrgStatus `json:"status"`
-	}
-	if err := bind(r, &in); err != nil {
-		writeError(w, r, a.log, err)
-		return
-	}
-	o, err := a.engine.Operator().SetOrganizationStatus(r.Context(), r.PathValue("org"), in.Status)
-	a.reply(w, r, http.StatusOK, renderOrg(o), err)
-}
-
-func (a *Admin) setV2Access(w http.ResponseWriter, r *http.Request) {
-	var in struct {
-		V2Access tambala.V2Access `json:"v2_access"`
-	}
-	if err := bind(r, &in); err != nil {
-		writeError(w, r, a.log, err)
-		return
-	}
-	o, err := a.engine.Operator().SetV2Access(r.Context(), r.PathValue("org"), in.V2Access)
-	a.reply(w, r, http.StatusOK, renderOrg(o), err)
-}
-
-func (a *Admin) setAssets(w http.ResponseWriter, r *http.Request) {
-	var in struct {
-		Assets []assetAccessJSON `json:"assets"`
-	}
-	if err := bind(r, &in); err != nil {
-		writeError(w, r, a.log, err)
-		return
-	}
-	o, err := a.engine.Operator().SetAssets(r.Context(), r.PathValue("org"), assetAccesses(in.Assets))
-	a.reply(w, r, http.StatusOK, renderOrg(o), err)
-}
-
 func (a *Admin) setFloor(w http.ResponseWriter, r *http.Request) {
 	var in struct {
 		FloorMWK string `json:"floor_mwk"`
@@ -239,23 +203,6 @@ func (a *Admin) setFloor(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	o, err := a.engine.Operator().SetBalanceFloor(r.Context(), r.PathValue("org"), floor)
-	a.reply(w, r, http.StatusOK, renderOrg(o), err)
-}
-
-func (a *Admin) setAllowlist(w http.ResponseWriter, r *http.Request) {
-	var in struct {
-		Addresses []string `json:"addresses"`
-	}
-	if err := bind(r, &in); err != nil {
-		writeError(w, r, a.log, err)
-		return
-	}
-	addrs, err := orgs.ParseAllowlist(in.Addresses)
-	if err != nil {
-		writeError(w, r, a.log, err)
-		return
-	}
-	o, err := a.engine.Operator().SetAllowlist(r.Context(), r.PathValue("org"), addrs)
 	a.reply(w, r, http.StatusOK, renderOrg(o), err)
 }
 
@@ -302,26 +249,6 @@ func (a *Admin) fund(w http.ResponseWriter, r *http.Request) {
 	}
 	markReplayed(w, f.Replayed) // the ref credited this amount before
 	a.reply(w, r, http.StatusOK, map[string]any{"org_id": org, "asset": asset.Code, "amount": amt, "ref": in.Ref}, nil)
-}
-
-func (a *Admin) setPayoutLimits(w http.ResponseWriter, r *http.Request) {
-	var in payoutLimitsJSON
-	if err := bind(r, &in); err != nil {
-		writeError(w, r, a.log, err)
-		return
-	}
-	l := tambala.PayoutLimits{HourlyCount: in.HourlyCount}
-	var err error
-	if l.MaxPerPayoutMWK, err = optionalMWK(in.MaxPerPayoutMWK); err != nil {
-		writeError(w, r, a.log, err)
-		return
-	}
-	if l.DailyVolumeMWK, err = optionalMWK(in.DailyVolumeMWK); err != nil {
-		writeError(w, r, a.log, err)
-		return
-	}
-	o, err := a.engine.Operator().SetPayoutLimits(r.Context(), r.PathValue("org"), l)
-	a.reply(w, r, http.StatusOK, renderOrg(o), err)
 }
 
 // optionalMWK reads an optional MWK amount of the admin API: "" is unset
