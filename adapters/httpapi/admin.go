@@ -231,12 +231,7 @@ func (a *Admin) fund(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	asset, err := a.engine.Asset(money.AssetCode(in.Asset))
-	if err != nil {
-		writeError(w, r, a.log, err)
-		return
-	}
-	amt, err := money.Parse(asset, in.Amount)
+	asset, amt, err := a.assetAmount(in.Asset, in.Amount, nil)
 	if err != nil {
 		writeError(w, r, a.log, err)
 		return
