@@ -129,18 +129,6 @@ func (h *handler) approvalsView(w http.ResponseWriter, r *http.Request, s webui.
 	return v, true
 }
 
-func (h *handler) approvals(w http.ResponseWriter, r *http.Request, s webui.Session) {
-	v, ok := h.approvalsView(w, r, s)
-	if !ok {
-		return
-	}
-	v.Notice = notice(r)
-	if id := r.URL.Query().Get("pending"); id != "" {
-		v.Notice = h.pendingNotice(r, s, id)
-	}
-	h.site.Render(w, http.StatusOK, "approvals", v)
-}
-
 // decide approves or rejects an approval.
 func (h *handler) decide(w http.ResponseWriter, r *http.Request, s webui.Session) {
 	v, ok := h.approvalsView(w, r, s)
@@ -166,13 +154,10 @@ func (h *handler) decide(w http.ResponseWriter, r *http.Request, s webui.Session
 		return
 	}
 	h.run(w, r, s, v, "approvals", id, form, problems, "/console/approvals?done="+decision, func(op *tambala.Operator) error {
-		var err error
 		if decision == "approve" {
-			_, err = op.Approvals().Approve(r.Context(), id)
-		} else {
-			_, err = op.Approvals().Reject(r.Context(), id, reason)
+			return discard(op.Approvals().Approve(r.Context(), id))
 		}
-		return err
+		return discard(op.Approvals().Reject(r.Context(), id, reason))
 	})
 }
 

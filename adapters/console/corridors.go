@@ -200,32 +200,36 @@ func (h *handler) setCorridor(w http.ResponseWriter, r *http.Request, s webui.Se
 		return
 	}
 	c, form, problems := parseCorridor(asset, r)
-	status := http.StatusUnprocessableEntity
-	if len(problems) == 0 {
-		op, err := h.portal.Operator(r.Context(), s.Token)
-		if err == nil {
-			_, err = op.SetCorridor(r.Context(), c)
-		}
-		if err == nil {
-			http.Redirect(w, r, "/console/corridors?saved="+url.QueryEscape(code), http.StatusSeeOther)
-			return
-		}
-		status = webui.StatusOf(err)
-		problems["form"] = h.site.Friendly(err)
-		if status == http.StatusForbidden {
-			v.Error = problems["form"]
-		}
-	}
 	for f, val := range form {
 		v.Form[code+"."+f] = val
 	}
 	if form["open"] == "" {
 		delete(v.Form, code+".open")
 	}
-	for f, p := range problems {
-		v.Errors[code+"."+f] = p
+	h.saveCorridors(w, r, s, v, code, problems, "/console/corridors?saved="+url.QueryEscape(code), func(op *tambala.Operator) error {
+		return discard(op.SetCorridor(r.Context(), c))
+	})
+}
+
+// saveCorridors runs save with the staff member's Operator when the form
+// named key has no problems, then redirects to next; otherwise it shows
+// the corridors page again with the problems, and the engine's error,
+// beside that form (h.again).
+func (h *handler) saveCorridors(w http.ResponseWriter, r *http.Request, s webui.Session, v webui.View, key string,
+	problems map[string]string, next string, save func(*tambala.Operator) error) {
+	if len(problems) > 0 {
+		h.again(w, v, "corridors", key, nil, problems, nil)
+		return
 	}
-	h.site.Render(w, status, "corridors", v)
+	op, err := h.portal.Operator(r.Context(), s.Token)
+	if err == nil {
+		err = save(op)
+	}
+	if err != nil {
+		h.again(w, v, "corridors", key, nil, problems, err)
+		return
+	}
+	http.Redirect(w, r, next, http.StatusSeeOther)
 }
 
 func (h *handler) setLimits(w http.ResponseWriter, r *http.Request, s webui.Session) {
@@ -258,24 +262,7 @@ func (h *handler) setLimits(w http.ResponseWriter, r *http.Request, s webui.Sess
 		}
 		*f.to = a
 	}
-	status := http.StatusUnprocessableEntity
-	if len(problems) == 0 {
-		op, err := h.portal.Operator(r.Context(), s.Token)
-		if err == nil {
-			err = op.SetAssetLimits(r.Context(), asset.Code, opName, l)
-		}
-		if err == nil {
-			http.Redirect(w, r, "/console/corridors?limits="+url.QueryEscape(key), http.StatusSeeOther)
-			return
-		}
-		status = webui.StatusOf(err)
-		problems["form"] = h.site.Friendly(err)
-		if status == http.StatusForbidden {
-			v.Error = problems["form"]
-		}
-	}
-	for f, p := range problems {
-		v.Errors[key+"."+f] = p
-	}
-	h.site.Render(w, status, "corridors", v)
+	h.saveCorridors(w, r, s, v, key, problems, "/console/corridors?limits="+url.QueryEscape(key), func(op *tambala.Operator) error {
+		return op.SetAssetLimits(r.Context(), asset.Code, opName, l)
+	})
 }

@@ -155,15 +155,6 @@ func (h *handler) operationsView(w http.ResponseWriter, r *http.Request, s webui
 	return v, true
 }
 
-func (h *handler) operations(w http.ResponseWriter, r *http.Request, s webui.Session) {
-	v, ok := h.operationsView(w, r, s)
-	if !ok {
-		return
-	}
-	v.Notice = notice(r)
-	h.site.Render(w, http.StatusOK, "operations", v)
-}
-
 func (h *handler) setPause(w http.ResponseWriter, r *http.Request, s webui.Session) {
 	v, ok := h.operationsView(w, r, s)
 	if !ok {
@@ -178,8 +169,7 @@ func (h *handler) setPause(w http.ResponseWriter, r *http.Request, s webui.Sessi
 	name := "pause-" + string(api)
 	form := map[string]string{"mode": string(mode)}
 	h.run(w, r, s, v, "operations", name, form, nil, "/console/operations?done=pause", func(op *tambala.Operator) error {
-		_, err := op.SetPause(r.Context(), api, mode)
-		return err
+		return discard(op.SetPause(r.Context(), api, mode))
 	})
 }
 
@@ -195,8 +185,7 @@ func (h *handler) setRail(w http.ResponseWriter, r *http.Request, s webui.Sessio
 	}
 	disabled := r.PostFormValue("disabled") == "yes"
 	h.run(w, r, s, v, "operations", "rail-"+string(rail), nil, nil, "/console/operations?done=rail", func(op *tambala.Operator) error {
-		_, err := op.SetRailDisabled(r.Context(), rail, disabled)
-		return err
+		return discard(op.SetRailDisabled(r.Context(), rail, disabled))
 	})
 }
 
@@ -249,8 +238,7 @@ func (h *handler) resolve(w http.ResponseWriter, r *http.Request, s webui.Sessio
 		return
 	}
 	h.run(w, r, s, v, "operations", id, form, problems, "/console/operations?done=resolve", func(op *tambala.Operator) error {
-		_, err := op.ResolvePayout(r.Context(), id, res)
-		return err
+		return discard(op.ResolvePayout(r.Context(), id, res))
 	})
 }
 
@@ -266,8 +254,7 @@ func (h *handler) redeliver(w http.ResponseWriter, r *http.Request, s webui.Sess
 		next += "&org=" + url.QueryEscape(q)
 	}
 	h.run(w, r, s, v, "operations", id, nil, nil, next, func(op *tambala.Operator) error {
-		_, err := op.Redeliver(r.Context(), org, id)
-		return err
+		return discard(op.Redeliver(r.Context(), org, id))
 	})
 }
 

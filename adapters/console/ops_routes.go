@@ -43,16 +43,16 @@ func (h *handler) operationsRoutes(mux *http.ServeMux, s *webui.Site) {
 	}
 
 	mux.HandleFunc("GET /console/orgs", s.SignedIn(h.orgs))
-	mux.HandleFunc("GET /console/orgs/{id}", s.SignedIn(h.org))
+	mux.HandleFunc("GET /console/orgs/{id}", s.SignedIn(h.show(h.orgView, "org", true)))
 	mux.HandleFunc("POST /console/orgs/{id}/{form}", s.Changing(h.orgChange))
 	mux.HandleFunc("POST /console/orgs/{id}/users/{user}/{change}", s.Changing(h.orgUserChange))
 	h.statementRoutes(mux, s)
 
-	mux.HandleFunc("GET /console/approvals", s.SignedIn(h.approvals))
+	mux.HandleFunc("GET /console/approvals", s.SignedIn(h.show(h.approvalsView, "approvals", true)))
 	mux.HandleFunc("POST /console/approvals/{id}/{decision}", s.Changing(h.decide))
 	mux.HandleFunc("POST /console/thresholds", s.Changing(h.setThreshold))
 
-	mux.HandleFunc("GET /console/operations", s.SignedIn(h.operations))
+	mux.HandleFunc("GET /console/operations", s.SignedIn(h.show(h.operationsView, "operations", false)))
 	mux.HandleFunc("POST /console/operations/pause/{api}", s.Changing(h.setPause))
 	mux.HandleFunc("POST /console/operations/rails/{rail}", s.Changing(h.setRail))
 	mux.HandleFunc("POST /console/operations/payouts/{id}/resolve", s.Changing(h.resolve))
@@ -60,7 +60,7 @@ func (h *handler) operationsRoutes(mux *http.ServeMux, s *webui.Site) {
 
 	mux.HandleFunc("GET /console/audit", s.SignedIn(h.audit))
 
-	mux.HandleFunc("GET /console/staff", s.SignedIn(h.staff))
+	mux.HandleFunc("GET /console/staff", s.SignedIn(h.show(h.staffView, "staff", false)))
 	mux.HandleFunc("POST /console/staff/invite", s.Changing(h.invite))
 	mux.HandleFunc("POST /console/staff/{id}/{change}", s.Changing(h.staffChange))
 }
@@ -92,6 +92,27 @@ func (h *handler) again(w http.ResponseWriter, v webui.View, page, form string, 
 	}
 	h.site.Render(w, status, page, v)
 }
+
+// show renders a staff page built by view, with the notice of the change
+// just made (?done=) or, where pending says the page may name one, of the
+// approval the change waits for (?pending=).
+func (h *handler) show(view func(http.ResponseWriter, *http.Request, webui.Session) (webui.View, bool), page string,
+	pending bool) func(http.ResponseWriter, *http.Request, webui.Session) {
+	return func(w http.ResponseWriter, r *http.Request, s webui.Session) {
+		v, ok := view(w, r, s)
+		if !ok {
+			return
+		}
+		v.Notice = notice(r)
+		if id := r.URL.Query().Get("pending"); pending && id != "" {
+			v.Notice = h.pendingNotice(r, s, id)
+		}
+		h.site.Render(w, http.StatusOK, page, v)
+	}
+}
+
+// discard is the error of a change whose result the page does not show.
+func discard[T any](_ T, err error) error { return err }
 
 // notices are the texts a page shows after a change (?done=key).
 var notices = map[string]string{

@@ -120,18 +120,6 @@ func (h *handler) balances(r *http.Request, op *tambala.Operator, org string) ([
 	return all, ""
 }
 
-func (h *handler) org(w http.ResponseWriter, r *http.Request, s webui.Session) {
-	v, ok := h.orgView(w, r, s)
-	if !ok {
-		return
-	}
-	v.Notice = notice(r)
-	if id := r.URL.Query().Get("pending"); id != "" {
-		v.Notice = h.pendingNotice(r, s, id)
-	}
-	h.site.Render(w, http.StatusOK, "org", v)
-}
-
 // pendingNotice tells that approval id waits for a second staff member.
 func (h *handler) pendingNotice(r *http.Request, s webui.Session, id string) string {
 	// Only an approval the engine knows is named: the id in the address
@@ -183,15 +171,13 @@ func (h *handler) orgChange(w http.ResponseWriter, r *http.Request, s webui.Sess
 		st := tambala.OrgStatus(r.PostFormValue("status"))
 		form["status"] = string(st)
 		change = func(op *tambala.Operator) error {
-			_, err := op.SetOrganizationStatus(r.Context(), id, st)
-			return err
+			return discard(op.SetOrganizationStatus(r.Context(), id, st))
 		}
 	case "v2":
 		a := tambala.V2Access(r.PostFormValue("access"))
 		form["access"] = string(a)
 		change = func(op *tambala.Operator) error {
-			_, err := op.SetV2Access(r.Context(), id, a)
-			return err
+			return discard(op.SetV2Access(r.Context(), id, a))
 		}
 	case "limits":
 		var l tambala.PayoutLimits
@@ -206,14 +192,12 @@ func (h *handler) orgChange(w http.ResponseWriter, r *http.Request, s webui.Sess
 			l.HourlyCount = n
 		}
 		change = func(op *tambala.Operator) error {
-			_, err := op.SetPayoutLimits(r.Context(), id, l)
-			return err
+			return discard(op.SetPayoutLimits(r.Context(), id, l))
 		}
 	case "floor":
 		f := parseAmount(money.MWK, "amount", r, form, problems)
 		change = func(op *tambala.Operator) error {
-			_, err := op.SetBalanceFloor(r.Context(), id, f)
-			return err
+			return discard(op.SetBalanceFloor(r.Context(), id, f))
 		}
 	case "fund":
 		code := r.PostFormValue("asset")
@@ -281,15 +265,11 @@ func (h *handler) orgUserChange(w http.ResponseWriter, r *http.Request, s webui.
 		}
 	}
 	if err == nil {
-		switch change {
-		case "end-sessions":
-			_, err = acc.EndSessions(r.Context(), id)
-		case "disable":
-			_, err = acc.DisableUser(r.Context(), id)
-		case "enable":
-			_, err = acc.EnableUser(r.Context(), id)
-		case "reset-totp":
-			_, err = acc.ResetTOTP(r.Context(), id)
+		var known bool
+		switch known, err = userChange(r.Context(), acc, id, change); {
+		case known:
+		case change == "reset-totp":
+			err = discard(acc.ResetTOTP(r.Context(), id))
 		default:
 			h.site.NotFound(w, r)
 			return

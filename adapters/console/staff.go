@@ -1,6 +1,7 @@
 package console
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"slices"
@@ -54,15 +55,6 @@ func (h *handler) staffView(w http.ResponseWriter, r *http.Request, s webui.Sess
 	}
 	v.Data = d
 	return v, true
-}
-
-func (h *handler) staff(w http.ResponseWriter, r *http.Request, s webui.Session) {
-	v, ok := h.staffView(w, r, s)
-	if !ok {
-		return
-	}
-	v.Notice = notice(r)
-	h.site.Render(w, http.StatusOK, "staff", v)
 }
 
 // rolesOf reads the role checkboxes of a form into form (role names
@@ -133,17 +125,13 @@ func (h *handler) staffChange(w http.ResponseWriter, r *http.Request, s webui.Se
 	form := map[string]string{}
 	acc, err := h.portal.Accounts(r.Context(), s.Token)
 	if err == nil {
-		switch change {
-		case "roles":
-			_, err = acc.SetStaffRoles(r.Context(), id, rolesOf(r, form))
-		case "end-sessions":
-			_, err = acc.EndSessions(r.Context(), id)
-		case "disable":
-			_, err = acc.DisableUser(r.Context(), id)
-		case "enable":
-			_, err = acc.EnableUser(r.Context(), id)
-		case "confirm":
-			_, err = acc.ConfirmStaff(r.Context(), id)
+		var known bool
+		switch known, err = userChange(r.Context(), acc, id, change); {
+		case known:
+		case change == "roles":
+			err = discard(acc.SetStaffRoles(r.Context(), id, rolesOf(r, form)))
+		case change == "confirm":
+			err = discard(acc.ConfirmStaff(r.Context(), id))
 		default:
 			h.site.NotFound(w, r)
 			return
@@ -154,4 +142,18 @@ func (h *handler) staffChange(w http.ResponseWriter, r *http.Request, s webui.Se
 		return
 	}
 	http.Redirect(w, r, "/console/staff?done="+change, http.StatusSeeOther)
+}
+
+// userChange makes one of the changes of every user, an organization's or
+// staff: end-sessions, disable or enable; false for another change.
+func userChange(ctx context.Context, acc *tambala.Accounts, id, change string) (bool, error) {
+	switch change {
+	case "end-sessions":
+		return true, discard(acc.EndSessions(ctx, id))
+	case "disable":
+		return true, discard(acc.DisableUser(ctx, id))
+	case "enable":
+		return true, discard(acc.EnableUser(ctx, id))
+	}
+	return false, nil
 }

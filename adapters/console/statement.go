@@ -37,9 +37,10 @@ func (h *handler) statementRoutes(mux *http.ServeMux, s *webui.Site) {
 	mux.HandleFunc("GET /console/orgs/{id}/statement.csv", s.SignedIn(h.statementCSV))
 }
 
-// statementQuery reads the asset and period of r into v's form; false
-// after it marked a field wrong.
-func statementQuery(r *http.Request, v *webui.View) (tambala.StatementRequest, bool) {
+// statementQuery is the statement routes' view, with the asset and period
+// of r read into its form; false after it marked a field wrong.
+func statementQuery(r *http.Request, s webui.Session) (webui.View, tambala.StatementRequest, bool) {
+	v := s.View("Statement", "orgs")
 	q := r.URL.Query()
 	v.Errors, v.Form = map[string]string{}, map[string]string{}
 	for _, k := range []string{"asset", "from", "to"} {
@@ -49,15 +50,14 @@ func statementQuery(r *http.Request, v *webui.View) (tambala.StatementRequest, b
 	from, to, field, msg := statementcsv.ParsePeriod(v.Form["statement.from"], v.Form["statement.to"])
 	if field != "" {
 		v.Errors["statement."+field] = msg
-		return req, false
+		return v, req, false
 	}
 	req.From, req.To = from, to
-	return req, true
+	return v, req, true
 }
 
 func (h *handler) statement(w http.ResponseWriter, r *http.Request, s webui.Session) {
-	v := s.View("Statement", "orgs")
-	req, ok := statementQuery(r, &v)
+	v, req, ok := statementQuery(r, s)
 	op, opOK := h.operator(w, r, s, v)
 	if !opOK {
 		return
@@ -114,8 +114,7 @@ func (h *handler) statementFailed(w http.ResponseWriter, v webui.View, err error
 
 // statementCSV streams the statement's lines as CSV, page by page.
 func (h *handler) statementCSV(w http.ResponseWriter, r *http.Request, s webui.Session) {
-	v := s.View("Statement", "orgs")
-	req, ok := statementQuery(r, &v)
+	v, req, ok := statementQuery(r, s)
 	op, opOK := h.operator(w, r, s, v)
 	if !opOK {
 		return

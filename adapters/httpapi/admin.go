@@ -48,16 +48,7 @@ func NewAdmin(engine *tambala.Engine, token string, opts *Options) (*Admin, erro
 // SHA-256 is tokenSHA256: for instances that share a token by its hash
 // (kept in their common store) without each knowing the token itself.
 func NewAdminTokenHash(engine *tambala.Engine, tokenSHA256 [32]byte, opts *Options) *Admin {
-	var o Options
-	if opts != nil {
-		o = *opts
-	}
-	if o.Logger == nil {
-		o.Logger = zap.NewNop()
-	}
-	if o.ClientAddr == nil {
-		o.ClientAddr = remoteAddr
-	}
+	o := optionsOf(opts)
 	a := &Admin{engine: engine, log: o.Logger, tokenHash: tokenSHA256, addr: o.ClientAddr, mux: http.NewServeMux(),
 		backuper: o.Backup, observe: o.Observe, tracer: tracerOf(engine, o.TracerProvider)}
 	a.routes(o)
@@ -74,16 +65,16 @@ func (a *Admin) routes(o Options) {
 	a.handle("GET /admin/orgs/{org}", a.getOrg)
 	a.handle("GET /admin/orgs/{org}/balances", a.orgBalances)
 	a.handle("GET /admin/orgs/{org}/statement", a.orgStatement)
-	a.handleJSON("PUT /admin/orgs/{org}/status", a.setStatus)
-	a.handleJSON("PUT /admin/orgs/{org}/v2-access", a.setV2Access)
-	a.handleJSON("PUT /admin/orgs/{org}/assets", a.setAssets)
+	a.handleJSON("PUT /admin/orgs/{org}/status", orgSetting(a, statusBody.read, (*tambala.Operator).SetOrganizationStatus))
+	a.handleJSON("PUT /admin/orgs/{org}/v2-access", orgSetting(a, v2AccessBody.read, (*tambala.Operator).SetV2Access))
+	a.handleJSON("PUT /admin/orgs/{org}/assets", orgSetting(a, assetsBody.read, (*tambala.Operator).SetAssets))
 	a.handleJSON("PUT /admin/orgs/{org}/balance-floor", a.setFloor)
-	a.handleJSON("PUT /admin/orgs/{org}/allowlist", a.setAllowlist)
+	a.handleJSON("PUT /admin/orgs/{org}/allowlist", orgSetting(a, allowlistBody.read, (*tambala.Operator).SetAllowlist))
 	a.handle("GET /admin/orgs/{org}/keys", a.listKeys)
 	a.handle("POST /admin/orgs/{org}/keys", a.createKey)
 	a.handle("DELETE /admin/orgs/{org}/keys/{key}", a.revokeKey)
 	a.handleJSON("POST /admin/orgs/{org}/funding", a.fund)
-	a.handleJSON("PUT /admin/orgs/{org}/payout-limits", a.setPayoutLimits)
+	a.handleJSON("PUT /admin/orgs/{org}/payout-limits", orgSetting(a, payoutLimitsJSON.read, (*tambala.Operator).SetPayoutLimits))
 	a.handleJSON("PUT /admin/rails/{rail}", a.setRail)
 	a.handleJSON("PUT /admin/institutions", a.syncInstitutions)
 	a.handle("POST /admin/payouts/{id}/clawback", a.clawback)
@@ -159,10 +150,7 @@ func (a *Admin) reply(w http.ResponseWriter, r *http.Request, status int, v any,
 
 func (a *Admin) listOrgs(w http.ResponseWriter, r *http.Request) {
 	orgs, err := a.engine.Operator().Organizations(r.Context())
-	out := make([]json.RawMessage, len(orgs))
-	for i, o := range orgs {
-		out[i] = renderOrg(o)
-	}
+	out := renderAll(orgs, renderOrg)
 	a.reply(w, r, http.StatusOK, map[string]any{"organizations": out}, err)
 }
 
@@ -197,42 +185,6 @@ func (a *Admin) getOrg(w http.ResponseWriter, r *http.Request) {
 	a.reply(w, r, http.StatusOK, renderOrg(o), err)
 }
 
-func (a *Admin) setStatus(w http.ResponseWriter, r *http.Request) {
-	var in struct {
-		Status tambala.OrgStatus `json:"status"`
-	}
-	if err := bind(r, &in); err != nil {
-		writeError(w, r, a.log, err)
-		return
-	}
-	o, err := a.engine.Operator().SetOrganizationStatus(r.Context(), r.PathValue("org"), in.Status)
-	a.reply(w, r, http.StatusOK, renderOrg(o), err)
-}
-
-func (a *Admin) setV2Access(w http.ResponseWriter, r *http.Request) {
-	var in struct {
-		V2Access tambala.V2Access `json:"v2_access"`
-	}
-	if err := bind(r, &in); err != nil {
-		writeError(w, r, a.log, err)
-		return
-	}
-	o, err := a.engine.Operator().SetV2Access(r.Context(), r.PathValue("org"), in.V2Access)
-	a.reply(w, r, http.StatusOK, renderOrg(o), err)
-}
-
-func (a *Admin) setAssets(w http.ResponseWriter, r *http.Request) {
-	var in struct {
-		Assets []assetAccessJSON `json:"assets"`
-	}
-	if err := bind(r, &in); err != nil {
-		writeError(w, r, a.log, err)
-		return
-	}
-	o, err := a.engine.Operator().SetAssets(r.Context(), r.PathValue("org"), assetAccesses(in.Assets))
-	a.reply(w, r, http.StatusOK, renderOrg(o), err)
-}
-
 func (a *Admin) setFloor(w http.ResponseWriter, r *http.Request) {
 	var in struct {
 		FloorMWK string `json:"floor_mwk"`
@@ -254,30 +206,9 @@ func (a *Admin) setFloor(w http.ResponseWriter, r *http.Request) {
 	a.reply(w, r, http.StatusOK, renderOrg(o), err)
 }
 
-func (a *Admin) setAllowlist(w http.ResponseWriter, r *http.Request) {
-	var in struct {
-		Addresses []string `json:"addresses"`
-	}
-	if err := bind(r, &in); err != nil {
-		writeError(w, r, a.log, err)
-		return
-	}
-	addrs, err := orgs.ParseAllowlist(in.Addresses)
-	if err != nil {
-		writeError(w, r, a.log, err)
-		return
-	}
-	o, err := a.engine.Operator().SetAllowlist(r.Context(), r.PathValue("org"), addrs)
-	a.reply(w, r, http.StatusOK, renderOrg(o), err)
-}
-
 func (a *Admin) listKeys(w http.ResponseWriter, r *http.Request) {
 	keys, err := a.engine.Operator().Keys(r.Context(), r.PathValue("org"))
-	out := make([]json.RawMessage, len(keys))
-	for i, k := range keys {
-		out[i] = render.APIKey(keyFields(k))
-	}
-	a.reply(w, r, http.StatusOK, map[string]any{"keys": out}, err)
+	a.reply(w, r, http.StatusOK, map[string]any{"keys": renderAll(keys, renderKey)}, err)
 }
 
 func (a *Admin) createKey(w http.ResponseWriter, r *http.Request) {
@@ -287,7 +218,7 @@ func (a *Admin) createKey(w http.ResponseWriter, r *http.Request) {
 
 func (a *Admin) revokeKey(w http.ResponseWriter, r *http.Request) {
 	k, err := a.engine.Operator().RevokeKey(r.Context(), r.PathValue("org"), r.PathValue("key"))
-	a.reply(w, r, http.StatusOK, json.RawMessage(render.APIKey(keyFields(k))), err)
+	a.reply(w, r, http.StatusOK, json.RawMessage(renderKey(k)), err)
 }
 
 func (a *Admin) fund(w http.ResponseWriter, r *http.Request) {
@@ -300,12 +231,7 @@ func (a *Admin) fund(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	asset, err := a.engine.Asset(money.AssetCode(in.Asset))
-	if err != nil {
-		writeError(w, r, a.log, err)
-		return
-	}
-	amt, err := money.Parse(asset, in.Amount)
+	asset, amt, err := a.assetAmount(in.Asset, in.Amount, nil)
 	if err != nil {
 		writeError(w, r, a.log, err)
 		return
@@ -316,31 +242,8 @@ func (a *Admin) fund(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	if f.Replayed {
-		// The ref credited this amount before: nothing more was credited.
-		w.Header().Set("Idempotent-Replayed", "true")
-	}
+	markReplayed(w, f.Replayed) // the ref credited this amount before
 	a.reply(w, r, http.StatusOK, map[string]any{"org_id": org, "asset": asset.Code, "amount": amt, "ref": in.Ref}, nil)
-}
-
-func (a *Admin) setPayoutLimits(w http.ResponseWriter, r *http.Request) {
-	var in payoutLimitsJSON
-	if err := bind(r, &in); err != nil {
-		writeError(w, r, a.log, err)
-		return
-	}
-	l := tambala.PayoutLimits{HourlyCount: in.HourlyCount}
-	var err error
-	if l.MaxPerPayoutMWK, err = optionalMWK(in.MaxPerPayoutMWK); err != nil {
-		writeError(w, r, a.log, err)
-		return
-	}
-	if l.DailyVolumeMWK, err = optionalMWK(in.DailyVolumeMWK); err != nil {
-		writeError(w, r, a.log, err)
-		return
-	}
-	o, err := a.engine.Operator().SetPayoutLimits(r.Context(), r.PathValue("org"), l)
-	a.reply(w, r, http.StatusOK, renderOrg(o), err)
 }
 
 // optionalMWK reads an optional MWK amount of the admin API: "" is unset
@@ -452,10 +355,7 @@ func (a *Admin) listDeliveries(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res, err := a.engine.Operator().Deliveries(r.Context(), r.PathValue("org"), page)
-	items := make([]json.RawMessage, len(res.Items))
-	for i, d := range res.Items {
-		items[i] = renderDelivery(d)
-	}
+	items := renderAll(res.Items, renderDelivery)
 	a.reply(w, r, http.StatusOK, pageJSON("deliveries", items, res.HasMore, res.NextBeforeID), err)
 }
 

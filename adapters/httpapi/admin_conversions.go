@@ -63,16 +63,11 @@ func (a *Admin) setAssetLimits(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, errcode.Newf(errcode.ValidationError, "%s is not a configured asset.", truncateField(asset)))
 		return
 	}
-	body, err := readBody(r)
-	if err != nil {
-		writeError(w, r, a.log, err)
-		return
-	}
 	var in struct {
 		Min json.RawMessage `json:"min"`
 		Max json.RawMessage `json:"max"`
 	}
-	if err := decodeJSON(body, &in); err != nil {
+	if err := bind(r, &in); err != nil {
 		writeError(w, r, a.log, err)
 		return
 	}

@@ -44,14 +44,11 @@ func (a *Admin) recordDeposit(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	asset, err := a.engine.Asset(money.AssetCode(in.Asset))
+	asset, amt, err := a.assetAmount(in.Asset, text, func(err error) error {
+		return &errcode.Error{Code: errcode.ValidationError, Message: "amount: " + errcode.Message(err), Err: err}
+	})
 	if err != nil {
 		writeError(w, r, a.log, err)
-		return
-	}
-	amt, err := money.Parse(asset, text)
-	if err != nil {
-		writeError(w, r, a.log, &errcode.Error{Code: errcode.ValidationError, Message: "amount: " + errcode.Message(err), Err: err})
 		return
 	}
 	c, err := a.engine.Operator().RecordDeposit(r.Context(), r.PathValue("org"), tambala.Deposit{Network: in.Network, Asset: asset.Code, Amount: amt, TxRef: in.TxRef})
@@ -59,9 +56,21 @@ func (a *Admin) recordDeposit(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	if c.Replayed {
-		// Credited before under (network, tx_ref): nothing more was credited.
-		w.Header().Set("Idempotent-Replayed", "true")
-	}
+	markReplayed(w, c.Replayed) // credited before under (network, tx_ref)
 	writeRaw(w, http.StatusCreated, render.CollectionV2(c.Resource))
+}
+
+// assetAmount is text as an amount of the engine's asset code: the asset
+// looked up (its error as it is), then text parsed for it, a parse error
+// through parseErr (nil: as it is) so that a route may word it.
+func (a *Admin) assetAmount(code, text string, parseErr func(error) error) (money.Asset, money.Amount, error) {
+	asset, err := a.engine.Asset(money.AssetCode(code))
+	if err != nil {
+		return asset, money.Amount{}, err
+	}
+	amt, err := money.Parse(asset, text)
+	if err != nil && parseErr != nil {
+		err = parseErr(err)
+	}
+	return asset, amt, err
 }

@@ -69,17 +69,24 @@ func (a *Admin) invite(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *Admin) listInvitations(w http.ResponseWriter, r *http.Request) {
-	list, err := a.engine.Accounts().Invitations(r.Context(), r.PathValue("org"))
-	out := make([]json.RawMessage, len(list))
-	for i, inv := range list {
-		out[i] = render.Invitation(invitationFields(inv))
-	}
-	a.reply(w, r, http.StatusOK, map[string]any{"invitations": out}, err)
+	a.writeInvitations(w, r, r.PathValue("org"))
 }
 
 func (a *Admin) revokeInvitation(w http.ResponseWriter, r *http.Request) {
-	inv, err := a.engine.Accounts().RevokeInvitation(r.Context(), r.PathValue("org"), r.PathValue("id"))
-	a.reply(w, r, http.StatusOK, json.RawMessage(render.Invitation(invitationFields(inv))), err)
+	a.writeRevokedInvitation(w, r, r.PathValue("org"))
+}
+
+// writeInvitations answers the invitations of org ("" the staff's).
+func (a *Admin) writeInvitations(w http.ResponseWriter, r *http.Request, org string) {
+	list, err := a.engine.Accounts().Invitations(r.Context(), org)
+	a.reply(w, r, http.StatusOK, map[string]any{"invitations": renderAll(list, renderInvitation)}, err)
+}
+
+// writeRevokedInvitation revokes the invitation {id} of org ("" the
+// staff's) and answers it.
+func (a *Admin) writeRevokedInvitation(w http.ResponseWriter, r *http.Request, org string) {
+	inv, err := a.engine.Accounts().RevokeInvitation(r.Context(), org, r.PathValue("id"))
+	a.reply(w, r, http.StatusOK, json.RawMessage(renderInvitation(inv)), err)
 }
 
 // listUsers is GET /admin/orgs/{org}/users: {"org_id","totp_required",
@@ -97,10 +104,7 @@ func (a *Admin) listUsers(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	out := make([]json.RawMessage, len(users))
-	for i, u := range users {
-		out[i] = renderUser(u)
-	}
+	out := renderAll(users, renderUser)
 	writeJSON(w, http.StatusOK, map[string]any{"org_id": org, "totp_required": required, "users": out})
 }
 
@@ -204,10 +208,7 @@ func (a *Admin) serveAudit(w http.ResponseWriter, r *http.Request, org string) {
 		return
 	}
 	res, err := a.engine.Accounts().AuditTrail(r.Context(), page, f)
-	items := make([]json.RawMessage, len(res.Items))
-	for i, e := range res.Items {
-		items[i] = renderAuditEntry(e)
-	}
+	items := renderAll(res.Items, renderAuditEntry)
 	a.reply(w, r, http.StatusOK, pageJSON("entries", items, res.HasMore, res.NextBeforeID), err)
 }
 

@@ -48,17 +48,11 @@ func (a *Admin) inviteStaff(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *Admin) listStaffInvitations(w http.ResponseWriter, r *http.Request) {
-	list, err := a.engine.Accounts().Invitations(r.Context(), "")
-	out := make([]json.RawMessage, len(list))
-	for i, inv := range list {
-		out[i] = render.Invitation(invitationFields(inv))
-	}
-	a.reply(w, r, http.StatusOK, map[string]any{"invitations": out}, err)
+	a.writeInvitations(w, r, "")
 }
 
 func (a *Admin) revokeStaffInvitation(w http.ResponseWriter, r *http.Request) {
-	inv, err := a.engine.Accounts().RevokeInvitation(r.Context(), "", r.PathValue("id"))
-	a.reply(w, r, http.StatusOK, json.RawMessage(render.Invitation(invitationFields(inv))), err)
+	a.writeRevokedInvitation(w, r, "")
 }
 
 // listStaffUsers is GET /admin/staff/users: {"org_id":null,
@@ -69,10 +63,7 @@ func (a *Admin) revokeStaffInvitation(w http.ResponseWriter, r *http.Request) {
 // invitation issued, by someone else.
 func (a *Admin) listStaffUsers(w http.ResponseWriter, r *http.Request) {
 	users, err := a.engine.Accounts().Users(r.Context(), "")
-	out := make([]json.RawMessage, len(users))
-	for i, u := range users {
-		out[i] = renderStaffUser(u)
-	}
+	out := renderAll(users, renderStaffUser)
 	a.reply(w, r, http.StatusOK, map[string]any{"org_id": nil, "totp_required": true, "users": out}, err)
 }
 

@@ -5,16 +5,17 @@ import (
 	"net/http"
 
 	"github.com/tambalapay/tambala"
-	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/render"
 	"github.com/tambalapay/tambala/payouts"
 )
 
 func (h *Handler) collectionRoutes() {
-	h.handle("GET /v1/collections", tambala.APIv1, h.listCollections)
-	h.handle("GET /v1/collections/{id}", tambala.APIv1, h.getCollection)
-	h.handleJSON("POST /v1/collections/simulate", tambala.APIv1, h.simulateCollection)
-	h.handle("GET /v1/trades", tambala.APIv1, h.listTrades)
+	h.handle("GET /v1/collections", tambala.APIv1, serveList(h, listRoute[tambala.Collection, struct{}]{
+		name: "collections", filter: noFilter, list: unfiltered((*tambala.Client).Collections), render: render.Collection}))
+	h.handle("GET /v1/collections/{id}", tambala.APIv1, serveGet(h, (*tambala.Client).Collection, render.Collection))
+	h.handleJSON("POST /v1/collections/simulate", tambala.APIv1, servePost(h, true, decodeSimulatedCollection, (*tambala.Client).SimulateCollection, render.Collection))
+	h.handle("GET /v1/trades", tambala.APIv1, serveList(h, listRoute[tambala.Trade, struct{}]{
+		name: "trades", filter: noFilter, list: unfiltered((*tambala.Client).Trades), render: render.Trade}))
 	h.handle("GET /v1/banks", tambala.APIv1, h.banks)
 	h.handle("GET /v1/operators", tambala.APIv1, h.operators)
 }
@@ -30,80 +31,21 @@ func (h *Handler) page(w http.ResponseWriter, r *http.Request) (tambala.PageRequ
 	return p, true
 }
 
-func (h *Handler) listCollections(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
-	page, ok := h.page(w, r)
-	if !ok {
-		return
-	}
-	res, err := h.engine.Client(p).Collections(r.Context(), page)
-	if err != nil {
-		writeError(w, r, h.log, err)
-		return
-	}
-	items := make([]json.RawMessage, len(res.Items))
-	for i, c := range res.Items {
-		items[i] = render.Collection(c)
-	}
-	writeJSON(w, http.StatusOK, pageJSON("collections", items, res.HasMore, res.NextBeforeID))
-}
-
-func (h *Handler) getCollection(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
-	c, err := h.engine.Client(p).Collection(r.Context(), r.PathValue("id"))
-	if err != nil {
-		writeError(w, r, h.log, err)
-		return
-	}
-	writeRaw(w, http.StatusOK, render.Collection(c))
-}
-
-func (h *Handler) simulateCollection(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
-	body, err := readBody(r)
-	if err != nil {
-		writeError(w, r, h.log, err)
-		return
-	}
-	if h.engine.Environment() != tambala.Sandbox {
-		// The engine refuses it too; answered before the body is decoded,
-		// so an invalid body outside the sandbox is sandbox_only as well.
-		writeError(w, r, h.log, errcode.New(errcode.SandboxOnly))
-		return
-	}
+// decodeSimulatedCollection reads POST /v1/collections/simulate:
+// {amount_mwk, rail}.
+func decodeSimulatedCollection(body []byte) (tambala.SimulatedCollection, error) {
 	var in struct {
 		AmountMWK json.RawMessage `json:"amount_mwk"`
 		Rail      payouts.Rail    `json:"rail"`
 	}
 	if err := decodeJSON(body, &in); err != nil {
-		writeError(w, r, h.log, err)
-		return
+		return tambala.SimulatedCollection{}, err
 	}
 	amt, err := parseAmountMWK(in.AmountMWK)
 	if err != nil {
-		writeError(w, r, h.log, err)
-		return
+		return tambala.SimulatedCollection{}, err
 	}
-	c, err := h.engine.Client(p).SimulateCollection(r.Context(), tambala.SimulatedCollection{Amount: amt, Rail: in.Rail})
-	if err != nil {
-		writeError(w, r, h.log, err)
-		return
-	}
-	writeRaw(w, http.StatusCreated, render.Collection(c))
-}
-
-func (h *Handler) listTrades(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
-	page, ok := h.page(w, r)
-	if !ok {
-		return
-	}
-	res, err := h.engine.Client(p).Trades(r.Context(), page)
-	if err != nil {
-		writeError(w, r, h.log, err)
-		return
-	}
-	items := make([]json.RawMessage, len(res.Items))
-	for i, t := range res.Items {
-		items[i] = render.Trade(t)
-	}
-	writeJSON(w, http.StatusOK, pageJSON("trades", items, res.HasMore, res.NextBeforeID))
+	return tambala.SimulatedCollection{Amount: amt, Rail: in.Rail}, nil
 }
 
 func (h *Handler) banks(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
@@ -112,11 +54,7 @@ func (h *Handler) banks(w http.ResponseWriter, r *http.Request, p tambala.Princi
 		writeError(w, r, h.log, err)
 		return
 	}
-	items := make([]json.RawMessage, len(banks))
-	for i, b := range banks {
-		items[i] = render.Bank(render.BankFields(b))
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"banks": items})
+	writeJSON(w, http.StatusOK, map[string]any{"banks": renderAll(banks, func(b tambala.Bank) []byte { return render.Bank(render.BankFields(b)) })})
 }
 
 func (h *Handler) operators(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
@@ -125,9 +63,6 @@ func (h *Handler) operators(w http.ResponseWriter, r *http.Request, p tambala.Pr
 		writeError(w, r, h.log, err)
 		return
 	}
-	items := make([]json.RawMessage, len(ops))
-	for i, o := range ops {
-		items[i] = render.MobileOperator(render.MobileOperatorFields(o))
-	}
+	items := renderAll(ops, func(o tambala.MobileOperator) []byte { return render.MobileOperator(render.MobileOperatorFields(o)) })
 	writeJSON(w, http.StatusOK, map[string]any{"operators": items, "fetched_at": render.Time(at)})
 }

@@ -12,9 +12,10 @@ import (
 
 func (h *Handler) collectionV2Routes() {
 	h.handle("GET /v2/deposit-addresses", tambala.APIv2, h.depositAddresses)
-	h.handle("GET /v2/collections", tambala.APIv2, h.listCollectionsV2)
-	h.handle("GET /v2/collections/{id}", tambala.APIv2, h.getCollectionV2)
-	h.handleJSON("POST /v2/collections/simulate", tambala.APIv2, h.simulateCollectionV2)
+	h.handle("GET /v2/collections", tambala.APIv2, serveList(h, listRoute[tambala.CollectionV2, tambala.CollectionV2Filter]{
+		name: "collections", filter: collectionV2Filter, list: (*tambala.Client).CollectionsV2, render: render.CollectionV2}))
+	h.handle("GET /v2/collections/{id}", tambala.APIv2, serveGet(h, (*tambala.Client).CollectionV2, render.CollectionV2))
+	h.handleJSON("POST /v2/collections/simulate", tambala.APIv2, servePost(h, true, decodeSimulatedCollectionV2, (*tambala.Client).SimulateCollectionV2, render.CollectionV2))
 }
 
 func (h *Handler) depositAddresses(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
@@ -23,47 +24,8 @@ func (h *Handler) depositAddresses(w http.ResponseWriter, r *http.Request, p tam
 		writeError(w, r, h.log, err)
 		return
 	}
-	items := make([]json.RawMessage, len(list))
-	for i, d := range list {
-		items[i] = render.DepositAddress(render.DepositAddressFields(d))
-	}
+	items := renderAll(list, func(d tambala.DepositAddress) []byte { return render.DepositAddress(render.DepositAddressFields(d)) })
 	writeJSON(w, http.StatusOK, map[string]any{"deposit_addresses": items})
-}
-
-func renderCollectionsV2(cs []tambala.CollectionV2) []json.RawMessage {
-	out := make([]json.RawMessage, len(cs))
-	for i, c := range cs {
-		out[i] = render.CollectionV2(c)
-	}
-	return out
-}
-
-func (h *Handler) listCollectionsV2(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
-	page, ok := h.page(w, r)
-	if !ok {
-		return
-	}
-	asset, err := assetFilter(r)
-	if err != nil {
-		writeError(w, r, h.log, err)
-		return
-	}
-	f := tambala.CollectionV2Filter{Asset: money.AssetCode(asset)}
-	res, err := h.engine.Client(p).CollectionsV2(r.Context(), page, f)
-	if err != nil {
-		writeError(w, r, h.log, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, pageJSON("collections", renderCollectionsV2(res.Items), res.HasMore, res.NextBeforeID))
-}
-
-func (h *Handler) getCollectionV2(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
-	c, err := h.engine.Client(p).CollectionV2(r.Context(), r.PathValue("id"))
-	if err != nil {
-		writeError(w, r, h.log, err)
-		return
-	}
-	writeRaw(w, http.StatusOK, render.CollectionV2(c))
 }
 
 // assetFilter reads the optional ?asset= of a /v2 list: absent is every
@@ -76,31 +38,9 @@ func assetFilter(r *http.Request) (string, error) {
 	return q.Get("asset"), nil
 }
 
-// simulateCollectionV2 is POST /v2/collections/simulate: sandbox_only is
-// answered before the body is decoded; then the body's shape (400), and
-// the engine checks the rest in SimulateCollectionV2's order (see
-// docs/decisions.md, "/v2 deposits and collections").
-func (h *Handler) simulateCollectionV2(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
-	body, err := readBody(r)
-	if err != nil {
-		writeError(w, r, h.log, err)
-		return
-	}
-	if h.engine.Environment() != tambala.Sandbox {
-		writeError(w, r, h.log, errcode.New(errcode.SandboxOnly))
-		return
-	}
-	sc, err := decodeSimulatedCollectionV2(body)
-	if err != nil {
-		writeError(w, r, h.log, err)
-		return
-	}
-	c, err := h.engine.Client(p).SimulateCollectionV2(r.Context(), sc)
-	if err != nil {
-		writeError(w, r, h.log, err)
-		return
-	}
-	writeRaw(w, http.StatusCreated, render.CollectionV2(c))
+func collectionV2Filter(r *http.Request) (tambala.CollectionV2Filter, error) {
+	asset, err := assetFilter(r)
+	return tambala.CollectionV2Filter{Asset: money.AssetCode(asset)}, err
 }
 
 // decodeSimulatedCollectionV2 reads {asset, amount, network?}: asset a

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"encoding/json"
 	"net/http"
 
 	"github.com/tambalapay/tambala/money"
@@ -13,12 +12,13 @@ import (
 
 // The /v2 conversion routes.
 func (h *Handler) conversionRoutes() {
-	h.handleJSON("POST /v2/conversions/quotes", tambala.APIv2, h.serveQuote((*tambala.Client).QuoteConversion))
+	h.handleJSON("POST /v2/conversions/quotes", tambala.APIv2, servePost(h, false, decodeQuoteRequest, (*tambala.Client).QuoteConversion, render.Quote))
 	h.handleJSON("POST /v2/conversions", tambala.APIv2, serveCreate(h, createRoute[tambala.NewConversion, tambala.Conversion]{
 		op: tambala.CreateConversion, decode: decodeNewConversion, create: (*tambala.Client).CreateConversion,
 		status: http.StatusCreated, render: render.Conversion}))
-	h.handle("GET /v2/conversions", tambala.APIv2, h.listConversions)
-	h.handle("GET /v2/conversions/{id}", tambala.APIv2, h.getConversion)
+	h.handle("GET /v2/conversions", tambala.APIv2, serveList(h, listRoute[tambala.Conversion, tambala.ConversionFilter]{
+		name: "conversions", filter: conversionFilter, list: (*tambala.Client).Conversions, render: render.Conversion}))
+	h.handle("GET /v2/conversions/{id}", tambala.APIv2, serveGet(h, (*tambala.Client).Conversion, render.Conversion))
 }
 
 // decodeNewConversion reads POST /v2/conversions: {"quote_id": string}.
@@ -35,34 +35,7 @@ func decodeNewConversion(body []byte) (tambala.NewConversion, error) {
 	return tambala.NewConversion{QuoteID: *in.QuoteID}, nil
 }
 
-func (h *Handler) getConversion(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
-	c, err := h.engine.Client(p).Conversion(r.Context(), r.PathValue("id"))
-	if err != nil {
-		writeError(w, r, h.log, err)
-		return
-	}
-	writeRaw(w, http.StatusOK, render.Conversion(c))
-}
-
-func (h *Handler) listConversions(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
-	page, ok := h.page(w, r)
-	if !ok {
-		return
-	}
+func conversionFilter(r *http.Request) (tambala.ConversionFilter, error) {
 	asset, err := assetFilter(r)
-	if err != nil {
-		writeError(w, r, h.log, err)
-		return
-	}
-	f := tambala.ConversionFilter{Asset: money.AssetCode(asset)}
-	res, err := h.engine.Client(p).Conversions(r.Context(), page, f)
-	if err != nil {
-		writeError(w, r, h.log, err)
-		return
-	}
-	items := make([]json.RawMessage, len(res.Items))
-	for i, c := range res.Items {
-		items[i] = render.Conversion(c)
-	}
-	writeJSON(w, http.StatusOK, pageJSON("conversions", items, res.HasMore, res.NextBeforeID))
+	return tambala.ConversionFilter{Asset: money.AssetCode(asset)}, err
 }

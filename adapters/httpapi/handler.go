@@ -84,8 +84,9 @@ type Handler struct {
 	tracer     trace.Tracer // nil: tracing off
 }
 
-// New returns the public API handler over engine.
-func New(engine *tambala.Engine, opts *Options) *Handler {
+// optionsOf is opts (nil: none) with what is unset defaulted: no logging,
+// the client's address from the connection.
+func optionsOf(opts *Options) Options {
 	var o Options
 	if opts != nil {
 		o = *opts
@@ -96,6 +97,12 @@ func New(engine *tambala.Engine, opts *Options) *Handler {
 	if o.ClientAddr == nil {
 		o.ClientAddr = remoteAddr
 	}
+	return o
+}
+
+// New returns the public API handler over engine.
+func New(engine *tambala.Engine, opts *Options) *Handler {
+	o := optionsOf(opts)
 	h := &Handler{engine: engine, log: o.Logger, addr: o.ClientAddr, mux: http.NewServeMux(), publicBase: strings.TrimRight(o.PublicBaseURL, "/"),
 		probes: newProbes(engine, o.Logger, o), observe: o.Observe, tracer: tracerOf(engine, o.TracerProvider)}
 	h.routes()

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"context"
 	"encoding/json"
 	"io"
 	"math"
@@ -13,17 +12,17 @@ import (
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/render"
 	"github.com/tambalapay/tambala/orders"
-	"github.com/tambalapay/tambala/quotes"
 )
 
 func (h *Handler) orderRoutes() {
 	h.handle("GET /v2/orders/corridors", tambala.APIv2, h.corridors)
-	h.handleJSON("POST /v2/orders/quotes", tambala.APIv2, h.serveQuote((*tambala.Client).QuoteOrder))
+	h.handleJSON("POST /v2/orders/quotes", tambala.APIv2, servePost(h, false, decodeQuoteRequest, (*tambala.Client).QuoteOrder, render.Quote))
 	h.handleJSON("POST /v2/orders", tambala.APIv2, serveCreate(h, createRoute[tambala.NewOrder, orders.Order]{
 		op: tambala.CreateOrder, decode: decodeNewOrder, create: (*tambala.Client).CreateOrder,
 		status: http.StatusCreated, render: render.Order}))
-	h.handle("GET /v2/orders", tambala.APIv2, h.listOrders)
-	h.handle("GET /v2/orders/{id}", tambala.APIv2, h.getOrder)
+	h.handle("GET /v2/orders", tambala.APIv2, serveList(h, listRoute[orders.Order, tambala.OrderFilter]{
+		name: "orders", filter: orderFilter, list: (*tambala.Client).Orders, render: render.Order}))
+	h.handle("GET /v2/orders/{id}", tambala.APIv2, serveGet(h, (*tambala.Client).Order, render.Order))
 	h.handle("PUT /v2/orders/{id}/proofs/funding", tambala.APIv2, h.uploadProof)
 	h.handle("GET /v2/orders/{id}/proofs/funding", tambala.APIv2, h.proofLink)
 	// The link carries no API key (the token is the credential), so it
@@ -53,30 +52,6 @@ func (h *Handler) corridors(w http.ResponseWriter, r *http.Request, p tambala.Pr
 		return
 	}
 	writeRaw(w, http.StatusOK, render.Corridors(cs))
-}
-
-// serveQuote answers a quote route (POST /v2/orders/quotes, POST
-// /v2/conversions/quotes): the body decoded as a quotes.Request, priced by
-// quote, the quote rendered with 201.
-func (h *Handler) serveQuote(quote func(*tambala.Client, context.Context, quotes.Request) (quotes.Quote, error)) authed {
-	return func(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
-		body, err := readBody(r)
-		if err != nil {
-			writeError(w, r, h.log, err)
-			return
-		}
-		req, err := decodeQuoteRequest(body)
-		if err != nil {
-			writeError(w, r, h.log, err)
-			return
-		}
-		q, err := quote(h.engine.Client(p), r.Context(), req)
-		if err != nil {
-			writeError(w, r, h.log, err)
-			return
-		}
-		writeRaw(w, http.StatusCreated, render.Quote(q))
-	}
 }
 
 // beneficiaryFields are the only fields a beneficiary may have: an
@@ -159,40 +134,15 @@ func truncateField(k string) string {
 	return k
 }
 
-func (h *Handler) getOrder(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
-	o, err := h.engine.Client(p).Order(r.Context(), r.PathValue("id"))
-	if err != nil {
-		writeError(w, r, h.log, err)
-		return
-	}
-	writeRaw(w, http.StatusOK, render.Order(o))
-}
-
-func (h *Handler) listOrders(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
-	page, ok := h.page(w, r)
-	if !ok {
-		return
-	}
+// orderFilter reads ?status= and ?client_ref= of GET /v2/orders: a
+// client_ref present and empty is validation_error.
+func orderFilter(r *http.Request) (tambala.OrderFilter, error) {
 	q := r.URL.Query()
 	f := tambala.OrderFilter{Status: orders.Status(q.Get("status")), ClientRef: q.Get("client_ref")}
 	if q.Has("client_ref") && f.ClientRef == "" {
-		writeError(w, r, h.log, errcode.Newf(errcode.ValidationError, "client_ref must not be empty."))
-		return
+		return f, errcode.Newf(errcode.ValidationError, "client_ref must not be empty.")
 	}
-	res, err := h.engine.Client(p).Orders(r.Context(), page, f)
-	if err != nil {
-		writeError(w, r, h.log, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, pageJSON("orders", renderOrders(res.Items), res.HasMore, res.NextBeforeID))
-}
-
-func renderOrders(os []orders.Order) []json.RawMessage {
-	out := make([]json.RawMessage, len(os))
-	for i, o := range os {
-		out[i] = render.Order(o)
-	}
-	return out
+	return f, nil
 }
 
 // uploadProof is PUT /v2/orders/{id}/proofs/funding: the media type (415)

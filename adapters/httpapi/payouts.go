@@ -13,8 +13,9 @@ import (
 func (h *Handler) payoutRoutes() {
 	h.handleJSON("POST /v1/payouts/bank", tambala.APIv1, h.createPayout(payouts.Bank))
 	h.handleJSON("POST /v1/payouts/momo", tambala.APIv1, h.createPayout(payouts.Momo))
-	h.handle("GET /v1/payouts/{id}", tambala.APIv1, h.getPayout)
-	h.handle("GET /v1/payouts", tambala.APIv1, h.listPayouts)
+	h.handle("GET /v1/payouts/{id}", tambala.APIv1, serveGet(h, (*tambala.Client).Payout, render.Payout))
+	h.handle("GET /v1/payouts", tambala.APIv1, serveList(h, listRoute[payouts.Payout, tambala.PayoutFilter]{
+		name: "payouts", filter: payoutFilter, list: (*tambala.Client).Payouts, render: render.Payout}))
 	h.handle("GET /v1/institutions", tambala.APIv1, h.institutions)
 	h.handleJSON("POST /v1/fees/quote", tambala.APIv1, h.feeQuote)
 }
@@ -24,15 +25,6 @@ func (h *Handler) createPayout(rail payouts.Rail) authed {
 		op:     tambala.PayoutOperation(rail),
 		decode: func(body []byte) (payouts.Request, error) { return decodePayoutRequest(rail, body) },
 		create: (*tambala.Client).CreatePayout, status: http.StatusAccepted, render: render.Payout})
-}
-
-func (h *Handler) getPayout(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
-	po, err := h.engine.Client(p).Payout(r.Context(), r.PathValue("id"))
-	if err != nil {
-		writeError(w, r, h.log, err)
-		return
-	}
-	writeRaw(w, http.StatusOK, render.Payout(po))
 }
 
 // pageJSON is the list envelope: the items under name, has_more and
@@ -45,32 +37,6 @@ func pageJSON(name string, items any, hasMore bool, next string) map[string]any 
 	return map[string]any{name: items, "has_more": hasMore, "next_before_id": nb}
 }
 
-func (h *Handler) listPayouts(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
-	q := r.URL.Query()
-	page, err := parsePage(q.Get("limit"), q.Get("before_id"))
-	if err != nil {
-		writeError(w, r, h.log, err)
-		return
-	}
-	var status payouts.Status
-	if s := q.Get("status"); s != "" {
-		if status, err = payouts.ParseStatus(s); err != nil {
-			writeError(w, r, h.log, err)
-			return
-		}
-	}
-	res, err := h.engine.Client(p).Payouts(r.Context(), page, tambala.PayoutFilter{Status: status})
-	if err != nil {
-		writeError(w, r, h.log, err)
-		return
-	}
-	items := make([]json.RawMessage, len(res.Items))
-	for i, po := range res.Items {
-		items[i] = render.Payout(po)
-	}
-	writeJSON(w, http.StatusOK, pageJSON("payouts", items, res.HasMore, res.NextBeforeID))
-}
-
 func (h *Handler) institutions(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
 	list, at, err := h.engine.Client(p).Institutions(r.Context())
 	if err != nil {
@@ -81,17 +47,12 @@ func (h *Handler) institutions(w http.ResponseWriter, r *http.Request, p tambala
 }
 
 func (h *Handler) feeQuote(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
-	body, err := readBody(r)
-	if err != nil {
-		writeError(w, r, h.log, err)
-		return
-	}
 	var in struct {
 		Direction payouts.Direction `json:"direction"`
 		Rail      payouts.Rail      `json:"rail"`
 		AmountMWK json.RawMessage   `json:"amount_mwk"`
 	}
-	if err := decodeJSON(body, &in); err != nil {
+	if err := bind(r, &in); err != nil {
 		writeError(w, r, h.log, err)
 		return
 	}

@@ -15,8 +15,9 @@ func (h *Handler) payoutV2Routes() {
 	h.handleJSON("POST /v2/payouts", tambala.APIv2, serveCreate(h, createRoute[tambala.PayoutV2Request, tambala.PayoutV2]{
 		op: tambala.CreatePayoutV2Op, decode: decodePayoutV2, create: (*tambala.Client).CreatePayoutV2,
 		status: http.StatusAccepted, render: render.PayoutV2}))
-	h.handle("GET /v2/payouts/{id}", tambala.APIv2, h.getPayoutV2)
-	h.handle("GET /v2/payouts", tambala.APIv2, h.listPayoutsV2)
+	h.handle("GET /v2/payouts/{id}", tambala.APIv2, serveGet(h, (*tambala.Client).PayoutV2, render.PayoutV2))
+	h.handle("GET /v2/payouts", tambala.APIv2, serveList(h, listRoute[tambala.PayoutV2, tambala.PayoutFilter]{
+		name: "payouts", filter: payoutFilter, list: (*tambala.Client).PayoutsV2, render: render.PayoutV2}))
 }
 
 // decodePayoutV2 reads a POST /v2/payouts body with the strict decoding
@@ -98,38 +99,4 @@ func decodePayoutV2(body []byte) (tambala.PayoutV2Request, error) {
 	}
 	r.Destination = dest
 	return r, nil
-}
-
-func (h *Handler) getPayoutV2(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
-	po, err := h.engine.Client(p).PayoutV2(r.Context(), r.PathValue("id"))
-	if err != nil {
-		writeError(w, r, h.log, err)
-		return
-	}
-	writeRaw(w, http.StatusOK, render.PayoutV2(po))
-}
-
-func (h *Handler) listPayoutsV2(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
-	page, ok := h.page(w, r)
-	if !ok {
-		return
-	}
-	var status payouts.Status
-	if s := r.URL.Query().Get("status"); s != "" {
-		var err error
-		if status, err = payouts.ParseStatus(s); err != nil {
-			writeError(w, r, h.log, err)
-			return
-		}
-	}
-	res, err := h.engine.Client(p).PayoutsV2(r.Context(), page, tambala.PayoutFilter{Status: status})
-	if err != nil {
-		writeError(w, r, h.log, err)
-		return
-	}
-	items := make([]json.RawMessage, len(res.Items))
-	for i, po := range res.Items {
-		items[i] = render.PayoutV2(po)
-	}
-	writeJSON(w, http.StatusOK, pageJSON("payouts", items, res.HasMore, res.NextBeforeID))
 }

@@ -65,10 +65,7 @@ func (h *Handler) assets(w http.ResponseWriter, r *http.Request, p tambala.Princ
 		writeError(w, r, h.log, err)
 		return
 	}
-	items := make([]json.RawMessage, len(assets))
-	for i, a := range assets {
-		items[i] = render.EnabledAsset(render.EnabledAssetFields(a))
-	}
+	items := renderAll(assets, func(a tambala.EnabledAsset) []byte { return render.EnabledAsset(render.EnabledAssetFields(a)) })
 	writeJSON(w, http.StatusOK, struct {
 		Assets []json.RawMessage `json:"assets"`
 	}{items})

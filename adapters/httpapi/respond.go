@@ -200,10 +200,17 @@ func serveCreate[Req, Res any](h *Handler, c createRoute[Req, Res]) authed {
 			writeError(w, r, h.log, err)
 			return
 		}
-		if created.Replayed {
-			w.Header().Set("Idempotent-Replayed", "true")
-		}
+		markReplayed(w, created.Replayed)
 		writeRaw(w, c.status, c.render(created.Resource))
+	}
+}
+
+// markReplayed marks an answer that is a replay (the same creation, or
+// crediting, answered again: nothing more was done) Idempotent-Replayed:
+// true, before the header is written.
+func markReplayed(w http.ResponseWriter, replayed bool) {
+	if replayed {
+		w.Header().Set("Idempotent-Replayed", "true")
 	}
 }
 

@@ -79,6 +79,12 @@ func keyFields(k tambala.APIKey) render.APIKeyFields {
 		CreatedAt: k.CreatedAt, RevokedAt: k.RevokedAt}
 }
 
+// renderKey is the rendering of an API key (never its secret).
+func renderKey(k tambala.APIKey) []byte { return render.APIKey(keyFields(k)) }
+
+// renderInvitation is the rendering of an invitation (never its token).
+func renderInvitation(i tambala.Invitation) []byte { return render.Invitation(invitationFields(i)) }
+
 // renderDelivery is the rendering of a webhook delivery.
 func renderDelivery(v tambala.DeliveryView) json.RawMessage {
 	f := render.DeliveryFields{ID: v.ID, EventType: v.EventType, URL: v.URL, State: string(v.State), Body: v.Body,

@@ -282,26 +282,28 @@ func (s *Store) Stats() Stats {
 	}
 }
 
-// enter registers a call; it reports false when the store is closed.
-func (s *Store) enter() bool {
+// enter registers a call of ctx: ctx's error when it is done, else
+// store.ErrClosed when the store is closed. After nil the caller defers
+// s.inflight.Done().
+func (s *Store) enter(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if s.closed {
-		return false
+		return store.ErrClosed
 	}
 	s.inflight.Add(1)
-	return true
+	return nil
 }
 
 // Update runs fn in a SERIALIZABLE transaction, shared with concurrent
 // Updates unless Options.NoGroupCommit, and runs it again after a
 // serialization failure or deadlock, holding locks on what it wrote.
 func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
-	if err := ctx.Err(); err != nil {
+	if err := s.enter(ctx); err != nil {
 		return err
-	}
-	if !s.enter() {
-		return store.ErrClosed
 	}
 	defer s.inflight.Done()
 	if s.reqs == nil {

@@ -26,11 +26,8 @@ type viewGroup struct {
 // context is checked before each of its reads, and the statements run
 // under the store's (Options.StatementTimeout bounds them).
 func (s *Store) View(ctx context.Context, fn func(store.Tx) error) error {
-	if err := ctx.Err(); err != nil {
+	if err := s.enter(ctx); err != nil {
 		return err
-	}
-	if !s.enter() {
-		return store.ErrClosed
 	}
 	defer s.inflight.Done()
 	if s.reqs == nil {

@@ -165,102 +165,96 @@ var orderStatuses = []string{string(orders.Accepted), string(orders.Processing),
 	string(orders.AwaitingFunds), string(orders.ProofSubmitted), string(orders.FundsConfirmed), string(orders.Expired),
 	string(orders.Completed), string(orders.Failed), string(orders.Cancelled)}
 
-// payoutFilter reads the status filter of a payouts list.
-func payoutFilter(v pageView) (tambala.PayoutFilter, bool) {
+// statusFilter reads the status filter of a list by parse: none when the
+// form has none, false (the reason beside the field) when it is not one
+// of the statuses listed.
+func statusFilter[S any](v pageView, parse func(string) (S, error)) (S, bool) {
+	var st S
 	s := strings.TrimSpace(v.Form["status"])
 	if s == "" {
-		return tambala.PayoutFilter{}, true
+		return st, true
 	}
-	st, err := payouts.ParseStatus(s)
+	st, err := parse(s)
 	if err != nil {
 		v.Errors["status"] = "Choose one of the statuses listed."
-		return tambala.PayoutFilter{}, false
+		return st, false
 	}
-	return tambala.PayoutFilter{Status: st}, true
+	return st, true
 }
 
-func (h *Handler) payouts(w http.ResponseWriter, r *http.Request, s session) {
-	v := h.newPageView(s, "Payouts (/v1)", "payouts", r)
-	c, ok := h.client(w, r, v)
-	if !ok {
-		return
-	}
-	d := listData{Statuses: payoutStatuses, V2: v2Denied(c) == ""}
-	f, ok := payoutFilter(v)
-	if !ok {
-		v.Data = d
-		h.render(w, http.StatusUnprocessableEntity, "payouts", v.view)
-		return
-	}
-	pg, err := c.Payouts(r.Context(), tambala.PageRequest{Limit: activityPageSize, BeforeID: r.URL.Query().Get("before")}, f)
-	if err != nil {
-		h.listFailed(w, "payouts", "", v, d, err)
-		return
-	}
-	d.Items, d.Next = pg.Items, nextLink("/portal/payouts", r.URL.Query(), pg.HasMore, pg.NextBeforeID)
-	v.Data = d
-	h.render(w, http.StatusOK, "payouts", v.view)
+// payoutFilter reads the status filter of a payouts list.
+func payoutFilter(v pageView) (tambala.PayoutFilter, bool) {
+	st, ok := statusFilter(v, payouts.ParseStatus)
+	return tambala.PayoutFilter{Status: st}, ok
 }
 
-func (h *Handler) payoutsV2(w http.ResponseWriter, r *http.Request, s session) {
-	v := h.newPageView(s, "Payouts (/v2)", "payouts", r)
-	c, ok := h.client(w, r, v)
-	if !ok {
-		return
-	}
-	d := listData{Statuses: payoutStatuses, Denied: v2Denied(c)}
-	if d.Denied != "" {
-		v.Data = d
-		h.render(w, http.StatusOK, "payouts_v2", v.view)
-		return
-	}
-	f, ok := payoutFilter(v)
-	if !ok {
-		v.Data = d
-		h.render(w, http.StatusUnprocessableEntity, "payouts_v2", v.view)
-		return
-	}
-	pg, err := c.PayoutsV2(r.Context(), tambala.PageRequest{Limit: activityPageSize, BeforeID: r.URL.Query().Get("before")}, f)
-	if err != nil {
-		h.listFailed(w, "payouts_v2", "", v, d, err)
-		return
-	}
-	d.Items, d.Next = pg.Items, nextLink("/portal/v2/payouts", r.URL.Query(), pg.HasMore, pg.NextBeforeID)
-	v.Data = d
-	h.render(w, http.StatusOK, "payouts_v2", v.view)
+// orderFilter reads the status filter of the orders list.
+func orderFilter(v pageView) (tambala.OrderFilter, bool) {
+	st, ok := statusFilter(v, orders.ParseStatus)
+	return tambala.OrderFilter{Status: st}, ok
 }
 
-func (h *Handler) orders(w http.ResponseWriter, r *http.Request, s session) {
-	v := h.newPageView(s, "Orders", "orders", r)
-	c, ok := h.client(w, r, v)
-	if !ok {
-		return
-	}
-	d := listData{Statuses: orderStatuses, Denied: v2Denied(c)}
-	if d.Denied != "" {
-		v.Data = d
-		h.render(w, http.StatusOK, "orders", v.view)
-		return
-	}
-	var f tambala.OrderFilter
-	if st := strings.TrimSpace(v.Form["status"]); st != "" {
-		parsed, err := orders.ParseStatus(st)
-		if err != nil {
-			v.Errors["status"] = "Choose one of the statuses listed."
-			v.Data = d
-			h.render(w, http.StatusUnprocessableEntity, "orders", v.view)
+// assetFilter reads the /v2 lists' asset filter: the form's asset,
+// upper-cased, as the API's.
+func assetFilter(v pageView) (money.AssetCode, bool) {
+	return money.AssetCode(strings.ToUpper(strings.TrimSpace(v.Form["asset"]))), true
+}
+
+// noFilter is the filter of a list the form does not narrow.
+func noFilter(pageView) (struct{}, bool) { return struct{}{}, true }
+
+// pageRequest is the page a list shows: activityPageSize items older than
+// the query's before.
+func pageRequest(r *http.Request) tambala.PageRequest {
+	return tambala.PageRequest{Limit: activityPageSize, BeforeID: r.URL.Query().Get("before")}
+}
+
+// listPage is a read-only list page: tmpl renders it, path is its own (for
+// its "Older" link), statuses the filter's choices. A /v2 page (v2) is
+// shown to an organization without /v2 with the reason, not an error; a
+// /v1 page says whether the organization may read /v2. filter reads the
+// form's filter (false: a wrong value, the page shown again); list reads
+// one page of the organization's resources; field is where an engine's
+// validation error is shown ("" the page's error).
+type listPage[T, F any] struct {
+	title, nav, tmpl, path, field string
+	v2                            bool
+	statuses                      []string
+	filter                        func(pageView) (F, bool)
+	list                          func(*tambala.Client, context.Context, tambala.PageRequest, F) (tambala.Page[T], error)
+}
+
+// serveList answers a listPage.
+func serveList[T, F any](h *Handler, l listPage[T, F]) func(http.ResponseWriter, *http.Request, session) {
+	return func(w http.ResponseWriter, r *http.Request, s session) {
+		v := h.newPageView(s, l.title, l.nav, r)
+		c, ok := h.client(w, r, v)
+		if !ok {
 			return
 		}
-		f.Status = parsed
+		d := listData{Statuses: l.statuses}
+		if !l.v2 {
+			d.V2 = v2Denied(c) == ""
+		} else if d.Denied = v2Denied(c); d.Denied != "" {
+			v.Data = d
+			h.render(w, http.StatusOK, l.tmpl, v.view)
+			return
+		}
+		f, ok := l.filter(v)
+		if !ok {
+			v.Data = d
+			h.render(w, http.StatusUnprocessableEntity, l.tmpl, v.view)
+			return
+		}
+		pg, err := l.list(c, r.Context(), pageRequest(r), f)
+		if err != nil {
+			h.listFailed(w, l.tmpl, l.field, v, d, err)
+			return
+		}
+		d.Items, d.Next = pg.Items, nextLink(l.path, r.URL.Query(), pg.HasMore, pg.NextBeforeID)
+		v.Data = d
+		h.render(w, http.StatusOK, l.tmpl, v.view)
 	}
-	pg, err := c.Orders(r.Context(), tambala.PageRequest{Limit: activityPageSize, BeforeID: r.URL.Query().Get("before")}, f)
-	if err != nil {
-		h.listFailed(w, "orders", "", v, d, err)
-		return
-	}
-	d.Items, d.Next = pg.Items, nextLink("/portal/orders", r.URL.Query(), pg.HasMore, pg.NextBeforeID)
-	v.Data = d
-	h.render(w, http.StatusOK, "orders", v.view)
 }
 
 // orderData is an order's detail page's.
@@ -281,36 +275,39 @@ func (h *Handler) orderView(v pageView, o orders.Order) pageView {
 	return v
 }
 
-func (h *Handler) order(w http.ResponseWriter, r *http.Request, s session) {
+// orderPage is the order's page of the path's id, or false after a page
+// saying why not.
+func (h *Handler) orderPage(w http.ResponseWriter, r *http.Request, s session) (pageView, orders.Order, bool) {
 	v := h.newPageView(s, "Order", "orders", r)
 	c, ok := h.client(w, r, v)
 	if !ok {
-		return
+		return v, orders.Order{}, false
 	}
 	o, err := c.Order(r.Context(), r.PathValue("id"))
 	if err != nil {
 		h.detailFailed(w, r, v, "/portal/orders", err)
+		return v, orders.Order{}, false
+	}
+	return h.orderView(v, o), o, true
+}
+
+func (h *Handler) order(w http.ResponseWriter, r *http.Request, s session) {
+	v, o, ok := h.orderPage(w, r, s)
+	if !ok {
 		return
 	}
 	if r.URL.Query().Get("proof") == "received" && o.Proof != nil {
 		v.Notice = "Your funding proof was received; the desk will check it."
 	}
-	h.render(w, http.StatusOK, "order", h.orderView(v, o).view)
+	h.render(w, http.StatusOK, "order", v.view)
 }
 
 // proofFailed shows the order's page again with msg beside the file field.
 func (h *Handler) proofFailed(w http.ResponseWriter, r *http.Request, s session, status int, msg string) {
-	v := h.newPageView(s, "Order", "orders", r)
-	c, ok := h.client(w, r, v)
+	v, _, ok := h.orderPage(w, r, s)
 	if !ok {
 		return
 	}
-	o, err := c.Order(r.Context(), r.PathValue("id"))
-	if err != nil {
-		h.detailFailed(w, r, v, "/portal/orders", err)
-		return
-	}
-	v = h.orderView(v, o)
 	v.Errors["proof"] = msg
 	h.render(w, status, "order", v.view)
 }
@@ -385,23 +382,6 @@ func byteSize(n int64) string {
 	}
 }
 
-func (h *Handler) collections(w http.ResponseWriter, r *http.Request, s session) {
-	v := h.newPageView(s, "Collections (/v1)", "collections", r)
-	c, ok := h.client(w, r, v)
-	if !ok {
-		return
-	}
-	d := listData{V2: v2Denied(c) == ""}
-	pg, err := c.Collections(r.Context(), tambala.PageRequest{Limit: activityPageSize, BeforeID: r.URL.Query().Get("before")})
-	if err != nil {
-		h.listFailed(w, "collections", "", v, d, err)
-		return
-	}
-	d.Items, d.Next = pg.Items, nextLink("/portal/collections", r.URL.Query(), pg.HasMore, pg.NextBeforeID)
-	v.Data = d
-	h.render(w, http.StatusOK, "collections", v.view)
-}
-
 // detail is a read-only detail page: read fetches the organization's
 // resource by the path's id (another organization's id is not found),
 // rendered with tmpl; back is the list a not-found page links to.
@@ -418,36 +398,6 @@ func detail[T any](h *Handler, title, nav, tmpl, back string, read func(*tambala
 			return
 		}
 		v.Data = x
-		h.render(w, http.StatusOK, tmpl, v.view)
-	}
-}
-
-// assetList is a /v2 list page with the API's asset filter (the form's
-// asset, upper-cased): list reads one page of the organization's
-// resources; path is the page's own, for its "Older" link. An
-// organization without /v2 gets the page with the reason, not an error.
-func assetList[T any](h *Handler, title, nav, tmpl, path string,
-	list func(c *tambala.Client, ctx context.Context, page tambala.PageRequest, asset money.AssetCode) (tambala.Page[T], error)) func(http.ResponseWriter, *http.Request, session) {
-	return func(w http.ResponseWriter, r *http.Request, s session) {
-		v := h.newPageView(s, title, nav, r)
-		c, ok := h.client(w, r, v)
-		if !ok {
-			return
-		}
-		d := listData{Denied: v2Denied(c)}
-		if d.Denied != "" {
-			v.Data = d
-			h.render(w, http.StatusOK, tmpl, v.view)
-			return
-		}
-		asset := money.AssetCode(strings.ToUpper(strings.TrimSpace(v.Form["asset"])))
-		pg, err := list(c, r.Context(), tambala.PageRequest{Limit: activityPageSize, BeforeID: r.URL.Query().Get("before")}, asset)
-		if err != nil {
-			h.listFailed(w, tmpl, "asset", v, d, err)
-			return
-		}
-		d.Items, d.Next = pg.Items, nextLink(path, r.URL.Query(), pg.HasMore, pg.NextBeforeID)
-		v.Data = d
 		h.render(w, http.StatusOK, tmpl, v.view)
 	}
 }

@@ -3,12 +3,15 @@ package portal
 import (
 	"context"
 	"embed"
-	"github.com/tambalapay/tambala/money"
 	"html/template"
 	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/netip"
+
+	"github.com/tambalapay/tambala/money"
+	"github.com/tambalapay/tambala/orders"
+	"github.com/tambalapay/tambala/payouts"
 
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/accounts"
@@ -115,24 +118,33 @@ func New(engine *tambala.Engine, o *Options) *Handler {
 	mux.HandleFunc("POST /portal/account/totp/confirm", h.changing(h.confirmTOTP))
 	mux.HandleFunc("POST /portal/sign-out", h.site.SignOut)
 	// Activity: payouts, orders (and their funding proofs), conversions, collections.
-	mux.HandleFunc("GET /portal/payouts", h.signedIn(h.payouts))
+	mux.HandleFunc("GET /portal/payouts", h.signedIn(serveList(h, listPage[payouts.Payout, tambala.PayoutFilter]{title: "Payouts (/v1)", nav: "payouts",
+		tmpl: "payouts", path: "/portal/payouts", statuses: payoutStatuses, filter: payoutFilter, list: (*tambala.Client).Payouts})))
 	mux.HandleFunc("GET /portal/payouts/{id}", h.signedIn(detail(h, "Payout", "payouts", "payout", "/portal/payouts", (*tambala.Client).Payout)))
-	mux.HandleFunc("GET /portal/v2/payouts", h.signedIn(h.payoutsV2))
+	mux.HandleFunc("GET /portal/v2/payouts", h.signedIn(serveList(h, listPage[tambala.PayoutV2, tambala.PayoutFilter]{title: "Payouts (/v2)", nav: "payouts",
+		tmpl: "payouts_v2", path: "/portal/v2/payouts", v2: true, statuses: payoutStatuses, filter: payoutFilter, list: (*tambala.Client).PayoutsV2})))
 	mux.HandleFunc("GET /portal/v2/payouts/{id}", h.signedIn(detail(h, "Payout (/v2)", "payouts", "payout_v2", "/portal/v2/payouts", (*tambala.Client).PayoutV2)))
-	mux.HandleFunc("GET /portal/orders", h.signedIn(h.orders))
+	mux.HandleFunc("GET /portal/orders", h.signedIn(serveList(h, listPage[orders.Order, tambala.OrderFilter]{title: "Orders", nav: "orders",
+		tmpl: "orders", path: "/portal/orders", v2: true, statuses: orderStatuses, filter: orderFilter, list: (*tambala.Client).Orders})))
 	mux.HandleFunc("GET /portal/orders/{id}", h.signedIn(h.order))
 	mux.Handle("POST /portal/orders/{id}/proof", h.site.Upload(engine.MaxProofBytes()+proofFormSlack, h.uploadProof))
-	mux.HandleFunc("GET /portal/conversions", h.signedIn(assetList(h, "Conversions", "conversions", "conversions", "/portal/conversions",
-		func(c *tambala.Client, ctx context.Context, pg tambala.PageRequest, asset money.AssetCode) (tambala.Page[tambala.Conversion], error) {
+	mux.HandleFunc("GET /portal/conversions", h.signedIn(serveList(h, listPage[tambala.Conversion, money.AssetCode]{title: "Conversions", nav: "conversions",
+		tmpl: "conversions", path: "/portal/conversions", field: "asset", v2: true, filter: assetFilter,
+		list: func(c *tambala.Client, ctx context.Context, pg tambala.PageRequest, asset money.AssetCode) (tambala.Page[tambala.Conversion], error) {
 			return c.Conversions(ctx, pg, tambala.ConversionFilter{Asset: asset})
-		})))
+		}})))
 	mux.HandleFunc("GET /portal/conversions/{id}", h.signedIn(detail(h, "Conversion", "conversions", "conversion", "/portal/conversions", (*tambala.Client).Conversion)))
-	mux.HandleFunc("GET /portal/collections", h.signedIn(h.collections))
+	mux.HandleFunc("GET /portal/collections", h.signedIn(serveList(h, listPage[tambala.Collection, struct{}]{title: "Collections (/v1)", nav: "collections",
+		tmpl: "collections", path: "/portal/collections", filter: noFilter,
+		list: func(c *tambala.Client, ctx context.Context, pg tambala.PageRequest, _ struct{}) (tambala.Page[tambala.Collection], error) {
+			return c.Collections(ctx, pg)
+		}})))
 	mux.HandleFunc("GET /portal/collections/{id}", h.signedIn(detail(h, "Collection", "collections", "collection", "/portal/collections", (*tambala.Client).Collection)))
-	mux.HandleFunc("GET /portal/v2/collections", h.signedIn(assetList(h, "Collections (/v2)", "collections", "collections_v2", "/portal/v2/collections",
-		func(c *tambala.Client, ctx context.Context, pg tambala.PageRequest, asset money.AssetCode) (tambala.Page[tambala.CollectionV2], error) {
+	mux.HandleFunc("GET /portal/v2/collections", h.signedIn(serveList(h, listPage[tambala.CollectionV2, money.AssetCode]{title: "Collections (/v2)", nav: "collections",
+		tmpl: "collections_v2", path: "/portal/v2/collections", field: "asset", v2: true, filter: assetFilter,
+		list: func(c *tambala.Client, ctx context.Context, pg tambala.PageRequest, asset money.AssetCode) (tambala.Page[tambala.CollectionV2], error) {
 			return c.CollectionsV2(ctx, pg, tambala.CollectionV2Filter{Asset: asset})
-		})))
+		}})))
 	mux.HandleFunc("GET /portal/v2/collections/{id}", h.signedIn(detail(h, "Collection (/v2)", "collections", "collection_v2", "/portal/v2/collections", (*tambala.Client).CollectionV2)))
 	mux.HandleFunc("GET /portal/statement", h.signedIn(h.statement))
 	mux.HandleFunc("GET /portal/statement.csv", h.signedIn(h.statementCSV))

@@ -1,6 +1,7 @@
 package portal
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"html/template"
@@ -54,37 +55,60 @@ type webhookData struct {
 	Set      bool
 }
 
-func (h *Handler) webhookPage(w http.ResponseWriter, r *http.Request, s session) {
-	v := s.View("Webhook endpoint", "webhook")
+// adminPage is a settings page of the signed-in admin: its view, the
+// admin and what read loads (the setting as it is), or false after a page
+// saying why not.
+func adminPage[T any](h *Handler, w http.ResponseWriter, r *http.Request, s session, title, nav string,
+	read func(context.Context, *tambala.OrgAdmin) (T, error)) (view, *tambala.OrgAdmin, T, bool) {
+	var zero T
+	v := s.View(title, nav)
 	a, ok := h.admin(w, r, v)
 	if !ok {
-		return
+		return v, nil, zero, false
 	}
-	ep, set, err := a.WebhookEndpoint(r.Context())
+	x, err := read(r.Context(), a)
 	if err != nil {
 		v.Error = h.friendly(err)
 		h.render(w, statusOf(err), "message", v)
+		return v, nil, zero, false
+	}
+	return v, a, x, true
+}
+
+// saveFailed renders a settings form's engine error: a validation error
+// beside field, anything else as the page's error.
+func (h *Handler) saveFailed(w http.ResponseWriter, v view, tmpl, field string, err error) {
+	if errcode.Of(err) == errcode.ValidationError {
+		v.Errors = map[string]string{field: errcode.Message(err)}
+	} else {
+		v.Error = h.friendly(err)
+	}
+	h.render(w, statusOf(err), tmpl, v)
+}
+
+func webhookOf(ctx context.Context, a *tambala.OrgAdmin) (webhookData, error) {
+	ep, set, err := a.WebhookEndpoint(ctx)
+	return webhookData{Endpoint: ep, Set: set}, err
+}
+
+func (h *Handler) webhookPage(w http.ResponseWriter, r *http.Request, s session) {
+	v, _, d, ok := adminPage(h, w, r, s, "Webhook endpoint", "webhook", webhookOf)
+	if !ok {
 		return
 	}
-	v.Data = webhookData{Endpoint: ep, Set: set}
-	v.Form = map[string]string{"url": ep.URL}
+	v.Data = d
+	v.Form = map[string]string{"url": d.Endpoint.URL}
 	h.render(w, http.StatusOK, "webhook", v)
 }
 
 func (h *Handler) setWebhook(w http.ResponseWriter, r *http.Request, s session) {
 	raw := strings.TrimSpace(r.PostFormValue("url"))
-	v := s.View("Webhook endpoint", "webhook")
-	a, ok := h.admin(w, r, v)
+	v, a, d, ok := adminPage(h, w, r, s, "Webhook endpoint", "webhook", webhookOf)
 	if !ok {
 		return
 	}
-	old, set, err := a.WebhookEndpoint(r.Context())
-	if err != nil {
-		v.Error = h.friendly(err)
-		h.render(w, statusOf(err), "message", v)
-		return
-	}
-	v.Data = webhookData{Endpoint: old, Set: set}
+	set := d.Set
+	v.Data = d
 	v.Form = map[string]string{"url": raw}
 	if raw == "" {
 		v.Errors = map[string]string{"url": "Enter the URL of your endpoint."}
@@ -93,12 +117,7 @@ func (h *Handler) setWebhook(w http.ResponseWriter, r *http.Request, s session) 
 	}
 	ep, secret, err := a.SetWebhookEndpoint(r.Context(), raw)
 	if err != nil {
-		if errcode.Of(err) == errcode.ValidationError {
-			v.Errors = map[string]string{"url": errcode.Message(err)}
-		} else {
-			v.Error = h.friendly(err)
-		}
-		h.render(w, statusOf(err), "webhook", v)
+		h.saveFailed(w, v, "webhook", "url", err)
 		return
 	}
 	v = s.View("Your webhook signing secret", "webhook")
@@ -137,16 +156,13 @@ func floorOf(o tambala.Organization) floorData {
 	return floorData{Current: o.BalanceFloorMWK.String()}
 }
 
+func organizationOf(ctx context.Context, a *tambala.OrgAdmin) (tambala.Organization, error) {
+	return a.Organization(ctx)
+}
+
 func (h *Handler) floorPage(w http.ResponseWriter, r *http.Request, s session) {
-	v := s.View("Balance floor", "floor")
-	a, ok := h.admin(w, r, v)
+	v, _, org, ok := adminPage(h, w, r, s, "Balance floor", "floor", organizationOf)
 	if !ok {
-		return
-	}
-	org, err := a.Organization(r.Context())
-	if err != nil {
-		v.Error = h.friendly(err)
-		h.render(w, statusOf(err), "message", v)
 		return
 	}
 	d := floorOf(org)
@@ -156,19 +172,13 @@ func (h *Handler) floorPage(w http.ResponseWriter, r *http.Request, s session) {
 
 func (h *Handler) setFloor(w http.ResponseWriter, r *http.Request, s session) {
 	text := strings.TrimSpace(r.PostFormValue("amount"))
-	v := s.View("Balance floor", "floor")
-	a, ok := h.admin(w, r, v)
+	v, a, org, ok := adminPage(h, w, r, s, "Balance floor", "floor", organizationOf)
 	if !ok {
-		return
-	}
-	org, err := a.Organization(r.Context())
-	if err != nil {
-		v.Error = h.friendly(err)
-		h.render(w, statusOf(err), "message", v)
 		return
 	}
 	v.Data, v.Form = floorOf(org), map[string]string{"amount": text}
 	var floor money.Amount // the zero Amount removes the floor
+	var err error
 	if text != "" {
 		if floor, err = money.Parse(money.MWK, text); err != nil {
 			v.Errors = map[string]string{"amount": fmt.Sprintf(
@@ -178,12 +188,7 @@ func (h *Handler) setFloor(w http.ResponseWriter, r *http.Request, s session) {
 		}
 	}
 	if org, err = a.SetBalanceFloor(r.Context(), floor); err != nil {
-		if errcode.Of(err) == errcode.ValidationError {
-			v.Errors = map[string]string{"amount": errcode.Message(err)}
-		} else {
-			v.Error = h.friendly(err)
-		}
-		h.render(w, statusOf(err), "floor", v)
+		h.saveFailed(w, v, "floor", "amount", err)
 		return
 	}
 	d := floorOf(org)
@@ -261,6 +266,13 @@ func (h *Handler) beginTOTP(w http.ResponseWriter, r *http.Request, s session) {
 		h.render(w, http.StatusConflict, "account", v)
 		return
 	}
+	h.newTOTPSecret(w, r, s, nil)
+}
+
+// newTOTPSecret begins a TOTP enrolment and shows its new secret, after
+// a wrong code (nil: none) with the reason beside the code field and the
+// code's status; the account page with the error when it cannot begin.
+func (h *Handler) newTOTPSecret(w http.ResponseWriter, r *http.Request, s session, wrong error) {
 	en, err := h.portal.BeginTOTP(r.Context(), s.Token)
 	if err != nil {
 		v := h.accountView(s)
@@ -270,7 +282,12 @@ func (h *Handler) beginTOTP(w http.ResponseWriter, r *http.Request, s session) {
 	}
 	v := s.View("Set up two-factor sign-in", "account")
 	v.Data = en
-	h.render(w, http.StatusOK, "account_totp", v)
+	if wrong == nil {
+		h.render(w, http.StatusOK, "account_totp", v)
+		return
+	}
+	v.Errors = map[string]string{"code": h.friendly(wrong) + " Add this new secret to your app and try again."}
+	h.render(w, statusOf(wrong), "account_totp", v)
 }
 
 func (h *Handler) confirmTOTP(w http.ResponseWriter, r *http.Request, s session) {
@@ -283,17 +300,7 @@ func (h *Handler) confirmTOTP(w http.ResponseWriter, r *http.Request, s session)
 		}
 		// The secret is shown once, so a wrong code begins again with a
 		// new one.
-		en, berr := h.portal.BeginTOTP(r.Context(), s.Token)
-		if berr != nil {
-			v := h.accountView(s)
-			v.Error = h.friendly(berr)
-			h.render(w, statusOf(berr), "account", v)
-			return
-		}
-		v := s.View("Set up two-factor sign-in", "account")
-		v.Data = en
-		v.Errors = map[string]string{"code": h.friendly(err) + " Add this new secret to your app and try again."}
-		h.render(w, statusOf(err), "account_totp", v)
+		h.newTOTPSecret(w, r, s, err)
 		return
 	}
 	t := res.Session.Token

@@ -55,7 +55,7 @@ func (h *Handler) statement(w http.ResponseWriter, r *http.Request, s session) {
 		h.render(w, http.StatusUnprocessableEntity, "statement", v.view)
 		return
 	}
-	st, err := c.Statement(r.Context(), req, tambala.PageRequest{Limit: activityPageSize, BeforeID: r.URL.Query().Get("before")})
+	st, err := c.Statement(r.Context(), req, pageRequest(r))
 	if err != nil {
 		h.statementFailed(w, v, err)
 		return
