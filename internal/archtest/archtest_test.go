@@ -75,6 +75,8 @@ var rules = map[string]rule{
 	// The text rule of every field a person reads, shared by payouts,
 	// orders and the engine.
 	"internal/textrule": pureRule(false),
+	"approvals":         pureRule(false),
+	"reconcile":         pureRule(false),
 }
 
 type pkg struct {
