@@ -12,6 +12,7 @@ import (
 	"github.com/tambalapay/tambala/orders"
 	"github.com/tambalapay/tambala/payouts"
 	"github.com/tambalapay/tambala/store"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Approval is a money move waiting for a second staff member (four-eyes):
@@ -513,3 +514,7 @@ func (e *Engine) loadApproval(tx store.Tx, id string) (Approval, error) {
 }
 
 func (e *Engine) putApproval(tx store.Tx, a Approval) error { return storage.SaveApproval(tx, a) }
+
+func (a *Approvals) span(ctx context.Context, name string) (context.Context, span) {
+	return a.e.startSpan(ctx, name, trace.SpanKindInternal)
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/tambalapay/tambala/orders"
 	"github.com/tambalapay/tambala/payouts"
 	"github.com/tambalapay/tambala/quotes"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Client is the face of the engine one organization calls: its payouts,
@@ -367,4 +368,13 @@ func (c *Client) UploadProof(ctx context.Context, orderID string, up ProofUpload
 	ctx, span := c.span(ctx, "tambala.UploadProof")
 	defer span.end(&err)
 	return c.e.uploadProof(ctx, c.p, orderID, up)
+}
+
+func (c *Client) span(ctx context.Context, name string) (context.Context, span) {
+	if c.e.tracer == nil {
+		return ctx, span{}
+	}
+	ctx, s := c.e.startSpan(ctx, name, trace.SpanKindInternal)
+	s.set(attrOrg.String(c.p.Org.ID))
+	return ctx, s
 }

@@ -70,22 +70,6 @@ type ConversionFailure = conversions.Failure
 // (package conversions); its one rendering is internal/render's.
 type Conversion = conversions.Conversion
 
-// ConversionPricer prices conversions: the rate (corridor currency per one
-// stablecoin, as every quote's) for pair's direction; ok false when there
-// is none now (rate_unavailable). It is called outside any store
-// transaction. The default is the corridor rate of the direction, only
-// while the corridor is open and that rate non-null.
-type ConversionPricer interface {
-	ConversionRate(ctx context.Context, pair quotes.Pair) (rate money.Rate, ok bool, err error)
-}
-
-// ConversionRequest is what the engine asks a Converter to do: convert
-// From into To under Reference, the conversion's id.
-type ConversionRequest struct {
-	Reference string
-	From, To  money.Amount
-}
-
 // ConverterState is a converter's view of a conversion.
 type ConverterState string
 
@@ -94,57 +78,6 @@ const (
 	ConverterCompleted ConverterState = "completed"
 	ConverterFailed    ConverterState = "failed"
 )
-
-// ConverterStatus is a converter's answer about one reference.
-// FailureCode is provider_declined or anything else (other).
-type ConverterStatus struct {
-	State       ConverterState
-	FailureCode string
-}
-
-// Converter executes conversions. Convert is idempotent by Reference: the
-// same reference again is the same conversion. Status reports one; an
-// ErrUnknownReference answer makes the worker call Convert again.
-type Converter interface {
-	Convert(ctx context.Context, req ConversionRequest) error
-	Status(ctx context.Context, reference string) (ConverterStatus, error)
-}
-
-// ConversionWorkerOptions tune the conversion worker. Zero fields take
-// the defaults.
-type ConversionWorkerOptions struct {
-	// Interval is how often Run starts a pass (default 250ms).
-	Interval time.Duration
-	// Poll is the wait between status checks of a pending conversion
-	// (default 1s).
-	Poll time.Duration
-	// Lease hides a claimed conversion from other workers while one talks
-	// to the converter (default 30s).
-	Lease time.Duration
-	// Batch is how many due conversions one pass takes (default 100).
-	Batch int
-	// Concurrency is the most conversions one pass advances at once
-	// (default 8).
-	Concurrency int
-}
-
-func (w *ConversionWorkerOptions) defaults() {
-	if w.Interval <= 0 {
-		w.Interval = 250 * time.Millisecond
-	}
-	if w.Poll <= 0 {
-		w.Poll = time.Second
-	}
-	if w.Lease <= 0 {
-		w.Lease = 30 * time.Second
-	}
-	if w.Batch <= 0 {
-		w.Batch = 100
-	}
-	if w.Concurrency <= 0 {
-		w.Concurrency = 8
-	}
-}
 
 // conversionOf reads a stored conversion back.
 func (e *Engine) conversionOf(r conversionRecord) (Conversion, error) {

@@ -1151,16 +1151,6 @@ func (e *Engine) openProof(ctx context.Context, id string) (ProofFile, error) {
 	return ProofFile{ContentType: rec.ContentType, Size: rec.Size, Content: rc}, nil
 }
 
-// ProofStore keeps the bytes of funding proofs (every proof is kept for
-// audit). The default keeps them in the engine's store; a host may keep
-// them in an object store. Put is called before the transaction that
-// records the proof, so a failed upload may leave unreferenced bytes,
-// never a record without bytes.
-type ProofStore interface {
-	Put(ctx context.Context, id, contentType string, content io.Reader) error
-	Open(ctx context.Context, id string) (io.ReadCloser, error)
-}
-
 // kvProofs is the default ProofStore: a bucket of the engine's store.
 type kvProofs struct{ s store.Store }
 

@@ -314,145 +314,6 @@ type Engine struct {
 	cachedOrgs          cache.Records[Organization]     // by organization id, for Authenticate
 }
 
-// New returns an engine over s. opts may be nil.
-func New(s store.Store, opts *Options) (*Engine, error) {
-	if s == nil {
-		return nil, errors.New("tambala: nil store")
-	}
-	o, err := withDefaults(opts)
-	if err != nil {
-		return nil, err
-	}
-	e := &Engine{
-		store: s, raw: s, log: o.Logger, now: o.Clock, newID: o.NewID, random: o.Random,
-		env: o.Environment, assets: o.Assets, limits: o.Limits, depositIssuer: o.DepositIssuer,
-		cachedKeys: cache.Records[keyRecord]{Max: 4096}, cachedOrgs: cache.Records[Organization]{Max: 4096},
-	}
-	e.tp, e.tracer = o.TracerProvider, tracerOf(o.TracerProvider)
-	if e.tracer != nil {
-		e.store = tracedStore{Store: s, tracer: e.tracer}
-	}
-	e.started = e.nowUTC()
-	e.setPayouts(o)
-	e.setBackground(o)
-	if err := e.setDesk(o); err != nil {
-		return nil, err
-	}
-	e.setThrottles(o)
-	return e, nil
-}
-
-// withDefaults is opts (nil: the zero Options) with the engine's own
-// defaults filled in: logger, clock, ids, randomness, environment,
-// assets and limits.
-func withDefaults(opts *Options) (Options, error) {
-	var o Options
-	if opts != nil {
-		o = *opts
-	}
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.DiscardHandler)
-	}
-	if o.Clock == nil {
-		o.Clock = time.Now
-	}
-	if o.NewID == nil {
-		o.NewID = newUUIDv7
-	}
-	if o.Random == nil {
-		o.Random = rand.Reader
-	}
-	switch o.Environment {
-	case "":
-		o.Environment = Sandbox
-	case Sandbox, Production:
-	default:
-		return o, errors.New("tambala: environment must be sandbox or production")
-	}
-	if o.Assets == nil {
-		o.Assets = money.DefaultAssets()
-	}
-	if _, ok := o.Assets.Lookup(money.MWK.Code); !ok {
-		return o, errors.New("tambala: the MWK asset must be configured")
-	}
-	o.Limits.defaults()
-	return o, nil
-}
-
-// setPayouts sets the payouts' options: the fee schedule, the provider,
-// the balance.low cooldown, the sandbox's institutions.
-func (e *Engine) setPayouts(o Options) {
-	e.fees = payouts.DefaultFeeSchedule()
-	if o.Fees != nil {
-		e.fees = *o.Fees
-	}
-	e.provider = o.Payouts
-	e.balanceLowCooldown = o.BalanceLowCooldown
-	if e.balanceLowCooldown <= 0 {
-		e.balanceLowCooldown = time.Hour
-	}
-	e.sandboxInstitutions = payouts.DefaultInstitutions()
-}
-
-// setBackground sets the ports and options of Run's loops, the metrics,
-// and the event stream over the store.
-func (e *Engine) setBackground(o Options) {
-	e.sender, e.dispatch = o.Webhooks, o.Dispatcher
-	e.guardWebhooks(o.WebhookAllow, o.OwnListeners)
-	e.dispatch.defaults()
-	e.worker = o.Worker
-	e.worker.defaults()
-	e.prune = o.Prune
-	e.prune.defaults()
-	e.metrics = o.Metrics
-	if e.metrics == nil {
-		e.metrics = noMetrics{}
-	}
-	e.pricer, e.converter, e.convOpts = o.ConversionPricer, o.Converter, o.ConversionWorker
-	e.convOpts.defaults()
-	e.events, e.eventOpts = o.Events, o.EventLoop
-	e.eventOpts.defaults()
-	e.stream = newEventStream(e, e.eventOpts.Buffer)
-	e.store = eventsStore{Store: e.store, stream: e.stream}
-}
-
-// setDesk sets the /v2 desk's options: orders, asset classes, networks
-// (which must be valid), /v2 payouts and the proof store.
-func (e *Engine) setDesk(o Options) error {
-	e.orderOpts = o.Orders
-	e.orderOpts.defaults()
-	e.classes = o.AssetClasses
-	if e.classes == nil {
-		e.classes = quotes.DefaultClasses()
-	}
-	e.networks = o.Networks
-	if e.networks == nil {
-		e.networks = networks.Default()
-	}
-	if err := e.networks.Validate(); err != nil {
-		return err
-	}
-	e.payoutsV2 = o.PayoutsV2
-	e.proofs = o.Proofs
-	if e.proofs == nil {
-		e.proofs = kvProofs{e.raw}
-	}
-	return nil
-}
-
-// setThrottles sets the portal's accounts options and what admits work
-// to the engine: the password-hash limiters, the organizations' token
-// buckets and their fair share.
-func (e *Engine) setThrottles(o Options) {
-	e.acct = o.Accounts
-	e.acct.defaults()
-	for a := range e.hashers {
-		e.hashers[a] = newHashing(e.acct.PasswordWork)
-	}
-	e.rates = throttle.NewRates(e.limits.RatePerSecond, e.limits.RateBurst)
-	e.share.Init(e.limits.InFlightPerOrg, time.Now)
-}
-
 // Environment returns the engine's environment.
 func (e *Engine) Environment() Environment { return e.env }
 
@@ -655,4 +516,397 @@ func (e *Engine) passwordWork(ctx context.Context, aud audience, account string)
 // newHashing is a limiter of password work of o (defaults filled in).
 func newHashing(o PasswordWorkOptions) *throttle.Hashing {
 	return throttle.NewHashing(throttle.HashLimits(o))
+}
+
+// ConversionPricer prices conversions: the rate (corridor currency per one
+// stablecoin, as every quote's) for pair's direction; ok false when there
+// is none now (rate_unavailable). It is called outside any store
+// transaction. The default is the corridor rate of the direction, only
+// while the corridor is open and that rate non-null.
+type ConversionPricer interface {
+	ConversionRate(ctx context.Context, pair quotes.Pair) (rate money.Rate, ok bool, err error)
+}
+
+// Converter executes conversions. Convert is idempotent by Reference: the
+// same reference again is the same conversion. Status reports one; an
+// ErrUnknownReference answer makes the worker call Convert again.
+type Converter interface {
+	Convert(ctx context.Context, req ConversionRequest) error
+	Status(ctx context.Context, reference string) (ConverterStatus, error)
+}
+
+// ConversionWorkerOptions tune the conversion worker. Zero fields take
+// the defaults.
+type ConversionWorkerOptions struct {
+	// Interval is how often Run starts a pass (default 250ms).
+	Interval time.Duration
+	// Poll is the wait between status checks of a pending conversion
+	// (default 1s).
+	Poll time.Duration
+	// Lease hides a claimed conversion from other workers while one talks
+	// to the converter (default 30s).
+	Lease time.Duration
+	// Batch is how many due conversions one pass takes (default 100).
+	Batch int
+	// Concurrency is the most conversions one pass advances at once
+	// (default 8).
+	Concurrency int
+}
+
+func (w *ConversionWorkerOptions) defaults() {
+	if w.Interval <= 0 {
+		w.Interval = 250 * time.Millisecond
+	}
+	if w.Poll <= 0 {
+		w.Poll = time.Second
+	}
+	if w.Lease <= 0 {
+		w.Lease = 30 * time.Second
+	}
+	if w.Batch <= 0 {
+		w.Batch = 100
+	}
+	if w.Concurrency <= 0 {
+		w.Concurrency = 8
+	}
+}
+
+// ProofStore keeps the bytes of funding proofs (every proof is kept for
+// audit). The default keeps them in the engine's store; a host may keep
+// them in an object store. Put is called before the transaction that
+// records the proof, so a failed upload may leave unreferenced bytes,
+// never a record without bytes.
+type ProofStore interface {
+	Put(ctx context.Context, id, contentType string, content io.Reader) error
+	Open(ctx context.Context, id string) (io.ReadCloser, error)
+}
+
+// EventHandler is told of every committed event (Options.Events). The
+// engine calls HandleEvent from Run's event loop (or ProcessEvents) at
+// least once per event, after the transaction that made it commits, and
+// again, with a growing delay, while it returns an error; an event is
+// forgotten once HandleEvent returns nil. Events come roughly in commit
+// order, but one whose handling failed may come after later ones, and an
+// event may come twice (after a crash, or when a lease ran out): dedupe by
+// Event.ID. HandleEvent must not wait for the engine's own loops.
+type EventHandler interface {
+	HandleEvent(ctx context.Context, ev Event) error
+}
+
+// EventOptions tune the event loop and the in-process subscriptions
+// (Engine.Events).
+type EventOptions struct {
+	// Interval is how often Run looks for events to hand over (default
+	// 100ms); a full batch is followed by the next at once.
+	Interval time.Duration
+	// Batch is the most events one pass hands over (default 256).
+	Batch int
+	// Lease hides an event from other instances' loops while one hands
+	// it over (default 30s).
+	Lease time.Duration
+	// MaxBackoff caps the delay before an event whose handling failed is
+	// handed over again (default 1m; the delay starts at one second and
+	// doubles).
+	MaxBackoff time.Duration
+	// Buffer is how many events each Subscription holds for its reader
+	// (default 64). A subscription given an event while its buffer is
+	// full is closed with ErrSubscriptionOverflow; the engine never waits
+	// for it (see EventStream).
+	Buffer int
+	// Recheck is how often Client.WaitPayout and WaitPayoutV2 read the
+	// payout again while they wait (default 2s), for a change committed
+	// by another engine sharing the store: this engine's subscribers are
+	// given only the events this engine commits.
+	Recheck time.Duration
+}
+
+func (o *EventOptions) defaults() {
+	if o.Interval <= 0 {
+		o.Interval = 100 * time.Millisecond
+	}
+	if o.Batch <= 0 {
+		o.Batch = 256
+	}
+	if o.Lease <= 0 {
+		o.Lease = 30 * time.Second
+	}
+	if o.MaxBackoff <= 0 {
+		o.MaxBackoff = time.Minute
+	}
+	if o.Buffer <= 0 {
+		o.Buffer = 64
+	}
+	if o.Recheck <= 0 {
+		o.Recheck = 2 * time.Second
+	}
+}
+
+// keyRecord is a stored key; its stored form is codec.KeyRecord.
+type keyRecord struct {
+	APIKey
+	Hash string // hex SHA-256 of the key
+}
+
+// Metrics receives what the engine counts, so a host can use its own
+// metrics system (adapters/prommetrics serves Prometheus). Every method is
+// called after the change it reports has committed, never from inside a
+// storage transaction, and must be quick and safe for concurrent use.
+type Metrics interface {
+	// PayoutAccepted: a payout was accepted (not a replay).
+	PayoutAccepted(rail payouts.Rail)
+	// PayoutFinished: a payout reached status (succeeded, failed or
+	// reversed); by is "worker" or "operator".
+	PayoutFinished(rail payouts.Rail, status payouts.Status, by string)
+	// IdempotentReplay: a create answered with a decided outcome.
+	IdempotentReplay(op Operation)
+	// WorkerPass and DispatcherPass: one pass of the loop, how long it
+	// took and how many items it advanced.
+	WorkerPass(d time.Duration, advanced int)
+	DispatcherPass(d time.Duration, sent int)
+	// WebhookAttempt: one delivery attempt recorded, with the state the
+	// delivery is in after it (delivered, pending: to be retried, dead).
+	WebhookAttempt(state webhooks.State)
+	// OrderMoved: a desk order was created in, or moved to, status; by
+	// is "api" (the client), "desk" (the desk or operator) or "sweep" (the
+	// expiry sweep).
+	OrderMoved(direction orders.Direction, status orders.Status, by string)
+	// ConversionMoved: a conversion was accepted (processing) or finished
+	// (completed, failed); by is "api" or "worker".
+	ConversionMoved(status ConversionStatus, by string)
+}
+
+// WebhookSender is the port that POSTs a delivery (adapters/webhookhttp).
+// It must not follow redirects, must time out, and must cap what it reads.
+// A failed send's error may say what listens where: the engine records
+// only its class (webhooks.Classify; a *webhooks.SendError names its own)
+// and logs the error itself.
+type WebhookSender interface {
+	Send(ctx context.Context, url string, body []byte, signature string) (SendResult, error)
+}
+
+// Rails holds the rail pause switches.
+type Rails struct {
+	BankDisabled bool
+	MomoDisabled bool
+}
+
+// PayoutV2Options tune /v2 payouts.
+type PayoutV2Options struct {
+	// FXPricer is the provider's rate for FX payouts. Default: the desk
+	// corridor's rate of the pair's direction while the corridor is open
+	// (off-ramp when paying corridor currency from a stablecoin, on-ramp
+	// the other way).
+	FXPricer FXPricer
+	// WalletFees are flat fees of wallet payouts by asset then network id,
+	// in the payout's asset. Default: none (0).
+	WalletFees map[money.AssetCode]map[string]money.Amount
+}
+
+// AccountsOptions tune the portal's people (package accounts). Zero fields
+// take the defaults.
+type AccountsOptions struct {
+	// PasswordParams are the argon2id parameters of new password hashes
+	// (default accounts.DefaultParams; accounts.TestParams in tests only).
+	// A hash made with others is redone at its user's next sign-in.
+	PasswordParams accounts.Params
+	// Random is the source of tokens, salts, TOTP secrets and recovery
+	// codes. Default: crypto/rand.Reader.
+	Random io.Reader
+	// Issuer names the service in authenticator apps (default "tambala").
+	Issuer string
+	// PasswordWork bounds the password hashes running and waiting at
+	// once, in all and per client address and account, and so the memory
+	// a flood of sign-ins can take (2 × MaxInFlight × PasswordParams'
+	// Memory): see PasswordWorkOptions.
+	PasswordWork PasswordWorkOptions
+}
+
+func (o *AccountsOptions) defaults() {
+	if o.PasswordParams == (accounts.Params{}) {
+		o.PasswordParams = accounts.DefaultParams
+	}
+	if o.Random == nil {
+		o.Random = rand.Reader
+	}
+	if o.Issuer == "" {
+		o.Issuer = "tambala"
+	}
+	o.PasswordWork.defaults()
+}
+
+// PruneOptions tune the pruning of decided idempotency outcomes.
+type PruneOptions struct {
+	// Interval is how often Run prunes (default 5m).
+	Interval time.Duration
+	// Batch is the most outcomes one prune deletes (default 1000); a full
+	// batch is followed by the next at once.
+	Batch int
+}
+
+func (p *PruneOptions) defaults() {
+	if p.Interval <= 0 {
+		p.Interval = 5 * time.Minute
+	}
+	if p.Batch <= 0 {
+		p.Batch = 1000
+	}
+}
+
+// WorkerOptions tune the payout worker. Zero fields take the defaults.
+type WorkerOptions struct {
+	// Poll is how long to wait between status checks of a pending payout
+	// (default 1s).
+	Poll time.Duration
+	// Lease is how long a claimed payout is hidden from other workers while
+	// one talks to the provider (default 30s). A worker that dies mid-call
+	// leaves the payout due again after the lease: it is submitted again
+	// with the same reference, which the provider treats as the same payout.
+	Lease time.Duration
+	// MaxBackoff caps the wait after a provider error (default 5m); the
+	// wait doubles from 1s with each consecutive error, and each wait is
+	// drawn at random from its upper half, so that payouts that failed
+	// together do not all retry in the same instant.
+	MaxBackoff time.Duration
+	// MaxUnknownAnswers is how many definite "unknown reference" answers
+	// in a row (Status returning ErrUnknownReference), each followed by a
+	// resubmission under the same reference, fail a payout with
+	// provider_unavailable and release its hold (default 3). The provider
+	// never accepted it, so no money moved.
+	MaxUnknownAnswers int
+	// OverdueAfter is how long after acceptance a payout not yet terminal
+	// is shown to the operator as overdue (default 15m).
+	OverdueAfter time.Duration
+	// Batch is how many due payouts one pass takes (default 100).
+	Batch int
+	// Interval is how often Run starts a pass of the worker (default
+	// 250ms).
+	Interval time.Duration
+	// Concurrency is the most payouts one pass advances at once, each
+	// with its own provider call (default 8). 1 advances them one at a
+	// time, in due order.
+	Concurrency int
+}
+
+func (w *WorkerOptions) defaults() {
+	if w.Poll <= 0 {
+		w.Poll = time.Second
+	}
+	if w.Lease <= 0 {
+		w.Lease = 30 * time.Second
+	}
+	if w.MaxBackoff <= 0 {
+		w.MaxBackoff = 5 * time.Minute
+	}
+	if w.Batch <= 0 {
+		w.Batch = 100
+	}
+	if w.Concurrency <= 0 {
+		w.Concurrency = 8
+	}
+	if w.Interval <= 0 {
+		w.Interval = 250 * time.Millisecond
+	}
+	if w.MaxUnknownAnswers <= 0 {
+		w.MaxUnknownAnswers = 3
+	}
+	if w.OverdueAfter <= 0 {
+		w.OverdueAfter = 15 * time.Minute
+	}
+}
+
+// backoff is the wait after attempts consecutive failed calls
+// (loop.Backoff, capped at MaxBackoff).
+func (w WorkerOptions) backoff(attempts int) time.Duration {
+	return loop.Backoff(attempts, w.MaxBackoff)
+}
+
+// DispatcherOptions tune webhook delivery. Zero fields take the defaults.
+type DispatcherOptions struct {
+	Schedule []time.Duration // default webhooks.DefaultSchedule
+	Lease    time.Duration   // default 60s: hides a delivery being sent
+	Batch    int             // default 100: the most due deliveries one pass takes
+	// Concurrency is the most deliveries one pass sends at once (default
+	// 8). 1 sends them one at a time, in due order.
+	Concurrency int
+	// Interval is how often Run starts a pass of the dispatcher (default
+	// 500ms).
+	Interval time.Duration
+}
+
+func (d *DispatcherOptions) defaults() {
+	if d.Schedule == nil {
+		d.Schedule = webhooks.DefaultSchedule
+	}
+	if d.Lease <= 0 {
+		d.Lease = time.Minute
+	}
+	if d.Batch <= 0 {
+		d.Batch = 100
+	}
+	if d.Concurrency <= 0 {
+		d.Concurrency = 8
+	}
+	if d.Interval <= 0 {
+		d.Interval = 500 * time.Millisecond
+	}
+}
+
+// audience is whom a Portal signs in: the users of organizations (the
+// public portal) or the operator's staff (the console).
+type audience uint8
+
+const (
+	audienceOrgs audience = iota
+	audienceStaff
+	audiences // how many
+)
+
+// admits reports whether u signs in at the audience's face.
+func (a audience) admits(u accounts.User) bool { return u.IsStaff() == (a == audienceStaff) }
+
+// key is k, an email or an address key, in the audience's namespace of
+// throttles: as it always was for organizations' users, after "staff" and
+// a NUL for the staff (no email or address key holds a NUL).
+func (a audience) key(k string) string {
+	if a == audienceStaff {
+		return "staff\x00" + k
+	}
+	return k
+}
+
+// DepositAddressIssuer gives an organization its deposit address on a
+// network. It is called outside any transaction, once per
+// (org, network) the engine has no address for yet; the engine stores
+// what it returns and never asks again for that pair. An error makes the
+// whole Client.DepositAddresses call service_unavailable.
+type DepositAddressIssuer interface {
+	Issue(ctx context.Context, org, network string) (address string, err error)
+}
+
+// ConversionRequest is what the engine asks a Converter to do: convert
+// From into To under Reference, the conversion's id.
+type ConversionRequest struct {
+	Reference string
+	From, To  money.Amount
+}
+
+// ConverterStatus is a converter's answer about one reference.
+// FailureCode is provider_declined or anything else (other).
+type ConverterStatus struct {
+	State       ConverterState
+	FailureCode string
+}
+
+// SendResult is what one delivery attempt got back.
+type SendResult struct {
+	StatusCode int    // 0 when no response came (timeout, refused, redirect error)
+	Response   []byte // the start of the response body, truncated
+}
+
+// FXPricer prices a /v2 FX payout at accept: the rate, in corridor
+// currency per one stablecoin, at which pair (From the source asset, To the
+// delivered asset) is converted. An error with code service_unavailable (or
+// any error, which becomes one) refuses the payout with that code.
+type FXPricer interface {
+	PayoutRate(ctx context.Context, pair quotes.Pair) (money.Rate, error)
 }

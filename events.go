@@ -56,71 +56,11 @@ type BalanceLow struct {
 	Floor   money.Amount
 }
 
-// EventHandler is told of every committed event (Options.Events). The
-// engine calls HandleEvent from Run's event loop (or ProcessEvents) at
-// least once per event, after the transaction that made it commits, and
-// again, with a growing delay, while it returns an error; an event is
-// forgotten once HandleEvent returns nil. Events come roughly in commit
-// order, but one whose handling failed may come after later ones, and an
-// event may come twice (after a crash, or when a lease ran out): dedupe by
-// Event.ID. HandleEvent must not wait for the engine's own loops.
-type EventHandler interface {
-	HandleEvent(ctx context.Context, ev Event) error
-}
-
 // EventHandlerFunc adapts a function to EventHandler.
 type EventHandlerFunc func(ctx context.Context, ev Event) error
 
 // HandleEvent calls f.
 func (f EventHandlerFunc) HandleEvent(ctx context.Context, ev Event) error { return f(ctx, ev) }
-
-// EventOptions tune the event loop and the in-process subscriptions
-// (Engine.Events).
-type EventOptions struct {
-	// Interval is how often Run looks for events to hand over (default
-	// 100ms); a full batch is followed by the next at once.
-	Interval time.Duration
-	// Batch is the most events one pass hands over (default 256).
-	Batch int
-	// Lease hides an event from other instances' loops while one hands
-	// it over (default 30s).
-	Lease time.Duration
-	// MaxBackoff caps the delay before an event whose handling failed is
-	// handed over again (default 1m; the delay starts at one second and
-	// doubles).
-	MaxBackoff time.Duration
-	// Buffer is how many events each Subscription holds for its reader
-	// (default 64). A subscription given an event while its buffer is
-	// full is closed with ErrSubscriptionOverflow; the engine never waits
-	// for it (see EventStream).
-	Buffer int
-	// Recheck is how often Client.WaitPayout and WaitPayoutV2 read the
-	// payout again while they wait (default 2s), for a change committed
-	// by another engine sharing the store: this engine's subscribers are
-	// given only the events this engine commits.
-	Recheck time.Duration
-}
-
-func (o *EventOptions) defaults() {
-	if o.Interval <= 0 {
-		o.Interval = 100 * time.Millisecond
-	}
-	if o.Batch <= 0 {
-		o.Batch = 256
-	}
-	if o.Lease <= 0 {
-		o.Lease = 30 * time.Second
-	}
-	if o.MaxBackoff <= 0 {
-		o.MaxBackoff = time.Minute
-	}
-	if o.Buffer <= 0 {
-		o.Buffer = 64
-	}
-	if o.Recheck <= 0 {
-		o.Recheck = 2 * time.Second
-	}
-}
 
 // ErrNoEventHandler is returned by ProcessEvents, and by Run when asked
 // for LoopEvents, when the engine has no Options.Events.

@@ -31,12 +31,6 @@ type APIKey struct {
 // Active reports whether the key has not been revoked.
 func (k APIKey) Active() bool { return k.RevokedAt == nil }
 
-// keyRecord is a stored key; its stored form is codec.KeyRecord.
-type keyRecord struct {
-	APIKey
-	Hash string // hex SHA-256 of the key
-}
-
 // createKey is Operator.CreateKey: the key made, then in one transaction
 // the organization read, the cap on active keys checked (apikeys.CheckCap),
 // the key stored and the change audited.

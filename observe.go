@@ -3,7 +3,6 @@ package tambala
 import (
 	"context"
 	"errors"
-	"github.com/tambalapay/tambala/internal/storage"
 	"log/slog"
 	"sync/atomic"
 	"time"
@@ -120,31 +119,6 @@ func fail(sp trace.Span, err error) {
 
 // The faces' spans: the use case named by the face's method.
 
-func (c *Client) span(ctx context.Context, name string) (context.Context, span) {
-	if c.e.tracer == nil {
-		return ctx, span{}
-	}
-	ctx, s := c.e.startSpan(ctx, name, trace.SpanKindInternal)
-	s.set(attrOrg.String(c.p.Org.ID))
-	return ctx, s
-}
-
-func (o *Operator) span(ctx context.Context, name string) (context.Context, span) {
-	return o.e.startSpan(ctx, name, trace.SpanKindInternal)
-}
-
-func (a *OrgAdmin) span(ctx context.Context, name string) (context.Context, span) {
-	return a.e.startSpan(ctx, name, trace.SpanKindInternal)
-}
-
-func (a *Accounts) span(ctx context.Context, name string) (context.Context, span) {
-	return a.e.startSpan(ctx, name, trace.SpanKindInternal)
-}
-
-func (a *Approvals) span(ctx context.Context, name string) (context.Context, span) {
-	return a.e.startSpan(ctx, name, trace.SpanKindInternal)
-}
-
 // tracedStore makes a span of every transaction run under a span (a
 // transaction outside any, such as a worker's poll for due items, makes
 // none, so that the background loops do not flood the exporter).
@@ -249,38 +223,6 @@ func (e *Engine) webhookSend(ctx context.Context, d deliveryRecord, sig string) 
 	return res, err
 }
 
-func (p *Portal) span(ctx context.Context, name string) (context.Context, span) {
-	return p.e.startSpan(ctx, name, trace.SpanKindInternal)
-}
-
-// Metrics receives what the engine counts, so a host can use its own
-// metrics system (adapters/prommetrics serves Prometheus). Every method is
-// called after the change it reports has committed, never from inside a
-// storage transaction, and must be quick and safe for concurrent use.
-type Metrics interface {
-	// PayoutAccepted: a payout was accepted (not a replay).
-	PayoutAccepted(rail payouts.Rail)
-	// PayoutFinished: a payout reached status (succeeded, failed or
-	// reversed); by is "worker" or "operator".
-	PayoutFinished(rail payouts.Rail, status payouts.Status, by string)
-	// IdempotentReplay: a create answered with a decided outcome.
-	IdempotentReplay(op Operation)
-	// WorkerPass and DispatcherPass: one pass of the loop, how long it
-	// took and how many items it advanced.
-	WorkerPass(d time.Duration, advanced int)
-	DispatcherPass(d time.Duration, sent int)
-	// WebhookAttempt: one delivery attempt recorded, with the state the
-	// delivery is in after it (delivered, pending: to be retried, dead).
-	WebhookAttempt(state webhooks.State)
-	// OrderMoved: a desk order was created in, or moved to, status; by
-	// is "api" (the client), "desk" (the desk or operator) or "sweep" (the
-	// expiry sweep).
-	OrderMoved(direction orders.Direction, status orders.Status, by string)
-	// ConversionMoved: a conversion was accepted (processing) or finished
-	// (completed, failed); by is "api" or "worker".
-	ConversionMoved(status ConversionStatus, by string)
-}
-
 // noMetrics counts nothing.
 type noMetrics struct{}
 
@@ -292,43 +234,6 @@ func (noMetrics) DispatcherPass(time.Duration, int)                   {}
 func (noMetrics) WebhookAttempt(webhooks.State)                       {}
 func (noMetrics) OrderMoved(orders.Direction, orders.Status, string)  {}
 func (noMetrics) ConversionMoved(ConversionStatus, string)            {}
-
-// Backlog is what waits on the engine's background work, for gauges.
-type Backlog struct {
-	// PayoutsDue and DeliveriesDue are the items due now in the worker's
-	// and the dispatcher's due index.
-	PayoutsDue, DeliveriesDue int
-	// PayoutsInFlight counts payouts not terminal by status (held,
-	// submitted, pending); PayoutsOverdue those older than
-	// WorkerOptions.OverdueAfter.
-	PayoutsInFlight map[payouts.Status]int
-	PayoutsOverdue  int
-}
-
-// backlog is Operator.Backlog.
-func (e *Engine) backlog(ctx context.Context) (Backlog, error) {
-	now := e.nowUTC()
-	b := Backlog{PayoutsInFlight: map[payouts.Status]int{payouts.Held: 0, payouts.Submitted: 0, payouts.Pending: 0}}
-	err := e.store.View(ctx, func(tx store.Tx) error {
-		var err error
-		if b.DeliveriesDue, err = storage.DeliveriesDue.CountDue(tx, now); err != nil {
-			return err
-		}
-		b.PayoutsDue, err = storage.PayoutsDue.CountDue(tx, now)
-		return err
-	})
-	if err != nil {
-		return b, err
-	}
-	list, err := e.payoutsInFlight(ctx, InFlightFilter{Limit: maxInFlightList})
-	for _, p := range list {
-		b.PayoutsInFlight[p.Payout.Status]++
-		if p.Overdue {
-			b.PayoutsOverdue++
-		}
-	}
-	return b, err
-}
 
 // stateChange is a payout's move, reported once its transaction commits.
 type stateChange struct {

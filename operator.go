@@ -13,6 +13,7 @@ import (
 	"github.com/tambalapay/tambala/payouts"
 	"github.com/tambalapay/tambala/quotes"
 	"github.com/tambalapay/tambala/store"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Operator is the face of the engine the operator's staff use:
@@ -629,4 +630,45 @@ func (o *Operator) WebhookEndpoint(ctx context.Context, orgID string) (_ Endpoin
 		return Endpoint{}, false, err
 	}
 	return o.e.webhookEndpoint(ctx, orgID)
+}
+
+func (o *Operator) span(ctx context.Context, name string) (context.Context, span) {
+	return o.e.startSpan(ctx, name, trace.SpanKindInternal)
+}
+
+// Backlog is what waits on the engine's background work, for gauges.
+type Backlog struct {
+	// PayoutsDue and DeliveriesDue are the items due now in the worker's
+	// and the dispatcher's due index.
+	PayoutsDue, DeliveriesDue int
+	// PayoutsInFlight counts payouts not terminal by status (held,
+	// submitted, pending); PayoutsOverdue those older than
+	// WorkerOptions.OverdueAfter.
+	PayoutsInFlight map[payouts.Status]int
+	PayoutsOverdue  int
+}
+
+// backlog is Operator.Backlog.
+func (e *Engine) backlog(ctx context.Context) (Backlog, error) {
+	now := e.nowUTC()
+	b := Backlog{PayoutsInFlight: map[payouts.Status]int{payouts.Held: 0, payouts.Submitted: 0, payouts.Pending: 0}}
+	err := e.store.View(ctx, func(tx store.Tx) error {
+		var err error
+		if b.DeliveriesDue, err = storage.DeliveriesDue.CountDue(tx, now); err != nil {
+			return err
+		}
+		b.PayoutsDue, err = storage.PayoutsDue.CountDue(tx, now)
+		return err
+	})
+	if err != nil {
+		return b, err
+	}
+	list, err := e.payoutsInFlight(ctx, InFlightFilter{Limit: maxInFlightList})
+	for _, p := range list {
+		b.PayoutsInFlight[p.Payout.Status]++
+		if p.Overdue {
+			b.PayoutsOverdue++
+		}
+	}
+	return b, err
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/tambalapay/tambala/orders"
 	"github.com/tambalapay/tambala/orgs"
 	"github.com/tambalapay/tambala/store"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // OrgAdmin is the face of the engine for a signed-in organization admin
@@ -407,3 +408,7 @@ func admission(org *Organization, pause PauseState, api API) error {
 
 // isNotFound reports a store miss.
 func isNotFound(err error) bool { return errors.Is(err, store.ErrNotFound) }
+
+func (a *OrgAdmin) span(ctx context.Context, name string) (context.Context, span) {
+	return a.e.startSpan(ctx, name, trace.SpanKindInternal)
+}

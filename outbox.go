@@ -31,21 +31,6 @@ type Endpoint struct {
 	CreatedAt time.Time
 }
 
-// SendResult is what one delivery attempt got back.
-type SendResult struct {
-	StatusCode int    // 0 when no response came (timeout, refused, redirect error)
-	Response   []byte // the start of the response body, truncated
-}
-
-// WebhookSender is the port that POSTs a delivery (adapters/webhookhttp).
-// It must not follow redirects, must time out, and must cap what it reads.
-// A failed send's error may say what listens where: the engine records
-// only its class (webhooks.Classify; a *webhooks.SendError names its own)
-// and logs the error itself.
-type WebhookSender interface {
-	Send(ctx context.Context, url string, body []byte, signature string) (SendResult, error)
-}
-
 // WebhookDestinations is implemented by a WebhookSender that checks each
 // address it connects to, after DNS, against the destination rule
 // (adapters/webhookhttp.Sender). New hands it the engine's rule (the

@@ -365,12 +365,6 @@ func (e *Engine) listInstitutions(ctx context.Context, p Principal) ([]payouts.I
 	return slices.Clone(list), at, err // the engine's copy is shared
 }
 
-// Rails holds the rail pause switches.
-type Rails struct {
-	BankDisabled bool
-	MomoDisabled bool
-}
-
 func (e *Engine) checkRail(tx store.Tx, rail payouts.Rail) error {
 	paused, err := e.railPaused(tx, rail)
 	if err == nil && paused {

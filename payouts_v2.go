@@ -48,26 +48,6 @@ const (
 	DestinationWallet = payouts.DestinationWallet
 )
 
-// FXPricer prices a /v2 FX payout at accept: the rate, in corridor
-// currency per one stablecoin, at which pair (From the source asset, To the
-// delivered asset) is converted. An error with code service_unavailable (or
-// any error, which becomes one) refuses the payout with that code.
-type FXPricer interface {
-	PayoutRate(ctx context.Context, pair quotes.Pair) (money.Rate, error)
-}
-
-// PayoutV2Options tune /v2 payouts.
-type PayoutV2Options struct {
-	// FXPricer is the provider's rate for FX payouts. Default: the desk
-	// corridor's rate of the pair's direction while the corridor is open
-	// (off-ramp when paying corridor currency from a stablecoin, on-ramp
-	// the other way).
-	FXPricer FXPricer
-	// WalletFees are flat fees of wallet payouts by asset then network id,
-	// in the payout's asset. Default: none (0).
-	WalletFees map[money.AssetCode]map[string]money.Amount
-}
-
 // PayoutV2Destination is where a /v2 payout goes: bank or momo (the /v1
 // fields and rules) or wallet (Network and Address). Which fields each
 // kind carries is payouts.V2Destination.CheckFields.

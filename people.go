@@ -2,9 +2,7 @@ package tambala
 
 import (
 	"context"
-	"crypto/rand"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"time"
@@ -15,39 +13,8 @@ import (
 	"github.com/tambalapay/tambala/internal/codec"
 	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/store"
+	"go.opentelemetry.io/otel/trace"
 )
-
-// AccountsOptions tune the portal's people (package accounts). Zero fields
-// take the defaults.
-type AccountsOptions struct {
-	// PasswordParams are the argon2id parameters of new password hashes
-	// (default accounts.DefaultParams; accounts.TestParams in tests only).
-	// A hash made with others is redone at its user's next sign-in.
-	PasswordParams accounts.Params
-	// Random is the source of tokens, salts, TOTP secrets and recovery
-	// codes. Default: crypto/rand.Reader.
-	Random io.Reader
-	// Issuer names the service in authenticator apps (default "tambala").
-	Issuer string
-	// PasswordWork bounds the password hashes running and waiting at
-	// once, in all and per client address and account, and so the memory
-	// a flood of sign-ins can take (2 × MaxInFlight × PasswordParams'
-	// Memory): see PasswordWorkOptions.
-	PasswordWork PasswordWorkOptions
-}
-
-func (o *AccountsOptions) defaults() {
-	if o.PasswordParams == (accounts.Params{}) {
-		o.PasswordParams = accounts.DefaultParams
-	}
-	if o.Random == nil {
-		o.Random = rand.Reader
-	}
-	if o.Issuer == "" {
-		o.Issuer = "tambala"
-	}
-	o.PasswordWork.defaults()
-}
 
 // User is a person who signs in to the portal, as the engine shows them:
 // never their password hash, TOTP secret or recovery codes.
@@ -948,4 +915,8 @@ func (a *Accounts) ConfirmStaff(ctx context.Context, userID string) (_ User, err
 		return User{}, err
 	}
 	return out, nil
+}
+
+func (a *Accounts) span(ctx context.Context, name string) (context.Context, span) {
+	return a.e.startSpan(ctx, name, trace.SpanKindInternal)
 }

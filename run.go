@@ -31,24 +31,6 @@ import (
 // and the pruning (the conversion worker and the event loop are wired
 // here too, their passes being the conversions' and the events' own).
 
-// PruneOptions tune the pruning of decided idempotency outcomes.
-type PruneOptions struct {
-	// Interval is how often Run prunes (default 5m).
-	Interval time.Duration
-	// Batch is the most outcomes one prune deletes (default 1000); a full
-	// batch is followed by the next at once.
-	Batch int
-}
-
-func (p *PruneOptions) defaults() {
-	if p.Interval <= 0 {
-		p.Interval = 5 * time.Minute
-	}
-	if p.Batch <= 0 {
-		p.Batch = 1000
-	}
-}
-
 // ErrRunning is returned by Run while another Run of the engine is under
 // way.
 var ErrRunning = errors.New("tambala: Run is already running")
@@ -221,74 +203,6 @@ func (e *Engine) prunePass(ctx context.Context) (full bool, err error) {
 // logPassError logs the error of a pass of the loop name.
 func (e *Engine) logPassError(name string) func(error) {
 	return func(err error) { e.log.Error(name, slog.Any("error", err)) }
-}
-
-// WorkerOptions tune the payout worker. Zero fields take the defaults.
-type WorkerOptions struct {
-	// Poll is how long to wait between status checks of a pending payout
-	// (default 1s).
-	Poll time.Duration
-	// Lease is how long a claimed payout is hidden from other workers while
-	// one talks to the provider (default 30s). A worker that dies mid-call
-	// leaves the payout due again after the lease: it is submitted again
-	// with the same reference, which the provider treats as the same payout.
-	Lease time.Duration
-	// MaxBackoff caps the wait after a provider error (default 5m); the
-	// wait doubles from 1s with each consecutive error, and each wait is
-	// drawn at random from its upper half, so that payouts that failed
-	// together do not all retry in the same instant.
-	MaxBackoff time.Duration
-	// MaxUnknownAnswers is how many definite "unknown reference" answers
-	// in a row (Status returning ErrUnknownReference), each followed by a
-	// resubmission under the same reference, fail a payout with
-	// provider_unavailable and release its hold (default 3). The provider
-	// never accepted it, so no money moved.
-	MaxUnknownAnswers int
-	// OverdueAfter is how long after acceptance a payout not yet terminal
-	// is shown to the operator as overdue (default 15m).
-	OverdueAfter time.Duration
-	// Batch is how many due payouts one pass takes (default 100).
-	Batch int
-	// Interval is how often Run starts a pass of the worker (default
-	// 250ms).
-	Interval time.Duration
-	// Concurrency is the most payouts one pass advances at once, each
-	// with its own provider call (default 8). 1 advances them one at a
-	// time, in due order.
-	Concurrency int
-}
-
-func (w *WorkerOptions) defaults() {
-	if w.Poll <= 0 {
-		w.Poll = time.Second
-	}
-	if w.Lease <= 0 {
-		w.Lease = 30 * time.Second
-	}
-	if w.MaxBackoff <= 0 {
-		w.MaxBackoff = 5 * time.Minute
-	}
-	if w.Batch <= 0 {
-		w.Batch = 100
-	}
-	if w.Concurrency <= 0 {
-		w.Concurrency = 8
-	}
-	if w.Interval <= 0 {
-		w.Interval = 250 * time.Millisecond
-	}
-	if w.MaxUnknownAnswers <= 0 {
-		w.MaxUnknownAnswers = 3
-	}
-	if w.OverdueAfter <= 0 {
-		w.OverdueAfter = 15 * time.Minute
-	}
-}
-
-// backoff is the wait after attempts consecutive failed calls
-// (loop.Backoff, capped at MaxBackoff).
-func (w WorkerOptions) backoff(attempts int) time.Duration {
-	return loop.Backoff(attempts, w.MaxBackoff)
 }
 
 // schedule moves rec's due time to at (nil: not due any more).
@@ -771,37 +685,6 @@ func (e *Engine) clawbackInTx(ctx context.Context, tx store.Tx, id, note string)
 		return rec, err
 	}
 	return rec, putPayout(tx, rec)
-}
-
-// DispatcherOptions tune webhook delivery. Zero fields take the defaults.
-type DispatcherOptions struct {
-	Schedule []time.Duration // default webhooks.DefaultSchedule
-	Lease    time.Duration   // default 60s: hides a delivery being sent
-	Batch    int             // default 100: the most due deliveries one pass takes
-	// Concurrency is the most deliveries one pass sends at once (default
-	// 8). 1 sends them one at a time, in due order.
-	Concurrency int
-	// Interval is how often Run starts a pass of the dispatcher (default
-	// 500ms).
-	Interval time.Duration
-}
-
-func (d *DispatcherOptions) defaults() {
-	if d.Schedule == nil {
-		d.Schedule = webhooks.DefaultSchedule
-	}
-	if d.Lease <= 0 {
-		d.Lease = time.Minute
-	}
-	if d.Batch <= 0 {
-		d.Batch = 100
-	}
-	if d.Concurrency <= 0 {
-		d.Concurrency = 8
-	}
-	if d.Interval <= 0 {
-		d.Interval = 500 * time.Millisecond
-	}
 }
 
 // ErrNoWebhookSender is returned by the dispatcher's calls when the engine

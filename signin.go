@@ -10,6 +10,7 @@ import (
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/store"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // PortalSession is a signed-in browser as the engine shows it: never its
@@ -91,29 +92,6 @@ func (e *Engine) Portal() *Portal { return &Portal{e: e, aud: audienceOrgs} }
 // sign-in throttles and its limiter of password hashes are its own, so
 // failures or a flood at one face never lock or slow the other.
 func (e *Engine) StaffPortal() *Portal { return &Portal{e: e, aud: audienceStaff} }
-
-// audience is whom a Portal signs in: the users of organizations (the
-// public portal) or the operator's staff (the console).
-type audience uint8
-
-const (
-	audienceOrgs audience = iota
-	audienceStaff
-	audiences // how many
-)
-
-// admits reports whether u signs in at the audience's face.
-func (a audience) admits(u accounts.User) bool { return u.IsStaff() == (a == audienceStaff) }
-
-// key is k, an email or an address key, in the audience's namespace of
-// throttles: as it always was for organizations' users, after "staff" and
-// a NUL for the staff (no email or address key holds a NUL).
-func (a audience) key(k string) string {
-	if a == audienceStaff {
-		return "staff\x00" + k
-	}
-	return k
-}
 
 // AcceptInvitation accepts an invitation with its token and the password
 // the invitee chose, and returns the new user, who then signs in.
@@ -1028,4 +1006,8 @@ func totpRequired(tx store.Tx, u accounts.User) (bool, error) {
 		return true, nil
 	}
 	return storage.OrgTOTPRequired(tx, u.Org)
+}
+
+func (p *Portal) span(ctx context.Context, name string) (context.Context, span) {
+	return p.e.startSpan(ctx, name, trace.SpanKindInternal)
 }

@@ -194,15 +194,6 @@ func (e *Engine) operators(ctx context.Context, p Principal) ([]MobileOperator, 
 	return out, at, err
 }
 
-// DepositAddressIssuer gives an organization its deposit address on a
-// network. It is called outside any transaction, once per
-// (org, network) the engine has no address for yet; the engine stores
-// what it returns and never asks again for that pair. An error makes the
-// whole Client.DepositAddresses call service_unavailable.
-type DepositAddressIssuer interface {
-	Issue(ctx context.Context, org, network string) (address string, err error)
-}
-
 // DepositAddress is one entry of Client.DepositAddresses: a network, the
 // organization's address on it and the assets it may deposit there
 // (package collections).
