@@ -690,31 +690,6 @@ func lineKind(id string, k ledger.Kind) StatementKind {
 // the change each counts (internal/storage), so that a picture reads a few
 // keys and never the history.
 
-const dayLayout = "2006-01-02"
-
-// dayOf is t's UTC day as a key part.
-func dayOf(t time.Time) string { return t.UTC().Format(dayLayout) }
-
-// postLedger posts cmd to the ledger in tx and records the day's close of
-// every organization available balance it changed. Every posting of the
-// engine goes through it.
-func postLedger(tx store.Tx, cmd ledger.Command) (ledger.Effect, error) {
-	eff, err := ledger.Post(tx, cmd)
-	if err != nil || eff.Replayed {
-		return eff, err
-	}
-	day := dayOf(eff.Entry.At)
-	for _, bc := range eff.Balances {
-		if bc.Account.Bucket != ledger.Available || bc.Account.Owner == "" {
-			continue
-		}
-		if err := storage.SaveDayClose(tx, bc.Account.Owner, string(bc.Account.Asset.Code), day, bc.Balance.String()); err != nil {
-			return eff, err
-		}
-	}
-	return eff, nil
-}
-
 // countOutcome counts a payout of org reaching outcome (succeeded or failed)
 // at now.
 func countOutcome(tx store.Tx, org string, outcome payouts.Status, now time.Time) error {

@@ -3,10 +3,13 @@ package tambala
 import (
 	"context"
 	"slices"
+	"time"
 
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/money"
+	"github.com/tambalapay/tambala/quotes"
 	"github.com/tambalapay/tambala/store"
 )
 
@@ -60,13 +63,6 @@ func (e *Engine) Asset(code money.AssetCode) (money.Asset, error) {
 		return money.Asset{}, errcode.Newf(errcode.UnsupportedAsset, "The asset %q is not configured.", truncate(string(code), 12))
 	}
 	return a, nil
-}
-
-func truncate(s string, n int) string {
-	if len(s) > n {
-		return s[:n]
-	}
-	return s
 }
 
 // balanceV1 is Client.BalanceV1.
@@ -151,4 +147,38 @@ func (e *Engine) balances(ctx context.Context, p Principal) ([]ledger.Balance, e
 		return nil
 	})
 	return out, err
+}
+
+const dayLayout = "2006-01-02"
+
+// dayOf is t's UTC day as a key part.
+func dayOf(t time.Time) string { return t.UTC().Format(dayLayout) }
+
+// postLedger posts cmd to the ledger in tx and records the day's close of
+// every organization available balance it changed. Every posting of the
+// engine goes through it.
+func postLedger(tx store.Tx, cmd ledger.Command) (ledger.Effect, error) {
+	eff, err := ledger.Post(tx, cmd)
+	if err != nil || eff.Replayed {
+		return eff, err
+	}
+	day := dayOf(eff.Entry.At)
+	for _, bc := range eff.Balances {
+		if bc.Account.Bucket != ledger.Available || bc.Account.Owner == "" {
+			continue
+		}
+		if err := storage.SaveDayClose(tx, bc.Account.Owner, string(bc.Account.Asset.Code), day, bc.Balance.String()); err != nil {
+			return eff, err
+		}
+	}
+	return eff, nil
+}
+
+// assetOf checks a /v2 asset code: well-formed (else unsupported_asset),
+// in the organization's list (else corridor_not_enabled, naming it).
+func (e *Engine) assetOf(org *Organization, code money.AssetCode, op string) (money.Asset, error) {
+	if err := quotes.CheckCode(code); err != nil {
+		return money.Asset{}, err
+	}
+	return e.enabledAsset(org, code, op)
 }

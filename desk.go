@@ -154,15 +154,6 @@ func (e *Engine) corridors(ctx context.Context, p Principal) ([]quotes.Corridor,
 	return out, err
 }
 
-// assetOf checks a /v2 asset code: well-formed (else unsupported_asset),
-// in the organization's list (else corridor_not_enabled, naming it).
-func (e *Engine) assetOf(org *Organization, code money.AssetCode, op string) (money.Asset, error) {
-	if err := quotes.CheckCode(code); err != nil {
-		return money.Asset{}, err
-	}
-	return e.enabledAsset(org, code, op)
-}
-
 // deskOperation is the operation a desk order of dir needs on its
 // corridor currency: payout to-bank, collection from-bank.
 func deskOperation(dir quotes.Direction) string {

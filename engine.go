@@ -910,3 +910,10 @@ type SendResult struct {
 type FXPricer interface {
 	PayoutRate(ctx context.Context, pair quotes.Pair) (money.Rate, error)
 }
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/tambalapay/tambala/accounts"
@@ -631,4 +632,75 @@ func (e *Engine) Networks() []networks.Network {
 		out[i].Assets = slices.Clone(out[i].Assets)
 	}
 	return out
+}
+
+// auditOrgChange appends change c of organization prev (now next) to the
+// audit trail when ctx carries an actor.
+func (e *Engine) auditOrgChange(ctx context.Context, tx store.Tx, prev, next Organization, c orgs.Change) error {
+	switch c.(type) {
+	case orgs.SetAllowlist:
+		return e.auditAs(ctx, tx, next.ID, AuditAllowlistChanged, next.ID,
+			fmt.Sprintf("allowlist %s -> %s", addrList(prev.Allowlist), addrList(next.Allowlist)))
+	case orgs.SetBalanceFloor:
+		return e.auditAs(ctx, tx, next.ID, AuditBalanceFloorChanged, next.ID,
+			fmt.Sprintf("balance floor %s -> %s", floorText(prev.BalanceFloorMWK), floorText(next.BalanceFloorMWK)))
+	case orgs.SetStatus:
+		return e.auditAs(ctx, tx, next.ID, AuditOrgStatusChanged, next.ID, fmt.Sprintf("status %s -> %s", prev.Status, next.Status))
+	case orgs.SetV2Access:
+		return e.auditAs(ctx, tx, next.ID, AuditOrgV2AccessChanged, next.ID, fmt.Sprintf("/v2 access %s -> %s", prev.V2Access, next.V2Access))
+	case orgs.SetAssets:
+		return e.auditAs(ctx, tx, next.ID, AuditOrgAssetsChanged, next.ID, fmt.Sprintf("assets %s -> %s", assetsText(prev.Assets), assetsText(next.Assets)))
+	case orgs.SetPayoutLimits:
+		return e.auditAs(ctx, tx, next.ID, AuditPayoutLimitsChanged, next.ID,
+			fmt.Sprintf("payout limits %s -> %s", limitsText(prev.PayoutLimits), limitsText(next.PayoutLimits)))
+	default:
+		return e.auditAs(ctx, tx, next.ID, AuditOrgChanged, next.ID, fmt.Sprintf("%T", c))
+	}
+}
+
+// assetsText is an organization's asset access for the audit trail.
+func assetsText(list []AssetAccess) string {
+	s := make([]string, len(list))
+	for i, a := range list {
+		s[i] = string(a.Asset) + ":" + strings.Join(a.Operations, ",")
+	}
+	return "[" + strings.Join(s, " ") + "]"
+}
+
+// limitsText is an organization's own payout limits for the audit trail
+// (unset ones are "default").
+func limitsText(p *PayoutLimits) string {
+	var l PayoutLimits
+	if p != nil {
+		l = *p
+	}
+	amount := func(a money.Amount) string {
+		if !a.IsSet() {
+			return "default"
+		}
+		return a.String()
+	}
+	count := "default"
+	if l.HourlyCount > 0 {
+		count = fmt.Sprint(l.HourlyCount)
+	}
+	return fmt.Sprintf("[per payout %s, daily %s, hourly count %s]", amount(l.MaxPerPayoutMWK), amount(l.DailyVolumeMWK), count)
+}
+
+func addrList(addrs []netip.Addr) string {
+	if len(addrs) == 0 {
+		return "[any]"
+	}
+	s := make([]string, len(addrs))
+	for i, a := range addrs {
+		s[i] = a.String()
+	}
+	return "[" + strings.Join(s, " ") + "]"
+}
+
+func floorText(a money.Amount) string {
+	if !a.IsSet() {
+		return "none"
+	}
+	return a.String() + " MWK"
 }
