@@ -120,7 +120,7 @@ func corridorText(c quotes.Corridor) string {
 func (e *Engine) checkCorridor(c quotes.Corridor) error {
 	asset, ok := e.assets.Lookup(c.Asset.Code)
 	if !ok || asset != c.Asset {
-		return errcode.Newf(errcode.ValidationError, "%s is not a configured asset.", truncate(string(c.Asset.Code), 12))
+		return money.NotConfigured(truncate(string(c.Asset.Code), 12))
 	}
 	return c.Validate(e.classes)
 }

@@ -550,7 +550,7 @@ func decodePause(raw []byte) (PauseState, error) {
 func (e *Engine) setAssetLimits(ctx context.Context, asset money.AssetCode, op string, l quotes.Limits) error {
 	a, ok := e.assets.Lookup(asset)
 	if !ok {
-		return errcode.Newf(errcode.ValidationError, "%s is not a configured asset.", truncate(string(asset), 12))
+		return money.NotConfigured(truncate(string(asset), 12))
 	}
 	if op != OpConvert && op != OpPayout {
 		return errcode.Newf(errcode.ValidationError, "operation must be convert or payout.")
@@ -612,7 +612,7 @@ func (e *Engine) assetLimits(tx store.Tx, asset money.Asset, op string) (quotes.
 func (e *Engine) readAssetLimits(ctx context.Context, asset money.AssetCode, op string) (quotes.Limits, error) {
 	a, ok := e.assets.Lookup(asset)
 	if !ok {
-		return quotes.Limits{}, errcode.Newf(errcode.ValidationError, "%s is not a configured asset.", truncate(string(asset), 12))
+		return quotes.Limits{}, money.NotConfigured(truncate(string(asset), 12))
 	}
 	var l quotes.Limits
 	err := e.store.View(ctx, func(tx store.Tx) error {

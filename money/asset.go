@@ -3,6 +3,8 @@ package money
 import (
 	"fmt"
 	"slices"
+
+	"github.com/tambalapay/tambala/errcode"
 )
 
 // MaxDecimals is the most decimals an asset may carry.
@@ -65,4 +67,11 @@ func (as Assets) Codes() []AssetCode {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// NotConfigured refuses an asset code that is not among the configured
+// assets, as a validation error: "X is not a configured asset." shown is
+// the code as the caller may show it, already cut to its field's width.
+func NotConfigured(shown string) error {
+	return errcode.Newf(errcode.ValidationError, "%s is not a configured asset.", shown)
 }

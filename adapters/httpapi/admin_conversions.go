@@ -60,7 +60,7 @@ func (a *Admin) setAssetLimits(w http.ResponseWriter, r *http.Request) {
 	}
 	ma, err := a.engine.Asset(money.AssetCode(asset))
 	if err != nil {
-		writeError(w, r, a.log, errcode.Newf(errcode.ValidationError, "%s is not a configured asset.", truncateField(asset)))
+		writeError(w, r, a.log, money.NotConfigured(truncateField(asset)))
 		return
 	}
 	var in struct {

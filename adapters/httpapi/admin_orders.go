@@ -43,7 +43,7 @@ func (a *Admin) listCorridors(w http.ResponseWriter, r *http.Request) {
 func (a *Admin) setCorridor(w http.ResponseWriter, r *http.Request) {
 	asset, err := a.engine.Asset(money.AssetCode(r.PathValue("asset")))
 	if err != nil {
-		writeError(w, r, a.log, errcode.Newf(errcode.ValidationError, "%s is not a configured asset.", truncateField(r.PathValue("asset"))))
+		writeError(w, r, a.log, money.NotConfigured(truncateField(r.PathValue("asset"))))
 		return
 	}
 	body, err := readBody(r)
