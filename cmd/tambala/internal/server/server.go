@@ -127,7 +127,6 @@ type app struct {
 	engine    *tambala.Engine
 	public    http.Handler
 	admin     http.Handler
-	log       *zap.Logger
 	loops     *loops
 }
 
@@ -142,6 +141,14 @@ func newLogger(quiet bool, w io.Writer) *zap.Logger {
 	enc := zapcore.NewJSONEncoder(zap.NewProductionEncoderConfig())
 	core := zapcore.NewCore(enc, zapcore.Lock(zapcore.AddSync(w)), level)
 	return zap.New(core, zap.AddCaller(), zap.AddStacktrace(zap.ErrorLevel))
+}
+
+// slogOf is the *slog.Logger every part of the server is given (the
+// engine, both handlers, the portal, the console, the manual rail): log's
+// core behind zap's slog handler, with the caller and, from Error up, the
+// stack, as log writes them.
+func slogOf(log *zap.Logger) *slog.Logger {
+	return slog.New(zapslog.NewHandler(log.Core(), zapslog.WithCaller(true), zapslog.AddStacktraceAt(slog.LevelError)))
 }
 
 // dbFile is the database's file in a data folder.
@@ -226,7 +233,7 @@ func redactURL(raw string) string {
 // folder.
 func setup(ctx context.Context, c config, log *zap.Logger, out io.Writer) (*app, error) {
 	production := c.env == string(tambala.Production)
-	slogger := slog.New(zapslog.NewHandler(log.Core()))
+	slogger := slogOf(log)
 	var provider tambala.PayoutProvider
 	switch {
 	case c.provider == providerManual:
@@ -289,7 +296,7 @@ func setup(ctx context.Context, c config, log *zap.Logger, out io.Writer) (*app,
 	}
 	lp := &loops{}
 	prommetrics.RegisterBacklog(reg, eng)
-	hopts := &httpapi.Options{Logger: log, Ready: lp.ready, PublicBaseURL: c.publicURL, Observe: func(route string, status int, code string, d time.Duration) {
+	hopts := &httpapi.Options{Logger: slogger, Ready: lp.ready, PublicBaseURL: c.publicURL, Observe: func(route string, status int, code string, d time.Duration) {
 		pm.ObserveHTTP("public", route, status, code, d)
 	}}
 	aopts := *hopts
@@ -306,16 +313,16 @@ func setup(ctx context.Context, c config, log *zap.Logger, out io.Writer) (*app,
 	// on loopback).
 	public := http.NewServeMux()
 	public.Handle("/", httpapi.New(eng, hopts))
-	public.Handle("/portal/", portal.New(eng, &portal.Options{Logger: opts.Logger,
+	public.Handle("/portal/", portal.New(eng, &portal.Options{Logger: slogger,
 		InsecureCookies: !production && loopback(c.addr)}))
 	// The admin listener serves the admin API and, under /console/, the
 	// operator's console for the staff (plain-HTTP cookies only for a
 	// sandbox on loopback).
 	adminMux := http.NewServeMux()
 	adminMux.Handle("/", admin)
-	adminMux.Handle("/console/", console.New(eng, &console.Options{Logger: opts.Logger,
+	adminMux.Handle("/console/", console.New(eng, &console.Options{Logger: slogger,
 		InsecureCookies: !production && loopback(c.adminAddr)}))
-	a := &app{store: st, storeDesc: desc, engine: eng, public: public, admin: adminMux, log: log, loops: lp}
+	a := &app{store: st, storeDesc: desc, engine: eng, public: public, admin: adminMux, loops: lp}
 	orgs, err := eng.Operator().Organizations(ctx)
 	if err != nil {
 		st.Close()
