@@ -20,7 +20,7 @@ import (
 // bridge.
 func TestLogger_OneCoreBehindEveryPart(t *testing.T) {
 	var logs, out bytes.Buffer
-	a, err := setup(context.Background(), config{data: t.TempDir(), env: "sandbox", rate: 50, burst: 100}, newLogger(false, &logs), &out)
+	a, err := setup(context.Background(), config{data: t.TempDir(), env: "sandbox", rate: 50, burst: 100}, slogOf(newLogger(false, &logs)), &out)
 	require.NoError(t, err)
 	defer a.store.Close()
 	key := regexp.MustCompile(`API key[^:]*:\s+(\S+)`).FindStringSubmatch(out.String())
