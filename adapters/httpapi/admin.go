@@ -5,13 +5,13 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net/http"
 	"net/netip"
 	"strconv"
 	"time"
 
 	"go.opentelemetry.io/otel/trace"
-	"go.uber.org/zap"
 
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/errcode"
@@ -27,7 +27,7 @@ import (
 // "Authorization: Bearer <admin token>".
 type Admin struct {
 	engine    *tambala.Engine
-	log       *zap.Logger
+	log       *slog.Logger
 	tokenHash [32]byte
 	addr      func(*http.Request) netip.Addr // Options.ClientAddr, for the audit trail
 	mux       *http.ServeMux

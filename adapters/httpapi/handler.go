@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"maps"
 	"net/http"
 	"net/netip"
@@ -16,7 +17,6 @@ import (
 
 	"github.com/google/uuid"
 	"go.opentelemetry.io/otel/trace"
-	"go.uber.org/zap"
 
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/errcode"
@@ -25,8 +25,10 @@ import (
 // Options configure the handlers. nil is fine.
 type Options struct {
 	// Logger receives request logs (method, path, status, duration,
-	// organization, key prefix; never a key or a secret). Default: none.
-	Logger *zap.Logger
+	// organization, key prefix; never a key or a secret), as the engine's
+	// tambala.Options.Logger does (zap serves it through
+	// go.uber.org/zap/exp/zapslog). Default: none.
+	Logger *slog.Logger
 	// ClientAddr returns the caller's address for the allowlist (public
 	// handler) and for the audit trail (both handlers). Default: the
 	// connection's remote address. A host behind a reverse proxy
@@ -73,7 +75,7 @@ type Options struct {
 // Handler serves the public API.
 type Handler struct {
 	engine *tambala.Engine
-	log    *zap.Logger
+	log    *slog.Logger
 	addr   func(*http.Request) netip.Addr
 	mux    *http.ServeMux
 	// publicBase is Options.PublicBaseURL without its trailing slash: ""
@@ -92,7 +94,7 @@ func optionsOf(opts *Options) Options {
 		o = *opts
 	}
 	if o.Logger == nil {
-		o.Logger = zap.NewNop()
+		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	if o.ClientAddr == nil {
 		o.ClientAddr = remoteAddr
@@ -281,12 +283,12 @@ func setHeader(w http.ResponseWriter, key, v string) {
 }
 
 // request is what serve allocates for one request: the writer, the log
-// information and the fields of the request's log line, together. It is
-// never reused: a logger's core may keep the fields it is given.
+// information and the attributes of the request's log line, together. It
+// is never reused: a logger's handler may keep the attributes it is given.
 type request struct {
-	sw     statusWriter
-	li     logInfo
-	fields [9]zap.Field
+	sw    statusWriter
+	li    logInfo
+	attrs [9]slog.Attr
 }
 
 func (s *statusWriter) WriteHeader(code int) {
@@ -374,7 +376,7 @@ func requestID(r *http.Request) string {
 // serve is the outer layer both handlers share: request id, log line,
 // panic recovery, body cap, and enveloped 404/405 for what the mux does
 // not route.
-func serve(w http.ResponseWriter, r *http.Request, log *zap.Logger, maxBody int64, mux *http.ServeMux, observe func(route string, status int, code string, d time.Duration), tracer trace.Tracer) {
+func serve(w http.ResponseWriter, r *http.Request, log *slog.Logger, maxBody int64, mux *http.ServeMux, observe func(route string, status int, code string, d time.Duration), tracer trace.Tracer) {
 	start := time.Now()
 	st := &request{sw: statusWriter{ResponseWriter: w}}
 	sw, li := &st.sw, &st.li
@@ -397,24 +399,25 @@ func serve(w http.ResponseWriter, r *http.Request, log *zap.Logger, maxBody int6
 		v := recover()
 		aborted := v == http.ErrAbortHandler // the handler cut the response on purpose
 		if v != nil && !aborted {
-			log.Error("panic", zap.Any("panic", v), zap.ByteString("stack", debug.Stack()),
-				zap.String("method", r.Method), zap.String("path", r.URL.Path), zap.String("request_id", id), traceField(r))
+			log.LogAttrs(r.Context(), slog.LevelError, "panic", appendTrace([]slog.Attr{slog.Any("panic", v), slog.String("stack", string(debug.Stack())),
+				slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.String("request_id", id)}, r)...)
 			if !sw.wrote {
 				writeError(sw, r, log, errcode.New(errcode.InternalError))
 			}
 		}
-		level := zap.InfoLevel
+		level := slog.LevelInfo
 		if li.probe && sw.status < 300 {
-			level = zap.DebugLevel // a passing probe every few seconds is not worth a line
+			level = slog.LevelDebug // a passing probe every few seconds is not worth a line
 		}
-		if ce := log.Check(level, "request"); ce != nil {
-			fields := append(st.fields[:0], zap.String("method", r.Method), zap.String("path", r.URL.Path),
-				zap.Int("status", sw.status), zap.Duration("duration", time.Since(start)),
-				zap.String("request_id", id), traceField(r), zap.String("org", li.org), zap.String("key_prefix", li.keyPrefix))
+		if log.Enabled(r.Context(), level) {
+			attrs := appendTrace(append(st.attrs[:0], slog.String("method", r.Method), slog.String("path", r.URL.Path),
+				slog.Int("status", sw.status), slog.Duration("duration", time.Since(start)),
+				slog.String("request_id", id)), r)
+			attrs = append(attrs, slog.String("org", li.org), slog.String("key_prefix", li.keyPrefix))
 			if aborted {
-				fields = append(fields, zap.Bool("aborted", true))
+				attrs = append(attrs, slog.Bool("aborted", true))
 			}
-			ce.Write(fields...)
+			log.LogAttrs(r.Context(), level, "request", attrs...)
 		}
 		if observe != nil {
 			if !routed {
@@ -447,7 +450,7 @@ var methods = []string{http.MethodGet, http.MethodPost, http.MethodPut, http.Met
 
 // notRouted answers 405 method_not_allowed (with Allow) when the path exists
 // under another method, else 404 not_found.
-func notRouted(w http.ResponseWriter, r *http.Request, log *zap.Logger, mux *http.ServeMux) {
+func notRouted(w http.ResponseWriter, r *http.Request, log *slog.Logger, mux *http.ServeMux) {
 	var allow []string
 	for _, m := range methods {
 		if m == r.Method || path.Clean(r.URL.Path) != r.URL.Path { // an unclean path is 404 under every method
@@ -485,11 +488,11 @@ const readyTimeout = 2 * time.Second
 // probes answers the health and readiness probes of one handler.
 type probes struct {
 	engine *tambala.Engine
-	log    *zap.Logger
+	log    *slog.Logger
 	ready  func(context.Context) map[string]error // the host's checks, or nil
 }
 
-func newProbes(engine *tambala.Engine, log *zap.Logger, o Options) *probes {
+func newProbes(engine *tambala.Engine, log *slog.Logger, o Options) *probes {
 	return &probes{engine: engine, log: log, ready: o.Ready}
 }
 
@@ -564,7 +567,8 @@ func (p *probes) check(ctx context.Context, reqID string) map[string]error {
 			res := result{i: i}
 			defer func() {
 				if v := recover(); v != nil {
-					p.log.Error("readiness check panicked", zap.String("check", g.name), zap.Any("panic", v), zap.String("request_id", reqID))
+					p.log.LogAttrs(ctx, slog.LevelError, "readiness check panicked",
+						slog.String("check", g.name), slog.Any("panic", v), slog.String("request_id", reqID))
 					res.errs = map[string]error{g.name: errors.New("the check failed")}
 				}
 				done <- res
@@ -595,7 +599,7 @@ func (p *probes) check(ctx context.Context, reqID string) map[string]error {
 // engine. The store's error goes to the log, not to the probe's body.
 func (p *probes) storeCheck(ctx context.Context, reqID string) error {
 	if _, err := p.engine.Operator().Pause(ctx); err != nil {
-		p.log.Warn("readiness: the store did not answer a read", zap.String("request_id", reqID), zap.Error(err))
+		p.log.LogAttrs(ctx, slog.LevelWarn, "readiness: the store did not answer a read", slog.String("request_id", reqID), slog.Any("error", err))
 		return errors.New("the store did not answer a read")
 	}
 	return nil
@@ -612,7 +616,7 @@ func (p *probes) referenceDataCheck(ctx context.Context, reqID string) error {
 	case errcode.Of(err) == errcode.ServiceUnavailable:
 		return errors.New("institution reference data has not been synced (PUT /admin/institutions)")
 	default:
-		p.log.Warn("readiness: reading the reference data", zap.String("request_id", reqID), zap.Error(err))
+		p.log.LogAttrs(ctx, slog.LevelWarn, "readiness: reading the reference data", slog.String("request_id", reqID), slog.Any("error", err))
 		return errors.New("the store did not answer a read")
 	}
 }
@@ -639,7 +643,7 @@ type BackupNamer interface {
 // the envelope; after it, the connection is cut so the client never takes
 // a truncated copy for a whole one (curl exits 18, "transfer closed with
 // outstanding read data remaining").
-func streamBackup(w http.ResponseWriter, r *http.Request, log *zap.Logger, b Backuper) {
+func streamBackup(w http.ResponseWriter, r *http.Request, log *slog.Logger, b Backuper) {
 	if b == nil {
 		writeError(w, r, log, errcode.Newf(errcode.NotFound, "This server's store cannot stream a backup."))
 		return
@@ -664,10 +668,12 @@ func streamBackup(w http.ResponseWriter, r *http.Request, log *zap.Logger, b Bac
 		writeError(w, r, log, err) // logs it with the request id
 		return
 	case err != nil:
-		log.Warn("backup cut short", zap.String("request_id", requestID(r)), traceField(r), zap.Int64("bytes", n), zap.Error(err))
+		log.LogAttrs(r.Context(), slog.LevelWarn, "backup cut short", append(appendTrace([]slog.Attr{slog.String("request_id", requestID(r))}, r),
+			slog.Int64("bytes", n), slog.Any("error", err))...)
 		panic(http.ErrAbortHandler)
 	}
-	log.Info("backup written", zap.String("request_id", requestID(r)), zap.Int64("bytes", n), zap.Duration("duration", time.Since(start)))
+	log.LogAttrs(r.Context(), slog.LevelInfo, "backup written", slog.String("request_id", requestID(r)), slog.Int64("bytes", n),
+		slog.Duration("duration", time.Since(start)))
 }
 
 // firstWrite records whether anything was written.

@@ -297,8 +297,10 @@ func newEnv(t testing.TB, opts ...option) *testEnv {
 	}
 	reg := prometheus.NewRegistry()
 	pm := prommetrics.New(reg)
+	// One zap core behind every part, as in the server.
+	logger := slog.New(zapslog.NewHandler(c.logger.Core()))
 	eopts := &tambala.Options{Metrics: pm,
-		Logger: slog.New(zapslog.NewHandler(c.logger.Core())), Clock: clock, Environment: c.environment, Limits: c.limits,
+		Logger: logger, Clock: clock, Environment: c.environment, Limits: c.limits,
 		// Cheap password hashes: the portal's people are made in tests.
 		Accounts: tambala.AccountsOptions{PasswordParams: accounts.TestParams},
 	}
@@ -314,7 +316,7 @@ func newEnv(t testing.TB, opts ...option) *testEnv {
 		t.Fatal(err)
 	}
 	e.Engine = eng
-	hopts := &httpapi.Options{Logger: c.logger, Observe: func(route string, status int, code string, d time.Duration) {
+	hopts := &httpapi.Options{Logger: logger, Observe: func(route string, status int, code string, d time.Duration) {
 		pm.ObserveHTTP("public", route, status, code, d)
 	}}
 	if !c.defaultAddr {
@@ -330,7 +332,7 @@ func newEnv(t testing.TB, opts ...option) *testEnv {
 		}
 	}
 	e.Public = httpapi.New(eng, hopts)
-	aopts := &httpapi.Options{Logger: c.logger, Metrics: promhttp.HandlerFor(reg, promhttp.HandlerOpts{})}
+	aopts := &httpapi.Options{Logger: logger, Metrics: promhttp.HandlerFor(reg, promhttp.HandlerOpts{})}
 	if b, ok := c.store.(httpapi.Backuper); ok {
 		aopts.Backup = b
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net/http/httptest"
 	"strings"
 	"sync/atomic"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+	"go.uber.org/zap/exp/zapslog"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
@@ -236,7 +238,7 @@ func TestReady_SlowOrPanickingHostCheck(t *testing.T) {
 	}
 
 	core, logs := observer.New(zapcore.DebugLevel)
-	panicky := httptest.NewServer(httpapi.New(eng, &httpapi.Options{Logger: zap.New(core), Ready: func(context.Context) map[string]error {
+	panicky := httptest.NewServer(httpapi.New(eng, &httpapi.Options{Logger: slog.New(zapslog.NewHandler(core)), Ready: func(context.Context) map[string]error {
 		panic("boom")
 	}}))
 	defer panicky.Close()

@@ -6,12 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"mime"
 	"net/http"
 	"strconv"
 	"strings"
-
-	"go.uber.org/zap"
 
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/errcode"
@@ -52,7 +51,7 @@ func mustErrorBody(code errcode.Code, msg string) []byte {
 
 // writeError renders err in the envelope with its code's status. Errors
 // without a code are internal_error; their details go only to the log.
-func writeError(w http.ResponseWriter, r *http.Request, log *zap.Logger, err error) {
+func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
 	var pending *tambala.ApprovalPendingError
 	if errors.As(err, &pending) {
 		// An operator's move above its approval threshold: nothing moved,
@@ -66,8 +65,9 @@ func writeError(w http.ResponseWriter, r *http.Request, log *zap.Logger, err err
 		li.code = spec.Code
 	}
 	if code == errcode.InternalError {
-		log.Error("internal error", zap.String("method", r.Method), zap.String("path", r.URL.Path),
-			zap.String("request_id", requestID(r)), traceField(r), zap.Error(err))
+		attrs := appendTrace([]slog.Attr{slog.String("method", r.Method), slog.String("path", r.URL.Path),
+			slog.String("request_id", requestID(r))}, r)
+		log.LogAttrs(r.Context(), slog.LevelError, "internal error", append(attrs, slog.Any("error", err))...)
 	}
 	writeRaw(w, Status(spec.Code), mustErrorBody(spec.Code, errcode.Message(err)))
 }

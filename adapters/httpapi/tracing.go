@@ -1,13 +1,13 @@
 package httpapi
 
 import (
+	"log/slog"
 	"net/http"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
-	"go.uber.org/zap"
 
 	"github.com/tambalapay/tambala"
 )
@@ -75,11 +75,11 @@ func endRequestSpan(sp trace.Span, status int, li *logInfo) {
 	sp.End()
 }
 
-// traceField is the trace_id field of a traced request's log lines, and
-// a skipped field otherwise.
-func traceField(r *http.Request) zap.Field {
+// appendTrace appends the trace_id attribute of a traced request's log
+// lines to attrs; an untraced request's lines have none.
+func appendTrace(attrs []slog.Attr, r *http.Request) []slog.Attr {
 	if li := logInfoFrom(r.Context()); li != nil && li.traceID != "" {
-		return zap.String("trace_id", li.traceID)
+		return append(attrs, slog.String("trace_id", li.traceID))
 	}
-	return zap.Skip()
+	return attrs
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -15,7 +16,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.uber.org/zap"
 
 	"github.com/tambalapay/tambala/adapters/memstore"
 )
@@ -145,7 +145,7 @@ func TestSetup_SecondInstanceTakesTheStoresAdminToken(t *testing.T) {
 	dsn := pgSchemaURL(t)
 	ctx := context.Background()
 	start := func(data string, out *bytes.Buffer, token string) *app {
-		a, err := setup(ctx, config{data: data, store: dsn, env: "sandbox", rate: 50, burst: 100, adminToken: token}, zap.NewNop(), out)
+		a, err := setup(ctx, config{data: data, store: dsn, env: "sandbox", rate: 50, burst: 100, adminToken: token}, slog.New(slog.DiscardHandler), out)
 		require.NoError(t, err)
 		t.Cleanup(func() { a.store.Close() })
 		return a
@@ -167,7 +167,7 @@ func TestSetup_SecondInstanceTakesTheStoresAdminToken(t *testing.T) {
 	var thirdOut bytes.Buffer
 	third := start(t.TempDir(), &thirdOut, token)
 	assert.Equal(t, http.StatusOK, adminStatus(t, third, token))
-	_, err := setup(ctx, config{data: t.TempDir(), store: dsn, env: "sandbox", rate: 50, burst: 100, adminToken: "adm_" + strings.Repeat("y", 43)}, zap.NewNop(), &bytes.Buffer{})
+	_, err := setup(ctx, config{data: t.TempDir(), store: dsn, env: "sandbox", rate: 50, burst: 100, adminToken: "adm_" + strings.Repeat("y", 43)}, slog.New(slog.DiscardHandler), &bytes.Buffer{})
 	require.ErrorIs(t, err, errTokenDiffers)
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -15,7 +16,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.uber.org/zap"
 
 	"github.com/tambalapay/tambala/ledger"
 )
@@ -25,7 +25,7 @@ import (
 func TestFirstSession(t *testing.T) {
 	dir := t.TempDir()
 	var out bytes.Buffer
-	a, err := setup(context.Background(), config{data: dir, env: "sandbox", payoutDelay: 50 * time.Millisecond}, zap.NewNop(), &out)
+	a, err := setup(context.Background(), config{data: dir, env: "sandbox", payoutDelay: 50 * time.Millisecond}, slog.New(slog.DiscardHandler), &out)
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		require.NoError(t, ledger.CheckStore(context.Background(), a.store))
@@ -119,7 +119,7 @@ func TestFirstSession(t *testing.T) {
 	// A second start on the same folder neither re-creates nor re-prints.
 	require.NoError(t, a.store.Close())
 	out.Reset()
-	a2, err := setup(context.Background(), config{data: dir, env: "sandbox"}, zap.NewNop(), &out)
+	a2, err := setup(context.Background(), config{data: dir, env: "sandbox"}, slog.New(slog.DiscardHandler), &out)
 	require.NoError(t, err)
 	a.store = a2.store
 	assert.NotContains(t, out.String(), "API key")
@@ -213,7 +213,7 @@ func TestRunRateAndWorkerFlags(t *testing.T) {
 // /portal/ beside the API, with plain-HTTP cookies only for a sandbox on
 // loopback.
 func TestPortalMounted(t *testing.T) {
-	a, err := setup(context.Background(), config{data: t.TempDir(), env: "sandbox", addr: "127.0.0.1:0", payoutDelay: 50 * time.Millisecond}, zap.NewNop(), io.Discard)
+	a, err := setup(context.Background(), config{data: t.TempDir(), env: "sandbox", addr: "127.0.0.1:0", payoutDelay: 50 * time.Millisecond}, slog.New(slog.DiscardHandler), io.Discard)
 	require.NoError(t, err)
 	t.Cleanup(func() { a.store.Close() })
 	pub := httptest.NewServer(a.public)
@@ -245,7 +245,7 @@ func TestDemoAdminInvitation(t *testing.T) {
 	dir := t.TempDir()
 	var out bytes.Buffer
 	c := config{data: dir, env: "sandbox", addr: "127.0.0.1:8080", payoutDelay: 50 * time.Millisecond}
-	a, err := setup(context.Background(), c, zap.NewNop(), &out)
+	a, err := setup(context.Background(), c, slog.New(slog.DiscardHandler), &out)
 	require.NoError(t, err)
 	t.Cleanup(func() { a.store.Close() })
 	m := regexp.MustCompile(`(http://127\.0\.0\.1:8080/portal/invitations/accept\?token=)(inv_\S+)`).FindStringSubmatch(out.String())
@@ -268,7 +268,7 @@ func TestDemoAdminInvitation(t *testing.T) {
 	// A later start prints no new invitation.
 	a.store.Close()
 	var again bytes.Buffer
-	b, err := setup(context.Background(), c, zap.NewNop(), &again)
+	b, err := setup(context.Background(), c, slog.New(slog.DiscardHandler), &again)
 	require.NoError(t, err)
 	t.Cleanup(func() { b.store.Close() })
 	assert.NotContains(t, again.String(), "invitations/accept")
@@ -278,7 +278,7 @@ func TestDemoAdminInvitation(t *testing.T) {
 // admin listener only, with plain-HTTP cookies for a loopback sandbox.
 func TestConsoleOnAdminListener(t *testing.T) {
 	c := config{data: t.TempDir(), env: "sandbox", addr: "127.0.0.1:8080", adminAddr: "127.0.0.1:8081", payoutDelay: 50 * time.Millisecond}
-	a, err := setup(context.Background(), c, zap.NewNop(), io.Discard)
+	a, err := setup(context.Background(), c, slog.New(slog.DiscardHandler), io.Discard)
 	require.NoError(t, err)
 	t.Cleanup(func() { a.store.Close() })
 	adm := httptest.NewServer(a.admin)

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -185,7 +186,7 @@ func TestProduction_NoDemoOrganization(t *testing.T) {
 	dir := t.TempDir()
 	var out bytes.Buffer
 	c := config{data: dir, env: "production", rate: 50, burst: 100, payouts: sandbox.New(nil)}
-	a, err := setup(context.Background(), c, zap.NewNop(), &out)
+	a, err := setup(context.Background(), c, slog.New(slog.DiscardHandler), &out)
 	require.NoError(t, err)
 	defer a.store.Close()
 	orgs, err := a.engine.Operator().Organizations(context.Background())
@@ -261,7 +262,7 @@ func TestDataFolderInUse(t *testing.T) {
 	require.NoError(t, err)
 	defer st.Close()
 
-	_, err = setup(context.Background(), config{data: dir, env: "sandbox", rate: 1, burst: 1}, zap.NewNop(), io.Discard)
+	_, err = setup(context.Background(), config{data: dir, env: "sandbox", rate: 1, burst: 1}, slog.New(slog.DiscardHandler), io.Discard)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "data folder "+dir+" is in use by another tambala process (bbolt lock")
 	assert.NotContains(t, err.Error(), "timeout")
@@ -281,7 +282,7 @@ func TestDataFolderInUse(t *testing.T) {
 // overwrite a file, and the copy is a data folder's database.
 func TestBackupFlag(t *testing.T) {
 	dir := t.TempDir()
-	a, err := setup(context.Background(), config{data: dir, env: "sandbox", rate: 1, burst: 1}, zap.NewNop(), io.Discard)
+	a, err := setup(context.Background(), config{data: dir, env: "sandbox", rate: 1, burst: 1}, slog.New(slog.DiscardHandler), io.Discard)
 	require.NoError(t, err)
 	require.NoError(t, a.store.Close())
 
@@ -303,7 +304,7 @@ func TestBackupFlag(t *testing.T) {
 	restored := t.TempDir()
 	require.NoError(t, os.Rename(copyPath, dbFile(restored)))
 	out.Reset()
-	b, err := setup(context.Background(), config{data: restored, env: "sandbox", rate: 1, burst: 1}, zap.NewNop(), &out)
+	b, err := setup(context.Background(), config{data: restored, env: "sandbox", rate: 1, burst: 1}, slog.New(slog.DiscardHandler), &out)
 	require.NoError(t, err)
 	defer b.store.Close()
 	orgs, err := b.engine.Operator().Organizations(context.Background())

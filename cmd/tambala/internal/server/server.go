@@ -127,7 +127,6 @@ type app struct {
 	engine    *tambala.Engine
 	public    http.Handler
 	admin     http.Handler
-	log       *zap.Logger
 	loops     *loops
 }
 
@@ -142,6 +141,14 @@ func newLogger(quiet bool, w io.Writer) *zap.Logger {
 	enc := zapcore.NewJSONEncoder(zap.NewProductionEncoderConfig())
 	core := zapcore.NewCore(enc, zapcore.Lock(zapcore.AddSync(w)), level)
 	return zap.New(core, zap.AddCaller(), zap.AddStacktrace(zap.ErrorLevel))
+}
+
+// slogOf is the *slog.Logger every part of the server is given (the
+// engine, both handlers, the portal, the console, the manual rail): log's
+// core behind zap's slog handler, with the caller and, from Error up, the
+// stack, as log writes them.
+func slogOf(log *zap.Logger) *slog.Logger {
+	return slog.New(zapslog.NewHandler(log.Core(), zapslog.WithCaller(true), zapslog.AddStacktraceAt(slog.LevelError)))
 }
 
 // dbFile is the database's file in a data folder.
@@ -223,16 +230,16 @@ func redactURL(raw string) string {
 // collected with the logs. Production never creates a demo organization,
 // and refuses to start without a payout provider (-provider manual, or
 // c.payouts from a test) or with the sandbox's, before it touches the data
-// folder.
-func setup(ctx context.Context, c config, log *zap.Logger, out io.Writer) (*app, error) {
+// folder. Every part (the engine, the manual rail, both handlers, the
+// portal, the console) logs to log.
+func setup(ctx context.Context, c config, log *slog.Logger, out io.Writer) (*app, error) {
 	production := c.env == string(tambala.Production)
-	slogger := slog.New(zapslog.NewHandler(log.Core()))
 	var provider tambala.PayoutProvider
 	switch {
 	case c.provider == providerManual:
 		// The queue of payouts to pay by hand is the engine's list of
 		// payouts in flight; the staff finish each through the admin API.
-		provider = manualrail.New(&manualrail.Options{Logger: slogger})
+		provider = manualrail.New(&manualrail.Options{Logger: log})
 	case production && c.provider == providerSandbox:
 		return nil, errSandboxInProduction
 	case production:
@@ -258,7 +265,7 @@ func setup(ctx context.Context, c config, log *zap.Logger, out io.Writer) (*app,
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	pm := prommetrics.New(reg)
 	opts := &tambala.Options{Metrics: pm,
-		Logger: slogger, Environment: tambala.Environment(c.env), Webhooks: webhookhttp.NewSender(c.webhookTransport),
+		Logger: log, Environment: tambala.Environment(c.env), Webhooks: webhookhttp.NewSender(c.webhookTransport),
 		// No webhook goes to the server's own listeners (the sandbox lets
 		// other loopback receivers in; production refuses every private
 		// destination).
@@ -306,16 +313,16 @@ func setup(ctx context.Context, c config, log *zap.Logger, out io.Writer) (*app,
 	// on loopback).
 	public := http.NewServeMux()
 	public.Handle("/", httpapi.New(eng, hopts))
-	public.Handle("/portal/", portal.New(eng, &portal.Options{Logger: opts.Logger,
+	public.Handle("/portal/", portal.New(eng, &portal.Options{Logger: log,
 		InsecureCookies: !production && loopback(c.addr)}))
 	// The admin listener serves the admin API and, under /console/, the
 	// operator's console for the staff (plain-HTTP cookies only for a
 	// sandbox on loopback).
 	adminMux := http.NewServeMux()
 	adminMux.Handle("/", admin)
-	adminMux.Handle("/console/", console.New(eng, &console.Options{Logger: opts.Logger,
+	adminMux.Handle("/console/", console.New(eng, &console.Options{Logger: log,
 		InsecureCookies: !production && loopback(c.adminAddr)}))
-	a := &app{store: st, storeDesc: desc, engine: eng, public: public, admin: adminMux, log: log, loops: lp}
+	a := &app{store: st, storeDesc: desc, engine: eng, public: public, admin: adminMux, loops: lp}
 	orgs, err := eng.Operator().Organizations(ctx)
 	if err != nil {
 		st.Close()
@@ -498,8 +505,9 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	if logOut == nil {
 		logOut = os.Stderr
 	}
-	log := newLogger(c.quiet, logOut)
-	defer log.Sync() //nolint:errcheck
+	zl := newLogger(c.quiet, logOut)
+	defer zl.Sync()   //nolint:errcheck
+	log := slogOf(zl) // the one zap core behind every line the server writes
 	// Both addresses are bound before the data folder is touched: a start
 	// that cannot listen creates and prints no key or token that the next
 	// start would not print again.
@@ -544,7 +552,7 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	a.loops.start(&wg, "background_work", func() error {
 		err := a.engine.Run(loopCtx, loops...)
 		if err != nil {
-			log.Error("engine background work", zap.Error(err))
+			log.LogAttrs(loopCtx, slog.LevelError, "engine background work", slog.Any("error", err))
 		}
 		return err
 	})
@@ -554,11 +562,11 @@ func run(ctx context.Context, c config, out io.Writer) error {
 		{Handler: a.admin, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second},
 	}
 	abs, _ := filepath.Abs(c.data)
-	log.Info("tambala server started",
-		zap.String("version", Version()), zap.String("environment", c.env),
-		zap.String("data", abs), zap.String("store", a.storeDesc),
-		zap.String("addr", pub.Addr().String()), zap.String("admin_addr", adm.Addr().String()),
-		zap.Bool("worker", !c.noWorker), zap.Float64("rate", c.rate), zap.Int("burst", c.burst))
+	log.LogAttrs(ctx, slog.LevelInfo, "tambala server started",
+		slog.String("version", Version()), slog.String("environment", c.env),
+		slog.String("data", abs), slog.String("store", a.storeDesc),
+		slog.String("addr", pub.Addr().String()), slog.String("admin_addr", adm.Addr().String()),
+		slog.Bool("worker", !c.noWorker), slog.Float64("rate", c.rate), slog.Int("burst", c.burst))
 	fmt.Fprintf(out, "Public API on http://%s  (try: curl -H \"Authorization: Bearer $KEY\" http://%s/v1/ping)\n", pub.Addr(), pub.Addr())
 	fmt.Fprintf(out, "Admin API on http://%s  (probes: GET /healthz, GET /readyz on both)\n", adm.Addr())
 	errc := make(chan error, 2)
@@ -569,12 +577,12 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	case <-ctx.Done():
 	case err := <-errc:
 		if !errors.Is(err, http.ErrServerClosed) {
-			log.Error("listener failed", zap.Error(err))
+			log.LogAttrs(ctx, slog.LevelError, "listener failed", slog.Any("error", err))
 		}
 	case err := <-storeFailure(loopCtx, a.store):
 		// Every update fails from now on (reads still answer): stop, so
 		// that a supervisor starts the server again on a reopened store.
-		log.Error("store failed; stopping", zap.Error(err))
+		log.LogAttrs(ctx, slog.LevelError, "store failed; stopping", slog.Any("error", err))
 		failed = fmt.Errorf("%w: %w", errStoreFailed, err)
 	}
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -18,7 +19,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.uber.org/zap"
 
 	"github.com/tambalapay/tambala/internal/teststores"
 	"github.com/tambalapay/tambala/store"
@@ -114,7 +114,7 @@ func TestSetup_TwoServersOnOneEmptyPostgres(t *testing.T) {
 	ctx := context.Background()
 	keyLine := regexp.MustCompile(`API key[^:]*:\s+tmb_`)
 	start := func(t *testing.T, dsn string, wrap func(store.Store) store.Store, out io.Writer) *app {
-		a, err := setup(ctx, config{data: t.TempDir(), store: dsn, env: "sandbox", rate: 50, burst: 100, wrapStore: wrap}, zap.NewNop(), out)
+		a, err := setup(ctx, config{data: t.TempDir(), store: dsn, env: "sandbox", rate: 50, burst: 100, wrapStore: wrap}, slog.New(slog.DiscardHandler), out)
 		require.NoError(t, err)
 		t.Cleanup(func() { a.store.Close() })
 		return a
@@ -162,7 +162,7 @@ func TestSetup_TwoServersOnOneEmptyPostgres(t *testing.T) {
 		done := make(chan *app, 1)
 		go func() {
 			a, err := setup(ctx, config{data: t.TempDir(), store: dsn, env: "sandbox", rate: 50, burst: 100,
-				wrapStore: func(st store.Store) store.Store { hold.Store = st; return hold }}, zap.NewNop(), &second)
+				wrapStore: func(st store.Store) store.Store { hold.Store = st; return hold }}, slog.New(slog.DiscardHandler), &second)
 			if err != nil {
 				t.Error(err)
 			}
@@ -216,7 +216,7 @@ func TestSetup_ProofLinksUsePublicURL(t *testing.T) {
 		{"https://pay.example.com", "https://pay.example.com/files/proofs/"},
 	} {
 		var out bytes.Buffer
-		a, err := setup(context.Background(), config{data: t.TempDir(), env: "sandbox", rate: 50, burst: 100, publicURL: tc.publicURL}, zap.NewNop(), &out)
+		a, err := setup(context.Background(), config{data: t.TempDir(), env: "sandbox", rate: 50, burst: 100, publicURL: tc.publicURL}, slog.New(slog.DiscardHandler), &out)
 		require.NoError(t, err)
 		t.Cleanup(func() { a.store.Close() })
 		key := regexp.MustCompile(`API key[^:]*:\s+(\S+)`).FindStringSubmatch(out.String())

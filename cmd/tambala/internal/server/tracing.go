@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"strings"
 	"time"
@@ -14,7 +15,6 @@ import (
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
-	"go.uber.org/zap"
 )
 
 // Tracing: with -otlp-endpoint (TAMBALA_OTLP_ENDPOINT), or the standard
@@ -68,7 +68,7 @@ func otelTracing(environ []string) (on, off bool) {
 // startTracing returns the tracer provider the server's spans go to, nil
 // when tracing is off, and the function that flushes and stops it (a no-op
 // then).
-func startTracing(ctx context.Context, c config, log *zap.Logger) (trace.TracerProvider, func(), error) {
+func startTracing(ctx context.Context, c config, log *slog.Logger) (trace.TracerProvider, func(), error) {
 	if c.otelOff || (c.otlpEndpoint == "" && !c.otelEndpoint) {
 		return nil, func() {}, nil
 	}
@@ -97,7 +97,7 @@ func startTracing(ctx context.Context, c config, log *zap.Logger) (trace.TracerP
 	// The sampler is the SDK's default, which OTEL_TRACES_SAMPLER changes.
 	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
 	// Export failures are logged, not printed by the SDK's own logger.
-	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) { log.Warn("tracing", zap.Error(err)) }))
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) { log.Warn("tracing", slog.Any("error", err)) }))
 	log.Info("tracing on: spans exported by OTLP/HTTP")
 	return tp, func() {
 		// Flush the spans still batched, without holding the stop up for
@@ -105,7 +105,7 @@ func startTracing(ctx context.Context, c config, log *zap.Logger) (trace.TracerP
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		if err := tp.Shutdown(ctx); err != nil {
-			log.Warn("tracing: flushing the last spans", zap.Error(err))
+			log.Warn("tracing: flushing the last spans", slog.Any("error", err))
 		}
 	}, nil
 }
