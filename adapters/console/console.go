@@ -3,7 +3,6 @@ package console
 import (
 	"embed"
 	"html/template"
-	"io/fs"
 	"net/http"
 	"slices"
 	"strconv"
@@ -92,7 +91,7 @@ func New(engine *tambala.Engine, o *Options) *Handler {
 		}}
 	s := h.site
 	mux := http.NewServeMux()
-	mux.Handle("GET /console/static/{file}", s.Static(sub(staticFS, "static")))
+	mux.Handle("GET /console/static/{file}", s.Static(webui.Sub(staticFS, "static")))
 	mux.HandleFunc("GET /console/sign-in", s.SignInPage)
 	mux.HandleFunc("POST /console/sign-in", s.SignIn)
 	mux.HandleFunc("GET /console/second-factor", s.SecondFactorPage)
@@ -131,7 +130,7 @@ func parsePages() map[string]*template.Template {
 }
 
 // templates are the console's own templates.
-var templates = sub(templateFS, "templates")
+var templates = webui.Sub(templateFS, "templates")
 
 // layout is s's layout with the console's header and funcs; more funcs
 // add to them, and parts.html with its sub-templates.
@@ -140,15 +139,6 @@ func layout(s *webui.Site, more ...template.FuncMap) *template.Template {
 		return s.Layout(templates, []string{"layout.html"}, funcs)
 	}
 	return s.Layout(templates, []string{"layout.html", "parts.html"}, append([]template.FuncMap{funcs}, more...)...)
-}
-
-// sub is the folder dir of f.
-func sub(f fs.FS, dir string) fs.FS {
-	s, err := fs.Sub(f, dir)
-	if err != nil {
-		panic(err)
-	}
-	return s
 }
 
 // ServeHTTP serves a request under /console/ with the console's headers.

@@ -3,7 +3,6 @@ package portal
 import (
 	"context"
 	"embed"
-	"io/fs"
 	"net/http"
 	"slices"
 
@@ -69,11 +68,11 @@ func New(engine *tambala.Engine, o *Options) *Handler {
 		SecureCookie: SecureCookieName, InsecureCookie: InsecureCookieName, InsecureCookies: h.opts.InsecureCookies,
 		CSP: ContentSecurityPolicy, StaticPrefix: "/portal/static/", ClientAddr: h.opts.ClientAddr,
 		Logger: h.opts.Logger, LogPrefix: "portal: ", MinPassword: h.minPass}
-	own := sub(templateFS, "templates")
-	h.site.AddPages(h.site.Layout(own, []string{"layout.html"}), own, append(pageNames, settingsPages...)...)
+	own := webui.Sub(templateFS, "templates")
+	h.site.AddPages(h.site.Layout(own, []string{"layout.html"}), own, slices.Concat(pageNames, settingsPages)...)
 
 	mux := http.NewServeMux()
-	mux.Handle("GET /portal/static/{file}", h.site.Static(sub(staticFS, "static")))
+	mux.Handle("GET /portal/static/{file}", h.site.Static(webui.Sub(staticFS, "static")))
 	mux.HandleFunc("GET /portal/sign-in", h.site.SignInPage)
 	mux.HandleFunc("POST /portal/sign-in", h.site.SignIn)
 	mux.HandleFunc("GET /portal/second-factor", h.site.SecondFactorPage)
@@ -148,12 +147,3 @@ type (
 	view    = webui.View
 	session = webui.Session
 )
-
-// sub is the folder dir of f.
-func sub(f fs.FS, dir string) fs.FS {
-	s, err := fs.Sub(f, dir)
-	if err != nil {
-		panic(err)
-	}
-	return s
-}

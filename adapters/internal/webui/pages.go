@@ -116,6 +116,16 @@ func (s *Site) AddPages(layout *template.Template, own fs.FS, names ...string) {
 	}
 }
 
+// Sub is the folder dir of f (a face's embedded templates or static
+// files); it panics on a dir fs.Sub refuses.
+func Sub(f fs.FS, dir string) fs.FS {
+	s, err := fs.Sub(f, dir)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
 // Static serves the face's static files of own under StaticPrefix, which
 // a browser may cache but must check (no-cache); style.css is webui's base
 // sheet followed by own's style.css.
