@@ -52,7 +52,7 @@ func party(p approvals.Party) string {
 	return p.Email
 }
 
-func (h *handler) approvalsView(w http.ResponseWriter, r *http.Request, s webui.Session) (webui.View, bool) {
+func (h *Handler) approvalsView(w http.ResponseWriter, r *http.Request, s webui.Session) (webui.View, bool) {
 	v := s.View("Approvals", "approvals")
 	v.Errors, v.Form = map[string]string{}, map[string]string{}
 	op, ok := h.operator(w, r, s, v)
@@ -130,7 +130,7 @@ func (h *handler) approvalsView(w http.ResponseWriter, r *http.Request, s webui.
 }
 
 // decide approves or rejects an approval.
-func (h *handler) decide(w http.ResponseWriter, r *http.Request, s webui.Session) {
+func (h *Handler) decide(w http.ResponseWriter, r *http.Request, s webui.Session) {
 	v, ok := h.approvalsView(w, r, s)
 	if !ok {
 		return
@@ -164,7 +164,7 @@ func (h *handler) decide(w http.ResponseWriter, r *http.Request, s webui.Session
 // setThreshold sets or removes an asset's threshold: removing or raising
 // it waits for a second staff member (the engine decides), and the page
 // then names the pending approval.
-func (h *handler) setThreshold(w http.ResponseWriter, r *http.Request, s webui.Session) {
+func (h *Handler) setThreshold(w http.ResponseWriter, r *http.Request, s webui.Session) {
 	v, ok := h.approvalsView(w, r, s)
 	if !ok {
 		return

@@ -24,7 +24,7 @@ type auditData struct {
 	Older      string
 }
 
-func (h *handler) audit(w http.ResponseWriter, r *http.Request, s webui.Session) {
+func (h *Handler) audit(w http.ResponseWriter, r *http.Request, s webui.Session) {
 	v := s.View("Audit trail", "audit")
 	v.Errors, v.Form = map[string]string{}, map[string]string{}
 	op, ok := h.operator(w, r, s, v)

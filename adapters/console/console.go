@@ -3,10 +3,7 @@ package console
 import (
 	"embed"
 	"html/template"
-	"io/fs"
-	"log/slog"
 	"net/http"
-	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
@@ -43,33 +40,30 @@ const (
 	InsecureCookieName = "tambala_console"
 )
 
-// Options configure the console. The zero value serves over HTTPS.
-type Options struct {
-	// ClientAddr returns the caller's address, for sign-in throttling
-	// and the audit trail. Default: the connection's remote address.
-	ClientAddr func(*http.Request) netip.Addr
-	// InsecureCookies lets the session cookie go over plain HTTP (named
-	// tambala_console, Path /console, not Secure) on requests without
-	// TLS. Set it only for a sandbox listening on loopback.
-	InsecureCookies bool
-	// Logger receives the engine failures the pages hide. Default: none.
-	Logger *slog.Logger
-	// Now is the time the pages measure ages and legal moves at.
-	// Default: time.Now.
-	Now func() time.Time
+// Options configure the console (webui's, shared with the portal). The
+// zero value serves over HTTPS; with InsecureCookies the plain-HTTP
+// cookie is tambala_console, Path /console.
+type Options = webui.Options
+
+// Handler serves the console's pages under /console/.
+type Handler struct {
+	engine *tambala.Engine
+	portal *tambala.Portal
+	opts   Options
+	site   *webui.Site
+	mux    http.Handler
 }
 
-// handler serves the console.
-type handler struct {
-	engine  *tambala.Engine
-	portal  *tambala.Portal
-	opts    Options
-	site    *webui.Site
-	mux     http.Handler
-	statics http.Handler
-}
+// pageNames are the console's pages (but the operations pages): webui's
+// shared ones and its own.
+var pageNames = append(slices.Clip(webui.SharedPages), "home", "desk", "order", "corridors")
 
-var pageNames = []string{"signin", "second", "enrol", "recovery", "accept", "message", "home", "desk", "order", "corridors"}
+// wording is what the shared pages say on the console.
+var wording = webui.Wording{Name: "console",
+	SignIn:   "The operator's staff sign in here.",
+	Enrol:    "Every staff user signs in with a second factor.",
+	Accept:   "finish setting up your staff account; you then sign in here and enrol an authenticator app",
+	Continue: "/console/desk", ContinueTo: "the desk", ContinueID: "continue"}
 
 // errNotStaff refuses an organization's user.
 var errNotStaff = errcode.Newf(errcode.Forbidden,
@@ -77,34 +71,27 @@ var errNotStaff = errcode.Newf(errcode.Forbidden,
 
 // New returns the console's handler over engine, serving /console/; o may
 // be nil.
-func New(engine *tambala.Engine, o *Options) http.Handler {
-	h := &handler{engine: engine, portal: engine.StaffPortal()}
+func New(engine *tambala.Engine, o *Options) *Handler {
+	h := &Handler{engine: engine, portal: engine.StaffPortal()}
 	if o != nil {
 		h.opts = *o
 	}
 	if h.opts.Now == nil {
 		h.opts.Now = time.Now
 	}
-	pages := parsePages()
-	h.site = &webui.Site{Portal: h.portal, Prefix: "/console", Home: "/console/home",
+	h.site = &webui.Site{Portal: h.portal, Prefix: "/console", Home: "/console/home", Words: wording,
 		SecureCookie: SecureCookieName, InsecureCookie: InsecureCookieName, InsecureCookies: h.opts.InsecureCookies,
 		CSP: ContentSecurityPolicy, StaticPrefix: "/console/static/", ClientAddr: h.opts.ClientAddr,
-		Logger: h.opts.Logger, LogPrefix: "console: ", Pages: pages,
+		Logger: h.opts.Logger, LogPrefix: "console: ", Pages: parsePages(),
 		Admit: func(u tambala.User) error {
 			if len(u.StaffRoles) == 0 {
 				return errNotStaff
 			}
 			return nil
 		}}
-	static, err := fs.Sub(staticFS, "static")
-	if err != nil {
-		panic(err)
-	}
-	h.statics = http.StripPrefix("/console/static/", http.FileServerFS(static))
-
 	s := h.site
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /console/static/{file}", h.static)
+	mux.Handle("GET /console/static/{file}", s.Static(webui.Sub(staticFS, "static")))
 	mux.HandleFunc("GET /console/sign-in", s.SignInPage)
 	mux.HandleFunc("POST /console/sign-in", s.SignIn)
 	mux.HandleFunc("GET /console/second-factor", s.SecondFactorPage)
@@ -134,25 +121,29 @@ func New(engine *tambala.Engine, o *Options) http.Handler {
 	return h
 }
 
-// parsePages parses every page over the layout.
+// parsePages parses the console's pages (but the operations pages) over
+// the layout.
 func parsePages() map[string]*template.Template {
-	pages := map[string]*template.Template{}
-	layout := template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html"))
-	for _, name := range pageNames {
-		t := template.Must(layout.Clone())
-		pages[name] = template.Must(t.ParseFS(templateFS, "templates/"+name+".html"))
+	s := &webui.Site{Prefix: "/console", Words: wording}
+	s.AddPages(layout(s), templates, pageNames...)
+	return s.Pages
+}
+
+// templates are the console's own templates.
+var templates = webui.Sub(templateFS, "templates")
+
+// layout is s's layout with the console's header and funcs; more funcs
+// add to them, and parts.html with its sub-templates.
+func layout(s *webui.Site, more ...template.FuncMap) *template.Template {
+	if len(more) == 0 {
+		return s.Layout(templates, []string{"layout.html"}, funcs)
 	}
-	return pages
+	return s.Layout(templates, []string{"layout.html", "parts.html"}, append([]template.FuncMap{funcs}, more...)...)
 }
 
 // ServeHTTP serves a request under /console/ with the console's headers.
-func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.site.Serve(h.mux, w, r)
-}
-
-func (h *handler) static(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Cache-Control", "no-cache")
-	h.statics.ServeHTTP(w, r)
 }
 
 // may reports whether the signed-in user holds role (the forms shown;
@@ -162,7 +153,7 @@ func may(s webui.Session, role accounts.StaffRole) bool {
 }
 
 // operator is the session's Operator face, or a page saying why not.
-func (h *handler) operator(w http.ResponseWriter, r *http.Request, s webui.Session, v webui.View) (*tambala.Operator, bool) {
+func (h *Handler) operator(w http.ResponseWriter, r *http.Request, s webui.Session, v webui.View) (*tambala.Operator, bool) {
 	op, err := h.portal.Operator(r.Context(), s.Token)
 	if err != nil {
 		h.fail(w, v, err)
@@ -172,7 +163,7 @@ func (h *handler) operator(w http.ResponseWriter, r *http.Request, s webui.Sessi
 }
 
 // fail renders the message page with the engine's error.
-func (h *handler) fail(w http.ResponseWriter, v webui.View, err error) {
+func (h *Handler) fail(w http.ResponseWriter, v webui.View, err error) {
 	v.Error = h.site.Friendly(err)
 	h.site.Render(w, webui.StatusOf(err), "message", v)
 }
@@ -182,7 +173,6 @@ var funcs = template.FuncMap{
 	"visible": Visible,
 	"typed":   Typed,
 	"flagged": Flagged,
-	"when":    func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
 	"deref":   func(t *time.Time) time.Time { return *t },
 	"split":   func(s string) []string { return strings.SplitN(s+".", ".", 3) },
 	"args": func(v webui.View, move string, rest ...string) formArgs {

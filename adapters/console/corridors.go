@@ -36,7 +36,7 @@ type corridorsData struct {
 var limitOps = []string{tambala.OpConvert, tambala.OpPayout}
 
 // lastSet finds the newest corridor.set entry of each asset in codes.
-func (h *handler) lastSet(r *http.Request, s webui.Session, codes []string) map[string]*tambala.AuditEntry {
+func (h *Handler) lastSet(r *http.Request, s webui.Session, codes []string) map[string]*tambala.AuditEntry {
 	out := map[string]*tambala.AuditEntry{}
 	acc, err := h.portal.Accounts(r.Context(), s.Token)
 	if err != nil {
@@ -62,7 +62,7 @@ func (h *handler) lastSet(r *http.Request, s webui.Session, codes []string) map[
 }
 
 // corridorsView is the corridors page, its forms filled from the corridors.
-func (h *handler) corridorsView(w http.ResponseWriter, r *http.Request, s webui.Session) (webui.View, bool) {
+func (h *Handler) corridorsView(w http.ResponseWriter, r *http.Request, s webui.Session) (webui.View, bool) {
 	v := s.View("Corridors", "corridors")
 	v.Errors, v.Form = map[string]string{}, map[string]string{}
 	op, ok := h.operator(w, r, s, v)
@@ -121,7 +121,7 @@ func amountText(a money.Amount) string {
 	return a.String()
 }
 
-func (h *handler) corridors(w http.ResponseWriter, r *http.Request, s webui.Session) {
+func (h *Handler) corridors(w http.ResponseWriter, r *http.Request, s webui.Session) {
 	v, ok := h.corridorsView(w, r, s)
 	if !ok {
 		return
@@ -182,7 +182,7 @@ func parseCorridor(asset money.Asset, r *http.Request) (quotes.Corridor, map[str
 	return c, form, problems
 }
 
-func (h *handler) setCorridor(w http.ResponseWriter, r *http.Request, s webui.Session) {
+func (h *Handler) setCorridor(w http.ResponseWriter, r *http.Request, s webui.Session) {
 	v, ok := h.corridorsView(w, r, s)
 	if !ok {
 		return
@@ -215,7 +215,7 @@ func (h *handler) setCorridor(w http.ResponseWriter, r *http.Request, s webui.Se
 // named key has no problems, then redirects to next; otherwise it shows
 // the corridors page again with the problems, and the engine's error,
 // beside that form (h.again).
-func (h *handler) saveCorridors(w http.ResponseWriter, r *http.Request, s webui.Session, v webui.View, key string,
+func (h *Handler) saveCorridors(w http.ResponseWriter, r *http.Request, s webui.Session, v webui.View, key string,
 	problems map[string]string, next string, save func(*tambala.Operator) error) {
 	if len(problems) > 0 {
 		h.again(w, v, "corridors", key, nil, problems, nil)
@@ -232,7 +232,7 @@ func (h *handler) saveCorridors(w http.ResponseWriter, r *http.Request, s webui.
 	http.Redirect(w, r, next, http.StatusSeeOther)
 }
 
-func (h *handler) setLimits(w http.ResponseWriter, r *http.Request, s webui.Session) {
+func (h *Handler) setLimits(w http.ResponseWriter, r *http.Request, s webui.Session) {
 	v, ok := h.corridorsView(w, r, s)
 	if !ok {
 		return

@@ -78,7 +78,7 @@ func orgNames(r *http.Request, op *tambala.Operator) map[string]string {
 	return names
 }
 
-func (h *handler) rowOf(o orders.Order, names map[string]string, now time.Time) row {
+func (h *Handler) rowOf(o orders.Order, names map[string]string, now time.Time) row {
 	rw := row{Order: o, OrgName: names[o.Org], Age: age(now.Sub(o.CreatedAt))}
 	if rw.OrgName == "" {
 		rw.OrgName = o.Org
@@ -91,7 +91,7 @@ func (h *handler) rowOf(o orders.Order, names map[string]string, now time.Time) 
 	return rw
 }
 
-func (h *handler) desk(w http.ResponseWriter, r *http.Request, s webui.Session) {
+func (h *Handler) desk(w http.ResponseWriter, r *http.Request, s webui.Session) {
 	v := s.View("Desk", "desk")
 	op, ok := h.operator(w, r, s, v)
 	if !ok {
@@ -196,7 +196,7 @@ type orderData struct {
 }
 
 // history is the audit trail of order id of org, oldest first.
-func (h *handler) history(r *http.Request, s webui.Session, org, id string) ([]tambala.AuditEntry, error) {
+func (h *Handler) history(r *http.Request, s webui.Session, org, id string) ([]tambala.AuditEntry, error) {
 	acc, err := h.portal.Accounts(r.Context(), s.Token)
 	if err != nil {
 		return nil, err
@@ -224,7 +224,7 @@ func (h *handler) history(r *http.Request, s webui.Session, org, id string) ([]t
 
 // orderView is the order page of id for s, with status; on an engine
 // error, the message page's view.
-func (h *handler) orderView(r *http.Request, s webui.Session, id string) (webui.View, string, int) {
+func (h *Handler) orderView(r *http.Request, s webui.Session, id string) (webui.View, string, int) {
 	v := s.View("Order "+id, "desk")
 	op, err := h.portal.Operator(r.Context(), s.Token)
 	var o orders.Order
@@ -254,7 +254,7 @@ func (h *handler) orderView(r *http.Request, s webui.Session, id string) (webui.
 	return v, "order", http.StatusOK
 }
 
-func (h *handler) order(w http.ResponseWriter, r *http.Request, s webui.Session) {
+func (h *Handler) order(w http.ResponseWriter, r *http.Request, s webui.Session) {
 	v, page, status := h.orderView(r, s, r.PathValue("id"))
 	if d, ok := v.Data.(orderData); ok {
 		d.Moved = r.URL.Query().Get("moved")
@@ -273,13 +273,13 @@ var proofExt = map[string]string{"application/pdf": ".pdf", "image/png": ".png",
 // proof serves the newest funding proof to view: in the order page's
 // frame (a PDF's unsandboxed by the attribute, which stops Chromium's PDF
 // viewer, but by this response's policy) or opened on its own.
-func (h *handler) proof(w http.ResponseWriter, r *http.Request, s webui.Session) {
+func (h *Handler) proof(w http.ResponseWriter, r *http.Request, s webui.Session) {
 	h.serveProof(w, r, s, false)
 }
 
 // proofDownload serves the newest funding proof as a file to save, named
 // after the order.
-func (h *handler) proofDownload(w http.ResponseWriter, r *http.Request, s webui.Session) {
+func (h *Handler) proofDownload(w http.ResponseWriter, r *http.Request, s webui.Session) {
 	h.serveProof(w, r, s, true)
 }
 
@@ -289,7 +289,7 @@ func (h *handler) proofDownload(w http.ResponseWriter, r *http.Request, s webui.
 // that type, nosniff, and ProofSecurityPolicy, whose sandbox (no script,
 // an opaque origin) holds wherever the proof is shown: framed by the
 // order page, opened on its own, or saved (download).
-func (h *handler) serveProof(w http.ResponseWriter, r *http.Request, s webui.Session, download bool) {
+func (h *Handler) serveProof(w http.ResponseWriter, r *http.Request, s webui.Session, download bool) {
 	v := s.View("Funding proof", "desk")
 	op, ok := h.operator(w, r, s, v)
 	if !ok {
@@ -391,7 +391,7 @@ func fieldOf(cmd orders.Command, msg string) string {
 	return "confirm"
 }
 
-func (h *handler) move(w http.ResponseWriter, r *http.Request, s webui.Session) {
+func (h *Handler) move(w http.ResponseWriter, r *http.Request, s webui.Session) {
 	id, name := r.PathValue("id"), r.PathValue("move")
 	cmd, form, problems := command(name, r)
 	if cmd == nil {

@@ -29,7 +29,7 @@ func ageChart(id, title, unit string, a tambala.AgeBuckets) chart.Chart {
 }
 
 // home is the console's first page: pictures of what waits on the operator.
-func (h *handler) home(w http.ResponseWriter, r *http.Request, s webui.Session) {
+func (h *Handler) home(w http.ResponseWriter, r *http.Request, s webui.Session) {
 	v := s.View("Home", "home")
 	op, ok := h.operator(w, r, s, v)
 	if !ok {

@@ -67,7 +67,7 @@ func modeName(m tambala.PauseMode) string {
 
 // railState is a rail's switch (Operator.Rails) and its newest change
 // in the audit trail, who switched it and when.
-func (h *handler) railState(r *http.Request, acc *tambala.Accounts, rails tambala.Rails, rail payouts.Rail) railRow {
+func (h *Handler) railState(r *http.Request, acc *tambala.Accounts, rails tambala.Rails, rail payouts.Rail) railRow {
 	row := railRow{Rail: rail, Disabled: (rail == payouts.Bank && rails.BankDisabled) || (rail == payouts.Momo && rails.MomoDisabled)}
 	page, err := acc.AuditTrail(r.Context(), tambala.PageRequest{Limit: 1},
 		tambala.AuditFilter{Action: tambala.AuditRailChanged, Target: string(rail)})
@@ -77,7 +77,7 @@ func (h *handler) railState(r *http.Request, acc *tambala.Accounts, rails tambal
 	return row
 }
 
-func (h *handler) operationsView(w http.ResponseWriter, r *http.Request, s webui.Session) (webui.View, bool) {
+func (h *Handler) operationsView(w http.ResponseWriter, r *http.Request, s webui.Session) (webui.View, bool) {
 	v := s.View("Operations", "operations")
 	v.Errors, v.Form = map[string]string{}, map[string]string{}
 	op, ok := h.operator(w, r, s, v)
@@ -155,7 +155,7 @@ func (h *handler) operationsView(w http.ResponseWriter, r *http.Request, s webui
 	return v, true
 }
 
-func (h *handler) setPause(w http.ResponseWriter, r *http.Request, s webui.Session) {
+func (h *Handler) setPause(w http.ResponseWriter, r *http.Request, s webui.Session) {
 	v, ok := h.operationsView(w, r, s)
 	if !ok {
 		return
@@ -173,7 +173,7 @@ func (h *handler) setPause(w http.ResponseWriter, r *http.Request, s webui.Sessi
 	})
 }
 
-func (h *handler) setRail(w http.ResponseWriter, r *http.Request, s webui.Session) {
+func (h *Handler) setRail(w http.ResponseWriter, r *http.Request, s webui.Session) {
 	v, ok := h.operationsView(w, r, s)
 	if !ok {
 		return
@@ -191,7 +191,7 @@ func (h *handler) setRail(w http.ResponseWriter, r *http.Request, s webui.Sessio
 
 // resolve records the outcome of a payout in flight (the manual rail's
 // queue).
-func (h *handler) resolve(w http.ResponseWriter, r *http.Request, s webui.Session) {
+func (h *Handler) resolve(w http.ResponseWriter, r *http.Request, s webui.Session) {
 	v, ok := h.operationsView(w, r, s)
 	if !ok {
 		return
@@ -243,7 +243,7 @@ func (h *handler) resolve(w http.ResponseWriter, r *http.Request, s webui.Sessio
 }
 
 // redeliver sends a dead delivery again.
-func (h *handler) redeliver(w http.ResponseWriter, r *http.Request, s webui.Session) {
+func (h *Handler) redeliver(w http.ResponseWriter, r *http.Request, s webui.Session) {
 	v, ok := h.operationsView(w, r, s)
 	if !ok {
 		return

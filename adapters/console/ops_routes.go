@@ -35,12 +35,8 @@ var opsFuncs = template.FuncMap{
 // organizations, the approvals, the operations (pause switches, rails,
 // the manual rail's queue, dead deliveries), the audit trail and the
 // staff.
-func (h *handler) operationsRoutes(mux *http.ServeMux, s *webui.Site) {
-	layout := template.Must(template.New("layout.html").Funcs(funcs).Funcs(opsFuncs).ParseFS(templateFS, "templates/layout.html", "templates/parts.html"))
-	for _, name := range opsPages {
-		t := template.Must(layout.Clone())
-		s.Pages[name] = template.Must(t.ParseFS(templateFS, "templates/"+name+".html"))
-	}
+func (h *Handler) operationsRoutes(mux *http.ServeMux, s *webui.Site) {
+	s.AddPages(layout(s, opsFuncs), templates, opsPages...)
 
 	mux.HandleFunc("GET /console/orgs", s.SignedIn(h.orgs))
 	mux.HandleFunc("GET /console/orgs/{id}", s.SignedIn(h.show(h.orgView, "org", true)))
@@ -69,7 +65,7 @@ func (h *handler) operationsRoutes(mux *http.ServeMux, s *webui.Site) {
 // values sent back into its fields, the problems beside them, and the
 // engine's error (when err is set) above the form, and on the page too
 // when it is forbidden.
-func (h *handler) again(w http.ResponseWriter, v webui.View, page, form string, values, problems map[string]string, err error) {
+func (h *Handler) again(w http.ResponseWriter, v webui.View, page, form string, values, problems map[string]string, err error) {
 	status := http.StatusUnprocessableEntity
 	if v.Errors == nil {
 		v.Errors = map[string]string{}
@@ -96,7 +92,7 @@ func (h *handler) again(w http.ResponseWriter, v webui.View, page, form string, 
 // show renders a staff page built by view, with the notice of the change
 // just made (?done=) or, where pending says the page may name one, of the
 // approval the change waits for (?pending=).
-func (h *handler) show(view func(http.ResponseWriter, *http.Request, webui.Session) (webui.View, bool), page string,
+func (h *Handler) show(view func(http.ResponseWriter, *http.Request, webui.Session) (webui.View, bool), page string,
 	pending bool) func(http.ResponseWriter, *http.Request, webui.Session) {
 	return func(w http.ResponseWriter, r *http.Request, s webui.Session) {
 		v, ok := view(w, r, s)
@@ -144,7 +140,7 @@ func notice(r *http.Request) string { return notices[r.URL.Query().Get("done")] 
 // to the approvals page, which names the pending approval; on an error it
 // renders page v again, the form named name with its values and problems
 // and the engine's error (again).
-func (h *handler) run(w http.ResponseWriter, r *http.Request, s webui.Session, v webui.View, page, name string,
+func (h *Handler) run(w http.ResponseWriter, r *http.Request, s webui.Session, v webui.View, page, name string,
 	values, problems map[string]string, next string, call func(*tambala.Operator) error) {
 	op, err := h.portal.Operator(r.Context(), s.Token)
 	if err == nil {

@@ -21,7 +21,7 @@ type orgsData struct {
 	Orgs []tambala.Organization
 }
 
-func (h *handler) orgs(w http.ResponseWriter, r *http.Request, s webui.Session) {
+func (h *Handler) orgs(w http.ResponseWriter, r *http.Request, s webui.Session) {
 	v := s.View("Organizations", "orgs")
 	op, ok := h.operator(w, r, s, v)
 	if !ok {
@@ -55,7 +55,7 @@ type orgData struct {
 }
 
 // orgView is organization id's page, its forms filled from it.
-func (h *handler) orgView(w http.ResponseWriter, r *http.Request, s webui.Session) (webui.View, bool) {
+func (h *Handler) orgView(w http.ResponseWriter, r *http.Request, s webui.Session) (webui.View, bool) {
 	v := s.View("Organization", "orgs")
 	v.Errors, v.Form = map[string]string{}, map[string]string{}
 	op, ok := h.operator(w, r, s, v)
@@ -112,7 +112,7 @@ func (h *handler) orgView(w http.ResponseWriter, r *http.Request, s webui.Sessio
 // (Operator.OrgBalances, which the admin API's balances route calls
 // too): MWK and every asset it has enabled,
 // whatever its status or the pause switches.
-func (h *handler) balances(r *http.Request, op *tambala.Operator, org string) ([]ledger.Balance, string) {
+func (h *Handler) balances(r *http.Request, op *tambala.Operator, org string) ([]ledger.Balance, string) {
 	all, err := op.OrgBalances(r.Context(), org)
 	if err != nil {
 		return nil, h.site.Friendly(err)
@@ -121,7 +121,7 @@ func (h *handler) balances(r *http.Request, op *tambala.Operator, org string) ([
 }
 
 // pendingNotice tells that approval id waits for a second staff member.
-func (h *handler) pendingNotice(r *http.Request, s webui.Session, id string) string {
+func (h *Handler) pendingNotice(r *http.Request, s webui.Session, id string) string {
 	// Only an approval the engine knows is named: the id in the address
 	// is not echoed.
 	op, err := h.portal.Operator(r.Context(), s.Token)
@@ -157,7 +157,7 @@ func parseAmount(asset money.Asset, name string, r *http.Request, form, problems
 
 // orgChange makes one of the organization page's changes: status, v2,
 // limits, floor or fund.
-func (h *handler) orgChange(w http.ResponseWriter, r *http.Request, s webui.Session) {
+func (h *Handler) orgChange(w http.ResponseWriter, r *http.Request, s webui.Session) {
 	v, ok := h.orgView(w, r, s)
 	if !ok {
 		return
@@ -254,7 +254,7 @@ var errHandled = errors.New("console: answered")
 // orgUserChange ends an organization's user's sessions, disables or
 // enables them, or resets their TOTP (the operations role; the engine
 // checks it).
-func (h *handler) orgUserChange(w http.ResponseWriter, r *http.Request, s webui.Session) {
+func (h *Handler) orgUserChange(w http.ResponseWriter, r *http.Request, s webui.Session) {
 	org, id, change := r.PathValue("id"), r.PathValue("user"), r.PathValue("change")
 	acc, err := h.portal.Accounts(r.Context(), s.Token)
 	if err == nil {

@@ -28,11 +28,10 @@ const uploadSlack = 16 << 10
 // (a multipart upload, webui's Site.Upload), an import's five groups, the
 // bulk resolution of the payouts in flight it settles (after a
 // confirmation step) and a line marked explained.
-func (h *handler) reconciliationRoutes(mux *http.ServeMux, s *webui.Site) {
-	layout := template.Must(template.New("layout.html").Funcs(funcs).Funcs(opsFuncs).Funcs(template.FuncMap{
+func (h *Handler) reconciliationRoutes(mux *http.ServeMux, s *webui.Site) {
+	s.AddPages(layout(s, opsFuncs, template.FuncMap{
 		"groupName": func(g reconcile.Group) string { return groupNames[g] },
-	}).ParseFS(templateFS, "templates/layout.html", "templates/parts.html"))
-	s.Pages["reconciliation"] = template.Must(template.Must(layout.Clone()).ParseFS(templateFS, "templates/reconciliation.html"))
+	}), templates, "reconciliation")
 	mux.HandleFunc("GET /console/reconciliation", s.SignedIn(h.reconciliation))
 	mux.Handle("POST /console/reconciliation/import", s.Upload(tambala.MaxSettlementFile+uploadSlack, h.importSettlement))
 	mux.HandleFunc("GET /console/reconciliation/{id}", s.SignedIn(h.settlement))
@@ -68,7 +67,7 @@ var groupNames = map[reconcile.Group]string{
 	reconcile.TambalaOnly:   "In tambala, not in the file",
 }
 
-func (h *handler) reconView(w http.ResponseWriter, r *http.Request, s webui.Session, id string) (webui.View, *tambala.BackOffice, bool) {
+func (h *Handler) reconView(w http.ResponseWriter, r *http.Request, s webui.Session, id string) (webui.View, *tambala.BackOffice, bool) {
 	v := s.View("Reconciliation", "reconciliation")
 	v.Errors, v.Form = map[string]string{}, map[string]string{}
 	op, ok := h.operator(w, r, s, v)
@@ -98,7 +97,7 @@ func (h *handler) reconView(w http.ResponseWriter, r *http.Request, s webui.Sess
 	return v, rc, true
 }
 
-func (h *handler) reconciliation(w http.ResponseWriter, r *http.Request, s webui.Session) {
+func (h *Handler) reconciliation(w http.ResponseWriter, r *http.Request, s webui.Session) {
 	v, _, ok := h.reconView(w, r, s, "")
 	if !ok {
 		return
@@ -106,7 +105,7 @@ func (h *handler) reconciliation(w http.ResponseWriter, r *http.Request, s webui
 	h.site.Render(w, http.StatusOK, "reconciliation", v)
 }
 
-func (h *handler) settlement(w http.ResponseWriter, r *http.Request, s webui.Session) {
+func (h *Handler) settlement(w http.ResponseWriter, r *http.Request, s webui.Session) {
 	v, _, ok := h.reconView(w, r, s, r.PathValue("id"))
 	if !ok {
 		return
@@ -128,7 +127,7 @@ func (h *handler) settlement(w http.ResponseWriter, r *http.Request, s webui.Ses
 
 // importSettlement takes the import form: the rail, then the file,
 // read up to the engine's cap.
-func (h *handler) importSettlement(w http.ResponseWriter, r *http.Request, s webui.Session, u *webui.Upload) {
+func (h *Handler) importSettlement(w http.ResponseWriter, r *http.Request, s webui.Session, u *webui.Upload) {
 	v, rc, ok := h.reconView(w, r, s, "")
 	if !ok {
 		return
@@ -174,7 +173,7 @@ func (h *handler) importSettlement(w http.ResponseWriter, r *http.Request, s web
 // resolveSettled resolves the payouts ticked in the matched group: the
 // first post shows what would be resolved, for the staff to confirm; only
 // the second (confirm=yes) resolves.
-func (h *handler) resolveSettled(w http.ResponseWriter, r *http.Request, s webui.Session) {
+func (h *Handler) resolveSettled(w http.ResponseWriter, r *http.Request, s webui.Session) {
 	id := r.PathValue("id")
 	v, rc, ok := h.reconView(w, r, s, id)
 	if !ok {
@@ -209,7 +208,7 @@ func (h *handler) resolveSettled(w http.ResponseWriter, r *http.Request, s webui
 }
 
 // explainLine marks a line explained with the reason given.
-func (h *handler) explainLine(w http.ResponseWriter, r *http.Request, s webui.Session) {
+func (h *Handler) explainLine(w http.ResponseWriter, r *http.Request, s webui.Session) {
 	id := r.PathValue("id")
 	v, rc, ok := h.reconView(w, r, s, id)
 	if !ok {

@@ -28,7 +28,7 @@ type staffData struct {
 	Link, Invited string
 }
 
-func (h *handler) staffView(w http.ResponseWriter, r *http.Request, s webui.Session) (webui.View, bool) {
+func (h *Handler) staffView(w http.ResponseWriter, r *http.Request, s webui.Session) (webui.View, bool) {
 	v := s.View("Staff", "staff")
 	v.Errors, v.Form = map[string]string{}, map[string]string{}
 	acc, err := h.portal.Accounts(r.Context(), s.Token)
@@ -71,7 +71,7 @@ func rolesOf(r *http.Request, form map[string]string) []accounts.StaffRole {
 }
 
 // invite invites a staff user and shows the accept link once.
-func (h *handler) invite(w http.ResponseWriter, r *http.Request, s webui.Session) {
+func (h *Handler) invite(w http.ResponseWriter, r *http.Request, s webui.Session) {
 	v, ok := h.staffView(w, r, s)
 	if !ok {
 		return
@@ -116,7 +116,7 @@ func (h *handler) invite(w http.ResponseWriter, r *http.Request, s webui.Session
 // staffChange sets a staff user's roles, ends their sessions, disables or
 // enables them, or confirms them (their approvals suspended since someone
 // else reset their credentials or invited them).
-func (h *handler) staffChange(w http.ResponseWriter, r *http.Request, s webui.Session) {
+func (h *Handler) staffChange(w http.ResponseWriter, r *http.Request, s webui.Session) {
 	v, ok := h.staffView(w, r, s)
 	if !ok {
 		return

@@ -2,7 +2,6 @@ package console
 
 import (
 	"context"
-	"html/template"
 	"net/http"
 	"net/url"
 	"strings"
@@ -30,9 +29,8 @@ type statementData struct {
 }
 
 // statementRoutes adds the statement page and its download.
-func (h *handler) statementRoutes(mux *http.ServeMux, s *webui.Site) {
-	layout := template.Must(template.New("layout.html").Funcs(funcs).Funcs(opsFuncs).ParseFS(templateFS, "templates/layout.html", "templates/parts.html"))
-	s.Pages["statement"] = template.Must(template.Must(layout.Clone()).ParseFS(templateFS, "templates/statement.html"))
+func (h *Handler) statementRoutes(mux *http.ServeMux, s *webui.Site) {
+	s.AddPages(layout(s, opsFuncs), templates, "statement")
 	mux.HandleFunc("GET /console/orgs/{id}/statement", s.SignedIn(h.statement))
 	mux.HandleFunc("GET /console/orgs/{id}/statement.csv", s.SignedIn(h.statementCSV))
 }
@@ -56,7 +54,7 @@ func statementQuery(r *http.Request, s webui.Session) (webui.View, tambala.State
 	return v, req, true
 }
 
-func (h *handler) statement(w http.ResponseWriter, r *http.Request, s webui.Session) {
+func (h *Handler) statement(w http.ResponseWriter, r *http.Request, s webui.Session) {
 	v, req, ok := statementQuery(r, s)
 	op, opOK := h.operator(w, r, s, v)
 	if !opOK {
@@ -102,7 +100,7 @@ func (h *handler) statement(w http.ResponseWriter, r *http.Request, s webui.Sess
 
 // statementFailed shows an asset or cursor the engine refused beside the
 // asset field, anything else as the message page.
-func (h *handler) statementFailed(w http.ResponseWriter, v webui.View, err error) {
+func (h *Handler) statementFailed(w http.ResponseWriter, v webui.View, err error) {
 	switch errcode.Of(err) {
 	case errcode.UnsupportedAsset, errcode.ValidationError:
 		v.Errors["statement.asset"] = errcode.Message(err)
@@ -113,7 +111,7 @@ func (h *handler) statementFailed(w http.ResponseWriter, v webui.View, err error
 }
 
 // statementCSV streams the statement's lines as CSV, page by page.
-func (h *handler) statementCSV(w http.ResponseWriter, r *http.Request, s webui.Session) {
+func (h *Handler) statementCSV(w http.ResponseWriter, r *http.Request, s webui.Session) {
 	v, req, ok := statementQuery(r, s)
 	op, opOK := h.operator(w, r, s, v)
 	if !opOK {

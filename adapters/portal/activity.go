@@ -48,8 +48,8 @@ type listData struct {
 func (h *Handler) client(w http.ResponseWriter, r *http.Request, v pageView) (*tambala.Client, bool) {
 	p, err := h.portal.Principal(r.Context(), v.token)
 	if err != nil {
-		v.Error = h.friendly(err)
-		h.render(w, statusOf(err), "message", v.view)
+		v.Error = h.site.Friendly(err)
+		h.site.Render(w, webui.StatusOf(err), "message", v.view)
 		return nil, false
 	}
 	return h.engine.Client(p), true
@@ -116,7 +116,7 @@ func (h *Handler) listFailed(w http.ResponseWriter, page, field string, v pageVi
 	case deniedByRules(err):
 		d.Denied = v2Message(err)
 		v.Data = d
-		h.render(w, http.StatusOK, page, v.view)
+		h.site.Render(w, http.StatusOK, page, v.view)
 	case errcode.Of(err) == errcode.ValidationError || errcode.Of(err) == errcode.CorridorNotEnabled:
 		if field == "" {
 			v.Error = errcode.Message(err)
@@ -124,10 +124,10 @@ func (h *Handler) listFailed(w http.ResponseWriter, page, field string, v pageVi
 			v.Errors[field] = errcode.Message(err)
 		}
 		v.Data = d
-		h.render(w, http.StatusUnprocessableEntity, page, v.view)
+		h.site.Render(w, http.StatusUnprocessableEntity, page, v.view)
 	default:
-		v.Error, v.Data = h.friendly(err), "/portal/"
-		h.render(w, statusOf(err), "message", v.view)
+		v.Error, v.Data = h.site.Friendly(err), "/portal/"
+		h.site.Render(w, webui.StatusOf(err), "message", v.view)
 	}
 }
 
@@ -139,10 +139,10 @@ func (h *Handler) detailFailed(w http.ResponseWriter, r *http.Request, v pageVie
 		h.site.NotFound(w, r)
 	case deniedByRules(err):
 		v.Error, v.Data = v2Message(err), "/portal/"
-		h.render(w, http.StatusOK, "message", v.view)
+		h.site.Render(w, http.StatusOK, "message", v.view)
 	default:
-		v.Error, v.Data = h.friendly(err), list
-		h.render(w, statusOf(err), "message", v.view)
+		v.Error, v.Data = h.site.Friendly(err), list
+		h.site.Render(w, webui.StatusOf(err), "message", v.view)
 	}
 }
 
@@ -237,13 +237,13 @@ func serveList[T, F any](h *Handler, l listPage[T, F]) func(http.ResponseWriter,
 			d.V2 = v2Denied(c) == ""
 		} else if d.Denied = v2Denied(c); d.Denied != "" {
 			v.Data = d
-			h.render(w, http.StatusOK, l.tmpl, v.view)
+			h.site.Render(w, http.StatusOK, l.tmpl, v.view)
 			return
 		}
 		f, ok := l.filter(v)
 		if !ok {
 			v.Data = d
-			h.render(w, http.StatusUnprocessableEntity, l.tmpl, v.view)
+			h.site.Render(w, http.StatusUnprocessableEntity, l.tmpl, v.view)
 			return
 		}
 		pg, err := l.list(c, r.Context(), pageRequest(r), f)
@@ -253,7 +253,7 @@ func serveList[T, F any](h *Handler, l listPage[T, F]) func(http.ResponseWriter,
 		}
 		d.Items, d.Next = pg.Items, nextLink(l.path, r.URL.Query(), pg.HasMore, pg.NextBeforeID)
 		v.Data = d
-		h.render(w, http.StatusOK, l.tmpl, v.view)
+		h.site.Render(w, http.StatusOK, l.tmpl, v.view)
 	}
 }
 
@@ -268,7 +268,7 @@ type orderData struct {
 func (h *Handler) orderView(v pageView, o orders.Order) pageView {
 	d := orderData{Order: o, MaxProof: byteSize(h.engine.MaxProofBytes())}
 	if t, ok := o.ExpiresAt(); ok {
-		d.Expires = t.UTC().Format("2006-01-02 15:04 MST")
+		d.Expires = webui.When(t)
 	}
 	d.ProofForm = o.Direction == orders.FromBank && o.Status == orders.AwaitingFunds
 	v.Data = d
@@ -299,7 +299,7 @@ func (h *Handler) order(w http.ResponseWriter, r *http.Request, s session) {
 	if r.URL.Query().Get("proof") == "received" && o.Proof != nil {
 		v.Notice = "Your funding proof was received; the desk will check it."
 	}
-	h.render(w, http.StatusOK, "order", v.view)
+	h.site.Render(w, http.StatusOK, "order", v.view)
 }
 
 // proofFailed shows the order's page again with msg beside the file field.
@@ -309,7 +309,7 @@ func (h *Handler) proofFailed(w http.ResponseWriter, r *http.Request, s session,
 		return
 	}
 	v.Errors["proof"] = msg
-	h.render(w, status, "order", v.view)
+	h.site.Render(w, status, "order", v.view)
 }
 
 // uploadProof takes a funding proof's form (webui's Upload: the session
@@ -341,7 +341,7 @@ func (h *Handler) uploadProof(w http.ResponseWriter, r *http.Request, s session,
 			tooLarge()
 			return
 		}
-		h.message(w, http.StatusBadRequest, "Upload", "The upload could not be read: choose the file and send it again.",
+		h.site.Message(w, http.StatusBadRequest, "Upload", "The upload could not be read: choose the file and send it again.",
 			"/portal/orders/"+url.PathEscape(id))
 		return
 	}
@@ -360,10 +360,10 @@ func (h *Handler) uploadProof(w http.ResponseWriter, r *http.Request, s session,
 			h.proofFailed(w, r, s, http.StatusUnprocessableEntity, "The file is empty: choose your proof of payment.")
 		default:
 			if deniedByRules(err) {
-				h.proofFailed(w, r, s, statusOf(err), v2Message(err))
+				h.proofFailed(w, r, s, webui.StatusOf(err), v2Message(err))
 				return
 			}
-			h.proofFailed(w, r, s, statusOf(err), h.friendly(err))
+			h.proofFailed(w, r, s, webui.StatusOf(err), h.site.Friendly(err))
 		}
 		return
 	}
@@ -398,6 +398,6 @@ func detail[T any](h *Handler, title, nav, tmpl, back string, read func(*tambala
 			return
 		}
 		v.Data = x
-		h.render(w, http.StatusOK, tmpl, v.view)
+		h.site.Render(w, http.StatusOK, tmpl, v.view)
 	}
 }

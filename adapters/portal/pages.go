@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/tambalapay/tambala"
+	"github.com/tambalapay/tambala/adapters/internal/webui"
 	"github.com/tambalapay/tambala/apikeys"
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/chart"
@@ -34,15 +35,15 @@ func (h *Handler) overview(w http.ResponseWriter, r *http.Request, s session) {
 	v := s.View("Overview", "overview")
 	p, err := h.portal.Principal(r.Context(), s.Token)
 	if err != nil {
-		v.Error = h.friendly(err)
-		h.render(w, statusOf(err), "message", v)
+		v.Error = h.site.Friendly(err)
+		h.site.Render(w, webui.StatusOf(err), "message", v)
 		return
 	}
 	c := h.engine.Client(p)
 	var d overviewData
 	if d.V1, err = c.BalanceV1(r.Context()); err != nil {
-		v.Error = h.friendly(err)
-		h.render(w, statusOf(err), "message", v)
+		v.Error = h.site.Friendly(err)
+		h.site.Render(w, webui.StatusOf(err), "message", v)
 		return
 	}
 	// An organization without /v2 access sees its /v1 balance alone.
@@ -50,7 +51,7 @@ func (h *Handler) overview(w http.ResponseWriter, r *http.Request, s session) {
 		if all, err := c.Balances(r.Context()); err == nil {
 			d.V2, d.All = true, all
 		} else {
-			v.Error = h.friendly(err)
+			v.Error = h.site.Friendly(err)
 		}
 	}
 	assets := []money.AssetCode{d.V1.Asset.Code}
@@ -62,17 +63,17 @@ func (h *Handler) overview(w http.ResponseWriter, r *http.Request, s session) {
 	}
 	ov, err := c.Overview(r.Context(), assets)
 	if err != nil {
-		v.Error = h.friendly(err)
-		h.render(w, statusOf(err), "message", v)
+		v.Error = h.site.Friendly(err)
+		h.site.Render(w, webui.StatusOf(err), "message", v)
 		return
 	}
 	if d.Charts, err = overviewCharts(assets, ov); err != nil {
-		v.Error = h.friendly(err)
-		h.render(w, statusOf(err), "message", v)
+		v.Error = h.site.Friendly(err)
+		h.site.Render(w, webui.StatusOf(err), "message", v)
 		return
 	}
 	v.Data = d
-	h.render(w, http.StatusOK, "overview", v)
+	h.site.Render(w, http.StatusOK, "overview", v)
 }
 
 // overviewCharts draws the overview's charts: a line per asset, bars per
@@ -115,13 +116,13 @@ func (h *Handler) keysView(r *http.Request, s session) (view, int) {
 	v := s.View("API keys", "keys")
 	a, err := h.portal.Admin(r.Context(), s.Token)
 	if err != nil {
-		v.Error = h.friendly(err)
-		return v, statusOf(err)
+		v.Error = h.site.Friendly(err)
+		return v, webui.StatusOf(err)
 	}
 	keys, err := a.Keys(r.Context())
 	if err != nil {
-		v.Error = h.friendly(err)
-		return v, statusOf(err)
+		v.Error = h.site.Friendly(err)
+		return v, webui.StatusOf(err)
 	}
 	v.Data = keysData{Keys: keys, Full: apikeys.AtCap(apikeys.CountActive(keys), h.maxKeys), Max: h.maxKeys}
 	return v, http.StatusOK
@@ -130,10 +131,10 @@ func (h *Handler) keysView(r *http.Request, s session) (view, int) {
 func (h *Handler) keys(w http.ResponseWriter, r *http.Request, s session) {
 	v, status := h.keysView(r, s)
 	if v.Data == nil {
-		h.render(w, status, "message", v)
+		h.site.Render(w, status, "message", v)
 		return
 	}
-	h.render(w, status, "keys", v)
+	h.site.Render(w, status, "keys", v)
 }
 
 func (h *Handler) createKey(w http.ResponseWriter, r *http.Request, s session) {
@@ -145,18 +146,18 @@ func (h *Handler) createKey(w http.ResponseWriter, r *http.Request, s session) {
 	}
 	if err != nil {
 		v, _ := h.keysView(r, s)
-		v.Error = h.friendly(err)
+		v.Error = h.site.Friendly(err)
 		if v.Data == nil {
-			h.render(w, statusOf(err), "message", v)
+			h.site.Render(w, webui.StatusOf(err), "message", v)
 			return
 		}
-		h.render(w, statusOf(err), "keys", v)
+		h.site.Render(w, webui.StatusOf(err), "keys", v)
 		return
 	}
 	v := s.View("Your new API key", "keys")
 	v.Script = true
 	v.Data = struct{ Full, Prefix string }{full, key.Prefix}
-	h.render(w, http.StatusOK, "key_created", v)
+	h.site.Render(w, http.StatusOK, "key_created", v)
 }
 
 // findKey returns the organization's key id (a key id or prefix).
@@ -181,13 +182,13 @@ func (h *Handler) revokePage(w http.ResponseWriter, r *http.Request, s session) 
 	k, err := h.findKey(r, s, r.PathValue("id"))
 	if err != nil {
 		v := s.View("Revoke a key", "keys")
-		v.Error, v.Data = h.friendly(err), "/portal/keys"
-		h.render(w, statusOf(err), "message", v)
+		v.Error, v.Data = h.site.Friendly(err), "/portal/keys"
+		h.site.Render(w, webui.StatusOf(err), "message", v)
 		return
 	}
 	v := s.View("Revoke a key", "keys")
 	v.Data = k
-	h.render(w, http.StatusOK, "revoke", v)
+	h.site.Render(w, http.StatusOK, "revoke", v)
 }
 
 func (h *Handler) revokeKey(w http.ResponseWriter, r *http.Request, s session) {
@@ -198,17 +199,17 @@ func (h *Handler) revokeKey(w http.ResponseWriter, r *http.Request, s session) {
 	}
 	if err != nil {
 		v := s.View("Revoke a key", "keys")
-		v.Error, v.Data = h.friendly(err), "/portal/keys"
-		h.render(w, statusOf(err), "message", v)
+		v.Error, v.Data = h.site.Friendly(err), "/portal/keys"
+		h.site.Render(w, webui.StatusOf(err), "message", v)
 		return
 	}
 	v, status := h.keysView(r, s)
 	v.Notice = "The key " + k.Prefix + " is revoked."
 	if v.Data == nil {
-		h.render(w, status, "message", v)
+		h.site.Render(w, status, "message", v)
 		return
 	}
-	h.render(w, status, "keys", v)
+	h.site.Render(w, status, "keys", v)
 }
 
 func (h *Handler) allowlistPage(w http.ResponseWriter, r *http.Request, s session) {
@@ -219,8 +220,8 @@ func (h *Handler) allowlistPage(w http.ResponseWriter, r *http.Request, s sessio
 		org, err = a.Organization(r.Context())
 	}
 	if err != nil {
-		v.Error = h.friendly(err)
-		h.render(w, statusOf(err), "message", v)
+		v.Error = h.site.Friendly(err)
+		h.site.Render(w, webui.StatusOf(err), "message", v)
 		return
 	}
 	lines := make([]string, len(org.Allowlist))
@@ -228,7 +229,7 @@ func (h *Handler) allowlistPage(w http.ResponseWriter, r *http.Request, s sessio
 		lines[i] = a.String()
 	}
 	v.Form = map[string]string{"addresses": strings.Join(lines, "\n")}
-	h.render(w, http.StatusOK, "allowlist", v)
+	h.site.Render(w, http.StatusOK, "allowlist", v)
 }
 
 // parseAllowlist reads exact addresses, one a line (blank lines skipped):
@@ -263,7 +264,7 @@ func (h *Handler) saveAllowlist(w http.ResponseWriter, r *http.Request, s sessio
 	addrs, problem := parseAllowlist(text)
 	if problem != "" {
 		v.Errors = map[string]string{"addresses": problem}
-		h.render(w, http.StatusUnprocessableEntity, "allowlist", v)
+		h.site.Render(w, http.StatusUnprocessableEntity, "allowlist", v)
 		return
 	}
 	a, err := h.portal.Admin(r.Context(), s.Token)
@@ -275,9 +276,9 @@ func (h *Handler) saveAllowlist(w http.ResponseWriter, r *http.Request, s sessio
 		if errcode.Of(err) == errcode.ValidationError {
 			v.Errors = map[string]string{"addresses": errcode.Message(err)}
 		} else {
-			v.Error = h.friendly(err)
+			v.Error = h.site.Friendly(err)
 		}
-		h.render(w, statusOf(err), "allowlist", v)
+		h.site.Render(w, webui.StatusOf(err), "allowlist", v)
 		return
 	}
 	lines := make([]string, len(org.Allowlist))
@@ -290,7 +291,7 @@ func (h *Handler) saveAllowlist(w http.ResponseWriter, r *http.Request, s sessio
 	} else {
 		v.Notice = fmt.Sprintf("Saved: your keys work from %d addresses only.", len(lines))
 	}
-	h.render(w, http.StatusOK, "allowlist", v)
+	h.site.Render(w, http.StatusOK, "allowlist", v)
 }
 
 func (h *Handler) audit(w http.ResponseWriter, r *http.Request, s session) {
@@ -298,10 +299,10 @@ func (h *Handler) audit(w http.ResponseWriter, r *http.Request, s session) {
 	page, err := h.portal.AuditTrail(r.Context(), s.Token,
 		tambala.PageRequest{Limit: auditPageSize, BeforeID: r.URL.Query().Get("before")})
 	if err != nil {
-		v.Error, v.Data = h.friendly(err), "/portal/audit"
-		h.render(w, statusOf(err), "message", v)
+		v.Error, v.Data = h.site.Friendly(err), "/portal/audit"
+		h.site.Render(w, webui.StatusOf(err), "message", v)
 		return
 	}
 	v.Data = page
-	h.render(w, http.StatusOK, "audit", v)
+	h.site.Render(w, http.StatusOK, "audit", v)
 }

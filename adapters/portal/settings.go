@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"html/template"
 	"net/http"
 	"strings"
 
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/accounts"
+	"github.com/tambalapay/tambala/adapters/internal/webui"
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/money"
 )
@@ -23,27 +23,12 @@ const deliveriesPageSize = 10
 // settingsPages are the templates of the settings pages.
 var settingsPages = []string{"webhook", "webhook_set", "deliveries", "floor", "account", "account_totp"}
 
-// addPages parses the page templates names over the layout.
-func (h *Handler) addPages(names ...string) {
-	layout := template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html"))
-	for _, name := range names {
-		t, err := layout.Clone()
-		if err == nil {
-			t, err = t.ParseFS(templateFS, "templates/"+name+".html")
-		}
-		if err != nil {
-			panic(err)
-		}
-		h.site.Pages[name] = t
-	}
-}
-
 // admin is the signed-in admin of s, or a page saying why not.
 func (h *Handler) admin(w http.ResponseWriter, r *http.Request, v view) (*tambala.OrgAdmin, bool) {
-	a, err := h.portal.Admin(r.Context(), h.token(r))
+	a, err := h.portal.Admin(r.Context(), h.site.Token(r))
 	if err != nil {
-		v.Error = h.friendly(err)
-		h.render(w, statusOf(err), "message", v)
+		v.Error = h.site.Friendly(err)
+		h.site.Render(w, webui.StatusOf(err), "message", v)
 		return nil, false
 	}
 	return a, true
@@ -68,8 +53,8 @@ func adminPage[T any](h *Handler, w http.ResponseWriter, r *http.Request, s sess
 	}
 	x, err := read(r.Context(), a)
 	if err != nil {
-		v.Error = h.friendly(err)
-		h.render(w, statusOf(err), "message", v)
+		v.Error = h.site.Friendly(err)
+		h.site.Render(w, webui.StatusOf(err), "message", v)
 		return v, nil, zero, false
 	}
 	return v, a, x, true
@@ -81,9 +66,9 @@ func (h *Handler) saveFailed(w http.ResponseWriter, v view, tmpl, field string, 
 	if errcode.Of(err) == errcode.ValidationError {
 		v.Errors = map[string]string{field: errcode.Message(err)}
 	} else {
-		v.Error = h.friendly(err)
+		v.Error = h.site.Friendly(err)
 	}
-	h.render(w, statusOf(err), tmpl, v)
+	h.site.Render(w, webui.StatusOf(err), tmpl, v)
 }
 
 func webhookOf(ctx context.Context, a *tambala.OrgAdmin) (webhookData, error) {
@@ -98,7 +83,7 @@ func (h *Handler) webhookPage(w http.ResponseWriter, r *http.Request, s session)
 	}
 	v.Data = d
 	v.Form = map[string]string{"url": d.Endpoint.URL}
-	h.render(w, http.StatusOK, "webhook", v)
+	h.site.Render(w, http.StatusOK, "webhook", v)
 }
 
 func (h *Handler) setWebhook(w http.ResponseWriter, r *http.Request, s session) {
@@ -112,7 +97,7 @@ func (h *Handler) setWebhook(w http.ResponseWriter, r *http.Request, s session) 
 	v.Form = map[string]string{"url": raw}
 	if raw == "" {
 		v.Errors = map[string]string{"url": "Enter the URL of your endpoint."}
-		h.render(w, http.StatusUnprocessableEntity, "webhook", v)
+		h.site.Render(w, http.StatusUnprocessableEntity, "webhook", v)
 		return
 	}
 	ep, secret, err := a.SetWebhookEndpoint(r.Context(), raw)
@@ -127,7 +112,7 @@ func (h *Handler) setWebhook(w http.ResponseWriter, r *http.Request, s session) 
 		Secret   string
 		Replaced bool
 	}{ep, secret, set}
-	h.render(w, http.StatusOK, "webhook_set", v)
+	h.site.Render(w, http.StatusOK, "webhook_set", v)
 }
 
 func (h *Handler) deliveries(w http.ResponseWriter, r *http.Request, s session) {
@@ -138,12 +123,12 @@ func (h *Handler) deliveries(w http.ResponseWriter, r *http.Request, s session) 
 	}
 	page, err := a.Deliveries(r.Context(), tambala.PageRequest{Limit: deliveriesPageSize, BeforeID: r.URL.Query().Get("before")})
 	if err != nil {
-		v.Error, v.Data = h.friendly(err), "/portal/deliveries"
-		h.render(w, statusOf(err), "message", v)
+		v.Error, v.Data = h.site.Friendly(err), "/portal/deliveries"
+		h.site.Render(w, webui.StatusOf(err), "message", v)
 		return
 	}
 	v.Data = page
-	h.render(w, http.StatusOK, "deliveries", v)
+	h.site.Render(w, http.StatusOK, "deliveries", v)
 }
 
 // floorData is the floor page's: the current floor, "" when none.
@@ -167,7 +152,7 @@ func (h *Handler) floorPage(w http.ResponseWriter, r *http.Request, s session) {
 	}
 	d := floorOf(org)
 	v.Data, v.Form = d, map[string]string{"amount": d.Current}
-	h.render(w, http.StatusOK, "floor", v)
+	h.site.Render(w, http.StatusOK, "floor", v)
 }
 
 func (h *Handler) setFloor(w http.ResponseWriter, r *http.Request, s session) {
@@ -183,7 +168,7 @@ func (h *Handler) setFloor(w http.ResponseWriter, r *http.Request, s session) {
 		if floor, err = money.Parse(money.MWK, text); err != nil {
 			v.Errors = map[string]string{"amount": fmt.Sprintf(
 				"Enter an amount in MWK: digits, optionally a point and at most %d decimals, such as 5000 or 5000.50.", money.MWK.Decimals)}
-			h.render(w, http.StatusUnprocessableEntity, "floor", v)
+			h.site.Render(w, http.StatusUnprocessableEntity, "floor", v)
 			return
 		}
 	}
@@ -198,7 +183,7 @@ func (h *Handler) setFloor(w http.ResponseWriter, r *http.Request, s session) {
 	} else {
 		v.Notice = "Saved: the balance floor is MWK " + d.Current + "."
 	}
-	h.render(w, http.StatusOK, "floor", v)
+	h.site.Render(w, http.StatusOK, "floor", v)
 }
 
 // accountData is the account page's.
@@ -214,7 +199,7 @@ func (h *Handler) accountView(s session) view {
 }
 
 func (h *Handler) accountPage(w http.ResponseWriter, r *http.Request, s session) {
-	h.render(w, http.StatusOK, "account", h.accountView(s))
+	h.site.Render(w, http.StatusOK, "account", h.accountView(s))
 }
 
 // sessionEnded reports an error that ends the request's session.
@@ -236,26 +221,26 @@ func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request, s sessi
 		v.Errors["repeat"] = "The two new passwords differ."
 	}
 	if len(v.Errors) > 0 {
-		h.render(w, http.StatusUnprocessableEntity, "account", v)
+		h.site.Render(w, http.StatusUnprocessableEntity, "account", v)
 		return
 	}
 	err := h.portal.ChangePassword(r.Context(), s.Token, current, next)
 	switch {
 	case err == nil:
 		v.Notice = "Your password is changed. Your other sessions are signed out; this one goes on."
-		h.render(w, http.StatusOK, "account", v)
+		h.site.Render(w, http.StatusOK, "account", v)
 		return
 	case sessionEnded(err):
-		h.redirectFor(w, r, err)
+		h.site.RedirectFor(w, r, err)
 		return
 	case errors.Is(err, accounts.ErrWrongPassword), errcode.Of(err) == errcode.RateLimited:
 		v.Errors["current"] = errcode.Message(err)
 	case errcode.Of(err) == errcode.ValidationError:
 		v.Errors["new"] = errcode.Message(err)
 	default:
-		v.Error = h.friendly(err)
+		v.Error = h.site.Friendly(err)
 	}
-	h.render(w, statusOf(err), "account", v)
+	h.site.Render(w, webui.StatusOf(err), "account", v)
 }
 
 // beginTOTP starts a voluntary TOTP enrolment: a new secret for the app.
@@ -263,7 +248,7 @@ func (h *Handler) beginTOTP(w http.ResponseWriter, r *http.Request, s session) {
 	if s.User.TOTPEnrolled {
 		v := h.accountView(s)
 		v.Notice = "Two-factor sign-in is already on."
-		h.render(w, http.StatusConflict, "account", v)
+		h.site.Render(w, http.StatusConflict, "account", v)
 		return
 	}
 	h.newTOTPSecret(w, r, s, nil)
@@ -276,18 +261,18 @@ func (h *Handler) newTOTPSecret(w http.ResponseWriter, r *http.Request, s sessio
 	en, err := h.portal.BeginTOTP(r.Context(), s.Token)
 	if err != nil {
 		v := h.accountView(s)
-		v.Error = h.friendly(err)
-		h.render(w, statusOf(err), "account", v)
+		v.Error = h.site.Friendly(err)
+		h.site.Render(w, webui.StatusOf(err), "account", v)
 		return
 	}
 	v := s.View("Set up two-factor sign-in", "account")
 	v.Data = en
 	if wrong == nil {
-		h.render(w, http.StatusOK, "account_totp", v)
+		h.site.Render(w, http.StatusOK, "account_totp", v)
 		return
 	}
-	v.Errors = map[string]string{"code": h.friendly(wrong) + " Add this new secret to your app and try again."}
-	h.render(w, statusOf(wrong), "account_totp", v)
+	v.Errors = map[string]string{"code": h.site.Friendly(wrong) + " Add this new secret to your app and try again."}
+	h.site.Render(w, webui.StatusOf(wrong), "account_totp", v)
 }
 
 func (h *Handler) confirmTOTP(w http.ResponseWriter, r *http.Request, s session) {
@@ -295,7 +280,7 @@ func (h *Handler) confirmTOTP(w http.ResponseWriter, r *http.Request, s session)
 	res, err := h.portal.ConfirmTOTP(r.Context(), s.Token, code)
 	if err != nil {
 		if sessionEnded(err) {
-			h.redirectFor(w, r, err)
+			h.site.RedirectFor(w, r, err)
 			return
 		}
 		// The secret is shown once, so a wrong code begins again with a
@@ -304,7 +289,7 @@ func (h *Handler) confirmTOTP(w http.ResponseWriter, r *http.Request, s session)
 		return
 	}
 	t := res.Session.Token
-	h.setSession(w, r, t)
+	h.site.SetSession(w, r, t)
 	v := view{Title: "Recovery codes", Nav: "account", Email: s.User.Email, CSRF: accounts.CSRFToken(t), Data: res.RecoveryCodes}
-	h.render(w, http.StatusOK, "recovery", v)
+	h.site.Render(w, http.StatusOK, "recovery", v)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/adapters/internal/statementcsv"
+	"github.com/tambalapay/tambala/adapters/internal/webui"
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/money"
 )
@@ -47,12 +48,12 @@ func (h *Handler) statement(w http.ResponseWriter, r *http.Request, s session) {
 	d := statementData{Denied: v2Denied(c)}
 	v.Data = d
 	if d.Denied != "" || v.Form["asset"] == "" {
-		h.render(w, http.StatusOK, "statement", v.view)
+		h.site.Render(w, http.StatusOK, "statement", v.view)
 		return
 	}
 	req, ok := statementRequest(v)
 	if !ok {
-		h.render(w, http.StatusUnprocessableEntity, "statement", v.view)
+		h.site.Render(w, http.StatusUnprocessableEntity, "statement", v.view)
 		return
 	}
 	st, err := c.Statement(r.Context(), req, pageRequest(r))
@@ -66,7 +67,7 @@ func (h *Handler) statement(w http.ResponseWriter, r *http.Request, s session) {
 	q.Del("before")
 	d.CSV = "/portal/statement.csv?" + q.Encode()
 	v.Data = d
-	h.render(w, http.StatusOK, "statement", v.view)
+	h.site.Render(w, http.StatusOK, "statement", v.view)
 }
 
 // statementCSV streams the statement's lines as CSV, page by page.
@@ -79,7 +80,7 @@ func (h *Handler) statementCSV(w http.ResponseWriter, r *http.Request, s session
 	req, ok := statementRequest(v)
 	if !ok {
 		v.Data = statementData{}
-		h.render(w, http.StatusUnprocessableEntity, "statement", v.view)
+		h.site.Render(w, http.StatusUnprocessableEntity, "statement", v.view)
 		return
 	}
 	read := func(ctx context.Context, pg tambala.PageRequest) (tambala.Statement, error) {
@@ -111,13 +112,13 @@ func (h *Handler) statementFailed(w http.ResponseWriter, v pageView, err error) 
 	switch errcode.Of(err) {
 	case errcode.OnboardingIncomplete, errcode.Forbidden:
 		v.Data = statementData{Denied: v2Message(err)}
-		h.render(w, http.StatusOK, "statement", v.view)
+		h.site.Render(w, http.StatusOK, "statement", v.view)
 	case errcode.UnsupportedAsset, errcode.CorridorNotEnabled, errcode.ValidationError:
 		v.Errors["asset"] = errcode.Message(err)
 		v.Data = statementData{}
-		h.render(w, http.StatusUnprocessableEntity, "statement", v.view)
+		h.site.Render(w, http.StatusUnprocessableEntity, "statement", v.view)
 	default:
-		v.Error, v.Data = h.friendly(err), "/portal/"
-		h.render(w, statusOf(err), "message", v.view)
+		v.Error, v.Data = h.site.Friendly(err), "/portal/"
+		h.site.Render(w, webui.StatusOf(err), "message", v.view)
 	}
 }

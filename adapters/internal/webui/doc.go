@@ -10,7 +10,11 @@
 // session and CSRF token are checked, so nothing is spooled to disk.
 //
 // A Site is one such face: its path prefix, its cookie names, its
-// Content-Security-Policy and its parsed templates. The templates are the
-// face's own; the flow needs a "layout" template and the pages signin,
-// second, enrol, recovery and message, which are given a View.
+// Content-Security-Policy, its Wording and its parsed templates. The
+// layout (the head, the brand, the title, notice and error), the pages of
+// the flow (signin, second, enrol, recovery, accept) and the message page
+// are webui's, each given a View and parametrised by the prefix and the
+// Wording; a face adds its header's "nav" and its own pages (Site.Layout,
+// Site.AddPages). The style sheet a face serves is webui's base followed
+// by the face's own (Site.Static); Options configure every face alike.
 package webui

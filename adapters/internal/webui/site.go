@@ -40,7 +40,10 @@ type Site struct {
 	// starts each message.
 	Logger    *slog.Logger
 	LogPrefix string
-	// Pages are the parsed templates by page name, each with "layout".
+	// Words are what the shared pages say on this face (pages.go).
+	Words Wording
+	// Pages are the parsed templates by page name, each with "layout"
+	// (AddPages).
 	Pages map[string]*template.Template
 	// Tracer, when set, makes a server span of each request (tracing.go),
 	// named by the route of Routes that serves it. Routes is also where
