@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/json"
 
+	"github.com/tambalapay/tambala/adapters/httpapi/wire"
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/quotes"
@@ -16,13 +17,7 @@ import (
 // It checks the shape (validation_error); quotes.Corridor.Validate checks
 // the values against the configuration.
 func decodeCorridorUpdate(asset money.Asset, body []byte) (quotes.Corridor, error) {
-	var w struct {
-		RateOffRamp json.RawMessage `json:"rate_off_ramp"`
-		RateOnRamp  json.RawMessage `json:"rate_on_ramp"`
-		Min         json.RawMessage `json:"min"`
-		Max         json.RawMessage `json:"max"`
-		Open        *bool           `json:"open"`
-	}
+	var w wire.CorridorUpdate
 	if err := decodeJSON(body, &w); err != nil {
 		return quotes.Corridor{}, err
 	}

@@ -201,11 +201,11 @@ func optStr(s *string) string {
 
 // nullable is an optional JSON value as a flag takes it: "none" is null
 // (remove it), anything else the string.
-func nullable(s string) any {
+func nullable(s string) *string {
 	if s == "none" {
 		return nil
 	}
-	return s
+	return &s
 }
 
 // csv splits a comma-separated list, dropping blanks.

@@ -13,75 +13,16 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tambalapay/tambala/adapters/httpapi/wire"
 	"github.com/tambalapay/tambala/orders"
 )
 
 // The desk's commands: the /v2 orders it moves by hand, the payouts of the
 // manual rail it pays by hand, and the payable institutions.
 
-// deskOrderJSON is an order as the desk sees it (GET /admin/orders): the
-// organization's rendering under "order", and beside it the owner, the
-// newest proof and when the coins left.
-type deskOrderJSON struct {
-	Org         string         `json:"org"`
-	Order       orderJSON      `json:"order"`
-	Proof       *deskProofJSON `json:"proof"`
-	CoinsLeftAt *string        `json:"coins_left_at"`
-}
-
-type deskProofJSON struct {
-	ID          string `json:"id"`
-	SHA256      string `json:"sha256"`
-	ContentType string `json:"content_type"`
-	Size        int64  `json:"size"`
-}
-
-// orderJSON is a /v2 order as its organization reads it.
-type orderJSON struct {
-	ID         string `json:"id"`
-	ClientRef  string `json:"client_ref"`
-	FromAsset  string `json:"from_asset"`
-	FromAmount string `json:"from_amount"`
-	ToAsset    string `json:"to_asset"`
-	ToAmount   string `json:"to_amount"`
-	Rate       string `json:"rate"`
-	Status     string `json:"status"`
-	Failure    *struct {
-		Code    string `json:"code"`
-		Message string `json:"message"`
-	} `json:"failure"`
-	Refund *struct {
-		Status string `json:"status"`
-	} `json:"refund"`
-	Beneficiary *struct {
-		Name          string  `json:"name"`
-		BankName      string  `json:"bank_name"`
-		AccountNumber string  `json:"account_number"`
-		Branch        *string `json:"branch"`
-	} `json:"beneficiary"`
-	Funding *struct {
-		BankName      string `json:"bank_name"`
-		AccountName   string `json:"account_name"`
-		AccountNumber string `json:"account_number"`
-		Reference     string `json:"reference"`
-		Amount        string `json:"amount"`
-		Asset         string `json:"asset"`
-		Deadline      string `json:"deadline"`
-	} `json:"funding"`
-	Proofs struct {
-		Funding *struct {
-			UploadedAt     string  `json:"uploaded_at"`
-			RejectedReason *string `json:"rejected_reason"`
-		} `json:"funding"`
-	} `json:"proofs"`
-	CreatedAt string  `json:"created_at"`
-	UpdatedAt string  `json:"updated_at"`
-	ExpiresAt *string `json:"expires_at"`
-}
-
 // direction is the order's direction as the desk says it: to-bank (the
 // organization's asset sold for MWK paid to a bank account) or from-bank.
-func (o orderJSON) direction() string {
+func direction(o wire.Order) string {
 	if o.Beneficiary != nil || o.ToAsset == "MWK" && o.FromAsset != "MWK" {
 		return "to-bank"
 	}
@@ -142,11 +83,7 @@ func orderList(ctx context.Context, c *cli, args []string) error {
 	if *limit != 0 {
 		lim = strconv.Itoa(*limit)
 	}
-	var out struct {
-		Orders       []deskOrderJSON `json:"orders"`
-		HasMore      bool            `json:"has_more"`
-		NextBeforeID *string         `json:"next_before_id"`
-	}
+	var out wire.DeskOrders
 	path := "/admin/orders" + query("status", *status, "org", *org, "limit", lim, "before_id", *before)
 	if _, printed, err := a.do("GET", path, nil, &out); err != nil || printed {
 		return err
@@ -160,7 +97,7 @@ func orderList(ctx context.Context, c *cli, args []string) error {
 	row(tw, "ID", "ORG", "DIRECTION", "FROM", "TO", "STATUS", "AGE")
 	for _, d := range out.Orders {
 		o := d.Order
-		row(tw, o.ID, d.Org, o.direction(),
+		row(tw, o.ID, d.Org, direction(o),
 			o.FromAmount+" "+o.FromAsset, o.ToAmount+" "+o.ToAsset, o.Status, age(o.CreatedAt, now))
 	}
 	if err := tw.Flush(); err != nil {
@@ -175,13 +112,13 @@ func orderList(ctx context.Context, c *cli, args []string) error {
 
 // printDeskOrder writes one order as the desk sees it: the order, its
 // destination or funding instructions, its newest proof.
-func (c *cli) printDeskOrder(d deskOrderJSON) error {
+func (c *cli) printDeskOrder(d wire.DeskOrder) error {
 	o := d.Order
 	tw := c.table()
 	row(tw, "ID", o.ID)
 	row(tw, "Organization", d.Org)
 	row(tw, "Client ref", orNone(o.ClientRef))
-	row(tw, "Direction", o.direction())
+	row(tw, "Direction", direction(o))
 	row(tw, "From", o.FromAmount+" "+o.FromAsset)
 	row(tw, "To", o.ToAmount+" "+o.ToAsset)
 	row(tw, "Rate", o.Rate)
@@ -236,7 +173,7 @@ func orderShow(ctx context.Context, c *cli, args []string) error {
 	if err != nil {
 		return err
 	}
-	var d deskOrderJSON
+	var d wire.DeskOrder
 	if _, printed, err := a.do("GET", "/admin/orders/"+esc(rest[0]), nil, &d); err != nil || printed {
 		return err
 	}
@@ -322,10 +259,7 @@ func orderMove(ctx context.Context, c *cli, args []string) error {
 		}
 		body = b
 	}
-	var out struct {
-		deskOrderJSON
-		Approval *approvalJSON `json:"approval"`
-	}
+	var out wire.DeskMove
 	status, printed, err := a.do("POST", "/admin/orders/"+esc(id)+"/"+esc(move), body, &out)
 	if err != nil || printed {
 		return err
@@ -337,35 +271,7 @@ func orderMove(ctx context.Context, c *cli, args []string) error {
 			"Approval: %s\n", ap.Amount, ap.Asset, ap.Org, orNone(ap.Details["order"]), ap.Asset, ap.Role, ap.ID)
 		return err
 	}
-	return c.printDeskOrder(out.deskOrderJSON)
-}
-
-// inFlightJSON is a payout in flight as the admin API renders it: the
-// payout as its client reads it (/v1 or /v2) and the worker's view.
-type inFlightJSON struct {
-	APIVersion string `json:"api_version"`
-	Payout     struct {
-		ID          string `json:"id"`
-		AmountMWK   string `json:"amount_mwk"` // v1
-		Rail        string `json:"rail"`       // v1
-		Asset       string `json:"asset"`      // v2
-		Amount      string `json:"amount"`     // v2
-		Status      string `json:"status"`
-		Destination struct {
-			Type            string `json:"type"` // v2
-			InstitutionID   int    `json:"institution_id"`
-			AccountNumber   string `json:"account_number"`
-			MobileNumber    string `json:"mobile_number"`
-			BeneficiaryName string `json:"beneficiary_name"`
-			Address         string `json:"address"`
-		} `json:"destination"`
-		CreatedAt string `json:"created_at"`
-	} `json:"payout"`
-	Org            string  `json:"org"`
-	Overdue        bool    `json:"overdue"`
-	FailedCalls    int     `json:"failed_calls"`
-	UnknownAnswers int     `json:"unknown_answers"`
-	NextAttemptAt  *string `json:"next_attempt_at"`
+	return c.printDeskOrder(out.DeskOrder)
 }
 
 func payoutInFlight(ctx context.Context, c *cli, args []string) error {
@@ -385,9 +291,7 @@ func payoutInFlight(ctx context.Context, c *cli, args []string) error {
 	if *limit != 0 {
 		lim = strconv.Itoa(*limit)
 	}
-	var out struct {
-		Payouts []inFlightJSON `json:"payouts"`
-	}
+	var out wire.InFlights
 	path := "/admin/payouts/in-flight" + query("status", *status, "older_than", *olderThan, "org", *org, "limit", lim)
 	if _, printed, err := a.do("GET", path, nil, &out); err != nil || printed {
 		return err
@@ -464,29 +368,17 @@ func payoutResolve(ctx context.Context, c *cli, args []string) error {
 	if *reason == "" {
 		return usagef("-reason is required: what the operator found")
 	}
-	body := map[string]any{"outcome": *outcome, "reason": *reason}
+	body := wire.Resolve{Outcome: *outcome, Reason: *reason}
 	if a.set("fee") {
-		body["fee"] = *fee
+		body.Fee = fee
 	}
 	if a.set("failure-code") {
-		body["failure_code"] = *failureCode
+		body.FailureCode = failureCode
 	}
 	if a.set("reference") {
-		body["reference"] = *reference
+		body.Reference = reference
 	}
-	var p struct {
-		Approval  *approvalJSON `json:"approval"`
-		ID        string        `json:"id"`
-		AmountMWK string        `json:"amount_mwk"`
-		Fee       *string       `json:"fee"`
-		Rail      string        `json:"rail"`
-		Status    string        `json:"status"`
-		Failure   *struct {
-			Code    string `json:"code"`
-			Message string `json:"message"`
-		} `json:"failure"`
-		TerminalAt *string `json:"terminal_at"`
-	}
+	var p wire.Resolved
 	status, printed, err := a.do("POST", "/admin/payouts/"+esc(rest[0])+"/resolve", body, &p)
 	if err != nil || printed {
 		return err
@@ -540,9 +432,7 @@ func institutionsSync(ctx context.Context, c *cli, args []string) error {
 	if !json.Valid(b) {
 		return fmt.Errorf("%s is not JSON: want {\"institutions\":[...]}", rest[0])
 	}
-	var out struct {
-		Institutions int `json:"institutions"`
-	}
+	var out wire.Institutions
 	if _, printed, err := a.do("PUT", "/admin/institutions", json.RawMessage(b), &out); err != nil || printed {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tambalapay/tambala/adapters/httpapi/wire"
 	"github.com/tambalapay/tambala/orders"
 )
 
@@ -81,18 +82,12 @@ func TestAdminOrders(t *testing.T) {
 	assert.Regexp(t, `(?m)^`+id+`\s+`+org+`\s+to-bank\s+10\.000000 USDT\s+\S+ MWK\s+accepted\s+\d+s$`, out)
 	assert.Contains(t, s.ok(t, "order", "list", "-status", "accepted", "-org", org), id)
 	assert.Equal(t, "No orders.\n", s.ok(t, "order", "list", "-status", "completed"))
-	var list struct {
-		Orders []struct {
-			Org   string         `json:"org"`
-			Order map[string]any `json:"order"`
-		} `json:"orders"`
-		HasMore bool `json:"has_more"`
-	}
+	var list wire.DeskOrders
 	s.okJSON(t, &list, "order", "list")
 	require.Len(t, list.Orders, 1)
 	assert.Equal(t, org, list.Orders[0].Org)
-	assert.Equal(t, id, list.Orders[0].Order["id"])
-	assert.Equal(t, "accepted", list.Orders[0].Order["status"])
+	assert.Equal(t, id, list.Orders[0].Order.ID)
+	assert.Equal(t, "accepted", list.Orders[0].Order.Status)
 	assert.False(t, list.HasMore)
 
 	out = s.ok(t, "order", "show", id)
@@ -111,7 +106,7 @@ func TestAdminOrders(t *testing.T) {
 
 	out = s.ok(t, "order", "move", id, "processing")
 	assert.Regexp(t, `(?m)^Status\s+processing$`, out)
-	var moved deskOrderJSON
+	var moved wire.DeskOrder
 	s.okJSON(t, &moved, "order", "move", id, "coins-sent")
 	assert.Equal(t, "processing", moved.Order.Status)
 	require.NotNil(t, moved.CoinsLeftAt)
@@ -120,7 +115,7 @@ func TestAdminOrders(t *testing.T) {
 	assert.Regexp(t, `(?m)^Coins left\s+\S+$`, out)
 	assert.Equal(t, "completed", s.adminGet(t, "/admin/orders/"+id)["order"].(map[string]any)["status"])
 	assert.Regexp(t, `(?m)^`+id+`\s+.*\scompleted\s`, s.ok(t, "order", "list", "-status", "completed"))
-	var shown deskOrderJSON
+	var shown wire.DeskOrder
 	s.okJSON(t, &shown, "order", "show", id)
 	assert.Equal(t, "completed", shown.Order.Status)
 	assert.Equal(t, "x", shown.Order.ClientRef)
@@ -182,7 +177,7 @@ func TestAdminManualRail(t *testing.T) {
 	require.NoError(t, err)
 	s.Token = strings.TrimSpace(string(b))
 
-	var o orgJSON
+	var o wire.Organization
 	s.okJSON(t, &o, "org", "create", "-asset", "MWK:payout", "Chanco Traders")
 	key := regexp.MustCompile(`(tmb_\S+)`).FindString(s.ok(t, "key", "create", o.ID))
 	require.NotEmpty(t, key)
@@ -215,9 +210,7 @@ func TestAdminManualRail(t *testing.T) {
 	}, 30*time.Second, 50*time.Millisecond, "never pending: %s", s.ok(t, "payout", "in-flight"))
 	assert.Regexp(t, `(?m)^ID\s+API\s+ORG\s+AMOUNT\s+DESTINATION\s+STATUS\s+AGE\s+OVERDUE$`, out)
 	assert.Regexp(t, `(?m)^`+id+`\s+v1\s+`+o.ID+`\s+1000\.00 MWK\s+bank 1/1234567890 \(Chisomo Banda\)\s+pending\s+\d+s\s+false$`, out)
-	var inflight struct {
-		Payouts []inFlightJSON `json:"payouts"`
-	}
+	var inflight wire.InFlights
 	s.okJSON(t, &inflight, "payout", "in-flight", "-org", o.ID)
 	require.Len(t, inflight.Payouts, 1)
 	assert.Equal(t, id, inflight.Payouts[0].Payout.ID)

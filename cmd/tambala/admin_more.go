@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/tambalapay/tambala/adapters/httpapi/wire"
 )
 
 // The rest of the operator's everyday tasks on the admin API: an
@@ -17,14 +19,14 @@ import (
 
 // assetsBody is the "assets" of an organization's body from -asset flags
 // (ASSET:OP,OP each).
-func assetsBody(assets []string) ([]map[string]any, error) {
-	list := make([]map[string]any, 0, len(assets))
+func assetsBody(assets []string) ([]wire.AssetAccess, error) {
+	list := make([]wire.AssetAccess, 0, len(assets))
 	for _, s := range assets {
 		code, ops, ok := strings.Cut(s, ":")
 		if !ok || strings.TrimSpace(code) == "" || len(csv(ops)) == 0 {
 			return nil, usagef("-asset %q: want ASSET:OP,OP such as MWK:payout,collection", s)
 		}
-		list = append(list, map[string]any{"asset": strings.TrimSpace(code), "operations": csv(ops)})
+		list = append(list, wire.AssetAccess{Asset: strings.TrimSpace(code), Operations: csv(ops)})
 	}
 	return list, nil
 }
@@ -32,7 +34,7 @@ func assetsBody(assets []string) ([]map[string]any, error) {
 // putOrg sends a PUT of one of an organization's settings and prints the
 // organization as the API answers it (or its JSON).
 func (a *adminCmd) putOrg(org, setting string, body any) error {
-	var o orgJSON
+	var o wire.Organization
 	if _, printed, err := a.do("PUT", "/admin/orgs/"+esc(org)+"/"+setting, body, &o); err != nil || printed {
 		return err
 	}
@@ -47,7 +49,7 @@ func orgStatus(ctx context.Context, c *cli, args []string) error {
 	if err != nil {
 		return err
 	}
-	return a.putOrg(rest[0], "status", map[string]any{"status": rest[1]})
+	return a.putOrg(rest[0], "status", wire.OrgStatus{Status: rest[1]})
 }
 
 func orgV2Access(ctx context.Context, c *cli, args []string) error {
@@ -58,7 +60,7 @@ func orgV2Access(ctx context.Context, c *cli, args []string) error {
 	if err != nil {
 		return err
 	}
-	return a.putOrg(rest[0], "v2-access", map[string]any{"v2_access": rest[1]})
+	return a.putOrg(rest[0], "v2-access", wire.OrgV2Access{V2Access: rest[1]})
 }
 
 func orgAssets(ctx context.Context, c *cli, args []string) error {
@@ -79,7 +81,7 @@ func orgAssets(ctx context.Context, c *cli, args []string) error {
 	if err != nil {
 		return err
 	}
-	return a.putOrg(rest[0], "assets", map[string]any{"assets": list})
+	return a.putOrg(rest[0], "assets", wire.OrgAssets{Assets: list})
 }
 
 func orgFloor(ctx context.Context, c *cli, args []string) error {
@@ -95,7 +97,7 @@ func orgFloor(ctx context.Context, c *cli, args []string) error {
 	if floor == "none" {
 		floor = ""
 	}
-	return a.putOrg(rest[0], "balance-floor", map[string]any{"floor_mwk": floor})
+	return a.putOrg(rest[0], "balance-floor", wire.BalanceFloor{FloorMWK: floor})
 }
 
 func orgAllowlist(ctx context.Context, c *cli, args []string) error {
@@ -111,8 +113,8 @@ func orgAllowlist(ctx context.Context, c *cli, args []string) error {
 	if addrs == nil {
 		addrs = []string{}
 	}
-	var o orgJSON
-	if _, printed, err := a.do("PUT", "/admin/orgs/"+esc(rest[0])+"/allowlist", map[string]any{"addresses": addrs}, &o); err != nil || printed {
+	var o wire.Organization
+	if _, printed, err := a.do("PUT", "/admin/orgs/"+esc(rest[0])+"/allowlist", wire.Allowlist{Addresses: addrs}, &o); err != nil || printed {
 		return err
 	}
 	if len(o.Allowlist) == 0 {
@@ -143,13 +145,13 @@ func orgLimits(ctx context.Context, c *cli, args []string) error {
 		return usagef("nothing to set: give -max-per-payout, -daily-volume or -hourly-count (run with -h)")
 	}
 	// The route replaces the limits whole: start from the current ones.
-	var cur orgJSON
+	var cur wire.Organization
 	if _, err := a.api.callJSON(ctx, "GET", "/admin/orgs/"+esc(rest[0]), nil, &cur); err != nil {
 		return err
 	}
-	body := map[string]any{"max_per_payout_mwk": "", "daily_volume_mwk": "", "hourly_count": 0}
+	var body wire.SetPayoutLimits
 	if l := cur.PayoutLimits; l != nil {
-		body = map[string]any{"max_per_payout_mwk": l.MaxPerPayoutMWK, "daily_volume_mwk": l.DailyVolumeMWK, "hourly_count": l.HourlyCount}
+		body = *l
 	}
 	noneEmpty := func(s string) string {
 		if s == "none" {
@@ -158,13 +160,13 @@ func orgLimits(ctx context.Context, c *cli, args []string) error {
 		return s
 	}
 	if a.set("max-per-payout") {
-		body["max_per_payout_mwk"] = noneEmpty(*perPayout)
+		body.MaxPerPayoutMWK = noneEmpty(*perPayout)
 	}
 	if a.set("daily-volume") {
-		body["daily_volume_mwk"] = noneEmpty(*daily)
+		body.DailyVolumeMWK = noneEmpty(*daily)
 	}
 	if a.set("hourly-count") {
-		body["hourly_count"] = *hourly
+		body.HourlyCount = *hourly
 	}
 	return a.putOrg(rest[0], "payout-limits", body)
 }
@@ -181,11 +183,8 @@ func orgTOTPRequired(ctx context.Context, c *cli, args []string) error {
 	if err != nil {
 		return usagef("%q: want true or false", rest[1])
 	}
-	var out struct {
-		Org          string `json:"org_id"`
-		TOTPRequired bool   `json:"totp_required"`
-	}
-	if _, printed, err := a.do("PUT", "/admin/orgs/"+esc(rest[0])+"/totp-required", map[string]any{"required": required}, &out); err != nil || printed {
+	var out wire.TOTPRequired
+	if _, printed, err := a.do("PUT", "/admin/orgs/"+esc(rest[0])+"/totp-required", wire.SetTOTPRequired{Required: required}, &out); err != nil || printed {
 		return err
 	}
 	if out.TOTPRequired {
@@ -194,20 +193,6 @@ func orgTOTPRequired(ctx context.Context, c *cli, args []string) error {
 		_, err = fmt.Fprintf(c.stdout, "The portal users of %s need not sign in with TOTP.\n", out.Org)
 	}
 	return err
-}
-
-// collectionV2JSON is a /v2 collection as the API renders it.
-type collectionV2JSON struct {
-	ID             string  `json:"id"`
-	Status         string  `json:"status"`
-	Asset          string  `json:"asset"`
-	Amount         string  `json:"amount"`
-	Fee            string  `json:"fee"`
-	AmountCredited string  `json:"amount_credited"`
-	Network        *string `json:"network"`
-	Source         string  `json:"source"`
-	OrderID        *string `json:"order_id"`
-	CreatedAt      string  `json:"created_at"`
 }
 
 func depositRecord(ctx context.Context, c *cli, args []string) error {
@@ -231,11 +216,8 @@ func depositRecord(ctx context.Context, c *cli, args []string) error {
 			return usagef("-%s is required (run with -h)", f.name)
 		}
 	}
-	var out struct {
-		Approval *approvalJSON `json:"approval"`
-		collectionV2JSON
-	}
-	body := map[string]any{"network": *network, "asset": *asset, "amount": *amount, "tx_ref": *txRef}
+	var out wire.Deposit
+	body := wire.RecordDeposit{Network: *network, Asset: *asset, Amount: *amount, TxRef: *txRef}
 	status, printed, err := a.do("POST", "/admin/orgs/"+esc(rest[0])+"/deposits", body, &out)
 	if err != nil || printed {
 		return err
@@ -247,7 +229,7 @@ func depositRecord(ctx context.Context, c *cli, args []string) error {
 			"Approval: %s\n", ap.Amount, ap.Asset, ap.Org, ap.Details["network"], ap.Details["tx_ref"], ap.Asset, ap.Role, ap.ID)
 		return err
 	}
-	col := out.collectionV2JSON
+	col := out.CollectionV2
 	if a.replayed {
 		fmt.Fprintf(c.stdout, "Already credited under this reference: deposit %s %s to %s (network %s, tx %s); nothing more was credited.\n", col.Amount, col.Asset, rest[0], optStr(col.Network), *txRef)
 	} else {
@@ -266,7 +248,7 @@ func depositRecord(ctx context.Context, c *cli, args []string) error {
 }
 
 // printApproval writes an approval as lines of name and value.
-func (c *cli) printApproval(ap approvalJSON) error {
+func (c *cli) printApproval(ap wire.Approval) error {
 	tw := c.table()
 	row(tw, "ID", ap.ID)
 	row(tw, "Kind", ap.Kind)
@@ -285,11 +267,11 @@ func (c *cli) printApproval(ap approvalJSON) error {
 		}
 		row(tw, name, k+": "+ap.Details[k])
 	}
-	row(tw, "Requested by", ap.RequestedBy.String())
+	row(tw, "Requested by", partyString(ap.RequestedBy))
 	row(tw, "Requested", ap.RequestedAt)
 	row(tw, "Status", ap.Status)
 	if ap.DecidedBy != nil || ap.DecidedAt != nil {
-		row(tw, "Decided by", ap.DecidedBy.String())
+		row(tw, "Decided by", partyString(ap.DecidedBy))
 		row(tw, "Decided", optStr(ap.DecidedAt))
 	}
 	if ap.Reason != nil {
@@ -307,7 +289,7 @@ func approvalsShow(ctx context.Context, c *cli, args []string) error {
 	if err != nil {
 		return err
 	}
-	var ap approvalJSON
+	var ap wire.Approval
 	if _, printed, err := a.do("GET", "/admin/approvals/"+esc(rest[0]), nil, &ap); err != nil || printed {
 		return err
 	}
@@ -327,31 +309,14 @@ func approvalsReject(ctx context.Context, c *cli, args []string) error {
 	if *reason == "" {
 		return usagef("-reason is required: why the approval is rejected")
 	}
-	var ap approvalJSON
-	if _, printed, err := a.do("POST", "/admin/approvals/"+esc(rest[0])+"/reject", map[string]any{"reason": *reason}, &ap); err != nil || printed {
+	var ap wire.Approval
+	if _, printed, err := a.do("POST", "/admin/approvals/"+esc(rest[0])+"/reject", wire.Reject{Reason: *reason}, &ap); err != nil || printed {
 		return err
 	}
 	return c.printApproval(ap)
 }
 
-// auditEntryJSON is an entry of the audit trail as the API renders it.
-type auditEntryJSON struct {
-	ID    string  `json:"id"`
-	At    string  `json:"at"`
-	Org   *string `json:"org_id"`
-	Actor struct {
-		Kind   string  `json:"kind"`
-		UserID *string `json:"user_id"`
-		Email  *string `json:"email"`
-	} `json:"actor"`
-	Action    string  `json:"action"`
-	Target    string  `json:"target"`
-	Summary   string  `json:"summary"`
-	Address   *string `json:"address"`
-	RequestID *string `json:"request_id"`
-}
-
-func (e auditEntryJSON) actor() string {
+func auditActor(e wire.AuditEntry) string {
 	switch {
 	case e.Actor.Email != nil && *e.Actor.Email != "":
 		return *e.Actor.Email
@@ -397,11 +362,7 @@ func audit(ctx context.Context, c *cli, args []string) error {
 	}
 	path += query("actor_kind", *actorKind, "actor", *actor, "action", *action, "target", *target,
 		"since", *since, "until", *until, "limit", lim, "before_id", *before)
-	var out struct {
-		Entries      []auditEntryJSON `json:"entries"`
-		HasMore      bool             `json:"has_more"`
-		NextBeforeID *string          `json:"next_before_id"`
-	}
+	var out wire.AuditPage
 	if _, printed, err := a.do("GET", path, nil, &out); err != nil || printed {
 		return err
 	}
@@ -412,7 +373,7 @@ func audit(ctx context.Context, c *cli, args []string) error {
 	tw := c.table()
 	row(tw, "TIME", "ACTOR", "ACTION", "TARGET", "SUMMARY")
 	for _, e := range out.Entries {
-		row(tw, e.At, e.actor(), e.Action, orNone(e.Target), orNone(e.Summary))
+		row(tw, e.At, auditActor(e), e.Action, orNone(e.Target), orNone(e.Summary))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -420,23 +381,9 @@ func audit(ctx context.Context, c *cli, args []string) error {
 	return c.morePage(out.HasMore, out.NextBeforeID)
 }
 
-// deliveryJSON is a webhook delivery as the admin API renders it.
-type deliveryJSON struct {
-	ID        string `json:"id"`
-	EventType string `json:"event_type"`
-	URL       string `json:"url"`
-	State     string `json:"state"`
-	Attempts  []struct {
-		At         string `json:"at"`
-		StatusCode int    `json:"status_code"`
-		Error      string `json:"error"`
-	} `json:"attempts"`
-	CreatedAt string `json:"created_at"`
-}
-
-// last is the outcome of the delivery's latest attempt: its status code
+// lastAttempt is the outcome of the delivery's latest attempt: its status code
 // or error, "-" when none was made.
-func (d deliveryJSON) last() string {
+func lastAttempt(d wire.Delivery) string {
 	if len(d.Attempts) == 0 {
 		return "-"
 	}
@@ -462,11 +409,7 @@ func deliveriesList(ctx context.Context, c *cli, args []string) error {
 	if *limit != 0 {
 		lim = strconv.Itoa(*limit)
 	}
-	var out struct {
-		Deliveries   []deliveryJSON `json:"deliveries"`
-		HasMore      bool           `json:"has_more"`
-		NextBeforeID *string        `json:"next_before_id"`
-	}
+	var out wire.Deliveries
 	if _, printed, err := a.do("GET", "/admin/orgs/"+esc(rest[0])+"/deliveries"+query("limit", lim, "before_id", *before), nil, &out); err != nil || printed {
 		return err
 	}
@@ -477,7 +420,7 @@ func deliveriesList(ctx context.Context, c *cli, args []string) error {
 	tw := c.table()
 	row(tw, "ID", "EVENT", "STATE", "ATTEMPTS", "LAST", "CREATED")
 	for _, d := range out.Deliveries {
-		row(tw, d.ID, d.EventType, d.State, strconv.Itoa(len(d.Attempts)), d.last(), d.CreatedAt)
+		row(tw, d.ID, d.EventType, d.State, strconv.Itoa(len(d.Attempts)), lastAttempt(d), d.CreatedAt)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -494,7 +437,7 @@ func deliveriesRedeliver(ctx context.Context, c *cli, args []string) error {
 	if err != nil {
 		return err
 	}
-	var d deliveryJSON
+	var d wire.Delivery
 	if _, printed, err := a.do("POST", "/admin/orgs/"+esc(rest[0])+"/deliveries/"+esc(rest[1])+"/redeliver", nil, &d); err != nil || printed {
 		return err
 	}
@@ -509,38 +452,15 @@ func deliveriesRedeliver(ctx context.Context, c *cli, args []string) error {
 	return tw.Flush()
 }
 
-// userJSON is a user as the admin API renders it.
-type userJSON struct {
-	ID                string   `json:"id"`
-	Org               *string  `json:"org_id"`
-	Email             string   `json:"email"`
-	Role              string   `json:"role"`
-	StaffRoles        []string `json:"staff_roles"`
-	Status            string   `json:"status"`
-	TOTPEnrolled      bool     `json:"totp_enrolled"`
-	RecoveryCodesLeft int      `json:"recovery_codes_left"`
-	CreatedAt         string   `json:"created_at"`
-	DisabledAt        *string  `json:"disabled_at"`
-	// ApprovalsSuspended is set on a staff list's users only.
-	ApprovalsSuspended *bool `json:"approvals_suspended,omitempty"`
-}
-
-func (u userJSON) totp() string {
+func totpState(u wire.User) string {
 	if !u.TOTPEnrolled {
 		return "no"
 	}
 	return "yes"
 }
 
-// usersJSON is a list of users as the admin API renders it.
-type usersJSON struct {
-	Org          *string    `json:"org_id"`
-	TOTPRequired bool       `json:"totp_required"`
-	Users        []userJSON `json:"users"`
-}
-
 // printUser writes u as lines of name and value.
-func (c *cli) printUser(u userJSON) error {
+func (c *cli) printUser(u wire.User) error {
 	tw := c.table()
 	row(tw, "ID", u.ID)
 	if u.Org != nil {
@@ -574,7 +494,7 @@ func userList(ctx context.Context, c *cli, args []string) error {
 	if err != nil {
 		return err
 	}
-	var out usersJSON
+	var out wire.Users
 	if _, printed, err := a.do("GET", "/admin/orgs/"+esc(rest[0])+"/users", nil, &out); err != nil || printed {
 		return err
 	}
@@ -584,7 +504,7 @@ func userList(ctx context.Context, c *cli, args []string) error {
 		tw := c.table()
 		row(tw, "ID", "EMAIL", "ROLE", "STATUS", "TOTP", "CREATED")
 		for _, u := range out.Users {
-			row(tw, u.ID, u.Email, u.Role, u.Status, u.totp(), u.CreatedAt)
+			row(tw, u.ID, u.Email, u.Role, u.Status, totpState(u), u.CreatedAt)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -600,9 +520,7 @@ func userList(ctx context.Context, c *cli, args []string) error {
 // any, and the command that lists them: a pending invitation is no user
 // yet.
 func (a *adminCmd) pendingInvitations(path, lister string) error {
-	var out struct {
-		Invitations []invitationJSON `json:"invitations"`
-	}
+	var out wire.Invitations
 	if _, err := a.api.callJSON(a.ctx, "GET", path, nil, &out); err != nil {
 		return err
 	}
@@ -627,7 +545,7 @@ func userAction(ctx context.Context, c *cli, args []string, action, done, about 
 	if err != nil {
 		return err
 	}
-	var u userJSON
+	var u wire.User
 	if _, printed, err := a.do("POST", "/admin/users/"+esc(rest[0])+"/"+action, nil, &u); err != nil || printed {
 		return err
 	}
@@ -659,10 +577,7 @@ func userEndSessions(ctx context.Context, c *cli, args []string) error {
 	if err != nil {
 		return err
 	}
-	var out struct {
-		User  string `json:"user_id"`
-		Ended int    `json:"sessions_ended"`
-	}
+	var out wire.SessionsEnded
 	if _, printed, err := a.do("POST", "/admin/users/"+esc(rest[0])+"/sessions/end", nil, &out); err != nil || printed {
 		return err
 	}
@@ -679,7 +594,7 @@ func userResetPassword(ctx context.Context, c *cli, args []string) error {
 	if err != nil {
 		return err
 	}
-	var inv newInvitationJSON
+	var inv wire.NewInvitation
 	if _, printed, err := a.do("POST", "/admin/users/"+esc(rest[0])+"/password-reset", nil, &inv); err != nil || printed {
 		return err
 	}
@@ -696,7 +611,7 @@ func staffList(ctx context.Context, c *cli, args []string) error {
 	if _, err := a.parse(args, 0, 0); err != nil {
 		return err
 	}
-	var out usersJSON
+	var out wire.Users
 	if _, printed, err := a.do("GET", "/admin/staff/users", nil, &out); err != nil || printed {
 		return err
 	}
@@ -713,7 +628,7 @@ func staffList(ctx context.Context, c *cli, args []string) error {
 		if u.ApprovalsSuspended != nil && *u.ApprovalsSuspended {
 			approves = "suspended"
 		}
-		row(tw, u.ID, u.Email, orNone(strings.Join(u.StaffRoles, ",")), u.Status, u.totp(), approves, u.CreatedAt)
+		row(tw, u.ID, u.Email, orNone(strings.Join(u.StaffRoles, ",")), u.Status, totpState(u), approves, u.CreatedAt)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -733,8 +648,8 @@ func staffRoles(ctx context.Context, c *cli, args []string) error {
 	if len(roles) == 0 {
 		return usagef("no roles: want desk, operations, support or admin, comma-separated")
 	}
-	var u userJSON
-	if _, printed, err := a.do("PUT", "/admin/users/"+esc(rest[0])+"/staff-roles", map[string]any{"roles": roles}, &u); err != nil || printed {
+	var u wire.User
+	if _, printed, err := a.do("PUT", "/admin/users/"+esc(rest[0])+"/staff-roles", wire.StaffRoles{Roles: roles}, &u); err != nil || printed {
 		return err
 	}
 	return c.printUser(u)
@@ -757,11 +672,8 @@ func railSet(ctx context.Context, c *cli, args []string) error {
 	if err != nil {
 		return usagef("-disabled %q: want true or false", *disabled)
 	}
-	var out struct {
-		BankDisabled bool `json:"bank_disabled"`
-		MomoDisabled bool `json:"momo_disabled"`
-	}
-	if _, printed, err := a.do("PUT", "/admin/rails/"+esc(rest[0]), map[string]any{"disabled": off}, &out); err != nil || printed {
+	var out wire.Rails
+	if _, printed, err := a.do("PUT", "/admin/rails/"+esc(rest[0]), wire.SetRail{Disabled: off}, &out); err != nil || printed {
 		return err
 	}
 	state := func(disabled bool) string {

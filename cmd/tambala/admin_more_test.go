@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tambalapay/tambala/adapters/httpapi/wire"
 )
 
 // TestAdminOrgSettings: org status, v2-access, assets, floor, allowlist,
@@ -34,7 +36,7 @@ func TestAdminOrgSettings(t *testing.T) {
 	assert.Regexp(t, `(?m)^Status\s+suspended$`, out)
 	assert.Equal(t, "suspended", s.adminGet(t, "/admin/orgs/"+org)["status"])
 	assert.NotEqual(t, http.StatusOK, ping(), "a suspended organization's key is refused")
-	var o orgJSON
+	var o wire.Organization
 	s.okJSON(t, &o, "org", "status", org, "active")
 	assert.Equal(t, "active", o.Status)
 	assert.Equal(t, http.StatusOK, ping())
@@ -56,7 +58,7 @@ func TestAdminOrgSettings(t *testing.T) {
 	got := s.adminGet(t, "/admin/orgs/"+org)["assets"].([]any)
 	assert.Equal(t, []any{"convert"}, got[1].(map[string]any)["operations"])
 	s.okJSON(t, &o, "org", "assets", "-asset", "MWK:payout,collection", "-asset", "USDT:payout,collection,convert", org)
-	assert.Equal(t, "MWK,USDT", o.assetCodes())
+	assert.Equal(t, "MWK,USDT", assetCodes(o))
 	assert.Contains(t, s.fails(t, 1, "org", "assets", org, "-asset", "XYZ:payout"), "unsupported_asset")
 	assert.Contains(t, s.fails(t, 2, "org", "assets", org), "-asset is required")
 	assert.Contains(t, s.fails(t, 2, "org", "assets", org, "-asset", "MWK"), `-asset "MWK": want ASSET:OP,OP`)
@@ -64,7 +66,7 @@ func TestAdminOrgSettings(t *testing.T) {
 	// Balance floor.
 	assert.Regexp(t, `(?m)^Balance floor\s+2500\.00 MWK$`, s.ok(t, "org", "floor", org, "2500"))
 	assert.Equal(t, "2500.00", s.adminGet(t, "/admin/orgs/"+org)["balance_floor_mwk"])
-	var unfloored orgJSON // a fresh one: the answer leaves out a floor removed
+	var unfloored wire.Organization // a fresh one: the answer leaves out a floor removed
 	s.okJSON(t, &unfloored, "org", "floor", org, "none")
 	assert.Empty(t, unfloored.BalanceFloorMWK)
 	assert.Regexp(t, `(?m)^Balance floor\s+-$`, s.ok(t, "org", "show", org))
@@ -107,10 +109,7 @@ func TestAdminOrgSettings(t *testing.T) {
 	assert.Equal(t, "The portal users of "+org+" must sign in with TOTP.\n", s.ok(t, "org", "totp-required", org, "true"))
 	assert.Equal(t, true, s.adminGet(t, "/admin/orgs/"+org+"/users")["totp_required"])
 	assert.Contains(t, s.ok(t, "user", "list", org), "TOTP required: true\n")
-	var totp struct {
-		Org          string `json:"org_id"`
-		TOTPRequired bool   `json:"totp_required"`
-	}
+	var totp wire.TOTPRequired
 	s.okJSON(t, &totp, "org", "totp-required", org, "false")
 	assert.Equal(t, org, totp.Org)
 	assert.False(t, totp.TOTPRequired)
@@ -144,7 +143,7 @@ func TestAdminDepositApprovalsAudit(t *testing.T) {
 	assert.Equal(t, "settled", col["status"])
 	assert.Equal(t, "deposit", col["source"])
 	// The same transaction again: the same collection. -json.
-	var again collectionV2JSON
+	var again wire.CollectionV2
 	s.okJSON(t, &again, "deposit", "record", "-network", "tron", "-asset", "USDT", "-amount", "25", "-tx-ref", "0xabc", org)
 	assert.Equal(t, id[1], again.ID)
 	assert.Equal(t, "25.000000", again.AmountCredited)
@@ -162,9 +161,7 @@ func TestAdminDepositApprovalsAudit(t *testing.T) {
 	m := regexp.MustCompile(`(?m)^Approval: (\S+)$`).FindStringSubmatch(out)
 	require.NotNil(t, m, out)
 	ap := m[1]
-	var pending struct {
-		Approval approvalJSON `json:"approval"`
-	}
+	var pending wire.Pending
 	s.okJSON(t, &pending, "deposit", "record", org, "-network", "ethereum", "-asset", "USDT", "-amount", "60", "-tx-ref", "0xbig2")
 	assert.Equal(t, "pending", pending.Approval.Status)
 	assert.Equal(t, "0xbig2", pending.Approval.Details["tx_ref"])
@@ -175,7 +172,7 @@ func TestAdminDepositApprovalsAudit(t *testing.T) {
 	assert.Regexp(t, `(?m)^Details\s+network: ethereum\n\s+tx_ref: 0xbig$`, out)
 	assert.Regexp(t, `(?m)^Status\s+pending$`, out)
 	assert.NotContains(t, out, "Decided")
-	var shown approvalJSON
+	var shown wire.Approval
 	s.okJSON(t, &shown, "approvals", "show", ap)
 	assert.Equal(t, ap, shown.ID)
 	assert.Equal(t, "operations", shown.Role)
@@ -187,7 +184,7 @@ func TestAdminDepositApprovalsAudit(t *testing.T) {
 	got := s.adminGet(t, "/admin/approvals/"+ap)
 	assert.Equal(t, "rejected", got["status"])
 	assert.Equal(t, "no such transaction", got["reason"])
-	var rejected approvalJSON
+	var rejected wire.Approval
 	s.okJSON(t, &rejected, "approvals", "reject", "-reason", "duplicate", pending.Approval.ID)
 	assert.Equal(t, "rejected", rejected.Status)
 	require.NotNil(t, rejected.Reason)
@@ -215,10 +212,7 @@ func TestAdminDepositApprovalsAudit(t *testing.T) {
 	out = s.ok(t, "audit", "-limit", "1")
 	next := regexp.MustCompile(`(?m)^More: run again with -before (\S+)$`).FindStringSubmatch(out)
 	require.NotNil(t, next, out)
-	var page struct {
-		Entries []auditEntryJSON `json:"entries"`
-		HasMore bool             `json:"has_more"`
-	}
+	var page wire.AuditPage
 	s.okJSON(t, &page, "audit", "-limit", "2", "-before", next[1])
 	require.Len(t, page.Entries, 2)
 	assert.True(t, page.HasMore)
@@ -261,7 +255,7 @@ func TestAdminUsersAndStaff(t *testing.T) {
 	m := regexp.MustCompile(`(?m)^(\S+)\s+admin@demo\.example\s+org_admin\s+active\s+no\s+\S+$`).FindStringSubmatch(out)
 	require.NotNil(t, m, out)
 	user := m[1]
-	var users usersJSON
+	var users wire.Users
 	s.okJSON(t, &users, "user", "list", org)
 	require.Len(t, users.Users, 1)
 	assert.Equal(t, user, users.Users[0].ID)
@@ -276,10 +270,7 @@ func TestAdminUsersAndStaff(t *testing.T) {
 	}
 	require.Equal(t, http.StatusSeeOther, signIn())
 	assert.Equal(t, "Ended 1 sessions of user "+user+".\n", s.ok(t, "user", "end-sessions", user))
-	var ended struct {
-		User  string `json:"user_id"`
-		Ended int    `json:"sessions_ended"`
-	}
+	var ended wire.SessionsEnded
 	s.okJSON(t, &ended, "user", "end-sessions", user)
 	assert.Equal(t, 0, ended.Ended)
 
@@ -289,7 +280,7 @@ func TestAdminUsersAndStaff(t *testing.T) {
 	assert.Regexp(t, `(?m)^Disabled\s+\S+$`, out)
 	assert.Equal(t, "disabled", s.adminGet(t, "/admin/users/"+user)["status"])
 	assert.NotEqual(t, http.StatusSeeOther, signIn(), "a disabled user cannot sign in")
-	var u userJSON
+	var u wire.User
 	s.okJSON(t, &u, "user", "enable", user)
 	assert.Equal(t, "active", u.Status)
 	assert.Nil(t, u.DisabledAt)
@@ -309,7 +300,7 @@ func TestAdminUsersAndStaff(t *testing.T) {
 		kinds[i["kind"].(string)] = i["status"].(string)
 	}
 	assert.Equal(t, "pending", kinds["password_reset"])
-	var inv newInvitationJSON
+	var inv wire.NewInvitation
 	s.okJSON(t, &inv, "user", "reset-password", user)
 	assert.True(t, strings.HasPrefix(inv.Token, "inv_"))
 	assert.Equal(t, "admin@demo.example", inv.Invitation.Email)
@@ -321,7 +312,7 @@ func TestAdminUsersAndStaff(t *testing.T) {
 
 	// Staff.
 	assert.Equal(t, "No staff.\n", s.ok(t, "staff", "list"))
-	var staffInv newInvitationJSON
+	var staffInv wire.NewInvitation
 	s.okJSON(t, &staffInv, "staff", "invite", "-role", "admin", "ops@example.com")
 	s.acceptStaffInvitation(t, staffInv.Token) // issue #36: at the console
 	out = s.ok(t, "staff", "list")
@@ -335,7 +326,7 @@ func TestAdminUsersAndStaff(t *testing.T) {
 	assert.Equal(t, []any{"desk", "support"}, s.adminGet(t, "/admin/users/"+staff)["staff_roles"])
 	s.okJSON(t, &u, "staff", "roles", staff, "admin", "operations")
 	assert.Equal(t, []string{"admin", "operations"}, u.StaffRoles)
-	var staffList usersJSON
+	var staffList wire.Users
 	s.okJSON(t, &staffList, "staff", "list")
 	require.Len(t, staffList.Users, 1)
 	assert.Equal(t, []string{"admin", "operations"}, staffList.Users[0].StaffRoles)
@@ -363,10 +354,7 @@ func TestAdminRailsAndDeliveries(t *testing.T) {
 	assert.Equal(t, "RAIL  STATE\nbank  enabled\nmomo  disabled\n", s.ok(t, "rail", "set", "momo", "-disabled", "true"))
 	status, b := payout("p1")
 	assert.Equal(t, "rail_disabled", b["error"].(map[string]any)["code"], "%d %v", status, b)
-	var rails struct {
-		BankDisabled bool `json:"bank_disabled"`
-		MomoDisabled bool `json:"momo_disabled"`
-	}
+	var rails wire.Rails
 	s.okJSON(t, &rails, "rail", "set", "-disabled", "false", "momo")
 	assert.False(t, rails.MomoDisabled)
 	assert.False(t, rails.BankDisabled)
@@ -388,9 +376,7 @@ func TestAdminRailsAndDeliveries(t *testing.T) {
 	s.ok(t, "webhook", "set", org, hook.URL+"/hook")
 	status, b = publicCall(t, "POST", s.PublicURL+"/v1/collections/simulate", s.DemoKey, "", map[string]any{"amount_mwk": "2500.00"})
 	require.Less(t, status, 300, "%v", b)
-	var list struct {
-		Deliveries []deliveryJSON `json:"deliveries"`
-	}
+	var list wire.Deliveries
 	require.Eventually(t, func() bool {
 		s.okJSON(t, &list, "deliveries", "list", org)
 		for _, d := range list.Deliveries {
@@ -446,7 +432,7 @@ func TestAdminFourEyesThresholdAndHold(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, "", "")
 	assert.Equal(t, "The MWK approval threshold is 1000.00 MWK.\n", s.ok(t, "approvals", "threshold", "MWK", "1000"))
-	var inv newInvitationJSON
+	var inv wire.NewInvitation
 	s.okJSON(t, &inv, "staff", "invite", "-role", "operations", "ops@example.com")
 	s.acceptStaffInvitation(t, inv.Token)
 

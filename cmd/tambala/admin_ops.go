@@ -7,31 +7,11 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+
+	"github.com/tambalapay/tambala/adapters/httpapi/wire"
 )
 
-// approvalJSON is an approval as the admin API renders it.
-type approvalJSON struct {
-	ID          string            `json:"id"`
-	Kind        string            `json:"kind"`
-	Org         string            `json:"org_id"`
-	Asset       string            `json:"asset"`
-	Amount      string            `json:"amount"`
-	Role        string            `json:"role"`
-	Details     map[string]string `json:"details"`
-	RequestedBy *partyJSON        `json:"requested_by"`
-	RequestedAt string            `json:"requested_at"`
-	Status      string            `json:"status"`
-	DecidedBy   *partyJSON        `json:"decided_by"`
-	DecidedAt   *string           `json:"decided_at"`
-	Reason      *string           `json:"reason"`
-}
-
-type partyJSON struct {
-	Kind  string  `json:"kind"`
-	Email *string `json:"email"`
-}
-
-func (p *partyJSON) String() string {
+func partyString(p *wire.Party) string {
 	switch {
 	case p == nil:
 		return "-"
@@ -58,14 +38,8 @@ func fund(ctx context.Context, c *cli, args []string) error {
 		return usagef("-ref is required: the funding's reference (a repeated funding with it credits once)")
 	}
 	org, amount, asset := rest[0], rest[1], rest[2]
-	var out struct {
-		Approval *approvalJSON `json:"approval"`
-		Org      string        `json:"org_id"`
-		Asset    string        `json:"asset"`
-		Amount   string        `json:"amount"`
-		Ref      string        `json:"ref"`
-	}
-	status, printed, err := a.do("POST", "/admin/orgs/"+esc(org)+"/funding", map[string]any{"asset": asset, "amount": amount, "ref": *ref}, &out)
+	var out wire.Funding
+	status, printed, err := a.do("POST", "/admin/orgs/"+esc(org)+"/funding", wire.Fund{Asset: asset, Amount: amount, Ref: *ref}, &out)
 	if err != nil || printed {
 		return err
 	}
@@ -84,17 +58,7 @@ func fund(ctx context.Context, c *cli, args []string) error {
 	return err
 }
 
-// corridorJSON is a corridor as the admin API renders it.
-type corridorJSON struct {
-	Asset       string  `json:"asset"`
-	RateOffRamp *string `json:"rate_off_ramp"`
-	RateOnRamp  *string `json:"rate_on_ramp"`
-	Min         string  `json:"min"`
-	Max         *string `json:"max"`
-	Open        bool    `json:"open"`
-}
-
-func (c *cli) printCorridors(cs []corridorJSON) error {
+func (c *cli) printCorridors(cs []wire.Corridor) error {
 	if len(cs) == 0 {
 		_, err := c.println("No corridors.")
 		return err
@@ -114,9 +78,7 @@ func corridorList(ctx context.Context, c *cli, args []string) error {
 	if _, err := a.parse(args, 0, 0); err != nil {
 		return err
 	}
-	var out struct {
-		Corridors []corridorJSON `json:"corridors"`
-	}
+	var out wire.Corridors
 	if _, printed, err := a.do("GET", "/admin/corridors", nil, &out); err != nil || printed {
 		return err
 	}
@@ -143,39 +105,37 @@ func corridorSet(ctx context.Context, c *cli, args []string) error {
 		return usagef("nothing to set: give -rate-off-ramp, -rate-on-ramp, -min, -max or -open (run with -h)")
 	}
 	// The route replaces the whole corridor: start from the current one.
-	var list struct {
-		Corridors []corridorJSON `json:"corridors"`
-	}
+	var list wire.Corridors
 	if _, err := a.api.callJSON(ctx, "GET", "/admin/corridors", nil, &list); err != nil {
 		return err
 	}
-	body := map[string]any{"rate_off_ramp": nil, "rate_on_ramp": nil, "open": false}
+	closed := false
+	body := wire.CorridorUpdate{RateOffRamp: wire.Text(nil), RateOnRamp: wire.Text(nil), Open: &closed}
 	for _, k := range list.Corridors {
 		if k.Asset == asset {
-			body = map[string]any{"rate_off_ramp": k.RateOffRamp, "rate_on_ramp": k.RateOnRamp, "min": k.Min, "max": k.Max, "open": k.Open}
+			body = wire.CorridorUpdate{RateOffRamp: wire.Text(k.RateOffRamp), RateOnRamp: wire.Text(k.RateOnRamp),
+				Min: wire.Text(&k.Min), Max: wire.Text(k.Max), Open: &k.Open}
 		}
 	}
 	if a.set("rate-off-ramp") {
-		body["rate_off_ramp"] = nullable(*offRamp)
+		body.RateOffRamp = wire.Text(nullable(*offRamp))
 	}
 	if a.set("rate-on-ramp") {
-		body["rate_on_ramp"] = nullable(*onRamp)
+		body.RateOnRamp = wire.Text(nullable(*onRamp))
 	}
 	if a.set("min") {
-		body["min"] = *minimum
+		body.Min = wire.Text(minimum)
 	}
 	if a.set("max") {
-		body["max"] = nullable(*maximum)
+		body.Max = wire.Text(nullable(*maximum))
 	}
 	if a.set("open") {
-		body["open"] = *open
+		body.Open = open
 	}
-	if _, ok := body["min"]; !ok {
+	if body.Min == nil {
 		return usagef("%s has no corridor yet: -min is required", asset)
 	}
-	var out struct {
-		Corridors []corridorJSON `json:"corridors"`
-	}
+	var out wire.Corridors
 	if _, printed, err := a.do("PUT", "/admin/corridors/"+esc(asset), body, &out); err != nil || printed {
 		return err
 	}
@@ -190,13 +150,8 @@ func webhookSet(ctx context.Context, c *cli, args []string) error {
 	if err != nil {
 		return err
 	}
-	var ep struct {
-		URL       string `json:"url"`
-		SecretID  string `json:"secret_id"`
-		CreatedAt string `json:"created_at"`
-		Secret    string `json:"secret"`
-	}
-	if _, printed, err := a.do("PUT", "/admin/orgs/"+esc(rest[0])+"/webhook", map[string]any{"url": rest[1]}, &ep); err != nil || printed {
+	var ep wire.Endpoint
+	if _, printed, err := a.do("PUT", "/admin/orgs/"+esc(rest[0])+"/webhook", wire.SetWebhook{URL: rest[1]}, &ep); err != nil || printed {
 		return err
 	}
 	fmt.Fprintf(c.stdout, "Signing secret (shown once, store it now): %s\n\n", ep.Secret)
@@ -218,10 +173,7 @@ func pause(ctx context.Context, c *cli, args []string) error {
 		return err
 	}
 	var err error
-	var state struct {
-		V1 string `json:"v1"`
-		V2 string `json:"v2"`
-	}
+	var state wire.Pause
 	var b []byte
 	get := true
 	for _, s := range []struct{ api, mode string }{{"v1", *v1}, {"v2", *v2}} {
@@ -232,7 +184,7 @@ func pause(ctx context.Context, c *cli, args []string) error {
 			return usagef("-%s: want live, maintenance or incident", s.api)
 		}
 		get = false
-		if _, b, err = a.api.call(ctx, "PUT", "/admin/pause", map[string]any{"api": s.api, "mode": s.mode}); err != nil {
+		if _, b, err = a.api.call(ctx, "PUT", "/admin/pause", wire.SetPause{API: s.api, Mode: s.mode}); err != nil {
 			return err
 		}
 	}
@@ -278,11 +230,7 @@ func approvalsList(ctx context.Context, c *cli, args []string) error {
 	if len(q) > 0 {
 		path += "?" + q.Encode()
 	}
-	var out struct {
-		Approvals    []approvalJSON `json:"approvals"`
-		HasMore      bool           `json:"has_more"`
-		NextBeforeID *string        `json:"next_before_id"`
-	}
+	var out wire.Approvals
 	if _, printed, err := a.do("GET", path, nil, &out); err != nil || printed {
 		return err
 	}
@@ -293,7 +241,7 @@ func approvalsList(ctx context.Context, c *cli, args []string) error {
 	tw := c.table()
 	row(tw, "ID", "KIND", "ORG", "AMOUNT", "ASSET", "ROLE", "STATUS", "REQUESTED BY", "REQUESTED")
 	for _, ap := range out.Approvals {
-		row(tw, ap.ID, ap.Kind, orNone(ap.Org), ap.Amount, ap.Asset, ap.Role, ap.Status, ap.RequestedBy.String(), ap.RequestedAt)
+		row(tw, ap.ID, ap.Kind, orNone(ap.Org), ap.Amount, ap.Asset, ap.Role, ap.Status, partyString(ap.RequestedBy), ap.RequestedAt)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -319,12 +267,8 @@ func approvalsThreshold(ctx context.Context, c *cli, args []string) error {
 		return err
 	}
 	if len(rest) == 2 {
-		var out struct {
-			Approval  *approvalJSON `json:"approval"`
-			Asset     string        `json:"asset"`
-			Threshold *string       `json:"threshold"`
-		}
-		status, printed, err := a.do("PUT", "/admin/approval-thresholds/"+esc(rest[0]), map[string]any{"threshold": nullable(rest[1])}, &out)
+		var out wire.Threshold
+		status, printed, err := a.do("PUT", "/admin/approval-thresholds/"+esc(rest[0]), wire.SetThreshold{Threshold: nullable(rest[1])}, &out)
 		if err != nil || printed {
 			return err
 		}
@@ -342,9 +286,7 @@ func approvalsThreshold(ctx context.Context, c *cli, args []string) error {
 		}
 		return err
 	}
-	var out struct {
-		Thresholds map[string]string `json:"thresholds"`
-	}
+	var out wire.Thresholds
 	_, b, err := a.api.call(ctx, "GET", "/admin/approval-thresholds", nil)
 	if err != nil {
 		return err
@@ -355,9 +297,9 @@ func approvalsThreshold(ctx context.Context, c *cli, args []string) error {
 	if len(rest) == 1 {
 		t, ok := out.Thresholds[rest[0]]
 		if a.opts.json {
-			var v any = map[string]any{"asset": rest[0], "threshold": nil}
+			v := wire.Threshold{Asset: rest[0]}
 			if ok {
-				v = map[string]any{"asset": rest[0], "threshold": t}
+				v.Threshold = &t
 			}
 			return c.printJSONValue(v)
 		}

@@ -4,30 +4,11 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/tambalapay/tambala/adapters/httpapi/wire"
 )
 
-// orgJSON is an organization as the admin API renders it; amounts stay
-// the API's text.
-type orgJSON struct {
-	ID       string `json:"id"`
-	Name     string `json:"name"`
-	Status   string `json:"status"`
-	V2Access string `json:"v2_access"`
-	Assets   []struct {
-		Asset      string   `json:"asset"`
-		Operations []string `json:"operations"`
-	} `json:"assets"`
-	BalanceFloorMWK string   `json:"balance_floor_mwk"`
-	Allowlist       []string `json:"ip_allowlist"`
-	PayoutLimits    *struct {
-		MaxPerPayoutMWK string `json:"max_per_payout_mwk"`
-		DailyVolumeMWK  string `json:"daily_volume_mwk"`
-		HourlyCount     int    `json:"hourly_count"`
-	} `json:"payout_limits"`
-	CreatedAt string `json:"created_at"`
-}
-
-func (o orgJSON) assetCodes() string {
+func assetCodes(o wire.Organization) string {
 	codes := make([]string, len(o.Assets))
 	for i, a := range o.Assets {
 		codes[i] = a.Asset
@@ -36,7 +17,7 @@ func (o orgJSON) assetCodes() string {
 }
 
 // printOrg writes o as lines of name and value.
-func (c *cli) printOrg(o orgJSON) error {
+func (c *cli) printOrg(o wire.Organization) error {
 	tw := c.table()
 	row(tw, "ID", o.ID)
 	row(tw, "Name", o.Name)
@@ -83,25 +64,12 @@ func orgCreate(ctx context.Context, c *cli, args []string) error {
 	if err != nil {
 		return err
 	}
-	body := map[string]any{"name": rest[0]}
-	if len(assets) > 0 {
-		list := make([]map[string]any, 0, len(assets))
-		for _, s := range assets {
-			code, ops, ok := strings.Cut(s, ":")
-			if !ok || strings.TrimSpace(code) == "" || len(csv(ops)) == 0 {
-				return usagef("-asset %q: want ASSET:OP,OP such as MWK:payout,collection", s)
-			}
-			list = append(list, map[string]any{"asset": strings.TrimSpace(code), "operations": csv(ops)})
-		}
-		body["assets"] = list
+	list, err := assetsBody(assets)
+	if err != nil {
+		return err
 	}
-	if *v2 != "" {
-		body["v2_access"] = *v2
-	}
-	if *floor != "" {
-		body["balance_floor_mwk"] = *floor
-	}
-	var o orgJSON
+	body := wire.NewOrganization{Name: rest[0], Assets: list, V2Access: *v2, BalanceFloorMWK: *floor}
+	var o wire.Organization
 	if _, printed, err := a.do("POST", "/admin/orgs", body, &o); err != nil || printed {
 		return err
 	}
@@ -115,9 +83,7 @@ func orgList(ctx context.Context, c *cli, args []string) error {
 	if _, err := a.parse(args, 0, 0); err != nil {
 		return err
 	}
-	var out struct {
-		Organizations []orgJSON `json:"organizations"`
-	}
+	var out wire.Organizations
 	if _, printed, err := a.do("GET", "/admin/orgs", nil, &out); err != nil || printed {
 		return err
 	}
@@ -128,7 +94,7 @@ func orgList(ctx context.Context, c *cli, args []string) error {
 	tw := c.table()
 	row(tw, "ID", "NAME", "STATUS", "V2 ACCESS", "ASSETS", "CREATED")
 	for _, o := range out.Organizations {
-		row(tw, o.ID, o.Name, o.Status, o.V2Access, o.assetCodes(), o.CreatedAt)
+		row(tw, o.ID, o.Name, o.Status, o.V2Access, assetCodes(o), o.CreatedAt)
 	}
 	return tw.Flush()
 }
@@ -140,23 +106,11 @@ func orgShow(ctx context.Context, c *cli, args []string) error {
 	if err != nil {
 		return err
 	}
-	var o orgJSON
+	var o wire.Organization
 	if _, printed, err := a.do("GET", "/admin/orgs/"+esc(rest[0]), nil, &o); err != nil || printed {
 		return err
 	}
 	return c.printOrg(o)
-}
-
-// keyJSON is an API key as the admin API renders it; Key only when just
-// made.
-type keyJSON struct {
-	Key         string  `json:"key"`
-	ID          string  `json:"id"`
-	Org         string  `json:"org_id"`
-	Prefix      string  `json:"prefix"`
-	Environment string  `json:"environment"`
-	CreatedAt   string  `json:"created_at"`
-	RevokedAt   *string `json:"revoked_at"`
 }
 
 func keyCreate(ctx context.Context, c *cli, args []string) error {
@@ -166,7 +120,7 @@ func keyCreate(ctx context.Context, c *cli, args []string) error {
 	if err != nil {
 		return err
 	}
-	var k keyJSON
+	var k wire.Key
 	if _, printed, err := a.do("POST", "/admin/orgs/"+esc(rest[0])+"/keys", nil, &k); err != nil || printed {
 		return err
 	}
@@ -187,9 +141,7 @@ func keyList(ctx context.Context, c *cli, args []string) error {
 	if err != nil {
 		return err
 	}
-	var out struct {
-		Keys []keyJSON `json:"keys"`
-	}
+	var out wire.Keys
 	if _, printed, err := a.do("GET", "/admin/orgs/"+esc(rest[0])+"/keys", nil, &out); err != nil || printed {
 		return err
 	}
@@ -212,7 +164,7 @@ func keyRevoke(ctx context.Context, c *cli, args []string) error {
 	if err != nil {
 		return err
 	}
-	var k keyJSON
+	var k wire.Key
 	if _, printed, err := a.do("DELETE", "/admin/orgs/"+esc(rest[0])+"/keys/"+esc(rest[1]), nil, &k); err != nil || printed {
 		return err
 	}

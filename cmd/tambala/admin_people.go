@@ -4,23 +4,9 @@ import (
 	"context"
 	"fmt"
 	"strings"
-)
 
-// newInvitationJSON is an invitation just made, as the admin API renders
-// it: the token is in this answer only.
-type newInvitationJSON struct {
-	Invitation struct {
-		ID         string   `json:"id"`
-		Org        *string  `json:"org_id"`
-		Email      string   `json:"email"`
-		Role       string   `json:"role"`
-		StaffRoles []string `json:"staff_roles"`
-		Status     string   `json:"status"`
-		ExpiresAt  string   `json:"expires_at"`
-	} `json:"invitation"`
-	Token      string `json:"token"`
-	AcceptPath string `json:"accept_path"`
-}
+	"github.com/tambalapay/tambala/adapters/httpapi/wire"
+)
 
 // portalURLFlag declares -portal-url: the public listener's address, to
 // print an invitation's link whole.
@@ -32,7 +18,7 @@ func (a *adminCmd) portalURLFlag() *string {
 // printInvitation writes a new invitation: who, the token once, and the
 // link (or the path under the public listener's address). A staff
 // member's link is the console's, under the admin listener's address.
-func (c *cli) printInvitation(inv newInvitationJSON, portalURL, adminURL string) error {
+func (c *cli) printInvitation(inv wire.NewInvitation, portalURL, adminURL string) error {
 	i := inv.Invitation
 	if strings.HasPrefix(inv.AcceptPath, "/console/") {
 		portalURL = adminURL
@@ -72,11 +58,8 @@ func userInvite(ctx context.Context, c *cli, args []string) error {
 	if err != nil {
 		return err
 	}
-	body := map[string]any{"email": rest[1]}
-	if *role != "" {
-		body["role"] = *role
-	}
-	var inv newInvitationJSON
+	body := wire.Invite{Email: rest[1], Role: *role}
+	var inv wire.NewInvitation
 	if _, printed, err := a.do("POST", "/admin/orgs/"+esc(rest[0])+"/invitations", body, &inv); err != nil || printed {
 		return err
 	}
@@ -97,8 +80,8 @@ func staffInvite(ctx context.Context, c *cli, args []string) error {
 	if len(csv(*roles)) == 0 {
 		return usagef("-role is required: desk, operations, support or admin, comma-separated")
 	}
-	var inv newInvitationJSON
-	body := map[string]any{"email": rest[0], "roles": csv(*roles)}
+	var inv wire.NewInvitation
+	body := wire.InviteStaff{Email: rest[0], Roles: csv(*roles)}
 	if _, printed, err := a.do("POST", "/admin/staff/invitations", body, &inv); err != nil || printed {
 		return err
 	}

@@ -8,22 +8,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/tambalapay/tambala/adapters/httpapi/wire"
 )
 
 // The reconciliation's commands: a rail's settlement file imported, and
 // an import's report.
-
-type settlementImportJSON struct {
-	ID         string `json:"id"`
-	Rail       string `json:"rail"`
-	Name       string `json:"name"`
-	SHA256     string `json:"sha256"`
-	FileNumber *int   `json:"file_number"`
-	ImportedAt string `json:"imported_at"`
-	By         string `json:"by"`
-	Lines      int    `json:"lines"`
-	Repeated   bool   `json:"repeated"`
-}
 
 func reconcileImport(ctx context.Context, c *cli, args []string) error {
 	a := c.adminCommand(ctx, "RAIL FILE", "Imports the settlement FILE (CSV, with a header line) of RAIL (bank, momo\n"+
@@ -41,8 +31,8 @@ func reconcileImport(ctx context.Context, c *cli, args []string) error {
 	if err != nil {
 		return err
 	}
-	body := map[string]string{"rail": rest[0], "name": filepath.Base(rest[1]), "content_base64": base64.StdEncoding.EncodeToString(b)}
-	var out settlementImportJSON
+	body := wire.ImportSettlement{Rail: rest[0], Name: filepath.Base(rest[1]), ContentBase64: base64.StdEncoding.EncodeToString(b)}
+	var out wire.SettlementImport
 	if _, printed, err := a.do("POST", "/admin/settlements", body, &out); err != nil || printed {
 		return err
 	}
@@ -69,33 +59,7 @@ func reconcileShow(ctx context.Context, c *cli, args []string) error {
 	if err != nil {
 		return err
 	}
-	var out struct {
-		Import settlementImportJSON `json:"import"`
-		From   string               `json:"from"`
-		To     string               `json:"to"`
-		Lines  []struct {
-			Line      int      `json:"line"`
-			Reference string   `json:"reference"`
-			Amount    string   `json:"amount"`
-			Currency  string   `json:"currency"`
-			Status    string   `json:"status"`
-			Group     string   `json:"group"`
-			Items     []string `json:"items"`
-			InFlight  []string `json:"in_flight"`
-			Explained *struct {
-				Reason string `json:"reason"`
-			} `json:"explained"`
-		} `json:"lines"`
-		Missing []struct {
-			Kind     string `json:"kind"`
-			ID       string `json:"id"`
-			Amount   string `json:"amount"`
-			Currency string `json:"currency"`
-			Status   string `json:"status"`
-		} `json:"missing"`
-		MissingNumbers  []int `json:"missing_numbers"`
-		RepeatedNumbers []int `json:"repeated_numbers"`
-	}
+	var out wire.SettlementReport
 	if _, printed, err := a.do("GET", "/admin/settlements/"+esc(rest[0]), nil, &out); err != nil || printed {
 		return err
 	}
@@ -166,11 +130,9 @@ func reconcileMapping(ctx context.Context, c *cli, args []string) error {
 	}
 	method, send := "GET", any(nil)
 	if setting {
-		method, send = "PUT", map[string]any{"columns": body}
+		method, send = "PUT", wire.SettlementColumns{Columns: body}
 	}
-	var out struct {
-		Columns map[string]string `json:"columns"`
-	}
+	var out wire.SettlementColumns
 	if _, printed, err := a.do(method, "/admin/settlements/mappings/"+esc(rest[0]), send, &out); err != nil || printed {
 		return err
 	}

@@ -7,27 +7,9 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-)
 
-// statementJSON is one page of an organization's statement as the admin
-// API renders it.
-type statementJSON struct {
-	Asset   string            `json:"asset"`
-	Opening map[string]string `json:"opening"`
-	Closing map[string]string `json:"closing"`
-	Lines   []struct {
-		EntryID        string `json:"entry_id"`
-		BookedAt       string `json:"booked_at"`
-		Kind           string `json:"kind"`
-		ResourceID     string `json:"resource_id"`
-		Available      string `json:"available_change"`
-		Held           string `json:"held_change"`
-		AvailableAfter string `json:"available_after"`
-		HeldAfter      string `json:"held_after"`
-	} `json:"lines"`
-	HasMore bool    `json:"has_more"`
-	Next    *string `json:"next_before_id"`
-}
+	"github.com/tambalapay/tambala/adapters/httpapi/wire"
+)
 
 func orgStatement(ctx context.Context, c *cli, args []string) error {
 	a := c.adminCommand(ctx, "ORG ASSET", "Shows the statement of the organization ORG in ASSET: every ledger movement\n"+
@@ -62,7 +44,7 @@ func orgStatement(ctx context.Context, c *cli, args []string) error {
 	if *after != "" {
 		q.Set("before_id", *after)
 	}
-	var st statementJSON
+	var st wire.Statement
 	if _, printed, err := a.do("GET", path+q.Encode(), nil, &st); err != nil || printed {
 		return err
 	}

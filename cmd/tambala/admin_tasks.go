@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tambalapay/tambala/adapters/httpapi/wire"
 	"github.com/tambalapay/tambala/orders"
 )
 
@@ -21,20 +22,11 @@ import (
 
 // printPending prints an approval a 202 answered: what waits, for whom,
 // and the approval's id, as fund does.
-func (c *cli) printPending(what string, ap *approvalJSON) error {
+func (c *cli) printPending(what string, ap *wire.Approval) error {
 	_, err := fmt.Fprintf(c.stdout, "Approval pending: %s is above the %s approval threshold.\n"+
 		"Nothing moves until a staff member with the %s role approves it in the console.\n"+
 		"Approval: %s\n", what, ap.Asset, ap.Role, ap.ID)
 	return err
-}
-
-// balanceJSON is one of an organization's balances as the admin API
-// renders it.
-type balanceJSON struct {
-	Asset     string `json:"asset"`
-	Available string `json:"available"`
-	Held      string `json:"held"`
-	Shortfall string `json:"shortfall"`
 }
 
 func orgBalances(ctx context.Context, c *cli, args []string) error {
@@ -47,9 +39,7 @@ func orgBalances(ctx context.Context, c *cli, args []string) error {
 	if err != nil {
 		return err
 	}
-	var out struct {
-		Balances []balanceJSON `json:"balances"`
-	}
+	var out wire.Balances
 	if _, printed, err := a.do("GET", "/admin/orgs/"+esc(rest[0])+"/balances", nil, &out); err != nil || printed {
 		return err
 	}
@@ -59,15 +49,6 @@ func orgBalances(ctx context.Context, c *cli, args []string) error {
 		row(tw, b.Asset, b.Available, b.Held, b.Shortfall)
 	}
 	return tw.Flush()
-}
-
-// assetLimitsJSON is an asset's limits of one operation as the admin API
-// renders them.
-type assetLimitsJSON struct {
-	Asset     string  `json:"asset"`
-	Operation string  `json:"operation"`
-	Min       *string `json:"min"`
-	Max       *string `json:"max"`
 }
 
 func assetLimits(ctx context.Context, c *cli, args []string) error {
@@ -82,19 +63,19 @@ func assetLimits(ctx context.Context, c *cli, args []string) error {
 		return err
 	}
 	path := "/admin/assets/" + esc(rest[0]) + "/limits/" + esc(rest[1])
-	var l assetLimitsJSON
+	var l wire.AssetLimits
 	if a.set("min") || a.set("max") {
 		// The route replaces both bounds: start from the current ones.
-		var cur assetLimitsJSON
+		var cur wire.AssetLimits
 		if _, err := a.api.callJSON(ctx, "GET", path, nil, &cur); err != nil {
 			return err
 		}
-		body := map[string]any{"min": cur.Min, "max": cur.Max}
+		body := wire.SetAssetLimits{Min: cur.Min, Max: cur.Max}
 		if a.set("min") {
-			body["min"] = nullable(*minFlag)
+			body.Min = nullable(*minFlag)
 		}
 		if a.set("max") {
-			body["max"] = nullable(*maxFlag)
+			body.Max = nullable(*maxFlag)
 		}
 		if _, printed, err := a.do("PUT", path, body, &l); err != nil || printed {
 			return err
@@ -110,22 +91,7 @@ func assetLimits(ctx context.Context, c *cli, args []string) error {
 	return tw.Flush()
 }
 
-// invitationJSON is an invitation as the admin API renders it.
-type invitationJSON struct {
-	ID         string   `json:"id"`
-	Kind       string   `json:"kind"`
-	Org        *string  `json:"org_id"`
-	Email      string   `json:"email"`
-	Role       string   `json:"role"`
-	StaffRoles []string `json:"staff_roles"`
-	Status     string   `json:"status"`
-	InvitedBy  string   `json:"invited_by"`
-	CreatedAt  string   `json:"created_at"`
-	ExpiresAt  string   `json:"expires_at"`
-	RevokedAt  *string  `json:"revoked_at"`
-}
-
-func (i invitationJSON) roles() string {
+func invitationRoles(i wire.Invitation) string {
 	if i.Org == nil {
 		return orNone(strings.Join(i.StaffRoles, ","))
 	}
@@ -135,15 +101,13 @@ func (i invitationJSON) roles() string {
 // listInvitations prints the invitations at path: the pending ones, or
 // every one with all.
 func (a *adminCmd) listInvitations(path string, all bool) error {
-	var out struct {
-		Invitations []invitationJSON `json:"invitations"`
-	}
+	var out wire.Invitations
 	if _, printed, err := a.do("GET", path, nil, &out); err != nil || printed {
 		return err
 	}
 	list := out.Invitations
 	if !all {
-		list = slices.DeleteFunc(list, func(i invitationJSON) bool { return i.Status != "pending" })
+		list = slices.DeleteFunc(list, func(i wire.Invitation) bool { return i.Status != "pending" })
 	}
 	if len(list) == 0 {
 		if all {
@@ -156,14 +120,14 @@ func (a *adminCmd) listInvitations(path string, all bool) error {
 	tw := a.table()
 	row(tw, "ID", "KIND", "EMAIL", "ROLE", "STATUS", "CREATED", "EXPIRES")
 	for _, i := range list {
-		row(tw, i.ID, i.Kind, i.Email, i.roles(), i.Status, i.CreatedAt, i.ExpiresAt)
+		row(tw, i.ID, i.Kind, i.Email, invitationRoles(i), i.Status, i.CreatedAt, i.ExpiresAt)
 	}
 	return tw.Flush()
 }
 
 // revokeInvitation revokes the invitation at path and prints it.
 func (a *adminCmd) revokeInvitation(path string) error {
-	var i invitationJSON
+	var i wire.Invitation
 	if _, printed, err := a.do("DELETE", path, nil, &i); err != nil || printed {
 		return err
 	}
@@ -230,7 +194,7 @@ func userShow(ctx context.Context, c *cli, args []string) error {
 	if err != nil {
 		return err
 	}
-	var u userJSON
+	var u wire.User
 	if _, printed, err := a.do("GET", "/admin/users/"+esc(rest[0]), nil, &u); err != nil || printed {
 		return err
 	}
@@ -246,15 +210,7 @@ func collectionReverse(ctx context.Context, c *cli, args []string) error {
 	if err != nil {
 		return err
 	}
-	var col struct {
-		ID             string `json:"id"`
-		Status         string `json:"status"`
-		AmountMWK      string `json:"amount_mwk"`
-		Fee            string `json:"fee"`
-		AmountCredited string `json:"amount_credited"`
-		Rail           string `json:"rail"`
-		CreatedAt      string `json:"created_at"`
-	}
+	var col wire.CollectionV1
 	if _, printed, err := a.do("POST", "/admin/orgs/"+esc(rest[0])+"/collections/"+esc(rest[1])+"/reverse", nil, &col); err != nil || printed {
 		return err
 	}
@@ -289,16 +245,8 @@ func tradeRecord(ctx context.Context, c *cli, args []string) error {
 			return usagef("-%s is required (run with -h)", f.name)
 		}
 	}
-	var out struct {
-		Approval   *approvalJSON `json:"approval"`
-		ID         string        `json:"id"`
-		USDTAmount string        `json:"usdt_amount"`
-		ClientRate string        `json:"client_rate"`
-		MWKAmount  int64         `json:"mwk_amount"`
-		Status     string        `json:"status"`
-		CreatedAt  string        `json:"created_at"`
-	}
-	body := map[string]any{"ref": *ref, "usdt_amount": *usdt, "client_rate": *rate}
+	var out wire.Trade
+	body := wire.RecordTrade{Ref: *ref, USDTAmount: *usdt, ClientRate: *rate}
 	status, printed, err := a.do("POST", "/admin/orgs/"+esc(rest[0])+"/trades", body, &out)
 	if err != nil || printed {
 		return err
@@ -329,11 +277,7 @@ func payoutClawback(ctx context.Context, c *cli, args []string) error {
 	if err != nil {
 		return err
 	}
-	var out struct {
-		Approval *approvalJSON `json:"approval"`
-		Payout   string        `json:"payout_id"`
-		Status   string        `json:"status"`
-	}
+	var out wire.Clawback
 	status, printed, err := a.do("POST", "/admin/payouts/"+esc(rest[0])+"/clawback", nil, &out)
 	if err != nil || printed {
 		return err
@@ -354,11 +298,7 @@ func depositRotateAddress(ctx context.Context, c *cli, args []string) error {
 	if err != nil {
 		return err
 	}
-	var d struct {
-		Network string   `json:"network"`
-		Address string   `json:"address"`
-		Assets  []string `json:"assets"`
-	}
+	var d wire.DepositAddress
 	if _, printed, err := a.do("POST", "/admin/orgs/"+esc(rest[0])+"/deposit-addresses/"+esc(rest[1])+"/rotate", nil, &d); err != nil || printed {
 		return err
 	}
@@ -378,13 +318,7 @@ func networkList(ctx context.Context, c *cli, args []string) error {
 	if _, err := a.parse(args, 0, 0); err != nil {
 		return err
 	}
-	var out struct {
-		Networks []struct {
-			ID     string   `json:"id"`
-			Kind   string   `json:"kind"`
-			Assets []string `json:"assets"`
-		} `json:"networks"`
-	}
+	var out wire.Networks
 	if _, printed, err := a.do("GET", "/admin/networks", nil, &out); err != nil || printed {
 		return err
 	}

@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tambalapay/tambala/adapters/httpapi/wire"
 )
 
 // TestAdminOperatorTasks drives, against a real server on a temporary
@@ -34,10 +36,7 @@ func TestAdminOperatorTasks(t *testing.T) {
 	s.ok(t, "org", "status", org, "suspended")
 	assert.Equal(t, out, s.ok(t, "org", "balances", org))
 	s.ok(t, "org", "status", org, "active")
-	var bal struct {
-		Org      string        `json:"org_id"`
-		Balances []balanceJSON `json:"balances"`
-	}
+	var bal wire.Balances
 	s.okJSON(t, &bal, "org", "balances", org)
 	require.NotEmpty(t, bal.Balances)
 	assert.Equal(t, "MWK", bal.Balances[0].Asset)
@@ -52,7 +51,7 @@ func TestAdminOperatorTasks(t *testing.T) {
 	assert.Regexp(t, `(?m)^Min\s+10\.000000$`, out, "the bound not given keeps its value")
 	assert.Regexp(t, `(?m)^Max\s+-$`, out)
 	assert.Equal(t, out, s.ok(t, "asset", "limits", "USDT", "payout"))
-	var lim assetLimitsJSON
+	var lim wire.AssetLimits
 	s.okJSON(t, &lim, "asset", "limits", "USDT", "payout")
 	require.NotNil(t, lim.Min)
 	assert.Equal(t, "10.000000", *lim.Min)
@@ -75,13 +74,11 @@ func TestAdminOperatorTasks(t *testing.T) {
 	assert.Contains(t, s.fails(t, 1, "user", "revoke-invitation", org, "no-such-invitation"), "(404 not_found)")
 
 	// Staff invitations.
-	var staffInv newInvitationJSON
+	var staffInv wire.NewInvitation
 	s.okJSON(t, &staffInv, "staff", "invite", "-role", "desk", "desk@example.com")
 	assert.Equal(t, "No staff.\nPending invitations: 1 (tambala staff invitations lists them)\n", s.ok(t, "staff", "list"))
 	assert.Regexp(t, `(?m)^`+staffInv.Invitation.ID+`\s+invitation\s+desk@example\.com\s+desk\s+pending\s`, s.ok(t, "staff", "invitations"))
-	var invs struct {
-		Invitations []invitationJSON `json:"invitations"`
-	}
+	var invs wire.Invitations
 	s.okJSON(t, &invs, "staff", "invitations")
 	require.Len(t, invs.Invitations, 1)
 	assert.Nil(t, invs.Invitations[0].Org)
@@ -89,10 +86,10 @@ func TestAdminOperatorTasks(t *testing.T) {
 	assert.Equal(t, "No pending invitations.\n", s.ok(t, "staff", "invitations"))
 
 	// One user shown.
-	var inv newInvitationJSON
+	var inv wire.NewInvitation
 	s.okJSON(t, &inv, "user", "invite", org, "ops@demo.example")
 	s.acceptInvitation(t, inv.Token)
-	var users usersJSON
+	var users wire.Users
 	s.okJSON(t, &users, "user", "list", org)
 	require.Len(t, users.Users, 1)
 	user := users.Users[0].ID
@@ -206,7 +203,7 @@ func TestAdminOperatorTasks(t *testing.T) {
 	assert.Equal(t, "application/pdf", saved.ContentType)
 	assert.Equal(t, len(pdf), saved.Size)
 	// The desk confirms the funds it has now seen.
-	var shown deskOrderJSON
+	var shown wire.DeskOrder
 	s.okJSON(t, &shown, "order", "show", order)
 	require.NotNil(t, shown.Proof)
 	assert.Regexp(t, `(?m)^Status\s+funds_confirmed$`, s.ok(t, "order", "move", order, "confirm-funds", "-proof", shown.Proof.ID))

@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tambalapay/tambala/adapters/httpapi/wire"
 )
 
 // apiCall calls the server's API at url with bearer and body (nil: none)
@@ -60,9 +62,7 @@ func (s *testServer) fails(t *testing.T, code int, args ...string) string {
 // demoOrg is the id of the server's demo organization.
 func (s *testServer) demoOrg(t *testing.T) string {
 	t.Helper()
-	var list struct {
-		Organizations []orgJSON `json:"organizations"`
-	}
+	var list wire.Organizations
 	s.okJSON(t, &list, "org", "list")
 	for _, o := range list.Organizations {
 		if o.Name == "Demo Organization" {
@@ -87,7 +87,7 @@ func TestAdminOrgsAndKeys(t *testing.T) {
 	id := regexp.MustCompile(`(?m)^ID\s+(\S+)$`).FindStringSubmatch(out)[1]
 
 	// Flags after the arguments, and -json: the API's answer.
-	var created orgJSON
+	var created wire.Organization
 	s.okJSON(t, &created, "org", "create", "Beta", "-v2", "access_suspended")
 	assert.Equal(t, "Beta", created.Name)
 	assert.Equal(t, "access_suspended", created.V2Access)
@@ -97,16 +97,14 @@ func TestAdminOrgsAndKeys(t *testing.T) {
 	assert.Regexp(t, `(?m)^ID\s+NAME\s+STATUS\s+V2 ACCESS\s+ASSETS\s+CREATED$`, out)
 	assert.Regexp(t, `(?m)^`+id+`\s+Acme Ltd\s+active\s+enabled\s+MWK,USDT\s+\S+$`, out)
 	assert.Contains(t, out, "Demo Organization")
-	var list struct {
-		Organizations []orgJSON `json:"organizations"`
-	}
+	var list wire.Organizations
 	s.okJSON(t, &list, "org", "list")
 	assert.Len(t, list.Organizations, 3)
 
 	out = s.ok(t, "org", "show", id)
 	assert.Regexp(t, `(?m)^Name\s+Acme Ltd$`, out)
 	assert.Regexp(t, `(?m)^IP allowlist\s+- \(any address\)$`, out)
-	var shown orgJSON
+	var shown wire.Organization
 	s.okJSON(t, &shown, "org", "show", created.ID)
 	assert.Equal(t, created, shown)
 	got := s.adminGet(t, "/admin/orgs/"+id)
@@ -136,7 +134,7 @@ func TestAdminOrgsAndKeys(t *testing.T) {
 	require.Equal(t, http.StatusOK, status)
 	assert.Equal(t, "Acme Ltd", ping["org"])
 
-	var k2 keyJSON
+	var k2 wire.Key
 	s.okJSON(t, &k2, "key", "create", id)
 	assert.True(t, strings.HasPrefix(k2.Key, k2.Prefix), "%+v", k2)
 	assert.Equal(t, id, k2.Org)
@@ -145,9 +143,7 @@ func TestAdminOrgsAndKeys(t *testing.T) {
 	assert.Regexp(t, `(?m)^ID\s+PREFIX\s+ENVIRONMENT\s+CREATED\s+REVOKED$`, out)
 	assert.Regexp(t, `(?m)^`+k2.ID+`\s+`+k2.Prefix+`\s+sandbox\s+\S+\s+-$`, out)
 	assert.NotContains(t, out, key, "the full key is never listed")
-	var keys struct {
-		Keys []keyJSON `json:"keys"`
-	}
+	var keys wire.Keys
 	s.okJSON(t, &keys, "key", "list", id)
 	require.Len(t, keys.Keys, 2)
 
@@ -156,7 +152,7 @@ func TestAdminOrgsAndKeys(t *testing.T) {
 	status, _ = apiCall(t, "GET", s.PublicURL+"/v1/ping", k2.Key, nil)
 	assert.Equal(t, http.StatusUnauthorized, status)
 	// The other key by its prefix, -json.
-	var revoked keyJSON
+	var revoked wire.Key
 	first := keys.Keys[0]
 	if first.ID == k2.ID {
 		first = keys.Keys[1]
@@ -203,7 +199,7 @@ func TestAdminInvites(t *testing.T) {
 	res.Body.Close()
 	assert.Equal(t, http.StatusOK, res.StatusCode, "the portal's accept page answers the link")
 
-	var inv newInvitationJSON
+	var inv wire.NewInvitation
 	s.okJSON(t, &inv, "user", "invite", org, "dee@example.com")
 	assert.Equal(t, "dee@example.com", inv.Invitation.Email)
 	assert.True(t, strings.HasPrefix(inv.Token, "inv_"))
@@ -225,7 +221,7 @@ func TestAdminInvites(t *testing.T) {
 	assert.Regexp(t, `(?m)^Staff roles\s+admin,desk$`, out)
 	assert.NotContains(t, out, "Organization")
 	assert.Regexp(t, `(?m)^Token \(shown once\): inv_\S+$`, out)
-	var staff newInvitationJSON
+	var staff wire.NewInvitation
 	s.okJSON(t, &staff, "staff", "invite", "-role", "support", "sup@example.com")
 	assert.Equal(t, []string{"support"}, staff.Invitation.StaffRoles)
 	assert.Nil(t, staff.Invitation.Org)
@@ -274,9 +270,7 @@ func TestAdminFund(t *testing.T) {
 	assert.Equal(t, "pending", got["status"])
 	assert.Equal(t, "50000.00", got["amount"])
 
-	var pending struct {
-		Approval approvalJSON `json:"approval"`
-	}
+	var pending wire.Pending
 	s.okJSON(t, &pending, "fund", "-ref", "wire-3", org, "20000", "MWK")
 	assert.Equal(t, "pending", pending.Approval.Status)
 	assert.Equal(t, "20000.00", pending.Approval.Amount)
@@ -285,10 +279,7 @@ func TestAdminFund(t *testing.T) {
 	out = s.ok(t, "approvals", "list", "-status", "pending")
 	assert.Regexp(t, `(?m)^ID\s+KIND\s+ORG\s+AMOUNT\s+ASSET\s+ROLE\s+STATUS\s+REQUESTED BY\s+REQUESTED$`, out)
 	assert.Regexp(t, `(?m)^`+m[1]+`\s+funding\s+`+org+`\s+50000\.00\s+MWK\s+operations\s+pending\s+automation\s+\S+$`, out)
-	var aps struct {
-		Approvals []approvalJSON `json:"approvals"`
-		HasMore   bool           `json:"has_more"`
-	}
+	var aps wire.Approvals
 	s.okJSON(t, &aps, "approvals", "list", "-limit", "1")
 	require.Len(t, aps.Approvals, 1)
 	assert.True(t, aps.HasMore)
@@ -329,9 +320,7 @@ func TestAdminCorridorWebhookPause(t *testing.T) {
 	got := s.adminGet(t, "/admin/corridors")["corridors"].([]any)[0].(map[string]any)
 	assert.Equal(t, map[string]any{"asset": "MWK", "rate_off_ramp": "1760.25", "rate_on_ramp": "1800", "min": "1000.00", "max": "50000.00", "open": true}, got)
 
-	var cs struct {
-		Corridors []corridorJSON `json:"corridors"`
-	}
+	var cs wire.Corridors
 	s.okJSON(t, &cs, "corridor", "set", "MWK", "-rate-on-ramp", "none", "-max", "none", "-open=false")
 	require.Len(t, cs.Corridors, 1)
 	assert.Nil(t, cs.Corridors[0].RateOnRamp)
@@ -352,10 +341,7 @@ func TestAdminCorridorWebhookPause(t *testing.T) {
 	m := regexp.MustCompile(`(?m)^Signing secret \(shown once, store it now\): (\S+)$`).FindStringSubmatch(out)
 	require.NotNil(t, m, out)
 	assert.Regexp(t, `(?m)^URL\s+https://hooks\.example\.com/tambala$`, out)
-	var ep struct {
-		URL, Secret string
-		SecretID    string `json:"secret_id"`
-	}
+	var ep wire.Endpoint
 	s.okJSON(t, &ep, "webhook", "set", org, "https://hooks.example.com/v2")
 	assert.Equal(t, "https://hooks.example.com/v2", ep.URL)
 	assert.NotEmpty(t, ep.SecretID)
@@ -436,7 +422,7 @@ func TestAdminHelp(t *testing.T) {
 func TestAdminPostgres(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, "", storeFlag(t, "postgres"))
-	var o orgJSON
+	var o wire.Organization
 	s.okJSON(t, &o, "org", "create", "-asset", "MWK:payout", "Pg Org")
 	assert.Regexp(t, `(?m)^`+o.ID+`\s+Pg Org\s+active`, s.ok(t, "org", "list"))
 	out := s.ok(t, "key", "create", o.ID)

@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/tambalapay/tambala/adapters/httpapi/wire"
 )
 
 // adminOptions are the flags of every command that talks to a running
@@ -146,12 +148,7 @@ func (a *adminClient) exchange(ctx context.Context, method, path string, body an
 // answerError is the *apiError of an answer with status and body b.
 func answerError(status int, b []byte) *apiError {
 	e := &apiError{Status: status}
-	var env struct {
-		Error struct {
-			Code    string `json:"code"`
-			Message string `json:"message"`
-		} `json:"error"`
-	}
+	var env wire.Error
 	if json.Unmarshal(b, &env) == nil {
 		e.Code, e.Message = env.Error.Code, env.Error.Message
 	}
