@@ -15,35 +15,7 @@ import (
 // resource's fields.
 
 // renderOrg is the rendering of an organization.
-func renderOrg(o tambala.Organization) json.RawMessage {
-	f := render.OrganizationFields{ID: o.ID, Name: o.Name, Status: string(o.Status), V2Access: string(o.V2Access),
-		BalanceFloorMWK: mwkText(o.BalanceFloorMWK), CreatedAt: o.CreatedAt}
-	if o.Assets != nil {
-		f.Assets = make([]render.AssetAccess, len(o.Assets))
-		for i, a := range o.Assets {
-			f.Assets[i] = render.AssetAccess(a)
-		}
-	}
-	if o.Allowlist != nil {
-		f.Allowlist = make([]string, len(o.Allowlist))
-		for i, a := range o.Allowlist {
-			f.Allowlist[i] = a.String()
-		}
-	}
-	if l := o.PayoutLimits; l != nil {
-		f.PayoutLimits = &render.PayoutLimits{MaxPerPayoutMWK: mwkText(l.MaxPerPayoutMWK), DailyVolumeMWK: mwkText(l.DailyVolumeMWK),
-			HourlyCount: l.HourlyCount}
-	}
-	return render.Organization(f)
-}
-
-// mwkText is the text of an optional MWK amount: "" when unset.
-func mwkText(a money.Amount) string {
-	if !a.IsSet() {
-		return ""
-	}
-	return a.String()
-}
+func renderOrg(o tambala.Organization) json.RawMessage { return render.Organization(o) }
 
 // assetAccessJSON is an asset and its operations as the admin API takes
 // them.

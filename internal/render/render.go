@@ -7,7 +7,7 @@
 // Quote, Corridors and AdminCorridors, Conversion, BalanceV1, Collection,
 // CollectionV2, Trade, PayoutV2, Organization and the rest. It is below
 // the engine, so a rendering of an engine type takes that type's fields
-// (CollectionFields, OrganizationFields, ...), which the engine and the
+// (collectionJSON, OrganizationFields, ...), which the engine and the
 // binding fill. Every timestamp renders through Time.
 package render
 
