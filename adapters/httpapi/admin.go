@@ -213,7 +213,7 @@ func (a *Admin) listKeys(w http.ResponseWriter, r *http.Request) {
 
 func (a *Admin) createKey(w http.ResponseWriter, r *http.Request) {
 	full, k, err := a.engine.Operator().CreateKey(r.Context(), r.PathValue("org"))
-	a.reply(w, r, http.StatusCreated, json.RawMessage(render.NewAPIKey(full, keyFields(k))), err)
+	a.reply(w, r, http.StatusCreated, json.RawMessage(render.NewAPIKey(full, k)), err)
 }
 
 func (a *Admin) revokeKey(w http.ResponseWriter, r *http.Request) {
@@ -344,7 +344,7 @@ func (a *Admin) setWebhook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ep, secret, err := a.engine.Operator().SetWebhookEndpoint(r.Context(), r.PathValue("org"), in.URL)
-	a.reply(w, r, http.StatusOK, json.RawMessage(render.NewEndpoint(render.EndpointFields(ep), secret)), err)
+	a.reply(w, r, http.StatusOK, json.RawMessage(render.NewEndpoint(ep, secret)), err)
 }
 
 func (a *Admin) listDeliveries(w http.ResponseWriter, r *http.Request) {

@@ -45,27 +45,14 @@ type payoutLimitsJSON struct {
 	HourlyCount     int    `json:"hourly_count"`
 }
 
-// keyFields is an API key as render takes it.
-func keyFields(k tambala.APIKey) render.APIKeyFields {
-	return render.APIKeyFields{ID: k.ID, Org: k.Org, Prefix: k.Prefix, Environment: string(k.Environment),
-		CreatedAt: k.CreatedAt, RevokedAt: k.RevokedAt}
-}
-
 // renderKey is the rendering of an API key (never its secret).
-func renderKey(k tambala.APIKey) []byte { return render.APIKey(keyFields(k)) }
+func renderKey(k tambala.APIKey) []byte { return render.APIKey(k) }
 
 // renderInvitation is the rendering of an invitation (never its token).
 func renderInvitation(i tambala.Invitation) []byte { return render.Invitation(invitationFields(i)) }
 
 // renderDelivery is the rendering of a webhook delivery.
-func renderDelivery(v tambala.DeliveryView) json.RawMessage {
-	f := render.DeliveryFields{ID: v.ID, EventType: v.EventType, URL: v.URL, State: string(v.State), Body: v.Body,
-		CreatedAt: v.CreatedAt, Attempts: make([]render.AttemptFields, len(v.Attempts))}
-	for i, a := range v.Attempts {
-		f.Attempts[i] = render.AttemptFields(a)
-	}
-	return render.Delivery(f)
-}
+func renderDelivery(v tambala.DeliveryView) json.RawMessage { return render.Delivery(v) }
 
 // renderUser is the rendering of a portal user: never a secret of theirs.
 func renderUser(u tambala.User) json.RawMessage {
