@@ -314,7 +314,7 @@ func (e *Engine) inviteUser(ctx context.Context, n InviteUser) (Invited, error) 
 		}
 		now := e.nowUTC()
 		inv, token, err := accounts.Invite(accounts.InvitationRequest{ID: e.newID(), Email: n.Email, Org: n.Org, Role: n.Role,
-			StaffRoles: n.StaffRoles, InvitedBy: actorOr(ctx, automationActor).name(), TTL: n.TTL}, e.acct.Random, now)
+			StaffRoles: n.StaffRoles, InvitedBy: actorName(actorOr(ctx, automationActor)), TTL: n.TTL}, e.acct.Random, now)
 		if err != nil {
 			return err
 		}
@@ -363,7 +363,7 @@ func (e *Engine) resetPassword(ctx context.Context, userID string, ttl time.Dura
 		}
 		now := e.nowUTC()
 		inv, token, err := accounts.Invite(accounts.InvitationRequest{ID: e.newID(), Email: u.Email, Org: u.Org, Role: u.Role,
-			StaffRoles: u.StaffRoles, InvitedBy: actorOr(ctx, automationActor).name(), TTL: ttl, ResetOf: u.ID}, e.acct.Random, now)
+			StaffRoles: u.StaffRoles, InvitedBy: actorName(actorOr(ctx, automationActor)), TTL: ttl, ResetOf: u.ID}, e.acct.Random, now)
 		if err != nil {
 			return err
 		}
@@ -812,7 +812,7 @@ func (e *Engine) holdStaff(ctx context.Context, tx store.Tx, id, email, cause st
 		target = email
 	}
 	return e.audit(ctx, tx, actor, "", AuditApprovalsSuspended, target,
-		fmt.Sprintf("approvals of %s suspended (%s by %s) until another staff admin confirms them", email, cause, actor.name()))
+		fmt.Sprintf("approvals of %s suspended (%s by %s) until another staff admin confirms them", email, cause, actorName(actor)))
 }
 
 // staffUsers calls each with every staff user, until it returns false.

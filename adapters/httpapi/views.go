@@ -79,11 +79,4 @@ func invitationFields(i tambala.Invitation) render.InvitationFields {
 }
 
 // renderAuditEntry is the rendering of an entry of the audit trail.
-func renderAuditEntry(a tambala.AuditEntry) json.RawMessage {
-	f := render.AuditEntryFields{ID: a.ID, At: a.At, ActorKind: string(a.Actor.Kind), ActorID: a.Actor.ID, ActorEmail: a.Actor.Email,
-		Org: a.Org, Action: string(a.Action), Target: a.Target, Summary: a.Summary, RequestID: a.RequestID}
-	if a.Address.IsValid() {
-		f.Address = a.Address.String()
-	}
-	return render.AuditEntry(f)
-}
+func renderAuditEntry(a tambala.AuditEntry) json.RawMessage { return render.AuditEntry(a) }

@@ -2,6 +2,8 @@ package render
 
 import (
 	"time"
+
+	"github.com/tambalapay/tambala/audit"
 )
 
 // The people of an organization's portal as the operator reads them:
@@ -141,35 +143,21 @@ func PortalSettings(org string, totpRequired bool) []byte {
 	}{org, totpRequired})
 }
 
-// AuditEntryFields is an entry of the audit trail: the engine's
-// AuditEntry, field for field, the actor flattened (ActorID and
-// ActorEmail are a user's, empty otherwise) and the address already text
-// ("" when the call had none).
-type AuditEntryFields struct {
-	ID         string
-	At         time.Time
-	ActorKind  string
-	ActorID    string
-	ActorEmail string
-	Org        string
-	Action     string
-	Target     string
-	Summary    string
-	Address    string
-	RequestID  string
-}
-
 // AuditEntry is the one rendering of an entry of the audit trail (the
 // items of Accounts.AuditTrail and Portal.AuditTrail):
 // {"id","at","org_id","actor":{"kind","user_id","email"},"action",
 // "target","summary","address","request_id"}; the organization (for an
 // entry of the engine's own settings), the actor's user_id and email, the
 // address and the request id are null when there are none.
-func AuditEntry(a AuditEntryFields) []byte {
+func AuditEntry(a audit.Entry) []byte {
 	type actor struct {
 		Kind  string  `json:"kind"`
 		ID    *string `json:"user_id"`
 		Email *string `json:"email"`
+	}
+	var address string
+	if a.Address.IsValid() {
+		address = a.Address.String()
 	}
 	return mustMarshal(struct {
 		ID        string  `json:"id"`
@@ -181,8 +169,8 @@ func AuditEntry(a AuditEntryFields) []byte {
 		Summary   string  `json:"summary"`
 		Address   *string `json:"address"`
 		RequestID *string `json:"request_id"`
-	}{a.ID, Time(a.At), optionalText(a.Org), actor{a.ActorKind, optionalText(a.ActorID), optionalText(a.ActorEmail)}, a.Action, a.Target,
-		a.Summary, optionalText(a.Address), optionalText(a.RequestID)})
+	}{a.ID, Time(a.At), optionalText(a.Org), actor{string(a.Actor.Kind), optionalText(a.Actor.ID), optionalText(a.Actor.Email)},
+		string(a.Action), a.Target, a.Summary, optionalText(address), optionalText(a.RequestID)})
 }
 
 // optionalTime is t rendered, or nil (null) when t is zero.

@@ -1,6 +1,11 @@
 package render
 
-import "testing"
+import (
+	"net/netip"
+	"testing"
+
+	"github.com/tambalapay/tambala/audit"
+)
 
 func TestUserBytes(t *testing.T) {
 	u := UserFields{ID: "u", Org: "o", Email: "ada@example.com", Role: "org_admin", Status: "active", CreatedAt: pinAt}
@@ -33,8 +38,8 @@ func TestPortalSettingsBytes(t *testing.T) {
 }
 
 func TestAuditEntryBytes(t *testing.T) {
-	a := AuditEntryFields{ID: "a", At: pinAt, ActorKind: "operator", Org: "o", Action: "user.disabled", Target: "u", Summary: "status active -> disabled"}
+	a := audit.Entry{ID: "a", At: pinAt, Actor: audit.Actor{Kind: "operator"}, Org: "o", Action: "user.disabled", Target: "u", Summary: "status active -> disabled"}
 	pin(t, AuditEntry(a), `{"id":"a","at":"2026-03-04T05:06:07.891Z","org_id":"o","actor":{"kind":"operator","user_id":null,"email":null},"action":"user.disabled","target":"u","summary":"status active -\u003e disabled","address":null,"request_id":null}`)
-	a.ActorKind, a.ActorID, a.ActorEmail, a.Address, a.RequestID = "user", "u", "ada@example.com", "192.0.2.7", "req-1"
+	a.Actor, a.Address, a.RequestID = audit.Actor{Kind: "user", ID: "u", Email: "ada@example.com"}, netip.MustParseAddr("192.0.2.7"), "req-1"
 	pin(t, AuditEntry(a), `{"id":"a","at":"2026-03-04T05:06:07.891Z","org_id":"o","actor":{"kind":"user","user_id":"u","email":"ada@example.com"},"action":"user.disabled","target":"u","summary":"status active -\u003e disabled","address":"192.0.2.7","request_id":"req-1"}`)
 }
