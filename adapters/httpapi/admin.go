@@ -420,12 +420,7 @@ func (a *Admin) payoutsInFlight(w http.ResponseWriter, r *http.Request) {
 	}
 	out := make([]json.RawMessage, len(list))
 	for i, p := range list {
-		f := render.InFlightPayoutFields{APIVersion: "v1", Payout: render.Payout(p.Payout), Org: p.Payout.Org, Overdue: p.Overdue,
-			FailedCalls: p.FailedCalls, UnknownAnswers: p.UnknownAnswers, NextAttemptAt: p.NextAttemptAt}
-		if p.V2 != nil {
-			f.APIVersion, f.Payout = "v2", render.PayoutV2(*p.V2)
-		}
-		out[i] = render.InFlightPayout(f)
+		out[i] = render.InFlightPayout(p)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"payouts": out})
 }
