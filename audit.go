@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tambalapay/tambala/accounts"
+	"github.com/tambalapay/tambala/audit"
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/money"
@@ -18,52 +19,32 @@ import (
 // AuditEntry is one entry of the audit trail: who did what to which
 // organization's people and settings, when, and from where. An entry is
 // written in the transaction of the change it records, so a change that
-// does not commit leaves none; entries are never changed or removed.
-type AuditEntry struct {
-	// ID sorts by creation time, like every id of the engine.
-	ID    string
-	At    time.Time
-	Actor AuditActor
-	// Org is the organization the entry belongs to.
-	Org    string
-	Action AuditAction
-	// Target is what was acted on: a user, an invitation or the
-	// organization's id.
-	Target string
-	// Summary tells what changed, before and after, never a secret.
-	Summary string
-	// Address and RequestID come from the RequestInfo of the call's
-	// context; the zero Addr and "" when it had none.
-	Address   netip.Addr
-	RequestID string
-}
+// does not commit leaves none; entries are never changed or removed. Its
+// Address and RequestID come from the RequestInfo of the call's context
+// (package audit).
+type AuditEntry = audit.Entry
 
 // AuditActor is who acted: an organization's user, one of the operator's
-// staff, the operator's automation, or the engine itself.
-type AuditActor struct {
-	Kind AuditActorKind
-	// ID and Email are the user's, for a user or staff; empty otherwise.
-	ID    string
-	Email string
-}
+// staff, the operator's automation, or the engine itself (package audit).
+type AuditActor = audit.Actor
 
 // AuditActorKind is the kind of an AuditActor.
-type AuditActorKind string
+type AuditActorKind = audit.ActorKind
 
 const (
 	// ActorUser is an organization's user (the portal).
-	ActorUser AuditActorKind = "user"
+	ActorUser = audit.ActorUser
 	// ActorStaff is one of the operator's staff, signed in (Portal.Operator).
-	ActorStaff AuditActorKind = "staff"
+	ActorStaff = audit.ActorStaff
 	// ActorAutomation is the operator's automation: the admin API's token
 	// or a host's own code (Engine.Operator, Engine.Accounts).
-	ActorAutomation AuditActorKind = "automation"
+	ActorAutomation = audit.ActorAutomation
 	// ActorSystem is the engine itself.
-	ActorSystem AuditActorKind = "system"
+	ActorSystem = audit.ActorSystem
 )
 
-// AuditAction is what an audit entry records.
-type AuditAction string
+// AuditAction is what an audit entry records (package audit).
+type AuditAction = audit.Action
 
 // The actions of the audit trail. Sign-in failures are recorded for users
 // that exist (an unknown email has no organization to file them under),
@@ -319,15 +300,6 @@ func deref(p *string) string {
 
 // amountText is an amount with its asset, for an audit summary.
 func amountText(a money.Amount) string { return a.String() + " " + string(a.Asset().Code) }
-
-// name is how an invitation records who made it: the staff user's email,
-// or the actor's kind.
-func (a AuditActor) name() string {
-	if a.Email != "" {
-		return a.Email
-	}
-	return string(a.Kind)
-}
 
 func toAuditRecord(a AuditEntry) codec.AuditRecord {
 	r := codec.AuditRecord{ID: a.ID, At: a.At, ActorKind: string(a.Actor.Kind), ActorID: a.Actor.ID, ActorEmail: a.Actor.Email,

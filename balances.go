@@ -9,17 +9,14 @@ import (
 	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/money"
+	"github.com/tambalapay/tambala/orgs"
 	"github.com/tambalapay/tambala/quotes"
 	"github.com/tambalapay/tambala/store"
 )
 
 // EnabledAsset is an asset enabled for an organization, as
-// Client.EnabledAssets lists it.
-type EnabledAsset struct {
-	Asset      money.AssetCode
-	Decimals   int32
-	Operations []string
-}
+// Client.EnabledAssets lists it (package orgs).
+type EnabledAsset = orgs.EnabledAsset
 
 // enabledAssets is Client.EnabledAssets.
 func (e *Engine) enabledAssets(ctx context.Context, p Principal) ([]EnabledAsset, error) {

@@ -920,7 +920,7 @@ var ErrOrderAlreadyMoved = errors.New("tambala: the order already moved")
 // moverOf is how a mover is recorded: the actor's kind and id (a staff
 // user's, or none for the automation), NUL, and the name shown.
 func moverOf(a AuditActor) []byte {
-	return []byte(string(a.Kind) + ":" + a.ID + "\x00" + a.name())
+	return []byte(string(a.Kind) + ":" + a.ID + "\x00" + actorName(a))
 }
 
 // putMover records who made cmd on order id, when ctx names someone.

@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/tambalapay/tambala/accounts"
+	"github.com/tambalapay/tambala/apikeys"
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/cache"
 	"github.com/tambalapay/tambala/internal/loop"
@@ -30,12 +31,12 @@ import (
 )
 
 // Environment is where an engine runs: keys made in one never work in the
-// other.
-type Environment string
+// other (package apikeys).
+type Environment = apikeys.Environment
 
 const (
-	Sandbox    Environment = "sandbox"
-	Production Environment = "production"
+	Sandbox    = apikeys.Sandbox
+	Production = apikeys.Production
 )
 
 // Options configure an Engine. Every field is optional: New accepts the

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"io"
-	"time"
 
 	"go.opentelemetry.io/otel/trace"
 
@@ -18,18 +17,9 @@ import (
 )
 
 // APIKey is a stored key. The key itself is never stored, only its hash;
-// Prefix (its first 16 characters) is all that is ever shown again.
-type APIKey struct {
-	ID          string
-	Org         string
-	Prefix      string
-	Environment Environment
-	CreatedAt   time.Time
-	RevokedAt   *time.Time
-}
-
-// Active reports whether the key has not been revoked.
-func (k APIKey) Active() bool { return k.RevokedAt == nil }
+// Prefix (its first 16 characters) is all that is ever shown again
+// (package apikeys).
+type APIKey = apikeys.Key
 
 // createKey is Operator.CreateKey: the key made, then in one transaction
 // the organization read, the cap on active keys checked (apikeys.CheckCap),

@@ -24,12 +24,8 @@ import (
 	"github.com/tambalapay/tambala/webhooks"
 )
 
-// Endpoint is an organization's webhook endpoint.
-type Endpoint struct {
-	URL       string
-	SecretID  string
-	CreatedAt time.Time
-}
+// Endpoint is an organization's webhook endpoint (package webhooks).
+type Endpoint = webhooks.Endpoint
 
 // WebhookDestinations is implemented by a WebhookSender that checks each
 // address it connects to, after DNS, against the destination rule
@@ -51,30 +47,11 @@ func (e *Engine) guardWebhooks(allow []netip.Prefix, own []netip.AddrPort) {
 	}
 }
 
-// Attempt is one recorded delivery attempt.
-type Attempt struct {
-	At         time.Time
-	StatusCode int
-	// Error is why no answer came, in one of the fixed wordings of
-	// webhooks.Failure; "" when an answer came.
-	Error    string
-	Duration time.Duration
-	// Response is the start of the answer, at most webhooks.MaxResponse
-	// bytes; "" for a refused destination.
-	Response  string
-	Signature string
-}
+// Attempt is one recorded delivery attempt (package webhooks).
+type Attempt = webhooks.Attempt
 
-// DeliveryView is a delivery as the operator lists it.
-type DeliveryView struct {
-	ID        string
-	EventType string
-	URL       string
-	State     webhooks.State
-	Attempts  []Attempt // newest first
-	Body      string
-	CreatedAt time.Time
-}
+// DeliveryView is a delivery as the operator lists it (package webhooks).
+type DeliveryView = webhooks.DeliveryView
 
 // setWebhookEndpoint is Operator.SetWebhookEndpoint.
 func (e *Engine) setWebhookEndpoint(ctx context.Context, orgID, rawURL string) (Endpoint, string, error) {

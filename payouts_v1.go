@@ -427,24 +427,9 @@ type InFlightFilter struct {
 }
 
 // InFlightPayout is a payout not terminal yet, with the worker's view of
-// it.
-type InFlightPayout struct {
-	// Payout is the payout as the worker sees it: on a /v2 payout its
-	// amounts are the frozen principal and fee in the source asset.
-	Payout payouts.Payout
-	// V2 is set on a /v2 payout only: the payout as its client reads it
-	// (source and destination assets, rate, wallet destination).
-	V2 *PayoutV2
-	// Overdue says it was accepted longer ago than WorkerOptions.OverdueAfter.
-	Overdue bool
-	// FailedCalls is how many provider calls for it failed in a row, and
-	// UnknownAnswers how many times in a row the provider said it does not
-	// know it.
-	FailedCalls    int
-	UnknownAnswers int
-	// NextAttemptAt is when the worker next takes it up.
-	NextAttemptAt *time.Time
-}
+// it (package payouts); Overdue says it was accepted longer ago than
+// WorkerOptions.OverdueAfter.
+type InFlightPayout = payouts.InFlight
 
 // payoutsInFlight is Operator.PayoutsInFlight.
 func (e *Engine) payoutsInFlight(ctx context.Context, f InFlightFilter) ([]InFlightPayout, error) {

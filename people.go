@@ -17,27 +17,10 @@ import (
 )
 
 // User is a person who signs in to the portal, as the engine shows them:
-// never their password hash, TOTP secret or recovery codes.
-type User struct {
-	ID    string
-	Email string
-	Role  accounts.Role
-	// Org is the organization the user administers; "" for staff.
-	Org string
-	// StaffRoles are a staff user's roles; none for an organization's.
-	StaffRoles        []accounts.StaffRole
-	Status            accounts.Status
-	TOTPEnrolled      bool
-	RecoveryCodesLeft int
-	CreatedAt         time.Time
-	// DisabledAt is zero while the user is active.
-	DisabledAt time.Time
-	// ApprovalsSuspended says a staff user approves nothing: their
-	// password or second factor was reset, or their invitation issued,
-	// by someone else, and no other staff admin has confirmed them yet
-	// (Accounts.ConfirmStaff).
-	ApprovalsSuspended bool
-}
+// never their password hash, TOTP secret or recovery codes (package
+// accounts). ApprovalsSuspended lasts until another staff admin confirms
+// them (Accounts.ConfirmStaff).
+type User = accounts.UserView
 
 func userView(u accounts.User) User {
 	return User{ID: u.ID, Email: u.Email, Role: u.Role, Org: u.Org, StaffRoles: u.StaffRoles, Status: u.Status(), TOTPEnrolled: u.TOTP.Enrolled,
@@ -45,26 +28,9 @@ func userView(u accounts.User) User {
 }
 
 // Invitation is the operator's invitation of an email address to an
-// organization, as the engine shows it: never its token.
-type Invitation struct {
-	ID    string
-	Email string
-	Org   string
-	Role  accounts.Role
-	// StaffRoles are a staff invitee's roles.
-	StaffRoles []accounts.StaffRole
-	InvitedBy  string
-	// ResetOf is, for a password reset (Accounts.ResetPassword), the user
-	// whose password it resets; empty for an invitation that makes a user.
-	ResetOf string
-	// Status is where the invitation stands at the time of the read.
-	Status     accounts.InvitationStatus
-	CreatedAt  time.Time
-	ExpiresAt  time.Time
-	AcceptedAt time.Time // zero until accepted
-	UserID     string    // the user the acceptance made
-	RevokedAt  time.Time // zero unless revoked
-}
+// organization, as the engine shows it: never its token (package
+// accounts). ResetOf is set on a password reset (Accounts.ResetPassword).
+type Invitation = accounts.InvitationView
 
 func invitationView(i accounts.Invitation, now time.Time) Invitation {
 	return Invitation{ID: i.ID, Email: i.Email, Org: i.Org, Role: i.Role, StaffRoles: i.StaffRoles, InvitedBy: i.InvitedBy, ResetOf: i.ResetOf, Status: i.Status(now),
@@ -314,7 +280,7 @@ func (e *Engine) inviteUser(ctx context.Context, n InviteUser) (Invited, error) 
 		}
 		now := e.nowUTC()
 		inv, token, err := accounts.Invite(accounts.InvitationRequest{ID: e.newID(), Email: n.Email, Org: n.Org, Role: n.Role,
-			StaffRoles: n.StaffRoles, InvitedBy: actorOr(ctx, automationActor).name(), TTL: n.TTL}, e.acct.Random, now)
+			StaffRoles: n.StaffRoles, InvitedBy: actorName(actorOr(ctx, automationActor)), TTL: n.TTL}, e.acct.Random, now)
 		if err != nil {
 			return err
 		}
@@ -363,7 +329,7 @@ func (e *Engine) resetPassword(ctx context.Context, userID string, ttl time.Dura
 		}
 		now := e.nowUTC()
 		inv, token, err := accounts.Invite(accounts.InvitationRequest{ID: e.newID(), Email: u.Email, Org: u.Org, Role: u.Role,
-			StaffRoles: u.StaffRoles, InvitedBy: actorOr(ctx, automationActor).name(), TTL: ttl, ResetOf: u.ID}, e.acct.Random, now)
+			StaffRoles: u.StaffRoles, InvitedBy: actorName(actorOr(ctx, automationActor)), TTL: ttl, ResetOf: u.ID}, e.acct.Random, now)
 		if err != nil {
 			return err
 		}
@@ -812,7 +778,7 @@ func (e *Engine) holdStaff(ctx context.Context, tx store.Tx, id, email, cause st
 		target = email
 	}
 	return e.audit(ctx, tx, actor, "", AuditApprovalsSuspended, target,
-		fmt.Sprintf("approvals of %s suspended (%s by %s) until another staff admin confirms them", email, cause, actor.name()))
+		fmt.Sprintf("approvals of %s suspended (%s by %s) until another staff admin confirms them", email, cause, actorName(actor)))
 }
 
 // staffUsers calls each with every staff user, until it returns false.

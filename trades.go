@@ -155,17 +155,12 @@ func (e *Engine) trades(ctx context.Context, p Principal, page PageRequest) (Pag
 	return out, err
 }
 
-// Bank is an item of Client.Banks (the earlier API's bank list).
-type Bank struct {
-	BankUUID string
-	Name     string
-}
+// Bank is an item of Client.Banks (the earlier API's bank list; package
+// payouts).
+type Bank = payouts.BankListing
 
-// MobileOperator is an item of Client.MobileOperators.
-type MobileOperator struct {
-	RefID string
-	Name  string
-}
+// MobileOperator is an item of Client.MobileOperators (package payouts).
+type MobileOperator = payouts.MobileOperator
 
 // bankNamespace derives stable bank UUIDs from institution ids.
 var bankNamespace = uuid.MustParse("6f1d7a52-2c59-4c39-9a4e-8c2b2a1d0b11")

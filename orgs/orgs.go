@@ -39,6 +39,15 @@ type AssetAccess struct {
 	Operations []string
 }
 
+// EnabledAsset is an asset enabled for an organization as its client
+// lists it: the asset's code and decimals, and the operations it may run
+// in it.
+type EnabledAsset struct {
+	Asset      money.AssetCode
+	Decimals   int32
+	Operations []string
+}
+
 // Organization is a customer of the operator.
 type Organization struct {
 	ID       string

@@ -213,7 +213,7 @@ func (a *Admin) listKeys(w http.ResponseWriter, r *http.Request) {
 
 func (a *Admin) createKey(w http.ResponseWriter, r *http.Request) {
 	full, k, err := a.engine.Operator().CreateKey(r.Context(), r.PathValue("org"))
-	a.reply(w, r, http.StatusCreated, json.RawMessage(render.NewAPIKey(full, keyFields(k))), err)
+	a.reply(w, r, http.StatusCreated, json.RawMessage(render.NewAPIKey(full, k)), err)
 }
 
 func (a *Admin) revokeKey(w http.ResponseWriter, r *http.Request) {
@@ -344,7 +344,7 @@ func (a *Admin) setWebhook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ep, secret, err := a.engine.Operator().SetWebhookEndpoint(r.Context(), r.PathValue("org"), in.URL)
-	a.reply(w, r, http.StatusOK, json.RawMessage(render.NewEndpoint(render.EndpointFields(ep), secret)), err)
+	a.reply(w, r, http.StatusOK, json.RawMessage(render.NewEndpoint(ep, secret)), err)
 }
 
 func (a *Admin) listDeliveries(w http.ResponseWriter, r *http.Request) {
@@ -420,12 +420,7 @@ func (a *Admin) payoutsInFlight(w http.ResponseWriter, r *http.Request) {
 	}
 	out := make([]json.RawMessage, len(list))
 	for i, p := range list {
-		f := render.InFlightPayoutFields{APIVersion: "v1", Payout: render.Payout(p.Payout), Org: p.Payout.Org, Overdue: p.Overdue,
-			FailedCalls: p.FailedCalls, UnknownAnswers: p.UnknownAnswers, NextAttemptAt: p.NextAttemptAt}
-		if p.V2 != nil {
-			f.APIVersion, f.Payout = "v2", render.PayoutV2(*p.V2)
-		}
-		out[i] = render.InFlightPayout(f)
+		out[i] = render.InFlightPayout(p)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"payouts": out})
 }

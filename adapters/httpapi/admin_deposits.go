@@ -20,7 +20,7 @@ func (a *Admin) depositRoutes() {
 // the issuer replaces the organization's address on the network.
 func (a *Admin) rotateDepositAddress(w http.ResponseWriter, r *http.Request) {
 	d, err := a.engine.Operator().RotateDepositAddress(r.Context(), r.PathValue("org"), r.PathValue("network"))
-	a.reply(w, r, http.StatusOK, json.RawMessage(render.DepositAddress(render.DepositAddressFields(d))), err)
+	a.reply(w, r, http.StatusOK, json.RawMessage(render.DepositAddress(d)), err)
 }
 
 // recordDeposit is POST /admin/orgs/{org}/deposits {network, asset,

@@ -65,7 +65,7 @@ func (a *Admin) invite(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	writeRaw(w, http.StatusCreated, render.NewInvitation(inv.Token, acceptPath(inv.Invitation, inv.Token), invitationFields(inv.Invitation)))
+	writeRaw(w, http.StatusCreated, render.NewInvitation(inv.Token, acceptPath(inv.Invitation, inv.Token), inv.Invitation))
 }
 
 func (a *Admin) listInvitations(w http.ResponseWriter, r *http.Request) {
@@ -141,7 +141,7 @@ func (a *Admin) resetPassword(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	writeRaw(w, http.StatusCreated, render.NewInvitation(inv.Token, acceptPath(inv.Invitation, inv.Token), invitationFields(inv.Invitation)))
+	writeRaw(w, http.StatusCreated, render.NewInvitation(inv.Token, acceptPath(inv.Invitation, inv.Token), inv.Invitation))
 }
 
 func (a *Admin) resetTOTP(w http.ResponseWriter, r *http.Request) {

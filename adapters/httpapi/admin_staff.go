@@ -44,7 +44,7 @@ func (a *Admin) inviteStaff(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	writeRaw(w, http.StatusCreated, render.NewInvitation(inv.Token, acceptPath(inv.Invitation, inv.Token), invitationFields(inv.Invitation)))
+	writeRaw(w, http.StatusCreated, render.NewInvitation(inv.Token, acceptPath(inv.Invitation, inv.Token), inv.Invitation))
 }
 
 func (a *Admin) listStaffInvitations(w http.ResponseWriter, r *http.Request) {

@@ -54,7 +54,7 @@ func (h *Handler) banks(w http.ResponseWriter, r *http.Request, p tambala.Princi
 		writeError(w, r, h.log, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"banks": renderAll(banks, func(b tambala.Bank) []byte { return render.Bank(render.BankFields(b)) })})
+	writeJSON(w, http.StatusOK, map[string]any{"banks": renderAll(banks, func(b tambala.Bank) []byte { return render.Bank(b) })})
 }
 
 func (h *Handler) operators(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
@@ -63,6 +63,6 @@ func (h *Handler) operators(w http.ResponseWriter, r *http.Request, p tambala.Pr
 		writeError(w, r, h.log, err)
 		return
 	}
-	items := renderAll(ops, func(o tambala.MobileOperator) []byte { return render.MobileOperator(render.MobileOperatorFields(o)) })
+	items := renderAll(ops, func(o tambala.MobileOperator) []byte { return render.MobileOperator(o) })
 	writeJSON(w, http.StatusOK, map[string]any{"operators": items, "fetched_at": render.Time(at)})
 }

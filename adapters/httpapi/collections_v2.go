@@ -24,7 +24,7 @@ func (h *Handler) depositAddresses(w http.ResponseWriter, r *http.Request, p tam
 		writeError(w, r, h.log, err)
 		return
 	}
-	items := renderAll(list, func(d tambala.DepositAddress) []byte { return render.DepositAddress(render.DepositAddressFields(d)) })
+	items := renderAll(list, func(d tambala.DepositAddress) []byte { return render.DepositAddress(d) })
 	writeJSON(w, http.StatusOK, map[string]any{"deposit_addresses": items})
 }
 

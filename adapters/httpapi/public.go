@@ -65,7 +65,7 @@ func (h *Handler) assets(w http.ResponseWriter, r *http.Request, p tambala.Princ
 		writeError(w, r, h.log, err)
 		return
 	}
-	items := renderAll(assets, func(a tambala.EnabledAsset) []byte { return render.EnabledAsset(render.EnabledAssetFields(a)) })
+	items := renderAll(assets, func(a tambala.EnabledAsset) []byte { return render.EnabledAsset(a) })
 	writeJSON(w, http.StatusOK, struct {
 		Assets []json.RawMessage `json:"assets"`
 	}{items})

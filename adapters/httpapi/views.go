@@ -4,46 +4,17 @@ import (
 	"encoding/json"
 
 	"github.com/tambalapay/tambala"
-	"github.com/tambalapay/tambala/accounts"
 	"github.com/tambalapay/tambala/internal/render"
 	"github.com/tambalapay/tambala/money"
 )
 
-// The engine's own resources as internal/render takes them, and the
-// bodies the admin API takes for them. render cannot import the engine
-// (the engine renders its events there), so the binding hands it each
-// resource's fields.
+// The renderings of the engine's own resources, and the bodies the admin
+// API takes for them. Each resource is a type of a package below the
+// engine (tambala.APIKey is apikeys.Key, ...), so internal/render takes
+// it as it is.
 
 // renderOrg is the rendering of an organization.
-func renderOrg(o tambala.Organization) json.RawMessage {
-	f := render.OrganizationFields{ID: o.ID, Name: o.Name, Status: string(o.Status), V2Access: string(o.V2Access),
-		BalanceFloorMWK: mwkText(o.BalanceFloorMWK), CreatedAt: o.CreatedAt}
-	if o.Assets != nil {
-		f.Assets = make([]render.AssetAccess, len(o.Assets))
-		for i, a := range o.Assets {
-			f.Assets[i] = render.AssetAccess(a)
-		}
-	}
-	if o.Allowlist != nil {
-		f.Allowlist = make([]string, len(o.Allowlist))
-		for i, a := range o.Allowlist {
-			f.Allowlist[i] = a.String()
-		}
-	}
-	if l := o.PayoutLimits; l != nil {
-		f.PayoutLimits = &render.PayoutLimits{MaxPerPayoutMWK: mwkText(l.MaxPerPayoutMWK), DailyVolumeMWK: mwkText(l.DailyVolumeMWK),
-			HourlyCount: l.HourlyCount}
-	}
-	return render.Organization(f)
-}
-
-// mwkText is the text of an optional MWK amount: "" when unset.
-func mwkText(a money.Amount) string {
-	if !a.IsSet() {
-		return ""
-	}
-	return a.String()
-}
+func renderOrg(o tambala.Organization) json.RawMessage { return render.Organization(o) }
 
 // assetAccessJSON is an asset and its operations as the admin API takes
 // them.
@@ -73,58 +44,17 @@ type payoutLimitsJSON struct {
 	HourlyCount     int    `json:"hourly_count"`
 }
 
-// keyFields is an API key as render takes it.
-func keyFields(k tambala.APIKey) render.APIKeyFields {
-	return render.APIKeyFields{ID: k.ID, Org: k.Org, Prefix: k.Prefix, Environment: string(k.Environment),
-		CreatedAt: k.CreatedAt, RevokedAt: k.RevokedAt}
-}
-
 // renderKey is the rendering of an API key (never its secret).
-func renderKey(k tambala.APIKey) []byte { return render.APIKey(keyFields(k)) }
+func renderKey(k tambala.APIKey) []byte { return render.APIKey(k) }
 
 // renderInvitation is the rendering of an invitation (never its token).
-func renderInvitation(i tambala.Invitation) []byte { return render.Invitation(invitationFields(i)) }
+func renderInvitation(i tambala.Invitation) []byte { return render.Invitation(i) }
 
 // renderDelivery is the rendering of a webhook delivery.
-func renderDelivery(v tambala.DeliveryView) json.RawMessage {
-	f := render.DeliveryFields{ID: v.ID, EventType: v.EventType, URL: v.URL, State: string(v.State), Body: v.Body,
-		CreatedAt: v.CreatedAt, Attempts: make([]render.AttemptFields, len(v.Attempts))}
-	for i, a := range v.Attempts {
-		f.Attempts[i] = render.AttemptFields(a)
-	}
-	return render.Delivery(f)
-}
+func renderDelivery(v tambala.DeliveryView) json.RawMessage { return render.Delivery(v) }
 
 // renderUser is the rendering of a portal user: never a secret of theirs.
-func renderUser(u tambala.User) json.RawMessage {
-	return render.User(render.UserFields{ID: u.ID, Org: u.Org, Email: u.Email, Role: string(u.Role), StaffRoles: staffRoleTexts(u.StaffRoles),
-		Status: string(u.Status), TOTPEnrolled: u.TOTPEnrolled, RecoveryCodesLeft: u.RecoveryCodesLeft, CreatedAt: u.CreatedAt,
-		DisabledAt: u.DisabledAt})
-}
-
-// staffRoleTexts is a staff user's or invitation's roles as text; none
-// for an organization's.
-func staffRoleTexts(roles []accounts.StaffRole) []string {
-	out := make([]string, len(roles))
-	for i, r := range roles {
-		out[i] = string(r)
-	}
-	return out
-}
-
-// invitationFields is an invitation as render takes it (never its token).
-func invitationFields(i tambala.Invitation) render.InvitationFields {
-	return render.InvitationFields{ID: i.ID, ResetOf: i.ResetOf, Org: i.Org, Email: i.Email, Role: string(i.Role),
-		StaffRoles: staffRoleTexts(i.StaffRoles), InvitedBy: i.InvitedBy, Status: string(i.Status), CreatedAt: i.CreatedAt,
-		ExpiresAt: i.ExpiresAt, AcceptedAt: i.AcceptedAt, UserID: i.UserID, RevokedAt: i.RevokedAt}
-}
+func renderUser(u tambala.User) json.RawMessage { return render.User(u) }
 
 // renderAuditEntry is the rendering of an entry of the audit trail.
-func renderAuditEntry(a tambala.AuditEntry) json.RawMessage {
-	f := render.AuditEntryFields{ID: a.ID, At: a.At, ActorKind: string(a.Actor.Kind), ActorID: a.Actor.ID, ActorEmail: a.Actor.Email,
-		Org: a.Org, Action: string(a.Action), Target: a.Target, Summary: a.Summary, RequestID: a.RequestID}
-	if a.Address.IsValid() {
-		f.Address = a.Address.String()
-	}
-	return render.AuditEntry(f)
-}
+func renderAuditEntry(a tambala.AuditEntry) json.RawMessage { return render.AuditEntry(a) }

@@ -77,6 +77,7 @@ var rules = map[string]rule{
 	"internal/textrule": pureRule(false),
 	"approvals":         pureRule(false),
 	"reconcile":         pureRule(false),
+	"audit":             pureRule(false),
 }
 
 type pkg struct {

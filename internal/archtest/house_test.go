@@ -79,7 +79,7 @@ var domainPackages = map[string]bool{
 	"ledger": true, "quotes": true, "orders": true, "conversions": true,
 	"trades": true, "orgs": true, "collections": true, "payouts": true,
 	"webhooks": true, "apikeys": true, "accounts": true, "networks": true,
-	"approvals": true, "reconcile": true,
+	"approvals": true, "reconcile": true, "audit": true,
 }
 
 type layeredPkg struct {

@@ -8,10 +8,9 @@ import (
 	"github.com/tambalapay/tambala/money"
 )
 
-// CollectionFields is a /v1 collection: the engine's Collection, field for
-// field (this package cannot import the engine, which renders its events
-// here). CreatedAt is already rendered.
-type CollectionFields struct {
+// collectionJSON is the wire form of a /v1 collection
+// (collections.Collection), CreatedAt already rendered.
+type collectionJSON struct {
 	ID                  string       `json:"id"`
 	Status              string       `json:"status"`
 	AmountMWK           money.Amount `json:"amount_mwk"`
@@ -33,13 +32,13 @@ type CollectionFields struct {
 // "source_customer_name","source_account_number","source_institution",
 // "rtp_reference_number","created_at"}.
 func Collection(c collections.Collection) []byte {
-	return collectionBytes(CollectionFields{ID: c.ID, Status: string(c.Status), AmountMWK: c.AmountMWK, Fee: c.Fee,
+	return collectionBytes(collectionJSON{ID: c.ID, Status: string(c.Status), AmountMWK: c.AmountMWK, Fee: c.Fee,
 		AmountCredited: c.AmountCredited, Rail: string(c.Rail), SourceCustomerName: c.SourceCustomerName,
 		SourceAccountNumber: c.SourceAccountNumber, SourceInstitution: c.SourceInstitution,
 		RTPReferenceNumber: c.RTPReferenceNumber, CreatedAt: Time(c.CreatedAt)})
 }
 
-func collectionBytes(f CollectionFields) []byte {
+func collectionBytes(f collectionJSON) []byte {
 	b, _ := json.Marshal(f)
 	return b
 }

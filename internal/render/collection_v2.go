@@ -8,10 +8,10 @@ import (
 	"github.com/tambalapay/tambala/money"
 )
 
-// CollectionV2Fields is a /v2 collection: the engine's CollectionV2, field
-// for field. Network and OrderID render as null when nil; CreatedAt is
-// already rendered.
-type CollectionV2Fields struct {
+// collectionV2JSON is the wire form of a /v2 collection
+// (collections.CollectionV2): Network and OrderID render as null when nil;
+// CreatedAt is already rendered.
+type collectionV2JSON struct {
 	ID             string       `json:"id"`
 	Status         string       `json:"status"`
 	Asset          string       `json:"asset"`
@@ -36,12 +36,12 @@ func CollectionV2(c collections.CollectionV2) []byte {
 	if c.Network != "" {
 		network = &c.Network
 	}
-	return collectionV2Bytes(CollectionV2Fields{ID: c.ID, Status: string(c.Status), Asset: string(c.Asset.Code), Amount: c.Amount,
+	return collectionV2Bytes(collectionV2JSON{ID: c.ID, Status: string(c.Status), Asset: string(c.Asset.Code), Amount: c.Amount,
 		Fee: c.Fee, AmountCredited: c.AmountCredited, Network: network, Source: string(c.Source), OrderID: c.OrderID,
 		CreatedAt: Time(c.CreatedAt)})
 }
 
-func collectionV2Bytes(f CollectionV2Fields) []byte {
+func collectionV2Bytes(f collectionV2JSON) []byte {
 	b, _ := json.Marshal(f)
 	return b
 }

@@ -3,13 +3,14 @@ package render
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/tambalapay/tambala/payouts"
 )
 
-// InFlightPayoutFields is a payout not terminal yet as the operator lists
-// it (the engine's InFlightPayout): the payout as its client reads it,
-// already rendered (the /v1 or the /v2 rendering, as APIVersion says), and
-// the worker's view beside it.
-type InFlightPayoutFields struct {
+// inFlightJSON is a payout in flight as the operator lists it: the payout
+// as its client reads it, already rendered (the /v1 or the /v2 rendering,
+// as APIVersion says), and the worker's view beside it.
+type inFlightJSON struct {
 	APIVersion     string
 	Payout         []byte
 	Org            string
@@ -22,8 +23,19 @@ type InFlightPayoutFields struct {
 // InFlightPayout is the operator's rendering of a payout in flight (the
 // items of the engine's Operator.PayoutsInFlight):
 // {"api_version","payout","org","overdue","failed_calls",
-// "unknown_answers","next_attempt_at"}, next_attempt_at in Time or null.
-func InFlightPayout(p InFlightPayoutFields) []byte {
+// "unknown_answers","next_attempt_at"}, the payout in its /v2 rendering
+// (PayoutV2) when it is one, else in Payout's; next_attempt_at in Time or
+// null.
+func InFlightPayout(p payouts.InFlight) []byte {
+	f := inFlightJSON{APIVersion: "v1", Payout: Payout(p.Payout), Org: p.Payout.Org, Overdue: p.Overdue,
+		FailedCalls: p.FailedCalls, UnknownAnswers: p.UnknownAnswers, NextAttemptAt: p.NextAttemptAt}
+	if p.V2 != nil {
+		f.APIVersion, f.Payout = "v2", PayoutV2(*p.V2)
+	}
+	return inFlightBytes(f)
+}
+
+func inFlightBytes(p inFlightJSON) []byte {
 	var next *string
 	if p.NextAttemptAt != nil {
 		s := Time(*p.NextAttemptAt)

@@ -8,10 +8,10 @@ import (
 	"github.com/tambalapay/tambala/payouts"
 )
 
-// PayoutV2Fields is a /v2 payout as its client reads it: the rendered
-// fields of the engine's PayoutV2, the assets by code. Rate is nil on a
+// payoutV2JSON is a /v2 payout (payouts.V2Payout) as its client reads it,
+// the assets by code. Rate is nil on a
 // same-asset payout; Fee, Failure and TerminalAt are nil until known.
-type PayoutV2Fields struct {
+type payoutV2JSON struct {
 	ID           string
 	SourceAsset  string
 	SourceAmount money.Amount
@@ -47,14 +47,14 @@ type PayoutV2Destination struct {
 // fee, failure and terminal_at null until known, the times in Time.
 func PayoutV2(p payouts.V2Payout) []byte {
 	d := p.Destination
-	return payoutV2Bytes(PayoutV2Fields{ID: p.ID, SourceAsset: string(p.SourceAsset.Code), SourceAmount: p.SourceAmount,
+	return payoutV2Bytes(payoutV2JSON{ID: p.ID, SourceAsset: string(p.SourceAsset.Code), SourceAmount: p.SourceAmount,
 		Asset: string(p.Asset.Code), Amount: p.Amount, Rate: p.Rate, Fee: p.Fee, Status: p.Status, Failure: p.Failure,
 		CreatedAt: p.CreatedAt, TerminalAt: p.TerminalAt,
 		Destination: PayoutV2Destination{Type: string(d.Type), InstitutionID: d.InstitutionID, AccountNumber: d.AccountNumber,
 			MobileNumber: d.MobileNumber, BeneficiaryName: d.BeneficiaryName, Network: d.Network, Address: d.Address}})
 }
 
-func payoutV2Bytes(p PayoutV2Fields) []byte {
+func payoutV2Bytes(p payoutV2JSON) []byte {
 	var term *string
 	if p.TerminalAt != nil {
 		s := Time(*p.TerminalAt)

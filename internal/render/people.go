@@ -2,30 +2,17 @@ package render
 
 import (
 	"time"
+
+	"github.com/tambalapay/tambala/accounts"
+	"github.com/tambalapay/tambala/audit"
 )
 
 // The people of an organization's portal as the operator reads them:
 // users, invitations, the organization's portal settings and the audit
-// trail. Each takes the engine's type field for field (this package cannot
-// import the engine); none has a field for a secret, so none can render
-// one: no password hash, TOTP secret, recovery code, invitation or session
-// token.
-
-// UserFields is a portal user: the engine's User, field for field.
-// Org is empty for one of the operator's staff, and StaffRoles empty for
-// an organization's user. DisabledAt is zero while the user is active.
-type UserFields struct {
-	ID                string
-	Org               string
-	Email             string
-	Role              string
-	StaffRoles        []string
-	Status            string
-	TOTPEnrolled      bool
-	RecoveryCodesLeft int
-	CreatedAt         time.Time
-	DisabledAt        time.Time
-}
+// trail. Each takes the type the engine shows (accounts.UserView,
+// accounts.InvitationView, audit.Entry); none has a field for a secret,
+// so none can render one: no password hash, TOTP secret, recovery code,
+// invitation or session token.
 
 // User is the one rendering of a portal user (the items of
 // Accounts.Users, Accounts.User and every call that changes one):
@@ -33,7 +20,7 @@ type UserFields struct {
 // "recovery_codes_left","created_at","disabled_at"}, org_id null for one
 // of the operator's staff, staff_roles always an array ([] for an
 // organization's user), disabled_at null while the user is active.
-func User(u UserFields) []byte {
+func User(u accounts.UserView) []byte {
 	return mustMarshal(struct {
 		ID                string   `json:"id"`
 		Org               *string  `json:"org_id"`
@@ -45,29 +32,8 @@ func User(u UserFields) []byte {
 		RecoveryCodesLeft int      `json:"recovery_codes_left"`
 		CreatedAt         string   `json:"created_at"`
 		DisabledAt        *string  `json:"disabled_at"`
-	}{u.ID, optionalText(u.Org), u.Email, u.Role, textList(u.StaffRoles), u.Status, u.TOTPEnrolled, u.RecoveryCodesLeft, Time(u.CreatedAt),
-		optionalTime(u.DisabledAt)})
-}
-
-// InvitationFields is an invitation: the engine's Invitation, field for
-// field (never its token). The zero times and an empty UserID are unset;
-// ResetOf is set for a password reset, rendered as its kind. Org is empty
-// for an invitation to the operator's staff, and StaffRoles empty for one
-// to an organization.
-type InvitationFields struct {
-	ID         string
-	ResetOf    string
-	Org        string
-	Email      string
-	Role       string
-	StaffRoles []string
-	InvitedBy  string
-	Status     string
-	CreatedAt  time.Time
-	ExpiresAt  time.Time
-	AcceptedAt time.Time
-	UserID     string
-	RevokedAt  time.Time
+	}{u.ID, optionalText(u.Org), u.Email, string(u.Role), staffRoleTexts(u.StaffRoles), string(u.Status), u.TOTPEnrolled, u.RecoveryCodesLeft,
+		Time(u.CreatedAt), optionalTime(u.DisabledAt)})
 }
 
 type invitationJSON struct {
@@ -86,7 +52,7 @@ type invitationJSON struct {
 	RevokedAt  *string  `json:"revoked_at"`
 }
 
-func invitation(i InvitationFields) invitationJSON {
+func invitation(i accounts.InvitationView) invitationJSON {
 	var user *string
 	if i.UserID != "" {
 		user = &i.UserID
@@ -95,8 +61,8 @@ func invitation(i InvitationFields) invitationJSON {
 	if i.ResetOf != "" {
 		kind = InvitationKindPasswordReset
 	}
-	return invitationJSON{i.ID, kind, optionalText(i.Org), i.Email, i.Role, textList(i.StaffRoles), i.Status, i.InvitedBy, Time(i.CreatedAt), Time(i.ExpiresAt),
-		optionalTime(i.AcceptedAt), user, optionalTime(i.RevokedAt)}
+	return invitationJSON{i.ID, kind, optionalText(i.Org), i.Email, string(i.Role), staffRoleTexts(i.StaffRoles), string(i.Status), i.InvitedBy,
+		Time(i.CreatedAt), Time(i.ExpiresAt), optionalTime(i.AcceptedAt), user, optionalTime(i.RevokedAt)}
 }
 
 // The kinds of an invitation: one that makes a user, or a password reset
@@ -114,7 +80,7 @@ const (
 // "invitation" or "password_reset"; org_id is null for an invitation to
 // the operator's staff, and staff_roles always an array ([] for one to an
 // organization).
-func Invitation(i InvitationFields) []byte {
+func Invitation(i accounts.InvitationView) []byte {
 	return mustMarshal(invitation(i))
 }
 
@@ -123,7 +89,7 @@ func Invitation(i InvitationFields) []byte {
 // {"invitation":<Invitation>,"token","accept_path"},
 // the token shown this once and acceptPath the portal's page for it,
 // relative to the portal's root.
-func NewInvitation(token, acceptPath string, i InvitationFields) []byte {
+func NewInvitation(token, acceptPath string, i accounts.InvitationView) []byte {
 	return mustMarshal(struct {
 		Invitation invitationJSON `json:"invitation"`
 		Token      string         `json:"token"`
@@ -141,35 +107,21 @@ func PortalSettings(org string, totpRequired bool) []byte {
 	}{org, totpRequired})
 }
 
-// AuditEntryFields is an entry of the audit trail: the engine's
-// AuditEntry, field for field, the actor flattened (ActorID and
-// ActorEmail are a user's, empty otherwise) and the address already text
-// ("" when the call had none).
-type AuditEntryFields struct {
-	ID         string
-	At         time.Time
-	ActorKind  string
-	ActorID    string
-	ActorEmail string
-	Org        string
-	Action     string
-	Target     string
-	Summary    string
-	Address    string
-	RequestID  string
-}
-
 // AuditEntry is the one rendering of an entry of the audit trail (the
 // items of Accounts.AuditTrail and Portal.AuditTrail):
 // {"id","at","org_id","actor":{"kind","user_id","email"},"action",
 // "target","summary","address","request_id"}; the organization (for an
 // entry of the engine's own settings), the actor's user_id and email, the
 // address and the request id are null when there are none.
-func AuditEntry(a AuditEntryFields) []byte {
+func AuditEntry(a audit.Entry) []byte {
 	type actor struct {
 		Kind  string  `json:"kind"`
 		ID    *string `json:"user_id"`
 		Email *string `json:"email"`
+	}
+	var address string
+	if a.Address.IsValid() {
+		address = a.Address.String()
 	}
 	return mustMarshal(struct {
 		ID        string  `json:"id"`
@@ -181,8 +133,8 @@ func AuditEntry(a AuditEntryFields) []byte {
 		Summary   string  `json:"summary"`
 		Address   *string `json:"address"`
 		RequestID *string `json:"request_id"`
-	}{a.ID, Time(a.At), optionalText(a.Org), actor{a.ActorKind, optionalText(a.ActorID), optionalText(a.ActorEmail)}, a.Action, a.Target,
-		a.Summary, optionalText(a.Address), optionalText(a.RequestID)})
+	}{a.ID, Time(a.At), optionalText(a.Org), actor{string(a.Actor.Kind), optionalText(a.Actor.ID), optionalText(a.Actor.Email)},
+		string(a.Action), a.Target, a.Summary, optionalText(address), optionalText(a.RequestID)})
 }
 
 // optionalTime is t rendered, or nil (null) when t is zero.
@@ -194,12 +146,14 @@ func optionalTime(t time.Time) *string {
 	return &s
 }
 
-// textList is s, or an empty list (never null) when s is nil.
-func textList(s []string) []string {
-	if s == nil {
-		return []string{}
+// staffRoleTexts is a staff user's or invitation's roles as text: an
+// empty list (never null) for an organization's.
+func staffRoleTexts(roles []accounts.StaffRole) []string {
+	out := make([]string, len(roles))
+	for i, r := range roles {
+		out[i] = string(r)
 	}
-	return s
+	return out
 }
 
 // optionalText is s, or nil (null) when s is empty.

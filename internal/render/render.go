@@ -6,9 +6,12 @@
 // render here, one file a resource: Payout (and the institutions), Order,
 // Quote, Corridors and AdminCorridors, Conversion, BalanceV1, Collection,
 // CollectionV2, Trade, PayoutV2, Organization and the rest. It is below
-// the engine, so a rendering of an engine type takes that type's fields
-// (CollectionFields, OrganizationFields, ...), which the engine and the
-// binding fill. Every timestamp renders through Time.
+// the engine, so each rendering takes the type of the package below the
+// engine that owns the resource (collections.Collection, orgs.Organization,
+// apikeys.Key, webhooks.DeliveryView, audit.Entry, ...: the engine's
+// types of the same names are aliases of them), plus a small explicit
+// parameter where the rendering needs what the type does not carry (a
+// secret shown once, a token). Every timestamp renders through Time.
 package render
 
 import (

@@ -8,9 +8,9 @@ import (
 	"github.com/tambalapay/tambala/money"
 )
 
-// TradeFields is an OTC funding trade: the engine's Trade, field for
-// field. The times are already rendered.
-type TradeFields struct {
+// tradeJSON is the wire form of an OTC funding trade (trades.Trade), the
+// times already rendered.
+type tradeJSON struct {
 	ID         string       `json:"id"`
 	USDTAmount money.Amount `json:"usdt_amount"`
 	ClientRate money.Rate   `json:"client_rate"`
@@ -26,11 +26,11 @@ type TradeFields struct {
 // {"id","usdt_amount","client_rate","mwk_amount","status","created_at",
 // "settled_at"}, the kwacha credited a whole number.
 func Trade(t trades.Trade) []byte {
-	return tradeBytes(TradeFields{ID: t.ID, USDTAmount: t.USDTAmount, ClientRate: t.ClientRate, MWKAmount: t.MWKAmount,
+	return tradeBytes(tradeJSON{ID: t.ID, USDTAmount: t.USDTAmount, ClientRate: t.ClientRate, MWKAmount: t.MWKAmount,
 		Status: string(t.Status), CreatedAt: Time(t.CreatedAt), SettledAt: Time(t.SettledAt)})
 }
 
-func tradeBytes(f TradeFields) []byte {
+func tradeBytes(f tradeJSON) []byte {
 	b, _ := json.Marshal(f)
 	return b
 }
