@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tambalapay/tambala/accounts"
@@ -208,6 +210,29 @@ func (p *Portal) Session(ctx context.Context, token string) (_ SignedIn, err err
 	ctx, span := p.span(ctx, "tambala.Portal.Session")
 	defer span.end(&err)
 	return p.e.session(ctx, token)
+}
+
+// Changing checks the session of a request that changes something, as
+// Session does, in a read transaction: the session is extended by the
+// change itself, inside its own transaction. Every call of a face of
+// people (OrgAdmin, the staff's Operator, Accounts and Approvals) made
+// with the context returned checks the session again inside each of its
+// write transactions and extends it there; end, called once the request
+// is answered, extends it in a transaction of its own when none of them
+// did (a form refused before any change). SignedIn's session is as the
+// request extends it.
+func (p *Portal) Changing(ctx context.Context, token string) (_ context.Context, _ SignedIn, end func(), err error) {
+	parent := ctx
+	ctx, span := p.span(ctx, "tambala.Portal.Changing")
+	defer span.end(&err)
+	c := newCall(parent, token, accounts.Need{}, "")
+	if err := p.e.view(ctx, c, false); err != nil {
+		return parent, SignedIn{}, func() {}, err
+	}
+	out := context.WithValue(parent, sessionKey{}, c)
+	var once sync.Once
+	end = func() { once.Do(func() { _ = p.e.extend(out, c) }) }
+	return out, SignedIn{User: userView(c.user), Session: sessionView(c.session.Touch(c.at), token)}, end, nil
 }
 
 // SignIn checks an email and password and opens a session, whose token is
@@ -549,6 +574,165 @@ func (e *Engine) session(ctx context.Context, token string) (SignedIn, error) {
 	return out, nil
 }
 
+// sessionKey is the context key of a session's call under way.
+type sessionKey struct{}
+
+// sessionCall is a call of a face of people under way (an OrgAdmin's, a
+// staff user's Operator, Accounts or Approvals, a request of
+// Portal.Changing), carried by the call's context as its audit actor is.
+// Every write transaction made under it checks first, inside itself, the
+// session, its user and what the call needs, and extends the session
+// there (sessionStore): a change is one write transaction with its own
+// check, as a Client's use case checks the organization inside its own.
+type sessionCall struct {
+	token string
+	need  accounts.Need
+	// role is the staff role a staff user's call needs (need.Staff; ""
+	// for any of them). A call refused for it still extends the session;
+	// one of an organization's user (need.Org) whose organization is
+	// suspended does not.
+	role accounts.StaffRole
+	// wantPrincipal: the check reads the Principal of an organization's
+	// user's organization.
+	wantPrincipal bool
+	// outer is the call of the request this call is made in
+	// (Portal.Changing), extended with it.
+	outer *sessionCall
+	// What the last check read: the session, its user, the Principal
+	// (wantPrincipal), and when.
+	session   accounts.Session
+	user      accounts.User
+	principal Principal
+	at        time.Time
+	extended  atomic.Bool // a write transaction of the call has extended the session
+}
+
+// newCall makes the sessionCall of token needing need (and role), made
+// in the call ctx carries, if any.
+func newCall(ctx context.Context, token string, need accounts.Need, role accounts.StaffRole) *sessionCall {
+	c := &sessionCall{token: token, need: need, role: role}
+	c.outer, _ = ctx.Value(sessionKey{}).(*sessionCall)
+	return c
+}
+
+// check checks c in tx: the session of its token live and allowed what c
+// needs (authorized), extended when extend (signedIn); the organization
+// of an organization's user active; a staff user's role when role.
+func (e *Engine) check(tx store.Tx, c *sessionCall, extend, role bool) error {
+	c.at = e.nowUTC()
+	var err error
+	if extend {
+		c.session, c.user, err = signedIn(tx, c.token, c.at, c.need)
+	} else {
+		c.session, c.user, err = authorized(tx, c.token, c.at, c.need)
+	}
+	if err != nil {
+		return err
+	}
+	if c.need.Org {
+		org, err := e.cachedOrg(tx, c.user.Org, errUnauthorized)
+		if err != nil {
+			return err
+		}
+		if org.Status != OrgActive {
+			return errSuspended
+		}
+		if c.wantPrincipal {
+			if c.principal, err = e.principal(tx, org); err != nil {
+				return err
+			}
+		}
+	}
+	if role && c.need.Staff && !c.user.May(c.role) {
+		return errStaffRole
+	}
+	return nil
+}
+
+// checkAll is check of c, extending its session, and of the request's
+// call it is made in when that is another session's (the same session's
+// is c's, whose need is at least the request's).
+func (e *Engine) checkAll(tx store.Tx, c *sessionCall, role bool) error {
+	if err := e.check(tx, c, true, role); err != nil {
+		return err
+	}
+	if o := c.outer; o != nil && o.token != c.token {
+		return e.check(tx, o, true, true)
+	}
+	return nil
+}
+
+// markExtended records that c's session, and its request's, are extended.
+func (c *sessionCall) markExtended() {
+	c.extended.Store(true)
+	if c.outer != nil {
+		c.outer.extended.Store(true)
+	}
+}
+
+// view checks c in a read transaction, with its role when role.
+func (e *Engine) view(ctx context.Context, c *sessionCall, role bool) error {
+	return e.store.View(ctx, func(tx store.Tx) error { return e.check(tx, c, false, role) })
+}
+
+// extend checks c and extends its session in a write transaction of its
+// own, unless one of c's did: the check of a read, and the extension of a
+// change that wrote nothing (refused before any write, or rolled back).
+// The role is left to the caller: a call refused for it still extends.
+func (e *Engine) extend(ctx context.Context, c *sessionCall) error {
+	if c.extended.Load() {
+		return nil
+	}
+	err := e.store.Update(context.WithValue(ctx, sessionKey{}, (*sessionCall)(nil)), func(tx store.Tx) error {
+		return e.checkAll(tx, c, false)
+	})
+	if err == nil {
+		c.markExtended()
+	}
+	return err
+}
+
+// begin starts c, a change of a face of people: c is checked, its role
+// too, in a read transaction, so that a refusal comes before any of the
+// change's work, and ctx is returned carrying c, whose check each write
+// transaction of the change makes again inside itself, extending the
+// session. done, deferred by the caller, extends the session when no
+// write transaction of the change did.
+func (e *Engine) begin(ctx context.Context, c *sessionCall) (context.Context, func(), error) {
+	if err := e.view(ctx, c, true); err != nil {
+		if err == errStaffRole {
+			_ = e.extend(ctx, c) // a call refused for its role extends the session
+		}
+		return ctx, nil, err
+	}
+	ctx = context.WithValue(ctx, sessionKey{}, c)
+	return ctx, func() { _ = e.extend(ctx, c) }, nil
+}
+
+// sessionStore is the engine's store, whose write transactions made under
+// a sessionCall check it first, inside themselves.
+type sessionStore struct {
+	store.Store
+	e *Engine
+}
+
+func (s sessionStore) Update(ctx context.Context, fn func(store.Tx) error) error {
+	c, _ := ctx.Value(sessionKey{}).(*sessionCall)
+	if c == nil {
+		return s.Store.Update(ctx, fn)
+	}
+	err := s.Store.Update(ctx, func(tx store.Tx) error {
+		if err := s.e.checkAll(tx, c, true); err != nil {
+			return err
+		}
+		return fn(tx)
+	})
+	if err == nil {
+		c.markExtended()
+	}
+	return err
+}
+
 // touch stores s seen at now, when that moves it.
 func touch(tx store.Tx, s accounts.Session, now time.Time) (accounts.Session, error) {
 	t := s.Touch(now)
@@ -558,26 +742,16 @@ func touch(tx store.Tx, s accounts.Session, now time.Time) (accounts.Session, er
 	return t, storage.SaveSession(tx, t)
 }
 
-// portalPrincipal is Portal.Principal.
+// portalPrincipal is Portal.Principal: the session checked and
+// extended, and the Principal of its user's organization read, in one
+// write transaction.
 func (e *Engine) portalPrincipal(ctx context.Context, token string) (Principal, error) {
-	var p Principal
-	err := e.store.Update(ctx, func(tx store.Tx) error {
-		now := e.nowUTC()
-		_, u, err := signedIn(tx, token, now, accounts.Need{Org: true})
-		if err != nil {
-			return err
-		}
-		org, err := e.cachedOrg(tx, u.Org, errUnauthorized)
-		if err != nil {
-			return err
-		}
-		p, err = e.principal(tx, org)
-		return err
-	})
-	if err != nil {
+	c := newCall(ctx, token, accounts.Need{Org: true}, "")
+	c.wantPrincipal = true
+	if err := e.extend(ctx, c); err != nil {
 		return Principal{}, err
 	}
-	return p, nil
+	return c.principal, nil
 }
 
 var errNoSecondFactorAwaited = errcode.Newf(errcode.Conflict, "This session is not waiting for a second factor.")
