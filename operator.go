@@ -28,7 +28,9 @@ import (
 // Portal.Operator is a signed-in staff user: each call checks the session
 // again and the user's staff roles (accounts.StaffRole: support reads,
 // desk moves orders and sets corridors and asset limits, operations does
-// the rest), forbidden otherwise, and records the user as the actor.
+// the rest), forbidden otherwise, extends the session, and records the
+// user as the actor. A change checks and extends inside its own
+// transaction, so that it is one write transaction with its check.
 //
 // Every call that changes something appends an entry to the audit trail
 // in the transaction of its change, with the caller as its actor and the

@@ -180,11 +180,12 @@ func (a *OrgAdmin) WebhookEndpoint(ctx context.Context) (_ Endpoint, _ bool, err
 }
 
 // adminContext checks the session of token for an admin's read (as
-// Principal does: signed in, its organization active), extends it, and
-// returns ctx carrying its user as the audit actor, and the organization.
+// Principal does: signed in, its organization active) and extends it
+// (read), and returns ctx carrying its user as the audit actor, and the
+// organization.
 func (e *Engine) adminContext(ctx context.Context, token string) (context.Context, string, error) {
 	c := newCall(ctx, token, accounts.Need{Org: true}, "")
-	if err := e.extend(ctx, c); err != nil {
+	if err := e.read(ctx, c); err != nil {
 		return ctx, "", err
 	}
 	return asActor(ctx, userActor(c.user.ID, c.user.Email)), c.user.Org, nil

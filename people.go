@@ -105,7 +105,9 @@ type Invited struct {
 // As with Operator, Engine.Accounts is the operator's automation, allowed
 // everything; Portal.Accounts is a signed-in staff user, for whom a
 // change to the staff needs the admin role, a change to an
-// organization's people the operations role, and a read any staff role.
+// organization's people the operations role, and a read any staff role;
+// a change checks them, and extends the session, inside its own
+// transaction, as Operator's do.
 //
 // It is safe for concurrent use.
 type Accounts struct {
@@ -745,11 +747,10 @@ func (p *Portal) Accounts(ctx context.Context, token string) (*Accounts, error) 
 
 // staffCall checks the session of token for a staff user's read: live,
 // signed in (with TOTP), its user enabled and staff (forbidden
-// otherwise), and extends it, in a write transaction of its own; the
-// role is the caller's to check.
+// otherwise), and extends it (read); the role is the caller's to check.
 func (e *Engine) staffCall(ctx context.Context, token string) (accounts.User, error) {
 	c := newCall(ctx, token, accounts.Need{Staff: true}, "")
-	err := e.extend(ctx, c)
+	err := e.read(ctx, c)
 	return c.user, err
 }
 

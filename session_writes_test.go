@@ -8,8 +8,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/accounts"
 	"github.com/tambalapay/tambala/adapters/memstore"
+	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/orders"
 	"github.com/tambalapay/tambala/store"
 )
@@ -78,4 +80,96 @@ func TestSessionKeyCreationIsOneWrite(t *testing.T) {
 	p.clock.Advance(20 * time.Minute)
 	_, err := p.e.Portal().Session(p.ctx, token)
 	require.NoError(t, err, "the key's creation extended the session")
+}
+
+// A call refused for its staff role, and a change that fails, extend the
+// session as a call that succeeds does; a call refused because the
+// organization is suspended does not.
+func TestSessionExtendedByRefusedCalls(t *testing.T) {
+	d := newDeskEnv(t, memstore.New(), nil)
+	_, support := enrolStaff(t, d.e, d.ctx, d.clock, "support@operator.example", accounts.StaffSupport)
+	o := d.toBank(t, "10")
+	live := func(token, why string) {
+		t.Helper()
+		d.clock.Advance(20 * time.Minute)
+		_, err := d.e.StaffPortal().Session(d.ctx, token)
+		require.NoError(t, err, why)
+	}
+
+	d.clock.Advance(20 * time.Minute)
+	op, err := d.e.StaffPortal().Operator(d.ctx, support)
+	require.NoError(t, err)
+	_, err = op.MoveOrder(d.ctx, o.ID, orders.StartProcessing{})
+	requireCode(t, errcode.Forbidden, err)
+	live(support, "a move refused for the role extended the session")
+
+	_, desk := enrolStaff(t, d.e, d.ctx, d.clock, "desk@operator.example", accounts.StaffDesk)
+	d.clock.Advance(20 * time.Minute)
+	op, err = d.e.StaffPortal().Operator(d.ctx, desk)
+	require.NoError(t, err)
+	_, err = op.MoveOrder(d.ctx, o.ID, orders.Complete{})
+	requireCode(t, errcode.Conflict, err)
+	live(desk, "a move the order does not allow extended the session")
+
+	p := newPortalEnv(t, memstore.New())
+	p.person(t, p.org, "ada@example.com")
+	token := p.signIn(t, "ada@example.com").Token
+	a, err := p.e.Portal().Admin(p.ctx, token)
+	require.NoError(t, err)
+	_, err = p.e.Operator().SetOrganizationStatus(p.ctx, p.org, tambala.OrgSuspended)
+	require.NoError(t, err)
+	p.clock.Advance(20 * time.Minute)
+	_, _, err = a.CreateKey(p.ctx)
+	requireCode(t, errcode.Forbidden, err)
+	p.clock.Advance(20 * time.Minute)
+	_, err = p.e.Portal().Session(p.ctx, token)
+	require.ErrorIs(t, err, accounts.ErrSessionExpired, "a call refused for the suspension extended the session")
+}
+
+// Portal.Changing checks a request's session without a write: a change
+// made with its context extends the session inside its own transaction,
+// and end extends it when no change did.
+func TestPortalChanging(t *testing.T) {
+	s := &updateCounter{Store: memstore.New()}
+	p := newPortalEnv(t, s)
+	p.person(t, p.org, "ada@example.com")
+	token := p.signIn(t, "ada@example.com").Token
+
+	// A form refused before any change: end extends the session.
+	p.clock.Advance(20 * time.Minute)
+	n := s.writes(func() {
+		_, si, end, err := p.e.Portal().Changing(p.ctx, token)
+		require.NoError(t, err)
+		require.Equal(t, "ada@example.com", si.User.Email)
+		require.Equal(t, p.clock.Now().Add(accounts.IdleTimeout), si.Session.ExpiresAt)
+		end()
+		end()
+	})
+	require.EqualValues(t, 1, n, "end extends the session once")
+	p.clock.Advance(20 * time.Minute)
+
+	// A key created with the request's context: one write transaction,
+	// which extends the session.
+	n = s.writes(func() {
+		ctx, _, end, err := p.e.Portal().Changing(p.ctx, token)
+		require.NoError(t, err)
+		defer end()
+		a, err := p.e.Portal().Admin(ctx, token)
+		require.NoError(t, err)
+		_, _, err = a.CreateKey(ctx)
+		require.NoError(t, err)
+	})
+	require.EqualValues(t, 1, n)
+	p.clock.Advance(20 * time.Minute)
+	_, err := p.e.Portal().Session(p.ctx, token)
+	require.NoError(t, err, "the change extended the session")
+
+	// A session past its idle limit is refused, with nothing written.
+	p.clock.Advance(accounts.IdleTimeout + time.Minute)
+	n = s.writes(func() {
+		_, _, end, err := p.e.Portal().Changing(p.ctx, token)
+		require.ErrorIs(t, err, accounts.ErrSessionExpired)
+		end()
+	})
+	require.EqualValues(t, 0, n)
 }

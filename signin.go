@@ -596,7 +596,8 @@ type sessionCall struct {
 	// user's organization.
 	wantPrincipal bool
 	// outer is the call of the request this call is made in
-	// (Portal.Changing), extended with it.
+	// (Portal.Changing), of the same session, extended with it; c's need
+	// is at least the request's, so c's check stands for both.
 	outer *sessionCall
 	// What the last check read: the session, its user, the Principal
 	// (wantPrincipal), and when.
@@ -608,10 +609,12 @@ type sessionCall struct {
 }
 
 // newCall makes the sessionCall of token needing need (and role), made
-// in the call ctx carries, if any.
+// in the call ctx carries, if any, of the same token.
 func newCall(ctx context.Context, token string, need accounts.Need, role accounts.StaffRole) *sessionCall {
 	c := &sessionCall{token: token, need: need, role: role}
-	c.outer, _ = ctx.Value(sessionKey{}).(*sessionCall)
+	if o, _ := ctx.Value(sessionKey{}).(*sessionCall); o != nil && o.token == token {
+		c.outer = o
+	}
 	return c
 }
 
@@ -649,19 +652,6 @@ func (e *Engine) check(tx store.Tx, c *sessionCall, extend, role bool) error {
 	return nil
 }
 
-// checkAll is check of c, extending its session, and of the request's
-// call it is made in when that is another session's (the same session's
-// is c's, whose need is at least the request's).
-func (e *Engine) checkAll(tx store.Tx, c *sessionCall, role bool) error {
-	if err := e.check(tx, c, true, role); err != nil {
-		return err
-	}
-	if o := c.outer; o != nil && o.token != c.token {
-		return e.check(tx, o, true, true)
-	}
-	return nil
-}
-
 // markExtended records that c's session, and its request's, are extended.
 func (c *sessionCall) markExtended() {
 	c.extended.Store(true)
@@ -684,12 +674,23 @@ func (e *Engine) extend(ctx context.Context, c *sessionCall) error {
 		return nil
 	}
 	err := e.store.Update(context.WithValue(ctx, sessionKey{}, (*sessionCall)(nil)), func(tx store.Tx) error {
-		return e.checkAll(tx, c, false)
+		return e.check(tx, c, true, false)
 	})
 	if err == nil {
 		c.markExtended()
 	}
 	return err
+}
+
+// read checks c for a read: in a read transaction when c is made in a
+// request's call (Portal.Changing), whose session the request extends
+// once, by its change or its end; else in a write transaction that
+// extends the session (extend).
+func (e *Engine) read(ctx context.Context, c *sessionCall) error {
+	if c.outer != nil {
+		return e.view(ctx, c, false)
+	}
+	return e.extend(ctx, c)
 }
 
 // begin starts c, a change of a face of people: c is checked, its role
@@ -722,7 +723,7 @@ func (s sessionStore) Update(ctx context.Context, fn func(store.Tx) error) error
 		return s.Store.Update(ctx, fn)
 	}
 	err := s.Store.Update(ctx, func(tx store.Tx) error {
-		if err := s.e.checkAll(tx, c, true); err != nil {
+		if err := s.e.check(tx, c, true, true); err != nil {
 			return err
 		}
 		return fn(tx)
@@ -748,7 +749,7 @@ func touch(tx store.Tx, s accounts.Session, now time.Time) (accounts.Session, er
 func (e *Engine) portalPrincipal(ctx context.Context, token string) (Principal, error) {
 	c := newCall(ctx, token, accounts.Need{Org: true}, "")
 	c.wantPrincipal = true
-	if err := e.extend(ctx, c); err != nil {
+	if err := e.read(ctx, c); err != nil {
 		return Principal{}, err
 	}
 	return c.principal, nil
