@@ -82,13 +82,12 @@ func (a *Approvals) changer(ctx context.Context, role accounts.StaffRole) (_ con
 	if a.token == "" {
 		return asActor(ctx, automationActor), approvals.Party{Kind: approvals.Automation}, nil, func() {}, nil
 	}
-	c := newCall(ctx, a.token, accounts.Need{Staff: true}, role)
-	ctx, done, err := a.e.begin(ctx, c)
+	ctx, r, done, err := a.e.begin(ctx, newCall(ctx, a.token, accounts.Need{Staff: true}, role))
 	if err != nil {
 		return ctx, approvals.Party{}, nil, nil, err
 	}
-	party, roles := staffParty(c.user)
-	return asActor(ctx, staffActor(c.user)), party, roles, done, nil
+	party, roles := staffParty(r.user)
+	return asActor(ctx, staffActor(r.user)), party, roles, done, nil
 }
 
 // staffParty is staff user u as the approvals' party, and u's roles.

@@ -34,7 +34,7 @@ type OrgAdmin struct {
 func (p *Portal) Admin(ctx context.Context, token string) (_ *OrgAdmin, err error) {
 	ctx, span := p.span(ctx, "tambala.Portal.Admin")
 	defer span.end(&err)
-	if err := p.e.view(ctx, newCall(ctx, token, accounts.Need{Org: true}, ""), false); err != nil {
+	if _, err := p.e.view(ctx, newCall(ctx, token, accounts.Need{Org: true}, ""), false); err != nil {
 		return nil, err
 	}
 	return &OrgAdmin{e: p.e, token: token}, nil
@@ -184,11 +184,11 @@ func (a *OrgAdmin) WebhookEndpoint(ctx context.Context) (_ Endpoint, _ bool, err
 // (read), and returns ctx carrying its user as the audit actor, and the
 // organization.
 func (e *Engine) adminContext(ctx context.Context, token string) (context.Context, string, error) {
-	c := newCall(ctx, token, accounts.Need{Org: true}, "")
-	if err := e.read(ctx, c); err != nil {
+	r, err := e.read(ctx, newCall(ctx, token, accounts.Need{Org: true}, ""))
+	if err != nil {
 		return ctx, "", err
 	}
-	return asActor(ctx, userActor(c.user.ID, c.user.Email)), c.user.Org, nil
+	return asActor(ctx, userActor(r.user.ID, r.user.Email)), r.user.Org, nil
 }
 
 // adminChange checks the session of token for an admin's change as
@@ -200,11 +200,11 @@ func (e *Engine) adminContext(ctx context.Context, token string) (context.Contex
 func (e *Engine) adminChange(ctx context.Context, token string) (_ context.Context, _ Principal, done func(), _ error) {
 	c := newCall(ctx, token, accounts.Need{Org: true}, "")
 	c.wantPrincipal = true
-	ctx, done, err := e.begin(ctx, c)
+	ctx, r, done, err := e.begin(ctx, c)
 	if err != nil {
 		return ctx, Principal{}, nil, err
 	}
-	return asActor(ctx, userActor(c.user.ID, c.user.Email)), c.principal, done, nil
+	return asActor(ctx, userActor(r.user.ID, r.user.Email)), r.principal, done, nil
 }
 
 func (a *OrgAdmin) span(ctx context.Context, name string) (context.Context, span) {

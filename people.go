@@ -728,7 +728,7 @@ var errStaffRole = errcode.Newf(errcode.Forbidden, "None of your staff roles all
 // there, and records the user as the actor of its changes. A session of
 // an organization's user is forbidden.
 func (p *Portal) Operator(ctx context.Context, token string) (*Operator, error) {
-	if err := p.e.view(ctx, newCall(ctx, token, accounts.Need{Staff: true}, ""), false); err != nil {
+	if _, err := p.e.view(ctx, newCall(ctx, token, accounts.Need{Staff: true}, ""), false); err != nil {
 		return nil, err
 	}
 	return &Operator{e: p.e, token: token}, nil
@@ -739,7 +739,7 @@ func (p *Portal) Operator(ctx context.Context, token string) (*Operator, error) 
 // admin role, managing an organization's users the operations role, and
 // reading needs any staff role.
 func (p *Portal) Accounts(ctx context.Context, token string) (*Accounts, error) {
-	if err := p.e.view(ctx, newCall(ctx, token, accounts.Need{Staff: true}, ""), false); err != nil {
+	if _, err := p.e.view(ctx, newCall(ctx, token, accounts.Need{Staff: true}, ""), false); err != nil {
 		return nil, err
 	}
 	return &Accounts{e: p.e, token: token}, nil
@@ -749,9 +749,8 @@ func (p *Portal) Accounts(ctx context.Context, token string) (*Accounts, error) 
 // signed in (with TOTP), its user enabled and staff (forbidden
 // otherwise), and extends it (read); the role is the caller's to check.
 func (e *Engine) staffCall(ctx context.Context, token string) (accounts.User, error) {
-	c := newCall(ctx, token, accounts.Need{Staff: true}, "")
-	err := e.read(ctx, c)
-	return c.user, err
+	r, err := e.read(ctx, newCall(ctx, token, accounts.Need{Staff: true}, ""))
+	return r.user, err
 }
 
 // actAs checks the caller of a face for a read needing role ("", which
@@ -781,12 +780,11 @@ func (e *Engine) changeAs(ctx context.Context, token string, role accounts.Staff
 	if token == "" {
 		return asActor(ctx, automationActor), func() {}, nil
 	}
-	c := newCall(ctx, token, accounts.Need{Staff: true}, role)
-	ctx, done, err := e.begin(ctx, c)
+	ctx, r, done, err := e.begin(ctx, newCall(ctx, token, accounts.Need{Staff: true}, role))
 	if err != nil {
 		return ctx, nil, err
 	}
-	return asActor(ctx, staffActor(c.user)), done, nil
+	return asActor(ctx, staffActor(r.user)), done, nil
 }
 
 // heldStaff reads a hold on the staff member with id or email, if any:

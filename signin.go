@@ -226,13 +226,14 @@ func (p *Portal) Changing(ctx context.Context, token string) (_ context.Context,
 	ctx, span := p.span(ctx, "tambala.Portal.Changing")
 	defer span.end(&err)
 	c := newCall(parent, token, accounts.Need{}, "")
-	if err := p.e.view(ctx, c, false); err != nil {
+	r, err := p.e.view(ctx, c, false)
+	if err != nil {
 		return parent, SignedIn{}, func() {}, err
 	}
 	out := context.WithValue(parent, sessionKey{}, c)
 	var once sync.Once
-	end = func() { once.Do(func() { _ = p.e.extend(out, c) }) }
-	return out, SignedIn{User: userView(c.user), Session: sessionView(c.session.Touch(c.at), token)}, end, nil
+	end = func() { once.Do(func() { _, _ = p.e.extend(out, c) }) }
+	return out, SignedIn{User: userView(r.user), Session: sessionView(r.session.Touch(r.at), token)}, end, nil
 }
 
 // SignIn checks an email and password and opens a session, whose token is
@@ -598,14 +599,17 @@ type sessionCall struct {
 	// outer is the call of the request this call is made in
 	// (Portal.Changing), of the same session, extended with it; c's need
 	// is at least the request's, so c's check stands for both.
-	outer *sessionCall
-	// What the last check read: the session, its user, the Principal
-	// (wantPrincipal), and when.
+	outer    *sessionCall
+	extended atomic.Bool // a write transaction of the call has extended the session
+}
+
+// checked is what a check of a sessionCall read: the session, its user,
+// the Principal (wantPrincipal), and when.
+type checked struct {
 	session   accounts.Session
 	user      accounts.User
 	principal Principal
 	at        time.Time
-	extended  atomic.Bool // a write transaction of the call has extended the session
 }
 
 // newCall makes the sessionCall of token needing need (and role), made
@@ -621,35 +625,35 @@ func newCall(ctx context.Context, token string, need accounts.Need, role account
 // check checks c in tx: the session of its token live and allowed what c
 // needs (authorized), extended when extend (signedIn); the organization
 // of an organization's user active; a staff user's role when role.
-func (e *Engine) check(tx store.Tx, c *sessionCall, extend, role bool) error {
-	c.at = e.nowUTC()
+func (e *Engine) check(tx store.Tx, c *sessionCall, extend, role bool) (checked, error) {
+	r := checked{at: e.nowUTC()}
 	var err error
 	if extend {
-		c.session, c.user, err = signedIn(tx, c.token, c.at, c.need)
+		r.session, r.user, err = signedIn(tx, c.token, r.at, c.need)
 	} else {
-		c.session, c.user, err = authorized(tx, c.token, c.at, c.need)
+		r.session, r.user, err = authorized(tx, c.token, r.at, c.need)
 	}
 	if err != nil {
-		return err
+		return r, err
 	}
 	if c.need.Org {
-		org, err := e.cachedOrg(tx, c.user.Org, errUnauthorized)
+		org, err := e.cachedOrg(tx, r.user.Org, errUnauthorized)
 		if err != nil {
-			return err
+			return r, err
 		}
 		if org.Status != OrgActive {
-			return errSuspended
+			return r, errSuspended
 		}
 		if c.wantPrincipal {
-			if c.principal, err = e.principal(tx, org); err != nil {
-				return err
+			if r.principal, err = e.principal(tx, org); err != nil {
+				return r, err
 			}
 		}
 	}
-	if role && c.need.Staff && !c.user.May(c.role) {
-		return errStaffRole
+	if role && c.need.Staff && !r.user.May(c.role) {
+		return r, errStaffRole
 	}
-	return nil
+	return r, nil
 }
 
 // markExtended records that c's session, and its request's, are extended.
@@ -661,32 +665,37 @@ func (c *sessionCall) markExtended() {
 }
 
 // view checks c in a read transaction, with its role when role.
-func (e *Engine) view(ctx context.Context, c *sessionCall, role bool) error {
-	return e.store.View(ctx, func(tx store.Tx) error { return e.check(tx, c, false, role) })
+func (e *Engine) view(ctx context.Context, c *sessionCall, role bool) (r checked, err error) {
+	err = e.store.View(ctx, func(tx store.Tx) error {
+		r, err = e.check(tx, c, false, role)
+		return err
+	})
+	return r, err
 }
 
 // extend checks c and extends its session in a write transaction of its
 // own, unless one of c's did: the check of a read, and the extension of a
 // change that wrote nothing (refused before any write, or rolled back).
 // The role is left to the caller: a call refused for it still extends.
-func (e *Engine) extend(ctx context.Context, c *sessionCall) error {
+func (e *Engine) extend(ctx context.Context, c *sessionCall) (r checked, err error) {
 	if c.extended.Load() {
-		return nil
+		return r, nil
 	}
-	err := e.store.Update(context.WithValue(ctx, sessionKey{}, (*sessionCall)(nil)), func(tx store.Tx) error {
-		return e.check(tx, c, true, false)
+	err = e.store.Update(context.WithValue(ctx, sessionKey{}, (*sessionCall)(nil)), func(tx store.Tx) error {
+		r, err = e.check(tx, c, true, false)
+		return err
 	})
 	if err == nil {
 		c.markExtended()
 	}
-	return err
+	return r, err
 }
 
 // read checks c for a read: in a read transaction when c is made in a
 // request's call (Portal.Changing), whose session the request extends
 // once, by its change or its end; else in a write transaction that
 // extends the session (extend).
-func (e *Engine) read(ctx context.Context, c *sessionCall) error {
+func (e *Engine) read(ctx context.Context, c *sessionCall) (checked, error) {
 	if c.outer != nil {
 		return e.view(ctx, c, false)
 	}
@@ -699,15 +708,16 @@ func (e *Engine) read(ctx context.Context, c *sessionCall) error {
 // transaction of the change makes again inside itself, extending the
 // session. done, deferred by the caller, extends the session when no
 // write transaction of the change did.
-func (e *Engine) begin(ctx context.Context, c *sessionCall) (context.Context, func(), error) {
-	if err := e.view(ctx, c, true); err != nil {
+func (e *Engine) begin(ctx context.Context, c *sessionCall) (context.Context, checked, func(), error) {
+	r, err := e.view(ctx, c, true)
+	if err != nil {
 		if err == errStaffRole {
-			_ = e.extend(ctx, c) // a call refused for its role extends the session
+			_, _ = e.extend(ctx, c) // a call refused for its role extends the session
 		}
-		return ctx, nil, err
+		return ctx, r, nil, err
 	}
 	ctx = context.WithValue(ctx, sessionKey{}, c)
-	return ctx, func() { _ = e.extend(ctx, c) }, nil
+	return ctx, r, func() { _, _ = e.extend(ctx, c) }, nil
 }
 
 // sessionStore is the engine's store, whose write transactions made under
@@ -723,7 +733,7 @@ func (s sessionStore) Update(ctx context.Context, fn func(store.Tx) error) error
 		return s.Store.Update(ctx, fn)
 	}
 	err := s.Store.Update(ctx, func(tx store.Tx) error {
-		if err := s.e.check(tx, c, true, true); err != nil {
+		if _, err := s.e.check(tx, c, true, true); err != nil {
 			return err
 		}
 		return fn(tx)
@@ -749,10 +759,11 @@ func touch(tx store.Tx, s accounts.Session, now time.Time) (accounts.Session, er
 func (e *Engine) portalPrincipal(ctx context.Context, token string) (Principal, error) {
 	c := newCall(ctx, token, accounts.Need{Org: true}, "")
 	c.wantPrincipal = true
-	if err := e.read(ctx, c); err != nil {
+	r, err := e.read(ctx, c)
+	if err != nil {
 		return Principal{}, err
 	}
-	return c.principal, nil
+	return r.principal, nil
 }
 
 var errNoSecondFactorAwaited = errcode.Newf(errcode.Conflict, "This session is not waiting for a second factor.")
