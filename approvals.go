@@ -57,7 +57,7 @@ type Approvals struct {
 // Approvals returns the four-eyes face for o's caller.
 func (o *Operator) Approvals() *Approvals { return &Approvals{e: o.e, token: o.token} }
 
-// caller checks the caller for a call needing role ("" for any staff
+// caller checks the caller for a read needing role ("" for any staff
 // role) and returns ctx with its actor, its party and its roles.
 func (a *Approvals) caller(ctx context.Context, role accounts.StaffRole) (context.Context, approvals.Party, []string, error) {
 	if a.token == "" {
@@ -70,11 +70,33 @@ func (a *Approvals) caller(ctx context.Context, role accounts.StaffRole) (contex
 	if !u.May(role) {
 		return ctx, approvals.Party{}, nil, errStaffRole
 	}
+	party, roles := staffParty(u)
+	return asActor(ctx, staffActor(u)), party, roles, nil
+}
+
+// changer is caller for a change: a staff user is checked in a read
+// transaction, then again inside each write transaction of the change,
+// which extends the session (begin); done, to be deferred, extends it
+// when none did.
+func (a *Approvals) changer(ctx context.Context, role accounts.StaffRole) (_ context.Context, _ approvals.Party, _ []string, done func(), _ error) {
+	if a.token == "" {
+		return asActor(ctx, automationActor), approvals.Party{Kind: approvals.Automation}, nil, func() {}, nil
+	}
+	ctx, r, done, err := a.e.begin(ctx, newCall(ctx, a.token, accounts.Need{Staff: true}, role))
+	if err != nil {
+		return ctx, approvals.Party{}, nil, nil, err
+	}
+	party, roles := staffParty(r.user)
+	return asActor(ctx, staffActor(r.user)), party, roles, done, nil
+}
+
+// staffParty is staff user u as the approvals' party, and u's roles.
+func staffParty(u accounts.User) (approvals.Party, []string) {
 	roles := make([]string, len(u.StaffRoles))
 	for i, r := range u.StaffRoles {
 		roles[i] = string(r)
 	}
-	return asActor(ctx, staffActor(u)), approvals.Party{Kind: approvals.Staff, UserID: u.ID, Email: u.Email}, roles, nil
+	return approvals.Party{Kind: approvals.Staff, UserID: u.ID, Email: u.Email}, roles
 }
 
 // List reads one page of approvals, newest first; status "" for all.
@@ -144,10 +166,11 @@ func (a *Approvals) Reject(ctx context.Context, id, reason string) (_ Approval, 
 // approved, the record and the audit entry.
 func (a *Approvals) decide(ctx context.Context, id string, action AuditAction,
 	decision func(cur Approval, by approvals.Party, roles []string) (Approval, error)) (Approval, error) {
-	ctx, by, roles, err := a.caller(ctx, "")
+	ctx, by, roles, done, err := a.changer(ctx, "")
 	if err != nil {
 		return Approval{}, err
 	}
+	defer done()
 	var out Approval
 	var after func()
 	err = a.e.store.Update(ctx, func(tx store.Tx) error {
@@ -197,10 +220,11 @@ func (a *Approvals) decide(ctx context.Context, id string, action AuditAction,
 func (a *Approvals) SetThreshold(ctx context.Context, asset money.AssetCode, threshold money.Amount) (err error) {
 	ctx, span := a.span(ctx, "tambala.Approvals.SetThreshold")
 	defer span.end(&err)
-	ctx, _, _, err = a.caller(ctx, accounts.StaffOperations)
+	ctx, _, _, done, err := a.changer(ctx, accounts.StaffOperations)
 	if err != nil {
 		return err
 	}
+	defer done()
 	as, err := a.e.Asset(asset)
 	if err != nil {
 		return err

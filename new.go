@@ -36,6 +36,7 @@ func New(s store.Store, opts *Options) (*Engine, error) {
 	e.started = e.nowUTC()
 	e.setPayouts(o)
 	e.setBackground(o)
+	e.store = sessionStore{Store: e.store, e: e}
 	if err := e.setDesk(o); err != nil {
 		return nil, err
 	}

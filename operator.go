@@ -28,7 +28,9 @@ import (
 // Portal.Operator is a signed-in staff user: each call checks the session
 // again and the user's staff roles (accounts.StaffRole: support reads,
 // desk moves orders and sets corridors and asset limits, operations does
-// the rest), forbidden otherwise, and records the user as the actor.
+// the rest), forbidden otherwise, extends the session, and records the
+// user as the actor. A change checks and extends inside its own
+// transaction, so that it is one write transaction with its check.
 //
 // Every call that changes something appends an entry to the audit trail
 // in the transaction of its change, with the caller as its actor and the
@@ -52,6 +54,14 @@ func (e *Engine) Operator() *Operator { return &Operator{e: e} }
 // audited with the caller as the actor.
 func (o *Operator) act(ctx context.Context, role accounts.StaffRole) (context.Context, error) {
 	return o.e.actAs(ctx, o.token, role)
+}
+
+// change is act for a call that changes something (changeAs): a staff
+// user is checked in a read transaction, then again inside each write
+// transaction of the change, which extends the session; done, to be
+// deferred, extends it when none did.
+func (o *Operator) change(ctx context.Context, role accounts.StaffRole) (context.Context, func(), error) {
+	return o.e.changeAs(ctx, o.token, role)
 }
 
 // AllCorridors lists every corridor (the operator's side).
@@ -99,10 +109,11 @@ func (o *Operator) Backlog(ctx context.Context) (_ Backlog, err error) {
 func (o *Operator) BootstrapOrganization(ctx context.Context, b Bootstrap) (_ Bootstrapped, err error) {
 	ctx, span := o.span(ctx, "tambala.Operator.BootstrapOrganization")
 	defer span.end(&err)
-	ctx, err = o.act(ctx, accounts.StaffOperations)
+	ctx, done, err := o.change(ctx, accounts.StaffOperations)
 	if err != nil {
 		return Bootstrapped{}, err
 	}
+	defer done()
 	return o.e.bootstrapOrganization(ctx, b)
 }
 
@@ -113,10 +124,11 @@ func (o *Operator) BootstrapOrganization(ctx context.Context, b Bootstrap) (_ Bo
 func (o *Operator) ClawbackPayout(ctx context.Context, id string) (err error) {
 	ctx, span := o.span(ctx, "tambala.Operator.ClawbackPayout")
 	defer span.end(&err)
-	ctx, err = o.act(ctx, accounts.StaffOperations)
+	ctx, done, err := o.change(ctx, accounts.StaffOperations)
 	if err != nil {
 		return err
 	}
+	defer done()
 	return o.e.clawbackPayout(ctx, id)
 }
 
@@ -127,10 +139,11 @@ func (o *Operator) ClawbackPayout(ctx context.Context, id string) (err error) {
 func (o *Operator) CreateKey(ctx context.Context, orgID string) (full string, key APIKey, err error) {
 	ctx, span := o.span(ctx, "tambala.Operator.CreateKey")
 	defer span.end(&err)
-	ctx, err = o.act(ctx, accounts.StaffOperations)
+	ctx, done, err := o.change(ctx, accounts.StaffOperations)
 	if err != nil {
 		return "", APIKey{}, err
 	}
+	defer done()
 	return o.e.createKey(ctx, orgID)
 }
 
@@ -138,10 +151,11 @@ func (o *Operator) CreateKey(ctx context.Context, orgID string) (full string, ke
 func (o *Operator) CreateOrganization(ctx context.Context, n NewOrganization) (_ Organization, err error) {
 	ctx, span := o.span(ctx, "tambala.Operator.CreateOrganization")
 	defer span.end(&err)
-	ctx, err = o.act(ctx, accounts.StaffOperations)
+	ctx, done, err := o.change(ctx, accounts.StaffOperations)
 	if err != nil {
 		return Organization{}, err
 	}
+	defer done()
 	return o.e.createOrganization(ctx, n)
 }
 
@@ -201,10 +215,11 @@ func (o *Operator) DeskProof(ctx context.Context, orderID string) (_ ProofFile, 
 func (o *Operator) Fund(ctx context.Context, orgID string, amount money.Amount, ref string) (err error) {
 	ctx, span := o.span(ctx, "tambala.Operator.Fund")
 	defer span.end(&err)
-	ctx, err = o.act(ctx, accounts.StaffOperations)
+	ctx, done, err := o.change(ctx, accounts.StaffOperations)
 	if err != nil {
 		return err
 	}
+	defer done()
 	return o.e.fundOrg(ctx, orgID, amount, ref)
 }
 
@@ -216,10 +231,11 @@ func (o *Operator) Fund(ctx context.Context, orgID string, amount money.Amount, 
 func (o *Operator) FundOnce(ctx context.Context, orgID string, amount money.Amount, ref string) (_ Created[Funding], err error) {
 	ctx, span := o.span(ctx, "tambala.Operator.FundOnce")
 	defer span.end(&err)
-	ctx, err = o.act(ctx, accounts.StaffOperations)
+	ctx, done, err := o.change(ctx, accounts.StaffOperations)
 	if err != nil {
 		return Created[Funding]{}, err
 	}
+	defer done()
 	credited, err := o.e.fundOrgOnce(ctx, orgID, amount, ref)
 	if err != nil {
 		return Created[Funding]{}, err
@@ -248,10 +264,11 @@ func (o *Operator) Keys(ctx context.Context, orgID string) (_ []APIKey, err erro
 func (o *Operator) MoveOrder(ctx context.Context, id string, cmd orders.Command) (_ orders.Order, err error) {
 	ctx, span := o.span(ctx, "tambala.Operator.MoveOrder")
 	defer span.end(&err)
-	ctx, err = o.act(ctx, accounts.StaffDesk)
+	ctx, done, err := o.change(ctx, accounts.StaffDesk)
 	if err != nil {
 		return orders.Order{}, err
 	}
+	defer done()
 	return o.e.moveOrder(ctx, id, cmd)
 }
 
@@ -326,10 +343,11 @@ func (o *Operator) PayoutsInFlight(ctx context.Context, f InFlightFilter) (_ []I
 func (o *Operator) RecordCollection(ctx context.Context, orgID string, n NewCollection) (_ Collection, err error) {
 	ctx, span := o.span(ctx, "tambala.Operator.RecordCollection")
 	defer span.end(&err)
-	ctx, err = o.act(ctx, accounts.StaffOperations)
+	ctx, done, err := o.change(ctx, accounts.StaffOperations)
 	if err != nil {
 		return Collection{}, err
 	}
+	defer done()
 	return o.e.recordCollectionByOperator(ctx, orgID, n)
 }
 
@@ -348,10 +366,11 @@ func (o *Operator) RecordCollection(ctx context.Context, orgID string, n NewColl
 func (o *Operator) RecordDeposit(ctx context.Context, orgID string, d Deposit) (_ Created[CollectionV2], err error) {
 	ctx, span := o.span(ctx, "tambala.Operator.RecordDeposit")
 	defer span.end(&err)
-	ctx, err = o.act(ctx, accounts.StaffOperations)
+	ctx, done, err := o.change(ctx, accounts.StaffOperations)
 	if err != nil {
 		return Created[CollectionV2]{}, err
 	}
+	defer done()
 	return o.e.recordDepositOnce(ctx, orgID, d)
 }
 
@@ -365,10 +384,11 @@ func (o *Operator) RecordDeposit(ctx context.Context, orgID string, d Deposit) (
 func (o *Operator) RecordTrade(ctx context.Context, orgID string, n NewTrade) (_ Trade, err error) {
 	ctx, span := o.span(ctx, "tambala.Operator.RecordTrade")
 	defer span.end(&err)
-	ctx, err = o.act(ctx, accounts.StaffOperations)
+	ctx, done, err := o.change(ctx, accounts.StaffOperations)
 	if err != nil {
 		return Trade{}, err
 	}
+	defer done()
 	return o.e.recordTrade(ctx, orgID, n)
 }
 
@@ -378,10 +398,11 @@ func (o *Operator) RecordTrade(ctx context.Context, orgID string, n NewTrade) (_
 func (o *Operator) Redeliver(ctx context.Context, orgID string, id string) (_ DeliveryView, err error) {
 	ctx, span := o.span(ctx, "tambala.Operator.Redeliver")
 	defer span.end(&err)
-	ctx, err = o.act(ctx, accounts.StaffOperations)
+	ctx, done, err := o.change(ctx, accounts.StaffOperations)
 	if err != nil {
 		return DeliveryView{}, err
 	}
+	defer done()
 	return o.e.redeliver(ctx, orgID, id)
 }
 
@@ -398,10 +419,11 @@ func (o *Operator) Redeliver(ctx context.Context, orgID string, id string) (_ De
 func (o *Operator) ResolvePayout(ctx context.Context, id string, r Resolution) (_ payouts.Payout, err error) {
 	ctx, span := o.span(ctx, "tambala.Operator.ResolvePayout")
 	defer span.end(&err)
-	ctx, err = o.act(ctx, accounts.StaffOperations)
+	ctx, done, err := o.change(ctx, accounts.StaffOperations)
 	if err != nil {
 		return payouts.Payout{}, err
 	}
+	defer done()
 	return o.e.resolvePayout(ctx, id, r)
 }
 
@@ -411,10 +433,11 @@ func (o *Operator) ResolvePayout(ctx context.Context, id string, r Resolution) (
 func (o *Operator) ReverseCollection(ctx context.Context, orgID string, id string) (_ Collection, err error) {
 	ctx, span := o.span(ctx, "tambala.Operator.ReverseCollection")
 	defer span.end(&err)
-	ctx, err = o.act(ctx, accounts.StaffOperations)
+	ctx, done, err := o.change(ctx, accounts.StaffOperations)
 	if err != nil {
 		return Collection{}, err
 	}
+	defer done()
 	return o.e.reverseCollection(ctx, orgID, id)
 }
 
@@ -424,10 +447,11 @@ func (o *Operator) ReverseCollection(ctx context.Context, orgID string, id strin
 func (o *Operator) RevokeKey(ctx context.Context, orgID string, idOrPrefix string) (_ APIKey, err error) {
 	ctx, span := o.span(ctx, "tambala.Operator.RevokeKey")
 	defer span.end(&err)
-	ctx, err = o.act(ctx, accounts.StaffOperations)
+	ctx, done, err := o.change(ctx, accounts.StaffOperations)
 	if err != nil {
 		return APIKey{}, err
 	}
+	defer done()
 	return o.e.revokeKey(ctx, orgID, idOrPrefix)
 }
 
@@ -441,10 +465,11 @@ func (o *Operator) RevokeKey(ctx context.Context, orgID string, idOrPrefix strin
 func (o *Operator) RotateDepositAddress(ctx context.Context, orgID string, network string) (_ DepositAddress, err error) {
 	ctx, span := o.span(ctx, "tambala.Operator.RotateDepositAddress")
 	defer span.end(&err)
-	ctx, err = o.act(ctx, accounts.StaffOperations)
+	ctx, done, err := o.change(ctx, accounts.StaffOperations)
 	if err != nil {
 		return DepositAddress{}, err
 	}
+	defer done()
 	return o.e.rotateDepositAddress(ctx, orgID, network)
 }
 
@@ -456,10 +481,11 @@ func (o *Operator) RotateDepositAddress(ctx context.Context, orgID string, netwo
 func (o *Operator) SetAllowlist(ctx context.Context, id string, addrs []netip.Addr) (_ Organization, err error) {
 	ctx, span := o.span(ctx, "tambala.Operator.SetAllowlist")
 	defer span.end(&err)
-	ctx, err = o.act(ctx, accounts.StaffOperations)
+	ctx, done, err := o.change(ctx, accounts.StaffOperations)
 	if err != nil {
 		return Organization{}, err
 	}
+	defer done()
 	return o.e.setAllowlist(ctx, id, addrs)
 }
 
@@ -470,10 +496,11 @@ func (o *Operator) SetAllowlist(ctx context.Context, id string, addrs []netip.Ad
 func (o *Operator) SetAssetLimits(ctx context.Context, asset money.AssetCode, op string, l quotes.Limits) (err error) {
 	ctx, span := o.span(ctx, "tambala.Operator.SetAssetLimits")
 	defer span.end(&err)
-	ctx, err = o.act(ctx, accounts.StaffDesk)
+	ctx, done, err := o.change(ctx, accounts.StaffDesk)
 	if err != nil {
 		return err
 	}
+	defer done()
 	return o.e.setAssetLimits(ctx, asset, op, l)
 }
 
@@ -481,10 +508,11 @@ func (o *Operator) SetAssetLimits(ctx context.Context, asset money.AssetCode, op
 func (o *Operator) SetAssets(ctx context.Context, id string, assets []AssetAccess) (_ Organization, err error) {
 	ctx, span := o.span(ctx, "tambala.Operator.SetAssets")
 	defer span.end(&err)
-	ctx, err = o.act(ctx, accounts.StaffOperations)
+	ctx, done, err := o.change(ctx, accounts.StaffOperations)
 	if err != nil {
 		return Organization{}, err
 	}
+	defer done()
 	return o.e.setAssets(ctx, id, assets)
 }
 
@@ -494,10 +522,11 @@ func (o *Operator) SetAssets(ctx context.Context, id string, assets []AssetAcces
 func (o *Operator) SetBalanceFloor(ctx context.Context, id string, floorMWK money.Amount) (_ Organization, err error) {
 	ctx, span := o.span(ctx, "tambala.Operator.SetBalanceFloor")
 	defer span.end(&err)
-	ctx, err = o.act(ctx, accounts.StaffOperations)
+	ctx, done, err := o.change(ctx, accounts.StaffOperations)
 	if err != nil {
 		return Organization{}, err
 	}
+	defer done()
 	return o.e.setBalanceFloor(ctx, id, floorMWK)
 }
 
@@ -508,10 +537,11 @@ func (o *Operator) SetBalanceFloor(ctx context.Context, id string, floorMWK mone
 func (o *Operator) SetCorridor(ctx context.Context, c quotes.Corridor) (_ quotes.Corridor, err error) {
 	ctx, span := o.span(ctx, "tambala.Operator.SetCorridor")
 	defer span.end(&err)
-	ctx, err = o.act(ctx, accounts.StaffDesk)
+	ctx, done, err := o.change(ctx, accounts.StaffDesk)
 	if err != nil {
 		return quotes.Corridor{}, err
 	}
+	defer done()
 	return o.e.setCorridor(ctx, c)
 }
 
@@ -520,10 +550,11 @@ func (o *Operator) SetCorridor(ctx context.Context, c quotes.Corridor) (_ quotes
 func (o *Operator) SetOrganizationStatus(ctx context.Context, id string, s OrgStatus) (_ Organization, err error) {
 	ctx, span := o.span(ctx, "tambala.Operator.SetOrganizationStatus")
 	defer span.end(&err)
-	ctx, err = o.act(ctx, accounts.StaffOperations)
+	ctx, done, err := o.change(ctx, accounts.StaffOperations)
 	if err != nil {
 		return Organization{}, err
 	}
+	defer done()
 	return o.e.setOrganizationStatus(ctx, id, s)
 }
 
@@ -533,10 +564,11 @@ func (o *Operator) SetOrganizationStatus(ctx context.Context, id string, s OrgSt
 func (o *Operator) SetPause(ctx context.Context, api API, mode PauseMode) (_ PauseState, err error) {
 	ctx, span := o.span(ctx, "tambala.Operator.SetPause")
 	defer span.end(&err)
-	ctx, err = o.act(ctx, accounts.StaffOperations)
+	ctx, done, err := o.change(ctx, accounts.StaffOperations)
 	if err != nil {
 		return PauseState{}, err
 	}
+	defer done()
 	return o.e.setPause(ctx, api, mode)
 }
 
@@ -547,10 +579,11 @@ func (o *Operator) SetPause(ctx context.Context, api API, mode PauseMode) (_ Pau
 func (o *Operator) SetPayoutLimits(ctx context.Context, id string, l PayoutLimits) (_ Organization, err error) {
 	ctx, span := o.span(ctx, "tambala.Operator.SetPayoutLimits")
 	defer span.end(&err)
-	ctx, err = o.act(ctx, accounts.StaffOperations)
+	ctx, done, err := o.change(ctx, accounts.StaffOperations)
 	if err != nil {
 		return Organization{}, err
 	}
+	defer done()
 	return o.e.setPayoutLimits(ctx, id, l)
 }
 
@@ -576,10 +609,11 @@ func (o *Operator) Rails(ctx context.Context) (_ Rails, err error) {
 func (o *Operator) SetRailDisabled(ctx context.Context, rail payouts.Rail, disabled bool) (_ Rails, err error) {
 	ctx, span := o.span(ctx, "tambala.Operator.SetRailDisabled")
 	defer span.end(&err)
-	ctx, err = o.act(ctx, accounts.StaffOperations)
+	ctx, done, err := o.change(ctx, accounts.StaffOperations)
 	if err != nil {
 		return Rails{}, err
 	}
+	defer done()
 	return o.e.setRailDisabled(ctx, rail, disabled)
 }
 
@@ -587,10 +621,11 @@ func (o *Operator) SetRailDisabled(ctx context.Context, rail payouts.Rail, disab
 func (o *Operator) SetV2Access(ctx context.Context, id string, a V2Access) (_ Organization, err error) {
 	ctx, span := o.span(ctx, "tambala.Operator.SetV2Access")
 	defer span.end(&err)
-	ctx, err = o.act(ctx, accounts.StaffOperations)
+	ctx, done, err := o.change(ctx, accounts.StaffOperations)
 	if err != nil {
 		return Organization{}, err
 	}
+	defer done()
 	return o.e.setV2Access(ctx, id, a)
 }
 
@@ -601,10 +636,11 @@ func (o *Operator) SetV2Access(ctx context.Context, id string, a V2Access) (_ Or
 func (o *Operator) SetWebhookEndpoint(ctx context.Context, orgID string, rawURL string) (_ Endpoint, _ string, err error) {
 	ctx, span := o.span(ctx, "tambala.Operator.SetWebhookEndpoint")
 	defer span.end(&err)
-	ctx, err = o.act(ctx, accounts.StaffOperations)
+	ctx, done, err := o.change(ctx, accounts.StaffOperations)
 	if err != nil {
 		return Endpoint{}, "", err
 	}
+	defer done()
 	return o.e.setWebhookEndpoint(ctx, orgID, rawURL)
 }
 
@@ -614,10 +650,11 @@ func (o *Operator) SetWebhookEndpoint(ctx context.Context, orgID string, rawURL 
 func (o *Operator) SyncInstitutions(ctx context.Context, list []payouts.Institution) (err error) {
 	ctx, span := o.span(ctx, "tambala.Operator.SyncInstitutions")
 	defer span.end(&err)
-	ctx, err = o.act(ctx, accounts.StaffOperations)
+	ctx, done, err := o.change(ctx, accounts.StaffOperations)
 	if err != nil {
 		return err
 	}
+	defer done()
 	return o.e.syncInstitutions(ctx, list)
 }
 

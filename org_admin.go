@@ -7,7 +7,6 @@ import (
 	"github.com/tambalapay/tambala/accounts"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/orders"
-	"github.com/tambalapay/tambala/store"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -15,9 +14,9 @@ import (
 // managing their own organization: its API keys, IP allowlist, webhook
 // endpoint and deliveries, balance floor, and audit trail. Every call
 // checks the session again (live, signed in, its user enabled, the
-// organization active) and extends it; every change appends an entry to
-// the audit trail, with the user as its actor, in the change's own
-// transaction. The rules are the operator's (Operator.CreateKey, ...):
+// organization active) and extends it: a change does both inside its own
+// transaction, where it appends an entry to the audit trail, with the
+// user as its actor. The rules are the operator's (Operator.CreateKey, ...):
 // at most Limits.MaxActiveKeys active keys, a key or a webhook secret
 // shown once.
 //
@@ -27,14 +26,15 @@ type OrgAdmin struct {
 	token string
 }
 
-// Admin checks the session of token and returns the face through which
-// its user administers their organization. A session that is not signed
-// in, or whose organization is suspended, is refused as Session and
-// Principal refuse it.
+// Admin checks the session of token, in a read transaction, and returns
+// the face through which its user administers their organization; each
+// of its calls extends the session. A session that is not signed in, or
+// whose organization is suspended, is refused as Session and Principal
+// refuse it.
 func (p *Portal) Admin(ctx context.Context, token string) (_ *OrgAdmin, err error) {
 	ctx, span := p.span(ctx, "tambala.Portal.Admin")
 	defer span.end(&err)
-	if _, _, err := p.e.adminContext(ctx, token); err != nil {
+	if _, err := p.e.view(ctx, newCall(ctx, token, accounts.Need{Org: true}, ""), false); err != nil {
 		return nil, err
 	}
 	return &OrgAdmin{e: p.e, token: token}, nil
@@ -58,11 +58,12 @@ func (a *OrgAdmin) AuditTrail(ctx context.Context, page PageRequest) (_ Page[Aud
 func (a *OrgAdmin) CreateKey(ctx context.Context) (full string, key APIKey, err error) {
 	ctx, span := a.span(ctx, "tambala.OrgAdmin.CreateKey")
 	defer span.end(&err)
-	ctx, org, err := a.e.adminContext(ctx, a.token)
+	ctx, p, done, err := a.e.adminChange(ctx, a.token)
 	if err != nil {
 		return "", APIKey{}, err
 	}
-	return a.e.createKey(ctx, org)
+	defer done()
+	return a.e.createKey(ctx, p.Org.ID)
 }
 
 // Deliveries lists the organization's webhook deliveries newest first,
@@ -104,11 +105,12 @@ func (a *OrgAdmin) Organization(ctx context.Context) (_ Organization, err error)
 func (a *OrgAdmin) RevokeKey(ctx context.Context, idOrPrefix string) (_ APIKey, err error) {
 	ctx, span := a.span(ctx, "tambala.OrgAdmin.RevokeKey")
 	defer span.end(&err)
-	ctx, org, err := a.e.adminContext(ctx, a.token)
+	ctx, p, done, err := a.e.adminChange(ctx, a.token)
 	if err != nil {
 		return APIKey{}, err
 	}
-	return a.e.revokeKey(ctx, org, idOrPrefix)
+	defer done()
+	return a.e.revokeKey(ctx, p.Org.ID, idOrPrefix)
 }
 
 // SetAllowlist replaces the organization's IP allowlist with exact
@@ -116,11 +118,12 @@ func (a *OrgAdmin) RevokeKey(ctx context.Context, idOrPrefix string) (_ APIKey, 
 func (a *OrgAdmin) SetAllowlist(ctx context.Context, addrs []netip.Addr) (_ Organization, err error) {
 	ctx, span := a.span(ctx, "tambala.OrgAdmin.SetAllowlist")
 	defer span.end(&err)
-	ctx, org, err := a.e.adminContext(ctx, a.token)
+	ctx, p, done, err := a.e.adminChange(ctx, a.token)
 	if err != nil {
 		return Organization{}, err
 	}
-	return a.e.setAllowlist(ctx, org, addrs)
+	defer done()
+	return a.e.setAllowlist(ctx, p.Org.ID, addrs)
 }
 
 // SetBalanceFloor sets the organization's MWK balance floor; the zero
@@ -128,11 +131,12 @@ func (a *OrgAdmin) SetAllowlist(ctx context.Context, addrs []netip.Addr) (_ Orga
 func (a *OrgAdmin) SetBalanceFloor(ctx context.Context, floorMWK money.Amount) (_ Organization, err error) {
 	ctx, span := a.span(ctx, "tambala.OrgAdmin.SetBalanceFloor")
 	defer span.end(&err)
-	ctx, org, err := a.e.adminContext(ctx, a.token)
+	ctx, p, done, err := a.e.adminChange(ctx, a.token)
 	if err != nil {
 		return Organization{}, err
 	}
-	return a.e.setBalanceFloor(ctx, org, floorMWK)
+	defer done()
+	return a.e.setBalanceFloor(ctx, p.Org.ID, floorMWK)
 }
 
 // SetWebhookEndpoint sets the organization's webhook endpoint with a new
@@ -141,11 +145,12 @@ func (a *OrgAdmin) SetBalanceFloor(ctx context.Context, floorMWK money.Amount) (
 func (a *OrgAdmin) SetWebhookEndpoint(ctx context.Context, rawURL string) (_ Endpoint, _ string, err error) {
 	ctx, span := a.span(ctx, "tambala.OrgAdmin.SetWebhookEndpoint")
 	defer span.end(&err)
-	ctx, org, err := a.e.adminContext(ctx, a.token)
+	ctx, p, done, err := a.e.adminChange(ctx, a.token)
 	if err != nil {
 		return Endpoint{}, "", err
 	}
-	return a.e.setWebhookEndpoint(ctx, org, rawURL)
+	defer done()
+	return a.e.setWebhookEndpoint(ctx, p.Org.ID, rawURL)
 }
 
 // UploadProof uploads a funding proof for one of the organization's
@@ -154,14 +159,11 @@ func (a *OrgAdmin) SetWebhookEndpoint(ctx context.Context, rawURL string) (_ End
 func (a *OrgAdmin) UploadProof(ctx context.Context, orderID string, up ProofUpload) (_ orders.Order, err error) {
 	ctx, span := a.span(ctx, "tambala.OrgAdmin.UploadProof")
 	defer span.end(&err)
-	ctx, _, err = a.e.adminContext(ctx, a.token)
+	ctx, p, done, err := a.e.adminChange(ctx, a.token)
 	if err != nil {
 		return orders.Order{}, err
 	}
-	p, err := a.e.portalPrincipal(ctx, a.token)
-	if err != nil {
-		return orders.Order{}, err
-	}
+	defer done()
 	return a.e.uploadProof(ctx, p, orderID, up)
 }
 
@@ -177,32 +179,32 @@ func (a *OrgAdmin) WebhookEndpoint(ctx context.Context) (_ Endpoint, _ bool, err
 	return a.e.webhookEndpoint(ctx, org)
 }
 
-// adminContext checks the session of token for an admin's call (as
-// Principal does: signed in, its organization active), extends it, and
-// returns ctx carrying its user as the audit actor, and the organization.
+// adminContext checks the session of token for an admin's read (as
+// Principal does: signed in, its organization active) and extends it
+// (read), and returns ctx carrying its user as the audit actor, and the
+// organization.
 func (e *Engine) adminContext(ctx context.Context, token string) (context.Context, string, error) {
-	var actor AuditActor
-	var orgID string
-	err := e.store.Update(ctx, func(tx store.Tx) error {
-		now := e.nowUTC()
-		_, u, err := signedIn(tx, token, now, accounts.Need{Org: true})
-		if err != nil {
-			return err
-		}
-		org, err := e.cachedOrg(tx, u.Org, errUnauthorized)
-		if err != nil {
-			return err
-		}
-		if org.Status != OrgActive {
-			return errSuspended
-		}
-		actor, orgID = userActor(u.ID, u.Email), u.Org
-		return nil
-	})
+	r, err := e.read(ctx, newCall(ctx, token, accounts.Need{Org: true}, ""))
 	if err != nil {
 		return ctx, "", err
 	}
-	return asActor(ctx, actor), orgID, nil
+	return asActor(ctx, userActor(r.user.ID, r.user.Email)), r.user.Org, nil
+}
+
+// adminChange checks the session of token for an admin's change as
+// adminContext does, in a read transaction, then again inside each write
+// transaction of the change, which extends the session (begin). It
+// returns ctx carrying the check and the user as the audit actor, the
+// Principal of the organization, and done, to be deferred, which extends
+// the session when no write transaction of the change did.
+func (e *Engine) adminChange(ctx context.Context, token string) (_ context.Context, _ Principal, done func(), _ error) {
+	c := newCall(ctx, token, accounts.Need{Org: true}, "")
+	c.wantPrincipal = true
+	ctx, r, done, err := e.begin(ctx, c)
+	if err != nil {
+		return ctx, Principal{}, nil, err
+	}
+	return asActor(ctx, userActor(r.user.ID, r.user.Email)), r.principal, done, nil
 }
 
 func (a *OrgAdmin) span(ctx context.Context, name string) (context.Context, span) {

@@ -71,7 +71,9 @@ type Invited struct {
 // As with Operator, Engine.Accounts is the operator's automation, allowed
 // everything; Portal.Accounts is a signed-in staff user, for whom a
 // change to the staff needs the admin role, a change to an
-// organization's people the operations role, and a read any staff role.
+// organization's people the operations role, and a read any staff role;
+// a change checks them, and extends the session, inside its own
+// transaction, as Operator's do.
 //
 // It is safe for concurrent use.
 type Accounts struct {
@@ -83,22 +85,28 @@ type Accounts struct {
 // Accounts returns the operator's automation face for people.
 func (e *Engine) Accounts() *Accounts { return &Accounts{e: e} }
 
-// act checks the caller for a call needing role ("" for a read).
+// act checks the caller for a read.
 func (a *Accounts) act(ctx context.Context, role accounts.StaffRole) (context.Context, error) {
 	return a.e.actAs(ctx, a.token, role)
 }
 
-// actOn checks the caller for a change to user id's account: the staff
+// change checks the caller for a change needing role (changeAs); done,
+// to be deferred, extends the session when the change did not.
+func (a *Accounts) change(ctx context.Context, role accounts.StaffRole) (context.Context, func(), error) {
+	return a.e.changeAs(ctx, a.token, role)
+}
+
+// changeOn checks the caller for a change to user id's account: the staff
 // admin role for a staff user, operations for an organization's.
-func (a *Accounts) actOn(ctx context.Context, id string) (context.Context, error) {
+func (a *Accounts) changeOn(ctx context.Context, id string) (context.Context, func(), error) {
 	if a.token == "" {
-		return a.act(ctx, "")
+		return a.change(ctx, "")
 	}
 	u, err := a.e.user(ctx, id)
 	if err != nil {
-		return ctx, err
+		return ctx, nil, err
 	}
-	return a.act(ctx, accounts.PeopleRole(u.Org))
+	return a.change(ctx, accounts.PeopleRole(u.Org))
 }
 
 // AuditTrail reads one page of the audit trail, newest first: every
@@ -119,10 +127,11 @@ func (a *Accounts) AuditTrail(ctx context.Context, page PageRequest, f AuditFilt
 func (a *Accounts) DisableUser(ctx context.Context, userID string) (_ User, err error) {
 	ctx, span := a.span(ctx, "tambala.Accounts.DisableUser")
 	defer span.end(&err)
-	ctx, err = a.actOn(ctx, userID)
+	ctx, done, err := a.changeOn(ctx, userID)
 	if err != nil {
 		return User{}, err
 	}
+	defer done()
 	return a.e.setUserDisabled(ctx, userID, true)
 }
 
@@ -131,10 +140,11 @@ func (a *Accounts) DisableUser(ctx context.Context, userID string) (_ User, err 
 func (a *Accounts) EnableUser(ctx context.Context, userID string) (_ User, err error) {
 	ctx, span := a.span(ctx, "tambala.Accounts.EnableUser")
 	defer span.end(&err)
-	ctx, err = a.actOn(ctx, userID)
+	ctx, done, err := a.changeOn(ctx, userID)
 	if err != nil {
 		return User{}, err
 	}
+	defer done()
 	return a.e.setUserDisabled(ctx, userID, false)
 }
 
@@ -143,10 +153,11 @@ func (a *Accounts) EnableUser(ctx context.Context, userID string) (_ User, err e
 func (a *Accounts) EndSessions(ctx context.Context, userID string) (_ int, err error) {
 	ctx, span := a.span(ctx, "tambala.Accounts.EndSessions")
 	defer span.end(&err)
-	ctx, err = a.actOn(ctx, userID)
+	ctx, done, err := a.changeOn(ctx, userID)
 	if err != nil {
 		return 0, err
 	}
+	defer done()
 	return a.e.endSessions(ctx, userID)
 }
 
@@ -168,10 +179,11 @@ func (a *Accounts) Invitations(ctx context.Context, orgID string) (_ []Invitatio
 func (a *Accounts) InviteUser(ctx context.Context, n InviteUser) (_ Invited, err error) {
 	ctx, span := a.span(ctx, "tambala.Accounts.InviteUser")
 	defer span.end(&err)
-	ctx, err = a.act(ctx, accounts.PeopleRole(n.Org))
+	ctx, done, err := a.change(ctx, accounts.PeopleRole(n.Org))
 	if err != nil {
 		return Invited{}, err
 	}
+	defer done()
 	return a.e.inviteUser(ctx, n)
 }
 
@@ -185,10 +197,11 @@ func (a *Accounts) InviteUser(ctx context.Context, n InviteUser) (_ Invited, err
 func (a *Accounts) ResetPassword(ctx context.Context, userID string, ttl time.Duration) (_ Invited, err error) {
 	ctx, span := a.span(ctx, "tambala.Accounts.ResetPassword")
 	defer span.end(&err)
-	ctx, err = a.actOn(ctx, userID)
+	ctx, done, err := a.changeOn(ctx, userID)
 	if err != nil {
 		return Invited{}, err
 	}
+	defer done()
 	return a.e.resetPassword(ctx, userID, ttl)
 }
 
@@ -198,10 +211,11 @@ func (a *Accounts) ResetPassword(ctx context.Context, userID string, ttl time.Du
 func (a *Accounts) ResetTOTP(ctx context.Context, userID string) (_ User, err error) {
 	ctx, span := a.span(ctx, "tambala.Accounts.ResetTOTP")
 	defer span.end(&err)
-	ctx, err = a.actOn(ctx, userID)
+	ctx, done, err := a.changeOn(ctx, userID)
 	if err != nil {
 		return User{}, err
 	}
+	defer done()
 	return a.e.resetTOTP(ctx, userID)
 }
 
@@ -210,10 +224,11 @@ func (a *Accounts) ResetTOTP(ctx context.Context, userID string) (_ User, err er
 func (a *Accounts) RevokeInvitation(ctx context.Context, orgID, id string) (_ Invitation, err error) {
 	ctx, span := a.span(ctx, "tambala.Accounts.RevokeInvitation")
 	defer span.end(&err)
-	ctx, err = a.act(ctx, accounts.PeopleRole(orgID))
+	ctx, done, err := a.change(ctx, accounts.PeopleRole(orgID))
 	if err != nil {
 		return Invitation{}, err
 	}
+	defer done()
 	return a.e.revokeInvitation(ctx, orgID, id)
 }
 
@@ -223,10 +238,11 @@ func (a *Accounts) RevokeInvitation(ctx context.Context, orgID, id string) (_ In
 func (a *Accounts) SetTOTPRequired(ctx context.Context, orgID string, required bool) (err error) {
 	ctx, span := a.span(ctx, "tambala.Accounts.SetTOTPRequired")
 	defer span.end(&err)
-	ctx, err = a.act(ctx, accounts.StaffOperations)
+	ctx, done, err := a.change(ctx, accounts.StaffOperations)
 	if err != nil {
 		return err
 	}
+	defer done()
 	return a.e.setTOTPRequired(ctx, orgID, required)
 }
 
@@ -644,10 +660,11 @@ func loadPeopleOrg(tx store.Tx, org string) error {
 func (a *Accounts) SetStaffRoles(ctx context.Context, userID string, roles []accounts.StaffRole) (_ User, err error) {
 	ctx, span := a.span(ctx, "tambala.Accounts.SetStaffRoles")
 	defer span.end(&err)
-	ctx, err = a.act(ctx, accounts.StaffAdmin)
+	ctx, done, err := a.change(ctx, accounts.StaffAdmin)
 	if err != nil {
 		return User{}, err
 	}
+	defer done()
 	return a.e.changeUser(ctx, userID, func(tx store.Tx, u accounts.User, _ time.Time) (accounts.User, bool, error) {
 		next, err := u.WithStaffRoles(roles)
 		if err != nil || slices.Equal(next.StaffRoles, u.StaffRoles) {
@@ -673,10 +690,11 @@ var errStaffRole = errcode.Newf(errcode.Forbidden, "None of your staff roles all
 // Operator checks the session of token, a signed-in staff user's (TOTP
 // is required of every staff user), and returns the operator's face for
 // that user: each call checks the session again and the user's staff
-// roles, and records the user as the actor of its changes. A session of
+// roles, inside the transaction of its change, and extends the session
+// there, and records the user as the actor of its changes. A session of
 // an organization's user is forbidden.
 func (p *Portal) Operator(ctx context.Context, token string) (*Operator, error) {
-	if _, err := p.e.staffCall(ctx, token); err != nil {
+	if _, err := p.e.view(ctx, newCall(ctx, token, accounts.Need{Staff: true}, ""), false); err != nil {
 		return nil, err
 	}
 	return &Operator{e: p.e, token: token}, nil
@@ -687,31 +705,25 @@ func (p *Portal) Operator(ctx context.Context, token string) (*Operator, error) 
 // admin role, managing an organization's users the operations role, and
 // reading needs any staff role.
 func (p *Portal) Accounts(ctx context.Context, token string) (*Accounts, error) {
-	if _, err := p.e.staffCall(ctx, token); err != nil {
+	if _, err := p.e.view(ctx, newCall(ctx, token, accounts.Need{Staff: true}, ""), false); err != nil {
 		return nil, err
 	}
 	return &Accounts{e: p.e, token: token}, nil
 }
 
-// staffCall checks the session of token for a staff user's call: live,
+// staffCall checks the session of token for a staff user's read: live,
 // signed in (with TOTP), its user enabled and staff (forbidden
-// otherwise), and extends it.
+// otherwise), and extends it (read); the role is the caller's to check.
 func (e *Engine) staffCall(ctx context.Context, token string) (accounts.User, error) {
-	var out accounts.User
-	err := e.store.Update(ctx, func(tx store.Tx) error {
-		now := e.nowUTC()
-		_, u, err := signedIn(tx, token, now, accounts.Need{Staff: true})
-		out = u
-		return err
-	})
-	return out, err
+	r, err := e.read(ctx, newCall(ctx, token, accounts.Need{Staff: true}, ""))
+	return r.user, err
 }
 
-// actAs checks the caller of a face for a call needing role ("" for a
-// read, which every staff role may make): the automation (token "") may
-// make every call; a staff user must be signed in and hold role
-// (forbidden otherwise). It returns ctx whose changes are audited with
-// the caller as the actor.
+// actAs checks the caller of a face for a read needing role ("", which
+// every staff role may make): the automation (token "") may make every
+// call; a staff user must be signed in and hold role (forbidden
+// otherwise). It returns ctx whose changes are audited with the caller as
+// the actor.
 func (e *Engine) actAs(ctx context.Context, token string, role accounts.StaffRole) (context.Context, error) {
 	if token == "" {
 		return asActor(ctx, automationActor), nil
@@ -724,6 +736,21 @@ func (e *Engine) actAs(ctx context.Context, token string, role accounts.StaffRol
 		return ctx, errStaffRole
 	}
 	return asActor(ctx, staffActor(u)), nil
+}
+
+// changeAs is actAs for a change: the caller is checked in a read
+// transaction, then again inside each write transaction of the change,
+// which extends the session (begin); done, to be deferred, extends it
+// when none did.
+func (e *Engine) changeAs(ctx context.Context, token string, role accounts.StaffRole) (_ context.Context, done func(), _ error) {
+	if token == "" {
+		return asActor(ctx, automationActor), func() {}, nil
+	}
+	ctx, r, done, err := e.begin(ctx, newCall(ctx, token, accounts.Need{Staff: true}, role))
+	if err != nil {
+		return ctx, nil, err
+	}
+	return asActor(ctx, staffActor(r.user)), done, nil
 }
 
 // heldStaff reads a hold on the staff member with id or email, if any:
@@ -826,10 +853,11 @@ var errOwnRoles = errcode.Newf(errcode.Forbidden, "Another staff admin must chan
 func (a *Accounts) ConfirmStaff(ctx context.Context, userID string) (_ User, err error) {
 	ctx, span := a.span(ctx, "tambala.Accounts.ConfirmStaff")
 	defer span.end(&err)
-	ctx, err = a.act(ctx, accounts.StaffAdmin)
+	ctx, done, err := a.change(ctx, accounts.StaffAdmin)
 	if err != nil {
 		return User{}, err
 	}
+	defer done()
 	var out User
 	err = a.e.store.Update(ctx, func(tx store.Tx) error {
 		u, err := storage.LoadUser(tx, userID, errNotFound)

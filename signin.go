@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tambalapay/tambala/accounts"
@@ -208,6 +210,30 @@ func (p *Portal) Session(ctx context.Context, token string) (_ SignedIn, err err
 	ctx, span := p.span(ctx, "tambala.Portal.Session")
 	defer span.end(&err)
 	return p.e.session(ctx, token)
+}
+
+// Changing checks the session of a request that changes something, as
+// Session does, in a read transaction: the session is extended by the
+// change itself, inside its own transaction. Every call of a face of
+// people (OrgAdmin, the staff's Operator, Accounts and Approvals) made
+// with the context returned checks the session again inside each of its
+// write transactions and extends it there; end, called once the request
+// is answered, extends it in a transaction of its own when none of them
+// did (a form refused before any change). SignedIn's session is as the
+// request extends it.
+func (p *Portal) Changing(ctx context.Context, token string) (_ context.Context, _ SignedIn, end func(), err error) {
+	parent := ctx
+	ctx, span := p.span(ctx, "tambala.Portal.Changing")
+	defer span.end(&err)
+	c := newCall(parent, token, accounts.Need{}, "")
+	r, err := p.e.view(ctx, c, false)
+	if err != nil {
+		return parent, SignedIn{}, func() {}, err
+	}
+	out := context.WithValue(parent, sessionKey{}, c)
+	var once sync.Once
+	end = func() { once.Do(func() { _, _ = p.e.extend(out, c) }) }
+	return out, SignedIn{User: userView(r.user), Session: sessionView(r.session.Touch(r.at), token)}, end, nil
 }
 
 // SignIn checks an email and password and opens a session, whose token is
@@ -549,6 +575,175 @@ func (e *Engine) session(ctx context.Context, token string) (SignedIn, error) {
 	return out, nil
 }
 
+// sessionKey is the context key of a session's call under way.
+type sessionKey struct{}
+
+// sessionCall is a call of a face of people under way (an OrgAdmin's, a
+// staff user's Operator, Accounts or Approvals, a request of
+// Portal.Changing), carried by the call's context as its audit actor is.
+// Every write transaction made under it checks first, inside itself, the
+// session, its user and what the call needs, and extends the session
+// there (sessionStore): a change is one write transaction with its own
+// check, as a Client's use case checks the organization inside its own.
+type sessionCall struct {
+	token string
+	need  accounts.Need
+	// role is the staff role a staff user's call needs (need.Staff; ""
+	// for any of them). A call refused for it still extends the session;
+	// one of an organization's user (need.Org) whose organization is
+	// suspended does not.
+	role accounts.StaffRole
+	// wantPrincipal: the check reads the Principal of an organization's
+	// user's organization.
+	wantPrincipal bool
+	// outer is the call of the request this call is made in
+	// (Portal.Changing), of the same session, extended with it; c's need
+	// is at least the request's, so c's check stands for both.
+	outer    *sessionCall
+	extended atomic.Bool // a write transaction of the call has extended the session
+}
+
+// checked is what a check of a sessionCall read: the session, its user,
+// the Principal (wantPrincipal), and when.
+type checked struct {
+	session   accounts.Session
+	user      accounts.User
+	principal Principal
+	at        time.Time
+}
+
+// newCall makes the sessionCall of token needing need (and role), made
+// in the call ctx carries, if any, of the same token.
+func newCall(ctx context.Context, token string, need accounts.Need, role accounts.StaffRole) *sessionCall {
+	c := &sessionCall{token: token, need: need, role: role}
+	if o, _ := ctx.Value(sessionKey{}).(*sessionCall); o != nil && o.token == token {
+		c.outer = o
+	}
+	return c
+}
+
+// check checks c in tx: the session of its token live and allowed what c
+// needs (authorized), extended when extend (signedIn); the organization
+// of an organization's user active; a staff user's role when role.
+func (e *Engine) check(tx store.Tx, c *sessionCall, extend, role bool) (checked, error) {
+	r := checked{at: e.nowUTC()}
+	var err error
+	if extend {
+		r.session, r.user, err = signedIn(tx, c.token, r.at, c.need)
+	} else {
+		r.session, r.user, err = authorized(tx, c.token, r.at, c.need)
+	}
+	if err != nil {
+		return r, err
+	}
+	if c.need.Org {
+		org, err := e.cachedOrg(tx, r.user.Org, errUnauthorized)
+		if err != nil {
+			return r, err
+		}
+		if org.Status != OrgActive {
+			return r, errSuspended
+		}
+		if c.wantPrincipal {
+			if r.principal, err = e.principal(tx, org); err != nil {
+				return r, err
+			}
+		}
+	}
+	if role && c.need.Staff && !r.user.May(c.role) {
+		return r, errStaffRole
+	}
+	return r, nil
+}
+
+// markExtended records that c's session, and its request's, are extended.
+func (c *sessionCall) markExtended() {
+	c.extended.Store(true)
+	if c.outer != nil {
+		c.outer.extended.Store(true)
+	}
+}
+
+// view checks c in a read transaction, with its role when role.
+func (e *Engine) view(ctx context.Context, c *sessionCall, role bool) (r checked, err error) {
+	err = e.store.View(ctx, func(tx store.Tx) error {
+		r, err = e.check(tx, c, false, role)
+		return err
+	})
+	return r, err
+}
+
+// extend checks c and extends its session in a write transaction of its
+// own, unless one of c's did: the check of a read, and the extension of a
+// change that wrote nothing (refused before any write, or rolled back).
+// The role is left to the caller: a call refused for it still extends.
+func (e *Engine) extend(ctx context.Context, c *sessionCall) (r checked, err error) {
+	if c.extended.Load() {
+		return r, nil
+	}
+	err = e.store.Update(context.WithValue(ctx, sessionKey{}, (*sessionCall)(nil)), func(tx store.Tx) error {
+		r, err = e.check(tx, c, true, false)
+		return err
+	})
+	if err == nil {
+		c.markExtended()
+	}
+	return r, err
+}
+
+// read checks c for a read: in a read transaction when c is made in a
+// request's call (Portal.Changing), whose session the request extends
+// once, by its change or its end; else in a write transaction that
+// extends the session (extend).
+func (e *Engine) read(ctx context.Context, c *sessionCall) (checked, error) {
+	if c.outer != nil {
+		return e.view(ctx, c, false)
+	}
+	return e.extend(ctx, c)
+}
+
+// begin starts c, a change of a face of people: c is checked, its role
+// too, in a read transaction, so that a refusal comes before any of the
+// change's work, and ctx is returned carrying c, whose check each write
+// transaction of the change makes again inside itself, extending the
+// session. done, deferred by the caller, extends the session when no
+// write transaction of the change did.
+func (e *Engine) begin(ctx context.Context, c *sessionCall) (context.Context, checked, func(), error) {
+	r, err := e.view(ctx, c, true)
+	if err != nil {
+		if err == errStaffRole {
+			_, _ = e.extend(ctx, c) // a call refused for its role extends the session
+		}
+		return ctx, r, nil, err
+	}
+	ctx = context.WithValue(ctx, sessionKey{}, c)
+	return ctx, r, func() { _, _ = e.extend(ctx, c) }, nil
+}
+
+// sessionStore is the engine's store, whose write transactions made under
+// a sessionCall check it first, inside themselves.
+type sessionStore struct {
+	store.Store
+	e *Engine
+}
+
+func (s sessionStore) Update(ctx context.Context, fn func(store.Tx) error) error {
+	c, _ := ctx.Value(sessionKey{}).(*sessionCall)
+	if c == nil {
+		return s.Store.Update(ctx, fn)
+	}
+	err := s.Store.Update(ctx, func(tx store.Tx) error {
+		if _, err := s.e.check(tx, c, true, true); err != nil {
+			return err
+		}
+		return fn(tx)
+	})
+	if err == nil {
+		c.markExtended()
+	}
+	return err
+}
+
 // touch stores s seen at now, when that moves it.
 func touch(tx store.Tx, s accounts.Session, now time.Time) (accounts.Session, error) {
 	t := s.Touch(now)
@@ -558,26 +753,17 @@ func touch(tx store.Tx, s accounts.Session, now time.Time) (accounts.Session, er
 	return t, storage.SaveSession(tx, t)
 }
 
-// portalPrincipal is Portal.Principal.
+// portalPrincipal is Portal.Principal: the session checked and
+// extended, and the Principal of its user's organization read, in one
+// write transaction.
 func (e *Engine) portalPrincipal(ctx context.Context, token string) (Principal, error) {
-	var p Principal
-	err := e.store.Update(ctx, func(tx store.Tx) error {
-		now := e.nowUTC()
-		_, u, err := signedIn(tx, token, now, accounts.Need{Org: true})
-		if err != nil {
-			return err
-		}
-		org, err := e.cachedOrg(tx, u.Org, errUnauthorized)
-		if err != nil {
-			return err
-		}
-		p, err = e.principal(tx, org)
-		return err
-	})
+	c := newCall(ctx, token, accounts.Need{Org: true}, "")
+	c.wantPrincipal = true
+	r, err := e.read(ctx, c)
 	if err != nil {
 		return Principal{}, err
 	}
-	return p, nil
+	return r.principal, nil
 }
 
 var errNoSecondFactorAwaited = errcode.Newf(errcode.Conflict, "This session is not waiting for a second factor.")

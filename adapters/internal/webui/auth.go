@@ -103,6 +103,9 @@ func (s *Site) CheckCSRF(w http.ResponseWriter, r *http.Request, token string) b
 
 // Changing wraps a state-changing form of a signed-in session: the CSRF
 // token is checked before the session, so a forged form changes nothing.
+// The session is checked as SignedIn checks it, but extended by the
+// change itself, inside its own transaction (Portal.Changing): the
+// action is given the request with the context that carries it.
 func (s *Site) Changing(action func(http.ResponseWriter, *http.Request, Session)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		token, ok := s.SessionToken(w, r)
@@ -112,7 +115,20 @@ func (s *Site) Changing(action func(http.ResponseWriter, *http.Request, Session)
 		if !s.CheckCSRF(w, r, token) {
 			return
 		}
-		s.SignedIn(action)(w, r)
+		ctx, si, end, err := s.Portal.Changing(r.Context(), token)
+		if err != nil {
+			s.RedirectFor(w, r, err)
+			return
+		}
+		defer end()
+		if s.Admit != nil {
+			if err := s.Admit(si.User); err != nil {
+				end()
+				s.refuse(w, r, token, err)
+				return
+			}
+		}
+		action(w, r.WithContext(ctx), Session{Token: token, User: si.User, CSRF: accounts.CSRFToken(token)})
 	}
 }
 
