@@ -225,7 +225,7 @@ func (a *Approvals) SetThreshold(ctx context.Context, asset money.AssetCode, thr
 		return err
 	}
 	defer done()
-	as, err := a.e.Asset(asset)
+	as, err := a.e.Settings().Asset(asset)
 	if err != nil {
 		return err
 	}

@@ -54,7 +54,7 @@ func TestFourEyes(t *testing.T) {
 		_, boToken := p.staffMember(t, "bo@operator.example", accounts.StaffOperations, accounts.StaffSupport)
 		_, deskToken := p.staffMember(t, "dee@operator.example", accounts.StaffDesk)
 		face := func(token string) *tambala.Operator {
-			op, err := p.e.Portal().Operator(ctx, token)
+			op, err := p.e.Sessions().Operator(ctx, token)
 			require.NoError(t, err)
 			return op
 		}
@@ -102,7 +102,7 @@ func TestFourEyes(t *testing.T) {
 		assert.ErrorIs(t, err, approvals.ErrNotPending)
 		require.NoError(t, ann.Fund(ctx, org.ID, money.FromInt(money.MWK, 50_000), "big-1"), "the same request after approval replays")
 		assert.Equal(t, "56000.00", balance(money.MWK))
-		trail, err := p.e.Accounts().AuditTrail(ctx, tambala.PageRequest{Limit: 2}, tambala.AuditFilter{Org: org.ID})
+		trail, err := p.e.People().AuditTrail(ctx, tambala.PageRequest{Limit: 2}, tambala.AuditFilter{Org: org.ID})
 		require.NoError(t, err)
 		assert.Equal(t, tambala.AuditApprovalApproved, trail.Items[0].Action)
 		assert.Equal(t, tambala.AuditOrgFunded, trail.Items[1].Action)
@@ -122,14 +122,14 @@ func TestFourEyes(t *testing.T) {
 
 		// A deposit recorded by hand above the USDT threshold.
 		dep := tambala.Deposit{Network: "tron", Asset: "USDT", Amount: money.FromInt(money.USDT, 25), TxRef: "0xbig"}
-		_, err = ann.RecordDeposit(ctx, org.ID, dep)
+		_, err = ann.Desk().RecordDeposit(ctx, org.ID, dep)
 		d := pendingOf(t, err)
 		assert.Equal(t, approvals.Deposit, d.Kind)
 		assert.Equal(t, "0.000000", balance(money.USDT))
 		_, err = bo.Approvals().Approve(ctx, d.ID)
 		require.NoError(t, err)
 		assert.Equal(t, "25.000000", balance(money.USDT))
-		c, err := ann.RecordDeposit(ctx, org.ID, dep)
+		c, err := ann.Desk().RecordDeposit(ctx, org.ID, dep)
 		require.NoError(t, err, "the same deposit again is its collection")
 		assert.Equal(t, "25.000000", c.Resource.Amount.String())
 		assert.Equal(t, "25.000000", balance(money.USDT))
@@ -175,7 +175,7 @@ func TestFourEyesRefundReturned(t *testing.T) {
 		_, boToken := enrolStaff(t, d.e, d.ctx, d.clock, "bo@operator.example", accounts.StaffDesk)
 		_, opsToken := enrolStaff(t, d.e, d.ctx, d.clock, "ops@operator.example", accounts.StaffOperations)
 		face := func(token string) *tambala.Operator {
-			op, err := d.e.Portal().Operator(d.ctx, token)
+			op, err := d.e.Sessions().Operator(d.ctx, token)
 			require.NoError(t, err)
 			return op
 		}
@@ -184,11 +184,11 @@ func TestFourEyesRefundReturned(t *testing.T) {
 
 		o := d.toBank(t, "50")
 		for _, cmd := range []orders.Command{orders.StartProcessing{}, orders.CoinsSent{}, orders.Fail{Code: orders.NotDelivered}} {
-			_, err := ann.MoveOrder(d.ctx, o.ID, cmd)
+			_, err := ann.Desk().MoveOrder(d.ctx, o.ID, cmd)
 			require.NoError(t, err, cmd.Name())
 		}
 		before := d.balance(t, d.org.ID, money.USDT)
-		_, err := ann.MoveOrder(d.ctx, o.ID, orders.ReturnRefund{})
+		_, err := ann.Desk().MoveOrder(d.ctx, o.ID, orders.ReturnRefund{})
 		a := pendingOf(t, err)
 		assert.Equal(t, approvals.RefundReturned, a.Kind)
 		assert.Equal(t, "desk", a.Role)
@@ -204,7 +204,7 @@ func TestFourEyesRefundReturned(t *testing.T) {
 		want, err := before.Available.Add(money.FromInt(money.USDT, 50))
 		require.NoError(t, err)
 		assert.Equal(t, want.String(), after.Available.String())
-		got, err := ann.MoveOrder(d.ctx, o.ID, orders.ReturnRefund{})
+		got, err := ann.Desk().MoveOrder(d.ctx, o.ID, orders.ReturnRefund{})
 		require.NoError(t, err, "made already: the order unchanged")
 		assert.Equal(t, orders.RefundReturned, got.Refund.Status)
 		d.check(t)

@@ -53,8 +53,8 @@ func (e *Engine) enabledAsset(o *Organization, code money.AssetCode, op string) 
 	return asset, nil
 }
 
-// Asset returns a configured asset by code, or unsupported_asset.
-func (e *Engine) Asset(code money.AssetCode) (money.Asset, error) {
+// assetOfEngine is Gate.Asset.
+func (e *Engine) assetOfEngine(code money.AssetCode) (money.Asset, error) {
 	a, ok := e.assets.Lookup(code)
 	if !ok {
 		return money.Asset{}, errcode.Newf(errcode.UnsupportedAsset, "The asset %q is not configured.", truncate(string(code), 12))
@@ -178,4 +178,9 @@ func (e *Engine) assetOf(org *Organization, code money.AssetCode, op string) (mo
 		return money.Asset{}, err
 	}
 	return e.enabledAsset(org, code, op)
+}
+
+// Asset returns a configured asset by code, or unsupported_asset.
+func (u Settings) Asset(code money.AssetCode) (money.Asset, error) {
+	return u.x.assetOfEngine(code)
 }

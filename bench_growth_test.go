@@ -547,11 +547,11 @@ type growthWhat struct {
 
 var growthWhats = []growthWhat{
 	{"payouts-page", func(ctx context.Context, e *tambala.Engine, p tambala.Principal, _ growthMarker) (int, error) {
-		pg, err := e.Client(p).Payouts(ctx, tambala.PageRequest{}, tambala.PayoutFilter{})
+		pg, err := e.Client(p).V1().Payouts(ctx, tambala.PageRequest{}, tambala.PayoutFilter{})
 		return len(pg.Items), err
 	}},
 	{"payouts-deep", func(ctx context.Context, e *tambala.Engine, p tambala.Principal, m growthMarker) (int, error) {
-		pg, err := e.Client(p).Payouts(ctx, tambala.PageRequest{BeforeID: m.DeepPayout}, tambala.PayoutFilter{})
+		pg, err := e.Client(p).V1().Payouts(ctx, tambala.PageRequest{BeforeID: m.DeepPayout}, tambala.PayoutFilter{})
 		return len(pg.Items), err
 	}},
 	{"orders-page", func(ctx context.Context, e *tambala.Engine, p tambala.Principal, _ growthMarker) (int, error) {
@@ -563,13 +563,13 @@ var growthWhats = []growthWhat{
 		return len(pg.Items), err
 	}},
 	{"desk-queue", func(ctx context.Context, e *tambala.Engine, _ tambala.Principal, _ growthMarker) (int, error) {
-		pg, err := e.Operator().DeskOrders(ctx, tambala.DeskQueue{Status: orders.Accepted}, tambala.PageRequest{})
+		pg, err := e.Operator().Desk().Orders(ctx, tambala.DeskQueue{Status: orders.Accepted}, tambala.PageRequest{})
 		return len(pg.Items), err
 	}},
 	// A status filter that no record matches: the list reads the whole
 	// index to find none (payouts.go, Engine.payouts' keep).
 	{"payouts-filter-none", func(ctx context.Context, e *tambala.Engine, p tambala.Principal, _ growthMarker) (int, error) {
-		pg, err := e.Client(p).Payouts(ctx, tambala.PageRequest{}, tambala.PayoutFilter{Status: payouts.Failed})
+		pg, err := e.Client(p).V1().Payouts(ctx, tambala.PageRequest{}, tambala.PayoutFilter{Status: payouts.Failed})
 		if err == nil && len(pg.Items) == 0 {
 			return tambala.DefaultPageSize, nil
 		}
@@ -886,7 +886,7 @@ func BenchmarkGrowthBytes(b *testing.B) {
 				clock.Add(73 * time.Hour)
 				pruned := 0
 				for {
-					k, err := e.PruneIdempotency(ctx, 1000)
+					k, err := e.Work().PruneIdempotency(ctx, 1000)
 					if err != nil {
 						b.Fatal(err)
 					}

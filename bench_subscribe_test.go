@@ -33,7 +33,7 @@ func BenchmarkEmitSubscribers(b *testing.B) {
 		b.ReportAllocs()
 		b.ResetTimer()
 		for range b.N {
-			if _, err := e.Client(p).SimulateCollection(ctx, sc); err != nil {
+			if _, err := e.Client(p).V1().SimulateCollection(ctx, sc); err != nil {
 				b.Fatal(err)
 			}
 			read()

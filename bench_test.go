@@ -251,7 +251,7 @@ func BenchmarkPayoutWorker(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for done := 0; done < b.N; {
-				n, err := e.ProcessPayouts(context.Background())
+				n, err := e.Work().ProcessPayouts(context.Background())
 				if err != nil {
 					b.Fatal(err)
 				}

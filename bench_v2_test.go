@@ -52,7 +52,7 @@ func benchV2Org(b *testing.B, e *tambala.Engine, name string) string {
 	if _, err := op.SetPayoutLimits(ctx, org.ID, tambala.PayoutLimits{DailyVolumeMWK: money.FromInt(money.MWK, 1_000_000_000_000), HourlyCount: 1 << 30}); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := op.SetCorridor(ctx, deskCorridor()); err != nil {
+	if _, err := op.Desk().SetCorridor(ctx, deskCorridor()); err != nil {
 		b.Fatal(err)
 	}
 	if err := op.Fund(ctx, org.ID, money.FromInt(money.USDT, 1_000_000_000), "bench-usdt"); err != nil {
@@ -104,7 +104,7 @@ func benchConversion(b *testing.B, e *tambala.Engine, p tambala.Principal) {
 
 // benchPayoutV2 creates one /v2 payout.
 func benchPayoutV2(b *testing.B, e *tambala.Engine, p tambala.Principal, req tambala.PayoutV2Request) {
-	if _, err := e.Client(p).CreatePayoutV2(context.Background(), req, tambala.Idempotency{Key: uuid.NewString()}); err != nil {
+	if _, err := e.Client(p).CreatePayout(context.Background(), req, tambala.Idempotency{Key: uuid.NewString()}); err != nil {
 		b.Fatal(err)
 	}
 }
@@ -179,7 +179,7 @@ func benchV2Ops() []benchV2Op {
 			var at atomic.Int64
 			return func(b *testing.B) {
 				id := ids[at.Add(1)-1]
-				o, err := e.Operator().MoveOrder(context.Background(), id, orders.StartProcessing{})
+				o, err := e.Operator().Desk().MoveOrder(context.Background(), id, orders.StartProcessing{})
 				if err != nil {
 					b.Fatal(err)
 				}

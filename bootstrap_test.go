@@ -49,7 +49,7 @@ func TestBootstrapOrganization(t *testing.T) {
 		bal, err := e.Client(p).Balance(ctx, "USDT")
 		require.NoError(t, err)
 		assert.Equal(t, "10.000000", bal.Available.String())
-		cs, err := e.Operator().AllCorridors(ctx)
+		cs, err := e.Operator().Desk().Corridors(ctx)
 		require.NoError(t, err)
 		require.Len(t, cs, 1)
 		assert.True(t, cs[0].Open)

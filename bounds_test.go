@@ -68,9 +68,9 @@ func (b *boundsEnv) snapshot(t *testing.T) ledger.Snapshot {
 func (b *boundsEnv) settle(t *testing.T) {
 	t.Helper()
 	for range 4 {
-		_, err := b.e.ProcessPayouts(b.ctx)
+		_, err := b.e.Work().ProcessPayouts(b.ctx)
 		require.NoError(t, err)
-		_, err = b.e.ProcessConversions(b.ctx)
+		_, err = b.e.Work().ProcessConversions(b.ctx)
 		require.NoError(t, err)
 		b.clock.Advance(convDelay + time.Second)
 	}
@@ -87,11 +87,11 @@ func (b *boundsEnv) victimGoesOn(t *testing.T) {
 	require.NoError(t, err)
 	cv, err := b.e.Client(b.victimP).CreateConversion(b.ctx, tambala.NewConversion{QuoteID: q.ID}, tambala.Idempotency{Key: b.next("conv")})
 	require.NoError(t, err)
-	sim, err := b.e.Client(b.victimP).SimulateCollectionV2(b.ctx, simV2("USDT", "5", nil))
+	sim, err := b.e.Client(b.victimP).SimulateCollection(b.ctx, simV2("USDT", "5", nil))
 	require.NoError(t, err)
 	require.Equal(t, "5.000000", sim.AmountCredited.String())
 	b.settle(t)
-	got, err := b.e.Client(b.victimP).PayoutV2(b.ctx, po.Resource.ID)
+	got, err := b.e.Client(b.victimP).Payout(b.ctx, po.Resource.ID)
 	require.NoError(t, err)
 	require.Equal(t, payouts.Succeeded, got.Status)
 	c, err := b.e.Client(b.victimP).Conversion(b.ctx, cv.Resource.ID)
@@ -110,15 +110,15 @@ func TestBoundsRefuseOversizedAmounts(t *testing.T) {
 		huge := mustParse(money.USDT, poison30)
 		refused := map[string]func() error{
 			"simulate 9e29 USDT": func() error {
-				_, err := b.e.Client(b.p).SimulateCollectionV2(b.ctx, simV2("USDT", poison30, nil))
+				_, err := b.e.Client(b.p).SimulateCollection(b.ctx, simV2("USDT", poison30, nil))
 				return err
 			},
 			"simulate 30 nines": func() error {
-				_, err := b.e.Client(b.p).SimulateCollectionV2(b.ctx, simV2("USDT", nines30, nil))
+				_, err := b.e.Client(b.p).SimulateCollection(b.ctx, simV2("USDT", nines30, nil))
 				return err
 			},
 			"simulate one unit above the maximum": func() error {
-				_, err := b.e.Client(b.p).SimulateCollectionV2(b.ctx, simV2("USDT", maxUSDT+".000001", nil))
+				_, err := b.e.Client(b.p).SimulateCollection(b.ctx, simV2("USDT", maxUSDT+".000001", nil))
 				return err
 			},
 			"payout 9e29 USDT to a wallet": func() error {
@@ -142,18 +142,18 @@ func TestBoundsRefuseOversizedAmounts(t *testing.T) {
 				return err
 			},
 			"operator deposit of 9e29 USDT": func() error {
-				_, err := b.e.Operator().RecordDeposit(b.ctx, b.org.ID, tambala.Deposit{Network: "tron", Asset: "USDT", Amount: huge, TxRef: "0xpoison"})
+				_, err := b.e.Operator().Desk().RecordDeposit(b.ctx, b.org.ID, tambala.Deposit{Network: "tron", Asset: "USDT", Amount: huge, TxRef: "0xpoison"})
 				return err
 			},
 			"operator funding of 9e29 USDT": func() error {
 				return b.e.Operator().Fund(b.ctx, b.org.ID, huge, "poison")
 			},
 			"OTC trade of 9e29 USDT": func() error {
-				_, err := b.e.Operator().RecordTrade(b.ctx, b.org.ID, tambala.NewTrade{Ref: "poison", USDTAmount: huge, ClientRate: money.MustRate("1750")})
+				_, err := b.e.Operator().Desk().RecordTrade(b.ctx, b.org.ID, tambala.NewTrade{Ref: "poison", USDTAmount: huge, ClientRate: money.MustRate("1750")})
 				return err
 			},
 			"OTC trade worth more than the MWK maximum": func() error {
-				_, err := b.e.Operator().RecordTrade(b.ctx, b.org.ID, tambala.NewTrade{Ref: "poison-rate", USDTAmount: money.FromInt(money.USDT, 1000),
+				_, err := b.e.Operator().Desk().RecordTrade(b.ctx, b.org.ID, tambala.NewTrade{Ref: "poison-rate", USDTAmount: money.FromInt(money.USDT, 1000),
 					ClientRate: money.MustRate("1000000000000")})
 				return err
 			},
@@ -166,10 +166,10 @@ func TestBoundsRefuseOversizedAmounts(t *testing.T) {
 		// Nothing was created or held: the ledger is as it was, and no
 		// payout or collection exists.
 		require.Equal(t, before, b.snapshot(t))
-		list, err := b.e.Client(b.p).PayoutsV2(b.ctx, tambala.PageRequest{}, tambala.PayoutFilter{})
+		list, err := b.e.Client(b.p).Payouts(b.ctx, tambala.PageRequest{}, tambala.PayoutFilter{})
 		require.NoError(t, err)
 		require.Empty(t, list.Items)
-		cols, err := b.e.Client(b.p).CollectionsV2(b.ctx, tambala.PageRequest{}, tambala.CollectionV2Filter{})
+		cols, err := b.e.Client(b.p).Collections(b.ctx, tambala.PageRequest{}, tambala.CollectionV2Filter{})
 		require.NoError(t, err)
 		require.Empty(t, cols.Items)
 		b.check(t)
@@ -184,9 +184,9 @@ func TestBoundsAtTheMaximumKeepLedgerReadable(t *testing.T) {
 	eachStore(t, func(t *testing.T, s store.Store) {
 		b := newBoundsEnv(t, s)
 		for range 3 {
-			_, err := b.e.Client(b.p).SimulateCollectionV2(b.ctx, simV2("USDT", maxUSDT, nil))
+			_, err := b.e.Client(b.p).SimulateCollection(b.ctx, simV2("USDT", maxUSDT, nil))
 			require.NoError(t, err)
-			_, err = b.e.Operator().RecordDeposit(b.ctx, b.org.ID, tambala.Deposit{Network: "tron", Asset: "USDT", Amount: mustParse(money.USDT, maxUSDT), TxRef: b.next("0x")})
+			_, err = b.e.Operator().Desk().RecordDeposit(b.ctx, b.org.ID, tambala.Deposit{Network: "tron", Asset: "USDT", Amount: mustParse(money.USDT, maxUSDT), TxRef: b.next("0x")})
 			require.NoError(t, err)
 		}
 		for range 2 {
@@ -269,7 +269,7 @@ func runBoundsModel(rt *rapid.T, s store.Store) {
 		amt := genBoundAmount(rt, asset, "amount")
 		switch rapid.IntRange(0, 6).Draw(rt, "op") {
 		case 0:
-			_, err := d.e.Client(d.p).SimulateCollectionV2(d.ctx, simV2(string(asset.Code), amt, nil))
+			_, err := d.e.Client(d.p).SimulateCollection(d.ctx, simV2(string(asset.Code), amt, nil))
 			accepted("simulate", err)
 		case 1:
 			a, err := money.Parse(asset, amt)
@@ -278,7 +278,7 @@ func runBoundsModel(rt *rapid.T, s store.Store) {
 		case 2:
 			a, err := money.Parse(money.USDT, genBoundAmount(rt, money.USDT, "deposit"))
 			require.NoError(rt, err)
-			_, err = d.e.Operator().RecordDeposit(d.ctx, d.org.ID, tambala.Deposit{Network: "tron", Asset: "USDT", Amount: a, TxRef: fmt.Sprint("0x", i)})
+			_, err = d.e.Operator().Desk().RecordDeposit(d.ctx, d.org.ID, tambala.Deposit{Network: "tron", Asset: "USDT", Amount: a, TxRef: fmt.Sprint("0x", i)})
 			accepted("deposit", err)
 		case 3:
 			dest := walletDest("tron", pv2Tron)
@@ -301,13 +301,13 @@ func runBoundsModel(rt *rapid.T, s store.Store) {
 		case 5:
 			a, err := money.Parse(money.USDT, genBoundAmount(rt, money.USDT, "trade"))
 			require.NoError(rt, err)
-			_, err = d.e.Operator().RecordTrade(d.ctx, d.org.ID, tambala.NewTrade{Ref: fmt.Sprint("t-", i), USDTAmount: a, ClientRate: money.MustRate("1750")})
+			_, err = d.e.Operator().Desk().RecordTrade(d.ctx, d.org.ID, tambala.NewTrade{Ref: fmt.Sprint("t-", i), USDTAmount: a, ClientRate: money.MustRate("1750")})
 			accepted("trade", err)
 		case 6:
 			for range 2 {
-				_, err := d.e.ProcessPayouts(d.ctx)
+				_, err := d.e.Work().ProcessPayouts(d.ctx)
 				require.NoError(rt, err)
-				_, err = d.e.ProcessConversions(d.ctx)
+				_, err = d.e.Work().ProcessConversions(d.ctx)
 				require.NoError(rt, err)
 				d.clock.Advance(convDelay + time.Second)
 			}
@@ -327,11 +327,11 @@ func runBoundsModel(rt *rapid.T, s store.Store) {
 	po, err := d.payFor(actFor(d.e, v.ID), "USDT", "USDT", "10", walletDest("tron", pv2Tron))
 	require.NoError(rt, err)
 	for range 4 {
-		_, err := d.e.ProcessPayouts(d.ctx)
+		_, err := d.e.Work().ProcessPayouts(d.ctx)
 		require.NoError(rt, err)
 		d.clock.Advance(2 * time.Second)
 	}
-	got, err := d.e.Client(actFor(d.e, v.ID)).PayoutV2(d.ctx, po.Resource.ID)
+	got, err := d.e.Client(actFor(d.e, v.ID)).Payout(d.ctx, po.Resource.ID)
 	require.NoError(rt, err)
 	require.Equal(rt, payouts.Succeeded, got.Status)
 	d.check(rt)

@@ -42,7 +42,7 @@ func (c *Client) Principal() Principal { return c.p }
 // Every use case checks the same rules itself, inside its transaction; a
 // transport calls Admit first only so that these answers come before it
 // decodes a request, in the order the reference gives.
-func (c *Client) Admit(ctx context.Context, api API) (err error) {
+func (g Gate) Admit(ctx context.Context, c *Client, api API) (err error) {
 	ctx, span := c.span(ctx, "tambala.Admit")
 	defer span.end(&err)
 	return c.e.admitNow(ctx, c.p, api)
@@ -55,8 +55,8 @@ func (c *Client) Balance(ctx context.Context, code money.AssetCode) (_ ledger.Ba
 	return c.e.balanceOf(ctx, c.p, code)
 }
 
-// BalanceV1 reads the caller's MWK balance under the /v1 rules.
-func (c *Client) BalanceV1(ctx context.Context) (_ ledger.Balance, err error) {
+// balanceV1OfClient is ClientV1.Balance.
+func (c *Client) balanceV1OfClient(ctx context.Context) (_ ledger.Balance, err error) {
 	ctx, span := c.span(ctx, "tambala.BalanceV1")
 	defer span.end(&err)
 	return c.e.balanceV1(ctx, c.p)
@@ -70,29 +70,29 @@ func (c *Client) Balances(ctx context.Context) (_ []ledger.Balance, err error) {
 	return c.e.balances(ctx, c.p)
 }
 
-// Banks lists the bank institutions under stable UUIDs.
-func (c *Client) Banks(ctx context.Context) (_ []Bank, err error) {
+// banksOfClient is ClientV1.Banks.
+func (c *Client) banksOfClient(ctx context.Context) (_ []Bank, err error) {
 	ctx, span := c.span(ctx, "tambala.Banks")
 	defer span.end(&err)
 	return c.e.banks(ctx, c.p)
 }
 
-// Collection returns one of the caller's collections.
-func (c *Client) Collection(ctx context.Context, id string) (_ Collection, err error) {
+// collectionOfClient is ClientV1.Collection.
+func (c *Client) collectionOfClient(ctx context.Context, id string) (_ Collection, err error) {
 	ctx, span := c.span(ctx, "tambala.Collection")
 	defer span.end(&err)
 	return c.e.collectionByID(ctx, c.p, id)
 }
 
 // CollectionV2 returns one of the caller's /v2 collections.
-func (c *Client) CollectionV2(ctx context.Context, id string) (_ CollectionV2, err error) {
+func (c *Client) Collection(ctx context.Context, id string) (_ CollectionV2, err error) {
 	ctx, span := c.span(ctx, "tambala.CollectionV2")
 	defer span.end(&err)
 	return c.e.collectionV2(ctx, c.p, id)
 }
 
-// Collections lists the caller's collections, newest first.
-func (c *Client) Collections(ctx context.Context, page PageRequest) (_ Page[Collection], err error) {
+// collectionsOfClient is ClientV1.Collections.
+func (c *Client) collectionsOfClient(ctx context.Context, page PageRequest) (_ Page[Collection], err error) {
 	ctx, span := c.span(ctx, "tambala.Collections")
 	defer span.end(&err)
 	return c.e.collections(ctx, c.p, page)
@@ -100,7 +100,7 @@ func (c *Client) Collections(ctx context.Context, page PageRequest) (_ Page[Coll
 
 // CollectionsV2 lists the caller's /v2 collections (deposits, order
 // refunds, simulated), newest first.
-func (c *Client) CollectionsV2(ctx context.Context, page PageRequest, f CollectionV2Filter) (_ Page[CollectionV2], err error) {
+func (c *Client) Collections(ctx context.Context, page PageRequest, f CollectionV2Filter) (_ Page[CollectionV2], err error) {
 	ctx, span := c.span(ctx, "tambala.CollectionsV2")
 	defer span.end(&err)
 	return c.e.collectionsV2(ctx, c.p, page, f)
@@ -158,15 +158,8 @@ func (c *Client) CreateOrder(ctx context.Context, n NewOrder, idem Idempotency) 
 	return c.e.createOrder(ctx, c.p, n, idem)
 }
 
-// CreatePayout accepts a payout: in one transaction it checks the
-// Principal's rules (/v1), settles idempotency (a replay returns the
-// payout as it was accepted, Replayed set), validates req
-// (payouts.Request.Validate), prices the fee, checks MWK payouts are
-// enabled, the per-payout maximum, the rail switch, the institution and
-// the rolling limits, holds amount plus fee, and stores the payout (status
-// held) with its idempotency record. A zero idem.Fingerprint is
-// req.Fingerprint().
-func (c *Client) CreatePayout(ctx context.Context, req payouts.Request, idem Idempotency) (_ Created[payouts.Payout], err error) {
+// createPayoutOfClient is ClientV1.CreatePayout.
+func (c *Client) createPayoutOfClient(ctx context.Context, req payouts.Request, idem Idempotency) (_ Created[payouts.Payout], err error) {
 	ctx, span := c.span(ctx, "tambala.CreatePayout")
 	defer span.end(&err)
 	return c.e.createPayout(ctx, c.p, req, idem)
@@ -179,7 +172,7 @@ func (c *Client) CreatePayout(ctx context.Context, req payouts.Request, idem Ide
 // switch; the fee; on an FX payout the pair and the rate; the hold of
 // principal and fee in the source asset (insufficient_funds). The payout
 // starts held. A zero idem.Fingerprint is req.Fingerprint().
-func (c *Client) CreatePayoutV2(ctx context.Context, req PayoutV2Request, idem Idempotency) (_ Created[PayoutV2], err error) {
+func (c *Client) CreatePayout(ctx context.Context, req PayoutV2Request, idem Idempotency) (_ Created[PayoutV2], err error) {
 	ctx, span := c.span(ctx, "tambala.CreatePayoutV2")
 	defer span.end(&err)
 	return c.e.createPayoutV2(ctx, c.p, req, idem)
@@ -210,8 +203,8 @@ func (c *Client) Institutions(ctx context.Context) (_ []payouts.Institution, _ t
 	return c.e.listInstitutions(ctx, c.p)
 }
 
-// MobileOperators lists the mobile-money operators and when they were synced.
-func (c *Client) MobileOperators(ctx context.Context) (_ []MobileOperator, _ time.Time, err error) {
+// mobileOperatorsOfClient is ClientV1.MobileOperators.
+func (c *Client) mobileOperatorsOfClient(ctx context.Context) (_ []MobileOperator, _ time.Time, err error) {
 	ctx, span := c.span(ctx, "tambala.MobileOperators")
 	defer span.end(&err)
 	return c.e.operators(ctx, c.p)
@@ -232,9 +225,8 @@ func (c *Client) Orders(ctx context.Context, page PageRequest, f OrderFilter) (_
 	return c.e.orders(ctx, c.p, page, f)
 }
 
-// Payout returns one of the caller's payouts; a foreign, unknown or
-// malformed id is not_found alike.
-func (c *Client) Payout(ctx context.Context, id string) (_ payouts.Payout, err error) {
+// payoutOfClient is ClientV1.Payout.
+func (c *Client) payoutOfClient(ctx context.Context, id string) (_ payouts.Payout, err error) {
 	ctx, span := c.span(ctx, "tambala.Payout")
 	defer span.end(&err)
 	return c.e.payout(ctx, c.p, id)
@@ -242,14 +234,14 @@ func (c *Client) Payout(ctx context.Context, id string) (_ payouts.Payout, err e
 
 // PayoutV2 returns one of the caller's /v2 payouts; a /v1 payout, a
 // foreign, unknown or malformed id is not_found alike.
-func (c *Client) PayoutV2(ctx context.Context, id string) (_ PayoutV2, err error) {
+func (c *Client) Payout(ctx context.Context, id string) (_ PayoutV2, err error) {
 	ctx, span := c.span(ctx, "tambala.PayoutV2")
 	defer span.end(&err)
 	return c.e.payoutV2(ctx, c.p, id)
 }
 
-// Payouts lists the caller's payouts newest first, a page at a time.
-func (c *Client) Payouts(ctx context.Context, page PageRequest, f PayoutFilter) (_ Page[payouts.Payout], err error) {
+// payoutsOfClient is ClientV1.Payouts.
+func (c *Client) payoutsOfClient(ctx context.Context, page PageRequest, f PayoutFilter) (_ Page[payouts.Payout], err error) {
 	ctx, span := c.span(ctx, "tambala.Payouts")
 	defer span.end(&err)
 	return c.e.payouts(ctx, c.p, page, f)
@@ -257,7 +249,7 @@ func (c *Client) Payouts(ctx context.Context, page PageRequest, f PayoutFilter) 
 
 // PayoutsV2 lists the caller's /v2 payouts newest first, a page at a
 // time.
-func (c *Client) PayoutsV2(ctx context.Context, page PageRequest, f PayoutFilter) (_ Page[PayoutV2], err error) {
+func (c *Client) Payouts(ctx context.Context, page PageRequest, f PayoutFilter) (_ Page[PayoutV2], err error) {
 	ctx, span := c.span(ctx, "tambala.PayoutsV2")
 	defer span.end(&err)
 	return c.e.listPayoutsV2(ctx, c.p, page, f)
@@ -288,9 +280,8 @@ func (c *Client) QuoteConversion(ctx context.Context, req quotes.Request) (_ quo
 	return c.e.quoteConversion(ctx, c.p, req)
 }
 
-// QuoteFee prices a payout or collection of amount on rail with the
-// engine's fee schedule (a /v1 call).
-func (c *Client) QuoteFee(ctx context.Context, dir payouts.Direction, rail payouts.Rail, amount money.Amount) (_ payouts.FeeQuote, err error) {
+// quoteFeeOfClient is ClientV1.QuoteFee.
+func (c *Client) quoteFeeOfClient(ctx context.Context, dir payouts.Direction, rail payouts.Rail, amount money.Amount) (_ payouts.FeeQuote, err error) {
 	ctx, span := c.span(ctx, "tambala.QuoteFee")
 	defer span.end(&err)
 	return c.e.quoteFee(ctx, c.p, dir, rail, amount)
@@ -319,16 +310,14 @@ func (c *Client) QuoteOrder(ctx context.Context, req quotes.Request) (_ quotes.Q
 // operation or with another fingerprint (conflict, even though this
 // request is invalid). Otherwise
 // it returns reason. It stores nothing.
-func (c *Client) RefuseCreate(ctx context.Context, op Operation, idem Idempotency, reason error) (err error) {
+func (g Gate) RefuseCreate(ctx context.Context, c *Client, op Operation, idem Idempotency, reason error) (err error) {
 	ctx, span := c.span(ctx, "tambala.RefuseCreate")
 	defer span.end(&err)
 	return c.e.refuseCreate(ctx, c.p, op, idem, reason)
 }
 
-// SimulateCollection credits the caller with a made-up collection, as a
-// real one would be credited (sandbox only: sandbox_only elsewhere). It is
-// not idempotent.
-func (c *Client) SimulateCollection(ctx context.Context, sc SimulatedCollection) (_ Collection, err error) {
+// simulateCollectionOfClient is ClientV1.SimulateCollection.
+func (c *Client) simulateCollectionOfClient(ctx context.Context, sc SimulatedCollection) (_ Collection, err error) {
 	ctx, span := c.span(ctx, "tambala.SimulateCollection")
 	defer span.end(&err)
 	return c.e.simulateCollection(ctx, c.p, sc)
@@ -341,7 +330,7 @@ func (c *Client) SimulateCollection(ctx context.Context, sc SimulatedCollection)
 // asset (validation_error); the network known and carrying the asset
 // (unsupported_network); the amount's decimals and sign (validation_error).
 // Not idempotent.
-func (c *Client) SimulateCollectionV2(ctx context.Context, sc SimulatedCollectionV2) (_ CollectionV2, err error) {
+func (c *Client) SimulateCollection(ctx context.Context, sc SimulatedCollectionV2) (_ CollectionV2, err error) {
 	ctx, span := c.span(ctx, "tambala.SimulateCollectionV2")
 	defer span.end(&err)
 	return c.e.simulateCollectionV2(ctx, c.p, sc)
@@ -377,4 +366,74 @@ func (c *Client) span(ctx context.Context, name string) (context.Context, span) 
 	ctx, s := c.e.startSpan(ctx, name, trace.SpanKindInternal)
 	s.set(attrOrg.String(c.p.Org.ID))
 	return ctx, s
+}
+
+// ClientV1 is the organization's /v1 API: MWK payouts to banks and
+// mobile-money wallets, MWK collections, the MWK balance, the fee quote
+// and the reference lists of banks and mobile operators. Client.V1
+// returns it; every call is the organization's, as Client's are.
+type ClientV1 struct{ x *Client }
+
+// V1 is the organization's /v1 API.
+func (c *Client) V1() ClientV1 { return ClientV1{c} }
+
+// Balance reads the caller's MWK balance under the /v1 rules.
+func (u ClientV1) Balance(ctx context.Context) (ledger.Balance, error) {
+	return u.x.balanceV1OfClient(ctx)
+}
+
+// Banks lists the bank institutions under stable UUIDs.
+func (u ClientV1) Banks(ctx context.Context) ([]Bank, error) {
+	return u.x.banksOfClient(ctx)
+}
+
+// Collection returns one of the caller's collections.
+func (u ClientV1) Collection(ctx context.Context, id string) (Collection, error) {
+	return u.x.collectionOfClient(ctx, id)
+}
+
+// Collections lists the caller's collections, newest first.
+func (u ClientV1) Collections(ctx context.Context, page PageRequest) (Page[Collection], error) {
+	return u.x.collectionsOfClient(ctx, page)
+}
+
+// CreatePayout accepts a payout: in one transaction it checks the
+// Principal's rules (/v1), settles idempotency (a replay returns the
+// payout as it was accepted, Replayed set), validates req
+// (payouts.Request.Validate), prices the fee, checks MWK payouts are
+// enabled, the per-payout maximum, the rail switch, the institution and
+// the rolling limits, holds amount plus fee, and stores the payout (status
+// held) with its idempotency record. A zero idem.Fingerprint is
+// req.Fingerprint().
+func (u ClientV1) CreatePayout(ctx context.Context, req payouts.Request, idem Idempotency) (Created[payouts.Payout], error) {
+	return u.x.createPayoutOfClient(ctx, req, idem)
+}
+
+// MobileOperators lists the mobile-money operators and when they were synced.
+func (u ClientV1) MobileOperators(ctx context.Context) ([]MobileOperator, time.Time, error) {
+	return u.x.mobileOperatorsOfClient(ctx)
+}
+
+// Payout returns one of the caller's payouts; a foreign, unknown or
+// malformed id is not_found alike.
+func (u ClientV1) Payout(ctx context.Context, id string) (payouts.Payout, error) {
+	return u.x.payoutOfClient(ctx, id)
+}
+
+// Payouts lists the caller's payouts newest first, a page at a time.
+func (u ClientV1) Payouts(ctx context.Context, page PageRequest, f PayoutFilter) (Page[payouts.Payout], error) {
+	return u.x.payoutsOfClient(ctx, page, f)
+}
+
+// QuoteFee prices a payout or collection of amount on rail with the
+// engine's fee schedule (a /v1 call).
+func (u ClientV1) QuoteFee(ctx context.Context, dir payouts.Direction, rail payouts.Rail, amount money.Amount) (payouts.FeeQuote, error) {
+	return u.x.quoteFeeOfClient(ctx, dir, rail, amount)
+}
+
+// SimulateCollection credits the caller with a made-up collection, as a
+// real one would be credited (sandbox only: sandbox_only elsewhere). It is
+// not idempotent.
+func (u ClientV1) SimulateCollection(ctx context.Context, sc SimulatedCollection) (Collection, error) {
+	return u.x.simulateCollectionOfClient(ctx, sc)
 }

@@ -83,7 +83,7 @@ func runCollectionsV2Model(rt *rapid.T, s store.Store) {
 			ref := fmt.Sprintf("tx%d", rapid.IntRange(0, 6).Draw(rt, "ref"))
 			amt := amountOf(asset)
 			amount := mustParse(assets[asset], amt)
-			cr, err := d.e.Operator().RecordDeposit(d.ctx, org.ID, tambala.Deposit{Network: network, Asset: money.AssetCode(asset), Amount: amount, TxRef: ref})
+			cr, err := d.e.Operator().Desk().RecordDeposit(d.ctx, org.ID, tambala.Deposit{Network: network, Asset: money.AssetCode(asset), Amount: amount, TxRef: ref})
 			c := cr.Resource
 			key := network + "/" + ref
 			prev, seen := deposits[key]
@@ -111,7 +111,7 @@ func runCollectionsV2Model(rt *rapid.T, s store.Store) {
 				network = strp(rapid.SampledFrom([]string{"tron", "ethereum", "solana"}).Draw(rt, "network"))
 			}
 			amt := amountOf(asset)
-			c, err := d.e.Client(actFor(d.e, org.ID)).SimulateCollectionV2(d.ctx, simV2(asset, amt, network))
+			c, err := d.e.Client(actFor(d.e, org.ID)).SimulateCollection(d.ctx, simV2(asset, amt, network))
 			amount := mustParse(assets[asset], amt)
 			switch {
 			case network != nil && asset == "MWK":
@@ -174,7 +174,7 @@ func runCollectionsV2Model(rt *rapid.T, s store.Store) {
 			return nil
 		}))
 		for _, o := range orgs {
-			pg, err := d.e.Client(actFor(d.e, o.ID)).CollectionsV2(d.ctx, tambala.PageRequest{Limit: tambala.MaxPageSize}, tambala.CollectionV2Filter{})
+			pg, err := d.e.Client(actFor(d.e, o.ID)).Collections(d.ctx, tambala.PageRequest{Limit: tambala.MaxPageSize}, tambala.CollectionV2Filter{})
 			require.NoError(rt, err)
 			require.Len(rt, pg.Items, count[o.ID])
 		}

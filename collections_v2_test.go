@@ -31,7 +31,7 @@ func TestSimulateCollectionV2(t *testing.T) {
 	eachStore(t, func(t *testing.T, s store.Store) {
 		d := newDeskEnv(t, s, nil)
 
-		c, err := d.e.Client(d.p).SimulateCollectionV2(d.ctx, simV2("USDT", "10.5", strp("tron")))
+		c, err := d.e.Client(d.p).SimulateCollection(d.ctx, simV2("USDT", "10.5", strp("tron")))
 		require.NoError(t, err)
 		assert.Equal(t, "simulated", string(c.Source))
 		assert.Equal(t, "10.500000", c.Amount.String())
@@ -41,16 +41,16 @@ func TestSimulateCollectionV2(t *testing.T) {
 		d.requireUSDT(t, "1010.500000", "0.000000")
 
 		// Not idempotent: the same body twice is two collections.
-		c2, err := d.e.Client(d.p).SimulateCollectionV2(d.ctx, simV2("USDT", "10.5", nil))
+		c2, err := d.e.Client(d.p).SimulateCollection(d.ctx, simV2("USDT", "10.5", nil))
 		require.NoError(t, err)
 		assert.NotEqual(t, c.ID, c2.ID)
 		assert.Empty(t, c2.Network)
 		d.requireUSDT(t, "1021.000000", "0.000000")
 
 		// MWK pays the /v1 collection fee.
-		m, err := d.e.Client(d.p).SimulateCollectionV2(d.ctx, simV2("MWK", "10000", nil))
+		m, err := d.e.Client(d.p).SimulateCollection(d.ctx, simV2("MWK", "10000", nil))
 		require.NoError(t, err)
-		v1, err := d.e.Client(actFor(d.e, d.org.ID)).QuoteFee(d.ctx, "collection", "momo", money.FromInt(money.MWK, 10000))
+		v1, err := d.e.Client(actFor(d.e, d.org.ID)).V1().QuoteFee(d.ctx, "collection", "momo", money.FromInt(money.MWK, 10000))
 		require.NoError(t, err)
 		assert.Equal(t, v1.Total, m.Fee)
 		assert.Equal(t, *v1.AmountReceived, m.AmountCredited)
@@ -83,7 +83,7 @@ func TestSimulateCollectionV2(t *testing.T) {
 			"USDT above the maximum": {d.p, simV2("USDT", "1000000000000.000001", nil), errcode.LimitExceeded},
 			"30 digits of USDT":      {d.p, simV2("USDT", "900000000000000000000000000000", nil), errcode.LimitExceeded},
 		} {
-			_, err := d.e.Client(tc.p).SimulateCollectionV2(d.ctx, tc.sc)
+			_, err := d.e.Client(tc.p).SimulateCollection(d.ctx, tc.sc)
 			requireCode(t, tc.want, err, name)
 		}
 		d.requireUSDT(t, "1021.000000", "0.000000")
@@ -93,20 +93,20 @@ func TestSimulateCollectionV2(t *testing.T) {
 
 func TestSimulateCollectionV2SandboxOnly(t *testing.T) {
 	d := newDeskEnv(t, memstore.New(), func(o *tambala.Options) { o.Environment = tambala.Production })
-	_, err := d.e.Client(d.p).SimulateCollectionV2(d.ctx, simV2("USDT", "1", nil))
+	_, err := d.e.Client(d.p).SimulateCollection(d.ctx, simV2("USDT", "1", nil))
 	requireCode(t, errcode.SandboxOnly, err)
-	_, err = d.e.Client(d.p).SimulateCollectionV2(d.ctx, simV2("", "", nil))
+	_, err = d.e.Client(d.p).SimulateCollection(d.ctx, simV2("", "", nil))
 	requireCode(t, errcode.SandboxOnly, err, "before anything else")
 }
 
 func TestCollectionsV2Reads(t *testing.T) {
 	eachStore(t, func(t *testing.T, s store.Store) {
 		d := newDeskEnv(t, s, nil)
-		a, err := d.e.Client(d.p).SimulateCollectionV2(d.ctx, simV2("USDT", "1", nil))
+		a, err := d.e.Client(d.p).SimulateCollection(d.ctx, simV2("USDT", "1", nil))
 		require.NoError(t, err)
-		b, err := d.e.Client(d.p).SimulateCollectionV2(d.ctx, simV2("MWK", "5000", nil))
+		b, err := d.e.Client(d.p).SimulateCollection(d.ctx, simV2("MWK", "5000", nil))
 		require.NoError(t, err)
-		cr, err := d.e.Operator().RecordDeposit(d.ctx, d.org.ID, tambala.Deposit{Network: "ethereum", Asset: "USDT", Amount: mustParse(money.USDT, "2"), TxRef: "t1"})
+		cr, err := d.e.Operator().Desk().RecordDeposit(d.ctx, d.org.ID, tambala.Deposit{Network: "ethereum", Asset: "USDT", Amount: mustParse(money.USDT, "2"), TxRef: "t1"})
 		require.NoError(t, err)
 		c := cr.Resource
 
@@ -117,7 +117,7 @@ func TestCollectionsV2Reads(t *testing.T) {
 		d.move(t, o.ID, orders.Fail{Code: orders.BeneficiaryRejected})
 		d.move(t, o.ID, orders.ReturnRefund{})
 
-		all, err := d.e.Client(d.p).CollectionsV2(d.ctx, tambala.PageRequest{}, tambala.CollectionV2Filter{})
+		all, err := d.e.Client(d.p).Collections(d.ctx, tambala.PageRequest{}, tambala.CollectionV2Filter{})
 		require.NoError(t, err)
 		require.Len(t, all.Items, 4)
 		ref := all.Items[0]
@@ -126,37 +126,37 @@ func TestCollectionsV2Reads(t *testing.T) {
 		assert.Equal(t, o.ID, *ref.OrderID)
 		assert.Equal(t, "3.000000", ref.AmountCredited.String())
 		assert.Equal(t, []tambala.CollectionV2{c, b, a}, all.Items[1:])
-		got, err := d.e.Client(d.p).CollectionV2(d.ctx, ref.ID)
+		got, err := d.e.Client(d.p).Collection(d.ctx, ref.ID)
 		require.NoError(t, err)
 		assert.Equal(t, ref, got)
 
 		// Paging and the asset filter.
-		p1, err := d.e.Client(d.p).CollectionsV2(d.ctx, tambala.PageRequest{Limit: 2}, tambala.CollectionV2Filter{Asset: "USDT"})
+		p1, err := d.e.Client(d.p).Collections(d.ctx, tambala.PageRequest{Limit: 2}, tambala.CollectionV2Filter{Asset: "USDT"})
 		require.NoError(t, err)
 		require.Len(t, p1.Items, 2)
 		assert.True(t, p1.HasMore)
-		p2, err := d.e.Client(d.p).CollectionsV2(d.ctx, tambala.PageRequest{Limit: 2, BeforeID: p1.NextBeforeID}, tambala.CollectionV2Filter{Asset: "USDT"})
+		p2, err := d.e.Client(d.p).Collections(d.ctx, tambala.PageRequest{Limit: 2, BeforeID: p1.NextBeforeID}, tambala.CollectionV2Filter{Asset: "USDT"})
 		require.NoError(t, err)
 		assert.Equal(t, []tambala.CollectionV2{a}, p2.Items)
 		assert.False(t, p2.HasMore)
-		mwk, err := d.e.Client(d.p).CollectionsV2(d.ctx, tambala.PageRequest{}, tambala.CollectionV2Filter{Asset: "MWK"})
+		mwk, err := d.e.Client(d.p).Collections(d.ctx, tambala.PageRequest{}, tambala.CollectionV2Filter{Asset: "MWK"})
 		require.NoError(t, err)
 		assert.Equal(t, []tambala.CollectionV2{b}, mwk.Items)
-		_, err = d.e.Client(d.p).CollectionsV2(d.ctx, tambala.PageRequest{}, tambala.CollectionV2Filter{Asset: "EUR"})
+		_, err = d.e.Client(d.p).Collections(d.ctx, tambala.PageRequest{}, tambala.CollectionV2Filter{Asset: "EUR"})
 		requireCode(t, errcode.CorridorNotEnabled, err)
-		_, err = d.e.Client(d.p).CollectionsV2(d.ctx, tambala.PageRequest{}, tambala.CollectionV2Filter{Asset: "usdt"})
+		_, err = d.e.Client(d.p).Collections(d.ctx, tambala.PageRequest{}, tambala.CollectionV2Filter{Asset: "usdt"})
 		requireCode(t, errcode.UnsupportedAsset, err)
-		_, err = d.e.Client(d.p).CollectionsV2(d.ctx, tambala.PageRequest{Limit: 500}, tambala.CollectionV2Filter{})
+		_, err = d.e.Client(d.p).Collections(d.ctx, tambala.PageRequest{Limit: 500}, tambala.CollectionV2Filter{})
 		requireCode(t, errcode.ValidationError, err)
 
 		// Foreign, unknown and malformed ids are 404.
 		other := d.newOrg(t, "Other", deskAssets())
 		po := actFor(d.e, other.ID)
 		for _, id := range []string{a.ID, "0190c4d2-7f3a-7b1e-8a2b-000000000000", "nope", ""} {
-			_, err := d.e.Client(po).CollectionV2(d.ctx, id)
+			_, err := d.e.Client(po).Collection(d.ctx, id)
 			requireCode(t, errcode.NotFound, err, id)
 		}
-		theirs, err := d.e.Client(po).CollectionsV2(d.ctx, tambala.PageRequest{}, tambala.CollectionV2Filter{})
+		theirs, err := d.e.Client(po).Collections(d.ctx, tambala.PageRequest{}, tambala.CollectionV2Filter{})
 		require.NoError(t, err)
 		assert.Empty(t, theirs.Items)
 	})

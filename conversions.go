@@ -353,14 +353,8 @@ var ErrNoConverter = errors.New("tambala: no converter configured (Options.Conve
 // set; the public message stays the API's.
 var errNoConverterCoded = &errcode.Error{Code: errcode.ServiceUnavailable, Message: "Conversions are not available.", Err: ErrNoConverter}
 
-// ProcessConversions runs one pass of the conversion worker: every
-// conversion due now (up to Batch) is handed to the Converter, polled, or
-// finished, up to Concurrency at once, and it returns how many it
-// advanced. Each is claimed under a lease in a transaction before the
-// converter is called, outside any transaction; its end is one
-// transaction with its ledger entries and event. A /v2 pause does not stop
-// it: accepted conversions reach their result.
-func (e *Engine) ProcessConversions(ctx context.Context) (int, error) {
+// processConversionsOfEngine is Work.ProcessConversions.
+func (e *Engine) processConversionsOfEngine(ctx context.Context) (int, error) {
 	n, _, err := e.processConversions(ctx)
 	return n, err
 }
@@ -390,9 +384,8 @@ func (e *Engine) conversionJob() work.Job[conversionRecord, converterCall] {
 	}
 }
 
-// RunConversionWorker runs ProcessConversions every interval until ctx
-// ends. Without a converter it returns ErrNoConverter at once.
-func (e *Engine) RunConversionWorker(ctx context.Context, interval time.Duration) error {
+// runConversionWorkerOfEngine is Work.RunConversionWorker.
+func (e *Engine) runConversionWorkerOfEngine(ctx context.Context, interval time.Duration) error {
 	if e.converter == nil {
 		return ErrNoConverter
 	}
@@ -572,4 +565,21 @@ func (e *Engine) endConversion(tx store.Tx, r *conversionRecord, c Conversion, e
 		return err
 	}
 	return e.emit(tx, c.Org, event, render.Conversion(c), jsonResource(eventConversion, storage.ConversionRecord(c)))
+}
+
+// ProcessConversions runs one pass of the conversion worker: every
+// conversion due now (up to Batch) is handed to the Converter, polled, or
+// finished, up to Concurrency at once, and it returns how many it
+// advanced. Each is claimed under a lease in a transaction before the
+// converter is called, outside any transaction; its end is one
+// transaction with its ledger entries and event. A /v2 pause does not stop
+// it: accepted conversions reach their result.
+func (u Work) ProcessConversions(ctx context.Context) (int, error) {
+	return u.x.processConversionsOfEngine(ctx)
+}
+
+// RunConversionWorker runs ProcessConversions every interval until ctx
+// ends. Without a converter it returns ErrNoConverter at once.
+func (u Work) RunConversionWorker(ctx context.Context, interval time.Duration) error {
+	return u.x.runConversionWorkerOfEngine(ctx, interval)
 }

@@ -107,14 +107,14 @@ func TestConversionRace_TwoWorkers(t *testing.T) {
 		for range 2 {
 			wg.Go(func() {
 				for range 3 {
-					_, err := c.e.ProcessConversions(c.ctx)
+					_, err := c.e.Work().ProcessConversions(c.ctx)
 					assert.NoError(t, err)
 				}
 			})
 		}
 		wg.Wait()
 		c.clock.Advance(convDelay)
-		_, err := c.e.ProcessConversions(c.ctx)
+		_, err := c.e.Work().ProcessConversions(c.ctx)
 		require.NoError(t, err)
 		c.requireBal(t, money.USDT, "940.000000", "0.000000")
 		c.requireBal(t, money.MWK, "205030.00", "0.00")
@@ -155,21 +155,21 @@ func TestConversionRace_LeaseAfterDeadWorker(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(d.ctx)
 	done := make(chan struct{})
-	go func() { defer close(done); _, _ = d.e.ProcessConversions(ctx) }()
+	go func() { defer close(done); _, _ = d.e.Work().ProcessConversions(ctx) }()
 	<-conv.entered
 	cancel()
 	<-done
 
 	d.clock.Advance(29 * time.Second)
-	n, err := d.e.ProcessConversions(d.ctx)
+	n, err := d.e.Work().ProcessConversions(d.ctx)
 	require.NoError(t, err)
 	assert.Zero(t, n, "still leased")
 	d.clock.Advance(2 * time.Second)
-	n, err = d.e.ProcessConversions(d.ctx)
+	n, err = d.e.Work().ProcessConversions(d.ctx)
 	require.NoError(t, err)
 	assert.Equal(t, 1, n)
 	d.clock.Advance(2 * time.Second)
-	_, err = d.e.ProcessConversions(d.ctx)
+	_, err = d.e.Work().ProcessConversions(d.ctx)
 	require.NoError(t, err)
 	got, err := d.e.Client(d.p).Conversion(d.ctx, cv.ID)
 	require.NoError(t, err)

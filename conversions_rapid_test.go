@@ -128,16 +128,16 @@ func conversionsProperty(rt *rapid.T, s store.Store) {
 				avail[fa] = sub(avail[fa], q.From)
 				held[fa] = add(held[fa], q.From)
 			case 2: // a worker pass before the delay: nothing ends
-				_, err := c.e.ProcessConversions(c.ctx)
+				_, err := c.e.Work().ProcessConversions(c.ctx)
 				must(rt, err)
 			case 3: // past the delay: every processing one ends
 				c.clock.Advance(convDelay + time.Millisecond)
-				_, err := c.e.ProcessConversions(c.ctx)
+				_, err := c.e.Work().ProcessConversions(c.ctx)
 				must(rt, err)
 				// Conversions not yet submitted get submitted now and end after
 				// a further delay.
 				c.clock.Advance(convDelay + time.Millisecond)
-				_, err = c.e.ProcessConversions(c.ctx)
+				_, err = c.e.Work().ProcessConversions(c.ctx)
 				must(rt, err)
 				settleModel()
 			}

@@ -74,10 +74,10 @@ func (c *convEnv) convert(t deskTB, from, to, amount string) tambala.Conversion 
 // settle runs the worker: once now, and once after the converter's delay.
 func (c *convEnv) settle(t deskTB) {
 	t.Helper()
-	_, err := c.e.ProcessConversions(c.ctx)
+	_, err := c.e.Work().ProcessConversions(c.ctx)
 	require.NoError(t, err)
 	c.clock.Advance(convDelay + time.Second)
-	_, err = c.e.ProcessConversions(c.ctx)
+	_, err = c.e.Work().ProcessConversions(c.ctx)
 	require.NoError(t, err)
 }
 
@@ -131,7 +131,7 @@ func TestConversion_Quote(t *testing.T) {
 
 		// limits on the from side.
 		min, max := money.FromInt(money.USDT, 10), money.FromInt(money.USDT, 500)
-		require.NoError(t, c.e.Operator().SetAssetLimits(c.ctx, "USDT", tambala.OpConvert, quotes.Limits{Min: min, Max: max}))
+		require.NoError(t, c.e.Operator().Desk().SetAssetLimits(c.ctx, "USDT", tambala.OpConvert, quotes.Limits{Min: min, Max: max}))
 		_, err = c.cquote(c.p, "USDT", "MWK", strp("9.999999"), nil)
 		requireCode(t, errcode.AmountBelowMinimum, err)
 		_, err = c.cquote(c.p, "USDT", "MWK", strp("500.000001"), nil)
@@ -262,13 +262,13 @@ func TestConversion_CompletedAndFailed(t *testing.T) {
 		ok := c.convert(t, "USDT", "MWK", "100")
 		bad := c.convert(t, "MWK", "USDT", "18000.00")
 		c.conv.ScriptFailure(bad.ID, tambala.ConversionProviderDeclined)
-		_, err := c.e.ProcessConversions(c.ctx)
+		_, err := c.e.Work().ProcessConversions(c.ctx)
 		require.NoError(t, err)
 		got, err := c.e.Client(c.p).Conversion(c.ctx, ok.ID)
 		require.NoError(t, err)
 		assert.Equal(t, tambala.ConversionProcessing, got.Status, "before the converter's delay")
 		c.clock.Advance(convDelay + time.Second)
-		n, err := c.e.ProcessConversions(c.ctx)
+		n, err := c.e.Work().ProcessConversions(c.ctx)
 		require.NoError(t, err)
 		assert.Equal(t, 2, n)
 
@@ -304,7 +304,7 @@ func TestConversion_CompletedAndFailed(t *testing.T) {
 
 		// Terminal: more passes change nothing.
 		c.clock.Advance(time.Hour)
-		n, err = c.e.ProcessConversions(c.ctx)
+		n, err = c.e.Work().ProcessConversions(c.ctx)
 		require.NoError(t, err)
 		assert.Zero(t, n)
 		c.requireBal(t, money.MWK, "275050.00", "0.00")
@@ -388,7 +388,7 @@ func TestConversion_PauseDoesNotStopWorker(t *testing.T) {
 
 func TestConversion_NoConverter(t *testing.T) {
 	d := newDeskEnv(t, memstore.New(), nil)
-	_, err := d.e.ProcessConversions(d.ctx)
+	_, err := d.e.Work().ProcessConversions(d.ctx)
 	assert.ErrorIs(t, err, tambala.ErrNoConverter)
 }
 
@@ -420,7 +420,7 @@ func TestConversion_RetriesConverterErrors(t *testing.T) {
 	c := &convEnv{deskEnv: d}
 	conv := c.convert(t, "USDT", "MWK", "5")
 	for i := 0; i < 6; i++ {
-		_, err := d.e.ProcessConversions(d.ctx)
+		_, err := d.e.Work().ProcessConversions(d.ctx)
 		require.NoError(t, err)
 		d.clock.Advance(10 * time.Second)
 	}
@@ -441,7 +441,7 @@ func TestConversion_RunCompletes(t *testing.T) {
 	org, err := e.Operator().CreateOrganization(ctx, tambala.NewOrganization{Name: "Run", Assets: convAssets(), V2Access: tambala.V2Enabled})
 	require.NoError(t, err)
 	require.NoError(t, e.Operator().Fund(ctx, org.ID, money.FromInt(money.USDT, 10), "seed"))
-	_, err = e.Operator().SetCorridor(ctx, deskCorridor())
+	_, err = e.Operator().Desk().SetCorridor(ctx, deskCorridor())
 	require.NoError(t, err)
 	p := actFor(e, org.ID)
 	q, err := e.Client(p).QuoteConversion(ctx, quotes.Request{FromAsset: "USDT", ToAsset: "MWK", FromAmount: money.DecimalText("10")})
@@ -475,7 +475,7 @@ func TestConversion_UnknownReferenceResubmits(t *testing.T) {
 	eachStore(t, func(t *testing.T, s store.Store) {
 		c := newConvEnv(t, s)
 		conv := c.convert(t, "USDT", "MWK", "10")
-		_, err := c.e.ProcessConversions(c.ctx)
+		_, err := c.e.Work().ProcessConversions(c.ctx)
 		require.NoError(t, err)
 		assert.Equal(t, 1, c.conv.ConvertCalls(conv.ID))
 
@@ -485,7 +485,7 @@ func TestConversion_UnknownReferenceResubmits(t *testing.T) {
 		require.NoError(t, err)
 		for i := 0; i < 4; i++ {
 			c.clock.Advance(convDelay)
-			_, err = e2.ProcessConversions(c.ctx)
+			_, err = e2.Work().ProcessConversions(c.ctx)
 			require.NoError(t, err)
 		}
 		assert.Equal(t, 1, fresh.ConvertCalls(conv.ID))

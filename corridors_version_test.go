@@ -37,12 +37,12 @@ func TestCorridorsSeenAcrossEngines(t *testing.T) {
 	// Another engine changes the corridor: the first sees it at once.
 	c := deskCorridor()
 	c.RateOffRamp = money.MustRate("1700.25")
-	_, err = other.Operator().SetCorridor(ctx, c)
+	_, err = other.Operator().Desk().SetCorridor(ctx, c)
 	require.NoError(t, err)
 	rate, _ = rates()
 	require.Equal(t, "1700.25", rate)
 	c.Open = false
-	_, err = other.Operator().SetCorridor(ctx, c)
+	_, err = other.Operator().Desk().SetCorridor(ctx, c)
 	require.NoError(t, err)
 	_, open = rates()
 	require.False(t, open, "a closed corridor read as open")
@@ -56,7 +56,7 @@ func TestCorridorsSeenAcrossEngines(t *testing.T) {
 	}
 	dropVersion()
 	c.Open = true
-	_, err = other.Operator().SetCorridor(ctx, c)
+	_, err = other.Operator().Desk().SetCorridor(ctx, c)
 	require.NoError(t, err)
 	dropVersion()
 	_, open = rates()

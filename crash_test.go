@@ -436,7 +436,7 @@ func (q *crSeq) create() {
 	q.keyN++
 	key := fmt.Sprintf("crash-%d-%d", q.seed, q.keyN)
 	req := q.request()
-	c, err := q.eng.Client(q.p).CreatePayout(q.ctx, req, tambala.Idempotency{Key: key})
+	c, err := q.eng.Client(q.p).V1().CreatePayout(q.ctx, req, tambala.Idempotency{Key: key})
 	switch {
 	case err == nil && q.rng.IntN(16) == 0:
 		// Committed, but the process dies before the answer reaches the
@@ -527,7 +527,7 @@ func (q *crSeq) ack(key string, req payouts.Request, c tambala.Created[payouts.P
 }
 
 func (q *crSeq) work() {
-	n, err := q.eng.ProcessPayouts(q.ctx)
+	n, err := q.eng.Work().ProcessPayouts(q.ctx)
 	if err != nil && !q.fired() {
 		q.failf("ProcessPayouts: %v", err)
 	}
@@ -549,7 +549,7 @@ func (q *crSeq) tick() {
 }
 
 func (q *crSeq) dispatch() {
-	n, err := q.eng.ProcessDeliveries(q.ctx)
+	n, err := q.eng.Work().ProcessDeliveries(q.ctx)
 	if err != nil && !q.fired() {
 		q.failf("ProcessDeliveries: %v", err)
 	}
@@ -561,7 +561,7 @@ func (q *crSeq) clawback() {
 		return
 	}
 	id := q.acked[q.order[q.rng.IntN(len(q.order))]].id
-	err := q.eng.Operator().ClawbackPayout(q.ctx, id)
+	err := q.eng.Operator().BackOffice().ClawbackPayout(q.ctx, id)
 	switch {
 	case err == nil:
 		q.stats.clawbacks++
@@ -617,7 +617,7 @@ func (q *crSeq) retry() {
 	}
 	q.unfunds = nil
 	for _, c := range q.unacked {
-		out, err := q.eng.Client(q.p).CreatePayout(q.ctx, c.req, tambala.Idempotency{Key: c.key})
+		out, err := q.eng.Client(q.p).V1().CreatePayout(q.ctx, c.req, tambala.Idempotency{Key: c.key})
 		if err != nil {
 			q.refused(c.key, err)
 			continue
@@ -648,14 +648,14 @@ func (q *crSeq) finish() {
 			break
 		}
 		q.clock.Advance(crMaxBackoff + crLease + crMaxDelay + crPoll)
-		if _, err := q.eng.ProcessPayouts(q.ctx); err != nil {
+		if _, err := q.eng.Work().ProcessPayouts(q.ctx); err != nil {
 			q.failf("ProcessPayouts: %v", err)
 		}
 		q.stats.finalRounds++
 	}
 	for range 10 {
 		q.clock.Advance(4 * time.Hour)
-		if _, err := q.eng.ProcessDeliveries(q.ctx); err != nil {
+		if _, err := q.eng.Work().ProcessDeliveries(q.ctx); err != nil {
 			q.failf("ProcessDeliveries: %v", err)
 		}
 		pending := false
@@ -715,7 +715,7 @@ func (q *crSeq) payouts() map[string]payouts.Payout {
 	all := map[string]payouts.Payout{}
 	page := tambala.PageRequest{Limit: tambala.MaxPageSize}
 	for {
-		pg, err := q.eng.Client(q.p).Payouts(q.ctx, page, tambala.PayoutFilter{})
+		pg, err := q.eng.Client(q.p).V1().Payouts(q.ctx, page, tambala.PayoutFilter{})
 		if err != nil {
 			q.failf("Payouts: %v", err)
 		}
@@ -771,7 +771,7 @@ func (q *crSeq) check(where string) map[string]payouts.Payout {
 	// acknowledged exists (every create without an answer was retried).
 	for _, key := range q.order {
 		a := q.acked[key]
-		po, err := q.eng.Client(q.p).Payout(ctx, a.id)
+		po, err := q.eng.Client(q.p).V1().Payout(ctx, a.id)
 		if err != nil {
 			q.failf("%s: acknowledged payout %s (key %s) is lost: %v", where, a.id, key, err)
 		}
@@ -872,7 +872,7 @@ func (q *crSeq) check(where string) map[string]payouts.Payout {
 		}
 	}
 
-	b, err := q.eng.Client(q.p).BalanceV1(ctx)
+	b, err := q.eng.Client(q.p).V1().Balance(ctx)
 	if err != nil {
 		q.failf("%s: BalanceV1: %v", where, err)
 	}

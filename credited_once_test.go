@@ -60,14 +60,14 @@ func TestFundOnceAndRecordDeposit(t *testing.T) {
 		assert.Equal(t, "10000.00", available(money.MWK))
 
 		dep := tambala.Deposit{Network: "tron", Asset: "USDT", Amount: money.FromInt(money.USDT, 25), TxRef: "0xabc"}
-		c1, err := op.RecordDeposit(ctx, org.ID, dep)
+		c1, err := op.Desk().RecordDeposit(ctx, org.ID, dep)
 		require.NoError(t, err)
 		assert.False(t, c1.Replayed, "the first deposit credits")
-		c2, err := op.RecordDeposit(ctx, org.ID, dep)
+		c2, err := op.Desk().RecordDeposit(ctx, org.ID, dep)
 		require.NoError(t, err)
 		assert.True(t, c2.Replayed, "the same transaction again credits nothing")
 		assert.Equal(t, c1.Resource.ID, c2.Resource.ID, "and is the first collection")
-		c3, err := op.RecordDeposit(ctx, org.ID, dep)
+		c3, err := op.Desk().RecordDeposit(ctx, org.ID, dep)
 		require.NoError(t, err)
 		assert.Equal(t, c1.Resource.ID, c3.Resource.ID)
 		assert.Equal(t, "25.000000", available(money.USDT))

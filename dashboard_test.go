@@ -58,7 +58,7 @@ func newDashModel(t fataler, s store.Store) *dashModel {
 
 // observe records the balance now as today's close so far.
 func (m *dashModel) observe(t fataler) {
-	b, err := m.e.Client(m.p).BalanceV1(m.ctx)
+	b, err := m.e.Client(m.p).V1().Balance(m.ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func (m *dashModel) create(t fataler, amount int, fail bool) {
 }
 
 func (m *dashModel) work(t fataler) {
-	if _, err := m.e.ProcessPayouts(m.ctx); err != nil {
+	if _, err := m.e.Work().ProcessPayouts(m.ctx); err != nil {
 		t.Fatal(err)
 	}
 	m.observe(t)
@@ -117,7 +117,7 @@ func (m *dashModel) check(t fataler) {
 	succeeded, failed, accepted := map[string]int{}, map[string]int{}, map[string]int{}
 	var inFlight tambala.AgeBuckets
 	for _, id := range m.ids {
-		po, err := m.e.Client(m.p).Payout(m.ctx, id)
+		po, err := m.e.Client(m.p).V1().Payout(m.ctx, id)
 		if err != nil {
 			t.Fatal(err)
 		}

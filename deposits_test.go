@@ -165,7 +165,7 @@ func TestRecordDeposit(t *testing.T) {
 	eachStore(t, func(t *testing.T, s store.Store) {
 		d := newDeskEnv(t, s, nil)
 		dep := tambala.Deposit{Network: "tron", Asset: "USDT", Amount: mustParse(money.USDT, "25.5"), TxRef: "0xabc"}
-		cr, err := d.e.Operator().RecordDeposit(d.ctx, d.org.ID, dep)
+		cr, err := d.e.Operator().Desk().RecordDeposit(d.ctx, d.org.ID, dep)
 		require.NoError(t, err)
 		c := cr.Resource
 		assert.Equal(t, "deposit", string(c.Source))
@@ -178,28 +178,28 @@ func TestRecordDeposit(t *testing.T) {
 		d.requireUSDT(t, "1025.500000", "0.000000")
 
 		// Idempotent per (network, tx_ref).
-		again, err := d.e.Operator().RecordDeposit(d.ctx, d.org.ID, dep)
+		again, err := d.e.Operator().Desk().RecordDeposit(d.ctx, d.org.ID, dep)
 		require.NoError(t, err)
 		assert.Equal(t, c, again.Resource)
 		d.requireUSDT(t, "1025.500000", "0.000000")
 		// Other figures under the same pair: 409.
 		other := dep
 		other.Amount = mustParse(money.USDT, "26")
-		_, err = d.e.Operator().RecordDeposit(d.ctx, d.org.ID, other)
+		_, err = d.e.Operator().Desk().RecordDeposit(d.ctx, d.org.ID, other)
 		requireCode(t, errcode.Conflict, err)
 		org2 := d.newOrg(t, "Second", deskAssets())
-		_, err = d.e.Operator().RecordDeposit(d.ctx, org2.ID, dep)
+		_, err = d.e.Operator().Desk().RecordDeposit(d.ctx, org2.ID, dep)
 		requireCode(t, errcode.Conflict, err, "another organization")
 		// The same tx_ref on another network is another deposit.
 		eth := dep
 		eth.Network = "ethereum"
-		c2, err := d.e.Operator().RecordDeposit(d.ctx, d.org.ID, eth)
+		c2, err := d.e.Operator().Desk().RecordDeposit(d.ctx, d.org.ID, eth)
 		require.NoError(t, err)
 		assert.NotEqual(t, c.ID, c2.Resource.ID)
 		d.requireUSDT(t, "1051.000000", "0.000000")
 
 		// The event is the read.
-		read, err := d.e.Client(d.p).CollectionV2(d.ctx, c.ID)
+		read, err := d.e.Client(d.p).Collection(d.ctx, c.ID)
 		require.NoError(t, err)
 		assert.Equal(t, c, read)
 		var settled []deskEvent
@@ -225,14 +225,14 @@ func TestRecordDeposit(t *testing.T) {
 			"asset mismatch":    {d.org.ID, tambala.Deposit{Network: "tron", Asset: "USDT", Amount: mustParse(money.MWK, "1"), TxRef: "x5"}, errcode.ValidationError},
 			"unknown org":       {"0190c4d2-7f3a-7b1e-8a2b-000000000000", tambala.Deposit{Network: "tron", Asset: "USDT", Amount: mustParse(money.USDT, "1"), TxRef: "x6"}, errcode.NotFound},
 		} {
-			_, err := d.e.Operator().RecordDeposit(d.ctx, tc.org, tc.dep)
+			_, err := d.e.Operator().Desk().RecordDeposit(d.ctx, tc.org, tc.dep)
 			requireCode(t, tc.want, err, name)
 		}
 		noColl := d.newOrg(t, "NoCollection", []tambala.AssetAccess{{Asset: "USDT", Operations: []string{tambala.OpPayout}}})
-		_, err = d.e.Operator().RecordDeposit(d.ctx, noColl.ID, tambala.Deposit{Network: "tron", Asset: "USDT", Amount: mustParse(money.USDT, "1"), TxRef: "x7"})
+		_, err = d.e.Operator().Desk().RecordDeposit(d.ctx, noColl.ID, tambala.Deposit{Network: "tron", Asset: "USDT", Amount: mustParse(money.USDT, "1"), TxRef: "x7"})
 		requireCode(t, errcode.CorridorNotEnabled, err)
 		noUSDT := d.newOrg(t, "NoUSDT", []tambala.AssetAccess{{Asset: "MWK", Operations: []string{tambala.OpCollection}}})
-		_, err = d.e.Operator().RecordDeposit(d.ctx, noUSDT.ID, tambala.Deposit{Network: "tron", Asset: "USDT", Amount: mustParse(money.USDT, "1"), TxRef: "x8"})
+		_, err = d.e.Operator().Desk().RecordDeposit(d.ctx, noUSDT.ID, tambala.Deposit{Network: "tron", Asset: "USDT", Amount: mustParse(money.USDT, "1"), TxRef: "x8"})
 		requireCode(t, errcode.CorridorNotEnabled, err)
 
 		// The ledger: external -amount, org +credited.
@@ -258,7 +258,7 @@ func TestRotateDepositAddress(t *testing.T) {
 		d := newDeskEnv(t, s, func(o *tambala.Options) { o.DepositIssuer = iss })
 		before, err := d.e.Client(d.p).DepositAddresses(d.ctx)
 		require.NoError(t, err)
-		r, err := d.e.Operator().RotateDepositAddress(d.ctx, d.org.ID, "tron")
+		r, err := d.e.Operator().Desk().RotateDepositAddress(d.ctx, d.org.ID, "tron")
 		require.NoError(t, err)
 		assert.Equal(t, "tron", r.Network)
 		assert.Equal(t, []money.AssetCode{"USDT"}, r.Assets)
@@ -269,12 +269,12 @@ func TestRotateDepositAddress(t *testing.T) {
 		assert.Equal(t, before[0], after[0], "the other network keeps its address")
 		assert.Equal(t, r, after[1])
 
-		_, err = d.e.Operator().RotateDepositAddress(d.ctx, d.org.ID, "solana")
+		_, err = d.e.Operator().Desk().RotateDepositAddress(d.ctx, d.org.ID, "solana")
 		requireCode(t, errcode.UnsupportedNetwork, err)
-		_, err = d.e.Operator().RotateDepositAddress(d.ctx, "0190c4d2-7f3a-7b1e-8a2b-000000000000", "tron")
+		_, err = d.e.Operator().Desk().RotateDepositAddress(d.ctx, "0190c4d2-7f3a-7b1e-8a2b-000000000000", "tron")
 		requireCode(t, errcode.NotFound, err)
 		iss.Fail("tron", errors.New("down"))
-		_, err = d.e.Operator().RotateDepositAddress(d.ctx, d.org.ID, "tron")
+		_, err = d.e.Operator().Desk().RotateDepositAddress(d.ctx, d.org.ID, "tron")
 		requireCode(t, errcode.ServiceUnavailable, err)
 		iss.Fail("tron", nil)
 		again, err := d.e.Client(d.p).DepositAddresses(d.ctx)
@@ -289,7 +289,7 @@ func TestRotateDepositAddress(t *testing.T) {
 		})
 		_, err = same.e.Client(same.p).DepositAddresses(same.ctx)
 		require.NoError(t, err)
-		_, err = same.e.Operator().RotateDepositAddress(same.ctx, same.org.ID, "tron")
+		_, err = same.e.Operator().Desk().RotateDepositAddress(same.ctx, same.org.ID, "tron")
 		requireCode(t, errcode.ServiceUnavailable, err)
 	})
 }

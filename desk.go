@@ -451,8 +451,8 @@ type ProofUpload struct {
 	Content     io.Reader
 }
 
-// MaxProofBytes is the engine's cap on a funding proof.
-func (e *Engine) MaxProofBytes() int64 { return e.orderOpts.MaxProofBytes }
+// maxProofBytesOfEngine is Gate.MaxProofBytes.
+func (e *Engine) maxProofBytesOfEngine() int64 { return e.orderOpts.MaxProofBytes }
 
 // uploadProof is Client.UploadProof: the order checked (proofPrecheck),
 // the content read and checked (checkProofContent), the move tried with
@@ -636,9 +636,8 @@ func (e *Engine) proofLinkFor(ctx context.Context, p Principal, orderID string) 
 	return ProofLink{Token: base64.RawURLEncoding.EncodeToString(raw), ExpiresAt: exp}, nil
 }
 
-// OpenProofLink opens the proof a link's token names: a bad, forged or
-// expired token is not_found; while /v2 is paused, the pause's error.
-func (e *Engine) OpenProofLink(ctx context.Context, token string) (ProofFile, error) {
+// openProofLinkOfEngine is Gate.OpenProofLink.
+func (e *Engine) openProofLinkOfEngine(ctx context.Context, token string) (ProofFile, error) {
 	pause, err := e.pause(ctx)
 	if err != nil {
 		return ProofFile{}, err
@@ -668,10 +667,8 @@ func (e *Engine) OpenProofLink(ctx context.Context, token string) (ProofFile, er
 	return e.openProof(ctx, parts[2])
 }
 
-// PruneQuotes deletes quotes a day past their expiry (used or not), at
-// most batch per call, and reports how many it deleted. Run calls it with
-// the idempotency pruning.
-func (e *Engine) PruneQuotes(ctx context.Context, batch int) (int, error) {
+// pruneQuotesOfEngine is Work.PruneQuotes.
+func (e *Engine) pruneQuotesOfEngine(ctx context.Context, batch int) (int, error) {
 	if batch <= 0 {
 		batch = 1000
 	}
@@ -1022,12 +1019,8 @@ func (e *Engine) deskOrders(ctx context.Context, q DeskQueue, page PageRequest) 
 	return out, err
 }
 
-// ProcessOrders runs one pass of the expiry sweep: every from-bank order
-// past its funding deadline that never had a proof is expired, each in its
-// own transaction with its event. While /v2 is paused it expires nothing,
-// and a deadline that fell inside the last pause is honoured until the
-// pause ended plus the grace (OrderOptions.PauseGrace). Run calls it.
-func (e *Engine) ProcessOrders(ctx context.Context) (int, error) {
+// processOrdersOfEngine is Work.ProcessOrders.
+func (e *Engine) processOrdersOfEngine(ctx context.Context) (int, error) {
 	pause, err := e.pause(ctx)
 	if err != nil {
 		return 0, err
@@ -1202,4 +1195,31 @@ func (e *Engine) gateRefund(ctx context.Context, tx store.Tx, id string) (*Appro
 		return nil, err
 	}
 	return e.gate(ctx, tx, approvals.RefundReturned, o.Org, o.From, o.ID, accounts.StaffDesk, map[string]string{"order": o.ID})
+}
+
+// MaxProofBytes is the engine's cap on a funding proof.
+func (u Gate) MaxProofBytes() int64 {
+	return u.x.maxProofBytesOfEngine()
+}
+
+// OpenProofLink opens the proof a link's token names: a bad, forged or
+// expired token is not_found; while /v2 is paused, the pause's error.
+func (u Gate) OpenProofLink(ctx context.Context, token string) (ProofFile, error) {
+	return u.x.openProofLinkOfEngine(ctx, token)
+}
+
+// ProcessOrders runs one pass of the expiry sweep: every from-bank order
+// past its funding deadline that never had a proof is expired, each in its
+// own transaction with its event. While /v2 is paused it expires nothing,
+// and a deadline that fell inside the last pause is honoured until the
+// pause ended plus the grace (OrderOptions.PauseGrace). Run calls it.
+func (u Work) ProcessOrders(ctx context.Context) (int, error) {
+	return u.x.processOrdersOfEngine(ctx)
+}
+
+// PruneQuotes deletes quotes a day past their expiry (used or not), at
+// most batch per call, and reports how many it deleted. Run calls it with
+// the idempotency pruning.
+func (u Work) PruneQuotes(ctx context.Context, batch int) (int, error) {
+	return u.x.pruneQuotesOfEngine(ctx, batch)
 }

@@ -28,7 +28,7 @@ func TestDeskQueueByOrganizationLooksAtABoundedNumber(t *testing.T) {
 	var found []string
 	page, pages := tambala.PageRequest{}, 0
 	for {
-		pg, err := d.e.Operator().DeskOrders(d.ctx, tambala.DeskQueue{OrgID: d.org.ID}, page)
+		pg, err := d.e.Operator().Desk().Orders(d.ctx, tambala.DeskQueue{OrgID: d.org.ID}, page)
 		require.NoError(t, err)
 		for _, o := range pg.Items {
 			found = append(found, o.ID)

@@ -91,7 +91,7 @@ func newDeskEnv(t deskTB, s store.Store, tune func(*tambala.Options)) *deskEnv {
 	d.org = d.newOrg(t, "Desk", deskAssets())
 	require.NoError(t, e.Operator().Fund(ctx, d.org.ID, money.FromInt(money.USDT, 1000), "start"))
 	d.p = actFor(e, d.org.ID)
-	_, err = e.Operator().SetCorridor(ctx, deskCorridor())
+	_, err = e.Operator().Desk().SetCorridor(ctx, deskCorridor())
 	require.NoError(t, err)
 	return d
 }
@@ -182,7 +182,7 @@ func (d *deskEnv) funded(t deskTB, mwk string) orders.Order {
 
 func (d *deskEnv) move(t deskTB, id string, cmd orders.Command) orders.Order {
 	t.Helper()
-	o, err := d.e.Operator().MoveOrder(d.ctx, id, cmd)
+	o, err := d.e.Operator().Desk().MoveOrder(d.ctx, id, cmd)
 	require.NoError(t, err, "move %s", cmd.Name())
 	return o
 }
@@ -193,7 +193,7 @@ func (d *deskEnv) upload(p tambala.Principal, id, contentType string, content []
 
 func (d *deskEnv) order(t deskTB, id string) orders.Order {
 	t.Helper()
-	o, err := d.e.Operator().DeskOrder(d.ctx, id)
+	o, err := d.e.Operator().Desk().Order(d.ctx, id)
 	require.NoError(t, err)
 	return o
 }
@@ -274,7 +274,7 @@ func (d *deskEnv) setCorridor(t deskTB, tune func(*quotes.Corridor)) {
 	t.Helper()
 	c := deskCorridor()
 	tune(&c)
-	_, err := d.e.Operator().SetCorridor(d.ctx, c)
+	_, err := d.e.Operator().Desk().SetCorridor(d.ctx, c)
 	require.NoError(t, err)
 }
 
@@ -346,7 +346,7 @@ func TestDeskToBankComplete(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, o, mine)
 		for _, cmd := range []orders.Command{orders.StartProcessing{}, orders.CoinsSent{}, orders.Cancel{}, orders.Fail{Code: orders.Other}, orders.ReturnRefund{}} {
-			_, err := d.e.Operator().MoveOrder(d.ctx, o.ID, cmd)
+			_, err := d.e.Operator().Desk().MoveOrder(d.ctx, o.ID, cmd)
 			requireCode(t, errcode.Conflict, err, cmd.Name())
 		}
 
@@ -354,7 +354,7 @@ func TestDeskToBankComplete(t *testing.T) {
 		o2 := d.toBank(t, "10")
 		d.requireUSDT(t, "866.543211", "10.000000")
 		d.move(t, o2.ID, orders.StartProcessing{})
-		_, err = d.e.Operator().MoveOrder(d.ctx, o2.ID, orders.Complete{})
+		_, err = d.e.Operator().Desk().MoveOrder(d.ctx, o2.ID, orders.Complete{})
 		require.NoError(t, err)
 		d.requireUSDT(t, "866.543211", "0.000000")
 		// The same quote at the order of to_amount: derived from rounded up.
@@ -386,20 +386,20 @@ func TestDeskToBankFailAndRefund(t *testing.T) {
 		assert.Nil(t, a.Refund, "no refund when the coins never left")
 		d.requireUSDT(t, "1000.000000", "0.000000")
 		assert.Equal(t, a, d.move(t, a.ID, orders.Fail{Code: orders.NotDelivered}), "a repeat")
-		_, err := d.e.Operator().MoveOrder(d.ctx, a.ID, orders.Fail{Code: orders.Other})
+		_, err := d.e.Operator().Desk().MoveOrder(d.ctx, a.ID, orders.Fail{Code: orders.Other})
 		requireCode(t, errcode.Conflict, err, "another failure of a failed order")
-		_, err = d.e.Operator().MoveOrder(d.ctx, a.ID, orders.ReturnRefund{})
+		_, err = d.e.Operator().Desk().MoveOrder(d.ctx, a.ID, orders.ReturnRefund{})
 		requireCode(t, errcode.Conflict, err, "no refund to return")
 		assert.Equal(t, []string{orders.EventProcessing, orders.EventFailed}, d.orderEvents(t, a.ID))
 
 		// From accepted: unable_to_fill or other, released, no refund;
 		// the other to-bank codes are a conflict there, from-bank's a 400.
 		b := d.toBank(t, "50")
-		_, err = d.e.Operator().MoveOrder(d.ctx, b.ID, orders.Fail{Code: orders.BeneficiaryRejected})
+		_, err = d.e.Operator().Desk().MoveOrder(d.ctx, b.ID, orders.Fail{Code: orders.BeneficiaryRejected})
 		requireCode(t, errcode.Conflict, err)
-		_, err = d.e.Operator().MoveOrder(d.ctx, b.ID, orders.Fail{Code: orders.FundsNotReceived})
+		_, err = d.e.Operator().Desk().MoveOrder(d.ctx, b.ID, orders.Fail{Code: orders.FundsNotReceived})
 		requireCode(t, errcode.ValidationError, err)
-		_, err = d.e.Operator().MoveOrder(d.ctx, b.ID, orders.Fail{Code: "made_up"})
+		_, err = d.e.Operator().Desk().MoveOrder(d.ctx, b.ID, orders.Fail{Code: "made_up"})
 		requireCode(t, errcode.ValidationError, err)
 		b = d.move(t, b.ID, orders.Fail{Code: orders.UnableToFill})
 		assert.Equal(t, orders.Failed, b.Status)
@@ -485,7 +485,7 @@ func TestDeskToBankCancel(t *testing.T) {
 		assert.Equal(t, orders.Cancelled, a.Status)
 		d.requireUSDT(t, "1000.000000", "0.000000")
 		assert.Equal(t, a, d.move(t, a.ID, orders.Cancel{}), "a repeat")
-		_, err := d.e.Operator().MoveOrder(d.ctx, a.ID, orders.StartProcessing{})
+		_, err := d.e.Operator().Desk().MoveOrder(d.ctx, a.ID, orders.StartProcessing{})
 		requireCode(t, errcode.Conflict, err)
 		assert.Equal(t, []string{orders.EventCancelled}, d.orderEvents(t, a.ID))
 
@@ -498,7 +498,7 @@ func TestDeskToBankCancel(t *testing.T) {
 		c := d.toBank(t, "100")
 		d.move(t, c.ID, orders.StartProcessing{})
 		d.move(t, c.ID, orders.CoinsSent{})
-		_, err = d.e.Operator().MoveOrder(d.ctx, c.ID, orders.Cancel{})
+		_, err = d.e.Operator().Desk().MoveOrder(d.ctx, c.ID, orders.Cancel{})
 		requireCode(t, errcode.Conflict, err)
 		assert.Equal(t, orders.Processing, d.order(t, c.ID).Status)
 		d.requireUSDT(t, "900.000000", "0.000000")
@@ -509,11 +509,11 @@ func TestDeskToBankCancel(t *testing.T) {
 		// Moves of the other direction are conflicts.
 		for _, cmd := range []orders.Command{deskInstructions(), orders.ConfirmFunds{ProofID: "x"}, orders.RejectProof{ProofID: "x", Reason: "no"}} {
 			o := d.toBank(t, "1")
-			_, err := d.e.Operator().MoveOrder(d.ctx, o.ID, cmd)
+			_, err := d.e.Operator().Desk().MoveOrder(d.ctx, o.ID, cmd)
 			requireCode(t, errcode.Conflict, err, cmd.Name())
 			assert.Equal(t, orders.Accepted, d.order(t, o.ID).Status)
 		}
-		_, err = d.e.Operator().MoveOrder(d.ctx, "0192d7f0-0000-7000-8000-000000000000", orders.Cancel{})
+		_, err = d.e.Operator().Desk().MoveOrder(d.ctx, "0192d7f0-0000-7000-8000-000000000000", orders.Cancel{})
 		requireCode(t, errcode.NotFound, err)
 		d.check(t)
 	})
@@ -556,7 +556,7 @@ func TestDeskFromBankFlow(t *testing.T) {
 		assert.Equal(t, o, d.move(t, o.ID, deskInstructions()), "a repeat")
 		other := deskInstructions()
 		other.AccountNumber = "1"
-		_, err = d.e.Operator().MoveOrder(d.ctx, o.ID, other)
+		_, err = d.e.Operator().Desk().MoveOrder(d.ctx, o.ID, other)
 		requireCode(t, errcode.Conflict, err, "instructions are set once")
 
 		o, err = d.upload(d.p, o.ID, "application/pdf", deskPDF)
@@ -568,12 +568,12 @@ func TestDeskFromBankFlow(t *testing.T) {
 		assert.Equal(t, "application/pdf", o.Proof.ContentType)
 		assert.Nil(t, o.Proof.RejectedReason)
 
-		f, err := d.e.Operator().DeskProof(d.ctx, o.ID)
+		f, err := d.e.Operator().Desk().Proof(d.ctx, o.ID)
 		require.NoError(t, err)
 		assert.Equal(t, "application/pdf", f.ContentType)
 		assert.Equal(t, deskPDF, readAllClose(t, f.Content))
 
-		_, err = d.e.Operator().MoveOrder(d.ctx, o.ID, orders.RejectProof{ProofID: first, Reason: ""})
+		_, err = d.e.Operator().Desk().MoveOrder(d.ctx, o.ID, orders.RejectProof{ProofID: first, Reason: ""})
 		requireCode(t, errcode.ValidationError, err, "a rejection needs a reason")
 		o = d.move(t, o.ID, orders.RejectProof{ProofID: first, Reason: "The amount on the slip is 10,000.00."})
 		assert.Equal(t, orders.AwaitingFunds, o.Status)
@@ -592,12 +592,12 @@ func TestDeskFromBankFlow(t *testing.T) {
 		assert.NotEqual(t, first, second)
 		assert.Nil(t, o.Proof.RejectedReason, "a new proof clears rejected_reason")
 
-		_, err = d.e.Operator().MoveOrder(d.ctx, o.ID, orders.ConfirmFunds{ProofID: first})
+		_, err = d.e.Operator().Desk().MoveOrder(d.ctx, o.ID, orders.ConfirmFunds{ProofID: first})
 		requireCode(t, errcode.Conflict, err, "a stale proof id")
-		_, err = d.e.Operator().MoveOrder(d.ctx, o.ID, orders.RejectProof{ProofID: first, Reason: "stale"})
+		_, err = d.e.Operator().Desk().MoveOrder(d.ctx, o.ID, orders.RejectProof{ProofID: first, Reason: "stale"})
 		requireCode(t, errcode.Conflict, err, "a stale proof id")
 		assert.Equal(t, orders.ProofSubmitted, d.order(t, o.ID).Status)
-		_, err = d.e.Operator().MoveOrder(d.ctx, o.ID, orders.Complete{})
+		_, err = d.e.Operator().Desk().MoveOrder(d.ctx, o.ID, orders.Complete{})
 		requireCode(t, errcode.Conflict, err, "complete before the funds are confirmed")
 
 		o = d.move(t, o.ID, orders.ConfirmFunds{ProofID: second})
@@ -612,13 +612,13 @@ func TestDeskFromBankFlow(t *testing.T) {
 		d.requireUSDT(t, "1055.555556", "0.000000")
 		assert.Equal(t, o, d.move(t, o.ID, orders.Complete{}), "a repeat")
 		d.requireUSDT(t, "1055.555556", "0.000000")
-		_, err = d.e.Operator().MoveOrder(d.ctx, o.ID, orders.Fail{Code: orders.Other})
+		_, err = d.e.Operator().Desk().MoveOrder(d.ctx, o.ID, orders.Fail{Code: orders.Other})
 		requireCode(t, errcode.Conflict, err)
 
 		assert.Equal(t, []string{orders.EventAwaitingFunds, orders.EventAwaitingFunds, orders.EventFundsConfirmed, orders.EventCompleted},
 			d.orderEvents(t, o.ID))
 		// The desk reads the newest proof.
-		f, err = d.e.Operator().DeskProof(d.ctx, o.ID)
+		f, err = d.e.Operator().Desk().Proof(d.ctx, o.ID)
 		require.NoError(t, err)
 		assert.Equal(t, deskPDF2, readAllClose(t, f.Content))
 		d.check(t)
@@ -631,16 +631,16 @@ func TestDeskFromBankEndings(t *testing.T) {
 	eachStore(t, func(t *testing.T, s store.Store) {
 		d := newDeskEnv(t, s, nil)
 		a := d.fromBank(t, "5000.00")
-		_, err := d.e.Operator().MoveOrder(d.ctx, a.ID, orders.Fail{Code: orders.FundsNotReceived})
+		_, err := d.e.Operator().Desk().MoveOrder(d.ctx, a.ID, orders.Fail{Code: orders.FundsNotReceived})
 		requireCode(t, errcode.Conflict, err, "funds_not_received before the instructions")
-		_, err = d.e.Operator().MoveOrder(d.ctx, a.ID, orders.Fail{Code: orders.NotDelivered})
+		_, err = d.e.Operator().Desk().MoveOrder(d.ctx, a.ID, orders.Fail{Code: orders.NotDelivered})
 		requireCode(t, errcode.ValidationError, err, "a to-bank code")
 		a = d.move(t, a.ID, orders.Fail{Code: orders.UnableToFill})
 		assert.Equal(t, orders.Failed, a.Status)
 		assert.Nil(t, a.Refund)
 
 		b := d.funded(t, "5000.00")
-		_, err = d.e.Operator().MoveOrder(d.ctx, b.ID, orders.Fail{Code: orders.UnableToFill})
+		_, err = d.e.Operator().Desk().MoveOrder(d.ctx, b.ID, orders.Fail{Code: orders.UnableToFill})
 		requireCode(t, errcode.Conflict, err, "unable_to_fill once awaiting funds")
 		b = d.move(t, b.ID, orders.Fail{Code: orders.FundsNotReceived})
 		assert.Equal(t, orders.Failed, b.Status)
@@ -649,7 +649,7 @@ func TestDeskFromBankEndings(t *testing.T) {
 		c, err = d.upload(d.p, c.ID, "application/pdf", deskPDF)
 		require.NoError(t, err)
 		c = d.move(t, c.ID, orders.ConfirmFunds{ProofID: c.Proof.ID})
-		_, err = d.e.Operator().MoveOrder(d.ctx, c.ID, orders.Fail{Code: orders.FundsNotReceived})
+		_, err = d.e.Operator().Desk().MoveOrder(d.ctx, c.ID, orders.Fail{Code: orders.FundsNotReceived})
 		requireCode(t, errcode.Conflict, err, "funds were confirmed")
 		c = d.move(t, c.ID, orders.Fail{Code: orders.UnableToFill})
 		assert.Equal(t, orders.Failed, c.Status)
@@ -690,12 +690,12 @@ func TestDeskFundingInstructions(t *testing.T) {
 		soon := d.clock.Now().Add(time.Hour)
 		in.Deadline = &soon
 		a := d.fromBank(t, "5000.00")
-		_, err := d.e.Operator().MoveOrder(d.ctx, a.ID, in)
+		_, err := d.e.Operator().Desk().MoveOrder(d.ctx, a.ID, in)
 		requireCode(t, errcode.ValidationError, err, "a deadline exactly 1h ahead")
 		later := d.clock.Now().Add(48 * time.Hour)
 		in.Deadline = &later
 		in.Reference = "acme-1"
-		_, err = d.e.Operator().MoveOrder(d.ctx, a.ID, in)
+		_, err = d.e.Operator().Desk().MoveOrder(d.ctx, a.ID, in)
 		requireCode(t, errcode.ValidationError, err, "a reference outside ^[A-Z0-9]{6,18}$")
 		in.Reference = "ACME2026X1"
 		a = d.move(t, a.ID, in)
@@ -710,7 +710,7 @@ func TestDeskFundingInstructions(t *testing.T) {
 		require.NoError(t, err)
 		c, err := d.createFor(po, q.ID, "r", nil, "k")
 		require.NoError(t, err)
-		_, err = d.e.Operator().MoveOrder(d.ctx, c.Resource.ID, in)
+		_, err = d.e.Operator().Desk().MoveOrder(d.ctx, c.Resource.ID, in)
 		requireCode(t, errcode.Conflict, err)
 		assert.Equal(t, orders.AwaitingInstructions, d.order(t, c.Resource.ID).Status)
 		in.Reference = ""
@@ -862,7 +862,7 @@ func twoCorridorEnv(t *testing.T, s store.Store) *deskEnv {
 	_, err = d.e.Operator().SetAssets(d.ctx, d.org.ID, append(deskAssets(), tambala.AssetAccess{Asset: "ZMW", Operations: []string{tambala.OpPayout, tambala.OpCollection}}))
 	require.NoError(t, err)
 	r := money.MustRate("26.4")
-	_, err = d.e.Operator().SetCorridor(d.ctx, quotes.Corridor{Asset: zmw, RateOffRamp: r, RateOnRamp: r, Min: money.FromInt(zmw, 10), Open: true})
+	_, err = d.e.Operator().Desk().SetCorridor(d.ctx, quotes.Corridor{Asset: zmw, RateOffRamp: r, RateOnRamp: r, Min: money.FromInt(zmw, 10), Open: true})
 	require.NoError(t, err)
 	return d
 }
@@ -893,14 +893,14 @@ func TestDeskOneCorridorClosed(t *testing.T) {
 		assert.Equal(t, "1750.5", o.Rate.String())
 
 		// Every corridor closed: the desk is closed; the quote stays unused.
-		zmw, _ := d.e.Assets().Lookup("ZMW")
+		zmw, _ := d.e.Settings().Assets().Lookup("ZMW")
 		r := money.MustRate("26.4")
-		_, err = d.e.Operator().SetCorridor(d.ctx, quotes.Corridor{Asset: zmw, RateOffRamp: r, RateOnRamp: r, Min: money.FromInt(zmw, 10), Open: false})
+		_, err = d.e.Operator().Desk().SetCorridor(d.ctx, quotes.Corridor{Asset: zmw, RateOffRamp: r, RateOnRamp: r, Min: money.FromInt(zmw, 10), Open: false})
 		require.NoError(t, err)
 		_, err = d.createFor(d.p, q2.ID, "q2", deskBeneficiary(), "k-q2")
 		requireCode(t, errcode.ServiceMaintenance, err)
 		d.requireUSDT(t, "990.000000", "10.000000")
-		_, err = d.e.Operator().SetCorridor(d.ctx, quotes.Corridor{Asset: zmw, RateOffRamp: r, RateOnRamp: r, Min: money.FromInt(zmw, 10), Open: true})
+		_, err = d.e.Operator().Desk().SetCorridor(d.ctx, quotes.Corridor{Asset: zmw, RateOffRamp: r, RateOnRamp: r, Min: money.FromInt(zmw, 10), Open: true})
 		require.NoError(t, err)
 		c, err := d.createFor(d.p, q2.ID, "q2", deskBeneficiary(), "k-q2")
 		require.NoError(t, err, "the quote was left unused and the rejection stored nothing")
@@ -1149,7 +1149,7 @@ func TestDeskOrderLists(t *testing.T) {
 		requireCode(t, errcode.NotFound, err)
 
 		queue := func(q tambala.DeskQueue) []string {
-			pg, err := d.e.Operator().DeskOrders(d.ctx, q, tambala.PageRequest{})
+			pg, err := d.e.Operator().Desk().Orders(d.ctx, q, tambala.PageRequest{})
 			require.NoError(t, err)
 			var ids []string
 			for _, o := range pg.Items {
@@ -1167,14 +1167,14 @@ func TestDeskOrderLists(t *testing.T) {
 		d.move(t, a.ID, orders.Complete{})
 		assert.Equal(t, []string{a.ID}, queue(tambala.DeskQueue{Status: orders.Completed}))
 		assert.Equal(t, []string{a.ID}, d.listAll(t, tambala.OrderFilter{Status: orders.Completed}))
-		pg, err := d.e.Operator().DeskOrders(d.ctx, tambala.DeskQueue{}, tambala.PageRequest{Limit: 2})
+		pg, err := d.e.Operator().Desk().Orders(d.ctx, tambala.DeskQueue{}, tambala.PageRequest{Limit: 2})
 		require.NoError(t, err)
 		assert.True(t, pg.HasMore)
 		require.Len(t, pg.Items, 2)
-		pg, err = d.e.Operator().DeskOrders(d.ctx, tambala.DeskQueue{}, tambala.PageRequest{Limit: 2, BeforeID: pg.NextBeforeID})
+		pg, err = d.e.Operator().Desk().Orders(d.ctx, tambala.DeskQueue{}, tambala.PageRequest{Limit: 2, BeforeID: pg.NextBeforeID})
 		require.NoError(t, err)
 		assert.Equal(t, []string{c.ID, b.ID}, []string{pg.Items[0].ID, pg.Items[1].ID})
-		_, err = d.e.Operator().DeskOrders(d.ctx, tambala.DeskQueue{Status: "bogus"}, tambala.PageRequest{})
+		_, err = d.e.Operator().Desk().Orders(d.ctx, tambala.DeskQueue{Status: "bogus"}, tambala.PageRequest{})
 		requireCode(t, errcode.ValidationError, err)
 	})
 }
@@ -1184,7 +1184,7 @@ func TestDeskProofUploadRules(t *testing.T) {
 	eachStore(t, func(t *testing.T, s store.Store) {
 		const maxProof = 64
 		d := newDeskEnv(t, s, func(o *tambala.Options) { o.Orders.MaxProofBytes = maxProof })
-		assert.Equal(t, int64(maxProof), d.e.MaxProofBytes())
+		assert.Equal(t, int64(maxProof), tambala.GateOf(d.e).MaxProofBytes())
 		o := d.funded(t, "5000.00")
 		pdf := func(n int) []byte { return append([]byte("%PDF-1.4"), bytes.Repeat([]byte{'x'}, n-8)...) }
 
@@ -1288,7 +1288,7 @@ func TestDeskProofLinks(t *testing.T) {
 		link, err := d.e.Client(d.p).ProofLink(d.ctx, o.ID)
 		require.NoError(t, err)
 		assert.Equal(t, d.clock.Now().Add(5*time.Minute), link.ExpiresAt)
-		f, err := d.e.OpenProofLink(d.ctx, link.Token)
+		f, err := tambala.GateOf(d.e).OpenProofLink(d.ctx, link.Token)
 		require.NoError(t, err)
 		assert.Equal(t, "application/pdf", f.ContentType)
 		assert.Equal(t, int64(len(deskPDF)), f.Size)
@@ -1300,18 +1300,18 @@ func TestDeskProofLinks(t *testing.T) {
 		for _, i := range []int{0, len(raw) / 2, len(raw) - 41, len(raw) - 33, len(raw) - 1} {
 			bad := bytes.Clone(raw)
 			bad[i] ^= 0x01
-			_, err := d.e.OpenProofLink(d.ctx, base64.RawURLEncoding.EncodeToString(bad))
+			_, err := tambala.GateOf(d.e).OpenProofLink(d.ctx, base64.RawURLEncoding.EncodeToString(bad))
 			requireCode(t, errcode.NotFound, err, "byte %d flipped", i)
 		}
 		for _, tok := range []string{"", "x", "!!!", link.Token + "A", link.Token[1:], strings.Repeat("A", 200)} {
-			_, err := d.e.OpenProofLink(d.ctx, tok)
+			_, err := tambala.GateOf(d.e).OpenProofLink(d.ctx, tok)
 			requireCode(t, errcode.NotFound, err, tok)
 		}
 
 		// /v2 paused: the pause's error, even for a good token.
 		_, err = d.e.Operator().SetPause(d.ctx, tambala.APIv2, tambala.Maintenance)
 		require.NoError(t, err)
-		_, err = d.e.OpenProofLink(d.ctx, link.Token)
+		_, err = tambala.GateOf(d.e).OpenProofLink(d.ctx, link.Token)
 		requireCode(t, errcode.ServiceMaintenance, err)
 		_, err = d.e.Client(d.p).ProofLink(d.ctx, o.ID)
 		requireCode(t, errcode.ServiceMaintenance, err)
@@ -1320,25 +1320,25 @@ func TestDeskProofLinks(t *testing.T) {
 
 		// Good until expires_at, not after.
 		d.clock.Advance(5 * time.Minute)
-		f, err = d.e.OpenProofLink(d.ctx, link.Token)
+		f, err = tambala.GateOf(d.e).OpenProofLink(d.ctx, link.Token)
 		require.NoError(t, err)
 		f.Content.Close()
 		d.clock.Advance(time.Millisecond)
-		_, err = d.e.OpenProofLink(d.ctx, link.Token)
+		_, err = tambala.GateOf(d.e).OpenProofLink(d.ctx, link.Token)
 		requireCode(t, errcode.NotFound, err, "expired")
 
 		// A rejected proof still has a link; a new proof gets its own.
 		o = d.move(t, o.ID, orders.RejectProof{ProofID: o.Proof.ID, Reason: "blurred"})
 		link, err = d.e.Client(d.p).ProofLink(d.ctx, o.ID)
 		require.NoError(t, err)
-		f, err = d.e.OpenProofLink(d.ctx, link.Token)
+		f, err = tambala.GateOf(d.e).OpenProofLink(d.ctx, link.Token)
 		require.NoError(t, err)
 		assert.Equal(t, deskPDF, readAllClose(t, f.Content))
 		_, err = d.upload(d.p, o.ID, "image/png", deskPNG)
 		require.NoError(t, err)
 		link2, err := d.e.Client(d.p).ProofLink(d.ctx, o.ID)
 		require.NoError(t, err)
-		f, err = d.e.OpenProofLink(d.ctx, link2.Token)
+		f, err = tambala.GateOf(d.e).OpenProofLink(d.ctx, link2.Token)
 		require.NoError(t, err)
 		assert.Equal(t, "image/png", f.ContentType)
 		assert.Equal(t, deskPNG, readAllClose(t, f.Content))
@@ -1346,7 +1346,7 @@ func TestDeskProofLinks(t *testing.T) {
 		// A second engine over the same store agrees on the key.
 		e2, err := tambala.New(s, &tambala.Options{Clock: d.clock.Now})
 		require.NoError(t, err)
-		f, err = e2.OpenProofLink(d.ctx, link2.Token)
+		f, err = tambala.GateOf(e2).OpenProofLink(d.ctx, link2.Token)
 		require.NoError(t, err)
 		f.Content.Close()
 	})
@@ -1362,7 +1362,7 @@ func TestDeskProofLinkTokenIsCanonical(t *testing.T) {
 	require.NoError(t, err)
 	link, err := d.e.Client(d.p).ProofLink(d.ctx, o.ID)
 	require.NoError(t, err)
-	f, err := d.e.OpenProofLink(d.ctx, link.Token)
+	f, err := tambala.GateOf(d.e).OpenProofLink(d.ctx, link.Token)
 	require.NoError(t, err)
 	f.Content.Close()
 
@@ -1374,7 +1374,7 @@ func TestDeskProofLinkTokenIsCanonical(t *testing.T) {
 	require.Zero(t, last&(1<<unused-1), "the engine issues the canonical spelling")
 	for v := 1; v < 1<<unused; v++ {
 		alt := link.Token[:len(link.Token)-1] + string(alphabet[last|v])
-		_, err := d.e.OpenProofLink(d.ctx, alt)
+		_, err := tambala.GateOf(d.e).OpenProofLink(d.ctx, alt)
 		requireCode(t, errcode.NotFound, err, "non-canonical spelling %s", alt[len(alt)-4:])
 	}
 }
@@ -1389,7 +1389,7 @@ func TestDeskProofLinkTTLOption(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, deskT0.Add(time.Minute), link.ExpiresAt)
 	d.clock.Advance(time.Minute + time.Millisecond)
-	_, err = d.e.OpenProofLink(d.ctx, link.Token)
+	_, err = tambala.GateOf(d.e).OpenProofLink(d.ctx, link.Token)
 	requireCode(t, errcode.NotFound, err)
 }
 
@@ -1411,7 +1411,7 @@ func TestDeskExpirySweep(t *testing.T) {
 
 		d.clock.Advance(72 * time.Hour)
 		require.Equal(t, exp, d.clock.Now())
-		n, err := d.e.ProcessOrders(d.ctx)
+		n, err := d.e.Work().ProcessOrders(d.ctx)
 		require.NoError(t, err)
 		assert.Equal(t, 0, n, "not expired at exactly expires_at")
 		up, err = d.upload(d.p, unfunded.ID, "application/pdf", deskPDF)
@@ -1424,7 +1424,7 @@ func TestDeskExpirySweep(t *testing.T) {
 		require.True(t, d.clock.Now().After(lateExp))
 		_, err = d.upload(d.p, late.ID, "application/pdf", deskPDF)
 		requireCode(t, errcode.ProofNotExpected, err, "past the deadline with no proof, even before the sweep")
-		n, err = d.e.ProcessOrders(d.ctx)
+		n, err = d.e.Work().ProcessOrders(d.ctx)
 		require.NoError(t, err)
 		assert.Equal(t, 1, n)
 		got := d.order(t, late.ID)
@@ -1432,7 +1432,7 @@ func TestDeskExpirySweep(t *testing.T) {
 		gotExp, _ := got.ExpiresAt()
 		assert.Equal(t, lateExp, gotExp, "expires_at never moves")
 		assert.Equal(t, []string{orders.EventAwaitingFunds, orders.EventExpired}, d.orderEvents(t, late.ID))
-		n, err = d.e.ProcessOrders(d.ctx)
+		n, err = d.e.Work().ProcessOrders(d.ctx)
 		require.NoError(t, err)
 		assert.Equal(t, 0, n, "a second pass finds nothing")
 
@@ -1444,7 +1444,7 @@ func TestDeskExpirySweep(t *testing.T) {
 		}
 		assert.Equal(t, orders.ProofSubmitted, d.order(t, submitted.ID).Status)
 		assert.Equal(t, orders.AwaitingInstructions, d.order(t, waiting.ID).Status)
-		_, err = d.e.Operator().MoveOrder(d.ctx, late.ID, orders.Cancel{})
+		_, err = d.e.Operator().Desk().MoveOrder(d.ctx, late.ID, orders.Cancel{})
 		requireCode(t, errcode.Conflict, err, "expired is terminal")
 		_, err = d.upload(d.p, late.ID, "application/pdf", deskPDF)
 		requireCode(t, errcode.ProofNotExpected, err)
@@ -1473,7 +1473,7 @@ func TestDeskExpiryPause(t *testing.T) {
 		_, err := d.e.Operator().SetPause(d.ctx, tambala.APIv2, tambala.Maintenance)
 		require.NoError(t, err)
 		d.clock.Advance(90 * time.Minute) // T0+74h30: inside's deadline has passed
-		n, err := d.e.ProcessOrders(d.ctx)
+		n, err := d.e.Work().ProcessOrders(d.ctx)
 		require.NoError(t, err)
 		assert.Equal(t, 0, n, "nothing expires while /v2 is paused")
 		for _, o := range []orders.Order{before, inside} {
@@ -1488,7 +1488,7 @@ func TestDeskExpiryPause(t *testing.T) {
 		require.True(t, resumed.After(expInside))
 
 		// The deadline before the pause is not honoured.
-		n, err = d.e.ProcessOrders(d.ctx)
+		n, err = d.e.Work().ProcessOrders(d.ctx)
 		require.NoError(t, err)
 		assert.Equal(t, 1, n)
 		assert.Equal(t, orders.Expired, d.order(t, before.ID).Status)
@@ -1500,13 +1500,13 @@ func TestDeskExpiryPause(t *testing.T) {
 		require.NoError(t, err, "a deadline inside the pause is honoured until the end plus the grace")
 		d.clock.Advance(20 * time.Minute) // exactly resumed + grace
 		require.Equal(t, resumed.Add(30*time.Minute), d.clock.Now())
-		n, err = d.e.ProcessOrders(d.ctx)
+		n, err = d.e.Work().ProcessOrders(d.ctx)
 		require.NoError(t, err)
 		assert.Equal(t, 0, n, "not expired at exactly end + grace")
 		d.clock.Advance(time.Millisecond)
 		_, err = d.upload(d.p, inside.ID, "application/pdf", deskPDF)
 		requireCode(t, errcode.ProofNotExpected, err)
-		n, err = d.e.ProcessOrders(d.ctx)
+		n, err = d.e.Work().ProcessOrders(d.ctx)
 		require.NoError(t, err)
 		assert.Equal(t, 1, n)
 		got := d.order(t, inside.ID)
@@ -1518,7 +1518,7 @@ func TestDeskExpiryPause(t *testing.T) {
 		// A deadline after the pause ended is its own.
 		assert.Equal(t, orders.AwaitingFunds, d.order(t, after.ID).Status)
 		d.clock.Advance(time.Hour)
-		n, err = d.e.ProcessOrders(d.ctx)
+		n, err = d.e.Work().ProcessOrders(d.ctx)
 		require.NoError(t, err)
 		assert.Equal(t, 1, n)
 		assert.Equal(t, orders.Expired, d.order(t, after.ID).Status)
@@ -1543,7 +1543,7 @@ func TestDeskExpiryIndexAfterPause(t *testing.T) {
 	d.clock.Advance(2 * time.Hour) // T0+73h
 	_, err = d.e.Operator().SetPause(d.ctx, tambala.APIv2, tambala.Live)
 	require.NoError(t, err)
-	n, err := d.e.ProcessOrders(d.ctx) // honoured until T0+74h: looks again then
+	n, err := d.e.Work().ProcessOrders(d.ctx) // honoured until T0+74h: looks again then
 	require.NoError(t, err)
 	require.Equal(t, 0, n)
 	for _, id := range ids {
@@ -1552,7 +1552,7 @@ func TestDeskExpiryIndexAfterPause(t *testing.T) {
 	later := d.funded(t, "5000.00") // deadline T0+145h
 	d.clock.Advance(73 * time.Hour) // T0+146h
 	for range 3 {
-		_, err = d.e.ProcessOrders(d.ctx)
+		_, err = d.e.Work().ProcessOrders(d.ctx)
 		require.NoError(t, err)
 	}
 	assert.Equal(t, orders.Expired, d.order(t, later.ID).Status,
@@ -1605,14 +1605,14 @@ func TestDeskPruneQuotes(t *testing.T) {
 	used := d.quote(t, "USDT", "MWK", "10")
 	d.create(t, used.ID, deskBeneficiary())
 	d.clock.Advance(60*time.Second + 24*time.Hour)
-	n, err := d.e.PruneQuotes(d.ctx, 0)
+	n, err := d.e.Work().PruneQuotes(d.ctx, 0)
 	require.NoError(t, err)
 	assert.Equal(t, 0, n, "exactly a day past expiry: kept")
 	_, err = d.createFor(d.p, q.ID, "late", deskBeneficiary(), "k-late")
 	requireCode(t, errcode.QuoteExpired, err)
 	fresh := d.quote(t, "USDT", "MWK", "10")
 	d.clock.Advance(time.Millisecond)
-	n, err = d.e.PruneQuotes(d.ctx, 0)
+	n, err = d.e.Work().PruneQuotes(d.ctx, 0)
 	require.NoError(t, err)
 	assert.Equal(t, 2, n)
 	_, err = d.createFor(d.p, q.ID, "late", deskBeneficiary(), "k-late2")
@@ -1638,7 +1638,7 @@ func TestDeskExpiryTwoPauses(t *testing.T) {
 		pause(tambala.Maintenance) // T0+71h
 		d.clock.Advance(2 * time.Hour)
 		pause(tambala.Live) // T0+73h: both honoured until T0+74h
-		n, err := d.e.ProcessOrders(d.ctx)
+		n, err := d.e.Work().ProcessOrders(d.ctx)
 		require.NoError(t, err)
 		require.Equal(t, 0, n)
 		d.clock.Advance(10 * time.Minute)
@@ -1647,7 +1647,7 @@ func TestDeskExpiryTwoPauses(t *testing.T) {
 		pause(tambala.Live)               // T0+73h20
 		d.clock.Advance(10 * time.Minute) // T0+73h30, inside the first pause's grace
 
-		n, err = d.e.ProcessOrders(d.ctx)
+		n, err = d.e.Work().ProcessOrders(d.ctx)
 		require.NoError(t, err)
 		assert.Equal(t, 0, n, "the sweep still honours the deadline until T0+74h")
 		assert.Equal(t, orders.AwaitingFunds, d.order(t, b.ID).Status)
@@ -1670,10 +1670,10 @@ func TestDeskSetCorridor(t *testing.T) {
 	for i, tune := range bad {
 		c := deskCorridor()
 		tune(&c)
-		_, err := d.e.Operator().SetCorridor(d.ctx, c)
+		_, err := d.e.Operator().Desk().SetCorridor(d.ctx, c)
 		requireCode(t, errcode.ValidationError, err, "case %d", i)
 	}
-	all, err := d.e.Operator().AllCorridors(d.ctx)
+	all, err := d.e.Operator().Desk().Corridors(d.ctx)
 	require.NoError(t, err)
 	require.Len(t, all, 1)
 	assert.Equal(t, "1750.5", all[0].RateOffRamp.String(), "refused updates change nothing")
@@ -1739,7 +1739,7 @@ func TestDeskGeneratedReferenceClash(t *testing.T) {
 	// Every draw clashing: an error, and the order unchanged.
 	c := d.fromBank(t, "5000.00")
 	random.stuck = 100
-	_, err := d.e.Operator().MoveOrder(d.ctx, c.ID, deskInstructions())
+	_, err := d.e.Operator().Desk().MoveOrder(d.ctx, c.ID, deskInstructions())
 	require.Error(t, err)
 	random.stuck = 0
 	assert.Equal(t, orders.AwaitingInstructions, d.order(t, c.ID).Status)
@@ -1761,7 +1761,7 @@ func TestDeskQueueOrgFilterPages(t *testing.T) {
 		require.NoError(t, err)
 	}
 	mine := d.fromBank(t, "5000.00") // the newest
-	pg, err := d.e.Operator().DeskOrders(d.ctx, tambala.DeskQueue{OrgID: d.org.ID}, tambala.PageRequest{Limit: 1})
+	pg, err := d.e.Operator().Desk().Orders(d.ctx, tambala.DeskQueue{OrgID: d.org.ID}, tambala.PageRequest{Limit: 1})
 	require.NoError(t, err)
 	require.Len(t, pg.Items, 1)
 	assert.Equal(t, mine.ID, pg.Items[0].ID)

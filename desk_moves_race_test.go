@@ -28,7 +28,7 @@ func TestDeskRaceSameMoveTwoPeople(t *testing.T) {
 		var ops [2]*tambala.Operator
 		for i, email := range emails {
 			_, token := enrolStaff(t, d.e, d.ctx, d.clock, email, accounts.StaffDesk)
-			op, err := d.e.Portal().Operator(d.ctx, token)
+			op, err := d.e.Sessions().Operator(d.ctx, token)
 			require.NoError(t, err)
 			ops[i] = op
 		}
@@ -39,8 +39,8 @@ func TestDeskRaceSameMoveTwoPeople(t *testing.T) {
 				var errs [2]error
 				var got [2]orders.Order
 				deskRace(
-					func() { got[0], errs[0] = ops[0].MoveOrder(d.ctx, o.ID, cmd) },
-					func() { got[1], errs[1] = ops[1].MoveOrder(d.ctx, o.ID, cmd) },
+					func() { got[0], errs[0] = ops[0].Desk().MoveOrder(d.ctx, o.ID, cmd) },
+					func() { got[1], errs[1] = ops[1].Desk().MoveOrder(d.ctx, o.ID, cmd) },
 				)
 				winner := -1
 				for j, err := range errs {
@@ -58,7 +58,7 @@ func TestDeskRaceSameMoveTwoPeople(t *testing.T) {
 				assert.Equal(t, got[winner], moved)
 				assert.NotEqual(t, o.Status, moved.Status)
 
-				trail, err := d.e.Accounts().AuditTrail(d.ctx, tambala.PageRequest{Limit: tambala.MaxPageSize},
+				trail, err := d.e.People().AuditTrail(d.ctx, tambala.PageRequest{Limit: tambala.MaxPageSize},
 					tambala.AuditFilter{Target: o.ID, Action: tambala.AuditOrderMoved})
 				require.NoError(t, err)
 				require.Len(t, trail.Items, 1, "one audit entry")
@@ -66,12 +66,12 @@ func TestDeskRaceSameMoveTwoPeople(t *testing.T) {
 
 				// The winner's retry: unchanged. The loser again, and the
 				// automation: told.
-				again, err := ops[winner].MoveOrder(d.ctx, o.ID, cmd)
+				again, err := ops[winner].Desk().MoveOrder(d.ctx, o.ID, cmd)
 				require.NoError(t, err, "a retry by the one who moved it")
 				assert.Equal(t, moved, again)
-				_, err = ops[1-winner].MoveOrder(d.ctx, o.ID, cmd)
+				_, err = ops[1-winner].Desk().MoveOrder(d.ctx, o.ID, cmd)
 				require.True(t, errors.Is(err, tambala.ErrOrderAlreadyMoved), fmt.Sprint(err))
-				_, err = d.e.Operator().MoveOrder(d.ctx, o.ID, cmd)
+				_, err = d.e.Operator().Desk().MoveOrder(d.ctx, o.ID, cmd)
 				require.True(t, errors.Is(err, tambala.ErrOrderAlreadyMoved), fmt.Sprint(err))
 				assert.Equal(t, moved, d.order(t, o.ID), "nothing changed")
 			}

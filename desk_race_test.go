@@ -207,7 +207,7 @@ func TestDeskRaceMoves(t *testing.T) {
 			errs := make([]error, len(cmds))
 			var fns []func()
 			for j, cmd := range cmds {
-				fns = append(fns, func() { _, errs[j] = d.e.Operator().MoveOrder(d.ctx, o.ID, cmd) })
+				fns = append(fns, func() { _, errs[j] = d.e.Operator().Desk().MoveOrder(d.ctx, o.ID, cmd) })
 			}
 			deskRace(fns...)
 			for j, err := range errs {
@@ -219,8 +219,14 @@ func TestDeskRaceMoves(t *testing.T) {
 			require.True(t, got.Status.Terminal(), "round %d: %s", i, got.Status)
 			if got.Refund != nil {
 				deskRace(
-					func() { _, err := d.e.Operator().MoveOrder(d.ctx, o.ID, orders.ReturnRefund{}); assert.NoError(t, err) },
-					func() { _, err := d.e.Operator().MoveOrder(d.ctx, o.ID, orders.ReturnRefund{}); assert.NoError(t, err) },
+					func() {
+						_, err := d.e.Operator().Desk().MoveOrder(d.ctx, o.ID, orders.ReturnRefund{})
+						assert.NoError(t, err)
+					},
+					func() {
+						_, err := d.e.Operator().Desk().MoveOrder(d.ctx, o.ID, orders.ReturnRefund{})
+						assert.NoError(t, err)
+					},
 				)
 			}
 			require.NoError(t, s.View(d.ctx, func(tx store.Tx) error {
@@ -249,7 +255,7 @@ func TestDeskRaceUploadAndCancel(t *testing.T) {
 			var up orders.Order
 			deskRace(
 				func() { up, upErr = d.upload(d.p, o.ID, "application/pdf", deskPDF) },
-				func() { _, cancelErr = d.e.Operator().MoveOrder(d.ctx, o.ID, orders.Cancel{}) },
+				func() { _, cancelErr = d.e.Operator().Desk().MoveOrder(d.ctx, o.ID, orders.Cancel{}) },
 			)
 			require.NoError(t, cancelErr, "round %d", i)
 			got := d.order(t, o.ID)

@@ -519,7 +519,7 @@ func (m *rdModel) move(rt *rapid.T) {
 
 func (m *rdModel) apply(o *rdOrder, cmd orders.Command) {
 	next, want := wantMove(*o, cmd, m.now())
-	got, err := m.d.e.Operator().MoveOrder(m.d.ctx, o.id, cmd)
+	got, err := m.d.e.Operator().Desk().MoveOrder(m.d.ctx, o.id, cmd)
 	m.expect(fmt.Sprintf("%s of a %s order in %s (coins %v, refund %q)", cmd.Name(), o.dir, o.status, o.coins, o.refund), want, err)
 	if err != nil {
 		return
@@ -603,7 +603,7 @@ func (m *rdModel) sweep(rt *rapid.T) {
 			}
 		}
 	}
-	n, err := m.d.e.ProcessOrders(m.d.ctx)
+	n, err := m.d.e.Work().ProcessOrders(m.d.ctx)
 	if err != nil {
 		m.fatalf("sweep: %v", err)
 	}
@@ -660,7 +660,7 @@ func (m *rdModel) desk(rt *rapid.T) {
 	m.deskClosed = !m.deskClosed
 	c := deskCorridor()
 	c.Open = !m.deskClosed
-	if _, err := m.d.e.Operator().SetCorridor(m.d.ctx, c); err != nil {
+	if _, err := m.d.e.Operator().Desk().SetCorridor(m.d.ctx, c); err != nil {
 		m.fatalf("corridor: %v", err)
 	}
 }
@@ -739,7 +739,7 @@ func (m *rdModel) invariants() {
 	}
 	quoteUsed := map[string]string{}
 	for _, o := range m.orders {
-		got, err := d.e.Operator().DeskOrder(d.ctx, o.id)
+		got, err := d.e.Operator().Desk().Order(d.ctx, o.id)
 		if err != nil {
 			m.fatalf("read %s: %v", o.id, err)
 		}

@@ -315,17 +315,17 @@ type Engine struct {
 	cachedOrgs          cache.Records[Organization]     // by organization id, for Authenticate
 }
 
-// Environment returns the engine's environment.
-func (e *Engine) Environment() Environment { return e.env }
+// environmentOfEngine is Settings.Environment.
+func (e *Engine) environmentOfEngine() Environment { return e.env }
 
-// Limits returns the engine's limits, defaults filled in.
-func (e *Engine) Limits() Limits { return e.limits }
+// limitsOfEngine is Settings.Limits.
+func (e *Engine) limitsOfEngine() Limits { return e.limits }
 
-// Store returns the engine's store.
-func (e *Engine) Store() store.Store { return e.raw }
+// storeOfEngine is Settings.Store.
+func (e *Engine) storeOfEngine() store.Store { return e.raw }
 
-// Assets returns the configured assets.
-func (e *Engine) Assets() money.Assets { return e.assets }
+// assetsOfEngine is Settings.Assets.
+func (e *Engine) assetsOfEngine() money.Assets { return e.assets }
 
 func newUUIDv7() string {
 	id, err := uuid.NewV7()
@@ -418,22 +418,13 @@ func observedFee(f money.Amount) *money.Amount {
 	return &f
 }
 
-// Allow takes one token from the organization's bucket. When none is left
-// it returns false and how long to wait, in whole seconds (at least 1), for
-// the Retry-After header.
-func (e *Engine) Allow(orgID string) (ok bool, retryAfterSeconds int) {
+// allowOfEngine is Gate.Allow.
+func (e *Engine) allowOfEngine(orgID string) (ok bool, retryAfterSeconds int) {
 	return e.rates.Allow(orgID, e.now())
 }
 
-// Enter admits one request of the organization orgID to the engine for a
-// fair share of it: while more than one organization is active, each has
-// at most Limits.InFlightPerOrg requests in the engine at once and its
-// further requests wait here, in order, until one of its own ends (or ctx
-// does: service_unavailable). An organization alone is never held back.
-// A transport calls it after Allow, before the use case, and calls
-// release when the request is done; the engine's own calls do not pass
-// through it.
-func (e *Engine) Enter(ctx context.Context, orgID string) (release func(), err error) {
+// enterOfEngine is Gate.Enter.
+func (e *Engine) enterOfEngine(ctx context.Context, orgID string) (release func(), err error) {
 	return e.share.Enter(ctx, orgID)
 }
 
@@ -917,4 +908,70 @@ func truncate(s string, n int) string {
 		return s[:n]
 	}
 	return s
+}
+
+// Work is the engine's background work one pass at a time, for a host that
+// schedules its own passes instead of Run: each Process* call does one
+// batch and says how many items it handled; each Prune* removes what has
+// outlived its retention. Engine.Work returns it.
+type Work struct{ x *Engine }
+
+// Work is the engine's background work as single passes.
+func (e *Engine) Work() Work { return Work{e} }
+
+// Settings reads how the engine was configured: its environment, limits,
+// assets and networks, and the tracer provider it reports to.
+type Settings struct{ x *Engine }
+
+// Settings reads the engine's configuration.
+func (e *Engine) Settings() Settings { return Settings{e} }
+
+// Gate is what a transport (an HTTP binding, a queue consumer) needs
+// before it calls a face: the per-key rate limit, the fair share of the
+// engine, the admission of an organization to an API version, the
+// refusal of a create the transport rejected, and the proof links it
+// serves. A host calling the faces in-process does not need it: the
+// faces apply the same rules themselves.
+type Gate struct{ x *Engine }
+
+// GateOf returns the transport gate of e.
+func GateOf(e *Engine) Gate { return Gate{e} }
+
+// Allow takes one token from the organization's bucket. When none is left
+// it returns false and how long to wait, in whole seconds (at least 1), for
+// the Retry-After header.
+func (u Gate) Allow(orgID string) (bool, int) {
+	return u.x.allowOfEngine(orgID)
+}
+
+// Enter admits one request of the organization orgID to the engine for a
+// fair share of it: while more than one organization is active, each has
+// at most Limits.InFlightPerOrg requests in the engine at once and its
+// further requests wait here, in order, until one of its own ends (or ctx
+// does: service_unavailable). An organization alone is never held back.
+// A transport calls it after Allow, before the use case, and calls
+// release when the request is done; the engine's own calls do not pass
+// through it.
+func (u Gate) Enter(ctx context.Context, orgID string) (func(), error) {
+	return u.x.enterOfEngine(ctx, orgID)
+}
+
+// Assets returns the configured assets.
+func (u Settings) Assets() money.Assets {
+	return u.x.assetsOfEngine()
+}
+
+// Environment returns the engine's environment.
+func (u Settings) Environment() Environment {
+	return u.x.environmentOfEngine()
+}
+
+// Limits returns the engine's limits, defaults filled in.
+func (u Settings) Limits() Limits {
+	return u.x.limitsOfEngine()
+}
+
+// Store returns the engine's store.
+func (u Settings) Store() store.Store {
+	return u.x.storeOfEngine()
 }

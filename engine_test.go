@@ -81,25 +81,25 @@ func TestNew_Options(t *testing.T) {
 
 	e, err := tambala.New(memstore.New(), nil)
 	require.NoError(t, err)
-	assert.Equal(t, tambala.Sandbox, e.Environment())
-	assert.Equal(t, tambala.Limits{MaxActiveKeys: 3, RatePerSecond: 50, RateBurst: 100, IdempotencyRetention: 72 * time.Hour, MaxBodyBytes: 1 << 20, InFlightPerOrg: 16}, e.Limits())
-	_, ok := e.Assets().Lookup("USDT")
+	assert.Equal(t, tambala.Sandbox, e.Settings().Environment())
+	assert.Equal(t, tambala.Limits{MaxActiveKeys: 3, RatePerSecond: 50, RateBurst: 100, IdempotencyRetention: 72 * time.Hour, MaxBodyBytes: 1 << 20, InFlightPerOrg: 16}, e.Settings().Limits())
+	_, ok := e.Settings().Assets().Lookup("USDT")
 	assert.True(t, ok)
 
 	// Retention under 24 hours is not allowed; it falls back to the default.
 	e, err = tambala.New(memstore.New(), &tambala.Options{Limits: tambala.Limits{IdempotencyRetention: time.Hour}})
 	require.NoError(t, err)
-	assert.Equal(t, 72*time.Hour, e.Limits().IdempotencyRetention)
+	assert.Equal(t, 72*time.Hour, e.Settings().Limits().IdempotencyRetention)
 	e, err = tambala.New(memstore.New(), &tambala.Options{Limits: tambala.Limits{IdempotencyRetention: 24 * time.Hour, MaxActiveKeys: 5}})
 	require.NoError(t, err)
-	assert.Equal(t, 24*time.Hour, e.Limits().IdempotencyRetention)
-	assert.Equal(t, 5, e.Limits().MaxActiveKeys)
+	assert.Equal(t, 24*time.Hour, e.Settings().Limits().IdempotencyRetention)
+	assert.Equal(t, 5, e.Settings().Limits().MaxActiveKeys)
 }
 
 func TestPause_Switches(t *testing.T) {
 	e, _ := testEngine(t, nil)
 	ctx := context.Background()
-	s, err := e.Operator().Pause(ctx)
+	s, err := e.Operator().PauseState(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, tambala.PauseState{}, s)
 	assert.Equal(t, "live", s.PingStatus())
@@ -136,18 +136,18 @@ func TestPause_Switches(t *testing.T) {
 func TestAllow_TokenBucketPerOrganization(t *testing.T) {
 	e, c := testEngine(t, &tambala.Options{Limits: tambala.Limits{RatePerSecond: 2, RateBurst: 2}})
 	for i := 0; i < 2; i++ {
-		ok, _ := e.Allow("a")
+		ok, _ := tambala.GateOf(e).Allow("a")
 		assert.True(t, ok)
 	}
-	ok, retry := e.Allow("a")
+	ok, retry := tambala.GateOf(e).Allow("a")
 	assert.False(t, ok)
 	assert.Equal(t, 1, retry)
-	ok, _ = e.Allow("b")
+	ok, _ = tambala.GateOf(e).Allow("b")
 	assert.True(t, ok, "another organization has its own bucket")
 	c.Advance(500 * time.Millisecond)
-	ok, _ = e.Allow("a")
+	ok, _ = tambala.GateOf(e).Allow("a")
 	assert.True(t, ok)
-	ok, retry = e.Allow("a")
+	ok, retry = tambala.GateOf(e).Allow("a")
 	assert.False(t, ok)
 	assert.GreaterOrEqual(t, retry, 1)
 }

@@ -226,13 +226,8 @@ func decodeBalanceLow(record []byte) (*BalanceLow, error) {
 	return &bl, nil
 }
 
-// ProcessEvents hands the events that are due to Options.Events, once
-// each, and returns how many the handler accepted. Each is claimed under
-// a lease first, so that instances sharing a store do not hand over the
-// same event at once. Run calls it in its event loop; a host that
-// schedules its own work calls it instead. Without a handler it returns
-// ErrNoEventHandler.
-func (e *Engine) ProcessEvents(ctx context.Context) (int, error) {
+// processEventsOfEngine is Work.ProcessEvents.
+func (e *Engine) processEventsOfEngine(ctx context.Context) (int, error) {
 	if e.events == nil {
 		return 0, ErrNoEventHandler
 	}
@@ -333,4 +328,14 @@ type deliveryRecord = codec.DeliveryRecord
 func decodeAttempt(raw []byte) (Attempt, error) {
 	r, err := cache.DecodeJSON[codec.AttemptRecord](raw)
 	return Attempt(r), err
+}
+
+// ProcessEvents hands the events that are due to Options.Events, once
+// each, and returns how many the handler accepted. Each is claimed under
+// a lease first, so that instances sharing a store do not hand over the
+// same event at once. Run calls it in its event loop; a host that
+// schedules its own work calls it instead. Without a handler it returns
+// ErrNoEventHandler.
+func (u Work) ProcessEvents(ctx context.Context) (int, error) {
+	return u.x.processEventsOfEngine(ctx)
 }

@@ -115,37 +115,37 @@ func TestEvents_InProcessMatchTheOutbox(t *testing.T) {
 		require.NoError(t, err)
 		_, err = c.CreateConversion(ctx, tambala.NewConversion{QuoteID: q.ID}, tambala.Idempotency{Key: "conv"})
 		require.NoError(t, err)
-		_, err = d.e.ProcessConversions(ctx)
+		_, err = d.e.Work().ProcessConversions(ctx)
 		require.NoError(t, err)
 		d.clock.Advance(convDelay + time.Second)
-		_, err = d.e.ProcessConversions(ctx)
+		_, err = d.e.Work().ProcessConversions(ctx)
 		require.NoError(t, err)
 		// A /v1 payout to succeeded, a collection, a trade.
-		po, err := c.CreatePayout(ctx, momoRequest("100"), tambala.Idempotency{Key: "po"})
+		po, err := c.V1().CreatePayout(ctx, momoRequest("100"), tambala.Idempotency{Key: "po"})
 		require.NoError(t, err)
-		_, err = d.e.ProcessPayouts(ctx)
+		_, err = d.e.Work().ProcessPayouts(ctx)
 		require.NoError(t, err)
 		d.clock.Advance(2 * time.Second)
-		_, err = d.e.ProcessPayouts(ctx)
+		_, err = d.e.Work().ProcessPayouts(ctx)
 		require.NoError(t, err)
-		_, err = c.SimulateCollection(ctx, tambala.SimulatedCollection{Amount: money.FromInt(money.MWK, 50), Rail: payouts.Momo})
+		_, err = c.V1().SimulateCollection(ctx, tambala.SimulatedCollection{Amount: money.FromInt(money.MWK, 50), Rail: payouts.Momo})
 		require.NoError(t, err)
-		_, err = op.RecordTrade(ctx, d.org.ID, tambala.NewTrade{Ref: "t-1", USDTAmount: money.FromInt(money.USDT, 1), ClientRate: money.MustRate("1750")})
+		_, err = op.Desk().RecordTrade(ctx, d.org.ID, tambala.NewTrade{Ref: "t-1", USDTAmount: money.FromInt(money.USDT, 1), ClientRate: money.MustRate("1750")})
 		require.NoError(t, err)
 		// A floor above the balance: the next payout emits balance.low.
 		_, err = op.SetBalanceFloor(ctx, d.org.ID, money.FromInt(money.MWK, 100_000_000))
 		require.NoError(t, err)
-		_, err = c.CreatePayout(ctx, momoRequest("100"), tambala.Idempotency{Key: "po-2"})
+		_, err = c.V1().CreatePayout(ctx, momoRequest("100"), tambala.Idempotency{Key: "po-2"})
 		require.NoError(t, err)
 		// An organization without an endpoint.
 		quiet, err := op.CreateOrganization(ctx, tambala.NewOrganization{Name: "Quiet"})
 		require.NoError(t, err)
 		qp := actFor(d.e, quiet.ID)
-		_, err = d.e.Client(qp).SimulateCollection(ctx, tambala.SimulatedCollection{Amount: money.FromInt(money.MWK, 70)})
+		_, err = d.e.Client(qp).V1().SimulateCollection(ctx, tambala.SimulatedCollection{Amount: money.FromInt(money.MWK, 70)})
 		require.NoError(t, err)
 
 		for {
-			n, err := d.e.ProcessEvents(ctx)
+			n, err := d.e.Work().ProcessEvents(ctx)
 			require.NoError(t, err)
 			if n == 0 {
 				break
@@ -209,7 +209,7 @@ func TestEvents_InProcessMatchTheOutbox(t *testing.T) {
 			}
 		}
 		// Handled events are forgotten.
-		n, err := d.e.ProcessEvents(ctx)
+		n, err := d.e.Work().ProcessEvents(ctx)
 		require.NoError(t, err)
 		assert.Zero(t, n)
 		d.check(t)
@@ -225,13 +225,13 @@ func TestEvents_FailedHandlingIsRetried(t *testing.T) {
 	e, err := tambala.New(memstore.New(), &tambala.Options{Clock: clock.Now, Events: log})
 	require.NoError(t, err)
 	p := fundedPrincipal(t, e, "1000.00")
-	_, err = e.Client(p).SimulateCollection(ctx, tambala.SimulatedCollection{Amount: money.FromInt(money.MWK, 5)})
+	_, err = e.Client(p).V1().SimulateCollection(ctx, tambala.SimulatedCollection{Amount: money.FromInt(money.MWK, 5)})
 	require.NoError(t, err)
 
-	n, err := e.ProcessEvents(ctx)
+	n, err := e.Work().ProcessEvents(ctx)
 	require.NoError(t, err)
 	assert.Zero(t, n)
-	n, err = e.ProcessEvents(ctx) // not due again yet
+	n, err = e.Work().ProcessEvents(ctx) // not due again yet
 	require.NoError(t, err)
 	assert.Zero(t, n)
 	log.mu.Lock()
@@ -243,13 +243,13 @@ func TestEvents_FailedHandlingIsRetried(t *testing.T) {
 	log.mu.Unlock()
 
 	clock.Advance(time.Second)
-	n, err = e.ProcessEvents(ctx)
+	n, err = e.Work().ProcessEvents(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, 1, n)
 	require.Len(t, log.snapshot(), 1)
 	assert.Equal(t, "collection.settled", log.snapshot()[0].Type)
 	clock.Advance(time.Hour)
-	n, err = e.ProcessEvents(ctx)
+	n, err = e.Work().ProcessEvents(ctx)
 	require.NoError(t, err)
 	assert.Zero(t, n, "a handled event is forgotten")
 }
@@ -259,7 +259,7 @@ func TestEvents_FailedHandlingIsRetried(t *testing.T) {
 func TestEvents_WithoutHandler(t *testing.T) {
 	e, err := tambala.New(memstore.New(), nil)
 	require.NoError(t, err)
-	_, err = e.ProcessEvents(context.Background())
+	_, err = e.Work().ProcessEvents(context.Background())
 	assert.ErrorIs(t, err, tambala.ErrNoEventHandler)
 	assert.ErrorIs(t, e.Run(context.Background(), tambala.LoopEvents), tambala.ErrNoEventHandler)
 }
@@ -277,7 +277,7 @@ func TestRun_WithoutWebhookSender(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- e.Run(ctx) }()
-	po, err := e.Client(p).CreatePayout(ctx, momoRequest("100"), tambala.Idempotency{Key: "k"})
+	po, err := e.Client(p).V1().CreatePayout(ctx, momoRequest("100"), tambala.Idempotency{Key: "k"})
 	require.NoError(t, err)
 	deadline := time.Now().Add(20 * time.Second)
 	for {

@@ -24,12 +24,12 @@ func ExampleEngine_Client() {
 	}
 
 	c := e.Client(p)
-	if _, err := c.CreatePayout(ctx, exampleMomo("1000.00"), tambala.Idempotency{Key: "rent-march"}); err != nil {
+	if _, err := c.V1().CreatePayout(ctx, exampleMomo("1000.00"), tambala.Idempotency{Key: "rent-march"}); err != nil {
 		fmt.Println(err)
 		return
 	}
-	b, _ := c.BalanceV1(ctx)
-	page, _ := c.Payouts(ctx, tambala.PageRequest{}, tambala.PayoutFilter{})
+	b, _ := c.V1().Balance(ctx)
+	page, _ := c.V1().Payouts(ctx, tambala.PageRequest{}, tambala.PayoutFilter{})
 	fmt.Println("available", b.Available, "held", b.Held, "payouts", len(page.Items))
 	// Output:
 	// available 8755.60 held 1244.40 payouts 1
@@ -53,7 +53,7 @@ func ExampleEngine_Operator() {
 		fmt.Println(err)
 		return
 	}
-	_, err = e.Client(p).CreatePayout(ctx, exampleMomo("1000.00"), tambala.Idempotency{Key: "late"})
+	_, err = e.Client(p).V1().CreatePayout(ctx, exampleMomo("1000.00"), tambala.Idempotency{Key: "late"})
 	fmt.Println(err)
 	orgs, _ := op.Organizations(ctx)
 	fmt.Println(orgs[0].Name, orgs[0].Status)
@@ -84,18 +84,18 @@ func ExampleEventHandlerFunc() {
 		fmt.Println(err)
 		return
 	}
-	if _, err := e.Client(p).CreatePayout(ctx, exampleMomo("5000.00"), tambala.Idempotency{Key: "k"}); err != nil {
+	if _, err := e.Client(p).V1().CreatePayout(ctx, exampleMomo("5000.00"), tambala.Idempotency{Key: "k"}); err != nil {
 		fmt.Println(err)
 		return
 	}
 	for range 3 { // the worker's passes, as Run would make them
-		if _, err := e.ProcessPayouts(ctx); err != nil {
+		if _, err := e.Work().ProcessPayouts(ctx); err != nil {
 			fmt.Println(err)
 			return
 		}
 		now = now.Add(time.Second)
 	}
-	n, err := e.ProcessEvents(ctx)
+	n, err := e.Work().ProcessEvents(ctx)
 	fmt.Println("handed over", n, err)
 	// Output:
 	// payout.succeeded 5000.00 fee 282.00

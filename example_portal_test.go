@@ -15,7 +15,7 @@ import (
 // accepts with a password, signs in from the address the transport puts
 // in the context, and reads the organization's balance through the same
 // Client an API key would give.
-func ExampleEngine_Portal() {
+func ExampleEngine_Sessions() {
 	s := memstore.New()
 	defer s.Close()
 	e, _ := tambala.New(s, &tambala.Options{Accounts: tambala.AccountsOptions{PasswordParams: accounts.TestParams}})
@@ -27,12 +27,12 @@ func ExampleEngine_Portal() {
 		return
 	}
 
-	inv, err := e.Accounts().InviteUser(ctx, tambala.InviteUser{Org: p.Org.ID, Email: "Ada@Example.com"})
+	inv, err := e.People().InviteUser(ctx, tambala.InviteUser{Org: p.Org.ID, Email: "Ada@Example.com"})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	portal := e.Portal()
+	portal := e.Sessions()
 	if _, err := portal.AcceptInvitation(ctx, inv.Token, "correct horse battery staple"); err != nil {
 		fmt.Println(err)
 		return
@@ -51,11 +51,11 @@ func ExampleEngine_Portal() {
 		fmt.Println(err)
 		return
 	}
-	b, _ := e.Client(admin).BalanceV1(ctx)
+	b, _ := e.Client(admin).V1().Balance(ctx)
 	fmt.Println("available", b.Available)
 	_ = portal.SignOut(ctx, in.Token)
 
-	trail, _ := e.Accounts().AuditTrail(ctx, tambala.PageRequest{}, tambala.AuditFilter{Org: p.Org.ID})
+	trail, _ := e.People().AuditTrail(ctx, tambala.PageRequest{}, tambala.AuditFilter{Org: p.Org.ID})
 	for i := len(trail.Items) - 1; i >= 0; i-- {
 		a := trail.Items[i]
 		fmt.Println(a.Action, a.Actor.Kind, a.Address, a.RequestID)

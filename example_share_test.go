@@ -11,7 +11,7 @@ import (
 // A transport admits each request of an organization with Allow (its
 // rate) and Enter (its share of the engine while others are active), and
 // releases the share when the request is done.
-func ExampleEngine_Enter() {
+func ExampleGate_Enter() {
 	ctx := context.Background()
 	eng, err := tambala.New(memstore.New(), &tambala.Options{Limits: tambala.Limits{InFlightPerOrg: 8}})
 	if err != nil {
@@ -22,10 +22,10 @@ func ExampleEngine_Enter() {
 		panic(err)
 	}
 	handle := func(orgID string) error {
-		if ok, retryAfter := eng.Allow(orgID); !ok {
+		if ok, retryAfter := tambala.GateOf(eng).Allow(orgID); !ok {
 			return fmt.Errorf("rate limited, retry in %d s", retryAfter)
 		}
-		release, err := eng.Enter(ctx, orgID)
+		release, err := tambala.GateOf(eng).Enter(ctx, orgID)
 		if err != nil {
 			return err // its context ended while it waited its turn
 		}

@@ -58,7 +58,7 @@ func ExampleNew() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(e.Environment(), e.Limits().MaxActiveKeys, e.Limits().IdempotencyRetention)
+	fmt.Println(e.Settings().Environment(), e.Settings().Limits().MaxActiveKeys, e.Settings().Limits().IdempotencyRetention)
 	fmt.Println(errors.Is(e.Run(context.Background()), tambala.ErrNoPayoutProvider))
 	// Output:
 	// sandbox 3 72h0m0s
@@ -93,7 +93,7 @@ func ExampleOperator_CreateOrganization() {
 		fmt.Println(err)
 		return
 	}
-	b, _ := e.Client(p).BalanceV1(ctx)
+	b, _ := e.Client(p).V1().Balance(ctx)
 	fmt.Printf("%s available %s, held %s, shortfall %s\n", b.Asset, b.Available, b.Held, b.Shortfall)
 	// Output:
 	// Acme Ltd active true
@@ -104,7 +104,7 @@ func ExampleOperator_CreateOrganization() {
 // the example moves by hand. The engine holds amount plus fee at accept;
 // the worker submits the payout, polls the provider and, on success,
 // captures the hold: the amount to the provider, the fee to fees.
-func ExampleClient_CreatePayout() {
+func ExampleClientV1_CreatePayout() {
 	ctx := context.Background()
 	now := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
@@ -119,7 +119,7 @@ func ExampleClient_CreatePayout() {
 		return
 	}
 
-	c, err := e.Client(p).CreatePayout(ctx, exampleMomo("5000.00"), tambala.Idempotency{Key: "order-1042"})
+	c, err := e.Client(p).V1().CreatePayout(ctx, exampleMomo("5000.00"), tambala.Idempotency{Key: "order-1042"})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -129,16 +129,16 @@ func ExampleClient_CreatePayout() {
 
 	// One pass of the worker a second, as Run would do it.
 	for range 4 {
-		if _, err := e.ProcessPayouts(ctx); err != nil {
+		if _, err := e.Work().ProcessPayouts(ctx); err != nil {
 			fmt.Println(err)
 			return
 		}
 		now = now.Add(time.Second)
 	}
 
-	po, _ = e.Client(p).Payout(ctx, po.ID)
+	po, _ = e.Client(p).V1().Payout(ctx, po.ID)
 	fmt.Println(po.Status, po.Amount, "fee", po.Fee, po.TerminalAt.Sub(po.CreatedAt))
-	b, _ := e.Client(p).BalanceV1(ctx)
+	b, _ := e.Client(p).V1().Balance(ctx)
 	fmt.Println("available", b.Available, "held", b.Held)
 	// Output:
 	// held 5000.00 held fee 282.00
@@ -150,7 +150,7 @@ func ExampleClient_CreatePayout() {
 // same key returns the payout first accepted, Replayed set, and holds
 // nothing more; another request under that key, by any create, is a
 // conflict.
-func ExampleClient_CreatePayout_replay() {
+func ExampleClientV1_CreatePayout_replay() {
 	ctx := context.Background()
 	s := memstore.New()
 	defer s.Close()
@@ -162,14 +162,14 @@ func ExampleClient_CreatePayout_replay() {
 	}
 
 	idem := tambala.Idempotency{Key: "order-1042"}
-	first, _ := e.Client(p).CreatePayout(ctx, exampleMomo("5000.00"), idem)
-	again, err := e.Client(p).CreatePayout(ctx, exampleMomo("5000.00"), idem)
+	first, _ := e.Client(p).V1().CreatePayout(ctx, exampleMomo("5000.00"), idem)
+	again, err := e.Client(p).V1().CreatePayout(ctx, exampleMomo("5000.00"), idem)
 	fmt.Println(first.Replayed, again.Replayed, again.Resource.ID == first.Resource.ID, err)
 
-	_, err = e.Client(p).CreatePayout(ctx, exampleMomo("7000.00"), idem)
+	_, err = e.Client(p).V1().CreatePayout(ctx, exampleMomo("7000.00"), idem)
 	fmt.Println(errcode.Of(err))
 
-	b, _ := e.Client(p).BalanceV1(ctx)
+	b, _ := e.Client(p).V1().Balance(ctx)
 	fmt.Println("held", b.Held)
 	// Output:
 	// false true true <nil>
@@ -180,7 +180,7 @@ func ExampleClient_CreatePayout_replay() {
 // Every rejection is an *errcode.Error with a stable code: match it with
 // errors.Is against errcode.New, or read it with errcode.Of. A rejected
 // create changes nothing.
-func ExampleClient_CreatePayout_insufficientFunds() {
+func ExampleClientV1_CreatePayout_insufficientFunds() {
 	ctx := context.Background()
 	s := memstore.New()
 	defer s.Close()
@@ -192,12 +192,12 @@ func ExampleClient_CreatePayout_insufficientFunds() {
 	}
 
 	// 1,000.00 plus its fee is more than the organization has.
-	_, err = e.Client(p).CreatePayout(ctx, exampleMomo("1000.00"), tambala.Idempotency{Key: "order-1043"})
+	_, err = e.Client(p).V1().CreatePayout(ctx, exampleMomo("1000.00"), tambala.Idempotency{Key: "order-1043"})
 	fmt.Println(errors.Is(err, errcode.New(errcode.InsufficientFunds)))
 	fmt.Println(errcode.Of(err), httpapi.Status(errcode.Of(err)))
 	fmt.Println(errcode.Message(err))
 
-	b, _ := e.Client(p).BalanceV1(ctx)
+	b, _ := e.Client(p).V1().Balance(ctx)
 	fmt.Println("available", b.Available, "held", b.Held)
 	// Output:
 	// true
@@ -208,7 +208,7 @@ func ExampleClient_CreatePayout_insufficientFunds() {
 
 // Lists come a page at a time, newest first; a page's NextBeforeID is the
 // cursor of the next.
-func ExampleClient_Payouts() {
+func ExampleClientV1_Payouts() {
 	ctx := context.Background()
 	s := memstore.New()
 	defer s.Close()
@@ -220,7 +220,7 @@ func ExampleClient_Payouts() {
 	}
 	for i, amount := range []string{"100.00", "200.00", "300.00"} {
 		key := fmt.Sprint("order-", i)
-		if _, err := e.Client(p).CreatePayout(ctx, exampleMomo(amount), tambala.Idempotency{Key: key}); err != nil {
+		if _, err := e.Client(p).V1().CreatePayout(ctx, exampleMomo(amount), tambala.Idempotency{Key: key}); err != nil {
 			fmt.Println(err)
 			return
 		}
@@ -228,7 +228,7 @@ func ExampleClient_Payouts() {
 
 	page := tambala.PageRequest{Limit: 2}
 	for {
-		res, err := e.Client(p).Payouts(ctx, page, tambala.PayoutFilter{Status: payouts.Held})
+		res, err := e.Client(p).V1().Payouts(ctx, page, tambala.PayoutFilter{Status: payouts.Held})
 		if err != nil {
 			fmt.Println(err)
 			return

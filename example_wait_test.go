@@ -16,7 +16,7 @@ import (
 // the background, and WaitPayout returns it terminal. No event handler,
 // no fan-out of the host's own: the wait reads the payout, then waits
 // for its event.
-func ExampleClient_WaitPayout() {
+func ExampleClientV1_WaitPayout() {
 	s := memstore.New()
 	defer s.Close()
 	e, _ := tambala.New(s, &tambala.Options{
@@ -34,14 +34,14 @@ func ExampleClient_WaitPayout() {
 		return
 	}
 	c := e.Client(p)
-	created, err := c.CreatePayout(ctx, exampleMomo("5000.00"), tambala.Idempotency{Key: "invoice-7"})
+	created, err := c.V1().CreatePayout(ctx, exampleMomo("5000.00"), tambala.Idempotency{Key: "invoice-7"})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	wait, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	po, err := c.WaitPayout(wait, created.Resource.ID)
+	po, err := c.V1().WaitPayout(wait, created.Resource.ID)
 	fmt.Println(po.Status, po.Amount, err)
 	// Output:
 	// succeeded 5000.00 <nil>
@@ -68,7 +68,7 @@ func ExampleEventStream_Subscribe() {
 	c := e.Client(p)
 	for _, amount := range []string{"250.00", "125.50"} {
 		amt, _ := money.Parse(money.MWK, amount)
-		if _, err := c.SimulateCollection(ctx, tambala.SimulatedCollection{Amount: amt, Rail: payouts.Bank}); err != nil {
+		if _, err := c.V1().SimulateCollection(ctx, tambala.SimulatedCollection{Amount: amt, Rail: payouts.Bank}); err != nil {
 			fmt.Println(err)
 			return
 		}

@@ -50,7 +50,7 @@ func newFourEyesEnv(t *testing.T) *fourEyesEnv {
 	lp.mu.Lock()
 	lp.down = true
 	lp.mu.Unlock()
-	p, err := f.bot.ResolvePayout(ctx, f.succeeded, tambala.Resolution{Outcome: payouts.Succeeded, Reason: "paid per statement"})
+	p, err := f.bot.BackOffice().ResolvePayout(ctx, f.succeeded, tambala.Resolution{Outcome: payouts.Succeeded, Reason: "paid per statement"})
 	require.NoError(t, err)
 	require.Equal(t, payouts.Succeeded, p.Status)
 	// Before any staff: the thresholds apply at once.
@@ -66,7 +66,7 @@ func newFourEyesEnv(t *testing.T) *fourEyesEnv {
 
 func (f *fourEyesEnv) face(t *testing.T, token string) *tambala.Operator {
 	t.Helper()
-	op, err := f.w.engine.StaffPortal().Operator(f.ctx, token)
+	op, err := f.w.engine.StaffSessions().Operator(f.ctx, token)
 	require.NoError(t, err)
 	return op
 }
@@ -119,19 +119,19 @@ func TestFourEyesEveryCreditingMove(t *testing.T) {
 			return op.Fund(ctx, org, mwk(90_000), "fund-big-2")
 		}},
 		{"deposit by the token", approvals.Deposit, bot, func(op *tambala.Operator) error {
-			_, err := op.RecordDeposit(ctx, org, tambala.Deposit{Network: "tron", Asset: "USDT", Amount: usdt(5000), TxRef: "0xbig1"})
+			_, err := op.Desk().RecordDeposit(ctx, org, tambala.Deposit{Network: "tron", Asset: "USDT", Amount: usdt(5000), TxRef: "0xbig1"})
 			return err
 		}},
 		{"deposit by staff", approvals.Deposit, ann, func(op *tambala.Operator) error {
-			_, err := op.RecordDeposit(ctx, org, tambala.Deposit{Network: "tron", Asset: "USDT", Amount: usdt(5000), TxRef: "0xbig2"})
+			_, err := op.Desk().RecordDeposit(ctx, org, tambala.Deposit{Network: "tron", Asset: "USDT", Amount: usdt(5000), TxRef: "0xbig2"})
 			return err
 		}},
 		{"OTC trade by the token", approvals.Trade, bot, func(op *tambala.Operator) error {
-			_, err := op.RecordTrade(ctx, org, tambala.NewTrade{Ref: "otc-big", USDTAmount: usdt(1000), ClientRate: money.MustRate("1750")})
+			_, err := op.Desk().RecordTrade(ctx, org, tambala.NewTrade{Ref: "otc-big", USDTAmount: usdt(1000), ClientRate: money.MustRate("1750")})
 			return err
 		}},
 		{"OTC trade by staff", approvals.Trade, ann, func(op *tambala.Operator) error {
-			_, err := op.RecordTrade(ctx, org, tambala.NewTrade{Ref: "otc-big-2", USDTAmount: usdt(1000), ClientRate: money.MustRate("1750")})
+			_, err := op.Desk().RecordTrade(ctx, org, tambala.NewTrade{Ref: "otc-big-2", USDTAmount: usdt(1000), ClientRate: money.MustRate("1750")})
 			return err
 		}},
 		{"collection by the token", approvals.Collection, bot, func(op *tambala.Operator) error {
@@ -143,11 +143,11 @@ func TestFourEyesEveryCreditingMove(t *testing.T) {
 			return err
 		}},
 		{"payout resolved failed by the token", approvals.PayoutFailed, bot, func(op *tambala.Operator) error {
-			_, err := op.ResolvePayout(ctx, f.stuck, tambala.Resolution{Outcome: payouts.Failed, FailureCode: payouts.Declined, Reason: "bounced"})
+			_, err := op.BackOffice().ResolvePayout(ctx, f.stuck, tambala.Resolution{Outcome: payouts.Failed, FailureCode: payouts.Declined, Reason: "bounced"})
 			return err
 		}},
 		{"payout clawed back by staff", approvals.PayoutClawback, ann, func(op *tambala.Operator) error {
-			return op.ClawbackPayout(ctx, f.succeeded)
+			return op.BackOffice().ClawbackPayout(ctx, f.succeeded)
 		}},
 	}
 	for _, c := range cases {
@@ -178,16 +178,16 @@ func TestFourEyesEveryCreditingMove(t *testing.T) {
 
 	// At or below the threshold nothing waits.
 	before := f.books(t)
-	_, err := f.bot.RecordTrade(ctx, org, tambala.NewTrade{Ref: "otc-small", USDTAmount: money.FromInt(money.USDT, 0).Abs(), ClientRate: money.MustRate("1750")})
+	_, err := f.bot.Desk().RecordTrade(ctx, org, tambala.NewTrade{Ref: "otc-small", USDTAmount: money.FromInt(money.USDT, 0).Abs(), ClientRate: money.MustRate("1750")})
 	assert.Equal(t, errcode.ValidationError, errcode.Of(err))
-	_, err = f.bot.RecordTrade(ctx, org, tambala.NewTrade{Ref: "otc-small", USDTAmount: mustParse(money.USDT, "0.5"), ClientRate: money.MustRate("1750")})
+	_, err = f.bot.Desk().RecordTrade(ctx, org, tambala.NewTrade{Ref: "otc-small", USDTAmount: mustParse(money.USDT, "0.5"), ClientRate: money.MustRate("1750")})
 	require.NoError(t, err, "875 MWK is below the threshold")
 	_, err = f.ann.RecordCollection(ctx, org, tambala.NewCollection{Amount: mwk(1000), RTPReferenceNumber: "rtp-small"})
 	require.NoError(t, err)
 	assert.NotEqual(t, before, f.books(t))
 
 	// A resolution that debits (succeeded) does not wait.
-	trail, err := f.w.engine.Accounts().AuditTrail(ctx, tambala.PageRequest{Limit: 100}, tambala.AuditFilter{Org: org})
+	trail, err := f.w.engine.People().AuditTrail(ctx, tambala.PageRequest{Limit: 100}, tambala.AuditFilter{Org: org})
 	require.NoError(t, err)
 	names := map[tambala.AuditAction]string{}
 	for _, e := range trail.Items {
@@ -208,19 +208,19 @@ func TestFourEyesEveryCreditingMove(t *testing.T) {
 func takeOver(t *testing.T, f *fourEyesEnv, id, email string) string {
 	t.Helper()
 	e, ctx := f.w.engine, f.ctx
-	inv, err := e.Accounts().ResetPassword(ctx, id, 0)
+	inv, err := e.People().ResetPassword(ctx, id, 0)
 	require.NoError(t, err)
-	_, err = e.StaffPortal().AcceptInvitation(ctx, inv.Token, "taken over "+portalPassword)
+	_, err = e.StaffSessions().AcceptInvitation(ctx, inv.Token, "taken over "+portalPassword)
 	require.NoError(t, err)
-	_, err = e.Accounts().ResetTOTP(ctx, id)
+	_, err = e.People().ResetTOTP(ctx, id)
 	require.NoError(t, err)
-	r, err := e.StaffPortal().SignIn(ctx, email, "taken over "+portalPassword)
+	r, err := e.StaffSessions().SignIn(ctx, email, "taken over "+portalPassword)
 	require.NoError(t, err)
-	enrol, err := e.StaffPortal().BeginTOTP(ctx, r.Token)
+	enrol, err := e.StaffSessions().BeginTOTP(ctx, r.Token)
 	require.NoError(t, err)
 	code, err := accounts.TOTPCode(enrol.Secret, f.w.clock.Now())
 	require.NoError(t, err)
-	done, err := e.StaffPortal().ConfirmTOTP(ctx, r.Token, code)
+	done, err := e.StaffSessions().ConfirmTOTP(ctx, r.Token, code)
 	require.NoError(t, err)
 	return done.Session.Token
 }
@@ -280,7 +280,7 @@ func TestFourEyesNoBypass(t *testing.T) {
 		_ = admin
 		before := f.books(t)
 		a := pendingOf(t, f.bot.Fund(ctx, org, mwk(33_333), "token-own"))
-		users, err := e.Accounts().Users(ctx, "")
+		users, err := e.People().Users(ctx, "")
 		require.NoError(t, err)
 		var bo tambala.User
 		for _, u := range users {
@@ -293,14 +293,14 @@ func TestFourEyesNoBypass(t *testing.T) {
 		_, err = taken.Approvals().Approve(ctx, a.ID)
 		assert.ErrorIs(t, err, approvals.ErrSuspended)
 		assert.Equal(t, before, f.books(t), "nothing moved")
-		u, err := e.Accounts().User(ctx, bo.ID)
+		u, err := e.People().User(ctx, bo.ID)
 		require.NoError(t, err)
 		assert.True(t, u.ApprovalsSuspended)
 
 		// Who may not confirm: the automation, the member themself.
-		_, err = e.Accounts().ConfirmStaff(ctx, bo.ID)
+		_, err = e.People().ConfirmStaff(ctx, bo.ID)
 		assert.ErrorIs(t, err, approvals.ErrNotStaff)
-		adminAcc, err := e.StaffPortal().Accounts(ctx, adminToken)
+		adminAcc, err := e.StaffSessions().People(ctx, adminToken)
 		require.NoError(t, err)
 
 		// A staff member the automation invites once the store has staff
@@ -321,7 +321,7 @@ func TestFourEyesNoBypass(t *testing.T) {
 		assert.NotEqual(t, before, f.books(t))
 
 		// A staff admin who resets a member cannot confirm them.
-		adminAcc2, err := e.StaffPortal().Accounts(ctx, adminToken)
+		adminAcc2, err := e.StaffSessions().People(ctx, adminToken)
 		require.NoError(t, err)
 		_, err = adminAcc2.ResetTOTP(ctx, eve.ID)
 		require.NoError(t, err)
@@ -331,13 +331,13 @@ func TestFourEyesNoBypass(t *testing.T) {
 		// Nor one who invited them, after the token reset them too.
 		inv, err := adminAcc2.InviteUser(ctx, tambala.InviteUser{Email: "zed@operator.example", StaffRoles: []accounts.StaffRole{accounts.StaffOperations}})
 		require.NoError(t, err)
-		zed, err := e.StaffPortal().AcceptInvitation(ctx, inv.Token, portalPassword)
+		zed, err := e.StaffSessions().AcceptInvitation(ctx, inv.Token, portalPassword)
 		require.NoError(t, err)
-		_, err = e.Accounts().ResetTOTP(ctx, zed.ID)
+		_, err = e.People().ResetTOTP(ctx, zed.ID)
 		require.NoError(t, err)
 		_, err = adminAcc2.ConfirmStaff(ctx, zed.ID)
 		assert.ErrorIs(t, err, approvals.ErrSelfConfirm)
-		u, err = e.Accounts().User(ctx, zed.ID)
+		u, err = e.People().User(ctx, zed.ID)
 		require.NoError(t, err)
 		assert.True(t, u.ApprovalsSuspended)
 	})
@@ -350,15 +350,15 @@ func TestStaffAdminOwnRolesAndLastAdmin(t *testing.T) {
 	eachStore(t, func(t *testing.T, s store.Store) {
 		p := newPortalEnv(t, s)
 		ann, annToken := p.staffMember(t, "ann@operator.example", accounts.StaffAdmin)
-		annAcc, err := p.e.StaffPortal().Accounts(p.ctx, annToken)
+		annAcc, err := p.e.StaffSessions().People(p.ctx, annToken)
 		require.NoError(t, err)
 		_, err = annAcc.SetStaffRoles(p.ctx, ann.ID, []accounts.StaffRole{accounts.StaffAdmin, accounts.StaffOperations})
 		assert.Equal(t, errcode.Forbidden, errcode.Of(err), "a staff admin grants themself operations")
 		_, err = annAcc.DisableUser(p.ctx, ann.ID)
 		assert.Equal(t, errcode.Conflict, errcode.Of(err), "the last active staff admin disables themself")
-		_, err = p.e.Accounts().DisableUser(p.ctx, ann.ID)
+		_, err = p.e.People().DisableUser(p.ctx, ann.ID)
 		assert.Equal(t, errcode.Conflict, errcode.Of(err), "the automation disables the last active staff admin")
-		u, err := p.e.Accounts().User(p.ctx, ann.ID)
+		u, err := p.e.People().User(p.ctx, ann.ID)
 		require.NoError(t, err)
 		assert.Equal(t, []accounts.StaffRole{accounts.StaffAdmin}, u.StaffRoles)
 		assert.Equal(t, accounts.StatusActive, u.Status)
@@ -366,7 +366,7 @@ func TestStaffAdminOwnRolesAndLastAdmin(t *testing.T) {
 		// With a second staff admin, that admin changes ann's roles, and
 		// ann may leave.
 		bo, boToken := p.staffMember(t, "bo@operator.example", accounts.StaffAdmin)
-		boAcc, err := p.e.StaffPortal().Accounts(p.ctx, boToken)
+		boAcc, err := p.e.StaffSessions().People(p.ctx, boToken)
 		require.NoError(t, err)
 		u, err = boAcc.SetStaffRoles(p.ctx, ann.ID, []accounts.StaffRole{accounts.StaffAdmin, accounts.StaffOperations})
 		require.NoError(t, err)
@@ -397,11 +397,11 @@ func TestFourEyesOneCredentialRapid(t *testing.T) {
 		solo, soloToken := enrolStaff(t, e, ctx, clock, "solo@operator.example",
 			accounts.StaffAdmin, accounts.StaffOperations, accounts.StaffDesk, accounts.StaffSupport)
 		other, _ := enrolStaff(t, e, ctx, clock, "other@operator.example", accounts.StaffOperations)
-		op, acc := bot, e.Accounts()
+		op, acc := bot, e.People()
 		if rapid.Bool().Draw(rt, "staff") {
-			op, err = e.StaffPortal().Operator(ctx, soloToken)
+			op, err = e.StaffSessions().Operator(ctx, soloToken)
 			require.NoError(rt, err)
-			acc, err = e.StaffPortal().Accounts(ctx, soloToken)
+			acc, err = e.StaffSessions().People(ctx, soloToken)
 			require.NoError(rt, err)
 		}
 		current := func() money.Amount {
@@ -430,7 +430,7 @@ func TestFourEyesOneCredentialRapid(t *testing.T) {
 			if len(pending) == 0 {
 				return
 			}
-			face, err := e.StaffPortal().Operator(ctx, token)
+			face, err := e.StaffSessions().Operator(ctx, token)
 			require.NoError(rt, err)
 			_, _ = face.Approvals().Approve(ctx, rapid.SampledFrom(pending).Draw(rt, "approval"))
 		}
@@ -443,7 +443,7 @@ func TestFourEyesOneCredentialRapid(t *testing.T) {
 			"trade": func(rt *rapid.T) {
 				usdt := money.FromInt(money.USDT, rapid.Int64Range(1, 100).Draw(rt, "usdt"))
 				n++
-				tr, err := op.RecordTrade(ctx, o.ID, tambala.NewTrade{Ref: fmt.Sprint("otc-", n), USDTAmount: usdt, ClientRate: money.MustRate("1750")})
+				tr, err := op.Desk().RecordTrade(ctx, o.ID, tambala.NewTrade{Ref: fmt.Sprint("otc-", n), USDTAmount: usdt, ClientRate: money.MustRate("1750")})
 				moved(money.FromInt(money.MWK, tr.MWKAmount), err)
 			},
 			"collection": func(rt *rapid.T) {
@@ -476,17 +476,17 @@ func TestFourEyesOneCredentialRapid(t *testing.T) {
 				// second factor, signs in as them and approves.
 				inv, err := acc.ResetPassword(ctx, other.ID, 0)
 				require.NoError(rt, err)
-				_, err = e.StaffPortal().AcceptInvitation(ctx, inv.Token, "taken "+portalPassword)
+				_, err = e.StaffSessions().AcceptInvitation(ctx, inv.Token, "taken "+portalPassword)
 				require.NoError(rt, err)
 				_, err = acc.ResetTOTP(ctx, other.ID)
 				require.NoError(rt, err)
-				r, err := e.StaffPortal().SignIn(ctx, other.Email, "taken "+portalPassword)
+				r, err := e.StaffSessions().SignIn(ctx, other.Email, "taken "+portalPassword)
 				require.NoError(rt, err)
-				enrol, err := e.StaffPortal().BeginTOTP(ctx, r.Token)
+				enrol, err := e.StaffSessions().BeginTOTP(ctx, r.Token)
 				require.NoError(rt, err)
 				code, err := accounts.TOTPCode(enrol.Secret, clock.Now())
 				require.NoError(rt, err)
-				done, err := e.StaffPortal().ConfirmTOTP(ctx, r.Token, code)
+				done, err := e.StaffSessions().ConfirmTOTP(ctx, r.Token, code)
 				require.NoError(rt, err)
 				_, _ = acc.ConfirmStaff(ctx, other.ID)
 				approveAs(done.Session.Token)
@@ -498,15 +498,15 @@ func TestFourEyesOneCredentialRapid(t *testing.T) {
 				email := fmt.Sprintf("new%d@operator.example", n)
 				inv, err := acc.InviteUser(ctx, tambala.InviteUser{Email: email, StaffRoles: []accounts.StaffRole{accounts.StaffOperations}})
 				require.NoError(rt, err)
-				_, err = e.StaffPortal().AcceptInvitation(ctx, inv.Token, portalPassword)
+				_, err = e.StaffSessions().AcceptInvitation(ctx, inv.Token, portalPassword)
 				require.NoError(rt, err)
-				r, err := e.StaffPortal().SignIn(ctx, email, portalPassword)
+				r, err := e.StaffSessions().SignIn(ctx, email, portalPassword)
 				require.NoError(rt, err)
-				enrol, err := e.StaffPortal().BeginTOTP(ctx, r.Token)
+				enrol, err := e.StaffSessions().BeginTOTP(ctx, r.Token)
 				require.NoError(rt, err)
 				code, err := accounts.TOTPCode(enrol.Secret, clock.Now())
 				require.NoError(rt, err)
-				done, err := e.StaffPortal().ConfirmTOTP(ctx, r.Token, code)
+				done, err := e.StaffSessions().ConfirmTOTP(ctx, r.Token, code)
 				require.NoError(rt, err)
 				approveAs(done.Session.Token)
 			},

@@ -99,12 +99,22 @@ func operationsFrom(op Operation) []Operation {
 	return append(out, rest...)
 }
 
+// ErrNoIdempotencyKey is a create whose Idempotency has no Key;
+// ErrIdempotencyKeyTooLong one whose Key is longer than
+// MaxIdempotencyKeyLength. Both are validation errors, and errors.Is
+// matches them; a transport words them for its own request (the HTTP
+// binding names its header).
+var (
+	ErrNoIdempotencyKey      = errcode.Newf(errcode.ValidationError, "an idempotency key is required: set Idempotency.Key")
+	ErrIdempotencyKeyTooLong = errcode.Newf(errcode.ValidationError, "the idempotency key is longer than %d characters", MaxIdempotencyKeyLength)
+)
+
 func checkIdemKey(key string) error {
 	if key == "" {
-		return errcode.Newf(errcode.ValidationError, "The Idempotency-Key header is required.")
+		return ErrNoIdempotencyKey
 	}
 	if len(key) > MaxIdempotencyKeyLength {
-		return errcode.Newf(errcode.ValidationError, "The Idempotency-Key header is longer than %d characters.", MaxIdempotencyKeyLength)
+		return ErrIdempotencyKeyTooLong
 	}
 	return nil
 }
@@ -354,11 +364,8 @@ func (e *Engine) storeSince(ctx context.Context, setting []byte, cached *atomic.
 	return t, nil
 }
 
-// PruneIdempotency deletes decided outcomes older than the retention, at
-// most batch of them per call, and reports how many it deleted. Run calls
-// it every few minutes; a host that schedules its own loops calls it
-// periodically.
-func (e *Engine) PruneIdempotency(ctx context.Context, batch int) (int, error) {
+// pruneIdempotencyOfEngine is Work.PruneIdempotency.
+func (e *Engine) pruneIdempotencyOfEngine(ctx context.Context, batch int) (int, error) {
 	if batch <= 0 {
 		batch = 1000
 	}
@@ -484,4 +491,12 @@ func listIDs(tx store.Tx, index []byte, owner string, p PageRequest, keep func(i
 		return nil, "", err
 	}
 	return storage.PageIDs(tx, index, owner, p.Limit, p.BeforeID, keep)
+}
+
+// PruneIdempotency deletes decided outcomes older than the retention, at
+// most batch of them per call, and reports how many it deleted. Run calls
+// it every few minutes; a host that schedules its own loops calls it
+// periodically.
+func (u Work) PruneIdempotency(ctx context.Context, batch int) (int, error) {
+	return u.x.pruneIdempotencyOfEngine(ctx, batch)
 }

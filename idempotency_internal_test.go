@@ -140,7 +140,7 @@ func TestIdempotency_LegacyLookupsEnd(t *testing.T) {
 
 		// Another engine on the store (a restart, or a second process)
 		// reads the recorded time rather than its own.
-		now = t0.Add(e.Limits().IdempotencyRetention - time.Millisecond)
+		now = t0.Add(e.Settings().Limits().IdempotencyRetention - time.Millisecond)
 		e2, err := New(s, &Options{Clock: func() time.Time { return now }})
 		require.NoError(t, err)
 		p2, err := e2.Act(ctx, p.Org.ID)
@@ -149,7 +149,7 @@ func TestIdempotency_LegacyLookupsEnd(t *testing.T) {
 		require.NoError(t, err)
 		assert.True(t, got.Replayed, "still within the retention")
 
-		now = t0.Add(e.Limits().IdempotencyRetention)
+		now = t0.Add(e.Settings().Limits().IdempotencyRetention)
 		got, err = e2.createPayout(ctx, p2, req, idem)
 		require.NoError(t, err)
 		assert.False(t, got.Replayed, "past the retention the legacy record is no longer read")
@@ -252,7 +252,7 @@ func TestIdempotency_OperationScopedRecordsAfterUpgrade(t *testing.T) {
 	assert.Equal(t, "2026-11-25T09:00:00Z", string(since), "recorded at the first create after the upgrade")
 
 	// Past the retention the record would be pruned; it is not read.
-	now = t0.Add(e2.Limits().IdempotencyRetention)
+	now = t0.Add(e2.Settings().Limits().IdempotencyRetention)
 	c, err := e2.createPayout(ctx, p, bank, Idempotency{Key: "b-6"})
 	require.NoError(t, err)
 	assert.False(t, c.Replayed)

@@ -26,9 +26,9 @@ func TestIdempotency_OneNamespacePerOrganization(t *testing.T) {
 		v2 := tambala.PayoutV2Request{SourceAsset: "USDT", Asset: "USDT", Amount: money.DecimalText("5"), Destination: walletDest("tron", pv2Tron)}
 		others := func(key tambala.Idempotency) map[string]func() error {
 			return map[string]func() error{
-				"momo payout": func() error { _, err := b.e.Client(b.p).CreatePayout(b.ctx, momo, key); return err },
-				"bank payout": func() error { _, err := b.e.Client(b.p).CreatePayout(b.ctx, bank, key); return err },
-				"/v2 payout":  func() error { _, err := b.e.Client(b.p).CreatePayoutV2(b.ctx, v2, key); return err },
+				"momo payout": func() error { _, err := b.e.Client(b.p).V1().CreatePayout(b.ctx, momo, key); return err },
+				"bank payout": func() error { _, err := b.e.Client(b.p).V1().CreatePayout(b.ctx, bank, key); return err },
+				"/v2 payout":  func() error { _, err := b.e.Client(b.p).CreatePayout(b.ctx, v2, key); return err },
 				"order": func() error {
 					q := b.quote(t, "USDT", "MWK", "10")
 					_, err := b.e.Client(b.p).CreateOrder(b.ctx, tambala.NewOrder{QuoteID: q.ID, ClientRef: b.next("ref"), Beneficiary: deskBeneficiary()}, key)
@@ -41,14 +41,14 @@ func TestIdempotency_OneNamespacePerOrganization(t *testing.T) {
 					return err
 				},
 				"undecodable order body": func() error {
-					return b.e.Client(b.p).RefuseCreate(b.ctx, tambala.CreateOrder, key, errcode.New(errcode.ValidationError))
+					return tambala.GateOf(b.e).RefuseCreate(b.ctx, b.e.Client(b.p), tambala.CreateOrder, key, errcode.New(errcode.ValidationError))
 				},
 			}
 		}
 		counts := func() [4]int {
-			p1, err := b.e.Client(b.p).Payouts(b.ctx, tambala.PageRequest{Limit: 200}, tambala.PayoutFilter{})
+			p1, err := b.e.Client(b.p).V1().Payouts(b.ctx, tambala.PageRequest{Limit: 200}, tambala.PayoutFilter{})
 			require.NoError(t, err)
-			p2, err := b.e.Client(b.p).PayoutsV2(b.ctx, tambala.PageRequest{Limit: 200}, tambala.PayoutFilter{})
+			p2, err := b.e.Client(b.p).Payouts(b.ctx, tambala.PageRequest{Limit: 200}, tambala.PayoutFilter{})
 			require.NoError(t, err)
 			o, err := b.e.Client(b.p).Orders(b.ctx, tambala.PageRequest{Limit: 200}, tambala.OrderFilter{})
 			require.NoError(t, err)
@@ -59,7 +59,7 @@ func TestIdempotency_OneNamespacePerOrganization(t *testing.T) {
 
 		// Decided by a bank payout: every other create is conflict.
 		key := tambala.Idempotency{Key: "b-6"}
-		first, err := b.e.Client(b.p).CreatePayout(b.ctx, bank, key)
+		first, err := b.e.Client(b.p).V1().CreatePayout(b.ctx, bank, key)
 		require.NoError(t, err)
 		before, usdt, mwk := counts(), b.balance(t, b.org.ID, money.USDT), b.balance(t, b.org.ID, money.MWK)
 		for name, op := range others(key) {
@@ -71,25 +71,25 @@ func TestIdempotency_OneNamespacePerOrganization(t *testing.T) {
 		require.Equal(t, before, counts(), "nothing created")
 		require.Equal(t, usdt, b.balance(t, b.org.ID, money.USDT), "nothing held")
 		require.Equal(t, mwk, b.balance(t, b.org.ID, money.MWK), "nothing held")
-		again, err := b.e.Client(b.p).CreatePayout(b.ctx, bank, key)
+		again, err := b.e.Client(b.p).V1().CreatePayout(b.ctx, bank, key)
 		require.NoError(t, err)
 		require.True(t, again.Replayed)
 		require.Equal(t, first.Resource.ID, again.Resource.ID)
 
 		// Decided by a /v2 payout: the /v1 rails are conflict.
 		key2 := tambala.Idempotency{Key: "v2-first"}
-		p2, err := b.e.Client(b.p).CreatePayoutV2(b.ctx, v2, key2)
+		p2, err := b.e.Client(b.p).CreatePayout(b.ctx, v2, key2)
 		require.NoError(t, err)
 		for _, name := range []string{"bank payout", "momo payout", "conversion"} {
 			requireCode(t, errcode.Conflict, others(key2)[name](), name)
 		}
-		r2, err := b.e.Client(b.p).CreatePayoutV2(b.ctx, v2, key2)
+		r2, err := b.e.Client(b.p).CreatePayout(b.ctx, v2, key2)
 		require.NoError(t, err)
 		require.True(t, r2.Replayed)
 		require.Equal(t, p2.Resource.ID, r2.Resource.ID)
 
 		// Another organization's key of the same name is its own.
-		_, err = b.e.Client(b.victimP).CreatePayout(b.ctx, momo, key)
+		_, err = b.e.Client(b.victimP).V1().CreatePayout(b.ctx, momo, key)
 		require.NoError(t, err)
 		b.check(t)
 	})

@@ -37,7 +37,7 @@ func TestIdempotency_PruneAfterRetention(t *testing.T) {
 
 	// Within the retention the record stays and replays.
 	c.Advance(72*time.Hour - time.Millisecond)
-	n, err := e.PruneIdempotency(ctx, 0)
+	n, err := e.Work().PruneIdempotency(ctx, 0)
 	require.NoError(t, err)
 	assert.Equal(t, 0, n)
 	again := create(t, e, p, "K", bankPayout("100"))
@@ -48,16 +48,16 @@ func TestIdempotency_PruneAfterRetention(t *testing.T) {
 
 	// Past it the record is pruned, once, and the key is free again.
 	c.Advance(2 * time.Millisecond)
-	n, err = e.PruneIdempotency(ctx, 0)
+	n, err = e.Work().PruneIdempotency(ctx, 0)
 	require.NoError(t, err)
 	assert.Equal(t, 1, n)
-	n, err = e.PruneIdempotency(ctx, 0)
+	n, err = e.Work().PruneIdempotency(ctx, 0)
 	require.NoError(t, err)
 	assert.Equal(t, 0, n)
 	reused := create(t, e, p, "K", bankPayout("101"))
 	assert.False(t, reused.Replayed, "a pruned key makes a new payout")
 	assert.NotEqual(t, first.Body, reused.Body)
-	page, err := e.Client(p).Payouts(ctx, tambala.PageRequest{}, tambala.PayoutFilter{})
+	page, err := e.Client(p).V1().Payouts(ctx, tambala.PageRequest{}, tambala.PayoutFilter{})
 	require.NoError(t, err)
 	assert.Len(t, page.Items, 2)
 }
@@ -75,7 +75,7 @@ func TestIdempotency_PruneOnlyOldRecordsInBatches(t *testing.T) {
 
 	var got []int
 	for {
-		n, err := e.PruneIdempotency(ctx, 2)
+		n, err := e.Work().PruneIdempotency(ctx, 2)
 		require.NoError(t, err)
 		got = append(got, n)
 		if n == 0 {
@@ -96,11 +96,11 @@ func TestIdempotency_ShortestRetentionIs24Hours(t *testing.T) {
 	p, _ := orgWithKey(t, e, "A", 1_000_000)
 	create(t, e, p, "K", bankPayout("10"))
 	c.Advance(23 * time.Hour)
-	n, err := e.PruneIdempotency(ctx, 0)
+	n, err := e.Work().PruneIdempotency(ctx, 0)
 	require.NoError(t, err)
 	assert.Equal(t, 0, n)
 	c.Advance(time.Hour + time.Millisecond)
-	n, err = e.PruneIdempotency(ctx, 0)
+	n, err = e.Work().PruneIdempotency(ctx, 0)
 	require.NoError(t, err)
 	assert.Equal(t, 1, n)
 }
@@ -160,7 +160,7 @@ func TestIdempotency_ConcurrentCreatesDecideOnce(t *testing.T) {
 		assert.Equal(t, body, outs[i].Body)
 	}
 	assert.Equal(t, 1, decided, "exactly one request decides the outcome")
-	page, err := e.Client(p).Payouts(ctx, tambala.PageRequest{}, tambala.PayoutFilter{})
+	page, err := e.Client(p).V1().Payouts(ctx, tambala.PageRequest{}, tambala.PayoutFilter{})
 	require.NoError(t, err)
 	assert.Len(t, page.Items, 1)
 }

@@ -300,7 +300,7 @@ func (e *Engine) admitNow(ctx context.Context, p Principal, api API) error {
 // store; the answer is the one Admit would have given at the moment of
 // authentication, and every use case checks the rules again inside its
 // own transaction.
-func (p Principal) Admitted(api API) error {
+func (g Gate) Admitted(p Principal, api API) error {
 	if !p.valid {
 		return errNoPrincipal
 	}

@@ -68,8 +68,8 @@ func TestRun_FailsFastWithoutPorts(t *testing.T) {
 	e, err := tambala.New(memstore.New(), &tambala.Options{Webhooks: nopSender{}})
 	require.NoError(t, err)
 	assert.ErrorIs(t, e.Run(ctx), tambala.ErrNoPayoutProvider)
-	assert.ErrorIs(t, e.RunPayoutWorker(ctx, time.Millisecond), tambala.ErrNoPayoutProvider)
-	_, err = e.ProcessPayouts(ctx)
+	assert.ErrorIs(t, e.Work().RunPayoutWorker(ctx, time.Millisecond), tambala.ErrNoPayoutProvider)
+	_, err = e.Work().ProcessPayouts(ctx)
 	assert.ErrorIs(t, err, tambala.ErrNoPayoutProvider)
 
 	e, err = tambala.New(memstore.New(), &tambala.Options{Payouts: sandbox.New(nil)})
@@ -80,8 +80,8 @@ func TestRun_FailsFastWithoutPorts(t *testing.T) {
 	assert.ErrorIs(t, e.Run(ctx, tambala.LoopConversions), tambala.ErrNoConverter)
 	assert.ErrorIs(t, e.Run(ctx, tambala.LoopEvents), tambala.ErrNoEventHandler)
 	assert.ErrorIs(t, e.Run(ctx, tambala.Loop(99)), tambala.ErrUnknownLoop)
-	assert.ErrorIs(t, e.RunDispatcher(ctx, time.Millisecond), tambala.ErrNoWebhookSender)
-	_, err = e.ProcessDeliveries(ctx)
+	assert.ErrorIs(t, e.Work().RunDispatcher(ctx, time.Millisecond), tambala.ErrNoWebhookSender)
+	_, err = e.Work().ProcessDeliveries(ctx)
 	assert.ErrorIs(t, err, tambala.ErrNoWebhookSender)
 	assert.Contains(t, tambala.ErrNoWebhookSender.Error(), "Options.Webhooks", "the error names what is missing")
 }
@@ -95,7 +95,7 @@ func TestRun_ReturnsAfterPassesFinish(t *testing.T) {
 		Worker: tambala.WorkerOptions{Interval: time.Millisecond}, Dispatcher: tambala.DispatcherOptions{Interval: time.Millisecond}})
 	require.NoError(t, err)
 	p := fundedPrincipal(t, e, "100000.00")
-	_, err = e.Client(p).CreatePayout(context.Background(), momoRequest("100"), tambala.Idempotency{Key: "k"})
+	_, err = e.Client(p).V1().CreatePayout(context.Background(), momoRequest("100"), tambala.Idempotency{Key: "k"})
 	require.NoError(t, err)
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -135,14 +135,14 @@ func TestRun_PayoutSucceeds(t *testing.T) {
 			Worker: tambala.WorkerOptions{Interval: 5 * time.Millisecond, Poll: 5 * time.Millisecond}})
 		require.NoError(t, err)
 		p := fundedPrincipal(t, e, "100000.00")
-		c, err := e.Client(p).CreatePayout(context.Background(), momoRequest("5000"), tambala.Idempotency{Key: "run"})
+		c, err := e.Client(p).V1().CreatePayout(context.Background(), momoRequest("5000"), tambala.Idempotency{Key: "run"})
 		require.NoError(t, err)
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
 		go func() { done <- e.Run(ctx) }()
 		deadline := time.Now().Add(10 * time.Second)
 		for {
-			po, err := e.Client(p).Payout(context.Background(), c.Resource.ID)
+			po, err := e.Client(p).V1().Payout(context.Background(), c.Resource.ID)
 			require.NoError(t, err)
 			if po.Status.Terminal() {
 				assert.Equal(t, "succeeded", string(po.Status))

@@ -63,10 +63,10 @@ func TestMetrics_OrdersAndConversions(t *testing.T) {
 		_, err = d.e.Client(d.p).CreateConversion(d.ctx, tambala.NewConversion{QuoteID: q.ID}, tambala.Idempotency{Key: "c"})
 		require.NoError(t, err)
 	}
-	_, err = d.e.ProcessConversions(d.ctx)
+	_, err = d.e.Work().ProcessConversions(d.ctx)
 	require.NoError(t, err)
 	d.clock.Advance(convDelay + time.Second)
-	_, err = d.e.ProcessConversions(d.ctx)
+	_, err = d.e.Work().ProcessConversions(d.ctx)
 	require.NoError(t, err)
 
 	assert.Equal(t, []string{

@@ -57,7 +57,7 @@ func TestTwoInstances_RacingPayoutsNeverOverdraw(t *testing.T) {
 				e, pr = b, pb
 			}
 			wg.Go(func() {
-				_, err := e.Client(pr).CreatePayout(ctx, momoRequest("500"), tambala.Idempotency{Key: fmt.Sprint("k", i)})
+				_, err := e.Client(pr).V1().CreatePayout(ctx, momoRequest("500"), tambala.Idempotency{Key: fmt.Sprint("k", i)})
 				switch errcode.Of(err) {
 				case "":
 					accepted.Add(1)
@@ -71,7 +71,7 @@ func TestTwoInstances_RacingPayoutsNeverOverdraw(t *testing.T) {
 		wg.Wait()
 		assert.EqualValues(t, want, accepted.Load())
 		assert.EqualValues(t, racers-want, refused.Load())
-		bal, err := b.Client(pb).BalanceV1(ctx)
+		bal, err := b.Client(pb).V1().Balance(ctx)
 		require.NoError(t, err)
 		assert.Equal(t, "9616.10", bal.Held.String()) // 13 × 739.70
 		assert.NoError(t, ledger.CheckStore(ctx, s))
@@ -99,7 +99,7 @@ func TestTwoInstances_OneKeyOnePayout(t *testing.T) {
 					e, pr = b, pb
 				}
 				wg.Go(func() {
-					c, err := e.Client(pr).CreatePayout(ctx, momoRequest("100"), tambala.Idempotency{Key: key})
+					c, err := e.Client(pr).V1().CreatePayout(ctx, momoRequest("100"), tambala.Idempotency{Key: key})
 					if errcode.Of(err) == errcode.Conflict {
 						return // the other request with this key is still being decided
 					}
@@ -114,7 +114,7 @@ func TestTwoInstances_OneKeyOnePayout(t *testing.T) {
 			wg.Wait()
 			assert.Len(t, ids, 1, "round %d: one key made %v", round, ids)
 		}
-		page, err := a.Client(p).Payouts(ctx, tambala.PageRequest{Limit: 100}, tambala.PayoutFilter{})
+		page, err := a.Client(p).V1().Payouts(ctx, tambala.PageRequest{Limit: 100}, tambala.PayoutFilter{})
 		require.NoError(t, err)
 		assert.Len(t, page.Items, 5)
 		assert.NoError(t, ledger.CheckStore(ctx, s))
@@ -143,7 +143,7 @@ func TestTwoInstances_WorkersAndDispatchersOnce(t *testing.T) {
 		require.NoError(t, err)
 		var ids []string
 		for i := range 12 {
-			c, err := a.Client(p).CreatePayout(ctx, momoRequest(fmt.Sprint(100+i)), tambala.Idempotency{Key: fmt.Sprint("w", i)})
+			c, err := a.Client(p).V1().CreatePayout(ctx, momoRequest(fmt.Sprint(100+i)), tambala.Idempotency{Key: fmt.Sprint("w", i)})
 			require.NoError(t, err)
 			ids = append(ids, c.Resource.ID)
 		}
@@ -151,11 +151,11 @@ func TestTwoInstances_WorkersAndDispatchersOnce(t *testing.T) {
 			var wg sync.WaitGroup
 			for _, e := range []*tambala.Engine{a, b} {
 				wg.Go(func() {
-					_, err := e.ProcessPayouts(ctx)
+					_, err := e.Work().ProcessPayouts(ctx)
 					assert.NoError(t, err)
 				})
 				wg.Go(func() {
-					_, err := e.ProcessDeliveries(ctx)
+					_, err := e.Work().ProcessDeliveries(ctx)
 					assert.NoError(t, err)
 				})
 			}
@@ -163,7 +163,7 @@ func TestTwoInstances_WorkersAndDispatchersOnce(t *testing.T) {
 			clock.Advance(time.Second)
 		}
 		for _, id := range ids {
-			po, err := b.Client(p).Payout(ctx, id)
+			po, err := b.Client(p).V1().Payout(ctx, id)
 			require.NoError(t, err)
 			assert.Equal(t, payouts.Succeeded, po.Status)
 			assert.Equal(t, 1, prov.SubmitCalls(id), "one submission")

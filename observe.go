@@ -69,10 +69,8 @@ func tracerOf(tp trace.TracerProvider) trace.Tracer {
 	return tp.Tracer(instrumentationName)
 }
 
-// TracerProvider returns Options.TracerProvider, nil when tracing is off.
-// A transport in front of the engine (adapters/httpapi) takes it as its
-// default, so that one option turns tracing on end to end.
-func (e *Engine) TracerProvider() trace.TracerProvider { return e.tp }
+// tracerProviderOfEngine is Settings.TracerProvider.
+func (e *Engine) tracerProviderOfEngine() trace.TracerProvider { return e.tp }
 
 // span is one of the engine's spans, or nothing when tracing is off: its
 // methods do nothing then.
@@ -256,4 +254,11 @@ func (e *Engine) reportPayout(c stateChange) {
 	if c.to.Terminal() {
 		e.metrics.PayoutFinished(c.rail, c.to, c.by)
 	}
+}
+
+// TracerProvider returns Options.TracerProvider, nil when tracing is off.
+// A transport in front of the engine (adapters/httpapi) takes it as its
+// default, so that one option turns tracing on end to end.
+func (u Settings) TracerProvider() trace.TracerProvider {
+	return u.x.tracerProviderOfEngine()
 }

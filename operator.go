@@ -64,8 +64,8 @@ func (o *Operator) change(ctx context.Context, role accounts.StaffRole) (context
 	return o.e.changeAs(ctx, o.token, role)
 }
 
-// AllCorridors lists every corridor (the operator's side).
-func (o *Operator) AllCorridors(ctx context.Context) (_ []quotes.Corridor, err error) {
+// allCorridorsOfOperator is Desk.Corridors.
+func (o *Operator) allCorridorsOfOperator(ctx context.Context) (_ []quotes.Corridor, err error) {
 	ctx, span := o.span(ctx, "tambala.Operator.AllCorridors")
 	defer span.end(&err)
 	ctx, err = o.act(ctx, "")
@@ -75,8 +75,8 @@ func (o *Operator) AllCorridors(ctx context.Context) (_ []quotes.Corridor, err e
 	return o.e.allCorridors(ctx)
 }
 
-// AssetLimits returns the limits of op in asset (the operator's side).
-func (o *Operator) AssetLimits(ctx context.Context, asset money.AssetCode, op string) (_ quotes.Limits, err error) {
+// assetLimitsOfOperator is Desk.AssetLimits.
+func (o *Operator) assetLimitsOfOperator(ctx context.Context, asset money.AssetCode, op string) (_ quotes.Limits, err error) {
 	ctx, span := o.span(ctx, "tambala.Operator.AssetLimits")
 	defer span.end(&err)
 	ctx, err = o.act(ctx, "")
@@ -86,10 +86,8 @@ func (o *Operator) AssetLimits(ctx context.Context, asset money.AssetCode, op st
 	return o.e.readAssetLimits(ctx, asset, op)
 }
 
-// Backlog reads the backlog in one read transaction: the due indexes up to
-// now, and every payout not terminal. It costs a read of each payout in
-// flight, so call it at scrape intervals, not per request.
-func (o *Operator) Backlog(ctx context.Context) (_ Backlog, err error) {
+// backlogOfOperator is BackOffice.Backlog.
+func (o *Operator) backlogOfOperator(ctx context.Context) (_ Backlog, err error) {
 	ctx, span := o.span(ctx, "tambala.Operator.Backlog")
 	defer span.end(&err)
 	ctx, err = o.act(ctx, "")
@@ -117,11 +115,8 @@ func (o *Operator) BootstrapOrganization(ctx context.Context, b Bootstrap) (_ Bo
 	return o.e.bootstrapOrganization(ctx, b)
 }
 
-// ClawbackPayout records a provider clawback of a succeeded payout (the
-// operator's side): its amount returns to the organization, so above the
-// threshold of its asset it waits for a second staff member's approval
-// (ApprovalPendingError).
-func (o *Operator) ClawbackPayout(ctx context.Context, id string) (err error) {
+// clawbackPayoutOfOperator is BackOffice.ClawbackPayout.
+func (o *Operator) clawbackPayoutOfOperator(ctx context.Context, id string) (err error) {
 	ctx, span := o.span(ctx, "tambala.Operator.ClawbackPayout")
 	defer span.end(&err)
 	ctx, done, err := o.change(ctx, accounts.StaffOperations)
@@ -171,8 +166,8 @@ func (o *Operator) Deliveries(ctx context.Context, orgID string, page PageReques
 	return o.e.deliveries(ctx, orgID, page)
 }
 
-// DeskOrder returns any order (the operator's side).
-func (o *Operator) DeskOrder(ctx context.Context, id string) (_ orders.Order, err error) {
+// deskOrderOfOperator is Desk.Order.
+func (o *Operator) deskOrderOfOperator(ctx context.Context, id string) (_ orders.Order, err error) {
 	ctx, span := o.span(ctx, "tambala.Operator.DeskOrder")
 	defer span.end(&err)
 	ctx, err = o.act(ctx, "")
@@ -182,9 +177,8 @@ func (o *Operator) DeskOrder(ctx context.Context, id string) (_ orders.Order, er
 	return o.e.deskOrder(ctx, id)
 }
 
-// DeskOrders lists orders for the desk, newest first: those in one status
-// (the queue of work), or all, optionally of one organization.
-func (o *Operator) DeskOrders(ctx context.Context, q DeskQueue, page PageRequest) (_ Page[orders.Order], err error) {
+// deskOrdersOfOperator is Desk.Orders.
+func (o *Operator) deskOrdersOfOperator(ctx context.Context, q DeskQueue, page PageRequest) (_ Page[orders.Order], err error) {
 	ctx, span := o.span(ctx, "tambala.Operator.DeskOrders")
 	defer span.end(&err)
 	ctx, err = o.act(ctx, "")
@@ -194,9 +188,8 @@ func (o *Operator) DeskOrders(ctx context.Context, q DeskQueue, page PageRequest
 	return o.e.deskOrders(ctx, q, page)
 }
 
-// DeskProof opens the newest funding proof of an order (the operator's
-// side); the caller closes Content.
-func (o *Operator) DeskProof(ctx context.Context, orderID string) (_ ProofFile, err error) {
+// deskProofOfOperator is Desk.Proof.
+func (o *Operator) deskProofOfOperator(ctx context.Context, orderID string) (_ ProofFile, err error) {
 	ctx, span := o.span(ctx, "tambala.Operator.DeskProof")
 	defer span.end(&err)
 	ctx, err = o.act(ctx, "")
@@ -254,14 +247,8 @@ func (o *Operator) Keys(ctx context.Context, orgID string) (_ []APIKey, err erro
 	return o.e.keys(ctx, orgID)
 }
 
-// MoveOrder makes one desk or operator move of an order (the operator's
-// side): orders.StartProcessing, CoinsSent, Complete, Fail, Cancel,
-// ReturnRefund, Instructions, RejectProof, ConfirmFunds. Each move is one
-// transaction with its ledger entries and events; repeating a move already
-// made returns the order unchanged; a move the order's state does not allow
-// is conflict. Moves go on while /v2 is paused: they are the operator's
-// work, not /v2 requests.
-func (o *Operator) MoveOrder(ctx context.Context, id string, cmd orders.Command) (_ orders.Order, err error) {
+// moveOrderOfOperator is Desk.MoveOrder.
+func (o *Operator) moveOrderOfOperator(ctx context.Context, id string, cmd orders.Command) (_ orders.Order, err error) {
 	ctx, span := o.span(ctx, "tambala.Operator.MoveOrder")
 	defer span.end(&err)
 	ctx, done, err := o.change(ctx, accounts.StaffDesk)
@@ -312,7 +299,7 @@ func (o *Operator) Organizations(ctx context.Context) (_ []Organization, err err
 }
 
 // Pause returns the pause switches.
-func (o *Operator) Pause(ctx context.Context) (_ PauseState, err error) {
+func (o *Operator) PauseState(ctx context.Context) (_ PauseState, err error) {
 	ctx, span := o.span(ctx, "tambala.Operator.Pause")
 	defer span.end(&err)
 	ctx, err = o.act(ctx, "")
@@ -322,10 +309,8 @@ func (o *Operator) Pause(ctx context.Context) (_ PauseState, err error) {
 	return o.e.pause(ctx)
 }
 
-// PayoutsInFlight lists the payouts that are not terminal, oldest first
-// (the operator's side): what a restart, an unreachable provider or a
-// stuck rail has left in flight, each with its overdue flag.
-func (o *Operator) PayoutsInFlight(ctx context.Context, f InFlightFilter) (_ []InFlightPayout, err error) {
+// payoutsInFlightOfOperator is BackOffice.PayoutsInFlight.
+func (o *Operator) payoutsInFlightOfOperator(ctx context.Context, f InFlightFilter) (_ []InFlightPayout, err error) {
 	ctx, span := o.span(ctx, "tambala.Operator.PayoutsInFlight")
 	defer span.end(&err)
 	ctx, err = o.act(ctx, "")
@@ -351,19 +336,8 @@ func (o *Operator) RecordCollection(ctx context.Context, orgID string, n NewColl
 	return o.e.recordCollectionByOperator(ctx, orgID, n)
 }
 
-// RecordDeposit credits a deposit: Credit From external net of the
-// asset's collection fee, a /v2 collection with source deposit and
-// collection_v2.settled, in one transaction. It is idempotent per
-// (network, tx_ref): the same deposit again returns the same collection;
-// other figures under that pair are conflict. The network must be known
-// and carry the asset (unsupported_network), the asset configured
-// (unsupported_asset) and enabled with collection for the organization
-// (corridor_not_enabled). Above the asset's approval threshold it waits
-// for a second staff member's approval (ApprovalPendingError). The
-// answer tells what this call did: Replayed false, it credited the
-// deposit (Resource is the new collection); Replayed true, the same
-// deposit was credited before, and Resource is that collection.
-func (o *Operator) RecordDeposit(ctx context.Context, orgID string, d Deposit) (_ Created[CollectionV2], err error) {
+// recordDepositOfOperator is Desk.RecordDeposit.
+func (o *Operator) recordDepositOfOperator(ctx context.Context, orgID string, d Deposit) (_ Created[CollectionV2], err error) {
 	ctx, span := o.span(ctx, "tambala.Operator.RecordDeposit")
 	defer span.end(&err)
 	ctx, done, err := o.change(ctx, accounts.StaffOperations)
@@ -374,14 +348,8 @@ func (o *Operator) RecordDeposit(ctx context.Context, orgID string, d Deposit) (
 	return o.e.recordDepositOnce(ctx, orgID, d)
 }
 
-// RecordTrade records an OTC trade (the operator's side): the amount at the
-// rate gives whole kwacha, rounded down, credited to the organization's MWK
-// balance from the operator's float. Ref makes it happen once: recording
-// the same ref again returns the first trade; the same ref with other
-// figures is conflict. Above the MWK approval threshold (the kwacha it
-// credits) it waits for a second staff member's approval
-// (ApprovalPendingError).
-func (o *Operator) RecordTrade(ctx context.Context, orgID string, n NewTrade) (_ Trade, err error) {
+// recordTradeOfOperator is Desk.RecordTrade.
+func (o *Operator) recordTradeOfOperator(ctx context.Context, orgID string, n NewTrade) (_ Trade, err error) {
 	ctx, span := o.span(ctx, "tambala.Operator.RecordTrade")
 	defer span.end(&err)
 	ctx, done, err := o.change(ctx, accounts.StaffOperations)
@@ -406,17 +374,8 @@ func (o *Operator) Redeliver(ctx context.Context, orgID string, id string) (_ De
 	return o.e.redeliver(ctx, orgID, id)
 }
 
-// ResolvePayout finishes a submitted or pending payout as the operator
-// found it at the provider, through the same transition, ledger entries
-// and event as the worker: succeeded captures the hold (the observed fee
-// charged, an excess above the hold from available or as shortfall);
-// failed releases it whole. A payout in another status is conflict; the
-// worker, which may be talking to the provider about it at the same time,
-// leaves a payout the operator has finished alone. Failed returns the hold
-// to the organization: above the threshold of the payout's asset it waits
-// for a second staff member's approval (ApprovalPendingError), the payout
-// left as it is; a rejected one may be asked again.
-func (o *Operator) ResolvePayout(ctx context.Context, id string, r Resolution) (_ payouts.Payout, err error) {
+// resolvePayoutOfOperator is BackOffice.ResolvePayout.
+func (o *Operator) resolvePayoutOfOperator(ctx context.Context, id string, r Resolution) (_ payouts.Payout, err error) {
 	ctx, span := o.span(ctx, "tambala.Operator.ResolvePayout")
 	defer span.end(&err)
 	ctx, done, err := o.change(ctx, accounts.StaffOperations)
@@ -455,14 +414,8 @@ func (o *Operator) RevokeKey(ctx context.Context, orgID string, idOrPrefix strin
 	return o.e.revokeKey(ctx, orgID, idOrPrefix)
 }
 
-// RotateDepositAddress gives org a new address on network (the operator's
-// side, and the only way an address changes): the issuer is asked outside
-// any transaction, its address checked and stored in place of the old one.
-// An unknown organization is not_found, an unknown network
-// unsupported_network; an issuer that fails or gives the address already in
-// use makes it service_unavailable. Assets are those of the organization's
-// list with collection that the network carries (possibly none).
-func (o *Operator) RotateDepositAddress(ctx context.Context, orgID string, network string) (_ DepositAddress, err error) {
+// rotateDepositAddressOfOperator is Desk.RotateDepositAddress.
+func (o *Operator) rotateDepositAddressOfOperator(ctx context.Context, orgID string, network string) (_ DepositAddress, err error) {
 	ctx, span := o.span(ctx, "tambala.Operator.RotateDepositAddress")
 	defer span.end(&err)
 	ctx, done, err := o.change(ctx, accounts.StaffOperations)
@@ -489,11 +442,8 @@ func (o *Operator) SetAllowlist(ctx context.Context, id string, addrs []netip.Ad
 	return o.e.setAllowlist(ctx, id, addrs)
 }
 
-// SetAssetLimits sets the smallest and largest amount of one /v2
-// operation (OpConvert on the from side, OpPayout on the amount delivered)
-// in asset (the operator's side); nil bounds remove them. Amounts must be
-// of the asset, positive, and min at most max.
-func (o *Operator) SetAssetLimits(ctx context.Context, asset money.AssetCode, op string, l quotes.Limits) (err error) {
+// setAssetLimitsOfOperator is Desk.SetAssetLimits.
+func (o *Operator) setAssetLimitsOfOperator(ctx context.Context, asset money.AssetCode, op string, l quotes.Limits) (err error) {
 	ctx, span := o.span(ctx, "tambala.Operator.SetAssetLimits")
 	defer span.end(&err)
 	ctx, done, err := o.change(ctx, accounts.StaffDesk)
@@ -530,11 +480,8 @@ func (o *Operator) SetBalanceFloor(ctx context.Context, id string, floorMWK mone
 	return o.e.setBalanceFloor(ctx, id, floorMWK)
 }
 
-// SetCorridor creates or replaces the corridor of a fiat asset (the
-// operator's side): its rates per direction (nil closes one), minimum,
-// optional maximum and whether it is open. Quotes already issued keep
-// their frozen terms.
-func (o *Operator) SetCorridor(ctx context.Context, c quotes.Corridor) (_ quotes.Corridor, err error) {
+// setCorridorOfOperator is Desk.SetCorridor.
+func (o *Operator) setCorridorOfOperator(ctx context.Context, c quotes.Corridor) (_ quotes.Corridor, err error) {
 	ctx, span := o.span(ctx, "tambala.Operator.SetCorridor")
 	defer span.end(&err)
 	ctx, done, err := o.change(ctx, accounts.StaffDesk)
@@ -708,4 +655,141 @@ func (e *Engine) backlog(ctx context.Context) (Backlog, error) {
 		}
 	}
 	return b, err
+}
+
+// Desk is the operator's stablecoin desk: the orders and their moves, the
+// proofs clients upload, the corridors and asset limits, OTC trades and
+// network deposits. Operator.Desk returns it, with the operator's
+// caller (the automation, or a staff session and its roles).
+type Desk struct{ x *Operator }
+
+// Desk is the desk of o's caller.
+func (o *Operator) Desk() Desk { return Desk{o} }
+
+// Backlog reads the backlog in one read transaction: the due indexes up to
+// now, and every payout not terminal. It costs a read of each payout in
+// flight, so call it at scrape intervals, not per request.
+func (u BackOffice) Backlog(ctx context.Context) (Backlog, error) {
+	return u.o.backlogOfOperator(ctx)
+}
+
+// ClawbackPayout records a provider clawback of a succeeded payout (the
+// operator's side): its amount returns to the organization, so above the
+// threshold of its asset it waits for a second staff member's approval
+// (ApprovalPendingError).
+func (u BackOffice) ClawbackPayout(ctx context.Context, id string) error {
+	return u.o.clawbackPayoutOfOperator(ctx, id)
+}
+
+// PayoutsInFlight lists the payouts that are not terminal, oldest first
+// (the operator's side): what a restart, an unreachable provider or a
+// stuck rail has left in flight, each with its overdue flag.
+func (u BackOffice) PayoutsInFlight(ctx context.Context, f InFlightFilter) ([]InFlightPayout, error) {
+	return u.o.payoutsInFlightOfOperator(ctx, f)
+}
+
+// ResolvePayout finishes a submitted or pending payout as the operator
+// found it at the provider, through the same transition, ledger entries
+// and event as the worker: succeeded captures the hold (the observed fee
+// charged, an excess above the hold from available or as shortfall);
+// failed releases it whole. A payout in another status is conflict; the
+// worker, which may be talking to the provider about it at the same time,
+// leaves a payout the operator has finished alone. Failed returns the hold
+// to the organization: above the threshold of the payout's asset it waits
+// for a second staff member's approval (ApprovalPendingError), the payout
+// left as it is; a rejected one may be asked again.
+func (u BackOffice) ResolvePayout(ctx context.Context, id string, r Resolution) (payouts.Payout, error) {
+	return u.o.resolvePayoutOfOperator(ctx, id, r)
+}
+
+// AssetLimits returns the limits of op in asset (the operator's side).
+func (u Desk) AssetLimits(ctx context.Context, asset money.AssetCode, op string) (quotes.Limits, error) {
+	return u.x.assetLimitsOfOperator(ctx, asset, op)
+}
+
+// Corridors lists every corridor (the operator's side).
+func (u Desk) Corridors(ctx context.Context) ([]quotes.Corridor, error) {
+	return u.x.allCorridorsOfOperator(ctx)
+}
+
+// MoveOrder makes one desk or operator move of an order (the operator's
+// side): orders.StartProcessing, CoinsSent, Complete, Fail, Cancel,
+// ReturnRefund, Instructions, RejectProof, ConfirmFunds. Each move is one
+// transaction with its ledger entries and events; repeating a move already
+// made returns the order unchanged; a move the order's state does not allow
+// is conflict. Moves go on while /v2 is paused: they are the operator's
+// work, not /v2 requests.
+func (u Desk) MoveOrder(ctx context.Context, id string, cmd orders.Command) (orders.Order, error) {
+	return u.x.moveOrderOfOperator(ctx, id, cmd)
+}
+
+// Order returns any order (the operator's side).
+func (u Desk) Order(ctx context.Context, id string) (orders.Order, error) {
+	return u.x.deskOrderOfOperator(ctx, id)
+}
+
+// Orders lists orders for the desk, newest first: those in one status
+// (the queue of work), or all, optionally of one organization.
+func (u Desk) Orders(ctx context.Context, q DeskQueue, page PageRequest) (Page[orders.Order], error) {
+	return u.x.deskOrdersOfOperator(ctx, q, page)
+}
+
+// Proof opens the newest funding proof of an order (the operator's
+// side); the caller closes Content.
+func (u Desk) Proof(ctx context.Context, orderID string) (ProofFile, error) {
+	return u.x.deskProofOfOperator(ctx, orderID)
+}
+
+// RecordDeposit credits a deposit: Credit From external net of the
+// asset's collection fee, a /v2 collection with source deposit and
+// collection_v2.settled, in one transaction. It is idempotent per
+// (network, tx_ref): the same deposit again returns the same collection;
+// other figures under that pair are conflict. The network must be known
+// and carry the asset (unsupported_network), the asset configured
+// (unsupported_asset) and enabled with collection for the organization
+// (corridor_not_enabled). Above the asset's approval threshold it waits
+// for a second staff member's approval (ApprovalPendingError). The
+// answer tells what this call did: Replayed false, it credited the
+// deposit (Resource is the new collection); Replayed true, the same
+// deposit was credited before, and Resource is that collection.
+func (u Desk) RecordDeposit(ctx context.Context, orgID string, d Deposit) (Created[CollectionV2], error) {
+	return u.x.recordDepositOfOperator(ctx, orgID, d)
+}
+
+// RecordTrade records an OTC trade (the operator's side): the amount at the
+// rate gives whole kwacha, rounded down, credited to the organization's MWK
+// balance from the operator's float. Ref makes it happen once: recording
+// the same ref again returns the first trade; the same ref with other
+// figures is conflict. Above the MWK approval threshold (the kwacha it
+// credits) it waits for a second staff member's approval
+// (ApprovalPendingError).
+func (u Desk) RecordTrade(ctx context.Context, orgID string, n NewTrade) (Trade, error) {
+	return u.x.recordTradeOfOperator(ctx, orgID, n)
+}
+
+// RotateDepositAddress gives org a new address on network (the operator's
+// side, and the only way an address changes): the issuer is asked outside
+// any transaction, its address checked and stored in place of the old one.
+// An unknown organization is not_found, an unknown network
+// unsupported_network; an issuer that fails or gives the address already in
+// use makes it service_unavailable. Assets are those of the organization's
+// list with collection that the network carries (possibly none).
+func (u Desk) RotateDepositAddress(ctx context.Context, orgID string, network string) (DepositAddress, error) {
+	return u.x.rotateDepositAddressOfOperator(ctx, orgID, network)
+}
+
+// SetAssetLimits sets the smallest and largest amount of one /v2
+// operation (OpConvert on the from side, OpPayout on the amount delivered)
+// in asset (the operator's side); nil bounds remove them. Amounts must be
+// of the asset, positive, and min at most max.
+func (u Desk) SetAssetLimits(ctx context.Context, asset money.AssetCode, op string, l quotes.Limits) error {
+	return u.x.setAssetLimitsOfOperator(ctx, asset, op, l)
+}
+
+// SetCorridor creates or replaces the corridor of a fiat asset (the
+// operator's side): its rates per direction (nil closes one), minimum,
+// optional maximum and whether it is open. Quotes already issued keep
+// their frozen terms.
+func (u Desk) SetCorridor(ctx context.Context, c quotes.Corridor) (quotes.Corridor, error) {
+	return u.x.setCorridorOfOperator(ctx, c)
 }

@@ -27,7 +27,7 @@ func TestOperatorAudit(t *testing.T) {
 		op := d.e.Operator()
 		ctx := tambala.WithRequestInfo(context.Background(), tambala.RequestInfo{Address: netip.MustParseAddr("198.51.100.4"), RequestID: "req-op"})
 		trail := func() []tambala.AuditEntry {
-			page, err := d.e.Accounts().AuditTrail(ctx, tambala.PageRequest{Limit: tambala.MaxPageSize}, tambala.AuditFilter{})
+			page, err := d.e.People().AuditTrail(ctx, tambala.PageRequest{Limit: tambala.MaxPageSize}, tambala.AuditFilter{})
 			require.NoError(t, err)
 			return page.Items
 		}
@@ -135,16 +135,16 @@ func TestOperatorAudit(t *testing.T) {
 		none("an unknown organization", func() error { return op.Fund(ctx, "nowhere", money.FromInt(money.MWK, 1), "x") }, errcode.NotFound)
 		trade := tambala.NewTrade{Ref: "otc-1", USDTAmount: money.FromInt(money.USDT, 2), ClientRate: deskOffRamp}
 		wrote(tambala.AuditTradeRecorded, org, `2.000000 USDT at 1750.5 credited 3501 MWK from the float, ref "otc-1"`, func() error {
-			_, err := op.RecordTrade(ctx, org, trade)
+			_, err := op.Desk().RecordTrade(ctx, org, trade)
 			return err
 		})
-		none("the same trade again", func() error { _, err := op.RecordTrade(ctx, org, trade); return err }, "")
+		none("the same trade again", func() error { _, err := op.Desk().RecordTrade(ctx, org, trade); return err }, "")
 		dep := tambala.Deposit{Network: "tron", Asset: "USDT", Amount: money.FromInt(money.USDT, 3), TxRef: "0xfeed"}
 		wrote(tambala.AuditDepositRecorded, org, `credited 3.000000 USDT net of the fee 0.000000 USDT, network tron, tx_ref "0xfeed"`, func() error {
-			_, err := op.RecordDeposit(ctx, org, dep)
+			_, err := op.Desk().RecordDeposit(ctx, org, dep)
 			return err
 		})
-		none("the same deposit again", func() error { _, err := op.RecordDeposit(ctx, org, dep); return err }, "")
+		none("the same deposit again", func() error { _, err := op.Desk().RecordDeposit(ctx, org, dep); return err }, "")
 		var col tambala.Collection
 		wrote(tambala.AuditCollectionRecorded, org, "", func() error {
 			var err error
@@ -161,13 +161,13 @@ func TestOperatorAudit(t *testing.T) {
 		// repeat.
 		o := d.fromBank(t, "2000")
 		wrote(tambala.AuditOrderMoved, org, "", func() error {
-			_, err := op.MoveOrder(ctx, o.ID, deskInstructions())
+			_, err := op.Desk().MoveOrder(ctx, o.ID, deskInstructions())
 			return err
 		})
-		none("the same instructions again", func() error { _, err := op.MoveOrder(ctx, o.ID, deskInstructions()); return err }, "")
-		none("an illegal move", func() error { _, err := op.MoveOrder(ctx, o.ID, orders.Complete{}); return err }, errcode.Conflict)
+		none("the same instructions again", func() error { _, err := op.Desk().MoveOrder(ctx, o.ID, deskInstructions()); return err }, "")
+		none("an illegal move", func() error { _, err := op.Desk().MoveOrder(ctx, o.ID, orders.Complete{}); return err }, errcode.Conflict)
 		wrote(tambala.AuditOrderMoved, org, "cancel: status awaiting_funds -> cancelled", func() error {
-			_, err := op.MoveOrder(ctx, o.ID, orders.Cancel{})
+			_, err := op.Desk().MoveOrder(ctx, o.ID, orders.Cancel{})
 			return err
 		})
 
@@ -180,11 +180,11 @@ func TestOperatorAudit(t *testing.T) {
 		wrote(tambala.AuditCorridorSet, "", "", func() error {
 			c := deskCorridor()
 			c.Open = false
-			_, err := op.SetCorridor(ctx, c)
+			_, err := op.Desk().SetCorridor(ctx, c)
 			return err
 		})
 		wrote(tambala.AuditAssetLimitsChanged, "", "USDT payout: min none -> 1.000000, max none -> none", func() error {
-			return op.SetAssetLimits(ctx, "USDT", tambala.OpPayout, quotes.Limits{Min: money.FromInt(money.USDT, 1)})
+			return op.Desk().SetAssetLimits(ctx, "USDT", tambala.OpPayout, quotes.Limits{Min: money.FromInt(money.USDT, 1)})
 		})
 		wrote(tambala.AuditPauseChanged, "", "v2 live -> maintenance", func() error {
 			_, err := op.SetPause(ctx, tambala.APIv2, tambala.Maintenance)

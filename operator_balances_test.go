@@ -36,7 +36,7 @@ func TestOperatorOrgBalances(t *testing.T) {
 		require.NoError(t, err)
 
 		_, token := p.staffMember(t, "support@operator.example", accounts.StaffSupport)
-		staff, err := p.e.Portal().Operator(ctx, token)
+		staff, err := p.e.Sessions().Operator(ctx, token)
 		require.NoError(t, err)
 		for name, face := range map[string]*tambala.Operator{"automation": op, "support": staff} {
 			got, err := face.OrgBalances(ctx, p.org)
@@ -62,7 +62,7 @@ func TestOperatorOrgBalances(t *testing.T) {
 		assert.Equal(t, money.AssetCode("MWK"), got[0].Asset.Code)
 		assert.Equal(t, money.AssetCode("USDT"), got[1].Asset.Code)
 
-		require.NoError(t, p.e.Portal().SignOut(ctx, token))
+		require.NoError(t, p.e.Sessions().SignOut(ctx, token))
 		_, err = staff.OrgBalances(ctx, p.org)
 		assert.Equal(t, errcode.Unauthorized, errcode.Of(err), "a signed-out session reads nothing")
 	})

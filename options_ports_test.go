@@ -29,7 +29,7 @@ func portsOrg(t *testing.T, e *tambala.Engine) (*tambala.Client, tambala.Organiz
 	require.NoError(t, err)
 	require.NoError(t, e.Operator().Fund(ctx, org.ID, money.FromInt(money.MWK, 100_000), "opening"))
 	require.NoError(t, e.Operator().Fund(ctx, org.ID, money.FromInt(money.USDT, 1000), "opening"))
-	_, err = e.Operator().SetCorridor(ctx, quotes.Corridor{Asset: money.MWK, RateOffRamp: money.MustRate("1750.5"),
+	_, err = e.Operator().Desk().SetCorridor(ctx, quotes.Corridor{Asset: money.MWK, RateOffRamp: money.MustRate("1750.5"),
 		RateOnRamp: money.MustRate("1800"), Min: money.FromInt(money.MWK, 1000), Open: true})
 	require.NoError(t, err)
 	p, err := e.Act(ctx, org.ID)
@@ -91,9 +91,9 @@ func TestOptions_WithoutConverter(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, list.Items, "no conversion was accepted")
 
-	_, err = without.ProcessConversions(ctx)
+	_, err = without.Work().ProcessConversions(ctx)
 	assert.ErrorIs(t, err, tambala.ErrNoConverter)
-	assert.ErrorIs(t, without.RunConversionWorker(ctx, 1), tambala.ErrNoConverter)
+	assert.ErrorIs(t, without.Work().RunConversionWorker(ctx, 1), tambala.ErrNoConverter)
 	assert.ErrorIs(t, without.Run(ctx, tambala.LoopConversions), tambala.ErrNoConverter)
 }
 
@@ -107,9 +107,9 @@ func TestOptions_WithoutDepositIssuer(t *testing.T) {
 	client, org := portsOrg(t, e)
 	_, err := client.DepositAddresses(ctx)
 	requireMissingPort(t, err, tambala.ErrNoDepositIssuer, "Options.DepositIssuer", "Deposit addresses are not available.")
-	_, err = e.Operator().RotateDepositAddress(ctx, org.ID, sandbox.Tron)
+	_, err = e.Operator().Desk().RotateDepositAddress(ctx, org.ID, sandbox.Tron)
 	requireMissingPort(t, err, tambala.ErrNoDepositIssuer, "Options.DepositIssuer", "Deposit addresses are not available.")
-	_, err = e.Operator().RecordDeposit(ctx, org.ID, tambala.Deposit{Network: sandbox.Tron, Asset: money.USDT.Code,
+	_, err = e.Operator().Desk().RecordDeposit(ctx, org.ID, tambala.Deposit{Network: sandbox.Tron, Asset: money.USDT.Code,
 		Amount: money.FromInt(money.USDT, 5), TxRef: "tron-tx-1"})
 	require.NoError(t, err, "a recorded deposit needs no issuer")
 
@@ -130,18 +130,18 @@ func TestOptions_WithoutPayoutProvider(t *testing.T) {
 	ctx := context.Background()
 	e := newPortsEngine(t, memstore.New(), tambala.Options{})
 	client, _ := portsOrg(t, e)
-	v1, err := client.CreatePayout(ctx, payouts.Request{Rail: payouts.Momo, Amount: money.FromInt(money.MWK, 5000),
+	v1, err := client.V1().CreatePayout(ctx, payouts.Request{Rail: payouts.Momo, Amount: money.FromInt(money.MWK, 5000),
 		Destination: payouts.Destination{InstitutionID: sandbox.AirtelMoney, MobileNumber: sandbox.TestWallet, BeneficiaryName: "Test Wallet"}},
 		tambala.Idempotency{Key: "v1-1"})
 	require.NoError(t, err)
 	assert.Equal(t, payouts.Held, v1.Resource.Status)
-	v2, err := client.CreatePayoutV2(ctx, tambala.PayoutV2Request{SourceAsset: money.USDT.Code, Asset: money.USDT.Code, Amount: money.DecimalText("5"),
+	v2, err := client.CreatePayout(ctx, tambala.PayoutV2Request{SourceAsset: money.USDT.Code, Asset: money.USDT.Code, Amount: money.DecimalText("5"),
 		Destination: tambala.PayoutV2Destination{Type: tambala.DestinationWallet, Network: sandbox.Tron, Address: sandbox.TestTronAddress}},
 		tambala.Idempotency{Key: "v2-1"})
 	require.NoError(t, err)
 	assert.Equal(t, payouts.Held, v2.Resource.Status)
 
-	_, err = e.ProcessPayouts(ctx)
+	_, err = e.Work().ProcessPayouts(ctx)
 	assert.ErrorIs(t, err, tambala.ErrNoPayoutProvider)
 	assert.ErrorIs(t, e.Run(ctx), tambala.ErrNoPayoutProvider)
 	assert.ErrorIs(t, e.Run(ctx, tambala.LoopPayouts), tambala.ErrNoPayoutProvider)
@@ -157,7 +157,7 @@ func TestOptions_WithoutWebhooksOrEvents(t *testing.T) {
 	_, org := portsOrg(t, e)
 	_, _, err := e.Operator().SetWebhookEndpoint(ctx, org.ID, "https://hooks.example.com/ports")
 	require.NoError(t, err)
-	_, err = e.Operator().RecordDeposit(ctx, org.ID, tambala.Deposit{Network: sandbox.Tron, Asset: money.USDT.Code,
+	_, err = e.Operator().Desk().RecordDeposit(ctx, org.ID, tambala.Deposit{Network: sandbox.Tron, Asset: money.USDT.Code,
 		Amount: money.FromInt(money.USDT, 5), TxRef: "tron-tx-1"}) // an event
 	require.NoError(t, err)
 	waiting, err := e.Operator().Deliveries(ctx, org.ID, tambala.PageRequest{})
@@ -166,11 +166,11 @@ func TestOptions_WithoutWebhooksOrEvents(t *testing.T) {
 	for _, d := range waiting.Items {
 		assert.Empty(t, d.Attempts, "and wait there: %s", d.EventType)
 	}
-	_, err = e.ProcessDeliveries(ctx)
+	_, err = e.Work().ProcessDeliveries(ctx)
 	assert.ErrorIs(t, err, tambala.ErrNoWebhookSender)
 	assert.Contains(t, tambala.ErrNoWebhookSender.Error(), "Options.Webhooks")
 	assert.ErrorIs(t, e.Run(ctx, tambala.LoopDeliveries), tambala.ErrNoWebhookSender)
-	_, err = e.ProcessEvents(ctx)
+	_, err = e.Work().ProcessEvents(ctx)
 	assert.ErrorIs(t, err, tambala.ErrNoEventHandler)
 	assert.Contains(t, tambala.ErrNoEventHandler.Error(), "Options.Events")
 	assert.ErrorIs(t, e.Run(ctx, tambala.LoopEvents), tambala.ErrNoEventHandler)

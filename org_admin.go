@@ -31,7 +31,7 @@ type OrgAdmin struct {
 // of its calls extends the session. A session that is not signed in, or
 // whose organization is suspended, is refused as Session and Principal
 // refuse it.
-func (p *Portal) Admin(ctx context.Context, token string) (_ *OrgAdmin, err error) {
+func (p *Sessions) Admin(ctx context.Context, token string) (_ *OrgAdmin, err error) {
 	ctx, span := p.span(ctx, "tambala.Portal.Admin")
 	defer span.end(&err)
 	if _, err := p.e.view(ctx, newCall(ctx, token, accounts.Need{Org: true}, ""), false); err != nil {

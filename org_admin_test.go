@@ -19,7 +19,7 @@ func TestOrgAdmin(t *testing.T) {
 		p := newPortalEnv(t, s)
 		u := p.person(t, p.org, "ada@example.com")
 		r := p.signIn(t, "ada@example.com")
-		admin, err := p.e.Portal().Admin(p.ctx, r.Token)
+		admin, err := p.e.Sessions().Admin(p.ctx, r.Token)
 		require.NoError(t, err)
 		before := len(p.actions(t, p.org))
 
@@ -59,7 +59,7 @@ func TestOrgAdmin(t *testing.T) {
 		_, secret2, err := admin.SetWebhookEndpoint(p.ctx, "https://hooks.example.com/b")
 		require.NoError(t, err)
 		assert.NotEqual(t, secret1, secret2)
-		_, err = p.e.Portal().Admin(p.ctx, r.Token)
+		_, err = p.e.Sessions().Admin(p.ctx, r.Token)
 		require.NoError(t, err)
 		cur, ok, err := admin.WebhookEndpoint(p.ctx)
 		require.NoError(t, err)
@@ -110,16 +110,16 @@ func TestOrgAdmin(t *testing.T) {
 		assert.Equal(t, errcode.Forbidden, errcode.Of(err))
 		_, err = p.e.Operator().SetOrganizationStatus(p.ctx, p.org, tambala.OrgActive)
 		require.NoError(t, err)
-		require.NoError(t, p.e.Portal().SignOut(p.ctx, r.Token))
+		require.NoError(t, p.e.Sessions().SignOut(p.ctx, r.Token))
 		_, err = admin.Keys(p.ctx)
 		assert.ErrorIs(t, err, accounts.ErrSessionEnded)
-		_, err = p.e.Portal().Admin(p.ctx, r.Token)
+		_, err = p.e.Sessions().Admin(p.ctx, r.Token)
 		assert.ErrorIs(t, err, accounts.ErrSessionEnded)
 
 		// A session still enrolling TOTP administers nothing.
-		require.NoError(t, p.e.Accounts().SetTOTPRequired(p.ctx, p.org, true))
+		require.NoError(t, p.e.People().SetTOTPRequired(p.ctx, p.org, true))
 		r = p.signIn(t, "ada@example.com")
-		_, err = p.e.Portal().Admin(p.ctx, r.Token)
+		_, err = p.e.Sessions().Admin(p.ctx, r.Token)
 		assert.ErrorIs(t, err, accounts.ErrTOTPRequired)
 	})
 }

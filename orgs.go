@@ -623,10 +623,8 @@ func (e *Engine) readAssetLimits(ctx context.Context, asset money.AssetCode, op 
 	return l, err
 }
 
-// Networks lists the blockchain networks the engine accepts, by id, with
-// the assets each carries (Options.Networks; the operator's side). They
-// are set when the engine is made, since each has an address validator.
-func (e *Engine) Networks() []networks.Network {
+// networksOfEngine is Settings.Networks.
+func (e *Engine) networksOfEngine() []networks.Network {
 	out := e.networks.Sorted()
 	for i := range out {
 		out[i].Assets = slices.Clone(out[i].Assets)
@@ -703,4 +701,11 @@ func floorText(a money.Amount) string {
 		return "none"
 	}
 	return a.String() + " MWK"
+}
+
+// Networks lists the blockchain networks the engine accepts, by id, with
+// the assets each carries (Options.Networks; the operator's side). They
+// are set when the engine is made, since each has an address validator.
+func (u Settings) Networks() []networks.Network {
+	return u.x.networksOfEngine()
 }

@@ -116,7 +116,7 @@ func TestOrganizations_Fund(t *testing.T) {
 	require.NoError(t, e.Operator().Fund(ctx, id, hundred, "r1"), "the same funding again credits once")
 	assert.Equal(t, errcode.Conflict, errcode.Of(e.Operator().Fund(ctx, id, money.FromInt(money.MWK, 5), "r1")))
 	require.NoError(t, e.Operator().Fund(ctx, id, hundred, "r2"))
-	b, err := e.Client(p).BalanceV1(ctx)
+	b, err := e.Client(p).V1().Balance(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, "200.00", b.Available.String())
 

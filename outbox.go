@@ -611,16 +611,8 @@ func keepForSubscribers(tx store.Tx, p pendingEvent) {
 	}
 }
 
-// WaitPayout waits until payout id is terminal (succeeded, failed or
-// reversed) and returns it, or until ctx ends. It reads the payout first,
-// so a payout already terminal is returned at once, then waits for its
-// events (Engine.Events), reading it again whenever an event may have
-// been missed: after an overflow, and every EventOptions.Recheck for
-// changes committed by another engine sharing the store. Each read is
-// the call Payout, under the same rules: an unknown or foreign id is
-// not_found, a suspension or pause ends the wait with its error. A
-// payout that succeeds and is later reversed is returned succeeded.
-func (c *Client) WaitPayout(ctx context.Context, id string) (_ payouts.Payout, err error) {
+// waitPayoutOfClient is ClientV1.WaitPayout.
+func (c *Client) waitPayoutOfClient(ctx context.Context, id string) (_ payouts.Payout, err error) {
 	ctx, span := c.span(ctx, "tambala.WaitPayout")
 	defer span.end(&err)
 	return waitFor(ctx, c.e, EventFilter{Org: c.p.Org.ID, ID: id, Types: []string{"payout.*"}},
@@ -637,7 +629,7 @@ func (c *Client) WaitPayout(ctx context.Context, id string) (_ payouts.Payout, e
 }
 
 // WaitPayoutV2 is WaitPayout for a /v2 payout, read as PayoutV2 does.
-func (c *Client) WaitPayoutV2(ctx context.Context, id string) (_ PayoutV2, err error) {
+func (c *Client) WaitPayout(ctx context.Context, id string) (_ PayoutV2, err error) {
 	ctx, span := c.span(ctx, "tambala.WaitPayoutV2")
 	defer span.end(&err)
 	return waitFor(ctx, c.e, EventFilter{Org: c.p.Org.ID, ID: id, Types: []string{"payout_v2.*"}},
@@ -698,4 +690,17 @@ func waitOn[T any](ctx context.Context, sub *Subscription, recheck <-chan time.T
 			return zero, false, ctx.Err()
 		}
 	}
+}
+
+// WaitPayout waits until payout id is terminal (succeeded, failed or
+// reversed) and returns it, or until ctx ends. It reads the payout first,
+// so a payout already terminal is returned at once, then waits for its
+// events (Engine.Events), reading it again whenever an event may have
+// been missed: after an overflow, and every EventOptions.Recheck for
+// changes committed by another engine sharing the store. Each read is
+// the call Payout, under the same rules: an unknown or foreign id is
+// not_found, a suspension or pause ends the wait with its error. A
+// payout that succeeds and is later reversed is returned succeeded.
+func (u ClientV1) WaitPayout(ctx context.Context, id string) (payouts.Payout, error) {
+	return u.x.waitPayoutOfClient(ctx, id)
 }

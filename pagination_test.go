@@ -19,10 +19,10 @@ func TestPageRequestRange(t *testing.T) {
 	e, _ := testEngine(t, nil)
 	p, _ := orgWithKey(t, e, "A", 0)
 	for _, limit := range []int{-1, 201} {
-		_, err := e.Client(p).Payouts(context.Background(), tambala.PageRequest{Limit: limit}, tambala.PayoutFilter{})
+		_, err := e.Client(p).V1().Payouts(context.Background(), tambala.PageRequest{Limit: limit}, tambala.PayoutFilter{})
 		assert.Equal(t, errcode.ValidationError, errcode.Of(err), "limit %d", limit)
 	}
-	page, err := e.Client(p).Payouts(context.Background(), tambala.PageRequest{}, tambala.PayoutFilter{})
+	page, err := e.Client(p).V1().Payouts(context.Background(), tambala.PageRequest{}, tambala.PayoutFilter{})
 	require.NoError(t, err)
 	assert.Empty(t, page.Items)
 }
@@ -60,7 +60,7 @@ func TestPayouts_KeysetPages(t *testing.T) {
 	req := tambala.PageRequest{Limit: 2}
 	for pages := 0; ; pages++ {
 		require.Less(t, pages, 10)
-		page, err := e.Client(p).Payouts(ctx, req, tambala.PayoutFilter{})
+		page, err := e.Client(p).V1().Payouts(ctx, req, tambala.PayoutFilter{})
 		require.NoError(t, err)
 		walked = append(walked, ids(t, page.Items)...)
 		if !page.HasMore {
@@ -77,22 +77,22 @@ func TestPayouts_KeysetPages(t *testing.T) {
 
 	// A cursor from another organization's list, or an unknown one, is
 	// validation_error.
-	other, err := e.Client(q).Payouts(ctx, tambala.PageRequest{Limit: 1}, tambala.PayoutFilter{})
+	other, err := e.Client(q).V1().Payouts(ctx, tambala.PageRequest{Limit: 1}, tambala.PayoutFilter{})
 	require.NoError(t, err)
 	require.NotEmpty(t, other.NextBeforeID)
-	_, err = e.Client(p).Payouts(ctx, tambala.PageRequest{Limit: 2, BeforeID: other.NextBeforeID}, tambala.PayoutFilter{})
+	_, err = e.Client(p).V1().Payouts(ctx, tambala.PageRequest{Limit: 2, BeforeID: other.NextBeforeID}, tambala.PayoutFilter{})
 	assert.Equal(t, errcode.ValidationError, errcode.Of(err))
-	_, err = e.Client(p).Payouts(ctx, tambala.PageRequest{BeforeID: "nope"}, tambala.PayoutFilter{})
+	_, err = e.Client(p).V1().Payouts(ctx, tambala.PageRequest{BeforeID: "nope"}, tambala.PayoutFilter{})
 	assert.Equal(t, errcode.ValidationError, errcode.Of(err))
 
 	// Limit 0 means the default.
-	all, err := e.Client(p).Payouts(ctx, tambala.PageRequest{}, tambala.PayoutFilter{})
+	all, err := e.Client(p).V1().Payouts(ctx, tambala.PageRequest{}, tambala.PayoutFilter{})
 	require.NoError(t, err)
 	assert.Len(t, all.Items, len(made))
 	assert.False(t, all.HasMore)
 
 	// A status filter with nothing matching says has_more false.
-	none, err := e.Client(p).Payouts(ctx, tambala.PageRequest{Limit: 1}, tambala.PayoutFilter{Status: "succeeded"})
+	none, err := e.Client(p).V1().Payouts(ctx, tambala.PageRequest{Limit: 1}, tambala.PayoutFilter{Status: "succeeded"})
 	require.NoError(t, err)
 	assert.Empty(t, none.Items)
 	assert.False(t, none.HasMore)

@@ -45,7 +45,7 @@ func TestPayoutsRaceForOneBalance(t *testing.T) {
 		require.NoError(t, err)
 		p := fundedPrincipal(t, e, "10000.00")
 		// Each payout of 500.00 momo debits 500 + 200 + 4.00 + 35.70 = 739.70.
-		q, err := e.Client(p).QuoteFee(context.Background(), payouts.DirPayout, payouts.Momo, money.FromInt(money.MWK, 500))
+		q, err := e.Client(p).V1().QuoteFee(context.Background(), payouts.DirPayout, payouts.Momo, money.FromInt(money.MWK, 500))
 		require.NoError(t, err)
 		require.Equal(t, "739.70", q.TotalDebit.String())
 		const racers = 60
@@ -70,14 +70,14 @@ func TestPayoutsRaceForOneBalance(t *testing.T) {
 			assert.Equal(t, errcode.InsufficientFunds, errcode.Of(err), err.Error())
 		}
 		assert.Equal(t, want, accepted)
-		b, err := e.Client(p).BalanceV1(context.Background())
+		b, err := e.Client(p).V1().Balance(context.Background())
 		require.NoError(t, err)
 		assert.Equal(t, money.FromUnits(money.MWK, int64(want)*73970).String(), b.Held.String())
 		total, _ := b.Available.Add(b.Held)
 		assert.Equal(t, "10000.00", total.String())
 		assert.GreaterOrEqual(t, b.Available.Sign(), 0)
 		require.NoError(t, ledger.CheckStore(context.Background(), s))
-		page, err := e.Client(p).Payouts(context.Background(), tambala.PageRequest{Limit: 200}, tambala.PayoutFilter{})
+		page, err := e.Client(p).V1().Payouts(context.Background(), tambala.PageRequest{Limit: 200}, tambala.PayoutFilter{})
 		require.NoError(t, err)
 		assert.Len(t, page.Items, want)
 	})
@@ -103,7 +103,7 @@ func TestPayoutRejectionHoldsNothing(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, again.Replayed)
 	assert.Equal(t, out.Body, again.Body)
-	b, err := e.Client(p).BalanceV1(ctx)
+	b, err := e.Client(p).V1().Balance(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, "739.70", b.Held.String())
 	require.NoError(t, ledger.CheckStore(ctx, s))
@@ -148,10 +148,10 @@ func TestPayoutRateUnavailable(t *testing.T) {
 	_, err = createFromBody(ctx, e, p, payouts.Bank, "k", []byte(`{"amount_mwk":100,"institution_id":1,"account_number":"3333888800","beneficiary_name":"B"}`))
 	assert.Equal(t, errcode.RateUnavailable, errcode.Of(err))
 	assert.Equal(t, 503, httpapi.Status(errcode.Of(err)))
-	b, err := e.Client(p).BalanceV1(ctx)
+	b, err := e.Client(p).V1().Balance(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, "0.00", b.Held.String())
-	page, err := e.Client(p).Payouts(ctx, tambala.PageRequest{}, tambala.PayoutFilter{})
+	page, err := e.Client(p).V1().Payouts(ctx, tambala.PageRequest{}, tambala.PayoutFilter{})
 	require.NoError(t, err)
 	assert.Empty(t, page.Items)
 	// The momo rail still prices.
@@ -179,9 +179,9 @@ func createFromBody(ctx context.Context, e *tambala.Engine, p tambala.Principal,
 	idem := tambala.Idempotency{Key: key, Fingerprint: bodyFingerprint(body)}
 	req, err := requestFromBody(rail, body)
 	if err != nil {
-		return bodyOutcome{}, e.Client(p).RefuseCreate(ctx, tambala.PayoutOperation(rail), idem, err)
+		return bodyOutcome{}, tambala.GateOf(e).RefuseCreate(ctx, e.Client(p), tambala.PayoutOperation(rail), idem, err)
 	}
-	c, err := e.Client(p).CreatePayout(ctx, req, idem)
+	c, err := e.Client(p).V1().CreatePayout(ctx, req, idem)
 	if err != nil {
 		return bodyOutcome{}, err
 	}

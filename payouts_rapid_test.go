@@ -99,7 +99,7 @@ func payoutsProperty(rt *rapid.T, s store.Store) {
 				}
 			},
 			"work": func(rt *rapid.T) {
-				if _, err := e.ProcessPayouts(ctx); err != nil {
+				if _, err := e.Work().ProcessPayouts(ctx); err != nil {
 					rt.Fatal(err)
 				}
 			},
@@ -110,7 +110,7 @@ func payoutsProperty(rt *rapid.T, s store.Store) {
 				if len(ids) == 0 {
 					rt.Skip()
 				}
-				_ = e.Operator().ClawbackPayout(ctx, rapid.SampledFrom(ids).Draw(rt, "id"))
+				_ = e.Operator().BackOffice().ClawbackPayout(ctx, rapid.SampledFrom(ids).Draw(rt, "id"))
 			},
 			"": func(rt *rapid.T) {
 				if err := ledger.CheckStore(ctx, s); err != nil {
@@ -118,7 +118,7 @@ func payoutsProperty(rt *rapid.T, s store.Store) {
 				}
 				consumed := money.Zero(money.MWK)
 				for _, id := range ids {
-					b, err := payoutBytes(e.Client(p).Payout(ctx, id))
+					b, err := payoutBytes(e.Client(p).V1().Payout(ctx, id))
 					if err != nil {
 						rt.Fatal(err)
 					}
@@ -172,7 +172,7 @@ func payoutsProperty(rt *rapid.T, s store.Store) {
 						if po.Fee != nil {
 							charged, _ = money.Parse(money.MWK, *po.Fee)
 						} else {
-							q, _ := e.Client(p).QuoteFee(context.Background(), payouts.DirPayout, payouts.Momo, mustMWK(rt, po.Amount))
+							q, _ := e.Client(p).V1().QuoteFee(context.Background(), payouts.DirPayout, payouts.Momo, mustMWK(rt, po.Amount))
 							charged = q.Total
 						}
 						consumed, _ = consumed.Add(charged)
@@ -181,7 +181,7 @@ func payoutsProperty(rt *rapid.T, s store.Store) {
 						}
 					}
 				}
-				b, err := e.Client(p).BalanceV1(ctx)
+				b, err := e.Client(p).V1().Balance(ctx)
 				if err != nil {
 					rt.Fatal(err)
 				}

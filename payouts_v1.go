@@ -338,12 +338,8 @@ func (e *Engine) institutions(tx store.Tx) ([]payouts.Institution, time.Time, er
 	return rec.Institutions, rec.SyncedAt, err
 }
 
-// ReferenceDataReady reports whether payouts can be priced against
-// reference data, for readiness probes: nil in the sandbox (it ships its
-// own) and in production once SyncInstitutions has run; otherwise
-// service_unavailable, the answer payouts get meanwhile. A store that
-// does not answer gives its error.
-func (e *Engine) ReferenceDataReady(ctx context.Context) error {
+// referenceDataReadyOfEngine is Work.ReferenceDataReady.
+func (e *Engine) referenceDataReadyOfEngine(ctx context.Context) error {
 	return e.store.View(ctx, func(tx store.Tx) error {
 		_, _, err := e.institutions(tx)
 		return err
@@ -622,4 +618,13 @@ func (e *Engine) resolved(_ context.Context, id string, r Resolution, out payout
 	e.log.Info("payout resolved by the operator", slog.String("payout", id), slog.String("org", out.Org),
 		slog.String("outcome", string(r.Outcome)), slog.String("reason", r.Reason))
 	e.reportPayout(stateChange{id: id, org: out.Org, rail: out.Rail, from: from, to: out.Status, by: "operator"})
+}
+
+// ReferenceDataReady reports whether payouts can be priced against
+// reference data, for readiness probes: nil in the sandbox (it ships its
+// own) and in production once SyncInstitutions has run; otherwise
+// service_unavailable, the answer payouts get meanwhile. A store that
+// does not answer gives its error.
+func (u Work) ReferenceDataReady(ctx context.Context) error {
+	return u.x.referenceDataReadyOfEngine(ctx)
 }

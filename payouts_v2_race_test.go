@@ -34,7 +34,7 @@ func TestPayoutV2RaceForOneBalance(t *testing.T) {
 					req = tambala.PayoutV2Request{SourceAsset: "USDT", Asset: "MWK", Amount: money.DecimalText("50000.00"), Destination: bankDest()}
 				}
 				var c tambala.Created[tambala.PayoutV2]
-				c, results[i] = d.e.Client(d.p).CreatePayoutV2(d.ctx, req, tambala.Idempotency{Key: "race-" + string(rune('A'+i))})
+				c, results[i] = d.e.Client(d.p).CreatePayout(d.ctx, req, tambala.Idempotency{Key: "race-" + string(rune('A'+i))})
 				if results[i] == nil {
 					assert.False(t, c.Replayed)
 				}
@@ -50,7 +50,7 @@ func TestPayoutV2RaceForOneBalance(t *testing.T) {
 			}
 			accepted++
 		}
-		page, err := d.e.Client(d.p).PayoutsV2(d.ctx, tambala.PageRequest{Limit: 100}, tambala.PayoutFilter{})
+		page, err := d.e.Client(d.p).Payouts(d.ctx, tambala.PageRequest{Limit: 100}, tambala.PayoutFilter{})
 		require.NoError(t, err)
 		require.Len(t, page.Items, accepted)
 		for _, p := range page.Items {

@@ -108,7 +108,7 @@ func TestPayoutV2Rapid(t *testing.T) {
 						req.Destination = momoDest()
 					}
 				}
-				c, err := d.e.Client(d.p).CreatePayoutV2(d.ctx, req, tambala.Idempotency{Key: d.next("rp")})
+				c, err := d.e.Client(d.p).CreatePayout(d.ctx, req, tambala.Idempotency{Key: d.next("rp")})
 				if err != nil {
 					require.Equal(rt, errcode.InsufficientFunds, errcode.Of(err), "%v", err)
 					observe()
@@ -131,7 +131,7 @@ func TestPayoutV2Rapid(t *testing.T) {
 				observe()
 			},
 			"work": func(rt *rapid.T) {
-				_, err := d.e.ProcessPayouts(d.ctx)
+				_, err := d.e.Work().ProcessPayouts(d.ctx)
 				require.NoError(rt, err)
 				d.clock.Advance(time.Duration(rapid.IntRange(0, 3).Draw(rt, "secs")) * time.Second)
 				observe()
@@ -141,7 +141,7 @@ func TestPayoutV2Rapid(t *testing.T) {
 					return
 				}
 				m := model[rapid.IntRange(0, len(model)-1).Draw(rt, "i")]
-				err := d.e.Operator().ClawbackPayout(d.ctx, m.p.ID)
+				err := d.e.Operator().BackOffice().ClawbackPayout(d.ctx, m.p.ID)
 				if m.status != payouts.Succeeded {
 					require.Error(rt, err)
 				} else {

@@ -64,7 +64,7 @@ func walletDest(network, addr string) tambala.PayoutV2Destination {
 }
 
 func (d *pv2Env) payFor(p tambala.Principal, src, asset, amount string, dest tambala.PayoutV2Destination) (tambala.Created[tambala.PayoutV2], error) {
-	return d.e.Client(p).CreatePayoutV2(d.ctx, tambala.PayoutV2Request{SourceAsset: money.AssetCode(src), Asset: money.AssetCode(asset), Amount: money.DecimalText(amount), Destination: dest},
+	return d.e.Client(p).CreatePayout(d.ctx, tambala.PayoutV2Request{SourceAsset: money.AssetCode(src), Asset: money.AssetCode(asset), Amount: money.DecimalText(amount), Destination: dest},
 		tambala.Idempotency{Key: d.next("pv2")})
 }
 
@@ -81,7 +81,7 @@ func (d *pv2Env) pay(t deskTB, src, asset, amount string, dest tambala.PayoutV2D
 func (d *pv2Env) drain(t deskTB) {
 	t.Helper()
 	for range 6 {
-		_, err := d.e.ProcessPayouts(d.ctx)
+		_, err := d.e.Work().ProcessPayouts(d.ctx)
 		require.NoError(t, err)
 		d.clock.Advance(2 * time.Second)
 	}
@@ -90,7 +90,7 @@ func (d *pv2Env) drain(t deskTB) {
 
 func (d *pv2Env) get(t deskTB, id string) tambala.PayoutV2 {
 	t.Helper()
-	p, err := d.e.Client(d.p).PayoutV2(d.ctx, id)
+	p, err := d.e.Client(d.p).Payout(d.ctx, id)
 	require.NoError(t, err)
 	return p
 }
@@ -148,7 +148,7 @@ func TestPayoutV2Pricing(t *testing.T) {
 }
 
 func mustAsset(t deskTB, e *tambala.Engine, code string) money.Asset {
-	a, err := e.Asset(money.AssetCode(code))
+	a, err := e.Settings().Asset(money.AssetCode(code))
 	require.NoError(t, err)
 	return a
 }
@@ -183,12 +183,12 @@ func TestPayoutV2Checks(t *testing.T) {
 		}
 		// limits per (asset, payout)
 		mn, mx := money.FromInt(money.USDT, 2), money.FromInt(money.USDT, 10)
-		require.NoError(t, d.e.Operator().SetAssetLimits(d.ctx, "USDT", tambala.OpPayout, quotes.Limits{Min: mn, Max: mx}))
+		require.NoError(t, d.e.Operator().Desk().SetAssetLimits(d.ctx, "USDT", tambala.OpPayout, quotes.Limits{Min: mn, Max: mx}))
 		_, err := d.payFor(d.p, "USDT", "USDT", "1", walletDest("tron", pv2Tron))
 		requireCode(t, errcode.AmountBelowMinimum, err)
 		_, err = d.payFor(d.p, "USDT", "USDT", "11", walletDest("tron", pv2Tron))
 		requireCode(t, errcode.LimitExceeded, err)
-		require.NoError(t, d.e.Operator().SetAssetLimits(d.ctx, "USDT", tambala.OpPayout, quotes.Limits{}))
+		require.NoError(t, d.e.Operator().Desk().SetAssetLimits(d.ctx, "USDT", tambala.OpPayout, quotes.Limits{}))
 		// rail switch
 		_, err = d.e.Operator().SetRailDisabled(d.ctx, payouts.Bank, true)
 		require.NoError(t, err)
@@ -208,16 +208,16 @@ func TestPayoutV2Checks(t *testing.T) {
 		requireCode(t, errcode.CorridorNotEnabled, err)
 		// idempotency: replay and conflict
 		req := tambala.PayoutV2Request{SourceAsset: "USDT", Asset: "USDT", Amount: money.DecimalText("3"), Destination: walletDest("tron", pv2Tron)}
-		c1, err := d.e.Client(d.p).CreatePayoutV2(d.ctx, req, tambala.Idempotency{Key: "same"})
+		c1, err := d.e.Client(d.p).CreatePayout(d.ctx, req, tambala.Idempotency{Key: "same"})
 		require.NoError(t, err)
-		c2, err := d.e.Client(d.p).CreatePayoutV2(d.ctx, req, tambala.Idempotency{Key: "same"})
+		c2, err := d.e.Client(d.p).CreatePayout(d.ctx, req, tambala.Idempotency{Key: "same"})
 		require.NoError(t, err)
 		assert.True(t, c2.Replayed)
 		assert.Equal(t, renderMap(t, c1.Resource), renderMap(t, c2.Resource))
 		req.Amount = money.DecimalText("4")
-		_, err = d.e.Client(d.p).CreatePayoutV2(d.ctx, req, tambala.Idempotency{Key: "same"})
+		_, err = d.e.Client(d.p).CreatePayout(d.ctx, req, tambala.Idempotency{Key: "same"})
 		requireCode(t, errcode.Conflict, err)
-		_, err = d.e.Client(d.p).CreatePayoutV2(d.ctx, req, tambala.Idempotency{})
+		_, err = d.e.Client(d.p).CreatePayout(d.ctx, req, tambala.Idempotency{})
 		requireCode(t, errcode.ValidationError, err)
 		// the FX pricer port
 		d2 := newPV2Env(t, s, func(o *tambala.Options) { o.PayoutsV2.FXPricer = fixedFXPricer{rate: money.MustRate("2000")} })
@@ -301,26 +301,26 @@ func TestPayoutV2WorkerOutcomes(t *testing.T) {
 		assert.Contains(t, types, "payout_v2.succeeded")
 
 		// /v1 never sees a /v2 payout
-		_, err := d.e.Client(d.p).Payout(d.ctx, big.ID)
+		_, err := d.e.Client(d.p).V1().Payout(d.ctx, big.ID)
 		requireCode(t, errcode.NotFound, err)
-		page, err := d.e.Client(d.p).Payouts(d.ctx, tambala.PageRequest{Limit: 100}, tambala.PayoutFilter{})
+		page, err := d.e.Client(d.p).V1().Payouts(d.ctx, tambala.PageRequest{Limit: 100}, tambala.PayoutFilter{})
 		require.NoError(t, err)
 		assert.Empty(t, page.Items)
 		// and /v2 reads never a /v1 one
-		v1, err := d.e.Client(d.p).CreatePayout(d.ctx, payouts.Request{Rail: payouts.Momo, Amount: money.FromInt(money.MWK, 500),
+		v1, err := d.e.Client(d.p).V1().CreatePayout(d.ctx, payouts.Request{Rail: payouts.Momo, Amount: money.FromInt(money.MWK, 500),
 			Destination: payouts.Destination{InstitutionID: 101, MobileNumber: pv2Wallet, BeneficiaryName: "B"}}, tambala.Idempotency{Key: "v1"})
 		require.NoError(t, err)
-		_, err = d.e.Client(d.p).PayoutV2(d.ctx, v1.Resource.ID)
+		_, err = d.e.Client(d.p).Payout(d.ctx, v1.Resource.ID)
 		requireCode(t, errcode.NotFound, err)
-		list, err := d.e.Client(d.p).PayoutsV2(d.ctx, tambala.PageRequest{Limit: 2}, tambala.PayoutFilter{})
+		list, err := d.e.Client(d.p).Payouts(d.ctx, tambala.PageRequest{Limit: 2}, tambala.PayoutFilter{})
 		require.NoError(t, err)
 		assert.Len(t, list.Items, 2)
 		assert.NotEmpty(t, list.NextBeforeID)
-		failedOnly, err := d.e.Client(d.p).PayoutsV2(d.ctx, tambala.PageRequest{Limit: 100}, tambala.PayoutFilter{Status: payouts.Failed})
+		failedOnly, err := d.e.Client(d.p).Payouts(d.ctx, tambala.PageRequest{Limit: 100}, tambala.PayoutFilter{Status: payouts.Failed})
 		require.NoError(t, err)
 		assert.Len(t, failedOnly.Items, 2)
 		d.drain(t)
-		v1p, err := d.e.Client(d.p).Payout(d.ctx, v1.Resource.ID)
+		v1p, err := d.e.Client(d.p).V1().Payout(d.ctx, v1.Resource.ID)
 		require.NoError(t, err)
 		assert.Equal(t, payouts.Succeeded, v1p.Status)
 	})
@@ -330,17 +330,17 @@ func TestPayoutV2PauseHoldsBack(t *testing.T) {
 	eachStore(t, func(t *testing.T, s store.Store) {
 		d := newPV2Env(t, s, nil)
 		p := d.pay(t, "USDT", "USDT", "5", walletDest("tron", pv2Tron))
-		v1, err := d.e.Client(d.p).CreatePayout(d.ctx, payouts.Request{Rail: payouts.Momo, Amount: money.FromInt(money.MWK, 500),
+		v1, err := d.e.Client(d.p).V1().CreatePayout(d.ctx, payouts.Request{Rail: payouts.Momo, Amount: money.FromInt(money.MWK, 500),
 			Destination: payouts.Destination{InstitutionID: 101, MobileNumber: pv2Wallet, BeneficiaryName: "B"}}, tambala.Idempotency{Key: "v1"})
 		require.NoError(t, err)
 		_, err = d.e.Operator().SetPause(d.ctx, tambala.APIv2, tambala.Maintenance)
 		require.NoError(t, err)
 		d.drain(t)
 		assert.Equal(t, 0, d.prov.SubmitCalls(p.ID))
-		v1p, err := d.e.Client(d.p).Payout(d.ctx, v1.Resource.ID)
+		v1p, err := d.e.Client(d.p).V1().Payout(d.ctx, v1.Resource.ID)
 		require.NoError(t, err)
 		assert.Equal(t, payouts.Succeeded, v1p.Status) // /v1 goes on
-		_, err = d.e.Client(d.p).PayoutV2(d.ctx, p.ID)
+		_, err = d.e.Client(d.p).Payout(d.ctx, p.ID)
 		requireCode(t, errcode.ServiceMaintenance, err)
 		_, err = d.e.Operator().SetPause(d.ctx, tambala.APIv2, tambala.Live)
 		require.NoError(t, err)
@@ -348,7 +348,7 @@ func TestPayoutV2PauseHoldsBack(t *testing.T) {
 		assert.Equal(t, payouts.Succeeded, d.get(t, p.ID).Status)
 		// The passes that held it back left nothing due behind.
 		d.clock.Advance(time.Hour)
-		b, err := d.e.Operator().Backlog(d.ctx)
+		b, err := d.e.Operator().BackOffice().Backlog(d.ctx)
 		require.NoError(t, err)
 		assert.Zero(t, b.PayoutsDue, "a payout held back by the pause leaves no due entry once finished")
 	})

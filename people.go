@@ -76,29 +76,29 @@ type Invited struct {
 // transaction, as Operator's do.
 //
 // It is safe for concurrent use.
-type Accounts struct {
+type People struct {
 	e *Engine
 	// token is the staff user's session; "" for the automation.
 	token string
 }
 
 // Accounts returns the operator's automation face for people.
-func (e *Engine) Accounts() *Accounts { return &Accounts{e: e} }
+func (e *Engine) People() *People { return &People{e: e} }
 
 // act checks the caller for a read.
-func (a *Accounts) act(ctx context.Context, role accounts.StaffRole) (context.Context, error) {
+func (a *People) act(ctx context.Context, role accounts.StaffRole) (context.Context, error) {
 	return a.e.actAs(ctx, a.token, role)
 }
 
 // change checks the caller for a change needing role (changeAs); done,
 // to be deferred, extends the session when the change did not.
-func (a *Accounts) change(ctx context.Context, role accounts.StaffRole) (context.Context, func(), error) {
+func (a *People) change(ctx context.Context, role accounts.StaffRole) (context.Context, func(), error) {
 	return a.e.changeAs(ctx, a.token, role)
 }
 
 // changeOn checks the caller for a change to user id's account: the staff
 // admin role for a staff user, operations for an organization's.
-func (a *Accounts) changeOn(ctx context.Context, id string) (context.Context, func(), error) {
+func (a *People) changeOn(ctx context.Context, id string) (context.Context, func(), error) {
 	if a.token == "" {
 		return a.change(ctx, "")
 	}
@@ -111,7 +111,7 @@ func (a *Accounts) changeOn(ctx context.Context, id string) (context.Context, fu
 
 // AuditTrail reads one page of the audit trail, newest first: every
 // organization's, or f.Org's alone, narrowed by f's other fields.
-func (a *Accounts) AuditTrail(ctx context.Context, page PageRequest, f AuditFilter) (_ Page[AuditEntry], err error) {
+func (a *People) AuditTrail(ctx context.Context, page PageRequest, f AuditFilter) (_ Page[AuditEntry], err error) {
 	ctx, span := a.span(ctx, "tambala.Accounts.AuditTrail")
 	defer span.end(&err)
 	ctx, err = a.act(ctx, "")
@@ -124,7 +124,7 @@ func (a *Accounts) AuditTrail(ctx context.Context, page PageRequest, f AuditFilt
 // DisableUser disables a user and ends every session of theirs; a user
 // disabled already is returned as is. The last active staff admin cannot
 // be disabled (conflict).
-func (a *Accounts) DisableUser(ctx context.Context, userID string) (_ User, err error) {
+func (a *People) DisableUser(ctx context.Context, userID string) (_ User, err error) {
 	ctx, span := a.span(ctx, "tambala.Accounts.DisableUser")
 	defer span.end(&err)
 	ctx, done, err := a.changeOn(ctx, userID)
@@ -137,7 +137,7 @@ func (a *Accounts) DisableUser(ctx context.Context, userID string) (_ User, err 
 
 // EnableUser lets a disabled user sign in again; an active user is
 // returned as is.
-func (a *Accounts) EnableUser(ctx context.Context, userID string) (_ User, err error) {
+func (a *People) EnableUser(ctx context.Context, userID string) (_ User, err error) {
 	ctx, span := a.span(ctx, "tambala.Accounts.EnableUser")
 	defer span.end(&err)
 	ctx, done, err := a.changeOn(ctx, userID)
@@ -150,7 +150,7 @@ func (a *Accounts) EnableUser(ctx context.Context, userID string) (_ User, err e
 
 // EndSessions ends every session of a user, who must sign in again, and
 // returns how many were live.
-func (a *Accounts) EndSessions(ctx context.Context, userID string) (_ int, err error) {
+func (a *People) EndSessions(ctx context.Context, userID string) (_ int, err error) {
 	ctx, span := a.span(ctx, "tambala.Accounts.EndSessions")
 	defer span.end(&err)
 	ctx, done, err := a.changeOn(ctx, userID)
@@ -163,7 +163,7 @@ func (a *Accounts) EndSessions(ctx context.Context, userID string) (_ int, err e
 
 // Invitations lists an organization's invitations, oldest first, each
 // with where it stands now.
-func (a *Accounts) Invitations(ctx context.Context, orgID string) (_ []Invitation, err error) {
+func (a *People) Invitations(ctx context.Context, orgID string) (_ []Invitation, err error) {
 	ctx, span := a.span(ctx, "tambala.Accounts.Invitations")
 	defer span.end(&err)
 	ctx, err = a.act(ctx, "")
@@ -176,7 +176,7 @@ func (a *Accounts) Invitations(ctx context.Context, orgID string) (_ []Invitatio
 // InviteUser invites an email address to an organization. The token, to be
 // sent to the invitee, is returned here once and can never be read again.
 // An email that a user has already is conflict.
-func (a *Accounts) InviteUser(ctx context.Context, n InviteUser) (_ Invited, err error) {
+func (a *People) InviteUser(ctx context.Context, n InviteUser) (_ Invited, err error) {
 	ctx, span := a.span(ctx, "tambala.Accounts.InviteUser")
 	defer span.end(&err)
 	ctx, done, err := a.change(ctx, accounts.PeopleRole(n.Org))
@@ -194,7 +194,7 @@ func (a *Accounts) InviteUser(ctx context.Context, n InviteUser) (_ Invited, err
 // user accepts it on the invitation's page (Portal.AcceptInvitation) by
 // choosing a new password: every session of theirs ends, their TOTP stays.
 // An unknown user is not_found.
-func (a *Accounts) ResetPassword(ctx context.Context, userID string, ttl time.Duration) (_ Invited, err error) {
+func (a *People) ResetPassword(ctx context.Context, userID string, ttl time.Duration) (_ Invited, err error) {
 	ctx, span := a.span(ctx, "tambala.Accounts.ResetPassword")
 	defer span.end(&err)
 	ctx, done, err := a.changeOn(ctx, userID)
@@ -208,7 +208,7 @@ func (a *Accounts) ResetPassword(ctx context.Context, userID string, ttl time.Du
 // ResetTOTP removes a user's TOTP and recovery codes (a lost device) and
 // ends every session of theirs; if the organization requires TOTP, their
 // next sign-in enrols again.
-func (a *Accounts) ResetTOTP(ctx context.Context, userID string) (_ User, err error) {
+func (a *People) ResetTOTP(ctx context.Context, userID string) (_ User, err error) {
 	ctx, span := a.span(ctx, "tambala.Accounts.ResetTOTP")
 	defer span.end(&err)
 	ctx, done, err := a.changeOn(ctx, userID)
@@ -221,7 +221,7 @@ func (a *Accounts) ResetTOTP(ctx context.Context, userID string) (_ User, err er
 
 // RevokeInvitation withdraws an organization's invitation by id; one
 // accepted already cannot be (conflict).
-func (a *Accounts) RevokeInvitation(ctx context.Context, orgID, id string) (_ Invitation, err error) {
+func (a *People) RevokeInvitation(ctx context.Context, orgID, id string) (_ Invitation, err error) {
 	ctx, span := a.span(ctx, "tambala.Accounts.RevokeInvitation")
 	defer span.end(&err)
 	ctx, done, err := a.change(ctx, accounts.PeopleRole(orgID))
@@ -235,7 +235,7 @@ func (a *Accounts) RevokeInvitation(ctx context.Context, orgID, id string) (_ In
 // SetTOTPRequired sets whether an organization's users must have TOTP: a
 // user without it enrols at their next sign-in, and a signed-in one is
 // held to enrolment before anything else.
-func (a *Accounts) SetTOTPRequired(ctx context.Context, orgID string, required bool) (err error) {
+func (a *People) SetTOTPRequired(ctx context.Context, orgID string, required bool) (err error) {
 	ctx, span := a.span(ctx, "tambala.Accounts.SetTOTPRequired")
 	defer span.end(&err)
 	ctx, done, err := a.change(ctx, accounts.StaffOperations)
@@ -247,7 +247,7 @@ func (a *Accounts) SetTOTPRequired(ctx context.Context, orgID string, required b
 }
 
 // TOTPRequired reports whether an organization requires TOTP of its users.
-func (a *Accounts) TOTPRequired(ctx context.Context, orgID string) (_ bool, err error) {
+func (a *People) TOTPRequired(ctx context.Context, orgID string) (_ bool, err error) {
 	ctx, span := a.span(ctx, "tambala.Accounts.TOTPRequired")
 	defer span.end(&err)
 	ctx, err = a.act(ctx, "")
@@ -258,7 +258,7 @@ func (a *Accounts) TOTPRequired(ctx context.Context, orgID string) (_ bool, err 
 }
 
 // User reads a user by id.
-func (a *Accounts) User(ctx context.Context, id string) (_ User, err error) {
+func (a *People) User(ctx context.Context, id string) (_ User, err error) {
 	ctx, span := a.span(ctx, "tambala.Accounts.User")
 	defer span.end(&err)
 	ctx, err = a.act(ctx, "")
@@ -269,7 +269,7 @@ func (a *Accounts) User(ctx context.Context, id string) (_ User, err error) {
 }
 
 // Users lists an organization's users, oldest first.
-func (a *Accounts) Users(ctx context.Context, orgID string) (_ []User, err error) {
+func (a *People) Users(ctx context.Context, orgID string) (_ []User, err error) {
 	ctx, span := a.span(ctx, "tambala.Accounts.Users")
 	defer span.end(&err)
 	ctx, err = a.act(ctx, "")
@@ -615,12 +615,8 @@ func (e *Engine) totpRequired(ctx context.Context, orgID string) (bool, error) {
 	return out, err
 }
 
-// PruneSessions deletes sessions accounts.SessionRetention past their end
-// or expiry, and sign-in throttles that hold nothing any more
-// (accounts.Throttle.Forgotten), at most batch of each kind per call,
-// and reports how many it deleted in all. Run calls it with the idempotency pruning.
-// The audit trail is never pruned.
-func (e *Engine) PruneSessions(ctx context.Context, batch int) (int, error) {
+// pruneSessionsOfEngine is Work.PruneSessions.
+func (e *Engine) pruneSessionsOfEngine(ctx context.Context, batch int) (int, error) {
 	if batch <= 0 {
 		batch = 1000
 	}
@@ -657,7 +653,7 @@ func loadPeopleOrg(tx store.Tx, org string) error {
 // accounts.StaffRoles); validation_error for a user who is not staff.
 // Sessions go on: every call checks the roles again. A staff admin never
 // changes their own roles (forbidden: another staff admin must).
-func (a *Accounts) SetStaffRoles(ctx context.Context, userID string, roles []accounts.StaffRole) (_ User, err error) {
+func (a *People) SetStaffRoles(ctx context.Context, userID string, roles []accounts.StaffRole) (_ User, err error) {
 	ctx, span := a.span(ctx, "tambala.Accounts.SetStaffRoles")
 	defer span.end(&err)
 	ctx, done, err := a.change(ctx, accounts.StaffAdmin)
@@ -693,7 +689,7 @@ var errStaffRole = errcode.Newf(errcode.Forbidden, "None of your staff roles all
 // roles, inside the transaction of its change, and extends the session
 // there, and records the user as the actor of its changes. A session of
 // an organization's user is forbidden.
-func (p *Portal) Operator(ctx context.Context, token string) (*Operator, error) {
+func (p *Sessions) Operator(ctx context.Context, token string) (*Operator, error) {
 	if _, err := p.e.view(ctx, newCall(ctx, token, accounts.Need{Staff: true}, ""), false); err != nil {
 		return nil, err
 	}
@@ -704,11 +700,11 @@ func (p *Portal) Operator(ctx context.Context, token string) (*Operator, error) 
 // returns the face of people for that user: managing the staff needs the
 // admin role, managing an organization's users the operations role, and
 // reading needs any staff role.
-func (p *Portal) Accounts(ctx context.Context, token string) (*Accounts, error) {
+func (p *Sessions) People(ctx context.Context, token string) (*People, error) {
 	if _, err := p.e.view(ctx, newCall(ctx, token, accounts.Need{Staff: true}, ""), false); err != nil {
 		return nil, err
 	}
-	return &Accounts{e: p.e, token: token}, nil
+	return &People{e: p.e, token: token}, nil
 }
 
 // staffCall checks the session of token for a staff user's read: live,
@@ -850,7 +846,7 @@ var errOwnRoles = errcode.Newf(errcode.Forbidden, "Another staff admin must chan
 // again. Only a staff admin confirms, neither the member held nor who
 // reset or invited them, and not while held themself (forbidden); the
 // automation never can. A member not held is returned as is.
-func (a *Accounts) ConfirmStaff(ctx context.Context, userID string) (_ User, err error) {
+func (a *People) ConfirmStaff(ctx context.Context, userID string) (_ User, err error) {
 	ctx, span := a.span(ctx, "tambala.Accounts.ConfirmStaff")
 	defer span.end(&err)
 	ctx, done, err := a.change(ctx, accounts.StaffAdmin)
@@ -911,6 +907,15 @@ func (a *Accounts) ConfirmStaff(ctx context.Context, userID string) (_ User, err
 	return out, nil
 }
 
-func (a *Accounts) span(ctx context.Context, name string) (context.Context, span) {
+func (a *People) span(ctx context.Context, name string) (context.Context, span) {
 	return a.e.startSpan(ctx, name, trace.SpanKindInternal)
+}
+
+// PruneSessions deletes sessions accounts.SessionRetention past their end
+// or expiry, and sign-in throttles that hold nothing any more
+// (accounts.Throttle.Forgotten), at most batch of each kind per call,
+// and reports how many it deleted in all. Run calls it with the idempotency pruning.
+// The audit trail is never pruned.
+func (u Work) PruneSessions(ctx context.Context, batch int) (int, error) {
+	return u.x.pruneSessionsOfEngine(ctx, batch)
 }

@@ -66,7 +66,7 @@ func TestTwoInstances_HotOrganizationOnPostgres(t *testing.T) {
 		for c := range callers {
 			wg.Go(func() {
 				for n := range each {
-					_, err := e.Client(pr).CreatePayout(ctx, momoRequest("500"), tambala.Idempotency{Key: fmt.Sprintf("k-%d-%d-%d", i, c, n)})
+					_, err := e.Client(pr).V1().CreatePayout(ctx, momoRequest("500"), tambala.Idempotency{Key: fmt.Sprintf("k-%d-%d-%d", i, c, n)})
 					assert.NoError(t, err)
 				}
 			})
@@ -78,7 +78,7 @@ func TestTwoInstances_HotOrganizationOnPostgres(t *testing.T) {
 	for _, e := range engines {
 		workers.Go(func() {
 			for {
-				_, err := e.ProcessPayouts(ctx)
+				_, err := e.Work().ProcessPayouts(ctx)
 				assert.NoError(t, err)
 				clock.Advance(250 * time.Millisecond)
 				select {
@@ -94,13 +94,13 @@ func TestTwoInstances_HotOrganizationOnPostgres(t *testing.T) {
 	workers.Wait()
 	// What is left settles.
 	for range 20 {
-		bal, err := engines[1].Client(p).BalanceV1(ctx)
+		bal, err := engines[1].Client(p).V1().Balance(ctx)
 		require.NoError(t, err)
 		if bal.Held.IsZero() {
 			break
 		}
 		for _, e := range engines {
-			_, err := e.ProcessPayouts(ctx)
+			_, err := e.Work().ProcessPayouts(ctx)
 			require.NoError(t, err)
 		}
 		clock.Advance(time.Second)
@@ -108,7 +108,7 @@ func TestTwoInstances_HotOrganizationOnPostgres(t *testing.T) {
 
 	require.Zero(t, conflicts.Load(), "updates gave up with store.ErrConflict")
 	const n = 2 * callers * each
-	page, err := engines[0].Client(p).Payouts(ctx, tambala.PageRequest{Limit: 200}, tambala.PayoutFilter{})
+	page, err := engines[0].Client(p).V1().Payouts(ctx, tambala.PageRequest{Limit: 200}, tambala.PayoutFilter{})
 	require.NoError(t, err)
 	require.Len(t, page.Items, n)
 	// Every payout took its amount and the fee the provider charged.
@@ -121,7 +121,7 @@ func TestTwoInstances_HotOrganizationOnPostgres(t *testing.T) {
 		}
 		require.NoError(t, err)
 	}
-	bal, err := engines[1].Client(p).BalanceV1(ctx)
+	bal, err := engines[1].Client(p).V1().Balance(ctx)
 	require.NoError(t, err)
 	assert.True(t, bal.Held.IsZero(), "held %s", bal.Held)
 	assert.Equal(t, want.String(), bal.Available.String(), "a lost or doubled update")

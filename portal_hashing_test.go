@@ -63,7 +63,7 @@ func TestPortalHashesOutsideTransactions(t *testing.T) {
 		w := &txWatchStore{Store: s}
 		p := newPortalEnv(t, w)
 		pw := watchPasswords(p.e, w)
-		portal := p.e.Portal()
+		portal := p.e.Sessions()
 		step := func(name string, hashes bool, fn func()) {
 			t.Helper()
 			before := pw.calls.Load()
@@ -78,7 +78,7 @@ func TestPortalHashesOutsideTransactions(t *testing.T) {
 		var inv tambala.Invited
 		step("accept", true, func() {
 			var err error
-			inv, err = p.e.Accounts().InviteUser(p.ctx, tambala.InviteUser{Org: p.org, Email: "ada@example.com"})
+			inv, err = p.e.People().InviteUser(p.ctx, tambala.InviteUser{Org: p.org, Email: "ada@example.com"})
 			require.NoError(t, err)
 			_, err = portal.AcceptInvitation(p.ctx, inv.Token, portalPassword)
 			require.NoError(t, err)
@@ -123,10 +123,10 @@ func TestPortalHashesOutsideTransactions(t *testing.T) {
 		e2, err := tambala.New(w, &tambala.Options{Clock: p.clock.Now, Accounts: tambala.AccountsOptions{PasswordParams: params}})
 		require.NoError(t, err)
 		pw2 := watchPasswords(e2, w)
-		_, err = e2.Portal().SignIn(p.ctx, "ada@example.com", "another fine passphrase")
+		_, err = e2.Sessions().SignIn(p.ctx, "ada@example.com", "another fine passphrase")
 		require.NoError(t, err)
 		assert.Equal(t, int32(2), pw2.calls.Load(), "verify and rehash")
-		_, err = e2.Portal().SignIn(p.ctx, "ada@example.com", "another fine passphrase")
+		_, err = e2.Sessions().SignIn(p.ctx, "ada@example.com", "another fine passphrase")
 		require.NoError(t, err)
 		assert.Equal(t, int32(3), pw2.calls.Load(), "rehashed once")
 		assert.Zero(t, pw2.inTx.Load(), "password work inside a transaction")
@@ -155,7 +155,7 @@ func TestPortalConcurrentSignInFailures(t *testing.T) {
 		// Room for all 30 at once: the subject is the throttles, not the
 		// limiter of password work (TestSignInFlood).
 		tambala.SetPasswordWork(p.e, tambala.PasswordWorkOptions{MaxWaiting: 30, PerAddress: 30, PerAccount: 30})
-		portal := p.e.Portal()
+		portal := p.e.Sessions()
 		p.person(t, p.org, "ada@example.com")
 
 		attempts := func(ctx context.Context, email func(i int) string) (failed, throttled int) {
@@ -206,7 +206,7 @@ func TestPortalSignInUserChangedMeanwhile(t *testing.T) {
 	eachStore(t, func(t *testing.T, s store.Store) {
 		w := &txWatchStore{Store: s}
 		p := newPortalEnv(t, w)
-		portal := p.e.Portal()
+		portal := p.e.Sessions()
 		u := p.person(t, p.org, "ada@example.com")
 
 		// Disabled while the password is checked: checked again, refused.
@@ -214,7 +214,7 @@ func TestPortalSignInUserChangedMeanwhile(t *testing.T) {
 		tambala.SetPasswordWorkHook(p.e, func() {
 			if once {
 				once = false
-				_, err := p.e.Accounts().DisableUser(p.ctx, u.ID) // an Update: none may be open here
+				_, err := p.e.People().DisableUser(p.ctx, u.ID) // an Update: none may be open here
 				require.NoError(t, err)
 			}
 		})
@@ -226,7 +226,7 @@ func TestPortalSignInUserChangedMeanwhile(t *testing.T) {
 		tambala.SetPasswordWorkHook(p.e, func() {
 			if once {
 				once = false
-				_, err := p.e.Accounts().EnableUser(p.ctx, u.ID)
+				_, err := p.e.People().EnableUser(p.ctx, u.ID)
 				require.NoError(t, err)
 			}
 		})
@@ -238,9 +238,9 @@ func TestPortalSignInUserChangedMeanwhile(t *testing.T) {
 		tambala.SetPasswordWorkHook(p.e, func() {
 			var err error
 			if flip {
-				_, err = p.e.Accounts().DisableUser(p.ctx, u.ID)
+				_, err = p.e.People().DisableUser(p.ctx, u.ID)
 			} else {
-				_, err = p.e.Accounts().EnableUser(p.ctx, u.ID)
+				_, err = p.e.People().EnableUser(p.ctx, u.ID)
 			}
 			flip = !flip
 			require.NoError(t, err)

@@ -43,7 +43,7 @@ type rapidSession struct {
 
 func portalProperty(rt *rapid.T, s store.Store) {
 	p := newPortalEnv(rt, s)
-	portal := p.e.Portal()
+	portal := p.e.Sessions()
 	emails := []string{"ada@example.com", "bob@example.com", "eve@example.com"}
 	p.person(rt, p.org, emails[0])
 	p.person(rt, p.org, emails[1])

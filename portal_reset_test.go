@@ -19,7 +19,7 @@ const resetPassword = "a fresh passphrase after the reset"
 func TestPasswordReset(t *testing.T) {
 	eachStore(t, func(t *testing.T, s store.Store) {
 		p := newPortalEnv(t, s)
-		portal := p.e.Portal()
+		portal := p.e.Sessions()
 		u := p.person(t, p.org, "ada@example.com")
 		a, b := p.signIn(t, "ada@example.com"), p.signIn(t, "ada@example.com")
 		// Failed sign-ins short of a lockout, cleared by the reset.
@@ -28,7 +28,7 @@ func TestPasswordReset(t *testing.T) {
 			require.ErrorIs(t, err, accounts.ErrInvalidCredentials)
 		}
 
-		reset, err := p.e.Accounts().ResetPassword(p.ctx, u.ID, 0)
+		reset, err := p.e.People().ResetPassword(p.ctx, u.ID, 0)
 		require.NoError(t, err)
 		assert.True(t, strings.HasPrefix(reset.Token, accounts.InvitationTokenPrefix))
 		ri := reset.Invitation
@@ -79,14 +79,14 @@ func TestPasswordReset(t *testing.T) {
 		_, err = portal.SignIn(p.ctx, "ada@example.com", resetPassword)
 		require.NoError(t, err)
 
-		invs, err := p.e.Accounts().Invitations(p.ctx, p.org)
+		invs, err := p.e.People().Invitations(p.ctx, p.org)
 		require.NoError(t, err)
 		require.Len(t, invs, 2)
 		assert.Equal(t, "", invs[0].ResetOf)
 		assert.Equal(t, u.ID, invs[1].ResetOf)
 		assert.Equal(t, accounts.InvitationAccepted, invs[1].Status)
 		assert.Equal(t, u.ID, invs[1].UserID)
-		users, err := p.e.Accounts().Users(p.ctx, p.org)
+		users, err := p.e.People().Users(p.ctx, p.org)
 		require.NoError(t, err)
 		assert.Len(t, users, 1, "no second user")
 
@@ -101,7 +101,7 @@ func TestPasswordReset(t *testing.T) {
 			tambala.AuditInvitationAccepted, tambala.AuditSignedIn, tambala.AuditSignedIn, tambala.AuditPasswordResetIssued,
 			tambala.AuditPasswordReset, tambala.AuditSignedIn, tambala.AuditSignedIn}, tail)
 
-		page, err := p.e.Accounts().AuditTrail(p.ctx, tambala.PageRequest{Limit: tambala.MaxPageSize}, tambala.AuditFilter{Org: p.org})
+		page, err := p.e.People().AuditTrail(p.ctx, tambala.PageRequest{Limit: tambala.MaxPageSize}, tambala.AuditFilter{Org: p.org})
 		require.NoError(t, err)
 		var issued, done *tambala.AuditEntry
 		for i := range page.Items {
@@ -130,7 +130,7 @@ func TestPasswordReset(t *testing.T) {
 func TestPasswordResetKeepsTOTP(t *testing.T) {
 	eachStore(t, func(t *testing.T, s store.Store) {
 		p := newPortalEnv(t, s)
-		portal := p.e.Portal()
+		portal := p.e.Sessions()
 		u := p.person(t, p.org, "ada@example.com")
 		r := p.signIn(t, "ada@example.com")
 		enrol, err := portal.BeginTOTP(p.ctx, r.Token)
@@ -140,7 +140,7 @@ func TestPasswordResetKeepsTOTP(t *testing.T) {
 		_, err = portal.ConfirmTOTP(p.ctx, r.Token, code)
 		require.NoError(t, err)
 
-		reset, err := p.e.Accounts().ResetPassword(p.ctx, u.ID, 0)
+		reset, err := p.e.People().ResetPassword(p.ctx, u.ID, 0)
 		require.NoError(t, err)
 		got, err := portal.AcceptInvitation(p.ctx, reset.Token, resetPassword)
 		require.NoError(t, err)
@@ -156,8 +156,8 @@ func TestPasswordResetKeepsTOTP(t *testing.T) {
 func TestPasswordResetRefused(t *testing.T) {
 	eachStore(t, func(t *testing.T, s store.Store) {
 		p := newPortalEnv(t, s)
-		portal := p.e.Portal()
-		acc := p.e.Accounts()
+		portal := p.e.Sessions()
+		acc := p.e.People()
 		u := p.person(t, p.org, "ada@example.com")
 
 		_, err := acc.ResetPassword(p.ctx, "nobody", 0)
@@ -215,10 +215,10 @@ func TestPasswordResetUserChangedMeanwhile(t *testing.T) {
 	eachStore(t, func(t *testing.T, s store.Store) {
 		w := &txWatchStore{Store: s}
 		p := newPortalEnv(t, w)
-		portal := p.e.Portal()
+		portal := p.e.Sessions()
 		u := p.person(t, p.org, "ada@example.com")
 		si := p.signIn(t, "ada@example.com")
-		reset, err := p.e.Accounts().ResetPassword(p.ctx, u.ID, 0)
+		reset, err := p.e.People().ResetPassword(p.ctx, u.ID, 0)
 		require.NoError(t, err)
 
 		once := true
@@ -257,8 +257,8 @@ func TestPasswordResetNotAnInvitation(t *testing.T) {
 
 	eachStore(t, func(t *testing.T, s store.Store) {
 		p := newPortalEnv(t, s)
-		portal := p.e.Portal()
-		inv, err := p.e.Accounts().InviteUser(p.ctx, tambala.InviteUser{Org: p.org, Email: "bo@example.com"})
+		portal := p.e.Sessions()
+		inv, err := p.e.People().InviteUser(p.ctx, tambala.InviteUser{Org: p.org, Email: "bo@example.com"})
 		require.NoError(t, err)
 		seen, err := portal.Invitation(p.ctx, inv.Token)
 		require.NoError(t, err)

@@ -47,16 +47,16 @@ func (p *portalEnv) from(addr string) context.Context {
 // person invites email to org and accepts with portalPassword.
 func (p *portalEnv) person(t deskTB, org, email string) tambala.User {
 	t.Helper()
-	inv, err := p.e.Accounts().InviteUser(p.ctx, tambala.InviteUser{Org: org, Email: email})
+	inv, err := p.e.People().InviteUser(p.ctx, tambala.InviteUser{Org: org, Email: email})
 	require.NoError(t, err)
-	u, err := p.e.Portal().AcceptInvitation(p.ctx, inv.Token, portalPassword)
+	u, err := p.e.Sessions().AcceptInvitation(p.ctx, inv.Token, portalPassword)
 	require.NoError(t, err)
 	return u
 }
 
 func (p *portalEnv) signIn(t deskTB, email string) tambala.SignInResult {
 	t.Helper()
-	r, err := p.e.Portal().SignIn(p.ctx, email, portalPassword)
+	r, err := p.e.Sessions().SignIn(p.ctx, email, portalPassword)
 	require.NoError(t, err)
 	return r
 }
@@ -64,7 +64,7 @@ func (p *portalEnv) signIn(t deskTB, email string) tambala.SignInResult {
 // actions lists the actions of the trail, oldest first.
 func (p *portalEnv) actions(t deskTB, org string) []tambala.AuditAction {
 	t.Helper()
-	page, err := p.e.Accounts().AuditTrail(p.ctx, tambala.PageRequest{Limit: tambala.MaxPageSize}, tambala.AuditFilter{Org: org})
+	page, err := p.e.People().AuditTrail(p.ctx, tambala.PageRequest{Limit: tambala.MaxPageSize}, tambala.AuditFilter{Org: org})
 	require.NoError(t, err)
 	out := []tambala.AuditAction{}
 	for i := len(page.Items) - 1; i >= 0; i-- {
@@ -76,8 +76,8 @@ func (p *portalEnv) actions(t deskTB, org string) []tambala.AuditAction {
 func TestPortalSignInFlow(t *testing.T) {
 	eachStore(t, func(t *testing.T, s store.Store) {
 		p := newPortalEnv(t, s)
-		portal := p.e.Portal()
-		inv, err := p.e.Accounts().InviteUser(p.ctx, tambala.InviteUser{Org: p.org, Email: " Ada@Example.COM "})
+		portal := p.e.Sessions()
+		inv, err := p.e.People().InviteUser(p.ctx, tambala.InviteUser{Org: p.org, Email: " Ada@Example.COM "})
 		require.NoError(t, err)
 		assert.Equal(t, "ada@example.com", inv.Invitation.Email)
 		assert.Equal(t, accounts.InvitationPending, inv.Invitation.Status)
@@ -93,13 +93,13 @@ func TestPortalSignInFlow(t *testing.T) {
 		assert.ErrorIs(t, err, accounts.ErrInvitationUsed)
 		_, err = portal.AcceptInvitation(p.ctx, "inv_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", portalPassword)
 		assert.Equal(t, errcode.Unauthorized, errcode.Of(err))
-		invs, err := p.e.Accounts().Invitations(p.ctx, p.org)
+		invs, err := p.e.People().Invitations(p.ctx, p.org)
 		require.NoError(t, err)
 		require.Len(t, invs, 1)
 		assert.Equal(t, accounts.InvitationAccepted, invs[0].Status)
 		assert.Equal(t, u.ID, invs[0].UserID)
 		// The email is taken now: another invitation is conflict.
-		_, err = p.e.Accounts().InviteUser(p.ctx, tambala.InviteUser{Org: p.org, Email: "ADA@example.com"})
+		_, err = p.e.People().InviteUser(p.ctx, tambala.InviteUser{Org: p.org, Email: "ADA@example.com"})
 		assert.Equal(t, errcode.Conflict, errcode.Of(err))
 
 		r, err := portal.SignIn(p.ctx, "ADA@example.com", portalPassword)
@@ -119,7 +119,7 @@ func TestPortalSignInFlow(t *testing.T) {
 		pr, err := portal.Principal(p.ctx, r.Token)
 		require.NoError(t, err)
 		assert.Equal(t, p.org, pr.Org.ID)
-		bal, err := p.e.Client(pr).BalanceV1(p.ctx)
+		bal, err := p.e.Client(pr).V1().Balance(p.ctx)
 		require.NoError(t, err)
 		assert.Equal(t, "1000.00", bal.Available.String())
 		_, err = p.e.Authenticate(p.ctx, r.Token)
@@ -145,7 +145,7 @@ func TestPortalSignInFlow(t *testing.T) {
 		assert.Equal(t, []tambala.AuditAction{tambala.AuditOrgCreated, tambala.AuditOrgFunded, tambala.AuditUserInvited,
 			tambala.AuditInvitationAccepted, tambala.AuditSignedIn, tambala.AuditKeyCreated, tambala.AuditOrgStatusChanged,
 			tambala.AuditOrgStatusChanged, tambala.AuditSignedOut}, p.actions(t, p.org))
-		page, err := p.e.Accounts().AuditTrail(p.ctx, tambala.PageRequest{Limit: 1}, tambala.AuditFilter{})
+		page, err := p.e.People().AuditTrail(p.ctx, tambala.PageRequest{Limit: 1}, tambala.AuditFilter{})
 		require.NoError(t, err)
 		require.Len(t, page.Items, 1)
 		last := page.Items[0]
@@ -163,13 +163,13 @@ func TestPortalSignInErrorsAreIdentical(t *testing.T) {
 		p := newPortalEnv(t, s)
 		p.person(t, p.org, "ada@example.com")
 		off := p.person(t, p.org, "bob@example.com")
-		_, err := p.e.Accounts().DisableUser(p.ctx, off.ID)
+		_, err := p.e.People().DisableUser(p.ctx, off.ID)
 		require.NoError(t, err)
 
-		_, wrong := p.e.Portal().SignIn(p.ctx, "ada@example.com", "not the password at all")
-		_, unknown := p.e.Portal().SignIn(p.ctx, "eve@example.com", "not the password at all")
-		_, disabled := p.e.Portal().SignIn(p.ctx, "bob@example.com", portalPassword)
-		_, malformed := p.e.Portal().SignIn(p.ctx, "not an email", portalPassword)
+		_, wrong := p.e.Sessions().SignIn(p.ctx, "ada@example.com", "not the password at all")
+		_, unknown := p.e.Sessions().SignIn(p.ctx, "eve@example.com", "not the password at all")
+		_, disabled := p.e.Sessions().SignIn(p.ctx, "bob@example.com", portalPassword)
+		_, malformed := p.e.Sessions().SignIn(p.ctx, "not an email", portalPassword)
 		for _, err := range []error{wrong, unknown, disabled, malformed} {
 			require.Error(t, err)
 			assert.Equal(t, wrong.Error(), err.Error())
@@ -182,7 +182,7 @@ func TestPortalSignInErrorsAreIdentical(t *testing.T) {
 func TestPortalThrottling(t *testing.T) {
 	eachStore(t, func(t *testing.T, s store.Store) {
 		p := newPortalEnv(t, s)
-		portal := p.e.Portal()
+		portal := p.e.Sessions()
 		p.person(t, p.org, "ada@example.com")
 		for range accounts.AccountPolicy.MaxFailures {
 			_, err := portal.SignIn(p.ctx, "ada@example.com", "wrong password here")
@@ -237,10 +237,10 @@ func TestPortalThrottling(t *testing.T) {
 func TestPortalTOTP(t *testing.T) {
 	eachStore(t, func(t *testing.T, s store.Store) {
 		p := newPortalEnv(t, s)
-		portal := p.e.Portal()
+		portal := p.e.Sessions()
 		u := p.person(t, p.org, "ada@example.com")
-		require.NoError(t, p.e.Accounts().SetTOTPRequired(p.ctx, p.org, true))
-		req, err := p.e.Accounts().TOTPRequired(p.ctx, p.org)
+		require.NoError(t, p.e.People().SetTOTPRequired(p.ctx, p.org, true))
+		req, err := p.e.People().TOTPRequired(p.ctx, p.org)
 		require.NoError(t, err)
 		assert.True(t, req)
 
@@ -298,7 +298,7 @@ func TestPortalTOTP(t *testing.T) {
 
 		// The operator resets the lost device: every session ends, and the
 		// next sign-in enrols again.
-		_, err = p.e.Accounts().ResetTOTP(p.ctx, u.ID)
+		_, err = p.e.People().ResetTOTP(p.ctx, u.ID)
 		require.NoError(t, err)
 		_, err = portal.Session(p.ctx, in.Token)
 		assert.ErrorIs(t, err, accounts.ErrSessionEnded)
@@ -316,7 +316,7 @@ func TestPortalTOTP(t *testing.T) {
 func TestPortalSecondFactorThrottle(t *testing.T) {
 	eachStore(t, func(t *testing.T, s store.Store) {
 		p := newPortalEnv(t, s)
-		portal := p.e.Portal()
+		portal := p.e.Sessions()
 		p.person(t, p.org, "ada@example.com")
 		r := p.signIn(t, "ada@example.com")
 		enrol, err := portal.BeginTOTP(p.ctx, r.Token)
@@ -338,7 +338,7 @@ func TestPortalSecondFactorThrottle(t *testing.T) {
 func TestPortalSessionExpiry(t *testing.T) {
 	eachStore(t, func(t *testing.T, s store.Store) {
 		p := newPortalEnv(t, s)
-		portal := p.e.Portal()
+		portal := p.e.Sessions()
 		p.person(t, p.org, "ada@example.com")
 
 		r := p.signIn(t, "ada@example.com")
@@ -365,11 +365,11 @@ func TestPortalSessionExpiry(t *testing.T) {
 func TestPortalOperatorEndsSessions(t *testing.T) {
 	eachStore(t, func(t *testing.T, s store.Store) {
 		p := newPortalEnv(t, s)
-		portal := p.e.Portal()
+		portal := p.e.Sessions()
 		u := p.person(t, p.org, "ada@example.com")
 		a, b := p.signIn(t, "ada@example.com"), p.signIn(t, "ada@example.com")
 
-		n, err := p.e.Accounts().EndSessions(p.ctx, u.ID)
+		n, err := p.e.People().EndSessions(p.ctx, u.ID)
 		require.NoError(t, err)
 		assert.Equal(t, 2, n)
 		for _, tok := range []string{a.Token, b.Token} {
@@ -378,14 +378,14 @@ func TestPortalOperatorEndsSessions(t *testing.T) {
 		}
 
 		c := p.signIn(t, "ada@example.com")
-		off, err := p.e.Accounts().DisableUser(p.ctx, u.ID)
+		off, err := p.e.People().DisableUser(p.ctx, u.ID)
 		require.NoError(t, err)
 		assert.Equal(t, accounts.StatusDisabled, off.Status)
 		_, err = portal.Session(p.ctx, c.Token)
 		assert.ErrorIs(t, err, accounts.ErrSessionEnded)
 		_, err = portal.SignIn(p.ctx, "ada@example.com", portalPassword)
 		assert.ErrorIs(t, err, accounts.ErrInvalidCredentials)
-		on, err := p.e.Accounts().EnableUser(p.ctx, u.ID)
+		on, err := p.e.People().EnableUser(p.ctx, u.ID)
 		require.NoError(t, err)
 		assert.Equal(t, accounts.StatusActive, on.Status)
 		d := p.signIn(t, "ada@example.com")
@@ -403,13 +403,13 @@ func TestPortalOperatorEndsSessions(t *testing.T) {
 		_, err = portal.SignIn(p.ctx, "ada@example.com", "a brand new passphrase")
 		require.NoError(t, err)
 
-		users, err := p.e.Accounts().Users(p.ctx, p.org)
+		users, err := p.e.People().Users(p.ctx, p.org)
 		require.NoError(t, err)
 		require.Len(t, users, 1)
-		got, err := p.e.Accounts().User(p.ctx, u.ID)
+		got, err := p.e.People().User(p.ctx, u.ID)
 		require.NoError(t, err)
 		assert.Equal(t, users[0], got)
-		_, err = p.e.Accounts().User(p.ctx, "nobody")
+		_, err = p.e.People().User(p.ctx, "nobody")
 		assert.Equal(t, errcode.NotFound, errcode.Of(err))
 
 		assert.Equal(t, []tambala.AuditAction{tambala.AuditOrgCreated, tambala.AuditOrgFunded, tambala.AuditUserInvited,
@@ -423,7 +423,7 @@ func TestPortalOperatorEndsSessions(t *testing.T) {
 func TestAuditTrail(t *testing.T) {
 	eachStore(t, func(t *testing.T, s store.Store) {
 		p := newPortalEnv(t, s)
-		acc := p.e.Accounts()
+		acc := p.e.People()
 		other, err := p.e.Operator().CreateOrganization(p.ctx, tambala.NewOrganization{Name: "Other Ltd"})
 		require.NoError(t, err)
 		p.person(t, p.org, "ada@example.com")
@@ -439,7 +439,7 @@ func TestAuditTrail(t *testing.T) {
 		assert.Equal(t, errcode.ValidationError, errcode.Of(err))
 		r := p.signIn(t, "ada@example.com")
 		before = append(before, tambala.AuditSignedIn)
-		err = p.e.Portal().ChangePassword(p.ctx, r.Token, portalPassword, "short")
+		err = p.e.Sessions().ChangePassword(p.ctx, r.Token, portalPassword, "short")
 		assert.Equal(t, errcode.ValidationError, errcode.Of(err))
 		require.NoError(t, acc.SetTOTPRequired(p.ctx, p.org, false)) // no change
 		assert.Equal(t, before, p.actions(t, ""))
@@ -449,14 +449,14 @@ func TestAuditTrail(t *testing.T) {
 		revoked, err := acc.RevokeInvitation(p.ctx, p.org, inv.Invitation.ID)
 		require.NoError(t, err)
 		assert.Equal(t, accounts.InvitationRevoked, revoked.Status)
-		_, err = p.e.Portal().AcceptInvitation(p.ctx, inv.Token, portalPassword)
+		_, err = p.e.Sessions().AcceptInvitation(p.ctx, inv.Token, portalPassword)
 		assert.ErrorIs(t, err, accounts.ErrInvitationRevoked)
 		_, err = acc.RevokeInvitation(p.ctx, other.ID, inv.Invitation.ID)
 		assert.Equal(t, errcode.NotFound, errcode.Of(err))
 
 		// The org admin reads their organization's entries alone.
 		all := p.actions(t, "")
-		mine, err := p.e.Portal().AuditTrail(p.ctx, r.Token, tambala.PageRequest{Limit: tambala.MaxPageSize})
+		mine, err := p.e.Sessions().AuditTrail(p.ctx, r.Token, tambala.PageRequest{Limit: tambala.MaxPageSize})
 		require.NoError(t, err)
 		require.NotEmpty(t, mine.Items)
 		for _, a := range mine.Items {

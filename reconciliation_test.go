@@ -47,19 +47,19 @@ func newReconEnv(t *testing.T, s store.Store) *reconEnv {
 	p := fundedPrincipal(t, e, "100000.00")
 	r := &reconEnv{ctx: ctx, s: s, clock: clock, e: e, op: e.Operator().BackOffice()}
 	pay := func(key, amount string) string {
-		c, err := e.Client(p).CreatePayout(ctx, momoRequest(amount), tambala.Idempotency{Key: key})
+		c, err := e.Client(p).V1().CreatePayout(ctx, momoRequest(amount), tambala.Idempotency{Key: key})
 		require.NoError(t, err)
 		return c.Resource.ID
 	}
 	r.ok, r.short, r.bounced, r.gone, r.open, r.big = pay("a", "100"), pay("b", "100"), pay("c", "100"), pay("d", "100"), pay("e", "100"), pay("f", "4000")
 	for range 3 {
-		_, err := e.ProcessPayouts(ctx)
+		_, err := e.Work().ProcessPayouts(ctx)
 		require.NoError(t, err)
 		clock.Advance(time.Second)
 	}
 	r.at = clock.Now().UTC().Truncate(time.Millisecond)
 	for _, id := range []string{r.ok, r.short, r.bounced, r.gone} {
-		got, err := e.Operator().ResolvePayout(ctx, id, tambala.Resolution{Outcome: payouts.Succeeded, Reason: "paid"})
+		got, err := e.Operator().BackOffice().ResolvePayout(ctx, id, tambala.Resolution{Outcome: payouts.Succeeded, Reason: "paid"})
 		require.NoError(t, err)
 		require.Equal(t, payouts.Succeeded, got.Status)
 	}
@@ -68,7 +68,7 @@ func newReconEnv(t *testing.T, s store.Store) *reconEnv {
 	require.NoError(t, err)
 	r.collection = c.ID
 	for _, id := range []string{r.open, r.big} {
-		list, err := e.Operator().PayoutsInFlight(ctx, tambala.InFlightFilter{})
+		list, err := e.Operator().BackOffice().PayoutsInFlight(ctx, tambala.InFlightFilter{})
 		require.NoError(t, err)
 		require.True(t, func() bool {
 			for _, f := range list {
@@ -104,7 +104,7 @@ func (r *reconEnv) file(number int, lines ...string) string {
 
 func (r *reconEnv) audit(t *testing.T, action tambala.AuditAction) []tambala.AuditEntry {
 	t.Helper()
-	page, err := r.e.Accounts().AuditTrail(r.ctx, tambala.PageRequest{Limit: 100}, tambala.AuditFilter{Action: action})
+	page, err := r.e.People().AuditTrail(r.ctx, tambala.PageRequest{Limit: 100}, tambala.AuditFilter{Action: action})
 	require.NoError(t, err)
 	return page.Items
 }
@@ -148,7 +148,7 @@ func TestReconciliationGroups(t *testing.T) {
 		// A batch: one line naming two payouts by the provider's
 		// reference their resolutions share.
 		for _, id := range []string{r.open, r.big} {
-			_, err := r.e.Operator().ResolvePayout(r.ctx, id, tambala.Resolution{Outcome: payouts.Succeeded, Reason: "batch", Reference: "BATCH-1"})
+			_, err := r.e.Operator().BackOffice().ResolvePayout(r.ctx, id, tambala.Resolution{Outcome: payouts.Succeeded, Reason: "batch", Reference: "BATCH-1"})
 			require.NoError(t, err)
 		}
 		imp2, err := r.op.Import(r.ctx, tambala.SettlementFile{Rail: payouts.Momo, Name: "momo-8.csv", Content: r.file(8, "BATCH-1 4100 settled")})
@@ -219,7 +219,7 @@ func TestReconciliationBulkResolve(t *testing.T) {
 		assert.Equal(t, r.big, done.Pending[0].Key)
 		assert.Equal(t, errcode.Conflict, errcode.Of(done.Refused[r.short]), "amount differs: not matched")
 		assert.Equal(t, errcode.Conflict, errcode.Of(done.Refused[r.ok]), "already succeeded")
-		list, err := r.e.Operator().PayoutsInFlight(r.ctx, tambala.InFlightFilter{})
+		list, err := r.e.Operator().BackOffice().PayoutsInFlight(r.ctx, tambala.InFlightFilter{})
 		require.NoError(t, err)
 		require.Len(t, list, 1, "open resolved, big waits for a second staff member")
 		assert.Equal(t, r.big, list[0].Payout.ID)
@@ -246,7 +246,7 @@ func TestReconciliationBulkResolve(t *testing.T) {
 		// A support staff member reads but neither imports, resolves nor
 		// explains.
 		_, tok := enrolStaff(t, r.e, r.ctx, r.clock, "sam@operator.example", accounts.StaffSupport)
-		staff, err := r.e.StaffPortal().Operator(r.ctx, tok)
+		staff, err := r.e.StaffSessions().Operator(r.ctx, tok)
 		require.NoError(t, err)
 		_, err = staff.BackOffice().Report(r.ctx, imp.ID)
 		require.NoError(t, err)

@@ -30,41 +30,41 @@ func momoRequest(amount string) payouts.Request {
 func useCases(e *tambala.Engine) map[string]func(ctx context.Context, p tambala.Principal, key string) error {
 	return map[string]func(ctx context.Context, p tambala.Principal, key string) error{
 		"CreatePayout": func(ctx context.Context, p tambala.Principal, key string) error {
-			_, err := e.Client(p).CreatePayout(ctx, momoRequest("100"), tambala.Idempotency{Key: key})
+			_, err := e.Client(p).V1().CreatePayout(ctx, momoRequest("100"), tambala.Idempotency{Key: key})
 			return err
 		},
 		"RefuseCreate": func(ctx context.Context, p tambala.Principal, key string) error {
-			err := e.Client(p).RefuseCreate(ctx, tambala.CreateMomoPayout, tambala.Idempotency{Key: key}, errors.New("undecodable"))
+			err := tambala.GateOf(e).RefuseCreate(ctx, e.Client(p), tambala.CreateMomoPayout, tambala.Idempotency{Key: key}, errors.New("undecodable"))
 			if err != nil && err.Error() == "undecodable" {
 				return nil
 			}
 			return err
 		},
 		"Payouts": func(ctx context.Context, p tambala.Principal, _ string) error {
-			_, err := e.Client(p).Payouts(ctx, tambala.PageRequest{}, tambala.PayoutFilter{})
+			_, err := e.Client(p).V1().Payouts(ctx, tambala.PageRequest{}, tambala.PayoutFilter{})
 			return err
 		},
 		"Payout": func(ctx context.Context, p tambala.Principal, _ string) error {
-			_, err := e.Client(p).Payout(ctx, "00000000-0000-0000-0000-000000000000")
+			_, err := e.Client(p).V1().Payout(ctx, "00000000-0000-0000-0000-000000000000")
 			if errcode.Of(err) == errcode.NotFound {
 				return nil
 			}
 			return err
 		},
 		"BalanceV1": func(ctx context.Context, p tambala.Principal, _ string) error {
-			_, err := e.Client(p).BalanceV1(ctx)
+			_, err := e.Client(p).V1().Balance(ctx)
 			return err
 		},
 		"QuoteFee": func(ctx context.Context, p tambala.Principal, _ string) error {
-			_, err := e.Client(p).QuoteFee(ctx, payouts.DirPayout, payouts.Momo, money.FromInt(money.MWK, 100))
+			_, err := e.Client(p).V1().QuoteFee(ctx, payouts.DirPayout, payouts.Momo, money.FromInt(money.MWK, 100))
 			return err
 		},
 		"SimulateCollection": func(ctx context.Context, p tambala.Principal, _ string) error {
-			_, err := e.Client(p).SimulateCollection(ctx, tambala.SimulatedCollection{Amount: money.FromInt(money.MWK, 100)})
+			_, err := e.Client(p).V1().SimulateCollection(ctx, tambala.SimulatedCollection{Amount: money.FromInt(money.MWK, 100)})
 			return err
 		},
 		"Collections": func(ctx context.Context, p tambala.Principal, _ string) error {
-			_, err := e.Client(p).Collections(ctx, tambala.PageRequest{})
+			_, err := e.Client(p).V1().Collections(ctx, tambala.PageRequest{})
 			return err
 		},
 		"Trades": func(ctx context.Context, p tambala.Principal, _ string) error {
@@ -76,11 +76,11 @@ func useCases(e *tambala.Engine) map[string]func(ctx context.Context, p tambala.
 			return err
 		},
 		"Banks": func(ctx context.Context, p tambala.Principal, _ string) error {
-			_, err := e.Client(p).Banks(ctx)
+			_, err := e.Client(p).V1().Banks(ctx)
 			return err
 		},
 		"Operators": func(ctx context.Context, p tambala.Principal, _ string) error {
-			_, _, err := e.Client(p).MobileOperators(ctx)
+			_, _, err := e.Client(p).V1().MobileOperators(ctx)
 			return err
 		},
 	}
@@ -134,7 +134,7 @@ func (r *ruleEnv) assertNothingMoved(t *testing.T) {
 		return tx.Scan([]byte("payouts"), store.ScanOptions{}, func(_, _ []byte) (bool, error) { n++; return true, nil })
 	}))
 	assert.Zero(t, n, "payouts created")
-	b, err := r.e.Client(r.p).BalanceV1(ctx)
+	b, err := r.e.Client(r.p).V1().Balance(ctx)
 	if err == nil {
 		assert.Equal(t, "0.00", b.Held.String(), "held")
 	}
@@ -150,9 +150,9 @@ func TestRules_HandBuiltPrincipalIsUnauthorized(t *testing.T) {
 		for name, call := range v2UseCases(r.e) {
 			assert.Equal(t, errcode.Unauthorized, errcode.Of(call(context.Background(), forged)), name)
 		}
-		assert.Equal(t, errcode.Unauthorized, errcode.Of(r.e.Client(tambala.Principal{}).Admit(context.Background(), tambala.APIv1)))
-		assert.Equal(t, errcode.Unauthorized, errcode.Of(tambala.Principal{}.Admitted(tambala.APIv1)))
-		assert.Equal(t, errcode.Unauthorized, errcode.Of(forged.Admitted(tambala.APIv1)))
+		assert.Equal(t, errcode.Unauthorized, errcode.Of(tambala.GateOf(r.e).Admit(context.Background(), r.e.Client(tambala.Principal{}), tambala.APIv1)))
+		assert.Equal(t, errcode.Unauthorized, errcode.Of(tambala.GateOf(r.e).Admitted(tambala.Principal{}, tambala.APIv1)))
+		assert.Equal(t, errcode.Unauthorized, errcode.Of(tambala.GateOf(r.e).Admitted(forged, tambala.APIv1)))
 		r.assertNothingMoved(t)
 	})
 }
@@ -175,7 +175,7 @@ func TestRules_SuspendedOrganization(t *testing.T) {
 		require.NoError(t, err)
 		r.assertNothingMoved(t)
 		// Reactivated, the same Principal works again.
-		_, err = r.e.Client(r.p).CreatePayout(ctx, momoRequest("100"), tambala.Idempotency{Key: "after"})
+		_, err = r.e.Client(r.p).V1().CreatePayout(ctx, momoRequest("100"), tambala.Idempotency{Key: "after"})
 		assert.NoError(t, err)
 	})
 }
@@ -209,23 +209,23 @@ func TestRules_Pause(t *testing.T) {
 			for name, call := range v2UseCases(r.e) {
 				assert.Equal(t, v2, errcode.Of(call(ctx, r.p)), "%s while %s is %s", name, c.api, c.mode)
 			}
-			assert.Equal(t, v1, errcode.Of(r.e.Client(r.p).Admit(ctx, tambala.APIv1)))
-			assert.Equal(t, v2, errcode.Of(r.e.Client(r.p).Admit(ctx, tambala.APIv2)))
+			assert.Equal(t, v1, errcode.Of(tambala.GateOf(r.e).Admit(ctx, r.e.Client(r.p), tambala.APIv1)))
+			assert.Equal(t, v2, errcode.Of(tambala.GateOf(r.e).Admit(ctx, r.e.Client(r.p), tambala.APIv2)))
 			// A Principal made now carries the switches: Admitted answers
 			// as Admit does, without reading the store.
 			now, err := r.e.Act(ctx, r.org.ID)
 			require.NoError(t, err)
-			assert.Equal(t, v1, errcode.Of(now.Admitted(tambala.APIv1)))
-			assert.Equal(t, v2, errcode.Of(now.Admitted(tambala.APIv2)))
+			assert.Equal(t, v1, errcode.Of(tambala.GateOf(r.e).Admitted(now, tambala.APIv1)))
+			assert.Equal(t, v2, errcode.Of(tambala.GateOf(r.e).Admitted(now, tambala.APIv2)))
 			// The /v2 ping status reads the switch, never refused.
-			ps, err := r.e.Operator().Pause(ctx)
+			ps, err := r.e.Operator().PauseState(ctx)
 			require.NoError(t, err)
 			if c.api == tambala.APIv2 {
 				assert.NotEqual(t, "live", ps.PingStatus())
 			}
 			_, err = r.e.Operator().SetPause(ctx, c.api, tambala.Live)
 			require.NoError(t, err)
-			require.NoError(t, r.e.Client(r.p).Admit(ctx, c.api))
+			require.NoError(t, tambala.GateOf(r.e).Admit(ctx, r.e.Client(r.p), c.api))
 		}
 	})
 }
@@ -245,11 +245,11 @@ func TestRules_V2Access(t *testing.T) {
 			}
 			now, err := r.e.Act(ctx, r.org.ID)
 			require.NoError(t, err)
-			assert.Equal(t, code, errcode.Of(now.Admitted(tambala.APIv2)))
-			assert.Equal(t, code, errcode.Of(r.e.Client(r.p).Admit(ctx, tambala.APIv2)))
-			assert.NoError(t, now.Admitted(tambala.APIv1))
+			assert.Equal(t, code, errcode.Of(tambala.GateOf(r.e).Admitted(now, tambala.APIv2)))
+			assert.Equal(t, code, errcode.Of(tambala.GateOf(r.e).Admit(ctx, r.e.Client(r.p), tambala.APIv2)))
+			assert.NoError(t, tambala.GateOf(r.e).Admitted(now, tambala.APIv1))
 			// /v1 is not concerned.
-			_, err = r.e.Client(r.p).BalanceV1(ctx)
+			_, err = r.e.Client(r.p).V1().Balance(ctx)
 			assert.NoError(t, err)
 		}
 		_, err := r.e.Operator().SetV2Access(ctx, r.org.ID, tambala.V2Enabled)
@@ -272,13 +272,13 @@ func TestRules_AssetAndOperationEnabled(t *testing.T) {
 		// Taking MWK payouts away refuses a payout to the same Principal.
 		_, err = r.e.Operator().SetAssets(ctx, r.org.ID, []tambala.AssetAccess{{Asset: "MWK", Operations: []string{tambala.OpCollection}}})
 		require.NoError(t, err)
-		_, err = r.e.Client(r.p).CreatePayout(ctx, momoRequest("100"), tambala.Idempotency{Key: "k"})
+		_, err = r.e.Client(r.p).V1().CreatePayout(ctx, momoRequest("100"), tambala.Idempotency{Key: "k"})
 		assert.Equal(t, errcode.CorridorNotEnabled, errcode.Of(err))
 		_, err = r.e.Client(r.p).Balance(ctx, "USDT")
 		assert.Equal(t, errcode.CorridorNotEnabled, errcode.Of(err), "USDT was taken away too")
 		r.assertNothingMoved(t)
 		// Collections are still enabled.
-		_, err = r.e.Client(r.p).SimulateCollection(ctx, tambala.SimulatedCollection{Amount: money.FromInt(money.MWK, 10)})
+		_, err = r.e.Client(r.p).V1().SimulateCollection(ctx, tambala.SimulatedCollection{Amount: money.FromInt(money.MWK, 10)})
 		assert.NoError(t, err)
 	})
 }
@@ -308,20 +308,20 @@ func TestRules_CodedErrorsAgree(t *testing.T) {
 			}
 			assert.Equal(t, code, errcode.Of(err))
 		}
-		_, err := r.e.Client(r.p).CreatePayout(ctx, momoRequest("1000000"), tambala.Idempotency{Key: "big"})
+		_, err := r.e.Client(r.p).V1().CreatePayout(ctx, momoRequest("1000000"), tambala.Idempotency{Key: "big"})
 		check(err, errcode.InsufficientFunds)
 		assert.True(t, errors.Is(err, ledger.ErrInsufficientFunds), "the ledger's detail rides along")
 		var detail *ledger.InsufficientFundsError
 		assert.True(t, errors.As(err, &detail))
-		_, err = r.e.Client(r.p).CreatePayout(ctx, payouts.Request{}, tambala.Idempotency{Key: "empty"})
+		_, err = r.e.Client(r.p).V1().CreatePayout(ctx, payouts.Request{}, tambala.Idempotency{Key: "empty"})
 		check(err, errcode.ValidationError)
-		_, err = r.e.Client(r.p).CreatePayout(ctx, momoRequest("100"), tambala.Idempotency{})
+		_, err = r.e.Client(r.p).V1().CreatePayout(ctx, momoRequest("100"), tambala.Idempotency{})
 		check(err, errcode.ValidationError)
-		_, err = r.e.Client(r.p).Payout(ctx, "nope")
+		_, err = r.e.Client(r.p).V1().Payout(ctx, "nope")
 		check(err, errcode.NotFound)
-		_, err = r.e.Client(r.p).CreatePayout(ctx, momoRequest("100"), tambala.Idempotency{Key: "same"})
+		_, err = r.e.Client(r.p).V1().CreatePayout(ctx, momoRequest("100"), tambala.Idempotency{Key: "same"})
 		require.NoError(t, err)
-		_, err = r.e.Client(r.p).CreatePayout(ctx, momoRequest("101"), tambala.Idempotency{Key: "same"})
+		_, err = r.e.Client(r.p).V1().CreatePayout(ctx, momoRequest("101"), tambala.Idempotency{Key: "same"})
 		check(err, errcode.Conflict)
 		_, perr := money.Parse(money.MWK, "1.005")
 		check(perr, errcode.ValidationError)
@@ -334,23 +334,23 @@ func TestIdempotency_TypedDefaultFingerprint(t *testing.T) {
 	eachStore(t, func(t *testing.T, s store.Store) {
 		r := newRuleEnv(t, s)
 		ctx := context.Background()
-		first, err := r.e.Client(r.p).CreatePayout(ctx, momoRequest("100"), tambala.Idempotency{Key: "k"})
+		first, err := r.e.Client(r.p).V1().CreatePayout(ctx, momoRequest("100"), tambala.Idempotency{Key: "k"})
 		require.NoError(t, err)
 		assert.False(t, first.Replayed)
-		again, err := r.e.Client(r.p).CreatePayout(ctx, momoRequest("100.00"), tambala.Idempotency{Key: "k"})
+		again, err := r.e.Client(r.p).V1().CreatePayout(ctx, momoRequest("100.00"), tambala.Idempotency{Key: "k"})
 		require.NoError(t, err)
 		assert.True(t, again.Replayed)
 		assert.Equal(t, render.Payout(first.Resource), render.Payout(again.Resource))
 		assert.Equal(t, first.Resource.HeldFee.String(), again.Resource.HeldFee.String(), "the stored resource is whole")
-		_, err = r.e.Client(r.p).CreatePayout(ctx, momoRequest("100.01"), tambala.Idempotency{Key: "k"})
+		_, err = r.e.Client(r.p).V1().CreatePayout(ctx, momoRequest("100.01"), tambala.Idempotency{Key: "k"})
 		assert.Equal(t, errcode.Conflict, errcode.Of(err))
 		// The same key on the other rail names the same create: conflict,
 		// and nothing is created (one namespace per organization).
 		bank := payouts.Request{Rail: payouts.Bank, Amount: money.FromInt(money.MWK, 100),
 			Destination: payouts.Destination{InstitutionID: 1, AccountNumber: "3333888800", BeneficiaryName: "B"}}
-		_, err = r.e.Client(r.p).CreatePayout(ctx, bank, tambala.Idempotency{Key: "k"})
+		_, err = r.e.Client(r.p).V1().CreatePayout(ctx, bank, tambala.Idempotency{Key: "k"})
 		assert.Equal(t, errcode.Conflict, errcode.Of(err))
-		list, err := r.e.Client(r.p).Payouts(ctx, tambala.PageRequest{}, tambala.PayoutFilter{})
+		list, err := r.e.Client(r.p).V1().Payouts(ctx, tambala.PageRequest{}, tambala.PayoutFilter{})
 		require.NoError(t, err)
 		assert.Len(t, list.Items, 1)
 	})

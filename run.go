@@ -159,24 +159,24 @@ func (e *Engine) missingPort(l Loop) error {
 func (e *Engine) loopOf(l Loop) func(context.Context) error {
 	switch l {
 	case LoopPayouts:
-		return func(ctx context.Context) error { return e.RunPayoutWorker(ctx, e.worker.Interval) }
+		return func(ctx context.Context) error { return e.Work().RunPayoutWorker(ctx, e.worker.Interval) }
 	case LoopDeliveries:
-		return func(ctx context.Context) error { return e.RunDispatcher(ctx, e.dispatch.Interval) }
+		return func(ctx context.Context) error { return e.Work().RunDispatcher(ctx, e.dispatch.Interval) }
 	case LoopConversions:
 		return func(ctx context.Context) error {
-			if err := e.RunConversionWorker(ctx, e.convOpts.Interval); err != nil {
+			if err := e.Work().RunConversionWorker(ctx, e.convOpts.Interval); err != nil {
 				e.log.Error("conversion worker", slog.Any("error", err))
 			}
 			return nil
 		}
 	case LoopEvents:
 		return loop.Every(e.eventOpts.Interval, func(ctx context.Context) (bool, error) {
-			n, err := e.ProcessEvents(ctx)
+			n, err := e.Work().ProcessEvents(ctx)
 			return n == e.eventOpts.Batch, err
 		}, e.logPassError("event loop"))
 	case LoopOrderExpiry:
 		return loop.Every(e.orderOpts.SweepInterval, func(ctx context.Context) (bool, error) {
-			_, err := e.ProcessOrders(ctx)
+			_, err := e.Work().ProcessOrders(ctx)
 			return false, err
 		}, e.logPassError("order expiry sweep"))
 	default: // LoopPruning
@@ -188,15 +188,15 @@ func (e *Engine) loopOf(l Loop) func(context.Context) error {
 // quotes and of old sessions and sign-in throttles; full when any batch
 // was.
 func (e *Engine) prunePass(ctx context.Context) (full bool, err error) {
-	n, err := e.PruneIdempotency(ctx, e.prune.Batch)
+	n, err := e.Work().PruneIdempotency(ctx, e.prune.Batch)
 	if err != nil {
 		return false, err
 	}
-	q, err := e.PruneQuotes(ctx, e.prune.Batch)
+	q, err := e.Work().PruneQuotes(ctx, e.prune.Batch)
 	if err != nil {
 		return false, err
 	}
-	s, err := e.PruneSessions(ctx, e.prune.Batch)
+	s, err := e.Work().PruneSessions(ctx, e.prune.Batch)
 	return n == e.prune.Batch || q == e.prune.Batch || s >= e.prune.Batch, err
 }
 
@@ -238,14 +238,8 @@ func (e *Engine) putScheduled(tx store.Tx, rec *payoutRecord, next *time.Time) e
 // engine has no Options.Payouts.
 var ErrNoPayoutProvider = errors.New("tambala: no payout provider configured (Options.Payouts)")
 
-// ProcessPayouts runs one pass of the payout worker: every payout due now
-// (up to Batch) is submitted, polled, or finished, up to Concurrency at
-// once. It returns how many it advanced. Several workers may run over one
-// store: a payout is claimed in a transaction before its provider call, so
-// no two calls for it overlap within a lease. A provider call that panics
-// ends the pass once the other calls under way are recorded, and the panic
-// goes on in the caller's goroutine.
-func (e *Engine) ProcessPayouts(ctx context.Context) (int, error) {
+// processPayoutsOfEngine is Work.ProcessPayouts.
+func (e *Engine) processPayoutsOfEngine(ctx context.Context) (int, error) {
 	n, _, err := e.processPayouts(ctx)
 	return n, err
 }
@@ -266,12 +260,8 @@ func (e *Engine) processPayouts(ctx context.Context) (advanced int, full bool, e
 	return advanced, len(ids) == e.worker.Batch, ctx.Err()
 }
 
-// RunPayoutWorker runs ProcessPayouts every interval until ctx ends, and
-// returns once the pass under way has finished. A pass that took a whole
-// Batch is followed by the next at once, so a backlog drains at the
-// provider's pace rather than one Batch per interval. Without a payout
-// provider it returns ErrNoPayoutProvider at once. Run runs it for a host.
-func (e *Engine) RunPayoutWorker(ctx context.Context, interval time.Duration) error {
+// runPayoutWorkerOfEngine is Work.RunPayoutWorker.
+func (e *Engine) runPayoutWorkerOfEngine(ctx context.Context, interval time.Duration) error {
 	if e.provider == nil {
 		return ErrNoPayoutProvider
 	}
@@ -691,25 +681,8 @@ func (e *Engine) clawbackInTx(ctx context.Context, tx store.Tx, id, note string)
 // has no Options.Webhooks.
 var ErrNoWebhookSender = errors.New("tambala: no webhook sender configured (Options.Webhooks)")
 
-// ProcessDeliveries sends every delivery due now (up to Batch), up to
-// Concurrency at once. Whenever senders are free, as many due deliveries
-// are claimed under a lease in one transaction, so a lease starts when its
-// send does (or, for a sender still recording its last attempt, a local
-// commit before). Each is sent outside any transaction with the secret it
-// was created with, and its attempt recorded in a transaction of its own,
-// which retries it on the schedule, dead-letters it after the last retry,
-// or finishes it on a success status. A dispatcher that dies between send
-// and record leaves the delivery due again after its lease: at least once.
-// Deliveries may be sent in any order (the reference promises none); with
-// Concurrency 1 they are sent one at a time in due order.
-//
-// The calling goroutine is one of the senders, and the pass returns only
-// once every send it started is recorded. A Send that panics or ends its
-// goroutine (runtime.Goexit) ends the pass as it would with one sender:
-// nothing more is claimed, and once the other sends are recorded
-// ProcessDeliveries panics with the same value or ends its caller's
-// goroutine.
-func (e *Engine) ProcessDeliveries(ctx context.Context) (int, error) {
+// processDeliveriesOfEngine is Work.ProcessDeliveries.
+func (e *Engine) processDeliveriesOfEngine(ctx context.Context) (int, error) {
 	if e.sender == nil {
 		return 0, ErrNoWebhookSender
 	}
@@ -757,10 +730,8 @@ type claimedDelivery struct {
 	secret string
 }
 
-// RunDispatcher runs ProcessDeliveries every interval until ctx ends, and
-// returns once the pass under way has finished. Without a webhook sender
-// it returns ErrNoWebhookSender at once. Run runs it for a host.
-func (e *Engine) RunDispatcher(ctx context.Context, interval time.Duration) error {
+// runDispatcherOfEngine is Work.RunDispatcher.
+func (e *Engine) runDispatcherOfEngine(ctx context.Context, interval time.Duration) error {
 	if e.sender == nil {
 		return ErrNoWebhookSender
 	}
@@ -768,7 +739,7 @@ func (e *Engine) RunDispatcher(ctx context.Context, interval time.Duration) erro
 		return errors.New("tambala: the dispatcher's interval must be positive")
 	}
 	loop.Run(ctx, interval, func(ctx context.Context) (bool, error) {
-		_, err := e.ProcessDeliveries(ctx)
+		_, err := e.Work().ProcessDeliveries(ctx)
 		return false, err
 	}, func(err error) { e.log.Error("webhook dispatcher pass", slog.Any("error", err)) })
 	return nil
@@ -910,4 +881,53 @@ func (e *Engine) record(ctx context.Context, id string, attempt Attempt, status 
 		e.metrics.WebhookAttempt(after)
 	}
 	return err
+}
+
+// ProcessDeliveries sends every delivery due now (up to Batch), up to
+// Concurrency at once. Whenever senders are free, as many due deliveries
+// are claimed under a lease in one transaction, so a lease starts when its
+// send does (or, for a sender still recording its last attempt, a local
+// commit before). Each is sent outside any transaction with the secret it
+// was created with, and its attempt recorded in a transaction of its own,
+// which retries it on the schedule, dead-letters it after the last retry,
+// or finishes it on a success status. A dispatcher that dies between send
+// and record leaves the delivery due again after its lease: at least once.
+// Deliveries may be sent in any order (the reference promises none); with
+// Concurrency 1 they are sent one at a time in due order.
+//
+// The calling goroutine is one of the senders, and the pass returns only
+// once every send it started is recorded. A Send that panics or ends its
+// goroutine (runtime.Goexit) ends the pass as it would with one sender:
+// nothing more is claimed, and once the other sends are recorded
+// ProcessDeliveries panics with the same value or ends its caller's
+// goroutine.
+func (u Work) ProcessDeliveries(ctx context.Context) (int, error) {
+	return u.x.processDeliveriesOfEngine(ctx)
+}
+
+// ProcessPayouts runs one pass of the payout worker: every payout due now
+// (up to Batch) is submitted, polled, or finished, up to Concurrency at
+// once. It returns how many it advanced. Several workers may run over one
+// store: a payout is claimed in a transaction before its provider call, so
+// no two calls for it overlap within a lease. A provider call that panics
+// ends the pass once the other calls under way are recorded, and the panic
+// goes on in the caller's goroutine.
+func (u Work) ProcessPayouts(ctx context.Context) (int, error) {
+	return u.x.processPayoutsOfEngine(ctx)
+}
+
+// RunDispatcher runs ProcessDeliveries every interval until ctx ends, and
+// returns once the pass under way has finished. Without a webhook sender
+// it returns ErrNoWebhookSender at once. Run runs it for a host.
+func (u Work) RunDispatcher(ctx context.Context, interval time.Duration) error {
+	return u.x.runDispatcherOfEngine(ctx, interval)
+}
+
+// RunPayoutWorker runs ProcessPayouts every interval until ctx ends, and
+// returns once the pass under way has finished. A pass that took a whole
+// Batch is followed by the next at once, so a backlog drains at the
+// provider's pace rather than one Batch per interval. Without a payout
+// provider it returns ErrNoPayoutProvider at once. Run runs it for a host.
+func (u Work) RunPayoutWorker(ctx context.Context, interval time.Duration) error {
+	return u.x.runPayoutWorkerOfEngine(ctx, interval)
 }

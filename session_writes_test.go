@@ -45,9 +45,9 @@ func TestSessionOrderMoveIsOneWrite(t *testing.T) {
 	o := d.toBank(t, "10")
 	d.clock.Advance(20 * time.Minute)
 	n := s.writes(func() {
-		op, err := d.e.StaffPortal().Operator(d.ctx, token)
+		op, err := d.e.StaffSessions().Operator(d.ctx, token)
 		require.NoError(t, err)
-		moved, err := op.MoveOrder(d.ctx, o.ID, orders.StartProcessing{})
+		moved, err := op.Desk().MoveOrder(d.ctx, o.ID, orders.StartProcessing{})
 		require.NoError(t, err)
 		require.Equal(t, orders.Processing, moved.Status)
 	})
@@ -56,7 +56,7 @@ func TestSessionOrderMoveIsOneWrite(t *testing.T) {
 	// The move extended the session: 20 minutes on, past the idle limit of
 	// the sign-in, it is live.
 	d.clock.Advance(20 * time.Minute)
-	_, err := d.e.StaffPortal().Session(d.ctx, token)
+	_, err := d.e.StaffSessions().Session(d.ctx, token)
 	require.NoError(t, err, "the move extended the session")
 }
 
@@ -69,7 +69,7 @@ func TestSessionKeyCreationIsOneWrite(t *testing.T) {
 	token := p.signIn(t, "ada@example.com").Token
 	p.clock.Advance(20 * time.Minute)
 	n := s.writes(func() {
-		a, err := p.e.Portal().Admin(p.ctx, token)
+		a, err := p.e.Sessions().Admin(p.ctx, token)
 		require.NoError(t, err)
 		_, key, err := a.CreateKey(p.ctx)
 		require.NoError(t, err)
@@ -78,7 +78,7 @@ func TestSessionKeyCreationIsOneWrite(t *testing.T) {
 	t.Logf("Portal.Admin + OrgAdmin.CreateKey: %d write transactions", n)
 	require.EqualValues(t, 1, n)
 	p.clock.Advance(20 * time.Minute)
-	_, err := p.e.Portal().Session(p.ctx, token)
+	_, err := p.e.Sessions().Session(p.ctx, token)
 	require.NoError(t, err, "the key's creation extended the session")
 }
 
@@ -92,29 +92,29 @@ func TestSessionExtendedByRefusedCalls(t *testing.T) {
 	live := func(token, why string) {
 		t.Helper()
 		d.clock.Advance(20 * time.Minute)
-		_, err := d.e.StaffPortal().Session(d.ctx, token)
+		_, err := d.e.StaffSessions().Session(d.ctx, token)
 		require.NoError(t, err, why)
 	}
 
 	d.clock.Advance(20 * time.Minute)
-	op, err := d.e.StaffPortal().Operator(d.ctx, support)
+	op, err := d.e.StaffSessions().Operator(d.ctx, support)
 	require.NoError(t, err)
-	_, err = op.MoveOrder(d.ctx, o.ID, orders.StartProcessing{})
+	_, err = op.Desk().MoveOrder(d.ctx, o.ID, orders.StartProcessing{})
 	requireCode(t, errcode.Forbidden, err)
 	live(support, "a move refused for the role extended the session")
 
 	_, desk := enrolStaff(t, d.e, d.ctx, d.clock, "desk@operator.example", accounts.StaffDesk)
 	d.clock.Advance(20 * time.Minute)
-	op, err = d.e.StaffPortal().Operator(d.ctx, desk)
+	op, err = d.e.StaffSessions().Operator(d.ctx, desk)
 	require.NoError(t, err)
-	_, err = op.MoveOrder(d.ctx, o.ID, orders.Complete{})
+	_, err = op.Desk().MoveOrder(d.ctx, o.ID, orders.Complete{})
 	requireCode(t, errcode.Conflict, err)
 	live(desk, "a move the order does not allow extended the session")
 
 	p := newPortalEnv(t, memstore.New())
 	p.person(t, p.org, "ada@example.com")
 	token := p.signIn(t, "ada@example.com").Token
-	a, err := p.e.Portal().Admin(p.ctx, token)
+	a, err := p.e.Sessions().Admin(p.ctx, token)
 	require.NoError(t, err)
 	_, err = p.e.Operator().SetOrganizationStatus(p.ctx, p.org, tambala.OrgSuspended)
 	require.NoError(t, err)
@@ -122,7 +122,7 @@ func TestSessionExtendedByRefusedCalls(t *testing.T) {
 	_, _, err = a.CreateKey(p.ctx)
 	requireCode(t, errcode.Forbidden, err)
 	p.clock.Advance(20 * time.Minute)
-	_, err = p.e.Portal().Session(p.ctx, token)
+	_, err = p.e.Sessions().Session(p.ctx, token)
 	require.ErrorIs(t, err, accounts.ErrSessionExpired, "a call refused for the suspension extended the session")
 }
 
@@ -138,7 +138,7 @@ func TestPortalChanging(t *testing.T) {
 	// A form refused before any change: end extends the session.
 	p.clock.Advance(20 * time.Minute)
 	n := s.writes(func() {
-		_, si, end, err := p.e.Portal().Changing(p.ctx, token)
+		_, si, end, err := p.e.Sessions().Changing(p.ctx, token)
 		require.NoError(t, err)
 		require.Equal(t, "ada@example.com", si.User.Email)
 		require.Equal(t, p.clock.Now().Add(accounts.IdleTimeout), si.Session.ExpiresAt)
@@ -151,23 +151,23 @@ func TestPortalChanging(t *testing.T) {
 	// A key created with the request's context: one write transaction,
 	// which extends the session.
 	n = s.writes(func() {
-		ctx, _, end, err := p.e.Portal().Changing(p.ctx, token)
+		ctx, _, end, err := p.e.Sessions().Changing(p.ctx, token)
 		require.NoError(t, err)
 		defer end()
-		a, err := p.e.Portal().Admin(ctx, token)
+		a, err := p.e.Sessions().Admin(ctx, token)
 		require.NoError(t, err)
 		_, _, err = a.CreateKey(ctx)
 		require.NoError(t, err)
 	})
 	require.EqualValues(t, 1, n)
 	p.clock.Advance(20 * time.Minute)
-	_, err := p.e.Portal().Session(p.ctx, token)
+	_, err := p.e.Sessions().Session(p.ctx, token)
 	require.NoError(t, err, "the change extended the session")
 
 	// A session past its idle limit is refused, with nothing written.
 	p.clock.Advance(accounts.IdleTimeout + time.Minute)
 	n = s.writes(func() {
-		_, _, end, err := p.e.Portal().Changing(p.ctx, token)
+		_, _, end, err := p.e.Sessions().Changing(p.ctx, token)
 		require.ErrorIs(t, err, accounts.ErrSessionExpired)
 		end()
 	})

@@ -76,7 +76,7 @@ type TOTPConfirmed struct {
 // so the memory a flood of sign-ins can take.
 //
 // It is safe for concurrent use.
-type Portal struct {
+type Sessions struct {
 	e   *Engine
 	aud audience
 }
@@ -86,14 +86,14 @@ type Portal struct {
 // A staff member's email is answered there exactly as an email no user
 // has (the same work, answer and throttles), so the public listener can
 // neither check a staff password nor lock a staff account.
-func (e *Engine) Portal() *Portal { return &Portal{e: e, aud: audienceOrgs} }
+func (e *Engine) Sessions() *Sessions { return &Sessions{e: e, aud: audienceOrgs} }
 
 // StaffPortal returns the face of the engine for the operator's staff,
 // the console's: the same calls as Portal, whose SignIn admits staff
 // users only (an organization's user is an unknown email there). Its
 // sign-in throttles and its limiter of password hashes are its own, so
 // failures or a flood at one face never lock or slow the other.
-func (e *Engine) StaffPortal() *Portal { return &Portal{e: e, aud: audienceStaff} }
+func (e *Engine) StaffSessions() *Sessions { return &Sessions{e: e, aud: audienceStaff} }
 
 // AcceptInvitation accepts an invitation with its token and the password
 // the invitee chose, and returns the new user, who then signs in.
@@ -106,7 +106,7 @@ func (e *Engine) StaffPortal() *Portal { return &Portal{e: e, aud: audienceStaff
 // the password is the user's new one and the user returned is theirs:
 // every session of theirs ends, their TOTP stays, and their account's
 // sign-in throttle is cleared.
-func (p *Portal) AcceptInvitation(ctx context.Context, token, password string) (_ User, err error) {
+func (p *Sessions) AcceptInvitation(ctx context.Context, token, password string) (_ User, err error) {
 	ctx, span := p.span(ctx, "tambala.Portal.AcceptInvitation")
 	defer span.end(&err)
 	return p.e.acceptInvitation(ctx, p.aud, token, password)
@@ -116,7 +116,7 @@ func (p *Portal) AcceptInvitation(ctx context.Context, token, password string) (
 // page to tell an invitation from a password reset (Invitation.ResetOf).
 // Unauthorized, as AcceptInvitation, for an unknown, used, revoked or
 // expired invitation, or one of the other face's audience.
-func (p *Portal) Invitation(ctx context.Context, token string) (_ Invitation, err error) {
+func (p *Sessions) Invitation(ctx context.Context, token string) (_ Invitation, err error) {
 	ctx, span := p.span(ctx, "tambala.Portal.Invitation")
 	defer span.end(&err)
 	h, err := accounts.InvitationTokenHash(token)
@@ -138,7 +138,7 @@ func (p *Portal) Invitation(ctx context.Context, token string) (_ Invitation, er
 
 // AuditTrail reads one page of the audit trail of the signed-in user's
 // organization, newest first.
-func (p *Portal) AuditTrail(ctx context.Context, token string, page PageRequest) (_ Page[AuditEntry], err error) {
+func (p *Sessions) AuditTrail(ctx context.Context, token string, page PageRequest) (_ Page[AuditEntry], err error) {
 	ctx, span := p.span(ctx, "tambala.Portal.AuditTrail")
 	defer span.end(&err)
 	si, err := p.e.session(ctx, token)
@@ -155,7 +155,7 @@ func (p *Portal) AuditTrail(ctx context.Context, token string, page PageRequest)
 // user: the secret and its otpauth URL, for the authenticator app, are
 // returned here once. Allowed to a session that is signed in or at
 // accounts.StageEnrolTOTP.
-func (p *Portal) BeginTOTP(ctx context.Context, token string) (_ accounts.Enrolment, err error) {
+func (p *Sessions) BeginTOTP(ctx context.Context, token string) (_ accounts.Enrolment, err error) {
 	ctx, span := p.span(ctx, "tambala.Portal.BeginTOTP")
 	defer span.end(&err)
 	return p.e.beginTOTP(ctx, token)
@@ -164,7 +164,7 @@ func (p *Portal) BeginTOTP(ctx context.Context, token string) (_ accounts.Enrolm
 // ChangePassword changes the session's user's password after checking
 // the current one, and ends every other session of theirs. A wrong
 // current password counts as a failed sign-in.
-func (p *Portal) ChangePassword(ctx context.Context, token, current, next string) (err error) {
+func (p *Sessions) ChangePassword(ctx context.Context, token, current, next string) (err error) {
 	ctx, span := p.span(ctx, "tambala.Portal.ChangePassword")
 	defer span.end(&err)
 	return p.e.changePassword(ctx, p.aud, token, current, next)
@@ -172,12 +172,12 @@ func (p *Portal) ChangePassword(ctx context.Context, token, current, next string
 
 // CheckCSRF checks the CSRF token a state-changing request carries against
 // its session token: forbidden when it is missing or wrong.
-func (p *Portal) CheckCSRF(token, csrf string) error { return accounts.CheckCSRF(token, csrf) }
+func (p *Sessions) CheckCSRF(token, csrf string) error { return accounts.CheckCSRF(token, csrf) }
 
 // ConfirmTOTP completes the session's user's TOTP enrolment with a code
 // from the app. The session is replaced by a signed-in one, whose token
 // and the first recovery codes are returned here once.
-func (p *Portal) ConfirmTOTP(ctx context.Context, token, code string) (_ TOTPConfirmed, err error) {
+func (p *Sessions) ConfirmTOTP(ctx context.Context, token, code string) (_ TOTPConfirmed, err error) {
 	ctx, span := p.span(ctx, "tambala.Portal.ConfirmTOTP")
 	defer span.end(&err)
 	return p.e.confirmTOTP(ctx, token, code)
@@ -187,7 +187,7 @@ func (p *Portal) ConfirmTOTP(ctx context.Context, token, code string) (_ TOTPCon
 // for Engine.Client: the session's user reads and acts for it under every
 // rule an API key's Principal is under (a suspended organization is
 // forbidden).
-func (p *Portal) Principal(ctx context.Context, token string) (_ Principal, err error) {
+func (p *Sessions) Principal(ctx context.Context, token string) (_ Principal, err error) {
 	ctx, span := p.span(ctx, "tambala.Portal.Principal")
 	defer span.end(&err)
 	return p.e.portalPrincipal(ctx, token)
@@ -196,7 +196,7 @@ func (p *Portal) Principal(ctx context.Context, token string) (_ Principal, err 
 // SecondFactor checks a TOTP code, or a recovery code (each works once),
 // for a session waiting for one, and returns the signed-in session that
 // replaces it. A wrong code counts as a failed sign-in of the account.
-func (p *Portal) SecondFactor(ctx context.Context, token, code string) (_ SignInResult, err error) {
+func (p *Sessions) SecondFactor(ctx context.Context, token, code string) (_ SignInResult, err error) {
 	ctx, span := p.span(ctx, "tambala.Portal.SecondFactor")
 	defer span.end(&err)
 	return p.e.secondFactor(ctx, p.aud, token, code)
@@ -206,7 +206,7 @@ func (p *Portal) SecondFactor(ctx context.Context, token, code string) (_ SignIn
 // absolute limit, not ended), of an enabled user, signed in, and enrolled
 // in TOTP when the organization requires it. It extends the idle limit
 // and returns the user and the session.
-func (p *Portal) Session(ctx context.Context, token string) (_ SignedIn, err error) {
+func (p *Sessions) Session(ctx context.Context, token string) (_ SignedIn, err error) {
 	ctx, span := p.span(ctx, "tambala.Portal.Session")
 	defer span.end(&err)
 	return p.e.session(ctx, token)
@@ -221,7 +221,7 @@ func (p *Portal) Session(ctx context.Context, token string) (_ SignedIn, err err
 // is answered, extends it in a transaction of its own when none of them
 // did (a form refused before any change). SignedIn's session is as the
 // request extends it.
-func (p *Portal) Changing(ctx context.Context, token string) (_ context.Context, _ SignedIn, end func(), err error) {
+func (p *Sessions) Changing(ctx context.Context, token string) (_ context.Context, _ SignedIn, end func(), err error) {
 	parent := ctx
 	ctx, span := p.span(ctx, "tambala.Portal.Changing")
 	defer span.end(&err)
@@ -246,14 +246,14 @@ func (p *Portal) Changing(ctx context.Context, token string) (_ context.Context,
 // address are rate_limited (accounts.ErrThrottled), and so is an attempt
 // beyond the limiter of password hashes (accounts.ErrBusy,
 // PasswordWorkOptions), before any hashing.
-func (p *Portal) SignIn(ctx context.Context, email, password string) (_ SignInResult, err error) {
+func (p *Sessions) SignIn(ctx context.Context, email, password string) (_ SignInResult, err error) {
 	ctx, span := p.span(ctx, "tambala.Portal.SignIn")
 	defer span.end(&err)
 	return p.e.signIn(ctx, p.aud, email, password)
 }
 
 // SignOut ends a session; one ended already is left as it is.
-func (p *Portal) SignOut(ctx context.Context, token string) (err error) {
+func (p *Sessions) SignOut(ctx context.Context, token string) (err error) {
 	ctx, span := p.span(ctx, "tambala.Portal.SignOut")
 	defer span.end(&err)
 	return p.e.signOut(ctx, token)
@@ -1194,6 +1194,6 @@ func totpRequired(tx store.Tx, u accounts.User) (bool, error) {
 	return storage.OrgTOTPRequired(tx, u.Org)
 }
 
-func (p *Portal) span(ctx context.Context, name string) (context.Context, span) {
+func (p *Sessions) span(ctx context.Context, name string) (context.Context, span) {
 	return p.e.startSpan(ctx, name, trace.SpanKindInternal)
 }

@@ -63,7 +63,7 @@ func BenchmarkSignInFlood200(b *testing.B) {
 		start := time.Now()
 		p, err := e.Authenticate(ctx, key)
 		if err == nil {
-			_, err = e.Client(p).BalanceV1(ctx)
+			_, err = e.Client(p).V1().Balance(ctx)
 		}
 		if err != nil {
 			b.Fatal(err)
@@ -113,7 +113,7 @@ func BenchmarkSignInFlood200(b *testing.B) {
 	var wg sync.WaitGroup
 	for i := range 200 {
 		wg.Go(func() {
-			_, _ = e.Portal().SignIn(from, fmt.Sprintf("guess%d@example.net", i), "wrong password here")
+			_, _ = e.Sessions().SignIn(from, fmt.Sprintf("guess%d@example.net", i), "wrong password here")
 		})
 	}
 	wg.Wait()

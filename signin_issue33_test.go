@@ -27,7 +27,7 @@ import (
 func TestSignInLockIsPerAddress(t *testing.T) {
 	eachStore(t, func(t *testing.T, s store.Store) {
 		p := newPortalEnv(t, s)
-		portal := p.e.Portal()
+		portal := p.e.Sessions()
 		p.person(t, p.org, "ada@example.com")
 		attacker := p.from("203.0.113.9")
 		for range 3 * accounts.AccountPolicy.MaxFailures {
@@ -47,7 +47,7 @@ func TestSignInLockIsPerAddress(t *testing.T) {
 // more than it admits are ever checked in its window (ASVS 2.2.1).
 func TestSignInLockCap(t *testing.T) {
 	p := newPortalEnv(t, memstore.New())
-	portal := p.e.Portal()
+	portal := p.e.Sessions()
 	p.person(t, p.org, "ada@example.com")
 	failed, addr := 0, 0
 	for failed < accounts.AccountCapPolicy.MaxFailures {
@@ -77,34 +77,34 @@ func TestStaffSignInApart(t *testing.T) {
 	p := newPortalEnv(t, memstore.New())
 	var hashes atomic.Int32
 	tambala.SetPasswordWorkHook(p.e, func() { hashes.Add(1) })
-	inv, err := p.e.Accounts().InviteUser(p.ctx, tambala.InviteUser{Email: "desk@operator.example", StaffRoles: []accounts.StaffRole{accounts.StaffDesk}})
+	inv, err := p.e.People().InviteUser(p.ctx, tambala.InviteUser{Email: "desk@operator.example", StaffRoles: []accounts.StaffRole{accounts.StaffDesk}})
 	require.NoError(t, err)
-	_, err = p.e.StaffPortal().AcceptInvitation(p.ctx, inv.Token, portalPassword)
+	_, err = p.e.StaffSessions().AcceptInvitation(p.ctx, inv.Token, portalPassword)
 	require.NoError(t, err)
 	p.person(t, p.org, "ada@example.com")
 
-	_, unknown := p.e.Portal().SignIn(p.ctx, "nobody@operator.example", portalPassword)
+	_, unknown := p.e.Sessions().SignIn(p.ctx, "nobody@operator.example", portalPassword)
 	before := hashes.Load()
-	_, err = p.e.Portal().SignIn(p.ctx, "desk@operator.example", portalPassword)
+	_, err = p.e.Sessions().SignIn(p.ctx, "desk@operator.example", portalPassword)
 	require.ErrorIs(t, err, accounts.ErrInvalidCredentials)
 	assert.Equal(t, unknown.Error(), err.Error())
 	assert.Equal(t, before+1, hashes.Load(), "one (dummy) verification, as for an unknown email")
 	for range 3 * accounts.AccountPolicy.MaxFailures {
-		_, err = p.e.Portal().SignIn(p.ctx, "desk@operator.example", "wrong password here")
+		_, err = p.e.Sessions().SignIn(p.ctx, "desk@operator.example", "wrong password here")
 		require.Error(t, err)
 	}
 	require.ErrorIs(t, err, accounts.ErrThrottled, "throttled at the portal as an unknown email is")
-	r, err := p.e.StaffPortal().SignIn(p.ctx, "desk@operator.example", portalPassword)
+	r, err := p.e.StaffSessions().SignIn(p.ctx, "desk@operator.example", portalPassword)
 	require.NoError(t, err, "the staff member signs in at the console, from the same address")
 	assert.Equal(t, accounts.StageEnrolTOTP, r.Stage)
 	for _, a := range p.actions(t, "") {
 		assert.NotContains(t, []tambala.AuditAction{tambala.AuditSignInFailed, tambala.AuditLockedOut}, a)
 	}
 
-	_, err = p.e.StaffPortal().SignIn(p.ctx, "ada@example.com", portalPassword)
+	_, err = p.e.StaffSessions().SignIn(p.ctx, "ada@example.com", portalPassword)
 	require.ErrorIs(t, err, accounts.ErrInvalidCredentials, "an organization's user at the console")
 	// A staff session is no session at the portal's second factor.
-	_, err = p.e.Portal().SecondFactor(p.ctx, r.Token, "000000")
+	_, err = p.e.Sessions().SecondFactor(p.ctx, r.Token, "000000")
 	require.ErrorIs(t, err, accounts.ErrSessionUnknown)
 }
 
@@ -171,7 +171,7 @@ func TestSignInFlood(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range attempts {
 		wg.Go(func() {
-			_, err := e.Portal().SignIn(ctx, fmt.Sprintf("guess%d@example.net", i), "wrong password here")
+			_, err := e.Sessions().SignIn(ctx, fmt.Sprintf("guess%d@example.net", i), "wrong password here")
 			if answered.Add(1) == attempts-int32(o.PerAddress) {
 				close(release)
 			}

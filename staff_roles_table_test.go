@@ -31,40 +31,46 @@ func TestStaffRolesEveryCall(t *testing.T) {
 			need accounts.StaffRole
 			call func(op *tambala.Operator) error
 		}{
-			{"AllCorridors", read, func(op *tambala.Operator) error { _, err := op.AllCorridors(ctx); return err }},
-			{"AssetLimits", read, func(op *tambala.Operator) error { _, err := op.AssetLimits(ctx, "USDT", tambala.OpPayout); return err }},
-			{"Backlog", read, func(op *tambala.Operator) error { _, err := op.Backlog(ctx); return err }},
+			{"AllCorridors", read, func(op *tambala.Operator) error { _, err := op.Desk().Corridors(ctx); return err }},
+			{"AssetLimits", read, func(op *tambala.Operator) error {
+				_, err := op.Desk().AssetLimits(ctx, "USDT", tambala.OpPayout)
+				return err
+			}},
+			{"Backlog", read, func(op *tambala.Operator) error { _, err := op.BackOffice().Backlog(ctx); return err }},
 			{"Deliveries", read, func(op *tambala.Operator) error {
 				_, err := op.Deliveries(ctx, org, tambala.PageRequest{})
 				return err
 			}},
-			{"DeskOrder", read, func(op *tambala.Operator) error { _, err := op.DeskOrder(ctx, "nope"); return err }},
+			{"DeskOrder", read, func(op *tambala.Operator) error { _, err := op.Desk().Order(ctx, "nope"); return err }},
 			{"DeskOrders", read, func(op *tambala.Operator) error {
-				_, err := op.DeskOrders(ctx, tambala.DeskQueue{}, tambala.PageRequest{})
+				_, err := op.Desk().Orders(ctx, tambala.DeskQueue{}, tambala.PageRequest{})
 				return err
 			}},
-			{"DeskProof", read, func(op *tambala.Operator) error { _, err := op.DeskProof(ctx, "nope"); return err }},
+			{"DeskProof", read, func(op *tambala.Operator) error { _, err := op.Desk().Proof(ctx, "nope"); return err }},
 			{"Keys", read, func(op *tambala.Operator) error { _, err := op.Keys(ctx, org); return err }},
 			{"OrgBalances", read, func(op *tambala.Operator) error { _, err := op.OrgBalances(ctx, org); return err }},
 			{"Organization", read, func(op *tambala.Operator) error { _, err := op.Organization(ctx, org); return err }},
 			{"Organizations", read, func(op *tambala.Operator) error { _, err := op.Organizations(ctx); return err }},
-			{"Pause", read, func(op *tambala.Operator) error { _, err := op.Pause(ctx); return err }},
+			{"Pause", read, func(op *tambala.Operator) error { _, err := op.PauseState(ctx); return err }},
 			{"PayoutsInFlight", read, func(op *tambala.Operator) error {
-				_, err := op.PayoutsInFlight(ctx, tambala.InFlightFilter{})
+				_, err := op.BackOffice().PayoutsInFlight(ctx, tambala.InFlightFilter{})
 				return err
 			}},
 			{"Rails", read, func(op *tambala.Operator) error { _, err := op.Rails(ctx); return err }},
 			{"WebhookEndpoint", read, func(op *tambala.Operator) error { _, _, err := op.WebhookEndpoint(ctx, org); return err }},
-			{"MoveOrder", desk, func(op *tambala.Operator) error { _, err := op.MoveOrder(ctx, "nope", orders.Cancel{}); return err }},
-			{"SetCorridor", desk, func(op *tambala.Operator) error { _, err := op.SetCorridor(ctx, quotes.Corridor{}); return err }},
+			{"MoveOrder", desk, func(op *tambala.Operator) error {
+				_, err := op.Desk().MoveOrder(ctx, "nope", orders.Cancel{})
+				return err
+			}},
+			{"SetCorridor", desk, func(op *tambala.Operator) error { _, err := op.Desk().SetCorridor(ctx, quotes.Corridor{}); return err }},
 			{"SetAssetLimits", desk, func(op *tambala.Operator) error {
-				return op.SetAssetLimits(ctx, "USDT", tambala.OpPayout, quotes.Limits{})
+				return op.Desk().SetAssetLimits(ctx, "USDT", tambala.OpPayout, quotes.Limits{})
 			}},
 			{"BootstrapOrganization", ops, func(op *tambala.Operator) error {
 				_, err := op.BootstrapOrganization(ctx, tambala.Bootstrap{})
 				return err
 			}},
-			{"ClawbackPayout", ops, func(op *tambala.Operator) error { return op.ClawbackPayout(ctx, "nope") }},
+			{"ClawbackPayout", ops, func(op *tambala.Operator) error { return op.BackOffice().ClawbackPayout(ctx, "nope") }},
 			{"CreateKey", ops, func(op *tambala.Operator) error { _, _, err := op.CreateKey(ctx, "nope"); return err }},
 			{"CreateOrganization", ops, func(op *tambala.Operator) error {
 				_, err := op.CreateOrganization(ctx, tambala.NewOrganization{})
@@ -76,22 +82,22 @@ func TestStaffRolesEveryCall(t *testing.T) {
 				return err
 			}},
 			{"RecordDeposit", ops, func(op *tambala.Operator) error {
-				_, err := op.RecordDeposit(ctx, "nope", tambala.Deposit{})
+				_, err := op.Desk().RecordDeposit(ctx, "nope", tambala.Deposit{})
 				return err
 			}},
 			{"RecordTrade", ops, func(op *tambala.Operator) error {
-				_, err := op.RecordTrade(ctx, "nope", tambala.NewTrade{})
+				_, err := op.Desk().RecordTrade(ctx, "nope", tambala.NewTrade{})
 				return err
 			}},
 			{"Redeliver", ops, func(op *tambala.Operator) error { _, err := op.Redeliver(ctx, org, "nope"); return err }},
 			{"ResolvePayout", ops, func(op *tambala.Operator) error {
-				_, err := op.ResolvePayout(ctx, "nope", tambala.Resolution{})
+				_, err := op.BackOffice().ResolvePayout(ctx, "nope", tambala.Resolution{})
 				return err
 			}},
 			{"ReverseCollection", ops, func(op *tambala.Operator) error { _, err := op.ReverseCollection(ctx, org, "nope"); return err }},
 			{"RevokeKey", ops, func(op *tambala.Operator) error { _, err := op.RevokeKey(ctx, org, "nope"); return err }},
 			{"RotateDepositAddress", ops, func(op *tambala.Operator) error {
-				_, err := op.RotateDepositAddress(ctx, "nope", "tron")
+				_, err := op.Desk().RotateDepositAddress(ctx, "nope", "tron")
 				return err
 			}},
 			{"SetAllowlist", ops, func(op *tambala.Operator) error { _, err := op.SetAllowlist(ctx, "nope", nil); return err }},
@@ -124,7 +130,7 @@ func TestStaffRolesEveryCall(t *testing.T) {
 		faces := map[accounts.StaffRole]*tambala.Operator{}
 		for _, role := range accounts.StaffRoles() {
 			_, token := p.staffMember(t, string(role)+"@operator.example", role)
-			op, err := p.e.Portal().Operator(context.Background(), token)
+			op, err := p.e.Sessions().Operator(context.Background(), token)
 			if err != nil {
 				t.Fatal(err)
 			}

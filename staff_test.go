@@ -25,21 +25,21 @@ func (p *portalEnv) staffMember(t *testing.T, email string, roles ...accounts.St
 // enrolStaff is staffMember for any engine and clock.
 func enrolStaff(t *testing.T, e *tambala.Engine, ctx context.Context, clock *fakeClock, email string, roles ...accounts.StaffRole) (tambala.User, string) {
 	t.Helper()
-	inv, err := e.Accounts().InviteUser(ctx, tambala.InviteUser{Email: email, StaffRoles: roles})
+	inv, err := e.People().InviteUser(ctx, tambala.InviteUser{Email: email, StaffRoles: roles})
 	require.NoError(t, err)
 	assert.Equal(t, accounts.RoleStaff, inv.Invitation.Role)
-	u, err := e.StaffPortal().AcceptInvitation(ctx, inv.Token, portalPassword)
+	u, err := e.StaffSessions().AcceptInvitation(ctx, inv.Token, portalPassword)
 	require.NoError(t, err)
-	r, err := e.StaffPortal().SignIn(ctx, email, portalPassword)
+	r, err := e.StaffSessions().SignIn(ctx, email, portalPassword)
 	require.NoError(t, err)
 	require.Equal(t, accounts.StageEnrolTOTP, r.Stage, "TOTP is required of every staff user")
-	_, err = e.Portal().Operator(ctx, r.Token)
+	_, err = e.Sessions().Operator(ctx, r.Token)
 	assert.ErrorIs(t, err, accounts.ErrTOTPRequired)
-	enrol, err := e.Portal().BeginTOTP(ctx, r.Token)
+	enrol, err := e.Sessions().BeginTOTP(ctx, r.Token)
 	require.NoError(t, err)
 	code, err := accounts.TOTPCode(enrol.Secret, clock.Now())
 	require.NoError(t, err)
-	done, err := e.Portal().ConfirmTOTP(ctx, r.Token, code)
+	done, err := e.Sessions().ConfirmTOTP(ctx, r.Token, code)
 	require.NoError(t, err)
 	return u, done.Session.Token
 }
@@ -61,34 +61,34 @@ func TestStaffRoles(t *testing.T) {
 		assert.Equal(t, []accounts.StaffRole{accounts.StaffDesk}, desk.StaffRoles)
 		assert.Empty(t, desk.Org)
 
-		deskOp, err := p.e.Portal().Operator(p.ctx, deskToken)
+		deskOp, err := p.e.Sessions().Operator(p.ctx, deskToken)
 		require.NoError(t, err)
-		supportOp, err := p.e.Portal().Operator(p.ctx, supportToken)
+		supportOp, err := p.e.Sessions().Operator(p.ctx, supportToken)
 		require.NoError(t, err)
-		opsOp, err := p.e.Portal().Operator(p.ctx, opsToken)
+		opsOp, err := p.e.Sessions().Operator(p.ctx, opsToken)
 		require.NoError(t, err)
 
 		// Every role reads.
 		for name, op := range map[string]*tambala.Operator{"desk": deskOp, "support": supportOp, "operations": opsOp} {
 			_, err := op.Organizations(p.ctx)
 			assert.NoError(t, err, name)
-			_, err = op.AllCorridors(p.ctx)
+			_, err = op.Desk().Corridors(p.ctx)
 			assert.NoError(t, err, name)
 		}
 		// Support changes nothing; desk sets corridors but funds nothing;
 		// operations funds but sets no corridor.
 		forbidden(supportOp.Fund(p.ctx, p.org, money.FromInt(money.MWK, 1), "s-1"), "support funds")
-		_, err = supportOp.SetCorridor(p.ctx, deskCorridor())
+		_, err = supportOp.Desk().SetCorridor(p.ctx, deskCorridor())
 		forbidden(err, "support sets a corridor")
 		forbidden(deskOp.Fund(p.ctx, p.org, money.FromInt(money.MWK, 1), "d-1"), "desk funds")
-		_, err = opsOp.SetCorridor(p.ctx, deskCorridor())
+		_, err = opsOp.Desk().SetCorridor(p.ctx, deskCorridor())
 		forbidden(err, "operations sets a corridor")
-		_, err = deskOp.SetCorridor(p.ctx, deskCorridor())
+		_, err = deskOp.Desk().SetCorridor(p.ctx, deskCorridor())
 		require.NoError(t, err)
 		require.NoError(t, opsOp.Fund(p.ctx, p.org, money.FromInt(money.MWK, 5), "o-1"))
 
 		// The actor is the staff user.
-		trail, err := p.e.Accounts().AuditTrail(p.ctx, tambala.PageRequest{Limit: 2}, tambala.AuditFilter{})
+		trail, err := p.e.People().AuditTrail(p.ctx, tambala.PageRequest{Limit: 2}, tambala.AuditFilter{})
 		require.NoError(t, err)
 		require.Len(t, trail.Items, 2)
 		assert.Equal(t, tambala.AuditOrgFunded, trail.Items[0].Action)
@@ -99,9 +99,9 @@ func TestStaffRoles(t *testing.T) {
 
 		// People: the staff admin manages the staff, operations an
 		// organization's people; neither the other's.
-		adminAcc, err := p.e.Portal().Accounts(p.ctx, adminToken)
+		adminAcc, err := p.e.Sessions().People(p.ctx, adminToken)
 		require.NoError(t, err)
-		opsAcc, err := p.e.Portal().Accounts(p.ctx, opsToken)
+		opsAcc, err := p.e.Sessions().People(p.ctx, opsToken)
 		require.NoError(t, err)
 		_, err = opsAcc.InviteUser(p.ctx, tambala.InviteUser{Email: "new@operator.example", StaffRoles: []accounts.StaffRole{accounts.StaffAdmin}})
 		forbidden(err, "operations invites staff")
@@ -128,7 +128,7 @@ func TestStaffRoles(t *testing.T) {
 		u, err := adminAcc.SetStaffRoles(p.ctx, desk.ID, []accounts.StaffRole{accounts.StaffSupport, accounts.StaffOperations, accounts.StaffSupport})
 		require.NoError(t, err)
 		assert.Equal(t, []accounts.StaffRole{accounts.StaffOperations, accounts.StaffSupport}, u.StaffRoles)
-		_, err = deskOp.SetCorridor(p.ctx, deskCorridor())
+		_, err = deskOp.Desk().SetCorridor(p.ctx, deskCorridor())
 		forbidden(err, "desk role taken away")
 		require.NoError(t, deskOp.Fund(p.ctx, p.org, money.FromInt(money.MWK, 1), "d-2"))
 		_, err = adminAcc.SetStaffRoles(p.ctx, desk.ID, nil)
@@ -138,11 +138,11 @@ func TestStaffRoles(t *testing.T) {
 		org := p.person(t, p.org, "bo@example.com")
 		assert.Empty(t, org.StaffRoles)
 		r := p.signIn(t, "bo@example.com")
-		_, err = p.e.Portal().Operator(p.ctx, r.Token)
+		_, err = p.e.Sessions().Operator(p.ctx, r.Token)
 		forbidden(err, "an organization's admin on the operator's face")
-		_, err = p.e.Portal().Accounts(p.ctx, r.Token)
+		_, err = p.e.Sessions().People(p.ctx, r.Token)
 		forbidden(err, "an organization's admin on the people face")
-		_, err = p.e.Portal().Admin(p.ctx, adminToken)
+		_, err = p.e.Sessions().Admin(p.ctx, adminToken)
 		forbidden(err, "staff on an organization's admin face")
 		_, err = adminAcc.SetStaffRoles(p.ctx, org.ID, []accounts.StaffRole{accounts.StaffAdmin})
 		assert.Equal(t, errcode.ValidationError, errcode.Of(err), "an organization's user has no staff roles")

@@ -62,16 +62,16 @@ func statementProperty(rt *rapid.T, s store.Store) {
 			}
 			_ = err // insufficient funds is a possible answer: nothing posted
 		case 2: // a worker pass and the converter's delay
-			_, err := c.e.ProcessConversions(c.ctx)
+			_, err := c.e.Work().ProcessConversions(c.ctx)
 			must(rt, err)
 			c.clock.Advance(convDelay + time.Millisecond)
-			_, err = c.e.ProcessConversions(c.ctx)
+			_, err = c.e.Work().ProcessConversions(c.ctx)
 			must(rt, err)
 		case 3:
 			c.clock.Advance(time.Duration(rapid.IntRange(0, 3).Draw(rt, "secs")) * time.Second)
 		case 4: // a USDT deposit (a /v2 collection from a deposit)
 			amt := money.FromInt(money.USDT, int64(rapid.IntRange(1, 50).Draw(rt, "deposit")))
-			_, err := c.e.Operator().RecordDeposit(c.ctx, c.org.ID, tambala.Deposit{Network: "tron", Asset: "USDT", Amount: amt, TxRef: c.next("0x")})
+			_, err := c.e.Operator().Desk().RecordDeposit(c.ctx, c.org.ID, tambala.Deposit{Network: "tron", Asset: "USDT", Amount: amt, TxRef: c.next("0x")})
 			must(rt, err)
 		}
 	}

@@ -26,7 +26,7 @@ func collect(t *testing.T, e *tambala.Engine, p tambala.Principal, n int) []stri
 	t.Helper()
 	ids := make([]string, n)
 	for i := range ids {
-		c, err := e.Client(p).SimulateCollection(context.Background(), tambala.SimulatedCollection{Amount: mwkAmt(t, "1.00"), Rail: payouts.Bank})
+		c, err := e.Client(p).V1().SimulateCollection(context.Background(), tambala.SimulatedCollection{Amount: mwkAmt(t, "1.00"), Rail: payouts.Bank})
 		require.NoError(t, err)
 		ids[i] = c.ID
 	}
@@ -217,7 +217,7 @@ func TestSubscribe_SameEventAsTheHandler(t *testing.T) {
 	collect(t, e, p, 1)
 	ev, err := sub.Next(context.Background())
 	require.NoError(t, err)
-	_, err = e.ProcessEvents(context.Background())
+	_, err = e.Work().ProcessEvents(context.Background())
 	require.NoError(t, err)
 	handled := log.snapshot()
 	require.Len(t, handled, 1)
@@ -238,7 +238,7 @@ func settledEngine(t *testing.T, opts *tambala.Options) (*tambala.Engine, tambal
 	p := fundedPrincipal(t, e, "100000.00")
 	settle := func() { // the worker's passes, as Run would make them
 		for range 3 {
-			_, err := e.ProcessPayouts(context.Background())
+			_, err := e.Work().ProcessPayouts(context.Background())
 			require.NoError(t, err)
 			mu.Lock()
 			now = now.Add(time.Second)
@@ -255,7 +255,7 @@ func TestWaitPayout_ReturnsWhenItSettles(t *testing.T) {
 	e, p, settle := settledEngine(t, &tambala.Options{EventLoop: tambala.EventOptions{Recheck: time.Hour}})
 	ctx := context.Background()
 	c := e.Client(p)
-	po, err := c.CreatePayout(ctx, momoRequest("5000"), tambala.Idempotency{Key: "k"})
+	po, err := c.V1().CreatePayout(ctx, momoRequest("5000"), tambala.Idempotency{Key: "k"})
 	require.NoError(t, err)
 
 	// The waiter's subscription exists once the worker may settle: a
@@ -267,7 +267,7 @@ func TestWaitPayout_ReturnsWhenItSettles(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		got, err := c.WaitPayout(ctx, po.Resource.ID)
+		got, err := c.V1().WaitPayout(ctx, po.Resource.ID)
 		done <- result{got, err}
 	}()
 	waitSubscribed(t, e, 1)
@@ -276,7 +276,7 @@ func TestWaitPayout_ReturnsWhenItSettles(t *testing.T) {
 	require.NoError(t, r.err)
 	assert.Equal(t, payouts.Succeeded, r.p.Status)
 	assert.Equal(t, po.Resource.ID, r.p.ID)
-	read, err := c.Payout(ctx, po.Resource.ID)
+	read, err := c.V1().Payout(ctx, po.Resource.ID)
 	require.NoError(t, err)
 	assert.Equal(t, read, r.p, "the payout as the event carried it is the payout as read")
 	assert.Equal(t, 0, tambala.OpenSubscriptions(e), "the waiter closed its subscription")
@@ -289,22 +289,22 @@ func TestWaitPayout_AlreadySettled(t *testing.T) {
 	e, p, settle := settledEngine(t, &tambala.Options{})
 	ctx := context.Background()
 	c := e.Client(p)
-	po, err := c.CreatePayout(ctx, momoRequest("5000"), tambala.Idempotency{Key: "k"})
+	po, err := c.V1().CreatePayout(ctx, momoRequest("5000"), tambala.Idempotency{Key: "k"})
 	require.NoError(t, err)
 	settle()
-	got, err := c.WaitPayout(ctx, po.Resource.ID)
+	got, err := c.V1().WaitPayout(ctx, po.Resource.ID)
 	require.NoError(t, err)
 	assert.Equal(t, payouts.Succeeded, got.Status)
 
 	other := fundedPrincipal(t, e, "10.00")
-	_, err = e.Client(other).WaitPayout(ctx, po.Resource.ID)
+	_, err = e.Client(other).V1().WaitPayout(ctx, po.Resource.ID)
 	assert.Equal(t, errcode.NotFound, errcode.Of(err), "a foreign payout")
 
-	held, err := c.CreatePayout(ctx, momoRequest("100"), tambala.Idempotency{Key: "held"})
+	held, err := c.V1().CreatePayout(ctx, momoRequest("100"), tambala.Idempotency{Key: "held"})
 	require.NoError(t, err)
 	short, cancel := context.WithCancel(ctx)
 	cancel()
-	_, err = c.WaitPayout(short, held.Resource.ID)
+	_, err = c.V1().WaitPayout(short, held.Resource.ID)
 	assert.ErrorIs(t, err, context.Canceled)
 	assert.Equal(t, 0, tambala.OpenSubscriptions(e))
 }
@@ -314,14 +314,14 @@ func TestWaitPayout_AlreadySettled(t *testing.T) {
 // finds it terminal when it reads again (EventOptions.Recheck).
 func TestWaitPayout_SettledByAnotherEngine(t *testing.T) {
 	worker, p, settle := settledEngine(t, &tambala.Options{})
-	api, err := tambala.New(worker.Store(), &tambala.Options{EventLoop: tambala.EventOptions{Recheck: time.Millisecond}})
+	api, err := tambala.New(worker.Settings().Store(), &tambala.Options{EventLoop: tambala.EventOptions{Recheck: time.Millisecond}})
 	require.NoError(t, err)
 	ctx := context.Background()
-	po, err := worker.Client(p).CreatePayout(ctx, momoRequest("5000"), tambala.Idempotency{Key: "k"})
+	po, err := worker.Client(p).V1().CreatePayout(ctx, momoRequest("5000"), tambala.Idempotency{Key: "k"})
 	require.NoError(t, err)
 	done := make(chan payouts.Payout, 1)
 	go func() {
-		got, err := api.Client(p).WaitPayout(ctx, po.Resource.ID)
+		got, err := api.Client(p).V1().WaitPayout(ctx, po.Resource.ID)
 		assert.NoError(t, err)
 		done <- got
 	}()
@@ -349,7 +349,7 @@ func TestWaitPayoutV2(t *testing.T) {
 	got := make(chan tambala.PayoutV2, 2)
 	for _, id := range []string{ok.ID, declined.ID} {
 		go func() {
-			p, err := c.WaitPayoutV2(d.ctx, id)
+			p, err := c.WaitPayout(d.ctx, id)
 			assert.NoError(t, err)
 			got <- p
 		}()
@@ -363,9 +363,9 @@ func TestWaitPayoutV2(t *testing.T) {
 	}
 	assert.Equal(t, map[string]payouts.Status{ok.ID: payouts.Succeeded, declined.ID: payouts.Failed}, status)
 
-	v1, err := c.CreatePayout(d.ctx, momoRequest("100"), tambala.Idempotency{Key: "v1"})
+	v1, err := c.V1().CreatePayout(d.ctx, momoRequest("100"), tambala.Idempotency{Key: "v1"})
 	require.NoError(t, err)
-	_, err = c.WaitPayoutV2(d.ctx, v1.Resource.ID)
+	_, err = c.WaitPayout(d.ctx, v1.Resource.ID)
 	assert.Equal(t, errcode.NotFound, errcode.Of(err))
 }
 
@@ -406,7 +406,7 @@ func TestSubscribe_OnlyCommittedEvents(t *testing.T) {
 	defer sub.Close()
 
 	fault.FailCommit(1)
-	_, err = e.Client(p).SimulateCollection(context.Background(), tambala.SimulatedCollection{Amount: mwkAmt(t, "1.00"), Rail: payouts.Bank})
+	_, err = e.Client(p).V1().SimulateCollection(context.Background(), tambala.SimulatedCollection{Amount: mwkAmt(t, "1.00"), Rail: payouts.Bank})
 	require.ErrorIs(t, err, storetest.ErrInjected)
 	assert.Empty(t, drain(sub), "a transaction that did not commit gives nothing")
 

@@ -51,10 +51,10 @@ func bankRequest(account, name string) payouts.Request {
 func requireNothingV1(t *testing.T, e *tambala.Engine, p tambala.Principal) {
 	t.Helper()
 	ctx := context.Background()
-	page, err := e.Client(p).Payouts(ctx, tambala.PageRequest{Limit: 10}, tambala.PayoutFilter{})
+	page, err := e.Client(p).V1().Payouts(ctx, tambala.PageRequest{Limit: 10}, tambala.PayoutFilter{})
 	require.NoError(t, err)
 	assert.Empty(t, page.Items, "a refused payout creates nothing")
-	b, err := e.Client(p).BalanceV1(ctx)
+	b, err := e.Client(p).V1().Balance(ctx)
 	require.NoError(t, err)
 	assert.True(t, b.Held.IsZero(), "a refused payout holds nothing: held %s", b.Held)
 }
@@ -72,7 +72,7 @@ func TestInvisibleTextV1Payouts(t *testing.T) {
 			"beneficiary_name ": {Rail: payouts.Momo, Amount: money.FromInt(money.MWK, 1000),
 				Destination: payouts.Destination{InstitutionID: 101, MobileNumber: "265991234567", BeneficiaryName: c + "Chikondi Banda"}},
 		} {
-			_, err := e.Client(p).CreatePayout(ctx, r, tambala.Idempotency{Key: "k-" + what})
+			_, err := e.Client(p).V1().CreatePayout(ctx, r, tambala.Idempotency{Key: "k-" + what})
 			requireCode(t, errcode.ValidationError, err, "%s in %s", what, field)
 			assert.Contains(t, errcode.Message(err), strings.TrimSpace(field))
 		}
@@ -84,7 +84,7 @@ func TestInvisibleTextV1Payouts(t *testing.T) {
 	requireNothingV1(t, e, p)
 	// The key of a refused request is free; names of other scripts pass.
 	for i, name := range []string{"Chikondi Banda", "Łukasz Żółkiewski", "Ŵongani Mhango", "محمد بن علي"} {
-		c, err := e.Client(p).CreatePayout(ctx, bankRequest("3333888800", name), tambala.Idempotency{Key: fmt.Sprint("k-RLO", i)})
+		c, err := e.Client(p).V1().CreatePayout(ctx, bankRequest("3333888800", name), tambala.Idempotency{Key: fmt.Sprint("k-RLO", i)})
 		require.NoError(t, err, name)
 		assert.Equal(t, name, c.Resource.Destination.BeneficiaryName)
 	}
@@ -107,7 +107,7 @@ func TestInvisibleTextV2Payouts(t *testing.T) {
 			requireCode(t, errcode.ValidationError, err, "%s in an FX payout", what)
 		}
 	}
-	page, err := d.e.Client(d.p).PayoutsV2(d.ctx, tambala.PageRequest{Limit: 10}, tambala.PayoutFilter{})
+	page, err := d.e.Client(d.p).Payouts(d.ctx, tambala.PageRequest{Limit: 10}, tambala.PayoutFilter{})
 	require.NoError(t, err)
 	assert.Empty(t, page.Items)
 	assert.True(t, d.balance(t, d.org.ID, money.MWK).Held.IsZero())
@@ -148,7 +148,7 @@ func TestInvisibleTextDeskOrders(t *testing.T) {
 			{BankName: "Standard Bank Malawi", AccountName: c + "Tambala Desk Ltd", AccountNumber: "9100000123"},
 			{BankName: "Standard Bank Malawi", AccountName: "Tambala Desk Ltd", AccountNumber: "91000" + c + "00123"},
 		} {
-			_, err := d.e.Operator().MoveOrder(d.ctx, fb.ID, in)
+			_, err := d.e.Operator().Desk().MoveOrder(d.ctx, fb.ID, in)
 			requireCode(t, errcode.ValidationError, err, "%s in instructions", what)
 		}
 	}
@@ -158,7 +158,7 @@ func TestInvisibleTextDeskOrders(t *testing.T) {
 	up, err := d.upload(d.p, fb.ID, "application/pdf", deskPDF)
 	require.NoError(t, err)
 	for what, c := range invisible {
-		_, err := d.e.Operator().MoveOrder(d.ctx, fb.ID, orders.RejectProof{ProofID: up.Proof.ID, Reason: "Amount does not match" + c})
+		_, err := d.e.Operator().Desk().MoveOrder(d.ctx, fb.ID, orders.RejectProof{ProofID: up.Proof.ID, Reason: "Amount does not match" + c})
 		requireCode(t, errcode.ValidationError, err, "%s in a rejection reason", what)
 	}
 	cur := d.order(t, fb.ID)
@@ -178,9 +178,9 @@ func TestInvisibleTextOperatorInput(t *testing.T) {
 		requireCode(t, errcode.ValidationError, err, "%s in an organization name", what)
 		requireCode(t, errcode.ValidationError,
 			d.e.Operator().Fund(d.ctx, d.org.ID, money.FromInt(money.MWK, 100), "opening"+c), "%s in a funding ref", what)
-		_, err = d.e.Operator().RecordTrade(d.ctx, d.org.ID, tambala.NewTrade{Ref: "TRD" + c + "-1", USDTAmount: money.FromInt(money.USDT, 1), ClientRate: money.MustRate("1750")})
+		_, err = d.e.Operator().Desk().RecordTrade(d.ctx, d.org.ID, tambala.NewTrade{Ref: "TRD" + c + "-1", USDTAmount: money.FromInt(money.USDT, 1), ClientRate: money.MustRate("1750")})
 		requireCode(t, errcode.ValidationError, err, "%s in a trade ref", what)
-		_, err = d.e.Operator().RecordDeposit(d.ctx, d.org.ID, tambala.Deposit{Network: "tron", Asset: "USDT", Amount: money.FromInt(money.USDT, 5), TxRef: "0xabc" + c})
+		_, err = d.e.Operator().Desk().RecordDeposit(d.ctx, d.org.ID, tambala.Deposit{Network: "tron", Asset: "USDT", Amount: money.FromInt(money.USDT, 5), TxRef: "0xabc" + c})
 		requireCode(t, errcode.ValidationError, err, "%s in a deposit's tx_ref", what)
 	}
 	after, err := d.e.Operator().Organizations(d.ctx)
@@ -191,7 +191,7 @@ func TestInvisibleTextOperatorInput(t *testing.T) {
 	trades, err := d.e.Client(d.p).Trades(d.ctx, tambala.PageRequest{Limit: 10})
 	require.NoError(t, err)
 	assert.Empty(t, trades.Items)
-	cols, err := d.e.Client(d.p).CollectionsV2(d.ctx, tambala.PageRequest{Limit: 10}, tambala.CollectionV2Filter{})
+	cols, err := d.e.Client(d.p).Collections(d.ctx, tambala.PageRequest{Limit: 10}, tambala.CollectionV2Filter{})
 	require.NoError(t, err)
 	assert.Empty(t, cols.Items)
 	org, err := d.e.Operator().CreateOrganization(d.ctx, tambala.NewOrganization{Name: "Łukasz & Chikondi Ltd"})
@@ -206,10 +206,10 @@ func TestInvisibleTextResolutionReason(t *testing.T) {
 	w.run(t, 1, 0) // submitted, then pending: in flight
 	ctx := context.Background()
 	for what, c := range invisible {
-		_, err := w.engine.Operator().ResolvePayout(ctx, id, tambala.Resolution{Outcome: payouts.Failed, FailureCode: payouts.Declined, Reason: "bounced" + c + " twice"}) // in the middle: the reason is trimmed
+		_, err := w.engine.Operator().BackOffice().ResolvePayout(ctx, id, tambala.Resolution{Outcome: payouts.Failed, FailureCode: payouts.Declined, Reason: "bounced" + c + " twice"}) // in the middle: the reason is trimmed
 		requireCode(t, errcode.ValidationError, err, "%s in a resolution reason", what)
 	}
-	po, err := w.engine.Client(w.p).Payout(ctx, id)
+	po, err := w.engine.Client(w.p).V1().Payout(ctx, id)
 	require.NoError(t, err)
 	assert.False(t, po.Status.Terminal(), "the payout is still in flight: %s", po.Status)
 }
@@ -246,7 +246,7 @@ func TestAccountNumberV1(t *testing.T) {
 		{999, "abc", errcode.UnknownInstitution},           // the institution first
 		{101, "abc", errcode.UnknownInstitution},           // a momo institution on the bank rail
 	} {
-		_, err := e.Client(p).CreatePayout(ctx, req(c.inst, c.account), tambala.Idempotency{Key: "k"})
+		_, err := e.Client(p).V1().CreatePayout(ctx, req(c.inst, c.account), tambala.Idempotency{Key: "k"})
 		requireCode(t, c.code, err, "institution %d account %q", c.inst, c.account)
 		if c.code == errcode.InvalidAccountNumber {
 			assert.Regexp(t, `\d+ to \d+ digits`, errcode.Message(err), "the message gives the range")
@@ -263,7 +263,7 @@ func TestAccountNumberV1(t *testing.T) {
 	pay := func(inst int, account string) {
 		t.Helper()
 		n++
-		_, err := e.Client(p).CreatePayout(ctx, req(inst, account), tambala.Idempotency{Key: fmt.Sprint("ok-", n)})
+		_, err := e.Client(p).V1().CreatePayout(ctx, req(inst, account), tambala.Idempotency{Key: fmt.Sprint("ok-", n)})
 		require.NoError(t, err, "institution %d account %q", inst, account)
 	}
 	for _, in := range payouts.DefaultInstitutions() {
@@ -301,7 +301,7 @@ func TestAccountNumberV2(t *testing.T) {
 		_, err = d.payFor(d.p, "USDT", "MWK", "1000", dest)
 		requireCode(t, c.code, err, "FX %+v", dest)
 	}
-	page, err := d.e.Client(d.p).PayoutsV2(d.ctx, tambala.PageRequest{Limit: 10}, tambala.PayoutFilter{})
+	page, err := d.e.Client(d.p).Payouts(d.ctx, tambala.PageRequest{Limit: 10}, tambala.PayoutFilter{})
 	require.NoError(t, err)
 	assert.Empty(t, page.Items)
 	assert.True(t, d.balance(t, d.org.ID, money.MWK).Held.IsZero())
@@ -360,7 +360,7 @@ func TestAccountNumberSyncedRanges(t *testing.T) {
 	} {
 		r := bankRequest(c.account, "A")
 		r.Destination.InstitutionID = c.inst
-		_, err := e.Client(p).CreatePayout(ctx, r, tambala.Idempotency{Key: fmt.Sprint(c.inst, "-", c.account)})
+		_, err := e.Client(p).V1().CreatePayout(ctx, r, tambala.Idempotency{Key: fmt.Sprint(c.inst, "-", c.account)})
 		if c.ok {
 			require.NoError(t, err, "institution %d account %s", c.inst, c.account)
 		} else {
@@ -372,7 +372,7 @@ func TestAccountNumberSyncedRanges(t *testing.T) {
 	require.NoError(t, err)
 	r := bankRequest("1234567", "A")
 	r.Destination.InstitutionID = 7
-	_, err = e2.Client(actFor(e2, p.Org.ID)).CreatePayout(ctx, r, tambala.Idempotency{Key: "again"})
+	_, err = e2.Client(actFor(e2, p.Org.ID)).V1().CreatePayout(ctx, r, tambala.Idempotency{Key: "again"})
 	requireCode(t, errcode.InvalidAccountNumber, err)
 	require.NoError(t, ledger.CheckStore(ctx, s))
 }

@@ -47,7 +47,7 @@ func TestTracing_StoreRetries(t *testing.T) {
 	st := &rerunOnce{Store: memstore.New()}
 	e, err := tambala.New(st, &tambala.Options{TracerProvider: tp})
 	require.NoError(t, err)
-	assert.Same(t, st, e.Store(), "Store is the store given, not the tracing wrapper")
+	assert.Same(t, st, e.Settings().Store(), "Store is the store given, not the tracing wrapper")
 	ctx := context.Background()
 	org, err := e.Operator().CreateOrganization(ctx, tambala.NewOrganization{Name: "Traced"})
 	require.NoError(t, err)
@@ -87,7 +87,7 @@ func TestTracing_StoreRetries(t *testing.T) {
 
 	// Work outside any span: the pass's polls for due items make no span.
 	exp.Reset()
-	_, err = e.ProcessDeliveries(ctx)
+	_, err = e.Work().ProcessDeliveries(ctx)
 	require.ErrorIs(t, err, tambala.ErrNoWebhookSender)
 	assert.Empty(t, exp.GetSpans())
 }

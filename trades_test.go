@@ -25,12 +25,12 @@ func TestRecordTrade_PostsFromTheFloat(t *testing.T) {
 	e, _ := testEngine(t, nil)
 	p, _ := orgWithKey(t, e, "A", 0)
 
-	_, err := e.Operator().RecordTrade(ctx, "nope", newTrade(t, "", "1", "1750"))
+	_, err := e.Operator().Desk().RecordTrade(ctx, "nope", newTrade(t, "", "1", "1750"))
 	assert.Equal(t, errcode.ValidationError, errcode.Of(err), "the figures are checked before the organization is read")
-	_, err = e.Operator().RecordTrade(ctx, "nope", newTrade(t, "otc-1", "1", "1750"))
+	_, err = e.Operator().Desk().RecordTrade(ctx, "nope", newTrade(t, "otc-1", "1", "1750"))
 	assert.Equal(t, errcode.NotFound, errcode.Of(err))
 
-	tr, err := e.Operator().RecordTrade(ctx, p.Org.ID, newTrade(t, "otc-1", "2", "1750.5"))
+	tr, err := e.Operator().Desk().RecordTrade(ctx, p.Org.ID, newTrade(t, "otc-1", "2", "1750.5"))
 	require.NoError(t, err)
 	assert.Equal(t, p.Org.ID, tr.Org)
 	assert.Equal(t, "otc-1", tr.Ref)
@@ -45,7 +45,7 @@ func TestRecordTrade_PostsFromTheFloat(t *testing.T) {
 
 	var float money.Amount
 	var entry ledger.Entry
-	require.NoError(t, e.Store().View(ctx, func(tx store.Tx) error {
+	require.NoError(t, e.Settings().Store().View(ctx, func(tx store.Tx) error {
 		var err error
 		if float, err = ledger.ReadAccount(tx, ledger.SystemAccount(ledger.Float, money.MWK)); err != nil {
 			return err
@@ -55,7 +55,7 @@ func TestRecordTrade_PostsFromTheFloat(t *testing.T) {
 	}))
 	assert.Equal(t, "-3501.00", float.String(), "the credit comes from the float")
 	assert.Equal(t, tr.ID, entry.Ref)
-	b, err := e.Client(p).BalanceV1(ctx)
+	b, err := e.Client(p).V1().Balance(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, "3501.00", b.Available.String())
 }

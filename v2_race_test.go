@@ -47,7 +47,7 @@ func TestV2Race_ConversionsAndPayoutsOnOneBalance(t *testing.T) {
 				record("conversion", err)
 			})
 			wg.Go(func() {
-				_, err := c.e.Client(c.p).CreatePayoutV2(c.ctx, tambala.PayoutV2Request{SourceAsset: "USDT", Asset: "USDT", Amount: money.DecimalText("100"),
+				_, err := c.e.Client(c.p).CreatePayout(c.ctx, tambala.PayoutV2Request{SourceAsset: "USDT", Asset: "USDT", Amount: money.DecimalText("100"),
 					Destination: tambala.PayoutV2Destination{Type: "wallet", Network: "tron", Address: "TBXSw8fM4jpQkGc6zZjsVABFpVN7UvXPdV"}},
 					tambala.Idempotency{Key: fmt.Sprint("pay-", i)})
 				record("payout", err)

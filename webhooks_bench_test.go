@@ -146,7 +146,7 @@ func benchWHDispatch(b *testing.B, s store.Store, concurrency int) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for done := 0; done < b.N; {
-		n, err := e.ProcessDeliveries(ctx)
+		n, err := e.Work().ProcessDeliveries(ctx)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -168,7 +168,7 @@ func benchWHBaseline(b *testing.B, concurrency int) {
 	sender := benchWHSender(b)
 	e, org := benchWHEngine(b, memstore.New(), sender, 1, rc)
 	benchWHEvents(b, e, org, 1)
-	if n, err := e.ProcessDeliveries(context.Background()); err != nil || n != 1 {
+	if n, err := e.Work().ProcessDeliveries(context.Background()); err != nil || n != 1 {
 		b.Fatalf("capturing one delivery: %d sent, %v", n, err)
 	}
 	rc.mu.Lock()

@@ -314,7 +314,7 @@ func TestWebhookConcurrentDispatchersRace(t *testing.T) {
 				var sent atomic.Int64
 				for _, e := range engines {
 					wg.Go(func() {
-						n, err := e.ProcessDeliveries(context.Background())
+						n, err := e.Work().ProcessDeliveries(context.Background())
 						assert.NoError(t, err)
 						sent.Add(int64(n))
 					})
@@ -376,7 +376,7 @@ func TestWebhookConcurrentStop(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		_, err := env.engine.ProcessDeliveries(ctx)
+		_, err := env.engine.Work().ProcessDeliveries(ctx)
 		done <- err
 	}()
 	select {
@@ -454,7 +454,7 @@ func TestWebhookConcurrentSenderDies(t *testing.T) {
 			go func() {
 				defer close(done)
 				defer func() { recovered = recover() }()
-				_, _ = env.engine.ProcessDeliveries(context.Background())
+				_, _ = env.engine.Work().ProcessDeliveries(context.Background())
 				returned = true
 			}()
 			<-done

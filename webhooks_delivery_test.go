@@ -176,7 +176,7 @@ func (env *whEnv) dispatch(t *testing.T) int {
 
 func dispatchWith(t *testing.T, e *tambala.Engine) int {
 	t.Helper()
-	n, err := e.ProcessDeliveries(context.Background())
+	n, err := e.Work().ProcessDeliveries(context.Background())
 	require.NoError(t, err)
 	return n
 }
@@ -186,7 +186,7 @@ func dispatchWith(t *testing.T, e *tambala.Engine) int {
 func (env *whEnv) work(t *testing.T) {
 	t.Helper()
 	for range 5 {
-		_, err := env.engine.ProcessPayouts(context.Background())
+		_, err := env.engine.Work().ProcessPayouts(context.Background())
 		require.NoError(t, err)
 		env.clock.Advance(time.Second)
 	}
@@ -208,7 +208,7 @@ func createPayout(t *testing.T, e *tambala.Engine, p tambala.Principal, body str
 
 func (env *whEnv) collect(t *testing.T, amount int) tambala.Collection {
 	t.Helper()
-	c, err := env.engine.Client(env.p).SimulateCollection(context.Background(), tambala.SimulatedCollection{Amount: money.FromInt(money.MWK, int64(amount))})
+	c, err := env.engine.Client(env.p).V1().SimulateCollection(context.Background(), tambala.SimulatedCollection{Amount: money.FromInt(money.MWK, int64(amount))})
 	require.NoError(t, err)
 	return c
 }
@@ -326,7 +326,7 @@ func TestWebhookSignatureAndEnvelope(t *testing.T) {
 	assert.Equal(t, webhooks.PayoutSucceeded, ev.EventType)
 	assert.Regexp(t, `^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`, ev.CreatedAt)
 	// The balance after the change, as JSON numbers (not strings).
-	bal, err := env.engine.Client(env.p).BalanceV1(ctx)
+	bal, err := env.engine.Client(env.p).V1().Balance(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, "94718.00", bal.Available.String())
 	assert.Equal(t, bal.Available.String(), string(ev.Balance.Available))
@@ -338,7 +338,7 @@ func TestWebhookSignatureAndEnvelope(t *testing.T) {
 	require.NoError(t, dec.Decode(&n))
 	assert.IsType(t, json.Number(""), n)
 	// data is GET /v1/payouts/{id}, byte for byte.
-	read, err := env.engine.Client(env.p).Payout(ctx, id)
+	read, err := env.engine.Client(env.p).V1().Payout(ctx, id)
 	require.NoError(t, err)
 	assert.Equal(t, string(render.Payout(read)), string(ev.Data))
 
@@ -357,7 +357,7 @@ func TestWebhookSignatureAndEnvelope(t *testing.T) {
 		SourceInstitution: "Bank & Co", RTPReferenceNumber: "RTP-1",
 	})
 	require.NoError(t, err)
-	tr, err := env.engine.Operator().RecordTrade(ctx, env.p.Org.ID, tambala.NewTrade{Ref: "otc-1", USDTAmount: mustParse(money.USDT, "10.5"), ClientRate: money.MustRate("1750.125")})
+	tr, err := env.engine.Operator().Desk().RecordTrade(ctx, env.p.Org.ID, tambala.NewTrade{Ref: "otc-1", USDTAmount: mustParse(money.USDT, "10.5"), ClientRate: money.MustRate("1750.125")})
 	require.NoError(t, err)
 	assert.Equal(t, 2, env.dispatch(t))
 	reqs = rc.requests()
@@ -368,7 +368,7 @@ func TestWebhookSignatureAndEnvelope(t *testing.T) {
 		e := parseEnvelope(t, r.Body)
 		byType[e.EventType] = e
 	}
-	gotCol, err := env.engine.Client(env.p).Collection(ctx, col.ID)
+	gotCol, err := env.engine.Client(env.p).V1().Collection(ctx, col.ID)
 	require.NoError(t, err)
 	wantCol := tambala.RenderCollection(gotCol) // GET /v1/collections/{id}
 	assert.Equal(t, string(wantCol), string(byType[webhooks.CollectionSettled].Data))
@@ -635,7 +635,7 @@ func TestWebhookCrashBetweenSendAndRecord(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_, _ = env.engine.ProcessDeliveries(context.Background())
+		_, _ = env.engine.Work().ProcessDeliveries(context.Background())
 		t.Error("the dispatcher should have died in Send")
 	}()
 	<-done
@@ -702,7 +702,7 @@ func TestWebhookBalanceLow(t *testing.T) {
 		_, secret := env.setEndpoint(t, org.ID, rc.URL())
 		p := actFor(e, org.ID)
 		balance := func() ledger.Balance {
-			b, err := e.Client(p).BalanceV1(ctx)
+			b, err := e.Client(p).V1().Balance(ctx)
 			require.NoError(t, err)
 			return b
 		}
@@ -724,7 +724,7 @@ func TestWebhookBalanceLow(t *testing.T) {
 		assert.Len(t, balanceLows(t, e, org.ID), 1)
 
 		// A recovery sends nothing.
-		_, err = e.Client(p).SimulateCollection(ctx, tambala.SimulatedCollection{Amount: money.FromInt(money.MWK, 20000)})
+		_, err = e.Client(p).V1().SimulateCollection(ctx, tambala.SimulatedCollection{Amount: money.FromInt(money.MWK, 20000)})
 		require.NoError(t, err)
 		for _, d := range allDeliveries(t, e, org.ID, 200) {
 			assert.NotContains(t, d.EventType, "recover")
@@ -767,7 +767,7 @@ func TestWebhookBalanceLow(t *testing.T) {
 		env.payout(t, momo("111100000221", 10))
 		lows := balanceLows(t, e, org)
 		require.Len(t, lows, 1)
-		bal, err := e.Client(env.p).BalanceV1(ctx)
+		bal, err := e.Client(env.p).V1().Balance(ctx)
 		require.NoError(t, err)
 		checkData(t, lows[0], bal, "200000.00")
 
@@ -800,14 +800,14 @@ func TestWebhookNoEventOnRollback(t *testing.T) {
 		env := newWHEnv(t, memstore.New(), newWHReceiver(t, http.StatusOK))
 		col := env.collect(t, 10000) // credits 9850.00: available 109850.00
 		env.payout(t, momo("111100000112", 100000))
-		b, err := env.engine.Client(env.p).BalanceV1(ctx)
+		b, err := env.engine.Client(env.p).V1().Balance(ctx)
 		require.NoError(t, err)
 		require.Negative(t, b.Available.Cmp(col.AmountCredited), "cannot cover the reversal")
 		_, err = env.engine.Operator().ReverseCollection(ctx, env.p.Org.ID, col.ID)
 		require.Error(t, err)
 		assert.Equal(t, errcode.InsufficientFunds, errcode.Of(err))
 		assert.Equal(t, []string{webhooks.CollectionSettled}, types(env.deliveries(t)))
-		got, err := env.engine.Client(env.p).Collection(ctx, col.ID)
+		got, err := env.engine.Client(env.p).V1().Collection(ctx, col.ID)
 		require.NoError(t, err)
 		assert.Equal(t, tambala.CollectionSettled, got.Status)
 	})
@@ -818,11 +818,11 @@ func TestWebhookNoEventOnRollback(t *testing.T) {
 		env.setEndpoint(t, env.p.Org.ID, "http://127.0.0.1:9/hook")
 		id := env.payout(t, momo("111100000112", 5000))
 		run := func() {
-			_, err := env.engine.ProcessPayouts(ctx)
+			_, err := env.engine.Work().ProcessPayouts(ctx)
 			require.NoError(t, err)
 		}
 		status := func() string {
-			b, err := payoutBytes(env.engine.Client(env.p).Payout(ctx, id))
+			b, err := payoutBytes(env.engine.Client(env.p).V1().Payout(ctx, id))
 			require.NoError(t, err)
 			var po struct{ Status string }
 			require.NoError(t, json.Unmarshal(b, &po))
@@ -848,7 +848,7 @@ func TestWebhookNoEventOnRollback(t *testing.T) {
 		require.EqualValues(t, 1, fs.Injected())
 		assert.Equal(t, "pending", status())
 		assert.Zero(t, succeeded(), "no event for a rolled-back change")
-		b, err := env.engine.Client(env.p).BalanceV1(ctx)
+		b, err := env.engine.Client(env.p).V1().Balance(ctx)
 		require.NoError(t, err)
 		assert.Equal(t, "5282.00", b.Held.String(), "still held")
 
@@ -875,20 +875,20 @@ func TestWebhookNoEventOnRollback(t *testing.T) {
 		fs := storetest.NewFaultStore(memstore.New())
 		env := newWHEnv(t, fs, nil)
 		env.setEndpoint(t, env.p.Org.ID, "http://127.0.0.1:9/hook")
-		before, err := env.engine.Client(env.p).BalanceV1(ctx)
+		before, err := env.engine.Client(env.p).V1().Balance(ctx)
 		require.NoError(t, err)
 		for n := int64(1); ; n++ {
 			fs.FailOp(n)
-			_, err := env.engine.Client(env.p).SimulateCollection(ctx, tambala.SimulatedCollection{Amount: money.FromInt(money.MWK, 100)})
+			_, err := env.engine.Client(env.p).V1().SimulateCollection(ctx, tambala.SimulatedCollection{Amount: money.FromInt(money.MWK, 100)})
 			fs.FailOp(0)
 			if err == nil {
 				break // n is past the transaction's last operation
 			}
-			page, lerr := env.engine.Client(env.p).Collections(ctx, tambala.PageRequest{})
+			page, lerr := env.engine.Client(env.p).V1().Collections(ctx, tambala.PageRequest{})
 			require.NoError(t, lerr)
 			assert.Empty(t, page.Items, "op %d", n)
 			assert.Empty(t, env.deliveries(t), "op %d", n)
-			b, berr := env.engine.Client(env.p).BalanceV1(ctx)
+			b, berr := env.engine.Client(env.p).V1().Balance(ctx)
 			require.NoError(t, berr)
 			assert.Equal(t, before.Available.String(), b.Available.String())
 			require.Less(t, n, int64(200))
@@ -1026,7 +1026,7 @@ func TestWebhookDispatchersRace(t *testing.T) {
 		var wg sync.WaitGroup
 		for _, e := range engines {
 			wg.Go(func() {
-				_, err := e.ProcessDeliveries(context.Background())
+				_, err := e.Work().ProcessDeliveries(context.Background())
 				assert.NoError(t, err)
 			})
 		}
@@ -1101,7 +1101,7 @@ func TestWebhookOutboxWithoutSender(t *testing.T) {
 	env := newWHEnv(t, memstore.New(), rc, func(o *tambala.Options) { o.Webhooks = nil })
 	env.collect(t, 100)
 	assert.Len(t, env.deliveries(t), 1, "written to the outbox all the same")
-	_, err := env.engine.ProcessDeliveries(context.Background())
+	_, err := env.engine.Work().ProcessDeliveries(context.Background())
 	assert.Error(t, err)
 
 	// A dispatcher with a sender delivers it later.
@@ -1109,7 +1109,7 @@ func TestWebhookOutboxWithoutSender(t *testing.T) {
 	e := env.open(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err = e.ProcessDeliveries(ctx)
+	_, err = e.Work().ProcessDeliveries(ctx)
 	assert.ErrorIs(t, err, context.Canceled)
 	assert.Zero(t, rc.count())
 	assert.Equal(t, 1, dispatchWith(t, e))
@@ -1122,7 +1122,7 @@ func TestWebhookRunDispatcher(t *testing.T) {
 	env.collect(t, 100)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
-	go func() { done <- env.engine.RunDispatcher(ctx, 5*time.Millisecond) }()
+	go func() { done <- env.engine.Work().RunDispatcher(ctx, 5*time.Millisecond) }()
 	env.collect(t, 200) // due while the loop runs
 	// Wait for the recorded outcome, not only the receipt: a dispatcher
 	// stopped between send and record records nothing (the lease brings the
@@ -1202,7 +1202,7 @@ func webhookEventsProperty(rt *rapid.T, s store.Store) {
 		n := 0
 
 		status := func(rt *rapid.T, id string) string {
-			b, err := payoutBytes(e.Client(p).Payout(ctx, id))
+			b, err := payoutBytes(e.Client(p).V1().Payout(ctx, id))
 			if err != nil {
 				rt.Fatal(err)
 			}
@@ -1213,7 +1213,7 @@ func webhookEventsProperty(rt *rapid.T, s store.Store) {
 			return po.Status
 		}
 		work := func(rt *rapid.T) {
-			if _, err := e.ProcessPayouts(ctx); err != nil {
+			if _, err := e.Work().ProcessPayouts(ctx); err != nil {
 				rt.Fatal(err)
 			}
 		}
@@ -1356,7 +1356,7 @@ func webhookEventsProperty(rt *rapid.T, s store.Store) {
 				}
 				id := rapid.SampledFrom(poIDs).Draw(rt, "payout")
 				was := status(rt, id)
-				err := e.Operator().ClawbackPayout(ctx, id)
+				err := e.Operator().BackOffice().ClawbackPayout(ctx, id)
 				switch {
 				case was == "succeeded" && err == nil:
 					pos[id].clawed = true
@@ -1368,7 +1368,7 @@ func webhookEventsProperty(rt *rapid.T, s store.Store) {
 			},
 			"collect": func(rt *rapid.T) {
 				amount := rapid.IntRange(1, 8000).Draw(rt, "amount")
-				c, err := e.Client(p).SimulateCollection(ctx, tambala.SimulatedCollection{Amount: money.FromInt(money.MWK, int64(amount))})
+				c, err := e.Client(p).V1().SimulateCollection(ctx, tambala.SimulatedCollection{Amount: money.FromInt(money.MWK, int64(amount))})
 				if err != nil {
 					rt.Fatal(err)
 				}
@@ -1396,7 +1396,7 @@ func webhookEventsProperty(rt *rapid.T, s store.Store) {
 				if rapid.IntRange(0, 4).Draw(rt, "other figures") == 0 {
 					usdt = "11.00"
 				}
-				tr, err := e.Operator().RecordTrade(ctx, org.ID, tambala.NewTrade{Ref: ref, USDTAmount: mustParse(money.USDT, usdt), ClientRate: money.MustRate("1750.5")})
+				tr, err := e.Operator().Desk().RecordTrade(ctx, org.ID, tambala.NewTrade{Ref: ref, USDTAmount: mustParse(money.USDT, usdt), ClientRate: money.MustRate("1750.5")})
 				first, known := trades[ref]
 				switch {
 				case !known && err == nil:

@@ -119,7 +119,7 @@ func TestWorkerUnreachableProviderKeepsPayoutInFlight(t *testing.T) {
 	lp.mu.Unlock()
 	for i := range 40 {
 		w.run(t, 1, 0)
-		list, err := w.engine.Operator().PayoutsInFlight(context.Background(), tambala.InFlightFilter{})
+		list, err := w.engine.Operator().BackOffice().PayoutsInFlight(context.Background(), tambala.InFlightFilter{})
 		require.NoError(t, err)
 		require.Len(t, list, 1)
 		f := list[0]
@@ -133,7 +133,7 @@ func TestWorkerUnreachableProviderKeepsPayoutInFlight(t *testing.T) {
 		assert.Equal(t, i+1, f.FailedCalls)
 		w.clock.Advance(wait)
 	}
-	list, err := w.engine.Operator().PayoutsInFlight(context.Background(), tambala.InFlightFilter{Status: payouts.Pending, OlderThan: time.Hour})
+	list, err := w.engine.Operator().BackOffice().PayoutsInFlight(context.Background(), tambala.InFlightFilter{Status: payouts.Pending, OlderThan: time.Hour})
 	require.NoError(t, err)
 	require.Len(t, list, 1)
 	assert.True(t, list[0].Overdue)
@@ -144,7 +144,7 @@ func TestWorkerUnreachableProviderKeepsPayoutInFlight(t *testing.T) {
 	w.run(t, 3, time.Second)
 	assert.Equal(t, "succeeded", w.read(t, id)["status"])
 	assert.Equal(t, 1, w.provider.Payments(id))
-	list, err = w.engine.Operator().PayoutsInFlight(context.Background(), tambala.InFlightFilter{})
+	list, err = w.engine.Operator().BackOffice().PayoutsInFlight(context.Background(), tambala.InFlightFilter{})
 	require.NoError(t, err)
 	assert.Empty(t, list)
 }
@@ -158,10 +158,10 @@ func TestPayoutsInFlightFilters(t *testing.T) {
 	b := w.payout(t, payouts.Momo, momo("111100000221", 100)) // held
 	other := fundedPrincipal(t, w.engine, "1000.00")
 	req := momoRequest("10")
-	_, err := w.engine.Client(other).CreatePayout(ctx, req, tambala.Idempotency{Key: "o"})
+	_, err := w.engine.Client(other).V1().CreatePayout(ctx, req, tambala.Idempotency{Key: "o"})
 	require.NoError(t, err)
 	ids := func(f tambala.InFlightFilter) []string {
-		list, err := w.engine.Operator().PayoutsInFlight(ctx, f)
+		list, err := w.engine.Operator().BackOffice().PayoutsInFlight(ctx, f)
 		require.NoError(t, err)
 		var out []string
 		for _, p := range list {
@@ -174,7 +174,7 @@ func TestPayoutsInFlightFilters(t *testing.T) {
 	assert.Equal(t, []string{a}, ids(tambala.InFlightFilter{OlderThan: 30 * time.Minute}))
 	assert.Equal(t, []string{a, b}, ids(tambala.InFlightFilter{OrgID: w.p.Org.ID}))
 	assert.Equal(t, []string{a}, ids(tambala.InFlightFilter{OrgID: w.p.Org.ID, Limit: 1}))
-	_, err = w.engine.Operator().PayoutsInFlight(ctx, tambala.InFlightFilter{Status: payouts.Succeeded})
+	_, err = w.engine.Operator().BackOffice().PayoutsInFlight(ctx, tambala.InFlightFilter{Status: payouts.Succeeded})
 	assert.Equal(t, errcode.ValidationError, errcode.Of(err))
 }
 
@@ -206,7 +206,7 @@ func TestResolvePayout(t *testing.T) {
 			"negative fee":     {held, tambala.Resolution{Outcome: payouts.Succeeded, Fee: mustSubAmt(money.Zero(money.MWK), money.FromInt(money.MWK, 1)), Reason: "r"}, errcode.ValidationError},
 			"USDT fee":         {held, tambala.Resolution{Outcome: payouts.Succeeded, Fee: money.FromInt(money.USDT, 1), Reason: "r"}, errcode.ValidationError},
 		} {
-			_, err := w.engine.Operator().ResolvePayout(ctx, c.id, c.r)
+			_, err := w.engine.Operator().BackOffice().ResolvePayout(ctx, c.id, c.r)
 			assert.Equal(t, c.code, errcode.Of(err), name)
 		}
 	})
@@ -244,10 +244,10 @@ func TestResolvePayout(t *testing.T) {
 			olp.mu.Lock()
 			olp.down = true // the provider stops answering; the operator reconciles
 			olp.mu.Unlock()
-			got, err := operator.engine.Operator().ResolvePayout(ctx, sent[1], c.r)
+			got, err := operator.engine.Operator().BackOffice().ResolvePayout(ctx, sent[1], c.r)
 			require.NoError(t, err)
 			assert.Equal(t, c.status, string(got.Status))
-			_, err = operator.engine.Operator().ResolvePayout(ctx, sent[1], c.r)
+			_, err = operator.engine.Operator().BackOffice().ResolvePayout(ctx, sent[1], c.r)
 			assert.Equal(t, errcode.Conflict, errcode.Of(err), "resolved once")
 			operator.run(t, 3, time.Minute) // the worker leaves it alone
 			_ = lp
@@ -270,7 +270,7 @@ func TestResolvePayout(t *testing.T) {
 				return out
 			}
 			assert.Equal(t, events(worker), events(operator))
-			list, err := operator.engine.Operator().PayoutsInFlight(ctx, tambala.InFlightFilter{})
+			list, err := operator.engine.Operator().BackOffice().PayoutsInFlight(ctx, tambala.InFlightFilter{})
 			require.NoError(t, err)
 			assert.Empty(t, list)
 		})

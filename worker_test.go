@@ -76,7 +76,7 @@ func (w *workerEnv) payout(t *testing.T, rail payouts.Rail, body string) string 
 
 func (w *workerEnv) read(t *testing.T, id string) map[string]any {
 	t.Helper()
-	b, err := payoutBytes(w.engine.Client(w.p).Payout(context.Background(), id))
+	b, err := payoutBytes(w.engine.Client(w.p).V1().Payout(context.Background(), id))
 	require.NoError(t, err)
 	var m map[string]any
 	require.NoError(t, json.Unmarshal(b, &m))
@@ -86,14 +86,14 @@ func (w *workerEnv) read(t *testing.T, id string) map[string]any {
 func (w *workerEnv) run(t *testing.T, steps int, step time.Duration) {
 	t.Helper()
 	for range steps {
-		_, err := w.engine.ProcessPayouts(context.Background())
+		_, err := w.engine.Work().ProcessPayouts(context.Background())
 		require.NoError(t, err)
 		w.clock.Advance(step)
 	}
 }
 
 func (w *workerEnv) balance(t *testing.T) ledger.Balance {
-	b, err := w.engine.Client(w.p).BalanceV1(context.Background())
+	b, err := w.engine.Client(w.p).V1().Balance(context.Background())
 	require.NoError(t, err)
 	return b
 }
@@ -147,7 +147,7 @@ func TestWorkerClawback(t *testing.T) {
 	w.run(t, 5, time.Second)
 	before := w.read(t, id)
 	require.Equal(t, "succeeded", before["status"])
-	require.NoError(t, w.engine.Operator().ClawbackPayout(context.Background(), id))
+	require.NoError(t, w.engine.Operator().BackOffice().ClawbackPayout(context.Background(), id))
 	after := w.read(t, id)
 	assert.Equal(t, "reversed", after["status"])
 	assert.Equal(t, before["fee"], after["fee"], "a reversed payout keeps its fee")
@@ -156,7 +156,7 @@ func TestWorkerClawback(t *testing.T) {
 	b := w.balance(t)
 	// 10000 bank: fee 500 + 80 + 101.50 = 681.50; the amount came back, the fee did not.
 	assert.Equal(t, "99318.50", b.Available.String())
-	err := w.engine.Operator().ClawbackPayout(context.Background(), id)
+	err := w.engine.Operator().BackOffice().ClawbackPayout(context.Background(), id)
 	assert.Error(t, err, "a payout is clawed back once")
 
 	// A clawback the provider reports at once is succeeded then reversed.
@@ -214,7 +214,7 @@ func testWorkersRace(t *testing.T, s store.Store) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				_, err := e.ProcessPayouts(context.Background())
+				_, err := e.Work().ProcessPayouts(context.Background())
 				assert.NoError(t, err)
 			}()
 		}
@@ -260,7 +260,7 @@ func TestWorkerFeeAboveHold(t *testing.T) {
 	assert.Equal(t, "60.30", b.Shortfall.String())
 
 	// The next collection covers the shortfall first: 100 less 1.50 is 98.50.
-	_, err = w.engine.Client(w.p).SimulateCollection(ctx, tambala.SimulatedCollection{Amount: money.FromInt(money.MWK, 100)})
+	_, err = w.engine.Client(w.p).V1().SimulateCollection(ctx, tambala.SimulatedCollection{Amount: money.FromInt(money.MWK, 100)})
 	require.NoError(t, err)
 	b = w.balance(t)
 	assert.Equal(t, "38.20", b.Available.String())
@@ -325,7 +325,7 @@ func TestWorkerConcurrency(t *testing.T) {
 			for i := range 24 {
 				ids = append(ids, w.payout(t, payouts.Momo, momo(tambala.SandboxWallets[i%len(tambala.SandboxWallets)], 100+i)))
 			}
-			n, err := e.ProcessPayouts(context.Background())
+			n, err := e.Work().ProcessPayouts(context.Background())
 			require.NoError(t, err)
 			require.Equal(t, 24, n)
 			want := int64(max(1, tc.concurrency))
@@ -341,7 +341,7 @@ func TestWorkerConcurrency(t *testing.T) {
 				require.Equal(t, "pending", w.read(t, id)["status"])
 			}
 			w.clock.Advance(3 * time.Second)
-			_, err = e.ProcessPayouts(context.Background())
+			_, err = e.Work().ProcessPayouts(context.Background())
 			require.NoError(t, err)
 			for _, id := range ids {
 				require.Equal(t, "succeeded", w.read(t, id)["status"])
@@ -364,7 +364,7 @@ func TestRunPayoutWorkerDrainsBacklog(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
-	go func() { done <- e.RunPayoutWorker(ctx, time.Hour) }()
+	go func() { done <- e.Work().RunPayoutWorker(ctx, time.Hour) }()
 	require.Eventually(t, func() bool {
 		for _, id := range ids {
 			if w.read(t, id)["status"] != "pending" {

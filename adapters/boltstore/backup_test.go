@@ -44,7 +44,7 @@ func TestBackup_WhileWritesRun(t *testing.T) {
 	require.NoError(t, err)
 
 	workerDone := make(chan error, 1)
-	go func() { workerDone <- eng.RunPayoutWorker(ctx, 5*time.Millisecond) }()
+	go func() { workerDone <- eng.Work().RunPayoutWorker(ctx, 5*time.Millisecond) }()
 
 	// Writers: each payout's id is appended once CreatePayout has
 	// answered, so a snapshot of the list taken before a backup starts
@@ -60,7 +60,7 @@ func TestBackup_WhileWritesRun(t *testing.T) {
 			for i := 0; !stop.Load(); i++ {
 				req := payouts.Request{Rail: payouts.Momo, Amount: money.FromInt(money.MWK, 1000),
 					Destination: payouts.Destination{InstitutionID: 101, MobileNumber: "111100000112", BeneficiaryName: "Test Wallet"}}
-				created, err := eng.Client(p).CreatePayout(ctx, req, tambala.Idempotency{Key: fmt.Sprintf("c%d-%d", c, i)})
+				created, err := eng.Client(p).V1().CreatePayout(ctx, req, tambala.Idempotency{Key: fmt.Sprintf("c%d-%d", c, i)})
 				if err != nil {
 					t.Errorf("client %d: %v", c, err)
 					return
@@ -116,12 +116,12 @@ func TestBackup_WhileWritesRun(t *testing.T) {
 		rp, err := reng.Act(context.Background(), org.ID)
 		require.NoError(t, err)
 		for _, id := range c.before {
-			_, err := reng.Client(rp).Payout(context.Background(), id)
+			_, err := reng.Client(rp).V1().Payout(context.Background(), id)
 			require.NoError(t, err, "copy %d: payout %s was acknowledged before the copy began", i, id)
 		}
 		inCopy := 0
 		for req := (tambala.PageRequest{Limit: tambala.MaxPageSize}); ; {
-			page, err := reng.Client(rp).Payouts(context.Background(), req, tambala.PayoutFilter{})
+			page, err := reng.Client(rp).V1().Payouts(context.Background(), req, tambala.PayoutFilter{})
 			require.NoError(t, err)
 			inCopy += len(page.Items)
 			if !page.HasMore {

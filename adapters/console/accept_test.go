@@ -17,7 +17,7 @@ import (
 func TestStaffAcceptAtConsole(t *testing.T) {
 	v := newEnv(t)
 	h := v.handler()
-	inv, err := v.engine.Accounts().InviteUser(v.ctx, tambala.InviteUser{Email: "new@operator.example",
+	inv, err := v.engine.People().InviteUser(v.ctx, tambala.InviteUser{Email: "new@operator.example",
 		StaffRoles: []accounts.StaffRole{accounts.StaffDesk}})
 	if err != nil {
 		t.Fatal(err)
@@ -41,11 +41,11 @@ func TestStaffAcceptAtConsole(t *testing.T) {
 	}
 
 	// A staff password reset is accepted here too.
-	users, err := v.engine.Accounts().Users(v.ctx, "")
+	users, err := v.engine.People().Users(v.ctx, "")
 	if err != nil || len(users) != 1 {
 		t.Fatalf("staff users: %v %v", users, err)
 	}
-	reset, err := v.engine.Accounts().ResetPassword(v.ctx, users[0].ID, 0)
+	reset, err := v.engine.People().ResetPassword(v.ctx, users[0].ID, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestStaffAcceptAtConsole(t *testing.T) {
 	}
 
 	// An organization user's invitation is not valid at the console.
-	org, err := v.engine.Accounts().InviteUser(v.ctx, tambala.InviteUser{Org: v.org.ID, Email: "ada@example.com"})
+	org, err := v.engine.People().InviteUser(v.ctx, tambala.InviteUser{Org: v.org.ID, Email: "ada@example.com"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestStaffAcceptAtConsole(t *testing.T) {
 	if w.Code != http.StatusUnauthorized {
 		t.Errorf("an organization's invitation accepted at the console: %d", w.Code)
 	}
-	if _, err := v.engine.Portal().AcceptInvitation(v.ctx, org.Token, password); err != nil {
+	if _, err := v.engine.Sessions().AcceptInvitation(v.ctx, org.Token, password); err != nil {
 		t.Errorf("the organization's invitation was used up at the console: %v", err)
 	}
 }

@@ -120,7 +120,7 @@ func (h *Handler) approvalsView(w http.ResponseWriter, r *http.Request, s webui.
 		d.Thresholds = append(d.Thresholds, thresholdRow{Asset: string(code), Amount: t})
 	}
 	slices.SortFunc(d.Thresholds, func(a, b thresholdRow) int { return strings.Compare(a.Asset, b.Asset) })
-	for code := range h.engine.Assets() {
+	for code := range h.engine.Settings().Assets() {
 		d.Assets = append(d.Assets, string(code))
 	}
 	slices.Sort(d.Assets)
@@ -173,7 +173,7 @@ func (h *Handler) setThreshold(w http.ResponseWriter, r *http.Request, s webui.S
 	code := r.PostFormValue("asset")
 	form["asset"] = code
 	var amount money.Amount
-	asset, err := h.engine.Asset(money.AssetCode(code))
+	asset, err := h.engine.Settings().Asset(money.AssetCode(code))
 	if err != nil {
 		problems["asset"] = errcode.Message(err)
 	} else {

@@ -63,7 +63,7 @@ func (h *Handler) audit(w http.ResponseWriter, r *http.Request, s webui.Session)
 	}
 	status := http.StatusOK
 	if len(v.Errors) == 0 {
-		acc, err := h.portal.Accounts(r.Context(), s.Token)
+		acc, err := h.portal.People(r.Context(), s.Token)
 		var page tambala.Page[tambala.AuditEntry]
 		if err == nil {
 			page, err = acc.AuditTrail(r.Context(), tambala.PageRequest{Limit: auditPage, BeforeID: q.Get("before")}, f)

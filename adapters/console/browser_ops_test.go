@@ -172,17 +172,17 @@ func TestBrowserManualRail(t *testing.T) {
 	rc := &receiver{}
 	v := newManualEnv(t, rc)
 	secret := v.staff(t, "ops@operator.example", accounts.StaffOperations)
-	cr, err := v.engine.Client(v.p).CreatePayout(v.ctx, payouts.Request{Rail: payouts.Momo, Amount: money.FromInt(money.MWK, 5000),
+	cr, err := v.engine.Client(v.p).V1().CreatePayout(v.ctx, payouts.Request{Rail: payouts.Momo, Amount: money.FromInt(money.MWK, 5000),
 		Destination: payouts.Destination{InstitutionID: 101, MobileNumber: "265991234567", BeneficiaryName: "Chikondi Banda"}},
 		tambala.Idempotency{Key: "payout-1"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	id := cr.Resource.ID
-	if _, err := v.engine.ProcessPayouts(v.ctx); err != nil { // submitted to the manual rail: pending
+	if _, err := v.engine.Work().ProcessPayouts(v.ctx); err != nil { // submitted to the manual rail: pending
 		t.Fatal(err)
 	}
-	if _, err := v.engine.ProcessDeliveries(v.ctx); err != nil { // what was due before the outcome
+	if _, err := v.engine.Work().ProcessDeliveries(v.ctx); err != nil { // what was due before the outcome
 		t.Fatal(err)
 	}
 	srv := v.server(t)
@@ -202,20 +202,20 @@ func TestBrowserManualRail(t *testing.T) {
 	if n := count(t, ctx, `document.querySelectorAll('[id="resolve-`+id+`"]').length`); n != 0 {
 		t.Errorf("the payout is still in the queue")
 	}
-	p, err := v.engine.Client(v.p).Payout(v.ctx, id)
+	p, err := v.engine.Client(v.p).V1().Payout(v.ctx, id)
 	if err != nil || p.Status != payouts.Succeeded || p.Fee == nil || p.Fee.String() != "150.00" {
 		t.Fatalf("the payout: %+v %v", p, err)
 	}
 	if n := rc.got("payout.succeeded"); n != 0 {
 		t.Fatalf("payout.succeeded before the dispatcher's pass: %d", n)
 	}
-	if _, err := v.engine.ProcessDeliveries(v.ctx); err != nil {
+	if _, err := v.engine.Work().ProcessDeliveries(v.ctx); err != nil {
 		t.Fatal(err)
 	}
 	if n := rc.got("payout.succeeded"); n != 1 {
 		t.Errorf("payout.succeeded delivered %d times after one pass", n)
 	}
-	page, err := v.engine.Accounts().AuditTrail(v.ctx, tambala.PageRequest{Limit: 1}, tambala.AuditFilter{Action: tambala.AuditPayoutResolved})
+	page, err := v.engine.People().AuditTrail(v.ctx, tambala.PageRequest{Limit: 1}, tambala.AuditFilter{Action: tambala.AuditPayoutResolved})
 	if err != nil || len(page.Items) != 1 || page.Items[0].Actor.Email != "ops@operator.example" || !strings.Contains(page.Items[0].Summary, "AIRTEL-TX-778899") {
 		t.Errorf("the audit entry: %+v %v", page.Items, err)
 	}

@@ -38,15 +38,15 @@ func TestBrowserEveryPage(t *testing.T) {
 	v.toBank(t, "Grace Phiri")
 	from := v.fromBank(t)
 	waiting := v.fromBank(t)
-	if _, err := v.engine.Operator().MoveOrder(v.ctx, waiting.ID, orders.Instructions{BankName: "Standard Bank", AccountName: "Desk Ltd", AccountNumber: "9100"}); err != nil {
+	if _, err := v.engine.Operator().Desk().MoveOrder(v.ctx, waiting.ID, orders.Instructions{BankName: "Standard Bank", AccountName: "Desk Ltd", AccountNumber: "9100"}); err != nil {
 		t.Fatal(err)
 	}
 	proof := v.fromBank(t)
-	if _, err := v.engine.Operator().MoveOrder(v.ctx, proof.ID, orders.Instructions{BankName: "Standard Bank", AccountName: "Desk Ltd", AccountNumber: "9100"}); err != nil {
+	if _, err := v.engine.Operator().Desk().MoveOrder(v.ctx, proof.ID, orders.Instructions{BankName: "Standard Bank", AccountName: "Desk Ltd", AccountNumber: "9100"}); err != nil {
 		t.Fatal(err)
 	}
 	v.upload(t, proof.ID)
-	inv, err := v.engine.Accounts().InviteUser(v.ctx, tambala.InviteUser{Email: "invited@operator.example", StaffRoles: []accounts.StaffRole{accounts.StaffDesk}})
+	inv, err := v.engine.People().InviteUser(v.ctx, tambala.InviteUser{Email: "invited@operator.example", StaffRoles: []accounts.StaffRole{accounts.StaffDesk}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestBrowserEveryPage(t *testing.T) {
 		}
 	}
 	funds := text(t, ctx, "#queue-awaiting_funds tbody")
-	got, err := v.engine.Operator().DeskOrder(v.ctx, waiting.ID)
+	got, err := v.engine.Operator().Desk().Order(v.ctx, waiting.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,7 @@ func TestBrowserReconciliation(t *testing.T) {
 	secret := v.staff(t, "ops@operator.example", accounts.StaffOperations)
 	var ids []string
 	for i, amount := range []int64{5000, 700} {
-		cr, err := v.engine.Client(v.p).CreatePayout(v.ctx, payouts.Request{Rail: payouts.Momo, Amount: money.FromInt(money.MWK, amount),
+		cr, err := v.engine.Client(v.p).V1().CreatePayout(v.ctx, payouts.Request{Rail: payouts.Momo, Amount: money.FromInt(money.MWK, amount),
 			Destination: payouts.Destination{InstitutionID: 101, MobileNumber: "265991234567", BeneficiaryName: "Chikondi Banda"}},
 			tambala.Idempotency{Key: "payout-" + string(rune('a'+i))})
 		if err != nil {
@@ -34,7 +34,7 @@ func TestBrowserReconciliation(t *testing.T) {
 		}
 		ids = append(ids, cr.Resource.ID)
 	}
-	if _, err := v.engine.ProcessPayouts(v.ctx); err != nil { // submitted to the manual rail: pending
+	if _, err := v.engine.Work().ProcessPayouts(v.ctx); err != nil { // submitted to the manual rail: pending
 		t.Fatal(err)
 	}
 	file := filepath.Join(t.TempDir(), "airtel-2026-11-21.csv")
@@ -66,7 +66,7 @@ func TestBrowserReconciliation(t *testing.T) {
 		chromedp.SendKeys(chromedp.ID("resolve-reason"), "Airtel statement 12"), chromedp.Click(chromedp.ID("do-resolve")),
 		chromedp.WaitVisible(chromedp.ID("form-confirm")))
 	for _, id := range ids {
-		p, err := v.engine.Client(v.p).Payout(v.ctx, id)
+		p, err := v.engine.Client(v.p).V1().Payout(v.ctx, id)
 		if err != nil || p.Status != payouts.Pending {
 			t.Fatalf("resolved before the confirmation: %+v %v", p, err)
 		}
@@ -76,7 +76,7 @@ func TestBrowserReconciliation(t *testing.T) {
 		t.Errorf("after the bulk resolution: %q", s)
 	}
 	for _, id := range ids {
-		p, err := v.engine.Client(v.p).Payout(v.ctx, id)
+		p, err := v.engine.Client(v.p).V1().Payout(v.ctx, id)
 		if err != nil || p.Status != payouts.Succeeded {
 			t.Fatalf("the payout after the bulk: %+v %v", p, err)
 		}
@@ -90,7 +90,7 @@ func TestBrowserReconciliation(t *testing.T) {
 		t.Errorf("the explained line: %q", s)
 	}
 	for _, a := range []tambala.AuditAction{tambala.AuditSettlementImported, tambala.AuditSettlementResolved, tambala.AuditSettlementExplained} {
-		page, err := v.engine.Accounts().AuditTrail(v.ctx, tambala.PageRequest{Limit: 5}, tambala.AuditFilter{Action: a})
+		page, err := v.engine.People().AuditTrail(v.ctx, tambala.PageRequest{Limit: 5}, tambala.AuditFilter{Action: a})
 		if err != nil || len(page.Items) != 1 || page.Items[0].Actor.Email != "ops@operator.example" {
 			t.Errorf("the %s entries: %+v %v", a, page.Items, err)
 		}

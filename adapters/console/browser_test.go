@@ -164,7 +164,7 @@ func TestBrowserDeskClerk(t *testing.T) {
 	if strings.Count(h, email) != 4 {
 		t.Errorf("from-bank history should name the clerk 4 times: %q", h)
 	}
-	if o, err := v.engine.Operator().DeskOrder(v.ctx, from.ID); err != nil || o.Status != orders.Completed {
+	if o, err := v.engine.Operator().Desk().Order(v.ctx, from.ID); err != nil || o.Status != orders.Completed {
 		t.Errorf("the engine's order: %s %v", o.Status, err)
 	}
 }

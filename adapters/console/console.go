@@ -48,7 +48,7 @@ type Options = webui.Options
 // Handler serves the console's pages under /console/.
 type Handler struct {
 	engine *tambala.Engine
-	portal *tambala.Portal
+	portal *tambala.Sessions
 	opts   Options
 	site   *webui.Site
 	mux    http.Handler
@@ -72,7 +72,7 @@ var errNotStaff = errcode.Newf(errcode.Forbidden,
 // New returns the console's handler over engine, serving /console/; o may
 // be nil.
 func New(engine *tambala.Engine, o *Options) *Handler {
-	h := &Handler{engine: engine, portal: engine.StaffPortal()}
+	h := &Handler{engine: engine, portal: engine.StaffSessions()}
 	if o != nil {
 		h.opts = *o
 	}

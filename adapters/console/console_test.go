@@ -80,7 +80,7 @@ func TestHeaders(t *testing.T) {
 	token := v.signIn(t, "desk@operator.example", secret)
 	o := v.fromBank(t)
 	h := v.handler()
-	if _, err := v.engine.Operator().MoveOrder(v.ctx, o.ID, orders.Instructions{BankName: "Standard Bank", AccountName: "Desk Ltd", AccountNumber: "9100"}); err != nil {
+	if _, err := v.engine.Operator().Desk().MoveOrder(v.ctx, o.ID, orders.Instructions{BankName: "Standard Bank", AccountName: "Desk Ltd", AccountNumber: "9100"}); err != nil {
 		t.Fatal(err)
 	}
 	v.upload(t, o.ID)
@@ -126,11 +126,11 @@ func TestHeaders(t *testing.T) {
 
 func TestOrgAdminRefused(t *testing.T) {
 	v := newEnv(t)
-	inv, err := v.engine.Accounts().InviteUser(v.ctx, tambala.InviteUser{Org: v.org.ID, Email: "ada@acme.example"})
+	inv, err := v.engine.People().InviteUser(v.ctx, tambala.InviteUser{Org: v.org.ID, Email: "ada@acme.example"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := v.engine.Portal().AcceptInvitation(v.ctx, inv.Token, password); err != nil {
+	if _, err := v.engine.Sessions().AcceptInvitation(v.ctx, inv.Token, password); err != nil {
 		t.Fatal(err)
 	}
 	h := v.handler()
@@ -146,14 +146,14 @@ func TestOrgAdminRefused(t *testing.T) {
 		}
 	}
 	// A portal session of the org admin opens no console page either.
-	res, err := v.engine.Portal().SignIn(v.ctx, "ada@acme.example", password)
+	res, err := v.engine.Sessions().SignIn(v.ctx, "ada@acme.example", password)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if w := do(h, "GET", "/console/desk", res.Token, nil); w.Code != http.StatusForbidden {
 		t.Errorf("an org admin's session on the desk: %d", w.Code)
 	}
-	if _, err := v.engine.Portal().Operator(v.ctx, res.Token); err == nil {
+	if _, err := v.engine.Sessions().Operator(v.ctx, res.Token); err == nil {
 		t.Error("the engine gave an org admin the operator's face")
 	}
 }
@@ -231,11 +231,11 @@ func TestReplacedProofRefused(t *testing.T) {
 	secret := v.staff(t, "desk@operator.example", accounts.StaffDesk)
 	token := v.signIn(t, "desk@operator.example", secret)
 	o := v.fromBank(t)
-	if _, err := v.engine.Operator().MoveOrder(v.ctx, o.ID, orders.Instructions{BankName: "Standard Bank", AccountName: "Desk Ltd", AccountNumber: "9100"}); err != nil {
+	if _, err := v.engine.Operator().Desk().MoveOrder(v.ctx, o.ID, orders.Instructions{BankName: "Standard Bank", AccountName: "Desk Ltd", AccountNumber: "9100"}); err != nil {
 		t.Fatal(err)
 	}
 	first := v.upload(t, o.ID).Proof.ID
-	if _, err := v.engine.Operator().MoveOrder(v.ctx, o.ID, orders.RejectProof{ProofID: first, Reason: "blurred"}); err != nil {
+	if _, err := v.engine.Operator().Desk().MoveOrder(v.ctx, o.ID, orders.RejectProof{ProofID: first, Reason: "blurred"}); err != nil {
 		t.Fatal(err)
 	}
 	v.upload(t, o.ID)
@@ -303,7 +303,7 @@ func TestAssetLimits(t *testing.T) {
 	if w.Code != http.StatusSeeOther {
 		t.Fatalf("saving: %d %s", w.Code, w.Body.String())
 	}
-	l, err := v.engine.Operator().AssetLimits(v.ctx, "USDT", tambala.OpConvert)
+	l, err := v.engine.Operator().Desk().AssetLimits(v.ctx, "USDT", tambala.OpConvert)
 	if err != nil || l.Min.String() != "5.000000" || l.Max.String() != "500.000000" {
 		t.Errorf("limits %v %v (%v)", l.Min, l.Max, err)
 	}

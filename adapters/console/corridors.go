@@ -38,7 +38,7 @@ var limitOps = []string{tambala.OpConvert, tambala.OpPayout}
 // lastSet finds the newest corridor.set entry of each asset in codes.
 func (h *Handler) lastSet(r *http.Request, s webui.Session, codes []string) map[string]*tambala.AuditEntry {
 	out := map[string]*tambala.AuditEntry{}
-	acc, err := h.portal.Accounts(r.Context(), s.Token)
+	acc, err := h.portal.People(r.Context(), s.Token)
 	if err != nil {
 		return out
 	}
@@ -69,7 +69,7 @@ func (h *Handler) corridorsView(w http.ResponseWriter, r *http.Request, s webui.
 	if !ok {
 		return v, false
 	}
-	all, err := op.AllCorridors(r.Context())
+	all, err := op.Desk().Corridors(r.Context())
 	if err != nil {
 		h.fail(w, v, err)
 		return v, false
@@ -91,9 +91,9 @@ func (h *Handler) corridorsView(w http.ResponseWriter, r *http.Request, s webui.
 			v.Form[code+".open"] = "yes"
 		}
 	}
-	for _, code := range h.engine.Assets().Codes() {
+	for _, code := range h.engine.Settings().Assets().Codes() {
 		for _, opName := range limitOps {
-			l, err := op.AssetLimits(r.Context(), code, opName)
+			l, err := op.Desk().AssetLimits(r.Context(), code, opName)
 			if err != nil {
 				h.fail(w, v, err)
 				return v, false
@@ -207,7 +207,7 @@ func (h *Handler) setCorridor(w http.ResponseWriter, r *http.Request, s webui.Se
 		delete(v.Form, code+".open")
 	}
 	h.saveCorridors(w, r, s, v, code, problems, "/console/corridors?saved="+url.QueryEscape(code), func(op *tambala.Operator) error {
-		return discard(op.SetCorridor(r.Context(), c))
+		return discard(op.Desk().SetCorridor(r.Context(), c))
 	})
 }
 
@@ -238,7 +238,7 @@ func (h *Handler) setLimits(w http.ResponseWriter, r *http.Request, s webui.Sess
 		return
 	}
 	code, opName := r.PathValue("asset"), r.PathValue("op")
-	asset, found := h.engine.Assets().Lookup(money.AssetCode(code))
+	asset, found := h.engine.Settings().Assets().Lookup(money.AssetCode(code))
 	if !found || (opName != tambala.OpConvert && opName != tambala.OpPayout) {
 		h.site.NotFound(w, r)
 		return
@@ -263,6 +263,6 @@ func (h *Handler) setLimits(w http.ResponseWriter, r *http.Request, s webui.Sess
 		*f.to = a
 	}
 	h.saveCorridors(w, r, s, v, key, problems, "/console/corridors?limits="+url.QueryEscape(key), func(op *tambala.Operator) error {
-		return op.SetAssetLimits(r.Context(), asset.Code, opName, l)
+		return op.Desk().SetAssetLimits(r.Context(), asset.Code, opName, l)
 	})
 }

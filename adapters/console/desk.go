@@ -105,7 +105,7 @@ func (h *Handler) desk(w http.ResponseWriter, r *http.Request, s webui.Session) 
 		if only != "" && q.Key != only {
 			continue
 		}
-		page, err := op.DeskOrders(r.Context(), tambala.DeskQueue{Status: q.Status},
+		page, err := op.Desk().Orders(r.Context(), tambala.DeskQueue{Status: q.Status},
 			tambala.PageRequest{Limit: groupSize, BeforeID: before})
 		if err != nil {
 			h.fail(w, v, err)
@@ -197,7 +197,7 @@ type orderData struct {
 
 // history is the audit trail of order id of org, oldest first.
 func (h *Handler) history(r *http.Request, s webui.Session, org, id string) ([]tambala.AuditEntry, error) {
-	acc, err := h.portal.Accounts(r.Context(), s.Token)
+	acc, err := h.portal.People(r.Context(), s.Token)
 	if err != nil {
 		return nil, err
 	}
@@ -229,7 +229,7 @@ func (h *Handler) orderView(r *http.Request, s webui.Session, id string) (webui.
 	op, err := h.portal.Operator(r.Context(), s.Token)
 	var o orders.Order
 	if err == nil {
-		o, err = op.DeskOrder(r.Context(), id)
+		o, err = op.Desk().Order(r.Context(), id)
 	}
 	if err != nil {
 		v.Error, v.Data = h.site.Friendly(err), "/console/desk"
@@ -296,7 +296,7 @@ func (h *Handler) serveProof(w http.ResponseWriter, r *http.Request, s webui.Ses
 		return
 	}
 	id := r.PathValue("id")
-	pf, err := op.DeskProof(r.Context(), id)
+	pf, err := op.Desk().Proof(r.Context(), id)
 	if err != nil {
 		h.fail(w, v, err)
 		return
@@ -402,7 +402,7 @@ func (h *Handler) move(w http.ResponseWriter, r *http.Request, s webui.Session) 
 	if len(problems) == 0 {
 		op, err := h.portal.Operator(r.Context(), s.Token)
 		if err == nil {
-			_, err = op.MoveOrder(r.Context(), id, cmd)
+			_, err = op.Desk().MoveOrder(r.Context(), id, cmd)
 		}
 		if err == nil {
 			http.Redirect(w, r, "/console/orders/"+url.PathEscape(id)+"?moved="+url.QueryEscape(name), http.StatusSeeOther)

@@ -66,7 +66,7 @@ func TestStaffConfirm(t *testing.T) {
 	adm := v.staff(t, "root@operator.example", accounts.StaffAdmin)
 	admTok := v.signIn(t, "root@operator.example", adm)
 	v.staff(t, "ann@operator.example", accounts.StaffOperations)
-	users, err := v.engine.Accounts().Users(v.ctx, "")
+	users, err := v.engine.People().Users(v.ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func TestStaffConfirm(t *testing.T) {
 	if w.Code != http.StatusSeeOther {
 		t.Fatalf("confirming: %d %s", w.Code, w.Body.String())
 	}
-	if u, err := v.engine.Accounts().User(v.ctx, ann.ID); err != nil || u.ApprovalsSuspended {
+	if u, err := v.engine.People().User(v.ctx, ann.ID); err != nil || u.ApprovalsSuspended {
 		t.Errorf("after confirming: %+v %v", u, err)
 	}
 	// A staff admin's own roles: forbidden, on the page.

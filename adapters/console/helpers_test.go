@@ -78,7 +78,7 @@ func newEnv(t *testing.T) *env {
 	if err := e.Operator().Fund(ctx, org.ID, money.FromInt(money.USDT, 1000), "start"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Operator().SetCorridor(ctx, quotes.Corridor{Asset: money.MWK, RateOffRamp: money.MustRate("1750.5"),
+	if _, err := e.Operator().Desk().SetCorridor(ctx, quotes.Corridor{Asset: money.MWK, RateOffRamp: money.MustRate("1750.5"),
 		RateOnRamp: money.MustRate("1800"), Min: money.FromInt(money.MWK, 1000), Open: true}); err != nil {
 		t.Fatal(err)
 	}
@@ -145,25 +145,25 @@ func (v *env) code(t *testing.T, secret string) string {
 // enrols TOTP through the engine; it returns the TOTP secret.
 func (v *env) staff(t *testing.T, email string, roles ...accounts.StaffRole) string {
 	t.Helper()
-	inv, err := v.engine.Accounts().InviteUser(v.ctx, tambala.InviteUser{Email: email, StaffRoles: roles})
+	inv, err := v.engine.People().InviteUser(v.ctx, tambala.InviteUser{Email: email, StaffRoles: roles})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := v.engine.StaffPortal().AcceptInvitation(v.ctx, inv.Token, password); err != nil {
+	if _, err := v.engine.StaffSessions().AcceptInvitation(v.ctx, inv.Token, password); err != nil {
 		t.Fatal(err)
 	}
-	res, err := v.engine.StaffPortal().SignIn(v.ctx, email, password)
+	res, err := v.engine.StaffSessions().SignIn(v.ctx, email, password)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Stage != accounts.StageEnrolTOTP {
 		t.Fatalf("a new staff user's stage: %s", res.Stage)
 	}
-	en, err := v.engine.Portal().BeginTOTP(v.ctx, res.Token)
+	en, err := v.engine.Sessions().BeginTOTP(v.ctx, res.Token)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := v.engine.Portal().ConfirmTOTP(v.ctx, res.Token, v.code(t, en.Secret)); err != nil {
+	if _, err := v.engine.Sessions().ConfirmTOTP(v.ctx, res.Token, v.code(t, en.Secret)); err != nil {
 		t.Fatal(err)
 	}
 	return en.Secret
@@ -172,11 +172,11 @@ func (v *env) staff(t *testing.T, email string, roles ...accounts.StaffRole) str
 // signIn opens a signed-in session of a staff user through the engine.
 func (v *env) signIn(t *testing.T, email, secret string) string {
 	t.Helper()
-	res, err := v.engine.StaffPortal().SignIn(v.ctx, email, password)
+	res, err := v.engine.StaffSessions().SignIn(v.ctx, email, password)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err = v.engine.StaffPortal().SecondFactor(v.ctx, res.Token, v.code(t, secret))
+	res, err = v.engine.StaffSessions().SecondFactor(v.ctx, res.Token, v.code(t, secret))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +210,7 @@ func forms(body string) int { return len(regexp.MustCompile(`<form\b`).FindAllSt
 // status is the order's status now.
 func (v *env) status(t *testing.T, id string) orders.Status {
 	t.Helper()
-	o, err := v.engine.Operator().DeskOrder(v.ctx, id)
+	o, err := v.engine.Operator().Desk().Order(v.ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}

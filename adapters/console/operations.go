@@ -67,7 +67,7 @@ func modeName(m tambala.PauseMode) string {
 
 // railState is a rail's switch (Operator.Rails) and its newest change
 // in the audit trail, who switched it and when.
-func (h *Handler) railState(r *http.Request, acc *tambala.Accounts, rails tambala.Rails, rail payouts.Rail) railRow {
+func (h *Handler) railState(r *http.Request, acc *tambala.People, rails tambala.Rails, rail payouts.Rail) railRow {
 	row := railRow{Rail: rail, Disabled: (rail == payouts.Bank && rails.BankDisabled) || (rail == payouts.Momo && rails.MomoDisabled)}
 	page, err := acc.AuditTrail(r.Context(), tambala.PageRequest{Limit: 1},
 		tambala.AuditFilter{Action: tambala.AuditRailChanged, Target: string(rail)})
@@ -87,7 +87,7 @@ func (h *Handler) operationsView(w http.ResponseWriter, r *http.Request, s webui
 	d := operationsData{Ops: may(s, accounts.StaffOperations),
 		Modes:    []tambala.PauseMode{tambala.Live, tambala.Maintenance, tambala.Incident},
 		Failures: []payouts.FailureCode{payouts.RecipientAccountInvalid, payouts.Declined, payouts.ProviderUnavailable, payouts.TemporarilyUnavailable}}
-	ps, err := op.Pause(r.Context())
+	ps, err := op.PauseState(r.Context())
 	if err != nil {
 		h.fail(w, v, err)
 		return v, false
@@ -96,7 +96,7 @@ func (h *Handler) operationsView(w http.ResponseWriter, r *http.Request, s webui
 		d.Pauses = append(d.Pauses, pauseRow{API: api, Mode: ps.Of(api)})
 		v.Form["pause-"+string(api)+".mode"] = string(ps.Of(api))
 	}
-	acc, err := h.portal.Accounts(r.Context(), s.Token)
+	acc, err := h.portal.People(r.Context(), s.Token)
 	if err != nil {
 		h.fail(w, v, err)
 		return v, false
@@ -117,7 +117,7 @@ func (h *Handler) operationsView(w http.ResponseWriter, r *http.Request, s webui
 	for _, o := range d.Orgs {
 		names[o.ID] = o.Name
 	}
-	inflight, err := op.PayoutsInFlight(r.Context(), tambala.InFlightFilter{Limit: inFlightShown})
+	inflight, err := op.BackOffice().PayoutsInFlight(r.Context(), tambala.InFlightFilter{Limit: inFlightShown})
 	if err != nil {
 		h.fail(w, v, err)
 		return v, false
@@ -238,7 +238,7 @@ func (h *Handler) resolve(w http.ResponseWriter, r *http.Request, s webui.Sessio
 		return
 	}
 	h.run(w, r, s, v, "operations", id, form, problems, "/console/operations?done=resolve", func(op *tambala.Operator) error {
-		return discard(op.ResolvePayout(r.Context(), id, res))
+		return discard(op.BackOffice().ResolvePayout(r.Context(), id, res))
 	})
 }
 

@@ -44,10 +44,10 @@ func TestStaffPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := v.engine.StaffPortal().AcceptInvitation(v.ctx, tu, password); err != nil {
+	if _, err := v.engine.StaffSessions().AcceptInvitation(v.ctx, tu, password); err != nil {
 		t.Fatalf("the link's token: %v", err)
 	}
-	users, _ := v.engine.Accounts().Users(v.ctx, "")
+	users, _ := v.engine.People().Users(v.ctx, "")
 	var opsID string
 	for _, u := range users {
 		if u.Email == "ops@operator.example" {
@@ -66,7 +66,7 @@ func TestStaffPage(t *testing.T) {
 	if w := do(h, "POST", "/console/staff/"+opsID+"/roles", tok, url.Values{"csrf": {csrf}, "role": {"desk", "operations"}}); w.Code != http.StatusSeeOther {
 		t.Fatalf("roles: %d %s", w.Code, w.Body.String())
 	}
-	u, _ := v.engine.Accounts().User(v.ctx, opsID)
+	u, _ := v.engine.People().User(v.ctx, opsID)
 	if len(u.StaffRoles) != 2 || u.StaffRoles[0] != accounts.StaffDesk {
 		t.Errorf("roles %v", u.StaffRoles)
 	}
@@ -83,7 +83,7 @@ func TestStaffPage(t *testing.T) {
 	if w := do(h, "POST", "/console/staff/"+opsID+"/disable", tok, url.Values{"csrf": {csrf}}); w.Code != http.StatusSeeOther {
 		t.Errorf("disable: %d", w.Code)
 	}
-	if u, _ := v.engine.Accounts().User(v.ctx, opsID); u.Status != accounts.StatusDisabled {
+	if u, _ := v.engine.People().User(v.ctx, opsID); u.Status != accounts.StatusDisabled {
 		t.Errorf("status %s", u.Status)
 	}
 	if page := do(h, "GET", "/console/staff", tok, nil).Body.String(); !strings.Contains(page, `id="do-enable-`+opsID+`"`) {
@@ -92,7 +92,7 @@ func TestStaffPage(t *testing.T) {
 	if w := do(h, "POST", "/console/staff/"+opsID+"/enable", tok, url.Values{"csrf": {csrf}}); w.Code != http.StatusSeeOther {
 		t.Errorf("enable: %d", w.Code)
 	}
-	if u, _ := v.engine.Accounts().User(v.ctx, opsID); u.Status != accounts.StatusActive {
+	if u, _ := v.engine.People().User(v.ctx, opsID); u.Status != accounts.StatusActive {
 		t.Errorf("status %s", u.Status)
 	}
 }
@@ -161,7 +161,7 @@ func TestOperationsForms(t *testing.T) {
 	if w := do(h, "POST", "/console/operations/pause/v2", tok, url.Values{"csrf": {csrf}, "mode": {"maintenance"}}); w.Code != http.StatusSeeOther {
 		t.Fatalf("pause: %d %s", w.Code, w.Body.String())
 	}
-	if ps, _ := v.engine.Operator().Pause(v.ctx); ps.V2 != tambala.Maintenance || ps.V1 != tambala.Live {
+	if ps, _ := v.engine.Operator().PauseState(v.ctx); ps.V2 != tambala.Maintenance || ps.V1 != tambala.Live {
 		t.Errorf("pause %+v", ps)
 	}
 	if w := do(h, "POST", "/console/operations/pause/v2", tok, url.Values{"csrf": {csrf}, "mode": {""}}); w.Code != http.StatusSeeOther {
@@ -175,20 +175,20 @@ func TestOperationsForms(t *testing.T) {
 		t.Errorf("the rails: %s", page)
 	}
 
-	cr, err := v.engine.Client(v.p).CreatePayout(v.ctx, payouts.Request{Rail: payouts.Momo, Amount: money.FromInt(money.MWK, 5000),
+	cr, err := v.engine.Client(v.p).V1().CreatePayout(v.ctx, payouts.Request{Rail: payouts.Momo, Amount: money.FromInt(money.MWK, 5000),
 		Destination: payouts.Destination{InstitutionID: 101, MobileNumber: "265991234567", BeneficiaryName: "Chikondi\u200bBanda"}},
 		tambala.Idempotency{Key: "payout-1"})
 	if err == nil {
 		t.Fatal("an invisible character was accepted") // the engine refuses it; make a clean one
 	}
-	cr, err = v.engine.Client(v.p).CreatePayout(v.ctx, payouts.Request{Rail: payouts.Momo, Amount: money.FromInt(money.MWK, 5000),
+	cr, err = v.engine.Client(v.p).V1().CreatePayout(v.ctx, payouts.Request{Rail: payouts.Momo, Amount: money.FromInt(money.MWK, 5000),
 		Destination: payouts.Destination{InstitutionID: 101, MobileNumber: "265991234567", BeneficiaryName: "Chikondi Banda"}},
 		tambala.Idempotency{Key: "payout-2"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	id := cr.Resource.ID
-	if _, err := v.engine.ProcessPayouts(v.ctx); err != nil {
+	if _, err := v.engine.Work().ProcessPayouts(v.ctx); err != nil {
 		t.Fatal(err)
 	}
 	target := "/console/operations/payouts/" + id + "/resolve"
@@ -201,7 +201,7 @@ func TestOperationsForms(t *testing.T) {
 	if w.Code != http.StatusSeeOther {
 		t.Fatalf("failed: %d %s", w.Code, w.Body.String())
 	}
-	if p, _ := v.engine.Client(v.p).Payout(v.ctx, id); p.Status != payouts.Failed || p.Failure == nil || p.Failure.Code != payouts.Declined {
+	if p, _ := v.engine.Client(v.p).V1().Payout(v.ctx, id); p.Status != payouts.Failed || p.Failure == nil || p.Failure.Code != payouts.Declined {
 		t.Errorf("the payout: %+v", p)
 	}
 	if w := do(h, "POST", target, tok, url.Values{"csrf": {csrf}, "outcome": {"succeeded"}, "reason": {"again"}}); w.Code != http.StatusConflict {
@@ -211,7 +211,7 @@ func TestOperationsForms(t *testing.T) {
 	// Every delivery fails until it is dead; Redeliver queues it again.
 	rc.fail.Store(true)
 	for range 40 {
-		if _, err := v.engine.ProcessDeliveries(v.ctx); err != nil {
+		if _, err := v.engine.Work().ProcessDeliveries(v.ctx); err != nil {
 			t.Fatal(err)
 		}
 		v.clock.Add(24 * time.Hour)
@@ -252,11 +252,11 @@ func TestOrgUserForms(t *testing.T) {
 	ops := v.staff(t, "ops@operator.example", accounts.StaffOperations)
 	tok := v.signIn(t, "ops@operator.example", ops)
 	csrf := accounts.CSRFToken(tok)
-	inv, err := v.engine.Accounts().InviteUser(v.ctx, tambala.InviteUser{Org: v.org.ID, Email: "ada@example.com"})
+	inv, err := v.engine.People().InviteUser(v.ctx, tambala.InviteUser{Org: v.org.ID, Email: "ada@example.com"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, err := v.engine.Portal().AcceptInvitation(v.ctx, inv.Token, "a long enough password")
+	u, err := v.engine.Sessions().AcceptInvitation(v.ctx, inv.Token, "a long enough password")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,10 +272,10 @@ func TestOrgUserForms(t *testing.T) {
 			t.Errorf("%s: %d %s", change, w.Code, w.Body.String())
 		}
 	}
-	if got, _ := v.engine.Accounts().User(v.ctx, u.ID); got.Status != accounts.StatusDisabled {
+	if got, _ := v.engine.People().User(v.ctx, u.ID); got.Status != accounts.StatusDisabled {
 		t.Errorf("status %s", got.Status)
 	}
-	staff, err := v.engine.Accounts().Users(v.ctx, "")
+	staff, err := v.engine.People().Users(v.ctx, "")
 	if err != nil || len(staff) != 1 {
 		t.Fatalf("staff %v %v", staff, err)
 	}

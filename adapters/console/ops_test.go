@@ -97,7 +97,7 @@ func TestOpsCSRF(t *testing.T) {
 	tok := v.signIn(t, "boss@operator.example", boss)
 	other := v.staff(t, "other@operator.example", accounts.StaffSupport)
 	_ = other
-	users, err := v.engine.Accounts().Users(v.ctx, "")
+	users, err := v.engine.People().Users(v.ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestOpsCSRF(t *testing.T) {
 			otherID = u.ID
 		}
 	}
-	before, err := v.engine.Accounts().AuditTrail(v.ctx, tambala.PageRequest{Limit: 1}, tambala.AuditFilter{})
+	before, err := v.engine.People().AuditTrail(v.ctx, tambala.PageRequest{Limit: 1}, tambala.AuditFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestOpsCSRF(t *testing.T) {
 			}
 		}
 	}
-	after, err := v.engine.Accounts().AuditTrail(v.ctx, tambala.PageRequest{Limit: 1}, tambala.AuditFilter{})
+	after, err := v.engine.People().AuditTrail(v.ctx, tambala.PageRequest{Limit: 1}, tambala.AuditFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}

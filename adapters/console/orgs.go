@@ -101,7 +101,7 @@ func (h *Handler) orgView(w http.ResponseWriter, r *http.Request, s webui.Sessio
 		}
 	}
 	d.Balances, d.BalancesErr = h.balances(r, op, o.ID)
-	if acc, err := h.portal.Accounts(r.Context(), s.Token); err == nil {
+	if acc, err := h.portal.People(r.Context(), s.Token); err == nil {
 		d.Users, _ = acc.Users(r.Context(), o.ID)
 	}
 	v.Data = d
@@ -208,7 +208,7 @@ func (h *Handler) orgChange(w http.ResponseWriter, r *http.Request, s webui.Sess
 			problems["ref"] = "Enter the funding's reference: what it is for, as the transfer shows it."
 		}
 		var amount money.Amount
-		asset, err := h.engine.Asset(money.AssetCode(code))
+		asset, err := h.engine.Settings().Asset(money.AssetCode(code))
 		if err != nil {
 			problems["asset"] = errcode.Message(err)
 			form["amount"] = strings.TrimSpace(r.PostFormValue("amount"))
@@ -256,7 +256,7 @@ var errHandled = errors.New("console: answered")
 // checks it).
 func (h *Handler) orgUserChange(w http.ResponseWriter, r *http.Request, s webui.Session) {
 	org, id, change := r.PathValue("id"), r.PathValue("user"), r.PathValue("change")
-	acc, err := h.portal.Accounts(r.Context(), s.Token)
+	acc, err := h.portal.People(r.Context(), s.Token)
 	if err == nil {
 		var u tambala.User
 		if u, err = acc.User(r.Context(), id); err == nil && u.Org != org {

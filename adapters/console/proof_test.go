@@ -65,7 +65,7 @@ func smallPNG(t *testing.T) []byte {
 func (v *env) proofOrder(t *testing.T, contentType string, content []byte) orders.Order {
 	t.Helper()
 	o := v.fromBank(t)
-	if _, err := v.engine.Operator().MoveOrder(v.ctx, o.ID, orders.Instructions{BankName: "Standard Bank", AccountName: "Desk Ltd", AccountNumber: "9100"}); err != nil {
+	if _, err := v.engine.Operator().Desk().MoveOrder(v.ctx, o.ID, orders.Instructions{BankName: "Standard Bank", AccountName: "Desk Ltd", AccountNumber: "9100"}); err != nil {
 		t.Fatal(err)
 	}
 	o, err := v.engine.Client(v.p).UploadProof(v.ctx, o.ID, tambala.ProofUpload{ContentType: contentType, Content: bytes.NewReader(content)})

@@ -31,7 +31,7 @@ type staffData struct {
 func (h *Handler) staffView(w http.ResponseWriter, r *http.Request, s webui.Session) (webui.View, bool) {
 	v := s.View("Staff", "staff")
 	v.Errors, v.Form = map[string]string{}, map[string]string{}
-	acc, err := h.portal.Accounts(r.Context(), s.Token)
+	acc, err := h.portal.People(r.Context(), s.Token)
 	if err != nil {
 		h.fail(w, v, err)
 		return v, false
@@ -90,7 +90,7 @@ func (h *Handler) invite(w http.ResponseWriter, r *http.Request, s webui.Session
 		h.again(w, v, "staff", "invite", form, problems, nil)
 		return
 	}
-	acc, err := h.portal.Accounts(r.Context(), s.Token)
+	acc, err := h.portal.People(r.Context(), s.Token)
 	var inv tambala.Invited
 	if err == nil {
 		inv, err = acc.InviteUser(r.Context(), tambala.InviteUser{Email: email, StaffRoles: roles})
@@ -123,7 +123,7 @@ func (h *Handler) staffChange(w http.ResponseWriter, r *http.Request, s webui.Se
 	}
 	id, change := r.PathValue("id"), r.PathValue("change")
 	form := map[string]string{}
-	acc, err := h.portal.Accounts(r.Context(), s.Token)
+	acc, err := h.portal.People(r.Context(), s.Token)
 	if err == nil {
 		var known bool
 		switch known, err = userChange(r.Context(), acc, id, change); {
@@ -146,7 +146,7 @@ func (h *Handler) staffChange(w http.ResponseWriter, r *http.Request, s webui.Se
 
 // userChange makes one of the changes of every user, an organization's or
 // staff: end-sessions, disable or enable; false for another change.
-func userChange(ctx context.Context, acc *tambala.Accounts, id, change string) (bool, error) {
+func userChange(ctx context.Context, acc *tambala.People, id, change string) (bool, error) {
 	switch change {
 	case "end-sessions":
 		return true, discard(acc.EndSessions(ctx, id))

@@ -49,7 +49,7 @@ func countedEnv(t *testing.T) (*env, *updateCounter) {
 	if err := e.Operator().Fund(ctx, org.ID, money.FromInt(money.USDT, 1000), "start"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Operator().SetCorridor(ctx, quotes.Corridor{Asset: money.MWK, RateOffRamp: money.MustRate("1750.5"),
+	if _, err := e.Operator().Desk().SetCorridor(ctx, quotes.Corridor{Asset: money.MWK, RateOffRamp: money.MustRate("1750.5"),
 		RateOnRamp: money.MustRate("1800"), Min: money.FromInt(money.MWK, 1000), Open: true}); err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ func TestStaffResetAcceptPath(t *testing.T) {
 	var staff staffInvitedJSON
 	e.admin(t, "POST", "/admin/staff/invitations", map[string]any{"email": "grace@example.com", "roles": []string{"desk"}}).
 		want(t, 201, "").decode(t, &staff)
-	g, err := e.Engine.StaffPortal().AcceptInvitation(portalCtx("192.0.2.7"), staff.Token, peoplePassword)
+	g, err := e.Engine.StaffSessions().AcceptInvitation(portalCtx("192.0.2.7"), staff.Token, peoplePassword)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,10 +21,10 @@ func TestStaffResetAcceptPath(t *testing.T) {
 	if reset.AcceptPath != "/console/invitations/accept?token="+reset.Token {
 		t.Errorf("a staff reset's accept_path %q", reset.AcceptPath)
 	}
-	if _, err := e.Engine.Portal().AcceptInvitation(portalCtx("192.0.2.7"), reset.Token, "a new staff passphrase"); err == nil {
+	if _, err := e.Engine.Sessions().AcceptInvitation(portalCtx("192.0.2.7"), reset.Token, "a new staff passphrase"); err == nil {
 		t.Error("a staff reset was accepted at the portal")
 	}
-	if _, err := e.Engine.StaffPortal().AcceptInvitation(portalCtx("192.0.2.7"), reset.Token, "a new staff passphrase"); err != nil {
+	if _, err := e.Engine.StaffSessions().AcceptInvitation(portalCtx("192.0.2.7"), reset.Token, "a new staff passphrase"); err != nil {
 		t.Errorf("a staff reset at the console: %v", err)
 	}
 }

@@ -56,7 +56,7 @@ func NewAdminTokenHash(engine *tambala.Engine, tokenSHA256 [32]byte, opts *Optio
 }
 
 func (a *Admin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	serve(w, r, a.log, a.engine.Limits().MaxBodyBytes, a.mux, a.observe, a.tracer)
+	serve(w, r, a.log, a.engine.Settings().Limits().MaxBodyBytes, a.mux, a.observe, a.tracer)
 }
 
 func (a *Admin) routes(o Options) {
@@ -170,7 +170,7 @@ func (a *Admin) createOrg(w http.ResponseWriter, r *http.Request) {
 	if floorErr != nil {
 		// The engine checks the name, the access and the assets before
 		// the floor: their failure comes first.
-		if _, err := orgs.New("", n, a.engine.Assets(), time.Time{}); err != nil {
+		if _, err := orgs.New("", n, a.engine.Settings().Assets(), time.Time{}); err != nil {
 			floorErr = err
 		}
 		writeError(w, r, a.log, floorErr)
@@ -298,7 +298,7 @@ func (a *Admin) syncInstitutions(w http.ResponseWriter, r *http.Request) {
 
 func (a *Admin) clawback(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	err := a.engine.Operator().ClawbackPayout(r.Context(), id)
+	err := a.engine.Operator().BackOffice().ClawbackPayout(r.Context(), id)
 	a.reply(w, r, http.StatusOK, map[string]any{"payout_id": id, "status": "reversed"}, err)
 }
 
@@ -312,7 +312,7 @@ func (a *Admin) recordTrade(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	usdt, err := a.engine.Asset(money.USDT.Code)
+	usdt, err := a.engine.Settings().Asset(money.USDT.Code)
 	if err != nil {
 		usdt = money.USDT
 	}
@@ -326,7 +326,7 @@ func (a *Admin) recordTrade(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	t, err := a.engine.Operator().RecordTrade(r.Context(), r.PathValue("org"), tambala.NewTrade{Ref: in.Ref, USDTAmount: amt, ClientRate: rate})
+	t, err := a.engine.Operator().Desk().RecordTrade(r.Context(), r.PathValue("org"), tambala.NewTrade{Ref: in.Ref, USDTAmount: amt, ClientRate: rate})
 	a.reply(w, r, http.StatusCreated, json.RawMessage(render.Trade(t)), err)
 }
 
@@ -365,7 +365,7 @@ func (a *Admin) redeliver(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *Admin) getPause(w http.ResponseWriter, r *http.Request) {
-	s, err := a.engine.Operator().Pause(r.Context())
+	s, err := a.engine.Operator().PauseState(r.Context())
 	a.reply(w, r, http.StatusOK, pauseJSON(s), err)
 }
 
@@ -413,7 +413,7 @@ func (a *Admin) payoutsInFlight(w http.ResponseWriter, r *http.Request) {
 		}
 		f.Limit = n
 	}
-	list, err := a.engine.Operator().PayoutsInFlight(r.Context(), f)
+	list, err := a.engine.Operator().BackOffice().PayoutsInFlight(r.Context(), f)
 	if err != nil {
 		writeError(w, r, a.log, err)
 		return
@@ -450,7 +450,7 @@ func (a *Admin) resolvePayout(w http.ResponseWriter, r *http.Request) {
 		}
 		res.Fee = fee
 	}
-	p, err := a.engine.Operator().ResolvePayout(r.Context(), r.PathValue("id"), res)
+	p, err := a.engine.Operator().BackOffice().ResolvePayout(r.Context(), r.PathValue("id"), res)
 	if err != nil {
 		writeError(w, r, a.log, err)
 		return

@@ -101,7 +101,7 @@ func (a *Admin) setApprovalThreshold(w http.ResponseWriter, r *http.Request) {
 		text = &s
 	}
 	code := money.AssetCode(r.PathValue("asset"))
-	asset, err := a.engine.Asset(code)
+	asset, err := a.engine.Settings().Asset(code)
 	if err != nil {
 		writeError(w, r, a.log, err)
 		return

@@ -139,7 +139,7 @@ func TestAdmin_OneTokenMovesNothingAboveTheThreshold(t *testing.T) {
 	var a, b payoutJSON
 	e.do(t, "POST", "/v1/payouts/momo", momoBody("5000"), hdr(key, "Idempotency-Key", "a")).want(t, 202, "").decode(t, &a)
 	e.do(t, "POST", "/v1/payouts/momo", momoBody("6000"), hdr(key, "Idempotency-Key", "b")).want(t, 202, "").decode(t, &b)
-	if _, err := e.Engine.ProcessPayouts(context.Background()); err != nil {
+	if _, err := e.Engine.Work().ProcessPayouts(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	e.admin(t, "POST", "/admin/payouts/"+b.ID+"/resolve", map[string]any{"outcome": "succeeded", "reason": "paid"}).want(t, 200, "")
@@ -170,12 +170,12 @@ func TestAdmin_OneTokenMovesNothingAboveTheThreshold(t *testing.T) {
 	}
 
 	// Once the store has staff, removing the threshold waits.
-	inv, err := e.Engine.Accounts().InviteUser(context.Background(), tambala.InviteUser{Email: "ops@operator.example",
+	inv, err := e.Engine.People().InviteUser(context.Background(), tambala.InviteUser{Email: "ops@operator.example",
 		StaffRoles: []accounts.StaffRole{accounts.StaffOperations}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Engine.StaffPortal().AcceptInvitation(context.Background(), inv.Token, peoplePassword); err != nil {
+	if _, err := e.Engine.StaffSessions().AcceptInvitation(context.Background(), inv.Token, peoplePassword); err != nil {
 		t.Fatal(err)
 	}
 	var p pendingJSON

@@ -42,7 +42,7 @@ func (a *Admin) getAssetLimits(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	l, err := a.engine.Operator().AssetLimits(r.Context(), money.AssetCode(asset), op)
+	l, err := a.engine.Operator().Desk().AssetLimits(r.Context(), money.AssetCode(asset), op)
 	if err != nil {
 		writeError(w, r, a.log, err)
 		return
@@ -58,7 +58,7 @@ func (a *Admin) setAssetLimits(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	ma, err := a.engine.Asset(money.AssetCode(asset))
+	ma, err := a.engine.Settings().Asset(money.AssetCode(asset))
 	if err != nil {
 		writeError(w, r, a.log, money.NotConfigured(truncateField(asset)))
 		return
@@ -92,7 +92,7 @@ func (a *Admin) setAssetLimits(w http.ResponseWriter, r *http.Request) {
 		}
 		*b.out = v
 	}
-	if err := a.engine.Operator().SetAssetLimits(r.Context(), money.AssetCode(asset), op, l); err != nil {
+	if err := a.engine.Operator().Desk().SetAssetLimits(r.Context(), money.AssetCode(asset), op, l); err != nil {
 		writeError(w, r, a.log, err)
 		return
 	}
@@ -108,7 +108,7 @@ func (a *Admin) listNetworks(w http.ResponseWriter, r *http.Request) {
 		Assets []money.AssetCode `json:"assets"`
 	}
 	var out []networkJSON
-	for _, n := range a.engine.Networks() {
+	for _, n := range a.engine.Settings().Networks() {
 		out = append(out, networkJSON{ID: n.ID, Kind: string(n.Kind), Assets: n.Assets})
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"networks": out})

@@ -19,7 +19,7 @@ func (a *Admin) depositRoutes() {
 // /admin/orgs/{org}/deposit-addresses/{network}/rotate: a new address from
 // the issuer replaces the organization's address on the network.
 func (a *Admin) rotateDepositAddress(w http.ResponseWriter, r *http.Request) {
-	d, err := a.engine.Operator().RotateDepositAddress(r.Context(), r.PathValue("org"), r.PathValue("network"))
+	d, err := a.engine.Operator().Desk().RotateDepositAddress(r.Context(), r.PathValue("org"), r.PathValue("network"))
 	a.reply(w, r, http.StatusOK, json.RawMessage(render.DepositAddress(d)), err)
 }
 
@@ -51,7 +51,7 @@ func (a *Admin) recordDeposit(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	c, err := a.engine.Operator().RecordDeposit(r.Context(), r.PathValue("org"), tambala.Deposit{Network: in.Network, Asset: asset.Code, Amount: amt, TxRef: in.TxRef})
+	c, err := a.engine.Operator().Desk().RecordDeposit(r.Context(), r.PathValue("org"), tambala.Deposit{Network: in.Network, Asset: asset.Code, Amount: amt, TxRef: in.TxRef})
 	if err != nil {
 		writeError(w, r, a.log, err)
 		return
@@ -64,7 +64,7 @@ func (a *Admin) recordDeposit(w http.ResponseWriter, r *http.Request) {
 // looked up (its error as it is), then text parsed for it, a parse error
 // through parseErr (nil: as it is) so that a route may word it.
 func (a *Admin) assetAmount(code, text string, parseErr func(error) error) (money.Asset, money.Amount, error) {
-	asset, err := a.engine.Asset(money.AssetCode(code))
+	asset, err := a.engine.Settings().Asset(money.AssetCode(code))
 	if err != nil {
 		return asset, money.Amount{}, err
 	}

@@ -30,7 +30,7 @@ func (a *Admin) orderRoutes() {
 }
 
 func (a *Admin) listCorridors(w http.ResponseWriter, r *http.Request) {
-	cs, err := a.engine.Operator().AllCorridors(r.Context())
+	cs, err := a.engine.Operator().Desk().Corridors(r.Context())
 	if err != nil {
 		writeError(w, r, a.log, err)
 		return
@@ -41,7 +41,7 @@ func (a *Admin) listCorridors(w http.ResponseWriter, r *http.Request) {
 // setCorridor is PUT /admin/corridors/{asset} with
 // {"rate_off_ramp":"1750.5"|null,"rate_on_ramp":"1800"|null,"min":"1000.00","open":true,"max":"...."?}.
 func (a *Admin) setCorridor(w http.ResponseWriter, r *http.Request) {
-	asset, err := a.engine.Asset(money.AssetCode(r.PathValue("asset")))
+	asset, err := a.engine.Settings().Asset(money.AssetCode(r.PathValue("asset")))
 	if err != nil {
 		writeError(w, r, a.log, money.NotConfigured(truncateField(r.PathValue("asset"))))
 		return
@@ -56,7 +56,7 @@ func (a *Admin) setCorridor(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	if _, err := a.engine.Operator().SetCorridor(r.Context(), c); err != nil {
+	if _, err := a.engine.Operator().Desk().SetCorridor(r.Context(), c); err != nil {
 		writeError(w, r, a.log, err)
 		return
 	}
@@ -102,7 +102,7 @@ func (a *Admin) deskOrders(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	res, err := a.engine.Operator().DeskOrders(r.Context(), tambala.DeskQueue{Status: orders.Status(q.Get("status")), OrgID: q.Get("org")}, page)
+	res, err := a.engine.Operator().Desk().Orders(r.Context(), tambala.DeskQueue{Status: orders.Status(q.Get("status")), OrgID: q.Get("org")}, page)
 	if err != nil {
 		writeError(w, r, a.log, err)
 		return
@@ -115,7 +115,7 @@ func (a *Admin) deskOrders(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *Admin) deskOrder(w http.ResponseWriter, r *http.Request) {
-	o, err := a.engine.Operator().DeskOrder(r.Context(), r.PathValue("id"))
+	o, err := a.engine.Operator().Desk().Order(r.Context(), r.PathValue("id"))
 	a.reply(w, r, http.StatusOK, toDeskJSON(o), err)
 }
 
@@ -132,7 +132,7 @@ var proofExt = map[string]string{"application/pdf": ".pdf", "image/png": ".png",
 // else 500 internal_error and nothing of the file.
 func (a *Admin) deskProof(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	f, err := a.engine.Operator().DeskProof(r.Context(), id)
+	f, err := a.engine.Operator().Desk().Proof(r.Context(), id)
 	if err != nil {
 		writeError(w, r, a.log, err)
 		return
@@ -205,6 +205,6 @@ func (a *Admin) moveOrder(w http.ResponseWriter, r *http.Request) {
 		ins.Deadline = &t
 		cmd = ins
 	}
-	o, err := a.engine.Operator().MoveOrder(r.Context(), r.PathValue("id"), cmd)
+	o, err := a.engine.Operator().Desk().MoveOrder(r.Context(), r.PathValue("id"), cmd)
 	a.reply(w, r, http.StatusOK, toDeskJSON(o), err)
 }

@@ -22,18 +22,18 @@ func TestAdminOrders_MoveAlreadyMadeByStaff(t *testing.T) {
 
 	ctx := context.Background()
 	const email, password = "desk@operator.example", "correct-horse-battery-staple"
-	inv, err := e.Engine.Accounts().InviteUser(ctx, tambala.InviteUser{Email: email, StaffRoles: []accounts.StaffRole{accounts.StaffDesk}})
+	inv, err := e.Engine.People().InviteUser(ctx, tambala.InviteUser{Email: email, StaffRoles: []accounts.StaffRole{accounts.StaffDesk}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Engine.StaffPortal().AcceptInvitation(ctx, inv.Token, password); err != nil {
+	if _, err := e.Engine.StaffSessions().AcceptInvitation(ctx, inv.Token, password); err != nil {
 		t.Fatal(err)
 	}
-	res, err := e.Engine.StaffPortal().SignIn(ctx, email, password)
+	res, err := e.Engine.StaffSessions().SignIn(ctx, email, password)
 	if err != nil {
 		t.Fatal(err)
 	}
-	en, err := e.Engine.StaffPortal().BeginTOTP(ctx, res.Token)
+	en, err := e.Engine.StaffSessions().BeginTOTP(ctx, res.Token)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,15 +41,15 @@ func TestAdminOrders_MoveAlreadyMadeByStaff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	done, err := e.Engine.StaffPortal().ConfirmTOTP(ctx, res.Token, code)
+	done, err := e.Engine.StaffSessions().ConfirmTOTP(ctx, res.Token, code)
 	if err != nil {
 		t.Fatal(err)
 	}
-	op, err := e.Engine.StaffPortal().Operator(ctx, done.Session.Token)
+	op, err := e.Engine.StaffSessions().Operator(ctx, done.Session.Token)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := op.MoveOrder(ctx, o.ID, orders.StartProcessing{}); err != nil {
+	if _, err := op.Desk().MoveOrder(ctx, o.ID, orders.StartProcessing{}); err != nil {
 		t.Fatal(err)
 	}
 	before := e.admin(t, "GET", "/admin/orders/"+o.ID, nil).want(t, 200, "")

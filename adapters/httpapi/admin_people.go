@@ -60,7 +60,7 @@ func (a *Admin) invite(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	inv, err := a.engine.Accounts().InviteUser(r.Context(), tambala.InviteUser{Org: r.PathValue("org"), Email: in.Email, Role: in.Role})
+	inv, err := a.engine.People().InviteUser(r.Context(), tambala.InviteUser{Org: r.PathValue("org"), Email: in.Email, Role: in.Role})
 	if err != nil {
 		writeError(w, r, a.log, err)
 		return
@@ -78,14 +78,14 @@ func (a *Admin) revokeInvitation(w http.ResponseWriter, r *http.Request) {
 
 // writeInvitations answers the invitations of org ("" the staff's).
 func (a *Admin) writeInvitations(w http.ResponseWriter, r *http.Request, org string) {
-	list, err := a.engine.Accounts().Invitations(r.Context(), org)
+	list, err := a.engine.People().Invitations(r.Context(), org)
 	a.reply(w, r, http.StatusOK, map[string]any{"invitations": renderAll(list, renderInvitation)}, err)
 }
 
 // writeRevokedInvitation revokes the invitation {id} of org ("" the
 // staff's) and answers it.
 func (a *Admin) writeRevokedInvitation(w http.ResponseWriter, r *http.Request, org string) {
-	inv, err := a.engine.Accounts().RevokeInvitation(r.Context(), org, r.PathValue("id"))
+	inv, err := a.engine.People().RevokeInvitation(r.Context(), org, r.PathValue("id"))
 	a.reply(w, r, http.StatusOK, json.RawMessage(renderInvitation(inv)), err)
 }
 
@@ -93,7 +93,7 @@ func (a *Admin) writeRevokedInvitation(w http.ResponseWriter, r *http.Request, o
 // "users"}, the organization's TOTP requirement read with its users.
 func (a *Admin) listUsers(w http.ResponseWriter, r *http.Request) {
 	org := r.PathValue("org")
-	acc := a.engine.Accounts()
+	acc := a.engine.People()
 	users, err := acc.Users(r.Context(), org)
 	if err != nil {
 		writeError(w, r, a.log, err)
@@ -109,17 +109,17 @@ func (a *Admin) listUsers(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *Admin) getUser(w http.ResponseWriter, r *http.Request) {
-	u, err := a.engine.Accounts().User(r.Context(), r.PathValue("id"))
+	u, err := a.engine.People().User(r.Context(), r.PathValue("id"))
 	a.reply(w, r, http.StatusOK, renderUser(u), err)
 }
 
 func (a *Admin) disableUser(w http.ResponseWriter, r *http.Request) {
-	u, err := a.engine.Accounts().DisableUser(r.Context(), r.PathValue("id"))
+	u, err := a.engine.People().DisableUser(r.Context(), r.PathValue("id"))
 	a.reply(w, r, http.StatusOK, renderUser(u), err)
 }
 
 func (a *Admin) enableUser(w http.ResponseWriter, r *http.Request) {
-	u, err := a.engine.Accounts().EnableUser(r.Context(), r.PathValue("id"))
+	u, err := a.engine.People().EnableUser(r.Context(), r.PathValue("id"))
 	a.reply(w, r, http.StatusOK, renderUser(u), err)
 }
 
@@ -127,7 +127,7 @@ func (a *Admin) enableUser(w http.ResponseWriter, r *http.Request) {
 // "sessions_ended"}, how many sessions were live.
 func (a *Admin) endSessions(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	n, err := a.engine.Accounts().EndSessions(r.Context(), id)
+	n, err := a.engine.People().EndSessions(r.Context(), id)
 	a.reply(w, r, http.StatusOK, map[string]any{"user_id": id, "sessions_ended": n}, err)
 }
 
@@ -136,7 +136,7 @@ func (a *Admin) endSessions(w http.ResponseWriter, r *http.Request) {
 // "accept_path":"..."} as invite's, the token shown in this answer only.
 // The user sets a new password on the accept page; their TOTP stays.
 func (a *Admin) resetPassword(w http.ResponseWriter, r *http.Request) {
-	inv, err := a.engine.Accounts().ResetPassword(r.Context(), r.PathValue("id"), 0)
+	inv, err := a.engine.People().ResetPassword(r.Context(), r.PathValue("id"), 0)
 	if err != nil {
 		writeError(w, r, a.log, err)
 		return
@@ -145,7 +145,7 @@ func (a *Admin) resetPassword(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *Admin) resetTOTP(w http.ResponseWriter, r *http.Request) {
-	u, err := a.engine.Accounts().ResetTOTP(r.Context(), r.PathValue("id"))
+	u, err := a.engine.People().ResetTOTP(r.Context(), r.PathValue("id"))
 	a.reply(w, r, http.StatusOK, renderUser(u), err)
 }
 
@@ -169,7 +169,7 @@ func (a *Admin) setTOTPRequired(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	err := a.engine.Accounts().SetTOTPRequired(r.Context(), org, *in.Required)
+	err := a.engine.People().SetTOTPRequired(r.Context(), org, *in.Required)
 	a.reply(w, r, http.StatusOK, json.RawMessage(render.PortalSettings(org, *in.Required)), err)
 }
 
@@ -207,7 +207,7 @@ func (a *Admin) serveAudit(w http.ResponseWriter, r *http.Request, org string) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	res, err := a.engine.Accounts().AuditTrail(r.Context(), page, f)
+	res, err := a.engine.People().AuditTrail(r.Context(), page, f)
 	items := renderAll(res.Items, renderAuditEntry)
 	a.reply(w, r, http.StatusOK, pageJSON("entries", items, res.HasMore, res.NextBeforeID), err)
 }

@@ -166,7 +166,7 @@ func TestAdminPeople_InviteListRevoke(t *testing.T) {
 		t.Errorf("after revoking: %+v", list)
 	}
 	// A revoked invitation's token accepts nothing.
-	if _, err := e.Engine.Portal().AcceptInvitation(portalCtx("192.0.2.7"), inv.Token, peoplePassword); err == nil {
+	if _, err := e.Engine.Sessions().AcceptInvitation(portalCtx("192.0.2.7"), inv.Token, peoplePassword); err == nil {
 		t.Error("a revoked invitation was accepted")
 	}
 	if got := e.users(t, o.ID); len(got.Users) != 0 {
@@ -235,7 +235,7 @@ func TestAdminPeople_UsersSessionsAndTOTP(t *testing.T) {
 	inv := e.invite(t, o.ID, "ada@example.com")
 
 	ctx := portalCtx("192.0.2.7")
-	u, err := e.Engine.Portal().AcceptInvitation(ctx, inv.Token, peoplePassword)
+	u, err := e.Engine.Sessions().AcceptInvitation(ctx, inv.Token, peoplePassword)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,7 +268,7 @@ func TestAdminPeople_UsersSessionsAndTOTP(t *testing.T) {
 
 	// Sessions: two sign-ins, ended at once.
 	for range 2 {
-		if _, err := e.Engine.Portal().SignIn(ctx, "ada@example.com", peoplePassword); err != nil {
+		if _, err := e.Engine.Sessions().SignIn(ctx, "ada@example.com", peoplePassword); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -286,7 +286,7 @@ func TestAdminPeople_UsersSessionsAndTOTP(t *testing.T) {
 	}
 
 	// Disable, which ends the session signed in since; then enable.
-	signed, err := e.Engine.Portal().SignIn(ctx, "ada@example.com", peoplePassword)
+	signed, err := e.Engine.Sessions().SignIn(ctx, "ada@example.com", peoplePassword)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,10 +295,10 @@ func TestAdminPeople_UsersSessionsAndTOTP(t *testing.T) {
 	if du.Status != "disabled" || du.DisabledAt == nil {
 		t.Errorf("disabled = %+v", du)
 	}
-	if _, err := e.Engine.Portal().Session(ctx, signed.Token); err == nil {
+	if _, err := e.Engine.Sessions().Session(ctx, signed.Token); err == nil {
 		t.Error("a session outlived its user's disabling")
 	}
-	if _, err := e.Engine.Portal().SignIn(ctx, "ada@example.com", peoplePassword); err == nil {
+	if _, err := e.Engine.Sessions().SignIn(ctx, "ada@example.com", peoplePassword); err == nil {
 		t.Error("a disabled user signed in")
 	}
 	e.admin(t, "POST", "/admin/users/"+u.ID+"/disable", nil).want(t, 200, "").decode(t, &du)
@@ -312,7 +312,7 @@ func TestAdminPeople_UsersSessionsAndTOTP(t *testing.T) {
 	if du.Status != "active" || du.DisabledAt != nil {
 		t.Errorf("enabled = %+v", du)
 	}
-	if _, err := e.Engine.Portal().SignIn(ctx, "ada@example.com", peoplePassword); err != nil {
+	if _, err := e.Engine.Sessions().SignIn(ctx, "ada@example.com", peoplePassword); err != nil {
 		t.Errorf("an enabled user cannot sign in: %v", err)
 	}
 
@@ -360,7 +360,7 @@ func TestAdminPeople_AuditTrail(t *testing.T) {
 	var inv invited
 	e.adminWith(t, "POST", base+"/invitations", map[string]any{"email": "ada@example.com"}, withID("req-invite")).want(t, 201, "").decode(t, &inv)
 	e.Clock.Advance(time.Second)
-	u, err := e.Engine.Portal().AcceptInvitation(portalCtx("192.0.2.7"), inv.Token, peoplePassword)
+	u, err := e.Engine.Sessions().AcceptInvitation(portalCtx("192.0.2.7"), inv.Token, peoplePassword)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -495,11 +495,11 @@ func TestAdminPeople_PasswordReset(t *testing.T) {
 	base := "/admin/orgs/" + o.ID
 	inv := e.invite(t, o.ID, "ada@example.com")
 	ctx := portalCtx("192.0.2.7")
-	u, err := e.Engine.Portal().AcceptInvitation(ctx, inv.Token, peoplePassword)
+	u, err := e.Engine.Sessions().AcceptInvitation(ctx, inv.Token, peoplePassword)
 	if err != nil {
 		t.Fatal(err)
 	}
-	signed, err := e.Engine.Portal().SignIn(ctx, "ada@example.com", peoplePassword)
+	signed, err := e.Engine.Sessions().SignIn(ctx, "ada@example.com", peoplePassword)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -527,24 +527,24 @@ func TestAdminPeople_PasswordReset(t *testing.T) {
 	}
 
 	// Issuing changes nothing: the session lives, the password works.
-	if _, err := e.Engine.Portal().Session(ctx, signed.Token); err != nil {
+	if _, err := e.Engine.Sessions().Session(ctx, signed.Token); err != nil {
 		t.Fatalf("issuing a reset ended a session: %v", err)
 	}
 	const next = "a new password after the reset"
-	got, err := e.Engine.Portal().AcceptInvitation(ctx, reset.Token, next)
+	got, err := e.Engine.Sessions().AcceptInvitation(ctx, reset.Token, next)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got.ID != u.ID {
 		t.Errorf("the reset answered user %s, want %s", got.ID, u.ID)
 	}
-	if _, err := e.Engine.Portal().Session(ctx, signed.Token); err == nil {
+	if _, err := e.Engine.Sessions().Session(ctx, signed.Token); err == nil {
 		t.Error("a session outlived its user's password reset")
 	}
-	if _, err := e.Engine.Portal().SignIn(ctx, "ada@example.com", peoplePassword); err == nil {
+	if _, err := e.Engine.Sessions().SignIn(ctx, "ada@example.com", peoplePassword); err == nil {
 		t.Error("the old password still signs in")
 	}
-	if _, err := e.Engine.Portal().SignIn(ctx, "ada@example.com", next); err != nil {
+	if _, err := e.Engine.Sessions().SignIn(ctx, "ada@example.com", next); err != nil {
 		t.Errorf("the new password does not sign in: %v", err)
 	}
 	if l := e.invitations(t, o.ID); l[1].Status != "accepted" || l[1].UserID == nil || *l[1].UserID != u.ID {

@@ -17,7 +17,7 @@ func TestAdmin_Settlements(t *testing.T) {
 	_, key := e.newOrg(t, orgSpec{fundMWK: 100_000})
 	var a payoutJSON
 	e.do(t, "POST", "/v1/payouts/momo", momoBody("1000"), hdr(key, "Idempotency-Key", "a")).want(t, 202, "").decode(t, &a)
-	if _, err := e.Engine.ProcessPayouts(context.Background()); err != nil {
+	if _, err := e.Engine.Work().ProcessPayouts(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	csv := "reference,amount,currency,status,time,file_number\n" + a.ID + ",1000,MWK,settled,2026-03-02T12:00:00Z,4\n" +

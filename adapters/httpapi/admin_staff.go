@@ -39,7 +39,7 @@ func (a *Admin) inviteStaff(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	inv, err := a.engine.Accounts().InviteUser(r.Context(), tambala.InviteUser{Email: in.Email, StaffRoles: in.Roles})
+	inv, err := a.engine.People().InviteUser(r.Context(), tambala.InviteUser{Email: in.Email, StaffRoles: in.Roles})
 	if err != nil {
 		writeError(w, r, a.log, err)
 		return
@@ -62,7 +62,7 @@ func (a *Admin) revokeStaffInvitation(w http.ResponseWriter, r *http.Request) {
 // confirmed them since their password or TOTP was reset, or their
 // invitation issued, by someone else.
 func (a *Admin) listStaffUsers(w http.ResponseWriter, r *http.Request) {
-	users, err := a.engine.Accounts().Users(r.Context(), "")
+	users, err := a.engine.People().Users(r.Context(), "")
 	out := renderAll(users, renderStaffUser)
 	a.reply(w, r, http.StatusOK, map[string]any{"org_id": nil, "totp_required": true, "users": out}, err)
 }
@@ -78,7 +78,7 @@ func (a *Admin) setStaffRoles(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, err)
 		return
 	}
-	u, err := a.engine.Accounts().SetStaffRoles(r.Context(), r.PathValue("id"), in.Roles)
+	u, err := a.engine.People().SetStaffRoles(r.Context(), r.PathValue("id"), in.Roles)
 	a.reply(w, r, http.StatusOK, renderUser(u), err)
 }
 

@@ -145,7 +145,7 @@ func TestAdminStaff_InviteAcceptAndRoles(t *testing.T) {
 	}
 
 	e.Clock.Advance(time.Second)
-	u, err := e.Engine.StaffPortal().AcceptInvitation(portalCtx("192.0.2.7"), inv.Token, peoplePassword)
+	u, err := e.Engine.StaffSessions().AcceptInvitation(portalCtx("192.0.2.7"), inv.Token, peoplePassword)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +246,7 @@ func TestAdminStaff_Refusals(t *testing.T) {
 
 	// An organization's user: staff_roles [], org_id its organization.
 	orgInv := e.invite(t, o.ID, "ada@example.com")
-	ada, err := e.Engine.Portal().AcceptInvitation(portalCtx("192.0.2.7"), orgInv.Token, peoplePassword)
+	ada, err := e.Engine.Sessions().AcceptInvitation(portalCtx("192.0.2.7"), orgInv.Token, peoplePassword)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +262,7 @@ func TestAdminStaff_Refusals(t *testing.T) {
 	staffInv := e.admin(t, "POST", "/admin/staff/invitations", map[string]any{"email": "grace@example.com", "roles": []string{"admin"}}).want(t, 201, "")
 	var grace staffInvitedJSON
 	staffInv.decode(t, &grace)
-	g, err := e.Engine.StaffPortal().AcceptInvitation(portalCtx("192.0.2.7"), grace.Token, peoplePassword)
+	g, err := e.Engine.StaffSessions().AcceptInvitation(portalCtx("192.0.2.7"), grace.Token, peoplePassword)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -364,7 +364,7 @@ func TestAdminStaff_Revoke(t *testing.T) {
 	if l := e.staffInvitations(t); len(l) != 1 || l[0].Status != "revoked" {
 		t.Errorf("after revoking: %+v", l)
 	}
-	if _, err := e.Engine.StaffPortal().AcceptInvitation(portalCtx("192.0.2.7"), inv.Token, peoplePassword); err == nil {
+	if _, err := e.Engine.StaffSessions().AcceptInvitation(portalCtx("192.0.2.7"), inv.Token, peoplePassword); err == nil {
 		t.Error("a revoked staff invitation was accepted")
 	}
 	if got := e.staffUsers(t); len(got.Users) != 0 {
@@ -388,7 +388,7 @@ func TestAdminStaff_Revoke(t *testing.T) {
 	// An accepted staff invitation cannot be revoked.
 	var second staffInvitedJSON
 	e.admin(t, "POST", "/admin/staff/invitations", map[string]any{"email": "linus@example.com", "roles": []string{"support"}}).want(t, 201, "").decode(t, &second)
-	if _, err := e.Engine.StaffPortal().AcceptInvitation(portalCtx("192.0.2.7"), second.Token, peoplePassword); err != nil {
+	if _, err := e.Engine.StaffSessions().AcceptInvitation(portalCtx("192.0.2.7"), second.Token, peoplePassword); err != nil {
 		t.Fatal(err)
 	}
 	e.admin(t, "DELETE", "/admin/staff/invitations/"+second.Invitation.ID, nil).want(t, 409, "conflict")

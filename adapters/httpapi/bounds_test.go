@@ -58,7 +58,7 @@ func TestBoundsHTTP(t *testing.T) {
 	e.do(t, "POST", "/v2/collections/simulate", `{"asset":"USDT","amount":"1000000000000"}`, hdr(key)).want(t, 201, "")
 	id := e.do(t, "POST", "/v2/payouts", walletBody("USDT", "USDT", "10", "tron", v2Tron), idem(victimKey)).want(t, 202, "").obj(t)["id"].(string)
 	for range 4 {
-		if _, err := e.Engine.ProcessPayouts(context.Background()); err != nil {
+		if _, err := e.Engine.Work().ProcessPayouts(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		e.Clock.Advance(2 * time.Second)

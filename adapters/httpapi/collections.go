@@ -11,9 +11,9 @@ import (
 
 func (h *Handler) collectionRoutes() {
 	h.handle("GET /v1/collections", tambala.APIv1, serveList(h, listRoute[tambala.Collection, struct{}]{
-		name: "collections", filter: noFilter, list: unfiltered((*tambala.Client).Collections), render: render.Collection}))
-	h.handle("GET /v1/collections/{id}", tambala.APIv1, serveGet(h, (*tambala.Client).Collection, render.Collection))
-	h.handleJSON("POST /v1/collections/simulate", tambala.APIv1, servePost(h, true, decodeSimulatedCollection, (*tambala.Client).SimulateCollection, render.Collection))
+		name: "collections", filter: noFilter, list: unfiltered(v1Collections), render: render.Collection}))
+	h.handle("GET /v1/collections/{id}", tambala.APIv1, serveGet(h, v1Collection, render.Collection))
+	h.handleJSON("POST /v1/collections/simulate", tambala.APIv1, servePost(h, true, decodeSimulatedCollection, v1SimulateCollection, render.Collection))
 	h.handle("GET /v1/trades", tambala.APIv1, serveList(h, listRoute[tambala.Trade, struct{}]{
 		name: "trades", filter: noFilter, list: unfiltered((*tambala.Client).Trades), render: render.Trade}))
 	h.handle("GET /v1/banks", tambala.APIv1, h.banks)
@@ -49,7 +49,7 @@ func decodeSimulatedCollection(body []byte) (tambala.SimulatedCollection, error)
 }
 
 func (h *Handler) banks(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
-	banks, err := h.engine.Client(p).Banks(r.Context())
+	banks, err := h.engine.Client(p).V1().Banks(r.Context())
 	if err != nil {
 		writeError(w, r, h.log, err)
 		return
@@ -58,7 +58,7 @@ func (h *Handler) banks(w http.ResponseWriter, r *http.Request, p tambala.Princi
 }
 
 func (h *Handler) operators(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
-	ops, at, err := h.engine.Client(p).MobileOperators(r.Context())
+	ops, at, err := h.engine.Client(p).V1().MobileOperators(r.Context())
 	if err != nil {
 		writeError(w, r, h.log, err)
 		return

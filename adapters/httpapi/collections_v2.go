@@ -13,9 +13,9 @@ import (
 func (h *Handler) collectionV2Routes() {
 	h.handle("GET /v2/deposit-addresses", tambala.APIv2, h.depositAddresses)
 	h.handle("GET /v2/collections", tambala.APIv2, serveList(h, listRoute[tambala.CollectionV2, tambala.CollectionV2Filter]{
-		name: "collections", filter: collectionV2Filter, list: (*tambala.Client).CollectionsV2, render: render.CollectionV2}))
-	h.handle("GET /v2/collections/{id}", tambala.APIv2, serveGet(h, (*tambala.Client).CollectionV2, render.CollectionV2))
-	h.handleJSON("POST /v2/collections/simulate", tambala.APIv2, servePost(h, true, decodeSimulatedCollectionV2, (*tambala.Client).SimulateCollectionV2, render.CollectionV2))
+		name: "collections", filter: collectionV2Filter, list: (*tambala.Client).Collections, render: render.CollectionV2}))
+	h.handle("GET /v2/collections/{id}", tambala.APIv2, serveGet(h, (*tambala.Client).Collection, render.CollectionV2))
+	h.handleJSON("POST /v2/collections/simulate", tambala.APIv2, servePost(h, true, decodeSimulatedCollectionV2, (*tambala.Client).SimulateCollection, render.CollectionV2))
 }
 
 func (h *Handler) depositAddresses(w http.ResponseWriter, r *http.Request, p tambala.Principal) {

@@ -94,11 +94,11 @@ func TestConversions_HappyPathAndReads(t *testing.T) {
 	conv.ScriptFailure(bad.ID, tambala.ConversionProviderDeclined)
 
 	ctx := context.Background()
-	if _, err := e.Engine.ProcessConversions(ctx); err != nil {
+	if _, err := e.Engine.Work().ProcessConversions(ctx); err != nil {
 		t.Fatal(err)
 	}
 	e.Clock.Advance(convHTTPDelay + time.Second)
-	if _, err := e.Engine.ProcessConversions(ctx); err != nil {
+	if _, err := e.Engine.Work().ProcessConversions(ctx); err != nil {
 		t.Fatal(err)
 	}
 	var got conversionJSON
@@ -261,11 +261,11 @@ func TestConversions_PauseAndAccess(t *testing.T) {
 	}
 	// Paused: the accepted conversion still completes.
 	ctx := context.Background()
-	if _, err := e.Engine.ProcessConversions(ctx); err != nil {
+	if _, err := e.Engine.Work().ProcessConversions(ctx); err != nil {
 		t.Fatal(err)
 	}
 	e.Clock.Advance(convHTTPDelay + time.Second)
-	if _, err := e.Engine.ProcessConversions(ctx); err != nil {
+	if _, err := e.Engine.Work().ProcessConversions(ctx); err != nil {
 		t.Fatal(err)
 	}
 	setPause(t, e, "v2", "live")

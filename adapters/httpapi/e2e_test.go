@@ -104,7 +104,7 @@ func startWorker(t testing.TB, e *testEnv) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- e.Engine.RunPayoutWorker(ctx, 2*time.Millisecond) }()
+	go func() { done <- e.Engine.Work().RunPayoutWorker(ctx, 2*time.Millisecond) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
@@ -123,7 +123,7 @@ func pollUntilTerminal(t testing.TB, e *testEnv, key, id string, drive bool) (pa
 	deadline := time.Now().Add(10 * time.Second)
 	for i := 0; ; i++ {
 		if drive {
-			if _, err := e.Engine.ProcessPayouts(context.Background()); err != nil {
+			if _, err := e.Engine.Work().ProcessPayouts(context.Background()); err != nil {
 				t.Fatalf("ProcessPayouts: %v", err)
 			}
 		}
@@ -326,7 +326,7 @@ func TestE2E_SandboxClawback(t *testing.T) {
 
 	// The worker leaves a reversed payout alone.
 	for range 5 {
-		if _, err := e.Engine.ProcessPayouts(context.Background()); err != nil {
+		if _, err := e.Engine.Work().ProcessPayouts(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		e.Clock.Advance(time.Second)

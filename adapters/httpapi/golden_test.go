@@ -319,11 +319,11 @@ func (g *goldenEnv) work(steps int) {
 	g.t.Helper()
 	ctx := context.Background()
 	for range steps {
-		p, err := g.worker().ProcessPayouts(ctx)
+		p, err := g.worker().Work().ProcessPayouts(ctx)
 		if err != nil {
 			g.t.Fatal(err)
 		}
-		c, err := g.worker().ProcessConversions(ctx)
+		c, err := g.worker().Work().ProcessConversions(ctx)
 		if err != nil {
 			g.t.Fatal(err)
 		}
@@ -334,7 +334,7 @@ func (g *goldenEnv) work(steps int) {
 
 func (g *goldenEnv) processOrders() {
 	g.t.Helper()
-	n, err := g.worker().ProcessOrders(context.Background())
+	n, err := g.worker().Work().ProcessOrders(context.Background())
 	if err != nil {
 		g.t.Fatal(err)
 	}
@@ -343,7 +343,7 @@ func (g *goldenEnv) processOrders() {
 
 func (g *goldenEnv) deliver() {
 	g.t.Helper()
-	n, err := g.worker().ProcessDeliveries(context.Background())
+	n, err := g.worker().Work().ProcessDeliveries(context.Background())
 	if err != nil {
 		g.t.Fatal(err)
 	}

@@ -199,12 +199,12 @@ func (h *Handler) chain(api tambala.API, isV2Ping, jsonBody bool, fn authed) htt
 		if li := logInfoFrom(r.Context()); li != nil {
 			li.org, li.keyPrefix = p.Org.ID, p.Key.Prefix
 		}
-		if ok, retry := h.engine.Allow(p.Org.ID); !ok {
+		if ok, retry := tambala.GateOf(h.engine).Allow(p.Org.ID); !ok {
 			w.Header().Set("Retry-After", itoa(retry))
 			writeError(w, r, h.log, errcode.New(errcode.RateLimited))
 			return
 		}
-		release, err := h.engine.Enter(r.Context(), p.Org.ID)
+		release, err := tambala.GateOf(h.engine).Enter(r.Context(), p.Org.ID)
 		if err != nil {
 			writeError(w, r, h.log, err)
 			return
@@ -214,7 +214,7 @@ func (h *Handler) chain(api tambala.API, isV2Ping, jsonBody bool, fn authed) htt
 			// The engine's rules for api, answered before the request is
 			// decoded, against the state Authenticate read; every use
 			// case checks them again itself.
-			if err := p.Admitted(api); err != nil {
+			if err := tambala.GateOf(h.engine).Admitted(p, api); err != nil {
 				writeError(w, r, h.log, err)
 				return
 			}
@@ -549,7 +549,7 @@ func (p *probes) check(ctx context.Context, reqID string) map[string]error {
 		run  func() map[string]error
 	}
 	groups := []group{{"store", func() map[string]error { return map[string]error{"store": p.storeCheck(ctx, reqID)} }}}
-	if p.engine.Environment() == tambala.Production {
+	if p.engine.Settings().Environment() == tambala.Production {
 		groups = append(groups, group{"reference_data", func() map[string]error {
 			return map[string]error{"reference_data": p.referenceDataCheck(ctx, reqID)}
 		}})
@@ -598,7 +598,7 @@ func (p *probes) check(ctx context.Context, reqID string) map[string]error {
 // storeCheck reads the pause switches: one read transaction through the
 // engine. The store's error goes to the log, not to the probe's body.
 func (p *probes) storeCheck(ctx context.Context, reqID string) error {
-	if _, err := p.engine.Operator().Pause(ctx); err != nil {
+	if _, err := p.engine.Operator().PauseState(ctx); err != nil {
 		p.log.LogAttrs(ctx, slog.LevelWarn, "readiness: the store did not answer a read", slog.String("request_id", reqID), slog.Any("error", err))
 		return errors.New("the store did not answer a read")
 	}
@@ -609,7 +609,7 @@ func (p *probes) storeCheck(ctx context.Context, reqID string) error {
 // synced (PUT /admin/institutions): in production, payouts are refused
 // with service_unavailable until it is.
 func (p *probes) referenceDataCheck(ctx context.Context, reqID string) error {
-	err := p.engine.ReferenceDataReady(ctx)
+	err := p.engine.Work().ReferenceDataReady(ctx)
 	switch {
 	case err == nil:
 		return nil

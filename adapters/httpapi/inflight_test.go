@@ -18,7 +18,7 @@ func TestAdmin_PayoutsInFlightAndResolve(t *testing.T) {
 	var a, b, c payoutJSON
 	e.do(t, "POST", "/v1/payouts/momo", momoBody("1000"), hdr(key, "Idempotency-Key", "a")).want(t, 202, "").decode(t, &a)
 	e.do(t, "POST", "/v1/payouts/momo", momoBody("1000"), hdr(key, "Idempotency-Key", "b")).want(t, 202, "").decode(t, &b)
-	if _, err := e.Engine.ProcessPayouts(context.Background()); err != nil {
+	if _, err := e.Engine.Work().ProcessPayouts(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	e.Clock.Advance(20 * time.Minute)
@@ -66,7 +66,7 @@ func TestAdmin_PayoutsInFlightAndResolve(t *testing.T) {
 	var done payoutJSON
 	e.admin(t, "POST", "/admin/payouts/"+a.ID+"/resolve", map[string]any{"outcome": "succeeded", "fee": "282.00", "reason": "paid per statement 42",
 		"reference": " MP240311.1523.A12345 "}).want(t, 200, "").decode(t, &done)
-	trail, err := e.Engine.Accounts().AuditTrail(context.Background(), tambala.PageRequest{Limit: 10}, tambala.AuditFilter{})
+	trail, err := e.Engine.People().AuditTrail(context.Background(), tambala.PageRequest{Limit: 10}, tambala.AuditFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}

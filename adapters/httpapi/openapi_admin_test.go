@@ -397,7 +397,7 @@ func TestAdmin_WebhookDeliveriesAndRedelivery(t *testing.T) {
 
 	// An event, sent once to an endpoint that is down: dead at once.
 	e.do(t, "POST", "/v1/collections/simulate", `{"amount_mwk":"1000"}`, hdr(key)).want(t, 201, "")
-	if _, err := e.Engine.ProcessDeliveries(context.Background()); err != nil {
+	if _, err := e.Engine.Work().ProcessDeliveries(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if n := sender.calls.Load(); n != 1 {
@@ -438,7 +438,7 @@ func TestAdmin_WebhookDeliveriesAndRedelivery(t *testing.T) {
 		t.Errorf("redelivered = %+v", again)
 	}
 	e.admin(t, "POST", base+"/deliveries/"+d.ID+"/redeliver", nil).want(t, 409, "conflict")
-	if _, err := e.Engine.ProcessDeliveries(context.Background()); err != nil {
+	if _, err := e.Engine.Work().ProcessDeliveries(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if n := sender.calls.Load(); n != 2 {

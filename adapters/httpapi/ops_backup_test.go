@@ -64,7 +64,7 @@ func TestAdminBackup_StreamsARestorableCopy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := eng.Client(p).Payout(ctx, created["id"].(string)); err != nil {
+	if _, err := eng.Client(p).V1().Payout(ctx, created["id"].(string)); err != nil {
 		t.Errorf("the payout made before the backup: %v", err)
 	}
 }

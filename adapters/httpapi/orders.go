@@ -42,7 +42,7 @@ func (h *Handler) maxBody(r *http.Request) int64 {
 	if isProofUpload(r) {
 		return math.MaxInt64
 	}
-	return h.engine.Limits().MaxBodyBytes
+	return h.engine.Settings().Limits().MaxBodyBytes
 }
 
 func (h *Handler) corridors(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
@@ -154,8 +154,8 @@ func (h *Handler) uploadProof(w http.ResponseWriter, r *http.Request, p tambala.
 		writeError(w, r, h.log, err)
 		return
 	}
-	if r.ContentLength > h.engine.MaxProofBytes() {
-		writeError(w, r, h.log, errcode.Newf(errcode.PayloadTooLarge, "A funding proof may be at most %d bytes.", h.engine.MaxProofBytes()))
+	if r.ContentLength > tambala.GateOf(h.engine).MaxProofBytes() {
+		writeError(w, r, h.log, errcode.Newf(errcode.PayloadTooLarge, "A funding proof may be at most %d bytes.", tambala.GateOf(h.engine).MaxProofBytes()))
 		return
 	}
 	o, err := h.engine.Client(p).UploadProof(r.Context(), r.PathValue("id"), tambala.ProofUpload{
@@ -182,7 +182,7 @@ func (h *Handler) proofLink(w http.ResponseWriter, r *http.Request, p tambala.Pr
 // proofFile is GET /files/proofs/{token}: no bearer, the token is the
 // credential.
 func (h *Handler) proofFile(w http.ResponseWriter, r *http.Request) {
-	f, err := h.engine.OpenProofLink(r.Context(), r.PathValue("token"))
+	f, err := tambala.GateOf(h.engine).OpenProofLink(r.Context(), r.PathValue("token"))
 	if err != nil {
 		writeError(w, r, h.log, err)
 		return

@@ -103,7 +103,7 @@ func FuzzOrderBodies(f *testing.F) {
 	// A from-bank order awaiting funds takes the fuzzed proofs; a to-bank
 	// one never does.
 	fb := newOrder(f, tambala.NewOrder{QuoteID: newQuote(f, "MWK", "USDT", "1000.00"), ClientRef: "fuzz-fb"}, "fuzz-fb")
-	if _, err := e.Engine.Operator().MoveOrder(ctx, fb.ID, orders.Instructions{BankName: "NBM", AccountName: "Desk", AccountNumber: "1"}); err != nil {
+	if _, err := e.Engine.Operator().Desk().MoveOrder(ctx, fb.ID, orders.Instructions{BankName: "NBM", AccountName: "Desk", AccountNumber: "1"}); err != nil {
 		f.Fatal(err)
 	}
 	tb := newOrder(f, tambala.NewOrder{QuoteID: newQuote(f, "USDT", "MWK", "1"), ClientRef: "fuzz-tb",
@@ -247,7 +247,7 @@ func FuzzOrderBodies(f *testing.F) {
 			if !bytes.HasPrefix(raw, []byte(magic)) {
 				t.Fatalf("%s: accepted %q as %s", r.name, raw, mt)
 			}
-			pf, err := e.Engine.Operator().DeskProof(ctx, fb.ID)
+			pf, err := e.Engine.Operator().Desk().Proof(ctx, fb.ID)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -258,12 +258,12 @@ func FuzzOrderBodies(f *testing.F) {
 				t.Fatalf("%s: stored %q as %s, sent %q as %s", r.name, stored.Bytes(), pf.ContentType, raw, mt)
 			}
 			// Reject it so that the next proof is expected again.
-			o, err := e.Engine.Operator().DeskOrder(ctx, fb.ID)
+			o, err := e.Engine.Operator().Desk().Order(ctx, fb.ID)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if o.Status == orders.ProofSubmitted {
-				if _, err := e.Engine.Operator().MoveOrder(ctx, fb.ID, orders.RejectProof{ProofID: o.Proof.ID, Reason: "fuzz"}); err != nil {
+				if _, err := e.Engine.Operator().Desk().MoveOrder(ctx, fb.ID, orders.RejectProof{ProofID: o.Proof.ID, Reason: "fuzz"}); err != nil {
 					t.Fatal(err)
 				}
 			}

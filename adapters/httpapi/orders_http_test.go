@@ -1073,7 +1073,7 @@ func TestOrders_ProofUploadErrors(t *testing.T) {
 	move(t, e, o.ID, "reject-proof", map[string]string{"proof_id": d.Proof.ID, "reason": "Unreadable."}, 200, "")
 	e.Clock.Advance(72*time.Hour + time.Millisecond)
 	uploadProof(t, e, key, o2.ID, "application/pdf", pdf1).want(t, 409, "proof_not_expected")
-	if n, err := e.Engine.ProcessOrders(context.Background()); err != nil || n != 1 {
+	if n, err := e.Engine.Work().ProcessOrders(context.Background()); err != nil || n != 1 {
 		t.Errorf("ProcessOrders = %d, %v; want 1", n, err)
 	}
 	if got := getOrder(t, e, key, o2.ID); got.Status != "expired" || got.ExpiresAt == nil || *got.ExpiresAt != "2026-03-05T09:00:00.000Z" {

@@ -13,9 +13,9 @@ import (
 func (h *Handler) payoutRoutes() {
 	h.handleJSON("POST /v1/payouts/bank", tambala.APIv1, h.createPayout(payouts.Bank))
 	h.handleJSON("POST /v1/payouts/momo", tambala.APIv1, h.createPayout(payouts.Momo))
-	h.handle("GET /v1/payouts/{id}", tambala.APIv1, serveGet(h, (*tambala.Client).Payout, render.Payout))
+	h.handle("GET /v1/payouts/{id}", tambala.APIv1, serveGet(h, v1Payout, render.Payout))
 	h.handle("GET /v1/payouts", tambala.APIv1, serveList(h, listRoute[payouts.Payout, tambala.PayoutFilter]{
-		name: "payouts", filter: payoutFilter, list: (*tambala.Client).Payouts, render: render.Payout}))
+		name: "payouts", filter: payoutFilter, list: v1Payouts, render: render.Payout}))
 	h.handle("GET /v1/institutions", tambala.APIv1, h.institutions)
 	h.handleJSON("POST /v1/fees/quote", tambala.APIv1, h.feeQuote)
 }
@@ -24,7 +24,7 @@ func (h *Handler) createPayout(rail payouts.Rail) authed {
 	return serveCreate(h, createRoute[payouts.Request, payouts.Payout]{
 		op:     tambala.PayoutOperation(rail),
 		decode: func(body []byte) (payouts.Request, error) { return decodePayoutRequest(rail, body) },
-		create: (*tambala.Client).CreatePayout, status: http.StatusAccepted, render: render.Payout})
+		create: v1CreatePayout, status: http.StatusAccepted, render: render.Payout})
 }
 
 // pageJSON is the list envelope: the items under name, has_more and
@@ -61,7 +61,7 @@ func (h *Handler) feeQuote(w http.ResponseWriter, r *http.Request, p tambala.Pri
 		writeError(w, r, h.log, err)
 		return
 	}
-	q, err := h.engine.Client(p).QuoteFee(r.Context(), in.Direction, in.Rail, amt)
+	q, err := h.engine.Client(p).V1().QuoteFee(r.Context(), in.Direction, in.Rail, amt)
 	if err != nil {
 		writeError(w, r, h.log, err)
 		return

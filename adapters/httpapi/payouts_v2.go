@@ -13,11 +13,11 @@ import (
 
 func (h *Handler) payoutV2Routes() {
 	h.handleJSON("POST /v2/payouts", tambala.APIv2, serveCreate(h, createRoute[tambala.PayoutV2Request, tambala.PayoutV2]{
-		op: tambala.CreatePayoutV2Op, decode: decodePayoutV2, create: (*tambala.Client).CreatePayoutV2,
+		op: tambala.CreatePayoutV2Op, decode: decodePayoutV2, create: (*tambala.Client).CreatePayout,
 		status: http.StatusAccepted, render: render.PayoutV2}))
-	h.handle("GET /v2/payouts/{id}", tambala.APIv2, serveGet(h, (*tambala.Client).PayoutV2, render.PayoutV2))
+	h.handle("GET /v2/payouts/{id}", tambala.APIv2, serveGet(h, (*tambala.Client).Payout, render.PayoutV2))
 	h.handle("GET /v2/payouts", tambala.APIv2, serveList(h, listRoute[tambala.PayoutV2, tambala.PayoutFilter]{
-		name: "payouts", filter: payoutFilter, list: (*tambala.Client).PayoutsV2, render: render.PayoutV2}))
+		name: "payouts", filter: payoutFilter, list: (*tambala.Client).Payouts, render: render.PayoutV2}))
 }
 
 // decodePayoutV2 reads a POST /v2/payouts body with the strict decoding

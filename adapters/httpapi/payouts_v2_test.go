@@ -109,12 +109,12 @@ func TestPayoutsV2HTTP(t *testing.T) {
 		post(body).want(t, 422, code)
 	}
 	mn, mx := money.FromInt(money.USDT, 2), money.FromInt(money.USDT, 10)
-	if err := e.Engine.Operator().SetAssetLimits(context.Background(), "USDT", tambala.OpPayout, quotes.Limits{Min: mn, Max: mx}); err != nil {
+	if err := e.Engine.Operator().Desk().SetAssetLimits(context.Background(), "USDT", tambala.OpPayout, quotes.Limits{Min: mn, Max: mx}); err != nil {
 		t.Fatal(err)
 	}
 	post(walletBody("USDT", "USDT", "1", "tron", v2Tron)).want(t, 422, "amount_below_minimum")
 	post(walletBody("USDT", "USDT", "11", "tron", v2Tron)).want(t, 422, "limit_exceeded")
-	if err := e.Engine.Operator().SetAssetLimits(context.Background(), "USDT", tambala.OpPayout, quotes.Limits{}); err != nil {
+	if err := e.Engine.Operator().Desk().SetAssetLimits(context.Background(), "USDT", tambala.OpPayout, quotes.Limits{}); err != nil {
 		t.Fatal(err)
 	}
 	// unsupported_pair needs two stablecoins or two fiats: TestPayoutsV2HTTPUnsupportedPair
@@ -148,7 +148,7 @@ func TestPayoutsV2HTTP(t *testing.T) {
 
 	// the worker pays them; the resource and its event share one rendering
 	for range 4 {
-		if _, err := e.Engine.ProcessPayouts(context.Background()); err != nil {
+		if _, err := e.Engine.Work().ProcessPayouts(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		e.Clock.Advance(2 * time.Second)

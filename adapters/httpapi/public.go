@@ -51,7 +51,7 @@ func (h *Handler) pingV2(w http.ResponseWriter, r *http.Request, p tambala.Princ
 }
 
 func (h *Handler) balanceV1(w http.ResponseWriter, r *http.Request, p tambala.Principal) {
-	b, err := h.engine.Client(p).BalanceV1(r.Context())
+	b, err := h.engine.Client(p).V1().Balance(r.Context())
 	if err != nil {
 		writeError(w, r, h.log, err)
 		return

@@ -59,6 +59,7 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 		writeJSON(w, http.StatusAccepted, map[string]any{"approval": approvalJSON(pending.Approval)})
 		return
 	}
+	err = headerWords(err)
 	code := errcode.Of(err)
 	spec := errcode.Lookup(code)
 	if li := logInfoFrom(r.Context()); li != nil {
@@ -73,6 +74,18 @@ func writeError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 }
 
 var errTooLarge = errcode.New(errcode.PayloadTooLarge)
+
+// headerWords words the engine's idempotency-key refusals for HTTP, where
+// the key is the Idempotency-Key header.
+func headerWords(err error) error {
+	switch {
+	case errors.Is(err, tambala.ErrNoIdempotencyKey):
+		return errcode.Newf(errcode.ValidationError, "The Idempotency-Key header is required.")
+	case errors.Is(err, tambala.ErrIdempotencyKeyTooLong):
+		return errcode.Newf(errcode.ValidationError, "The Idempotency-Key header is longer than %d characters.", tambala.MaxIdempotencyKeyLength)
+	}
+	return err
+}
 
 // checkJSONBody is the media type rule of every route that reads a JSON
 // body: a request that carries a body must declare it with a Content-Type
@@ -192,7 +205,7 @@ func serveCreate[Req, Res any](h *Handler, c createRoute[Req, Res]) authed {
 		idem := tambala.Idempotency{Key: r.Header.Get("Idempotency-Key"), Fingerprint: bodyFingerprint(body)}
 		req, err := c.decode(body)
 		if err != nil {
-			writeError(w, r, h.log, h.engine.Client(p).RefuseCreate(r.Context(), c.op, idem, err))
+			writeError(w, r, h.log, tambala.GateOf(h.engine).RefuseCreate(r.Context(), h.engine.Client(p), c.op, idem, err))
 			return
 		}
 		created, err := c.create(h.engine.Client(p), r.Context(), req, idem)

@@ -103,7 +103,7 @@ func servePost[Req, Res any](h *Handler, sandboxOnly bool, decode func([]byte) (
 			writeError(w, r, h.log, err)
 			return
 		}
-		if sandboxOnly && h.engine.Environment() != tambala.Sandbox {
+		if sandboxOnly && h.engine.Settings().Environment() != tambala.Sandbox {
 			writeError(w, r, h.log, errcode.New(errcode.SandboxOnly))
 			return
 		}

@@ -33,7 +33,7 @@ var propagator = propagation.TraceContext{}
 // (nil, tracing off, when neither is set).
 func tracerOf(engine *tambala.Engine, tp trace.TracerProvider) trace.Tracer {
 	if tp == nil && engine != nil {
-		tp = engine.TracerProvider()
+		tp = engine.Settings().TracerProvider()
 	}
 	if tp == nil {
 		return nil

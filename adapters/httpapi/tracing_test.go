@@ -132,7 +132,7 @@ func TestTracing_PayoutAcceptedOverHTTP(t *testing.T) {
 	assert.NotEmpty(t, last["request_id"])
 
 	// The worker: the provider's submit, then the webhook sends.
-	n, err := e.Engine.ProcessPayouts(context.Background())
+	n, err := e.Engine.Work().ProcessPayouts(context.Background())
 	require.NoError(t, err)
 	require.Equal(t, 1, n)
 	submit := spanNamed(t, exp.GetSpans(), "tambala.provider.Submit")
@@ -141,13 +141,13 @@ func TestTracing_PayoutAcceptedOverHTTP(t *testing.T) {
 	assert.Equal(t, p.ID, id.AsString())
 	// The poll finds it paid: payout.succeeded is to be sent.
 	e.Clock.Advance(time.Minute)
-	n, err = e.Engine.ProcessPayouts(context.Background())
+	n, err = e.Engine.Work().ProcessPayouts(context.Background())
 	require.NoError(t, err)
 	require.Equal(t, 1, n)
 	poll := spanNamed(t, exp.GetSpans(), "tambala.provider.Status")
 	state, _ := attrOf(poll, "tambala.provider.state")
 	assert.NotEmpty(t, state.AsString())
-	n, err = e.Engine.ProcessDeliveries(context.Background())
+	n, err = e.Engine.Work().ProcessDeliveries(context.Background())
 	require.NoError(t, err)
 	require.Positive(t, n)
 	require.Positive(t, sender.sends)
@@ -224,5 +224,5 @@ func TestTracing_OffByDefault(t *testing.T) {
 	require.NotEmpty(t, lines)
 	_, ok := lines[len(lines)-1].ContextMap()["trace_id"]
 	assert.False(t, ok)
-	assert.Nil(t, e.Engine.TracerProvider())
+	assert.Nil(t, e.Engine.Settings().TracerProvider())
 }

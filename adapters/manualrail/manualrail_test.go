@@ -99,7 +99,7 @@ func newEnv(t *testing.T) *env {
 
 func (en *env) payout(t *testing.T, key string) payouts.Payout {
 	t.Helper()
-	c, err := en.engine.Client(en.p).CreatePayout(context.Background(), payouts.Request{Rail: payouts.Momo,
+	c, err := en.engine.Client(en.p).V1().CreatePayout(context.Background(), payouts.Request{Rail: payouts.Momo,
 		Amount:      money.FromInt(money.MWK, 5000),
 		Destination: payouts.Destination{InstitutionID: 101, MobileNumber: "265991234567", BeneficiaryName: "Chikondi Banda"}},
 		tambala.Idempotency{Key: key})
@@ -111,24 +111,24 @@ func (en *env) payout(t *testing.T, key string) payouts.Payout {
 func (en *env) passes(t *testing.T, n int) {
 	t.Helper()
 	for range n {
-		_, err := en.engine.ProcessPayouts(context.Background())
+		_, err := en.engine.Work().ProcessPayouts(context.Background())
 		require.NoError(t, err)
 		en.now = en.now.Add(time.Hour)
 	}
-	_, err := en.engine.ProcessEvents(context.Background())
+	_, err := en.engine.Work().ProcessEvents(context.Background())
 	require.NoError(t, err)
 }
 
 func (en *env) status(t *testing.T, id string) payouts.Payout {
 	t.Helper()
-	p, err := en.engine.Client(en.p).Payout(context.Background(), id)
+	p, err := en.engine.Client(en.p).V1().Payout(context.Background(), id)
 	require.NoError(t, err)
 	return p
 }
 
 func (en *env) balance(t *testing.T) ledger.Balance {
 	t.Helper()
-	b, err := en.engine.Client(en.p).BalanceV1(context.Background())
+	b, err := en.engine.Client(en.p).V1().Balance(context.Background())
 	require.NoError(t, err)
 	return b
 }
@@ -151,19 +151,19 @@ func TestWithEngine(t *testing.T) {
 	assert.Equal(t, "89436.00", b.Available.String())
 
 	// The queue is the list of payouts in flight.
-	inFlight, err := en.engine.Operator().PayoutsInFlight(ctx, tambala.InFlightFilter{})
+	inFlight, err := en.engine.Operator().BackOffice().PayoutsInFlight(ctx, tambala.InFlightFilter{})
 	require.NoError(t, err)
 	require.Len(t, inFlight, 2)
 	assert.ElementsMatch(t, []string{paid.ID, bounced.ID}, []string{inFlight[0].Payout.ID, inFlight[1].Payout.ID})
 
 	fee := money.FromInt(money.MWK, 250)
-	done, err := en.engine.Operator().ResolvePayout(ctx, paid.ID, tambala.Resolution{Outcome: payouts.Succeeded, Fee: fee,
+	done, err := en.engine.Operator().BackOffice().ResolvePayout(ctx, paid.ID, tambala.Resolution{Outcome: payouts.Succeeded, Fee: fee,
 		Reason: "Paid through the operator's portal.", Reference: "  MP240311.1523.A12345  "})
 	require.NoError(t, err)
 	assert.Equal(t, payouts.Succeeded, done.Status)
 	require.NotNil(t, done.Fee)
 	assert.Equal(t, "250.00", done.Fee.String(), "the fee the staff gave is charged")
-	failed, err := en.engine.Operator().ResolvePayout(ctx, bounced.ID, tambala.Resolution{Outcome: payouts.Failed,
+	failed, err := en.engine.Operator().BackOffice().ResolvePayout(ctx, bounced.ID, tambala.Resolution{Outcome: payouts.Failed,
 		FailureCode: payouts.RecipientAccountInvalid, Reason: "The operator's portal rejected the number."})
 	require.NoError(t, err)
 	assert.Equal(t, payouts.Failed, failed.Status)
@@ -176,12 +176,12 @@ func TestWithEngine(t *testing.T) {
 	assert.Equal(t, "94750.00", b.Available.String(), "5000.00 and the 250.00 fee paid; the failed hold released whole")
 	assert.Equal(t, []string{"payout.succeeded"}, en.events.types(paid.ID))
 	assert.Equal(t, []string{"payout.failed"}, en.events.types(bounced.ID))
-	inFlight, err = en.engine.Operator().PayoutsInFlight(ctx, tambala.InFlightFilter{})
+	inFlight, err = en.engine.Operator().BackOffice().PayoutsInFlight(ctx, tambala.InFlightFilter{})
 	require.NoError(t, err)
 	assert.Empty(t, inFlight)
 
 	// The audit entry names the provider's reference, trimmed.
-	page, err := en.engine.Accounts().AuditTrail(ctx, tambala.PageRequest{Limit: tambala.MaxPageSize}, tambala.AuditFilter{})
+	page, err := en.engine.People().AuditTrail(ctx, tambala.PageRequest{Limit: tambala.MaxPageSize}, tambala.AuditFilter{})
 	require.NoError(t, err)
 	var summaries []string
 	for _, a := range page.Items {
@@ -207,11 +207,11 @@ func TestResolutionReference(t *testing.T) {
 		"a control character": "MP24\n0311",
 		"a zero-width space":  "MP24\u200b0311",
 	} {
-		_, err := en.engine.Operator().ResolvePayout(ctx, id, tambala.Resolution{Outcome: payouts.Succeeded, Reason: "paid", Reference: ref})
+		_, err := en.engine.Operator().BackOffice().ResolvePayout(ctx, id, tambala.Resolution{Outcome: payouts.Succeeded, Reason: "paid", Reference: ref})
 		assert.Equal(t, errcode.ValidationError, errcode.Of(err), name)
 	}
 	assert.Equal(t, payouts.Pending, en.status(t, id).Status, "a refused resolution changes nothing")
-	_, err := en.engine.Operator().ResolvePayout(ctx, id, tambala.Resolution{Outcome: payouts.Succeeded, Reason: "paid",
+	_, err := en.engine.Operator().BackOffice().ResolvePayout(ctx, id, tambala.Resolution{Outcome: payouts.Succeeded, Reason: "paid",
 		Reference: " " + strings.Repeat("R", 100) + " "})
 	require.NoError(t, err, "100 bytes once trimmed")
 }
@@ -227,7 +227,7 @@ func Example() {
 	org, _ := e.Operator().CreateOrganization(ctx, tambala.NewOrganization{Name: "Acme Ltd"})
 	_ = e.Operator().Fund(ctx, org.ID, money.FromInt(money.MWK, 100_000), "opening")
 	p, _ := e.Act(ctx, org.ID)
-	c, err := e.Client(p).CreatePayout(ctx, payouts.Request{Rail: payouts.Momo, Amount: money.FromInt(money.MWK, 5000),
+	c, err := e.Client(p).V1().CreatePayout(ctx, payouts.Request{Rail: payouts.Momo, Amount: money.FromInt(money.MWK, 5000),
 		Destination: payouts.Destination{InstitutionID: 101, MobileNumber: "265991234567", BeneficiaryName: "Chikondi Banda"}},
 		tambala.Idempotency{Key: "order-1042"})
 	if err != nil {
@@ -235,13 +235,13 @@ func Example() {
 		return
 	}
 	for range 3 {
-		_, _ = e.ProcessPayouts(ctx) // the worker submits, then polls: pending
+		_, _ = e.Work().ProcessPayouts(ctx) // the worker submits, then polls: pending
 	}
-	queue, _ := e.Operator().PayoutsInFlight(ctx, tambala.InFlightFilter{})
+	queue, _ := e.Operator().BackOffice().PayoutsInFlight(ctx, tambala.InFlightFilter{})
 	fmt.Println(len(queue), queue[0].Payout.Status)
 
 	// The staff paid it through the operator's portal.
-	done, err := e.Operator().ResolvePayout(ctx, c.Resource.ID, tambala.Resolution{Outcome: payouts.Succeeded,
+	done, err := e.Operator().BackOffice().ResolvePayout(ctx, c.Resource.ID, tambala.Resolution{Outcome: payouts.Succeeded,
 		Fee: money.FromInt(money.MWK, 250), Reason: "Paid through the portal.", Reference: "MP240311.1523.A12345"})
 	if err != nil {
 		fmt.Println(err)

@@ -15,11 +15,11 @@ import (
 // form; an expired one says so too.
 func TestUsedInvitationOnArrival(t *testing.T) {
 	f := newFixture(t, "")
-	inv, err := f.engine.Accounts().InviteUser(f.ctx, tambala.InviteUser{Org: f.org.ID, Email: "bo@example.com"})
+	inv, err := f.engine.People().InviteUser(f.ctx, tambala.InviteUser{Org: f.org.ID, Email: "bo@example.com"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.engine.Portal().AcceptInvitation(f.ctx, inv.Token, password); err != nil {
+	if _, err := f.engine.Sessions().AcceptInvitation(f.ctx, inv.Token, password); err != nil {
 		t.Fatal(err)
 	}
 	w := do(f.handler(), "GET", "/portal/invitations/accept?token="+url.QueryEscape(inv.Token), "", nil)
@@ -35,7 +35,7 @@ func TestUsedInvitationOnArrival(t *testing.T) {
 // use it up.
 func TestStaffInvitationNotAtPortal(t *testing.T) {
 	f := newFixture(t, "")
-	inv, err := f.engine.Accounts().InviteUser(f.ctx, tambala.InviteUser{Email: "desk@operator.example",
+	inv, err := f.engine.People().InviteUser(f.ctx, tambala.InviteUser{Email: "desk@operator.example",
 		StaffRoles: []accounts.StaffRole{accounts.StaffDesk}})
 	if err != nil {
 		t.Fatal(err)
@@ -49,7 +49,7 @@ func TestStaffInvitationNotAtPortal(t *testing.T) {
 	if w.Code != http.StatusUnauthorized || w.Header().Get("Location") != "" {
 		t.Errorf("a staff invitation accepted at the portal: %d %s", w.Code, w.Header().Get("Location"))
 	}
-	if _, err := f.engine.StaffPortal().AcceptInvitation(f.ctx, inv.Token, password); err != nil {
+	if _, err := f.engine.StaffSessions().AcceptInvitation(f.ctx, inv.Token, password); err != nil {
 		t.Errorf("the staff invitation was used up at the portal: %v", err)
 	}
 }

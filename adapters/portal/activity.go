@@ -67,8 +67,8 @@ func pageOf(s session, title, nav string) pageView {
 
 // v2Denied is the short message shown instead of a /v2 page, "" when the
 // organization may read /v2.
-func v2Denied(c *tambala.Client) string {
-	if err := c.Principal().Admitted(tambala.APIv2); err != nil {
+func (h *Handler) v2Denied(c *tambala.Client) string {
+	if err := tambala.GateOf(h.engine).Admitted(c.Principal(), tambala.APIv2); err != nil {
 		return v2Message(err)
 	}
 	return ""
@@ -234,8 +234,8 @@ func serveList[T, F any](h *Handler, l listPage[T, F]) func(http.ResponseWriter,
 		}
 		d := listData{Statuses: l.statuses}
 		if !l.v2 {
-			d.V2 = v2Denied(c) == ""
-		} else if d.Denied = v2Denied(c); d.Denied != "" {
+			d.V2 = h.v2Denied(c) == ""
+		} else if d.Denied = h.v2Denied(c); d.Denied != "" {
 			v.Data = d
 			h.site.Render(w, http.StatusOK, l.tmpl, v.view)
 			return
@@ -266,7 +266,7 @@ type orderData struct {
 }
 
 func (h *Handler) orderView(v pageView, o orders.Order) pageView {
-	d := orderData{Order: o, MaxProof: byteSize(h.engine.MaxProofBytes())}
+	d := orderData{Order: o, MaxProof: byteSize(tambala.GateOf(h.engine).MaxProofBytes())}
 	if t, ok := o.ExpiresAt(); ok {
 		d.Expires = webui.When(t)
 	}
@@ -320,7 +320,7 @@ func (h *Handler) uploadProof(w http.ResponseWriter, r *http.Request, s session,
 	id := r.PathValue("id")
 	tooLarge := func() {
 		h.proofFailed(w, r, s, http.StatusRequestEntityTooLarge,
-			fmt.Sprintf("The file is too large: at most %s.", byteSize(h.engine.MaxProofBytes())))
+			fmt.Sprintf("The file is too large: at most %s.", byteSize(tambala.GateOf(h.engine).MaxProofBytes())))
 	}
 	if u.TooLarge {
 		tooLarge()

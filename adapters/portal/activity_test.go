@@ -74,24 +74,24 @@ func newActivity(t *testing.T, email string) *activity {
 	must(err)
 	must(op.Fund(ctx, org.ID, money.FromInt(money.MWK, 500_000), "opening"))
 	must(op.Fund(ctx, org.ID, money.FromInt(money.USDT, 1_000), "opening"))
-	_, err = op.SetCorridor(ctx, quotes.Corridor{Asset: money.MWK, RateOffRamp: money.MustRate("1750.5"), RateOnRamp: money.MustRate("1800"),
+	_, err = op.Desk().SetCorridor(ctx, quotes.Corridor{Asset: money.MWK, RateOffRamp: money.MustRate("1750.5"), RateOnRamp: money.MustRate("1800"),
 		Min: money.FromInt(money.MWK, 1000), Open: true})
 	must(err)
-	inv, err := e.Accounts().InviteUser(ctx, tambala.InviteUser{Org: org.ID, Email: email})
+	inv, err := e.People().InviteUser(ctx, tambala.InviteUser{Org: org.ID, Email: email})
 	must(err)
-	_, err = e.Portal().AcceptInvitation(ctx, inv.Token, password)
+	_, err = e.Sessions().AcceptInvitation(ctx, inv.Token, password)
 	must(err)
 	a := &activity{fixture: &fixture{engine: e, org: org, email: email, ctx: ctx}}
 	a.p, err = e.Act(ctx, org.ID)
 	must(err)
 	c := e.Client(a.p)
 
-	po, err := c.CreatePayout(ctx, payouts.Request{Rail: payouts.Momo, Amount: money.FromInt(money.MWK, 1500),
+	po, err := c.V1().CreatePayout(ctx, payouts.Request{Rail: payouts.Momo, Amount: money.FromInt(money.MWK, 1500),
 		Destination: payouts.Destination{InstitutionID: 101, MobileNumber: "111100000112", BeneficiaryName: "Test Wallet"}},
 		tambala.Idempotency{Key: "p1"})
 	must(err)
 	a.payout = po.Resource
-	p2, err := c.CreatePayoutV2(ctx, tambala.PayoutV2Request{SourceAsset: "USDT", Asset: "USDT", Amount: money.DecimalText("100"),
+	p2, err := c.CreatePayout(ctx, tambala.PayoutV2Request{SourceAsset: "USDT", Asset: "USDT", Amount: money.DecimalText("100"),
 		Destination: tambala.PayoutV2Destination{Type: "wallet", Network: "tron", Address: "TBXSw8fM4jpQkGc6zZjsVABFpVN7UvXPdV"}},
 		tambala.Idempotency{Key: "p2"})
 	must(err)
@@ -107,7 +107,7 @@ func newActivity(t *testing.T, email string) *activity {
 	must(err)
 	ob, err = c.CreateOrder(ctx, tambala.NewOrder{QuoteID: q.ID, ClientRef: "from-bank-1"}, tambala.Idempotency{Key: "o2"})
 	must(err)
-	a.fromBank, err = op.MoveOrder(ctx, ob.Resource.ID, orders.Instructions{BankName: "Standard Bank Malawi",
+	a.fromBank, err = op.Desk().MoveOrder(ctx, ob.Resource.ID, orders.Instructions{BankName: "Standard Bank Malawi",
 		AccountName: "Tambala Desk Ltd", AccountNumber: "9100000123"})
 	must(err)
 
@@ -120,7 +120,7 @@ func newActivity(t *testing.T, email string) *activity {
 	a.col, err = op.RecordCollection(ctx, org.ID, tambala.NewCollection{Amount: money.FromInt(money.MWK, 2500),
 		SourceCustomerName: payerName, SourceAccountNumber: "0999123456", RTPReferenceNumber: "RTP-1"})
 	must(err)
-	a.colV2, err = c.SimulateCollectionV2(ctx, tambala.SimulatedCollectionV2{Asset: "USDT", Amount: money.DecimalText("25"), Network: "tron"})
+	a.colV2, err = c.SimulateCollection(ctx, tambala.SimulatedCollectionV2{Asset: "USDT", Amount: money.DecimalText("25"), Network: "tron"})
 	must(err)
 	return a
 }
@@ -281,7 +281,7 @@ func TestActivityOtherOrganization(t *testing.T) {
 	if w.Code != http.StatusNotFound {
 		t.Errorf("upload to another organization's order: %d", w.Code)
 	}
-	if o, _ := other.engine.Operator().DeskOrder(other.ctx, other.fromBank.ID); o.Proof != nil {
+	if o, _ := other.engine.Operator().Desk().Order(other.ctx, other.fromBank.ID); o.Proof != nil {
 		t.Errorf("a proof was stored: %+v", o.Proof)
 	}
 }
@@ -328,7 +328,7 @@ func TestActivityProofUpload(t *testing.T) {
 	id := a.fromBank.ID
 	stored := func() *orders.Proof {
 		t.Helper()
-		o, err := a.engine.Operator().DeskOrder(a.ctx, id)
+		o, err := a.engine.Operator().Desk().Order(a.ctx, id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -359,14 +359,14 @@ func TestActivityProofUpload(t *testing.T) {
 	}
 	contains(t, "a PDF sent as PNG", w.Body.String(), `id="proof-error"`)
 	// Too large: refused beside the field.
-	big := append(append([]byte{}, proofPNG...), make([]byte, a.engine.MaxProofBytes())...)
+	big := append(append([]byte{}, proofPNG...), make([]byte, tambala.GateOf(a.engine).MaxProofBytes())...)
 	w = upload(h, id, tok, accounts.CSRFToken(tok), "big.png", "image/png", big)
 	if w.Code != http.StatusRequestEntityTooLarge {
 		t.Errorf("too large: %d", w.Code)
 	}
 	contains(t, "too large", w.Body.String(), `id="proof-error"`, "too large")
 	// Far too large: the form is refused before it is read whole.
-	huge := append(append([]byte{}, proofPNG...), make([]byte, a.engine.MaxProofBytes()+1<<20)...)
+	huge := append(append([]byte{}, proofPNG...), make([]byte, tambala.GateOf(a.engine).MaxProofBytes()+1<<20)...)
 	w = upload(h, id, tok, accounts.CSRFToken(tok), "huge.png", "image/png", huge)
 	if w.Code != http.StatusRequestEntityTooLarge {
 		t.Errorf("far too large: %d", w.Code)

@@ -57,7 +57,7 @@ func TestBrowserActivity(t *testing.T) {
 	if s := text(t, ctx, "#order #status"); s != "proof_submitted" {
 		t.Errorf("order status %q", s)
 	}
-	if o, err := a.engine.Operator().DeskOrder(a.ctx, a.fromBank.ID); err != nil || o.Proof == nil || o.Proof.ContentType != "application/pdf" {
+	if o, err := a.engine.Operator().Desk().Order(a.ctx, a.fromBank.ID); err != nil || o.Proof == nil || o.Proof.ContentType != "application/pdf" {
 		t.Errorf("stored proof: %+v %v", o.Proof, err)
 	}
 

@@ -29,7 +29,7 @@ func TestBrowserEveryPage(t *testing.T) {
 	dir := browsertest.ShotDir(t)
 	browsertest.Viewport(t, ctx)
 	a := newActivity(t, "ada.admin.with.a.long.address@acme-payments.example")
-	bo, err := a.engine.Accounts().InviteUser(a.ctx, tambala.InviteUser{Org: a.org.ID, Email: "bo@example.com"})
+	bo, err := a.engine.People().InviteUser(a.ctx, tambala.InviteUser{Org: a.org.ID, Email: "bo@example.com"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestBrowserEveryPage(t *testing.T) {
 	here("/portal/second-factor")
 
 	// Enrolment: a new user of an organization that requires TOTP.
-	if err := a.engine.Accounts().SetTOTPRequired(a.ctx, a.org.ID, true); err != nil {
+	if err := a.engine.People().SetTOTPRequired(a.ctx, a.org.ID, true); err != nil {
 		t.Fatal(err)
 	}
 	other := browser.PrivateTab(t)

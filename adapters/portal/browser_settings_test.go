@@ -86,7 +86,7 @@ func TestBrowserSettingsJourney(t *testing.T) {
 	if resp.StatusCode != http.StatusCreated {
 		t.Fatalf("simulate: %d", resp.StatusCode)
 	}
-	if n, err := e.ProcessDeliveries(f.ctx); err != nil || n < 1 {
+	if n, err := e.Work().ProcessDeliveries(f.ctx); err != nil || n < 1 {
 		t.Fatalf("ProcessDeliveries: %d %v", n, err)
 	}
 	mu.Lock()

@@ -78,7 +78,7 @@ func TestBrowserAdminJourney(t *testing.T) {
 	t.Cleanup(srv.Close)
 
 	// The operator invites; the invitee opens the link and sets a password.
-	inv, err := e.Accounts().InviteUser(f.ctx, tambala.InviteUser{Org: org.ID, Email: "ada@example.com"})
+	inv, err := e.People().InviteUser(f.ctx, tambala.InviteUser{Org: org.ID, Email: "ada@example.com"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,7 @@ func TestDeliveriesPageShowsNoRawDialError(t *testing.T) {
 	f := newSenderFixture(t, "ada@example.com", webhookhttp.NewSender(nil))
 	h := f.handler()
 	token := f.signIn(t)
-	a, err := f.engine.Portal().Admin(f.ctx, token)
+	a, err := f.engine.Sessions().Admin(f.ctx, token)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func TestDeliveriesPageShowsNoRawDialError(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.collect(t, token, 1)
-	if _, err := f.engine.ProcessDeliveries(f.ctx); err != nil {
+	if _, err := f.engine.Work().ProcessDeliveries(f.ctx); err != nil {
 		t.Fatal(err)
 	}
 	body := do(h, "GET", "/portal/deliveries", token, nil).Body.String()
@@ -62,11 +62,11 @@ func TestWebhookPageRefusesInternalURLsInProduction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inv, err := e.Accounts().InviteUser(ctx, tambala.InviteUser{Org: org.ID, Email: "ada@example.com"})
+	inv, err := e.People().InviteUser(ctx, tambala.InviteUser{Org: org.ID, Email: "ada@example.com"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Portal().AcceptInvitation(ctx, inv.Token, password); err != nil {
+	if _, err := e.Sessions().AcceptInvitation(ctx, inv.Token, password); err != nil {
 		t.Fatal(err)
 	}
 	f := &fixture{engine: e, org: org, email: "ada@example.com", ctx: ctx}

@@ -16,7 +16,7 @@ func TestDeliveriesPageDurations(t *testing.T) {
 	t.Cleanup(hook.Close)
 	f := newSenderFixture(t, "ada@example.com", webhookhttp.NewSender(nil))
 	token := f.signIn(t)
-	a, err := f.engine.Portal().Admin(f.ctx, token)
+	a, err := f.engine.Sessions().Admin(f.ctx, token)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,7 +24,7 @@ func TestDeliveriesPageDurations(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.collect(t, token, 1)
-	if _, err := f.engine.ProcessDeliveries(f.ctx); err != nil {
+	if _, err := f.engine.Work().ProcessDeliveries(f.ctx); err != nil {
 		t.Fatal(err)
 	}
 	body := do(f.handler(), "GET", "/portal/deliveries", token, nil).Body.String()

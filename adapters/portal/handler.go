@@ -40,7 +40,7 @@ type Options = webui.Options
 // Handler serves the portal's pages under /portal/.
 type Handler struct {
 	engine  *tambala.Engine
-	portal  *tambala.Portal
+	portal  *tambala.Sessions
 	opts    Options
 	site    *webui.Site
 	handler http.Handler
@@ -59,8 +59,8 @@ var wording = webui.Wording{Name: "portal",
 
 // New returns the portal's handler over engine; o may be nil.
 func New(engine *tambala.Engine, o *Options) *Handler {
-	h := &Handler{engine: engine, portal: engine.Portal(),
-		maxKeys: engine.Limits().MaxActiveKeys, minPass: accounts.MinPasswordLength}
+	h := &Handler{engine: engine, portal: engine.Sessions(),
+		maxKeys: engine.Settings().Limits().MaxActiveKeys, minPass: accounts.MinPasswordLength}
 	if o != nil {
 		h.opts = *o
 	}
@@ -101,15 +101,15 @@ func New(engine *tambala.Engine, o *Options) *Handler {
 	mux.HandleFunc("POST /portal/sign-out", h.site.SignOut)
 	// Activity: payouts, orders (and their funding proofs), conversions, collections.
 	mux.HandleFunc("GET /portal/payouts", h.site.SignedIn(serveList(h, listPage[payouts.Payout, tambala.PayoutFilter]{title: "Payouts (/v1)", nav: "payouts",
-		tmpl: "payouts", path: "/portal/payouts", statuses: payoutStatuses, filter: payoutFilter, list: (*tambala.Client).Payouts})))
-	mux.HandleFunc("GET /portal/payouts/{id}", h.site.SignedIn(detail(h, "Payout", "payouts", "payout", "/portal/payouts", (*tambala.Client).Payout)))
+		tmpl: "payouts", path: "/portal/payouts", statuses: payoutStatuses, filter: payoutFilter, list: v1Payouts})))
+	mux.HandleFunc("GET /portal/payouts/{id}", h.site.SignedIn(detail(h, "Payout", "payouts", "payout", "/portal/payouts", v1Payout)))
 	mux.HandleFunc("GET /portal/v2/payouts", h.site.SignedIn(serveList(h, listPage[tambala.PayoutV2, tambala.PayoutFilter]{title: "Payouts (/v2)", nav: "payouts",
-		tmpl: "payouts_v2", path: "/portal/v2/payouts", v2: true, statuses: payoutStatuses, filter: payoutFilter, list: (*tambala.Client).PayoutsV2})))
-	mux.HandleFunc("GET /portal/v2/payouts/{id}", h.site.SignedIn(detail(h, "Payout (/v2)", "payouts", "payout_v2", "/portal/v2/payouts", (*tambala.Client).PayoutV2)))
+		tmpl: "payouts_v2", path: "/portal/v2/payouts", v2: true, statuses: payoutStatuses, filter: payoutFilter, list: (*tambala.Client).Payouts})))
+	mux.HandleFunc("GET /portal/v2/payouts/{id}", h.site.SignedIn(detail(h, "Payout (/v2)", "payouts", "payout_v2", "/portal/v2/payouts", (*tambala.Client).Payout)))
 	mux.HandleFunc("GET /portal/orders", h.site.SignedIn(serveList(h, listPage[orders.Order, tambala.OrderFilter]{title: "Orders", nav: "orders",
 		tmpl: "orders", path: "/portal/orders", v2: true, statuses: orderStatuses, filter: orderFilter, list: (*tambala.Client).Orders})))
 	mux.HandleFunc("GET /portal/orders/{id}", h.site.SignedIn(h.order))
-	mux.Handle("POST /portal/orders/{id}/proof", h.site.Upload(engine.MaxProofBytes()+proofFormSlack, h.uploadProof))
+	mux.Handle("POST /portal/orders/{id}/proof", h.site.Upload(tambala.GateOf(engine).MaxProofBytes()+proofFormSlack, h.uploadProof))
 	mux.HandleFunc("GET /portal/conversions", h.site.SignedIn(serveList(h, listPage[tambala.Conversion, money.AssetCode]{title: "Conversions", nav: "conversions",
 		tmpl: "conversions", path: "/portal/conversions", field: "asset", v2: true, filter: assetFilter,
 		list: func(c *tambala.Client, ctx context.Context, pg tambala.PageRequest, asset money.AssetCode) (tambala.Page[tambala.Conversion], error) {
@@ -119,15 +119,15 @@ func New(engine *tambala.Engine, o *Options) *Handler {
 	mux.HandleFunc("GET /portal/collections", h.site.SignedIn(serveList(h, listPage[tambala.Collection, struct{}]{title: "Collections (/v1)", nav: "collections",
 		tmpl: "collections", path: "/portal/collections", filter: noFilter,
 		list: func(c *tambala.Client, ctx context.Context, pg tambala.PageRequest, _ struct{}) (tambala.Page[tambala.Collection], error) {
-			return c.Collections(ctx, pg)
+			return c.V1().Collections(ctx, pg)
 		}})))
-	mux.HandleFunc("GET /portal/collections/{id}", h.site.SignedIn(detail(h, "Collection", "collections", "collection", "/portal/collections", (*tambala.Client).Collection)))
+	mux.HandleFunc("GET /portal/collections/{id}", h.site.SignedIn(detail(h, "Collection", "collections", "collection", "/portal/collections", v1Collection)))
 	mux.HandleFunc("GET /portal/v2/collections", h.site.SignedIn(serveList(h, listPage[tambala.CollectionV2, money.AssetCode]{title: "Collections (/v2)", nav: "collections",
 		tmpl: "collections_v2", path: "/portal/v2/collections", field: "asset", v2: true, filter: assetFilter,
 		list: func(c *tambala.Client, ctx context.Context, pg tambala.PageRequest, asset money.AssetCode) (tambala.Page[tambala.CollectionV2], error) {
-			return c.CollectionsV2(ctx, pg, tambala.CollectionV2Filter{Asset: asset})
+			return c.Collections(ctx, pg, tambala.CollectionV2Filter{Asset: asset})
 		}})))
-	mux.HandleFunc("GET /portal/v2/collections/{id}", h.site.SignedIn(detail(h, "Collection (/v2)", "collections", "collection_v2", "/portal/v2/collections", (*tambala.Client).CollectionV2)))
+	mux.HandleFunc("GET /portal/v2/collections/{id}", h.site.SignedIn(detail(h, "Collection (/v2)", "collections", "collection_v2", "/portal/v2/collections", (*tambala.Client).Collection)))
 	mux.HandleFunc("GET /portal/statement", h.site.SignedIn(h.statement))
 	mux.HandleFunc("GET /portal/statement.csv", h.site.SignedIn(h.statementCSV))
 	mux.HandleFunc("/portal/", h.site.NotFound)

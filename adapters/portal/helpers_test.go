@@ -46,11 +46,11 @@ func newFixture(t *testing.T, email string) *fixture {
 	}
 	f := &fixture{engine: e, org: org, email: email, ctx: ctx}
 	if email != "" {
-		inv, err := e.Accounts().InviteUser(ctx, tambala.InviteUser{Org: org.ID, Email: email})
+		inv, err := e.People().InviteUser(ctx, tambala.InviteUser{Org: org.ID, Email: email})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.Portal().AcceptInvitation(ctx, inv.Token, password); err != nil {
+		if _, err := e.Sessions().AcceptInvitation(ctx, inv.Token, password); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -60,7 +60,7 @@ func newFixture(t *testing.T, email string) *fixture {
 // signIn opens a signed-in session and returns its token.
 func (f *fixture) signIn(t *testing.T) string {
 	t.Helper()
-	res, err := f.engine.Portal().SignIn(f.ctx, f.email, password)
+	res, err := f.engine.Sessions().SignIn(f.ctx, f.email, password)
 	if err != nil {
 		t.Fatal(err)
 	}

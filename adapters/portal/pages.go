@@ -41,13 +41,13 @@ func (h *Handler) overview(w http.ResponseWriter, r *http.Request, s session) {
 	}
 	c := h.engine.Client(p)
 	var d overviewData
-	if d.V1, err = c.BalanceV1(r.Context()); err != nil {
+	if d.V1, err = c.V1().Balance(r.Context()); err != nil {
 		v.Error = h.site.Friendly(err)
 		h.site.Render(w, webui.StatusOf(err), "message", v)
 		return
 	}
 	// An organization without /v2 access sees its /v1 balance alone.
-	if p.Admitted(tambala.APIv2) == nil {
+	if tambala.GateOf(h.engine).Admitted(p, tambala.APIv2) == nil {
 		if all, err := c.Balances(r.Context()); err == nil {
 			d.V2, d.All = true, all
 		} else {

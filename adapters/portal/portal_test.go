@@ -24,7 +24,7 @@ func TestHeadersOnEveryPage(t *testing.T) {
 	token := f.signIn(t)
 	// Issue #36: the accept page of a token that is not valid is refused
 	// on arrival (401), so the page is read with a pending invitation's.
-	inv, err := f.engine.Accounts().InviteUser(f.ctx, tambala.InviteUser{Org: f.org.ID, Email: "headers@example.com"})
+	inv, err := f.engine.People().InviteUser(f.ctx, tambala.InviteUser{Org: f.org.ID, Email: "headers@example.com"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestCookieFlags(t *testing.T) {
 	if c := sessionCookie(t, w); c.MaxAge >= 0 || c.Value != "" {
 		t.Errorf("sign-out cookie: %+v", c)
 	}
-	if _, err := f.engine.Portal().Session(f.ctx, token); err == nil {
+	if _, err := f.engine.Sessions().Session(f.ctx, token); err == nil {
 		t.Error("the session outlived sign-out")
 	}
 }
@@ -127,7 +127,7 @@ func TestCSRF(t *testing.T) {
 	h := f.handler()
 	token := f.signIn(t)
 	other := f.signIn(t)
-	a, err := f.engine.Portal().Admin(f.ctx, token)
+	a, err := f.engine.Sessions().Admin(f.ctx, token)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,10 +159,10 @@ func TestCSRF(t *testing.T) {
 	if len(keys) != 1 || !keys[0].Active() || len(org.Allowlist) != 0 {
 		t.Errorf("a forged form changed something: keys %+v, allowlist %v", keys, org.Allowlist)
 	}
-	if _, err := f.engine.Portal().Session(f.ctx, token); err != nil {
+	if _, err := f.engine.Sessions().Session(f.ctx, token); err != nil {
 		t.Errorf("a forged sign-out ended the session: %v", err)
 	}
-	trail, _ := f.engine.Portal().AuditTrail(f.ctx, token, tambala.PageRequest{})
+	trail, _ := f.engine.Sessions().AuditTrail(f.ctx, token, tambala.PageRequest{})
 	for _, e := range trail.Items {
 		if e.Action == tambala.AuditAllowlistChanged || e.Action == tambala.AuditKeyRevoked || e.Action == tambala.AuditSignedOut {
 			t.Errorf("audited %s", e.Action)
@@ -200,7 +200,7 @@ func TestValuesAreEscaped(t *testing.T) {
 	// An audit summary and an email carrying markup: the operator invites
 	// an address whose local part holds it (quoted), and a sign-in fails
 	// with it.
-	_, _ = f.engine.Accounts().InviteUser(f.ctx, tambala.InviteUser{Org: f.org.ID, Email: `"<script>alert(1)</script>"@example.com`})
+	_, _ = f.engine.People().InviteUser(f.ctx, tambala.InviteUser{Org: f.org.ID, Email: `"<script>alert(1)</script>"@example.com`})
 	w := do(h, "POST", "/portal/sign-in", "", url.Values{"email": {evil}, "password": {"x"}})
 	if strings.Contains(w.Body.String(), evil) || !strings.Contains(w.Body.String(), "&lt;script&gt;alert(1)&lt;/script&gt;") {
 		t.Errorf("sign-in form echoes the email unescaped: %s", w.Body)
@@ -285,7 +285,7 @@ func TestSignInErrors(t *testing.T) {
 		t.Errorf("never throttled with the engine's message: %d %s", w.Code, w.Body)
 	}
 	// The throttle keys on the client address the handler put in the context.
-	trail, err := f.engine.Accounts().AuditTrail(context.Background(), tambala.PageRequest{Limit: 1}, tambala.AuditFilter{Org: f.org.ID})
+	trail, err := f.engine.People().AuditTrail(context.Background(), tambala.PageRequest{Limit: 1}, tambala.AuditFilter{Org: f.org.ID})
 	if err != nil || len(trail.Items) != 1 || trail.Items[0].Address != netip.MustParseAddr("192.0.2.1") || trail.Items[0].RequestID == "" {
 		t.Errorf("audit of a portal sign-in: %+v %v", trail.Items, err)
 	}
@@ -293,7 +293,7 @@ func TestSignInErrors(t *testing.T) {
 
 func TestAcceptInvitation(t *testing.T) {
 	f := newFixture(t, "")
-	inv, err := f.engine.Accounts().InviteUser(f.ctx, tambala.InviteUser{Org: f.org.ID, Email: "bo@example.com"})
+	inv, err := f.engine.People().InviteUser(f.ctx, tambala.InviteUser{Org: f.org.ID, Email: "bo@example.com"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,7 +314,7 @@ func TestAcceptInvitation(t *testing.T) {
 
 func TestSecondFactorAndEnrolment(t *testing.T) {
 	f := newFixture(t, "ada@example.com")
-	if err := f.engine.Accounts().SetTOTPRequired(f.ctx, f.org.ID, true); err != nil {
+	if err := f.engine.People().SetTOTPRequired(f.ctx, f.org.ID, true); err != nil {
 		t.Fatal(err)
 	}
 	h := f.handler()
@@ -384,7 +384,7 @@ func TestKeyLimitAndOverviewWithoutV2(t *testing.T) {
 
 func TestEnrolThenSecondFactor(t *testing.T) {
 	f := newFixture(t, "ada@example.com")
-	if err := f.engine.Accounts().SetTOTPRequired(f.ctx, f.org.ID, true); err != nil {
+	if err := f.engine.People().SetTOTPRequired(f.ctx, f.org.ID, true); err != nil {
 		t.Fatal(err)
 	}
 	h := f.handler()

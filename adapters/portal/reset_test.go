@@ -16,15 +16,15 @@ import (
 func TestAcceptPasswordReset(t *testing.T) {
 	f := newFixture(t, "ada@example.com")
 	old := f.signIn(t)
-	users, err := f.engine.Accounts().Users(f.ctx, f.org.ID)
+	users, err := f.engine.People().Users(f.ctx, f.org.ID)
 	if err != nil || len(users) != 1 {
 		t.Fatalf("users %+v, %v", users, err)
 	}
-	reset, err := f.engine.Accounts().ResetPassword(f.ctx, users[0].ID, 0)
+	reset, err := f.engine.People().ResetPassword(f.ctx, users[0].ID, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	inv, err := f.engine.Accounts().InviteUser(f.ctx, tambala.InviteUser{Org: f.org.ID, Email: "bo@example.com"})
+	inv, err := f.engine.People().InviteUser(f.ctx, tambala.InviteUser{Org: f.org.ID, Email: "bo@example.com"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestAcceptPasswordReset(t *testing.T) {
 	if w.Code != http.StatusSeeOther || w.Header().Get("Location") != "/portal/" {
 		t.Errorf("sign in with the new password: %d %s", w.Code, w.Header().Get("Location"))
 	}
-	if res, err := f.engine.Portal().SignIn(f.ctx, f.email, next); err != nil || res.Stage != accounts.StageSignedIn {
+	if res, err := f.engine.Sessions().SignIn(f.ctx, f.email, next); err != nil || res.Stage != accounts.StageSignedIn {
 		t.Errorf("engine sign-in with the new password: %+v %v", res, err)
 	}
 }

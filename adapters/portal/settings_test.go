@@ -49,11 +49,11 @@ func newSenderFixture(t *testing.T, email string, sender tambala.WebhookSender) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	inv, err := e.Accounts().InviteUser(ctx, tambala.InviteUser{Org: org.ID, Email: email})
+	inv, err := e.People().InviteUser(ctx, tambala.InviteUser{Org: org.ID, Email: email})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Portal().AcceptInvitation(ctx, inv.Token, password); err != nil {
+	if _, err := e.Sessions().AcceptInvitation(ctx, inv.Token, password); err != nil {
 		t.Fatal(err)
 	}
 	return &fixture{engine: e, org: org, email: email, ctx: ctx}
@@ -62,12 +62,12 @@ func newSenderFixture(t *testing.T, email string, sender tambala.WebhookSender) 
 // collect makes up n /v1 collections of the organization, each an event.
 func (f *fixture) collect(t *testing.T, token string, n int) {
 	t.Helper()
-	p, err := f.engine.Portal().Principal(f.ctx, token)
+	p, err := f.engine.Sessions().Principal(f.ctx, token)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for range n {
-		if _, err := f.engine.Client(p).SimulateCollection(f.ctx, tambala.SimulatedCollection{Amount: money.FromInt(money.MWK, 100)}); err != nil {
+		if _, err := f.engine.Client(p).V1().SimulateCollection(f.ctx, tambala.SimulatedCollection{Amount: money.FromInt(money.MWK, 100)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -75,7 +75,7 @@ func (f *fixture) collect(t *testing.T, token string, n int) {
 
 func (f *fixture) orgNow(t *testing.T, token string) tambala.Organization {
 	t.Helper()
-	a, err := f.engine.Portal().Admin(f.ctx, token)
+	a, err := f.engine.Sessions().Admin(f.ctx, token)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestSettingsCSRF(t *testing.T) {
 		}
 	}
 	// Nothing changed: no endpoint, no floor, the old password, no TOTP.
-	a, err := f.engine.Portal().Admin(f.ctx, token)
+	a, err := f.engine.Sessions().Admin(f.ctx, token)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func TestSettingsCSRF(t *testing.T) {
 		t.Errorf("a floor was set: %s", org.BalanceFloorMWK)
 	}
 	f.signIn(t) // the old password still works
-	si, err := f.engine.Portal().Session(f.ctx, other)
+	si, err := f.engine.Sessions().Session(f.ctx, other)
 	if err != nil {
 		t.Fatalf("the other session ended: %v", err)
 	}
@@ -234,7 +234,7 @@ func TestDeliveriesPage(t *testing.T) {
 	if !strings.Contains(w.Body.String(), `id="no-deliveries"`) {
 		t.Errorf("no deliveries yet: %s", w.Body)
 	}
-	a, err := f.engine.Portal().Admin(f.ctx, token)
+	a, err := f.engine.Sessions().Admin(f.ctx, token)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +242,7 @@ func TestDeliveriesPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.collect(t, token, 12)
-	if _, err := f.engine.ProcessDeliveries(f.ctx); err != nil {
+	if _, err := f.engine.Work().ProcessDeliveries(f.ctx); err != nil {
 		t.Fatal(err)
 	}
 	w = do(h, "GET", "/portal/deliveries", token, nil)
@@ -337,16 +337,16 @@ func TestChangePassword(t *testing.T) {
 	if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), "other sessions are signed out") {
 		t.Fatalf("change: %d %s", w.Code, w.Body)
 	}
-	if _, err := f.engine.Portal().Session(f.ctx, other); err == nil {
+	if _, err := f.engine.Sessions().Session(f.ctx, other); err == nil {
 		t.Error("the other session goes on")
 	}
 	if w := do(h, "GET", "/portal/account", token, nil); w.Code != http.StatusOK {
 		t.Errorf("this session ended: %d", w.Code)
 	}
-	if _, err := f.engine.Portal().SignIn(f.ctx, f.email, password); err == nil {
+	if _, err := f.engine.Sessions().SignIn(f.ctx, f.email, password); err == nil {
 		t.Error("the old password still signs in")
 	}
-	if res, err := f.engine.Portal().SignIn(f.ctx, f.email, next); err != nil || res.Stage != accounts.StageSignedIn {
+	if res, err := f.engine.Sessions().SignIn(f.ctx, f.email, next); err != nil || res.Stage != accounts.StageSignedIn {
 		t.Errorf("the new password: %v", err)
 	}
 }

@@ -17,12 +17,12 @@ import (
 // still signs in at the console.
 func TestStaffNotAtPortal(t *testing.T) {
 	f := newFixture(t, "ada@acme.example")
-	inv, err := f.engine.Accounts().InviteUser(f.ctx, tambala.InviteUser{Email: "desk@operator.example",
+	inv, err := f.engine.People().InviteUser(f.ctx, tambala.InviteUser{Email: "desk@operator.example",
 		StaffRoles: []accounts.StaffRole{accounts.StaffDesk}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.engine.StaffPortal().AcceptInvitation(f.ctx, inv.Token, password); err != nil {
+	if _, err := f.engine.StaffSessions().AcceptInvitation(f.ctx, inv.Token, password); err != nil {
 		t.Fatal(err)
 	}
 	h := f.handler()
@@ -51,7 +51,7 @@ func TestStaffNotAtPortal(t *testing.T) {
 	if w.Code != http.StatusSeeOther || w.Header().Get("Location") != "/console/enrol" {
 		t.Fatalf("the staff member at the console after wrong passwords at the portal: %d %s", w.Code, w.Header().Get("Location"))
 	}
-	trail, err := f.engine.Accounts().AuditTrail(f.ctx, tambala.PageRequest{Limit: tambala.MaxPageSize}, tambala.AuditFilter{})
+	trail, err := f.engine.People().AuditTrail(f.ctx, tambala.PageRequest{Limit: tambala.MaxPageSize}, tambala.AuditFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,7 +45,7 @@ func (h *Handler) statement(w http.ResponseWriter, r *http.Request, s session) {
 	if !ok {
 		return
 	}
-	d := statementData{Denied: v2Denied(c)}
+	d := statementData{Denied: h.v2Denied(c)}
 	v.Data = d
 	if d.Denied != "" || v.Form["asset"] == "" {
 		h.site.Render(w, http.StatusOK, "statement", v.view)

@@ -36,11 +36,11 @@ func TestTracing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inv, err := e.Accounts().InviteUser(ctx, tambala.InviteUser{Org: org.ID, Email: "ada@example.com"})
+	inv, err := e.People().InviteUser(ctx, tambala.InviteUser{Org: org.ID, Email: "ada@example.com"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Portal().AcceptInvitation(ctx, inv.Token, password); err != nil {
+	if _, err := e.Sessions().AcceptInvitation(ctx, inv.Token, password); err != nil {
 		t.Fatal(err)
 	}
 	h := portal.New(e, &portal.Options{InsecureCookies: true})
@@ -73,7 +73,7 @@ func TestTracing(t *testing.T) {
 	}
 
 	// A signed-in page: its route, its use cases under it.
-	res, err := e.Portal().SignIn(ctx, "ada@example.com", password)
+	res, err := e.Sessions().SignIn(ctx, "ada@example.com", password)
 	if err != nil {
 		t.Fatal(err)
 	}

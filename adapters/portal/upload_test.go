@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/accounts"
 	"github.com/tambalapay/tambala/adapters/portal"
 )
@@ -127,7 +128,7 @@ func TestProofUploadWritesNoTempFile(t *testing.T) {
 	if st := post(proofPath, tok, body, n, ct); st != http.StatusSeeOther {
 		t.Fatalf("genuine upload: %d", st)
 	}
-	o, err := a.engine.Operator().DeskOrder(a.ctx, a.fromBank.ID)
+	o, err := a.engine.Operator().Desk().Order(a.ctx, a.fromBank.ID)
 	if err != nil || o.Proof == nil || o.Proof.Size != int64(len(proofPDF))+3_000_000 {
 		t.Fatalf("stored proof: %+v %v", o.Proof, err)
 	}
@@ -188,19 +189,19 @@ func TestProofUploadUnreadBeforeSession(t *testing.T) {
 	if w, read = send(proofPath, tok, body, n, ct); w.Code != http.StatusForbidden || read > 64<<10 {
 		t.Errorf("no CSRF token before the file: %d, %d bytes read", w.Code, read)
 	}
-	if o, _ := a.engine.Operator().DeskOrder(a.ctx, a.fromBank.ID); o.Proof != nil {
+	if o, _ := a.engine.Operator().Desk().Order(a.ctx, a.fromBank.ID); o.Proof != nil {
 		t.Fatalf("a refused upload stored a proof: %+v", o.Proof)
 	}
 	// A body declared over the cap: the order page says so, the file unread.
-	body, n, ct = multipartBody([][2]string{{"csrf", accounts.CSRFToken(tok)}}, "proof", "application/pdf", proofPDF, a.engine.MaxProofBytes()+1<<20)
+	body, n, ct = multipartBody([][2]string{{"csrf", accounts.CSRFToken(tok)}}, "proof", "application/pdf", proofPDF, tambala.GateOf(a.engine).MaxProofBytes()+1<<20)
 	if w, read = send(proofPath, tok, body, n, ct); w.Code != http.StatusRequestEntityTooLarge || read > 64<<10 {
 		t.Errorf("declared too large: %d, %d bytes read", w.Code, read)
 	}
 	contains(t, "declared too large", w.Body.String(), `id="proof-error"`, "too large")
 	// A body whose length is not declared, going over the cap: read to
 	// the cap and refused as too large.
-	body, _, ct = multipartBody([][2]string{{"csrf", accounts.CSRFToken(tok)}}, "proof", "application/pdf", proofPDF, 3*a.engine.MaxProofBytes())
-	if w, read = send(proofPath, tok, body, -1, ct); w.Code != http.StatusRequestEntityTooLarge || read > a.engine.MaxProofBytes()+2<<20 {
+	body, _, ct = multipartBody([][2]string{{"csrf", accounts.CSRFToken(tok)}}, "proof", "application/pdf", proofPDF, 3*tambala.GateOf(a.engine).MaxProofBytes())
+	if w, read = send(proofPath, tok, body, -1, ct); w.Code != http.StatusRequestEntityTooLarge || read > tambala.GateOf(a.engine).MaxProofBytes()+2<<20 {
 		t.Errorf("undeclared too large: %d, %d bytes read", w.Code, read)
 	}
 

@@ -40,11 +40,11 @@ func TestCreateKeyFormIsOneWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inv, err := e.Accounts().InviteUser(ctx, tambala.InviteUser{Org: org.ID, Email: "ada@example.com"})
+	inv, err := e.People().InviteUser(ctx, tambala.InviteUser{Org: org.ID, Email: "ada@example.com"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Portal().AcceptInvitation(ctx, inv.Token, password); err != nil {
+	if _, err := e.Sessions().AcceptInvitation(ctx, inv.Token, password); err != nil {
 		t.Fatal(err)
 	}
 	f := &fixture{engine: e, org: org, email: "ada@example.com", ctx: ctx}

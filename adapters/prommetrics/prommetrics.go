@@ -195,7 +195,7 @@ func (c *backlogCollector) Describe(ch chan<- *prometheus.Desc) {
 func (c *backlogCollector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	b, err := c.e.Operator().Backlog(ctx)
+	b, err := c.e.Operator().BackOffice().Backlog(ctx)
 	if err != nil {
 		ch <- prometheus.NewInvalidMetric(c.overdue, err)
 		return

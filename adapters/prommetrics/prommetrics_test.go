@@ -57,17 +57,17 @@ func TestEngineMetrics(t *testing.T) {
 	req := payouts.Request{Rail: payouts.Momo, Amount: money.FromInt(money.MWK, 5000),
 		Destination: payouts.Destination{InstitutionID: 101, MobileNumber: "111100000112", BeneficiaryName: "W"}}
 	for range 2 { // the second is a replay
-		_, err = e.Client(p).CreatePayout(ctx, req, tambala.Idempotency{Key: "k"})
+		_, err = e.Client(p).V1().CreatePayout(ctx, req, tambala.Idempotency{Key: "k"})
 		require.NoError(t, err)
 	}
 	assert.Equal(t, 1.0, testutil.ToFloat64(counter(t, reg, "tambala_payouts_in_flight", "held")))
 
 	for range 4 {
-		_, err := e.ProcessPayouts(ctx)
+		_, err := e.Work().ProcessPayouts(ctx)
 		require.NoError(t, err)
 		now = now.Add(time.Second)
 	}
-	_, err = e.ProcessDeliveries(ctx)
+	_, err = e.Work().ProcessDeliveries(ctx)
 	require.NoError(t, err)
 	m.ObserveHTTP("public", "POST /v1/payouts/momo", 402, "insufficient_funds", time.Millisecond)
 

@@ -36,7 +36,7 @@ func ExampleNewPorts() {
 	op := e.Operator()
 	org := must(op.CreateOrganization(ctx, sandbox.Organization("Acme Ltd")))
 	check(op.Fund(ctx, org.ID, money.FromInt(money.USDT, 1000), "opening"))
-	must(op.SetCorridor(ctx, sandbox.Corridor()))
+	must(op.Desk().SetCorridor(ctx, sandbox.Corridor()))
 	client := e.Client(must(e.Act(ctx, org.ID)))
 	sell := func(usdt string) quotes.Request {
 		return quotes.Request{FromAsset: money.USDT.Code, ToAsset: money.MWK.Code, FromAmount: money.DecimalText(usdt)}
@@ -47,29 +47,29 @@ func ExampleNewPorts() {
 	q := must(client.QuoteOrder(ctx, sell("100")))
 	payee := &orders.Beneficiary{Name: "Chikondi Banda", BankName: "National Bank of Malawi", AccountNumber: sandbox.TestBankAccount}
 	order := must(client.CreateOrder(ctx, tambala.NewOrder{QuoteID: q.ID, ClientRef: "invoice-1", Beneficiary: payee}, tambala.Idempotency{Key: "order-1"}))
-	must(op.MoveOrder(ctx, order.Resource.ID, orders.StartProcessing{}))
-	fmt.Println("order", must(op.MoveOrder(ctx, order.Resource.ID, orders.Complete{})).Status)
+	must(op.Desk().MoveOrder(ctx, order.Resource.ID, orders.StartProcessing{}))
+	fmt.Println("order", must(op.Desk().MoveOrder(ctx, order.Resource.ID, orders.Complete{})).Status)
 	cq := must(client.QuoteConversion(ctx, sell("200")))
 	conv := must(client.CreateConversion(ctx, tambala.NewConversion{QuoteID: cq.ID}, tambala.Idempotency{Key: "conversion-1"}))
 	wallet := tambala.PayoutV2Destination{Type: tambala.DestinationWallet, Network: sandbox.Tron, Address: sandbox.TestTronAddress}
 	pay := func(usdt string) tambala.PayoutV2Request {
 		return tambala.PayoutV2Request{SourceAsset: money.USDT.Code, Asset: money.USDT.Code, Amount: money.DecimalText(usdt), Destination: wallet}
 	}
-	payout := must(client.CreatePayoutV2(ctx, pay("50"), tambala.Idempotency{Key: "payout-1"}))
-	_, err = client.CreatePayoutV2(ctx, pay("5000"), tambala.Idempotency{Key: "payout-2"})
+	payout := must(client.CreatePayout(ctx, pay("50"), tambala.Idempotency{Key: "payout-1"}))
+	_, err = client.CreatePayout(ctx, pay("5000"), tambala.Idempotency{Key: "payout-2"})
 	fmt.Println("5000 USDT refused:", errors.Is(err, errcode.ErrInsufficientFunds))
-	must(e.ProcessConversions(ctx)) // handed to the sandbox converter
-	must(e.ProcessPayouts(ctx))     // and to the sandbox provider
+	must(e.Work().ProcessConversions(ctx)) // handed to the sandbox converter
+	must(e.Work().ProcessPayouts(ctx))     // and to the sandbox provider
 	check(st.Close())
 
 	now = now.Add(time.Minute) // the host restarts, past the sandbox's delay
 	st, ports, e := start()
 	defer st.Close()
-	must(e.ProcessConversions(ctx))
-	must(e.ProcessPayouts(ctx))
+	must(e.Work().ProcessConversions(ctx))
+	must(e.Work().ProcessPayouts(ctx))
 	client = e.Client(must(e.Act(ctx, org.ID)))
 	fmt.Println("conversion", must(client.Conversion(ctx, conv.Resource.ID)).Status)
-	fmt.Println("payout", must(client.PayoutV2(ctx, payout.Resource.ID)).Status, "payments", ports.Payouts.Payments(payout.Resource.ID))
+	fmt.Println("payout", must(client.Payout(ctx, payout.Resource.ID)).Status, "payments", ports.Payouts.Payments(payout.Resource.ID))
 	for _, b := range must(client.Balances(ctx)) {
 		fmt.Println(b.Asset.Code, b.Available)
 	}

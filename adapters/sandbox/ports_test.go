@@ -110,7 +110,7 @@ func TestNewPortsSurviveRestart(t *testing.T) {
 			org, err := e.Operator().CreateOrganization(ctx, sandbox.Organization("Acme Ltd"))
 			require.NoError(t, err)
 			require.NoError(t, e.Operator().Fund(ctx, org.ID, money.FromInt(money.USDT, 1000), "opening"))
-			_, err = e.Operator().SetCorridor(ctx, sandbox.Corridor())
+			_, err = e.Operator().Desk().SetCorridor(ctx, sandbox.Corridor())
 			require.NoError(t, err)
 			p, err := e.Act(ctx, org.ID)
 			require.NoError(t, err)
@@ -120,19 +120,19 @@ func TestNewPortsSurviveRestart(t *testing.T) {
 			require.NoError(t, err)
 			conv, err := client.CreateConversion(ctx, tambala.NewConversion{QuoteID: q.ID}, tambala.Idempotency{Key: "conv-1"})
 			require.NoError(t, err)
-			po, err := client.CreatePayoutV2(ctx, tambala.PayoutV2Request{SourceAsset: money.USDT.Code, Asset: money.USDT.Code, Amount: money.DecimalText("50"),
+			po, err := client.CreatePayout(ctx, tambala.PayoutV2Request{SourceAsset: money.USDT.Code, Asset: money.USDT.Code, Amount: money.DecimalText("50"),
 				Destination: tambala.PayoutV2Destination{Type: tambala.DestinationWallet, Network: sandbox.Tron, Address: sandbox.TestTronAddress}},
 				tambala.Idempotency{Key: "payout-1"})
 			require.NoError(t, err)
-			_, err = e.ProcessConversions(ctx)
+			_, err = e.Work().ProcessConversions(ctx)
 			require.NoError(t, err)
-			_, err = e.ProcessPayouts(ctx)
+			_, err = e.Work().ProcessPayouts(ctx)
 			require.NoError(t, err)
 			addrs, err := client.DepositAddresses(ctx)
 			require.NoError(t, err)
 			require.Len(t, addrs, 2, "an address on each network")
 			first := addrs[0]
-			rotated, err := e.Operator().RotateDepositAddress(ctx, org.ID, first.Network)
+			rotated, err := e.Operator().Desk().RotateDepositAddress(ctx, org.ID, first.Network)
 			require.NoError(t, err)
 
 			// The host restarts: the store reopened, new ports and engine.
@@ -142,20 +142,20 @@ func TestNewPortsSurviveRestart(t *testing.T) {
 			client = e.Client(p)
 			for range 5 {
 				advance(time.Minute)
-				_, err = e.ProcessConversions(ctx)
+				_, err = e.Work().ProcessConversions(ctx)
 				require.NoError(t, err)
-				_, err = e.ProcessPayouts(ctx)
+				_, err = e.Work().ProcessPayouts(ctx)
 				require.NoError(t, err)
 			}
 			c, err := client.Conversion(ctx, conv.Resource.ID)
 			require.NoError(t, err)
 			assert.Equal(t, tambala.ConversionCompleted, c.Status)
 			assert.Equal(t, 0, ports.Converter.ConvertCalls(c.ID), "the new process only asked for the status")
-			got, err := client.PayoutV2(ctx, po.Resource.ID)
+			got, err := client.Payout(ctx, po.Resource.ID)
 			require.NoError(t, err)
 			assert.Equal(t, payouts.Succeeded, got.Status)
 			assert.Equal(t, 1, ports.Payouts.Payments(got.ID), "paid once, known after the restart")
-			again, err := e.Operator().RotateDepositAddress(ctx, org.ID, first.Network)
+			again, err := e.Operator().Desk().RotateDepositAddress(ctx, org.ID, first.Network)
 			require.NoError(t, err)
 			assert.False(t, slices.Contains([]string{first.Address, rotated.Address}, again.Address),
 				"a rotation after the restart gives an address never issued before")

@@ -411,16 +411,16 @@ func TestEngineRestart(t *testing.T) {
 	for i, wallet := range []string{"111100000112", "265991234567"} {
 		req := payouts.Request{Rail: payouts.Momo, Amount: money.FromInt(money.MWK, 5000),
 			Destination: payouts.Destination{InstitutionID: 101, MobileNumber: wallet, BeneficiaryName: "Chikondi"}}
-		out, err := e.Client(p).CreatePayout(ctx, req, tambala.Idempotency{Key: fmt.Sprint("k", i)})
+		out, err := e.Client(p).V1().CreatePayout(ctx, req, tambala.Idempotency{Key: fmt.Sprint("k", i)})
 		require.NoError(t, err)
 		ids = append(ids, out.Resource.ID)
 	}
 	status := func(e *tambala.Engine, id string) string {
-		po, err := e.Client(p).Payout(ctx, id)
+		po, err := e.Client(p).V1().Payout(ctx, id)
 		require.NoError(t, err)
 		return string(po.Status)
 	}
-	_, err = e.ProcessPayouts(ctx)
+	_, err = e.Work().ProcessPayouts(ctx)
 	require.NoError(t, err)
 	for _, id := range ids {
 		require.Equal(t, "pending", status(e, id), "submitted, in flight")
@@ -432,7 +432,7 @@ func TestEngineRestart(t *testing.T) {
 	defer s.Close()
 	for range 10 {
 		advance(time.Second)
-		_, err := e.ProcessPayouts(ctx)
+		_, err := e.Work().ProcessPayouts(ctx)
 		require.NoError(t, err)
 	}
 	assert.Equal(t, "succeeded", status(e, ids[0]))

@@ -146,7 +146,7 @@ func setUp(ctx context.Context, op *tambala.Operator) (tambala.Bootstrapped, err
 
 // deposit records 1000 USDT received on tron for the organization.
 func deposit(ctx context.Context, op *tambala.Operator, orgID string) error {
-	_, err := op.RecordDeposit(ctx, orgID, tambala.Deposit{
+	_, err := op.Desk().RecordDeposit(ctx, orgID, tambala.Deposit{
 		Network: sandbox.Tron, Asset: money.USDT.Code, Amount: money.FromInt(money.USDT, 1000), TxRef: "tron-tx-0001",
 	})
 	return err
@@ -172,7 +172,7 @@ func deskOrder(ctx context.Context, op *tambala.Operator, client *tambala.Client
 	}
 	id := created.Resource.ID
 	for _, move := range []orders.Command{orders.StartProcessing{}, orders.Complete{}} {
-		if _, err := op.MoveOrder(ctx, id, move); err != nil {
+		if _, err := op.Desk().MoveOrder(ctx, id, move); err != nil {
 			return err
 		}
 	}
@@ -210,7 +210,7 @@ func conversion(ctx context.Context, client *tambala.Client, done *outcomes, out
 // walletPayout pays 50 USDT to a wallet on tron, paid by the sandbox
 // provider (its test addresses succeed).
 func walletPayout(ctx context.Context, client *tambala.Client, done *outcomes, out io.Writer) (string, error) {
-	created, err := client.CreatePayoutV2(ctx, payoutRequest, tambala.Idempotency{Key: "payout-1"})
+	created, err := client.CreatePayout(ctx, payoutRequest, tambala.Idempotency{Key: "payout-1"})
 	if err != nil {
 		return "", err
 	}
@@ -249,11 +249,11 @@ func restarted(ctx context.Context, h *host, payoutID string, out io.Writer) err
 	if _, err := fmt.Fprintf(out, "restart     the same organization: %s\n", h.boot.Organization.Name); err != nil {
 		return err
 	}
-	po, err := h.client.PayoutV2(ctx, payoutID)
+	po, err := h.client.Payout(ctx, payoutID)
 	if err != nil {
 		return err
 	}
-	again, err := h.client.CreatePayoutV2(ctx, payoutRequest, tambala.Idempotency{Key: "payout-1"})
+	again, err := h.client.CreatePayout(ctx, payoutRequest, tambala.Idempotency{Key: "payout-1"})
 	if err != nil {
 		return err
 	}

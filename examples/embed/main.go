@@ -2,10 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"log"
-
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/adapters/memstore"
 	"github.com/tambalapay/tambala/adapters/sandbox"
@@ -14,28 +11,20 @@ import (
 )
 
 func main() {
-	st := memstore.New() // or boltstore.Open(path, nil): one file on disk
-	e := must(tambala.New(st, &tambala.Options{Payouts: sandbox.New(nil)}))
-	ctx, cancel := context.WithCancel(context.Background())
-	ran := make(chan error, 1)
-	go func() { ran <- e.Run(ctx) }() // the payout worker, the order sweep, pruning
-
-	org := must(e.Operator().CreateOrganization(ctx, tambala.NewOrganization{Name: "Acme Ltd"}))
-	must(struct{}{}, e.Operator().Fund(ctx, org.ID, money.FromInt(money.MWK, 100_000), "opening"))
-	client := e.Client(must(e.Act(ctx, org.ID))) // for a user the host authenticated itself
-	dest := payouts.Destination{InstitutionID: 101, MobileNumber: "111100000112", BeneficiaryName: "Test Wallet"}
-	req := payouts.Request{Rail: payouts.Momo, Amount: money.FromInt(money.MWK, 5000), Destination: dest}
-	created := must(client.CreatePayout(ctx, req, tambala.Idempotency{Key: "order-1042"}))
-	po := must(client.WaitPayout(ctx, created.Resource.ID)) // the sandbox pays its test wallets after 2 s
-	fmt.Println("payout", po.Status, "fee", po.Fee)
-
-	cancel() // Run returns once every loop has finished its pass: then close the store
-	must(struct{}{}, errors.Join(<-ran, st.Close()))
+	ctx, e := context.Background(), must(tambala.New(memstore.New(), &tambala.Options{Payouts: sandbox.New(nil)}))
+	go e.Run(ctx) // the payout worker, the order sweep, pruning: until ctx ends (then close the store)
+	org := must(e.Operator().CreateOrganization(ctx, tambala.NewOrganization{Name: "Acme Ltd"})).ID
+	must(0, e.Operator().Fund(ctx, org, money.FromInt(money.MWK, 100_000), "opening"))
+	mwk := e.Client(must(e.Act(ctx, org))).V1() // Act: a caller the host authenticated itself
+	to := payouts.Destination{InstitutionID: 101, MobileNumber: "111100000112", BeneficiaryName: "Test Wallet"}
+	req := payouts.Request{Rail: payouts.Momo, Amount: money.FromInt(money.MWK, 5000), Destination: to}
+	po := must(mwk.WaitPayout(ctx, must(mwk.CreatePayout(ctx, req, tambala.Idempotency{Key: "order-1042"})).Resource.ID))
+	fmt.Println("payout", po.Status, "fee", po.Fee) // the sandbox pays its test wallets after 2 s
 }
 
 func must[T any](v T, err error) T {
 	if err != nil {
-		log.Fatal(err)
+		panic(err)
 	}
 	return v
 }

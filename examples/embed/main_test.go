@@ -30,6 +30,18 @@ func TestMain_PayoutSucceeds(t *testing.T) {
 	}
 }
 
+// TestProgramIsShort keeps the embedding example readable in one glance:
+// a whole host in at most 30 lines.
+func TestProgramIsShort(t *testing.T) {
+	src, err := os.ReadFile("main.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(src), "\n"); n > 30 {
+		t.Errorf("main.go has %d lines; the README's host is at most 30", n)
+	}
+}
+
 // TestReadmeCopy keeps the README's "Embed it" program identical to
 // main.go.
 func TestReadmeCopy(t *testing.T) {

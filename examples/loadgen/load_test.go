@@ -73,7 +73,7 @@ func newServer(t *testing.T, o serverOptions) *server {
 			wg.Go(func() { eng.Run(ctx, tambala.LoopConversions) }) //nolint:errcheck
 		}
 		if o.worker {
-			eng.RunPayoutWorker(ctx, 5*time.Millisecond) //nolint:errcheck
+			eng.Work().RunPayoutWorker(ctx, 5*time.Millisecond) //nolint:errcheck
 		}
 		wg.Wait()
 	}()

@@ -104,7 +104,7 @@ func TestV2Modes(t *testing.T) {
 			}
 			if tc.mode == modeDeskMove {
 				require.Regexp(t, `^120 in \S+ \([0-9.]+/s\), 0 errors$`, field(t, report, "orders made first"))
-				moved, err := s.eng.Operator().DeskOrders(context.Background(), tambala.DeskQueue{Status: orders.Processing}, tambala.PageRequest{Limit: 200})
+				moved, err := s.eng.Operator().Desk().Orders(context.Background(), tambala.DeskQueue{Status: orders.Processing}, tambala.PageRequest{Limit: 200})
 				require.NoError(t, err)
 				require.Len(t, moved.Items, 120, "every order was moved")
 			}

@@ -10,22 +10,32 @@ import (
 )
 
 // TestEngineAPIIsTyped type-checks the root package and walks the method
-// sets of its faces (*Engine, *Client, *Operator, *Accounts, *Portal,
-// *OrgAdmin): no exported method may take or return a request or
+// sets of its faces (*Engine, *Client, ClientV1, *Operator, Desk,
+// *BackOffice, *Approvals, *People, *Sessions, *OrgAdmin): no exported method may take or return a request or
 // response body (a byte slice, json.RawMessage or any named type over
 // one), a net/http type, or an
 // HTTP status (an integer parameter or result named status), nor reach
 // one through the fields of the types it takes and returns. Transports
 // turn bodies and statuses into the typed calls; the engine never sees
-// them. No face has more than 45 exported methods (the operator's face
-// carries the whole of the operator's work).
+// them. A host reads each face in one sitting: no face has more than 30
+// exported methods, the Engine itself at most 12 (its entry points and
+// face getters), and no face is named Accounts (in a library whose ledger
+// has accounts, the people who sign in are People).
+const (
+	maxFaceMethods   = 30
+	maxEngineMethods = 12
+)
+
 func TestEngineAPIIsTyped(t *testing.T) {
 	pkg, err := importer.ForCompiler(token.NewFileSet(), "source", nil).Import(module)
 	if err != nil {
 		t.Fatalf("type-checking %s: %v", module, err)
 	}
 	c := apiChecker{seen: map[types.Type]bool{}}
-	for _, face := range []string{"Engine", "Client", "Operator", "Accounts", "Portal", "OrgAdmin", "Approvals"} {
+	if pkg.Scope().Lookup("Accounts") != nil {
+		t.Error("the root package has an identifier named Accounts; the face of people is People")
+	}
+	for _, face := range []string{"Engine", "Client", "ClientV1", "Operator", "Desk", "BackOffice", "Approvals", "People", "Sessions", "OrgAdmin"} {
 		tn, ok := pkg.Scope().Lookup(face).(*types.TypeName)
 		if !ok {
 			t.Fatalf("no type %s in the root package", face)
@@ -53,8 +63,12 @@ func TestEngineAPIIsTyped(t *testing.T) {
 		if exported < 5 {
 			t.Errorf("only %d methods on *%s: is this a face of the engine?", exported, face)
 		}
-		if exported > 45 {
-			t.Errorf("*%s has %d exported methods; a face has at most 45", face, exported)
+		limit := maxFaceMethods
+		if face == "Engine" {
+			limit = maxEngineMethods
+		}
+		if exported > limit {
+			t.Errorf("*%s has %d exported methods; at most %d", face, exported, limit)
 		}
 	}
 	for _, p := range c.problems {

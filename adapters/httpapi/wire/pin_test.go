@@ -191,7 +191,7 @@ func TestPinned(t *testing.T) {
 	p := e.call(e.public, key.Key, "POST", "/v1/payouts/momo", []byte(`{"amount_mwk":"1000","institution_id":101,"mobile_number":"265991234567","beneficiary_name":"Chisomo Banda"}`), 202)
 	var payout struct{ ID string }
 	_ = json.Unmarshal(p, &payout)
-	if _, err := e.engine.ProcessPayouts(ctx); err != nil {
+	if _, err := e.engine.Work().ProcessPayouts(ctx); err != nil {
 		t.Fatal(err)
 	}
 	pin[wire.InFlights](e, "in flight", e.adm("GET", "/admin/payouts/in-flight", nil, 200))
@@ -199,7 +199,7 @@ func TestPinned(t *testing.T) {
 	p = e.call(e.public, key.Key, "POST", "/v1/payouts/momo", []byte(`{"amount_mwk":"2000","institution_id":101,"mobile_number":"265991234567","beneficiary_name":"Chisomo Banda"}`), 202)
 	var paid struct{ ID string }
 	_ = json.Unmarshal(p, &paid)
-	if _, err := e.engine.ProcessPayouts(ctx); err != nil {
+	if _, err := e.engine.Work().ProcessPayouts(ctx); err != nil {
 		t.Fatal(err)
 	}
 	pin[wire.Resolved](e, "resolved paid", e.adm("POST", "/admin/payouts/"+paid.ID+"/resolve", wire.Resolve{Outcome: "succeeded", Reason: "on the statement",
@@ -214,7 +214,7 @@ func TestPinned(t *testing.T) {
 	// People: an invitation accepted, the users, the staff.
 	inv := pin[wire.NewInvitation](e, "invite", e.adm("POST", base+"/invitations", wire.Invite{Email: "ada@example.com", Role: "org_admin"}, 201))
 	pin[wire.Invitations](e, "invitations", e.adm("GET", base+"/invitations", nil, 200))
-	u, err := e.engine.Portal().AcceptInvitation(ctx, inv.Token, "correct horse battery staple")
+	u, err := e.engine.Sessions().AcceptInvitation(ctx, inv.Token, "correct horse battery staple")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +223,7 @@ func TestPinned(t *testing.T) {
 	pin[wire.SessionsEnded](e, "sessions", e.adm("POST", "/admin/users/"+u.ID+"/sessions/end", nil, 200))
 	staff := pin[wire.NewInvitation](e, "invite staff", e.adm("POST", "/admin/staff/invitations", wire.InviteStaff{Email: "desk@example.com", Roles: []string{"desk"}}, 201))
 	pin[wire.Invitations](e, "staff invitations", e.adm("GET", "/admin/staff/invitations", nil, 200))
-	s, err := e.engine.StaffPortal().AcceptInvitation(ctx, staff.Token, "correct horse battery staple")
+	s, err := e.engine.StaffSessions().AcceptInvitation(ctx, staff.Token, "correct horse battery staple")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ import (
 // before it serves.
 type Site struct {
 	// Portal is the engine's face of sign-in and sessions.
-	Portal *tambala.Portal
+	Portal *tambala.Sessions
 	// Prefix is the path the face is mounted under, without the trailing
 	// slash ("/portal"); Home is its first page after sign-in.
 	Prefix, Home string

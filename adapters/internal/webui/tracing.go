@@ -14,7 +14,7 @@ import (
 // TracerOf returns the pages' tracer for engine: its TracerProvider's, or
 // nil (no span) when the engine traces nothing.
 func TracerOf(engine *tambala.Engine, name string) trace.Tracer {
-	tp := engine.TracerProvider()
+	tp := engine.Settings().TracerProvider()
 	if tp == nil {
 		return nil
 	}

@@ -93,7 +93,7 @@ func TestFirstSession(t *testing.T) {
 	require.Equal(t, 202, status, paid)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go a.engine.RunPayoutWorker(ctx, 20*time.Millisecond) //nolint:errcheck
+	go a.engine.Work().RunPayoutWorker(ctx, 20*time.Millisecond) //nolint:errcheck
 	require.Eventually(t, func() bool {
 		_, got := call(pub, "GET", "/v1/payouts/"+paid["id"].(string), key[1], "", "")
 		return got["status"] == "succeeded"
@@ -261,7 +261,7 @@ func TestDemoAdminInvitation(t *testing.T) {
 	res.Body.Close()
 	assert.Equal(t, 200, res.StatusCode, "the accept form redirects to sign-in (followed)")
 	assert.Equal(t, "/portal/sign-in", res.Request.URL.Path)
-	signed, err := a.engine.Portal().SignIn(context.Background(), demoAdminEmail, password)
+	signed, err := a.engine.Sessions().SignIn(context.Background(), demoAdminEmail, password)
 	require.NoError(t, err)
 	assert.NotEmpty(t, signed.Token)
 

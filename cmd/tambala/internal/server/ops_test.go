@@ -192,7 +192,7 @@ func TestProduction_NoDemoOrganization(t *testing.T) {
 	orgs, err := a.engine.Operator().Organizations(context.Background())
 	require.NoError(t, err)
 	assert.Empty(t, orgs)
-	assert.Equal(t, tambala.Production, a.engine.Environment())
+	assert.Equal(t, tambala.Production, a.engine.Settings().Environment())
 	assert.NotContains(t, out.String(), "API key")
 	token, err := os.ReadFile(filepath.Join(dir, "admin-token"))
 	require.NoError(t, err)

@@ -380,7 +380,7 @@ const demoAdminEmail = "admin@demo.example"
 // link where they set a password, on the public base URL when one is set,
 // else on the public listen address.
 func inviteDemoAdmin(ctx context.Context, eng *tambala.Engine, org string, c config) (string, error) {
-	inv, err := eng.Accounts().InviteUser(ctx, tambala.InviteUser{Org: org, Email: demoAdminEmail})
+	inv, err := eng.People().InviteUser(ctx, tambala.InviteUser{Org: org, Email: demoAdminEmail})
 	if err != nil {
 		return "", fmt.Errorf("inviting the demo admin: %w", err)
 	}
