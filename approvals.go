@@ -48,7 +48,7 @@ func (e *ApprovalPendingError) Is(target error) bool { return target == ErrAppro
 // came from: the automation may read, reject and set thresholds but never
 // approve; a staff user approves with the role the approval names (desk
 // for refunds returned, operations for every other) and never their own
-// request, nor while their approvals are suspended (Accounts.ConfirmStaff).
+// request, nor while their approvals are suspended (People.ConfirmStaff).
 type Approvals struct {
 	e     *Engine
 	token string

@@ -34,10 +34,10 @@ type AuditActorKind = audit.ActorKind
 const (
 	// ActorUser is an organization's user (the portal).
 	ActorUser = audit.ActorUser
-	// ActorStaff is one of the operator's staff, signed in (Portal.Operator).
+	// ActorStaff is one of the operator's staff, signed in (Sessions.Operator).
 	ActorStaff = audit.ActorStaff
 	// ActorAutomation is the operator's automation: the admin API's token
-	// or a host's own code (Engine.Operator, Engine.Accounts).
+	// or a host's own code (Engine.Operator, Engine.People).
 	ActorAutomation = audit.ActorAutomation
 	// ActorSystem is the engine itself.
 	ActorSystem = audit.ActorSystem

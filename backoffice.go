@@ -319,7 +319,7 @@ func settlementReport(tx store.Tx, id string) (SettlementReport, error) {
 
 // ResolveMatched resolves the payouts b names, each in flight and in the
 // matched group of import id, with the outcome its line reports, through
-// the same use case as Operator.ResolvePayout: one transaction each, a
+// the same use case as BackOffice.ResolvePayout: one transaction each, a
 // failed one above the threshold waiting for a second staff member's
 // approval (in Pending). Nothing is resolved that b does not name. A
 // payout that is not in flight in the matched group is refused (in

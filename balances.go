@@ -62,7 +62,7 @@ func (e *Engine) assetOfEngine(code money.AssetCode) (money.Asset, error) {
 	return a, nil
 }
 
-// balanceV1 is Client.BalanceV1.
+// balanceV1 is ClientV1.Balance.
 func (e *Engine) balanceV1(ctx context.Context, p Principal) (ledger.Balance, error) {
 	return e.balance(ctx, p, APIv1, money.MWK.Code)
 }

@@ -622,12 +622,12 @@ func openGrowth(b *testing.B, st growthStore, size growthSize) (store.Store, gro
 // records as over 10^3 (the baseline), on bbolt, pebble and PostgreSQL
 // (where it answers, TAMBALA_PG_URL), all through the engine (no HTTP):
 //
-//	payouts-page         Client.Payouts, the first page (50, newest first)
-//	payouts-deep         Client.Payouts, the page before the payout made halfway (a cursor deep in the list)
+//	payouts-page         ClientV1.Payouts, the first page (50, newest first)
+//	payouts-deep         ClientV1.Payouts, the page before the payout made halfway (a cursor deep in the list)
 //	orders-page          Client.Orders, the first page
 //	conversions-page     Client.Conversions, the first page
-//	desk-queue           Operator.DeskOrders of the accepted orders (the desk's queue), the first page
-//	payouts-filter-none  Client.Payouts with a status no payout has (failed): reads the whole index
+//	desk-queue           Desk.Orders of the accepted orders (the desk's queue), the first page
+//	payouts-filter-none  ClientV1.Payouts with a status no payout has (failed): reads the whole index
 //	startup              open the store as the server does, tambala.New, Operator.Organizations, close
 //
 // and reports pages/s (startup: ms/start) and allocs, and logs the
@@ -733,7 +733,7 @@ func (c *growthClock) Add(d time.Duration) { c.at.Add(int64(d)) }
 // a fresh store with one organization takes GROWTH_BYTES_N payouts (default
 // 100,000; 1500.00 MWK to a momo wallet, acceptOne's body, 64
 // goroutines, fsync off), then the clock moves past the retention (72 h)
-// and Engine.PruneIdempotency runs until it deletes nothing. The sizes:
+// and Work.PruneIdempotency runs until it deletes nothing. The sizes:
 // the bbolt file (and its bytes in use: file less free pages), the pebble
 // directory (after a full manual compaction, which drops the deleted
 // keys), PostgreSQL's pg_total_relation_size of the schema's tables

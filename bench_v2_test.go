@@ -198,7 +198,7 @@ func benchV2Ops() []benchV2Op {
 // (pgstore where PostgreSQL answers). The operations: order (a quote and a
 // to-bank order create), conversion (a quote and a create), payout (a /v2
 // USDT payout to a sandbox tron wallet), payout-fx (a /v2 payout of MWK to
-// a momo wallet from USDT) and desk-move (Operator.MoveOrder accepted ->
+// a momo wallet from USDT) and desk-move (Desk.MoveOrder accepted ->
 // processing; the orders are made before the timer). Every call has its
 // own idempotency key (and client_ref); no worker runs. Each store's
 // operations run one after another, so that the ratios to v1-accept are

@@ -84,7 +84,7 @@ func (c *Client) collectionOfClient(ctx context.Context, id string) (_ Collectio
 	return c.e.collectionByID(ctx, c.p, id)
 }
 
-// CollectionV2 returns one of the caller's /v2 collections.
+// Collection returns one of the caller's /v2 collections.
 func (c *Client) Collection(ctx context.Context, id string) (_ CollectionV2, err error) {
 	ctx, span := c.span(ctx, "tambala.CollectionV2")
 	defer span.end(&err)
@@ -98,7 +98,7 @@ func (c *Client) collectionsOfClient(ctx context.Context, page PageRequest) (_ P
 	return c.e.collections(ctx, c.p, page)
 }
 
-// CollectionsV2 lists the caller's /v2 collections (deposits, order
+// Collections lists the caller's /v2 collections (deposits, order
 // refunds, simulated), newest first.
 func (c *Client) Collections(ctx context.Context, page PageRequest, f CollectionV2Filter) (_ Page[CollectionV2], err error) {
 	ctx, span := c.span(ctx, "tambala.CollectionsV2")
@@ -165,7 +165,7 @@ func (c *Client) createPayoutOfClient(ctx context.Context, req payouts.Request, 
 	return c.e.createPayout(ctx, c.p, req, idem)
 }
 
-// CreatePayoutV2 accepts a /v2 payout, in one transaction: idempotency; the
+// CreatePayout accepts a /v2 payout, in one transaction: idempotency; the
 // assets (asset with payout, source asset in the list); the amount; the
 // destination (bank or momo in MWK with /v1's rules, wallet in a stablecoin
 // on a network carrying it); the per-(asset, payout) limits; the rail
@@ -232,7 +232,7 @@ func (c *Client) payoutOfClient(ctx context.Context, id string) (_ payouts.Payou
 	return c.e.payout(ctx, c.p, id)
 }
 
-// PayoutV2 returns one of the caller's /v2 payouts; a /v1 payout, a
+// Payout returns one of the caller's /v2 payouts; a /v1 payout, a
 // foreign, unknown or malformed id is not_found alike.
 func (c *Client) Payout(ctx context.Context, id string) (_ PayoutV2, err error) {
 	ctx, span := c.span(ctx, "tambala.PayoutV2")
@@ -247,7 +247,7 @@ func (c *Client) payoutsOfClient(ctx context.Context, page PageRequest, f Payout
 	return c.e.payouts(ctx, c.p, page, f)
 }
 
-// PayoutsV2 lists the caller's /v2 payouts newest first, a page at a
+// Payouts lists the caller's /v2 payouts newest first, a page at a
 // time.
 func (c *Client) Payouts(ctx context.Context, page PageRequest, f PayoutFilter) (_ Page[PayoutV2], err error) {
 	ctx, span := c.span(ctx, "tambala.PayoutsV2")
@@ -323,7 +323,7 @@ func (c *Client) simulateCollectionOfClient(ctx context.Context, sc SimulatedCol
 	return c.e.simulateCollection(ctx, c.p, sc)
 }
 
-// SimulateCollectionV2 credits the caller with a made-up /v2 collection
+// SimulateCollection credits the caller with a made-up /v2 collection
 // (sandbox only). Checks in order: sandbox_only; asset and amount present
 // (validation_error); /v2 admission; asset well-formed (unsupported_asset)
 // and enabled with collection (corridor_not_enabled); a network on a fiat

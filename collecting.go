@@ -151,7 +151,7 @@ func (e *Engine) collectionOfDetails(amount money.Amount, d map[string]string) (
 	return n, fee, err
 }
 
-// simulateCollection is Client.SimulateCollection.
+// simulateCollection is ClientV1.SimulateCollection.
 func (e *Engine) simulateCollection(ctx context.Context, p Principal, sc SimulatedCollection) (Collection, error) {
 	if e.env != Sandbox {
 		return Collection{}, errcode.New(errcode.SandboxOnly)
@@ -162,7 +162,7 @@ func (e *Engine) simulateCollection(ctx context.Context, p Principal, sc Simulat
 	return e.recordCollection(ctx, p.Org.ID, &p, sc.Received(e.newID()))
 }
 
-// collectionByID is Client.Collection.
+// collectionByID is ClientV1.Collection.
 func (e *Engine) collectionByID(ctx context.Context, p Principal, id string) (Collection, error) {
 	var c Collection
 	err := e.store.View(ctx, func(tx store.Tx) error {
@@ -176,7 +176,7 @@ func (e *Engine) collectionByID(ctx context.Context, p Principal, id string) (Co
 	return c, err
 }
 
-// collections is Client.Collections.
+// collections is ClientV1.Collections.
 func (e *Engine) collections(ctx context.Context, p Principal, page PageRequest) (Page[Collection], error) {
 	var out Page[Collection]
 	err := e.store.View(ctx, func(tx store.Tx) error {
@@ -244,7 +244,7 @@ const (
 	CollectionSourceSimulated   = collections.SourceSimulated
 )
 
-// SimulatedCollectionV2 is what Client.SimulateCollectionV2 takes: an
+// SimulatedCollectionV2 is what Client.SimulateCollection takes: an
 // asset code, an amount as decimal text (parsed once the asset is known)
 // and the network it came on, "" for none (package collections).
 type SimulatedCollectionV2 = collections.SimulatedV2
@@ -272,14 +272,14 @@ func (e *Engine) loadCollectionV2(tx store.Tx, org, id string) (CollectionV2, er
 	return storage.LoadCollectionV2(tx, e.assets, org, id)
 }
 
-// CollectionV2Filter narrows Client.CollectionsV2: Asset, when set, keeps
+// CollectionV2Filter narrows Client.Collections: Asset, when set, keeps
 // that asset's collections (it must be well-formed and in the
 // organization's list).
 type CollectionV2Filter struct {
 	Asset money.AssetCode
 }
 
-// collectionsV2 is Client.CollectionsV2.
+// collectionsV2 is Client.Collections.
 func (e *Engine) collectionsV2(ctx context.Context, p Principal, page PageRequest, f CollectionV2Filter) (Page[CollectionV2], error) {
 	var out Page[CollectionV2]
 	err := e.store.View(ctx, func(tx store.Tx) error {
@@ -305,7 +305,7 @@ func (e *Engine) collectionsV2(ctx context.Context, p Principal, page PageReques
 	return out, err
 }
 
-// collectionV2 is Client.CollectionV2.
+// collectionV2 is Client.Collection.
 func (e *Engine) collectionV2(ctx context.Context, p Principal, id string) (CollectionV2, error) {
 	var c CollectionV2
 	err := e.store.View(ctx, func(tx store.Tx) error {
@@ -338,7 +338,7 @@ func (e *Engine) creditCollectionV2(tx store.Tx, org string, amount money.Amount
 	return c, e.putCollectionV2(tx, org, collections.EntryIDV2(c.ID), c, event)
 }
 
-// simulateCollectionV2 is Client.SimulateCollectionV2.
+// simulateCollectionV2 is Client.SimulateCollection.
 func (e *Engine) simulateCollectionV2(ctx context.Context, p Principal, sc SimulatedCollectionV2) (CollectionV2, error) {
 	if e.env != Sandbox {
 		return CollectionV2{}, errcode.New(errcode.SandboxOnly)

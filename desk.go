@@ -79,7 +79,7 @@ func (e *Engine) visibleCorridors(tx store.Tx, org *Organization) ([]quotes.Corr
 	return quotes.Visible(all, func(code money.AssetCode) bool { return org.Enabled(code, "") }), nil
 }
 
-// setCorridor is Operator.SetCorridor.
+// setCorridor is Desk.SetCorridor.
 func (e *Engine) setCorridor(ctx context.Context, c quotes.Corridor) (quotes.Corridor, error) {
 	if err := e.checkCorridor(c); err != nil {
 		return quotes.Corridor{}, err
@@ -129,7 +129,7 @@ func (e *Engine) checkCorridor(c quotes.Corridor) error {
 // (storage.PutCorridor).
 func putCorridor(tx store.Tx, c quotes.Corridor) error { return storage.PutCorridor(tx, c) }
 
-// allCorridors is Operator.AllCorridors.
+// allCorridors is Desk.Corridors.
 func (e *Engine) allCorridors(ctx context.Context) ([]quotes.Corridor, error) {
 	var out []quotes.Corridor
 	err := e.store.View(ctx, func(tx store.Tx) error {
@@ -571,7 +571,7 @@ func checkProofContent(mt string, data []byte, max int64) error {
 }
 
 // ProofLink is a short-lived link to a funding proof: the token that
-// Engine.OpenProofLink opens, which needs no API key.
+// Gate.OpenProofLink opens, which needs no API key.
 type ProofLink struct {
 	Token     string
 	ExpiresAt time.Time
@@ -787,7 +787,7 @@ func (e *Engine) reportOrder(o orders.Order, moved bool, by string) {
 	e.metrics.OrderMoved(o.Direction, o.Status, by)
 }
 
-// moveOrder is Operator.MoveOrder: the move checked (checkDeskMove), then
+// moveOrder is Desk.MoveOrder: the move checked (checkDeskMove), then
 // made in one transaction (deskMove), drawn again when a generated
 // funding reference met another order's.
 func (e *Engine) moveOrder(ctx context.Context, id string, cmd orders.Command) (orders.Order, error) {
@@ -952,7 +952,7 @@ func checkRepeat(ctx context.Context, tx store.Tx, id string, cmd orders.Command
 		Message: fmt.Sprintf("The order already moved: %s made this move (%s) first; nothing changed.", name, cmd.Name())}
 }
 
-// deskOrder is Operator.DeskOrder.
+// deskOrder is Desk.Order.
 func (e *Engine) deskOrder(ctx context.Context, id string) (orders.Order, error) {
 	var o orders.Order
 	err := e.store.View(ctx, func(tx store.Tx) error {
@@ -969,7 +969,7 @@ type DeskQueue struct {
 	OrgID  string        // "" for every organization
 }
 
-// deskOrders is Operator.DeskOrders.
+// deskOrders is Desk.Orders.
 func (e *Engine) deskOrders(ctx context.Context, q DeskQueue, page PageRequest) (Page[orders.Order], error) {
 	if q.Status != "" {
 		if _, err := orders.ParseStatus(string(q.Status)); err != nil {
@@ -1106,7 +1106,7 @@ type ProofFile struct {
 	Content     io.ReadCloser
 }
 
-// deskProof is Operator.DeskProof.
+// deskProof is Desk.Proof.
 func (e *Engine) deskProof(ctx context.Context, orderID string) (ProofFile, error) {
 	o, err := e.deskOrder(ctx, orderID)
 	if err != nil {

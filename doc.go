@@ -11,43 +11,46 @@
 //
 //   - Client, from Engine.Client(p): one organization's calls. p, a
 //     Principal, comes from Engine.Authenticate (an API key) or Engine.Act
-//     (a host that authenticates its own users). Payouts (CreatePayout,
-//     CreatePayoutV2), balances, desk quotes and orders (QuoteOrder,
-//     CreateOrder, UploadProof), conversions (QuoteConversion,
-//     CreateConversion), collections, trades and the reference lists.
+//     (a host that authenticates its own users). /v2 payouts in any
+//     enabled asset (CreatePayout, WaitPayout), balances, desk quotes and
+//     orders (QuoteOrder, CreateOrder, UploadProof), conversions
+//     (QuoteConversion, CreateConversion), collections, trades, statements
+//     and the reference lists. Client.V1 is the organization's /v1 API:
+//     MWK payouts to banks and mobile money, MWK collections, the fee
+//     quote, banks and mobile operators.
 //   - Operator, from Engine.Operator() (the operator's automation, allowed
-//     everything) or Portal.Operator(ctx, token) (a signed-in staff user,
-//     held to their staff roles at every call). Organizations and their
-//     keys, settings and limits; funding, deposits, trades and collections
-//     recorded for an organization; the desk's queue and its moves
-//     (MoveOrder); corridors and asset limits; pause switches and rails;
-//     payouts to resolve by hand; webhook endpoints and deliveries; and
-//     Operator.Approvals, four-eyes. Every change is audited with its
-//     caller as the actor.
-//   - Accounts, from Engine.Accounts() or Portal.Accounts(ctx, token): the
+//     everything) or Sessions.Operator(ctx, token) (a signed-in staff user,
+//     held to their staff roles at every call): organizations and their
+//     keys, settings and limits; funding and collections recorded for an
+//     organization; pause switches and rails; webhook endpoints and
+//     deliveries. Operator.Desk is the desk: its queue and moves
+//     (MoveOrder), proofs, corridors and asset limits, OTC trades and
+//     deposits. Operator.BackOffice holds statements, reconciliation and
+//     the payouts in flight to resolve by hand; Operator.Approvals,
+//     four-eyes. Every change is audited with its caller as the actor.
+//   - People, from Engine.People() or Sessions.People(ctx, token): the
 //     operator's management of people: organizations' users and the
 //     operator's own staff (the users of no organization, with staff
 //     roles), invitations, password resets, sessions and TOTP, and the
 //     audit trail with its filters.
-//   - Portal, from Engine.Portal() for organizations' users (the public
-//     portal) or Engine.StaffPortal() for the operator's staff (the
-//     console): what a transport calls for those people: accepting an
-//     invitation, signing in with sign-in throttling and TOTP (each face
-//     admits its own users only, with throttles and a bound on password
-//     hashes of its own), sessions, signing out, and Portal.Principal,
-//     through which a signed-in user reaches their organization's
-//     Client. Every change
-//     to people and their sessions is appended to the audit trail in its
-//     own transaction.
-//   - OrgAdmin, from Portal.Admin(ctx, token): a signed-in admin's own
+//   - Sessions, from Engine.Sessions() for organizations' users (the
+//     public portal) or Engine.StaffSessions() for the operator's staff
+//     (the console): accepting an invitation, signing in with sign-in
+//     throttling and TOTP (each admits its own users only, with throttles
+//     and a bound on password hashes of its own), sessions, signing out,
+//     and Sessions.Principal, through which a signed-in user reaches their
+//     organization's Client. A change made through a session checks the
+//     session inside its own transaction.
+//   - OrgAdmin, from Sessions.Admin(ctx, token): a signed-in admin's own
 //     organization: API keys, IP allowlist, webhook endpoint and
 //     deliveries, balance floor, audit trail; each change audited with
 //     the user as its actor.
-//   - Engine itself: authentication, Run and its single passes
-//     (ProcessPayouts, ProcessDeliveries, ProcessConversions,
-//     ProcessEvents, ProcessOrders, PruneIdempotency, PruneQuotes,
-//     PruneSessions), and what
-//     a transport reads (Environment, Limits, Assets, Networks).
+//   - Engine itself: authentication, Run, Work (single passes for a host
+//     that schedules its own: ProcessPayouts, ProcessDeliveries, ...,
+//     PruneSessions), Settings (Environment, Limits, Assets, Networks)
+//     and Events. What only a transport needs (the rate limit, the fair
+//     share, admission before decoding, refused creates, proof links) is
+//     GateOf(e), not a face.
 //
 // Every call of a Client checks, inside its own transaction, the rules its
 // organization is under: active, its API version not paused, /v2 access,
@@ -74,7 +77,7 @@
 // run some only. Options.Events is told of every committed event as a
 // typed Event (the payout, order, conversion, collection or trade as it
 // was), at least once, from the same outbox the webhooks come from. To
-// wait for one thing instead, Client.WaitPayout returns a payout once it
+// wait for one thing instead, ClientV1.WaitPayout returns a payout once it
 // is terminal, and Engine.Events gives filtered subscriptions to the
 // events this engine commits, each with a bounded buffer: a reader that
 // falls behind loses its own subscription (ErrSubscriptionOverflow),

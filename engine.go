@@ -51,7 +51,7 @@ const (
 // organization with /v2 access and the assets it uses
 // (NewOrganization.V2Access and Assets; a new organization has MWK only
 // and no /v2 access, onboarding_incomplete), and a corridor for the desk,
-// conversions and FX payouts (Operator.SetCorridor).
+// conversions and FX payouts (Desk.SetCorridor).
 type Options struct {
 	// Logger receives the engine's logs (log/slog; zap serves it through
 	// go.uber.org/zap/exp/zapslog); never keys or secrets. Default: none.
@@ -109,9 +109,9 @@ type Options struct {
 	// DepositIssuer gives organizations their deposit addresses
 	// (Client.DepositAddresses; adapters/sandbox.Issuer in the sandbox).
 	// Without one, that read, for an organization with an asset it may
-	// collect on a network, and Operator.RotateDepositAddress are
+	// collect on a network, and Desk.RotateDepositAddress are
 	// service_unavailable, with ErrNoDepositIssuer as the cause. Deposits
-	// the operator records (Operator.RecordDeposit) need no issuer.
+	// the operator records (Desk.RecordDeposit) need no issuer.
 	DepositIssuer DepositAddressIssuer
 	// PayoutsV2 tunes /v2 payouts: the FX pricer and the wallet fees.
 	PayoutsV2 PayoutV2Options
@@ -147,12 +147,12 @@ type Options struct {
 	Events EventHandler
 	// EventLoop tunes the event loop.
 	EventLoop EventOptions
-	// Accounts tunes the portal's people: password hashing, the random
+	// People tunes the people who sign in: password hashing, the random
 	// source of their secrets, the TOTP issuer, and the bound on the
-	// password hashes running at once (Accounts.PasswordWork), which
+	// password hashes running at once (People.PasswordWork), which
 	// bounds the memory of any flood of sign-ins at 2 × MaxInFlight ×
 	// PasswordParams.Memory (152 MiB with the defaults).
-	Accounts AccountsOptions
+	People PeopleOptions
 	// TracerProvider, when set, makes OpenTelemetry spans of the engine's
 	// work, children of the span in each call's context, so that a host's
 	// trace goes on through the engine: one span per use case (a face's
@@ -220,7 +220,7 @@ type Limits struct {
 	MaxBodyBytes int64
 	// InFlightPerOrg is each organization's share of the engine while
 	// more than one is active: at most this many of its requests in the
-	// engine at once, the others waiting their turn (Engine.Enter).
+	// engine at once, the others waiting their turn (Gate.Enter).
 	// Default 16; negative: no limit.
 	InFlightPerOrg int
 }
@@ -283,7 +283,7 @@ type Engine struct {
 	events             EventHandler
 	eventOpts          EventOptions
 	stream             *EventStream // the subscribers (Engine.Events)
-	acct               AccountsOptions
+	acct               PeopleOptions
 	// passwordWorkHook, when set (tests only), runs before every password
 	// hash or verification (passwordWork).
 	passwordWorkHook func()
@@ -339,7 +339,7 @@ func newUUIDv7() string {
 func (e *Engine) nowUTC() time.Time { return e.now().UTC().Truncate(time.Millisecond) }
 
 // ErrNoDepositIssuer is the cause of the service_unavailable that
-// Client.DepositAddresses and Operator.RotateDepositAddress answer on an
+// Client.DepositAddresses and Desk.RotateDepositAddress answer on an
 // engine without Options.DepositIssuer (errors.Is finds it).
 var ErrNoDepositIssuer = errors.New("tambala: no deposit address issuer configured (Options.DepositIssuer)")
 
@@ -443,7 +443,7 @@ func (e *Engine) enterOfEngine(ctx context.Context, orgID string) (release func(
 // accounts.DefaultParams) while it runs, and nothing while it waits, so
 // the password hashing of a sign-in flood never holds more than
 // 2 × MaxInFlight × Memory at once (the public portal and the staff's
-// console, Engine.StaffPortal, have a limiter each, so a flood of one
+// console, Engine.StaffSessions, have a limiter each, so a flood of one
 // never refuses the other): 152 MiB at most with the defaults and
 // accounts.DefaultParams. Go's collector lets freed memory build up to
 // about the live heap again before it runs (GOGC=100), and hashes that
@@ -605,7 +605,7 @@ type EventOptions struct {
 	// full is closed with ErrSubscriptionOverflow; the engine never waits
 	// for it (see EventStream).
 	Buffer int
-	// Recheck is how often Client.WaitPayout and WaitPayoutV2 read the
+	// Recheck is how often ClientV1.WaitPayout and WaitPayoutV2 read the
 	// payout again while they wait (default 2s), for a change committed
 	// by another engine sharing the store: this engine's subscribers are
 	// given only the events this engine commits.
@@ -694,9 +694,9 @@ type PayoutV2Options struct {
 	WalletFees map[money.AssetCode]map[string]money.Amount
 }
 
-// AccountsOptions tune the portal's people (package accounts). Zero fields
+// PeopleOptions tune the people who sign in (package accounts). Zero fields
 // take the defaults.
-type AccountsOptions struct {
+type PeopleOptions struct {
 	// PasswordParams are the argon2id parameters of new password hashes
 	// (default accounts.DefaultParams; accounts.TestParams in tests only).
 	// A hash made with others is redone at its user's next sign-in.
@@ -713,7 +713,7 @@ type AccountsOptions struct {
 	PasswordWork PasswordWorkOptions
 }
 
-func (o *AccountsOptions) defaults() {
+func (o *PeopleOptions) defaults() {
 	if o.PasswordParams == (accounts.Params{}) {
 		o.PasswordParams = accounts.DefaultParams
 	}
@@ -843,7 +843,7 @@ func (d *DispatcherOptions) defaults() {
 	}
 }
 
-// audience is whom a Portal signs in: the users of organizations (the
+// audience is whom a Sessions face signs in: the users of organizations (the
 // public portal) or the operator's staff (the console).
 type audience uint8
 

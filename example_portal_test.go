@@ -18,7 +18,7 @@ import (
 func ExampleEngine_Sessions() {
 	s := memstore.New()
 	defer s.Close()
-	e, _ := tambala.New(s, &tambala.Options{Accounts: tambala.AccountsOptions{PasswordParams: accounts.TestParams}})
+	e, _ := tambala.New(s, &tambala.Options{People: tambala.PeopleOptions{PasswordParams: accounts.TestParams}})
 	ctx := tambala.WithRequestInfo(context.Background(),
 		tambala.RequestInfo{Address: netip.MustParseAddr("192.0.2.10"), RequestID: "req-42"})
 	p, err := exampleOrg(ctx, e, 10_000)

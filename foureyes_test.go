@@ -388,7 +388,7 @@ func TestFourEyesOneCredentialRapid(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		ctx := context.Background()
 		clock := &fakeClock{t: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}
-		e, err := tambala.New(memstore.New(), &tambala.Options{Clock: clock.Now, Accounts: tambala.AccountsOptions{PasswordParams: accounts.TestParams}})
+		e, err := tambala.New(memstore.New(), &tambala.Options{Clock: clock.Now, People: tambala.PeopleOptions{PasswordParams: accounts.TestParams}})
 		require.NoError(rt, err)
 		bot := e.Operator()
 		o, err := bot.CreateOrganization(ctx, tambala.NewOrganization{Name: "Solo Ltd", Assets: deskAssets(), V2Access: tambala.V2Enabled})

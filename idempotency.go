@@ -256,7 +256,7 @@ func replay[T any](tx store.Tx, org string, op Operation, key string, fp Fingerp
 	return out, true, err
 }
 
-// refuseCreate is Client.RefuseCreate.
+// refuseCreate is Gate.RefuseCreate.
 func (e *Engine) refuseCreate(ctx context.Context, p Principal, op Operation, idem Idempotency, reason error) error {
 	info, ok := operationInfo[op]
 	if !ok {

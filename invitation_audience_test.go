@@ -13,9 +13,9 @@ import (
 )
 
 // TestInvitationAudience: an invitation, or a password reset, is
-// accepted only at the face of its audience. Engine.Portal (the public
+// accepted only at the face of its audience. Engine.Sessions (the public
 // portal) answers a staff member's token as a token no invitation has,
-// and Engine.StaffPortal (the console) an organization user's, on the
+// and Engine.StaffSessions (the console) an organization user's, on the
 // read of the page and on the acceptance; neither uses the invitation up.
 func TestInvitationAudience(t *testing.T) {
 	eachStore(t, func(t *testing.T, s store.Store) {

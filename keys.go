@@ -285,7 +285,7 @@ func (e *Engine) principal(tx store.Tx, org Organization) (Principal, error) {
 	return Principal{Org: org.Clone(), Pause: pause, valid: true}, nil
 }
 
-// admitNow is Client.Admit.
+// admitNow is Gate.Admit.
 func (e *Engine) admitNow(ctx context.Context, p Principal, api API) error {
 	return e.store.View(ctx, func(tx store.Tx) error {
 		_, err := e.admit(tx, p, api)

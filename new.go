@@ -146,7 +146,7 @@ func (e *Engine) setDesk(o Options) error {
 // to the engine: the password-hash limiters, the organizations' token
 // buckets and their fair share.
 func (e *Engine) setThrottles(o Options) {
-	e.acct = o.Accounts
+	e.acct = o.People
 	e.acct.defaults()
 	for a := range e.hashers {
 		e.hashers[a] = newHashing(e.acct.PasswordWork)

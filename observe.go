@@ -25,7 +25,7 @@ import (
 //
 // The spans:
 //
-//   - one per call of a face (Client, Operator, OrgAdmin, Accounts,
+//   - one per call of a face (Client, Operator, OrgAdmin, People,
 //     Approvals), the use case: "tambala.CreatePayout" for a Client call,
 //     "tambala.Operator.Fund" (the face's name first) for the others;
 //   - one per store transaction made under another span,

@@ -25,7 +25,7 @@ import (
 // Two kinds of caller use it. Engine.Operator is the operator's
 // automation (the admin API's token, a host's own jobs): it may call
 // everything, and its changes are recorded as the actor automation.
-// Portal.Operator is a signed-in staff user: each call checks the session
+// Sessions.Operator is a signed-in staff user: each call checks the session
 // again and the user's staff roles (accounts.StaffRole: support reads,
 // desk moves orders and sets corridors and asset limits, operations does
 // the rest), forbidden otherwise, extends the session, and records the
@@ -298,7 +298,7 @@ func (o *Operator) Organizations(ctx context.Context) (_ []Organization, err err
 	return o.e.organizations(ctx)
 }
 
-// Pause returns the pause switches.
+// PauseState returns the pause switches.
 func (o *Operator) PauseState(ctx context.Context) (_ PauseState, err error) {
 	ctx, span := o.span(ctx, "tambala.Operator.Pause")
 	defer span.end(&err)
@@ -632,7 +632,7 @@ type Backlog struct {
 	PayoutsOverdue  int
 }
 
-// backlog is Operator.Backlog.
+// backlog is BackOffice.Backlog.
 func (e *Engine) backlog(ctx context.Context) (Backlog, error) {
 	now := e.nowUTC()
 	b := Backlog{PayoutsInFlight: map[payouts.Status]int{payouts.Held: 0, payouts.Submitted: 0, payouts.Pending: 0}}

@@ -456,7 +456,7 @@ func (e *Engine) readPause(tx store.Tx) (PauseState, error) {
 	return e.cachedPause.Decode(raw, decodePause)
 }
 
-// pause is Operator.Pause.
+// pause is Operator.PauseState.
 func (e *Engine) pause(ctx context.Context) (PauseState, error) {
 	var s PauseState
 	err := e.store.View(ctx, func(tx store.Tx) error {
@@ -546,7 +546,7 @@ func decodePause(raw []byte) (PauseState, error) {
 	return fromPauseRecord(r), err
 }
 
-// setAssetLimits is Operator.SetAssetLimits.
+// setAssetLimits is Desk.SetAssetLimits.
 func (e *Engine) setAssetLimits(ctx context.Context, asset money.AssetCode, op string, l quotes.Limits) error {
 	a, ok := e.assets.Lookup(asset)
 	if !ok {
@@ -608,7 +608,7 @@ func (e *Engine) assetLimits(tx store.Tx, asset money.Asset, op string) (quotes.
 	return l, nil
 }
 
-// readAssetLimits is Operator.AssetLimits.
+// readAssetLimits is Desk.AssetLimits.
 func (e *Engine) readAssetLimits(ctx context.Context, asset money.AssetCode, op string) (quotes.Limits, error) {
 	a, ok := e.assets.Lookup(asset)
 	if !ok {

@@ -283,7 +283,7 @@ func (e *Engine) checkBalanceLow(tx store.Tx, orgID string) error {
 // ErrSubscriptionOverflow is a Subscription's Err once the engine had an
 // event for it while its buffer was full: that event, and every later
 // one, was not given to it. Its reader has lost events and reads again
-// the state it cares about (Client.Payout) before it subscribes anew.
+// the state it cares about (ClientV1.Payout) before it subscribes anew.
 var ErrSubscriptionOverflow = errors.New("tambala: subscription overflowed: its buffer was full and events were dropped")
 
 // ErrSubscriptionClosed is returned by Subscription.Next once the
@@ -359,7 +359,7 @@ func (ev Event) ResourceID() string {
 // event, with the same ID, that Options.Events and the organization's
 // webhook endpoint are told of. An event committed by another engine
 // sharing the store is not given to this engine's subscribers (that
-// engine's own subscribers have it), which is why Client.WaitPayout also
+// engine's own subscribers have it), which is why ClientV1.WaitPayout also
 // reads the payout again every EventOptions.Recheck.
 //
 // Buffering and cost: the engine never waits for a subscriber. Handing
@@ -628,7 +628,8 @@ func (c *Client) waitPayoutOfClient(ctx context.Context, id string) (_ payouts.P
 		})
 }
 
-// WaitPayoutV2 is WaitPayout for a /v2 payout, read as PayoutV2 does.
+// WaitPayout is ClientV1.WaitPayout for a /v2 payout: it returns the payout
+// once terminal (or ctx's error), read as Payout does.
 func (c *Client) WaitPayout(ctx context.Context, id string) (_ PayoutV2, err error) {
 	ctx, span := c.span(ctx, "tambala.WaitPayoutV2")
 	defer span.end(&err)

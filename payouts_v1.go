@@ -97,7 +97,7 @@ var payoutCodec = resourceCodec[payouts.Payout]{
 	},
 }
 
-// createPayout is Client.CreatePayout.
+// createPayout is ClientV1.CreatePayout.
 func (e *Engine) createPayout(ctx context.Context, p Principal, req payouts.Request, idem Idempotency) (Created[payouts.Payout], error) {
 	fp := idem.Fingerprint
 	if fp == (Fingerprint{}) {
@@ -226,7 +226,7 @@ func payoutWindow(tx store.Tx, org string, l PayoutLimits, now time.Time) (payou
 	return payouts.Window{HourCount: sum.HourCount, DayVolume: sum.DayVolume, HourlyCount: l.HourlyCount, DailyVolume: l.DailyVolumeMWK}, sum, nil
 }
 
-// payout is Client.Payout.
+// payout is ClientV1.Payout.
 func (e *Engine) payout(ctx context.Context, p Principal, id string) (payouts.Payout, error) {
 	var out payouts.Payout
 	err := e.store.View(ctx, func(tx store.Tx) error {
@@ -259,7 +259,7 @@ type PayoutFilter struct {
 	Status payouts.Status // "" for every status
 }
 
-// payouts is Client.Payouts.
+// payouts is ClientV1.Payouts.
 func (e *Engine) payouts(ctx context.Context, p Principal, page PageRequest, f PayoutFilter) (Page[payouts.Payout], error) {
 	var out Page[payouts.Payout]
 	err := e.store.View(ctx, func(tx store.Tx) error {
@@ -284,7 +284,7 @@ func (e *Engine) payouts(ctx context.Context, p Principal, page PageRequest, f P
 	return out, err
 }
 
-// quoteFee is Client.QuoteFee.
+// quoteFee is ClientV1.QuoteFee.
 func (e *Engine) quoteFee(ctx context.Context, p Principal, dir payouts.Direction, rail payouts.Rail, amount money.Amount) (payouts.FeeQuote, error) {
 	if err := e.admitNow(ctx, p, APIv1); err != nil {
 		return payouts.FeeQuote{}, err
@@ -427,7 +427,7 @@ type InFlightFilter struct {
 // WorkerOptions.OverdueAfter.
 type InFlightPayout = payouts.InFlight
 
-// payoutsInFlight is Operator.PayoutsInFlight.
+// payoutsInFlight is BackOffice.PayoutsInFlight.
 func (e *Engine) payoutsInFlight(ctx context.Context, f InFlightFilter) ([]InFlightPayout, error) {
 	switch f.Status {
 	case "", payouts.Held, payouts.Submitted, payouts.Pending:
@@ -506,7 +506,7 @@ type Resolution struct {
 // maxResolutionReference bounds Resolution.Reference, in bytes.
 const maxResolutionReference = payouts.MaxResolutionReference
 
-// resolvePayout is Operator.ResolvePayout.
+// resolvePayout is BackOffice.ResolvePayout.
 func (e *Engine) resolvePayout(ctx context.Context, id string, r Resolution) (payouts.Payout, error) {
 	checked, err := payouts.Resolution(r).Check()
 	if err != nil {

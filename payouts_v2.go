@@ -165,7 +165,7 @@ func (e *Engine) frozenFX(v *payoutV2Record) (*payouts.FX, error) {
 	return &payouts.FX{Pair: pair, Rate: rate}, nil
 }
 
-// createPayoutV2 is Client.CreatePayoutV2.
+// createPayoutV2 is Client.CreatePayout.
 func (e *Engine) createPayoutV2(ctx context.Context, p Principal, req PayoutV2Request, idem Idempotency) (Created[PayoutV2], error) {
 	fp := idem.Fingerprint
 	if fp == (Fingerprint{}) {
@@ -396,7 +396,7 @@ func loadPayoutV2(tx store.Tx, org, id string) (PayoutV2, error) {
 	return storage.PayoutV2Of(r)
 }
 
-// payoutV2 is Client.PayoutV2.
+// payoutV2 is Client.Payout.
 func (e *Engine) payoutV2(ctx context.Context, p Principal, id string) (PayoutV2, error) {
 	var out PayoutV2
 	err := e.store.View(ctx, func(tx store.Tx) error {
@@ -410,7 +410,7 @@ func (e *Engine) payoutV2(ctx context.Context, p Principal, id string) (PayoutV2
 	return out, err
 }
 
-// listPayoutsV2 is Client.PayoutsV2.
+// listPayoutsV2 is Client.Payouts.
 func (e *Engine) listPayoutsV2(ctx context.Context, p Principal, page PageRequest, f PayoutFilter) (Page[PayoutV2], error) {
 	var out Page[PayoutV2]
 	err := e.store.View(ctx, func(tx store.Tx) error {

@@ -19,7 +19,7 @@ import (
 // User is a person who signs in to the portal, as the engine shows them:
 // never their password hash, TOTP secret or recovery codes (package
 // accounts). ApprovalsSuspended lasts until another staff admin confirms
-// them (Accounts.ConfirmStaff).
+// them (People.ConfirmStaff).
 type User = accounts.UserView
 
 func userView(u accounts.User) User {
@@ -29,7 +29,7 @@ func userView(u accounts.User) User {
 
 // Invitation is the operator's invitation of an email address to an
 // organization, as the engine shows it: never its token (package
-// accounts). ResetOf is set on a password reset (Accounts.ResetPassword).
+// accounts). ResetOf is set on a password reset (People.ResetPassword).
 type Invitation = accounts.InvitationView
 
 func invitationView(i accounts.Invitation, now time.Time) Invitation {
@@ -61,15 +61,15 @@ type Invited struct {
 	Token      string
 }
 
-// Accounts is the face of the engine through which the operator manages
+// People is the face of the engine through which the operator manages
 // people: the users of organizations and the operator's own staff (the
 // users of no organization, orgID ""), their invitations, sessions, TOTP
 // and staff roles, an organization's TOTP requirement, and the audit
 // trail. Every change appends an entry to the audit trail, with the
 // caller as its actor, in the change's own transaction.
 //
-// As with Operator, Engine.Accounts is the operator's automation, allowed
-// everything; Portal.Accounts is a signed-in staff user, for whom a
+// As with Operator, Engine.People is the operator's automation, allowed
+// everything; Sessions.Accounts is a signed-in staff user, for whom a
 // change to the staff needs the admin role, a change to an
 // organization's people the operations role, and a read any staff role;
 // a change checks them, and extends the session, inside its own
@@ -82,7 +82,7 @@ type People struct {
 	token string
 }
 
-// Accounts returns the operator's automation face for people.
+// People returns the operator's automation face for people.
 func (e *Engine) People() *People { return &People{e: e} }
 
 // act checks the caller for a read.
@@ -191,7 +191,7 @@ func (a *People) InviteUser(ctx context.Context, n InviteUser) (_ Invited, err e
 // one-time invitation of the user's email to their organization, whose
 // token, to be sent to the user, is returned here once. ttl is its
 // lifetime as InviteUser's (zero for accounts.DefaultInvitationTTL). The
-// user accepts it on the invitation's page (Portal.AcceptInvitation) by
+// user accepts it on the invitation's page (Sessions.AcceptInvitation) by
 // choosing a new password: every session of theirs ends, their TOTP stays.
 // An unknown user is not_found.
 func (a *People) ResetPassword(ctx context.Context, userID string, ttl time.Duration) (_ Invited, err error) {
@@ -281,7 +281,7 @@ func (a *People) Users(ctx context.Context, orgID string) (_ []User, err error) 
 
 var errEmailTaken = errcode.Newf(errcode.Conflict, "A user with this email address already exists.")
 
-// inviteUser is Accounts.InviteUser.
+// inviteUser is People.InviteUser.
 func (e *Engine) inviteUser(ctx context.Context, n InviteUser) (Invited, error) {
 	if n.Role == "" {
 		n.Role = accounts.RoleOrgAdmin
@@ -335,7 +335,7 @@ func (e *Engine) inviteUser(ctx context.Context, n InviteUser) (Invited, error) 
 	return out, nil
 }
 
-// resetPassword is Accounts.ResetPassword.
+// resetPassword is People.ResetPassword.
 func (e *Engine) resetPassword(ctx context.Context, userID string, ttl time.Duration) (Invited, error) {
 	var out Invited
 	err := e.store.Update(ctx, func(tx store.Tx) error {
@@ -376,7 +376,7 @@ func orErr(err, alt error) error {
 	return alt
 }
 
-// invitations is Accounts.Invitations.
+// invitations is People.Invitations.
 func (e *Engine) invitations(ctx context.Context, orgID string) ([]Invitation, error) {
 	out := []Invitation{}
 	err := e.store.View(ctx, func(tx store.Tx) error {
@@ -391,7 +391,7 @@ func (e *Engine) invitations(ctx context.Context, orgID string) ([]Invitation, e
 	return out, err
 }
 
-// revokeInvitation is Accounts.RevokeInvitation.
+// revokeInvitation is People.RevokeInvitation.
 func (e *Engine) revokeInvitation(ctx context.Context, orgID, id string) (Invitation, error) {
 	var out Invitation
 	err := e.store.Update(ctx, func(tx store.Tx) error {
@@ -419,7 +419,7 @@ func (e *Engine) revokeInvitation(ctx context.Context, orgID, id string) (Invita
 	return out, nil
 }
 
-// users is Accounts.Users.
+// users is People.Users.
 func (e *Engine) users(ctx context.Context, orgID string) ([]User, error) {
 	out := []User{}
 	err := e.store.View(ctx, func(tx store.Tx) error {
@@ -435,7 +435,7 @@ func (e *Engine) users(ctx context.Context, orgID string) ([]User, error) {
 	return out, err
 }
 
-// user is Accounts.User.
+// user is People.User.
 func (e *Engine) user(ctx context.Context, id string) (User, error) {
 	var out User
 	err := e.store.View(ctx, func(tx store.Tx) error {
@@ -491,7 +491,7 @@ func (e *Engine) changeUser(ctx context.Context, id string, change func(tx store
 	return out, nil
 }
 
-// setUserDisabled is Accounts.DisableUser and Accounts.EnableUser.
+// setUserDisabled is People.DisableUser and People.EnableUser.
 func (e *Engine) setUserDisabled(ctx context.Context, id string, disable bool) (User, error) {
 	return e.changeUser(ctx, id, func(tx store.Tx, u accounts.User, now time.Time) (accounts.User, bool, error) {
 		if u.Disabled() == disable {
@@ -518,7 +518,7 @@ func (e *Engine) setUserDisabled(ctx context.Context, id string, disable bool) (
 	})
 }
 
-// resetTOTP is Accounts.ResetTOTP.
+// resetTOTP is People.ResetTOTP.
 func (e *Engine) resetTOTP(ctx context.Context, id string) (User, error) {
 	return e.changeUser(ctx, id, func(tx store.Tx, u accounts.User, now time.Time) (accounts.User, bool, error) {
 		before := "none"
@@ -543,7 +543,7 @@ func (e *Engine) resetTOTP(ctx context.Context, id string) (User, error) {
 	})
 }
 
-// endSessions is Accounts.EndSessions.
+// endSessions is People.EndSessions.
 func (e *Engine) endSessions(ctx context.Context, id string) (int, error) {
 	var n int
 	_, err := e.changeUser(ctx, id, func(tx store.Tx, u accounts.User, now time.Time) (accounts.User, bool, error) {
@@ -582,7 +582,7 @@ func (e *Engine) endUserSessions(tx store.Tx, userID string, except *[32]byte, n
 	return live, nil
 }
 
-// setTOTPRequired is Accounts.SetTOTPRequired.
+// setTOTPRequired is People.SetTOTPRequired.
 func (e *Engine) setTOTPRequired(ctx context.Context, orgID string, required bool) error {
 	return e.store.Update(ctx, func(tx store.Tx) error {
 		var o Organization
@@ -600,7 +600,7 @@ func (e *Engine) setTOTPRequired(ctx context.Context, orgID string, required boo
 	})
 }
 
-// totpRequired is Accounts.TOTPRequired.
+// totpRequired is People.TOTPRequired.
 func (e *Engine) totpRequired(ctx context.Context, orgID string) (bool, error) {
 	var out bool
 	err := e.store.View(ctx, func(tx store.Tx) error {
@@ -696,7 +696,7 @@ func (p *Sessions) Operator(ctx context.Context, token string) (*Operator, error
 	return &Operator{e: p.e, token: token}, nil
 }
 
-// Accounts checks the session of token, a signed-in staff user's, and
+// People checks the session of token, a signed-in staff user's, and
 // returns the face of people for that user: managing the staff needs the
 // admin role, managing an organization's users the operations role, and
 // reading needs any staff role.

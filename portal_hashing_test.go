@@ -120,7 +120,7 @@ func TestPortalHashesOutsideTransactions(t *testing.T) {
 		// Another engine, with other parameters, rehashes at sign-in.
 		params := accounts.TestParams
 		params.Time++
-		e2, err := tambala.New(w, &tambala.Options{Clock: p.clock.Now, Accounts: tambala.AccountsOptions{PasswordParams: params}})
+		e2, err := tambala.New(w, &tambala.Options{Clock: p.clock.Now, People: tambala.PeopleOptions{PasswordParams: params}})
 		require.NoError(t, err)
 		pw2 := watchPasswords(e2, w)
 		_, err = e2.Sessions().SignIn(p.ctx, "ada@example.com", "another fine passphrase")

@@ -30,7 +30,7 @@ type portalEnv struct {
 func newPortalEnv(t deskTB, s store.Store) *portalEnv {
 	t.Helper()
 	clock := &fakeClock{t: time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC)}
-	e, err := tambala.New(s, &tambala.Options{Clock: clock.Now, Accounts: tambala.AccountsOptions{PasswordParams: accounts.TestParams}})
+	e, err := tambala.New(s, &tambala.Options{Clock: clock.Now, People: tambala.PeopleOptions{PasswordParams: accounts.TestParams}})
 	require.NoError(t, err)
 	ctx := tambala.WithRequestInfo(context.Background(), tambala.RequestInfo{Address: netip.MustParseAddr("192.0.2.1"), RequestID: "req-1"})
 	org, err := e.Operator().CreateOrganization(ctx, tambala.NewOrganization{Name: "Acme Ltd"})

@@ -623,7 +623,7 @@ func (e *Engine) clawback(tx store.Tx, rec *payoutRecord, now time.Time) error {
 	return e.emit(tx, p.Org, webhooks.PayoutReversed, render.Payout(p), jsonResource(eventPayout, storage.ToPayoutRecord(p)))
 }
 
-// clawbackPayout is Operator.ClawbackPayout.
+// clawbackPayout is BackOffice.ClawbackPayout.
 func (e *Engine) clawbackPayout(ctx context.Context, id string) error {
 	var rec payoutRecord
 	var pending *Approval

@@ -35,7 +35,7 @@ func (s *updateCounter) writes(f func()) int64 {
 }
 
 // A staff member's order move through a session (Portal.Operator, then
-// Operator.MoveOrder) is one write transaction: the session, the user
+// Desk.MoveOrder) is one write transaction: the session, the user
 // and the role are checked inside the move's own, which extends the
 // session too.
 func TestSessionOrderMoveIsOneWrite(t *testing.T) {

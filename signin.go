@@ -24,7 +24,7 @@ type PortalSession struct {
 	LastSeenAt time.Time
 	// ExpiresAt is when the session ends unless a request comes first.
 	ExpiresAt time.Time
-	// CSRFToken is the token the session's forms carry (Portal.CheckCSRF);
+	// CSRFToken is the token the session's forms carry (Sessions.CheckCSRF);
 	// empty when the session token was not at hand.
 	CSRFToken string
 }
@@ -59,7 +59,7 @@ type TOTPConfirmed struct {
 	Session       SignInResult
 }
 
-// Portal is the face of the engine a transport calls for the people of
+// Sessions is the face of the engine a transport calls for the people of
 // organizations: accepting an invitation, signing in (password, then TOTP
 // or a recovery code, or TOTP enrolment when the organization requires
 // it), the session of every later request, signing out and changing a
@@ -72,7 +72,7 @@ type TOTPConfirmed struct {
 // re-reads what the check read and records its outcome, so sign-ins,
 // whoever makes them, never hold the store's write path for the length of
 // a hash; and only in a slot of the face's limiter
-// (AccountsOptions.PasswordWork), which bounds the hashes in flight and
+// (PeopleOptions.PasswordWork), which bounds the hashes in flight and
 // so the memory a flood of sign-ins can take.
 //
 // It is safe for concurrent use.
@@ -81,15 +81,15 @@ type Sessions struct {
 	aud audience
 }
 
-// Portal returns the face of the engine for the people of organizations,
+// Sessions returns the face of the engine for the people of organizations,
 // the public portal's: its SignIn admits the users of organizations only.
 // A staff member's email is answered there exactly as an email no user
 // has (the same work, answer and throttles), so the public listener can
 // neither check a staff password nor lock a staff account.
 func (e *Engine) Sessions() *Sessions { return &Sessions{e: e, aud: audienceOrgs} }
 
-// StaffPortal returns the face of the engine for the operator's staff,
-// the console's: the same calls as Portal, whose SignIn admits staff
+// StaffSessions returns the face of the engine for the operator's staff,
+// the console's: the same calls as Sessions, whose SignIn admits staff
 // users only (an organization's user is an unknown email there). Its
 // sign-in throttles and its limiter of password hashes are its own, so
 // failures or a flood at one face never lock or slow the other.
@@ -99,10 +99,10 @@ func (e *Engine) StaffSessions() *Sessions { return &Sessions{e: e, aud: audienc
 // the invitee chose, and returns the new user, who then signs in.
 // Unauthorized for an unknown, used, revoked or expired invitation, and
 // for one of the other face's audience (a staff member's invitation or
-// password reset at Engine.Portal, an organization user's at
-// Engine.StaffPortal), answered as unknown and left unused;
+// password reset at Engine.Sessions, an organization user's at
+// Engine.StaffSessions), answered as unknown and left unused;
 // validation_error for a password against the policy; conflict when a
-// user has the email already. For a password reset (Accounts.ResetPassword)
+// user has the email already. For a password reset (People.ResetPassword)
 // the password is the user's new one and the user returned is theirs:
 // every session of theirs ends, their TOTP stays, and their account's
 // sign-in throttle is cleared.
@@ -215,7 +215,7 @@ func (p *Sessions) Session(ctx context.Context, token string) (_ SignedIn, err e
 // Changing checks the session of a request that changes something, as
 // Session does, in a read transaction: the session is extended by the
 // change itself, inside its own transaction. Every call of a face of
-// people (OrgAdmin, the staff's Operator, Accounts and Approvals) made
+// people (OrgAdmin, the staff's Operator, People and Approvals) made
 // with the context returned checks the session again inside each of its
 // write transactions and extends it there; end, called once the request
 // is answered, extends it in a transaction of its own when none of them
@@ -240,7 +240,7 @@ func (p *Sessions) Changing(ctx context.Context, token string) (_ context.Contex
 // returned here once, at accounts.StageSecondFactor, accounts.StageEnrolTOTP
 // or accounts.StageSignedIn. An unknown email, a wrong password, a
 // disabled user and a user of the other face's audience (a staff member
-// at Engine.Portal, an organization's user at Engine.StaffPortal) get one
+// at Engine.Sessions, an organization's user at Engine.StaffSessions) get one
 // error after the same work; too many failures of the account from the
 // client address, of the account from every address (its cap) or of the
 // address are rate_limited (accounts.ErrThrottled), and so is an attempt
@@ -332,7 +332,7 @@ func readSignIn(tx store.Tx, aud audience, account, addrKey string) (signInRead,
 	return r, nil
 }
 
-// signIn is Portal.SignIn, in accounts' sequence, with the slow step out
+// signIn is Sessions.SignIn, in accounts' sequence, with the slow step out
 // of every transaction:
 //  1. a View reads the user (nil for none, or one of the other
 //     audience) and the throttles of the account (its pair of the
@@ -533,7 +533,7 @@ func loadSessionUser(tx store.Tx, token string, now time.Time) (accounts.Session
 // authorized reads the session of token and its user and answers, with
 // accounts.Permit and the organization's TOTP requirement, whether they
 // may make a call needing need. Every call of a session checks it here,
-// the faces of people alike (Portal, OrgAdmin, the staff's faces).
+// the faces of people alike (Sessions, OrgAdmin, the staff's faces).
 func authorized(tx store.Tx, token string, now time.Time, need accounts.Need) (accounts.Session, accounts.User, error) {
 	s, u, err := loadSessionUser(tx, token, now)
 	if err != nil {
@@ -557,7 +557,7 @@ func signedIn(tx store.Tx, token string, now time.Time, need accounts.Need) (acc
 	return s, u, err
 }
 
-// session is Portal.Session: Authorize, then Touch.
+// session is Sessions.Session: Authorize, then Touch.
 func (e *Engine) session(ctx context.Context, token string) (SignedIn, error) {
 	var out SignedIn
 	err := e.store.Update(ctx, func(tx store.Tx) error {
@@ -579,8 +579,8 @@ func (e *Engine) session(ctx context.Context, token string) (SignedIn, error) {
 type sessionKey struct{}
 
 // sessionCall is a call of a face of people under way (an OrgAdmin's, a
-// staff user's Operator, Accounts or Approvals, a request of
-// Portal.Changing), carried by the call's context as its audit actor is.
+// staff user's Operator, People or Approvals, a request of
+// Sessions.Changing), carried by the call's context as its audit actor is.
 // Every write transaction made under it checks first, inside itself, the
 // session, its user and what the call needs, and extends the session
 // there (sessionStore): a change is one write transaction with its own
@@ -597,7 +597,7 @@ type sessionCall struct {
 	// user's organization.
 	wantPrincipal bool
 	// outer is the call of the request this call is made in
-	// (Portal.Changing), of the same session, extended with it; c's need
+	// (Sessions.Changing), of the same session, extended with it; c's need
 	// is at least the request's, so c's check stands for both.
 	outer    *sessionCall
 	extended atomic.Bool // a write transaction of the call has extended the session
@@ -692,7 +692,7 @@ func (e *Engine) extend(ctx context.Context, c *sessionCall) (r checked, err err
 }
 
 // read checks c for a read: in a read transaction when c is made in a
-// request's call (Portal.Changing), whose session the request extends
+// request's call (Sessions.Changing), whose session the request extends
 // once, by its change or its end; else in a write transaction that
 // extends the session (extend).
 func (e *Engine) read(ctx context.Context, c *sessionCall) (checked, error) {
@@ -753,7 +753,7 @@ func touch(tx store.Tx, s accounts.Session, now time.Time) (accounts.Session, er
 	return t, storage.SaveSession(tx, t)
 }
 
-// portalPrincipal is Portal.Principal: the session checked and
+// portalPrincipal is Sessions.Principal: the session checked and
 // extended, and the Principal of its user's organization read, in one
 // write transaction.
 func (e *Engine) portalPrincipal(ctx context.Context, token string) (Principal, error) {
@@ -768,7 +768,7 @@ func (e *Engine) portalPrincipal(ctx context.Context, token string) (Principal, 
 
 var errNoSecondFactorAwaited = errcode.Newf(errcode.Conflict, "This session is not waiting for a second factor.")
 
-// secondFactor is Portal.SecondFactor.
+// secondFactor is Sessions.SecondFactor.
 func (e *Engine) secondFactor(ctx context.Context, aud audience, token, code string) (SignInResult, error) {
 	addrKey := accounts.AddressKey(requestInfo(ctx).Address)
 	var out SignInResult
@@ -825,7 +825,7 @@ func (e *Engine) secondFactor(ctx context.Context, aud audience, token, code str
 }
 
 // rotate replaces s with a signed-in session and stores both.
-func rotate(tx store.Tx, s accounts.Session, o AccountsOptions, now time.Time) (SignInResult, error) {
+func rotate(tx store.Tx, s accounts.Session, o PeopleOptions, now time.Time) (SignInResult, error) {
 	ended, next, token, err := s.Rotate(accounts.StageSignedIn, o.Random, now)
 	if err != nil {
 		return SignInResult{}, err
@@ -839,7 +839,7 @@ func rotate(tx store.Tx, s accounts.Session, o AccountsOptions, now time.Time) (
 	return SignInResult{Token: token, Stage: next.Stage, Session: sessionView(next, token)}, nil
 }
 
-// beginTOTP is Portal.BeginTOTP.
+// beginTOTP is Sessions.BeginTOTP.
 func (e *Engine) beginTOTP(ctx context.Context, token string) (accounts.Enrolment, error) {
 	var out accounts.Enrolment
 	err := e.store.Update(ctx, func(tx store.Tx) error {
@@ -861,7 +861,7 @@ func (e *Engine) beginTOTP(ctx context.Context, token string) (accounts.Enrolmen
 	return out, nil
 }
 
-// confirmTOTP is Portal.ConfirmTOTP.
+// confirmTOTP is Sessions.ConfirmTOTP.
 func (e *Engine) confirmTOTP(ctx context.Context, token, code string) (TOTPConfirmed, error) {
 	var out TOTPConfirmed
 	err := e.store.Update(ctx, func(tx store.Tx) error {
@@ -891,7 +891,7 @@ func (e *Engine) confirmTOTP(ctx context.Context, token, code string) (TOTPConfi
 	return out, nil
 }
 
-// signOut is Portal.SignOut.
+// signOut is Sessions.SignOut.
 func (e *Engine) signOut(ctx context.Context, token string) error {
 	return e.store.Update(ctx, func(tx store.Tx) error {
 		now := e.nowUTC()
@@ -909,7 +909,7 @@ func (e *Engine) signOut(ctx context.Context, token string) error {
 	})
 }
 
-// changePassword is Portal.ChangePassword, with the slow step out of
+// changePassword is Sessions.ChangePassword, with the slow step out of
 // every transaction: a View checks the session and the account's throttle
 // (Admit) and reads the user; outside any transaction the current
 // password is verified and the next one checked and hashed
@@ -1020,7 +1020,7 @@ func (e *Engine) loadUsableInvitation(tx store.Tx, aud audience, token string, h
 	inv, err := storage.LoadInvitation(tx, h, errUnknownInvitation)
 	if err == nil && inv.ForStaff() != (aud == audienceStaff) {
 		// An invitation of the other face's audience (a staff member's at
-		// Engine.Portal, an organization user's at Engine.StaffPortal) is
+		// Engine.Sessions, an organization user's at Engine.StaffSessions) is
 		// answered as a token no invitation has.
 		inv, err = accounts.Invitation{}, errUnknownInvitation
 	}
@@ -1036,7 +1036,7 @@ func (e *Engine) loadUsableInvitation(tx store.Tx, aud audience, token string, h
 	return inv, inv.Usable(now)
 }
 
-// acceptInvitation is Portal.AcceptInvitation, with the slow step out of
+// acceptInvitation is Sessions.AcceptInvitation, with the slow step out of
 // every transaction: a View checks that the invitation is usable (a junk
 // token costs no hashing); outside any transaction accounts.Invitation.Accept
 // checks the password and hashes it; then one Update checks the

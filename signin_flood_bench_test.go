@@ -46,7 +46,7 @@ func peakRSS() uint64 {
 func BenchmarkSignInFlood200(b *testing.B) {
 	s := memstore.New()
 	defer s.Close()
-	e, err := tambala.New(s, &tambala.Options{Accounts: tambala.AccountsOptions{PasswordParams: accounts.DefaultParams}})
+	e, err := tambala.New(s, &tambala.Options{People: tambala.PeopleOptions{PasswordParams: accounts.DefaultParams}})
 	if err != nil {
 		b.Fatal(err)
 	}

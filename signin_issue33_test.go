@@ -124,7 +124,7 @@ func heapBytes() uint64 {
 func TestSignInFlood(t *testing.T) {
 	s := memstore.New()
 	defer s.Close()
-	e, err := tambala.New(s, &tambala.Options{Accounts: tambala.AccountsOptions{PasswordParams: accounts.DefaultParams}})
+	e, err := tambala.New(s, &tambala.Options{People: tambala.PeopleOptions{PasswordParams: accounts.DefaultParams}})
 	require.NoError(t, err)
 	o := tambala.PasswordWorkOptions{MaxInFlight: 2, MaxWaiting: 8, PerAddress: 6, PerAccount: 2}
 	tambala.SetPasswordWork(e, o)

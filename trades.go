@@ -41,7 +41,7 @@ const TradeSettled = trades.Settled
 // NewTrade is an OTC trade the operator records (trades.Params).
 type NewTrade = trades.Params
 
-// recordTrade is Operator.RecordTrade: the trade checked (trades.Check),
+// recordTrade is Desk.RecordTrade: the trade checked (trades.Check),
 // then, in one transaction, the organization read (not_found), the ref
 // looked up (a repeat is trades.Replay), four-eyes asked (the MWK it
 // credits above the MWK threshold waits for approval: ApprovalPendingError)
@@ -155,17 +155,17 @@ func (e *Engine) trades(ctx context.Context, p Principal, page PageRequest) (Pag
 	return out, err
 }
 
-// Bank is an item of Client.Banks (the earlier API's bank list; package
+// Bank is an item of ClientV1.Banks (the earlier API's bank list; package
 // payouts).
 type Bank = payouts.BankListing
 
-// MobileOperator is an item of Client.MobileOperators (package payouts).
+// MobileOperator is an item of ClientV1.MobileOperators (package payouts).
 type MobileOperator = payouts.MobileOperator
 
 // bankNamespace derives stable bank UUIDs from institution ids.
 var bankNamespace = uuid.MustParse("6f1d7a52-2c59-4c39-9a4e-8c2b2a1d0b11")
 
-// banks is Client.Banks.
+// banks is ClientV1.Banks.
 func (e *Engine) banks(ctx context.Context, p Principal) ([]Bank, error) {
 	list, _, err := e.listInstitutions(ctx, p)
 	out := []Bank{}
@@ -177,7 +177,7 @@ func (e *Engine) banks(ctx context.Context, p Principal) ([]Bank, error) {
 	return out, err
 }
 
-// operators is Client.MobileOperators.
+// operators is ClientV1.MobileOperators.
 func (e *Engine) operators(ctx context.Context, p Principal) ([]MobileOperator, time.Time, error) {
 	list, at, err := e.listInstitutions(ctx, p)
 	out := []MobileOperator{}
@@ -304,7 +304,7 @@ func (e *Engine) issueDepositAddress(ctx context.Context, org, network string) (
 }
 
 // Deposit is money received on a network for an organization: a
-// provider's callback or the operator's Operator.RecordDeposit.
+// provider's callback or the operator's Desk.RecordDeposit.
 // (Network, TxRef) identifies it (package collections).
 type Deposit = collections.Deposit
 
@@ -316,7 +316,7 @@ type depositRecord = codec.DepositRecord
 // recorded twice under references that look the same.
 const MaxTxRefLength = collections.MaxTxRefLength
 
-// recordDeposit is Operator.RecordDeposit.
+// recordDeposit is Desk.RecordDeposit.
 func (e *Engine) recordDeposit(ctx context.Context, orgID string, d Deposit) (CollectionV2, error) {
 	c, err := e.recordDepositOnce(ctx, orgID, d)
 	return c.Resource, err
@@ -394,7 +394,7 @@ func (e *Engine) creditDeposit(ctx context.Context, tx store.Tx, orgID string, d
 	return c, storage.SaveDeposit(tx, storage.DepositKey(network, d.TxRef), depositRecord(d.Recorded(orgID, c.ID)))
 }
 
-// rotateDepositAddress is Operator.RotateDepositAddress.
+// rotateDepositAddress is Desk.RotateDepositAddress.
 func (e *Engine) rotateDepositAddress(ctx context.Context, orgID, network string) (DepositAddress, error) {
 	n, err := e.networks.Lookup(network)
 	if err != nil {

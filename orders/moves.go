@@ -88,7 +88,7 @@ func (e *UnknownMoveError) Error() string {
 // fields, reading only the fields the move takes. It checks nothing else:
 // Apply judges the values (a required field left empty included). A name
 // that is no desk move is an *UnknownMoveError. The engine fills an
-// Instructions' Window and Random itself (Operator.MoveOrder).
+// Instructions' Window and Random itself (Desk.MoveOrder).
 func ParseMove(name string, fields MoveFields) (Command, error) {
 	m, ok := lookupMove(name)
 	if !ok {

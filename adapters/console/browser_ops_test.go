@@ -134,7 +134,7 @@ func newManualEnv(t *testing.T, rc *receiver) *env {
 	t.Cleanup(func() { s.Close() })
 	c := &clock{t: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}
 	e, err := tambala.New(s, &tambala.Options{Clock: c.Now, Payouts: manualrail.New(nil), Webhooks: webhookhttp.NewSender(nil),
-		Accounts: tambala.AccountsOptions{PasswordParams: accounts.TestParams}})
+		People: tambala.PeopleOptions{PasswordParams: accounts.TestParams}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -134,7 +134,7 @@ func TestOrgAdminRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := v.handler()
-	// The console's sign-in (Engine.StaffPortal) answers an organization's
+	// The console's sign-in (Engine.StaffSessions) answers an organization's
 	// user as an email no user has (#33): no session is opened at all.
 	w := do(h, "POST", "/console/sign-in", "", url.Values{"email": {"ada@acme.example"}, "password": {password}})
 	if w.Code != http.StatusUnauthorized || !strings.Contains(w.Body.String(), "The email or password is incorrect.") {

@@ -1,7 +1,7 @@
 // Package console is the operator's console: server-rendered pages
 // (html/template, embedded with one style sheet, no script) over the
-// engine's Portal and the Operator face of a signed-in staff user
-// (Portal.Operator). The host mounts New's handler under "/console/" on
+// engine's Sessions (StaffSessions) and the Operator face of a signed-in staff user
+// (Sessions.Operator). The host mounts New's handler under "/console/" on
 // its admin listener, never on the public one.
 //
 // The pages: sign in (email and password, then a TOTP or recovery code,

@@ -62,7 +62,7 @@ func newEnv(t *testing.T) *env {
 	s := memstore.New()
 	t.Cleanup(func() { s.Close() })
 	c := &clock{t: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}
-	e, err := tambala.New(s, &tambala.Options{Clock: c.Now, Accounts: tambala.AccountsOptions{PasswordParams: accounts.TestParams}})
+	e, err := tambala.New(s, &tambala.Options{Clock: c.Now, People: tambala.PeopleOptions{PasswordParams: accounts.TestParams}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -126,7 +126,7 @@ var proofExt = map[string]string{"application/pdf": ".pdf", "image/png": ".png",
 // deskProof is GET /admin/orders/{id}/proofs/funding: the newest funding
 // proof's bytes as a file to save (Content-Disposition: attachment, named
 // proof-ID.pdf/.png/.jpg), with its media type, through the staff face the
-// console's proof pages use (Operator.DeskProof). Only bytes that are what
+// console's proof pages use (Desk.Proof). Only bytes that are what
 // their media type says go out: the engine checked them on upload and they
 // are checked again here (a host's ProofStore may hand back anything),
 // else 500 internal_error and nothing of the file.

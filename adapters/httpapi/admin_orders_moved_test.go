@@ -15,7 +15,7 @@ import (
 // mover), is 409 conflict telling the order already moved and who moved
 // it, not 200 "done"; the order is unchanged.
 func TestAdminOrders_MoveAlreadyMadeByStaff(t *testing.T) {
-	e := newDeskEnv(t, func(o *tambala.Options) { o.Accounts.PasswordParams = accounts.TestParams })
+	e := newDeskEnv(t, func(o *tambala.Options) { o.People.PasswordParams = accounts.TestParams })
 	_, key := e.newOrg(t, orgSpec{name: "Payer", v2: tambala.V2Enabled, assets: deskAssets, fundUSDT: 1000})
 	q := toBankQuote(t, e, key)
 	o, _ := createOrder(t, e, key, "k1", orderBody(q.QuoteID, "inv-1", beneficiaryJSON))

@@ -15,7 +15,7 @@ import (
 // The people of organizations' portals, on the admin listener: the
 // operator's invitations, users, their sessions and TOTP, an
 // organization's TOTP requirement, and the audit trail, each thin over
-// Engine.Accounts(). Every change is written to the audit trail with the
+// Engine.People(). Every change is written to the audit trail with the
 // operator as its actor and the request's address and id (see
 // Admin.handle).
 

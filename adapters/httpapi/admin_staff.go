@@ -11,7 +11,7 @@ import (
 )
 
 // The operator's own staff, on the admin listener: the users of no
-// organization (Engine.Accounts() with orgID ""), their invitations and
+// organization (Engine.People() with orgID ""), their invitations and
 // their staff roles. The admin token is how the first staff admin is
 // made. The routes mirror an organization's (admin_people.go); a staff
 // user's sessions, TOTP, password and status go through the same

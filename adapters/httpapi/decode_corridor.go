@@ -10,7 +10,7 @@ import (
 )
 
 // decodeCorridorUpdate reads the JSON of an operator's corridor update
-// for asset (for Operator.SetCorridor), with the strict decoding of every
+// for asset (for Desk.SetCorridor), with the strict decoding of every
 // request body: {"rate_off_ramp": string|null, "rate_on_ramp": string|null,
 // "min": string, "open": bool, "max"?: string|null}. Both rates must be
 // present (null closes the direction); amounts and rates are JSON strings.

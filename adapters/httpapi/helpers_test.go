@@ -302,7 +302,7 @@ func newEnv(t testing.TB, opts ...option) *testEnv {
 	eopts := &tambala.Options{Metrics: pm,
 		Logger: logger, Clock: clock, Environment: c.environment, Limits: c.limits,
 		// Cheap password hashes: the portal's people are made in tests.
-		Accounts: tambala.AccountsOptions{PasswordParams: accounts.TestParams},
+		People: tambala.PeopleOptions{PasswordParams: accounts.TestParams},
 	}
 	if c.provider {
 		e.Provider = sandbox.New(&sandbox.Options{Clock: clock, Delay: c.delay})

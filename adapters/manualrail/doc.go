@@ -3,7 +3,7 @@
 // or the mobile-money operator's own portal, and then record the outcome.
 //
 // Submit accepts every payout; Status reports it pending, always, until
-// the staff record the outcome through Operator.ResolvePayout (or its
+// the staff record the outcome through BackOffice.ResolvePayout (or its
 // route in the admin API): succeeded, with the provider's
 // reference and the fee it charged, or failed, with one of the four
 // failure codes (recipient_account_invalid, declined, provider_unavailable,
@@ -15,7 +15,7 @@
 //
 // The provider holds no state, on purpose. The queue of payouts to pay by
 // hand is the engine's own list of payouts in flight
-// (Operator.PayoutsInFlight, also listed by the admin API), kept in the
+// (BackOffice.PayoutsInFlight, also listed by the admin API), kept in the
 // engine's store in the same transactions as the money: nothing can be in
 // one list and missing from the other, a restart loses nothing, and
 // several servers over one store share one queue. A second record of

@@ -51,7 +51,7 @@ func (p *Provider) Submit(ctx context.Context, s tambala.PayoutSubmission) error
 }
 
 // Status reports the payout pending: the staff finish it through
-// Operator.ResolvePayout, and the engine, which records that outcome,
+// BackOffice.ResolvePayout, and the engine, which records that outcome,
 // stops polling it. It never reports an outcome of its own.
 func (p *Provider) Status(context.Context, string) (tambala.ProviderStatus, error) {
 	return tambala.ProviderStatus{State: tambala.ProviderPending}, nil

@@ -57,7 +57,7 @@ func newActivity(t *testing.T, email string) *activity {
 	t.Helper()
 	s := memstore.New()
 	t.Cleanup(func() { s.Close() })
-	e, err := tambala.New(s, &tambala.Options{Accounts: tambala.AccountsOptions{PasswordParams: accounts.TestParams},
+	e, err := tambala.New(s, &tambala.Options{People: tambala.PeopleOptions{PasswordParams: accounts.TestParams},
 		Converter: sandbox.NewConverter(nil)})
 	if err != nil {
 		t.Fatal(err)

@@ -53,7 +53,7 @@ func TestDeliveriesPageShowsNoRawDialError(t *testing.T) {
 func TestWebhookPageRefusesInternalURLsInProduction(t *testing.T) {
 	s := memstore.New()
 	t.Cleanup(func() { s.Close() })
-	e, err := tambala.New(s, &tambala.Options{Environment: tambala.Production, Accounts: tambala.AccountsOptions{PasswordParams: accounts.TestParams}})
+	e, err := tambala.New(s, &tambala.Options{Environment: tambala.Production, People: tambala.PeopleOptions{PasswordParams: accounts.TestParams}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,7 @@
 // and Secure unless Options.InsecureCookies is set for a plain-HTTP
 // loopback sandbox, when it is tambala_session with Path /portal. Every
 // state-changing form of a session carries the session's CSRF token
-// (Portal.CheckCSRF): a form sent without it, or with a wrong one, is
+// (Sessions.CheckCSRF): a form sent without it, or with a wrong one, is
 // forbidden and changes nothing. Forms sent from another origin are
 // refused before that (http.CrossOriginProtection), which also guards the
 // forms that come before a session (sign in, accepting an invitation).

@@ -32,7 +32,7 @@ func newFixture(t *testing.T, email string) *fixture {
 	t.Helper()
 	s := memstore.New()
 	t.Cleanup(func() { s.Close() })
-	e, err := tambala.New(s, &tambala.Options{Accounts: tambala.AccountsOptions{PasswordParams: accounts.TestParams}})
+	e, err := tambala.New(s, &tambala.Options{People: tambala.PeopleOptions{PasswordParams: accounts.TestParams}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,7 +39,7 @@ func newSenderFixture(t *testing.T, email string, sender tambala.WebhookSender) 
 	t.Helper()
 	s := memstore.New()
 	t.Cleanup(func() { s.Close() })
-	e, err := tambala.New(s, &tambala.Options{Accounts: tambala.AccountsOptions{PasswordParams: accounts.TestParams},
+	e, err := tambala.New(s, &tambala.Options{People: tambala.PeopleOptions{PasswordParams: accounts.TestParams},
 		Webhooks: sender, Dispatcher: tambala.DispatcherOptions{Concurrency: 1}})
 	if err != nil {
 		t.Fatal(err)

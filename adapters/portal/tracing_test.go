@@ -27,7 +27,7 @@ func TestTracing(t *testing.T) {
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
 	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
 	e, err := tambala.New(memstore.New(), &tambala.Options{TracerProvider: tp,
-		Accounts: tambala.AccountsOptions{PasswordParams: accounts.TestParams}})
+		People: tambala.PeopleOptions{PasswordParams: accounts.TestParams}})
 	if err != nil {
 		t.Fatal(err)
 	}

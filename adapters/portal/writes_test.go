@@ -31,7 +31,7 @@ func (s *updateCounter) Update(ctx context.Context, fn func(store.Tx) error) err
 func TestCreateKeyFormIsOneWrite(t *testing.T) {
 	s := &updateCounter{Store: memstore.New()}
 	t.Cleanup(func() { s.Close() })
-	e, err := tambala.New(s, &tambala.Options{Accounts: tambala.AccountsOptions{PasswordParams: accounts.TestParams}})
+	e, err := tambala.New(s, &tambala.Options{People: tambala.PeopleOptions{PasswordParams: accounts.TestParams}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -84,7 +84,7 @@ func Organization(name string) tambala.NewOrganization {
 	}
 }
 
-// Corridor is the sandbox's MWK corridor, open, for Operator.SetCorridor
+// Corridor is the sandbox's MWK corridor, open, for Desk.SetCorridor
 // or Bootstrap.Corridors: 1750.5 MWK per USDT off-ramp (USDT sold for
 // MWK), 1800 on-ramp, from 1000.00 MWK. The desk, conversions and FX
 // payouts price with it; without a corridor they are refused.

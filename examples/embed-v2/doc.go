@@ -17,12 +17,12 @@
 //
 //  1. a desk order: 100 USDT quoted to MWK (Client.QuoteOrder) and ordered
 //     to a bank beneficiary (Client.CreateOrder), which the operator's desk
-//     moves to processing and completed (Operator.MoveOrder);
+//     moves to processing and completed (Desk.MoveOrder);
 //  2. a conversion: 200 USDT quoted to MWK (Client.QuoteConversion) and
 //     converted (Client.CreateConversion), completed by the sandbox
 //     converter;
 //  3. a /v2 payout of 50 USDT to the sandbox's test wallet on tron
-//     (Client.CreatePayoutV2, sandbox.TestTronAddress), paid by the
+//     (Client.CreatePayout, sandbox.TestTronAddress), paid by the
 //     sandbox provider with a 1 USDT wallet fee.
 //
 // Then it stops (Run returns, the store closes) and starts again over the

@@ -9,7 +9,7 @@ import (
 )
 
 // DepositAddress is the rendering of a deposit address (the items of the
-// engine's Client.DepositAddresses, and Operator.RotateDepositAddress):
+// engine's Client.DepositAddresses, and Desk.RotateDepositAddress):
 // {"network","address","assets"}.
 func DepositAddress(d collections.DepositAddress) []byte {
 	b, _ := json.Marshal(struct {

@@ -7,7 +7,7 @@ import (
 )
 
 // Bank is the rendering of a bank of the earlier API's list (the engine's
-// Client.Banks): {"bank_uuid","name"}.
+// ClientV1.Banks): {"bank_uuid","name"}.
 func Bank(b payouts.BankListing) []byte {
 	out, _ := json.Marshal(struct {
 		BankUUID string `json:"bank_uuid"`
@@ -17,7 +17,7 @@ func Bank(b payouts.BankListing) []byte {
 }
 
 // MobileOperator is the rendering of a mobile-money operator (the engine's
-// Client.MobileOperators): {"ref_id","name"}.
+// ClientV1.MobileOperators): {"ref_id","name"}.
 func MobileOperator(o payouts.MobileOperator) []byte {
 	b, _ := json.Marshal(struct {
 		RefID string `json:"ref_id"`

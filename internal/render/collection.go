@@ -25,7 +25,7 @@ type collectionJSON struct {
 }
 
 // Collection is the one rendering of a /v1 collection: a read of one (the
-// engine's Client.Collection), each item of its list (Client.Collections),
+// engine's ClientV1.Collection), each item of its list (ClientV1.Collections),
 // the operator's reversal and the data of collection.settled and
 // collection.reversed are these bytes:
 // {"id","status","amount_mwk","fee","amount_credited","rail",

@@ -25,7 +25,7 @@ type collectionV2JSON struct {
 }
 
 // CollectionV2 is the one rendering of a /v2 collection: a read of one
-// (the engine's Client.CollectionV2), each item of its list, the answer to
+// (the engine's Client.Collection), each item of its list, the answer to
 // a simulated collection and to a recorded deposit, and the data of
 // collection_v2.settled are these bytes (the engine stores them with the
 // collection): {"id","status","asset","amount","fee","amount_credited",

@@ -41,7 +41,7 @@ func Corridors(visible []quotes.Corridor) []byte {
 	return mustMarshal(out)
 }
 
-// AdminCorridors is the operator's view (Operator.AllCorridors): the
+// AdminCorridors is the operator's view (Desk.Corridors): the
 // organization's fields plus max (null when unset), sorted by code.
 func AdminCorridors(all []quotes.Corridor) []byte {
 	cs := quotes.SortedByCode(all)

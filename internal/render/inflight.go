@@ -21,7 +21,7 @@ type inFlightJSON struct {
 }
 
 // InFlightPayout is the operator's rendering of a payout in flight (the
-// items of the engine's Operator.PayoutsInFlight):
+// items of the engine's BackOffice.PayoutsInFlight):
 // {"api_version","payout","org","overdue","failed_calls",
 // "unknown_answers","next_attempt_at"}, the payout in its /v2 rendering
 // (PayoutV2) when it is one, else in Payout's; next_attempt_at in Time or

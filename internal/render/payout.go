@@ -8,7 +8,7 @@ import (
 )
 
 // Payout is the one JSON rendering of a /v1 payout: a read of one (the
-// engine's Client.Payout), each item of its list (Client.Payouts) and the
+// engine's ClientV1.Payout), each item of its list (ClientV1.Payouts) and the
 // data of payout webhooks are these bytes. The destination carries the
 // account number on the bank rail and the mobile number on momo; fee,
 // failure and terminal_at are null until known; the organization, the fee

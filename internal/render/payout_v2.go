@@ -40,7 +40,7 @@ type PayoutV2Destination struct {
 }
 
 // PayoutV2 is the one rendering of a /v2 payout: a read of one (the
-// engine's Client.PayoutV2), each item of its list, the operator's view of
+// engine's Client.Payout), each item of its list, the operator's view of
 // one in flight and the data of the payout_v2.* events are these bytes:
 // {"id","source_asset","source_amount","asset","amount","rate","fee",
 // "status","destination","failure","created_at","terminal_at"}, rate,

@@ -108,7 +108,7 @@ func PortalSettings(org string, totpRequired bool) []byte {
 }
 
 // AuditEntry is the one rendering of an entry of the audit trail (the
-// items of Accounts.AuditTrail and Portal.AuditTrail):
+// items of People.AuditTrail and Sessions.AuditTrail):
 // {"id","at","org_id","actor":{"kind","user_id","email"},"action",
 // "target","summary","address","request_id"}; the organization (for an
 // entry of the engine's own settings), the actor's user_id and email, the

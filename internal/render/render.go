@@ -45,7 +45,7 @@ func mustMarshal(v any) []byte {
 }
 
 // BalanceV1 is the one rendering of a /v1 balance (the engine's
-// Client.BalanceV1), reused as the balance.low event's data.
+// ClientV1.Balance), reused as the balance.low event's data.
 func BalanceV1(b ledger.Balance) []byte {
 	out, _ := json.Marshal(struct {
 		Available money.Amount `json:"available"`

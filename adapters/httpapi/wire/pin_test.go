@@ -43,7 +43,7 @@ func newEnv(t *testing.T) *env {
 	t.Helper()
 	eng, err := tambala.New(memstore.New(), &tambala.Options{
 		Environment:   tambala.Sandbox,
-		Accounts:      tambala.AccountsOptions{PasswordParams: accounts.TestParams},
+		People:        tambala.PeopleOptions{PasswordParams: accounts.TestParams},
 		DepositIssuer: sandbox.NewIssuer(nil),
 		Payouts:       sandbox.New(&sandbox.Options{Delay: time.Hour}), // a payout stays in flight
 	})

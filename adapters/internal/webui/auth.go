@@ -104,7 +104,7 @@ func (s *Site) CheckCSRF(w http.ResponseWriter, r *http.Request, token string) b
 // Changing wraps a state-changing form of a signed-in session: the CSRF
 // token is checked before the session, so a forged form changes nothing.
 // The session is checked as SignedIn checks it, but extended by the
-// change itself, inside its own transaction (Portal.Changing): the
+// change itself, inside its own transaction (Sessions.Changing): the
 // action is given the request with the context that carries it.
 func (s *Site) Changing(action func(http.ResponseWriter, *http.Request, Session)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {

@@ -14,10 +14,10 @@ import (
 	"go.opentelemetry.io/otel/trace"
 )
 
-// Site is one web face over the engine's Portal. Its fields are set once,
+// Site is one web face over the engine's Sessions. Its fields are set once,
 // before it serves.
 type Site struct {
-	// Portal is the engine's face of sign-in and sessions.
+	// Portal is the engine's Sessions face: sign-in and sessions.
 	Portal *tambala.Sessions
 	// Prefix is the path the face is mounted under, without the trailing
 	// slash ("/portal"); Home is its first page after sign-in.
