@@ -718,7 +718,12 @@ func (u Desk) Corridors(ctx context.Context) ([]quotes.Corridor, error) {
 // transaction with its ledger entries and events; repeating a move already
 // made returns the order unchanged; a move the order's state does not allow
 // is conflict. Moves go on while /v2 is paused: they are the operator's
-// work, not /v2 requests.
+// work, not /v2 requests. A to-bank order goes accepted → processing
+// (StartProcessing) → completed (Complete; CoinsSent before it records
+// that the stablecoin left); a from-bank order awaiting_instructions →
+// awaiting_funds (Instructions) → proof_submitted (the client's proof) →
+// funds_confirmed (ConfirmFunds) → completed (Complete). Package orders
+// has the whole machine.
 func (u Desk) MoveOrder(ctx context.Context, id string, cmd orders.Command) (orders.Order, error) {
 	return u.x.moveOrderOfOperator(ctx, id, cmd)
 }
