@@ -16,9 +16,9 @@ func TestTracing_OffCostsNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The store is wrapped once, for the event subscribers, not for
-	// tracing.
-	if e.store != (eventsStore{Store: st, stream: e.stream}) || e.tracer != nil {
+	// The store is wrapped for the session check and for the event
+	// subscribers, not for tracing.
+	if e.store != (sessionStore{Store: eventsStore{Store: st, stream: e.stream}, e: e}) || e.tracer != nil {
 		t.Fatal("tracing off: the store is wrapped")
 	}
 	ctx := context.Background()
