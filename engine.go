@@ -940,7 +940,7 @@ func GateOf(e *Engine) Gate { return Gate{e} }
 // Allow takes one token from the organization's bucket. When none is left
 // it returns false and how long to wait, in whole seconds (at least 1), for
 // the Retry-After header.
-func (u Gate) Allow(orgID string) (bool, int) {
+func (u Gate) Allow(orgID string) (ok bool, retryAfterSeconds int) {
 	return u.x.allowOfEngine(orgID)
 }
 
@@ -952,7 +952,7 @@ func (u Gate) Allow(orgID string) (bool, int) {
 // A transport calls it after Allow, before the use case, and calls
 // release when the request is done; the engine's own calls do not pass
 // through it.
-func (u Gate) Enter(ctx context.Context, orgID string) (func(), error) {
+func (u Gate) Enter(ctx context.Context, orgID string) (release func(), err error) {
 	return u.x.enterOfEngine(ctx, orgID)
 }
 
