@@ -115,6 +115,18 @@
 // the load's accepts per second divided by it: a baseline that carries
 // across machines.
 //
+// -bare, instead of a load run, serves a bare net/http handler in this
+// process on an ephemeral loopback port: it reads the /v1 payout request,
+// decodes it with encoding/json and answers a 202 of a payout's shape and
+// size, with no store and no engine. The same clients, -clients, -n or
+// -duration and -timeout drive it, and it prints the same report. With
+// -bare-baseline a load run first does the same for -bare-time (10s) and
+// prints the bare requests/s and the load's accepts per second divided by
+// it: the headroom left in the HTTP path on this machine. It may be given
+// with -pgbench.
+//
+//	go run ./examples/loadgen -bare -clients 64 -duration 5s
+//
 // -verify FILE -key KEY reads every payout id in FILE (as written by -ids)
 // and reports how many the server finds: run it after restarting the server
 // on the same data folder to check that accepted payouts were durable.

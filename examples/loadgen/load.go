@@ -35,28 +35,31 @@ import (
 
 // config is what the flags set.
 type config struct {
-	URL         string        // public API bases, comma-separated: the load spreads over them
-	AdminURL    string        // admin API base (setup only)
-	AdminToken  string        // admin token; empty reads DataDir/admin-token
-	DataDir     string        // the server's data folder
-	Key         string        // an existing API key; empty creates an organization
-	Clients     int           // concurrent clients
-	N           int           // payouts to send; 0 with Duration set: unbounded
-	Duration    time.Duration // how long to send; 0: until N are sent
-	Amount      string        // amount_mwk of each payout
-	Rail        string        // momo or bank
-	AllowRemote bool          // allow a non-loopback target
-	IDsFile     string        // where accepted payout ids go
-	VerifyFile  string        // verify mode: ids to look up
-	Timeout     time.Duration // per request
-	Settle      time.Duration // verify mode: wait this long for every payout to be terminal
-	PGBench     string        // a scratch database to run pgbench's tpcb-like baseline on first; empty: none
-	PGBenchBin  string        // the pgbench executable (default "pgbench")
-	PGBenchTime time.Duration // how long the baseline runs (default 10s)
-	Orgs        int           // organizations to create and spread the clients over; 0 or 1: one
-	Hot         bool          // one hot organization floods, one quiet one sends at a steady pace
-	QuietEvery  time.Duration // with Hot: the quiet organization's pace (default 10ms)
-	Mode        string        // what each request does (modes); empty: payout
+	URL          string        // public API bases, comma-separated: the load spreads over them
+	AdminURL     string        // admin API base (setup only)
+	AdminToken   string        // admin token; empty reads DataDir/admin-token
+	DataDir      string        // the server's data folder
+	Key          string        // an existing API key; empty creates an organization
+	Clients      int           // concurrent clients
+	N            int           // payouts to send; 0 with Duration set: unbounded
+	Duration     time.Duration // how long to send; 0: until N are sent
+	Amount       string        // amount_mwk of each payout
+	Rail         string        // momo or bank
+	AllowRemote  bool          // allow a non-loopback target
+	IDsFile      string        // where accepted payout ids go
+	VerifyFile   string        // verify mode: ids to look up
+	Timeout      time.Duration // per request
+	Settle       time.Duration // verify mode: wait this long for every payout to be terminal
+	PGBench      string        // a scratch database to run pgbench's tpcb-like baseline on first; empty: none
+	PGBenchBin   string        // the pgbench executable (default "pgbench")
+	PGBenchTime  time.Duration // how long the baseline runs (default 10s)
+	Bare         bool          // instead of a load run, drive a bare net/http JSON handler in this process
+	BareBaseline bool          // before the load, run the bare handler for BareTime and print the ratio
+	BareTime     time.Duration // how long the bare baseline runs (default 10s)
+	Orgs         int           // organizations to create and spread the clients over; 0 or 1: one
+	Hot          bool          // one hot organization floods, one quiet one sends at a steady pace
+	QuietEvery   time.Duration // with Hot: the quiet organization's pace (default 10ms)
+	Mode         string        // what each request does (modes); empty: payout
 }
 
 // mode is the run's -mode: payout unless set.
@@ -126,6 +129,12 @@ func (c *config) validate() (money.Amount, error) {
 	if c.Timeout <= 0 {
 		return money.Amount{}, errors.New("-timeout must be positive")
 	}
+	if c.Bare {
+		switch {
+		case c.VerifyFile != "", c.Hot, c.Orgs > 1, c.IDsFile != "", c.PGBench != "", c.BareBaseline, c.mode() != modePayout:
+			return money.Amount{}, errors.New("-bare drives a bare handler in this process: drop -verify, -hot, -orgs, -ids, -pgbench, -bare-baseline and -mode")
+		}
+	}
 	if c.VerifyFile != "" {
 		if c.Key == "" {
 			return money.Amount{}, errors.New("-verify needs -key (the API key of the organization that made the payouts; a load run prints it)")
@@ -191,6 +200,9 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if c.Bare {
+		return runBare(ctx, c, amount, out)
+	}
 	bases := strings.Split(c.URL, ",")
 	for i, u := range bases {
 		if err := checkTarget(ctx, u, c.AllowRemote, lookupHost); err != nil {
@@ -252,6 +264,10 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	bare, err := c.bareBaseline(ctx, amount)
+	if err != nil {
+		return err
+	}
 	urls := make([]string, len(bases))
 	for i, b := range bases {
 		urls[i] = b + "/v1/payouts/" + c.Rail
@@ -302,6 +318,9 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	}
 	if c.PGBench != "" {
 		printBaseline(out, tps, baseline, res.accepted, res.wall)
+	}
+	if c.BareBaseline {
+		printBare(out, bare, res.accepted, res.wall)
 	}
 	var ok bool
 	if len(orgs) == 1 {

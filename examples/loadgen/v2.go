@@ -467,6 +467,10 @@ func runV2(ctx context.Context, c config, hc *http.Client, bases []string, pub, 
 	if err != nil {
 		return err
 	}
+	bare, err := c.bareBaseline(ctx, amount)
+	if err != nil {
+		return err
+	}
 	var made *v2Result // desk-move: the orders, made first
 	if r.mode == modeDeskMove {
 		mk := *r
@@ -489,6 +493,9 @@ func runV2(ctx context.Context, c config, hc *http.Client, bases []string, pub, 
 	printReport(out, res.result)
 	if c.PGBench != "" {
 		printBaseline(out, tps, baseline, res.accepted, res.wall)
+	}
+	if c.BareBaseline {
+		printBare(out, bare, res.accepted, res.wall)
 	}
 	items, unresolved := res.items, res.unresolved
 	if made != nil {
