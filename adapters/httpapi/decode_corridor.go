@@ -3,10 +3,10 @@ package httpapi
 import (
 	"encoding/json"
 
-	"github.com/tambalapay/tambala/adapters/httpapi/wire"
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/quotes"
+	"github.com/tambalapay/tambala/wire"
 )
 
 // decodeCorridorUpdate reads the JSON of an operator's corridor update

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tambalapay/tambala/adapters/httpapi/wire"
 	"github.com/tambalapay/tambala/orders"
+	"github.com/tambalapay/tambala/wire"
 )
 
 // The desk's commands: the /v2 orders it moves by hand, the payouts of the

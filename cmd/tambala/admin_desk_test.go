@@ -15,8 +15,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/tambalapay/tambala/adapters/httpapi/wire"
 	"github.com/tambalapay/tambala/orders"
+	"github.com/tambalapay/tambala/wire"
 )
 
 // publicCall calls the public API with the key, an Idempotency-Key when

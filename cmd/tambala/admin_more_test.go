@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/tambalapay/tambala/adapters/httpapi/wire"
+	"github.com/tambalapay/tambala/wire"
 )
 
 // TestAdminOrgSettings: org status, v2-access, assets, floor, allowlist,

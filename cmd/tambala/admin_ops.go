@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/tambalapay/tambala/adapters/httpapi/wire"
+	"github.com/tambalapay/tambala/wire"
 )
 
 func partyString(p *wire.Party) string {

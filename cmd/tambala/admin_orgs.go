@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/tambalapay/tambala/adapters/httpapi/wire"
+	"github.com/tambalapay/tambala/wire"
 )
 
 func assetCodes(o wire.Organization) string {

@@ -8,7 +8,7 @@ import (
 	"net/url"
 	"strconv"
 
-	"github.com/tambalapay/tambala/adapters/httpapi/wire"
+	"github.com/tambalapay/tambala/wire"
 )
 
 func orgStatement(ctx context.Context, c *cli, args []string) error {

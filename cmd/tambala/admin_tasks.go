@@ -11,8 +11,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tambalapay/tambala/adapters/httpapi/wire"
 	"github.com/tambalapay/tambala/orders"
+	"github.com/tambalapay/tambala/wire"
 )
 
 // The rest of the operator's job that only curl reached before issue #36:

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/tambalapay/tambala/adapters/httpapi/wire"
+	"github.com/tambalapay/tambala/wire"
 )
 
 // TestAdminOperatorTasks drives, against a real server on a temporary

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tambalapay/tambala/adapters/httpapi/wire"
+	"github.com/tambalapay/tambala/wire"
 )
 
 // adminOptions are the flags of every command that talks to a running

@@ -72,6 +72,7 @@ var basePackages = map[string]bool{
 	"internal/fingerprint": true, "internal/strictjson": true,
 	"internal/loop": true, "internal/work": true, "internal/cache": true,
 	"internal/txbuf": true, "internal/chart": true, "internal/wiretime": true,
+	"wire": true,
 }
 
 // domainPackages are the pure rules; pureRule holds them to no I/O.

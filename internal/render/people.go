@@ -5,6 +5,7 @@ import (
 
 	"github.com/tambalapay/tambala/accounts"
 	"github.com/tambalapay/tambala/audit"
+	"github.com/tambalapay/tambala/wire"
 )
 
 // The people of an organization's portal as the operator reads them:
@@ -21,38 +22,12 @@ import (
 // of the operator's staff, staff_roles always an array ([] for an
 // organization's user), disabled_at null while the user is active.
 func User(u accounts.UserView) []byte {
-	return mustMarshal(struct {
-		ID                string   `json:"id"`
-		Org               *string  `json:"org_id"`
-		Email             string   `json:"email"`
-		Role              string   `json:"role"`
-		StaffRoles        []string `json:"staff_roles"`
-		Status            string   `json:"status"`
-		TOTPEnrolled      bool     `json:"totp_enrolled"`
-		RecoveryCodesLeft int      `json:"recovery_codes_left"`
-		CreatedAt         string   `json:"created_at"`
-		DisabledAt        *string  `json:"disabled_at"`
-	}{u.ID, optionalText(u.Org), u.Email, string(u.Role), staffRoleTexts(u.StaffRoles), string(u.Status), u.TOTPEnrolled, u.RecoveryCodesLeft,
-		Time(u.CreatedAt), optionalTime(u.DisabledAt)})
+	return mustMarshal(wire.User{ID: u.ID, Org: optionalText(u.Org), Email: u.Email, Role: string(u.Role),
+		StaffRoles: staffRoleTexts(u.StaffRoles), Status: string(u.Status), TOTPEnrolled: u.TOTPEnrolled,
+		RecoveryCodesLeft: u.RecoveryCodesLeft, CreatedAt: Time(u.CreatedAt), DisabledAt: optionalTime(u.DisabledAt)})
 }
 
-type invitationJSON struct {
-	ID         string   `json:"id"`
-	Kind       string   `json:"kind"`
-	Org        *string  `json:"org_id"`
-	Email      string   `json:"email"`
-	Role       string   `json:"role"`
-	StaffRoles []string `json:"staff_roles"`
-	Status     string   `json:"status"`
-	InvitedBy  string   `json:"invited_by"`
-	CreatedAt  string   `json:"created_at"`
-	ExpiresAt  string   `json:"expires_at"`
-	AcceptedAt *string  `json:"accepted_at"`
-	UserID     *string  `json:"user_id"`
-	RevokedAt  *string  `json:"revoked_at"`
-}
-
-func invitation(i accounts.InvitationView) invitationJSON {
+func invitation(i accounts.InvitationView) wire.Invitation {
 	var user *string
 	if i.UserID != "" {
 		user = &i.UserID
@@ -61,8 +36,10 @@ func invitation(i accounts.InvitationView) invitationJSON {
 	if i.ResetOf != "" {
 		kind = InvitationKindPasswordReset
 	}
-	return invitationJSON{i.ID, kind, optionalText(i.Org), i.Email, string(i.Role), staffRoleTexts(i.StaffRoles), string(i.Status), i.InvitedBy,
-		Time(i.CreatedAt), Time(i.ExpiresAt), optionalTime(i.AcceptedAt), user, optionalTime(i.RevokedAt)}
+	return wire.Invitation{ID: i.ID, Kind: kind, Org: optionalText(i.Org), Email: i.Email, Role: string(i.Role),
+		StaffRoles: staffRoleTexts(i.StaffRoles), Status: string(i.Status), InvitedBy: i.InvitedBy,
+		CreatedAt: Time(i.CreatedAt), ExpiresAt: Time(i.ExpiresAt), AcceptedAt: optionalTime(i.AcceptedAt), UserID: user,
+		RevokedAt: optionalTime(i.RevokedAt)}
 }
 
 // The kinds of an invitation: one that makes a user, or a password reset
@@ -90,21 +67,14 @@ func Invitation(i accounts.InvitationView) []byte {
 // the token shown this once and acceptPath the portal's page for it,
 // relative to the portal's root.
 func NewInvitation(token, acceptPath string, i accounts.InvitationView) []byte {
-	return mustMarshal(struct {
-		Invitation invitationJSON `json:"invitation"`
-		Token      string         `json:"token"`
-		AcceptPath string         `json:"accept_path"`
-	}{invitation(i), token, acceptPath})
+	return mustMarshal(wire.NewInvitation{Invitation: invitation(i), Token: token, AcceptPath: acceptPath})
 }
 
 // PortalSettings is the rendering of an organization's portal settings
 // (Accounts.TOTPRequired, Accounts.SetTOTPRequired):
 // {"org_id","totp_required"}.
 func PortalSettings(org string, totpRequired bool) []byte {
-	return mustMarshal(struct {
-		Org          string `json:"org_id"`
-		TOTPRequired bool   `json:"totp_required"`
-	}{org, totpRequired})
+	return mustMarshal(wire.TOTPRequired{Org: org, TOTPRequired: totpRequired})
 }
 
 // AuditEntry is the one rendering of an entry of the audit trail (the
@@ -114,27 +84,14 @@ func PortalSettings(org string, totpRequired bool) []byte {
 // entry of the engine's own settings), the actor's user_id and email, the
 // address and the request id are null when there are none.
 func AuditEntry(a audit.Entry) []byte {
-	type actor struct {
-		Kind  string  `json:"kind"`
-		ID    *string `json:"user_id"`
-		Email *string `json:"email"`
-	}
 	var address string
 	if a.Address.IsValid() {
 		address = a.Address.String()
 	}
-	return mustMarshal(struct {
-		ID        string  `json:"id"`
-		At        string  `json:"at"`
-		Org       *string `json:"org_id"`
-		Actor     actor   `json:"actor"`
-		Action    string  `json:"action"`
-		Target    string  `json:"target"`
-		Summary   string  `json:"summary"`
-		Address   *string `json:"address"`
-		RequestID *string `json:"request_id"`
-	}{a.ID, Time(a.At), optionalText(a.Org), actor{string(a.Actor.Kind), optionalText(a.Actor.ID), optionalText(a.Actor.Email)},
-		string(a.Action), a.Target, a.Summary, optionalText(address), optionalText(a.RequestID)})
+	return mustMarshal(wire.AuditEntry{ID: a.ID, At: Time(a.At), Org: optionalText(a.Org),
+		Actor:  wire.AuditActor{Kind: string(a.Actor.Kind), UserID: optionalText(a.Actor.ID), Email: optionalText(a.Actor.Email)},
+		Action: string(a.Action), Target: a.Target, Summary: a.Summary, Address: optionalText(address),
+		RequestID: optionalText(a.RequestID)})
 }
 
 // optionalTime is t rendered, or nil (null) when t is zero.

@@ -15,9 +15,9 @@ import (
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/accounts"
 	"github.com/tambalapay/tambala/adapters/httpapi"
-	"github.com/tambalapay/tambala/adapters/httpapi/wire"
 	"github.com/tambalapay/tambala/adapters/memstore"
 	"github.com/tambalapay/tambala/adapters/sandbox"
+	"github.com/tambalapay/tambala/wire"
 )
 
 // The response types are pinned to the binding's real output: each answer
