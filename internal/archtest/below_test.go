@@ -1,11 +1,6 @@
 package archtest
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
-	"io"
-	"os/exec"
 	"strings"
 	"testing"
 )
@@ -39,23 +34,8 @@ func importsRoot(imports []string) bool {
 // TestInternalSitsBelowRoot fails when a non-test package of the module's
 // top-level internal/ tree imports the root package.
 func TestInternalSitsBelowRoot(t *testing.T) {
-	out, err := exec.Command("go", "list", "-json", module+"/...").Output()
-	if err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			t.Fatalf("go list: %v\n%s", err, ee.Stderr)
-		}
-		t.Fatalf("go list: %v", err)
-	}
-	dec := json.NewDecoder(bytes.NewReader(out))
 	checked := 0
-	for {
-		var p pkg
-		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
-			break
-		} else if err != nil {
-			t.Fatal(err)
-		}
+	for _, p := range listImports(t) {
 		if !belowRoot(p.ImportPath) {
 			continue
 		}
