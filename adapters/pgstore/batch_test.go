@@ -161,3 +161,68 @@ func TestLearnedIDBucketsChecked(t *testing.T) {
 	}
 	t.Logf("%+v", s.Stats())
 }
+
+// TestGetsOfOneBucketShareAStatement: the functions of a round run at once
+// each read their own key of one bucket, present or missing, and a key of
+// another bucket, so each round trip carries many Gets of a bucket in one
+// statement. Every function reads exactly what is stored: a present key's
+// value (an empty value included), a missing key as missing.
+func TestGetsOfOneBucketShareAStatement(t *testing.T) {
+	s := fresh(t, pgstore.Options{})
+	s.SetRuns("concurrent")
+	ctx := t.Context()
+	const n = 48
+	require.NoError(t, s.Update(ctx, func(tx store.Tx) error {
+		for i := range n {
+			switch i % 3 {
+			case 0: // missing
+			case 1:
+				if err := tx.Put(b("accounts"), fmt.Appendf(nil, "org-%02d", i), fmt.Appendf(nil, "balance-%02d", i)); err != nil {
+					return err
+				}
+			case 2:
+				if err := tx.Put(b("accounts"), fmt.Appendf(nil, "org-%02d", i), nil); err != nil {
+					return err
+				}
+			}
+			if err := tx.Put(b("floors"), fmt.Appendf(nil, "org-%02d", i), strconv.AppendInt(nil, int64(i), 10)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			err := s.Update(ctx, func(tx store.Tx) error {
+				key := fmt.Appendf(nil, "org-%02d", i)
+				v, err := tx.Get(b("accounts"), key)
+				switch i % 3 {
+				case 0:
+					assert.ErrorIs(t, err, store.ErrNotFound, "key %s", key)
+				case 1:
+					assert.NoError(t, err)
+					assert.Equal(t, fmt.Sprintf("balance-%02d", i), string(v))
+				case 2:
+					assert.NoError(t, err)
+					assert.NotNil(t, v)
+					assert.Empty(t, v)
+				}
+				f, err := tx.Get(b("floors"), key)
+				if err != nil {
+					return err
+				}
+				assert.Equal(t, strconv.Itoa(i), string(f))
+				return tx.Put(b("seen"), key, nil)
+			})
+			assert.NoError(t, err)
+		})
+	}
+	wg.Wait()
+	require.NoError(t, s.View(ctx, func(tx store.Tx) error {
+		seen := 0
+		err := tx.Scan(b("seen"), store.ScanOptions{}, func(_, _ []byte) (bool, error) { seen++; return true, nil })
+		assert.Equal(t, n, seen)
+		return err
+	}))
+}

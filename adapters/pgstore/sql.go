@@ -31,6 +31,13 @@ type statements struct {
 	lockRows, lockKeys string
 	// existing returns the keys given that exist.
 	existing string
+	// getKeys returns the keys given of one bucket that exist, with
+	// their values: one unique-key lookup per key. The lookup is a
+	// LATERAL subquery with LIMIT so that the planner cannot flatten it
+	// into a join over the whole bucket: a plan made while the table was
+	// small (and kept for the prepared statement) scanned the bucket for
+	// every read, as `key = ANY($2)` and a plain join did.
+	getKeys string
 	// scans[reverse][lower][upper] selects a page of keys, with the bounds
 	// that are set as parameters after the bucket, then the limit.
 	scans [2][2][2]string
@@ -59,6 +66,7 @@ SELECT ''::bytea, k, ''::bytea FROM unnest($1::bytea[]) AS k ORDER BY k
 ON CONFLICT (bucket, key) DO UPDATE SET value = excluded.value`, kv),
 		existing: fmt.Sprintf(`SELECT bucket, key FROM %s
 WHERE (bucket, key) IN (SELECT * FROM unnest($1::bytea[], $2::bytea[]))`, kv),
+		getKeys: fmt.Sprintf("SELECT d.key, t.value FROM unnest($2::bytea[]) AS d(key) CROSS JOIN LATERAL (SELECT value FROM %s WHERE bucket = $1 AND key = d.key LIMIT 1) AS t", kv),
 		lockKeys: fmt.Sprintf(`SELECT bucket, key, value FROM %s
 WHERE (bucket, key) IN (SELECT * FROM unnest($1::bytea[], $2::bytea[]))
 ORDER BY bucket, key FOR UPDATE`, kv),
