@@ -56,6 +56,7 @@ type config struct {
 	Bare         bool          // instead of a load run, drive a bare net/http JSON handler in this process
 	BareBaseline bool          // before the load, run the bare handler for BareTime and print the ratio
 	BareTime     time.Duration // how long the bare baseline runs (default 10s)
+	PGStats      string        // the server's PostgreSQL database: print its rows per accept; empty: none
 	Orgs         int           // organizations to create and spread the clients over; 0 or 1: one
 	Hot          bool          // one hot organization floods, one quiet one sends at a steady pace
 	QuietEvery   time.Duration // with Hot: the quiet organization's pace (default 10ms)
@@ -131,8 +132,8 @@ func (c *config) validate() (money.Amount, error) {
 	}
 	if c.Bare {
 		switch {
-		case c.VerifyFile != "", c.Hot, c.Orgs > 1, c.IDsFile != "", c.PGBench != "", c.BareBaseline, c.mode() != modePayout:
-			return money.Amount{}, errors.New("-bare drives a bare handler in this process: drop -verify, -hot, -orgs, -ids, -pgbench, -bare-baseline and -mode")
+		case c.VerifyFile != "", c.Hot, c.Orgs > 1, c.IDsFile != "", c.PGBench != "", c.BareBaseline, c.PGStats != "", c.mode() != modePayout:
+			return money.Amount{}, errors.New("-bare drives a bare handler in this process: drop -verify, -hot, -orgs, -ids, -pgbench, -bare-baseline, -pg-stats and -mode")
 		}
 	}
 	if c.VerifyFile != "" {
@@ -155,6 +156,8 @@ func (c *config) validate() (money.Amount, error) {
 			return money.Amount{}, fmt.Errorf("-mode %s uses one organization: drop -orgs and -hot", c.mode())
 		case c.IDsFile != "":
 			return money.Amount{}, errors.New("-ids lists /v1 payouts: it needs -mode payout")
+		case c.PGStats != "":
+			return money.Amount{}, errors.New("-pg-stats counts the rows of /v1 payouts: it needs -mode payout")
 		}
 	}
 	if c.Orgs < 0 {
@@ -294,7 +297,26 @@ func run(ctx context.Context, c config, out io.Writer) error {
 		quiet := plan[len(plan)-1]
 		alone = runLoad(ctx, hc, loadParams{clients: []client{quiet}, keys: keys, bodies: bodies, n: c.N, duration: c.Duration})
 	}
+	stats, err := openPGStats(ctx, c.PGStats)
+	if err != nil {
+		return err
+	}
+	defer stats.close(context.WithoutCancel(ctx))
+	var before rowCounts
+	if stats != nil {
+		if before, err = stats.read(ctx); err != nil {
+			return fmt.Errorf("-pg-stats: %w", err)
+		}
+	}
 	res := runLoad(ctx, hc, loadParams{clients: plan, keys: keys, bodies: bodies, n: c.N, duration: c.Duration})
+	var rows rowCounts
+	if stats != nil {
+		after, err := stats.read(context.WithoutCancel(ctx))
+		if err != nil {
+			return fmt.Errorf("-pg-stats: %w", err)
+		}
+		rows = after.minus(before)
+	}
 	// An interrupt stops the sending only: what was sent is still resolved
 	// and checked (a second interrupt kills the command).
 	ctx = context.WithoutCancel(ctx)
@@ -321,6 +343,9 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	}
 	if c.BareBaseline {
 		printBare(out, bare, res.accepted, res.wall)
+	}
+	if stats != nil {
+		printPGStats(out, rows, res.accepted)
 	}
 	var ok bool
 	if len(orgs) == 1 {

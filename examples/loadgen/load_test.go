@@ -26,6 +26,7 @@ import (
 	"github.com/tambalapay/tambala/ledger"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/orgs"
+	"github.com/tambalapay/tambala/store"
 )
 
 const testAdminToken = "adm_loadgen_test_0123456789abcdefghijklmnopqrstuvwxyz"
@@ -44,11 +45,16 @@ type serverOptions struct {
 	// conversions runs the conversion worker, with the sandbox converter
 	// deciding each after convDelay (else conversions stay processing).
 	conversions bool
+	// store is the engine's store; nil: a memstore.
+	store store.Store
 }
 
 func newServer(t *testing.T, o serverOptions) *server {
 	t.Helper()
-	st := memstore.New()
+	var st store.Store = memstore.New()
+	if o.store != nil {
+		st = o.store
+	}
 	prov := sandbox.New(&sandbox.Options{Delay: time.Millisecond})
 	eng, err := tambala.New(st, &tambala.Options{
 		Limits: o.limits, Payouts: prov,

@@ -41,6 +41,7 @@ func main() {
 	flag.BoolVar(&c.Bare, "bare", false, "instead of a load run, serve a bare net/http handler in this process on 127.0.0.1 (it decodes the /v1 payout request with encoding/json and answers a 202 of a payout's shape and size; no store, no engine) and drive it with the same clients, -n or -duration; prints its requests/s and latencies")
 	flag.BoolVar(&c.BareBaseline, "bare-baseline", false, "before the load, run the -bare handler with as many clients for -bare-time and print its requests/s and the load's ratio to it: the headroom left in the HTTP path")
 	flag.DurationVar(&c.BareTime, "bare-time", 10*time.Second, "how long the -bare-baseline runs")
+	flag.StringVar(&c.PGStats, "pg-stats", "", "the server's PostgreSQL database (a libpq URL): read its row counters (pg_stat_database) before and after the load and print the rows fetched, inserted, updated and deleted per accepted payout")
 	flag.IntVar(&c.Orgs, "orgs", 1, "create this many organizations and spread the clients over them (client i pays from organization i modulo N); each one's money is checked")
 	flag.BoolVar(&c.Hot, "hot", false, "two organizations: all clients but one flood a hot one, the last sends to a quiet one at a steady pace (-quiet-every), first alone for -duration, then beside the flood; prints the quiet one's p99 under load over its p99 alone (needs -duration)")
 	flag.DurationVar(&c.QuietEvery, "quiet-every", defaultQuietEvery, "with -hot: the quiet organization sends one request at a time, one every this long")
