@@ -170,14 +170,14 @@ func (w writer) Put(bucketName, key, value []byte) error {
 		b = &bucket{values: make(map[string][]byte)}
 		w.s.buckets[string(bucketName)] = b
 	}
-	if _, ok := b.values[string(key)]; ok {
-		b.values[string(key)] = value
-		return nil
-	}
 	// The key belongs to the buffer's arena and is never written again, so
-	// the map shares its bytes instead of copying them into a string.
-	b.values[unsafe.String(unsafe.SliceData(key), len(key))] = value
-	if b.keys != nil {
+	// the map shares its bytes instead of copying them into a string; an
+	// overwrite goes through the same shared string, because assigning
+	// through string(key) would copy the key on every overwrite.
+	k := unsafe.String(unsafe.SliceData(key), len(key))
+	_, had := b.values[k]
+	b.values[k] = value
+	if !had && b.keys != nil {
 		b.keys.ReplaceOrInsert(key)
 	}
 	return nil
