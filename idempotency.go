@@ -225,7 +225,7 @@ func create[T any](ctx context.Context, e *Engine, p Principal, op Operation, id
 		now := e.nowUTC()
 		r := codec.IdemRecord{Operation: string(op), Body: stored, CreatedAt: now}
 		out.Resource = res
-		return storage.SaveIdem(tx, scope, now, r.Encode(fp))
+		return storage.SaveIdemRecord(tx, scope, now, &r, fp)
 	})
 	if err != nil {
 		return Created[T]{}, err

@@ -118,15 +118,17 @@ func OutcomesFrom(tx store.Tx, org, day string) (map[string]int64, error) {
 
 // readCount is the counter under key in bucket (0 when none).
 func readCount(tx store.Tx, bucket []byte, key string) (int64, error) {
-	s := takeScratch()
-	defer s.release()
-	s.b = append(s.b, key...)
-	return readCountAt(tx, bucket, s.b)
+	v, err := getByString(tx, bucket, key)
+	return countOf(v, err)
 }
 
 // readCountAt is readCount of a key as bytes.
 func readCountAt(tx store.Tx, bucket, key []byte) (int64, error) {
-	v, err := tx.Get(bucket, key)
+	return countOf(tx.Get(bucket, key))
+}
+
+// countOf is the count a Get of a counter answered.
+func countOf(v []byte, err error) (int64, error) {
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return 0, nil
