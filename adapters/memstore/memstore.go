@@ -123,6 +123,23 @@ func (r readTx) Get(bucket, key []byte) ([]byte, error) {
 	return bytes.Clone(v), nil
 }
 
+// Lend is Get without the copy, for the transaction buffer's Lend: a
+// stored value is replaced on a write, never changed in place.
+func (r readTx) Lend(bucket, key []byte) ([]byte, error) {
+	if err := store.CheckKey(bucket, key); err != nil {
+		return nil, err
+	}
+	b := r.s.buckets[string(bucket)]
+	if b == nil {
+		return nil, store.ErrNotFound
+	}
+	v, ok := b.values[string(key)]
+	if !ok {
+		return nil, store.ErrNotFound
+	}
+	return v, nil
+}
+
 func (readTx) Put(_, _, _ []byte) error { return store.ErrReadOnly }
 func (readTx) Delete(_, _ []byte) error { return store.ErrReadOnly }
 

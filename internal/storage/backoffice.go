@@ -7,6 +7,7 @@ import (
 
 	"github.com/tambalapay/tambala/collections"
 	"github.com/tambalapay/tambala/internal/codec"
+	"github.com/tambalapay/tambala/internal/lend"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/orders"
 	"github.com/tambalapay/tambala/payouts"
@@ -124,7 +125,7 @@ func readCount(tx store.Tx, bucket []byte, key string) (int64, error) {
 
 // readCountAt is readCount of a key as bytes.
 func readCountAt(tx store.Tx, bucket, key []byte) (int64, error) {
-	return countOf(tx.Get(bucket, key))
+	return countOf(lend.Get(tx, bucket, key)) // decoded, never kept
 }
 
 // countOf is the count a Get of a counter answered.

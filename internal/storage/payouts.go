@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/tambalapay/tambala/internal/codec"
+	"github.com/tambalapay/tambala/internal/lend"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/payouts"
 	"github.com/tambalapay/tambala/store"
@@ -233,7 +234,7 @@ func CountPayoutWindow(tx store.Tx, org string, minute int64, amount money.Amoun
 	s.b = appendPayoutWindowKey(s.b, org, minute)
 	n := len(s.b)
 	current := codec.WindowCell{Volume: money.Zero(money.MWK)}
-	switch v, err := tx.Get(PayoutWindow, s.b[:n]); {
+	switch v, err := lend.Get(tx, PayoutWindow, s.b[:n]); { // decoded, never kept
 	case err == nil:
 		if current, err = codec.DecodeWindowCell(v); err != nil {
 			return err
@@ -267,7 +268,7 @@ func CountPayoutWindow(tx store.Tx, org string, minute int64, amount money.Amoun
 func PayoutWindowSum(tx store.Tx, org string, minute int64) (codec.WindowSum, error) {
 	dayStart, hourStart := minute-24*60+1, minute-60+1
 	var sum codec.WindowSum
-	v, err := getByString(tx, PayoutWindowSums, org)
+	v, err := lendByString(tx, PayoutWindowSums, org) // decoded, never kept
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return rebuildWindowSum(tx, org, dayStart, hourStart)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/tambalapay/tambala/internal/lend"
 	"github.com/tambalapay/tambala/store"
 )
 
@@ -36,6 +37,15 @@ func IndexKey(owner, id string) []byte {
 // appendIndexKey appends IndexKey(owner, id) to b.
 func appendIndexKey(b []byte, owner, id string) []byte {
 	return append(append(append(b, owner...), 0), id...)
+}
+
+// lendByString is getByString through lend.Get: the caller must not
+// modify the value.
+func lendByString(tx store.Tx, bucket []byte, key string) ([]byte, error) {
+	s := takeScratch()
+	defer s.release()
+	s.b = append(s.b, key...)
+	return lend.Get(tx, bucket, s.b)
 }
 
 // getByString is tx.Get of a key held as a string, built in a scratch

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"slices"
 
+	"github.com/tambalapay/tambala/internal/lend"
 	"github.com/tambalapay/tambala/store"
 )
 
@@ -144,6 +145,23 @@ func (t *Tx) Get(bucket, key []byte) ([]byte, error) {
 		return bytes.Clone(w.value), nil
 	}
 	return t.base.Get(bucket, key)
+}
+
+// Lend is Get without the copy (lend.Lender): a buffered value lies in
+// an arena that is never written again, and a committed one is lent by
+// the base when it can lend, else copied.
+func (t *Tx) Lend(bucket, key []byte) ([]byte, error) {
+	if err := store.CheckKey(bucket, key); err != nil {
+		return nil, err
+	}
+	if i := t.find(bucket, key); i >= 0 {
+		w := &t.writes[i]
+		if w.deleted {
+			return nil, store.ErrNotFound
+		}
+		return w.value, nil
+	}
+	return lend.Get(t.base, bucket, key)
 }
 
 func (t *Tx) set(bucket, key, value []byte, deleted bool) {
