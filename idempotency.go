@@ -128,12 +128,13 @@ var (
 		"This Idempotency-Key was decided for a request this version no longer accepts; use a new key.")
 )
 
-// storedOutcome looks up the organization's decision under key, and which
+// storedOutcome looks up the organization's decision under key (whose
+// scope, idemScope(org, key), the caller has built already), and which
 // operation made it; ok is false when there is none. While earlier builds'
 // records can be within the retention (earlier), it also looks under
 // their scopes: per operation (op's own first), then per method and path.
-func storedOutcome(tx store.Tx, org, key string, op Operation, earlier earlierScopes) (rec codec.IdemRecord, by Operation, ok bool, err error) {
-	v, err := storage.Idem(tx, idemScope(org, key))
+func storedOutcome(tx store.Tx, org, key, scope string, op Operation, earlier earlierScopes) (rec codec.IdemRecord, by Operation, ok bool, err error) {
+	v, err := storage.Idem(tx, scope)
 	switch {
 	case err == nil:
 		rec, err = codec.DecodeIdemRecord(v)
@@ -215,7 +216,7 @@ func create[T any](ctx context.Context, e *Engine, p Principal, op Operation, id
 			return err
 		}
 		var found bool
-		if out, found, err = replay(tx, p.Org.ID, op, idem.Key, fp, earlier, rc); err != nil || found {
+		if out, found, err = replay(tx, p.Org.ID, op, idem.Key, scope, fp, earlier, rc); err != nil || found {
 			return err
 		}
 		res, stored, err := run(tx, org)
@@ -233,11 +234,12 @@ func create[T any](ctx context.Context, e *Engine, p Principal, op Operation, id
 	return out, nil
 }
 
-// replay is the outcome decided under key, when there is one (found): a
-// replay of op's own decision for the fingerprint fp, or conflict.
-func replay[T any](tx store.Tx, org string, op Operation, key string, fp Fingerprint, earlier earlierScopes,
+// replay is the outcome decided under key (in scope), when there is one
+// (found): a replay of op's own decision for the fingerprint fp, or
+// conflict.
+func replay[T any](tx store.Tx, org string, op Operation, key, scope string, fp Fingerprint, earlier earlierScopes,
 	rc resourceCodec[T]) (out Created[T], found bool, err error) {
-	rec, by, found, err := storedOutcome(tx, org, key, op, earlier)
+	rec, by, found, err := storedOutcome(tx, org, key, scope, op, earlier)
 	if err != nil || !found {
 		return out, false, err
 	}
@@ -268,7 +270,8 @@ func (e *Engine) refuseCreate(ctx context.Context, p Principal, op Operation, id
 	if !p.valid {
 		return errNoPrincipal
 	}
-	if e.inflight.busy(idemScope(p.Org.ID, idem.Key)) {
+	scope := idemScope(p.Org.ID, idem.Key)
+	if e.inflight.busy(scope) {
 		return errIdemInFlight
 	}
 	earlier, err := e.earlierScopes(ctx)
@@ -280,7 +283,7 @@ func (e *Engine) refuseCreate(ctx context.Context, p Principal, op Operation, id
 		if _, err := e.admit(tx, p, info.api); err != nil {
 			return err
 		}
-		rec, by, found, err := storedOutcome(tx, p.Org.ID, idem.Key, op, earlier)
+		rec, by, found, err := storedOutcome(tx, p.Org.ID, idem.Key, scope, op, earlier)
 		switch {
 		case err != nil:
 			return err

@@ -286,9 +286,14 @@ func (t *Tx) Scan(bucket []byte, opt store.ScanOptions, fn func(key, value []byt
 // order and keys in ascending order. It only reads the buffer, so it may
 // run while another goroutine reads the same buffer.
 func (t *Tx) Apply(w Writer) error {
-	order := make([]int, len(t.writes))
-	for i := range order {
-		order[i] = i
+	// The order of a command of the usual size is kept on the stack.
+	var small [64]int
+	order := small[:0]
+	if len(t.writes) > len(small) {
+		order = make([]int, 0, len(t.writes))
+	}
+	for i := range t.writes {
+		order = append(order, i)
 	}
 	slices.SortFunc(order, func(a, b int) int {
 		wa, wb := &t.writes[a], &t.writes[b]
