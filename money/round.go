@@ -68,8 +68,7 @@ func round(asset Asset, d *apd.Decimal, truncated bool, rule Rounding) (Amount, 
 		ctx.Rounding = apd.RoundDown
 	}
 	// out stays on the stack: the result copies it only when it does not
-	// fit the integer form (fromQuantizedCopy), which a fee line always
-	// does.
+	// fit the integer form (fromQuantizedCopy); a fee line always fits.
 	var outd apd.Decimal
 	out := &outd
 	cond, err := ctx.Quantize(out, d, -asset.Decimals)
