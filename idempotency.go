@@ -199,7 +199,8 @@ func create[T any](ctx context.Context, e *Engine, p Principal, op Operation, id
 	if !p.valid {
 		return Created[T]{}, errNoPrincipal
 	}
-	scope := idemScope(p.Org.ID, idem.Key)
+	orgID := p.Org.ID // all the transaction needs of p, which is valid
+	scope := idemScope(orgID, idem.Key)
 	if !e.inflight.enter(scope) {
 		return Created[T]{}, errIdemInFlight
 	}
@@ -211,12 +212,12 @@ func create[T any](ctx context.Context, e *Engine, p Principal, op Operation, id
 	var out Created[T]
 	err = e.store.Update(ctx, func(tx store.Tx) error {
 		out = Created[T]{}
-		org, err := e.admit(tx, p, operationInfo[op].api)
+		org, err := e.admitOrg(tx, orgID, operationInfo[op].api)
 		if err != nil {
 			return err
 		}
 		var found bool
-		if out, found, err = replay(tx, p.Org.ID, op, idem.Key, scope, fp, earlier, rc); err != nil || found {
+		if out, found, err = replay(tx, orgID, op, idem.Key, scope, fp, earlier, rc); err != nil || found {
 			return err
 		}
 		res, stored, err := run(tx, org)

@@ -312,7 +312,14 @@ func (e *Engine) admit(tx store.Tx, p Principal, api API) (*Organization, error)
 	if !p.valid {
 		return nil, errNoPrincipal
 	}
-	org, err := e.cachedOrg(tx, p.Org.ID, errUnauthorized)
+	return e.admitOrg(tx, p.Org.ID, api)
+}
+
+// admitOrg is admit for the organization id of a Principal known to be
+// valid: all of the Principal that admit reads, so that a caller's
+// closure need not hold (and move to the heap) the whole Principal.
+func (e *Engine) admitOrg(tx store.Tx, id string, api API) (*Organization, error) {
+	org, err := e.cachedOrg(tx, id, errUnauthorized)
 	if err != nil {
 		return nil, err
 	}
