@@ -393,6 +393,24 @@ func ParseSigned(asset Asset, s string) (Amount, error) {
 	return a.Neg(), nil
 }
 
+// plainJSONString is the string a JSON string literal holds when it
+// needs no decoding (printable ASCII between its quotes, no quote, no
+// backslash): what encoding/json would read from it, without the
+// reflection and allocations of json.Unmarshal. ok is false for any
+// other raw, which json.Unmarshal reads.
+func plainJSONString(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	body := raw[1 : len(raw)-1]
+	for _, c := range body {
+		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return "", false
+		}
+	}
+	return string(body), true
+}
+
 // ParseJSON parses a raw JSON value as an amount of asset: a JSON string
 // holding a decimal (see Parse), or a JSON integer of whole units. A
 // fractional or exponent JSON number, a negative number, null, or any other
@@ -403,6 +421,9 @@ func ParseJSON(asset Asset, raw []byte) (Amount, error) {
 	}
 	switch c := raw[0]; {
 	case c == '"':
+		if s, ok := plainJSONString(raw); ok {
+			return Parse(asset, s)
+		}
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return Amount{}, parseErr(string(raw), &asset, ErrMalformed)
