@@ -698,7 +698,7 @@ func countOutcome(tx store.Tx, org string, outcome payouts.Status, now time.Time
 
 // countAccepted counts a payout accepted on rail at now.
 func countAccepted(tx store.Tx, rail payouts.Rail, now time.Time) error {
-	return storage.CountAccepted(tx, rail, dayOf(now))
+	return storage.CountAcceptedAt(tx, rail, now)
 }
 
 // countDead moves the count of dead-lettered deliveries by delta.

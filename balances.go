@@ -159,12 +159,11 @@ func postLedger(tx store.Tx, cmd ledger.Command) (ledger.Effect, error) {
 	if err != nil || eff.Replayed {
 		return eff, err
 	}
-	day := dayOf(eff.Entry.At)
 	for _, bc := range eff.Balances {
 		if bc.Account.Bucket != ledger.Available || bc.Account.Owner == "" {
 			continue
 		}
-		if err := storage.SaveDayClose(tx, bc.Account.Owner, string(bc.Account.Asset.Code), day, bc.Balance.String()); err != nil {
+		if err := storage.SaveDayCloseAt(tx, bc.Account.Owner, string(bc.Account.Asset.Code), eff.Entry.At, bc.Balance); err != nil {
 			return eff, err
 		}
 	}

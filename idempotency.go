@@ -128,12 +128,13 @@ var (
 		"This Idempotency-Key was decided for a request this version no longer accepts; use a new key.")
 )
 
-// storedOutcome looks up the organization's decision under key, and which
+// storedOutcome looks up the organization's decision under key (whose
+// scope, idemScope(org, key), the caller has built already), and which
 // operation made it; ok is false when there is none. While earlier builds'
 // records can be within the retention (earlier), it also looks under
 // their scopes: per operation (op's own first), then per method and path.
-func storedOutcome(tx store.Tx, org, key string, op Operation, earlier earlierScopes) (rec codec.IdemRecord, by Operation, ok bool, err error) {
-	v, err := storage.Idem(tx, idemScope(org, key))
+func storedOutcome(tx store.Tx, org, key, scope string, op Operation, earlier earlierScopes) (rec codec.IdemRecord, by Operation, ok bool, err error) {
+	v, err := storage.Idem(tx, scope)
 	switch {
 	case err == nil:
 		rec, err = codec.DecodeIdemRecord(v)
@@ -198,7 +199,8 @@ func create[T any](ctx context.Context, e *Engine, p Principal, op Operation, id
 	if !p.valid {
 		return Created[T]{}, errNoPrincipal
 	}
-	scope := idemScope(p.Org.ID, idem.Key)
+	orgID := p.Org.ID // all the transaction needs of p, which is valid
+	scope := idemScope(orgID, idem.Key)
 	if !e.inflight.enter(scope) {
 		return Created[T]{}, errIdemInFlight
 	}
@@ -210,12 +212,12 @@ func create[T any](ctx context.Context, e *Engine, p Principal, op Operation, id
 	var out Created[T]
 	err = e.store.Update(ctx, func(tx store.Tx) error {
 		out = Created[T]{}
-		org, err := e.admit(tx, p, operationInfo[op].api)
+		org, err := e.admitOrg(tx, orgID, operationInfo[op].api)
 		if err != nil {
 			return err
 		}
 		var found bool
-		if out, found, err = replay(tx, p.Org.ID, op, idem.Key, fp, earlier, rc); err != nil || found {
+		if out, found, err = replay(tx, orgID, op, idem.Key, scope, fp, earlier, rc); err != nil || found {
 			return err
 		}
 		res, stored, err := run(tx, org)
@@ -225,7 +227,7 @@ func create[T any](ctx context.Context, e *Engine, p Principal, op Operation, id
 		now := e.nowUTC()
 		r := codec.IdemRecord{Operation: string(op), Body: stored, CreatedAt: now}
 		out.Resource = res
-		return storage.SaveIdem(tx, scope, now, r.Encode(fp))
+		return storage.SaveIdemRecord(tx, scope, now, &r, fp)
 	})
 	if err != nil {
 		return Created[T]{}, err
@@ -233,11 +235,12 @@ func create[T any](ctx context.Context, e *Engine, p Principal, op Operation, id
 	return out, nil
 }
 
-// replay is the outcome decided under key, when there is one (found): a
-// replay of op's own decision for the fingerprint fp, or conflict.
-func replay[T any](tx store.Tx, org string, op Operation, key string, fp Fingerprint, earlier earlierScopes,
+// replay is the outcome decided under key (in scope), when there is one
+// (found): a replay of op's own decision for the fingerprint fp, or
+// conflict.
+func replay[T any](tx store.Tx, org string, op Operation, key, scope string, fp Fingerprint, earlier earlierScopes,
 	rc resourceCodec[T]) (out Created[T], found bool, err error) {
-	rec, by, found, err := storedOutcome(tx, org, key, op, earlier)
+	rec, by, found, err := storedOutcome(tx, org, key, scope, op, earlier)
 	if err != nil || !found {
 		return out, false, err
 	}
@@ -268,7 +271,8 @@ func (e *Engine) refuseCreate(ctx context.Context, p Principal, op Operation, id
 	if !p.valid {
 		return errNoPrincipal
 	}
-	if e.inflight.busy(idemScope(p.Org.ID, idem.Key)) {
+	scope := idemScope(p.Org.ID, idem.Key)
+	if e.inflight.busy(scope) {
 		return errIdemInFlight
 	}
 	earlier, err := e.earlierScopes(ctx)
@@ -280,7 +284,7 @@ func (e *Engine) refuseCreate(ctx context.Context, p Principal, op Operation, id
 		if _, err := e.admit(tx, p, info.api); err != nil {
 			return err
 		}
-		rec, by, found, err := storedOutcome(tx, p.Org.ID, idem.Key, op, earlier)
+		rec, by, found, err := storedOutcome(tx, p.Org.ID, idem.Key, scope, op, earlier)
 		switch {
 		case err != nil:
 			return err

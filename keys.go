@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"io"
+	"sync"
 
 	"go.opentelemetry.io/otel/trace"
 
@@ -191,38 +192,91 @@ func (e *Engine) Authenticate(ctx context.Context, key string) (_ Principal, err
 	if apikeys.Parse(key) != nil {
 		return Principal{}, errUnauthorized
 	}
-	h := apikeys.Hash(key)
-	var p Principal
-	err = e.store.View(ctx, func(tx store.Tx) error {
-		id, err := storage.KeyIDByHash(tx, h)
-		if errors.Is(err, store.ErrNotFound) {
-			return errUnauthorized
-		}
-		if err != nil {
-			return err
-		}
-		rec, err := storage.CachedKey(tx, id, &e.cachedKeys, errUnauthorized, decodeKey)
-		if err != nil {
-			return err
-		}
-		stored, err := hex.DecodeString(rec.Hash)
-		if err != nil || !apikeys.Equal(stored, h[:]) || !rec.Active() || rec.Environment != e.env {
-			return errUnauthorized
-		}
-		org, err := e.cachedOrg(tx, rec.Org, errUnauthorized)
-		if err != nil {
-			return err
-		}
-		if p, err = e.principal(tx, org); err != nil {
-			return err
-		}
-		p.Key = rec.APIKey
-		return nil
-	})
+	r := authReads.Get().(*authRead)
+	r.e, r.hash = e, apikeys.Hash(key)
+	err = e.store.View(ctx, r.read)
+	p := r.p
+	*r = authRead{read: r.read} // keeps nothing of this call
+	authReads.Put(r)
 	if err != nil {
 		return Principal{}, err
 	}
 	return p, nil
+}
+
+// authRead is the read of one Authenticate: the key's hash in, the
+// Principal out. They are pooled, with the read bound once, so that
+// authenticating a request moves neither a Principal nor a closure to the
+// heap.
+type authRead struct {
+	e    *Engine
+	hash [32]byte
+	p    Principal
+	read func(store.Tx) error // r.do, bound once
+}
+
+var authReads = sync.Pool{New: func() any {
+	r := &authRead{}
+	r.read = r.do
+	return r
+}}
+
+// decodeHash reads a key record's hash, hex as hex.DecodeString reads it
+// (either case), into an array: ok is false for anything but 32 bytes of
+// hex. Decoding the 64 characters through []byte would allocate.
+func decodeHash(s string) (h [32]byte, ok bool) {
+	if len(s) != 2*len(h) {
+		return h, false
+	}
+	for i := range h {
+		hi, ok1 := fromHex(s[2*i])
+		lo, ok2 := fromHex(s[2*i+1])
+		if !ok1 || !ok2 {
+			return h, false
+		}
+		h[i] = hi<<4 | lo
+	}
+	return h, true
+}
+
+func fromHex(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
+}
+
+func (r *authRead) do(tx store.Tx) error {
+	e := r.e
+	id, err := storage.KeyIDByHash(tx, r.hash)
+	if errors.Is(err, store.ErrNotFound) {
+		return errUnauthorized
+	}
+	if err != nil {
+		return err
+	}
+	rec, err := storage.CachedKey(tx, id, &e.cachedKeys, errUnauthorized, decodeKey)
+	if err != nil {
+		return err
+	}
+	stored, ok := decodeHash(rec.Hash)
+	if !ok || !apikeys.Equal(stored[:], r.hash[:]) || !rec.Active() || rec.Environment != e.env {
+		return errUnauthorized
+	}
+	org, err := e.cachedOrg(tx, rec.Org, errUnauthorized)
+	if err != nil {
+		return err
+	}
+	if r.p, err = e.principal(tx, org); err != nil {
+		return err
+	}
+	r.p.Key = rec.APIKey
+	return nil
 }
 
 // Principal is who a call acts for: an organization, reached through one
@@ -312,7 +366,14 @@ func (e *Engine) admit(tx store.Tx, p Principal, api API) (*Organization, error)
 	if !p.valid {
 		return nil, errNoPrincipal
 	}
-	org, err := e.cachedOrg(tx, p.Org.ID, errUnauthorized)
+	return e.admitOrg(tx, p.Org.ID, api)
+}
+
+// admitOrg is admit for the organization id of a Principal known to be
+// valid: all of the Principal that admit reads, so that a caller's
+// closure need not hold (and move to the heap) the whole Principal.
+func (e *Engine) admitOrg(tx store.Tx, id string, api API) (*Organization, error) {
+	org, err := e.cachedOrg(tx, id, errUnauthorized)
 	if err != nil {
 		return nil, err
 	}

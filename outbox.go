@@ -15,6 +15,7 @@ import (
 
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/codec"
+	"github.com/tambalapay/tambala/internal/lend"
 	"github.com/tambalapay/tambala/internal/render"
 	"github.com/tambalapay/tambala/internal/storage"
 	"github.com/tambalapay/tambala/ledger"
@@ -568,6 +569,9 @@ type eventsTx struct {
 	store.Tx
 	events []pendingEvent
 }
+
+// Lend lends what the transaction under it can lend (lend.Get).
+func (t *eventsTx) Lend(bucket, key []byte) ([]byte, error) { return lend.Get(t.Tx, bucket, key) }
 
 // eventsRun is one Update through eventsStore: fn, and the transaction
 // of its last run. They are pooled, so that an update costs no

@@ -67,7 +67,12 @@ func Display(key string) string {
 // Hash is what a key is stored as. Keys carry 256 random bits, so a plain
 // SHA-256 cannot be brute-forced; no salt is needed, and the hash can index
 // the lookup.
-func Hash(key string) [32]byte { return sha256.Sum256([]byte(key)) }
+func Hash(key string) [32]byte {
+	// A key of the usual length is copied to the stack, not converted:
+	// a conversion of more than 32 bytes allocates.
+	var buf [128]byte
+	return sha256.Sum256(append(buf[:0], key...))
+}
 
 // Equal compares two hashes in constant time.
 func Equal(a, b []byte) bool { return subtle.ConstantTimeCompare(a, b) == 1 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tambalapay/tambala/internal/binrec"
+	"github.com/tambalapay/tambala/internal/lend"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/store"
 )
@@ -105,7 +106,7 @@ func (s *txState) appendLines(buf []byte, eff *Effect, recs []record) ([]byte, [
 	}
 	for _, g := range groups {
 		s.key = lineHeadKey(s.key[:0], g.org, g.asset.Code)
-		v, err := s.tx.Get(bucketLineHead, s.key)
+		v, err := lend.Get(s.tx, bucketLineHead, s.key) // decoded, never kept
 		var h lineHead
 		switch {
 		case errors.Is(err, store.ErrNotFound):

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/tambalapay/tambala/internal/lend"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/store"
 )
@@ -146,7 +147,7 @@ func (s *txState) get(bucket []byte, key string) ([]byte, bool, error) {
 
 func (s *txState) Balance(a Account) (money.Amount, error) {
 	s.key = appendBalanceKey(s.key[:0], a)
-	v, err := s.tx.Get(bucketBalances, s.key)
+	v, err := lend.Get(s.tx, bucketBalances, s.key) // decoded, never kept
 	if errors.Is(err, store.ErrNotFound) {
 		return money.Zero(a.Asset), nil
 	}

@@ -98,22 +98,40 @@ func FromDecimal(asset Asset, d *apd.Decimal) (Amount, error) {
 // fromQuantized wraps d, already at asset's decimals, in the integer form
 // when it fits.
 func fromQuantized(asset Asset, d *apd.Decimal) Amount {
+	if a, ok := integerForm(asset, d); ok {
+		return a
+	}
+	return Amount{asset: asset, d: d}
+}
+
+// integerForm is d, already at asset's decimals, in the integer form, if
+// it fits; it never keeps d.
+func integerForm(asset Asset, d *apd.Decimal) (Amount, bool) {
 	if d.Form == apd.Finite && d.Exponent == -asset.Decimals {
 		if d.Coeff.IsInt64() {
 			u := d.Coeff.Int64()
 			if d.Negative {
 				u = -u
 			}
-			return Amount{asset: asset, units: u}
+			return Amount{asset: asset, units: u}, true
 		}
 		if d.Negative && d.Coeff.Cmp(&twoTo63) == 0 {
-			return Amount{asset: asset, units: math.MinInt64}
+			return Amount{asset: asset, units: math.MinInt64}, true
 		}
 	}
 	if d.IsZero() {
-		return Amount{asset: asset}
+		return Amount{asset: asset}, true
 	}
-	return Amount{asset: asset, d: d}
+	return Amount{}, false
+}
+
+// fromQuantizedCopy is fromQuantized of a d that the caller goes on to
+// reuse: a result beyond the integer form holds a copy of it.
+func fromQuantizedCopy(asset Asset, d *apd.Decimal) Amount {
+	if a, ok := integerForm(asset, d); ok {
+		return a
+	}
+	return Amount{asset: asset, d: new(apd.Decimal).Set(d)}
 }
 
 func mustQuantize(asset Asset, d *apd.Decimal) Amount {
@@ -141,6 +159,15 @@ func (a Amount) Decimal() *apd.Decimal {
 		return apd.New(a.units, -a.asset.Decimals)
 	}
 	return new(apd.Decimal).Set(a.d)
+}
+
+// decIn is dec, setting d to the value when the amount has the integer
+// form instead of allocating a decimal.
+func (a Amount) decIn(d *apd.Decimal) *apd.Decimal {
+	if a.d == nil {
+		return d.SetFinite(a.units, -a.asset.Decimals)
+	}
+	return a.d
 }
 
 // dec returns the value as a decimal, for the apd paths; callers do not
@@ -366,6 +393,24 @@ func ParseSigned(asset Asset, s string) (Amount, error) {
 	return a.Neg(), nil
 }
 
+// plainJSONString is the string a JSON string literal holds when it
+// needs no decoding (printable ASCII between its quotes, no quote, no
+// backslash): what encoding/json would read from it, without the
+// reflection and allocations of json.Unmarshal. ok is false for any
+// other raw, which json.Unmarshal reads.
+func plainJSONString(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	body := raw[1 : len(raw)-1]
+	for _, c := range body {
+		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return "", false
+		}
+	}
+	return string(body), true
+}
+
 // ParseJSON parses a raw JSON value as an amount of asset: a JSON string
 // holding a decimal (see Parse), or a JSON integer of whole units. A
 // fractional or exponent JSON number, a negative number, null, or any other
@@ -376,6 +421,9 @@ func ParseJSON(asset Asset, raw []byte) (Amount, error) {
 	}
 	switch c := raw[0]; {
 	case c == '"':
+		if s, ok := plainJSONString(raw); ok {
+			return Parse(asset, s)
+		}
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return Amount{}, parseErr(string(raw), &asset, ErrMalformed)

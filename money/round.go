@@ -67,7 +67,10 @@ func round(asset Asset, d *apd.Decimal, truncated bool, rule Rounding) (Amount, 
 	if rule == RoundUp {
 		ctx.Rounding = apd.RoundDown
 	}
-	out := new(apd.Decimal)
+	// out stays on the stack: the result copies it only when it does not
+	// fit the integer form (fromQuantizedCopy); a fee line always fits.
+	var outd apd.Decimal
+	out := &outd
 	cond, err := ctx.Quantize(out, d, -asset.Decimals)
 	if err != nil {
 		return Amount{}, err
@@ -87,7 +90,7 @@ func round(asset Asset, d *apd.Decimal, truncated bool, rule Rounding) (Amount, 
 	if out.IsZero() {
 		out.Negative = false // a negative value rounded to zero is zero, never "-0.00"
 	}
-	return fromQuantized(asset, out), nil
+	return fromQuantizedCopy(asset, out), nil
 }
 
 // Mul returns a × r rounded to asset's decimals with rule: a stablecoin
@@ -97,8 +100,9 @@ func Mul(a Amount, r Rate, asset Asset, rule Rounding) (Amount, error) {
 	if r.d == nil {
 		return Amount{}, fmt.Errorf("money: zero rate")
 	}
+	var ad apd.Decimal // a as a decimal, on the stack: Mul keeps neither
 	p := new(apd.Decimal)
-	cond, err := wideCtx.Mul(p, a.dec(), r.d)
+	cond, err := wideCtx.Mul(p, a.decIn(&ad), r.d)
 	if err != nil {
 		return Amount{}, err
 	}

@@ -1,6 +1,7 @@
 package money_test
 
 import (
+	"encoding/json"
 	"math"
 	"math/big"
 	"strings"
@@ -150,4 +151,33 @@ func TestIntegerFormAllocatesNothing(t *testing.T) {
 		}
 	})
 	require.Zero(t, n)
+}
+
+// ParseJSON reads a plain JSON string without encoding/json; what it
+// answers (amount or error) is what it answered through json.Unmarshal.
+func TestParseJSONPlainStringAnswersAsUnmarshal(t *testing.T) {
+	viaUnmarshal := func(raw []byte) (money.Amount, error) {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return money.Amount{}, err
+		}
+		return money.Parse(money.MWK, s)
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		raw := []byte(`"` + rapid.OneOf(
+			rapid.StringMatching(`-?[0-9]{0,20}(\.[0-9]{0,4})?`),
+			rapid.StringMatching(`[ -~]{0,12}`),
+		).Draw(t, "text") + `"`)
+		got, gotErr := money.ParseJSON(money.MWK, raw)
+		want, wantErr := viaUnmarshal(raw)
+		if wantErr != nil {
+			if gotErr == nil {
+				t.Fatalf("ParseJSON(%s) = %v, want an error (%v)", raw, got, wantErr)
+			}
+			return
+		}
+		if gotErr != nil || !got.Equal(want) || got.String() != want.String() {
+			t.Fatalf("ParseJSON(%s) = %v, %v; want %v", raw, got, gotErr, want)
+		}
+	})
 }

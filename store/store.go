@@ -50,7 +50,9 @@ type Store interface {
 // and must not be used from several goroutines at once. A read-write Tx sees
 // its own writes.
 type Tx interface {
-	// Get returns a copy of the value under key, or ErrNotFound.
+	// Get returns a copy of the value under key, or ErrNotFound. Get and
+	// Delete read bucket and key only while they run: the caller may reuse
+	// them afterwards (the engine builds keys in reused buffers).
 	Get(bucket, key []byte) ([]byte, error)
 	// Put stores value under key, creating the bucket when needed. The store
 	// keeps its own copy of key and value.

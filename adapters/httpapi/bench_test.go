@@ -55,7 +55,7 @@ func benchHTTPClient(b *testing.B) *http.Client {
 // benchHTTPEngine returns the public handler over an engine on s, with the
 // rate limit out of the way and an organization able to pay out far more
 // than b.N times, and that organization's key.
-func benchHTTPEngine(b *testing.B, s store.Store) (http.Handler, string) {
+func benchHTTPEngine(b testing.TB, s store.Store) (http.Handler, string) {
 	b.Helper()
 	e, err := tambala.New(s, &tambala.Options{Limits: tambala.Limits{RatePerSecond: 1e9, RateBurst: 1 << 30}})
 	if err != nil {

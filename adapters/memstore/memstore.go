@@ -53,6 +53,7 @@ type Store struct {
 	closed  bool
 	buckets map[string]*bucket
 	buf     txbuf.Tx // reused by the serialized writers
+	wr      writer   // likewise
 }
 
 var _ store.Store = (*Store)(nil)
@@ -90,7 +91,9 @@ func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
 	if err := fn(&s.buf); err != nil {
 		return err
 	}
-	return s.buf.Apply(writer{s})
+	s.wr = writer{s: s}
+	defer func() { s.wr = writer{} }() // keeps no bucket or arena alive
+	return s.buf.Apply(&s.wr)
 }
 
 // Close empties the store; later calls return store.ErrClosed.
@@ -121,6 +124,23 @@ func (r readTx) Get(bucket, key []byte) ([]byte, error) {
 		return nil, store.ErrNotFound
 	}
 	return bytes.Clone(v), nil
+}
+
+// Lend is Get without the copy, for the transaction buffer's Lend: a
+// stored value is replaced on a write, never changed in place.
+func (r readTx) Lend(bucket, key []byte) ([]byte, error) {
+	if err := store.CheckKey(bucket, key); err != nil {
+		return nil, err
+	}
+	b := r.s.buckets[string(bucket)]
+	if b == nil {
+		return nil, store.ErrNotFound
+	}
+	v, ok := b.values[string(key)]
+	if !ok {
+		return nil, store.ErrNotFound
+	}
+	return v, nil
 }
 
 func (readTx) Put(_, _, _ []byte) error { return store.ErrReadOnly }
@@ -162,29 +182,53 @@ func (r readTx) Scan(bucket []byte, opt store.ScanOptions, fn func(key, value []
 
 // writer applies a committed buffer; the caller holds the write lock. The
 // buffer's slices are never written again, so they are kept as they are.
-type writer struct{ s *Store }
+// The buffer applies its writes bucket by bucket, so the writer keeps the
+// bucket it wrote to last rather than looking it up for every key.
+type writer struct {
+	s    *Store
+	name []byte  // the name of last, in the buffer's arena
+	last *bucket // nil before the first write
+}
 
-func (w writer) Put(bucketName, key, value []byte) error {
-	b := w.s.buckets[string(bucketName)]
-	if b == nil {
-		b = &bucket{values: make(map[string][]byte)}
-		w.s.buckets[string(bucketName)] = b
+// bucket returns the bucket called name; create makes a missing one,
+// else it is nil.
+func (w *writer) bucket(name []byte, create bool) *bucket {
+	if w.last != nil && bytes.Equal(w.name, name) {
+		return w.last
 	}
-	if _, ok := b.values[string(key)]; ok {
-		b.values[string(key)] = value
+	b := w.s.buckets[string(name)]
+	if b == nil {
+		if !create {
+			return nil
+		}
+		b = &bucket{values: make(map[string][]byte)}
+		w.s.buckets[string(name)] = b
+	}
+	w.name, w.last = name, b
+	return b
+}
+
+func (w *writer) Put(bucketName, key, value []byte) error {
+	b := w.bucket(bucketName, true)
+	// The key belongs to the buffer's arena and is never written again, so
+	// the map shares its bytes instead of copying them into a string; an
+	// overwrite goes through the same shared string, because assigning
+	// through string(key) would copy the key on every overwrite.
+	k := unsafe.String(unsafe.SliceData(key), len(key))
+	if b.keys == nil { // no ordered keys to keep: one map write
+		b.values[k] = value
 		return nil
 	}
-	// The key belongs to the buffer's arena and is never written again, so
-	// the map shares its bytes instead of copying them into a string.
-	b.values[unsafe.String(unsafe.SliceData(key), len(key))] = value
-	if b.keys != nil {
+	_, had := b.values[k]
+	b.values[k] = value
+	if !had {
 		b.keys.ReplaceOrInsert(key)
 	}
 	return nil
 }
 
-func (w writer) Delete(bucketName, key []byte) error {
-	if b := w.s.buckets[string(bucketName)]; b != nil {
+func (w *writer) Delete(bucketName, key []byte) error {
+	if b := w.bucket(bucketName, false); b != nil {
 		if _, ok := b.values[string(key)]; ok {
 			delete(b.values, string(key))
 			if b.keys != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/tambalapay/tambala/adapters/memstore"
+	"github.com/tambalapay/tambala/internal/lend"
 	"github.com/tambalapay/tambala/store"
 	"github.com/tambalapay/tambala/store/storetest"
 	"pgregory.net/rapid"
@@ -84,4 +85,42 @@ func TestOrderedIndexBuiltAtFirstScan(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// Lend answers as Get does, without the copy, inside an update (through
+// the transaction buffer, its own writes too) and in a view; and a lent
+// value is never written to: an overwrite replaces it.
+func TestLendAnswersAsGet(t *testing.T) {
+	s := memstore.New()
+	ctx := context.Background()
+	bucket, key, other := []byte("b"), []byte("k"), []byte("missing")
+	require.NoError(t, s.Update(ctx, func(tx store.Tx) error { return tx.Put(bucket, key, []byte("v1")) }))
+	var lent []byte
+	require.NoError(t, s.Update(ctx, func(tx store.Tx) error {
+		var err error
+		lent, err = lend.Get(tx, bucket, key)
+		require.NoError(t, err)
+		require.Equal(t, "v1", string(lent))
+		_, err = lend.Get(tx, bucket, other)
+		require.ErrorIs(t, err, store.ErrNotFound)
+		require.NoError(t, tx.Put(bucket, key, []byte("v2")))
+		mine, err := lend.Get(tx, bucket, key)
+		require.NoError(t, err)
+		require.Equal(t, "v2", string(mine))
+		require.NoError(t, tx.Delete(bucket, key))
+		_, err = lend.Get(tx, bucket, key)
+		require.ErrorIs(t, err, store.ErrNotFound)
+		return tx.Put(bucket, key, []byte("v3"))
+	}))
+	require.Equal(t, "v1", string(lent), "a lent value is replaced, never written to")
+	require.NoError(t, s.View(ctx, func(tx store.Tx) error {
+		v, err := lend.Get(tx, bucket, key)
+		require.NoError(t, err)
+		require.Equal(t, "v3", string(v))
+		_, err = lend.Get(tx, []byte("nobucket"), key)
+		require.ErrorIs(t, err, store.ErrNotFound)
+		_, err = lend.Get(tx, bucket, nil)
+		require.ErrorIs(t, err, store.ErrInvalidKey)
+		return nil
+	}))
 }

@@ -71,7 +71,7 @@ var basePackages = map[string]bool{
 	"internal/textrule": true, "internal/binrec": true, "internal/jsonw": true,
 	"internal/fingerprint": true, "internal/strictjson": true,
 	"internal/loop": true, "internal/work": true, "internal/cache": true,
-	"internal/txbuf": true, "internal/chart": true, "internal/wiretime": true,
+	"internal/txbuf": true, "internal/lend": true, "internal/chart": true, "internal/wiretime": true,
 	"wire": true,
 }
 

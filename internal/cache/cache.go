@@ -10,6 +10,7 @@ import (
 	"errors"
 	"sync"
 
+	"github.com/tambalapay/tambala/internal/lend"
 	"github.com/tambalapay/tambala/store"
 )
 
@@ -68,6 +69,11 @@ func (c *Records[T]) Decode(id string, raw []byte, decode func([]byte) (T, error
 	return r.Decode(raw, decode)
 }
 
+// keys are the buffers Get builds its key in: a store reads a Get's key
+// only while the call runs, and a conversion for the interface call
+// would allocate.
+var keys = sync.Pool{New: func() any { b := make([]byte, 0, 64); return &b }}
+
 // DecodeJSON decodes a JSON record of type T.
 func DecodeJSON[T any](raw []byte) (T, error) {
 	var v T
@@ -76,9 +82,14 @@ func DecodeJSON[T any](raw []byte) (T, error) {
 }
 
 // Get reads the record at key in tx and decodes it with decode through c;
-// a missing record is notFound.
+// a missing record is notFound. The record is borrowed (lend.Get): the
+// cache compares it and keeps a copy, and decode must not keep or modify
+// it.
 func Get[T any](tx store.Tx, bucket []byte, key string, c *Records[T], notFound error, decode func([]byte) (T, error)) (T, error) {
-	b, err := tx.Get(bucket, []byte(key))
+	kb := keys.Get().(*[]byte)
+	*kb = append((*kb)[:0], key...)
+	b, err := lend.Get(tx, bucket, *kb)
+	keys.Put(kb)
 	if errors.Is(err, store.ErrNotFound) {
 		var zero T
 		return zero, notFound

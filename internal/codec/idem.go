@@ -32,7 +32,11 @@ var errBadIdem = errors.New("idempotency: bad record")
 
 // Encode writes the record in version 3 with fingerprint sum.
 func (r *IdemRecord) Encode(sum [32]byte) []byte {
-	b := make([]byte, 0, 1+32+binary.MaxVarintLen64+len(r.Operation)+binary.MaxVarintLen64+len(r.Body))
+	return r.AppendEncode(make([]byte, 0, 1+32+binary.MaxVarintLen64+len(r.Operation)+binary.MaxVarintLen64+len(r.Body)), sum)
+}
+
+// AppendEncode appends what Encode writes to b.
+func (r *IdemRecord) AppendEncode(b []byte, sum [32]byte) []byte {
 	b = append(b, 3)
 	b = append(b, sum[:]...)
 	b = binary.AppendUvarint(b, uint64(len(r.Operation)))

@@ -19,8 +19,11 @@ type WindowCell struct {
 }
 
 // Encode writes the cell.
-func (c WindowCell) Encode() []byte {
-	b := binary.AppendUvarint(append(make([]byte, 0, 24), 1), c.Count)
+func (c WindowCell) Encode() []byte { return c.AppendEncode(make([]byte, 0, 24)) }
+
+// AppendEncode appends what Encode writes to b.
+func (c WindowCell) AppendEncode(b []byte) []byte {
+	b = binary.AppendUvarint(append(b, 1), c.Count)
 	return appendVolume(b, c.Volume)
 }
 
@@ -69,8 +72,11 @@ type WindowSum struct {
 }
 
 // Encode writes the sum.
-func (s WindowSum) Encode() []byte {
-	b := append(make([]byte, 0, 40), 1)
+func (s WindowSum) Encode() []byte { return s.AppendEncode(make([]byte, 0, 40)) }
+
+// AppendEncode appends what Encode writes to b.
+func (s WindowSum) AppendEncode(b []byte) []byte {
+	b = append(b, 1)
 	b = binary.AppendUvarint(b, uint64(s.DayFrom))
 	b = binary.AppendUvarint(b, uint64(s.HourFrom))
 	b = binary.AppendUvarint(b, s.HourCount)

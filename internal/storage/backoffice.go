@@ -7,6 +7,8 @@ import (
 
 	"github.com/tambalapay/tambala/collections"
 	"github.com/tambalapay/tambala/internal/codec"
+	"github.com/tambalapay/tambala/internal/lend"
+	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/orders"
 	"github.com/tambalapay/tambala/payouts"
 	"github.com/tambalapay/tambala/reconcile"
@@ -40,11 +42,32 @@ var (
 // settingMappingPrefix starts the settings key of a rail's mapping.
 const settingMappingPrefix = "settlement.mapping."
 
-// SaveDayClose records available as org's close in asset on day
-// (YYYY-MM-DD).
-func SaveDayClose(tx store.Tx, org, asset, day, available string) error {
-	return PutJSON(tx, DayClose, org+"\x00"+asset+"\x00"+day, codec.DayCloseRecord{Available: available})
+// SaveDayCloseAt records available as org's close in asset on at's UTC
+// day. Every posting writes one, so key and record are built in a scratch
+// buffer rather than as strings.
+func SaveDayCloseAt(tx store.Tx, org, asset string, at time.Time, available money.Amount) error {
+	s := takeScratch()
+	defer s.release()
+	k := appendDayKey(append(append(append(s.b, org...), 0), asset...), at)
+	n := len(k)
+	k = append(k, 0)
+	text, _ := available.AppendText(k)
+	v, err := codec.DayCloseRecord{Available: string(text[n+1:])}.AppendJSON(text)
+	if err != nil {
+		return err
+	}
+	s.b = v
+	return tx.Put(DayClose, v[:n], v[len(text):])
 }
+
+// appendDayKey appends 0 and at's UTC day (YYYY-MM-DD), the last part of
+// a dashboard counter's key.
+func appendDayKey(b []byte, at time.Time) []byte {
+	return at.UTC().AppendFormat(append(b, 0), dayLayout)
+}
+
+// dayLayout is a day as the dashboard's keys write it.
+const dayLayout = "2006-01-02"
 
 // LastCloseBefore is org's last close in asset before day, if any.
 func LastCloseBefore(tx store.Tx, org, asset, day string) (available string, found bool, err error) {
@@ -96,21 +119,44 @@ func OutcomesFrom(tx store.Tx, org, day string) (map[string]int64, error) {
 
 // readCount is the counter under key in bucket (0 when none).
 func readCount(tx store.Tx, bucket []byte, key string) (int64, error) {
-	var c codec.CountRecord
-	nf := noRecord()
-	if err := GetJSON(tx, bucket, key, &c, nf); err != nil && !errors.Is(err, nf) {
+	v, err := getByString(tx, bucket, key)
+	return countOf(v, err)
+}
+
+// readCountAt is readCount of a key as bytes.
+func readCountAt(tx store.Tx, bucket, key []byte) (int64, error) {
+	return countOf(lend.Get(tx, bucket, key)) // decoded, never kept
+}
+
+// countOf is the count a Get of a counter answered.
+func countOf(v []byte, err error) (int64, error) {
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return 0, nil
+	case err != nil:
 		return 0, err
 	}
-	return c.N, nil
+	c, err := codec.DecodeCountRecord(v)
+	return c.N, err
 }
 
 // addCount adds delta to the counter under key in bucket.
 func addCount(tx store.Tx, bucket []byte, key string, delta int64) error {
-	n, err := readCount(tx, bucket, key)
+	s := takeScratch()
+	defer s.release()
+	s.b = append(s.b, key...)
+	return s.addCountAt(tx, bucket, len(key), delta)
+}
+
+// addCountAt adds delta to the counter whose key is the first n bytes of
+// s, writing the record after them.
+func (s *scratch) addCountAt(tx store.Tx, bucket []byte, n int, delta int64) error {
+	c, err := readCountAt(tx, bucket, s.b[:n])
 	if err != nil {
 		return err
 	}
-	return PutJSON(tx, bucket, key, codec.CountRecord{N: n + delta})
+	s.b, _ = codec.CountRecord{N: c + delta}.AppendJSON(s.b[:n])
+	return tx.Put(bucket, s.b[:n], s.b[n:])
 }
 
 // CountOutcome counts a payout of org reaching outcome on day.
@@ -118,9 +164,14 @@ func CountOutcome(tx store.Tx, org, day string, outcome payouts.Status) error {
 	return addCount(tx, dayOutcomes, org+"\x00"+day+"\x00"+string(outcome), 1)
 }
 
-// CountAccepted counts a payout accepted on rail on day.
-func CountAccepted(tx store.Tx, rail payouts.Rail, day string) error {
-	return addCount(tx, railDay, string(rail)+"\x00"+day, 1)
+// CountAcceptedAt counts a payout accepted on rail on at's UTC day. Every
+// accept writes one, so its key is built in a scratch buffer rather than
+// as a string.
+func CountAcceptedAt(tx store.Tx, rail payouts.Rail, at time.Time) error {
+	s := takeScratch()
+	defer s.release()
+	s.b = appendDayKey(append(s.b, rail...), at)
+	return s.addCountAt(tx, railDay, len(s.b), 1)
 }
 
 // AcceptedOn is how many payouts rail accepted on day.

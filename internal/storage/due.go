@@ -15,21 +15,30 @@ type DueIndex []byte
 
 // DueKey is the index key of id due at t.
 func DueKey(t time.Time, id string) []byte {
-	return append(binary.BigEndian.AppendUint64(nil, uint64(t.UnixNano())), id...)
+	return appendDueKey(make([]byte, 0, 8+len(id)), t, id)
 }
 
 // Move re-lists id from old to next; a nil old means it was not listed, a
 // nil next that it is not due any more.
 func (ix DueIndex) Move(tx store.Tx, id string, old, next *time.Time) error {
+	s := takeScratch()
+	defer s.release()
 	if old != nil {
-		if err := tx.Delete(ix, DueKey(*old, id)); err != nil {
+		s.b = appendDueKey(s.b[:0], *old, id)
+		if err := tx.Delete(ix, s.b); err != nil {
 			return err
 		}
 	}
 	if next == nil {
 		return nil
 	}
-	return tx.Put(ix, DueKey(*next, id), nil)
+	s.b = appendDueKey(s.b[:0], *next, id)
+	return tx.Put(ix, s.b, nil)
+}
+
+// appendDueKey appends DueKey(t, id) to b.
+func appendDueKey(b []byte, t time.Time, id string) []byte {
+	return append(binary.BigEndian.AppendUint64(b, uint64(t.UnixNano())), id...)
 }
 
 // DueEnd is the exclusive upper bound of a scan of the items due at or

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"time"
 
+	"github.com/tambalapay/tambala/internal/codec"
 	"github.com/tambalapay/tambala/store"
 )
 
@@ -16,12 +17,19 @@ var (
 
 // Idem reads the outcome decided under scope (codec.IdemRecord's
 // encoding); store.ErrNotFound when there is none.
-func Idem(tx store.Tx, scope string) ([]byte, error) { return tx.Get(bucketIdem, []byte(scope)) }
+func Idem(tx store.Tx, scope string) ([]byte, error) {
+	return getByString(tx, bucketIdem, scope)
+}
 
 // PutIdem writes the outcome decided under scope, unindexed: SaveIdem
 // is the create's write; this is for an outcome as an earlier build left
 // it.
-func PutIdem(tx store.Tx, scope string, b []byte) error { return tx.Put(bucketIdem, []byte(scope), b) }
+func PutIdem(tx store.Tx, scope string, b []byte) error {
+	s := takeScratch()
+	defer s.release()
+	s.b = append(s.b, scope...)
+	return tx.Put(bucketIdem, s.b, b)
+}
 
 // DeleteIdem removes the outcome under scope (not its time index).
 func DeleteIdem(tx store.Tx, scope string) error { return tx.Delete(bucketIdem, []byte(scope)) }
@@ -33,6 +41,26 @@ func SaveIdem(tx store.Tx, scope string, at time.Time, b []byte) error {
 		return err
 	}
 	return tx.Put(bucketIdemByTime, idemTimeKey(at, scope), nil)
+}
+
+// SaveIdemRecord is SaveIdem of rec encoded with fingerprint sum
+// (codec.IdemRecord.Encode), the write of every decided create: its keys
+// and record are built in a scratch buffer.
+func SaveIdemRecord(tx store.Tx, scope string, at time.Time, rec *codec.IdemRecord, sum [32]byte) error {
+	s := takeScratch()
+	defer s.release()
+	s.b = appendIdemTimeKey(s.b, at, scope)
+	n := len(s.b)
+	s.b = rec.AppendEncode(s.b, sum)
+	// The time key ends with the scope, the outcome's own key.
+	if err := tx.Put(bucketIdem, s.b[8:n], s.b[n:]); err != nil {
+		return err
+	}
+	return tx.Put(bucketIdemByTime, s.b[:n], nil)
+}
+
+func appendIdemTimeKey(b []byte, t time.Time, scope string) []byte {
+	return append(binary.BigEndian.AppendUint64(b, uint64(t.UnixNano())), scope...)
 }
 
 func idemTimeKey(t time.Time, scope string) []byte {

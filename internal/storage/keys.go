@@ -3,6 +3,7 @@ package storage
 import (
 	"github.com/tambalapay/tambala/internal/cache"
 	"github.com/tambalapay/tambala/internal/codec"
+	"github.com/tambalapay/tambala/internal/lend"
 	"github.com/tambalapay/tambala/store"
 )
 
@@ -45,7 +46,7 @@ func SaveKey(tx store.Tx, r codec.KeyRecord) error { return PutJSON(tx, bucketKe
 // KeyIDByHash is the id of the key whose SHA-256 is hash;
 // store.ErrNotFound when there is none.
 func KeyIDByHash(tx store.Tx, hash [32]byte) (string, error) {
-	id, err := tx.Get(bucketKeysByHash, hash[:])
+	id, err := lend.Get(tx, bucketKeysByHash, hash[:]) // copied into the string
 	return string(id), err
 }
 

@@ -149,7 +149,7 @@ func SaveOrg(tx store.Tx, o orgs.Organization) error {
 
 // OrgFloor is the stored text of organization id's MWK balance floor;
 // store.ErrNotFound when it has none.
-func OrgFloor(tx store.Tx, id string) ([]byte, error) { return tx.Get(bucketOrgFloors, []byte(id)) }
+func OrgFloor(tx store.Tx, id string) ([]byte, error) { return getByString(tx, bucketOrgFloors, id) }
 
 // Orgs lists every organization, in id order.
 func Orgs(tx store.Tx) ([]orgs.Organization, error) {

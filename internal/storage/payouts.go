@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/tambalapay/tambala/internal/codec"
+	"github.com/tambalapay/tambala/internal/lend"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/payouts"
 	"github.com/tambalapay/tambala/store"
@@ -32,6 +33,10 @@ var (
 // refInstitutions is the reference data's key in its bucket.
 const refInstitutions = "institutions"
 
+// refInstitutionsKey is refInstitutions as the bytes every accept reads
+// it by (a store never writes to a key it is given).
+var refInstitutionsKey = []byte(refInstitutions)
+
 // LoadPayout reads payout id's record; a missing one is notFound.
 func LoadPayout(tx store.Tx, id string, notFound error) (codec.PayoutRecord, error) {
 	var r codec.PayoutRecord
@@ -47,14 +52,20 @@ func SavePayout(tx store.Tx, rec codec.PayoutRecord) error {
 // AddPayout stores the new payout rec and lists it in index (PayoutsByOrg
 // or PayoutsV2ByOrg) under its organization. It returns the stored bytes.
 func AddPayout(tx store.Tx, rec codec.PayoutRecord, index []byte) ([]byte, error) {
-	stored, err := Encode(rec)
+	// The record's own writer, as Encode would call it, without boxing
+	// the record in an interface.
+	stored, err := rec.AppendJSON(make([]byte, 0, 512))
 	if err != nil {
 		return nil, err
 	}
-	if err := tx.Put(bucketPayouts, []byte(rec.ID), stored); err != nil {
+	s := takeScratch()
+	defer s.release()
+	s.b = append(s.b, rec.ID...)
+	if err := tx.Put(bucketPayouts, s.b, stored); err != nil {
 		return nil, err
 	}
-	if err := tx.Put(index, IndexKey(rec.Org, rec.ID), nil); err != nil {
+	s.b = appendIndexKey(s.b[:0], rec.Org, rec.ID)
+	if err := tx.Put(index, s.b, nil); err != nil {
 		return nil, err
 	}
 	return stored, nil
@@ -193,7 +204,7 @@ func PayoutV2DestinationOf(d codec.PayoutV2DestinationRecord) payouts.V2Destinat
 // Institutions returns the stored reference data, raw (the engine caches
 // its decoding); found is false before the first sync.
 func Institutions(tx store.Tx) (raw []byte, found bool, err error) {
-	raw, err = tx.Get(bucketRefData, []byte(refInstitutions))
+	raw, err = tx.Get(bucketRefData, refInstitutionsKey)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, false, nil
 	}
@@ -207,14 +218,23 @@ func SaveInstitutions(tx store.Tx, rec codec.InstitutionsRecord) error {
 
 // PayoutWindowKey is the key of org's window cell of minute.
 func PayoutWindowKey(org string, minute int64) []byte {
-	return binary.BigEndian.AppendUint64(IndexPrefix(org), uint64(minute))
+	return appendPayoutWindowKey(make([]byte, 0, len(org)+9), org, minute)
+}
+
+// appendPayoutWindowKey appends PayoutWindowKey(org, minute) to b.
+func appendPayoutWindowKey(b []byte, org string, minute int64) []byte {
+	return binary.BigEndian.AppendUint64(append(append(b, org...), 0), uint64(minute))
 }
 
 // CountPayoutWindow counts a payout of amount in org's cell of minute and
 // in sum, the window sum PayoutWindowSum returned, and stores both.
 func CountPayoutWindow(tx store.Tx, org string, minute int64, amount money.Amount, sum codec.WindowSum) error {
+	s := takeScratch()
+	defer s.release()
+	s.b = appendPayoutWindowKey(s.b, org, minute)
+	n := len(s.b)
 	current := codec.WindowCell{Volume: money.Zero(money.MWK)}
-	switch v, err := tx.Get(PayoutWindow, PayoutWindowKey(org, minute)); {
+	switch v, err := lend.Get(tx, PayoutWindow, s.b[:n]); { // decoded, never kept
 	case err == nil:
 		if current, err = codec.DecodeWindowCell(v); err != nil {
 			return err
@@ -231,10 +251,12 @@ func CountPayoutWindow(tx store.Tx, org string, minute int64, amount money.Amoun
 	if sum.DayVolume, err = sum.DayVolume.Add(amount); err != nil {
 		return err
 	}
-	if err := tx.Put(PayoutWindow, PayoutWindowKey(org, minute), current.Encode()); err != nil {
+	s.b = current.AppendEncode(s.b[:n])
+	if err := tx.Put(PayoutWindow, s.b[:n], s.b[n:]); err != nil {
 		return err
 	}
-	return tx.Put(PayoutWindowSums, []byte(org), sum.Encode())
+	s.b = sum.AppendEncode(append(s.b[:0], org...))
+	return tx.Put(PayoutWindowSums, s.b[:len(org)], s.b[len(org):])
 }
 
 // PayoutWindowSum returns org's window sum at minute: the volume of its
@@ -246,7 +268,7 @@ func CountPayoutWindow(tx store.Tx, org string, minute int64, amount money.Amoun
 func PayoutWindowSum(tx store.Tx, org string, minute int64) (codec.WindowSum, error) {
 	dayStart, hourStart := minute-24*60+1, minute-60+1
 	var sum codec.WindowSum
-	v, err := tx.Get(PayoutWindowSums, []byte(org))
+	v, err := lendByString(tx, PayoutWindowSums, org) // decoded, never kept
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return rebuildWindowSum(tx, org, dayStart, hourStart)
@@ -272,13 +294,17 @@ func leaveHour(tx store.Tx, org string, sum *codec.WindowSum, hourStart int64) e
 	if hourStart <= sum.HourFrom {
 		return nil
 	}
+	// The closure counts in a local of its own, so that sum (the caller's,
+	// on its stack) is not moved to the heap on every call for this path.
+	count := sum.HourCount
 	err := scanCells(tx, org, sum.HourFrom, hourStart, func(_ []byte, c codec.WindowCell) error {
-		if c.Count > sum.HourCount {
+		if c.Count > count {
 			return errWindowSum(org)
 		}
-		sum.HourCount -= c.Count
+		count -= c.Count
 		return nil
 	})
+	sum.HourCount = count
 	if err != nil {
 		return err
 	}
@@ -293,15 +319,17 @@ func leaveDay(tx store.Tx, org string, sum *codec.WindowSum, dayStart int64) err
 		return nil
 	}
 	var gone [][]byte
+	volume := sum.DayVolume // as in leaveHour: sum stays off the heap
 	err := scanCells(tx, org, sum.DayFrom, dayStart, func(k []byte, c codec.WindowCell) error {
-		left, err := sum.DayVolume.Sub(c.Volume)
+		left, err := volume.Sub(c.Volume)
 		if err != nil || left.Sign() < 0 {
 			return errWindowSum(org)
 		}
-		sum.DayVolume = left
+		volume = left
 		gone = append(gone, k)
 		return nil
 	})
+	sum.DayVolume = volume
 	if err != nil {
 		return err
 	}
@@ -382,10 +410,13 @@ func (ix DueIndex) ForEach(tx store.Tx, fn func(id string) (bool, error)) error 
 
 const railsKey = "rails"
 
+// railsKeyBytes is railsKey as the bytes every accept reads it by.
+var railsKeyBytes = []byte(railsKey)
+
 // RailsRaw returns the stored rail switches, raw (the engine caches their
 // decoding); found is false when none were ever set.
 func RailsRaw(tx store.Tx) (raw []byte, found bool, err error) {
-	raw, err = tx.Get(bucketSettings, []byte(railsKey))
+	raw, err = tx.Get(bucketSettings, railsKeyBytes)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, false, nil
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"slices"
 
+	"github.com/tambalapay/tambala/internal/lend"
 	"github.com/tambalapay/tambala/store"
 )
 
@@ -146,6 +147,23 @@ func (t *Tx) Get(bucket, key []byte) ([]byte, error) {
 	return t.base.Get(bucket, key)
 }
 
+// Lend is Get without the copy (lend.Lender): a buffered value lies in
+// an arena that is never written again, and a committed one is lent by
+// the base when it can lend, else copied.
+func (t *Tx) Lend(bucket, key []byte) ([]byte, error) {
+	if err := store.CheckKey(bucket, key); err != nil {
+		return nil, err
+	}
+	if i := t.find(bucket, key); i >= 0 {
+		w := &t.writes[i]
+		if w.deleted {
+			return nil, store.ErrNotFound
+		}
+		return w.value, nil
+	}
+	return lend.Get(t.base, bucket, key)
+}
+
 func (t *Tx) set(bucket, key, value []byte, deleted bool) {
 	if i := t.find(bucket, key); i >= 0 {
 		w := &t.writes[i]
@@ -268,9 +286,14 @@ func (t *Tx) Scan(bucket []byte, opt store.ScanOptions, fn func(key, value []byt
 // order and keys in ascending order. It only reads the buffer, so it may
 // run while another goroutine reads the same buffer.
 func (t *Tx) Apply(w Writer) error {
-	order := make([]int, len(t.writes))
-	for i := range order {
-		order[i] = i
+	// The order of a command of the usual size is kept on the stack.
+	var small [64]int
+	order := small[:0]
+	if len(t.writes) > len(small) {
+		order = make([]int, 0, len(t.writes))
+	}
+	for i := range t.writes {
+		order = append(order, i)
 	}
 	slices.SortFunc(order, func(a, b int) int {
 		wa, wb := &t.writes[a], &t.writes[b]
