@@ -304,14 +304,14 @@ func run(ctx context.Context, c config, out io.Writer) error {
 	defer stats.close(context.WithoutCancel(ctx))
 	var before rowCounts
 	if stats != nil {
-		if before, err = stats.read(ctx); err != nil {
+		if before, err = stats.read(ctx, pgStatsWait); err != nil {
 			return fmt.Errorf("-pg-stats: %w", err)
 		}
 	}
 	res := runLoad(ctx, hc, loadParams{clients: plan, keys: keys, bodies: bodies, n: c.N, duration: c.Duration})
 	var rows rowCounts
 	if stats != nil {
-		after, err := stats.read(context.WithoutCancel(ctx))
+		after, err := stats.read(context.WithoutCancel(ctx), pgStatsWait)
 		if err != nil {
 			return fmt.Errorf("-pg-stats: %w", err)
 		}

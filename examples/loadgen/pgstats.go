@@ -25,15 +25,13 @@ func (a rowCounts) minus(b rowCounts) rowCounts {
 // printed beside the throughput.
 type pgStats struct {
 	conn *pgx.Conn
-	// settle bounds the wait for the counters to stop moving: a
-	// PostgreSQL backend reports its counters at most once a second while
-	// busy, and up to ten seconds after it goes idle.
-	settle time.Duration
 }
 
-// pgStatsSettle bounds the wait for the counters to hold still: longer
-// than a backend's ten seconds of idle before it reports.
-var pgStatsSettle = 12 * time.Second
+// pgStatsWait is how long a read waits first: a PostgreSQL backend
+// reports its counters at most once a second while busy, and only
+// PGSTAT_IDLE_INTERVAL (ten seconds) after it goes idle, so counters read
+// sooner miss the last of the work (and would look still meanwhile).
+var pgStatsWait = 11 * time.Second
 
 // openPGStats connects to url; nil without -pg-stats.
 func openPGStats(ctx context.Context, url string) (*pgStats, error) {
@@ -44,7 +42,7 @@ func openPGStats(ctx context.Context, url string) (*pgStats, error) {
 	if err != nil {
 		return nil, fmt.Errorf("-pg-stats: %w", err)
 	}
-	return &pgStats{conn: conn, settle: pgStatsSettle}, nil
+	return &pgStats{conn: conn}, nil
 }
 
 func (p *pgStats) close(ctx context.Context) {
@@ -53,35 +51,18 @@ func (p *pgStats) close(ctx context.Context) {
 	}
 }
 
-// read returns the counters once they have held still for a second
-// (or settle has passed): what every backend has done so far.
-func (p *pgStats) read(ctx context.Context) (rowCounts, error) {
-	var last rowCounts
-	deadline := time.Now().Add(p.settle)
-	for i := 0; ; i++ {
-		var c rowCounts
-		// A new snapshot each time: within a transaction the statistics
-		// are read once.
-		if _, err := p.conn.Exec(ctx, "SELECT pg_stat_clear_snapshot()"); err != nil {
-			return c, err
-		}
-		err := p.conn.QueryRow(ctx, `SELECT tup_fetched, tup_inserted, tup_updated, tup_deleted, xact_commit
-FROM pg_stat_database WHERE datname = current_database()`).Scan(&c.fetched, &c.inserted, &c.updated, &c.deleted, &c.commits)
-		if err != nil {
-			return c, err
-		}
-		// The reader's own commits move xact_commit: compare the rows.
-		still := i > 0 && c.fetched == last.fetched && c.inserted == last.inserted && c.updated == last.updated && c.deleted == last.deleted
-		if still || time.Now().After(deadline) {
-			return c, nil
-		}
-		last = c
-		select {
-		case <-ctx.Done():
-			return c, ctx.Err()
-		case <-time.After(time.Second):
-		}
+// read returns the counters after waiting wait: what every backend had
+// done by then.
+func (p *pgStats) read(ctx context.Context, wait time.Duration) (rowCounts, error) {
+	var c rowCounts
+	select {
+	case <-ctx.Done():
+		return c, ctx.Err()
+	case <-time.After(wait):
 	}
+	err := p.conn.QueryRow(ctx, `SELECT tup_fetched, tup_inserted, tup_updated, tup_deleted, xact_commit
+FROM pg_stat_database WHERE datname = current_database()`).Scan(&c.fetched, &c.inserted, &c.updated, &c.deleted, &c.commits)
+	return c, err
 }
 
 // printPGStats prints the rows per accepted payout the load cost the

@@ -33,10 +33,6 @@ func TestPGStatsPrintsRowsPerAccept(t *testing.T) {
 // asserted: every accept inserts its payout, hold, ledger lines and
 // idempotency outcome.
 func TestPGStatsAroundALoad(t *testing.T) {
-	// Other tests move the database's counters too: wait less for them
-	// to hold still.
-	defer func(d time.Duration) { pgStatsSettle = d }(pgStatsSettle)
-	pgStatsSettle = 3 * time.Second
 	url := teststores.NewPGSchemaURL(t)
 	st, err := pgstore.Open(t.Context(), url, nil)
 	require.NoError(t, err)
