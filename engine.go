@@ -221,16 +221,9 @@ type Limits struct {
 	// InFlightPerOrg is each organization's share of the engine while
 	// more than one is active: at most this many of its requests in the
 	// engine at once, the others waiting their turn (Gate.Enter).
-	// Default DefaultInFlightPerOrg; negative: no limit.
+	// Default 16; negative: no limit.
 	InFlightPerOrg int
 }
-
-// DefaultInFlightPerOrg is Limits.InFlightPerOrg's default: small enough
-// that a quiet organization beside a flood waits behind few of the
-// flood's requests (its latency grows with the flood's requests in
-// flight), large enough that a group commit still gathers several. See
-// docs/decisions/limits-and-admission.md, "A fair share of the engine".
-const DefaultInFlightPerOrg = 4
 
 func (l *Limits) defaults() {
 	if l.MaxActiveKeys <= 0 {
@@ -249,7 +242,7 @@ func (l *Limits) defaults() {
 		l.MaxBodyBytes = 1 << 20
 	}
 	if l.InFlightPerOrg == 0 {
-		l.InFlightPerOrg = DefaultInFlightPerOrg
+		l.InFlightPerOrg = 16
 	}
 }
 

@@ -82,7 +82,7 @@ func TestNew_Options(t *testing.T) {
 	e, err := tambala.New(memstore.New(), nil)
 	require.NoError(t, err)
 	assert.Equal(t, tambala.Sandbox, e.Settings().Environment())
-	assert.Equal(t, tambala.Limits{MaxActiveKeys: 3, RatePerSecond: 50, RateBurst: 100, IdempotencyRetention: 72 * time.Hour, MaxBodyBytes: 1 << 20, InFlightPerOrg: tambala.DefaultInFlightPerOrg}, e.Settings().Limits())
+	assert.Equal(t, tambala.Limits{MaxActiveKeys: 3, RatePerSecond: 50, RateBurst: 100, IdempotencyRetention: 72 * time.Hour, MaxBodyBytes: 1 << 20, InFlightPerOrg: 16}, e.Settings().Limits())
 	_, ok := e.Settings().Assets().Lookup("USDT")
 	assert.True(t, ok)
 

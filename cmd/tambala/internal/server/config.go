@@ -202,7 +202,7 @@ func declare(name string, fs *flag.FlagSet, c *config, worker *bool) {
 	fs.DurationVar(&c.payoutDelay, "payout-delay", 2*time.Second, "sandbox: how long the simulated provider takes to pay")
 	fs.Float64Var(&c.rate, "rate", 50, "requests per second allowed per organization (token bucket rate)")
 	fs.IntVar(&c.burst, "burst", 100, "requests allowed in a burst per organization (token bucket size)")
-	fs.IntVar(&c.inFlightPerOrg, "in-flight-per-org", tambala.DefaultInFlightPerOrg, "while more than one organization is active, each may have at most this many requests in the engine at once; its others wait their turn (negative: no limit)")
+	fs.IntVar(&c.inFlightPerOrg, "in-flight-per-org", 16, "while more than one organization is active, each may have at most this many requests in the engine at once; its others wait their turn (negative: no limit)")
 	fs.BoolVar(worker, "worker", true, "run the payout worker (false: payouts stay held, for measuring the accept path alone)")
 	fs.StringVar(&c.publicURL, "public-url", "", "the public API's address as its callers reach it (https://api.example.com), for absolute funding proof links; empty, links are relative (/files/proofs/...); never taken from a request's Host")
 	fs.StringVar(&c.adminToken, "admin-token", "", "the admin token (32+ characters); instances over one store share one: give each the same, or none (the store keeps its hash; the first start makes one in DATA/admin-token). Prefer the variable: a flag shows in the process list")

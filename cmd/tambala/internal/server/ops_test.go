@@ -59,7 +59,7 @@ func TestConfig_Defaults(t *testing.T) {
 	assert.Equal(t, "sandbox", c.env)
 	assert.Equal(t, 50.0, c.rate)
 	assert.Equal(t, 100, c.burst)
-	assert.Equal(t, tambala.DefaultInFlightPerOrg, c.inFlightPerOrg)
+	assert.Equal(t, 16, c.inFlightPerOrg)
 	assert.Equal(t, 2*time.Second, c.payoutDelay)
 	assert.False(t, c.noWorker)
 	assert.False(t, c.quiet)
