@@ -27,7 +27,10 @@ type request struct {
 	start time.Time
 	// state is where the request stands in the batch being run.
 	state reqState
-	done  chan struct{}
+	// lazy is an UpdateLazy committed asynchronously, in a batch of lazy
+	// updates only.
+	lazy bool
+	done chan struct{}
 }
 
 type reqState int
@@ -40,7 +43,7 @@ const (
 )
 
 func (r *request) reset() {
-	r.ctx, r.fn, r.err, r.panic, r.failures, r.state, r.start = nil, nil, nil, nil, 0, pending, time.Time{}
+	r.ctx, r.fn, r.err, r.panic, r.failures, r.state, r.start, r.lazy = nil, nil, nil, nil, 0, pending, time.Time{}, false
 }
 
 var requestPool = sync.Pool{New: func() any { return &request{done: make(chan struct{}, 1)} }}
@@ -62,16 +65,22 @@ var requestPool = sync.Pool{New: func() any { return &request{done: make(chan st
 // A batch locks the hot keys before running any function (see hotSet).
 // When it fails to serialize, its updates run again first in the next
 // batch, which also locks every key the failed one wrote.
+//
+// Lazy updates (UpdateLazy) are batched apart, with lazy updates only, in
+// transactions that commit asynchronously; the committer takes a batch of
+// either kind as its first update comes, in turn when both wait.
 func (s *Store) commitLoop() {
 	defer close(s.stopped)
 	for {
 		if len(s.again) > 0 {
-			s.runBatch(nil)
+			s.runBatch(nil, s.again[0].lazy)
 			continue
 		}
 		select {
 		case r := <-s.reqs:
-			s.runBatch(r)
+			s.runBatch(r, false)
+		case r := <-s.lazyReqs:
+			s.runBatch(r, true)
 		case <-s.quit:
 			return
 		}
@@ -90,14 +99,19 @@ type batch struct {
 
 // runBatch runs the updates of the last batch if it failed to
 // serialize, then first (if not nil) and the updates queued behind it as
-// one batch, commits, and answers their callers.
-func (s *Store) runBatch(first *request) {
+// one batch, commits, and answers their callers. A lazy batch takes lazy
+// updates only, and commits asynchronously; the others take Updates only.
+func (s *Store) runBatch(first *request, lazy bool) {
 	reqs := s.again
 	s.again = nil
 	if first != nil {
 		reqs = append(reqs, first)
 	}
-	t := &tx{s: s, ctx: s.bg}
+	queue := s.reqs
+	if lazy {
+		queue = s.lazyReqs
+	}
+	t := &tx{s: s, ctx: s.bg, lazy: lazy}
 	defer func() {
 		t.end()
 		t.release()
@@ -143,7 +157,7 @@ func (s *Store) runBatch(first *request) {
 	drain:
 		for len(reqs) < s.maxBatch {
 			select {
-			case r := <-s.reqs:
+			case r := <-queue:
 				reqs = append(reqs, r)
 			default:
 				break drain
@@ -207,6 +221,9 @@ func (s *Store) runBatch(first *request) {
 	}
 	if err == nil && b.shared.Len() > 0 {
 		s.stats.commits.Add(1)
+		if lazy {
+			s.stats.async.Add(1)
+		}
 	}
 	retry := isRetryable(err)
 	if retry {

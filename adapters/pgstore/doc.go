@@ -133,6 +133,20 @@
 // not start a View or Update of the same store (the committer holds a
 // connection of the pool).
 //
+// # Lazy commits
+//
+// UpdateLazy (store.Lazy) runs its function as Update does, in a
+// SERIALIZABLE transaction that commits with SET LOCAL synchronous_commit
+// = off: COMMIT returns once the commit is visible, without waiting for
+// the server to flush its WAL. With group commit such updates share
+// transactions with one another only, never with an Update, whose commit
+// must wait; the committer takes a batch of either kind in turn. The WAL
+// is flushed in order, so a synchronous commit that read a lazy commit's
+// writes makes them durable too. Open probes once whether the server
+// accepts the setting (New at the first UpdateLazy); on one that refuses
+// it, UpdateLazy commits as Update does. Stats.Async counts the
+// asynchronous commits.
+//
 // # Limits
 //
 // A bucket and key must fit a btree index entry (about 2.7 KB after

@@ -1,0 +1,122 @@
+package pgstore
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/tambalapay/tambala/store"
+)
+
+// asyncCommitSQL makes the commit of the transaction it runs in
+// asynchronous: COMMIT returns before the commit's WAL is flushed.
+// PostgreSQL and YugabyteDB accept it; a server that refuses it is found
+// by the probe (asyncCommits), and its lazy commits are ordinary ones.
+const asyncCommitSQL = "SET LOCAL synchronous_commit = off"
+
+// asyncProbe is what the store knows of its server's asynchronous
+// commits.
+type asyncProbe struct {
+	mu    sync.Mutex
+	known bool // probed: ok is the answer
+	ok    bool
+	sql   string // the probe's statement, "" for asyncCommitSQL (tests set another)
+}
+
+// asyncCommits reports whether the server accepts asyncCommitSQL,
+// probing it the first time (Open probes at once, New at the first
+// UpdateLazy): a transaction that runs it and rolls back. A refusal (an
+// error the server sent) is the answer for good; any other failure leaves
+// the question open, and this UpdateLazy commits as Update does.
+func (s *Store) asyncCommits(ctx context.Context) (bool, error) {
+	p := &s.async
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.known {
+		return p.ok, nil
+	}
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer conn.Release()
+	t, err := conn.Begin(ctx)
+	if err != nil {
+		return false, err
+	}
+	probe := p.sql
+	if probe == "" {
+		probe = asyncCommitSQL
+	}
+	_, err = t.Exec(ctx, probe)
+	rerr := t.Rollback(ctx)
+	switch {
+	case err != nil && isServerError(err):
+		p.known, p.ok = true, false
+		return false, nil
+	case err != nil:
+		return false, err
+	case rerr != nil:
+		return false, rerr
+	}
+	p.known, p.ok = true, true
+	return true, nil
+}
+
+// UpdateLazy runs fn as Update does, in a transaction whose COMMIT does
+// not wait for the server to flush its WAL (SET LOCAL synchronous_commit
+// = off), when the server accepts that (store.Lazy): the transaction is
+// as SERIALIZABLE, retried and isolated as any, and visible to every
+// transaction once COMMIT has returned; a crash of the server may lose it
+// (PostgreSQL: up to three times wal_writer_delay of such commits). The
+// WAL is flushed in order, so a synchronous commit that read its writes
+// makes them durable too.
+//
+// With group commit, lazy updates share transactions with other lazy
+// updates only: a transaction that holds an Update commits synchronously.
+// The committer takes the batches of both kinds in turn.
+//
+// On a server that refuses the setting (the probe failed), UpdateLazy is
+// Update.
+func (s *Store) UpdateLazy(ctx context.Context, fn func(store.Tx) error) error {
+	if err := s.enter(ctx); err != nil {
+		return err
+	}
+	defer s.inflight.Done()
+	async, err := s.asyncCommits(ctx)
+	if err != nil && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if s.reqs == nil {
+		return s.updateAlone(ctx, fn, async)
+	}
+	queue := s.reqs
+	if async {
+		queue = s.lazyReqs
+	}
+	return s.queue(ctx, fn, queue, async)
+}
+
+// queue sends an update to the committer on q and waits for its outcome.
+func (s *Store) queue(ctx context.Context, fn func(store.Tx) error, q chan *request, lazy bool) error {
+	r := requestPool.Get().(*request)
+	r.ctx, r.fn, r.start, r.lazy = ctx, fn, time.Now(), lazy
+	q <- r
+	<-r.done // once queued, wait for the outcome: the update may commit
+	err, p := r.err, r.panic
+	r.reset()
+	requestPool.Put(r)
+	if p != nil {
+		panic(p)
+	}
+	return err
+}
+
+// probeAsync is Open's probe of the server's asynchronous commits.
+func (s *Store) probeAsync(ctx context.Context) error {
+	if _, err := s.asyncCommits(ctx); err != nil {
+		return fmt.Errorf("pgstore: probing asynchronous commits: %w", s.failure(ctx, err))
+	}
+	return nil
+}
