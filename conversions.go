@@ -146,7 +146,8 @@ func (e *Engine) quoteConversion(ctx context.Context, p Principal, req quotes.Re
 		}
 	}
 	var q quotes.Quote
-	err := e.store.Update(ctx, func(tx store.Tx) error {
+	// A quote commits lazily: a crash may lose it (see quoteOrder).
+	err := store.UpdateLazy(ctx, e.store, func(tx store.Tx) error {
 		org, err := e.admit(tx, p, APIv2)
 		if err != nil {
 			return err
