@@ -295,10 +295,13 @@ func (e *Engine) createOrder(ctx context.Context, p Principal, n NewOrder, idem 
 		if err := storage.SaveOrderClientRef(tx, org.ID, n.ClientRef, o.ID); err != nil {
 			return orders.Order{}, nil, err
 		}
-		if err := storage.SaveOrder(tx, orders.Order{}, o); err != nil {
+		// The order as stored is the idempotent create's outcome too:
+		// encoded once.
+		encoded := codec.EncodeOrder(o)
+		if err := storage.SaveOrderEncoded(tx, orders.Order{}, o, encoded); err != nil {
 			return orders.Order{}, nil, err
 		}
-		return o, codec.EncodeOrder(o), nil
+		return o, encoded, nil
 	})
 	if err == nil && !created.Replayed {
 		e.reportOrder(created.Resource, true, "api")
