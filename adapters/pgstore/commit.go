@@ -27,8 +27,8 @@ type request struct {
 	start time.Time
 	// state is where the request stands in the batch being run.
 	state reqState
-	// lazy is an UpdateLazy committed asynchronously, in a batch of lazy
-	// updates only.
+	// lazy is an UpdateLazy on a server that commits asynchronously: a
+	// batch whose writes are all of such updates does.
 	lazy bool
 	done chan struct{}
 }
@@ -65,22 +65,16 @@ var requestPool = sync.Pool{New: func() any { return &request{done: make(chan st
 // A batch locks the hot keys before running any function (see hotSet).
 // When it fails to serialize, its updates run again first in the next
 // batch, which also locks every key the failed one wrote.
-//
-// Lazy updates (UpdateLazy) are batched apart, with lazy updates only, in
-// transactions that commit asynchronously; the committer takes a batch of
-// either kind as its first update comes, in turn when both wait.
 func (s *Store) commitLoop() {
 	defer close(s.stopped)
 	for {
 		if len(s.again) > 0 {
-			s.runBatch(nil, s.again[0].lazy)
+			s.runBatch(nil)
 			continue
 		}
 		select {
 		case r := <-s.reqs:
-			s.runBatch(r, false)
-		case r := <-s.lazyReqs:
-			s.runBatch(r, true)
+			s.runBatch(r)
 		case <-s.quit:
 			return
 		}
@@ -99,19 +93,15 @@ type batch struct {
 
 // runBatch runs the updates of the last batch if it failed to
 // serialize, then first (if not nil) and the updates queued behind it as
-// one batch, commits, and answers their callers. A lazy batch takes lazy
-// updates only, and commits asynchronously; the others take Updates only.
-func (s *Store) runBatch(first *request, lazy bool) {
+// one batch, commits, and answers their callers. A batch whose writes
+// are all of lazy updates commits asynchronously.
+func (s *Store) runBatch(first *request) {
 	reqs := s.again
 	s.again = nil
 	if first != nil {
 		reqs = append(reqs, first)
 	}
-	queue := s.reqs
-	if lazy {
-		queue = s.lazyReqs
-	}
-	t := &tx{s: s, ctx: s.bg, lazy: lazy}
+	t := &tx{s: s, ctx: s.bg}
 	defer func() {
 		t.end()
 		t.release()
@@ -157,7 +147,7 @@ func (s *Store) runBatch(first *request, lazy bool) {
 	drain:
 		for len(reqs) < s.maxBatch {
 			select {
-			case r := <-queue:
+			case r := <-s.reqs:
 				reqs = append(reqs, r)
 			default:
 				break drain
@@ -216,12 +206,13 @@ func (s *Store) runBatch(first *request, lazy bool) {
 	}
 	s.readAbsent, s.redoing = false, false
 	err = t.failed()
+	t.lazy = lazyOnly(reqs[:ran])
 	if err == nil && t.conn != nil {
 		err = t.commit(b.shared)
 	}
 	if err == nil && b.shared.Len() > 0 {
 		s.stats.commits.Add(1)
-		if lazy {
+		if t.lazy {
 			s.stats.async.Add(1)
 		}
 	}

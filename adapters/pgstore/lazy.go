@@ -64,18 +64,21 @@ func (s *Store) asyncCommits(ctx context.Context) (bool, error) {
 	return true, nil
 }
 
-// UpdateLazy runs fn as Update does, in a transaction whose COMMIT does
-// not wait for the server to flush its WAL (SET LOCAL synchronous_commit
-// = off), when the server accepts that (store.Lazy): the transaction is
-// as SERIALIZABLE, retried and isolated as any, and visible to every
-// transaction once COMMIT has returned; a crash of the server may lose it
-// (PostgreSQL: up to three times wal_writer_delay of such commits). The
-// WAL is flushed in order, so a synchronous commit that read its writes
-// makes them durable too.
+// UpdateLazy runs fn as Update does, in a transaction that, when the
+// server accepts it, commits with SET LOCAL synchronous_commit = off
+// (store.Lazy): COMMIT returns once the commit is visible, before the
+// server has flushed its WAL. The transaction is as SERIALIZABLE, retried
+// and isolated as any; a crash of the server may lose it (PostgreSQL: up
+// to three times wal_writer_delay of such commits). The WAL is flushed in
+// order, so a synchronous commit that read its writes makes them durable
+// too.
 //
-// With group commit, lazy updates share transactions with other lazy
-// updates only: a transaction that holds an Update commits synchronously.
-// The committer takes the batches of both kinds in turn.
+// With group commit, lazy updates share the committer's batches with the
+// others: a batch whose writes are all of lazy updates commits
+// asynchronously, one that holds an Update's writes synchronously. (Lazy
+// updates batched apart, in transactions of their own, measured slower:
+// the committer pays a round trip per batch, which costs more than the
+// flush spared.)
 //
 // On a server that refuses the setting (the probe failed), UpdateLazy is
 // Update.
@@ -91,18 +94,15 @@ func (s *Store) UpdateLazy(ctx context.Context, fn func(store.Tx) error) error {
 	if s.reqs == nil {
 		return s.updateAlone(ctx, fn, async)
 	}
-	queue := s.reqs
-	if async {
-		queue = s.lazyReqs
-	}
-	return s.queue(ctx, fn, queue, async)
+	return s.queue(ctx, fn, async)
 }
 
-// queue sends an update to the committer on q and waits for its outcome.
-func (s *Store) queue(ctx context.Context, fn func(store.Tx) error, q chan *request, lazy bool) error {
+// queue sends an update to the committer and waits for its outcome; a
+// lazy one may commit asynchronously.
+func (s *Store) queue(ctx context.Context, fn func(store.Tx) error, lazy bool) error {
 	r := requestPool.Get().(*request)
 	r.ctx, r.fn, r.start, r.lazy = ctx, fn, time.Now(), lazy
-	q <- r
+	s.reqs <- r
 	<-r.done // once queued, wait for the outcome: the update may commit
 	err, p := r.err, r.panic
 	r.reset()
@@ -119,4 +119,15 @@ func (s *Store) probeAsync(ctx context.Context) error {
 		return fmt.Errorf("pgstore: probing asynchronous commits: %w", s.failure(ctx, err))
 	}
 	return nil
+}
+
+// lazyOnly reports whether every update of reqs whose writes are in the
+// batch is lazy: then the batch may commit asynchronously.
+func lazyOnly(reqs []*request) bool {
+	for _, r := range reqs {
+		if r.state == written && !r.lazy {
+			return false
+		}
+	}
+	return true
 }

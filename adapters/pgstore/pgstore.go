@@ -80,13 +80,10 @@ type Store struct {
 	closed   bool
 	inflight sync.WaitGroup // View and Update calls under way
 
-	reqs chan *request // nil without group commit
-	// lazyReqs are the lazy updates (UpdateLazy) for the committer, which
-	// commits them in transactions of their own kind.
-	lazyReqs chan *request
-	async    asyncProbe
-	quit     chan struct{}
-	stopped  chan struct{}
+	reqs    chan *request // nil without group commit
+	quit    chan struct{}
+	stopped chan struct{}
+	async   asyncProbe // the server's asynchronous commits (UpdateLazy)
 	// bg is the context of the committer's statements: a caller's context
 	// must not cancel a transaction other callers share.
 	bg context.Context
@@ -239,7 +236,6 @@ func newStore(pool *pgxpool.Pool, o Options, ownPool bool) (*Store, error) {
 	if !o.NoGroupCommit {
 		s.viewGate = make(chan struct{}, 1)
 		s.reqs = make(chan *request, o.MaxBatch)
-		s.lazyReqs = make(chan *request, o.MaxBatch)
 		s.quit = make(chan struct{})
 		s.stopped = make(chan struct{})
 		go s.commitLoop()
@@ -325,7 +321,7 @@ func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
 	if s.reqs == nil {
 		return s.updateAlone(ctx, fn, false)
 	}
-	return s.queue(ctx, fn, s.reqs, false)
+	return s.queue(ctx, fn, false)
 }
 
 // retrying reports whether an update begun at start that has failed to
