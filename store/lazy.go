@@ -12,7 +12,8 @@ type Lazy interface {
 	// that commits when fn returns nil and rolls back otherwise, returning
 	// fn's error unchanged, and that may run fn again after a conflict.
 	// It differs in one way only: it may return before the commit is
-	// durable, so a crash, or a failure that stops the store, may lose it.
+	// durable, so a crash, or the failure of the commit it joined, may
+	// lose it, and its caller is not told.
 	//
 	// Once it has returned, every Update and UpdateLazy begun later sees
 	// its writes; a View sees them once they are durable, at the latest
