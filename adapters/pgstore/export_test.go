@@ -30,7 +30,8 @@ var ErrGoexit = errGoexit
 // server that refuses that one).
 func (s *Store) Reprobe(ctx context.Context, sql string) (bool, error) {
 	s.async.mu.Lock()
-	s.async.known, s.async.sql = false, sql
+	s.async.answer.Store(unprobed)
+	s.async.sql = sql
 	s.async.mu.Unlock()
 	return s.asyncCommits(ctx)
 }

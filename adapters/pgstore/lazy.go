@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tambalapay/tambala/store"
@@ -18,11 +19,17 @@ const asyncCommitSQL = "SET LOCAL synchronous_commit = off"
 // asyncProbe is what the store knows of its server's asynchronous
 // commits.
 type asyncProbe struct {
-	mu    sync.Mutex
-	known bool // probed: ok is the answer
-	ok    bool
-	sql   string // the probe's statement, "" for asyncCommitSQL (tests set another)
+	answer atomic.Int32 // unprobed, accepted or refused
+	mu     sync.Mutex   // held while probing
+	sql    string       // the probe's statement, "" for asyncCommitSQL (tests set another)
 }
+
+// The answers of the probe.
+const (
+	unprobed int32 = iota
+	accepted
+	refused
+)
 
 // asyncCommits reports whether the server accepts asyncCommitSQL,
 // probing it the first time (Open probes at once, New at the first
@@ -31,10 +38,13 @@ type asyncProbe struct {
 // the question open, and this UpdateLazy commits as Update does.
 func (s *Store) asyncCommits(ctx context.Context) (bool, error) {
 	p := &s.async
+	if a := p.answer.Load(); a != unprobed {
+		return a == accepted, nil
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.known {
-		return p.ok, nil
+	if a := p.answer.Load(); a != unprobed {
+		return a == accepted, nil
 	}
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
@@ -53,14 +63,14 @@ func (s *Store) asyncCommits(ctx context.Context) (bool, error) {
 	rerr := t.Rollback(ctx)
 	switch {
 	case err != nil && isServerError(err):
-		p.known, p.ok = true, false
+		p.answer.Store(refused)
 		return false, nil
 	case err != nil:
 		return false, err
 	case rerr != nil:
 		return false, rerr
 	}
-	p.known, p.ok = true, true
+	p.answer.Store(accepted)
 	return true, nil
 }
 
