@@ -43,18 +43,26 @@ func TestLazyCommitsAsynchronously(t *testing.T) {
 		// which then share its transaction.
 		batch := func(first func(context.Context, func(store.Tx) error) error, more ...func() error) {
 			release := make(chan struct{})
+			unblock := sync.OnceFunc(func() { close(release) })
+			t.Cleanup(unblock) // before the store closes, should a check fail
+			running := make(chan struct{}, 1)
 			var wg sync.WaitGroup
 			wg.Go(func() {
 				assert.NoError(t, first(ctx, func(tx store.Tx) error {
+					select {
+					case running <- struct{}{}:
+					default:
+					}
 					<-release
 					return put(fmt.Sprintf("first-%d", s.Stats().Commits))(tx)
 				}))
 			})
+			<-running // the committer runs first's function: the others queue
 			for _, m := range more {
 				wg.Go(func() { assert.NoError(t, m()) })
 			}
 			require.Eventually(t, func() bool { return s.Queued() == len(more) }, 10*time.Second, time.Millisecond)
-			close(release)
+			unblock()
 			wg.Wait()
 		}
 		before := s.Stats()
