@@ -123,33 +123,44 @@ func usableRate(r money.Rate, ok bool) money.Rate {
 	return money.Rate{}
 }
 
+// priceOutside is what quoteConversion learns of req's rate before its
+// transaction: the rate of a pricer given in the Options (the zero Rate
+// for none), or, for the default pricer, the pair whose corridor rate the
+// transaction reads itself (priced), which saves a View of its own.
+// Neither when req's assets or pair are unknown: the transaction answers
+// those.
+func (e *Engine) priceOutside(ctx context.Context, req quotes.Request) (rate money.Rate, priced *quotes.Pair, err error) {
+	fa, ok1 := e.assets.Lookup(req.FromAsset)
+	ta, ok2 := e.assets.Lookup(req.ToAsset)
+	if !ok1 || !ok2 {
+		return money.Rate{}, nil, nil
+	}
+	pair, err := quotes.PairOf(fa, ta, e.classes)
+	if err != nil {
+		return money.Rate{}, nil, nil
+	}
+	if e.pricer == nil {
+		return money.Rate{}, &pair, nil
+	}
+	r, ok, err := e.pricer.ConversionRate(ctx, pair)
+	if err != nil {
+		return money.Rate{}, nil, err
+	}
+	return usableRate(r, ok), nil, nil
+}
+
 // quoteConversion is Client.QuoteConversion.
 func (e *Engine) quoteConversion(ctx context.Context, p Principal, req quotes.Request) (quotes.Quote, error) {
 	if err := req.Check(); err != nil {
 		return quotes.Quote{}, err
 	}
-	var rate money.Rate     // the zero Rate: none
-	var priced *quotes.Pair // the pair the default pricer prices in the transaction
-	fa, ok1 := e.assets.Lookup(req.FromAsset)
-	ta, ok2 := e.assets.Lookup(req.ToAsset)
-	if ok1 && ok2 {
-		if pair, err := quotes.PairOf(fa, ta, e.classes); err == nil {
-			if e.pricer == nil {
-				// The corridor's rate is read in the quote's own
-				// transaction, which saves a View of its own.
-				priced = &pair
-			} else {
-				r, ok, err := e.pricer.ConversionRate(ctx, pair)
-				if err != nil {
-					return quotes.Quote{}, err
-				}
-				rate = usableRate(r, ok)
-			}
-		}
+	rate, priced, err := e.priceOutside(ctx, req)
+	if err != nil {
+		return quotes.Quote{}, err
 	}
 	var q quotes.Quote
 	// A quote commits lazily: a crash may lose it (see quoteOrder).
-	err := store.UpdateLazy(ctx, e.store, func(tx store.Tx) error {
+	err = store.UpdateLazy(ctx, e.store, func(tx store.Tx) error {
 		if priced != nil {
 			r, ok, err := corridorRate(tx, *priced)
 			if err != nil {
