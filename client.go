@@ -271,9 +271,10 @@ func (c *Client) ProofLink(ctx context.Context, orderID string) (_ ProofLink, er
 // rule (unsupported_pair); the fixed amount (validation_error); a rate
 // from the ConversionPricer (none: rate_unavailable); the rounding of
 // quotes.Price; the (from asset, convert) limits on the from side
-// (amount_below_minimum, limit_exceeded). The pricer is asked before the
-// transaction, outside it; its answer is used only once every earlier
-// check has passed. Nothing is held.
+// (amount_below_minimum, limit_exceeded). A pricer given in
+// Options.ConversionPricer is asked before the transaction, outside it;
+// the default one's corridor rate is read in the transaction. The answer
+// is used only once every earlier check has passed. Nothing is held.
 func (c *Client) QuoteConversion(ctx context.Context, req quotes.Request) (_ quotes.Quote, err error) {
 	ctx, span := c.span(ctx, "tambala.QuoteConversion")
 	defer span.end(&err)

@@ -99,31 +99,54 @@ func (e *Engine) loadOwnConversion(tx store.Tx, org, id string) (Conversion, err
 	return e.conversionOf(r)
 }
 
-// corridorPricer is the default ConversionPricer.
-type corridorPricer struct{ s store.Store }
-
-func (c corridorPricer) ConversionRate(ctx context.Context, pair quotes.Pair) (money.Rate, bool, error) {
-	var rate money.Rate
-	ok := false
-	err := c.s.View(ctx, func(tx store.Tx) error {
-		ok = false
-		cor, found, err := storage.LoadCorridor(tx, pair.Fiat().Code)
-		if !found || err != nil {
-			return err
-		}
-		if r, err := cor.Rate(pair.Direction); err == nil {
-			rate, ok = r, true
-		}
-		return nil
-	})
-	return rate, ok, err
+// corridorRate is the default ConversionPricer's rate of pair, read in
+// tx: the rate of the corridor of its fiat asset in its direction, when
+// there is one.
+func corridorRate(tx store.Tx, pair quotes.Pair) (money.Rate, bool, error) {
+	cor, found, err := storage.LoadCorridor(tx, pair.Fiat().Code)
+	if !found || err != nil {
+		return money.Rate{}, false, err
+	}
+	r, err := cor.Rate(pair.Direction)
+	if err != nil {
+		return money.Rate{}, false, nil
+	}
+	return r, true, nil
 }
 
-func (e *Engine) conversionPricer() ConversionPricer {
-	if e.pricer != nil {
-		return e.pricer
+// usableRate is a pricer's answer as the quote takes it: a positive rate,
+// or the zero Rate (none, rate_unavailable).
+func usableRate(r money.Rate, ok bool) money.Rate {
+	if ok && !r.IsZero() && r.Decimal().Sign() > 0 {
+		return r
 	}
-	return corridorPricer{e.store}
+	return money.Rate{}
+}
+
+// priceOutside is what quoteConversion learns of req's rate before its
+// transaction: the rate of a pricer given in the Options (the zero Rate
+// for none), or, for the default pricer, the pair whose corridor rate the
+// transaction reads itself (priced), which saves a View of its own.
+// Neither when req's assets or pair are unknown: the transaction answers
+// those.
+func (e *Engine) priceOutside(ctx context.Context, req quotes.Request) (rate money.Rate, priced *quotes.Pair, err error) {
+	fa, ok1 := e.assets.Lookup(req.FromAsset)
+	ta, ok2 := e.assets.Lookup(req.ToAsset)
+	if !ok1 || !ok2 {
+		return money.Rate{}, nil, nil
+	}
+	pair, err := quotes.PairOf(fa, ta, e.classes)
+	if err != nil {
+		return money.Rate{}, nil, nil
+	}
+	if e.pricer == nil {
+		return money.Rate{}, &pair, nil
+	}
+	r, ok, err := e.pricer.ConversionRate(ctx, pair)
+	if err != nil {
+		return money.Rate{}, nil, err
+	}
+	return usableRate(r, ok), nil, nil
 }
 
 // quoteConversion is Client.QuoteConversion.
@@ -131,22 +154,20 @@ func (e *Engine) quoteConversion(ctx context.Context, p Principal, req quotes.Re
 	if err := req.Check(); err != nil {
 		return quotes.Quote{}, err
 	}
-	var rate money.Rate // the zero Rate: none
-	fa, ok1 := e.assets.Lookup(req.FromAsset)
-	ta, ok2 := e.assets.Lookup(req.ToAsset)
-	if ok1 && ok2 {
-		if pair, err := quotes.PairOf(fa, ta, e.classes); err == nil {
-			r, ok, err := e.conversionPricer().ConversionRate(ctx, pair)
-			if err != nil {
-				return quotes.Quote{}, err
-			}
-			if ok && !r.IsZero() && r.Decimal().Sign() > 0 {
-				rate = r
-			}
-		}
+	rate, priced, err := e.priceOutside(ctx, req)
+	if err != nil {
+		return quotes.Quote{}, err
 	}
 	var q quotes.Quote
-	err := e.store.Update(ctx, func(tx store.Tx) error {
+	// A quote commits lazily: a crash may lose it (see quoteOrder).
+	err = store.UpdateLazy(ctx, e.store, func(tx store.Tx) error {
+		if priced != nil {
+			r, ok, err := corridorRate(tx, *priced)
+			if err != nil {
+				return err
+			}
+			rate = usableRate(r, ok)
+		}
 		org, err := e.admit(tx, p, APIv2)
 		if err != nil {
 			return err

@@ -514,7 +514,8 @@ func newHashing(o PasswordWorkOptions) *throttle.Hashing {
 // stablecoin, as every quote's) for pair's direction; ok false when there
 // is none now (rate_unavailable). It is called outside any store
 // transaction. The default is the corridor rate of the direction, only
-// while the corridor is open and that rate non-null.
+// while the corridor is open and that rate non-null, read in the quote's
+// own transaction.
 type ConversionPricer interface {
 	ConversionRate(ctx context.Context, pair quotes.Pair) (rate money.Rate, ok bool, err error)
 }

@@ -139,6 +139,19 @@ func (s tracedStore) Update(ctx context.Context, fn func(store.Tx) error) error 
 	return s.run(ctx, "tambala.store.Update", s.Store.Update, fn)
 }
 
+// UpdateLazy is the lazy commit (store.Lazy) of the store wrapped, under
+// the span of an Update: what differs is only when it is durable.
+func (s tracedStore) UpdateLazy(ctx context.Context, fn func(store.Tx) error) error {
+	if !trace.SpanContextFromContext(ctx).IsValid() {
+		return store.UpdateLazy(ctx, s.Store, fn)
+	}
+	return s.run(ctx, "tambala.store.Update", s.updateLazy, fn)
+}
+
+func (s tracedStore) updateLazy(ctx context.Context, fn func(store.Tx) error) error {
+	return store.UpdateLazy(ctx, s.Store, fn)
+}
+
 // run runs fn by do under a span counting its runs: a store runs an
 // update's function again after a write conflict.
 func (s tracedStore) run(ctx context.Context, name string, do func(context.Context, func(store.Tx) error) error, fn func(store.Tx) error) error {

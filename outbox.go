@@ -595,9 +595,25 @@ func (r *eventsRun) do(tx store.Tx) error {
 }
 
 func (s eventsStore) Update(ctx context.Context, fn func(store.Tx) error) error {
+	return s.update(ctx, s.Store.Update, fn)
+}
+
+// UpdateLazy is the wrapped store's lazy commit (store.Lazy), whose
+// events go to the subscribers once it has committed, as an Update's.
+func (s eventsStore) UpdateLazy(ctx context.Context, fn func(store.Tx) error) error {
+	return s.update(ctx, s.updateLazy, fn)
+}
+
+func (s eventsStore) updateLazy(ctx context.Context, fn func(store.Tx) error) error {
+	return store.UpdateLazy(ctx, s.Store, fn)
+}
+
+// update runs fn by do, keeping the events of its last run for the
+// subscribers.
+func (s eventsStore) update(ctx context.Context, do func(context.Context, func(store.Tx) error) error, fn func(store.Tx) error) error {
 	r := eventsRuns.Get().(*eventsRun)
 	r.fn = fn
-	err := s.Store.Update(ctx, r.run)
+	err := do(ctx, r.run)
 	if err == nil && len(r.tx.events) > 0 {
 		s.stream.publish(r.tx.events)
 	}

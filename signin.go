@@ -728,11 +728,28 @@ type sessionStore struct {
 }
 
 func (s sessionStore) Update(ctx context.Context, fn func(store.Tx) error) error {
+	return s.update(ctx, s.Store.Update, fn)
+}
+
+// UpdateLazy is the wrapped store's lazy commit (store.Lazy), with the
+// session checked in it as in Update: a session's extension lost at a
+// crash is harmless too, the next call extends it again.
+func (s sessionStore) UpdateLazy(ctx context.Context, fn func(store.Tx) error) error {
+	return s.update(ctx, s.updateLazy, fn)
+}
+
+func (s sessionStore) updateLazy(ctx context.Context, fn func(store.Tx) error) error {
+	return store.UpdateLazy(ctx, s.Store, fn)
+}
+
+// update runs fn by do, after the check of the session ctx carries, if
+// any, in the same transaction.
+func (s sessionStore) update(ctx context.Context, do func(context.Context, func(store.Tx) error) error, fn func(store.Tx) error) error {
 	c, _ := ctx.Value(sessionKey{}).(*sessionCall)
 	if c == nil {
-		return s.Store.Update(ctx, fn)
+		return do(ctx, fn)
 	}
-	err := s.Store.Update(ctx, func(tx store.Tx) error {
+	err := do(ctx, func(tx store.Tx) error {
 		if _, err := s.e.check(tx, c, true, true); err != nil {
 			return err
 		}

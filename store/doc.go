@@ -8,5 +8,9 @@
 // outbox event. Adapters (adapters/memstore, adapters/boltstore, ...) only
 // store bytes; they never interpret them.
 //
+// A store may also commit without waiting for durability (Lazy), for what
+// a crash may lose harmlessly; UpdateLazy falls back to Update on a store
+// that cannot.
+//
 // Every adapter must pass the conformance suite in store/storetest.
 package store

@@ -74,14 +74,20 @@ type Store struct {
 	failCommit func(seq int64) error
 }
 
-var _ store.Store = (*Store)(nil)
+var (
+	_ store.Store = (*Store)(nil)
+	_ store.Lazy  = (*Store)(nil)
+)
 
 type request struct {
 	ctx   context.Context
 	fn    func(store.Tx) error
 	err   error
 	panic any
-	done  chan struct{}
+	// lazy is an UpdateLazy: answered once its function has run into the
+	// open batch, before the batch commits.
+	lazy bool
+	done chan struct{}
 }
 
 var requestPool = sync.Pool{New: func() any { return &request{done: make(chan struct{}, 1)} }}
@@ -141,6 +147,28 @@ func (s *Store) View(ctx context.Context, fn func(store.Tx) error) error {
 
 // Update runs fn as part of the next group commit.
 func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
+	return s.update(ctx, fn, false)
+}
+
+// UpdateLazy runs fn as part of the next group commit, as Update does, and
+// returns as soon as fn has run and its writes are in the open batch
+// (store.Lazy): the batch still commits with its fsync, which UpdateLazy
+// does not wait for. bbolt cannot skip the fsync of one commit safely
+// (without it, a crash may leave the meta page pointing to pages never
+// written, a corrupt file rather than a lost commit), so a lazy commit
+// spares its caller the wait only. The executor runs one function at a
+// time over the writes of those before it, so a lazy commit is
+// serializable with every other; the updates after it read its writes
+// from the batch, and Views once the batch has committed. Batches commit
+// in order, so a durable commit that read its writes makes them durable
+// too. A crash before its batch commits loses it, and so does the failure
+// of that commit, which its caller is not told of. In CommitBoltBatch
+// mode it is Update.
+func (s *Store) UpdateLazy(ctx context.Context, fn func(store.Tx) error) error {
+	return s.update(ctx, fn, true)
+}
+
+func (s *Store) update(ctx context.Context, fn func(store.Tx) error, lazy bool) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -148,7 +176,7 @@ func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
 		return s.updateBoltBatch(ctx, fn)
 	}
 	r := requestPool.Get().(*request)
-	r.ctx, r.fn, r.err, r.panic = ctx, fn, nil, nil
+	r.ctx, r.fn, r.err, r.panic, r.lazy = ctx, fn, nil, nil, lazy
 	s.mu.RLock()
 	if s.closed {
 		s.mu.RUnlock()
@@ -287,6 +315,16 @@ drain:
 		}
 	}
 	b.ok = append(b.ok, make([]bool, len(b.reqs)-start)...)
+	// The lazy requests are answered once they have run, and leave b:
+	// their callers may reuse them.
+	defer func() {
+		for i := start; i < len(b.reqs); i++ {
+			if r := b.reqs[i]; r.lazy {
+				b.reqs[i] = nil
+				r.done <- struct{}{}
+			}
+		}
+	}()
 	rtx, err := s.db.Begin(false)
 	if err != nil {
 		for _, r := range b.reqs[start:] {
@@ -351,6 +389,9 @@ func (s *Store) writeLoop(in <-chan *batch, ready chan<- struct{}, done chan<- s
 			s.lastFailed.Store(b.seq)
 		}
 		for i, r := range b.reqs {
+			if r == nil {
+				continue // lazy, answered when it ran
+			}
 			if b.ok[i] && err != nil {
 				r.err = err
 			}

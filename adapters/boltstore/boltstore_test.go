@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -489,4 +490,94 @@ func TestOpenBatchGrowsWhileWriterBusy(t *testing.T) {
 		assert.Equal(t, "20", string(v))
 		return err
 	}))
+}
+
+// TestLazyCommit holds a batch's commit: an UpdateLazy returns all the
+// same, before its own batch commits; Views do not see its write until
+// then, the next Update reads it, and a reopened store has it. A lazy
+// write whose batch then fails to commit is lost, as at a crash, and so
+// is the Update that read it.
+func TestLazyCommit(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db.bolt")
+	s := open(t, path, boltstore.Options{})
+	// hold, when set, holds the next commit until release is closed; the
+	// commit after the one held fails when failNext is set.
+	var hold, failNext atomic.Bool
+	var held atomic.Int64
+	holding := make(chan struct{}, 1)
+	var release chan struct{}
+	errDisk := errors.New("disk on fire")
+	s.SetFailCommit(func(seq int64) error {
+		if hold.CompareAndSwap(true, false) {
+			held.Store(seq)
+			holding <- struct{}{}
+			<-release
+			return nil
+		}
+		if failNext.Load() && seq == held.Load()+1 {
+			return errDisk
+		}
+		return nil
+	})
+	ctx := t.Context()
+	put := func(k string) func(store.Tx) error {
+		return func(tx store.Tx) error { return tx.Put([]byte("b"), []byte(k), []byte("v")) }
+	}
+	seen := func(s store.Store, k string) bool {
+		var err error
+		require.NoError(t, s.View(ctx, func(tx store.Tx) error { _, err = tx.Get([]byte("b"), []byte(k)); return nil }))
+		return err == nil
+	}
+	readThenPut := func(read, k string, saw chan<- bool) func(store.Tx) error {
+		return func(tx store.Tx) error {
+			_, err := tx.Get([]byte("b"), []byte(read))
+			saw <- err == nil
+			return put(k)(tx)
+		}
+	}
+	// run holds the commit of an Update of held, runs an UpdateLazy of
+	// lazy, which must return while the commit is held, then an Update
+	// that reads it, and releases the commit; it returns the outcomes of
+	// the held Update and of the reading one.
+	run := func(heldKey, lazy, reader string) (error, error) {
+		release = make(chan struct{})
+		hold.Store(true)
+		first := make(chan error, 1)
+		go func() { first <- s.Update(ctx, put(heldKey)) }()
+		<-holding
+		done := make(chan error, 1)
+		go func() { done <- s.UpdateLazy(ctx, put(lazy)) }()
+		select {
+		case err := <-done:
+			require.NoError(t, err)
+		case <-time.After(10 * time.Second):
+			t.Fatal("UpdateLazy waited for the commit of the batch before its own")
+		}
+		require.False(t, seen(s, lazy), "a View saw a lazy write before its batch committed")
+		second := make(chan error, 1)
+		saw := make(chan bool, 1)
+		go func() { second <- s.Update(ctx, readThenPut(lazy, reader, saw)) }()
+		require.True(t, <-saw, "an Update after UpdateLazy returned reads its write")
+		close(release)
+		return <-first, <-second
+	}
+
+	err1, err2 := run("k1", "q1", "k2")
+	require.NoError(t, err1)
+	require.NoError(t, err2)
+	require.True(t, seen(s, "q1"))
+
+	// The batch after the one held, which holds the lazy write, fails.
+	failNext.Store(true)
+	err1, err2 = run("k3", "q2", "k4")
+	require.NoError(t, err1)
+	require.ErrorIs(t, err2, errDisk, "the Update that read the lost lazy write fails with it")
+	require.False(t, seen(s, "q2"))
+	require.False(t, seen(s, "k4"))
+
+	require.NoError(t, s.Close())
+	s = open(t, path, boltstore.Options{})
+	for k, want := range map[string]bool{"k1": true, "q1": true, "k2": true, "k3": true, "q2": false, "k4": false} {
+		assert.Equal(t, want, seen(s, k), k)
+	}
 }

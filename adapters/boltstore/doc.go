@@ -17,6 +17,15 @@
 //   - CommitBoltBatch: bbolt's own DB.Batch, which waits up to
 //     MaxBatchDelay for a batch to fill.
 //
+// UpdateLazy (store.Lazy) runs in the pipeline like any update and answers
+// its caller once its function has run into the open batch, without
+// waiting for the batch's commit and fsync; the commit still fsyncs, for
+// bbolt cannot skip the fsync of one commit without risking the file (its
+// meta page could reach the disk before the pages it points to). So a
+// lazy commit spares its caller the wait, not the disk its flush; a crash
+// before the batch commits, or the failure of that commit, loses it. In
+// CommitBoltBatch mode it is Update.
+//
 // Values returned by Get and passed to Scan are copied out of bbolt's
 // memory map, so they stay valid after the transaction.
 package boltstore

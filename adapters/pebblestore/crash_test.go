@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/cockroachdb/pebble/v2/vfs/errorfs"
@@ -243,4 +244,62 @@ func TestSyncFailure(t *testing.T) {
 	requireKeys(t, c, map[string]bool{"k0": true, "k1": false, "k2": false, "k3": false})
 	require.NoError(t, c.Update(ctx, put("k4")))
 	requireKeys(t, c, map[string]bool{"k4": true})
+}
+
+// TestLazyCommit holds a batch's WAL fsync: an UpdateLazy returns all the
+// same, before its own batch is even applied, and the next Update reads
+// its write; a crash then loses both (neither was synced, and only the
+// lazy one was acknowledged). Once the fsync ends, the Update that read
+// the lazy write makes it durable with its own batch: it is found after a
+// crash, and Views see it.
+func TestLazyCommit(t *testing.T) {
+	mem := vfs.NewCrashableMem()
+	inj := &walSync{failing: make(chan struct{}), release: make(chan struct{}), pass: true}
+	s := openFS(t, errorfs.Wrap(mem, inj), pebblestore.Options{})
+	ctx := t.Context()
+	put := func(k string) func(store.Tx) error {
+		return func(tx store.Tx) error { return tx.Put([]byte("b"), []byte(k), []byte("v")) }
+	}
+	require.NoError(t, s.Update(ctx, put("k0")))
+
+	inj.armed.Store(true)
+	first := make(chan error, 1)
+	go func() { first <- s.Update(ctx, put("k1")) }()
+	<-inj.failing // k1 is applied; its fsync waits
+
+	lazy := make(chan error, 1)
+	go func() { lazy <- s.UpdateLazy(ctx, put("q")) }()
+	select {
+	case err := <-lazy:
+		require.NoError(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("UpdateLazy waited for the fsync of the batch before its own")
+	}
+	requireKeys(t, s, map[string]bool{"k0": true, "k1": false, "q": false})
+
+	second := make(chan error, 1)
+	sawQ := make(chan bool, 1)
+	go func() {
+		second <- s.Update(ctx, func(tx store.Tx) error {
+			_, err := tx.Get([]byte("b"), []byte("q"))
+			sawQ <- err == nil
+			return put("k2")(tx)
+		})
+	}()
+	require.True(t, <-sawQ, "an Update after UpdateLazy returned reads its write")
+	// A crash now loses the lazy write, acknowledged but never synced, and
+	// the Update that read it, never acknowledged.
+	crashed := mem.CrashClone(vfs.CrashCloneCfg{})
+
+	close(inj.release)
+	require.NoError(t, <-first)
+	require.NoError(t, <-second)
+	requireKeys(t, s, map[string]bool{"k0": true, "k1": true, "k2": true, "q": true})
+	synced := mem.CrashClone(vfs.CrashCloneCfg{})
+	require.NoError(t, s.Close())
+
+	c := openFS(t, crashed, pebblestore.Options{})
+	requireKeys(t, c, map[string]bool{"k0": true, "q": false, "k2": false})
+	c = openFS(t, synced, pebblestore.Options{})
+	requireKeys(t, c, map[string]bool{"k0": true, "k1": true, "q": true, "k2": true})
 }

@@ -40,6 +40,15 @@
 // changes, and requests read the same few keys (an API key, its
 // organization, settings) again and again between two commits.
 //
+// UpdateLazy (store.Lazy) runs its function in the same pipeline, in
+// turn with the others, and answers its caller as soon as the function
+// has run and its writes are in the open batch: it waits for no apply and
+// no fsync. The updates after it read its writes as they read any in the
+// open batch, and Views once its batch is durable; its batch reaches the
+// WAL before every later one, so a durable commit that read its writes
+// makes them durable too. A crash before then loses it, as does the
+// failure of its batch, which its caller is not told of.
+//
 // If a commit fails (pebble's WAL fails to sync, or an apply fails), its
 // callers get an error wrapping ErrFailed and the cause, and so does every
 // caller of a batch built on it (their functions read its writes). The

@@ -99,7 +99,10 @@ type Store struct {
 	commitHook func(seq int64, updates int) error
 }
 
-var _ store.Store = (*Store)(nil)
+var (
+	_ store.Store = (*Store)(nil)
+	_ store.Lazy  = (*Store)(nil)
+)
 
 // published is a snapshot of durable state, released when the last View
 // reading it ends after a newer one was published.
@@ -130,7 +133,10 @@ type request struct {
 	panic any
 	ran   bool // fn ran (not skipped for ctx or a failed store)
 	ok    bool // fn returned nil and its writes are in the batch
-	done  chan struct{}
+	// lazy is an UpdateLazy: answered once its function has run, before
+	// its batch is durable.
+	lazy bool
+	done chan struct{}
 }
 
 var requestPool = sync.Pool{New: func() any { return &request{done: make(chan struct{}, 1)} }}
@@ -138,7 +144,9 @@ var requestPool = sync.Pool{New: func() any { return &request{done: make(chan st
 // batch is a group of updates whose writes commit in one pebble batch.
 type batch struct {
 	seq  int64
-	reqs []*request
+	reqs []*request // those answered when the batch settles
+	// lazy counts the UpdateLazys of the batch, answered as they ran.
+	lazy int
 	pb   *pebble.Batch // indexed: later updates read earlier ones' writes
 	r    updateReader  // over pb
 	key  []byte        // scratch of batchWriter
@@ -339,11 +347,31 @@ func (s *Store) View(ctx context.Context, fn func(store.Tx) error) error {
 // Update runs fn as part of the next group commit and returns once that
 // commit is durable (or has failed).
 func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
+	return s.update(ctx, fn, false)
+}
+
+// UpdateLazy runs fn as part of the next group commit, as Update does, and
+// returns as soon as fn has run and its writes are in the open batch,
+// without waiting for the batch to be applied and synced (store.Lazy).
+// The committer runs one function at a time over the writes of all those
+// before it, so a lazy commit is serializable with every other; the
+// Updates that run after it read its writes from the batch or the
+// remembered latest values, and Views once the batch is durable. Its
+// writes are in the WAL before those of every later batch, so a durable
+// commit that read them makes them durable too. A crash before its batch
+// is durable loses it, and so does the failure of its batch (which stops
+// the store, see ErrFailed) or a batch that could not be built: its
+// caller has been answered already and is not told.
+func (s *Store) UpdateLazy(ctx context.Context, fn func(store.Tx) error) error {
+	return s.update(ctx, fn, true)
+}
+
+func (s *Store) update(ctx context.Context, fn func(store.Tx) error, lazy bool) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	r := requestPool.Get().(*request)
-	r.ctx, r.fn, r.err, r.panic, r.ran, r.ok = ctx, fn, nil, nil, false, false
+	r.ctx, r.fn, r.err, r.panic, r.ran, r.ok, r.lazy = ctx, fn, nil, nil, false, false, lazy
 	s.mu.RLock()
 	if s.closed {
 		s.mu.RUnlock()
@@ -445,15 +473,27 @@ func (s *Store) commitLoop() {
 }
 
 func (s *Store) full(b *batch) bool {
-	return len(b.reqs) >= s.maxBatch || b.pb.Len() >= maxBatchBytes
+	return len(b.reqs)+b.lazy >= s.maxBatch || b.pb.Len() >= maxBatchBytes
 }
 
 // execute adds r to the open batch b and runs its function over its own
 // write buffer on b. A function that fails or panics leaves only its own
 // buffer behind; one that returns nil has its writes applied to b, where
-// the next functions read them.
+// the next functions read them. A lazy r is answered at once; the others
+// when b settles.
 func (s *Store) execute(b *batch, r *request, buf *txbuf.Tx) {
+	s.run(b, r, buf)
+	if r.lazy {
+		b.lazy++
+		r.done <- struct{}{} // its caller may reuse r now: b keeps no reference
+		return
+	}
 	b.reqs = append(b.reqs, r)
+}
+
+// run runs r's function into the open batch b, unless the store has
+// failed, b cannot commit or r's context has ended.
+func (s *Store) run(b *batch, r *request, buf *txbuf.Tx) {
 	if err := s.failed(); err != nil { // the latest state holds writes that never became durable
 		r.err = err
 		return

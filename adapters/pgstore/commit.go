@@ -27,7 +27,10 @@ type request struct {
 	start time.Time
 	// state is where the request stands in the batch being run.
 	state reqState
-	done  chan struct{}
+	// lazy is an UpdateLazy on a server that commits asynchronously: a
+	// batch whose writes are all of such updates does.
+	lazy bool
+	done chan struct{}
 }
 
 type reqState int
@@ -40,7 +43,7 @@ const (
 )
 
 func (r *request) reset() {
-	r.ctx, r.fn, r.err, r.panic, r.failures, r.state, r.start = nil, nil, nil, nil, 0, pending, time.Time{}
+	r.ctx, r.fn, r.err, r.panic, r.failures, r.state, r.start, r.lazy = nil, nil, nil, nil, 0, pending, time.Time{}, false
 }
 
 var requestPool = sync.Pool{New: func() any { return &request{done: make(chan struct{}, 1)} }}
@@ -90,7 +93,8 @@ type batch struct {
 
 // runBatch runs the updates of the last batch if it failed to
 // serialize, then first (if not nil) and the updates queued behind it as
-// one batch, commits, and answers their callers.
+// one batch, commits, and answers their callers. A batch whose writes
+// are all of lazy updates commits asynchronously.
 func (s *Store) runBatch(first *request) {
 	reqs := s.again
 	s.again = nil
@@ -202,11 +206,15 @@ func (s *Store) runBatch(first *request) {
 	}
 	s.readAbsent, s.redoing = false, false
 	err = t.failed()
+	t.lazy = lazyOnly(reqs[:ran])
 	if err == nil && t.conn != nil {
 		err = t.commit(b.shared)
 	}
 	if err == nil && b.shared.Len() > 0 {
 		s.stats.commits.Add(1)
+		if t.lazy {
+			s.stats.async.Add(1)
+		}
 	}
 	retry := isRetryable(err)
 	if retry {

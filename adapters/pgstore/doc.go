@@ -133,6 +133,22 @@
 // not start a View or Update of the same store (the committer holds a
 // connection of the pool).
 //
+// # Lazy commits
+//
+// UpdateLazy (store.Lazy) runs its function as Update does, in a
+// SERIALIZABLE transaction that may commit with SET LOCAL
+// synchronous_commit = off: COMMIT then returns once the commit is
+// visible, without waiting for the server to flush its WAL. With group
+// commit, lazy updates share the committer's batches with the others, and
+// a batch commits so only when all its writes are of lazy updates: one
+// that holds an Update's writes waits for the flush. (Batches of lazy
+// updates apart measured slower: the committer pays round trips per batch,
+// more than the flush spared.) The WAL is flushed in order, so a
+// synchronous commit that read a lazy commit's writes makes them durable
+// too. Open probes once whether the server accepts the setting (New at the
+// first UpdateLazy); on one that refuses it, UpdateLazy commits as Update
+// does. Stats.Async counts the asynchronous commits.
+//
 // # Limits
 //
 // A bucket and key must fit a btree index entry (about 2.7 KB after

@@ -150,6 +150,8 @@ func (s *Store) lockFirst(t *tx, relock []write, wait func() bool) (*tx, error) 
 		s.stats.relocks.Add(1)
 		s.hot.contention()
 		t.end()
+		lazy := t.lazy
 		t = newTx(s, t.conn, t.ctx, false)
+		t.lazy = lazy
 	}
 }

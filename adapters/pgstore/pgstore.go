@@ -83,6 +83,7 @@ type Store struct {
 	reqs    chan *request // nil without group commit
 	quit    chan struct{}
 	stopped chan struct{}
+	async   asyncProbe // the server's asynchronous commits (UpdateLazy)
 	// bg is the context of the committer's statements: a caller's context
 	// must not cancel a transaction other callers share.
 	bg context.Context
@@ -121,11 +122,14 @@ type Store struct {
 	redoing, readAbsent bool
 
 	stats struct {
-		commits, batched, reran, retries, requeued, relocks, redone, conflicts atomic.Int64
+		commits, batched, reran, retries, requeued, relocks, redone, conflicts, async atomic.Int64
 	}
 }
 
-var _ store.Store = (*Store)(nil)
+var (
+	_ store.Store = (*Store)(nil)
+	_ store.Lazy  = (*Store)(nil)
+)
 
 // runPolicy says how the committer runs a round of functions.
 type runPolicy int
@@ -167,6 +171,10 @@ func Open(ctx context.Context, url string, opts *Options) (*Store, error) {
 	s, err := newStore(pool, o, true)
 	if err != nil {
 		pool.Close()
+		return nil, err
+	}
+	if err := s.probeAsync(ctx); err != nil {
+		_ = s.Close()
 		return nil, err
 	}
 	return s, nil
@@ -266,6 +274,9 @@ type Stats struct {
 	Redone int64
 	// Conflicts counts the Updates that gave up with store.ErrConflict.
 	Conflicts int64
+	// Async counts the transactions of UpdateLazy that committed writes
+	// asynchronously (they count in Commits too).
+	Async int64
 }
 
 // Stats returns the store's counters.
@@ -279,6 +290,7 @@ func (s *Store) Stats() Stats {
 		Relocks:   s.stats.relocks.Load(),
 		Redone:    s.stats.redone.Load(),
 		Conflicts: s.stats.conflicts.Load(),
+		Async:     s.stats.async.Load(),
 	}
 }
 
@@ -307,19 +319,9 @@ func (s *Store) Update(ctx context.Context, fn func(store.Tx) error) error {
 	}
 	defer s.inflight.Done()
 	if s.reqs == nil {
-		return s.updateAlone(ctx, fn)
+		return s.updateAlone(ctx, fn, false)
 	}
-	r := requestPool.Get().(*request)
-	r.ctx, r.fn, r.start = ctx, fn, time.Now()
-	s.reqs <- r
-	<-r.done // once queued, wait for the outcome: the update may commit
-	err, p := r.err, r.panic
-	r.reset()
-	requestPool.Put(r)
-	if p != nil {
-		panic(p)
-	}
-	return err
+	return s.queue(ctx, fn, false)
 }
 
 // retrying reports whether an update begun at start that has failed to
@@ -334,7 +336,7 @@ func (s *Store) retrying(failures int, start time.Time) bool {
 // first (see hotSet), and one after an attempt that failed to serialize
 // every key that attempt wrote too; an attempt after one that wrote
 // nothing waits a random backoff first instead.
-func (s *Store) updateAlone(ctx context.Context, fn func(store.Tx) error) error {
+func (s *Store) updateAlone(ctx context.Context, fn func(store.Tx) error, lazy bool) error {
 	var last error
 	var relock []write
 	start := time.Now()
@@ -345,7 +347,7 @@ func (s *Store) updateAlone(ctx context.Context, fn func(store.Tx) error) error 
 				return err
 			}
 		}
-		retry, wrote, err := s.tryAlone(ctx, fn, relock)
+		retry, wrote, err := s.tryAlone(ctx, fn, relock, lazy)
 		if !retry {
 			return err
 		}
@@ -359,13 +361,15 @@ func (s *Store) updateAlone(ctx context.Context, fn func(store.Tx) error) error 
 
 // tryAlone makes one attempt of fn in a transaction of its own, which
 // locks the hot keys and relock first. retry says the transaction failed
-// to serialize and fn may be run again; wrote is then what fn wrote.
-func (s *Store) tryAlone(ctx context.Context, fn func(store.Tx) error, relock []write) (retry bool, wrote []write, err error) {
+// to serialize and fn may be run again; wrote is then what fn wrote. A
+// lazy transaction commits asynchronously.
+func (s *Store) tryAlone(ctx context.Context, fn func(store.Tx) error, relock []write, lazy bool) (retry bool, wrote []write, err error) {
 	conn, err := s.acquire(ctx)
 	if err != nil {
 		return false, nil, err
 	}
 	t := newTx(s, conn, ctx, false)
+	t.lazy = lazy
 	defer func() { t.release() }()
 	t, err = s.lockFirst(t, relock, func() bool { return ctx.Err() == nil })
 	if err != nil {
@@ -407,6 +411,9 @@ func (s *Store) tryAlone(ctx context.Context, fn func(store.Tx) error, relock []
 	case err == nil:
 		if wroteAny {
 			s.stats.commits.Add(1)
+			if lazy {
+				s.stats.async.Add(1)
+			}
 		}
 		return false, nil, nil
 	}

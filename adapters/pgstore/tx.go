@@ -54,6 +54,7 @@ type tx struct {
 	conn     *pgxpool.Conn
 	ctx      context.Context // the context statements run under
 	readOnly bool
+	lazy     bool // commits asynchronously (asyncCommitSQL)
 
 	mu       sync.Mutex
 	began    bool // BEGIN was sent (only the sender and commit change it)
@@ -779,6 +780,10 @@ func (t *tx) commit(buf *txbuf.Tx) error {
 	if len(w.dels) > 0 {
 		bs, ks, _ := columns(w.dels, false)
 		b.Queue(t.s.sql.del, bs, ks)
+		n++
+	}
+	if t.lazy {
+		b.Queue(asyncCommitSQL)
 		n++
 	}
 	b.Queue(commitSQL)

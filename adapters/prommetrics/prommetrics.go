@@ -229,9 +229,24 @@ func (s *instrumented) View(ctx context.Context, fn func(store.Tx) error) error 
 }
 
 func (s *instrumented) Update(ctx context.Context, fn func(store.Tx) error) error {
+	return s.update(ctx, s.Store.Update, fn)
+}
+
+// UpdateLazy is the wrapped store's lazy commit (store.Lazy), or its
+// Update when it has none, counted as an update.
+func (s *instrumented) UpdateLazy(ctx context.Context, fn func(store.Tx) error) error {
+	return s.update(ctx, s.updateLazy, fn)
+}
+
+func (s *instrumented) updateLazy(ctx context.Context, fn func(store.Tx) error) error {
+	return store.UpdateLazy(ctx, s.Store, fn)
+}
+
+// update runs fn by do, timing it and counting its re-runs.
+func (s *instrumented) update(ctx context.Context, do func(context.Context, func(store.Tx) error) error, fn func(store.Tx) error) error {
 	start := time.Now()
 	var runs atomic.Int32
-	err := s.Store.Update(ctx, func(tx store.Tx) error {
+	err := do(ctx, func(tx store.Tx) error {
 		if runs.Add(1) > 1 {
 			s.reruns.Inc()
 		}

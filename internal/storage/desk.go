@@ -180,6 +180,12 @@ func deskQueueKey(s orders.Status, id string) []byte {
 // with prev (zero for a new order); a new order is also indexed under its
 // organization.
 func SaveOrder(tx store.Tx, prev, o orders.Order) error {
+	return SaveOrderEncoded(tx, prev, o, codec.EncodeOrder(o))
+}
+
+// SaveOrderEncoded is SaveOrder with o's encoding (codec.EncodeOrder)
+// given, for a caller that keeps the encoding too (an idempotent create).
+func SaveOrderEncoded(tx store.Tx, prev, o orders.Order, encoded []byte) error {
 	if prev.Status != o.Status {
 		if prev.Status != "" {
 			if err := tx.Delete(OrderQueue, deskQueueKey(prev.Status, o.ID)); err != nil {
@@ -204,7 +210,7 @@ func SaveOrder(tx store.Tx, prev, o orders.Order) error {
 			return err
 		}
 	}
-	return tx.Put(deskOrders, []byte(o.ID), codec.EncodeOrder(o))
+	return tx.Put(deskOrders, []byte(o.ID), encoded)
 }
 
 // MoveOrderExpiry lists order id in OrdersExpiry at next (nil: unlisted),

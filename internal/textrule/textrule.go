@@ -70,6 +70,9 @@ func DefaultIgnorable(r rune) bool {
 // character. Emptiness and length are the caller's (each field has its
 // own bounds); Check does both for the fields bounded in code points.
 func CheckChars(field, v string) error {
+	if printableASCII(v) {
+		return nil // most fields: ids, references, names in Latin letters
+	}
 	if !utf8.ValidString(v) {
 		return errcode.Newf(errcode.ValidationError, "%s must be valid UTF-8.", field)
 	}
@@ -84,6 +87,18 @@ func CheckChars(field, v string) error {
 		}
 	}
 	return nil
+}
+
+// printableASCII reports whether every byte of v is printable ASCII, U+0020
+// to U+007E: valid UTF-8, and no control or Refused character among them
+// (TestPrintableASCII checks each), so CheckChars need not look further.
+func printableASCII(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c < 0x20 || c > 0x7e {
+			return false
+		}
+	}
+	return true
 }
 
 // Check is CheckChars for a required field of 1 to max code points.

@@ -3,6 +3,7 @@ package textrule_test
 import (
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/tambalapay/tambala/errcode"
@@ -239,4 +240,27 @@ func FuzzCheck(f *testing.F) {
 			t.Fatalf("accepted %d code points", n)
 		}
 	})
+}
+
+// TestPrintableASCII checks CheckChars on every ASCII character, alone and
+// among printable ones (where it takes its shortcut): refused exactly
+// when the character is a control or Refused, and a refused character
+// after printable ASCII is found.
+func TestPrintableASCII(t *testing.T) {
+	for r := rune(0); r < 0x80; r++ {
+		want := unicode.IsControl(r) || textrule.Refused(r)
+		if (r >= 0x20 && r <= 0x7e) == want {
+			t.Errorf("U+%04X: refused %v, printable ASCII %v", r, want, !want)
+		}
+		for _, v := range []string{string(r), "ref-" + string(r) + "-01"} {
+			if err := textrule.CheckChars("f", v); (err != nil) != want {
+				t.Errorf("CheckChars(%q) = %v, want refused %v", v, err, want)
+			}
+		}
+	}
+	for _, v := range []string{"order-42\u200b", "order-42\u00ad", "order-42\xff", "order-42\u0085"} {
+		if textrule.CheckChars("f", v) == nil {
+			t.Errorf("CheckChars(%q) accepted it", v)
+		}
+	}
 }

@@ -3,8 +3,8 @@
 // in-memory one included, so that all adapters agree on what the port
 // promises: rollback leaves no trace, readers never see uncommitted writes,
 // ordered and reverse scans with bounds, serializable concurrent writers,
-// ctx and Close behaviour, and durability across reopen when the adapter is
-// persistent.
+// ctx and Close behaviour, durability across reopen when the adapter is
+// persistent, and the lazy commit (store.Lazy) or its fallback to Update.
 //
 // It also provides FaultStore, a wrapper that fails a chosen operation or
 // commit, for the tests of code above the port.
@@ -72,6 +72,7 @@ func Run(t *testing.T, f Features, h Harness) {
 	t.Run("Context", s.testContext)
 	t.Run("Close", s.testClose)
 	t.Run("Persistence", s.testPersistence)
+	t.Run("Lazy", s.testLazy)
 	t.Run("FaultStore", s.testFaultStore)
 	t.Run("Property", s.testProperty)
 }
