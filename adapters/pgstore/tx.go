@@ -373,7 +373,8 @@ func (t *tx) send(batch []*read) (err error) {
 // bucket share one statement (getKeys): while many organizations share a
 // batch, a round's functions each read their own organization's row of
 // the same buckets, and PostgreSQL's cost per statement, not per row, was
-// what grew with the number of organizations (docs/performance).
+// what grew with the number of organizations (docs/performance.md,
+// "Many organizations (issue #38): what bounds them").
 func groupGets(batch []*read) [][]*read {
 	var groups [][]*read
 next:
