@@ -112,16 +112,9 @@ func (s *Store) Close() error {
 type readTx struct{ s *Store }
 
 func (r readTx) Get(bucket, key []byte) ([]byte, error) {
-	if err := store.CheckKey(bucket, key); err != nil {
+	v, err := r.Lend(bucket, key)
+	if err != nil {
 		return nil, err
-	}
-	b := r.s.buckets[string(bucket)]
-	if b == nil {
-		return nil, store.ErrNotFound
-	}
-	v, ok := b.values[string(key)]
-	if !ok {
-		return nil, store.ErrNotFound
 	}
 	return bytes.Clone(v), nil
 }
