@@ -1,6 +1,10 @@
 package codec
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/tambalapay/tambala/wire"
+)
 
 // CollectionV2Record is a stored /v2 collection: its owner, the ledger
 // entry it records and its rendering (render.CollectionV2's bytes), kept
@@ -13,16 +17,6 @@ type CollectionV2Record struct {
 
 // CollectionV2Rendering is a /v2 collection read back from its stored
 // rendering, the amounts as decimal text (the asset's decimals are the
-// engine's to know).
-type CollectionV2Rendering struct {
-	ID             string  `json:"id"`
-	Status         string  `json:"status"`
-	Asset          string  `json:"asset"`
-	Amount         string  `json:"amount"`
-	Fee            string  `json:"fee"`
-	AmountCredited string  `json:"amount_credited"`
-	Network        *string `json:"network"`
-	Source         string  `json:"source"`
-	OrderID        *string `json:"order_id"`
-	CreatedAt      string  `json:"created_at"`
-}
+// engine's to know): the stored rendering is the answer's, so its shape is
+// the wire's.
+type CollectionV2Rendering = wire.CollectionV2
