@@ -58,13 +58,21 @@ func (s *Site) admitted(w http.ResponseWriter, r *http.Request, token string) bo
 	}
 	si, err := s.Portal.Session(r.Context(), token)
 	if err == nil {
-		err = s.Admit(si.User)
+		err = s.admit(si.User)
 	}
 	if err != nil {
 		s.refuse(w, r, token, err)
 		return false
 	}
 	return true
+}
+
+// admit is Admit's verdict on u; nil without Admit.
+func (s *Site) admit(u tambala.User) error {
+	if s.Admit == nil {
+		return nil
+	}
+	return s.Admit(u)
 }
 
 // SignedIn wraps a page that needs a signed-in session (of a user Admit
@@ -80,11 +88,9 @@ func (s *Site) SignedIn(page func(http.ResponseWriter, *http.Request, Session)) 
 			s.RedirectFor(w, r, err)
 			return
 		}
-		if s.Admit != nil {
-			if err := s.Admit(si.User); err != nil {
-				s.refuse(w, r, token, err)
-				return
-			}
+		if err := s.admit(si.User); err != nil {
+			s.refuse(w, r, token, err)
+			return
 		}
 		page(w, r, Session{Token: token, User: si.User, CSRF: accounts.CSRFToken(token)})
 	}
@@ -121,12 +127,10 @@ func (s *Site) Changing(action func(http.ResponseWriter, *http.Request, Session)
 			return
 		}
 		defer end()
-		if s.Admit != nil {
-			if err := s.Admit(si.User); err != nil {
-				end()
-				s.refuse(w, r, token, err)
-				return
-			}
+		if err := s.admit(si.User); err != nil {
+			end()
+			s.refuse(w, r, token, err)
+			return
 		}
 		action(w, r.WithContext(ctx), Session{Token: token, User: si.User, CSRF: accounts.CSRFToken(token)})
 	}
