@@ -1,6 +1,8 @@
 package tambala_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sync"
@@ -62,15 +64,19 @@ func BenchmarkPayoutAcceptOrgs(b *testing.B) {
 // at a time.
 func benchOrgs(b *testing.B, e *tambala.Engine, n int) []tambala.Principal {
 	ps := make([]tambala.Principal, n)
+	errs := make([]error, n)
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 64)
 	for i := range n {
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			_, ps[i] = benchEngineOn(b, e)
+			ps[i], errs[i] = newBenchOrg(context.Background(), e)
 		})
 	}
 	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		b.Fatal(err)
+	}
 	return ps
 }

@@ -57,18 +57,27 @@ func (discardExporter) Shutdown(context.Context) error                          
 
 // benchEngineOn makes a funded organization with limits out of the way.
 func benchEngineOn(b *testing.B, e *tambala.Engine) (*tambala.Engine, tambala.Principal) {
-	ctx := context.Background()
-	org, err := e.Operator().CreateOrganization(ctx, tambala.NewOrganization{Name: "Bench"})
+	p, err := newBenchOrg(context.Background(), e)
 	if err != nil {
 		b.Fatal(err)
 	}
+	return e, p
+}
+
+// newBenchOrg makes a funded organization with limits out of the way and
+// returns its principal.
+func newBenchOrg(ctx context.Context, e *tambala.Engine) (tambala.Principal, error) {
+	org, err := e.Operator().CreateOrganization(ctx, tambala.NewOrganization{Name: "Bench"})
+	if err != nil {
+		return tambala.Principal{}, err
+	}
 	if org, err = e.Operator().SetPayoutLimits(ctx, org.ID, tambala.PayoutLimits{DailyVolumeMWK: money.FromInt(money.MWK, 1_000_000_000_000), HourlyCount: 1 << 30}); err != nil {
-		b.Fatal(err)
+		return tambala.Principal{}, err
 	}
 	if err := e.Operator().Fund(ctx, org.ID, money.FromInt(money.MWK, 100_000_000_000), "bench"); err != nil {
-		b.Fatal(err)
+		return tambala.Principal{}, err
 	}
-	return e, actFor(e, org.ID)
+	return e.Act(ctx, org.ID)
 }
 
 const benchBody = `{"amount_mwk":"1500.00","institution_id":101,"mobile_number":"265991234567","beneficiary_name":"Bench"}`
