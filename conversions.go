@@ -34,10 +34,7 @@ type conversionRecord = codec.ConversionRecord
 const CreateConversion Operation = "conversions.create"
 
 func init() {
-	operationInfo[CreateConversion] = struct {
-		api    API
-		legacy string
-	}{APIv2, ""}
+	operationInfo[CreateConversion] = operationFacts{api: APIv2}
 }
 
 // Events of a conversion's end; their data is the Conversion's

@@ -39,10 +39,7 @@ import (
 const CreateOrder Operation = "orders.create"
 
 func init() {
-	operationInfo[CreateOrder] = struct {
-		api    API
-		legacy string
-	}{APIv2, ""}
+	operationInfo[CreateOrder] = operationFacts{api: APIv2}
 }
 
 // The corridors' version (storage.CorridorsVersion) is a digest of the

@@ -32,12 +32,21 @@ const (
 // names stored its outcomes (method and path), still read so that a retry
 // across the upgrade replays, for as long as such a record can be within
 // the retention (earlierScopes).
-var operationInfo = map[Operation]struct {
+var operationInfo = map[Operation]operationFacts{
+	CreateBankPayout: {api: APIv1, legacy: "POST\x00/v1/payouts/bank", reads: payoutReads},
+	CreateMomoPayout: {api: APIv1, legacy: "POST\x00/v1/payouts/momo", reads: payoutReads},
+}
+
+// operationFacts are what the engine knows of an operation: its API, the
+// scope its idempotency keys had in builds that kept one per operation
+// (legacy), and what its transaction reads.
+type operationFacts struct {
 	api    API
 	legacy string
-}{
-	CreateBankPayout: {APIv1, "POST\x00/v1/payouts/bank"},
-	CreateMomoPayout: {APIv1, "POST\x00/v1/payouts/momo"},
+	// reads appends the keys the operation's transaction reads of org
+	// at now, which create names first to a store that reads ahead
+	// (store.Prefetch); nil names none.
+	reads func(dst []store.KeyRef, org string, now time.Time) []store.KeyRef
 }
 
 // Fingerprint identifies the request a create was made with. Two calls
@@ -210,8 +219,12 @@ func create[T any](ctx context.Context, e *Engine, p Principal, op Operation, id
 		return Created[T]{}, err
 	}
 	var out Created[T]
+	reads := operationInfo[op].reads
 	err = e.store.Update(ctx, func(tx store.Tx) error {
 		out = Created[T]{}
+		if store.Prefetch(tx, nil) {
+			store.Prefetch(tx, createReads(scope, reads, orgID, e.nowUTC()))
+		}
 		org, err := e.admitOrg(tx, orgID, operationInfo[op].api)
 		if err != nil {
 			return err
@@ -233,6 +246,17 @@ func create[T any](ctx context.Context, e *Engine, p Principal, op Operation, id
 		return Created[T]{}, err
 	}
 	return out, nil
+}
+
+// createReads are the keys a create's transaction reads first, which it
+// names to a store that reads ahead (store.Prefetch): the outcome under
+// scope, and those of the operation's reads at now, if it has any.
+func createReads(scope string, reads func([]store.KeyRef, string, time.Time) []store.KeyRef, org string, now time.Time) []store.KeyRef {
+	keys := storage.AppendIdemKey(make([]store.KeyRef, 0, 9), scope)
+	if reads != nil {
+		keys = reads(keys, org, now)
+	}
+	return keys
 }
 
 // replay is the outcome decided under key (in scope), when there is one

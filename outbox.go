@@ -573,6 +573,9 @@ type eventsTx struct {
 // Lend lends what the transaction under it can lend (lend.Get).
 func (t *eventsTx) Lend(bucket, key []byte) ([]byte, error) { return lend.Get(t.Tx, bucket, key) }
 
+// Prefetch passes keys on to the transaction under it (store.Prefetch).
+func (t *eventsTx) Prefetch(keys []store.KeyRef) bool { return store.Prefetch(t.Tx, keys) }
+
 // eventsRun is one Update through eventsStore: fn, and the transaction
 // of its last run. They are pooled, so that an update costs no
 // allocation for the subscribers when it makes no event.

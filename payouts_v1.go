@@ -217,6 +217,15 @@ func (e *Engine) checkAndCountWindow(tx store.Tx, org string, l PayoutLimits, am
 	return storage.CountPayoutWindow(tx, org, now.Unix()/60, amount, sum)
 }
 
+// payoutReads appends the keys a /v1 payout's transaction reads of org
+// at now (operationInfo's reads): its record and balance floor, its
+// window sum and cell, and its MWK balances and line head.
+func payoutReads(dst []store.KeyRef, org string, now time.Time) []store.KeyRef {
+	dst = storage.AppendOrgKeys(dst, org)
+	dst = storage.AppendPayoutWindowKeys(dst, org, now.Unix()/60)
+	return ledger.AppendOrgKeys(dst, org, money.MWK)
+}
+
 // payoutWindow is org's rolling window at now under l, and its stored sum.
 func payoutWindow(tx store.Tx, org string, l PayoutLimits, now time.Time) (payouts.Window, codec.WindowSum, error) {
 	sum, err := storage.PayoutWindowSum(tx, org, now.Unix()/60)

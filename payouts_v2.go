@@ -31,10 +31,7 @@ const (
 )
 
 func init() {
-	operationInfo[CreatePayoutV2Op] = struct {
-		api    API
-		legacy string
-	}{APIv2, ""}
+	operationInfo[CreatePayoutV2Op] = operationFacts{api: APIv2}
 }
 
 // DestinationKind is the kind of a /v2 payout's destination: the rules

@@ -50,6 +50,16 @@ type lineHead struct {
 	avail, held money.Amount
 }
 
+// AppendOrgKeys appends the keys that a posting to org's asset reads,
+// for a store that reads them ahead (store.Prefetch): its available and
+// held balances and its line head.
+func AppendOrgKeys(dst []store.KeyRef, org string, asset money.Asset) []store.KeyRef {
+	return append(dst,
+		store.KeyRef{Bucket: bucketBalances, Key: appendBalanceKey(nil, OrgAccount(org, Available, asset))},
+		store.KeyRef{Bucket: bucketBalances, Key: appendBalanceKey(nil, OrgAccount(org, Held, asset))},
+		store.KeyRef{Bucket: bucketLineHead, Key: lineHeadKey(nil, org, asset.Code)})
+}
+
 func lineHeadKey(b []byte, org string, code money.AssetCode) []byte {
 	b = append(b, org...)
 	b = append(b, 0)

@@ -318,9 +318,17 @@ func (b *batch) run(round []*request) {
 	specs := make([]fnRun, len(live))
 	var wg sync.WaitGroup
 	b.t.gatherReads(len(live))
+	// The keys of the buckets of ids are taken as missing by these runs
+	// too, and read before the commit with the others so taken.
+	var absent map[string]bool
+	if !b.s.readAbsent {
+		b.t.mu.Lock()
+		absent = b.t.ids
+		b.t.mu.Unlock()
+	}
 	for i, r := range live {
 		sp := &specs[i]
-		sp.rd = &runReader{t: b.t, check: r.ctx.Err, record: true}
+		sp.rd = &runReader{t: b.t, check: r.ctx.Err, record: true, absent: absent}
 		sp.buf = txbuf.New(sp.rd)
 		wg.Go(func() {
 			returned := false
@@ -336,6 +344,9 @@ func (b *batch) run(round []*request) {
 	}
 	wg.Wait()
 	b.t.gatherReads(0)
+	for i := range specs {
+		b.base.assumed = append(b.base.assumed, specs[i].rd.assumed...)
+	}
 	if b.t.failed() != nil {
 		return
 	}
@@ -530,6 +541,20 @@ func (r *runReader) Get(bucket, key []byte) ([]byte, error) {
 		return nil, store.ErrNotFound
 	}
 	return r.t.Get(bucket, key)
+}
+
+// Prefetch reads keys ahead of the function's Gets (store.Prefetcher),
+// in the round trip of its next Get. It records nothing: the Gets that
+// follow do.
+func (r *runReader) Prefetch(keys []store.KeyRef) bool {
+	if len(keys) == 0 {
+		return true
+	}
+	if r.check != nil && r.check() != nil {
+		return true // the Get that follows fails
+	}
+	r.t.queueAhead(keys)
+	return true
 }
 
 func (r *runReader) Scan(bucket []byte, opt store.ScanOptions, fn func(key, value []byte) (bool, error)) error {

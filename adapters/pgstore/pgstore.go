@@ -122,7 +122,7 @@ type Store struct {
 	redoing, readAbsent bool
 
 	stats struct {
-		commits, batched, reran, retries, requeued, relocks, redone, conflicts, async atomic.Int64
+		commits, batched, reran, retries, requeued, relocks, redone, conflicts, async, reads atomic.Int64
 	}
 }
 
@@ -277,20 +277,24 @@ type Stats struct {
 	// Async counts the transactions of UpdateLazy that committed writes
 	// asynchronously (they count in Commits too).
 	Async int64
+	// ReadRoundTrips counts the round trips that carried reads (Gets,
+	// pages of Scans, keys read ahead) of Updates and Views.
+	ReadRoundTrips int64
 }
 
 // Stats returns the store's counters.
 func (s *Store) Stats() Stats {
 	return Stats{
-		Commits:   s.stats.commits.Load(),
-		Batched:   s.stats.batched.Load(),
-		Reran:     s.stats.reran.Load(),
-		Retries:   s.stats.retries.Load(),
-		Requeued:  s.stats.requeued.Load(),
-		Relocks:   s.stats.relocks.Load(),
-		Redone:    s.stats.redone.Load(),
-		Conflicts: s.stats.conflicts.Load(),
-		Async:     s.stats.async.Load(),
+		Commits:        s.stats.commits.Load(),
+		Batched:        s.stats.batched.Load(),
+		Reran:          s.stats.reran.Load(),
+		Retries:        s.stats.retries.Load(),
+		Requeued:       s.stats.requeued.Load(),
+		Relocks:        s.stats.relocks.Load(),
+		Redone:         s.stats.redone.Load(),
+		Conflicts:      s.stats.conflicts.Load(),
+		Async:          s.stats.async.Load(),
+		ReadRoundTrips: s.stats.reads.Load(),
 	}
 }
 

@@ -239,6 +239,7 @@ func (t *tx) flushLocked() {
 		t.pending = nil
 		t.mu.Unlock()
 		err := t.send(batch)
+		t.s.stats.reads.Add(1)
 		if first {
 			t.started()
 		}
@@ -582,14 +583,20 @@ func (t *tx) queueAheadLocked() {
 			continue
 		}
 		bucket, key := splitCacheKey(ck)
-		r := &read{bucket: bucket, key: key, ckey: ck, done: make(chan struct{}), ahead: true}
-		if t.inflight == nil {
-			t.inflight = make(map[string]*read)
-		}
-		t.inflight[ck] = r
-		t.pending = append(t.pending, r)
+		t.pendAheadLocked(ck, bucket, key)
 	}
 	t.readAhead = nil
+}
+
+// pendAheadLocked queues a read ahead of bucket/key, whose cache key is
+// ck, which the transaction has neither read nor is reading.
+func (t *tx) pendAheadLocked(ck string, bucket, key []byte) {
+	r := &read{bucket: bucket, key: key, ckey: ck, done: make(chan struct{}), ahead: true}
+	if t.inflight == nil {
+		t.inflight = make(map[string]*read)
+	}
+	t.inflight[ck] = r
+	t.pending = append(t.pending, r)
 }
 
 // prefetch reads the keys (cache keys) not read yet in one round trip,
@@ -618,6 +625,40 @@ func (t *tx) prefetch(keys []string) {
 	t.flushLocked()
 	for _, r := range reads {
 		<-r.done
+	}
+}
+
+// Prefetch reads keys ahead of the Gets that follow (store.Prefetcher),
+// in the round trip of the next one that waits.
+func (t *tx) Prefetch(keys []store.KeyRef) bool {
+	t.queueAhead(keys)
+	return true
+}
+
+// queueAhead queues reads of keys that the transaction has neither read
+// nor is reading for the next round trip, without waiting for them
+// (runReader.Prefetch): no goroutine waits for them, so they count for
+// no waiter, and the Get that waits next sends them with its own. Keys of
+// the buckets of ids are read too: a Get finds them read and does not
+// take them as missing (an idempotency key replayed is found at once,
+// not by the check before the commit, which would run the batch again).
+// An invalid key is left to its Get, which refuses it.
+func (t *tx) queueAhead(keys []store.KeyRef) {
+	var kb [128]byte
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.err != nil {
+		return
+	}
+	for _, k := range keys {
+		if store.CheckKey(k.Bucket, k.Key) != nil {
+			continue
+		}
+		ck := appendCacheKey(kb[:0], k.Bucket, k.Key)
+		if _, ok := t.cache[string(ck)]; ok || t.inflight[string(ck)] != nil {
+			continue
+		}
+		t.pendAheadLocked(string(ck), bytes.Clone(k.Bucket), bytes.Clone(k.Key))
 	}
 }
 
@@ -848,6 +889,9 @@ func (r readTx) Get(bucket, key []byte) ([]byte, error) {
 	}
 	return r.t.Get(bucket, key)
 }
+
+// Prefetch reads keys ahead of the Gets that follow (store.Prefetcher).
+func (r readTx) Prefetch(keys []store.KeyRef) bool { return r.t.Prefetch(keys) }
 
 func (r readTx) Put(_, _, _ []byte) error { return store.ErrReadOnly }
 func (r readTx) Delete(_, _ []byte) error { return store.ErrReadOnly }

@@ -21,6 +21,12 @@ func Idem(tx store.Tx, scope string) ([]byte, error) {
 	return getByString(tx, bucketIdem, scope)
 }
 
+// AppendIdemKey appends the key of the outcome decided under scope, for a
+// store that reads it ahead (store.Prefetch).
+func AppendIdemKey(dst []store.KeyRef, scope string) []store.KeyRef {
+	return append(dst, store.KeyRef{Bucket: bucketIdem, Key: []byte(scope)})
+}
+
 // PutIdem writes the outcome decided under scope, unindexed: SaveIdem
 // is the create's write; this is for an outcome as an earlier build left
 // it.

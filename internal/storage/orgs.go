@@ -147,6 +147,12 @@ func SaveOrg(tx store.Tx, o orgs.Organization) error {
 	return tx.Put(bucketOrgFloors, []byte(o.ID), []byte(r.BalanceFloorMWK))
 }
 
+// AppendOrgKeys appends the keys of org's record and balance floor, for
+// a store that reads them ahead (store.Prefetch).
+func AppendOrgKeys(dst []store.KeyRef, org string) []store.KeyRef {
+	return append(dst, store.KeyRef{Bucket: bucketOrgs, Key: []byte(org)}, store.KeyRef{Bucket: bucketOrgFloors, Key: []byte(org)})
+}
+
 // OrgFloor is the stored text of organization id's MWK balance floor;
 // store.ErrNotFound when it has none.
 func OrgFloor(tx store.Tx, id string) ([]byte, error) { return getByString(tx, bucketOrgFloors, id) }

@@ -226,6 +226,13 @@ func appendPayoutWindowKey(b []byte, org string, minute int64) []byte {
 	return binary.BigEndian.AppendUint64(append(append(b, org...), 0), uint64(minute))
 }
 
+// AppendPayoutWindowKeys appends the keys of org's window sum and of its
+// cell of minute, for a store that reads them ahead (store.Prefetch).
+func AppendPayoutWindowKeys(dst []store.KeyRef, org string, minute int64) []store.KeyRef {
+	return append(dst, store.KeyRef{Bucket: PayoutWindowSums, Key: []byte(org)},
+		store.KeyRef{Bucket: PayoutWindow, Key: appendPayoutWindowKey(nil, org, minute)})
+}
+
 // CountPayoutWindow counts a payout of amount in org's cell of minute and
 // in sum, the window sum PayoutWindowSum returned, and stores both.
 func CountPayoutWindow(tx store.Tx, org string, minute int64, amount money.Amount, sum codec.WindowSum) error {

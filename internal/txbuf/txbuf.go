@@ -164,6 +164,16 @@ func (t *Tx) Lend(bucket, key []byte) ([]byte, error) {
 	return lend.Get(t.base, bucket, key)
 }
 
+// Prefetch passes keys on to the base (store.Prefetcher) when it reads
+// ahead. A key written in this buffer is read from the base too, which
+// is harmless: Prefetch is a hint.
+func (t *Tx) Prefetch(keys []store.KeyRef) bool {
+	if p, ok := t.base.(store.Prefetcher); ok {
+		return p.Prefetch(keys)
+	}
+	return false
+}
+
 func (t *Tx) set(bucket, key, value []byte, deleted bool) {
 	if i := t.find(bucket, key); i >= 0 {
 		w := &t.writes[i]

@@ -112,6 +112,10 @@ func (t *faultTx) Get(bucket, key []byte) ([]byte, error) {
 	return t.tx.Get(bucket, key)
 }
 
+// Prefetch passes keys on: a hint, which no fault is injected into (the
+// Gets that follow it are).
+func (t *faultTx) Prefetch(keys []store.KeyRef) bool { return store.Prefetch(t.tx, keys) }
+
 func (t *faultTx) Put(bucket, key, value []byte) error {
 	if t.fault() {
 		return ErrInjected

@@ -73,6 +73,7 @@ func Run(t *testing.T, f Features, h Harness) {
 	t.Run("Close", s.testClose)
 	t.Run("Persistence", s.testPersistence)
 	t.Run("Lazy", s.testLazy)
+	t.Run("Prefetch", s.testPrefetch)
 	t.Run("FaultStore", s.testFaultStore)
 	t.Run("Property", s.testProperty)
 }

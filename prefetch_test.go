@@ -1,0 +1,101 @@
+package tambala_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/tambalapay/tambala"
+	"github.com/tambalapay/tambala/adapters/memstore"
+	"github.com/tambalapay/tambala/money"
+	"github.com/tambalapay/tambala/payouts"
+	"github.com/tambalapay/tambala/store"
+)
+
+// readsRecorder is a store whose read-write transactions read ahead
+// (store.Prefetcher) and record the keys named to Prefetch and those
+// read by Get.
+type readsRecorder struct {
+	store.Store
+	mu         sync.Mutex
+	prefetched []string
+	got        map[string]bool
+}
+
+func (s *readsRecorder) Update(ctx context.Context, fn func(store.Tx) error) error {
+	return s.Store.Update(ctx, func(tx store.Tx) error { return fn(&recordingTx{Tx: tx, s: s}) })
+}
+
+func (s *readsRecorder) reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.prefetched, s.got = nil, map[string]bool{}
+}
+
+type recordingTx struct {
+	store.Tx
+	s *readsRecorder
+}
+
+func (t *recordingTx) Get(bucket, key []byte) ([]byte, error) {
+	t.s.mu.Lock()
+	t.s.got[fmt.Sprintf("%s/%q", bucket, key)] = true
+	t.s.mu.Unlock()
+	return t.Tx.Get(bucket, key)
+}
+
+func (t *recordingTx) Prefetch(keys []store.KeyRef) bool {
+	t.s.mu.Lock()
+	defer t.s.mu.Unlock()
+	for _, k := range keys {
+		t.s.prefetched = append(t.s.prefetched, fmt.Sprintf("%s/%q", k.Bucket, k.Key))
+	}
+	return true
+}
+
+// TestPayoutNamesWhatItReads: a /v1 payout names to a store that reads
+// ahead (store.Prefetch) only keys its transaction reads, so that the
+// hint costs no read, and no serializable read lock, that the payout
+// would not take anyway; and it names the keys of its organization that
+// one after the other would cost a round trip each.
+func TestPayoutNamesWhatItReads(t *testing.T) {
+	rec := &readsRecorder{Store: memstore.New(), got: map[string]bool{}}
+	e, err := tambala.New(rec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	org, err := e.Operator().CreateOrganization(ctx, tambala.NewOrganization{Name: "Reads"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Operator().Fund(ctx, org.ID, money.FromInt(money.MWK, 1_000_000), "reads"); err != nil {
+		t.Fatal(err)
+	}
+	v1 := e.Client(actFor(e, org.ID)).V1()
+	for i, rail := range []payouts.Rail{payouts.Momo, payouts.Bank} {
+		req := payouts.Request{Rail: rail, Amount: mustParse(money.MWK, "1500.00"),
+			Destination: payouts.Destination{InstitutionID: 101, MobileNumber: "265991234567", BeneficiaryName: "Reads"}}
+		if rail == payouts.Bank {
+			req.Destination = payouts.Destination{InstitutionID: 1, AccountNumber: "1234567890", BeneficiaryName: "Reads"}
+		}
+		for j := range 2 { // the first payout of the organization, then one after it
+			rec.reset()
+			key := fmt.Sprintf("reads-%d-%d", i, j)
+			if _, err := v1.CreatePayout(ctx, req, tambala.Idempotency{Key: key}); err != nil {
+				t.Fatalf("%s payout %d: %v", rail, j, err)
+			}
+			rec.mu.Lock()
+			if len(rec.prefetched) < 8 {
+				t.Errorf("%s payout %d named %d keys, want its outcome, record, floor, window and balances: %q", rail, j, len(rec.prefetched), rec.prefetched)
+			}
+			for _, k := range rec.prefetched {
+				if !rec.got[k] {
+					t.Errorf("%s payout %d named %s to Prefetch and never read it", rail, j, k)
+				}
+			}
+			rec.mu.Unlock()
+		}
+	}
+}
