@@ -306,7 +306,8 @@ func (b *batch) run(round []*request) {
 		b.s.recentReads = b.s.recentReads*readsDecay + float64(b.t.readsSent()-before)
 		b.s.recentFns = b.s.recentFns*readsDecay + float64(len(live))
 	}()
-	if len(live) == 1 || !b.s.concurrentRuns() {
+	if concurrent := b.s.concurrentRuns(); len(live) == 1 || !concurrent {
+		b.base.ahead = concurrent
 		for _, r := range live {
 			b.runInOrder(r)
 			if b.t.failed() != nil {
@@ -328,7 +329,7 @@ func (b *batch) run(round []*request) {
 	}
 	for i, r := range live {
 		sp := &specs[i]
-		sp.rd = &runReader{t: b.t, check: r.ctx.Err, record: true, absent: absent}
+		sp.rd = &runReader{t: b.t, check: r.ctx.Err, record: true, ahead: true, absent: absent}
 		sp.buf = txbuf.New(sp.rd)
 		wg.Go(func() {
 			returned := false
@@ -510,8 +511,11 @@ type runReader struct {
 	t      *tx
 	check  func() error
 	record bool
-	gets   []string // cache keys
-	scans  []scanned
+	// ahead says Prefetch reads ahead: in a round run at once, or in a
+	// function alone in its round while the rounds run at once.
+	ahead bool
+	gets  []string // cache keys
+	scans []scanned
 	// absent are buckets whose keys not read yet are taken as missing
 	// (see readBuckets); assumed are the keys so taken, which the
 	// transaction reads before it commits.
@@ -544,16 +548,24 @@ func (r *runReader) Get(bucket, key []byte) ([]byte, error) {
 }
 
 // Prefetch reads keys ahead of the function's Gets (store.Prefetcher),
-// in the round trip of its next Get. It records nothing: the Gets that
-// follow do.
+// in the round trip of its next Get, except those of the buckets whose
+// keys it takes as missing (absent): read ahead, a Get would wait for
+// them. A reader that does not read ahead (ahead unset) answers false, so
+// that its caller builds no keys: the committer runs its rounds in order
+// when their functions read keys the batch read already (one
+// organization's), where a key named ahead costs what it saves. It
+// records nothing: the Gets that follow do.
 func (r *runReader) Prefetch(keys []store.KeyRef) bool {
+	if !r.ahead {
+		return false
+	}
 	if len(keys) == 0 {
 		return true
 	}
 	if r.check != nil && r.check() != nil {
 		return true // the Get that follows fails
 	}
-	r.t.queueAhead(keys)
+	r.t.queueAhead(keys, r.absent)
 	return true
 }
 

@@ -631,19 +631,16 @@ func (t *tx) prefetch(keys []string) {
 // Prefetch reads keys ahead of the Gets that follow (store.Prefetcher),
 // in the round trip of the next one that waits.
 func (t *tx) Prefetch(keys []store.KeyRef) bool {
-	t.queueAhead(keys)
+	t.queueAhead(keys, nil)
 	return true
 }
 
 // queueAhead queues reads of keys that the transaction has neither read
-// nor is reading for the next round trip, without waiting for them
-// (runReader.Prefetch): no goroutine waits for them, so they count for
-// no waiter, and the Get that waits next sends them with its own. Keys of
-// the buckets of ids are read too: a Get finds them read and does not
-// take them as missing (an idempotency key replayed is found at once,
-// not by the check before the commit, which would run the batch again).
-// An invalid key is left to its Get, which refuses it.
-func (t *tx) queueAhead(keys []store.KeyRef) {
+// nor is reading, except those of the buckets in skip, for the next round
+// trip, without waiting for them (Prefetch): no goroutine waits for them,
+// so they count for no waiter, and the Get that waits next sends them
+// with its own. An invalid key is left to its Get, which refuses it.
+func (t *tx) queueAhead(keys []store.KeyRef, skip map[string]bool) {
 	var kb [128]byte
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -651,7 +648,7 @@ func (t *tx) queueAhead(keys []store.KeyRef) {
 		return
 	}
 	for _, k := range keys {
-		if store.CheckKey(k.Bucket, k.Key) != nil {
+		if skip[string(k.Bucket)] || store.CheckKey(k.Bucket, k.Key) != nil {
 			continue
 		}
 		ck := appendCacheKey(kb[:0], k.Bucket, k.Key)
