@@ -576,6 +576,11 @@ func (t *eventsTx) Lend(bucket, key []byte) ([]byte, error) { return lend.Get(t.
 // Prefetch passes keys on to the transaction under it (store.Prefetch).
 func (t *eventsTx) Prefetch(keys []store.KeyRef) bool { return store.Prefetch(t.Tx, keys) }
 
+// Defer passes update on to the transaction under it (store.Defer).
+func (t *eventsTx) Defer(bucket, key []byte, update store.Deferred) bool {
+	return store.Defer(t.Tx, bucket, key, update)
+}
+
 // eventsRun is one Update through eventsStore: fn, and the transaction
 // of its last run. They are pooled, so that an update costs no
 // allocation for the subscribers when it makes no event.

@@ -10,7 +10,12 @@
 //
 // A store may also commit without waiting for durability (Lazy), for what
 // a crash may lose harmlessly; UpdateLazy falls back to Update on a store
-// that cannot.
+// that cannot. A transaction may also be told keys it will read
+// (Prefetcher), which a store over the network reads in one round trip,
+// and may leave the update of a counter every command bumps to the end
+// of the function (Deferrer), so that functions a store runs at once do
+// not conflict over it; Prefetch and Defer fall back to nothing and to an
+// update made at once.
 //
 // Every adapter must pass the conformance suite in store/storetest.
 package store

@@ -331,6 +331,7 @@ func (b *batch) run(round []*request) {
 		sp := &specs[i]
 		sp.rd = &runReader{t: b.t, check: r.ctx.Err, record: true, ahead: true, absent: absent}
 		sp.buf = txbuf.New(sp.rd)
+		sp.buf.DeferUpdates(true)
 		wg.Go(func() {
 			returned := false
 			defer func() {
@@ -495,13 +496,66 @@ func (b *batch) settle(r *request, buf *txbuf.Tx, err error, p any) {
 	case err != nil:
 		r.err, r.state = err, fnFailed
 	default:
+		updates, err := b.deferred(buf)
+		if err != nil {
+			r.err, r.state = err, fnFailed
+			return
+		}
 		if err := buf.Apply(&b.keys); err != nil {
 			r.err, r.state = err, final
 			return
 		}
 		b.shared.Merge(buf)
+		for _, u := range updates {
+			// Writes to the buffer cannot fail: its keys were checked.
+			_ = b.shared.Put(u.bucket, u.key, u.value)
+			b.keys.add(u.bucket, u.key)
+		}
 		r.state = written
 	}
+}
+
+// deferred runs the updates buf's function deferred (store.Deferrer),
+// over the batch's writes, in the order they were deferred, and returns
+// the writes they make. A failed read or update fails the function (a
+// failed read fails the batch too).
+func (b *batch) deferred(buf *txbuf.Tx) ([]write, error) {
+	ds := buf.Deferred()
+	if len(ds) == 0 {
+		return nil, nil
+	}
+	out := make([]write, 0, len(ds))
+	for _, d := range ds {
+		if err := store.CheckPut(d.Bucket, d.Key, nil); err != nil {
+			return nil, err
+		}
+		old, found := []byte(nil), false
+		if i := slices.IndexFunc(out, func(w write) bool { return bytes.Equal(w.bucket, d.Bucket) && bytes.Equal(w.key, d.Key) }); i >= 0 {
+			old, found = out[i].value, true // deferred twice by one function
+		} else {
+			v, err := b.shared.Get(d.Bucket, d.Key)
+			switch {
+			case err == nil:
+				old, found = v, true
+			case !errors.Is(err, store.ErrNotFound):
+				return nil, err
+			}
+		}
+		v, err := d.Update(old, found)
+		if err != nil {
+			return nil, err
+		}
+		if err := store.CheckPut(d.Bucket, d.Key, v); err != nil {
+			return nil, err
+		}
+		w := write{bucket: d.Bucket, key: d.Key, value: bytes.Clone(v)}
+		if i := slices.IndexFunc(out, func(x write) bool { return bytes.Equal(x.bucket, d.Bucket) && bytes.Equal(x.key, d.Key) }); i >= 0 {
+			out[i] = w
+		} else {
+			out = append(out, w)
+		}
+	}
+	return out, nil
 }
 
 // runReader reads through a transaction for one function: it checks the

@@ -125,6 +125,15 @@
 // function once, reading only in its first round trip and before the
 // commit.
 //
+// Keys a function names to store.Prefetch before it reads them go in the
+// round trip of its next Get, in a round run at once (or a function alone
+// in its round while rounds run at once); a function run in order while
+// the rounds run in order reads nothing ahead. A function run at once
+// takes the keys of the buckets of ids as missing too. An update it
+// leaves to the end (store.Defer) is run when the committer takes its
+// writes, over the writes of the functions before it, so that a counter
+// every function bumps makes none of them run again.
+//
 // Functions passed to Update run on other goroutines (the committer's, or
 // one per function of a round), possibly at the same time as other
 // callers' functions, and possibly twice: they must have no effects

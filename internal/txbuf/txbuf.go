@@ -46,6 +46,10 @@ type Tx struct {
 	writes  []write        // one per (bucket, key), in first-write order
 	index   map[string]int // bucket NUL key -> position, once writes > indexAbove
 	ikey    []byte         // scratch for index lookups
+	// defers says Defer takes updates (DeferUpdates), deferred are those
+	// it took since the last Reset.
+	defers   bool
+	deferred []Deferred
 	// used is how many bytes this transaction copied into arenas, and
 	// sizeHint what the last transaction used: a reused Tx sizes its
 	// first arena to it, so a command of the usual shape fills one arena
@@ -65,6 +69,8 @@ func (t *Tx) Reset(base Reader) {
 	clear(t.buckets)
 	t.buckets = t.buckets[:0]
 	t.index = nil
+	clear(t.deferred)
+	t.deferred = t.deferred[:0]
 	t.arena = nil
 	if t.used > 0 {
 		t.sizeHint = t.used + t.used/16
@@ -173,6 +179,31 @@ func (t *Tx) Prefetch(keys []store.KeyRef) bool {
 	}
 	return false
 }
+
+// Deferred is an update of a key that Defer took (store.Deferrer).
+type Deferred struct {
+	Bucket, Key []byte
+	Update      store.Deferred
+}
+
+// DeferUpdates sets whether Defer takes updates (until it is set again;
+// Reset keeps it): the owner of a buffer that does applies Deferred's
+// updates when it takes the buffer's writes. Off, Defer takes none.
+func (t *Tx) DeferUpdates(on bool) { t.defers = on }
+
+// Defer takes update (store.Deferrer) when DeferUpdates is on, copying
+// bucket and key, and reports whether it did.
+func (t *Tx) Defer(bucket, key []byte, update store.Deferred) bool {
+	if !t.defers {
+		return false
+	}
+	t.deferred = append(t.deferred, Deferred{Bucket: t.copyIn(bucket), Key: t.copyIn(key), Update: update})
+	return true
+}
+
+// Deferred returns the updates Defer took since the last Reset, in the
+// order it took them.
+func (t *Tx) Deferred() []Deferred { return t.deferred }
 
 func (t *Tx) set(bucket, key, value []byte, deleted bool) {
 	if i := t.find(bucket, key); i >= 0 {

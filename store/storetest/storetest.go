@@ -74,6 +74,7 @@ func Run(t *testing.T, f Features, h Harness) {
 	t.Run("Persistence", s.testPersistence)
 	t.Run("Lazy", s.testLazy)
 	t.Run("Prefetch", s.testPrefetch)
+	t.Run("Defer", s.testDefer)
 	t.Run("FaultStore", s.testFaultStore)
 	t.Run("Property", s.testProperty)
 }
