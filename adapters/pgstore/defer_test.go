@@ -12,19 +12,8 @@ import (
 
 	"github.com/tambalapay/tambala/adapters/pgstore"
 	"github.com/tambalapay/tambala/store"
+	"github.com/tambalapay/tambala/store/storetest"
 )
-
-// addOne is a deferred update of a decimal counter.
-func addOne(old []byte, found bool) ([]byte, error) {
-	n := 0
-	if found {
-		var err error
-		if n, err = strconv.Atoi(string(old)); err != nil {
-			return nil, err
-		}
-	}
-	return strconv.AppendInt(nil, int64(n+1), 10), nil
-}
 
 // TestDeferredCounterRunsNoFunctionAgain: functions of a round run at
 // once, each writing a record of its own and bumping one shared counter
@@ -49,14 +38,14 @@ func TestDeferredCounterRunsNoFunctionAgain(t *testing.T) {
 						if err := tx.Put(b("records"), key, b("x")); err != nil {
 							return err
 						}
-						if deferred && store.Defer(tx, b("counters"), b("accepted"), addOne) {
+						if deferred && store.Defer(tx, b("counters"), b("accepted"), storetest.AddOne) {
 							return nil
 						}
 						old, err := tx.Get(b("counters"), b("accepted"))
 						if err != nil && !errors.Is(err, store.ErrNotFound) {
 							return err
 						}
-						v, err := addOne(old, err == nil)
+						v, err := storetest.AddOne(old, err == nil)
 						if err != nil {
 							return err
 						}

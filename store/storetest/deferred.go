@@ -12,8 +12,10 @@ import (
 	"github.com/tambalapay/tambala/store"
 )
 
-// addOneText is a deferred update (store.Deferred) of a decimal counter.
-func addOneText(old []byte, found bool) ([]byte, error) {
+// AddOne is a deferred update (store.Deferred) that adds one to a
+// counter stored as decimal text, 1 when missing; it fails on a value
+// that is not a number.
+func AddOne(old []byte, found bool) ([]byte, error) {
 	n := 0
 	if found {
 		var err error
@@ -27,7 +29,7 @@ func addOneText(old []byte, found bool) ([]byte, error) {
 // bump adds one to the counter at bucket/key through store.Defer, or at
 // once when the transaction does not defer, as the engine's counters do.
 func bump(tx store.Tx, bucket, key []byte) error {
-	if store.Defer(tx, bucket, key, addOneText) {
+	if store.Defer(tx, bucket, key, AddOne) {
 		return nil
 	}
 	old, err := tx.Get(bucket, key)
@@ -35,7 +37,7 @@ func bump(tx store.Tx, bucket, key []byte) error {
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
-	v, err := addOneText(old, found)
+	v, err := AddOne(old, found)
 	if err != nil {
 		return err
 	}
