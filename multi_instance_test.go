@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tambalapay/tambala"
+	"github.com/tambalapay/tambala/adapters/pgstore"
 	"github.com/tambalapay/tambala/adapters/sandbox"
 	"github.com/tambalapay/tambala/errcode"
 	"github.com/tambalapay/tambala/internal/teststores"
@@ -185,4 +186,65 @@ type senderFunc func(body []byte)
 func (f senderFunc) Send(_ context.Context, _ string, body []byte, _ string) (tambala.SendResult, error) {
 	f(body)
 	return tambala.SendResult{StatusCode: 200}, nil
+}
+
+// Many organizations' payouts at once, from two instances, each
+// organization's first key sent twice: every organization's money is
+// exact, the ledger checks, and the back office's count of payouts
+// accepted today (a counter every accept bumps, which pgstore updates at
+// the end of each function run at once) counts each payout once. The
+// replays find their key, which a round run at once takes as missing
+// until the check before its commit.
+func TestTwoInstances_ManyOrganizationsAtOnce(t *testing.T) {
+	teststores.Each(t, func(t *testing.T, k teststores.Kind) {
+		a, b, s := twoEngines(t, k, nil)
+		ctx := context.Background()
+		const orgs, each = 24, 4
+		principals := make([][2]tambala.Principal, orgs)
+		for i := range principals {
+			p := fundedPrincipal(t, a, "100000.00")
+			pb, err := b.Act(ctx, p.Org.ID)
+			require.NoError(t, err)
+			principals[i] = [2]tambala.Principal{p, pb}
+		}
+		var accepted, replayed atomic.Int32
+		var wg sync.WaitGroup
+		for i := range orgs {
+			for j := range each + 1 {
+				key := fmt.Sprint("k", min(j, each-1)) // the last sends k3 again
+				e, pr := a, principals[i][0]
+				if j%2 == 1 {
+					e, pr = b, principals[i][1]
+				}
+				wg.Go(func() {
+					c, err := e.Client(pr).V1().CreatePayout(ctx, momoRequest("500"), tambala.Idempotency{Key: key})
+					switch {
+					case errcode.Of(err) == errcode.Conflict: // the same key in flight on the other instance
+					case err != nil:
+						t.Errorf("org %d payout %d: %v", i, j, err)
+					case c.Replayed:
+						replayed.Add(1)
+					default:
+						accepted.Add(1)
+					}
+				})
+			}
+		}
+		wg.Wait()
+		assert.EqualValues(t, orgs*each, accepted.Load(), "one payout per key")
+		t.Logf("%d accepted, %d replayed", accepted.Load(), replayed.Load())
+		for i := range principals {
+			bal, err := a.Client(principals[i][0]).V1().Balance(ctx)
+			require.NoError(t, err)
+			assert.Equal(t, "2958.80", bal.Held.String(), "org %d: 4 × 739.70 held", i) // 4 × 739.70
+		}
+		h, err := b.Operator().BackOffice().Home(ctx)
+		require.NoError(t, err)
+		assert.EqualValues(t, orgs*each, h.RailsToday[payouts.Momo], "payouts accepted today")
+		assert.NoError(t, ledger.CheckStore(ctx, s))
+		if ps, ok := s.(*pgstore.Store); ok {
+			st := ps.Stats()
+			t.Logf("pgstore: %d commits, %d batched, %d run again, %d batches redone, %d read round trips", st.Commits, st.Batched, st.Reran, st.Redone, st.ReadRoundTrips)
+		}
+	})
 }
