@@ -249,10 +249,11 @@ func create[T any](ctx context.Context, e *Engine, p Principal, op Operation, id
 }
 
 // createReads are the keys a create's transaction reads first, which it
-// names to a store that reads ahead (store.Prefetch): the outcome under
-// scope, and those of the operation's reads at now, if it has any.
+// names to a store that reads ahead (store.Prefetch): the organization's
+// record (admitOrg), the outcome under scope, and those of the
+// operation's reads at now, if it has any.
 func createReads(scope string, reads func([]store.KeyRef, string, time.Time) []store.KeyRef, org string, now time.Time) []store.KeyRef {
-	keys := storage.AppendIdemKey(make([]store.KeyRef, 0, 9), scope)
+	keys := storage.AppendIdemKey(storage.AppendOrgKey(make([]store.KeyRef, 0, 9), org), scope)
 	if reads != nil {
 		keys = reads(keys, org, now)
 	}

@@ -218,10 +218,10 @@ func (e *Engine) checkAndCountWindow(tx store.Tx, org string, l PayoutLimits, am
 }
 
 // payoutReads appends the keys a /v1 payout's transaction reads of org
-// at now (operationInfo's reads): its record and balance floor, its
-// window sum and cell, and its MWK balances and line head.
+// at now beside its record (operationInfo's reads): its balance floor,
+// its window sum and cell, and its MWK balances and line head.
 func payoutReads(dst []store.KeyRef, org string, now time.Time) []store.KeyRef {
-	dst = storage.AppendOrgKeys(dst, org)
+	dst = storage.AppendOrgFloorKey(dst, org)
 	dst = storage.AppendPayoutWindowKeys(dst, org, now.Unix()/60)
 	return ledger.AppendOrgKeys(dst, org, money.MWK)
 }

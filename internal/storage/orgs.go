@@ -147,10 +147,16 @@ func SaveOrg(tx store.Tx, o orgs.Organization) error {
 	return tx.Put(bucketOrgFloors, []byte(o.ID), []byte(r.BalanceFloorMWK))
 }
 
-// AppendOrgKeys appends the keys of org's record and balance floor, for
-// a store that reads them ahead (store.Prefetch).
-func AppendOrgKeys(dst []store.KeyRef, org string) []store.KeyRef {
-	return append(dst, store.KeyRef{Bucket: bucketOrgs, Key: []byte(org)}, store.KeyRef{Bucket: bucketOrgFloors, Key: []byte(org)})
+// AppendOrgKey appends the key of org's record, for a store that reads
+// it ahead (store.Prefetch).
+func AppendOrgKey(dst []store.KeyRef, org string) []store.KeyRef {
+	return append(dst, store.KeyRef{Bucket: bucketOrgs, Key: []byte(org)})
+}
+
+// AppendOrgFloorKey appends the key of org's balance floor, for a store
+// that reads it ahead (store.Prefetch).
+func AppendOrgFloorKey(dst []store.KeyRef, org string) []store.KeyRef {
+	return append(dst, store.KeyRef{Bucket: bucketOrgFloors, Key: []byte(org)})
 }
 
 // OrgFloor is the stored text of organization id's MWK balance floor;
