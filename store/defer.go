@@ -15,11 +15,10 @@ type Deferred func(old []byte, found bool) ([]byte, error)
 // order, over the writes before: as if the function had read and written
 // the key as its last step.
 //
-// So the function must neither read nor write a key it defers otherwise,
-// and every writer of such a key must defer (a key read and written by
-// one function and deferred by another is updated in an order that may
-// not be the functions'). Readers in other transactions see it as any
-// key.
+// So a function must neither read nor write a key it defers otherwise:
+// it would read the value before its update, or have its write updated.
+// Other functions may read and write the key as any: each sees the
+// updates deferred by the functions before it.
 type Deferrer interface {
 	// Defer takes update to run at the end of the function, and reports
 	// true; or takes nothing and reports false, when the transaction does

@@ -171,7 +171,7 @@ func CountOutcome(tx store.Tx, org, day string, outcome payouts.Status) error {
 // Every accept of every organization bumps the same counter, so a store
 // that runs many accepts at once (store.Deferrer) takes it as a deferred
 // update: they do not all read it, which would have all but the first
-// run again. Nothing else writes it.
+// run again.
 func CountAcceptedAt(tx store.Tx, rail payouts.Rail, at time.Time) error {
 	s := takeScratch()
 	defer s.release()
