@@ -313,7 +313,14 @@ type Engine struct {
 	cachedCorridors     cache.Record[[]quotes.Corridor] // by corridorsVersion
 	cachedKeys          cache.Records[keyRecord]        // by key id, for Authenticate
 	cachedOrgs          cache.Records[Organization]     // by organization id, for Authenticate
+	// keyHints are, by a key's hash, its id and organization as the last
+	// Authenticate found them: the next names their records to a store
+	// that reads ahead (store.Prefetch) with the hash's.
+	keyHints cache.Hints[[32]byte, keyHint]
 }
+
+// keyHint is what Authenticate found of an API key.
+type keyHint struct{ id, org string }
 
 // environmentOfEngine is Settings.Environment.
 func (e *Engine) environmentOfEngine() Environment { return e.env }

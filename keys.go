@@ -253,6 +253,12 @@ func fromHex(c byte) (byte, bool) {
 
 func (r *authRead) do(tx store.Tx) error {
 	e := r.e
+	ahead := store.Prefetch(tx, nil)
+	if ahead {
+		if h, ok := e.keyHints.Get(r.hash); ok {
+			store.Prefetch(tx, storage.AppendOrgKey(storage.AppendKeyKeys(make([]store.KeyRef, 0, 3), r.hash, h.id), h.org))
+		}
+	}
 	id, err := storage.KeyIDByHash(tx, r.hash)
 	if errors.Is(err, store.ErrNotFound) {
 		return errUnauthorized
@@ -271,6 +277,9 @@ func (r *authRead) do(tx store.Tx) error {
 	org, err := e.cachedOrg(tx, rec.Org, errUnauthorized)
 	if err != nil {
 		return err
+	}
+	if ahead {
+		e.keyHints.Put(r.hash, keyHint{id: id, org: rec.Org})
 	}
 	if r.p, err = e.principal(tx, org); err != nil {
 		return err

@@ -27,6 +27,10 @@ func (s *readsRecorder) Update(ctx context.Context, fn func(store.Tx) error) err
 	return s.Store.Update(ctx, func(tx store.Tx) error { return fn(&recordingTx{Tx: tx, s: s}) })
 }
 
+func (s *readsRecorder) View(ctx context.Context, fn func(store.Tx) error) error {
+	return s.Store.View(ctx, func(tx store.Tx) error { return fn(&recordingTx{Tx: tx, s: s}) })
+}
+
 func (s *readsRecorder) reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -97,5 +101,48 @@ func TestPayoutNamesWhatItReads(t *testing.T) {
 			}
 			rec.mu.Unlock()
 		}
+	}
+}
+
+// TestAuthenticateNamesWhatItReads: Authenticate names to a store that
+// reads ahead the key's records and organization that the last call with
+// that key found (none the first time), and only keys it reads; a hint
+// gone stale (the key revoked) changes no answer.
+func TestAuthenticateNamesWhatItReads(t *testing.T) {
+	rec := &readsRecorder{Store: memstore.New(), got: map[string]bool{}}
+	e, err := tambala.New(rec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	org, err := e.Operator().CreateOrganization(ctx, tambala.NewOrganization{Name: "Auth"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, _, err := e.Operator().CreateKey(ctx, org.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []int{0, 3, 3} {
+		rec.reset()
+		if _, err := e.Authenticate(ctx, full); err != nil {
+			t.Fatalf("authenticate %d: %v", i, err)
+		}
+		rec.mu.Lock()
+		if len(rec.prefetched) != want {
+			t.Errorf("authenticate %d named %d keys, want %d: %q", i, len(rec.prefetched), want, rec.prefetched)
+		}
+		for _, k := range rec.prefetched {
+			if !rec.got[k] {
+				t.Errorf("authenticate %d named %s to Prefetch and never read it", i, k)
+			}
+		}
+		rec.mu.Unlock()
+	}
+	if _, err := e.Operator().RevokeKey(ctx, org.ID, full[:16]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Authenticate(ctx, full); err == nil {
+		t.Fatal("a revoked key authenticated")
 	}
 }

@@ -1,6 +1,8 @@
 package storage
 
 import (
+	"bytes"
+
 	"github.com/tambalapay/tambala/internal/cache"
 	"github.com/tambalapay/tambala/internal/codec"
 	"github.com/tambalapay/tambala/internal/lend"
@@ -48,6 +50,13 @@ func SaveKey(tx store.Tx, r codec.KeyRecord) error { return PutJSON(tx, bucketKe
 func KeyIDByHash(tx store.Tx, hash [32]byte) (string, error) {
 	id, err := lend.Get(tx, bucketKeysByHash, hash[:]) // copied into the string
 	return string(id), err
+}
+
+// AppendKeyKeys appends the keys of the API key id whose SHA-256 is
+// hash: its id by hash and its record, for a store that reads them ahead
+// (store.Prefetch).
+func AppendKeyKeys(dst []store.KeyRef, hash [32]byte, id string) []store.KeyRef {
+	return append(dst, store.KeyRef{Bucket: bucketKeysByHash, Key: bytes.Clone(hash[:])}, store.KeyRef{Bucket: bucketKeys, Key: []byte(id)})
 }
 
 // KeyIDsByOrg lists the ids of org's keys, oldest first.
