@@ -43,11 +43,14 @@ var operationInfo = map[Operation]operationFacts{
 type operationFacts struct {
 	api    API
 	legacy string
-	// reads appends the keys the operation's transaction reads of org
-	// at now, which create names first to a store that reads ahead
-	// (store.Prefetch); nil names none.
-	reads func(dst []store.KeyRef, org string, now time.Time) []store.KeyRef
+	// reads names the keys the operation's transaction reads; nil names
+	// none.
+	reads keysRead
 }
+
+// keysRead appends the keys a transaction reads of org at now, which
+// create names first to a store that reads ahead (store.Prefetch).
+type keysRead func(dst []store.KeyRef, org string, now time.Time) []store.KeyRef
 
 // Fingerprint identifies the request a create was made with. Two calls
 // with one idempotency key and different fingerprints are a conflict.
@@ -252,7 +255,7 @@ func create[T any](ctx context.Context, e *Engine, p Principal, op Operation, id
 // names to a store that reads ahead (store.Prefetch): the organization's
 // record (admitOrg), the outcome under scope, and those of the
 // operation's reads at now, if it has any.
-func createReads(scope string, reads func([]store.KeyRef, string, time.Time) []store.KeyRef, org string, now time.Time) []store.KeyRef {
+func createReads(scope string, reads keysRead, org string, now time.Time) []store.KeyRef {
 	keys := storage.AppendIdemKey(storage.AppendOrgKey(make([]store.KeyRef, 0, 9), org), scope)
 	if reads != nil {
 		keys = reads(keys, org, now)

@@ -529,8 +529,9 @@ func (b *batch) deferred(buf *txbuf.Tx) ([]write, error) {
 		if err := store.CheckPut(d.Bucket, d.Key, nil); err != nil {
 			return nil, err
 		}
+		i := slices.IndexFunc(out, func(w write) bool { return bytes.Equal(w.bucket, d.Bucket) && bytes.Equal(w.key, d.Key) })
 		old, found := []byte(nil), false
-		if i := slices.IndexFunc(out, func(w write) bool { return bytes.Equal(w.bucket, d.Bucket) && bytes.Equal(w.key, d.Key) }); i >= 0 {
+		if i >= 0 {
 			old, found = out[i].value, true // deferred twice by one function
 		} else {
 			v, err := b.shared.Get(d.Bucket, d.Key)
@@ -549,7 +550,7 @@ func (b *batch) deferred(buf *txbuf.Tx) ([]write, error) {
 			return nil, err
 		}
 		w := write{bucket: d.Bucket, key: d.Key, value: bytes.Clone(v)}
-		if i := slices.IndexFunc(out, func(x write) bool { return bytes.Equal(x.bucket, d.Bucket) && bytes.Equal(x.key, d.Key) }); i >= 0 {
+		if i >= 0 {
 			out[i] = w
 		} else {
 			out = append(out, w)
