@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"net/netip"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -12,7 +13,9 @@ import (
 
 	"github.com/tambalapay/tambala"
 	"github.com/tambalapay/tambala/adapters/memstore"
+	"github.com/tambalapay/tambala/adapters/pebblestore"
 	"github.com/tambalapay/tambala/errcode"
+	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/store"
 )
 
@@ -199,4 +202,60 @@ func authFrom(ctx context.Context, e *tambala.Engine, key string, addr netip.Add
 		return tambala.Principal{}, tambala.ErrNotAllowlisted
 	}
 	return p, nil
+}
+
+// On pebble, Views answer an API key's records from what earlier Views
+// read, while nothing has written to their buckets since
+// (adapters/pebblestore, viewMemory). Between each change and the next
+// request here, enough other commits pass for those buckets to be
+// remembered: a revoked key, a suspension and a new key are each seen on
+// the next request.
+func TestAuthenticate_PebbleSeesEveryChangeAfterQuietCommits(t *testing.T) {
+	ctx := context.Background()
+	s, err := pebblestore.Open(filepath.Join(t.TempDir(), "pebble"), &pebblestore.Options{NoSync: true})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = s.Close() })
+	e, err := tambala.New(s, &tambala.Options{Clock: newClock().Now})
+	require.NoError(t, err)
+	p, key := orgWithKey(t, e, "A", 0)
+	other, _ := orgWithKey(t, e, "B", 0)
+	quiet := func() { // commits that write none of the records a key's authentication reads
+		t.Helper()
+		for range 40 {
+			require.NoError(t, e.Operator().Fund(ctx, other.Org.ID, money.FromInt(money.MWK, 1), "filler"))
+		}
+		for range 3 { // read, and so remembered
+			_, _ = e.Authenticate(ctx, key)
+		}
+	}
+
+	quiet()
+	_, err = e.Authenticate(ctx, key)
+	require.NoError(t, err)
+	for range 2 {
+		_, err = e.Operator().SetOrganizationStatus(ctx, p.Org.ID, tambala.OrgSuspended)
+		require.NoError(t, err)
+		_, err = e.Authenticate(ctx, key)
+		assert.Equal(t, errcode.Forbidden, errcode.Of(err), "suspended")
+		quiet()
+		_, err = e.Operator().SetOrganizationStatus(ctx, p.Org.ID, tambala.OrgActive)
+		require.NoError(t, err)
+		_, err = e.Authenticate(ctx, key)
+		require.NoError(t, err, "active again")
+		quiet()
+	}
+	second, _, err := e.Operator().CreateKey(ctx, p.Org.ID)
+	require.NoError(t, err)
+	_, err = e.Authenticate(ctx, second)
+	require.NoError(t, err, "a new key")
+	quiet()
+	_, err = e.Operator().RevokeKey(ctx, p.Org.ID, key[:16])
+	require.NoError(t, err)
+	_, err = e.Authenticate(ctx, key)
+	assert.Equal(t, errcode.Unauthorized, errcode.Of(err), "revoked")
+	quiet()
+	_, err = e.Authenticate(ctx, key)
+	assert.Equal(t, errcode.Unauthorized, errcode.Of(err), "still revoked")
+	_, err = e.Authenticate(ctx, second)
+	require.NoError(t, err)
 }

@@ -160,13 +160,19 @@ func (r *reader) Scan(bucket []byte, opt store.ScanOptions, fn func(key, value [
 type viewTx struct {
 	reader // over pub.snap
 	pub    *published
+	mem    *viewMemory
 }
 
-// Get reads the snapshot, through the values its Views have read.
+// Get reads the snapshot, through what Views have read: in this snapshot,
+// or in an earlier one where nothing has written to the bucket since
+// (viewMemory).
 func (t *viewTx) Get(bucket, key []byte) ([]byte, error) {
 	k, err := t.keyOf(bucket, key)
 	if err != nil {
 		return nil, err
+	}
+	if v, ok := t.mem.recall(bucket, k, t.pub.seq); ok {
+		return v.answer()
 	}
 	if v, ok := t.pub.values.Load(string(k)); ok {
 		return v.(knownValue).answer()
@@ -175,9 +181,11 @@ func (t *viewTx) Get(bucket, key []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	known := knownValue{value: clone(v), present: found}
+	t.mem.remember(bucket, k, t.pub.seq, known)
 	if t.pub.entries.Load() < maxSnapValues {
 		t.pub.entries.Add(1)
-		t.pub.values.Store(string(k), knownValue{value: clone(v), present: found})
+		t.pub.values.Store(string(k), known)
 	}
 	if !found {
 		return nil, store.ErrNotFound

@@ -92,6 +92,7 @@ type Store struct {
 	failedOnce sync.Once
 
 	latest *latestValues // the committer's alone
+	views  viewMemory    // what Views read, across snapshots
 
 	// commitHook, set only by tests before the first Update, runs in the
 	// syncer after a batch is durable; an error fails the batch as a failed
@@ -115,6 +116,7 @@ type published struct {
 	// organization, settings), and the snapshot changes once a batch.
 	values  sync.Map // pebble key (string) -> knownValue
 	entries atomic.Int64
+	seq     int64 // the last batch in snap; 0 for the state at Open
 }
 
 // maxSnapValues bounds the Gets a snapshot remembers.
@@ -288,8 +290,8 @@ func (s *Store) acquire() *published {
 	return p
 }
 
-func (s *Store) publish(snap *pebble.Snapshot) {
-	p := &published{snap: snap}
+func (s *Store) publish(snap *pebble.Snapshot, seq int64) {
+	p := &published{snap: snap, seq: seq}
 	p.refs.Store(1)
 	s.pubMu.Lock()
 	old := s.pub
@@ -341,7 +343,7 @@ func (s *Store) View(ctx context.Context, fn func(store.Tx) error) error {
 	defer s.active.Done()
 	p := s.acquire()
 	defer p.release()
-	return fn(&viewTx{reader: reader{r: p.snap}, pub: p})
+	return fn(&viewTx{reader: reader{r: p.snap}, pub: p, mem: &s.views})
 }
 
 // Update runs fn as part of the next group commit and returns once that
@@ -572,6 +574,9 @@ func (s *Store) apply(b *batch) {
 	}
 	_ = b.pb.Close()
 	b.pb = pb
+	// Before the batch is applied, and so long before its snapshot is
+	// published (viewMemory).
+	s.views.wroteTo(b.seq, batchKeys(pb))
 	if s.noSync {
 		err = s.db.Apply(b.pb, pebble.NoSync)
 	} else {
@@ -723,7 +728,7 @@ func (s *Store) settle(b *batch) {
 			b.err = s.fail(b.seq, err)
 			_ = b.snap.Close()
 		default:
-			s.publish(b.snap) // before any caller hears of it
+			s.publish(b.snap, b.seq) // before any caller hears of it
 		}
 	}
 	_ = b.pb.Close()
