@@ -313,14 +313,19 @@ type Engine struct {
 	cachedCorridors     cache.Record[[]quotes.Corridor] // by corridorsVersion
 	cachedKeys          cache.Records[keyRecord]        // by key id, for Authenticate
 	cachedOrgs          cache.Records[Organization]     // by organization id, for Authenticate
-	// keyHints are, by a key's hash, its id and organization as the last
-	// Authenticate found them: the next names their records to a store
-	// that reads ahead (store.Prefetch) with the hash's.
-	keyHints cache.Hints[[32]byte, keyHint]
+	// keysFound are, by a key's hash, what the last Authenticate with it
+	// found (keys.go).
+	keysFound cache.Hints[[32]byte, keyFound]
 }
 
-// keyHint is what Authenticate found of an API key.
-type keyHint struct{ id, org string }
+// keyFound is what Authenticate found of an API key: its id, its
+// organization, and the Principal it made, under the authentication
+// epoch it read in the same transaction.
+type keyFound struct {
+	id, org string
+	epoch   int64
+	p       Principal
+}
 
 // environmentOfEngine is Settings.Environment.
 func (e *Engine) environmentOfEngine() Environment { return e.env }

@@ -251,12 +251,40 @@ func fromHex(c byte) (byte, bool) {
 	return 0, false
 }
 
+// do reads what Authenticate needs in tx. Every update that writes a
+// record the Principal is made of (an API key, its index, an
+// organization, the pause switches) advances the authentication epoch in
+// the same transaction (eventsTx). So when the epoch tx reads is the one
+// the last Authenticate with this key read, the organization and pause
+// switches it read are unchanged, on every instance sharing the store,
+// and do reuses its Principal. The key's own record is read and checked
+// every time all the same: a revocation is refused even when written by
+// something that does not advance the epoch (an instance of an earlier
+// version during a rolling upgrade).
 func (r *authRead) do(tx store.Tx) error {
 	e := r.e
-	ahead := store.Prefetch(tx, nil)
-	if ahead {
-		if h, ok := e.keyHints.Get(r.hash); ok {
-			store.Prefetch(tx, storage.AppendOrgKey(storage.AppendKeyKeys(make([]store.KeyRef, 0, 3), r.hash, h.id), h.org))
+	found, hit := e.keysFound.Get(r.hash)
+	if store.Prefetch(tx, nil) {
+		ahead := storage.AppendAuthEpochKey(make([]store.KeyRef, 0, 2))
+		if hit { // what a hit reads; a miss reads the rest in turn
+			ahead = storage.AppendKeyKey(ahead, found.id)
+		}
+		store.Prefetch(tx, ahead)
+	}
+	epoch, err := storage.AuthEpoch(tx)
+	if err != nil {
+		return err
+	}
+	if hit && found.epoch == epoch {
+		rec, err := r.key(tx, found.id)
+		if err != nil {
+			return err
+		}
+		if rec.Org == found.org {
+			r.p = found.p
+			r.p.Org = found.p.Org.Clone()
+			r.p.Key = rec.APIKey
+			return nil
 		}
 	}
 	id, err := storage.KeyIDByHash(tx, r.hash)
@@ -266,26 +294,35 @@ func (r *authRead) do(tx store.Tx) error {
 	if err != nil {
 		return err
 	}
-	rec, err := storage.CachedKey(tx, id, &e.cachedKeys, errUnauthorized, decodeKey)
+	rec, err := r.key(tx, id)
 	if err != nil {
 		return err
-	}
-	stored, ok := decodeHash(rec.Hash)
-	if !ok || !apikeys.Equal(stored[:], r.hash[:]) || !rec.Active() || rec.Environment != e.env {
-		return errUnauthorized
 	}
 	org, err := e.cachedOrg(tx, rec.Org, errUnauthorized)
 	if err != nil {
 		return err
 	}
-	if ahead {
-		e.keyHints.Put(r.hash, keyHint{id: id, org: rec.Org})
-	}
 	if r.p, err = e.principal(tx, org); err != nil {
 		return err
 	}
+	e.keysFound.Put(r.hash, keyFound{id: id, org: rec.Org, epoch: epoch, p: r.p})
+	r.p.Org = r.p.Org.Clone() // the one kept is never handed out
 	r.p.Key = rec.APIKey
 	return nil
+}
+
+// key reads the API key id and checks it is the one presented, active,
+// and of the engine's environment; errUnauthorized otherwise.
+func (r *authRead) key(tx store.Tx, id string) (keyRecord, error) {
+	rec, err := storage.CachedKey(tx, id, &r.e.cachedKeys, errUnauthorized, decodeKey)
+	if err != nil {
+		return keyRecord{}, err
+	}
+	stored, ok := decodeHash(rec.Hash)
+	if !ok || !apikeys.Equal(stored[:], r.hash[:]) || !rec.Active() || rec.Environment != r.e.env {
+		return keyRecord{}, errUnauthorized
+	}
+	return rec, nil
 }
 
 // Principal is who a call acts for: an organization, reached through one

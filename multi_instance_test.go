@@ -2,7 +2,9 @@ package tambala_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/netip"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -246,5 +248,76 @@ func TestTwoInstances_ManyOrganizationsAtOnce(t *testing.T) {
 			st := ps.Stats()
 			t.Logf("pgstore: %d commits, %d batched, %d run again, %d batches redone, %d read round trips", st.Commits, st.Batched, st.Reran, st.Redone, st.ReadRoundTrips)
 		}
+	})
+}
+
+// Authenticate reuses what it found with a key while the authentication
+// epoch is unchanged (keys.go): every change the other instance commits
+// is seen on the next request, and a revocation written without
+// advancing the epoch (as an instance of an earlier version would write
+// it) is refused all the same, since the key's own record is read every
+// time.
+func TestTwoInstances_AuthenticateSeesTheOthersChanges(t *testing.T) {
+	teststores.Each(t, func(t *testing.T, k teststores.Kind) {
+		ctx := context.Background()
+		a, b, s := twoEngines(t, k, nil)
+		org, err := a.Operator().CreateOrganization(ctx, tambala.NewOrganization{Name: "Auth"})
+		require.NoError(t, err)
+		key, _, err := a.Operator().CreateKey(ctx, org.ID)
+		require.NoError(t, err)
+		for range 2 { // the second is answered from what the first found
+			p, err := b.Authenticate(ctx, key)
+			require.NoError(t, err)
+			assert.Equal(t, "Auth", p.Org.Name)
+		}
+
+		_, err = a.Operator().SetOrganizationStatus(ctx, org.ID, tambala.OrgSuspended)
+		require.NoError(t, err)
+		_, err = b.Authenticate(ctx, key)
+		assert.Equal(t, errcode.Forbidden, errcode.Of(err), "suspended through the other instance")
+		_, err = a.Operator().SetOrganizationStatus(ctx, org.ID, tambala.OrgActive)
+		require.NoError(t, err)
+		_, err = b.Authenticate(ctx, key)
+		require.NoError(t, err)
+
+		allowed := netip.MustParseAddr("203.0.113.7")
+		_, err = a.Operator().SetAllowlist(ctx, org.ID, []netip.Addr{allowed})
+		require.NoError(t, err)
+		p, err := b.Authenticate(ctx, key)
+		require.NoError(t, err)
+		assert.True(t, p.Org.Allows(allowed))
+		assert.False(t, p.Org.Allows(netip.MustParseAddr("198.51.100.1")), "the allowlist set through the other instance")
+
+		_, err = a.Operator().SetPause(ctx, tambala.APIv1, tambala.Maintenance)
+		require.NoError(t, err)
+		p, err = b.Authenticate(ctx, key)
+		require.NoError(t, err)
+		assert.Equal(t, tambala.Maintenance, p.Pause.V1, "the pause switched through the other instance")
+		p.Org.Name = "changed by a caller"
+		p, err = b.Authenticate(ctx, key)
+		require.NoError(t, err)
+		assert.Equal(t, "Auth", p.Org.Name, "a caller's change to its principal is its own")
+
+		keys, err := a.Operator().Keys(ctx, org.ID)
+		require.NoError(t, err)
+		require.Len(t, keys, 1)
+		require.NoError(t, s.Update(ctx, func(tx store.Tx) error { // no epoch advanced
+			raw, err := tx.Get([]byte("keys"), []byte(keys[0].ID))
+			if err != nil {
+				return err
+			}
+			var rec map[string]any
+			if err := json.Unmarshal(raw, &rec); err != nil {
+				return err
+			}
+			rec["revoked_at"] = "2026-03-02T09:00:00Z"
+			raw, err = json.Marshal(rec)
+			if err != nil {
+				return err
+			}
+			return tx.Put([]byte("keys"), []byte(keys[0].ID), raw)
+		}))
+		_, err = b.Authenticate(ctx, key)
+		assert.Equal(t, errcode.Unauthorized, errcode.Of(err), "revoked without the epoch advanced")
 	})
 }

@@ -564,10 +564,29 @@ type eventsStore struct {
 	stream *EventStream
 }
 
-// eventsTx is an update's transaction with the events it makes.
+// eventsTx is an update's transaction with the events it makes. It
+// also notes a write to a record Authenticate reads, for which the update
+// advances the authentication epoch before it commits (keys.go).
 type eventsTx struct {
 	store.Tx
 	events []pendingEvent
+	// authWrites is set by a Put or Delete in a bucket Authenticate
+	// reads (storage.ReadByAuthentication).
+	authWrites bool
+}
+
+func (t *eventsTx) Put(bucket, key, value []byte) error {
+	if !t.authWrites && storage.ReadByAuthentication(bucket) {
+		t.authWrites = true
+	}
+	return t.Tx.Put(bucket, key, value)
+}
+
+func (t *eventsTx) Delete(bucket, key []byte) error {
+	if !t.authWrites && storage.ReadByAuthentication(bucket) {
+		t.authWrites = true
+	}
+	return t.Tx.Delete(bucket, key)
 }
 
 // Lend lends what the transaction under it can lend (lend.Get).
@@ -599,7 +618,15 @@ var eventsRuns = sync.Pool{New: func() any {
 func (r *eventsRun) do(tx store.Tx) error {
 	clear(r.tx.events) // a run again after a conflict starts afresh
 	r.tx = eventsTx{Tx: tx, events: r.tx.events[:0]}
-	return r.fn(&r.tx)
+	if err := r.fn(&r.tx); err != nil {
+		return err
+	}
+	if r.tx.authWrites {
+		// In the same transaction: every instance's Authenticate sees the
+		// write and the new epoch together.
+		return storage.AdvanceAuthEpoch(tx)
+	}
+	return nil
 }
 
 func (s eventsStore) Update(ctx context.Context, fn func(store.Tx) error) error {

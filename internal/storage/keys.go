@@ -1,8 +1,6 @@
 package storage
 
 import (
-	"bytes"
-
 	"github.com/tambalapay/tambala/internal/cache"
 	"github.com/tambalapay/tambala/internal/codec"
 	"github.com/tambalapay/tambala/internal/lend"
@@ -52,11 +50,10 @@ func KeyIDByHash(tx store.Tx, hash [32]byte) (string, error) {
 	return string(id), err
 }
 
-// AppendKeyKeys appends the keys of the API key id whose SHA-256 is
-// hash: its id by hash and its record, for a store that reads them ahead
-// (store.Prefetch).
-func AppendKeyKeys(dst []store.KeyRef, hash [32]byte, id string) []store.KeyRef {
-	return append(dst, store.KeyRef{Bucket: bucketKeysByHash, Key: bytes.Clone(hash[:])}, store.KeyRef{Bucket: bucketKeys, Key: []byte(id)})
+// AppendKeyKey appends the key of the API key id's record, for a store
+// that reads it ahead (store.Prefetch).
+func AppendKeyKey(dst []store.KeyRef, id string) []store.KeyRef {
+	return append(dst, store.KeyRef{Bucket: bucketKeys, Key: []byte(id)})
 }
 
 // KeyIDsByOrg lists the ids of org's keys, oldest first.
