@@ -984,7 +984,12 @@ func (u Settings) Limits() Limits {
 	return u.x.limitsOfEngine()
 }
 
-// Store returns the engine's store.
+// Store returns the engine's store. It is for reading and for the
+// host's own buckets: a write through it to the engine's records bypasses
+// the engine's rules, and one to an API key, an organization or a setting
+// does not advance the authentication epoch, so the engine's instances
+// may go on authenticating from what they found before it (except a
+// revocation: a key's own record is read every time).
 func (u Settings) Store() store.Store {
 	return u.x.storeOfEngine()
 }
