@@ -67,6 +67,7 @@ var requestPool = sync.Pool{New: func() any { return &request{done: make(chan st
 // batch, which also locks every key the failed one wrote.
 func (s *Store) commitLoop() {
 	defer close(s.stopped)
+	defer s.workers.stop()
 	for {
 		if len(s.again) > 0 {
 			s.runBatch(nil)
@@ -332,13 +333,15 @@ func (b *batch) run(round []*request) {
 		sp.rd = &runReader{t: b.t, check: r.ctx.Err, record: true, ahead: true, absent: absent}
 		sp.buf = txbuf.New(sp.rd)
 		sp.buf.DeferUpdates(true)
-		wg.Go(func() {
+		wg.Add(1)
+		b.s.workers.run(func() {
 			returned := false
 			defer func() {
 				if !returned {
 					sp.p = errGoexit
 				}
 				b.t.fnReturned()
+				wg.Done()
 			}()
 			sp.err, sp.p = runFn(r.fn, sp.buf)
 			returned = true

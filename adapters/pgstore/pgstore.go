@@ -83,6 +83,7 @@ type Store struct {
 	reqs    chan *request // nil without group commit
 	quit    chan struct{}
 	stopped chan struct{}
+	workers *fnWorkers // the committer's, for functions run at once
 	async   asyncProbe // the server's asynchronous commits (UpdateLazy)
 	// bg is the context of the committer's statements: a caller's context
 	// must not cancel a transaction other callers share.
@@ -238,6 +239,7 @@ func newStore(pool *pgxpool.Pool, o Options, ownPool bool) (*Store, error) {
 		s.reqs = make(chan *request, o.MaxBatch)
 		s.quit = make(chan struct{})
 		s.stopped = make(chan struct{})
+		s.workers = newFnWorkers()
 		go s.commitLoop()
 	}
 	return s, nil
