@@ -42,8 +42,9 @@ import (
 // Only quiet buckets are remembered (last written at least quietBatches
 // batches before the snapshot): a bucket written every batch (payouts,
 // balances) would fill the memory with values that go stale at once. The
-// memory holds at most maxViewMemory values of at most
-// maxRememberedValue bytes each, and starts over when full.
+// memory holds at most maxViewMemory values and maxViewMemoryBytes of
+// keys and values, none above maxRememberedValue, and starts over when
+// full.
 type viewMemory struct {
 	wroteMu sync.Mutex // the applier's, to add a bucket
 	// wrote maps a bucket to the seq of the last batch applied with a
@@ -53,6 +54,7 @@ type viewMemory struct {
 
 	mu     sync.RWMutex
 	values map[string]rememberedValue // pebble key -> what a View read
+	bytes  int                        // of values' keys and values
 }
 
 // rememberedValue is a value read by a View and the last write to its
@@ -64,6 +66,7 @@ type rememberedValue struct {
 
 const (
 	maxViewMemory      = 1 << 14
+	maxViewMemoryBytes = 16 << 20
 	maxRememberedValue = 16 << 10
 	quietBatches       = 16
 )
@@ -103,11 +106,16 @@ func (m *viewMemory) remember(bucket, k []byte, seq int64, v knownValue) {
 	if w > seq || (w != 0 && seq-w < quietBatches) || len(v.value) > maxRememberedValue {
 		return
 	}
+	size := len(k) + len(v.value)
 	m.mu.Lock()
-	if m.values == nil || len(m.values) >= maxViewMemory {
-		m.values = make(map[string]rememberedValue)
+	if m.values == nil || len(m.values) >= maxViewMemory || m.bytes+size > maxViewMemoryBytes {
+		m.values, m.bytes = make(map[string]rememberedValue), 0
+	}
+	if old, ok := m.values[string(k)]; ok {
+		m.bytes -= len(k) + len(old.value)
 	}
 	m.values[string(k)] = rememberedValue{knownValue: v, wrote: w}
+	m.bytes += size
 	m.mu.Unlock()
 }
 

@@ -210,3 +210,26 @@ func TestViewMemoryUnderConcurrentWrites(t *testing.T) {
 	wg.Wait()
 	require.Positive(t, hits.Load(), "the memory answered none of %d Views", views.Load())
 }
+
+// The memory stays within its bounds: it starts over rather than grow
+// past maxViewMemoryBytes or maxViewMemory, and keeps no value above
+// maxRememberedValue.
+func TestViewMemoryStaysBounded(t *testing.T) {
+	var m viewMemory
+	bucket := []byte("b")
+	big := knownValue{value: make([]byte, maxRememberedValue), present: true}
+	for i := range 2 * maxViewMemoryBytes / maxRememberedValue {
+		m.remember(bucket, appendKey(nil, bucket, []byte(strconv.Itoa(i))), 0, big)
+		require.LessOrEqual(t, m.bytes, maxViewMemoryBytes)
+	}
+	small := knownValue{value: []byte("v"), present: true}
+	for i := range 2 * maxViewMemory {
+		m.remember(bucket, appendKey(nil, bucket, []byte(strconv.Itoa(i))), 0, small)
+		require.LessOrEqual(t, len(m.values), maxViewMemory)
+	}
+	m.remember(bucket, appendKey(nil, bucket, []byte("huge")), 0, knownValue{value: make([]byte, maxRememberedValue+1), present: true})
+	_, ok := m.recall(bucket, appendKey(nil, bucket, []byte("huge")), 0)
+	require.False(t, ok, "a value above maxRememberedValue is not kept")
+	_, ok = m.recall(bucket, appendKey(nil, bucket, []byte(strconv.Itoa(2*maxViewMemory-1))), 0)
+	require.True(t, ok, "the last value kept")
+}
