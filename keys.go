@@ -254,10 +254,10 @@ func fromHex(c byte) (byte, bool) {
 // do reads what Authenticate needs in tx. Every update that writes a
 // record the Principal is made of (an API key, its index, an
 // organization, the pause switches) advances the authentication epoch in
-// the same transaction (eventsTx). So when the epoch tx reads is the one
-// the last Authenticate with this key read, the organization and pause
+// the same transaction (eventsTx). So when tx holds the epoch that the
+// last Authenticate with this key read, the organization and pause
 // switches it read are unchanged, on every instance sharing the store,
-// and do reuses its Principal. The key's own record is read and checked
+// and do reuses the Principal it made. The key's own record is read and checked
 // every time all the same: a revocation is refused even when written by
 // something that does not advance the epoch (an instance of an earlier
 // version during a rolling upgrade).
