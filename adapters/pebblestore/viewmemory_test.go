@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -205,10 +206,26 @@ func TestViewMemoryUnderConcurrentWrites(t *testing.T) {
 		if i%(quietBatches+8) == 0 {
 			committed.Store(i)
 		}
+		if i%(quietBatches+8) == quietBatches+7 {
+			// The last quiet batch before the pair is written again: let
+			// the Views reach the memory before it is forgotten. A busy
+			// machine can otherwise run the writer through every quiet
+			// stretch while the Views wait for a core.
+			awaitHit(&hits, hits.Load())
+		}
 	}
 	close(stop)
 	wg.Wait()
 	require.Positive(t, hits.Load(), "the memory answered none of %d Views", views.Load())
+}
+
+// awaitHit waits, for at most a few seconds, until the Views have been
+// answered from the memory once more than before.
+func awaitHit(hits *atomic.Int64, before int64) {
+	deadline := time.Now().Add(5 * time.Second)
+	for hits.Load() == before && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Microsecond)
+	}
 }
 
 // The memory stays within its bounds: it starts over rather than grow
