@@ -219,6 +219,7 @@ func (e *Engine) createConversion(ctx context.Context, p Principal, n NewConvers
 	if fp == (Fingerprint{}) {
 		fp = n.Fingerprint()
 	}
+	ctx = e.namingQuote(ctx, n.QuoteID)
 	created, err := create(ctx, e, p, CreateConversion, idem, fp, e.conversionCodec(), func(tx store.Tx, org *Organization) (Conversion, []byte, error) {
 		now := e.nowUTC()
 		c, q, postings, err := e.newConversion(tx, org, n, now)

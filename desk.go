@@ -216,10 +216,23 @@ func (e *Engine) quoteOrder(ctx context.Context, p Principal, req quotes.Request
 	return q, nil
 }
 
+// namingQuote returns ctx naming quote id's key to a store that reads
+// ahead (store.WithReadsAhead): the create reads it first thing, and it
+// was written moments ago, by the quote, so no batch has read it yet.
+func (e *Engine) namingQuote(ctx context.Context, id string) context.Context {
+	if !validQuoteID(id) || !store.ReadsAheadOf(e.raw) {
+		return ctx
+	}
+	return store.WithReadsAhead(ctx, storage.AppendQuoteKey(nil, id)...)
+}
+
+// validQuoteID reports whether id may name a quote (loadQuote reads it).
+func validQuoteID(id string) bool { return id != "" && len(id) <= 64 }
+
 // loadQuote loads org's quote id; unknown, foreign and malformed ids are
 // all quotes.NotFound.
 func loadQuote(tx store.Tx, org, id string) (quotes.Quote, error) {
-	if id == "" || len(id) > 64 {
+	if !validQuoteID(id) {
 		return quotes.Quote{}, quotes.NotFound()
 	}
 	q, ok, err := storage.LoadQuote(tx, id)
@@ -277,6 +290,7 @@ func (e *Engine) createOrder(ctx context.Context, p Principal, n NewOrder, idem 
 	if fp == (Fingerprint{}) {
 		fp = n.Fingerprint()
 	}
+	ctx = e.namingQuote(ctx, n.QuoteID)
 	created, err := create(ctx, e, p, CreateOrder, idem, fp, orderCodec, func(tx store.Tx, org *Organization) (orders.Order, []byte, error) {
 		now := e.nowUTC()
 		o, q, postings, err := e.newOrder(tx, org, n, now)

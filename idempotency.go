@@ -223,6 +223,11 @@ func create[T any](ctx context.Context, e *Engine, p Principal, op Operation, id
 	}
 	var out Created[T]
 	reads := operationInfo[op].reads
+	if store.ReadsAheadOf(e.raw) {
+		// Named before the transaction, a store that runs updates together
+		// reads them with the others' in one round trip.
+		ctx = store.WithReadsAhead(ctx, createReads(scope, reads, orgID, e.nowUTC())...)
+	}
 	err = e.store.Update(ctx, func(tx store.Tx) error {
 		out = Created[T]{}
 		if store.Prefetch(tx, nil) {

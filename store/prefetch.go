@@ -1,5 +1,7 @@
 package store
 
+import "context"
+
 // KeyRef names one key of one bucket.
 type KeyRef struct {
 	Bucket, Key []byte
@@ -35,4 +37,48 @@ func Prefetch(tx Tx, keys []KeyRef) bool {
 		return p.Prefetch(keys)
 	}
 	return false
+}
+
+// AheadReader is implemented by a store that reads the keys named on an
+// Update's context (WithReadsAhead) before the update's function runs,
+// with those of the updates it runs together, in one round trip. A
+// caller asks (ReadsAheadOf) before it builds keys to name, so that a
+// store that does not read them costs nothing.
+type AheadReader interface {
+	// ReadsAhead reports whether the store reads the keys named on an
+	// Update's context.
+	ReadsAhead() bool
+}
+
+// ReadsAheadOf reports whether s reads the keys named on an Update's
+// context (an AheadReader that says so).
+func ReadsAheadOf(s Store) bool {
+	a, ok := s.(AheadReader)
+	return ok && a.ReadsAhead()
+}
+
+type readsAheadKey struct{}
+
+// WithReadsAhead returns ctx naming keys that an Update run under it
+// reads: keys the caller knows before the transaction starts (a quote's,
+// an organization's, an idempotency outcome's). A store that reads ahead
+// (AheadReader) may read them before the function runs, together with
+// those named by the updates it runs with it, in one round trip: a
+// function run after another then finds them read. As Prefetch, it is a
+// hint that changes no result; name only keys the function reads anyway.
+// The keys named on ctx already stay named. The store reads the keys'
+// bytes while the Update runs: the caller leaves them unchanged until it
+// returns.
+func WithReadsAhead(ctx context.Context, keys ...KeyRef) context.Context {
+	if len(keys) == 0 {
+		return ctx
+	}
+	prev := ReadsAhead(ctx)
+	return context.WithValue(ctx, readsAheadKey{}, append(prev[:len(prev):len(prev)], keys...))
+}
+
+// ReadsAhead returns the keys named on ctx (WithReadsAhead).
+func ReadsAhead(ctx context.Context) []KeyRef {
+	keys, _ := ctx.Value(readsAheadKey{}).([]KeyRef)
+	return keys
 }

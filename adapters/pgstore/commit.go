@@ -300,6 +300,15 @@ func (b *batch) run(round []*request) {
 	if len(live) == 0 {
 		return
 	}
+	// The keys the updates named on their contexts are read first, all in
+	// one round trip; they count for neither way of running the round:
+	// either finds them read.
+	if ahead := b.namedAhead(live); len(ahead) > 0 {
+		b.t.prefetch(ahead)
+		if b.t.failed() != nil {
+			return
+		}
+	}
 	before := b.t.readsSent()
 	defer func() {
 		// What the last rounds read from the server per function tells
@@ -382,6 +391,30 @@ func (b *batch) run(round []*request) {
 		}
 		b.settle(r, sp.buf, sp.err, sp.p)
 	}
+}
+
+// maxNamedAhead caps the keys a round reads for its updates' contexts.
+const maxNamedAhead = 1024
+
+// namedAhead returns the cache keys that the updates of live named on
+// their contexts (store.WithReadsAhead), but those of the buckets whose
+// keys the round takes as missing (absent, see readBuckets): at most
+// maxNamedAhead, some perhaps read already (tx.prefetch skips them).
+func (b *batch) namedAhead(live []*request) []string {
+	var out []string
+	var kb [128]byte
+	for _, r := range live {
+		for _, k := range store.ReadsAhead(r.ctx) {
+			if b.base.absent[string(k.Bucket)] || store.CheckKey(k.Bucket, k.Key) != nil {
+				continue // taken as missing, or refused by the Get
+			}
+			if len(out) == maxNamedAhead {
+				return out
+			}
+			out = append(out, string(appendCacheKey(kb[:0], k.Bucket, k.Key)))
+		}
+	}
+	return out
 }
 
 // readBuckets returns the buckets where the functions of a round, run at

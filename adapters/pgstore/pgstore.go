@@ -128,8 +128,9 @@ type Store struct {
 }
 
 var (
-	_ store.Store = (*Store)(nil)
-	_ store.Lazy  = (*Store)(nil)
+	_ store.Store       = (*Store)(nil)
+	_ store.Lazy        = (*Store)(nil)
+	_ store.AheadReader = (*Store)(nil)
 )
 
 // runPolicy says how the committer runs a round of functions.
@@ -244,6 +245,11 @@ func newStore(pool *pgxpool.Pool, o Options, ownPool bool) (*Store, error) {
 	}
 	return s, nil
 }
+
+// ReadsAhead reports whether the store reads the keys named on an
+// Update's context (store.WithReadsAhead): with group commit, a round of
+// updates reads them all in its first round trip.
+func (s *Store) ReadsAhead() bool { return s.reqs != nil }
 
 // Pool returns the pool the store runs on.
 func (s *Store) Pool() *pgxpool.Pool { return s.pool }

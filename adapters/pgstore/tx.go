@@ -56,10 +56,16 @@ type tx struct {
 	readOnly bool
 	lazy     bool // commits asynchronously (asyncCommitSQL)
 
-	mu       sync.Mutex
-	began    bool // BEGIN was sent (only the sender and commit change it)
-	err      error
-	cache    map[string]cached
+	mu    sync.Mutex
+	began bool // BEGIN was sent (only the sender and commit change it)
+	err   error
+	cache map[string]cached
+	// pages are the pages of Scans read or being read, by pageKey: the
+	// transaction reads one snapshot and sends its writes only with
+	// COMMIT, so a page read again reads the same rows (the functions'
+	// own writes are merged above, by txbuf).
+	pages    map[string]*read
+	pageRows int              // the rows of the pages kept, at most maxPageRows
 	pending  []*read          // reads waiting for the next round trip
 	inflight map[string]*read // Gets pending or being sent, by cache key
 	sending  bool             // a goroutine is sending reads
@@ -95,6 +101,7 @@ type read struct {
 	page        *pageQuery
 	waiters     int  // goroutines waiting for it
 	ahead       bool // read ahead of the functions (see prefetch)
+	kept        bool // a page kept in tx.pages once read
 	value       []byte
 	found       bool
 	rows        []row
@@ -559,20 +566,85 @@ func (t *tx) Scan(bucket []byte, opt store.ScanOptions, fn func(key, value []byt
 	}
 }
 
-// page reads one page of bucket through the next round trip.
+// page reads one page of bucket through the next round trip, once per
+// transaction: the same page read again, by this function or another of
+// the batch, is the one read first (see tx.pages). The rows returned are
+// the caller's own.
 func (t *tx) page(bucket []byte, q pageQuery) ([]row, error) {
-	r := &read{bucket: bucket, page: &q, done: make(chan struct{})}
+	pk := pageKey(bucket, q)
 	t.mu.Lock()
 	if t.err != nil {
 		t.mu.Unlock()
 		return nil, t.err
 	}
-	t.pending = append(t.pending, r)
-	r.waiters++
-	t.waiting++
-	t.flushLocked()
+	r := t.pages[pk]
+	if r == nil {
+		r = &read{bucket: bucket, page: &q, done: make(chan struct{})}
+		if t.pages == nil {
+			t.pages = make(map[string]*read)
+		}
+		t.pages[pk] = r
+		t.pending = append(t.pending, r)
+		r.waiters++
+		t.waiting++
+		t.flushLocked()
+	} else {
+		select {
+		case <-r.done:
+			t.mu.Unlock()
+		default:
+			// Being read: wait for it as its reader does.
+			r.waiters++
+			t.waiting++
+			t.flushLocked()
+		}
+	}
 	<-r.done
-	return r.rows, r.err
+	if r.err != nil {
+		return nil, r.err
+	}
+	t.mu.Lock()
+	if !r.kept && t.pages[pk] == r {
+		// The first of its readers back decides whether it is kept.
+		if t.pageRows+len(r.rows) <= maxPageRows {
+			r.kept = true
+			t.pageRows += len(r.rows)
+		} else {
+			delete(t.pages, pk)
+		}
+	}
+	t.mu.Unlock()
+	rows := make([]row, len(r.rows))
+	for i, w := range r.rows {
+		rows[i] = row{key: bytes.Clone(w.key), value: bytes.Clone(w.value)}
+	}
+	return rows, nil
+}
+
+// maxPageRows bounds the rows of the pages a transaction keeps: a long
+// Scan (an export, a statement) is read again rather than held.
+const maxPageRows = 4096
+
+// pageKey identifies a page of bucket among a transaction's pages.
+func pageKey(bucket []byte, q pageQuery) string {
+	b := make([]byte, 0, 16+len(bucket)+len(q.lower)+len(q.upper))
+	b = binary.AppendUvarint(b, uint64(q.limit))
+	flags := byte(0)
+	if q.reverse {
+		flags |= 1
+	}
+	if q.lower != nil {
+		flags |= 2
+	}
+	if q.upper != nil {
+		flags |= 4
+	}
+	b = append(b, flags)
+	for _, part := range [][]byte{bucket, q.lower, q.upper} {
+		b = binary.AppendUvarint(b, uint64(len(part)))
+		b = append(b, part...)
+	}
+	return string(b)
 }
 
 // queueAheadLocked adds the reads of readAhead not read yet to the

@@ -126,6 +126,12 @@ func LoadQuote(tx store.Tx, id string) (quotes.Quote, bool, error) {
 	return q, err == nil, err
 }
 
+// AppendQuoteKey appends the key of quote id, for a store that reads it
+// ahead (store.WithReadsAhead).
+func AppendQuoteKey(dst []store.KeyRef, id string) []store.KeyRef {
+	return append(dst, store.KeyRef{Bucket: deskQuotes, Key: []byte(id)})
+}
+
 // SaveQuote writes q.
 func SaveQuote(tx store.Tx, q quotes.Quote) error {
 	return tx.Put(deskQuotes, []byte(q.ID), codec.EncodeQuote(q))
