@@ -15,7 +15,9 @@
 // and may leave the update of a counter every command bumps to the end
 // of the function (Deferrer), so that functions a store runs at once do
 // not conflict over it; Prefetch and Defer fall back to nothing and to an
-// update made at once.
+// update made at once. An Update's context may name keys it will read
+// before its transaction starts (WithReadsAhead), which a store that runs
+// many updates together (AheadReader) reads for all of them at once.
 //
 // Every adapter must pass the conformance suite in store/storetest.
 package store
