@@ -242,6 +242,10 @@ func (s *instrumented) updateLazy(ctx context.Context, fn func(store.Tx) error) 
 	return store.UpdateLazy(ctx, s.Store, fn)
 }
 
+// ReadsAhead is the wrapped store's answer (store.AheadReader): the keys
+// named on an Update's context reach it with the context.
+func (s *instrumented) ReadsAhead() bool { return store.ReadsAheadOf(s.Store) }
+
 // update runs fn by do, timing it and counting its re-runs.
 func (s *instrumented) update(ctx context.Context, do func(context.Context, func(store.Tx) error) error, fn func(store.Tx) error) error {
 	start := time.Now()

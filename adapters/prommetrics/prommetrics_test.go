@@ -36,6 +36,19 @@ func TestInstrumentedStoreConforms(t *testing.T) {
 	})
 }
 
+// aheadStore is a store that reads the keys named on an Update's context.
+type aheadStore struct{ store.Store }
+
+func (aheadStore) ReadsAhead() bool { return true }
+
+// The instrumented store passes on whether the store under it reads the
+// keys named on an Update's context, so that the engine names them.
+func TestInstrumentedStorePassesReadsAheadOn(t *testing.T) {
+	m := prommetrics.New(prometheus.NewRegistry())
+	assert.False(t, store.ReadsAheadOf(m.InstrumentStore(memstore.New(), "memstore")))
+	assert.True(t, store.ReadsAheadOf(m.InstrumentStore(aheadStore{memstore.New()}, "ahead")))
+}
+
 func TestEngineMetrics(t *testing.T) {
 	ctx := context.Background()
 	reg := prometheus.NewRegistry()
