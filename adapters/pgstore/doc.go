@@ -92,7 +92,11 @@
 // A batch reads first, in the round trip with BEGIN, the keys that the
 // functions of each of the last two batches read (an organization, its
 // balance, settings), which one after the other would cost a round trip
-// each.
+// each. Before each round, it reads the keys that the round's updates
+// named on their contexts (store.WithReadsAhead: a quote written moments
+// before, an organization's balances), all in one round trip, so that a
+// function finds them read whichever way the round runs. A page of a
+// Scan is read once a transaction.
 //
 // One after the other, a batch would pay a round trip for every key one
 // function reads that no function before it read. So when the functions
