@@ -1,0 +1,66 @@
+package codec
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/tambalapay/tambala/orders"
+)
+
+// appendJSON writes what encoding/json writes, for any stored order: every
+// optional part present or absent, any text (HTML-sensitive, control
+// characters, invalid UTF-8), any time zone, and a time with no JSON form
+// refused as encoding/json refuses it.
+func TestStoredOrderAppendJSONMatchesEncodingJSON(t *testing.T) {
+	text := rapid.OneOf(rapid.String(), rapid.StringOf(rapid.RuneFrom([]rune{'"', '\\', '<', '&', '\u2028', 0, '\n', 'a', 'é'})),
+		rapid.Map(rapid.SliceOf(rapid.Byte()), func(b []byte) string { return string(b) }), rapid.Just(""))
+	optText := rapid.Ptr(text, true)
+	zone := rapid.SampledFrom([]*time.Location{time.UTC, time.FixedZone("CAT", 7200), time.Local})
+	at := rapid.Custom(func(t *rapid.T) time.Time {
+		// Up to year 11,475: some have no JSON form.
+		return time.Unix(rapid.Int64Range(-70_000_000_000, 300_000_000_000).Draw(t, "sec"), rapid.Int64Range(0, 999_999_999).Draw(t, "nsec")).In(zone.Draw(t, "zone"))
+	})
+	amount := rapid.Custom(func(t *rapid.T) orderAmount {
+		return orderAmount{Asset: text.Draw(t, "asset"), Decimals: rapid.Int32().Draw(t, "decimals"), Value: text.Draw(t, "value")}
+	})
+	rapid.Check(t, func(t *rapid.T) {
+		s := storedOrder{V: rapid.Int().Draw(t, "v"), ID: text.Draw(t, "id"), Org: text.Draw(t, "org"), QuoteID: text.Draw(t, "quote"),
+			ClientRef: text.Draw(t, "ref"), Direction: orders.Direction(text.Draw(t, "direction")), From: amount.Draw(t, "from"), To: amount.Draw(t, "to"),
+			Rate: text.Draw(t, "rate"), Status: orders.Status(text.Draw(t, "status")), CreatedAt: at.Draw(t, "created"), UpdatedAt: at.Draw(t, "updated")}
+		if rapid.Bool().Draw(t, "failed") {
+			s.Failure = &Failure{Code: text.Draw(t, "code"), Message: text.Draw(t, "message")}
+		}
+		if rapid.Bool().Draw(t, "refund") {
+			r := orders.RefundStatus(text.Draw(t, "refund status"))
+			s.Refund = &r
+		}
+		if rapid.Bool().Draw(t, "beneficiary") {
+			s.Beneficiary = &orderBeneficiary{Name: text.Draw(t, "name"), BankName: text.Draw(t, "bank"), AccountNumber: text.Draw(t, "account"),
+				Branch: optText.Draw(t, "branch")}
+		}
+		if rapid.Bool().Draw(t, "funding") {
+			s.Funding = &orderFunding{BankName: text.Draw(t, "funding bank"), AccountName: text.Draw(t, "account name"),
+				AccountNumber: text.Draw(t, "funding account"), Reference: text.Draw(t, "reference"), Amount: amount.Draw(t, "funding amount"),
+				Deadline: at.Draw(t, "deadline")}
+		}
+		if rapid.Bool().Draw(t, "proof") {
+			s.Proof = &orderProof{ID: text.Draw(t, "proof id"), SHA256: text.Draw(t, "sha"), ContentType: text.Draw(t, "type"),
+				Size: rapid.Int64().Draw(t, "size"), UploadedAt: at.Draw(t, "uploaded"), RejectedReason: optText.Draw(t, "reason")}
+		}
+		if rapid.Bool().Draw(t, "coins left") {
+			c := at.Draw(t, "coins")
+			s.CoinsLeftAt = &c
+		}
+		want, wantErr := json.Marshal(s)
+		got, err := s.appendJSON([]byte("prefix"))
+		if (err != nil) != (wantErr != nil) {
+			t.Fatalf("appendJSON error %v, encoding/json's %v", err, wantErr)
+		}
+		if err == nil && string(got) != "prefix"+string(want) {
+			t.Fatalf("appendJSON wrote\n%s\nencoding/json\n%s", got, want)
+		}
+	})
+}
