@@ -1,58 +1,11 @@
 package render
 
 import (
-	"github.com/tambalapay/tambala/money"
+	"time"
+
+	"github.com/tambalapay/tambala/internal/jsonw"
 	"github.com/tambalapay/tambala/orders"
 )
-
-type orderRefund struct {
-	Status orders.RefundStatus `json:"status"`
-}
-
-type orderBeneficiary struct {
-	Name          string  `json:"name"`
-	BankName      string  `json:"bank_name"`
-	AccountNumber string  `json:"account_number"`
-	Branch        *string `json:"branch,omitempty"`
-}
-
-type orderFunding struct {
-	BankName      string       `json:"bank_name"`
-	AccountName   string       `json:"account_name"`
-	AccountNumber string       `json:"account_number"`
-	Reference     string       `json:"reference"`
-	Amount        money.Amount `json:"amount"`
-	Asset         string       `json:"asset"`
-	Deadline      string       `json:"deadline"`
-}
-
-type orderProof struct {
-	UploadedAt     string  `json:"uploaded_at"`
-	RejectedReason *string `json:"rejected_reason,omitempty"`
-}
-
-type orderProofs struct {
-	Funding *orderProof `json:"funding,omitempty"`
-}
-
-type order struct {
-	ID          string            `json:"id"`
-	ClientRef   string            `json:"client_ref"`
-	FromAsset   string            `json:"from_asset"`
-	FromAmount  money.Amount      `json:"from_amount"`
-	ToAsset     string            `json:"to_asset"`
-	ToAmount    money.Amount      `json:"to_amount"`
-	Rate        money.Rate        `json:"rate"`
-	Status      orders.Status     `json:"status"`
-	Failure     *Failure          `json:"failure"`
-	Refund      *orderRefund      `json:"refund,omitempty"`
-	Beneficiary *orderBeneficiary `json:"beneficiary,omitempty"`
-	Funding     *orderFunding     `json:"funding,omitempty"`
-	Proofs      orderProofs       `json:"proofs"`
-	CreatedAt   string            `json:"created_at"`
-	UpdatedAt   string            `json:"updated_at"`
-	ExpiresAt   *string           `json:"expires_at,omitempty"`
-}
 
 // Order is the one JSON rendering of an order: a read of one order (the
 // engine's Client.Order), each item of the order lists and the data of
@@ -65,34 +18,99 @@ type order struct {
 // UTC with milliseconds. CoinsLeftAt, the organization, the quote id and
 // the proof's id, hash, type and size are never rendered.
 func Order(o orders.Order) []byte {
-	r := order{
-		ID: o.ID, ClientRef: o.ClientRef,
-		FromAsset: string(o.From.Asset().Code), FromAmount: o.From,
-		ToAsset: string(o.To.Asset().Code), ToAmount: o.To,
-		Rate: o.Rate, Status: o.Status,
-		CreatedAt: Time(o.CreatedAt), UpdatedAt: Time(o.UpdatedAt),
-	}
+	return AppendOrder(make([]byte, 0, 512), o)
+}
+
+// AppendOrder appends Order(o) to b. It writes what encoding/json writes
+// for the shape of Order (TestOrderMatchesEncodingJSON holds it to that):
+// orders are rendered on every read and in every event of the desk.
+func AppendOrder(b []byte, o orders.Order) []byte {
+	b = append(b, `{"id":`...)
+	b = jsonw.String(b, o.ID)
+	b = append(b, `,"client_ref":`...)
+	b = jsonw.String(b, o.ClientRef)
+	b = append(b, `,"from_asset":`...)
+	b = jsonw.String(b, string(o.From.Asset().Code))
+	b = append(b, `,"from_amount":"`...)
+	b, _ = o.From.AppendText(b)
+	b = append(b, `","to_asset":`...)
+	b = jsonw.String(b, string(o.To.Asset().Code))
+	b = append(b, `,"to_amount":"`...)
+	b, _ = o.To.AppendText(b)
+	b = append(b, `","rate":`...)
+	b = jsonw.String(b, o.Rate.String())
+	b = append(b, `,"status":`...)
+	b = jsonw.String(b, string(o.Status))
+	b = append(b, `,"failure":`...)
 	if o.Status == orders.Failed && o.Failure != nil {
-		r.Failure = &Failure{Code: string(o.Failure.Code), Message: o.Failure.Message}
+		b = append(b, `{"code":`...)
+		b = jsonw.String(b, string(o.Failure.Code))
+		b = append(b, `,"message":`...)
+		b = jsonw.String(b, o.Failure.Message)
+		b = append(b, '}')
+	} else {
+		b = append(b, "null"...)
 	}
+	var deadline *time.Time // expires_at
+	proofs := `,"proofs":{}`
 	switch o.Direction {
 	case orders.ToBank:
 		if o.Status == orders.Failed && o.Refund != nil {
-			r.Refund = &orderRefund{Status: o.Refund.Status}
+			b = append(b, `,"refund":{"status":`...)
+			b = jsonw.String(b, string(o.Refund.Status))
+			b = append(b, '}')
 		}
-		if b := o.Beneficiary; b != nil {
-			r.Beneficiary = &orderBeneficiary{Name: b.Name, BankName: b.BankName, AccountNumber: b.AccountNumber, Branch: b.Branch}
+		if n := o.Beneficiary; n != nil {
+			b = append(b, `,"beneficiary":{"name":`...)
+			b = jsonw.String(b, n.Name)
+			b = append(b, `,"bank_name":`...)
+			b = jsonw.String(b, n.BankName)
+			b = append(b, `,"account_number":`...)
+			b = jsonw.String(b, n.AccountNumber)
+			if n.Branch != nil {
+				b = append(b, `,"branch":`...)
+				b = jsonw.String(b, *n.Branch)
+			}
+			b = append(b, '}')
 		}
 	case orders.FromBank:
 		if f := o.Funding; f != nil {
-			deadline := Time(f.Deadline)
-			r.Funding = &orderFunding{BankName: f.BankName, AccountName: f.AccountName, AccountNumber: f.AccountNumber,
-				Reference: f.Reference, Amount: f.Amount, Asset: string(f.Amount.Asset().Code), Deadline: deadline}
-			r.ExpiresAt = &deadline
+			b = append(b, `,"funding":{"bank_name":`...)
+			b = jsonw.String(b, f.BankName)
+			b = append(b, `,"account_name":`...)
+			b = jsonw.String(b, f.AccountName)
+			b = append(b, `,"account_number":`...)
+			b = jsonw.String(b, f.AccountNumber)
+			b = append(b, `,"reference":`...)
+			b = jsonw.String(b, f.Reference)
+			b = append(b, `,"amount":"`...)
+			b, _ = f.Amount.AppendText(b)
+			b = append(b, `","asset":`...)
+			b = jsonw.String(b, string(f.Amount.Asset().Code))
+			b = append(b, `,"deadline":`...)
+			b = jsonw.String(b, Time(f.Deadline))
+			b = append(b, '}')
+			deadline = &f.Deadline
 		}
 		if p := o.Proof; p != nil {
-			r.Proofs.Funding = &orderProof{UploadedAt: Time(p.UploadedAt), RejectedReason: p.RejectedReason}
+			b = append(b, `,"proofs":{"funding":{"uploaded_at":`...)
+			b = jsonw.String(b, Time(p.UploadedAt))
+			if p.RejectedReason != nil {
+				b = append(b, `,"rejected_reason":`...)
+				b = jsonw.String(b, *p.RejectedReason)
+			}
+			b = append(b, "}}"...)
+			proofs = ""
 		}
 	}
-	return mustMarshal(r)
+	b = append(b, proofs...)
+	b = append(b, `,"created_at":`...)
+	b = jsonw.String(b, Time(o.CreatedAt))
+	b = append(b, `,"updated_at":`...)
+	b = jsonw.String(b, Time(o.UpdatedAt))
+	if deadline != nil {
+		b = append(b, `,"expires_at":`...)
+		b = jsonw.String(b, Time(*deadline))
+	}
+	return append(b, '}')
 }
