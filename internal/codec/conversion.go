@@ -52,12 +52,8 @@ func (r ConversionRecord) AppendJSON(b []byte) ([]byte, error) {
 	b = jsonw.String(b, r.Rate)
 	b = append(b, `,"status":`...)
 	b = jsonw.String(b, string(r.Status))
-	if f := r.Failure; f != nil {
-		b = append(b, `,"failure":{"code":`...)
-		b = jsonw.String(b, f.Code)
-		b = append(b, `,"message":`...)
-		b = jsonw.String(b, f.Message)
-		b = append(b, '}')
+	if r.Failure != nil {
+		b = r.Failure.appendJSON(append(b, `,"failure":`...))
 	}
 	b = append(b, `,"created_at":`...)
 	if b, err = jsonw.Time(b, r.CreatedAt); err != nil {

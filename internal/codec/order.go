@@ -150,12 +150,8 @@ func (s *storedOrder) appendJSON(b []byte) ([]byte, error) {
 	b = jsonw.String(b, s.Rate)
 	b = append(b, `,"status":`...)
 	b = jsonw.String(b, string(s.Status))
-	if f := s.Failure; f != nil {
-		b = append(b, `,"failure":{"code":`...)
-		b = jsonw.String(b, f.Code)
-		b = append(b, `,"message":`...)
-		b = jsonw.String(b, f.Message)
-		b = append(b, '}')
+	if s.Failure != nil {
+		b = s.Failure.appendJSON(append(b, `,"failure":`...))
 	}
 	if s.Refund != nil {
 		b = append(b, `,"refund":`...)

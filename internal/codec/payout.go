@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/tambalapay/tambala/internal/jsonw"
 	"github.com/tambalapay/tambala/money"
 	"github.com/tambalapay/tambala/payouts"
 )
@@ -15,6 +16,15 @@ import (
 type Failure struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
+}
+
+// appendJSON appends f as encoding/json's Marshal writes it.
+func (f *Failure) appendJSON(b []byte) []byte {
+	b = append(b, `{"code":`...)
+	b = jsonw.String(b, f.Code)
+	b = append(b, `,"message":`...)
+	b = jsonw.String(b, f.Message)
+	return append(b, '}')
 }
 
 // StorePayoutFailure is the stored form of a payout's failure; nil stays

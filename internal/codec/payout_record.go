@@ -130,11 +130,7 @@ func (r PayoutRecord) AppendJSON(b []byte) ([]byte, error) {
 	if r.Failure == nil {
 		b = append(b, "null"...)
 	} else {
-		b = append(b, `{"code":`...)
-		b = jsonw.String(b, r.Failure.Code)
-		b = append(b, `,"message":`...)
-		b = jsonw.String(b, r.Failure.Message)
-		b = append(b, '}')
+		b = r.Failure.appendJSON(b)
 	}
 	b = append(b, `,"created_at":`...)
 	if b, err = jsonw.Time(b, r.CreatedAt); err != nil {
