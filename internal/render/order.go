@@ -18,13 +18,13 @@ import (
 // UTC with milliseconds. CoinsLeftAt, the organization, the quote id and
 // the proof's id, hash, type and size are never rendered.
 func Order(o orders.Order) []byte {
-	return AppendOrder(make([]byte, 0, 512), o)
+	return appendOrder(make([]byte, 0, 512), o)
 }
 
-// AppendOrder appends Order(o) to b. It writes what encoding/json writes
+// appendOrder appends Order(o) to b. It writes what encoding/json writes
 // for the shape of Order (TestOrderMatchesEncodingJSON holds it to that):
 // orders are rendered on every read and in every event of the desk.
-func AppendOrder(b []byte, o orders.Order) []byte {
+func appendOrder(b []byte, o orders.Order) []byte {
 	b = append(b, `{"id":`...)
 	b = jsonw.String(b, o.ID)
 	b = append(b, `,"client_ref":`...)
