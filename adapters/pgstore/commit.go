@@ -300,6 +300,7 @@ func (b *batch) run(round []*request) {
 	if len(live) == 0 {
 		return
 	}
+	b.s.stats.rounds.Add(1)
 	// The keys the updates named on their contexts are read first, all in
 	// one round trip; they count for neither way of running the round:
 	// either finds them read.

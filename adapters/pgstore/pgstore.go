@@ -123,7 +123,7 @@ type Store struct {
 	redoing, readAbsent bool
 
 	stats struct {
-		commits, batched, reran, retries, requeued, relocks, redone, conflicts, async, reads atomic.Int64
+		commits, batched, reran, retries, requeued, relocks, redone, conflicts, async, reads, rounds atomic.Int64
 	}
 }
 
@@ -288,6 +288,10 @@ type Stats struct {
 	// ReadRoundTrips counts the round trips that carried reads (Gets,
 	// pages of Scans, keys read ahead) of Updates and Views.
 	ReadRoundTrips int64
+	// Rounds counts the rounds of functions the committer ran: a batch
+	// runs the updates waiting when it begins, then those that arrived
+	// meanwhile, each group a round, before its one commit.
+	Rounds int64
 }
 
 // Stats returns the store's counters.
@@ -303,6 +307,7 @@ func (s *Store) Stats() Stats {
 		Conflicts:      s.stats.conflicts.Load(),
 		Async:          s.stats.async.Load(),
 		ReadRoundTrips: s.stats.reads.Load(),
+		Rounds:         s.stats.rounds.Load(),
 	}
 }
 
