@@ -1,8 +1,6 @@
 package render
 
 import (
-	"time"
-
 	"github.com/tambalapay/tambala/internal/jsonw"
 	"github.com/tambalapay/tambala/orders"
 )
@@ -51,8 +49,6 @@ func appendOrder(b []byte, o orders.Order) []byte {
 	} else {
 		b = append(b, "null"...)
 	}
-	var deadline *time.Time // expires_at
-	proofs := `,"proofs":{}`
 	switch o.Direction {
 	case orders.ToBank:
 		if o.Status == orders.Failed && o.Refund != nil {
@@ -90,27 +86,26 @@ func appendOrder(b []byte, o orders.Order) []byte {
 			b = append(b, `,"deadline":`...)
 			b = jsonw.String(b, Time(f.Deadline))
 			b = append(b, '}')
-			deadline = &f.Deadline
-		}
-		if p := o.Proof; p != nil {
-			b = append(b, `,"proofs":{"funding":{"uploaded_at":`...)
-			b = jsonw.String(b, Time(p.UploadedAt))
-			if p.RejectedReason != nil {
-				b = append(b, `,"rejected_reason":`...)
-				b = jsonw.String(b, *p.RejectedReason)
-			}
-			b = append(b, "}}"...)
-			proofs = ""
 		}
 	}
-	b = append(b, proofs...)
+	b = append(b, `,"proofs":{`...)
+	if p := o.Proof; p != nil && o.Direction == orders.FromBank {
+		b = append(b, `"funding":{"uploaded_at":`...)
+		b = jsonw.String(b, Time(p.UploadedAt))
+		if p.RejectedReason != nil {
+			b = append(b, `,"rejected_reason":`...)
+			b = jsonw.String(b, *p.RejectedReason)
+		}
+		b = append(b, '}')
+	}
+	b = append(b, '}')
 	b = append(b, `,"created_at":`...)
 	b = jsonw.String(b, Time(o.CreatedAt))
 	b = append(b, `,"updated_at":`...)
 	b = jsonw.String(b, Time(o.UpdatedAt))
-	if deadline != nil {
+	if f := o.Funding; f != nil && o.Direction == orders.FromBank {
 		b = append(b, `,"expires_at":`...)
-		b = jsonw.String(b, Time(*deadline))
+		b = jsonw.String(b, Time(f.Deadline))
 	}
 	return append(b, '}')
 }
